@@ -1,0 +1,41 @@
+# Two commands do all the set-up on a fresh machine: `make book` and `make test`.
+# Both create (or reuse) the project's virtual environment in .venv.
+PYTHON  ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+PROFILE ?= demo
+EXTRAS  := dev,gpu
+STAMP   := $(VENV)/.installed
+# torch is pinned to the CPU wheel in the same install command (an unpinned torch pulls a CUDA build).
+TORCH   ?= torch==2.13.0
+
+.PHONY: venv book test bench check-book clean-book toc
+
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -c constraints.txt "$(TORCH)" -e ".[$(EXTRAS)]"
+	@touch $@
+
+venv: $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/pluralign book --profile $(PROFILE)
+
+test: $(STAMP)
+	bash scripts/install-chromium.sh
+	$(BIN)/python -m pytest -q -ra
+
+bench: $(STAMP)
+	@set -e; for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f; done
+	@echo "results in bench/results/"
+
+check-book: $(STAMP)
+	bash scripts/install-chromium.sh
+	$(BIN)/python -m pluralign.sitecheck _build/html
+
+toc: $(STAMP)
+	$(BIN)/pluralign toc --write
+
+clean-book:
+	rm -rf _build book/_executed

@@ -1,0 +1,259 @@
+"""Content-addressed, atomic, resumable on-disk cache for heavy steps.
+
+Every heavy step (scores, labels, trained models, embeddings) is stored under a key built from
+``step`` (a name), the fingerprint of its inputs and its settings. Writes go to a temporary
+sibling and are moved into place with :func:`os.replace`, so a crash never leaves a corrupt entry.
+Long item-by-item jobs (LLM labelling) use :class:`ItemStore`, an append-only JSONL journal that
+survives a kill: finished items are neither lost nor redone.
+
+The cache folder is ``$PLURALIGN_CACHE`` if set, else ``~/.cache/pluralign``.
+``$PLURALIGN_REFRESH=1`` (or ``pluralign book --refresh``) recomputes every entry once per process.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import pickle
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "cache_dir", "fingerprint", "key", "cached", "Entry", "ItemStore", "refreshing", "stats",
+]
+
+_STATS = {"hits": 0, "misses": 0}
+_REFRESHED: set[str] = set()
+
+
+def cache_dir() -> Path:
+    """The root folder of the cache (created on first use)."""
+    root = Path(os.environ.get("PLURALIGN_CACHE") or Path.home() / ".cache" / "pluralign")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _refresh_on() -> bool:
+    return os.environ.get("PLURALIGN_REFRESH", "") not in ("", "0", "false", "False")
+
+
+@contextlib.contextmanager
+def refreshing() -> Iterator[None]:
+    """Recompute every cache entry touched inside the block (once each)."""
+    old = os.environ.get("PLURALIGN_REFRESH")
+    os.environ["PLURALIGN_REFRESH"] = "1"
+    _REFRESHED.clear()
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PLURALIGN_REFRESH", None)
+        else:
+            os.environ["PLURALIGN_REFRESH"] = old
+
+
+def stats() -> dict:
+    """Hits and misses of this process (the build report shows them)."""
+    return dict(_STATS)
+
+
+def _update(h: "hashlib._Hash", obj: Any) -> None:
+    if obj is None:
+        h.update(b"N")
+    elif isinstance(obj, (bool, int, float, str)):
+        h.update(f"{type(obj).__name__}:{obj!r}".encode())
+    elif isinstance(obj, bytes):
+        h.update(b"B" + obj)
+    elif isinstance(obj, Path):
+        h.update(b"P" + str(obj).encode())
+    elif isinstance(obj, pd.DataFrame):
+        h.update(b"DF" + repr(list(obj.columns)).encode() + repr(list(map(str, obj.dtypes))).encode())
+        h.update(pd.util.hash_pandas_object(obj, index=True).values.tobytes())
+    elif isinstance(obj, pd.Series):
+        h.update(b"S" + str(obj.name).encode() + str(obj.dtype).encode())
+        h.update(pd.util.hash_pandas_object(obj, index=True).values.tobytes())
+    elif isinstance(obj, np.ndarray):
+        h.update(b"A" + str(obj.dtype).encode() + repr(obj.shape).encode())
+        h.update(np.ascontiguousarray(obj).tobytes() if obj.dtype != object else pickle.dumps(obj.tolist()))
+    elif isinstance(obj, dict):
+        h.update(b"D")
+        for k in sorted(obj, key=str):
+            _update(h, str(k))
+            _update(h, obj[k])
+    elif isinstance(obj, (list, tuple)):
+        h.update(b"L" + str(len(obj)).encode())
+        for x in obj:
+            _update(h, x)
+    elif hasattr(obj, "fingerprint"):
+        fp = obj.fingerprint
+        _update(h, fp() if callable(fp) else fp)
+    else:
+        h.update(b"R" + repr(obj).encode())
+
+
+def fingerprint(*objs: Any) -> str:
+    """A stable SHA-256 hex digest of data frames, arrays, dicts, lists, scalars and paths.
+
+    Objects that define ``fingerprint`` (a method or attribute, e.g. ``PreferenceData``) are
+    fingerprinted by it."""
+    h = hashlib.sha256()
+    for o in objs:
+        _update(h, o)
+    return h.hexdigest()
+
+
+def key(step: str, inputs: Any = None, settings: Any = None) -> str:
+    """The cache key of a step: ``<step>/<sha256(inputs fingerprint, settings)>`` (first 24 hex)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in step)
+    return f"{safe}/{fingerprint(inputs, settings)[:24]}"
+
+
+def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    try:
+        target = tmp / path.name
+        write(target)
+        if path.exists() and path.is_dir():
+            shutil.rmtree(path)
+        os.replace(target, path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+_FORMATS = {
+    "parquet": (".parquet", lambda p, v: v.to_parquet(p), lambda p: pd.read_parquet(p)),
+    "npy": (".npy", lambda p, v: np.save(p, v, allow_pickle=False), lambda p: np.load(p, allow_pickle=False)),
+    "json": (".json", lambda p, v: p.write_text(json.dumps(v, indent=1, default=str)),
+             lambda p: json.loads(p.read_text())),
+    "pickle": (".pkl", lambda p, v: p.write_bytes(pickle.dumps(v)), lambda p: pickle.loads(p.read_bytes())),
+    # a folder written by the compute function itself (trained models): value is the folder path
+    "dir": ("", None, lambda p: p),
+}
+
+
+@dataclass
+class Entry:
+    """One cache entry: ``path`` on disk, ``fmt`` one of parquet / npy / json / pickle / dir."""
+    step: str
+    inputs: Any = None
+    settings: Any = None
+    fmt: str = "pickle"
+
+    @property
+    def key(self) -> str:
+        return key(self.step, self.inputs, self.settings)
+
+    @property
+    def path(self) -> Path:
+        return cache_dir() / (self.key + _FORMATS[self.fmt][0])
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def load(self) -> Any:
+        return _FORMATS[self.fmt][2](self.path)
+
+    def save(self, value: Any) -> None:
+        if self.fmt == "dir":
+            raise TypeError("a 'dir' entry is written by get_or_compute(compute(folder))")
+        _atomic_write(self.path, lambda p: _FORMATS[self.fmt][1](p, value))
+        (cache_dir() / self.step.split("/")[0]).mkdir(parents=True, exist_ok=True)
+
+    def get_or_compute(self, compute: Callable[..., Any]) -> Any:
+        """Return the cached value, or compute it, store it atomically and return it.
+
+        For ``fmt='dir'``, ``compute(folder)`` must fill ``folder``; the folder path is returned."""
+        p = self.path
+        refresh = _refresh_on() and str(p) not in _REFRESHED
+        if p.exists() and not refresh:
+            _STATS["hits"] += 1
+            return self.load()
+        _STATS["misses"] += 1
+        if self.fmt == "dir":
+            _atomic_write(p, lambda t: (t.mkdir(), compute(t)))
+        else:
+            value = compute()
+            self.save(value)
+        if refresh:
+            _REFRESHED.add(str(p))
+        return self.load()
+
+
+def cached(step: str, inputs: Any = None, settings: Any = None, fmt: str = "pickle"):
+    """``cached(step, inputs, settings, fmt)(compute)`` → cached result of ``compute()``."""
+    entry = Entry(step, inputs, settings, fmt)
+    return entry.get_or_compute
+
+
+class ItemStore:
+    """Append-only journal of finished items of a long job, keyed by item key.
+
+    Each ``put`` appends one JSON line and flushes it to disk (``fsync``), so after a kill every
+    finished item is still there; a torn last line (killed mid-write) is ignored on reading.
+    ``missing(keys)`` says which items still need work.
+    """
+
+    def __init__(self, step: str, settings: Any = None, path: str | Path | None = None):
+        self.path = Path(path) if path else cache_dir() / (key(step, None, settings) + ".jsonl")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if _refresh_on() and str(self.path) not in _REFRESHED:
+            self.path.unlink(missing_ok=True)
+            _REFRESHED.add(str(self.path))
+        self._items: dict[str, Any] = {}
+        if self.path.exists():
+            raw = self.path.read_bytes()
+            good = raw.rfind(b"\n") + 1
+            if good < len(raw):  # a torn write at the end of a killed run: cut it off
+                with open(self.path, "r+b") as f:
+                    f.truncate(good)
+            for line in raw[:good].splitlines():
+                try:
+                    rec = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    continue
+                self._items[rec["k"]] = rec["v"]
+        self._fh = None
+
+    def __contains__(self, k: str) -> bool:
+        return k in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, k: str, default: Any = None) -> Any:
+        return self._items.get(k, default)
+
+    def items(self) -> dict[str, Any]:
+        return dict(self._items)
+
+    def missing(self, keys) -> list[str]:
+        return [k for k in keys if k not in self._items]
+
+    def put(self, k: str, v: Any) -> None:
+        if self._fh is None:
+            self._fh = open(self.path, "ab")
+        self._fh.write((json.dumps({"k": k, "v": v, "t": time.time()}, default=str) + "\n").encode())
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._items[k] = v
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def __enter__(self) -> "ItemStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,84 @@
+"""``pluralign`` command line: book, run, toc, score, serve."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+# subcommands owned by other modules: name -> "module:function(argv) -> int"
+DELEGATED = {
+    "score": ("pluralign.rewards.cli:main", "score a data set with a reward model"),
+    "serve": ("pluralign.llm.server:main", "start an OpenAI-compatible server over a local LLM"),
+}
+
+
+def _book(a) -> int:
+    from pluralign import book
+    try:
+        index = book.build(a.profile, only=a.only, refresh=a.refresh, html=not a.no_html)
+    except book.BookError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if index:
+        print(index)
+    return 0
+
+
+def _run(a) -> int:
+    from pluralign import book
+    params = Path(a.file).resolve()
+    profile = a.profile or (book.read_params(params).get("profile") or "demo")
+    name = Path(a.notebook).stem
+    r = book.Run(name, str(params.relative_to(book.ROOT) if params.is_relative_to(book.ROOT) else params), profile)
+    out = Path(a.output) if a.output else book.ROOT / "book" / "_executed" / "runs" / f"{name}__{params.stem}.ipynb"
+    try:
+        status = book.execute(r, refresh=True, output=out)
+    except book.BookError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"{name}  {a.file}  {status}  -> {out}")
+    return 0
+
+
+def _toc(a) -> int:
+    from pluralign import book
+    text = book.toc_text(a.profile)
+    if a.write:
+        (book.ROOT / "_toc.yml").write_text(text)
+    else:
+        print(text, end="")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in DELEGATED:
+        mod, fn = DELEGATED[argv[0]][0].split(":")
+        return int(getattr(importlib.import_module(mod), fn)(argv[1:]) or 0)
+    p = argparse.ArgumentParser(prog="pluralign", description=__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("book", help="execute the notebooks of a profile and build the book")
+    b.add_argument("--profile", default="demo", choices=["demo", "sample", "paper"])
+    b.add_argument("--only", help="one notebook name or parameter-file stem")
+    b.add_argument("--refresh", action="store_true", help="recompute cached steps and re-execute notebooks")
+    b.add_argument("--no-html", action="store_true", help="execute only; skip jupyter-book build")
+    b.set_defaults(fn=_book)
+    r = sub.add_parser("run", help="execute one notebook with one parameter file")
+    r.add_argument("notebook", help="notebooks/NAME.py or NAME")
+    r.add_argument("-f", "--file", required=True, help="parameter file (YAML)")
+    r.add_argument("--profile", help="default: the file's 'profile' key, else demo")
+    r.add_argument("-o", "--output", help="executed notebook path")
+    r.set_defaults(fn=_run)
+    t = sub.add_parser("toc", help="print (or --write) _toc.yml generated from manifest.yml")
+    t.add_argument("--profile", default="demo")
+    t.add_argument("--write", action="store_true")
+    t.set_defaults(fn=_toc)
+    for name, (_, help_) in DELEGATED.items():
+        sub.add_parser(name, help=help_, add_help=False)
+    a = p.parse_args(argv)
+    return a.fn(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

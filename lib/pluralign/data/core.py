@@ -1,0 +1,156 @@
+"""The canonical form of preference data (DESIGN.md, "Data model").
+
+``pairs``: one row per comparison — ``pair_id`` (stable string), ``dataset``, ``split``, ``prompt``
+(the conversation history, as text), ``response_a``, ``response_b``; further columns are source metadata.
+
+``annotations``: long form, one row per annotator judgment — ``pair_id``, ``annotator_id``,
+``preference`` in {-2, -1, 0, 1, 2} (negative prefers A, positive prefers B; |2| significant,
+|1| slight, 0 tie; a judgment that carries no strength, e.g. a chosen/rejected label, is ±2),
+optional ``likert_a`` / ``likert_b`` (per-response scores, HelpSteer2 style).
+
+Aggregated labels (majority and friends) are *derived* from annotations, never stored as truth.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+PAIR_COLUMNS = ["pair_id", "dataset", "split", "prompt", "response_a", "response_b"]
+ANNOTATION_COLUMNS = ["pair_id", "annotator_id", "preference"]
+OPTIONAL_ANNOTATION_COLUMNS = ["likert_a", "likert_b"]
+PREFERENCES = (-2, -1, 0, 1, 2)
+
+
+class DataError(ValueError):
+    """Bad input: the message names the file, the row and the field."""
+
+    def __init__(self, message: str, *, file: Any = None, row: Any = None, field: str | None = None):
+        where = []
+        if file is not None:
+            where.append(f"file {file}")
+        if row is not None:
+            where.append(f"row {row}")
+        if field is not None:
+            where.append(f"field '{field}'")
+        super().__init__((", ".join(where) + ": " if where else "") + message)
+        self.file, self.row, self.field = file, row, field
+
+
+@dataclass
+class PreferenceData:
+    """Preference pairs plus long-form annotator judgments, validated at construction.
+
+    ``meta``: ``name``, ``source``, ``license``, ``citation``, ``filters`` (a list of
+    ``{"filter": ..., "removed": n, "kept": m}``: nothing is dropped silently).
+    ``truth``: planted ground truth (simulator only), indexed by ``pair_id``.
+    """
+
+    pairs: pd.DataFrame
+    annotations: pd.DataFrame
+    meta: dict = field(default_factory=dict)
+    truth: pd.DataFrame | None = None
+
+    def __post_init__(self) -> None:
+        self.meta.setdefault("filters", [])
+        validate(self)
+
+    # ---- derived aggregations -------------------------------------------------------------
+    def _grouped(self):
+        return self.annotations.groupby("pair_id", sort=False)["preference"]
+
+    def n_annotators(self) -> pd.Series:
+        """Judgments per pair."""
+        return self._grouped().size().reindex(self.pairs["pair_id"]).fillna(0).astype(int)
+
+    def mean_preference(self) -> pd.Series:
+        """Mean of the signed preferences per pair (−2 … 2; negative favours A)."""
+        return self._grouped().mean().reindex(self.pairs["pair_id"])
+
+    def share_a(self) -> pd.Series:
+        """Share of annotators preferring A (ties count half) — the empirical P(A ≻ B)."""
+        p = self.annotations["preference"]
+        score = np.where(p < 0, 1.0, np.where(p > 0, 0.0, 0.5))
+        s = pd.Series(score, index=self.annotations.index).groupby(self.annotations["pair_id"]).mean()
+        return s.reindex(self.pairs["pair_id"])
+
+    def majority(self) -> pd.Series:
+        """Majority label per pair: "A", "B" or "tie" (plurality of A / B / tie votes; a tie
+        between the A and B counts, or any count tie involving ties, gives "tie")."""
+        p = self.annotations["preference"]
+        votes = pd.DataFrame({"pair_id": self.annotations["pair_id"],
+                              "A": (p < 0).astype(int), "B": (p > 0).astype(int), "tie": (p == 0).astype(int)})
+        c = votes.groupby("pair_id", sort=False)[["A", "B", "tie"]].sum().reindex(self.pairs["pair_id"])
+        out = pd.Series("tie", index=c.index, dtype=object)
+        out[(c["A"] > c["B"]) & (c["A"] > c["tie"])] = "A"
+        out[(c["B"] > c["A"]) & (c["B"] > c["tie"])] = "B"
+        return out
+
+    def strength(self) -> pd.Series:
+        """Mean absolute preference per pair (0 = ties only, 2 = all significant)."""
+        return self.annotations["preference"].abs().groupby(self.annotations["pair_id"]).mean().reindex(
+            self.pairs["pair_id"])
+
+    # ---- helpers -------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name", "data"))
+
+    def fingerprint(self) -> str:
+        from pluralign.cache import fingerprint
+        return fingerprint(self.pairs, self.annotations)
+
+    def subset(self, pair_ids, reason: str | None = None) -> "PreferenceData":
+        """The pairs (and their annotations and truth) whose ids are in ``pair_ids``; with a
+        ``reason``, the filter and its counts are recorded in ``meta['filters']``."""
+        keep = pd.Index(pair_ids)
+        pairs = self.pairs[self.pairs["pair_id"].isin(keep)].reset_index(drop=True)
+        ann = self.annotations[self.annotations["pair_id"].isin(keep)].reset_index(drop=True)
+        meta = {**self.meta, "filters": list(self.meta.get("filters", []))}
+        if reason:
+            meta["filters"].append({"filter": reason, "removed": len(self.pairs) - len(pairs), "kept": len(pairs)})
+        truth = None if self.truth is None else self.truth[self.truth.index.isin(keep)]
+        return PreferenceData(pairs, ann, meta, truth)
+
+    def __repr__(self) -> str:
+        return (f"PreferenceData({self.name!r}: {len(self.pairs)} pairs, {len(self.annotations)} judgments, "
+                f"{self.annotations['annotator_id'].nunique()} annotators)")
+
+
+def validate(data: PreferenceData) -> None:
+    """Check the canonical schema; raise :class:`DataError` naming the row and field."""
+    src = data.meta.get("source", data.meta.get("name", "<in-memory>"))
+    pairs, ann = data.pairs, data.annotations
+    for col in PAIR_COLUMNS:
+        if col not in pairs.columns:
+            raise DataError("missing column in pairs table", file=src, field=col)
+    for col in ANNOTATION_COLUMNS:
+        if col not in ann.columns:
+            raise DataError("missing column in annotations table", file=src, field=col)
+    dup = pairs["pair_id"].duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup.values)[0])
+        raise DataError(f"duplicate pair_id {pairs['pair_id'].iloc[i]!r}", file=src, row=i, field="pair_id")
+    for col in ("prompt", "response_a", "response_b"):
+        bad = pairs[col].isna() | (pairs[col].astype(str).str.strip() == "")
+        if col == "prompt":
+            bad = pairs[col].isna()  # an empty prompt is allowed (e.g. summarisation with the post inside)
+        if bad.any():
+            i = int(np.flatnonzero(bad.values)[0])
+            raise DataError(f"empty text (pair_id {pairs['pair_id'].iloc[i]!r})", file=src, row=i, field=col)
+    pref = pd.to_numeric(ann["preference"], errors="coerce")
+    bad = pref.isna() | ~pref.isin(PREFERENCES)
+    if bad.any():
+        i = int(np.flatnonzero(bad.values)[0])
+        raise DataError(f"preference {ann['preference'].iloc[i]!r} not in {{-2,-1,0,1,2}}", file=src, row=i,
+                        field="preference")
+    unknown = ~ann["pair_id"].isin(pairs["pair_id"])
+    if unknown.any():
+        i = int(np.flatnonzero(unknown.values)[0])
+        raise DataError(f"annotation for unknown pair_id {ann['pair_id'].iloc[i]!r}", file=src, row=i,
+                        field="pair_id")

@@ -1,0 +1,37 @@
+"""Shared fixtures.
+
+``shared_data``: the real files of ``../shared/data`` (or ``$PLURALIGN_SHARED_DATA``). Missing →
+the test is skipped on a developer machine but *fails* in CI (``CI=true``), as the brief requires.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path:
+    return Path(os.environ.get("PLURALIGN_SHARED_DATA", ROOT.parent / "shared" / "data")).resolve()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    path = shared_data_dir()
+    if not (path / "README.md").exists():
+        msg = f"real data folder {path} is missing (set PLURALIGN_SHARED_DATA)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    """Every test gets its own cache folder unless it sets PLURALIGN_CACHE itself."""
+    monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")

@@ -1,0 +1,117 @@
+"""The book pipeline: manifest ↔ _toc.yml, failures named, no secrets in the output."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pluralign import book
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "pluralign.cli"]
+
+
+def test_toc_is_generated_from_manifest():
+    assert (ROOT / "_toc.yml").read_text() == book.toc_text("demo"), "run `pluralign toc --write`"
+
+
+def test_every_profile_runs_every_notebook_it_lists():
+    m = book.manifest()
+    chapters = {c["run"] for p in m["parts"] for c in p["chapters"] if "run" in c}
+    for prof in book.PROFILES:
+        assert set(m["profiles"][prof]) <= chapters, f"{prof} lists a notebook that is in no part"
+        assert book.runs(prof), prof
+
+
+def test_secret_looking_parameter_is_refused(tmp_path):
+    p = tmp_path / "p.yml"
+    p.write_text("llm:\n  api_key: sk-abc\n")
+    with pytest.raises(book.BookError, match="secret"):
+        book.read_params(p)
+    p.write_text("llm:\n  api_key_env: OPENAI_API_KEY\n")
+    assert book.read_params(p)["llm"]["api_key_env"] == "OPENAI_API_KEY"
+
+
+def _mini_root(tmp_path: Path, notebooks: dict[str, str]) -> Path:
+    """A book root with the project's frame and the given extra notebooks (name -> code)."""
+    root = tmp_path / "root"
+    for d in ("book",):
+        shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("_executed"))
+    (root / "notebooks").mkdir()
+    (root / "params" / "demo").mkdir(parents=True)
+    for f in ("_config.yml", "references.bib"):
+        shutil.copy(ROOT / f, root / f)
+    chapters = [{"run": "intro"}, {"run": "build_report"}]
+    table = {"intro": ["params/demo/intro.yml"], "build_report": ["params/demo/build_report.yml"]}
+    for nb in ("intro", "build_report"):
+        shutil.copy(ROOT / "notebooks" / f"{nb}.py", root / "notebooks" / f"{nb}.py")
+        shutil.copy(ROOT / "params" / "demo" / f"{nb}.yml", root / "params" / "demo" / f"{nb}.yml")
+    for name, code in notebooks.items():
+        (root / "notebooks" / f"{name}.py").write_text(code)
+        (root / "params" / "demo" / f"{name}.yml").write_text("profile: demo\nseed: 0\n")
+        chapters.append({"run": name})
+        table[name] = [f"params/demo/{name}.yml"]
+    chapters.append({"page": "book/bibliography"})
+    (root / "manifest.yml").write_text(yaml.safe_dump(
+        {"parts": [{"caption": "Test", "chapters": chapters}], "profiles": {"demo": table}}))
+    return root
+
+
+def _pluralign(root: Path, *args, env=None):
+    e = {**os.environ, "PLURALIGN_ROOT": str(root), **(env or {})}
+    return subprocess.run(CLI + list(args), cwd=root, env=e, capture_output=True, text=True, timeout=600)
+
+
+FAILING = '''# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+
+# %%
+x = 1
+
+# %%
+raise ValueError("planted failure 42")
+'''
+
+
+@pytest.mark.slow
+def test_failing_notebook_stops_the_build_with_its_name_params_and_error(tmp_path):
+    root = _mini_root(tmp_path, {"broken": FAILING})
+    proc = _pluralign(root, "book", "--no-html")
+    assert proc.returncode != 0
+    err = proc.stderr
+    assert "notebooks/broken.py" in err and "params/demo/broken.yml" in err
+    assert "ValueError: planted failure 42" in err
+    assert "broken" in proc.stdout and "failed" in proc.stdout
+
+
+LEAKY_ENV_READER = '''# %% [markdown]
+# # Environment reader
+
+# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+
+# %%
+import os
+from pluralign import report
+report.environment(), report.parameters(profile), sorted(k for k in os.environ if k.startswith("PLURALIGN"))
+'''
+
+
+@pytest.mark.slow
+def test_fake_api_key_appears_in_no_executed_notebook_and_no_html_page(tmp_path):
+    secret = "sk-FAKE-d41d8cd98f00b204e9800998ecf8427e"
+    root = _mini_root(tmp_path, {"env_reader": LEAKY_ENV_READER})
+    proc = _pluralign(root, "book", env={"OPENAI_API_KEY": secret, "PLURALIGN_CACHE": str(tmp_path / "c")})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    produced = list((root / "book" / "_executed").rglob("*.ipynb")) + list((root / "_build").rglob("*.html"))
+    assert len(produced) >= 6
+    for f in produced:
+        assert secret not in f.read_text(errors="replace"), f"{f} leaks the key"
+    # a second build reuses the executed notebooks
+    again = _pluralign(root, "book", "--no-html", env={"OPENAI_API_KEY": secret, "PLURALIGN_CACHE": str(tmp_path / "c")})
+    assert again.returncode == 0 and again.stdout.count("cached") == 3, again.stdout
