@@ -63,3 +63,23 @@ def summary() -> pd.DataFrame:
             ("hardware", f"{m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, GPU: {m['gpu'] or 'none'}"),
             ("cache folder", "$PLURALIGN_CACHE" if os.environ.get("PLURALIGN_CACHE") else str(Path.home() / ".cache/pluralign"))]
     return pd.DataFrame(rows, columns=["", "this build"]).set_index("")
+
+
+PROFILE_NOTES = {
+    "demo": "simulated data with planted truth and small CPU models: the numbers check that each method "
+            "recovers what the simulator planted; they are not estimates of the papers' quantities.",
+    "sample": "real public preference data (from the local data folder) scored and labelled by small CPU models: "
+              "real text through every step, at a size and model quality far below the papers'.",
+    "paper": "the papers' data sets, models and hyper-parameters.",
+}
+
+
+def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = None):
+    """A Markdown admonition naming the profile that produced the page and any offline stand-ins
+    used in place of the papers' components (display it at the top of every chapter)."""
+    from IPython.display import Markdown
+    p = profile_name or profile()
+    text = f":::{{note}}\nThis page was produced by the **{p}** profile: {PROFILE_NOTES.get(p, '')}"
+    if stand_ins:
+        text += "\n\nStand-ins on this profile:\n" + "\n".join(f"- {s}" for s in stand_ins)
+    return Markdown(text + "\n:::")
