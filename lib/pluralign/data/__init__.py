@@ -1,2 +1,16 @@
-"""Preference data: canonical tables, loaders and the ground-truth simulator."""
+"""Preference data: canonical tables, loaders and the ground-truth simulator.
+
+* :func:`load` — ``load(name, source=None, **options) -> PreferenceData`` for every registered data set
+  (:data:`DATASETS`: name → Hub id, license, citation, loader), including ``load("local", ...)`` for a
+  user's own file;
+* :func:`simulate` — seeded multi-annotator preference data with planted truth (DESIGN.md, "The
+  simulator");
+* :class:`PreferenceData`, :class:`DataError` — the canonical form and its bad-input error.
+"""
 from pluralign.data.core import DataError, PreferenceData, validate  # noqa: F401
+from pluralign.data.registry import DATASETS, DatasetInfo, load, register  # noqa: F401
+from pluralign.data import hub as _hub, shared_files as _shared, local as _local  # noqa: F401,E402  (register loaders)
+from pluralign.data.simulate import FEATURES, CAUSES, population_weights, simulate  # noqa: F401,E402
+
+__all__ = ["load", "simulate", "DataError", "PreferenceData", "DATASETS", "DatasetInfo", "register", "validate",
+           "FEATURES", "CAUSES", "population_weights"]

@@ -1,0 +1,359 @@
+"""Reading sources into raw tables, with errors that name the file, the row and the field.
+
+Every loader goes through :func:`read_source`: a Hub id (``datasets.load_dataset``) by default, or a
+local file / folder (``source=``) in the Hub's own schema — JSON Lines (``.jsonl``, ``.jsonl.gz``),
+JSON arrays (``.json``, ``.json.gz``), Parquet, CSV/TSV. The raw frame gets two bookkeeping columns,
+``_file`` and ``_row`` (1-based line number for JSON Lines and CSV, 1-based record number otherwise),
+so that a later check can say *where* a bad value came from (DESIGN.md, "Data model": "refuses bad
+input with an error that names the file, the row and the field").
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import zlib
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+from pluralign.data.core import DataError
+
+SUFFIXES = (".jsonl.gz", ".json.gz", ".jsonl", ".json", ".parquet", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
+ROOT = Path(__file__).resolve().parents[3]
+
+
+# ---------------------------------------------------------------------------------------------
+# files
+# ---------------------------------------------------------------------------------------------
+def _suffix(path: Path) -> str:
+    name = path.name.lower()
+    for s in SUFFIXES:
+        if name.endswith(s):
+            return s
+    return path.suffix.lower()
+
+
+def list_files(source: str | os.PathLike, pattern: str | None = None) -> list[Path]:
+    """The data files of ``source`` (a file, or every supported file under a folder, sorted)."""
+    path = Path(source).expanduser()
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        files = sorted(p for p in path.rglob(pattern or "*") if p.is_file() and _suffix(p) in SUFFIXES)
+        if not files:
+            raise DataError(f"no data files ({', '.join(SUFFIXES)}) in folder", file=path)
+        return files
+    raise DataError("no such file or folder", file=path)
+
+
+def _read_bytes(path: Path) -> bytes:
+    raw = path.read_bytes()
+    if path.name.lower().endswith(".gz"):
+        try:
+            return gzip.decompress(raw)
+        except EOFError as err:  # truncated stream: find how far it got
+            good = _partial_gunzip(raw)
+            line = good.count(b"\n") + 1
+            raise DataError(f"truncated gzip file ({err}); the data stops inside line {line}: re-download it",
+                            file=path, row=line) from None
+        except (OSError, zlib.error) as err:
+            raise DataError(f"not a valid gzip file ({err})", file=path) from None
+    return raw
+
+
+def _partial_gunzip(raw: bytes) -> bytes:
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        return d.decompress(raw)
+    except zlib.error:
+        return b""
+
+
+def _decode(data: bytes, path: Path) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise DataError(f"bytes that are not UTF-8 ({data[err.start:err.end]!r} at column {col}); "
+                        "re-encode the file as UTF-8", file=path, row=line) from None
+
+
+def read_jsonl(path: Path) -> pd.DataFrame:
+    """JSON Lines → DataFrame; ``_row`` is the 1-based line number (blank lines are skipped).
+
+    Fast path: pyarrow's multi-threaded JSON reader (files without blank lines); on any problem the
+    line-by-line reader takes over, which names the first bad line."""
+    data = _read_bytes(path)
+    text = _decode(data, path)
+    if data and b"\n\n" not in data and not data.startswith(b"\n"):
+        del text
+        try:
+            import pyarrow as pa
+            import pyarrow.json as pj
+            table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=1 << 24))
+            df = table.to_pandas()
+            df["_row"] = np.arange(1, len(df) + 1)
+            return df
+        except Exception:  # noqa: BLE001 - mixed types, bad JSON, ...: the careful path below explains
+            pass
+        text = data.decode("utf-8")
+    del data
+    lines = text.split("\n")
+    loads = json.loads
+    try:
+        records = [loads(s) for s in lines if s.strip()]
+    except json.JSONDecodeError:
+        for i, s in enumerate(lines, 1):
+            if s.strip():
+                try:
+                    loads(s)
+                except json.JSONDecodeError as err:
+                    raise DataError(f"invalid JSON ({err.msg} at column {err.colno})", file=path, row=i) from None
+        raise
+    rows = np.fromiter((i for i, s in enumerate(lines, 1) if s.strip()), dtype=np.int64)
+    bad = next((k for k, r in enumerate(records) if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise DataError(f"a JSON object is expected on every line, got {type(records[bad]).__name__}",
+                        file=path, row=int(rows[bad]))
+    df = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    df["_row"] = rows
+    return df
+
+
+def read_json(path: Path) -> pd.DataFrame:
+    """A JSON array of objects (or ``{"data": [...]}``); ``_row`` is the 1-based record number."""
+    text = _decode(_read_bytes(path), path)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        # maybe it is JSON Lines with a .json name
+        if text.lstrip().startswith("{") and err.msg == "Extra data":
+            return read_jsonl(path)
+        raise DataError(f"invalid JSON ({err.msg} at column {err.colno})", file=path, row=err.lineno) from None
+    if isinstance(obj, dict):
+        obj = obj.get("data", obj.get("rows", [obj]))
+    if not isinstance(obj, list):
+        raise DataError("a JSON array of records is expected", file=path)
+    bad = next((k for k, r in enumerate(obj) if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise DataError(f"record {bad + 1} is not a JSON object", file=path, row=bad + 1)
+    df = pd.DataFrame.from_records(obj) if obj else pd.DataFrame()
+    df["_row"] = np.arange(1, len(obj) + 1)
+    return df
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    suffix = _suffix(path)
+    if suffix in (".jsonl", ".jsonl.gz"):
+        df = read_jsonl(path)
+    elif suffix in (".json", ".json.gz"):
+        df = read_json(path)
+    elif suffix == ".parquet":
+        try:
+            df = pd.read_parquet(path)
+        except Exception as err:  # noqa: BLE001 - pyarrow raises many types
+            raise DataError(f"cannot read Parquet ({err})", file=path) from None
+        df["_row"] = np.arange(1, len(df) + 1)
+    elif suffix in (".csv", ".tsv", ".csv.gz", ".tsv.gz"):
+        import io as _io
+        text = _decode(_read_bytes(path), path)
+        try:
+            df = pd.read_csv(_io.StringIO(text), sep="\t" if ".tsv" in suffix else ",", dtype=str,
+                             keep_default_na=False)
+        except pd.errors.ParserError as err:
+            raise DataError(f"cannot parse CSV ({err})", file=path) from None
+        df["_row"] = np.arange(2, len(df) + 2)  # line numbers: the header is line 1
+    else:
+        raise DataError(f"unsupported file type {suffix!r} (use one of {', '.join(SUFFIXES)})", file=path)
+    df["_file"] = str(path)
+    return df
+
+
+def read_files(source, pattern: str | None = None) -> pd.DataFrame:
+    files = list_files(source, pattern)
+    frames = [read_table(f) for f in files]
+    df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if len(files) > 1:
+        base = Path(source)
+        df["_part"] = [str(Path(f).relative_to(base)) for f in df["_file"]]
+    return df
+
+
+# ---------------------------------------------------------------------------------------------
+# the Hub
+# ---------------------------------------------------------------------------------------------
+def read_hub(hub_id: str, *, name: str | None = None, split: str | None = None, data_dir: str | None = None,
+             data_files: Any = None, revision: str | None = None) -> pd.DataFrame:
+    """``datasets.load_dataset(hub_id, name, split=..., data_dir=...)`` → DataFrame with ``_row``.
+
+    A Hub id that cannot be reached (offline, gated, misspelt) raises :class:`DataError` that says how
+    to download the files and point ``source=`` at them."""
+    try:
+        import datasets
+        kw = {k: v for k, v in dict(name=name, split=split, data_dir=data_dir, data_files=data_files,
+                                     revision=revision).items() if v is not None}
+        ds = datasets.load_dataset(hub_id, **kw)
+    except Exception as err:  # noqa: BLE001 - network, auth, offline mode, missing config: all the same to a user
+        where = f"data_dir={data_dir!r}, " if data_dir else ""
+        raise DataError(
+            f"cannot reach the Hugging Face Hub dataset {hub_id!r} ({where}split={split!r}): "
+            f"{type(err).__name__}: {str(err)[:300]}. Download its files (e.g. `huggingface-cli download "
+            f"{hub_id} --repo-type dataset --local-dir DIR`) and pass source='DIR/path/to/file.jsonl' "
+            "(or a folder, same schema as the Hub's) to pluralign.data.load", file=f"hf://datasets/{hub_id}",
+        ) from None
+    if hasattr(ds, "keys") and not hasattr(ds, "to_pandas"):  # DatasetDict: concatenate the splits
+        frames = []
+        for sp in ds.keys():
+            f = ds[sp].to_pandas()
+            f["_split"] = sp
+            frames.append(f)
+        df = pd.concat(frames, ignore_index=True)
+    else:
+        df = ds.to_pandas()
+        if split:
+            df["_split"] = split
+    df["_row"] = np.arange(1, len(df) + 1)
+    df["_file"] = f"hf://datasets/{hub_id}" + (f"/{data_dir}" if data_dir else "") + (f"[{split}]" if split else "")
+    return df
+
+
+def read_source(source, hub_id: str | None, *, pattern: str | None = None, **hub_kw) -> tuple[pd.DataFrame, str]:
+    """Local ``source`` if given, else the Hub. Returns (raw frame, description of the source)."""
+    if source is not None:
+        return read_files(source, pattern), str(source)
+    if hub_id is None:
+        raise DataError("this data set has no Hub id: pass source='path/to/file'")
+    return read_hub(hub_id, **hub_kw), f"hf://datasets/{hub_id}"
+
+
+# ---------------------------------------------------------------------------------------------
+# checks, shared by all loaders
+# ---------------------------------------------------------------------------------------------
+def where(df: pd.DataFrame, i: int) -> tuple[str, int]:
+    """(file, row) of positional row ``i`` of a raw frame."""
+    return str(df["_file"].iat[i]) if "_file" in df else "<in-memory>", int(df["_row"].iat[i]) if "_row" in df else i + 1
+
+
+def require(df: pd.DataFrame, fields: Iterable[str], source: str) -> None:
+    """Every field present as a column, and no missing (null) value in it."""
+    for f in fields:
+        if f not in df.columns:
+            file = str(df["_file"].iat[0]) if len(df) and "_file" in df else source
+            row = int(df["_row"].iat[0]) if len(df) and "_row" in df else None
+            raise DataError("missing field (expected in every record)", file=file, row=row, field=f)
+        miss = df[f].isna().to_numpy()
+        if miss.any():
+            file, row = where(df, int(np.flatnonzero(miss)[0]))
+            raise DataError("missing field (null or absent in this record)", file=file, row=row, field=f)
+
+
+class Filters:
+    """Collects row filters so that nothing is dropped silently (``meta['filters']``).
+
+    ``on_invalid="error"`` (default): the first bad row raises :class:`DataError` naming file, row and
+    field. ``"drop"``: bad rows are removed and each reason is recorded with its count and the first
+    few rows it hit."""
+
+    PLACEHOLDER = "[empty response]"
+
+    def __init__(self, on_invalid: str = "error", empty: str | None = None):
+        if on_invalid not in ("error", "drop"):
+            raise ValueError(f"on_invalid must be 'error' or 'drop', not {on_invalid!r}")
+        if empty not in (None, "error", "drop", "placeholder"):
+            raise ValueError(f"empty must be 'error', 'drop' or 'placeholder', not {empty!r}")
+        self.on_invalid = on_invalid
+        self.empty = empty or on_invalid
+        self.records: list[dict] = []
+
+    def note(self, df: pd.DataFrame, mask, what: str, field: str) -> None:
+        """Record a change that keeps the rows (e.g. a placeholder for an empty response)."""
+        mask = np.asarray(mask, dtype=bool)
+        if mask.any():
+            self.records.append({"filter": what, "field": field, "removed": 0, "kept": int(len(df)),
+                                 "changed": int(mask.sum()), "rows": df["_row"][mask].head(20).tolist()})
+
+    def empty_text(self, df: pd.DataFrame, column: str, reason: str = "empty text",
+                   field: str | None = None) -> pd.DataFrame:
+        """Empty text in ``field``: an error, dropped (counted), or — ``empty="placeholder"`` — replaced by
+        ``"[empty response]"`` (counted), for data sets where an empty model output was judged as such."""
+        field = field or column
+        bad = empty_text(df[column])
+        if not bad.any():
+            return df
+        if self.empty == "placeholder":
+            self.note(df, bad, f"{reason}: replaced by {self.PLACEHOLDER!r}", field)
+            df = df.copy()
+            df.loc[bad, column] = self.PLACEHOLDER
+            return df
+        if self.empty == "error" and self.on_invalid == "drop":
+            self.on_invalid = "error"
+            try:
+                return self.apply(df, bad, reason, field)
+            finally:
+                self.on_invalid = "drop"
+        return self.apply(df, bad, reason, field, always_drop=self.empty == "drop")
+
+    def apply(self, df: pd.DataFrame, bad: np.ndarray | pd.Series, reason: str, field: str,
+              *, always_drop: bool = False) -> pd.DataFrame:
+        bad = np.asarray(bad, dtype=bool)
+        if not bad.any():
+            return df
+        idx = np.flatnonzero(bad)
+        if self.on_invalid == "error" and not always_drop:
+            file, row = where(df, int(idx[0]))
+            raise DataError(f"{reason} ({len(idx)} such rows in all; pass on_invalid='drop' to drop them "
+                            "with a count in meta['filters'])", file=file, row=row, field=field)
+        rows = [int(df["_row"].iat[i]) for i in idx[:20]] if "_row" in df else idx[:20].tolist()
+        kept = df.loc[~bad].reset_index(drop=True)
+        self.records.append({"filter": reason, "field": field, "removed": int(len(idx)), "kept": int(len(kept)),
+                             "rows": rows})
+        return kept
+
+
+def empty_text(s: pd.Series) -> np.ndarray:
+    """Missing, empty or whitespace-only (vectorised with Arrow compute, no per-row Python)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    try:
+        arr = pa.array(s, from_pandas=True)
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            raise TypeError
+    except (TypeError, pa.ArrowException):
+        return (s.isna() | (s.astype(str).str.strip() == "")).to_numpy(dtype=bool)
+    blank = pc.or_kleene(pc.equal(pc.utf8_length(arr), 0), pc.utf8_is_space(arr))
+    return pc.fill_null(blank, True).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def swap_mask(pair_ids: pd.Series) -> np.ndarray:
+    """Deterministic, balanced choice of which of (chosen, rejected) becomes response A: the
+    parity of a stable 64-bit hash of ``pair_id`` (pandas' SipHash with its fixed key), so the same id
+    always gets the same order, on any machine, and about half the pairs put the chosen reply in B."""
+    h = pd.util.hash_pandas_object(pair_ids.astype(str), index=False).to_numpy()
+    return (h & np.uint64(1)).astype(bool)
+
+
+def stable_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def shared_data_dir() -> Path:
+    """``$PLURALIGN_SHARED_DATA`` or ``../shared/data`` next to the project root: the default ``source``
+    of the data sets that exist only as local files (PandaLM, LLMBar, MT-Bench, HHH)."""
+    env = os.environ.get("PLURALIGN_SHARED_DATA")
+    return Path(env).expanduser() if env else ROOT.parent / "shared" / "data"
+
+
+def default_local(source, relative: str, name: str) -> Path:
+    if source is not None:
+        return Path(source).expanduser()
+    path = shared_data_dir() / relative
+    if not path.exists():
+        raise DataError(f"data set {name!r} is read from local files only and none were found; pass "
+                        f"source='path/to/{relative}' or set PLURALIGN_SHARED_DATA to the folder holding "
+                        f"'{relative}'", file=path)
+    return path

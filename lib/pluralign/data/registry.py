@@ -1,0 +1,145 @@
+"""The registry of data sets: one name → how it is loaded, its Hub id, license and citation.
+
+``load(name, source=None, **options)`` looks the name up in :data:`DATASETS` and runs its loader; the
+loader turns the raw source into the canonical tables (DESIGN.md, "Data model") and the registry adds
+``meta``: ``name``, ``source``, ``hub_id``, ``license``, ``citation``, ``options`` and ``filters``.
+Options are plain values (str, number, list, dict), so a papermill / YAML parameter file can carry
+them: ``load(**yaml.safe_load(open("params/mydata.yml")))`` or ``load({"name": ..., "source": ...})``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from pluralign.data.core import DataError, PreferenceData
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """One registry entry (the book's data chapter renders these as data cards)."""
+
+    name: str
+    loader: Callable = field(repr=False)
+    hub_id: str | None
+    license: str
+    citation: str
+    description: str
+    papers: tuple[str, ...] = ()
+    local_path: str | None = None  # default path under the shared data folder, for local-only sets
+    url: str | None = None
+
+    def card(self) -> dict:
+        return {"name": self.name, "hub_id": self.hub_id, "license": self.license, "citation": self.citation,
+                "description": self.description, "papers": list(self.papers), "local_path": self.local_path,
+                "url": self.url}
+
+
+DATASETS: dict[str, DatasetInfo] = {}
+
+
+def register(name: str, *, hub_id: str | None = None, license: str, citation: str, description: str,
+             papers: tuple[str, ...] = (), local_path: str | None = None, url: str | None = None,
+             aliases: tuple[str, ...] = ()):
+    """Decorator: add a loader ``fn(source, **options) -> Loaded`` under ``name`` (and its aliases)."""
+
+    def deco(fn):
+        info = DatasetInfo(name, fn, hub_id, license, citation, description, papers, local_path,
+                           url or (f"https://huggingface.co/datasets/{hub_id}" if hub_id else None))
+        DATASETS[name] = info
+        for a in aliases:
+            ALIASES[a.lower()] = name
+        return fn
+
+    return deco
+
+
+ALIASES: dict[str, str] = {}
+
+
+@dataclass
+class Loaded:
+    """What a loader returns: canonical pairs and annotations plus loader-specific meta."""
+
+    pairs: pd.DataFrame
+    annotations: pd.DataFrame
+    source: str
+    filters: list = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+
+
+def resolve(name: str) -> DatasetInfo:
+    key = name if name in DATASETS else ALIASES.get(name.lower(), name.lower())
+    if key not in DATASETS:
+        raise DataError(f"unknown data set {name!r}; registered: {', '.join(sorted(DATASETS))} "
+                        "(or use load('local', source=PATH, columns=..., labels=...) for your own file)")
+    return DATASETS[key]
+
+
+def load(name: str | dict, source: Any = None, **options) -> PreferenceData:
+    """Load a registered data set into :class:`PreferenceData`.
+
+    ``name``: a registry name (``hh-rlhf``, ``multipref``, ``helpsteer2``, ``prism``, ``ultrafeedback``,
+    ``webgpt``, ``summarize-from-feedback``, ``synthetic-instruct-gptj-pairwise``, ``pandalm``,
+    ``pandalm-judges``, ``llmbar``, ``mt-bench``, ``hhh``, ``local``), a Hub id (``Anthropic/hh-rlhf``), or a
+    dict of parameters (``{"name": ..., "source": ..., **options}``, e.g. from a YAML file).
+    ``source``: a local file or folder in the same schema as the Hub's; ``None`` reads the Hub (or, for the
+    local-only sets, ``$PLURALIGN_SHARED_DATA`` / ``../shared/data``).
+    Common options: ``on_invalid="error"|"drop"`` (drop bad rows, recorded in ``meta['filters']``),
+    ``limit`` (first N pairs, recorded as a filter). Loader-specific options are in each loader's docstring.
+    """
+    if isinstance(name, dict):
+        params = dict(name)
+        name = params.pop("name")
+        source = params.pop("source", source)
+        options = {**params, **options}
+    info = resolve(name)
+    limit = options.pop("limit", None)
+    out: Loaded = info.loader(source, **options)
+    meta = {"name": options.get("dataset_name") or info.name, "source": out.source, "hub_id": info.hub_id,
+            "license": options.get("license") or info.license, "citation": options.get("citation") or info.citation,
+            "options": {k: v for k, v in options.items()}, "filters": list(out.filters), **out.meta}
+    pairs, ann = out.pairs.reset_index(drop=True), out.annotations.reset_index(drop=True)
+    if limit is not None and len(pairs) > int(limit):
+        keep = pairs["pair_id"].iloc[: int(limit)]
+        meta["filters"].append({"filter": f"limit={int(limit)} (first pairs)", "removed": len(pairs) - int(limit),
+                                "kept": int(limit)})
+        pairs = pairs.iloc[: int(limit)].reset_index(drop=True)
+        ann = ann[ann["pair_id"].isin(keep)].reset_index(drop=True)
+    return PreferenceData(pairs, ann, meta)
+
+
+def canonical(df: pd.DataFrame, *, pair_id, dataset: str, split, prompt, response_a, response_b,
+              metadata: dict | None = None) -> pd.DataFrame:
+    """Assemble the canonical ``pairs`` table (plus ``source_file`` / ``source_row`` for tracing)."""
+    n = len(pair_id)
+
+    def col(v):  # keep pandas' (Arrow) string storage: no round trip through Python objects
+        if isinstance(v, pd.Series):
+            return v.reset_index(drop=True)
+        if isinstance(v, (np.ndarray, list)):
+            return pd.Series(v)
+        return v
+    out = pd.DataFrame({"pair_id": col(pair_id), "dataset": dataset, "split": col(split), "prompt": col(prompt),
+                        "response_a": col(response_a), "response_b": col(response_b)}, index=pd.RangeIndex(n))
+    out["pair_id"] = out["pair_id"].astype(object)  # hash-table joins / isin (Arrow-string isin is slow)
+    for k, v in (metadata or {}).items():
+        out[k] = col(v)
+    if "_file" in df:
+        out["source_file"] = col(df["_file"])
+    if "_row" in df:
+        out["source_row"] = col(df["_row"])
+    return out
+
+
+def annotations(pair_id, annotator_id, preference, **extra) -> pd.DataFrame:
+    def col(v):
+        return v.reset_index(drop=True) if isinstance(v, pd.Series) else v
+    out = pd.DataFrame({"pair_id": col(pair_id), "annotator_id": col(annotator_id),
+                        "preference": np.asarray(preference).astype(np.int8)})
+    out["pair_id"] = out["pair_id"].astype(object)
+    for k, v in extra.items():
+        out[k] = col(v)
+    return out
