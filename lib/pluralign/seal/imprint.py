@@ -1,0 +1,238 @@
+"""Feature imprint (SEAL § 2.1, Eq. 1; Table 5, Fig. 3 left).
+
+The reward of every entry ``t_i^*`` (chosen and rejected alike) is regressed on the entry's boolean
+feature indicators with a fixed effect ``α_i`` per prompt / pair::
+
+    r(t_i^*) = α_i + Σ_τ β_τ t_i^*(τ) + ε_i                                   (Eq. 1)
+
+``β_τ`` is the *imprint* of feature τ: the point increase in reward of an entry that has τ over one
+that does not, all other features held constant. Following the paper (footnote 6), features whose
+variance inflation factor exceeds 5 are removed first (iteratively, worst first); p-values are
+Bonferroni-corrected; standard errors are clustered by pair. The regression runs through pyfixest's
+``feols("reward ~ f1 + ... | pair", vcov={"CRV1": "pair"})``.
+
+With exactly two entries per pair the pair fixed effects difference out, so β equals ordinary least
+squares of (chosen − rejected) reward differences on (chosen − rejected) feature differences without
+an intercept; the tests use that as the oracle.
+
+Note on SEAL's public code: ``analysis/angle.R`` fits Table 5 with ``lm(reward ~ .)`` on the pooled
+entries (``row_id`` enters as a numeric covariate rather than a fixed effect) and ``coeftest(model,
+cluster=...)`` without a ``vcov`` argument, i.e. classical standard errors. This module implements
+Eq. 1 as written (pair fixed effects, pair-clustered errors); Table 5's figures are shown beside it.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["feature_imprint", "imprint_table", "vif_filter", "bonferroni", "VIF_THRESHOLD"]
+
+VIF_THRESHOLD = 5.0
+"""Footnote 6: 'Features with VIF above 5 are removed from the regression, following standard practice.'"""
+
+
+def bonferroni(p_values) -> np.ndarray:
+    """Bonferroni-adjusted p-values, ``min(1, k·p)`` with k the number of tests (statsmodels
+    ``multipletests(method="bonferroni")``). NaN p-values stay NaN and do not count in k."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method="bonferroni")[1]
+    return out
+
+
+def _vifs(S: np.ndarray, cols: list[int]) -> np.ndarray:
+    """Centred VIFs of the columns ``cols`` from the centred cross-product matrix ``S`` (k × k):
+    ``VIF_j = S_jj / RSS_j`` with ``RSS_j = S_jj − S_j,o S_o,o⁺ S_o,j`` the residual sum of squares of column
+    j regressed (with an intercept) on the other columns o — i.e. 1 / (1 − R_j²)."""
+    out = np.empty(len(cols))
+    for a, j in enumerate(cols):
+        sjj = S[j, j]
+        if sjj <= 0:
+            out[a] = np.inf
+            continue
+        others = [c for c in cols if c != j]
+        if not others:
+            out[a] = 1.0
+            continue
+        So = S[np.ix_(others, others)]
+        sj = S[others, j]
+        rss = sjj - sj @ np.linalg.pinv(So, rcond=1e-12, hermitian=True) @ sj
+        out[a] = np.inf if rss <= sjj * 1e-12 else sjj / rss
+    return out
+
+
+def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD) -> tuple[list[str], dict, pd.Series]:
+    """Iteratively drop the column with the largest variance inflation factor while it exceeds
+    ``threshold`` (SEAL footnote 6: ``V_τ = 1 / (1 − R_τ²)``, R_τ² from regressing feature τ on all the
+    other explanatory variables, with an intercept).
+
+    The VIFs equal statsmodels' ``variance_inflation_factor`` on the columns plus a constant (the
+    centred VIF, as R's ``car::vif`` used by SEAL; the tests check the equality) but are computed from
+    the k × k centred cross-product matrix instead of k regressions on the n rows, which at SEAL's
+    321,600 rows is the difference between milliseconds and minutes. Columns without variation, or
+    exact linear combinations of others, get an infinite VIF and are dropped first.
+
+    Returns ``(kept, dropped, vif)``: the kept column names, ``{dropped name: its VIF when dropped}``
+    in drop order, and the final VIFs of the kept columns.
+    """
+    names = list(frame.columns)
+    X = frame.to_numpy(dtype=float)
+    if len(X) == 0:
+        raise ValueError("vif_filter: no rows")
+    Xc = X - X.mean(axis=0)
+    S = Xc.T @ Xc
+    dropped: dict[str, float] = {}
+    kept = []
+    for j, name in enumerate(names):
+        if S[j, j] <= 0 and threshold is not None:      # no variation: undefined R², dropped first
+            dropped[name] = float("inf")
+        else:
+            kept.append(j)
+    while kept:
+        v = _vifs(S, kept)
+        worst = int(np.argmax(v))
+        if threshold is None or v[worst] <= threshold:
+            return [names[j] for j in kept], dropped, pd.Series(v, index=[names[j] for j in kept], name="vif")
+        dropped[names[kept[worst]]] = float(v[worst])
+        del kept[worst]
+    return [], dropped, pd.Series(dtype=float, name="vif")
+
+
+def imprint_table(pair_id, chosen_features: pd.DataFrame, rejected_features: pd.DataFrame,
+                  **rewards) -> pd.DataFrame:
+    """Long table for :func:`feature_imprint`: two rows per pair (``entry`` "chosen" then "rejected") with
+    ``pair_id``, one column per reward model and the features.
+
+    ``chosen_features`` / ``rejected_features``: one row per pair, in the order of ``pair_id``;
+    ``rewards``: ``name=(chosen_rewards, rejected_rewards)``, e.g. ``pre=(...), post=(...)``.
+    """
+    ids = np.asarray(pair_id)
+    n = len(ids)
+    if len(chosen_features) != n or len(rejected_features) != n:
+        raise ValueError(f"imprint_table: {n} pair ids, {len(chosen_features)} chosen and "
+                         f"{len(rejected_features)} rejected feature rows")
+    if list(chosen_features.columns) != list(rejected_features.columns):
+        raise ValueError("imprint_table: chosen and rejected features must have the same columns")
+    if not rewards:
+        raise ValueError("imprint_table: give at least one reward, e.g. post=(chosen, rejected)")
+    out = pd.DataFrame({"pair_id": np.repeat(ids, 2), "entry": np.tile(["chosen", "rejected"], n)})
+    for name, (c, r) in rewards.items():
+        c, r = np.asarray(c, dtype=float), np.asarray(r, dtype=float)
+        if len(c) != n or len(r) != n:
+            raise ValueError(f"imprint_table: reward {name!r} has {len(c)}/{len(r)} values for {n} pairs")
+        out[name] = np.column_stack([c, r]).reshape(-1)
+    for f in chosen_features.columns:
+        both = np.column_stack([chosen_features[f].to_numpy(), rejected_features[f].to_numpy()])
+        out[f] = both.reshape(-1)
+    return out
+
+
+def _check_table(table: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{what}: expected a pandas DataFrame, got {type(table).__name__}")
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{what}: column(s) {missing} not in the table (columns: {list(table.columns)})")
+
+
+def feature_imprint(table: pd.DataFrame, reward: str = "reward", features: Sequence[str] | None = None,
+                    pair: str = "pair_id", *, vif_threshold: float | None = VIF_THRESHOLD,
+                    cluster: str | None = None, level: float = 0.95,
+                    demeaner_backend: str | None = None) -> pd.DataFrame:
+    """Feature imprint β_τ of SEAL Eq. 1 (Table 5; Fig. 3 left).
+
+    Parameters
+    ----------
+    table: one row per entry (text): the ``reward`` column, the ``pair`` id column and the numeric
+        feature columns (booleans as 0/1; sentiment as −1/0/1, see ``features.feature_matrix``).
+    reward: reward column (``r(t_i^*)`` for the post-D imprint, ``r̲(t_i^*)`` for the pre-D one).
+    features: feature columns (default: every numeric column other than ``reward`` and ``pair``).
+    pair: the fixed-effect (prompt / pair) column; also the cluster unless ``cluster`` is given.
+    vif_threshold: drop features with VIF above it, iteratively (None: keep all).
+    level: confidence level of the (unadjusted) intervals ``ci_low``/``ci_high``.
+    demeaner_backend: passed to pyfixest (None: its default; in pyfixest 0.60 the rust MAP demeaner).
+
+    Returns
+    -------
+    DataFrame indexed by feature (every requested feature, in order) with ``estimate``,
+    ``std_error``, ``t``, ``p_value`` (unadjusted), ``p_bonferroni`` (``min(1, k·p)``, k = number of
+    estimated coefficients), ``ci_low``, ``ci_high``, ``vif`` (final VIF of kept features, VIF at drop
+    time of dropped ones), ``dropped_vif`` (bool) and ``dropped_collinear`` (bool: absorbed by the pair
+    fixed effects, e.g. constant within every pair). Dropped features have NaN estimates.
+    ``.attrs`` holds ``dropped_vif`` (list), ``n_obs``, ``n_pairs``, ``reward``, ``formula``.
+    """
+    import pyfixest as pf
+
+    if features is None:
+        features = [c for c in table.select_dtypes(include=["number", "bool"]).columns if c not in (reward, pair)]
+    features = list(features)
+    if not features:
+        raise ValueError("feature_imprint: no feature columns given")
+    if len(set(features)) != len(features):
+        raise ValueError(f"feature_imprint: duplicate feature names in {features}")
+    cluster = cluster or pair
+    _check_table(table, [reward, pair, cluster, *features], "feature_imprint")
+
+    data = pd.DataFrame({"reward": pd.to_numeric(table[reward], errors="coerce"), "pair": table[pair].to_numpy(),
+                         "cluster": table[cluster].to_numpy()}, index=table.index)
+    safe = {f: f"x{j}" for j, f in enumerate(features)}
+    for f in features:
+        col = table[f]
+        if col.dtype == bool or str(col.dtype) == "boolean":
+            col = col.astype("float64")
+        data[safe[f]] = pd.to_numeric(col, errors="coerce")
+    bad = data[["reward", *safe.values()]].isna().any(axis=1)
+    if bad.any():
+        first = table.index[np.flatnonzero(bad.to_numpy())[0]]
+        raise ValueError(f"feature_imprint: {int(bad.sum())} row(s) with missing or non-numeric reward/features "
+                         f"(first at index {first!r}); drop or impute them first")
+    if data["pair"].isna().any():
+        raise ValueError("feature_imprint: the pair column has missing values")
+
+    kept, dropped, vif = vif_filter(data[[safe[f] for f in features]], vif_threshold)
+    back = {v: k for k, v in safe.items()}
+    kept_names = [back[c] for c in kept]
+    out = pd.DataFrame(index=pd.Index(features, name="feature"),
+                       columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
+                       dtype=float)
+    out["vif"] = np.nan
+    for c, v in vif.items():
+        out.loc[back[c], "vif"] = v
+    for c, v in dropped.items():
+        out.loc[back[c], "vif"] = v
+    out["dropped_vif"] = [f in {back[c] for c in dropped} for f in features]
+    out["dropped_collinear"] = False
+    formula = f"reward ~ {' + '.join(kept) if kept else '1'} | pair"
+    n_pairs = int(data["pair"].nunique())
+    if kept:
+        kw = {} if demeaner_backend is None else {"demeaner_backend": demeaner_backend}
+        fit = pf.feols(formula, data=data, vcov={"CRV1": "cluster"}, copy_data=False, store_data=False,
+                       lean=True, **kw)
+        coef = fit.coef()
+        se = fit.se()
+        tstat = fit.tstat()
+        pval = fit.pvalue()
+        from scipy import stats as st
+
+        df_t = getattr(fit, "_df_t", None)
+        q = st.t.ppf(0.5 + level / 2, df_t) if df_t else st.norm.ppf(0.5 + level / 2)
+        for c in kept:
+            name = back[c]
+            if c not in coef.index:
+                out.loc[name, "dropped_collinear"] = True
+                continue
+            out.loc[name, ["estimate", "std_error", "t", "p_value"]] = [coef[c], se[c], tstat[c], pval[c]]
+            out.loc[name, "ci_low"] = coef[c] - q * se[c]
+            out.loc[name, "ci_high"] = coef[c] + q * se[c]
+        out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
+    out.attrs.update({"dropped_vif": [back[c] for c in dropped], "kept": kept_names, "n_obs": int(len(data)),
+                      "n_pairs": n_pairs, "reward": reward,
+                      "formula": f"{reward} ~ {' + '.join(kept_names) or '1'} | {pair}",
+                      "vcov": f"CRV1 by {cluster}", "level": level})
+    return out

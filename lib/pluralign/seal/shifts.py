@@ -1,0 +1,148 @@
+"""Reward shifts (SEAL Definition 1, Eq. 2; Fig. 2, Table 6, Fig. 3 centre).
+
+A pair's *reward vector* is ``(r(t_i^c), r(t_i^r))``: x = reward of the chosen entry, y = reward of the
+rejected one. Pre-D and post-D reward models give two vectors; the reward shift θ_i is the angle between
+them.
+
+**Sign convention.** Definition 1 writes θ_i = arccos(⟨v̲, v⟩ / (‖v̲‖‖v‖)), which is unsigned. Figures 2-4 and
+SEAL's public analysis code (``analysis/functions.py::compute_angle``) use the signed version: the arccos,
+negated when the 2-D cross product ``v̲ × v`` is negative. :func:`reward_shift` returns that signed angle in
+degrees, in (−180, 180]: **positive when the post-D vector lies counter-clockwise of the pre-D vector** in
+the (chosen, rejected) plane. The first bisector (chosen = rejected) separates aligned pairs (below it,
+chosen > rejected) from misaligned ones (above it); in the third quadrant, where most hh-rlhf rewards lie,
+a counter-clockwise (positive) shift moves a vector from above the bisector towards below it, i.e. towards
+alignment. ``abs(reward_shift(...))`` equals Definition 1's arccos.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from pluralign.seal.imprint import bonferroni, vif_filter, VIF_THRESHOLD
+
+__all__ = ["reward_shift", "reward_angle", "reward_shift_regression"]
+
+
+def _as_rewards(**arrays) -> list[np.ndarray]:
+    out = []
+    n = None
+    for name, a in arrays.items():
+        v = np.asarray(a, dtype=float).reshape(-1) if np.ndim(a) else np.asarray([a], dtype=float)
+        if n is None:
+            n = len(v)
+        elif len(v) != n:
+            sizes = {k: int(np.size(x)) for k, x in arrays.items()}
+            raise ValueError(f"reward arrays must have the same length, got {sizes}")
+        bad = ~np.isfinite(v)
+        if bad.any():
+            raise ValueError(f"{name}: {int(bad.sum())} missing or infinite reward(s) (first at position "
+                             f"{int(np.flatnonzero(bad)[0])})")
+        out.append(v)
+    return out
+
+
+def reward_angle(chosen, rejected) -> np.ndarray:
+    """Polar angle of the reward vector (chosen, rejected) in degrees, in (−180, 180] (Fig. 2 left,
+    Fig. 10). Aligned vectors (chosen > rejected) have angles in (−135, 45); NaN for the zero vector."""
+    c, r = _as_rewards(chosen=chosen, rejected=rejected)
+    ang = np.degrees(np.arctan2(r, c))
+    ang = np.where(ang == -180.0, 180.0, ang)
+    return np.where((c == 0) & (r == 0), np.nan, ang)
+
+
+def reward_shift(pre_chosen, pre_rejected, post_chosen, post_rejected) -> np.ndarray:
+    """Reward shift θ_i (SEAL Definition 1), signed, in degrees, one per pair, in (−180, 180].
+
+    θ_i is the angle from the pre-D reward vector ``(r̲(t_i^c), r̲(t_i^r))`` to the post-D reward vector
+    ``(r(t_i^c), r(t_i^r))`` in the plane x = chosen reward, y = rejected reward; positive when the
+    post-D vector lies counter-clockwise of the pre-D one (the convention of SEAL's analysis code: a
+    positive shift in the third quadrant moves a pair toward alignment). Its absolute value is
+    Definition 1's ``arccos`` of the cosine between the two vectors. Exactly opposite vectors give +180.
+    NaN where either vector is (0, 0), where the angle is undefined.
+
+    Computed as ``atan2(v̲ × v, v̲ · v)``, which is exact near 0° and 180° where arccos loses precision.
+    """
+    pc, pr, qc, qr = _as_rewards(pre_chosen=pre_chosen, pre_rejected=pre_rejected,
+                                 post_chosen=post_chosen, post_rejected=post_rejected)
+    cross = pc * qr - pr * qc
+    dot = pc * qc + pr * qr
+    theta = np.degrees(np.arctan2(cross, dot))
+    theta = np.where(theta <= -180.0, 180.0, theta)
+    undefined = ((pc == 0) & (pr == 0)) | ((qc == 0) & (qr == 0))
+    return np.where(undefined, np.nan, theta)
+
+
+def _pair_design(chosen: pd.DataFrame, rejected: pd.DataFrame, features: Sequence[str] | None,
+                 what: str) -> tuple[pd.DataFrame, list[str]]:
+    """Design matrix of chosen (``_c``) and rejected (``_r``) features, one row per pair."""
+    if not isinstance(chosen, pd.DataFrame) or not isinstance(rejected, pd.DataFrame):
+        raise TypeError(f"{what}: chosen and rejected features must be DataFrames (one row per pair)")
+    if len(chosen) != len(rejected):
+        raise ValueError(f"{what}: {len(chosen)} chosen rows but {len(rejected)} rejected rows")
+    features = list(features) if features is not None else list(chosen.columns)
+    for side, frame in (("chosen", chosen), ("rejected", rejected)):
+        missing = [f for f in features if f not in frame.columns]
+        if missing:
+            raise ValueError(f"{what}: {side} features lack column(s) {missing}")
+    X = pd.DataFrame(index=range(len(chosen)))
+    for f in features:
+        X[f"{f}|c"] = pd.to_numeric(chosen[f].astype("float64") if chosen[f].dtype == bool else chosen[f],
+                                    errors="coerce").to_numpy(dtype=float)
+    for f in features:
+        X[f"{f}|r"] = pd.to_numeric(rejected[f].astype("float64") if rejected[f].dtype == bool else rejected[f],
+                                    errors="coerce").to_numpy(dtype=float)
+    return X, features
+
+
+def _table(params, bse, tvalues, pvalues, names: list[str], features: list[str], dropped: dict,
+           vif: pd.Series, level_q: float) -> pd.DataFrame:
+    rows = []
+    for f in features:
+        for side in ("c", "r"):
+            key = f"{f}|{side}"
+            est = params.get(key, np.nan)
+            se = bse.get(key, np.nan)
+            rows.append({"entry": side, "feature": f, "estimate": est, "std_error": se,
+                         "z": tvalues.get(key, np.nan), "p_value": pvalues.get(key, np.nan),
+                         "ci_low": est - level_q * se, "ci_high": est + level_q * se,
+                         "vif": dropped.get(key, vif.get(key, np.nan)), "dropped_vif": key in dropped})
+    out = pd.DataFrame(rows).set_index(["entry", "feature"])
+    out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
+    return out
+
+
+def reward_shift_regression(theta, chosen: pd.DataFrame, rejected: pd.DataFrame,
+                            features: Sequence[str] | None = None, *, intercept: bool = True,
+                            vif_threshold: float | None = VIF_THRESHOLD, cov_type: str = "nonrobust",
+                            level: float = 0.95) -> pd.DataFrame:
+    """Reward shifts regressed on chosen and rejected features (SEAL Eq. 2; Table 6; Fig. 3 centre)::
+
+        θ_i = Σ_τ β^c_τ t_i^c(τ) + β^r_τ t_i^r(τ) + ε_i
+
+    ``chosen``/``rejected``: feature tables with one row per pair, in the order of ``theta``. OLS with
+    statsmodels; an intercept is included by default (SEAL's ``angle.R`` fits ``lm(angles ~ .)``, which
+    has one, though Eq. 2 omits it). Features with VIF above ``vif_threshold`` are dropped (over the
+    joint chosen + rejected design); p-values Bonferroni-corrected over the reported coefficients.
+
+    Returns a DataFrame indexed by (``entry`` in {"c", "r"}, ``feature``) with ``estimate``,
+    ``std_error``, ``z``, ``p_value``, ``p_bonferroni``, ``ci_low``, ``ci_high``, ``vif``, ``dropped_vif``.
+    """
+    import statsmodels.api as sm
+    from scipy import stats as st
+
+    y = np.asarray(theta, dtype=float).reshape(-1)
+    X, features = _pair_design(chosen, rejected, features, "reward_shift_regression")
+    if len(y) != len(X):
+        raise ValueError(f"reward_shift_regression: {len(y)} shifts but {len(X)} pairs of features")
+    ok = np.isfinite(y) & X.notna().all(axis=1).to_numpy()
+    kept, dropped, vif = vif_filter(X[ok], vif_threshold)
+    design = sm.add_constant(X.loc[ok, kept], has_constant="add") if intercept else X.loc[ok, kept]
+    fit = sm.OLS(y[ok], design).fit(cov_type=cov_type)
+    q = st.t.ppf(0.5 + level / 2, fit.df_resid) if cov_type == "nonrobust" else st.norm.ppf(0.5 + level / 2)
+    out = _table(fit.params, fit.bse, fit.tvalues, fit.pvalues, kept, features, dropped, vif, q)
+    out.attrs.update({"n_obs": int(ok.sum()), "n_dropped_missing": int((~ok).sum()),
+                      "intercept": float(fit.params.get("const", np.nan)), "r2": float(fit.rsquared),
+                      "dropped_vif": list(dropped), "model": "OLS", "cov_type": cov_type})
+    return out
