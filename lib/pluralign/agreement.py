@@ -1,0 +1,189 @@
+"""Agreement classes of multi-annotator preference pairs (Diverging Preferences, §2 and §3 "Results").
+
+The paper's definitions, quoted:
+
+* §2: "We define diverging preferences as all instances where annotators disagreed on which response to a
+  given prompt was preferred, ignoring instances where annotators only had slight preferences for either
+  response." For MultiPref: "we select all instances where annotators disagreed on which response was
+  preferred, filtering out instances where all annotators responses were ties or only had slight
+  preferences for either response."
+* §2, HelpSteer2: "we take the difference between the overall scores assigned to each response, and treat
+  differences in overall scores of 1 as instances of *slight* preference and differences of at least 2 as
+  *significant* preferences. We follow the same method as used above for Multipref".
+* §3 Results: "*High-Agreement Prefs.*: where no annotators rejected the majority's chosen response.
+  *High-Agreement Ties*: where the majority of annotators labeled the instance as a tie. *Diverging Prefs
+  (All)* all examples with diverging preferences. *Diverging Prefs (Substantial)* a subset of diverging
+  preferences where annotators significantly preferred both responses."
+
+Per pair, with the signed judgments ``p`` (−2 … 2, negative prefers A; :mod:`pluralign.data.core`),
+``n_a = #(p < 0)``, ``n_b = #(p > 0)``, ``n_tie = #(p == 0)``, ``n = n_a + n_b + n_tie``:
+
+``diverging``
+    ``n_a ≥ 1 and n_b ≥ 1 and max |p| = 2``.
+``substantial`` (a flag on diverging pairs)
+    some annotator gave −2 and some annotator gave +2.
+``high-agreement-pref``
+    not diverging, the majority's chosen response exists (``n_a > n/2`` or ``n_b > n/2``) and nobody
+    preferred the other response.
+``high-agreement-tie``
+    not diverging, and ``n_tie > n/2`` (the default ``ties="majority"``).
+``other``
+    everything else.
+
+Every ambiguous case in the wording, and the decision taken (each has a test in ``tests/test_agreement.py``):
+
+1. *"disagreed on which response was preferred"* — a disagreement needs one annotator preferring A and
+   another preferring B. A preference against a tie ({A, tie}) is **not** a disagreement on *which*
+   response is preferred (a tie prefers neither).
+2. *"filtering out instances where all annotators responses were ties or only had slight preferences"* —
+   the filter removes a pair only when **every** judgment is a tie or slight (max |p| ≤ 1). So one
+   significant judgment on either side keeps the pair: {A significant, B slight} is diverging, and so is
+   {A significant ×3, B slight}. Slight-only disagreements ({A slight, B slight}) are "other".
+3. *"annotators significantly preferred both responses"* — substantial needs a −2 **and** a +2.
+4. *"no annotators rejected the majority's chosen response"* — a tie vote does not reject the chosen
+   response (it prefers neither), so {A, A, tie} is a high-agreement preference. "Majority" is read as
+   more than half of the judgments ({A, A, tie, tie} has no majority choice → "other"); when nobody
+   prefers B this is the same as a plurality of A over ties.
+5. *"the majority of annotators labeled the instance as a tie"* — more than half of the judgments are
+   ties (``ties="majority"``); ``ties="plurality"`` instead asks that tie labels be at least as frequent
+   as A labels and as B labels (a sensitivity check).
+   {tie, tie, A slight, B slight} is "other" by default, "high-agreement-tie" with ``"plurality"``.
+6. Precedence — the paper's classes may overlap ({tie ×3, A significant, B significant} is both
+   "diverging" and has a majority of ties). Diverging wins, because §2 defines diverging preferences as
+   "*all* instances where annotators disagreed" and §3's row is "all examples with diverging preferences";
+   high-agreement classes then cannot contain a pair on which annotators picked opposite responses.
+7. A single judgment is never diverging; it is a high-agreement preference (or tie).
+8. HelpSteer2 format: when both ``likert_a`` and ``likert_b`` are present on a judgment, its preference
+   is re-derived from their difference, ``sign(likert_b − likert_a) · min(|likert_b − likert_a|, 2)``
+   ("differences of 1 ... slight ... at least 2 ... significant"); otherwise its ``preference`` column is
+   used (``likert="auto"``; ``True`` requires the Likert columns, ``False`` ignores them).
+9. Judgments without strength (e.g. PandaLM's 1 / 2 / 0, or chosen/rejected labels) are stored as ±2 by
+   the loaders, so on such data every A-vs-B disagreement is diverging and substantial.
+10. A pair with no judgment is "other" (``n = 0``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pluralign.data.core import DataError, PreferenceData
+
+__all__ = ["CLASSES", "PAPER_DIVERGING_SHARE", "classify", "preferences", "shares"]
+
+#: The agreement classes, in the order of the paper's Table 2.
+CLASSES = ("high-agreement-pref", "high-agreement-tie", "diverging", "other")
+
+#: §2: share of diverging preferences reported per data set ("This process yields about 39% of preference
+#: pairs", "which we find comprise 24% of all examples").
+PAPER_DIVERGING_SHARE = {"multipref": 0.39, "helpsteer2": 0.24}
+
+
+def preferences(data: PreferenceData, likert: str | bool = "auto") -> pd.Series:
+    """Signed preference per judgment (index as ``data.annotations``), from the Likert difference where
+    available (§2, HelpSteer2) and from ``preference`` otherwise (see decision 8 in the module docstring)."""
+    ann = data.annotations
+    pref = pd.to_numeric(ann["preference"], errors="coerce").astype(float)
+    has_cols = {"likert_a", "likert_b"} <= set(ann.columns)
+    if likert is True and not has_cols:
+        raise DataError("likert=True but the annotations have no likert_a / likert_b columns",
+                        file=data.meta.get("source", data.name), field="likert_a")
+    if likert is False or not has_cols:
+        return pref
+    la = pd.to_numeric(ann["likert_a"], errors="coerce")
+    lb = pd.to_numeric(ann["likert_b"], errors="coerce")
+    both = la.notna() & lb.notna()
+    if likert is True and not both.all():
+        i = int(np.flatnonzero(~both.to_numpy())[0])
+        raise DataError("missing Likert score", file=data.meta.get("source", data.name), row=i,
+                        field="likert_a" if pd.isna(la.iloc[i]) else "likert_b")
+    diff = lb - la
+    derived = np.sign(diff) * np.minimum(diff.abs(), 2)
+    return pref.where(~both, derived)
+
+
+def classify(data: PreferenceData, *, ties: str = "majority", likert: str | bool = "auto") -> pd.DataFrame:
+    """Agreement class of every pair (Diverging Preferences §2, §3 "Results"; rules in the module docstring).
+
+    Returns a DataFrame indexed by ``pair_id`` (in the order of ``data.pairs``) with columns
+    ``agreement`` (one of :data:`CLASSES`), ``substantial`` (bool; only diverging pairs can be
+    substantial), ``majority`` ("A", "B", "tie" or "none": the response chosen by more than half of the
+    judgments, "tie" when more than half are ties), ``n_annotators``, ``n_a``, ``n_b``, ``n_tie``,
+    ``n_significant`` (judgments with |p| = 2), and ``dataset`` when the pairs have one.
+    """
+    if ties not in ("majority", "plurality"):
+        raise ValueError(f"ties must be 'majority' or 'plurality', not {ties!r}")
+    pref = preferences(data, likert)
+    ann = pd.DataFrame({"pair_id": data.annotations["pair_id"].to_numpy(), "p": pref.to_numpy()})
+    ann = ann[ann["p"].notna()]
+    g = pd.DataFrame({
+        "pair_id": ann["pair_id"],
+        "n_a": (ann["p"] < 0).astype(int), "n_b": (ann["p"] > 0).astype(int), "n_tie": (ann["p"] == 0).astype(int),
+        "a2": (ann["p"] == -2).astype(int), "b2": (ann["p"] == 2).astype(int),
+    }).groupby("pair_id", sort=False).sum()
+    ids = pd.Index(data.pairs["pair_id"], name="pair_id")
+    c = g.reindex(ids).fillna(0).astype(int)
+    n = c["n_a"] + c["n_b"] + c["n_tie"]
+
+    diverging = (c["n_a"] >= 1) & (c["n_b"] >= 1) & ((c["a2"] + c["b2"]) >= 1)
+    substantial = diverging & (c["a2"] >= 1) & (c["b2"] >= 1)
+    maj = pd.Series("none", index=ids, dtype=object)
+    maj[2 * c["n_a"] > n] = "A"
+    maj[2 * c["n_b"] > n] = "B"
+    maj[2 * c["n_tie"] > n] = "tie"
+    ha_pref = ((maj == "A") & (c["n_b"] == 0)) | ((maj == "B") & (c["n_a"] == 0))
+    if ties == "majority":
+        ha_tie = maj == "tie"
+    else:
+        # plurality: tie labels are at least as frequent as A labels and as B labels
+        ha_tie = (c["n_tie"] > 0) & (c["n_tie"] >= c["n_a"]) & (c["n_tie"] >= c["n_b"])
+
+    agreement = pd.Series("other", index=ids, dtype=object)
+    agreement[ha_tie & ~diverging] = "high-agreement-tie"
+    agreement[ha_pref & ~diverging] = "high-agreement-pref"
+    agreement[diverging] = "diverging"
+
+    out = pd.DataFrame({
+        "agreement": agreement, "substantial": substantial.astype(bool), "majority": maj,
+        "n_annotators": n, "n_a": c["n_a"], "n_b": c["n_b"], "n_tie": c["n_tie"],
+        "n_significant": c["a2"] + c["b2"],
+    }, index=ids)
+    if "dataset" in data.pairs.columns:
+        out.insert(0, "dataset", data.pairs["dataset"].to_numpy())
+    out.attrs["ties"] = ties
+    return out
+
+
+def shares(classified: pd.DataFrame, by: str | None = "dataset") -> pd.DataFrame:
+    """Count and share of each agreement class (plus diverging-substantial) per data set, with the paper's
+    share of diverging pairs beside ours (§2: 39% MultiPref, 24% HelpSteer2; NaN for other data sets).
+
+    One row per data set (``by`` column of ``classified``; one row "all" without it); columns
+    ``n``, ``<class>`` and ``<class> share`` for every class, ``diverging-substantial`` (+ share), and
+    ``paper diverging share``."""
+    df = classified
+    key = df[by] if by and by in df.columns else pd.Series("all", index=df.index)
+    rows = {}
+    for name, part in df.groupby(key, sort=True):
+        n = len(part)
+        row = {"n": n}
+        for cls in CLASSES:
+            k = int((part["agreement"] == cls).sum())
+            row[cls] = k
+            row[f"{cls} share"] = k / n if n else np.nan
+        k = int(((part["agreement"] == "diverging") & part["substantial"]).sum())
+        row["diverging-substantial"] = k
+        row["diverging-substantial share"] = k / n if n else np.nan
+        row["paper diverging share"] = PAPER_DIVERGING_SHARE.get(_paper_key(name), np.nan)
+        rows[name] = row
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = by if by and by in df.columns else None
+    return out
+
+
+def _paper_key(name) -> str:
+    s = str(name).lower().replace("-", "").replace("_", "")
+    if "multipref" in s:
+        return "multipref"
+    if "helpsteer2" in s:
+        return "helpsteer2"
+    return s

@@ -1,0 +1,338 @@
+"""Reward models on divided preferences — Table 2 and "do models know?" (Diverging Preferences §3).
+
+Table 2 ("Reward Models make Decisive Decisions over Divisive Preferences") reports, per agreement subset,
+how heavily a reward model favours one response: "we track how heavily reward models favor a single
+response by computing P(C > R) where C and R are the reward model's chosen and rejected responses" for
+Bradley-Terry models, and "the distance in predicted rewards given by |r_a − r_b|" for MSE-regression
+models. **Chosen / rejected** (decision): the paper's text makes C the *reward model's* chosen response, so
+the paper's statistic is a decisiveness, ``P(C ≻ R) = max(P(A ≻ B), 1 − P(A ≻ B))`` and
+``r_C − r_R = |r_A − r_B|`` — defined on every subset, ties included (``chosen="model"``, the default,
+which is how we reproduce Table 2). ``chosen="majority"`` makes C the annotators' majority choice
+(:func:`pluralign.agreement.classify`'s ``majority`` column) where there is one, so the value can fall below
+0.5 (or 0) when the model sides with the minority; pairs without a majority choice (high-agreement ties,
+and pairs with no majority) fall back to the model's choice, which is the paper's reading of ties.
+
+Subsets (rows, in the paper's names): "High-Agreement Prefs.", "High-Agreement Ties", "Diverging Prefs.
+(All)", "Diverging Prefs. (Subst.)", "All Examples" — "All Examples" includes the "other" class, so the
+first three counts do not add up to it (in the paper either: 127 + 141 + 178 < 500).
+
+"Do models know?": :func:`predicted_disagreement` turns a mean-variance reward model's Gaussian rewards
+into the probability that annotators split, :func:`disagreement_auroc` measures how well a score separates
+diverging from high-agreement pairs (AUROC with a bootstrap CI), and :func:`judge_decisiveness` compares an
+LLM judge's confidence on diverging and high-agreement pairs.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm, rankdata
+
+from pluralign.stats import bootstrap_ci
+
+__all__ = [
+    "SUBSETS", "PAPER_TABLE2", "subset_masks", "table2", "paper_table2", "predicted_disagreement",
+    "diverging_labels", "disagreement_auroc", "judge_confidence", "judge_decisiveness", "judge_verdicts",
+    "read_verdicts",
+]
+
+SUBSETS = ("High-Agreement Prefs.", "High-Agreement Ties", "Diverging Prefs. (All)", "Diverging Prefs. (Subst.)",
+           "All Examples")
+
+#: Table 2 of the paper: per data set, {column: {subset: value}} plus "# Ex.". BT = mean P(chosen ≻ rejected),
+#: MSE = mean r_chosen − r_rejected (HelpSteer2 only); Agg = trained on majority labels, All = on every judgment.
+PAPER_TABLE2 = {
+    "multipref": pd.DataFrame({
+        "# Ex.": [127, 141, 178, 74, 500],
+        "BT (Agg)": [0.786, 0.663, 0.798, 0.820, 0.762],
+        "BT (All)": [0.669, 0.580, 0.663, 0.690, 0.647],
+    }, index=list(SUBSETS)),
+    "helpsteer2": pd.DataFrame({
+        "# Ex.": [298, 117, 147, 69, 576],
+        "BT (Agg)": [0.751, 0.673, 0.722, 0.731, 0.725],
+        "BT (All)": [0.718, 0.631, 0.678, 0.694, 0.688],
+        "MSE (Agg)": [0.811, 0.412, 0.706, 0.834, 0.683],
+        "MSE (All)": [0.676, 0.340, 0.573, 0.692, 0.565],
+    }, index=list(SUBSETS)),
+}
+
+
+def paper_table2(dataset: str) -> pd.DataFrame:
+    """The paper's Table 2 block for ``dataset`` ("multipref" or "helpsteer2"; case and dashes ignored)."""
+    key = str(dataset).lower().replace("-", "").replace("_", "")
+    for k in PAPER_TABLE2:
+        if k in key:
+            return PAPER_TABLE2[k].copy()
+    raise KeyError(f"the paper's Table 2 has no block for {dataset!r} (only {list(PAPER_TABLE2)})")
+
+
+def subset_masks(classified: pd.DataFrame) -> dict[str, pd.Series]:
+    """Boolean masks (indexed like ``classified``) for the five rows of Table 2."""
+    a = classified["agreement"]
+    div = a == "diverging"
+    return {
+        SUBSETS[0]: a == "high-agreement-pref",
+        SUBSETS[1]: a == "high-agreement-tie",
+        SUBSETS[2]: div,
+        SUBSETS[3]: div & classified["substantial"].astype(bool),
+        SUBSETS[4]: pd.Series(True, index=classified.index),
+    }
+
+
+def _as_models(x, default: str) -> dict[str, pd.Series]:
+    if x is None:
+        return {}
+    if isinstance(x, Mapping):
+        return {str(k): pd.Series(v) for k, v in x.items()}
+    return {default: pd.Series(x)}
+
+
+def _chosen_sign(classified: pd.DataFrame, signed: pd.Series, chosen: str) -> pd.Series:
+    """+1 where the chosen response is A, −1 where B; ``signed`` > 0 means the model favours A."""
+    model = np.where(signed.to_numpy() >= 0, 1.0, -1.0)
+    if chosen == "model":
+        return pd.Series(model, index=signed.index)
+    if chosen != "majority":
+        raise ValueError(f"chosen must be 'model' or 'majority', not {chosen!r}")
+    maj = classified["majority"].reindex(signed.index)
+    out = np.where(maj == "A", 1.0, np.where(maj == "B", -1.0, model))
+    return pd.Series(out, index=signed.index)
+
+
+def table2(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str = "model", n_boot: int = 2000,
+           level: float = 0.95, seed: int = 0) -> pd.DataFrame:
+    """Table 2 of Diverging Preferences for one data set: per subset, the count and, per reward model, the
+    mean P(chosen ≻ rejected) (``p_a``: Bradley-Terry models) or mean r_chosen − r_rejected
+    (``reward_gap``: MSE-regression models) with a percentile bootstrap CI (:func:`pluralign.stats.bootstrap_ci`).
+
+    ``p_a``: P(A ≻ B) per pair (a Series indexed by pair_id, or ``{column name: Series}``, e.g.
+    ``{"BT (Agg)": ..., "BT (All)": ...}``); ``reward_gap``: r_A − r_B per pair, likewise. The evaluated
+    pairs are those the model outputs cover (the held-out set); every model must cover the same pairs and
+    all of them must be in ``classified``. ``chosen``: see the module docstring.
+
+    Returns a DataFrame indexed by :data:`SUBSETS` with ``# Ex.`` and, per model, ``<name>``,
+    ``<name> lo``, ``<name> hi``."""
+    models = {**{k: ("bt", v) for k, v in _as_models(p_a, "BT").items()},
+              **{k: ("mse", v) for k, v in _as_models(reward_gap, "MSE").items()}}
+    if not models:
+        raise ValueError("table2 needs p_a (Bradley-Terry P(A ≻ B)) and/or reward_gap (r_A − r_B)")
+    ids = None
+    for name, (_, s) in models.items():
+        if s.isna().any():
+            raise ValueError(f"model {name!r}: {int(s.isna().sum())} missing values")
+        if ids is None:
+            ids = s.index
+        elif not s.index.sort_values().equals(ids.sort_values()):
+            raise ValueError(f"model {name!r} covers different pairs from {next(iter(models))!r}")
+    missing = ids.difference(classified.index)
+    if len(missing):
+        raise ValueError(f"{len(missing)} evaluated pairs are not in `classified`, e.g. {missing[0]!r}")
+    cl = classified.loc[ids]
+    masks = subset_masks(cl)
+    out = pd.DataFrame(index=list(SUBSETS))
+    out["# Ex."] = [int(m.sum()) for m in masks.values()]
+    for name, (kind, s) in models.items():
+        s = s.loc[ids].astype(float)
+        if kind == "bt":
+            if ((s < 0) | (s > 1)).any():
+                raise ValueError(f"model {name!r}: p_a must be probabilities in [0, 1]")
+            sign = _chosen_sign(cl, s - 0.5, chosen)
+            value = np.where(sign > 0, s, 1 - s)               # P(C ≻ R)
+        else:
+            sign = _chosen_sign(cl, s, chosen)
+            value = sign * s                                    # r_C − r_R
+        value = pd.Series(value, index=ids)
+        est, lo, hi = [], [], []
+        for k, m in enumerate(masks.values()):
+            e, l, h = bootstrap_ci(value[m.to_numpy()].to_numpy(), np.mean, n_boot=n_boot, level=level,
+                                   seed=seed + k)
+            est.append(e), lo.append(l), hi.append(h)
+        out[name], out[f"{name} lo"], out[f"{name} hi"] = est, lo, hi
+    out.attrs.update(chosen=chosen, level=level, n_boot=n_boot)
+    return out
+
+
+# ---- do models know? -----------------------------------------------------------------------------------
+def predicted_disagreement(mu_a, mu_b, sigma_a, sigma_b, n_annotators=2) -> np.ndarray:
+    """Probability that annotators split on a pair, from a mean-variance reward model.
+
+    The model gives each response a Gaussian reward over the annotator population, r_A ~ N(μ_A, σ_A²),
+    r_B ~ N(μ_B, σ_B²) (independent). A random annotator prefers A with
+    ``p = P(r_A > r_B) = Φ((μ_A − μ_B) / sqrt(σ_A² + σ_B²))``, and ``k`` independent annotators do not all
+    pick the same response with probability ``1 − p^k − (1 − p)^k`` (``k = 2``: 2p(1 − p); maximal, 1 − 2^{1−k},
+    at p = ½). It is a decreasing function of |p − ½|, so its AUROC does not depend on a constant ``k``;
+    ``n_annotators`` may be per pair (array)."""
+    mu_a, mu_b = np.asarray(mu_a, float), np.asarray(mu_b, float)
+    s = np.sqrt(np.asarray(sigma_a, float) ** 2 + np.asarray(sigma_b, float) ** 2)
+    if np.any(s <= 0):
+        raise ValueError("sigma_a and sigma_b must not both be 0")
+    p = norm.cdf((mu_a - mu_b) / s)
+    k = np.asarray(n_annotators, float)
+    return 1 - p ** k - (1 - p) ** k
+
+
+def diverging_labels(classified: pd.DataFrame,
+                     against=("high-agreement-pref", "high-agreement-tie")) -> pd.Series:
+    """``is_diverging`` (bool, indexed by pair_id) on the diverging pairs and the ``against`` classes only
+    (default: both high-agreement classes — "other" pairs are left out of the comparison)."""
+    a = classified["agreement"]
+    keep = (a == "diverging") | a.isin(list(against))
+    return (a[keep] == "diverging").rename("is_diverging")
+
+
+def disagreement_auroc(predicted_disagreement, is_diverging, *, n_boot: int = 2000, level: float = 0.95,
+                       seed: int = 0) -> tuple[float, float, float]:
+    """AUROC of a predicted-disagreement score for separating diverging from high-agreement pairs
+    (``sklearn.metrics.roc_auc_score``) with a percentile bootstrap CI: ``(auc, lo, hi)``.
+
+    Two Series are aligned on their index (``is_diverging`` as from :func:`diverging_labels`, whose index
+    selects the pairs); arrays must have equal length. The estimate is ``roc_auc_score``; the bootstrap
+    replicates use its Mann-Whitney form (identical value, mid-ranks for ties); resamples with a single
+    class are skipped."""
+    from sklearn.metrics import roc_auc_score
+    if isinstance(is_diverging, pd.Series) and isinstance(predicted_disagreement, pd.Series):
+        missing = is_diverging.index.difference(predicted_disagreement.index)
+        if len(missing):
+            raise ValueError(f"{len(missing)} labelled pairs have no prediction, e.g. {missing[0]!r}")
+        predicted_disagreement = predicted_disagreement.loc[is_diverging.index]
+    x = np.asarray(predicted_disagreement, float)
+    y = np.asarray(is_diverging, bool)
+    if len(x) != len(y):
+        raise ValueError(f"{len(x)} predictions for {len(y)} labels")
+    if y.all() or not y.any():
+        raise ValueError("AUROC needs both diverging and high-agreement pairs")
+
+    def auc(m):  # Mann-Whitney form of the AUROC (mid-ranks for ties): equal to roc_auc_score, faster
+        yy = m[:, 1] > 0.5
+        n1 = int(yy.sum())
+        if n1 == 0 or n1 == len(yy):
+            return np.nan
+        r = rankdata(m[:, 0])
+        return (r[yy].sum() - n1 * (n1 + 1) / 2) / (n1 * (len(yy) - n1))
+
+    _, lo, hi = bootstrap_ci(np.column_stack([x, y.astype(float)]), auc, n_boot=n_boot, level=level, seed=seed)
+    return float(roc_auc_score(y, x)), lo, hi
+
+
+_VERDICTS = {"1": "A", "a": "A", "response1": "A",
+             "2": "B", "b": "B", "response2": "B",
+             "0": "tie", "tie": "tie", "3": "tie"}
+
+
+def _verdict(v):
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return np.nan
+    s = str(v).strip().lower()
+    if s.endswith(".0"):
+        s = s[:-2]
+    return _VERDICTS.get(s, np.nan)
+
+
+def judge_verdicts(data, annotator_id: str) -> pd.Series:
+    """One judge's verdicts from a PreferenceData whose annotators include it (e.g.
+    ``pluralign.data.load("pandalm-judges")``, annotators ``gpt-3.5-turbo`` / ``pandalm-7b``): a Series
+    indexed by pair_id with "A" (preference < 0), "B" (> 0) or "tie" (0)."""
+    ann = data.annotations[data.annotations["annotator_id"] == annotator_id]
+    if ann.empty:
+        raise KeyError(f"no judgments by {annotator_id!r}; annotators: {sorted(data.annotations['annotator_id'].unique())}")
+    p = pd.to_numeric(ann["preference"])
+    return pd.Series(np.where(p < 0, "A", np.where(p > 0, "B", "tie")), index=pd.Index(ann["pair_id"], name="pair_id"),
+                     name=annotator_id, dtype=object)
+
+
+def read_verdicts(path, key: str | None = None, pair_id: Callable[[int], str] | str = "pandalm:{idx}") -> pd.Series:
+    """An LLM judge's verdicts from a PandaLM-format JSON list (``{"idx", "<judge>_result", ...}``):
+    a Series indexed by pair_id with "A" (response1 better), "B" (response2 better), "tie" (0 / "Tie") or
+    NaN for an unreadable verdict (e.g. GPT-3.5's "garbage"; the count is in ``attrs["invalid"]``).
+
+    ``key``: the verdict field (default: the one field ending in ``_result``); ``pair_id``: a format string
+    on ``idx`` or a callable, to match the pair ids of the loader used for the human labels (default: those
+    of ``pluralign.data.load("pandalm")``). :func:`judge_verdicts` does the same from a loaded data set."""
+    recs = json.loads(Path(path).read_text())
+    if key is None:
+        keys = [k for k in recs[0] if k.endswith("_result")]
+        if len(keys) != 1:
+            raise ValueError(f"{path}: cannot tell the verdict field among {list(recs[0])}; pass key=")
+        key = keys[0]
+    make = pair_id if callable(pair_id) else (lambda i, f=pair_id: f.format(idx=i))
+    s = pd.Series([_verdict(r.get(key)) for r in recs], index=pd.Index([make(r["idx"]) for r in recs],
+                                                                        name="pair_id"), name=key, dtype=object)
+    s.attrs["invalid"] = int(s.isna().sum())
+    return s
+
+
+def _judge(judge) -> tuple[str, pd.Series]:
+    """("prob", P(A) floats) or ("verdict", "A"/"B"/"tie"/NaN). Float dtype = probabilities; strings, integers
+    (PandaLM's 1 / 2 / 0) and objects = verdicts."""
+    s = pd.Series(judge)
+    if pd.api.types.is_float_dtype(s.dtype):
+        if ((s < 0) | (s > 1)).any():
+            raise ValueError("judge probabilities must lie in [0, 1] (pass verdicts as strings or integers)")
+        return "prob", s
+    return "verdict", s.map(lambda x: x if x in ("A", "B", "tie") else _verdict(x))
+
+
+def judge_confidence(judge) -> pd.Series:
+    """Per-pair decisiveness of a judge in [0, 1]: for probabilities P(A) (a float Series), ``|2 P(A) − 1|``
+    (0 = undecided, 1 = certain); for verdicts ("A" / "B" / "tie", or integers 1 / 2 / 0 as in PandaLM's
+    files), 1 for a preference and 0 for a tie. Unreadable judgments are NaN."""
+    kind, s = _judge(judge)
+    if kind == "prob":
+        return (2 * s - 1).abs()
+    return s.map({"A": 1.0, "B": 1.0, "tie": 0.0}).astype(float)
+
+
+def judge_decisiveness(judge, classified: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95,
+                       seed: int = 0) -> pd.DataFrame:
+    """An LLM judge's confidence on diverging vs high-agreement pairs (Diverging Preferences §3's question
+    for reward models, asked of a judge).
+
+    ``judge``: per pair (Series indexed by pair_id) a probability P(A ≻ B) (float dtype, e.g.
+    ``LLM.judge_ab``) or a verdict ("A" / "B" / "tie", or PandaLM's 1 / 2 / 0; :func:`read_verdicts`,
+    :func:`judge_verdicts`). Rows: the Table 2 subsets plus "Diverging − High-Agreement Prefs." (difference of
+    means, independent bootstrap of the two groups). Columns: ``n`` (pairs with a readable judgment),
+    ``confidence`` (mean :func:`judge_confidence`; for verdicts the share of non-tie verdicts) with ``lo`` /
+    ``hi``, and ``agrees with majority`` (on pairs whose annotator majority chose A or B, the share where the
+    judge picks it: P(A) > ½ or verdict "A" for "A") with ``agrees lo`` / ``agrees hi``."""
+    conf = judge_confidence(judge)
+    kind, s = _judge(judge)
+    if kind == "prob":
+        pick = pd.Series(np.where(s > 0.5, "A", np.where(s < 0.5, "B", "tie")), index=s.index, dtype=object)
+    else:
+        pick = s
+    ids = classified.index.intersection(conf.index[conf.notna()])
+    cl = classified.loc[ids]
+    masks = subset_masks(cl)
+    rows = {}
+    for k, (name, m) in enumerate(masks.items()):
+        sel = ids[m.to_numpy()]
+        c, lo, hi = bootstrap_ci(conf.loc[sel].to_numpy(), np.mean, n_boot=n_boot, level=level, seed=seed + k)
+        maj = cl.loc[sel, "majority"]
+        has = maj.isin(["A", "B"])
+        agree = (pick.loc[sel][has.to_numpy()] == maj[has]).astype(float).to_numpy()
+        a, alo, ahi = bootstrap_ci(agree, np.mean, n_boot=n_boot, level=level, seed=seed + 100 + k)
+        rows[name] = {"n": len(sel), "confidence": c, "lo": lo, "hi": hi, "agrees with majority": a,
+                      "agrees lo": alo, "agrees hi": ahi}
+    div = conf.loc[ids[masks[SUBSETS[2]].to_numpy()]].to_numpy()
+    hap = conf.loc[ids[masks[SUBSETS[0]].to_numpy()]].to_numpy()
+    rows["Diverging − High-Agreement Prefs."] = {"n": len(div) + len(hap), **dict(zip(
+        ("confidence", "lo", "hi"), _diff_ci(div, hap, n_boot=n_boot, level=level, seed=seed)))}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.attrs.update(n_unreadable=int(conf.isna().sum()), level=level, kind=kind)
+    return out
+
+
+def _diff_ci(a, b, *, n_boot, level, seed) -> tuple[float, float, float]:
+    """mean(a) − mean(b) with a percentile bootstrap resampling a and b independently."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if not len(a) or not len(b):
+        return (np.nan,) * 3
+    rng = np.random.default_rng(seed)
+    boots = (a[rng.integers(0, len(a), (n_boot, len(a)))].mean(1) - b[rng.integers(0, len(b), (n_boot, len(b)))]
+             .mean(1))
+    q = (1 - level) / 2
+    lo, hi = np.quantile(boots, [q, 1 - q])
+    return float(a.mean() - b.mean()), float(lo), float(hi)
