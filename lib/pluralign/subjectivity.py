@@ -1,0 +1,337 @@
+"""Categories of subjectivity and the aggregate preference p* — Beyond the Binary (Padmakumar et al.
+2024, ``../shared/seeds/004_*.txt``), §2 Eq. 2, §3.1–3.2, Appendix B tasks 1–3.
+
+* §3.1 / Appendix B task 1 (*Plurality of Responses to Prompts*): does the prompt have a **single**
+  correct answer or **multiple** correct answers? → :func:`classify_subjectivity` (``kind`` =
+  ``"single"`` / ``"multiple"``).
+* §3.1 / Appendix B task 2 (*Indistinguishability of Responses*): are the two responses
+  **distinguishable** or **indistinguishable** paraphrases? → :func:`classify_distinguishability`.
+* §3.2 / Appendix B task 3 (*User Preference Estimation*): "If you asked 10 different people, how many
+  would prefer answer A and how many would prefer answer B?", averaged over labellers → ``p*``
+  (Eq. 2, the share preferring A = ``y_0``) → :func:`user_preference_estimation` +
+  :func:`aggregate_preference`. Where a data set has several real annotators, ``p*`` is their share
+  (``PreferenceData.share_a()``, ties half): ``aggregate_preference(data)``.
+* The paper's three human annotators assign the categories by majority vote: :func:`majority_vote`
+  does that for imported human labels (or for several LLM labellers / samples).
+
+The appendix gives these tasks as annotator guidelines; the prompts below quote them word for word.
+To use them with an LLM, :data:`ANSWER_SUFFIX` (the project's addition, not the paper's) asks for
+the option letter / number, or ``method="structured"`` asks for JSON through ``llm.structured``.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from pluralign.cache import ItemStore
+from pluralign.margins import _item_key, _llm_id, _pairs_frame, cached_generate
+
+__all__ = [
+    "TASK1_PROMPT", "TASK2_PROMPT", "TASK3_PROMPT", "TASK3_OPTIONS", "ANSWER_SUFFIX", "task1_prompt",
+    "task2_prompt", "task3_prompt", "parse_option", "parse_ten_people", "classify_subjectivity",
+    "classify_distinguishability", "user_preference_estimation", "aggregate_preference", "majority_vote",
+    "TASK1_LABELS", "TASK2_LABELS",
+]
+
+#: Appendix B, Task 1: Subjectivity — word for word (line breaks restored from the PDF layout;
+#: "factually, correct" and the missing final full stop are the paper's).
+TASK1_PROMPT = (
+    "Consider the following prompt: {prompt}\n\n"
+    "Is there a single factually, correct response to this prompt? Options:\n"
+    "A) There is only one single correct choice to this prompt.\n"
+    "B) There are multiple possible correct answers to this prompt"
+)
+#: Task 1 option → category (§3.1).
+TASK1_LABELS = {"A": "single", "B": "multiple"}
+
+#: Appendix B, Task 2: Distinguishability — word for word.
+TASK2_PROMPT = (
+    "Consider the following two candidate model outputs in response to the prompt: {prompt}\n"
+    "Answer A: {answer_0}\n\n"
+    "Answer B: {answer_1}\n\n"
+    "Can you clearly tell the two responses apart? Are they significantly different from one another?\n"
+    "Options:\n"
+    "A) Both choices are essentially the same content, just with minor stylistic variations.\n"
+    "B) The two choices are clearly different from each other and distinguishable."
+)
+#: Task 2 option → distinguishable? (§3.1: option A = indistinguishable paraphrases).
+TASK2_LABELS = {"A": False, "B": True}
+
+#: Appendix B, Task 3: the eleven options "10 A - 0 B" … "0 A - 10 B". The extracted text prints the
+#: last one as "11) 10 A - 0 B", a typo: §3.2 says the scale ranges "from 10-0 to 0-10".
+TASK3_OPTIONS = tuple(f"{i + 1}) {10 - i} A - {i} B" for i in range(11))
+
+#: Appendix B, Task 3: User Preference Estimation. The appendix lists it after Task 2, whose context
+#: (prompt, Answer A, Answer B) it needs; that context is repeated here in Task 2's words.
+TASK3_PROMPT = (
+    "Consider the following two candidate model outputs in response to the prompt: {prompt}\n"
+    "Answer A: {answer_0}\n\n"
+    "Answer B: {answer_1}\n\n"
+    "If you asked 10 different people, how many would prefer answer A and how many would prefer answer B? "
+    + " ".join(TASK3_OPTIONS)
+)
+
+#: The project's addition for LLM labellers (not in the paper): how to answer.
+ANSWER_SUFFIX = {
+    1: "\n\nAnswer with the letter of one option (A or B) and nothing else.\nAnswer:",
+    2: "\n\nAnswer with the letter of one option (A or B) and nothing else.\nAnswer:",
+    3: "\n\nAnswer in the format '<number> A - <number> B' and nothing else.\nAnswer:",
+}
+
+_SCHEMA_AB = {"type": "object", "properties": {"option": {"type": "string", "enum": ["A", "B"]}},
+              "required": ["option"]}
+_SCHEMA_TEN = {"type": "object", "properties": {"prefer_a": {"type": "integer", "minimum": 0, "maximum": 10},
+                                                "prefer_b": {"type": "integer", "minimum": 0, "maximum": 10}},
+               "required": ["prefer_a", "prefer_b"]}
+
+
+def task1_prompt(prompt: str, suffix: str | None = ANSWER_SUFFIX[1]) -> str:
+    """Appendix B task 1 filled with the prompt (plus the answer instruction unless ``suffix=None``)."""
+    return TASK1_PROMPT.format(prompt=prompt) + (suffix or "")
+
+
+def task2_prompt(prompt: str, answer_0: str, answer_1: str, suffix: str | None = ANSWER_SUFFIX[2]) -> str:
+    """Appendix B task 2 filled with ``(x, y_0, y_1)`` = (prompt, response A, response B)."""
+    return TASK2_PROMPT.format(prompt=prompt, answer_0=answer_0, answer_1=answer_1) + (suffix or "")
+
+
+def task3_prompt(prompt: str, answer_0: str, answer_1: str, suffix: str | None = ANSWER_SUFFIX[3]) -> str:
+    """Appendix B task 3 ("If you asked 10 different people…") for ``(x, y_0, y_1)``."""
+    return TASK3_PROMPT.format(prompt=prompt, answer_0=answer_0, answer_1=answer_1) + (suffix or "")
+
+
+_OPT = re.compile(r"^[\*\"'\(\[]*\s*(?i:option\s*|answer\s*[:\-]?\s*)?([AB])\s*(?:[\)\]\.:\*\"']|$|\s)")
+_OPT_ANY = re.compile(r"\b(?:option|answer|choice)\s*(?:is\s*)?[:\-]?\s*[\(\[]?([AB])\b", re.IGNORECASE)
+
+
+def parse_option(text: str | None) -> str | None:
+    """An A/B option answer → ``"A"``, ``"B"`` or ``None`` (unparseable, or both options named).
+
+    Reads a leading capital letter (``"A"``, ``"B) The two…"``, ``"(A)"``, ``"Option B"``), an
+    explicit ``option / answer / choice [is] X`` anywhere, or a lone ``a`` / ``b``."""
+    if text is None:
+        return None
+    t = str(text).strip()
+    named = {x.upper() for x in _OPT_ANY.findall(t)}
+    if len(named) > 1:
+        return None
+    m = _OPT.match(t)
+    if m:
+        lead = m.group(1)
+        return None if named and lead not in named else lead
+    if named:
+        return named.pop()
+    return t.upper() if t.upper() in ("A", "B") else None
+
+
+_TEN = re.compile(r"(\d+)\s*A\s*[-–—:/,]\s*(\d+)\s*B", re.IGNORECASE)
+_NUM = re.compile(r"^\s*(\d+)\s*\)?\s*$")
+
+
+def parse_ten_people(text: str | None) -> int | None:
+    """A task 3 answer → the number of the 10 people who prefer A (0–10), or ``None``.
+
+    Reads ``"7 A - 3 B"`` (the counts must add up to 10) or a bare option number ``1``–``11``
+    (option k = ``11 − k`` for A)."""
+    if text is None:
+        return None
+    t = str(text)
+    hits = {(int(a), int(b)) for a, b in _TEN.findall(t)}
+    hits = {h for h in hits if h[0] + h[1] == 10}
+    if len(hits) == 1:
+        return hits.pop()[0]
+    if hits:
+        return None
+    m = _NUM.match(t)
+    if m and 1 <= int(m.group(1)) <= 11:
+        return 11 - int(m.group(1))
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# LLM labellers
+# ---------------------------------------------------------------------------------------------
+def _ask(llm, items: dict[str, str], *, task: int, method: str, samples: int, temperature: float,
+         top_p: float, max_tokens: int, job: str | None) -> dict[str, list]:
+    """``{key: prompt}`` → ``{key: [answers]}`` (strings for generate, dicts for structured), cached."""
+    if method == "generate":
+        return cached_generate(llm, items, step=f"subjectivity.task{task}", n=samples, temperature=temperature,
+                               top_p=top_p, max_tokens=max_tokens, job=job)
+    if method != "structured":
+        raise ValueError(f"method must be 'generate' or 'structured', not {method!r}")
+    if samples != 1:
+        raise ValueError("method='structured' gives one answer per prompt: use samples=1 (or several llms)")
+    schema = _SCHEMA_TEN if task == 3 else _SCHEMA_AB
+    with ItemStore(f"subjectivity.task{task}.structured", {"llm": _llm_id(llm), "schema": schema}) as store:
+        todo = store.missing(dict.fromkeys(items))
+        if todo:
+            kw = {"job": job} if job is not None else {}
+            outs = llm.structured([items[k] for k in todo], schema, **kw)
+            outs = getattr(outs, "values", outs)  # pluralign.llm returns a StructuredResult
+            if len(outs) != len(todo):
+                raise RuntimeError(f"llm.structured returned {len(outs)} results for {len(todo)} prompts")
+            for k, o in zip(todo, outs):
+                store.put(k, o)
+        return {k: [store.get(k)] for k in items}
+
+
+def _option_of(answer) -> str | None:
+    if isinstance(answer, dict):
+        v = answer.get("option")
+        return v.upper() if isinstance(v, str) and v.upper() in ("A", "B") else None
+    return parse_option(answer)
+
+
+def _ten_of(answer) -> int | None:
+    if isinstance(answer, dict):
+        a, b = answer.get("prefer_a"), answer.get("prefer_b")
+        if isinstance(a, int) and isinstance(b, int) and a + b == 10 and 0 <= a <= 10:
+            return a
+        return None
+    return parse_ten_people(answer)
+
+
+def _as_llms(llm) -> list:
+    return list(llm) if isinstance(llm, (list, tuple)) else [llm]
+
+
+def _warn_unparsed(what: str, bad: int, total: int) -> None:
+    if bad:
+        warnings.warn(f"{what}: {bad} of {total} answers unparseable (counted in n_unparsed)", stacklevel=3)
+
+
+def _vote_table(ids, answers_per_id: list[list], parse, labels: dict, name: str) -> pd.DataFrame:
+    rows = []
+    for pid, answers in zip(ids, answers_per_id):
+        opts = [parse(a) for a in answers]
+        na, nb = opts.count("A"), opts.count("B")
+        lab = "A" if na > nb else "B" if nb > na else None
+        rows.append((pid, labels[lab] if lab else None, na, nb, opts.count(None), len(opts),
+                     max(na, nb) / (na + nb) if na + nb else np.nan))
+    out = pd.DataFrame(rows, columns=["pair_id", name, "votes_A", "votes_B", "n_unparsed", "n", "agreement"])
+    out[name] = pd.Series([r[1] for r in rows], dtype=object)  # keep None (no majority) as None
+    return out
+
+
+def classify_subjectivity(llm, data, *, samples: int = 1, temperature: float = 0.0, top_p: float = 1.0,
+                          method: str = "generate", max_tokens: int = 8, suffix: str | None = ANSWER_SUFFIX[1],
+                          job: str | None = None) -> pd.DataFrame:
+    """§3.1 / Appendix B task 1: *single* vs *multiple* correct answers, per pair (asked once per
+    distinct prompt).
+
+    ``llm``: one backend or a list (several labellers); each is asked ``samples`` times (``generate``
+    with ``temperature``/``top_p``) or once (``method="structured"``, JSON ``{"option": "A"|"B"}``).
+    The category is the majority vote over all answers, as the paper's three annotators' majority
+    (option A → ``"single"``, B → ``"multiple"``; an even split → ``None``). Returns ``pair_id, kind,
+    votes_A, votes_B, n_unparsed, n, agreement``. Cached per prompt."""
+    pairs = _pairs_frame(data)
+    prompts = pd.unique(pairs["prompt"].astype(str))
+    items = {_item_key("task1", p): task1_prompt(p, suffix) for p in prompts}
+    per_key: dict[str, list] = {k: [] for k in items}
+    for one in _as_llms(llm):
+        got = _ask(one, items, task=1, method=method, samples=samples, temperature=temperature, top_p=top_p,
+                   max_tokens=max_tokens, job=job)
+        for k in items:
+            per_key[k].extend(got[k])
+    answers = [per_key[_item_key("task1", str(p))] for p in pairs["prompt"]]
+    out = _vote_table(pairs["pair_id"], answers, _option_of, TASK1_LABELS, "kind")
+    _warn_unparsed("classify_subjectivity", int(out["n_unparsed"].sum()), int(out["n"].sum()))
+    return out
+
+
+def classify_distinguishability(llm, data, *, samples: int = 1, temperature: float = 0.0, top_p: float = 1.0,
+                                method: str = "generate", max_tokens: int = 8,
+                                suffix: str | None = ANSWER_SUFFIX[2], job: str | None = None) -> pd.DataFrame:
+    """§3.1 / Appendix B task 2: are responses A and B *distinguishable* (option B) or
+    *indistinguishable* paraphrases (option A)? Same labellers, voting and caching as
+    :func:`classify_subjectivity`. Returns ``pair_id, distinguishable`` (bool, ``None`` on an even
+    split) ``, votes_A, votes_B, n_unparsed, n, agreement``."""
+    pairs = _pairs_frame(data)
+    keys = [_item_key("task2", p, a, b) for p, a, b in zip(pairs["prompt"], pairs["response_a"], pairs["response_b"])]
+    items = {k: task2_prompt(p, a, b, suffix) for k, p, a, b in
+             zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])}
+    per_key: dict[str, list] = {k: [] for k in items}
+    for one in _as_llms(llm):
+        got = _ask(one, items, task=2, method=method, samples=samples, temperature=temperature, top_p=top_p,
+                   max_tokens=max_tokens, job=job)
+        for k in items:
+            per_key[k].extend(got[k])
+    out = _vote_table(pairs["pair_id"], [per_key[k] for k in keys], _option_of, TASK2_LABELS, "distinguishable")
+    _warn_unparsed("classify_distinguishability", int(out["n_unparsed"].sum()), int(out["n"].sum()))
+    return out
+
+
+def user_preference_estimation(llm, data, *, samples: int = 1, temperature: float = 0.0, top_p: float = 1.0,
+                               method: str = "generate", max_tokens: int = 12,
+                               suffix: str | None = ANSWER_SUFFIX[3], job: str | None = None) -> pd.DataFrame:
+    """Appendix B task 3 / §3.2: each labeller (each ``llm`` × each of ``samples`` answers) says how many
+    of 10 people would prefer A. Returns long form ``pair_id, labeller, prefer_a`` (0–10, NaN when
+    unparseable) ``, raw``; pass it to :func:`aggregate_preference` for ``p*``. Cached per pair."""
+    pairs = _pairs_frame(data)
+    keys = [_item_key("task3", p, a, b) for p, a, b in zip(pairs["prompt"], pairs["response_a"], pairs["response_b"])]
+    items = {k: task3_prompt(p, a, b, suffix) for k, p, a, b in
+             zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])}
+    rows = []
+    for li, one in enumerate(_as_llms(llm)):
+        got = _ask(one, items, task=3, method=method, samples=samples, temperature=temperature, top_p=top_p,
+                   max_tokens=max_tokens, job=job)
+        for pid, k in zip(pairs["pair_id"], keys):
+            for si, ans in enumerate(got[k]):
+                v = _ten_of(ans)
+                rows.append((pid, f"llm{li}.{si}", np.nan if v is None else float(v), ans))
+    out = pd.DataFrame(rows, columns=["pair_id", "labeller", "prefer_a", "raw"])
+    _warn_unparsed("user_preference_estimation", int(out["prefer_a"].isna().sum()), len(out))
+    return out
+
+
+def aggregate_preference(source, *, column: str = "prefer_a", out_of: int = 10) -> pd.Series:
+    """``p*`` — Eq. 2, the share of a population preferring A (``y_0``) — per pair, as a fraction in
+    [0, 1] (Series indexed by ``pair_id``, name ``p_star``).
+
+    * ``source`` a ``PreferenceData`` with several real annotators: Eq. 2 over them,
+      ``data.share_a()`` (a tie counts half).
+    * ``source`` a long DataFrame ``pair_id, labeller, prefer_a`` (task 3 answers from humans or
+      :func:`user_preference_estimation`; ``prefer_a`` = how many of ``out_of`` = 10 people prefer A):
+      the mean over labellers of ``prefer_a / 10`` — "we average these responses to obtain a consensus"
+      (§3.2). Unparseable answers (NaN) are skipped, and a pair with none gets NaN (with a warning)."""
+    if hasattr(source, "share_a") and hasattr(source, "annotations"):
+        return source.share_a().rename("p_star")
+    if not isinstance(source, pd.DataFrame) or "pair_id" not in source.columns or column not in source.columns:
+        raise TypeError(f"aggregate_preference needs a PreferenceData or a DataFrame with pair_id and {column!r}")
+    v = pd.to_numeric(source[column], errors="coerce")
+    bad = v.notna() & ((v < 0) | (v > out_of))
+    if bad.any():
+        raise ValueError(f"{column} must be between 0 and {out_of}; row {int(np.flatnonzero(bad.to_numpy())[0])} "
+                         f"has {v[bad].iloc[0]!r}")
+    p = (v / out_of).groupby(source["pair_id"], sort=False).mean().rename("p_star")
+    if p.isna().any():
+        warnings.warn(f"aggregate_preference: {int(p.isna().sum())} pairs have no usable estimate (p* NaN)",
+                      stacklevel=2)
+    p.index.name = "pair_id"
+    return p
+
+
+def majority_vote(labels: pd.DataFrame, column: str, *, by: str = "pair_id") -> pd.DataFrame:
+    """Majority vote over imported labels (§3.2: "We first put the examples into categories along both
+    aforementioned dimensions via a majority vote" of three annotators).
+
+    ``labels``: long form, one row per (item, labeller) with the label in ``column`` (missing labels
+    are ignored). Returns per item: the majority label (``None`` when the top labels tie — counted in
+    a warning, never broken silently), ``n`` labels and ``agreement`` (share of the majority label)."""
+    if by not in labels.columns or column not in labels.columns:
+        raise ValueError(f"labels need columns {by!r} and {column!r}")
+    rows = []
+    for key, vals in labels.dropna(subset=[column]).groupby(by, sort=False)[column]:
+        counts = vals.value_counts()
+        top = counts[counts == counts.max()]
+        rows.append((key, top.index[0] if len(top) == 1 else None, int(counts.sum()),
+                     float(counts.max() / counts.sum())))
+    out = pd.DataFrame(rows, columns=[by, column, "n", "agreement"])
+    out[column] = pd.Series([r[1] for r in rows], dtype=object)  # a tie stays None
+    ties = int(out[column].isna().sum())
+    if ties:
+        warnings.warn(f"majority_vote: {ties} items tied between labels ({column} = None)", stacklevel=2)
+    return out
