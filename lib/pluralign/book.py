@@ -259,16 +259,17 @@ def build_html(profile: str = "demo", out=sys.stdout) -> Path:
                and not (ROOT / (c + ".md")).exists()]
     if missing:
         raise BookError(f"pages missing for profile {profile!r}: {missing} (run `pluralign book --profile {profile}`)")
-    build_dir = ROOT / "_build" if profile == "demo" else ROOT / "_build" / profile
+    # jupyter-book writes <path-output>/_build/html: the demo book at _build/html, others at _build/<profile>/_build/html
+    out_root = ROOT if profile == "demo" else ROOT / "_build" / profile
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT), "--toc", str(toc_path),
-           "--path-output", str(build_dir.parent if profile == "demo" else build_dir), "-W", "-n", "--keep-going"]
+           "--path-output", str(out_root), "-W", "-n", "--keep-going"]
     env = {**os.environ, "PLURALIGN_PROFILE": profile}
     t = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         print(proc.stdout[-6000:], proc.stderr[-6000:], file=out)
         raise BookError(f"jupyter-book build failed (exit {proc.returncode}); see the log above")
-    index = (build_dir / "html" / "index.html") if profile != "demo" else ROOT / "_build" / "html" / "index.html"
+    index = out_root / "_build" / "html" / "index.html"
     print(f"book built in {time.perf_counter() - t:.1f}s: {index}", file=out, flush=True)
     return index
 

@@ -31,7 +31,7 @@ def _run(a) -> int:
     profile = a.profile or (book.read_params(params).get("profile") or "demo")
     name = Path(a.notebook).stem
     r = book.Run(name, str(params.relative_to(book.ROOT) if params.is_relative_to(book.ROOT) else params), profile)
-    out = Path(a.output) if a.output else book.ROOT / "book" / "_executed" / "runs" / f"{name}__{params.stem}.ipynb"
+    out = Path(a.output) if a.output else book.ROOT / "book" / "_executed" / "runs" / f"{name}__{params.parent.name}-{params.stem}.ipynb"
     try:
         status = book.execute(r, refresh=True, output=out)
     except book.BookError as e:

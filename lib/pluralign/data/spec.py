@@ -3,7 +3,9 @@
 A notebook's data parameter is a plain dict, so papermill / YAML can carry it:
 
 - ``{"simulate": {"n_pairs": 2000, "seed": 0, "annotation_format": "multipref"}}`` → :func:`simulate`;
-- ``{"name": "pandalm"}``, ``{"name": "hh-rlhf", "source": "path/to/test.jsonl.gz", "limit": 500}``,
+- ``{"name": "pandalm"}``, ``{"name": "hh-rlhf", "source": "path/to/test.jsonl.gz", "limit": 500}``
+  (a source starting ``shared:`` is relative to the shared data folder, ``$PLURALIGN_SHARED_DATA`` or
+  ``../shared/data``),
   ``{"name": "local", "source": ..., "columns": {...}, "labels": {...}}`` → :func:`load`.
 """
 from __future__ import annotations
@@ -23,6 +25,10 @@ def from_spec(spec: dict) -> PreferenceData:
         return simulate(**spec["simulate"])
     if "name" not in spec:
         raise ValueError(f"data spec {spec!r} needs 'name' (a registered data set) or 'simulate' (options)")
+    src = spec.get("source")
+    if isinstance(src, str) and src.startswith("shared:"):
+        from pluralign.data.io import shared_data_dir
+        spec["source"] = str(shared_data_dir() / src.removeprefix("shared:").lstrip("/"))
     return load(spec)
 
 

@@ -23,7 +23,7 @@ def overview(data: PreferenceData) -> pd.Series:
         "annotators per pair (max)": int(n.max()) if len(n) else 0,
         "tie judgments (share)": round(float((p == 0).mean()), 3),
         "pairs with A and B votes (share)": round(float((g["a"] & g["b"]).mean()), 3),
-    }, name=data.name)
+    }, name=data.name, dtype=object)
 
 
 def label_distribution(data: PreferenceData) -> pd.DataFrame:
