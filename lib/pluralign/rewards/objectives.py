@@ -1,0 +1,210 @@
+"""Reward-model training objectives and the training instances they are fitted on.
+
+Objectives (per-instance losses, averaged over a batch):
+
+- ``"bt"`` — Bradley-Terry: ``-log σ(r_c - r_r)`` (chosen c, rejected r).
+- ``"bt-margin"`` — Bradley-Terry with a per-pair margin, Beyond the Binary Eq. (4):
+  ``-log σ(r_c - r_r - m)``; identical to TRL ``RewardTrainer``'s ``margin`` column. The margin
+  comes from ``margins=`` (e.g. Eq. (3) on synthetic LLM judgments) or, when not given, from the
+  pair's own annotators by Eq. (3): ``m = |Σ j_i - n/2| / (n/2) = |2·share_a - 1|`` — the paper's
+  "gold standard" with real multiple judgments.
+- ``"mse"`` — regression of the reward on per-response Likert scores (HelpSteer2 style; the MSE
+  reward model of Diverging Preferences §4 / Table 2).
+- ``"mean-variance"`` — a distributional RM: every response gets a Gaussian reward N(μ, σ²); the
+  probability that an annotator prefers A is ``P(A ≻ B) = Φ((μ_A - μ_B) / √(σ_A² + σ_B²))``
+  (Thurstone case III); trained by negative log-likelihood of the individual annotator judgments.
+  **Ties** count half for each side: a tie contributes ``-½ log P(A≻B) - ½ log P(B≻A)`` (the same
+  convention as :meth:`PreferenceData.share_a`). With ``labels="aggregate"`` one instance per pair
+  carries the soft target ``share_a`` (same optimum, pairs weighted equally rather than by their
+  number of judgments).
+
+Label sets (Diverging Preferences §4): ``labels="aggregate"`` — one instance per pair, the
+majority label (pairs whose majority is a tie are dropped for BT, and the count is recorded);
+``labels="all"`` — every annotator judgment is its own instance (ties dropped for BT, counted).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+
+OBJECTIVES = ("bt", "bt-margin", "mse", "mean-variance")
+LABELS = ("aggregate", "all")
+SIGMA_MIN = 1e-3
+
+
+# ---- losses (torch, differentiable) -------------------------------------------------------------
+def bt_loss(r_chosen: torch.Tensor, r_rejected: torch.Tensor, margin: torch.Tensor | None = None) -> torch.Tensor:
+    """Per-instance Bradley-Terry loss ``-log σ(r_c - r_r - m)`` (Beyond the Binary Eq. 4; m = 0 → plain BT)."""
+    d = r_chosen - r_rejected
+    if margin is not None:
+        d = d - margin
+    return -F.logsigmoid(d)
+
+
+def mse_loss(reward: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Per-response squared error ``(r - likert)²`` (HelpSteer2-style regression RM)."""
+    return (reward - target) ** 2
+
+
+def sigma_from_raw(raw: torch.Tensor) -> torch.Tensor:
+    """The head's second output → σ > 0 (softplus plus a floor of 1e-3)."""
+    return F.softplus(raw) + SIGMA_MIN
+
+
+def mean_variance_prob_a(mu_a, mu_b, sigma_a, sigma_b):
+    """``P(A ≻ B) = Φ((μ_A - μ_B) / √(σ_A² + σ_B²))`` (torch tensors or numpy arrays)."""
+    if isinstance(mu_a, torch.Tensor):
+        z = (mu_a - mu_b) / torch.sqrt(sigma_a ** 2 + sigma_b ** 2)
+        return torch.special.ndtr(z)
+    from scipy.special import ndtr
+    z = (np.asarray(mu_a) - np.asarray(mu_b)) / np.sqrt(np.asarray(sigma_a) ** 2 + np.asarray(sigma_b) ** 2)
+    return ndtr(z)
+
+
+def mean_variance_nll(mu_a, mu_b, sigma_a, sigma_b, target_a: torch.Tensor) -> torch.Tensor:
+    """Per-instance NLL ``-[y log Φ(z) + (1-y) log Φ(-z)]``, z = (μ_A-μ_B)/√(σ_A²+σ_B²);
+    y = 1 (A preferred), 0 (B preferred), ½ (tie, counted half/half) or a soft share."""
+    z = (mu_a - mu_b) / torch.sqrt(sigma_a ** 2 + sigma_b ** 2)
+    log_pa = torch.special.log_ndtr(z)
+    log_pb = torch.special.log_ndtr(-z)
+    return -(target_a * log_pa + (1 - target_a) * log_pb)
+
+
+def margin_from_judgments(judgments) -> float:
+    """Beyond the Binary Eq. (3): ``m = |Σ j_i - n/2| / (n/2)`` for binary judgments j_i ∈ {0, 1}."""
+    j = np.asarray(judgments, dtype=float)
+    n = len(j)
+    if n == 0:
+        raise ValueError("margin_from_judgments needs at least one judgment")
+    return float(abs(j.sum() - n / 2) / (n / 2))
+
+
+# ---- instances ---------------------------------------------------------------------------------
+@dataclass
+class Instances:
+    """Training instances for one objective.
+
+    ``kind="pairwise"``: columns ``prompt, first, second, target`` (target = P(first ≻ second): 1 for
+    BT where ``first`` is the chosen response) and ``margin``. ``kind="pointwise"``: ``prompt,
+    response, target`` (Likert). ``dropped``: counts of what was left out and why."""
+    kind: str
+    table: pd.DataFrame
+    dropped: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+def _margins_series(data, margins) -> pd.Series:
+    ids = data.pairs["pair_id"]
+    if margins is None:
+        return (2 * data.share_a() - 1).abs().rename("margin")
+    if isinstance(margins, pd.Series):
+        m = margins.reindex(ids.values) if margins.index.isin(ids).any() else pd.Series(margins.values, index=ids.values)
+    else:
+        arr = np.asarray(margins, dtype=float)
+        if len(arr) != len(ids):
+            raise ValueError(f"margins has {len(arr)} values but the data has {len(ids)} pairs")
+        m = pd.Series(arr, index=ids.values)
+    if m.isna().any():
+        missing = m.index[m.isna()][:3].tolist()
+        raise ValueError(f"margins missing for pair_id(s) {missing}")
+    return m.astype(float).rename("margin")
+
+
+def build_instances(data, objective: str, labels: str = "aggregate", margins=None) -> Instances:
+    """Turn :class:`~pluralign.data.PreferenceData` into training instances for ``objective``."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if labels not in LABELS:
+        raise ValueError(f"labels must be one of {LABELS}, got {labels!r}")
+    pairs = data.pairs.set_index("pair_id")
+    ann = data.annotations
+    dropped: dict = {}
+
+    if objective == "mse":
+        for col in ("likert_a", "likert_b"):
+            if col not in ann.columns or ann[col].isna().all():
+                raise ValueError(f"objective='mse' needs Likert scores: annotations column {col!r} is missing or empty")
+        a = ann.dropna(subset=["likert_a", "likert_b"])
+        dropped["judgments without Likert scores"] = int(len(ann) - len(a))
+        if labels == "aggregate":
+            a = a.groupby("pair_id", sort=False)[["likert_a", "likert_b"]].mean().reset_index()
+        rows_a = pd.DataFrame({"pair_id": a["pair_id"].values, "side": "a", "target": a["likert_a"].values})
+        rows_b = pd.DataFrame({"pair_id": a["pair_id"].values, "side": "b", "target": a["likert_b"].values})
+        t = pd.concat([rows_a, rows_b], ignore_index=True)
+        p = pairs.loc[t["pair_id"]]
+        t["prompt"] = p["prompt"].values
+        t["response"] = np.where(t["side"] == "a", p["response_a"].values, p["response_b"].values)
+        return Instances("pointwise", t[["pair_id", "prompt", "response", "target"]].astype({"target": float}), dropped)
+
+    if objective == "mean-variance":
+        if labels == "all":
+            pref = ann["preference"].to_numpy()
+            t = pd.DataFrame({"pair_id": ann["pair_id"].values,
+                              "target": np.where(pref < 0, 1.0, np.where(pref > 0, 0.0, 0.5))})
+        else:
+            s = data.share_a()
+            t = pd.DataFrame({"pair_id": s.index.values, "target": s.values.astype(float)}).dropna()
+        p = pairs.loc[t["pair_id"]]
+        t["prompt"], t["first"], t["second"] = p["prompt"].values, p["response_a"].values, p["response_b"].values
+        t["margin"] = 0.0
+        return Instances("pairwise", t[["pair_id", "prompt", "first", "second", "target", "margin"]], dropped)
+
+    # Bradley-Terry (with or without margin)
+    if labels == "aggregate":
+        maj = data.majority()
+        ties = int((maj == "tie").sum())
+        dropped["pairs whose majority label is a tie"] = ties
+        maj = maj[maj != "tie"]
+        t = pd.DataFrame({"pair_id": maj.index.values, "a_wins": (maj == "A").values})
+    else:
+        pref = ann["preference"].to_numpy()
+        dropped["tie judgments"] = int((pref == 0).sum())
+        keep = pref != 0
+        t = pd.DataFrame({"pair_id": ann["pair_id"].values[keep], "a_wins": pref[keep] < 0})
+    p = pairs.loc[t["pair_id"]]
+    ra, rb = p["response_a"].values, p["response_b"].values
+    t["prompt"] = p["prompt"].values
+    t["first"] = np.where(t["a_wins"], ra, rb)
+    t["second"] = np.where(t["a_wins"], rb, ra)
+    t["target"] = 1.0
+    if objective == "bt-margin":
+        m = _margins_series(data, margins)
+        t["margin"] = m.reindex(t["pair_id"].values).values
+    else:
+        if margins is not None:
+            raise ValueError("margins= is only used by objective='bt-margin'")
+        t["margin"] = 0.0
+    return Instances("pairwise", t[["pair_id", "prompt", "first", "second", "target", "margin"]], dropped)
+
+
+def instance_loss(objective: str, out_first: torch.Tensor, out_second: torch.Tensor | None,
+                  target: torch.Tensor, margin: torch.Tensor | None) -> torch.Tensor:
+    """Mean loss of a batch; ``out_*`` are the model's raw outputs (n, k)."""
+    if objective == "mse":
+        return mse_loss(out_first[:, 0], target).mean()
+    if objective == "mean-variance":
+        mu_a, mu_b = out_first[:, 0], out_second[:, 0]
+        s_a, s_b = sigma_from_raw(out_first[:, 1]), sigma_from_raw(out_second[:, 1])
+        return mean_variance_nll(mu_a, mu_b, s_a, s_b, target).mean()
+    use_margin = margin if objective == "bt-margin" else None
+    return bt_loss(out_first[:, 0], out_second[:, 0], use_margin).mean()
+
+
+def n_outputs(objective: str | None) -> int:
+    """Head width: 2 (μ, raw σ) for the mean-variance RM, 1 otherwise."""
+    return 2 if objective == "mean-variance" else 1
+
+
+def logistic(x):
+    return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float)))
+
+
+__all__ = ["OBJECTIVES", "LABELS", "bt_loss", "mse_loss", "mean_variance_prob_a", "mean_variance_nll",
+           "margin_from_judgments", "build_instances", "Instances", "instance_loss", "sigma_from_raw",
+           "n_outputs", "logistic"]

@@ -1,0 +1,166 @@
+"""Hugging Face sequence-classification reward models (``AutoModelForSequenceClassification``).
+
+:class:`SequenceClassificationRM` loads a trained RM — e.g. OpenAssistant's
+``reward-model-deberta-v3-large(-v2)``, the pre-/post-alignment RMs of SEAL §2 and the baseline of
+Beyond the Binary §3.2 — from the Hub or a local folder, safetensors only, ``trust_remote_code``
+off unless asked. It is fed the way those RMs expect and the way SEAL scored them: the history
+(prompt) and the final reply as a **sentence pair**, ``tokenizer(prompt, response)``, truncated to
+``max_length`` from ``truncation_side`` (``"left"`` by default: the oldest turns of a long history
+go first).
+
+:class:`FineTuneEncoderRM` is full fine-tuning of a plain encoder with a fresh scalar head (how
+Beyond the Binary §3.3 fine-tunes DeBERTa-v3 with the margin loss; at tiny size in the tests).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from pluralign.rewards.base import RM_CONFIG, RewardModel, folder_identity, resolve_device, resolve_dtype
+
+DROPOUT_FIELDS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "classifier_dropout", "resid_pdrop",
+                  "embd_pdrop", "attn_pdrop", "summary_first_dropout", "attention_dropout", "hidden_dropout",
+                  "pooler_dropout", "dropout")
+
+
+class LogitsOf(nn.Module):
+    """``forward(**batch)`` → ``model(**batch).logits`` (n, k), so every backend trains the same way."""
+
+    def __init__(self, model: nn.Module, is_quantized: bool = False):
+        super().__init__()
+        self.model = model
+        self.is_quantized = is_quantized  # Trainer leaves a quantized model where it was loaded
+
+    def forward(self, **batch):
+        return self.model(**batch).logits
+
+
+def identity_of(name_or_path: str) -> str:
+    p = Path(name_or_path)
+    return folder_identity(p) if p.is_dir() else str(name_or_path)
+
+
+def set_dropout(config, dropout: float | None) -> None:
+    if dropout is None:
+        return
+    for f in DROPOUT_FIELDS:
+        if isinstance(getattr(config, f, None), (int, float)):
+            setattr(config, f, float(dropout))
+
+
+class SequenceClassificationRM(RewardModel):
+    """An ``AutoModelForSequenceClassification`` reward model scored on (prompt, response) sentence pairs."""
+
+    backend = "seq-cls"
+    default_lr = 1e-5
+    default_epochs = 1
+    default_train_batch_size = 16
+
+    def __init__(self, name_or_path: str, *, max_length: int = 512, truncation_side: str = "left",
+                 trust_remote_code: bool = False, device=None, dtype=None, batch_size: int = 32,
+                 n_outputs: int | None = None, dropout: float | None = None, info: dict | None = None,
+                 for_training: bool = False, **_):
+        from transformers import AutoConfig, AutoTokenizer
+        if truncation_side not in ("left", "right"):
+            raise ValueError(f"truncation_side must be 'left' or 'right', got {truncation_side!r}")
+        self.name_or_path = str(name_or_path)
+        self.max_length, self.truncation_side = max_length, truncation_side
+        self.trust_remote_code = bool(trust_remote_code)
+        device = resolve_device(device)
+        self._dtype_arg = dtype
+        load_dtype = torch.float32 if for_training else resolve_dtype(dtype, device)
+        info = dict(info or {})
+        self.tokenizer = AutoTokenizer.from_pretrained(self.name_or_path, trust_remote_code=self.trust_remote_code)
+        self.tokenizer.truncation_side = truncation_side
+        config = AutoConfig.from_pretrained(self.name_or_path, trust_remote_code=self.trust_remote_code)
+        set_dropout(config, dropout)
+        k = n_outputs or info.get("n_outputs") or getattr(config, "num_labels", 1) or 1
+        if getattr(config, "num_labels", None) != k:
+            config.num_labels = k
+            config.problem_type = "regression"
+        self._prepare_config(config)
+        model = self._load_model(config, load_dtype, device)
+        super().__init__(identity=info.get("identity") or identity_of(self.name_or_path), n_outputs=k,
+                         objective=info.get("objective"), batch_size=batch_size, device=device, dtype=load_dtype,
+                         info={"trained": True, "warn_untrained": False, **info})
+        self.module = LogitsOf(model, is_quantized=getattr(self, "load_in_8bit", False))
+        if not getattr(self, "load_in_8bit", False):
+            self.module.to(self.device)
+        self.module.eval()
+
+    # hooks for subclasses
+    def _prepare_config(self, config) -> None:
+        """A tokenizer without a pad token (e.g. a Llama-based seq-cls RM) pads with its EOS token."""
+        tok = self.tokenizer
+        if tok.pad_token is None and tok.eos_token is not None:
+            tok.pad_token = tok.eos_token
+            config.pad_token_id = tok.pad_token_id
+
+    def _load_model(self, config, dtype, device):
+        from transformers import AutoModelForSequenceClassification
+        return AutoModelForSequenceClassification.from_pretrained(
+            self.name_or_path, config=config, use_safetensors=True, trust_remote_code=self.trust_remote_code,
+            dtype=dtype, ignore_mismatched_sizes=True)
+
+    # scoring
+    def _featurize(self, texts):
+        enc = self.tokenizer([p for p, _ in texts], [r for _, r in texts], truncation=True,
+                             max_length=self.max_length)
+        return [{k: enc[k][i] for k in enc.keys()} for i in range(len(texts))]
+
+    def _length(self, feature):
+        return len(feature["input_ids"])
+
+    def _collate(self, features):
+        return dict(self.tokenizer.pad(features, return_tensors="pt"))
+
+    def _score_settings(self):
+        return {"max_length": self.max_length, "truncation_side": self.truncation_side, "dtype": str(self.dtype)}
+
+    # training
+    def _train_settings(self):
+        return {"max_length": self.max_length, "truncation_side": self.truncation_side}
+
+    def _trainable(self, objective, dropout, seed):
+        from pluralign.rewards.objectives import n_outputs
+        return type(self)(self.name_or_path, max_length=self.max_length, truncation_side=self.truncation_side,
+                          trust_remote_code=self.trust_remote_code, device=self.device, batch_size=self.batch_size,
+                          n_outputs=n_outputs(objective), dropout=dropout, for_training=True,
+                          info={"identity": self.identity})
+
+    def _save(self, folder: Path):
+        self.module.model.save_pretrained(folder)
+        self.tokenizer.save_pretrained(folder)
+        (Path(folder) / RM_CONFIG).write_text(json.dumps({
+            "backend": self.backend, "base": self.name_or_path, "max_length": self.max_length,
+            "truncation_side": self.truncation_side, "trust_remote_code": self.trust_remote_code}))
+
+    @classmethod
+    def from_folder(cls, folder, cfg: dict, **kw):
+        kw.setdefault("max_length", cfg.get("max_length", 512))
+        kw.setdefault("truncation_side", cfg.get("truncation_side", "left"))
+        kw.setdefault("trust_remote_code", cfg.get("trust_remote_code", False))
+        return cls(str(folder), info=cfg, **kw)
+
+
+class FineTuneEncoderRM(SequenceClassificationRM):
+    """Full fine-tuning of an encoder (BERT / MiniLM / DeBERTa-v3) with a fresh scalar head."""
+
+    backend = "finetune"
+    default_lr = 2e-5
+    default_epochs = 3
+
+    def __init__(self, name_or_path: str, **kw):
+        info = kw.pop("info", None) or {}
+        info.setdefault("trained", False)
+        info.setdefault("warn_untrained", True)
+        super().__init__(name_or_path, info=info, **kw)
+        self.trained = bool(self.info.get("trained"))
+
+    def _load_model(self, config, dtype, device):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)  # the fresh head is the same on every load (scores are cached by identity)
+            return super()._load_model(config, dtype, device)

@@ -1,0 +1,234 @@
+"""Training engine: a ``transformers.Trainer`` subclass whose ``compute_loss`` is the chosen
+objective (the hidden-context pattern: one loss per reward-model type), for every backend.
+
+Pairwise batches are laid out like TRL ``RewardTrainer``'s: the first responses of the batch, then
+the second ones, through the model in one forward pass, split in two halves. ``bt-margin`` is
+exactly TRL's ``margin`` column (``-logsigmoid(r_c - r_r - margin)``, Beyond the Binary Eq. 4); the
+same Trainer also carries the MSE and mean-variance objectives, which TRL does not have.
+
+Evaluation every ``eval_every`` epoch (Diverging Preferences App. A: every 0.25 epoch, best
+checkpoint kept) uses the objective's loss on the evaluation data; ``keep_best`` snapshots the
+*trainable* parameters (a LoRA adapter and head, or a small head) in memory at each new best and
+restores them at the end — the same choice as ``load_best_model_at_end`` without writing a
+checkpoint to disk at every evaluation.
+"""
+from __future__ import annotations
+
+import math
+import tempfile
+
+import numpy as np
+import torch
+from torch.utils.data import Dataset
+from transformers import Trainer, TrainerCallback, TrainingArguments
+from transformers.trainer_callback import PrinterCallback, ProgressCallback
+
+from pluralign.rewards.objectives import Instances, instance_loss
+
+
+class _InstanceDataset(Dataset):
+    def __init__(self, items):
+        self.items = items
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+def _items(model, inst: Instances) -> list[dict]:
+    t = inst.table
+    prompts = t["prompt"].fillna("").astype(str).tolist()
+    if inst.kind == "pointwise":
+        feats = model._featurize(list(zip(prompts, t["response"].astype(str))))
+        return [{"f1": f, "target": float(y)} for f, y in zip(feats, t["target"])]
+    n = len(t)
+    feats = model._featurize(list(zip(prompts, t["first"].astype(str))) + list(zip(prompts, t["second"].astype(str))))
+    return [{"f1": feats[i], "f2": feats[n + i], "target": float(t["target"].iloc[i]),
+             "margin": float(t["margin"].iloc[i])} for i in range(n)]
+
+
+class _Collator:
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, items: list[dict]) -> dict:
+        feats = [it["f1"] for it in items]
+        if "f2" in items[0]:
+            feats += [it["f2"] for it in items]
+        batch = dict(self.model._collate(feats))
+        batch["labels"] = torch.tensor([it["target"] for it in items], dtype=torch.float32)
+        if "margin" in items[0]:
+            batch["margin"] = torch.tensor([it["margin"] for it in items], dtype=torch.float32)
+        return batch
+
+
+class PreferenceTrainer(Trainer):
+    """``Trainer`` with ``compute_loss`` = the reward-model objective (see :mod:`.objectives`)."""
+
+    def __init__(self, *args, objective: str, pairwise: bool, **kw):
+        super().__init__(*args, **kw)
+        self.objective = objective
+        self.pairwise = pairwise
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        inputs = dict(inputs)
+        target = inputs.pop("labels")
+        margin = inputs.pop("margin", None)
+        out = model(**inputs).float()
+        if self.pairwise:
+            first, second = torch.chunk(out, 2)
+        else:
+            first, second = out, None
+        loss = instance_loss(self.objective, first, second, target, margin)
+        return (loss, out) if return_outputs else loss
+
+    def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
+        inputs = self._prepare_inputs(inputs)
+        with torch.no_grad():
+            loss = self.compute_loss(model, inputs)
+        return loss.detach(), None, None
+
+
+class _QuietProgress(ProgressCallback):
+    """The progress bar without a printed line per log/evaluation."""
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        pass
+
+
+class KeepBest(TrainerCallback):
+    """Record every evaluation; keep the trainable weights of the lowest evaluation loss."""
+
+    def __init__(self, keep_best: bool):
+        self.keep_best = keep_best
+        self.best = math.inf
+        self.snapshot = None
+        self.history: list[dict] = []
+
+    def on_evaluate(self, args, state, control, metrics=None, model=None, **kw):
+        loss = float(metrics["eval_loss"])
+        self.history.append({"epoch": round(float(state.epoch or 0), 4), "step": state.global_step, "eval_loss": loss})
+        if self.keep_best and model is not None and loss < self.best:
+            self.best = loss
+            self.snapshot = {n: p.detach().to("cpu", copy=True) for n, p in model.named_parameters() if p.requires_grad}
+
+    def restore(self, model) -> None:
+        if self.snapshot is None:
+            return
+        params = dict(model.named_parameters())
+        with torch.no_grad():
+            for n, v in self.snapshot.items():
+                params[n].copy_(v.to(params[n].device))
+
+
+def fit(model, inst: Instances, eval_inst: Instances | None, *, objective: str, lr: float, epochs: float,
+        batch_size: int, eval_every: float = 0.25, keep_best: bool = True, seed: int = 0,
+        weight_decay: float = 0.0, progress: bool = True) -> list[dict]:
+    """Train ``model.module`` in place on ``inst``; return the evaluation history."""
+    train_ds = _InstanceDataset(_items(model, inst))
+    eval_ds = _InstanceDataset(_items(model, eval_inst)) if eval_inst is not None and len(eval_inst) else None
+    steps_per_epoch = max(1, math.ceil(len(train_ds) / batch_size))
+    eval_steps = max(1, round(steps_per_epoch * eval_every))
+    cuda = model.device.type == "cuda"
+    callback = KeepBest(keep_best and eval_ds is not None)
+    with tempfile.TemporaryDirectory(prefix="pluralign-train-") as tmp:
+        args = TrainingArguments(
+            output_dir=tmp, per_device_train_batch_size=batch_size, per_device_eval_batch_size=batch_size,
+            learning_rate=lr, num_train_epochs=epochs, weight_decay=weight_decay, seed=seed, data_seed=seed,
+            eval_strategy="steps" if eval_ds is not None else "no", eval_steps=eval_steps if eval_ds else None,
+            save_strategy="no", logging_strategy="no", report_to=[], use_cpu=not cuda,
+            bf16=bool(cuda and torch.cuda.is_bf16_supported()),
+            disable_tqdm=not progress, remove_unused_columns=False, label_names=["labels"],
+            dataloader_num_workers=0, lr_scheduler_type="linear", warmup_steps=0)
+        trainer = PreferenceTrainer(model=model.module, args=args, train_dataset=train_ds, eval_dataset=eval_ds,
+                                    data_collator=_Collator(model), callbacks=[callback], objective=objective,
+                                    pairwise=inst.kind == "pairwise")
+        trainer.remove_callback(PrinterCallback)
+        trainer.remove_callback(ProgressCallback)
+        if progress:
+            trainer.add_callback(_QuietProgress)
+        trainer.train()
+        callback.restore(model.module)
+    model.module.eval()
+    history = callback.history
+    if history and callback.snapshot is not None:
+        history.append({"best_eval_loss": callback.best})
+    return history
+
+
+def fit_tensors(model, inst: Instances, eval_inst: Instances | None, *, objective: str, lr: float, epochs: float,
+                batch_size: int, eval_every: float = 0.25, keep_best: bool = True, seed: int = 0,
+                weight_decay: float = 0.0, progress: bool = True) -> list[dict]:
+    """The same training as :func:`fit` (AdamW, linear decay to 0, evaluation every ``eval_every``
+    epoch, best weights kept) as a compact loop over in-memory feature tensors.
+
+    Used for the frozen-encoder head, whose features are fixed vectors: there ``Trainer``'s
+    per-step overhead (data loader, accelerate, callbacks) is many times the head's own compute
+    (``bench/bench_rewards.py`` measures both engines on the same data). The loop runs on one
+    intra-op thread: for a head this small, more threads only add synchronisation (measured 10x
+    slower per step on 2 busy cores)."""
+    from tqdm.auto import tqdm
+
+    def tensors(i: Instances):
+        items = _items(model, i)
+        f1 = torch.as_tensor(np.stack([it["f1"] for it in items])).to(model.device)
+        f2 = torch.as_tensor(np.stack([it["f2"] for it in items])).to(model.device) if "f2" in items[0] else None
+        y = torch.tensor([it["target"] for it in items], dtype=torch.float32, device=model.device)
+        m = torch.tensor([it.get("margin", 0.0) for it in items], dtype=torch.float32, device=model.device)
+        return f1, f2, y, m
+
+    module = model.module
+
+    def loss_of(f1, f2, y, m):
+        out1 = module(x=f1)
+        out2 = module(x=f2) if f2 is not None else None
+        return instance_loss(objective, out1, out2, y, m)
+
+    train_t = tensors(inst)  # embeds any new texts (all threads)
+    eval_t = tensors(eval_inst) if eval_inst is not None and len(eval_inst) else None
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        g = torch.Generator().manual_seed(seed)
+        n = len(inst)
+        steps_per_epoch = max(1, math.ceil(n / batch_size))
+        total = max(1, math.ceil(steps_per_epoch * epochs))
+        eval_steps = max(1, round(steps_per_epoch * eval_every))
+        opt = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=lr,
+                                weight_decay=weight_decay)
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: max(0.0, 1 - s / total))
+        best, snapshot, history = math.inf, None, []
+        step = 0
+        f1, f2, y, m = train_t
+        with tqdm(total=total, desc="training head", unit="step", disable=not progress, leave=False) as bar:
+            while step < total:
+                perm = torch.randperm(n, generator=g).to(model.device)
+                for s in range(0, n, batch_size):
+                    if step >= total:
+                        break
+                    idx = perm[s:s + batch_size]
+                    module.train()
+                    loss = loss_of(f1[idx], None if f2 is None else f2[idx], y[idx], m[idx])
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    sched.step()
+                    step += 1
+                    bar.update(1)
+                    if eval_t is not None and (step % eval_steps == 0 or step == total):
+                        module.eval()
+                        with torch.no_grad():
+                            ev = float(loss_of(*eval_t))
+                        history.append({"epoch": round(step / steps_per_epoch, 4), "step": step, "eval_loss": ev})
+                        if keep_best and ev < best:
+                            best = ev
+                            snapshot = {k: v.detach().clone() for k, v in module.state_dict().items()}
+        if snapshot is not None:
+            module.load_state_dict(snapshot)
+            history.append({"best_eval_loss": best})
+        module.eval()
+        return history
+    finally:
+        torch.set_num_threads(threads)
