@@ -187,3 +187,28 @@ def _paper_key(name) -> str:
     if "helpsteer2" in s:
         return "helpsteer2"
     return s
+
+
+def planted_recovery(classified: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
+    """How the agreement classes line up with the simulator's planted truth (demo profile; DESIGN.md "every
+    method is checked by recovery"): one row per planted group — ``taste-driven`` (``truth["taste_driven"]``:
+    the planted cause is one of Table 1's taste causes) and ``objective`` (the rest) — with ``n`` and the share
+    of each agreement class, then the ``diverging`` class's ``precision`` (share of diverging pairs that are
+    taste-driven) and ``recall`` (share of taste-driven pairs that come out diverging) in ``attrs``."""
+    if "taste_driven" not in truth.columns:
+        raise ValueError("truth has no 'taste_driven' column (is this simulated data?)")
+    td = truth["taste_driven"].reindex(classified.index)
+    if td.isna().any():
+        raise ValueError(f"{int(td.isna().sum())} classified pairs have no planted truth")
+    td = td.astype(bool)
+    group = pd.Series(np.where(td, "taste-driven", "objective"), index=classified.index)
+    tab = pd.crosstab(group, classified["agreement"], normalize="index").reindex(columns=list(CLASSES), fill_value=0.0)
+    tab.insert(0, "n", group.value_counts().reindex(tab.index))
+    div = classified["agreement"] == "diverging"
+    out = tab.rename_axis(index="planted", columns=None)
+    out.attrs["precision"] = float(td[div].mean()) if div.any() else np.nan
+    out.attrs["recall"] = float(div[td].mean()) if td.any() else np.nan
+    return out
+
+
+__all__ += ["planted_recovery"]

@@ -336,3 +336,153 @@ def _diff_ci(a, b, *, n_boot, level, seed) -> tuple[float, float, float]:
     q = (1 - level) / 2
     lo, hi = np.quantile(boots, [q, 1 - q])
     return float(a.mean() - b.mean()), float(lo), float(hi)
+
+
+# ---- Table 2 end to end: train the reward models, collect their outputs, compare with the paper ----------
+#: The reward models of Table 2 (Diverging Preferences §3): name → (objective, labels). "Agg" = trained on
+#: the majority label of each pair, "All" = "treating each annotator label as its own training instance".
+TABLE2_MODELS = {"BT (Agg)": ("bt", "aggregate"), "BT (All)": ("bt", "all"),
+                 "MSE (Agg)": ("mse", "aggregate"), "MSE (All)": ("mse", "all")}
+
+#: The "do models know?" model: a mean-variance (Gaussian) RM fitted on every annotator judgment.
+MEAN_VARIANCE_MODEL = {"Mean-Var (All)": ("mean-variance", "all")}
+
+
+def has_likert(data) -> bool:
+    """True when every judgment carries per-response Likert scores (what the MSE-regression RM needs)."""
+    ann = data.annotations
+    return {"likert_a", "likert_b"} <= set(ann.columns) and bool(ann[["likert_a", "likert_b"]].notna().all().all())
+
+
+def fit_reward_models(rm, train, eval_data=None, models: Mapping | None = None, **train_kw) -> tuple[dict, dict]:
+    """Train one copy of the base reward model ``rm`` per entry of ``models`` (default :data:`TABLE2_MODELS`;
+    name → (objective, labels)) with ``rm.train(train, objective=, labels=, eval_data=, **train_kw)``.
+
+    ``eval_data`` selects the best checkpoint (App. A: "selecting the best performing checkpoint evaluated
+    after every 0.25 epochs") — pass a validation split, not the held-out test set. MSE-regression models
+    need per-response Likert scores (HelpSteer2); on data without them they are skipped, not faked.
+
+    Returns ``(trained, skipped)``: ``{name: RewardModel}`` and ``{name: reason}``."""
+    models = dict(TABLE2_MODELS if models is None else models)
+    trained, skipped = {}, {}
+    likert = has_likert(train)
+    for name, (objective, labels) in models.items():
+        if objective == "mse" and not likert:
+            skipped[name] = "no per-response Likert scores in this data set (MSE regression needs them)"
+            continue
+        trained[name] = rm.train(train, objective=objective, labels=labels, eval_data=eval_data, **train_kw)
+    return trained, skipped
+
+
+def model_outputs(models: Mapping, data, *, progress: bool = False) -> tuple[dict, dict]:
+    """What :func:`table2` takes from trained models on the evaluation pairs ``data``: ``(p_a, reward_gap)``,
+    ``{name: P(A ≻ B) Series}`` for Bradley-Terry and mean-variance models and ``{name: r_A − r_B Series}``
+    for MSE-regression models (by the model's ``objective``), both indexed by pair_id."""
+    p_a, gap = {}, {}
+    for name, m in models.items():
+        if getattr(m, "objective", None) == "mse":
+            s = m.score(data, progress=progress).set_index("pair_id")
+            gap[name] = (s["reward_a"] - s["reward_b"]).rename(name)
+        else:
+            p_a[name] = m.prob_a(data, progress=progress).rename(name)
+    return p_a, gap
+
+
+def chosen_values(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str = "model") -> pd.DataFrame:
+    """Per pair and model, the quantity :func:`table2` averages — P(C ≻ R) for Bradley-Terry, r_C − r_R for
+    MSE — in long form for plots: ``pair_id, model, measure ("P(chosen ≻ rejected)" / "r_chosen − r_rejected"),
+    value, agreement, substantial``."""
+    rows = []
+    for kind, src in (("bt", _as_models(p_a, "BT")), ("mse", _as_models(reward_gap, "MSE"))):
+        for name, s in src.items():
+            s = s.astype(float)
+            cl = classified.loc[s.index]
+            if kind == "bt":
+                sign = _chosen_sign(cl, s - 0.5, chosen)
+                v = np.where(sign > 0, s, 1 - s)
+            else:
+                v = _chosen_sign(cl, s, chosen) * s
+            rows.append(pd.DataFrame({
+                "pair_id": s.index, "model": name,
+                "measure": "P(chosen ≻ rejected)" if kind == "bt" else "r_chosen − r_rejected",
+                "value": np.asarray(v, float), "agreement": cl["agreement"].to_numpy(),
+                "substantial": cl["substantial"].to_numpy()}))
+    if not rows:
+        raise ValueError("chosen_values needs p_a and/or reward_gap")
+    return pd.concat(rows, ignore_index=True)
+
+
+def table2_vs_paper(ours: pd.DataFrame, dataset: str | None, *, also=(), digits: int = 3) -> pd.DataFrame:
+    """Our :func:`table2` beside the paper's block for ``dataset`` (``None`` or a data set the paper has no
+    block for → paper columns "n/a"): per model ``<name>`` as "est [lo, hi]" and ``<name> paper``; counts as
+    ``# Ex.`` and ``# Ex. paper``. Models the paper did not train on that data set (e.g. MSE on MultiPref) get
+    "n/a" in their paper column; models in the paper's block that we could not train get "n/a" in ours, and so do
+    the model names in ``also`` (e.g. the MSE models skipped on data without Likert scores)."""
+    try:
+        paper = paper_table2(dataset) if dataset is not None else None
+    except KeyError:
+        paper = None
+    names = [c for c in ours.columns if c != "# Ex." and not c.endswith((" lo", " hi"))]
+    if paper is not None:
+        names += [c for c in paper.columns if c != "# Ex." and c not in names]
+    names += [c for c in also if c not in names]
+    out = pd.DataFrame(index=ours.index)
+    out["# Ex."] = ours["# Ex."].astype(int).astype(str)
+    out["# Ex. paper"] = paper["# Ex."].reindex(ours.index).map(lambda v: f"{int(v)}") if paper is not None else "n/a"
+    for n in names:
+        if n in ours.columns:
+            out[n] = [f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(e) else "n/a"
+                      for e, lo, hi in zip(ours[n], ours[f"{n} lo"], ours[f"{n} hi"])]
+        else:
+            out[n] = "n/a"
+        if paper is not None and n in paper.columns:
+            out[f"{n} paper"] = paper[n].reindex(ours.index).map(lambda v: f"{v:.{digits}f}")
+        else:
+            out[f"{n} paper"] = "n/a"
+    return out
+
+
+def observed_disagreement(data, n_annotators=2) -> pd.Series:
+    """Observed counterpart of :func:`predicted_disagreement`: with ``s`` the share of a pair's annotators
+    preferring A (ties half, :meth:`PreferenceData.share_a`), the probability that ``k`` annotators drawn
+    with replacement do not all pick the same response, ``1 − s^k − (1 − s)^k`` (k = 2: 2s(1 − s))."""
+    s = data.share_a().astype(float)
+    k = float(n_annotators)
+    return (1 - s ** k - (1 - s) ** k).rename("observed disagreement")
+
+
+def mean_variance_disagreement(model, data, *, progress: bool = False) -> pd.DataFrame:
+    """A mean-variance RM's Gaussian rewards on ``data`` with its :func:`predicted_disagreement` (k = 2) and
+    the :func:`observed_disagreement` of the pair's annotators: indexed by pair_id, columns ``mu_a, mu_b,
+    sigma_a, sigma_b, p_a, predicted disagreement, observed disagreement``."""
+    pr = model.predict(data, progress=progress).set_index("pair_id")
+    pr["predicted disagreement"] = predicted_disagreement(pr["mu_a"], pr["mu_b"], pr["sigma_a"], pr["sigma_b"])
+    pr["observed disagreement"] = observed_disagreement(data).reindex(pr.index)
+    return pr
+
+
+def disagreement_correlation(predicted, observed) -> dict:
+    """Spearman rank correlation between predicted and observed disagreement (aligned Series), with n."""
+    from scipy.stats import spearmanr
+    both = pd.concat([pd.Series(predicted, name="p"), pd.Series(observed, name="o")], axis=1).dropna()
+    if len(both) < 3:
+        raise ValueError("need at least 3 pairs with both a prediction and an observation")
+    r = spearmanr(both["p"], both["o"])
+    return {"spearman": float(r.statistic), "p_value": float(r.pvalue), "n": int(len(both))}
+
+
+__all__ += ["TABLE2_MODELS", "MEAN_VARIANCE_MODEL", "has_likert", "fit_reward_models", "model_outputs",
+            "chosen_values", "table2_vs_paper", "observed_disagreement", "mean_variance_disagreement",
+            "disagreement_correlation"]
+
+
+def split_probability(share_a, n_annotators=2):
+    """``1 − s^k − (1 − s)^k``: the probability that ``k`` annotators, each preferring A with probability ``s``,
+    do not all pick the same response (applied to the simulator's population ``truth["share_a"]`` it is the
+    planted disagreement; :func:`observed_disagreement` applies it to the annotators' observed share)."""
+    s = share_a.astype(float) if isinstance(share_a, pd.Series) else np.asarray(share_a, float)
+    k = float(n_annotators)
+    return 1 - s ** k - (1 - s) ** k
+
+
+__all__ += ["split_probability"]

@@ -403,3 +403,121 @@ def cause_frequencies(labels, *, paper: bool = True) -> pd.DataFrame:
         tab["paper MP"] = t["paper MP"]
         tab["paper HS2"] = t["paper HS2"]
     return tab
+
+
+# ---- helpers for the round-trip and a surface-feature labeller ------------------------------------------
+def write_annotations(sheet, labels: pd.DataFrame, path=None) -> Path:
+    """Fill cause marks into a sheet written by :func:`export_for_annotation`, as an annotator would:
+    for every row of ``labels`` (pair_id, annotator, causes) put the annotator's name in ``annotator`` and an
+    ``x`` under each of its causes. The first annotator of a pair fills the pair's own row; each further
+    annotator of the same pair gets a copy of the row appended (the layout :func:`import_annotations` reads).
+    Writes to ``path`` (default: over ``sheet``) and returns it. A pair_id that is not in the sheet or a cause
+    that is not in :data:`CAUSE_IDS` raises ``ValueError``."""
+    from openpyxl import load_workbook
+    sheet = Path(sheet)
+    path = Path(path) if path is not None else sheet
+    wb = load_workbook(sheet)
+    ws = wb[_SHEET]
+    header = [c.value for c in ws[1]]
+    col = {h: j for j, h in enumerate(header) if h is not None}
+    rows = {}
+    for r in range(2, ws.max_row + 1):
+        pid = ws.cell(row=r, column=col["pair_id"] + 1).value
+        if pid is not None:
+            rows.setdefault(str(pid), r)
+    used = set()
+    for rec in labels.to_dict("records"):
+        pid, ann, causes = str(rec["pair_id"]), str(rec["annotator"]), frozenset(rec["causes"])
+        if pid not in rows:
+            raise ValueError(f"pair {pid!r} is not in the sheet {sheet}")
+        bad = causes - set(CAUSE_IDS)
+        if bad or not causes:
+            raise ValueError(f"pair {pid!r}: causes {sorted(causes)} must be a non-empty subset of CAUSE_IDS")
+        r = rows[pid]
+        if pid in used:  # a further annotator: append a copy of the pair's row
+            src = [ws.cell(row=r, column=j + 1).value for j in range(len(header))]
+            ws.append(src)
+            r = ws.max_row
+        used.add(pid)
+        ws.cell(row=r, column=col["annotator"] + 1).value = ann
+        for c in CAUSE_IDS:  # .value = None clears a cell (cell(..., value=None) would leave it as it was)
+            ws.cell(row=r, column=col[c] + 1).value = "x" if c in causes else None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wb.save(path)
+    return path
+
+
+def rule_causes(data: PreferenceData, pair_ids: Iterable[str] | None = None, *, annotator: str = "rules",
+                verbosity_ratio: float = 1.5, min_extra_words: int = 20) -> pd.DataFrame:
+    """A surface-feature cause labeller (the demo profile's second "annotator"; not a model of the paper's
+    annotators): it reads only what the text shows of four Table 1 causes —
+
+    * ``verbosity``: one response has at least ``verbosity_ratio`` times the words of the other and at least
+      ``min_extra_words`` more;
+    * ``format``: one response has a list (≥ 2 list lines) or a Markdown heading and the other has neither;
+    * ``comply-vs-refuse``: exactly one response is a refusal; ``refuse-vs-refuse``: both are
+      (refusal phrases, :func:`pluralign.seal.rule_featurize`).
+
+    Returns ``DataFrame(pair_id, annotator, causes)`` for the pairs where at least one rule fires; the number
+    of pairs where none fires is in ``attrs["unlabelled"]`` (they are left out, not given a guess)."""
+    import re
+
+    from pluralign.seal.features import rule_featurize
+    pairs = data.pairs.set_index("pair_id")
+    ids = [str(i) for i in (pairs.index if pair_ids is None else pair_ids)]
+    a = pairs.loc[ids, "response_a"].astype(str).tolist()
+    b = pairs.loc[ids, "response_b"].astype(str).tolist()
+    fa, fb = rule_featurize(a), rule_featurize(b)
+    heading = re.compile(r"^\s{0,3}#{1,6}\s", re.M)
+    rows, unlabelled = [], 0
+    for k, pid in enumerate(ids):
+        wa, wb = int(fa.at[k, "response_words"]), int(fb.at[k, "response_words"])
+        causes = set()
+        lo, hi = sorted((wa, wb))
+        if hi - lo >= min_extra_words and hi >= verbosity_ratio * max(lo, 1):
+            causes.add("verbosity")
+        fmt_a = bool(fa.at[k, "response_has_list"]) or bool(heading.search(a[k]))
+        fmt_b = bool(fb.at[k, "response_has_list"]) or bool(heading.search(b[k]))
+        if fmt_a != fmt_b:
+            causes.add("format")
+        ra, rb = bool(fa.at[k, "last_response_is_refusal"]), bool(fb.at[k, "last_response_is_refusal"])
+        if ra and rb:
+            causes.add("refuse-vs-refuse")
+        elif ra != rb:
+            causes.add("comply-vs-refuse")
+        if causes:
+            rows.append({"pair_id": pid, "annotator": annotator, "causes": frozenset(causes)})
+        else:
+            unlabelled += 1
+    out = pd.DataFrame(rows, columns=["pair_id", "annotator", "causes"])
+    out.attrs["unlabelled"] = unlabelled
+    return out
+
+
+__all__ += ["write_annotations", "rule_causes"]
+
+
+def _paper_dataset(name) -> str | None:
+    s = str(name).lower().replace("-", "").replace("_", "")
+    return next((k for k in PAPER_AGREEMENT if k in s), None)
+
+
+def agreement_table(labels: dict) -> pd.DataFrame:
+    """:func:`label_agreement` per data set beside §2.1's figures: ``{data set name: labels}`` → one row per
+    data set whose labels come from at least two annotators, with ``annotators``, ``pairs labelled by ≥ 2``,
+    ``κ``, ``α (MASI)``, ``paper κ`` and ``paper α`` (NaN for a data set the paper did not annotate; a name
+    containing "multipref" or "helpsteer2" is matched to the paper's)."""
+    rows = {}
+    for name, lab in labels.items():
+        if lab is None or lab.empty or lab["annotator"].nunique() < 2:
+            continue
+        a = label_agreement(lab)
+        paper = PAPER_AGREEMENT.get(_paper_dataset(name), {})
+        rows[name] = {"annotators": ", ".join(sorted(lab["annotator"].unique())), "pairs labelled by ≥ 2": a["n_items"],
+                      "κ": a["kappa"], "α (MASI)": a["alpha"], "paper κ": paper.get("kappa", np.nan),
+                      "paper α": paper.get("alpha", np.nan)}
+    cols = ["annotators", "pairs labelled by ≥ 2", "κ", "α (MASI)", "paper κ", "paper α"]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
+
+
+__all__ += ["agreement_table"]

@@ -10,13 +10,13 @@ mean-variance (Gaussian) RM.
 """
 from pluralign.rewards.base import RewardModel  # noqa: F401
 from pluralign.rewards.causal import CausalLMRM, EightBitNeedsGPU  # noqa: F401
-from pluralign.rewards.frozen import Encoder, FrozenEncoderRM, default_encoder_path  # noqa: F401
+from pluralign.rewards.frozen import Encoder, FrozenEncoderRM, default_encoder_path, embed_all  # noqa: F401
 from pluralign.rewards.load import KINDS, detect_kind, load  # noqa: F401
 from pluralign.rewards.objectives import (OBJECTIVES, bt_loss, build_instances, margin_from_judgments,  # noqa: F401
                                           mean_variance_nll, mean_variance_prob_a, mse_loss)
 from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM  # noqa: F401
 
 __all__ = ["load", "detect_kind", "KINDS", "RewardModel", "SequenceClassificationRM", "FineTuneEncoderRM",
-           "CausalLMRM", "FrozenEncoderRM", "Encoder", "default_encoder_path", "EightBitNeedsGPU", "OBJECTIVES",
+           "CausalLMRM", "FrozenEncoderRM", "Encoder", "default_encoder_path", "embed_all", "EightBitNeedsGPU", "OBJECTIVES",
            "bt_loss", "mse_loss", "mean_variance_nll", "mean_variance_prob_a", "margin_from_judgments",
            "build_instances"]

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
-from tqdm.auto import tqdm
+from tqdm import tqdm  # text bars: tqdm.auto warns in kernels without ipywidgets
 
 from pluralign.cache import Entry, fingerprint
 from pluralign.rewards.base import RM_CONFIG, RewardModel, folder_identity, resolve_device, resolve_dtype
@@ -155,10 +155,15 @@ class FrozenEncoderRM(RewardModel):
             self.module.load_state_dict(state_dict)
         self.module.to(self.device).eval()
 
-    def _featurize(self, texts):
+    def _raw_outputs_uncached(self, texts, batch_size, progress=None):
+        # the embedding bar shows only when the caller's scoring bar does
+        show = progress is not None and not getattr(progress, "disable", True)
+        return self._forward_batches(self._featurize(texts, progress=show), batch_size, progress)
+
+    def _featurize(self, texts, progress: bool = False):
         prompts = [p for p, _ in texts]
         responses = [r for _, r in texts]
-        e = self.encoder.embed(list(dict.fromkeys(prompts + responses)), progress=len(texts) > 64)
+        e = self.encoder.embed(list(dict.fromkeys(prompts + responses)), progress=progress)
         index = {t: i for i, t in enumerate(dict.fromkeys(prompts + responses))}
         ep = e[[index[p] for p in prompts]]
         er = e[[index[r] for r in responses]]
@@ -195,3 +200,17 @@ class FrozenEncoderRM(RewardModel):
     @property
     def fingerprint(self) -> str:
         return fingerprint(self.identity)
+
+
+def embed_all(rm, data, *, progress: bool = False) -> None:
+    """Embed every text of ``data`` once, in one fixed order, before any training (frozen-encoder RMs only;
+    a no-op for other backends). The embeddings are cached on disk by the list of texts, so every notebook
+    that calls this on the same data set (and the HelpSteer2-format copy of the same simulated texts) reuses
+    one embedding pass; training and scoring subsets then hit the in-process memo."""
+    enc = getattr(rm, "encoder", None)
+    if getattr(rm, "backend", None) != "frozen-encoder" or enc is None:
+        return
+    p = data.pairs
+    texts = list(dict.fromkeys(p["prompt"].fillna("").astype(str).tolist() + p["response_a"].astype(str).tolist()
+                               + p["response_b"].astype(str).tolist()))
+    enc.embed(texts, progress=progress)

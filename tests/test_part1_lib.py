@@ -1,0 +1,221 @@
+"""Part I helpers (Diverging Preferences): Table 2 end to end, the spreadsheet round-trip with a written-in
+annotator, the surface-feature cause labeller, observed vs predicted disagreement."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pluralign import divided, rewards, taxonomy
+from pluralign.agreement import classify
+from pluralign.data.core import PreferenceData
+
+
+def hand_data(likert: bool = False) -> PreferenceData:
+    """Six pairs, three annotators: 2 high-agreement prefs, 1 tie, 2 diverging (1 substantial), 1 other."""
+    cases = {"hp1": [-2, -2, -1], "hp2": [2, 1, 0], "ht1": [0, 0, 0], "d1": [-2, 2, 2], "d2": [-2, -2, 1],
+             "o1": [-1, 1, 0]}
+    pairs = pd.DataFrame({"pair_id": list(cases), "dataset": "hand", "split": "test", "prompt": "p",
+                          "response_a": [f"a {k}" for k in cases], "response_b": [f"b {k}" for k in cases]})
+    rows = []
+    for k, vs in cases.items():
+        for j, v in enumerate(vs):
+            r = {"pair_id": k, "annotator_id": f"w{j}", "preference": v}
+            if likert:
+                r.update(likert_a=3, likert_b=3 + v)
+            rows.append(r)
+    return PreferenceData(pairs, pd.DataFrame(rows), {"name": "hand"})
+
+
+P_A = pd.Series({"hp1": 0.9, "hp2": 0.3, "ht1": 0.6, "d1": 0.2, "d2": 0.8, "o1": 0.5})
+GAP = pd.Series({"hp1": 1.0, "hp2": -2.0, "ht1": 0.5, "d1": 3.0, "d2": 1.5, "o1": 0.0})
+
+
+def test_chosen_values_are_what_table2_averages():
+    cl = classify(hand_data())
+    long = divided.chosen_values(cl, p_a={"BT": P_A}, reward_gap={"MSE": GAP})
+    bt = long[long["model"] == "BT"].set_index("pair_id")["value"]
+    assert bt.to_dict() == pytest.approx({"hp1": 0.9, "hp2": 0.7, "ht1": 0.6, "d1": 0.8, "d2": 0.8, "o1": 0.5})
+    mse = long[long["model"] == "MSE"].set_index("pair_id")["value"]
+    assert mse.to_dict() == pytest.approx(GAP.abs().to_dict())
+    assert set(long["measure"]) == {"P(chosen ≻ rejected)", "r_chosen − r_rejected"}
+    t = divided.table2(cl, p_a={"BT": P_A}, reward_gap={"MSE": GAP}, n_boot=50)
+    for subset, mask in divided.subset_masks(cl).items():
+        ids = cl.index[mask.to_numpy()]
+        assert t.loc[subset, "BT"] == pytest.approx(bt.loc[ids].mean())
+        assert t.loc[subset, "MSE"] == pytest.approx(mse.loc[ids].mean())
+    # majority-chosen: d1's majority is B; a model with P(A) = 0.2 sides with it
+    maj = divided.chosen_values(cl, p_a=1 - P_A, chosen="majority").set_index("pair_id")["value"]
+    assert maj["d1"] == pytest.approx(0.2) and maj["hp1"] == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="p_a and/or reward_gap"):
+        divided.chosen_values(cl)
+
+
+def test_table2_vs_paper_side_by_side():
+    cl = classify(hand_data())
+    ours = divided.table2(cl, p_a={"BT (Agg)": P_A, "BT (All)": P_A}, n_boot=50)
+    mp = divided.table2_vs_paper(ours, "simulated-multipref")
+    assert mp.loc["All Examples", "# Ex."] == "6" and mp.loc["All Examples", "# Ex. paper"] == "500"
+    assert mp.loc["High-Agreement Prefs.", "BT (Agg) paper"] == "0.786"
+    assert mp.loc["High-Agreement Prefs.", "BT (Agg)"].startswith("0.800 [")
+    assert "MSE (Agg)" not in mp.columns  # the paper trained no MSE model on MultiPref
+    hs = divided.table2_vs_paper(ours, "helpsteer2")
+    assert (hs["MSE (All)"] == "n/a").all() and hs.loc["All Examples", "MSE (All) paper"] == "0.565"
+    other = divided.table2_vs_paper(ours, "pandalm")
+    assert (other["BT (Agg) paper"] == "n/a").all() and (other["# Ex. paper"] == "n/a").all()
+    skipped = divided.table2_vs_paper(ours, "pandalm", also=["MSE (Agg)"])
+    assert (skipped["MSE (Agg)"] == "n/a").all() and (skipped["MSE (Agg) paper"] == "n/a").all()
+
+
+def test_observed_disagreement_by_hand():
+    d = hand_data()
+    obs = divided.observed_disagreement(d)
+    # share_a (ties half): hp1 1, hp2 1/6, ht1 1/2, d1 1/3, d2 2/3, o1 1/2 → 2 s (1 − s)
+    s = {"hp1": 1.0, "hp2": 1 / 6, "ht1": 0.5, "d1": 1 / 3, "d2": 2 / 3, "o1": 0.5}
+    assert obs.to_dict() == pytest.approx({k: 2 * v * (1 - v) for k, v in s.items()})
+    three = divided.observed_disagreement(d, n_annotators=3)
+    assert three["d1"] == pytest.approx(1 - (1 / 3) ** 3 - (2 / 3) ** 3)
+    c = divided.disagreement_correlation(obs, obs)
+    assert c["spearman"] == pytest.approx(1.0) and c["n"] == 6
+
+
+class RecordingRM:
+    """A base model whose .train records what it was asked (the orchestration is what is tested here)."""
+
+    backend = "recording"
+
+    def __init__(self):
+        self.calls = []
+
+    def train(self, data, objective, labels, eval_data=None, **kw):
+        self.calls.append((objective, labels, eval_data is not None, kw))
+        return f"{objective}/{labels}"
+
+
+def test_fit_reward_models_skips_mse_without_likert_and_passes_settings():
+    rm = RecordingRM()
+    trained, skipped = divided.fit_reward_models(rm, hand_data(), hand_data(), lr=0.01, epochs=2)
+    assert trained == {"BT (Agg)": "bt/aggregate", "BT (All)": "bt/all"}
+    assert set(skipped) == {"MSE (Agg)", "MSE (All)"} and "Likert" in skipped["MSE (Agg)"]
+    assert rm.calls[0] == ("bt", "aggregate", True, {"lr": 0.01, "epochs": 2})
+    rm = RecordingRM()
+    trained, skipped = divided.fit_reward_models(rm, hand_data(likert=True))
+    assert list(trained) == list(divided.TABLE2_MODELS) and not skipped
+    assert divided.has_likert(hand_data(likert=True)) and not divided.has_likert(hand_data())
+    rewards.embed_all(rm, hand_data())  # not a frozen-encoder RM: nothing to embed, no error
+
+
+def test_write_annotations_round_trip_with_two_annotators(tmp_path):
+    d = hand_data()
+    cl = classify(d)
+    sheet = taxonomy.export_for_annotation(d, cl, 2, tmp_path / "s.xlsx", seed=0)
+    ids = sheet["pair_id"].tolist()
+    labels = pd.DataFrame([
+        {"pair_id": ids[0], "annotator": "ann1", "causes": frozenset({"verbosity", "format"})},
+        {"pair_id": ids[0], "annotator": "ann2", "causes": frozenset({"verbosity"})},
+        {"pair_id": ids[1], "annotator": "ann2", "causes": frozenset({"errors"})},
+    ])
+    out = taxonomy.write_annotations(tmp_path / "s.xlsx", labels, tmp_path / "filled.xlsx")
+    back = taxonomy.import_annotations(out)
+    got = {(r.pair_id, r.annotator): r.causes for r in back.itertuples()}
+    want = {(r.pair_id, r.annotator): r.causes for r in labels.itertuples()}
+    assert got == want  # the second annotator's row does not inherit the first one's marks
+    assert taxonomy.import_annotations(tmp_path / "s.xlsx").empty  # the original sheet is untouched
+    with pytest.raises(ValueError, match="not in the sheet"):
+        taxonomy.write_annotations(out, pd.DataFrame([{"pair_id": "nope", "annotator": "a",
+                                                       "causes": frozenset({"format"})}]))
+    with pytest.raises(ValueError, match="CAUSE_IDS"):
+        taxonomy.write_annotations(out, pd.DataFrame([{"pair_id": ids[0], "annotator": "a",
+                                                       "causes": frozenset({"rudeness"})}]))
+
+
+def test_rule_causes_reads_surface_features():
+    long = " ".join(["word"] * 60)
+    texts = {  # pair: (A, B, expected causes)
+        "v": ("Short answer here.", f"A long answer. {long}", {"verbosity"}),
+        "f": ("Use flour and water.", "Steps:\n1. Use flour.\n2. Use water.", {"format"}),
+        "h": ("Paris.", "## Answer\nParis.", {"format"}),
+        "c": ("I'm sorry, but I can't help with that.", "Sure, here is how you do it.", {"comply-vs-refuse"}),
+        "r": ("I'm sorry, but I can't help with that.", "I cannot assist with that request.", {"refuse-vs-refuse"}),
+        "n": ("The capital is Paris.", "Paris is the capital.", None),
+    }
+    pairs = pd.DataFrame({"pair_id": list(texts), "dataset": "hand", "split": "test", "prompt": "q",
+                          "response_a": [v[0] for v in texts.values()],
+                          "response_b": [v[1] for v in texts.values()]})
+    ann = pd.DataFrame({"pair_id": list(texts), "annotator_id": "w", "preference": -2})
+    out = taxonomy.rule_causes(PreferenceData(pairs, ann, {"name": "hand"}))
+    got = dict(zip(out["pair_id"], out["causes"]))
+    assert got == {k: frozenset(v[2]) for k, v in texts.items() if v[2] is not None}
+    assert out.attrs["unlabelled"] == 1 and set(out["annotator"]) == {"rules"}
+
+
+def test_rule_causes_agree_with_planted_causes_where_the_text_shows_them():
+    from pluralign.data import simulate
+    d = simulate(n_pairs=400, seed=3)
+    t = d.truth
+    ids = t.index[t["cause"].isin(["verbosity", "comply-vs-refuse", "refuse-vs-refuse"])]
+    rules = taxonomy.rule_causes(d, ids).set_index("pair_id")["causes"]
+    hit = [t.at[i, "cause"] in rules.get(i, frozenset()) for i in ids]
+    assert np.mean(hit) > 0.7  # the surface features the simulator plants for these causes are visible
+
+
+@pytest.mark.slow
+def test_table2_and_mean_variance_auroc_on_the_simulator():
+    """End to end on a small simulated HelpSteer2-format set with the demo RM (frozen MiniLM + linear head):
+    every Table 2 model trains, Table 2 has all subsets, and the mean-variance RM's predicted disagreement
+    tracks the held-out annotators' observed disagreement; its AUROC (diverging vs high-agreement) comes
+    with a bootstrap CI."""
+    from pluralign import rewards
+    from pluralign.data import simulate
+    from pluralign.data.spec import split
+    d = simulate(n_pairs=1000, seed=1, annotation_format="helpsteer2")
+    cl = classify(d)
+    train, held = split(d, 250, seed=0)
+    train, val = split(train, 100, seed=1)
+    rm = rewards.load(None)
+    rewards.embed_all(rm, d)
+    models, skipped = divided.fit_reward_models(rm, train, val, models={**divided.TABLE2_MODELS,
+                                                                      **divided.MEAN_VARIANCE_MODEL}, progress=False)
+    assert not skipped and len(models) == 5
+    p_a, gap = divided.model_outputs(models, held)
+    assert set(p_a) == {"BT (Agg)", "BT (All)", "Mean-Var (All)"} and set(gap) == {"MSE (Agg)", "MSE (All)"}
+    t = divided.table2(cl, p_a=p_a, reward_gap=gap, n_boot=200)
+    assert t.loc["All Examples", "# Ex."] == 250 and t.notna().all().all()
+    mv = divided.mean_variance_disagreement(models["Mean-Var (All)"], held)
+    auc, lo, hi = divided.disagreement_auroc(mv["predicted disagreement"], divided.diverging_labels(cl.loc[mv.index]),
+                                             n_boot=300)
+    # measured (seed 1, 650 training pairs, frozen MiniLM + linear head): AUROC 0.58 [0.50, 0.67] — reported with
+    # its CI; the rank correlation of predicted with observed disagreement is the sharper check (ρ 0.47)
+    assert auc > 0.5 and lo < auc < hi and hi - lo < 0.3
+    corr = divided.disagreement_correlation(mv["predicted disagreement"], mv["observed disagreement"])
+    assert corr["spearman"] > 0.25 and corr["p_value"] < 1e-3 and corr["n"] == 250
+
+
+def test_split_probability_and_planted_recovery_by_hand():
+    assert divided.split_probability(np.array([0.5, 1.0, 0.25])).tolist() == pytest.approx([0.5, 0.0, 0.375])
+    from pluralign.agreement import planted_recovery
+    d = hand_data()
+    cl = classify(d)
+    truth = pd.DataFrame({"taste_driven": [False, False, False, True, True, True]},
+                         index=["hp1", "hp2", "ht1", "d1", "d2", "o1"])
+    r = planted_recovery(cl, truth)
+    assert r.loc["taste-driven", "n"] == 3 and r.loc["taste-driven", "diverging"] == pytest.approx(2 / 3)
+    assert r.loc["objective", "high-agreement-pref"] == pytest.approx(2 / 3)
+    assert r.attrs["precision"] == pytest.approx(1.0) and r.attrs["recall"] == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="taste_driven"):
+        planted_recovery(cl, truth.rename(columns={"taste_driven": "x"}))
+
+
+def test_agreement_table_beside_the_paper():
+    lab = pd.DataFrame([
+        {"pair_id": "p1", "annotator": "x", "causes": frozenset({"verbosity"})},
+        {"pair_id": "p1", "annotator": "y", "causes": frozenset({"verbosity"})},
+        {"pair_id": "p2", "annotator": "x", "causes": frozenset({"format"})},
+        {"pair_id": "p2", "annotator": "y", "causes": frozenset({"format"})},
+    ])
+    single = lab[lab["annotator"] == "x"]
+    t = taxonomy.agreement_table({"simulated-multipref": lab, "pandalm": lab, "one annotator": single})
+    assert list(t.index) == ["simulated-multipref", "pandalm"]
+    assert t.loc["simulated-multipref", "κ"] == pytest.approx(1.0) and t.loc["pandalm", "α (MASI)"] == pytest.approx(1.0)
+    assert t.loc["simulated-multipref", "paper κ"] == 0.59 and t.loc["simulated-multipref", "paper α"] == 0.68
+    assert np.isnan(t.loc["pandalm", "paper κ"]) and t.loc["pandalm", "pairs labelled by ≥ 2"] == 2
