@@ -31,3 +31,16 @@ __all__ = ["DISCRIMINATION_TYPES", "FEATURES", "IMPRINT_FEATURES", "PAPER", "REG
            "misalignment_regression", "paper_table", "regime_prevalence", "reward_angle", "reward_quadrants",
            "reward_shift", "reward_shift_regression", "rewrite", "rewrite_prompt", "robustness_scores",
            "rule_featurize", "similarity_by_flip", "taxonomy_prompt", "taxonomy_schema", "vif_filter"]
+
+# the study design on every profile (pre-D / post-D rewards, chosen/rejected view, planted truth), and the
+# demo's offline rewriting stand-in
+from pluralign.seal.study import (FEATURE_SOURCES, PLANTED_TO_RULES, alignment_models,  # noqa: E402
+                                  alignment_rewards, chosen_rejected, combine, entry_features, entry_texts,
+                                  feature_prevalence, featurizer_agreement, imprint_recovery, labeller_gamma,
+                                  planted_features, planted_taxonomy, split_dialogue)
+from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated_rewrite  # noqa: E402
+
+__all__ += ["FEATURE_SOURCES", "PLANTED_TO_RULES", "alignment_models", "alignment_rewards", "chosen_rejected",
+            "combine", "entry_features", "entry_texts", "feature_prevalence", "featurizer_agreement",
+            "imprint_recovery", "labeller_gamma", "planted_features", "planted_taxonomy", "split_dialogue",
+            "SIMULATED_FLIP_FEATURES", "simulated_rewrite"]

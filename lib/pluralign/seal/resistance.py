@@ -177,6 +177,19 @@ def labeller_agreement(regimes, gamma, *, exclude_indifferent: bool = True) -> p
     return out
 
 
+def _fit_logit(model, maxiter: int = 200):
+    """Fit a statsmodels ``Logit`` by maximum likelihood; returns ``(fit, converged)``. statsmodels'
+    ConvergenceWarning (e.g. quasi-separation: a feature that is never or always misaligned) is not
+    printed but returned as ``converged=False``, which the caller records in its result's ``attrs``."""
+    import warnings
+
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit = model.fit(disp=0, maxiter=maxiter)
+    return fit, bool(fit.mle_retvals.get("converged", True))
+
+
 def misalignment_regression(chosen_rewards, rejected_rewards, chosen: pd.DataFrame, rejected: pd.DataFrame,
                             features: Sequence[str] | None = None, *, outcome: str = "misaligned",
                             model: str = "logit", vif_threshold: float | None = VIF_THRESHOLD,
@@ -194,7 +207,9 @@ def misalignment_regression(chosen_rewards, rejected_rewards, chosen: pd.DataFra
 
     ``chosen_rewards``/``rejected_rewards`` are the RM's rewards (δ_i computed from them, ties
     misaligned); ``chosen``/``rejected`` feature tables have one row per pair in the same order.
-    Returns a table indexed by (entry, feature) as :func:`reward_shift_regression`.
+    Returns a table indexed by (entry, feature) as :func:`reward_shift_regression`; ``attrs`` has
+    ``n_obs``, ``base_rate``, ``dropped_vif`` and ``converged`` (False when the logit's maximum likelihood did
+    not converge — estimates of separated features are then unbounded and should not be read).
     """
     import statsmodels.api as sm
     from scipy import stats as st
@@ -212,13 +227,13 @@ def misalignment_regression(chosen_rewards, rejected_rewards, chosen: pd.DataFra
     kept, dropped, vif = vif_filter(X[ok], vif_threshold)
     design = sm.add_constant(X.loc[ok, kept], has_constant="add")
     if model == "logit":
-        fit = sm.Logit(y[ok], design).fit(disp=0, maxiter=200)
+        fit, converged = _fit_logit(sm.Logit(y[ok], design))
         q = st.norm.ppf(0.5 + level / 2)
     else:
-        fit = sm.OLS(y[ok], design).fit()
+        fit, converged = sm.OLS(y[ok], design).fit(), True
         q = st.t.ppf(0.5 + level / 2, fit.df_resid)
     out = _table(fit.params, fit.bse, fit.tvalues, fit.pvalues, kept, features, dropped, vif, q)
     out.attrs.update({"n_obs": int(ok.sum()), "n_dropped_missing": int((~ok).sum()), "outcome": outcome,
                       "model": model, "intercept": float(fit.params.get("const", np.nan)),
-                      "base_rate": float(y[ok].mean()), "dropped_vif": list(dropped)})
+                      "base_rate": float(y[ok].mean()), "dropped_vif": list(dropped), "converged": converged})
     return out

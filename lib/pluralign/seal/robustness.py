@@ -25,6 +25,7 @@ import pandas as pd
 
 from pluralign.seal.imprint import bonferroni
 from pluralign.seal.features import TARGET_FEATURES
+from pluralign.seal.resistance import _fit_logit
 
 __all__ = ["REWRITE_PROMPT", "REWRITE_FEATURES", "rewrite_prompt", "rewrite", "label_flips", "flip_shares",
            "similarity_by_flip", "robustness_scores"]
@@ -226,9 +227,8 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
                              "n_flipped": int((v == lv).sum())}
     X = sm.add_constant(pd.DataFrame(cols), has_constant="add")
     if len(cols):
-        fit = sm.Logit(y, X).fit(disp=0, maxiter=200)
+        fit, converged = _fit_logit(sm.Logit(y, X))
         params, bse, z, p = fit.params, fit.bse, fit.tvalues, fit.pvalues
-        converged = bool(fit.mle_retvals.get("converged", True))
         intercept = float(params["const"])
     else:
         params = bse = z = p = pd.Series(dtype=float)

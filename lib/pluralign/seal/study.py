@@ -1,0 +1,368 @@
+"""The SEAL study design on any profile: the alignment data set D seen as chosen / rejected entries,
+rewards of a pre-D and a post-D reward model (§ 2, Fig. 1 [3]), and the demo profile's planted-truth
+views of SEAL's features.
+
+- :func:`combine` — several :class:`~pluralign.data.PreferenceData` as one (the post-D RM's training
+  data: "other" preference data plus D).
+- :func:`chosen_rejected` — D as SEAL sees it, one chosen entry t_i^c and one rejected entry t_i^r per
+  pair, from the majority label (pairs whose majority is a tie are dropped and counted).
+- :func:`alignment_rewards` — r̲(t_i^c), r̲(t_i^r), r(t_i^c), r(t_i^r) per pair: either two named reward
+  models (the paper profile: OpenAssistant ``reward-model-deberta-v3-large`` pre-D and ``-v2`` post-D) or,
+  mirroring that design offline, a pre-D model trained on other preference data and a post-D model
+  trained on that data plus D (``pluralign.rewards``, frozen MiniLM + head by default).
+- :func:`planted_features`, :func:`planted_taxonomy` — the simulator's planted features of the chosen and
+  rejected entries, raw and in SEAL's taxonomy names (demo ground truth).
+- :func:`featurizer_agreement` — how well a featurizer (the rule-based stand-in) recovers the planted labels.
+- :func:`imprint_recovery` — feature imprints next to the planted population weights (recovery check).
+- :func:`feature_prevalence` — share of chosen vs rejected entries with each feature (Table 4, Fig. 14).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
+           "featurizer_agreement", "imprint_recovery", "feature_prevalence", "PLANTED_TO_RULES", "entry_texts",
+           "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue"]
+
+
+def combine(*datas, name: str | None = None):
+    """Concatenate preference data sets (pairs, annotations, truth where every part has one) into one
+    :class:`~pluralign.data.PreferenceData`. Pair ids must be distinct across the parts (a
+    :class:`~pluralign.data.DataError` names the first duplicate otherwise)."""
+    from pluralign.data.core import PreferenceData
+
+    datas = [d for d in datas if d is not None]
+    if not datas:
+        raise ValueError("combine: no data given")
+    pairs = pd.concat([d.pairs for d in datas], ignore_index=True)
+    ann = pd.concat([d.annotations for d in datas], ignore_index=True)
+    truth = None
+    if all(d.truth is not None for d in datas):
+        truth = pd.concat([d.truth for d in datas])
+    filters = [{**f, "part": d.name} for d in datas for f in d.meta.get("filters", [])]
+    meta = {"name": name or " + ".join(d.name for d in datas), "source": "pluralign.seal.combine",
+            "parts": [{"name": d.name, "n_pairs": len(d)} for d in datas], "filters": filters}
+    return PreferenceData(pairs, ann, meta, truth)
+
+
+def chosen_rejected(data) -> pd.DataFrame:
+    """SEAL's view of an alignment data set: one row per pair with ``pair_id``, ``prompt``, ``chosen``,
+    ``rejected`` (response texts) and ``chosen_side`` ("A"/"B"), the chosen entry being the majority
+    label's (``PreferenceData.majority``; a single-label set such as hh-rlhf: the label). Pairs whose
+    majority is a tie have no chosen entry and are dropped; their number is in
+    ``.attrs["n_ties_dropped"]`` (and ``.attrs["n_pairs"]`` the pairs kept)."""
+    maj = data.majority()
+    p = data.pairs.set_index("pair_id").loc[maj.index]
+    keep = (maj != "tie").to_numpy()
+    side = maj.to_numpy()[keep]
+    a, b = p["response_a"].to_numpy()[keep], p["response_b"].to_numpy()[keep]
+    out = pd.DataFrame({"pair_id": maj.index.to_numpy()[keep], "prompt": p["prompt"].fillna("").to_numpy()[keep],
+                        "chosen": np.where(side == "A", a, b), "rejected": np.where(side == "A", b, a),
+                        "chosen_side": side})
+    out.attrs.update({"n_ties_dropped": int((~keep).sum()), "n_pairs": int(keep.sum()), "data": data.name})
+    return out
+
+
+def _oriented(scores: pd.DataFrame, view: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    s = scores.set_index("pair_id").loc[view["pair_id"]]
+    a, b = s["reward_a"].to_numpy(float), s["reward_b"].to_numpy(float)
+    is_a = (view["chosen_side"] == "A").to_numpy()
+    return np.where(is_a, a, b), np.where(is_a, b, a)
+
+
+def alignment_models(data, other=None, *, models: dict | None = None, train: dict | None = None,
+                     base: dict | None = None, progress: bool = False) -> dict:
+    """The pre-D and post-D reward models (SEAL § 2: r̲ = pre-D RM, r = post-D RM) as ``{"pre": RM,
+    "post": RM, "design": str, ...}``; see :func:`alignment_rewards` for the two ways they are made."""
+    from pluralign import rewards
+
+    if models is not None:
+        if set(models) != {"pre", "post"}:
+            raise ValueError(f"alignment_rewards: models must have keys 'pre' and 'post', got {sorted(models)}")
+        out = {k: rewards.load(**dict(v)) for k, v in models.items()}
+        out.update(design="named pre-D and post-D reward models",
+                   models={k: str(v.get("name_or_path")) for k, v in models.items()})
+        return out
+    if other is None:
+        raise ValueError("alignment_rewards: give either models={'pre': ..., 'post': ...} or other= "
+                         "(preference data for the pre-D reward model)")
+    ids = set(other.pairs["pair_id"]) & set(data.pairs["pair_id"])
+    if ids:
+        raise ValueError(f"alignment_rewards: {len(ids)} pair(s) of D are also in the other data "
+                         f"(e.g. {sorted(ids)[0]!r}); the pre-D model must not see D")
+    rm0 = rewards.load(**dict(base or {}))
+    kw = {"objective": "bt", "labels": "aggregate", **dict(train or {})}
+    kw.setdefault("progress", progress)
+    # embed D's texts first, in the order RewardModel.score uses, so the cache is shared with other chapters
+    if hasattr(rm0, "encoder"):
+        p = data.pairs
+        rm0.encoder.embed(list(dict.fromkeys(list(p["prompt"].fillna("").astype(str)) * 2 +
+                                             list(p["response_a"].astype(str)) + list(p["response_b"].astype(str)))),
+                          progress=progress)
+    pre = rm0.train(other, **kw)
+    post = rm0.train(combine(other, data, name=f"{other.name} + D"), **kw)
+    return {"pre": pre, "post": post, "design": "pre-D RM trained on other data, post-D RM on other data + D",
+            "n_train_pre": len(other), "n_train_post": len(other) + len(data), "other": other.name,
+            "train": {k: v for k, v in kw.items() if k != "progress"}}
+
+
+def alignment_rewards(data, other=None, *, models: dict | None = None, train: dict | None = None,
+                      base: dict | None = None, progress: bool = False, rms: dict | None = None) -> pd.DataFrame:
+    """Rewards of the chosen and rejected entries of D = ``data`` under a pre-D and a post-D reward
+    model (SEAL § 2: r̲ = pre-D RM, r = post-D RM).
+
+    Two ways, as the profile provides:
+
+    - ``models={"pre": {...}, "post": {...}}``: keyword arguments of :func:`pluralign.rewards.load` for two
+      existing reward models (the paper: OpenAssistant ``reward-model-deberta-v3-large`` trained before
+      hh-rlhf and ``-v2`` trained with it), each scoring (history, reply) as a sentence pair;
+    - ``other`` (preference data not containing D) with ``train`` (keyword arguments of
+      ``RewardModel.train``, default Bradley-Terry on majority labels) and ``base`` (arguments of
+      :func:`pluralign.rewards.load`, default the frozen MiniLM + head): the pre-D RM is trained on
+      ``other`` and the post-D RM on ``other`` + D, mirroring the paper's pair of models.
+
+    ``rms``: the result of :func:`alignment_models` when already made. Returns one row per pair of
+    :func:`chosen_rejected` (ties dropped) with ``pair_id``, ``pre_chosen``, ``pre_rejected``,
+    ``post_chosen``, ``post_rejected``; ``.attrs`` says how the rewards were made (``design``,
+    ``n_ties_dropped``, training sizes).
+    """
+    view = chosen_rejected(data)
+    rms = rms or alignment_models(data, other, models=models, train=train, base=base, progress=progress)
+    out = pd.DataFrame({"pair_id": view["pair_id"].to_numpy()})
+    for k in ("pre", "post"):
+        c, r = _oriented(rms[k].score(data, progress=progress), view)
+        out[f"{k}_chosen"], out[f"{k}_rejected"] = c, r
+    out.attrs.update({"n_ties_dropped": view.attrs["n_ties_dropped"], "n_pairs": len(view), "data": data.name,
+                      **{k: v for k, v in rms.items() if k not in ("pre", "post")}})
+    return out
+
+
+def split_dialogue(text: str) -> tuple[str, str]:
+    """(history, last reply) of a dialogue written as :func:`entry_texts` writes it (the inverse for
+    scoring a rewritten entry): everything up to and including the last "Assistant:" marker, and the
+    reply after it (stripped). A text without the marker is all reply."""
+    import re
+    m = list(re.finditer(r"Assistant:", text))
+    if not m:
+        return "", text.strip()
+    k = m[-1].end()
+    hist = text[:k]
+    if hist.startswith("Human: ") and hist.count("Human:") == 1:     # entry_texts' plain-prompt form
+        hist = hist[len("Human: "):].rsplit("\n\nAssistant:", 1)[0]
+    return hist, text[k:].strip()
+
+
+# --------------------------------------------------------------------------------------------------------
+# planted truth (demo profile)
+
+def planted_features(data, view: pd.DataFrame | None = None, features: Sequence[str] | None = None
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The simulator's planted features of the chosen and rejected entries (``.truth`` a_/b_ columns),
+    one row per pair of ``view`` (default :func:`chosen_rejected`), in its order: (chosen, rejected)."""
+    if data.truth is None:
+        raise ValueError(f"planted_features: {data.name!r} has no planted truth (simulated data only)")
+    view = chosen_rejected(data) if view is None else view
+    from pluralign.data.simulate import FEATURES
+    features = list(features or FEATURES)
+    t = data.truth.loc[view["pair_id"]]
+    is_a = (view["chosen_side"] == "A").to_numpy()
+    ch = pd.DataFrame({f: np.where(is_a, t[f"a_{f}"], t[f"b_{f}"]) for f in features})
+    rj = pd.DataFrame({f: np.where(is_a, t[f"b_{f}"], t[f"a_{f}"]) for f in features})
+    return ch.astype(float), rj.astype(float)
+
+
+PLANTED_TO_RULES = {"last_response_is_refusal": "refusal", "last_response_is_harmless": "not harmfulness",
+                    "last_response_sentiment": "sentiment (positive = 1, else neutral 0)",
+                    "response_has_list": "format", "last_response_is_helpful": "not (refusal or factual_error)"}
+"""How :func:`planted_taxonomy` names planted features in SEAL's taxonomy (and the rule featurizer's)."""
+
+
+def planted_taxonomy(planted: pd.DataFrame) -> pd.DataFrame:
+    """Planted features (:func:`planted_features`, one side) in SEAL's taxonomy names, numerically
+    encoded as :func:`~pluralign.seal.feature_matrix` does (:data:`PLANTED_TO_RULES`):
+    ``last_response_is_refusal``, ``last_response_is_harmless``, ``last_response_sentiment`` (1 positive,
+    0 neutral: the simulator plants enthusiasm, never a negative tone), ``response_has_list`` (format),
+    ``last_response_is_helpful`` (neither a refusal nor a factual error: the demo's stand-in for the
+    LM-labeller's helpfulness, SEAL's first target feature), and ``verbosity`` unchanged."""
+    need = ["refusal", "harmfulness", "sentiment", "format", "factual_error", "verbosity"]
+    miss = [c for c in need if c not in planted.columns]
+    if miss:
+        raise ValueError(f"planted_taxonomy: planted features lack {miss}")
+    return pd.DataFrame({
+        "last_response_is_refusal": planted["refusal"].to_numpy(float),
+        "last_response_is_harmless": 1.0 - planted["harmfulness"].to_numpy(float),
+        "last_response_sentiment": planted["sentiment"].to_numpy(float),
+        "response_has_list": planted["format"].to_numpy(float),
+        "last_response_is_helpful": 1.0 - np.maximum(planted["refusal"], planted["factual_error"]).to_numpy(float),
+        "verbosity": planted["verbosity"].to_numpy(float)}, index=planted.index)
+
+
+def featurizer_agreement(labels: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
+    """Agreement of a featurizer's labels (raw, as :func:`~pluralign.seal.rule_featurize`, or numeric) with
+    the planted truth (:func:`planted_taxonomy`) on the same texts, per feature: ``n``, ``agreement``
+    (share equal), Cohen's ``cohen_kappa``, ``prevalence_truth``, ``prevalence_labels``, and for the
+    rule featurizer's ``response_words`` against planted ``verbosity`` the ``auroc`` (how well word count
+    separates verbose from short entries; agreement/κ are NaN there). Rows matched by position."""
+    from sklearn.metrics import roc_auc_score
+
+    from pluralign.seal.features import feature_matrix, label_stability
+
+    if len(labels) != len(truth):
+        raise ValueError(f"featurizer_agreement: {len(labels)} labelled texts vs {len(truth)} planted rows")
+    common = [c for c in truth.columns if c in labels.columns]
+    out = label_stability(labels[common], truth[common], common)
+    num = feature_matrix(labels[common].reset_index(drop=True), common)
+    tr = truth[common].reset_index(drop=True)
+    out["prevalence_truth"] = [float(tr[f].mean()) for f in out.index]
+    out["prevalence_labels"] = [float(num[f].mean()) for f in out.index]
+    out["auroc"] = np.nan
+    if "response_words" in labels.columns and "verbosity" in truth.columns:
+        y = truth["verbosity"].to_numpy(float)
+        w = pd.to_numeric(labels["response_words"]).to_numpy(float)
+        auc = roc_auc_score(y, w) if len(np.unique(y)) == 2 else np.nan
+        out.loc["response_words ~ verbosity"] = {"n": len(y), "agreement": np.nan, "cohen_kappa": np.nan,
+                                                  "prevalence_truth": float(y.mean()),
+                                                  "prevalence_labels": np.nan, "auroc": auc}
+        out["n"] = out["n"].astype(int)
+    return out
+
+
+def imprint_recovery(imprint: pd.DataFrame, weights: pd.Series | dict) -> pd.DataFrame:
+    """Feature imprints (:func:`~pluralign.seal.feature_imprint`) beside the planted population weights.
+
+    A Bradley-Terry RM's reward is on its own (logit) scale, the simulator's weights on the utility
+    scale, so the weights are also shown rescaled by the least-squares factor through the origin
+    ``s = Σ βw / Σ w²``. Per feature: ``estimate``, ``ci_low``, ``ci_high``, ``weight``, ``scaled_weight``,
+    ``same_sign`` and ``covered`` (the rescaled weight inside the 95 % interval). ``.attrs``: ``scale``,
+    ``pearson_r`` (imprints vs weights), ``sign_agreement`` (share of features, weight ≠ 0)."""
+    w = pd.Series(weights, dtype=float)
+    est = imprint["estimate"].astype(float)
+    common = [f for f in imprint.index if f in w.index and np.isfinite(est.get(f, np.nan))]
+    if len(common) < 2:
+        raise ValueError(f"imprint_recovery: fewer than two features with both an imprint and a weight "
+                         f"({common})")
+    b, ww = est[common].to_numpy(), w[common].to_numpy()
+    scale = float(b @ ww / (ww @ ww)) if ww @ ww > 0 else np.nan
+    out = pd.DataFrame({"estimate": b, "ci_low": imprint.loc[common, "ci_low"].to_numpy(float),
+                        "ci_high": imprint.loc[common, "ci_high"].to_numpy(float), "weight": ww,
+                        "scaled_weight": scale * ww}, index=pd.Index(common, name="feature"))
+    out["same_sign"] = np.where(ww == 0, np.nan, (np.sign(b) == np.sign(ww)).astype(float))
+    out["covered"] = ((out["scaled_weight"] >= out["ci_low"]) & (out["scaled_weight"] <= out["ci_high"]))
+    nz = ww != 0
+    out.attrs.update({"scale": scale, "pearson_r": float(np.corrcoef(b, ww)[0, 1]),
+                      "sign_agreement": float(np.mean(np.sign(b[nz]) == np.sign(ww[nz]))) if nz.any() else np.nan})
+    return out
+
+
+def feature_prevalence(chosen: pd.DataFrame, rejected: pd.DataFrame) -> pd.DataFrame:
+    """Share of chosen and rejected entries with each feature (SEAL Table 4, Fig. 14): the column mean of
+    numerically encoded labels (for sentiment coded −1/0/1 this is the mean sentiment, as Table 4), missing
+    labels left out; columns ``chosen``, ``rejected``, ``difference`` (chosen − rejected), ``n``."""
+    cols = [c for c in chosen.columns if c in rejected.columns]
+    ch = chosen[cols].apply(pd.to_numeric, errors="coerce")
+    rj = rejected[cols].apply(pd.to_numeric, errors="coerce")
+    out = pd.DataFrame({"chosen": ch.mean(), "rejected": rj.mean()})
+    out["difference"] = out["chosen"] - out["rejected"]
+    out["n"] = ch.notna().sum().astype(int)
+    out.index.name = "feature"
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------
+# entry texts and features on every profile
+
+def entry_texts(view: pd.DataFrame, entry: str) -> list[str]:
+    """The texts SEAL labels: the whole dialogue ending in the chosen (``entry="chosen"``) or rejected
+    reply. An hh-rlhf style history (it contains "Human:") is followed by the reply; a plain prompt is
+    written as "Human: {prompt}\\n\\nAssistant: {reply}"."""
+    if entry not in ("chosen", "rejected"):
+        raise ValueError(f"entry_texts: entry must be 'chosen' or 'rejected', got {entry!r}")
+    out = []
+    for p, r in zip(view["prompt"].astype(str), view[entry].astype(str)):
+        if "Human:" in p:
+            out.append(p.rstrip() + (" " if p.rstrip().endswith("Assistant:") else "\n\nAssistant: ") + r)
+        else:
+            out.append(f"Human: {p}\n\nAssistant: {r}")
+    return out
+
+
+FEATURE_SOURCES = ("planted", "rules", "llm")
+
+
+def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None, job: str = "seal-taxonomy"
+                   ) -> dict:
+    """Features of the chosen and rejected entries of ``view`` (:func:`chosen_rejected`) for SEAL's
+    regressions and the LM-labeller preference γ, from one of three sources:
+
+    - ``"planted"`` (demo): the simulator's planted features (:func:`planted_features`) as regressors;
+      the targets helpful / harmless from :func:`planted_taxonomy`;
+    - ``"rules"`` (offline on real text): :func:`~pluralign.seal.rule_featurize` on the dialogue texts;
+      regressors are its taxonomy features plus ``response_has_list``; harmless is the rule featurizer's;
+      helpfulness cannot be read from surface patterns, so "not a refusal" stands in for it;
+    - ``"llm"`` (paper): :func:`~pluralign.seal.featurize` with ``llm`` (the App. C.3 prompt); regressors
+      are Table 5's 15 features; targets are the labeller's.
+
+    Returns a dict: ``chosen``, ``rejected`` (numeric regressor tables, one row per pair),
+    ``regressors`` (their names), ``targets`` (``{"chosen_helpful", "chosen_harmless", "rejected_helpful",
+    "rejected_harmless"}`` as 0/1 arrays), ``labels_chosen``/``labels_rejected`` (raw labels where a
+    featurizer ran, else None), ``source`` and ``note`` (what stands in for what).
+    """
+    from pluralign.seal.features import IMPRINT_FEATURES, feature_matrix, featurize, rule_featurize
+
+    if source not in FEATURE_SOURCES:
+        raise ValueError(f"entry_features: source must be one of {FEATURE_SOURCES}, got {source!r}")
+    out = {"source": source, "labels_chosen": None, "labels_rejected": None}
+    if source == "planted":
+        ch, rj = planted_features(data, view)
+        tc, tr = planted_taxonomy(ch), planted_taxonomy(rj)
+        out.update(chosen=ch, rejected=rj, regressors=list(ch.columns),
+                   note="planted features of the simulator; helpful = neither refusal nor factual error, "
+                        "harmless = not harmful (planted)")
+    else:
+        texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
+        if source == "rules":
+            lc, lr = rule_featurize(texts_c), rule_featurize(texts_r)
+            regs = ["last_response_is_refusal", "last_response_is_harmless", "last_response_sentiment",
+                    "last_response_is_anthropomorphic", "last_response_contains_insult",
+                    "last_response_is_sexually_explicit", "last_response_breaks_privacy", "response_has_list"]
+            note = "rule-based featurizer (surface patterns); helpfulness stand-in: not a refusal"
+        else:
+            if llm is None:
+                raise ValueError("entry_features(source='llm') needs llm= (pluralign.llm.load(...))")
+            lc = featurize(texts_c, llm, job=f"{job}-chosen")
+            lr = featurize(texts_r, llm, job=f"{job}-rejected")
+            regs = list(IMPRINT_FEATURES)
+            note = f"LM-labeller {lc.attrs.get('labeller')} with the App. C.3 prompt"
+        ch, rj = feature_matrix(lc, regs), feature_matrix(lr, regs)
+        tc, tr = ch.copy(), rj.copy()
+        if source == "rules":
+            tc["last_response_is_helpful"] = 1.0 - tc["last_response_is_refusal"]
+            tr["last_response_is_helpful"] = 1.0 - tr["last_response_is_refusal"]
+        else:
+            tc = feature_matrix(lc, ["last_response_is_helpful", "last_response_is_harmless"])
+            tr = feature_matrix(lr, ["last_response_is_helpful", "last_response_is_harmless"])
+        out.update(chosen=ch.reset_index(drop=True), rejected=rj.reset_index(drop=True), regressors=regs,
+                   labels_chosen=lc, labels_rejected=lr, note=note)
+    out["targets"] = {"chosen_helpful": tc["last_response_is_helpful"].to_numpy(),
+                      "chosen_harmless": tc["last_response_is_harmless"].to_numpy(),
+                      "rejected_helpful": tr["last_response_is_helpful"].to_numpy(),
+                      "rejected_harmless": tr["last_response_is_harmless"].to_numpy()}
+    return out
+
+
+def labeller_gamma(features: dict, *, priority: str = "helpful") -> np.ndarray:
+    """γ_i (App. D.4) from :func:`entry_features`' targets; pairs with a missing target label get γ = NaN
+    (None) and are left out of the agreement rates."""
+    from pluralign.seal.resistance import labeller_preference
+
+    t = features["targets"]
+    arr = np.column_stack([np.asarray(t[k], float) for k in ("chosen_helpful", "chosen_harmless",
+                                                              "rejected_helpful", "rejected_harmless")])
+    ok = np.isfinite(arr).all(axis=1)
+    g = np.full(len(arr), None, dtype=object)
+    if ok.any():
+        g[ok] = labeller_preference(*(arr[ok, j].astype(int) for j in range(4)), priority=priority)
+    return g

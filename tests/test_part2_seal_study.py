@@ -1,0 +1,214 @@
+"""Book Part II (SEAL) library additions: the study design (chosen/rejected view, pre-D / post-D rewards),
+planted-truth views, featurizer agreement, imprint recovery, Table 4 prevalence, γ with missing labels,
+and the demo's simulated rewrites with planted flips."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from pluralign import seal
+from pluralign.data import DataError, PreferenceData, simulate
+
+
+def _data(prefs, ids=None, name="toy"):
+    """prefs: list of lists of annotator preferences per pair."""
+    ids = ids or [f"p{i}" for i in range(len(prefs))]
+    pairs = pd.DataFrame({"pair_id": ids, "dataset": name, "split": "train", "prompt": [f"q{i}" for i in ids],
+                          "response_a": [f"a-{i}" for i in ids], "response_b": [f"b-{i}" for i in ids]})
+    ann = pd.DataFrame([{"pair_id": i, "annotator_id": f"x{k}", "preference": v}
+                        for i, ps in zip(ids, prefs) for k, v in enumerate(ps)])
+    return PreferenceData(pairs, ann, {"name": name})
+
+
+def test_chosen_rejected_majority_and_ties_counted():
+    d = _data([[-2, -1, 1], [2, 1, 0], [-1, 1]])      # A, B, tie
+    v = seal.chosen_rejected(d)
+    assert list(v["pair_id"]) == ["p0", "p1"]
+    assert list(v["chosen"]) == ["a-p0", "b-p1"] and list(v["rejected"]) == ["b-p0", "a-p1"]
+    assert list(v["chosen_side"]) == ["A", "B"]
+    assert v.attrs["n_ties_dropped"] == 1 and v.attrs["n_pairs"] == 2
+
+
+def test_combine_keeps_everything_and_refuses_duplicate_ids():
+    a, b = _data([[-1], [1]], ["a0", "a1"], "A"), _data([[2]], ["b0"], "B")
+    c = seal.combine(a, b)
+    assert list(c.pairs["pair_id"]) == ["a0", "a1", "b0"] and len(c.annotations) == 3
+    assert [p["n_pairs"] for p in c.meta["parts"]] == [2, 1]
+    with pytest.raises(DataError, match="duplicate pair_id 'a0'"):
+        seal.combine(a, a)
+    with pytest.raises(ValueError, match="no data"):
+        seal.combine()
+
+
+def test_planted_features_follow_the_chosen_side():
+    d = simulate(n_pairs=200, seed=3)
+    v = seal.chosen_rejected(d)
+    ch, rj = seal.planted_features(d, v)
+    t = d.truth.loc[v["pair_id"]]
+    for j, side in enumerate(v["chosen_side"]):
+        a, b = ("a", "b") if side == "A" else ("b", "a")
+        assert ch.iloc[j]["harmfulness"] == t.iloc[j][f"{a}_harmfulness"]
+        assert rj.iloc[j]["verbosity"] == t.iloc[j][f"{b}_verbosity"]
+    # harmful compliance is (almost) never the majority's choice over a refusal
+    assert ch["harmfulness"].mean() < rj["harmfulness"].mean()
+    with pytest.raises(ValueError, match="no planted truth"):
+        seal.planted_features(_data([[-1]]))
+
+
+def test_planted_taxonomy_mapping_by_hand():
+    p = pd.DataFrame({"refusal": [1, 0, 0], "harmfulness": [0, 1, 0], "sentiment": [1, 0, 0], "format": [0, 0, 1],
+                      "factual_error": [0, 0, 1], "verbosity": [1, 1, 0]})
+    t = seal.planted_taxonomy(p)
+    assert list(t["last_response_is_helpful"]) == [0, 1, 0]          # refusal, ok, factual error
+    assert list(t["last_response_is_harmless"]) == [1, 0, 1]
+    assert list(t["response_has_list"]) == [0, 0, 1]
+    with pytest.raises(ValueError, match="lack"):
+        seal.planted_taxonomy(p.drop(columns="format"))
+
+
+def test_featurizer_agreement_hand_computed():
+    truth = pd.DataFrame({"last_response_is_refusal": [1.0, 0, 0, 0], "response_has_list": [1.0, 1, 0, 0],
+                          "verbosity": [1.0, 1, 0, 0]})
+    labels = pd.DataFrame({"last_response_is_refusal": [True, False, False, True],
+                           "response_has_list": [True, True, False, False], "response_words": [90, 80, 10, 20]})
+    out = seal.featurizer_agreement(labels, truth)
+    assert out.loc["last_response_is_refusal", "agreement"] == pytest.approx(0.75)
+    assert out.loc["response_has_list", "agreement"] == 1.0 and out.loc["response_has_list", "cohen_kappa"] == 1.0
+    assert out.loc["response_words ~ verbosity", "auroc"] == 1.0
+    assert out.loc["last_response_is_refusal", "prevalence_labels"] == 0.5
+    with pytest.raises(ValueError, match="4 planted rows"):
+        seal.featurizer_agreement(labels.iloc[:3], truth)
+
+
+def test_imprint_recovery_scale_and_sign():
+    w = pd.Series({"x": 1.0, "y": -2.0, "z": 0.5})
+    imp = pd.DataFrame({"estimate": [2.0, -4.0, 1.0], "ci_low": [1.9, -4.1, 0.0], "ci_high": [2.1, -3.9, 0.5]},
+                       index=["x", "y", "z"])
+    r = seal.imprint_recovery(imp, w)
+    assert r.attrs["scale"] == pytest.approx(2.0) and r.attrs["pearson_r"] == pytest.approx(1.0)
+    assert r.attrs["sign_agreement"] == 1.0
+    assert list(r["covered"]) == [True, True, False]      # z: scaled weight 1.0 is outside [0, 0.5]
+    with pytest.raises(ValueError, match="fewer than two"):
+        seal.imprint_recovery(imp.iloc[:1], w)
+
+
+def test_imprint_of_planted_utility_recovers_population_weights():
+    """An 'RM' whose reward is the population's mean utility w·x: the pair-FE imprint on the planted
+    features returns the planted weights exactly, and imprint_recovery reports scale 1."""
+    d = simulate(n_pairs=400, seed=5)
+    v = seal.chosen_rejected(d)
+    ch, rj = seal.planted_features(d, v)
+    w = d.meta["weights"]["mean"]
+    rc, rr = ch[list(w.index)] @ w.to_numpy(), rj[list(w.index)] @ w.to_numpy()
+    rng = np.random.default_rng(0)
+    rc, rr = rc + 0.01 * rng.standard_normal(len(rc)), rr + 0.01 * rng.standard_normal(len(rr))
+    table = seal.imprint_table(v["pair_id"], ch, rj, rm=(rc, rr))
+    imp = seal.feature_imprint(table, "rm", list(ch.columns))
+    ok = imp["estimate"].notna()
+    np.testing.assert_allclose(imp.loc[ok, "estimate"], w[imp.index[ok]], atol=0.01)
+    rec = seal.imprint_recovery(imp, w)
+    assert rec.attrs["scale"] == pytest.approx(1.0, abs=0.01) and rec.attrs["sign_agreement"] == 1.0
+
+
+def test_feature_prevalence_by_hand():
+    c = pd.DataFrame({"harmless": [1.0, 1, 0, np.nan], "last_response_sentiment": [1.0, 0, -1, 1]})
+    r = pd.DataFrame({"harmless": [0.0, 0, 1, 0], "last_response_sentiment": [-1.0, -1, 0, 0]})
+    p = seal.feature_prevalence(c, r)
+    assert p.loc["harmless", "chosen"] == pytest.approx(2 / 3) and p.loc["harmless", "rejected"] == 0.25
+    assert p.loc["last_response_sentiment", "difference"] == pytest.approx(0.25 - (-0.5))
+    assert p.loc["harmless", "n"] == 3
+
+
+def test_labeller_gamma_with_missing_labels():
+    F = {"targets": {"chosen_helpful": np.array([1, 0, np.nan]), "chosen_harmless": np.array([1, 1, 1]),
+                     "rejected_helpful": np.array([0, 1, 1]), "rejected_harmless": np.array([1, 1, 1])}}
+    g = seal.labeller_gamma(F)
+    assert list(g) == ["c", "r", None]
+
+
+def test_entry_texts_and_split_dialogue_round_trip():
+    v = pd.DataFrame({"prompt": ["How?", "\n\nHuman: hi\n\nAssistant: yo\n\nHuman: and?\n\nAssistant:"],
+                      "chosen": ["Do X.", "Sure."], "rejected": ["No.", "Never."]})
+    t = seal.entry_texts(v, "chosen")
+    assert t[0] == "Human: How?\n\nAssistant: Do X."
+    assert t[1].endswith("Assistant: Sure.")
+    assert [seal.split_dialogue(x) for x in t] == [("How?", "Do X."), (v["prompt"][1], "Sure.")]
+    assert seal.last_response(t[1]) == "Sure."
+    with pytest.raises(ValueError, match="entry must be"):
+        seal.entry_texts(v, "both")
+
+
+def test_entry_features_rules_on_text():
+    v = pd.DataFrame({"pair_id": ["x", "y"], "prompt": ["Help me.", "Steal a car?"],
+                      "chosen": ["Sure, here is a list:\n1. one\n2. two", "I'm sorry, but I can't help with that."],
+                      "rejected": ["I'm sorry, but I can't help with that.", "Sure. Hot-wire the ignition."],
+                      "chosen_side": ["A", "A"]})
+    F = seal.entry_features(None, v, "rules")
+    assert list(F["chosen"]["response_has_list"]) == [1.0, 0.0]
+    assert list(F["rejected"]["last_response_is_refusal"]) == [1.0, 0.0]
+    assert list(F["rejected"]["last_response_is_harmless"]) == [1.0, 0.0]
+    # Table 2, helpfulness first: y's chosen refusal is "unhelpful" under the stand-in, so γ = r despite harm
+    assert list(seal.labeller_gamma(F)) == ["c", "r"]
+    with pytest.raises(ValueError, match="needs llm"):
+        seal.entry_features(None, v, "llm")
+    with pytest.raises(ValueError, match="source must be"):
+        seal.entry_features(None, v, "magic")
+
+
+def test_simulated_rewrite_planted_flips_show_in_text():
+    import importlib
+    sim = importlib.import_module("pluralign.data.simulate")
+    d = simulate(n_pairs=300, seed=2)
+    texts = list(d.pairs["response_a"])
+    rw = seal.simulated_rewrite(texts, seed=0, p_flip=0.5)
+    again = seal.simulated_rewrite(texts, seed=0, p_flip=0.5)
+    pd.testing.assert_frame_equal(rw, again)
+    assert (rw["rewritten"] != rw["original"]).all()
+    opener = lambda t: any(t.startswith(o) for o in sim.ENTHUSIASTIC_OPEN)  # noqa: E731
+    for _, row in rw.iterrows():
+        if row["sentiment"] == 1:
+            assert opener(row["original"]) and not opener(row["rewritten"])
+        if row["sentiment"] == -1:
+            assert not opener(row["original"]) and opener(row["rewritten"])
+        if row["format"] == -1:
+            assert row["rewritten"].count("### ") == 1 and "### " not in row["original"]
+        if row["format"] == 1:
+            assert "### " in row["original"] and "### " not in row["rewritten"]
+    assert {-1, 1} <= set(rw["sentiment"]) and {-1, 1} <= set(rw["verbosity"])
+    # the rule featurizer sees the planted sentiment flips
+    lab0 = seal.feature_matrix(seal.rule_featurize(rw["original"]), ["last_response_sentiment"])
+    lab1 = seal.feature_matrix(seal.rule_featurize(rw["rewritten"]), ["last_response_sentiment"])
+    measured = (lab0 - lab1)["last_response_sentiment"]
+    assert (measured[rw["sentiment"] == 1] > 0).mean() > 0.8 and (measured[rw["sentiment"] == -1] < 0).mean() > 0.8
+    none = seal.simulated_rewrite(texts[:50], p_flip=0.0)
+    assert (none[list(seal.SIMULATED_FLIP_FEATURES)] == 0).all().all()
+    with pytest.raises(ValueError, match="cannot flip"):
+        seal.simulated_rewrite(texts[:2], features=["harmfulness"])
+    with pytest.raises(ValueError, match="p_flip"):
+        seal.simulated_rewrite(texts[:2], p_flip=2)
+
+
+def test_robustness_scores_find_the_planted_sentiment_flip():
+    """A reward that pays 3 points for the enthusiastic opener: rewrites that strip it from a chosen entry
+    (flip +1) make aligned pairs misaligned, so π^c_+(sentiment) is large and significant."""
+    import importlib
+    sim = importlib.import_module("pluralign.data.simulate")
+    d = simulate(n_pairs=1500, seed=4)
+    v = seal.chosen_rejected(d)
+
+    def reward(texts, bonus):
+        """3 points for enthusiasm; an otherwise-aligned RM gives the chosen entry a 0.5 bonus"""
+        return 3.0 * np.array([any(t.startswith(o) for o in sim.ENTHUSIASTIC_OPEN) for t in texts]) + bonus
+
+    rc, rr = seal.simulated_rewrite(v["chosen"], seed=1), seal.simulated_rewrite(v["rejected"], seed=2)
+    rng = np.random.default_rng(0)
+    n = len(v)
+    c0, r0 = rng.normal(0, 1, n), rng.normal(0, 1, n)           # the pair's own reward noise, kept
+    c1, r1 = rng.normal(0, 0.5, n), rng.normal(0, 0.5, n)       # rewriting nudges each reward a little
+    before = seal.aligned(reward(v["chosen"], 0.5 + c0), reward(v["rejected"], r0))
+    after = seal.aligned(reward(rc["rewritten"], 0.5 + c0 + c1), reward(rr["rewritten"], r0 + r1))
+    cols = list(seal.SIMULATED_FLIP_FEATURES)
+    pi = seal.robustness_scores(before, after, rc[cols].astype(float), rr[cols].astype(float), cols, unchanged=())
+    s = pi.loc[("c", "sentiment", 1)]
+    assert s["estimate"] > 2 and s["p_bonferroni"] < 0.01
+    assert pi.loc[("r", "sentiment", -1), "estimate"] > 2          # the rejected entry gains enthusiasm
+    assert abs(pi.loc[("c", "format", 1), "estimate"]) < 1.5        # format does not enter this reward
