@@ -669,3 +669,184 @@ def select_lr(results: pd.DataFrame, metric: str | None = None, *, split: str = 
     vals = np.where(np.isnan(vals), -np.inf if higher_is_better else np.inf, vals)
     i = int(np.argmax(vals) if higher_is_better else np.argmin(vals))
     return float(r["lr"].iloc[i])
+
+
+# ---------------------------------------------------------------------------------------------
+# Book Part III helpers: the paper's training setting, splits, an offline judge, the lr sweep
+# ---------------------------------------------------------------------------------------------
+def binary_judgments(data, seed: int = 0):
+    """The paper's training data (§2, Eq. 1): **one** binary judgment ``j`` per pair.
+
+    From a multi-annotator :class:`~pluralign.data.PreferenceData`, keep one annotator's non-tie
+    judgment per pair, drawn with a NumPy generator seeded by ``(seed, pair_id)`` (reproducible and
+    independent of the other pairs). Pairs on which every annotator tied have no binary judgment and
+    are dropped — the count is recorded in ``meta['filters']``. Single-annotator data passes through
+    (minus its ties). ``truth`` is kept."""
+    from pluralign.data.core import PreferenceData
+
+    ann = data.annotations
+    nz = ann[ann["preference"] != 0]
+    keep_idx = []
+    for pid, rows in nz.groupby("pair_id", sort=False):
+        if len(rows) == 1:
+            keep_idx.append(rows.index[0])
+            continue
+        rng = np.random.default_rng([int(seed), int(fingerprint(str(pid))[:15], 16)])
+        keep_idx.append(rows.index[int(rng.integers(len(rows)))])
+    chosen = ann.loc[keep_idx]
+    ids = set(chosen["pair_id"])
+    pairs = data.pairs[data.pairs["pair_id"].isin(ids)].reset_index(drop=True)
+    order = {p: i for i, p in enumerate(pairs["pair_id"])}
+    chosen = chosen.sort_values("pair_id", key=lambda s: s.map(order)).reset_index(drop=True)
+    meta = {**data.meta, "filters": list(data.meta.get("filters", []))}
+    meta["filters"].append({"filter": f"one binary judgment per pair (Beyond the Binary Eq. 1; seed {seed}): "
+                                      "pairs where every annotator tied dropped",
+                            "removed": len(data.pairs) - len(pairs), "kept": len(pairs)})
+    truth = None if data.truth is None else data.truth[data.truth.index.isin(ids)]
+    return PreferenceData(pairs, chosen, meta, truth)
+
+
+def splits(data, test: int | float, validation: int | float, seed: int = 0, out_of_domain=None) -> dict:
+    """``{"train", "validation", "test"}`` :class:`~pluralign.data.PreferenceData` for §3.3.
+
+    ``out_of_domain``: boolean Series indexed by ``pair_id`` (or a collection of pair ids): those
+    pairs are *only* tested on, never trained or validated on (the paper's PRISM / UltraFeedback).
+    The other (in-domain) pairs are split by :func:`pluralign.data.spec.split` into ``test`` held-out
+    pairs, then ``validation`` pairs (footnote 6: the learning rate is chosen on validation data)
+    and the training rest. The test set is the in-domain test pairs plus every out-of-domain pair.
+    Every step is recorded in ``meta['filters']``."""
+    from pluralign.data.spec import split
+
+    ids = data.pairs["pair_id"]
+    if out_of_domain is None:
+        ood = pd.Series(False, index=ids.values)
+    elif isinstance(out_of_domain, pd.Series) and out_of_domain.dtype == bool:
+        ood = out_of_domain.reindex(ids.values).fillna(False).astype(bool)
+    else:
+        ood = pd.Series(ids.isin(set(out_of_domain)).values, index=ids.values)
+    in_dom = data.subset(ids[~ood.values], reason="in-domain pairs") if ood.any() else data
+    rest, test_id = split(in_dom, test, seed)
+    train, val = split(rest, validation, seed + 1)
+    test_ids = list(test_id.pairs["pair_id"]) + list(ids[ood.values])
+    test_set = data.subset(test_ids, reason=f"test: {len(test_id)} in-domain held-out + {int(ood.sum())} out-of-domain")
+    return {"train": train, "validation": val, "test": test_set}
+
+
+class SimulatedJudge:
+    """An **offline stand-in** for the paper's LLM judge (Llama-3-70B-Instruct, §3.3), for data with a
+    known population preference ``p*`` (the simulator's ``truth.share_a``).
+
+    Its P(A) for a pair is ``σ(logit(p*) + noise · ε)``, ``ε ~ N(0, 1)`` drawn once per pair from a
+    generator seeded by ``(seed, texts)`` — a judge that knows the population's leaning but is wrong
+    about it by a log-odds error of standard deviation ``noise``. ``p*`` is clipped to
+    ``[clip, 1 − clip]`` first (0 and 1 have no logit). It has the ``judge_ab`` / ``judge_ab_many``
+    interface of :mod:`pluralign.llm`, so :func:`synthetic_judgments` with ``method="logprob"`` draws
+    its ``n`` judgments exactly as for a real backend. Measure its quality with :func:`side_agreement`
+    and :func:`evaluate` before reading anything into margins built from it."""
+
+    backend = "simulated-judge"
+
+    def __init__(self, data, p_star: pd.Series, *, noise: float = 1.0, seed: int = 0, clip: float = 1e-3):
+        if noise < 0:
+            raise ValueError("noise must be >= 0")
+        if not 0 < clip < 0.5:
+            raise ValueError("clip must lie in (0, 0.5)")
+        pairs = _pairs_frame(data)
+        ps = p_star.reindex(pairs["pair_id"].values).astype(float)
+        if ps.isna().any():
+            raise ValueError(f"p_star lacks {int(ps.isna().sum())} of the {len(ps)} pairs (first: "
+                             f"{ps.index[ps.isna()][0]!r})")
+        self.noise, self.seed, self.clip = float(noise), int(seed), float(clip)
+        self.model = f"simulated-judge(noise={noise:g}, seed={seed})"
+        self._p = {}
+        for (p, a, b), v in zip(zip(pairs["prompt"].astype(str), pairs["response_a"].astype(str),
+                                    pairs["response_b"].astype(str)), ps.to_numpy()):
+            key = (p, a, b)
+            rng = np.random.default_rng([self.seed, int(_item_key(p, a, b)[:15], 16)])
+            q = min(max(v, self.clip), 1 - self.clip)
+            z = np.log(q / (1 - q)) + self.noise * rng.standard_normal()
+            self._p[key] = float(1.0 / (1.0 + np.exp(-z)))
+        self._fp = fingerprint(self.model, sorted(self._p.items()))
+
+    def fingerprint(self) -> str:
+        return self._fp
+
+    def judge_ab(self, prompt: str, a: str, b: str, **_) -> float:
+        try:
+            return self._p[(str(prompt), str(a), str(b))]
+        except KeyError:
+            raise KeyError("SimulatedJudge knows p* only for the pairs it was built with") from None
+
+    def judge_ab_many(self, items, job=None, **_) -> list[float]:
+        return [self.judge_ab(*_triple_of(it)) for it in items]
+
+
+def _triple_of(it) -> tuple[str, str, str]:
+    if isinstance(it, dict):
+        return str(it["prompt"]), str(it["response_a"]), str(it["response_b"])
+    p, a, b = it
+    return str(p), str(a), str(b)
+
+
+def side_agreement(p_star, p, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> dict:
+    """How often a judge (or a reward model) sides with the population: the share of pairs with
+    ``p* ≠ ½`` on which ``p`` (its P(A ≻ B)) is on the same side of ½ as ``p*`` (a ``p`` of exactly ½
+    counts as half), with a bootstrap CI. Pairs with ``p* = ½`` have no majority side and are left
+    out (counted in ``n_even``). Returns ``{"value", "lo", "hi", "n", "n_even"}``."""
+    df = _align(p_star, p)
+    x = df.to_numpy()
+    even = np.isclose(x[:, 0], 0.5)
+    x = x[~even]
+    if len(x) == 0:
+        raise ValueError("every pair has p* = 1/2: no side to agree with")
+    hit = np.where(np.isclose(x[:, 1], 0.5), 0.5, ((x[:, 0] > 0.5) == (x[:, 1] > 0.5)).astype(float))
+    est, lo, hi = bootstrap_ci(hit, np.mean, n_boot=n_boot, level=level, seed=seed)
+    return {"value": float(est), "lo": float(lo), "hi": float(hi), "n": int(len(x)), "n_even": int(even.sum())}
+
+
+def validation_scores(p_a: pd.Series, data) -> dict:
+    """Footnote 6's validation data are binary held-out pairs: a reward model's pairwise
+    ``accuracy`` on them (its P(A ≻ B) > ½ when the label is A; ½ counts half) and ``loss`` (the
+    Bradley–Terry log-loss of Eq. 1 on those labels). The label of a pair is its majority
+    (:meth:`PreferenceData.majority`); pairs whose majority is a tie are left out (``n_tie``)."""
+    maj = data.majority()
+    lab = maj[maj != "tie"]
+    p = pd.Series(p_a).astype(float).reindex(lab.index)
+    if p.isna().any():
+        raise ValueError(f"p_a lacks {int(p.isna().sum())} validation pairs")
+    a = (lab == "A").to_numpy()
+    pv = p.to_numpy()
+    acc = np.where(np.isclose(pv, 0.5), 0.5, (pv > 0.5) == a).astype(float).mean()
+    q = np.clip(np.where(a, pv, 1 - pv), 1e-12, 1.0)
+    return {"accuracy": float(acc), "loss": float(-np.log(q).mean()), "n": int(len(lab)),
+            "n_tie": int((maj == "tie").sum())}
+
+
+def sweep(rm, train, validation, lrs: Iterable[float] = LR_SWEEP, *, objective: str = "bt", margins=None,
+          metric: str | None = "accuracy", **train_kw):
+    """Footnote 6: train ``rm`` once per learning rate in ``lrs`` (objective ``"bt"`` = Eq. 1, or
+    ``"bt-margin"`` = Eq. 4 with ``margins`` from :func:`training_margins`), score each model on the
+    binary ``validation`` pairs (:func:`validation_scores`) and keep the best by ``metric``
+    (:func:`select_lr`). Every trained model is cached by :meth:`RewardModel.train`.
+
+    Returns ``(best_model, results)``; ``results`` has one row per learning rate: ``objective, lr,
+    split ("validation"), accuracy, loss, n, selected``."""
+    models, rows = {}, []
+    lrs = [float(v) for v in lrs]
+    if not lrs:
+        raise ValueError("lrs is empty")
+    for lr in lrs:
+        kw = dict(train_kw, lr=lr, objective=objective)
+        if objective == "bt-margin":
+            kw["margins"] = margins
+        m = rm.train(train, **kw)
+        sc = validation_scores(m.prob_a(validation, progress=False), validation)
+        models[lr] = m
+        rows.append({"objective": objective, "lr": lr, "split": "validation", **sc})
+    res = pd.DataFrame(rows)
+    best = select_lr(res, metric)
+    res["selected"] = res["lr"] == best
+    return models[best], res
+
+
+__all__ += ["binary_judgments", "splits", "SimulatedJudge", "side_agreement", "validation_scores", "sweep"]

@@ -335,3 +335,50 @@ def majority_vote(labels: pd.DataFrame, column: str, *, by: str = "pair_id") -> 
     if ties:
         warnings.warn(f"majority_vote: {ties} items tied between labels ({column} = None)", stacklevel=2)
     return out
+
+
+def category_summary(kind: pd.Series | None = None, distinguishable: pd.Series | None = None,
+                     p_star: pd.Series | None = None) -> pd.DataFrame:
+    """§3.1's two dimensions of subjectivity side by side: per category, the number and share of
+    pairs and — when ``p_star`` (Eq. 2) is given — the mean ``p*`` and the mean *population
+    agreement* ``|2p* − 1|`` (0 = an even split of the population, 1 = unanimous; the quantity the
+    margin of Eq. 3 estimates).
+
+    ``kind``: Series of ``"single"`` / ``"multiple"`` indexed by ``pair_id``
+    (:func:`classify_subjectivity`); ``distinguishable``: Series of booleans
+    (:func:`classify_distinguishability`). Pairs without a category (``None`` / NaN, e.g. a tied
+    majority vote) are counted as ``"unassigned"``, never dropped. Returns ``dimension, category, n,
+    share`` (+ ``mean_p_star, mean_agreement``)."""
+    if kind is None and distinguishable is None:
+        raise ValueError("pass kind and/or distinguishable")
+    dims = []
+    if kind is not None:
+        k = kind.map(lambda v: {"single": "Single Correct", "multiple": "Multiple Correct"}.get(v, "unassigned")
+                     if isinstance(v, str) else "unassigned")
+        bad = kind[kind.notna() & ~kind.isin(["single", "multiple"])]
+        if len(bad):
+            raise ValueError(f"kind must be 'single' or 'multiple', got {bad.iloc[0]!r}")
+        dims.append(("plurality of responses", k))
+    if distinguishable is not None:
+        d = distinguishable.map(lambda v: "unassigned" if v is None or (isinstance(v, float) and np.isnan(v))
+                                else "Distinguishable" if bool(v) else "Indistinguishable")
+        dims.append(("distinguishability", d))
+    rows = []
+    for dim, lab in dims:
+        ps = None if p_star is None else p_star.astype(float).reindex(lab.index)
+        if ps is not None and ps.isna().any():
+            raise ValueError(f"p_star lacks {int(ps.isna().sum())} of the {len(lab)} pairs")
+        order = [c for c in ("Single Correct", "Multiple Correct", "Distinguishable", "Indistinguishable",
+                             "unassigned") if (lab == c).any()]
+        for cat in order:
+            m = (lab == cat).to_numpy()
+            row = {"dimension": dim, "category": cat, "n": int(m.sum()), "share": float(m.mean())}
+            if ps is not None:
+                v = ps.to_numpy()[m]
+                row["mean_p_star"] = float(v.mean())
+                row["mean_agreement"] = float(np.abs(2 * v - 1).mean())
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+__all__ += ["category_summary"]
