@@ -168,7 +168,9 @@ def _is_fresh(r: Run, fp: str) -> bool:
 
 def _environment(profile: str) -> dict:
     env = {"PLURALIGN_PROFILE": profile, "PLURALIGN_ROOT": str(ROOT), "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-           "TOKENIZERS_PARALLELISM": "false", "PYTHONHASHSEED": "0"}
+           "TOKENIZERS_PARALLELISM": "false", "PYTHONHASHSEED": "0",
+           # no download / weight-loading bars in a rendered page (they are stderr noise there)
+           "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
     env.setdefault("PLURALIGN_CACHE", os.environ.get("PLURALIGN_CACHE", str(ROOT / ".cache" / "pluralign")))
     if profile != "paper":
         env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
@@ -239,7 +241,7 @@ def build(profile: str = "demo", *, only: str | None = None, refresh: bool = Fal
         t = time.perf_counter()
         try:
             status = execute(r, refresh=refresh, lib_hash=lib_hash)
-        except BookError as e:
+        except BookError:
             print(f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  failed", file=out, flush=True)
             raise
         print(f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  {status}", file=out, flush=True)

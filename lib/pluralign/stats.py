@@ -1,7 +1,7 @@
 """Small statistics shared by every chapter: bootstrap confidence intervals."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 import pandas as pd

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.data.core import DataError
-from pluralign.data.io import Filters, empty_text, read_source, require, stable_hash, swap_mask, where
+from pluralign.data.io import Filters, read_source, require, stable_hash, swap_mask, where
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 ASSISTANT = "\n\nAssistant:"

@@ -14,7 +14,7 @@ import pandas as pd
 
 from pluralign.data.core import DataError
 from pluralign.data.hub import chosen_rejected, check_text, check_unique, map_labels
-from pluralign.data.io import Filters, default_local, read_files, read_table, require, where
+from pluralign.data.io import Filters, default_local, read_table, require, where
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 PANDALM_LABELS = {"0": 0, "1": -2, "2": 2}
