@@ -30,7 +30,6 @@ datasets = [
 # %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
 from IPython.display import Markdown, display
 from myst_nb import glue
 
