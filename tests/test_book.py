@@ -115,3 +115,23 @@ def test_fake_api_key_appears_in_no_executed_notebook_and_no_html_page(tmp_path)
     # a second build reuses the executed notebooks
     again = _pluralign(root, "book", "--no-html", env={"OPENAI_API_KEY": secret, "PLURALIGN_CACHE": str(tmp_path / "c")})
     assert again.returncode == 0 and again.stdout.count("cached") == 3, again.stdout
+
+
+def test_only_selects_a_part_by_its_manifest_name():
+    part1 = [r.notebook for r in book.runs("sample", "diverging")]
+    assert part1 == ["diverging_agreement", "diverging_causes", "diverging_rewards", "diverging_know"]
+    assert [r.notebook for r in book.runs("demo", "seal_imprint")] == ["seal_imprint"]
+    with pytest.raises(book.BookError, match="matches no part.*diverging"):
+        book.runs("demo", "no-such-part")
+
+
+def test_partial_toc_leaves_out_pages_not_executed(tmp_path, monkeypatch):
+    m = book.manifest()
+    monkeypatch.setattr(book, "ROOT", tmp_path)  # nothing executed under this root: only prose pages exist
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "reproduce.md").write_text("# r\n")
+    (tmp_path / "book" / "bibliography.md").write_text("# b\n")
+    t = book.toc("sample", m, present_only=True)
+    files = book._toc_files(t)
+    assert files == ["book/reproduce", "book/bibliography"]
+    assert len(book._toc_files(book.toc("sample", m))) > len(files)

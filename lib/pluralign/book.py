@@ -60,6 +60,8 @@ def manifest(path: Path | None = None) -> dict:
     path = path or ROOT / "manifest.yml"
     m = yaml.safe_load(path.read_text())
     for part in m["parts"]:
+        if set(part) - {"caption", "name", "chapters"}:
+            raise BookError(f"{path}: part {part.get('caption')!r} has unknown keys {sorted(set(part) - {'caption', 'name', 'chapters'})}")
         for ch in part["chapters"]:
             if set(ch) - {"page", "run"} or len(ch) != 1:
                 raise BookError(f"{path}: chapter entry {ch!r} must be {{page: ...}} or {{run: ...}}")
@@ -76,7 +78,8 @@ def manifest(path: Path | None = None) -> dict:
 
 
 def runs(profile: str = "demo", only: str | None = None, m: dict | None = None) -> list[Run]:
-    """The runs of a profile in book order (``only``: a notebook name or parameter-file stem)."""
+    """The runs of a profile in book order (``only``: a part's ``name`` in the manifest, e.g. ``diverging``,
+    a notebook name or a parameter-file stem)."""
     m = m or manifest()
     if profile not in m["profiles"]:
         raise BookError(f"profile {profile!r} is not in manifest.yml (has {list(m['profiles'])})")
@@ -87,17 +90,23 @@ def runs(profile: str = "demo", only: str | None = None, m: dict | None = None) 
             nb = ch.get("run")
             for f in table.get(nb, []) if nb else []:
                 r = Run(nb, f, profile)
-                if only is None or only in (r.notebook, r.stem):
+                if only is None or only in (r.notebook, r.stem, part.get("name")):
                     out.append(r)
     if only is not None and not out:
-        raise BookError(f"--only {only!r} matches no notebook or parameter file of profile {profile!r}")
+        parts = [p["name"] for p in m["parts"] if "name" in p]
+        raise BookError(f"--only {only!r} matches no part ({', '.join(parts)}), notebook or parameter file "
+                        f"of profile {profile!r}")
     return out
 
 
-def toc(profile: str = "demo", m: dict | None = None) -> dict:
-    """The Jupyter Book ``_toc.yml`` of a profile, generated from the manifest."""
+def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = False) -> dict:
+    """The Jupyter Book ``_toc.yml`` of a profile, generated from the manifest. ``present_only``: leave out
+    executed pages that do not exist yet (a book of what ``pluralign book --only ...`` has run so far)."""
     m = m or manifest()
     table = m["profiles"][profile]
+
+    def present(doc: str) -> bool:
+        return not present_only or (ROOT / f"{doc}.ipynb").exists() or (ROOT / f"{doc}.md").exists()
     parts, root = [], None
     for part in m["parts"]:
         chapters = []
@@ -105,7 +114,8 @@ def toc(profile: str = "demo", m: dict | None = None) -> dict:
             if "page" in ch:
                 chapters.append({"file": ch["page"]})
             else:
-                chapters += [{"file": Run(ch["run"], f, profile).docname} for f in table.get(ch["run"], [])]
+                chapters += [{"file": Run(ch["run"], f, profile).docname} for f in table.get(ch["run"], [])
+                             if present(Run(ch["run"], f, profile).docname)]
         if root is None and chapters:
             root = chapters.pop(0)["file"]
         if chapters:
@@ -248,23 +258,32 @@ def build(profile: str = "demo", *, only: str | None = None, refresh: bool = Fal
     print(f"{len(todo)} notebooks in {time.perf_counter() - total:.1f}s", file=out, flush=True)
     if not html:
         return None
-    return build_html(profile, out=out)
+    return build_html(profile, out=out, partial=only is not None)
 
 
-def build_html(profile: str = "demo", out=sys.stdout) -> Path:
-    """``jupyter-book build`` with warnings as errors; returns the path of index.html."""
-    # always the toc generated from the manifest (for demo it equals the committed _toc.yml)
+def build_html(profile: str = "demo", out=sys.stdout, *, partial: bool = False) -> Path:
+    """``jupyter-book build`` with warnings as errors; returns the path of index.html. ``partial``: build
+    the pages executed so far (after ``--only``), naming the ones left out, instead of refusing."""
+    full = toc(profile)
+    missing = [c for c in _toc_files(full) if not (ROOT / (c + ".ipynb")).exists()
+               and not (ROOT / (c + ".md")).exists()]
+    # the toc generated from the manifest (for demo, when complete, it equals the committed _toc.yml)
+    book_toc = toc(profile, present_only=True) if partial and missing else full
     toc_path = ROOT / "book" / "_executed" / f"_toc.{profile}.yml"
     toc_path.parent.mkdir(parents=True, exist_ok=True)
-    toc_path.write_text(toc_text(profile))
-    missing = [c for c in _toc_files(toc(profile)) if not (ROOT / (c + ".ipynb")).exists()
-               and not (ROOT / (c + ".md")).exists()]
-    if missing:
+    toc_path.write_text(f"# Generated from manifest.yml for the '{profile}' profile\n"
+                        + yaml.safe_dump(book_toc, sort_keys=False))
+    strict = ["-W"]
+    if partial and missing:  # references into the left-out pages cannot resolve: warnings are not errors here
+        strict = []
+        print(f"partial book (warnings not errors): {len(missing)} page(s) not executed yet are left out: "
+              f"{', '.join(missing)}", file=out, flush=True)
+    elif missing:
         raise BookError(f"pages missing for profile {profile!r}: {missing} (run `pluralign book --profile {profile}`)")
     # jupyter-book writes <path-output>/_build/html: the demo book at _build/html, others at _build/<profile>/_build/html
     out_root = ROOT if profile == "demo" else ROOT / "_build" / profile
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT), "--toc", str(toc_path),
-           "--path-output", str(out_root), "-W", "-n", "--keep-going"]
+           "--path-output", str(out_root), *strict, "-n", "--keep-going"]
     env = {**os.environ, "PLURALIGN_PROFILE": profile}
     t = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)

@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("book", help="execute the notebooks of a profile and build the book")
     b.add_argument("--profile", default="demo", choices=["demo", "sample", "paper"])
-    b.add_argument("--only", help="one notebook name or parameter-file stem")
+    b.add_argument("--only", help="a part (its manifest name: frame, data, diverging, seal, btb, appendix), "
+                   "a notebook name or a parameter-file stem; the book then holds the pages executed so far")
     b.add_argument("--refresh", action="store_true", help="recompute cached steps and re-execute notebooks")
     b.add_argument("--no-html", action="store_true", help="execute only; skip jupyter-book build")
     b.set_defaults(fn=_book)
