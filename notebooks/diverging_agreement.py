@@ -31,6 +31,9 @@ datasets = [
     {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
 ]
 ties = "majority"  # how "the majority of annotators labeled the instance as a tie" is read: majority | plurality
+# {data-set name: "multipref" | "helpsteer2"}: the paper's data set that a stand-in data set is compared with
+# (e.g. {"pandalm": "multipref"}); names containing "multipref" / "helpsteer2" are matched without it
+paper_reference = {}
 
 # %% tags=["remove-input"]
 import matplotlib.pyplot as plt
@@ -48,7 +51,8 @@ report.profile_note(profile, stand_ins={
              "HelpSteer2 format (per-response Likert scores) stand in for MultiPref and HelpSteer2; the same "
              "texts in both"],
     "sample": ["PandaLM's test set (three human annotators per pair, verdicts without strength) stands in for "
-               "MultiPref and HelpSteer2, which live on the Hugging Face Hub"],
+               "MultiPref and HelpSteer2, which live on the Hugging Face Hub; its shares are set beside the paper's "
+               "MultiPref figure, marked \"stand-in reference\" (PandaLM is not MultiPref)"],
 }.get(profile))
 
 # %% [markdown]
@@ -73,8 +77,10 @@ report.profile_note(profile, stand_ins={
 
 # %%
 loaded = [from_spec(spec) for spec in datasets]
+paper_reference = agreement.check_paper_reference(
+    paper_reference, {d.name for d in loaded} | {x for d in loaded for x in d.pairs["dataset"].unique()})
 classified = {d.name: agreement.classify(d, ties=ties) for d in loaded}
-shares = pd.concat([agreement.shares(c) for c in classified.values()])
+shares = pd.concat([agreement.shares(c, paper_reference=paper_reference) for c in classified.values()])
 
 # %% tags=["remove-input"]
 cols = ["high-agreement-pref", "high-agreement-tie", "diverging", "diverging-substantial", "other"]
@@ -82,6 +88,7 @@ table = pd.DataFrame({"pairs": shares["n"]})
 for c in cols:
     table[c] = [f"{k} ({v:.1%})" for k, v in zip(shares[c], shares[f"{c} share"])]
 table["paper: diverging"] = shares["paper diverging share"].map(lambda v: "n/a" if pd.isna(v) else f"{v:.0%}")
+table["paper reference"] = shares["paper reference"].map(lambda v: "n/a" if pd.isna(v) else v)
 table
 
 # %% tags=["remove-input"]
@@ -92,10 +99,22 @@ for i, name in enumerate(names):
     glue(f"subst_share_{i}", float(shares.loc[name, "diverging-substantial share"]), display=False)
 glue("paper_mp", agreement.PAPER_DIVERGING_SHARE["multipref"], display=False)
 glue("paper_hs2", agreement.PAPER_DIVERGING_SHARE["helpsteer2"], display=False)
+
+
+def paper_words(name):
+    """What the paper's share beside data set ``name`` is, in words (stand-in references said as such)."""
+    if pd.isna(shares.loc[name, "paper diverging share"]):
+        return "."
+    label, v = shares.loc[name, "paper reference"], shares.loc[name, "paper diverging share"]
+    paper_set = agreement.PAPER_DATASETS[agreement.paper_dataset(name, paper_reference)]
+    if "stand-in" in label:
+        return (f"; the paper reports {v:.0%} on {paper_set}, shown as a *stand-in reference* ({name} is not "
+                f"{paper_set}, only compared with it).")
+    return f"; the paper reports {v:.0%} on {paper_set}."
+
+
 lines = [f"- **{name}** ({int(shares.loc[name, 'n'])} pairs): {shares.loc[name, 'diverging share']:.1%} diverging, "
-         f"{shares.loc[name, 'diverging-substantial share']:.1%} substantially so"
-         + (f"; the paper reports {shares.loc[name, 'paper diverging share']:.0%} on the data set this one stands for."
-            if pd.notna(shares.loc[name, "paper diverging share"]) else ".")
+         f"{shares.loc[name, 'diverging-substantial share']:.1%} substantially so" + paper_words(name)
          for name in names]
 display(Markdown("\n".join(lines)))
 
@@ -121,6 +140,9 @@ handles, labels = ax.get_legend_handles_labels()
 handles += [Patch(fill=False, hatch="//", edgecolor="#7f3b08"), Line2D([], [], color="black", lw=2)]
 labels += ["diverging, substantial", "paper's diverging share"]
 ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
+ax.set_yticks(range(len(plot)), [name if pd.isna(shares.loc[name, "paper reference"])
+                                  else f"{name}\n({shares.loc[name, 'paper reference']})" for name in plot.index],
+              fontsize=8)
 ax.set_xlim(0, 1)
 ax.set_xlabel("share of pairs")
 ax.set_ylabel("")
@@ -131,7 +153,9 @@ plt.show()
 
 # %% [markdown]
 # In the figure the black tick marks where the diverging segment would end at the paper's share, so the
-# width between the end of the orange segment and the tick is the gap between this build and the paper.
+# width between the end of the orange segment and the tick is the gap between this build and the paper. A
+# data set marked "stand-in reference" is not the paper's data set: the tick is the paper's value for the data
+# set it stands in for, a reference point rather than a replication target.
 #
 # ## What the classes look like
 #

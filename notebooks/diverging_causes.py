@@ -36,6 +36,7 @@ annotation_files = {}    # {data set name: [filled-in .xlsx, ...]}: human cause 
 reference = "planted"    # "planted": the simulator's causes are the reference labelling (demo only); or None
 cause_classifier = None  # keyword arguments of pluralign.llm.load for the LLM cause classifier; None: not run
 classifier_pairs = 50    # diverging pairs per data set sent to the classifier
+paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the paper's κ/α a stand-in data set is compared with
 
 # %% tags=["remove-input"]
 import tempfile
@@ -74,12 +75,30 @@ table1[["class", "category", "definition", "paper MP", "paper HS2"]].style.forma
 
 # %%
 loaded = [from_spec(spec) for spec in datasets]
+paper_reference = agreement.check_paper_reference(paper_reference, [d.name for d in loaded])
 classified = {d.name: agreement.classify(d) for d in loaded}
 diverging = {name: cl.index[cl["agreement"] == "diverging"] for name, cl in classified.items()}
 pd.Series({name: len(ids) for name, ids in diverging.items()}, name="diverging pairs").to_frame()
 
 # %% [markdown]
 # ## Cause frequencies beside Table 1
+
+# %% tags=["hide-input"]
+def plot_frequencies(freq, ours, title):
+    """Bar chart of our cause frequencies (columns ``ours`` of a ``taxonomy.cause_frequencies`` table) beside
+    Table 1's MultiPref and HelpSteer2 columns."""
+    plot = freq.set_index("category")[list(ours) + ["paper MP", "paper HS2"]]
+    mine = ["#dd8452", "#c44e52", "#55a868", "#937860", "#da8bc3", "#8c8c8c"]
+    colors = [mine[k % len(mine)] for k in range(len(ours))] + ["#4c72b0", "#8da0cb"]
+    ax = plot.plot.barh(figsize=(8, 4.8), width=0.8, color=colors)
+    ax.invert_yaxis()
+    ax.set_xlabel("share of diverging pairs carrying the cause")
+    ax.set_ylabel("")
+    ax.set_title(title)
+    ax.legend(fontsize=8, frameon=False)
+    plt.tight_layout()
+    plt.show()
+
 
 # %% tags=["remove-input"]
 has_truth = all(d.truth is not None and "cause" in d.truth.columns for d in loaded)
@@ -105,17 +124,8 @@ else:
 
 # %% tags=["hide-input"]
 if freq is not None:
-    ours = [c for c in freq.columns if c in planted]
-    plot = freq.set_index("category")[ours + ["paper MP", "paper HS2"]]
-    ax = plot.plot.barh(figsize=(8, 4.8), width=0.8,
-                        color=["#dd8452", "#c44e52", "#4c72b0", "#8da0cb"][: len(plot.columns)])
-    ax.invert_yaxis()
-    ax.set_xlabel("share of diverging pairs carrying the cause")
-    ax.set_ylabel("")
-    ax.set_title("Causes of diverging preferences: this build vs Table 1")
-    ax.legend(fontsize=8, frameon=False)
-    plt.tight_layout()
-    plt.show()
+    plot_frequencies(freq, [c for c in freq.columns if c in planted],
+                     "Causes of diverging preferences: planted reference vs Table 1")
 
 # %% [markdown]
 # The simulator's mix of causes is a parameter (`pluralign.data.simulate(mix=...)`), so the demo
@@ -186,7 +196,10 @@ if written:
 if not use_planted and any(len(v) for v in imported.values()):
     display(Markdown("Cause frequencies from the imported annotations (every annotator's judgment of a pair "
                      "counts once), beside Table 1:"))
-    display(taxonomy.cause_frequencies({k: v for k, v in imported.items() if len(v)}))
+    freq_imported = taxonomy.cause_frequencies({k: v for k, v in imported.items() if len(v)})
+    display(freq_imported)
+    plot_frequencies(freq_imported, [k for k, v in imported.items() if len(v)],
+                     "Causes of diverging preferences: imported annotations vs Table 1")
 
 # %% [markdown]
 # ## (c) Agreement on label sets: κ and α-MASI
@@ -196,8 +209,14 @@ if not use_planted and any(len(v) for v in imported.values()):
 # of causes are identical; α with MASI gives partial credit for overlapping sets.
 
 # %% tags=["remove-input"]
-agree = taxonomy.agreement_table(imported)
+agree = taxonomy.agreement_table(imported, paper_reference=paper_reference)
+if agree.attrs["skipped"]:
+    display(Markdown("Labels from fewer than two annotators, so no agreement: "
+                     + ", ".join(str(k) for k in agree.attrs["skipped"]) + "."))
 if len(agree):
+    if agree["paper reference"].astype(str).str.contains("stand-in").any():
+        display(Markdown("Rows whose paper reference says \"stand-in reference\" are compared with the κ and α the "
+                         "paper reports for a different data set, which they only stand in for."))
     display(agree.style.format({c: "{:.2f}" for c in ["κ", "α (MASI)", "paper κ", "paper α"]}, na_rep="n/a"))
 else:
     display(Markdown("No data set has cause labels from two or more annotators on this run, so there is no "
@@ -248,7 +267,9 @@ if cause_classifier is not None:
         llm_labels = taxonomy.classify_causes(d, classifier, ids, job=f"diverging-causes-{name}")
         display(Markdown(f"**{name}**: {len(llm_labels)} pairs labelled, {len(llm_labels.attrs['failed'])} failed "
                          f"validation, {len(llm_labels.attrs['patched'])} needed a retry."))
-        display(taxonomy.cause_frequencies({f"{name} (LLM)": llm_labels}))
+        freq_llm = taxonomy.cause_frequencies({f"{name} (LLM)": llm_labels})
+        display(freq_llm)
+        plot_frequencies(freq_llm, [f"{name} (LLM)"], f"{name}: causes from the LLM classifier vs Table 1")
         humans = imported.get(name)
         if humans is not None and len(humans):
             both = pd.concat([humans, llm_labels[["pair_id", "annotator", "causes"]]], ignore_index=True)

@@ -37,6 +37,7 @@ train = {}            # keyword arguments of RewardModel.train
 n_boot = 2000
 judges = None         # {"humans": data spec, "verdicts": data spec, "annotators": [judge ids]} or None
 judge_llm = None      # {"load": pluralign.llm.load kwargs, "n_pairs": int}: an LLM judge's P(A) on held-out pairs
+paper_reference = {}  # {data-set name: "multipref" | "helpsteer2"}: the paper's block a stand-in data set is compared with
 
 # %% tags=["remove-input"]
 
@@ -56,7 +57,8 @@ report.profile_note(profile, stand_ins={
              "HelpSteer2", f"the mean-variance reward model is a {HEADS.get(reward_model.get('head', 'linear'))} head (μ and σ) over "
              "frozen all-MiniLM-L6-v2 embeddings, not Llama-3-8B-Instruct with LoRA",
              "no LLM judge is run on simulated text (see the sample profile for real judges)"],
-    "sample": ["PandaLM's three-annotator test set stands in for MultiPref and HelpSteer2", f"the mean-variance "
+    "sample": ["PandaLM's three-annotator test set stands in for MultiPref and HelpSteer2 (the paper's MultiPref "
+               "BT (All) values are shown beside it, marked \"stand-in reference\")", f"the mean-variance "
                f"reward model is a {HEADS.get(reward_model.get('head', 'linear'))} head over frozen all-MiniLM-L6-v2 embeddings",
                "the LLM judges are the verdicts PandaLM published for GPT-3.5 and PandaLM-7B"],
 }.get(profile))
@@ -72,9 +74,10 @@ report.profile_note(profile, stand_ins={
 rm = rewards.load(**reward_model)
 models_spec = {"BT (All)": divided.TABLE2_MODELS["BT (All)"], **divided.MEAN_VARIANCE_MODEL}
 mv_name = next(iter(divided.MEAN_VARIANCE_MODEL))
+loaded = [from_spec(spec) for spec in datasets]
+paper_reference = agreement.check_paper_reference(paper_reference, [d.name for d in loaded])
 runs = {}
-for spec in datasets:
-    data = from_spec(spec)
+for data in loaded:
     classified = agreement.classify(data)
     train_side, heldout = split(data, test, seed=seed)
     train_set, val_set = split(train_side, validation, seed=seed + 1)
@@ -95,8 +98,12 @@ for spec in datasets:
 #
 # AUROC of the predicted disagreement for telling diverging held-out pairs from high-agreement ones (both
 # high-agreement classes; "other" pairs are left out), with a 95% bootstrap CI; 0.5 is chance. Beside it, the
-# rank correlation of predicted disagreement with the disagreement observed among each pair's annotators,
-# 2s(1 − s) with s the share preferring A (`divided.observed_disagreement`), over all held-out pairs.
+# rank correlation of predicted disagreement with the disagreement observed among each pair's annotators over all
+# held-out pairs: the probability that two of them, drawn with replacement, strictly disagree (one prefers A, the
+# other B), 2·n_A·n_B / n² with n all of the pair's judgments, ties included (`divided.observed_disagreement`). A
+# tie sides with nobody, so an all-tie pair scores 0, like a unanimous one — whereas the model, trained with a
+# tie as half a vote for each side, predicts a split there (see below); on tie-heavy data this lowers the
+# correlation.
 
 # %% tags=["remove-input"]
 summary = pd.DataFrame({name: {
@@ -140,12 +147,12 @@ for name, r in runs.items():
     sns.stripplot(data=mv, x="observed disagreement", y="predicted disagreement", native_scale=True, ax=axes[1],
                   hue="agreement", hue_order=order, size=3, alpha=0.6, jitter=0.02)
     axes[1].set_title(f"Spearman ρ = {r['corr']['spearman']:.3f}", fontsize=9)
-    axes[1].set_xlabel("observed: 2s(1 − s) among the pair's annotators")
+    axes[1].set_xlabel("observed: 2·n_A·n_B / n² among the pair's annotators")
     axes[1].legend(fontsize=7, frameon=False)
     if name in planted:
         pop = divided.split_probability(planted[name]["share_a"].reindex(mv.index))
         axes[2].scatter(pop, mv["predicted disagreement"], s=6, alpha=0.5, color="#dd8452")
-        axes[2].set_xlabel("planted: 2p(1 − p), population P(A ≻ B)")
+        axes[2].set_xlabel("planted: 2p(1 − p), population P(A ≻ B), ties half")
         axes[2].set_ylabel("predicted disagreement")
         axes[2].set_title("against the simulator's population", fontsize=9)
     fig.suptitle(f"{name}: the mean-variance RM's predicted disagreement (held-out pairs)", fontsize=10)
@@ -161,10 +168,14 @@ for name, r in runs.items():
 # %% tags=["remove-input"]
 for name, r in runs.items():
     t = divided.table2(r["classified"], p_a=r["p_a"], n_boot=n_boot, seed=seed)
-    display(Markdown(f"**{name}**"))
-    display(divided.table2_vs_paper(t, name).drop(columns=["BT (Agg)", "BT (Agg) paper", "MSE (Agg)",
-                                                           "MSE (Agg) paper", "MSE (All)", "MSE (All) paper"],
-                                                  errors="ignore"))
+    beside = divided.table2_vs_paper(t, name, paper_reference=paper_reference)
+    shown = beside.drop(columns=["BT (Agg)", "BT (Agg) paper", "MSE (Agg)", "MSE (Agg) paper", "MSE (All)",
+                                 "MSE (All) paper"], errors="ignore")
+    shown.attrs = beside.attrs
+    display(Markdown(f"**{name}**" + (f" — the columns marked \"{beside.attrs['paper']}\" are the paper's values "
+                                      f"for a different data set, which {name} stands in for"
+                                      if beside.attrs["paper"] and "stand-in" in beside.attrs["paper"] else "")))
+    display(divided.label_paper_columns(shown))
 
 # %% [markdown]
 # ## LLM judges on diverging pairs
@@ -183,7 +194,7 @@ if judges is None and judge_llm is None:
         "pairs."))
 
 # %%
-decisiveness = {}
+decisiveness, dropped = {}, {}
 if judges is not None:
     humans = from_spec(judges["humans"])
     verdict_data = from_spec(judges["verdicts"])
@@ -191,6 +202,7 @@ if judges is not None:
     for judge in judges["annotators"]:
         decisiveness[judge] = divided.judge_decisiveness(divided.judge_verdicts(verdict_data, judge), human_classes,
                                                          n_boot=n_boot, seed=seed)
+        dropped[judge] = divided.judge_filters(verdict_data, judge)  # the loader's record of verdicts it dropped
 if judge_llm is not None:
     from pluralign import llm as llms
     judge_model = llms.load(**judge_llm.get("load", {}))
@@ -199,12 +211,18 @@ if judge_llm is not None:
         probs = judge_model.judge_ab_many(pairs[["prompt", "response_a", "response_b"]].to_dict("records"),
                                           job=f"diverging-know-judge-{name}")
         decisiveness[f"{judge_llm.get('label', 'LLM judge')} on {name}"] = divided.judge_decisiveness(
-            pd.Series(probs, index=pairs["pair_id"].to_numpy(), dtype=float), r["classified"], n_boot=n_boot,
-            seed=seed)
+            pd.Series(probs, index=pairs["pair_id"].to_numpy(), dtype=float),
+            r["classified"].loc[pairs["pair_id"].to_numpy()], n_boot=n_boot, seed=seed)
 
 # %% tags=["remove-input"]
 for judge, t in decisiveness.items():
-    display(Markdown(f"**{judge}** ({t.attrs['n_unreadable']} unreadable verdicts left out)"))
+    a = t.attrs
+    note = (f"**{judge}**: a readable judgment on {a['n_judged']} of the {a['n_classified']} pairs; "
+            f"{a['n_without_verdict']} pairs without one are left out")
+    why = [f"{f['removed']} dropped by the data loader ({f['filter']})" for f in dropped.get(judge, [])]
+    if a["n_unreadable"]:
+        why.append(f"{a['n_unreadable']} unreadable judgments")
+    display(Markdown(note + (f" — {'; '.join(why)}." if why else ".")))
     display(t.style.format({c: "{:.3f}" for c in t.columns if c != "n"}, na_rep="—"))
 
 # %% tags=["hide-input"]
@@ -224,7 +242,10 @@ if decisiveness:
                     fmt="none", color="black", lw=0.8, capsize=2)
     ax.set_xticks(np.arange(3) + width * (plot["judge"].nunique() - 1) / 2)
     ax.set_xticklabels(divided.SUBSETS[:3], fontsize=8)
-    ax.set_ylabel("judge confidence\n(share of non-tie verdicts)")
+    kinds = {t.attrs["kind"] for t in decisiveness.values()}
+    ax.set_ylabel("judge confidence\n" + {frozenset({"verdict"}): "(share of non-tie verdicts)",
+                                          frozenset({"prob"}): "(mean |2 P(A) − 1|)"}.get(
+        frozenset(kinds), "(verdicts: share non-tie;\nprobabilities: mean |2 P(A) − 1|)"), fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8, frameon=False)
     ax.set_title("LLM judges by human agreement class (95% CI)", fontsize=10)

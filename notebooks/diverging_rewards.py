@@ -19,7 +19,11 @@
 # r_chosen − r_rejected, where *chosen* is the response the model prefers. Each is trained on the
 # **aggregated** labels (the majority vote per pair, "Agg") and on **all** labels ("treating each annotator
 # label as its own training instance", "All"), then evaluated on held-out pairs split by agreement class
-# (Table 2). The paper's finding: on diverging pairs the models are about as decisive as on high-agreement
+# (Table 2). Two different majorities are at work here, and we say which: the Agg training label is the
+# *plurality* label (A when more annotators chose A than B and than tie; `PreferenceData.majority`), while the
+# agreement classes ask for *more than half* of the judgments (`pluralign.agreement`). They agree on every
+# high-agreement pair and can differ only on diverging and "other" pairs (e.g. {A, A, B, tie} trains Agg
+# towards A but has no majority choice in the classes). The paper's finding: on diverging pairs the models are about as decisive as on high-agreement
 # pairs, even when trained on every annotator's label — they pick a side instead of predicting a middle
 # ground.
 
@@ -35,6 +39,7 @@ validation = 100      # pairs split off the training side to pick the best check
 reward_model = {}     # keyword arguments of pluralign.rewards.load ({}: frozen all-MiniLM-L6-v2 + linear head)
 train = {}            # keyword arguments of RewardModel.train (lr, epochs, batch_size, eval_every, keep_best, ...)
 n_boot = 2000         # bootstrap resamples for the 95% confidence intervals
+paper_reference = {}  # {data-set name: "multipref" | "helpsteer2"}: the paper's block a stand-in data set is compared with
 
 # %% tags=["remove-input"]
 
@@ -52,8 +57,8 @@ report.profile_note(profile, stand_ins={
     "demo": ["simulated MultiPref-format and HelpSteer2-format data (same texts) stand in for MultiPref and "
              "HelpSteer2", f"reward models are a {HEADS.get(reward_model.get('head', 'linear'))} head over frozen all-MiniLM-L6-v2 "
              "embeddings, not Llama-3-8B-Instruct with LoRA"],
-    "sample": ["PandaLM's three-annotator test set stands in for MultiPref; it has no Likert scores, so the MSE "
-               "models are not trained", f"reward models are a {HEADS.get(reward_model.get('head', 'linear'))} head over frozen all-MiniLM-L6-v2 "
+    "sample": ["PandaLM's three-annotator test set stands in for MultiPref (its Table 2 block is shown beside "
+               "ours, marked \"stand-in reference\"); it has no Likert scores, so the MSE models are not trained", f"reward models are a {HEADS.get(reward_model.get('head', 'linear'))} head over frozen all-MiniLM-L6-v2 "
                "embeddings, not Llama-3-8B-Instruct with LoRA"],
 }.get(profile))
 
@@ -68,9 +73,10 @@ report.profile_note(profile, stand_ins={
 
 # %%
 rm = rewards.load(**reward_model)
+loaded = [from_spec(spec) for spec in datasets]
+paper_reference = agreement.check_paper_reference(paper_reference, [d.name for d in loaded])
 runs = {}
-for spec in datasets:
-    data = from_spec(spec)
+for data in loaded:
     classified = agreement.classify(data)
     train_side, heldout = split(data, test, seed=seed)
     train_set, val_set = split(train_side, validation, seed=seed + 1)
@@ -109,7 +115,11 @@ tables = {name: divided.table2(r["classified"], p_a=r["p_a"], reward_gap=r["gap"
 # %% tags=["remove-input"]
 for name, t in tables.items():
     display(Markdown(f"### {name}"))
-    display(divided.table2_vs_paper(t, name, also=runs[name]["skipped"]))
+    beside = divided.table2_vs_paper(t, name, also=runs[name]["skipped"], paper_reference=paper_reference)
+    if beside.attrs["paper"] and "stand-in" in beside.attrs["paper"]:
+        display(Markdown(f"*The columns marked \"{beside.attrs['paper']}\" are the paper's values for a different "
+                         f"data set, which {name} stands in for: a reference point, not a replication target.*"))
+    display(divided.label_paper_columns(beside))
 
 # %% tags=["remove-input"]
 first = next(iter(tables))
@@ -139,26 +149,28 @@ if profile == "demo":
 # ## How decisive, pair by pair
 #
 # The distributions behind the means: for every held-out pair, the model's P(chosen ≻ rejected) (BT) or
-# r_chosen − r_rejected (MSE), by agreement subset. A model that knew when annotators split would put its
-# diverging pairs near 0.5 (BT) or 0 (MSE).
+# r_chosen − r_rejected (MSE), by Table 2 subset (a pair appears in every subset it belongs to: a substantial
+# diverging pair also under "Diverging Prefs. (All)" and "All Examples"). A model that knew when annotators
+# split would put its diverging pairs near 0.5 (BT) or 0 (MSE).
 
 # %% tags=["hide-input"]
-order = ["high-agreement-pref", "high-agreement-tie", "diverging"]
+order = list(divided.SUBSETS)
 for name, r in runs.items():
-    long = divided.chosen_values(r["classified"], p_a=r["p_a"], reward_gap=r["gap"] or None)
-    long = long[long["agreement"].isin(order)]
+    values = divided.chosen_values(r["classified"], p_a=r["p_a"], reward_gap=r["gap"] or None)
+    long = pd.concat([values[m.to_numpy()].assign(subset=subset) for subset, m in divided.subset_masks(values).items()],
+                     ignore_index=True)
     measures = list(dict.fromkeys(long["measure"]))
-    fig, axes = plt.subplots(1, len(measures), figsize=(5.5 * len(measures), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(measures), figsize=(7.5 * len(measures), 3.6), squeeze=False)
     for ax, measure in zip(axes[0], measures):
         part = long[long["measure"] == measure]
-        sns.violinplot(data=part, x="agreement", y="value", hue="model", order=order, cut=0, inner="quart",
+        sns.violinplot(data=part, x="subset", y="value", hue="model", order=order, cut=0, inner="quart",
                        density_norm="width", ax=ax, linewidth=0.8)
         ax.axhline(0.5 if measure.startswith("P(") else 0.0, color="grey", lw=0.8, ls=":")
         ax.set_xlabel("")
         ax.set_ylabel(measure)
         ax.legend(fontsize=8, frameon=False, loc="best")
-        ax.tick_params(axis="x", labelsize=8)
-    fig.suptitle(f"{name}: decisiveness on held-out pairs by agreement class", fontsize=10)
+        ax.tick_params(axis="x", labelsize=7, rotation=15)
+    fig.suptitle(f"{name}: decisiveness on held-out pairs by Table 2 subset", fontsize=10)
     plt.tight_layout()
     plt.show()
 

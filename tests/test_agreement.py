@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from scipy.stats import fisher_exact
 
-from pluralign.agreement import CLASSES, PAPER_DIVERGING_SHARE, classify, preferences, shares
+from pluralign.agreement import (CLASSES, PAPER_DIVERGING_SHARE, check_paper_reference, classify, paper_dataset,
+                                 paper_label, preferences, shares)
 from pluralign.data.core import DataError, PreferenceData
 
 
@@ -136,9 +137,56 @@ def test_shares_and_paper_reference():
     assert s.loc["multipref", "paper diverging share"] == PAPER_DIVERGING_SHARE["multipref"] == 0.39
     assert PAPER_DIVERGING_SHARE["helpsteer2"] == 0.24
     assert np.isnan(s.loc["my-data", "paper diverging share"])
+    assert pd.isna(s.loc["my-data", "paper reference"])
+    assert s.loc["multipref", "paper reference"] == "paper (MultiPref)"
     assert s.loc["my-data", "diverging share"] == 0.5
     shares_cols = [f"{c} share" for c in CLASSES]
     assert np.allclose(s[shares_cols].sum(axis=1), 1.0)
+    # an explicit stand-in: the paper's share beside ours, labelled as a stand-in reference
+    r = shares(cl, paper_reference={"my-data": "HelpSteer2"})
+    assert r.loc["my-data", "paper diverging share"] == 0.24
+    assert r.loc["my-data", "paper reference"] == "paper (HelpSteer2, stand-in reference)"
+    assert r.loc["multipref", "paper reference"] == "paper (MultiPref)"  # name matching still works
+
+
+def test_paper_reference_lookup_and_labels():
+    assert paper_dataset("simulated-multipref") == "multipref"
+    assert paper_dataset("helpsteer2-disagreements") == "helpsteer2"
+    assert paper_dataset("pandalm") is None
+    assert paper_dataset("pandalm", {"pandalm": "multipref"}) == "multipref"
+    assert paper_label("helpsteer2-disagreements") == "paper (HelpSteer2)"
+    assert paper_label("simulated-helpsteer2") == "paper (HelpSteer2, stand-in reference)"
+    assert paper_label("pandalm", {"pandalm": "multipref"}) == "paper (MultiPref, stand-in reference)"
+    assert paper_label("pandalm") is None
+    with pytest.raises(ValueError, match=r"paper_reference\['pandalm'\] = 'alpacaeval'.*multipref"):
+        paper_dataset("pandalm", {"pandalm": "alpacaeval"})
+    assert check_paper_reference(None, ["pandalm"]) == {}
+    assert check_paper_reference({"pandalm": "multipref"}, ["pandalm"]) == {"pandalm": "multipref"}
+    with pytest.raises(ValueError, match=r"not loaded: \['panda'\]"):
+        check_paper_reference({"panda": "multipref"}, ["pandalm"])
+
+
+def test_pair_without_judgment_is_other():
+    """Decision 10: a pair with no judgment (n = 0) is "other", with no majority."""
+    pairs = pd.DataFrame({"pair_id": ["judged", "empty"], "dataset": "multipref", "split": "test",
+                          "prompt": "p", "response_a": "a", "response_b": "b"})
+    ann = pd.DataFrame({"pair_id": ["judged"] * 2, "annotator_id": ["w0", "w1"], "preference": [A2, A2]})
+    got = classify(PreferenceData(pairs, ann, {"name": "multipref"}))
+    assert got.at["empty", "agreement"] == "other" and got.at["empty", "majority"] == "none"
+    assert got.at["empty", "n_annotators"] == 0 and not got.at["empty", "substantial"]
+    assert got.at["judged", "agreement"] == "high-agreement-pref"
+
+
+def test_majority_is_more_than_half_unlike_the_plurality_training_label():
+    """Decision 4: classify's "majority" is more than half of the judgments; PreferenceData.majority (the Agg
+    training label) is a plurality. They differ only outside the high-agreement classes."""
+    d = make({"a_plural": [A2, A2, B2, T], "tie_plural": [A2, A2, T, T], "a_major": [A2, A2, B2]})
+    got = classify(d)
+    plural = d.majority()
+    assert got.at["a_plural", "majority"] == "none" and plural["a_plural"] == "A"
+    assert got.at["tie_plural", "majority"] == "none" and plural["tie_plural"] == "tie"
+    assert got.at["a_major", "majority"] == plural["a_major"] == "A"
+    assert set(got["agreement"]) <= {"diverging", "other"}
 
 
 def test_pandalm_three_annotators_real_file(shared_data):

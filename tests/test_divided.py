@@ -10,7 +10,7 @@ from scipy.stats import norm
 from pluralign.agreement import classify
 from pluralign.data.core import PreferenceData
 from pluralign.divided import (PAPER_TABLE2, SUBSETS, disagreement_auroc, diverging_labels, judge_confidence,
-                               judge_decisiveness, judge_verdicts, paper_table2, predicted_disagreement, read_verdicts, table2)
+                               judge_decisiveness, judge_filters, judge_verdicts, paper_table2, predicted_disagreement, read_verdicts, table2)
 
 
 def classified_by_hand() -> pd.DataFrame:
@@ -86,6 +86,8 @@ def test_paper_table2_constant():
     assert list(PAPER_TABLE2["helpsteer2"].index) == list(SUBSETS)
     with pytest.raises(KeyError, match="no block"):
         paper_table2("pandalm")
+    # an explicit stand-in reference: PandaLM compared with MultiPref's block
+    assert paper_table2("pandalm", {"pandalm": "multipref"}).equals(PAPER_TABLE2["multipref"])
 
 
 def test_predicted_disagreement_from_mean_variance_rewards():
@@ -151,6 +153,14 @@ def test_judge_decisiveness_by_hand():
     # PandaLM-style integer verdicts (1 = response1 = A, 2 = B, 0 = tie) are verdicts, not probabilities
     ints = verdicts.map({"A": 1, "B": 2, "tie": 0}).astype(int)
     assert judge_decisiveness(ints, cl, n_boot=100)["confidence"].equals(t["confidence"])
+    assert t.attrs["n_without_verdict"] == 0 and t.attrs["n_judged"] == t.attrs["n_classified"] == 8
+    # pairs without a verdict — absent (e.g. dropped by the loader) or unreadable — are counted
+    partial = judge_decisiveness(verdicts.drop(["hp1", "d1"]).astype(object).mask(lambda v: v.index == "o1"),
+                                 cl, n_boot=20)
+    assert partial.attrs["n_without_verdict"] == 3 and partial.attrs["n_unreadable"] == 1
+    assert partial.loc["All Examples", "n"] == 5
+    with pytest.raises(ValueError, match="1 judged pairs are not in `classified`"):
+        judge_decisiveness(pd.concat([verdicts, pd.Series({"zz": "A"})]), cl, n_boot=20)
     with pytest.raises(ValueError, match=r"probabilities must lie in \[0, 1\]"):
         judge_confidence(probs * 2)
 
@@ -175,9 +185,15 @@ def test_pandalm_judges_against_three_humans(shared_data):
     assert judge_verdicts(judges, "pandalm-7b").equals(panda.rename("pandalm-7b"))
     with pytest.raises(KeyError, match="no judgments by 'gpt-4'"):
         judge_verdicts(judges, "gpt-4")
+    # the loader drops GPT-3.5's 25 "garbage" verdicts and records it; the page must count those pairs
+    assert [f["removed"] for f in judge_filters(judges, "gpt-3.5-turbo")] == [25]
+    assert judge_filters(judges, "pandalm-7b") == []
+    t = judge_decisiveness(judge_verdicts(judges, "gpt-3.5-turbo"), cl, n_boot=50)
+    assert t.attrs["n_without_verdict"] == 25 and t.attrs["n_unreadable"] == 0 and t.attrs["n_judged"] == 974
     for v in (gpt, panda):
         t = judge_decisiveness(v, cl, n_boot=300)
         assert t.loc["All Examples", "n"] == v.notna().sum()
+        assert t.attrs["n_without_verdict"] == v.isna().sum()
         assert t.loc["High-Agreement Prefs.", "agrees with majority"] > 0.6
         assert t.loc["Diverging Prefs. (All)", "n"] <= 69
 

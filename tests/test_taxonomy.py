@@ -67,6 +67,18 @@ def test_krippendorff_alpha_masi_by_hand():
     assert task.alpha() == pytest.approx(8 / 33)
 
 
+def test_alpha_is_one_where_kappa_is_one_despite_singly_labelled_items():
+    """Only items labelled by ≥ 2 annotators are pairable: a label set used by one annotator on an item nobody
+    else labelled must not enter α's value domain (it used to make α NaN where κ was 1)."""
+    lab = labels([("p1", "x", V), ("p1", "y", V), ("p2", "x", V), ("p2", "y", V), ("p3", "x", S)])
+    res = label_agreement(lab)
+    assert res["kappa"] == 1.0 and res["alpha"] == 1.0 and res["n_items"] == 2
+    # the singly-labelled item changes nothing in the general case either
+    assert masi_alpha(pd.concat([HAND, labels([("p9", "x", C)])])) == pytest.approx(8 / 33)
+    with pytest.raises(ValueError, match="two or more annotators"):
+        masi_alpha(labels([("p1", "x", V), ("p2", "y", V)]))
+
+
 def test_label_agreement_three_annotators_and_missing():
     rng = np.random.default_rng(3)
     pool = [V, VF, S, C, frozenset({"format"}), frozenset({"errors", "verbosity"})]

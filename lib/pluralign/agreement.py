@@ -24,7 +24,9 @@ Per pair, with the signed judgments ``p`` (−2 … 2, negative prefers A; :mod:
     some annotator gave −2 and some annotator gave +2.
 ``high-agreement-pref``
     not diverging, the majority's chosen response exists (``n_a > n/2`` or ``n_b > n/2``) and nobody
-    preferred the other response.
+    preferred the other response. **"Majority" here is more than half of the judgments** (ties
+    included in ``n``); it is *not* the plurality label of :meth:`pluralign.data.core.PreferenceData.majority`
+    that the "Agg" reward models of Table 2 are trained on (:mod:`pluralign.divided`; see decision 4).
 ``high-agreement-tie``
     not diverging, and ``n_tie > n/2`` (the default ``ties="majority"``).
 ``other``
@@ -43,7 +45,11 @@ Every ambiguous case in the wording, and the decision taken (each has a test in 
 4. *"no annotators rejected the majority's chosen response"* — a tie vote does not reject the chosen
    response (it prefers neither), so {A, A, tie} is a high-agreement preference. "Majority" is read as
    more than half of the judgments ({A, A, tie, tie} has no majority choice → "other"); when nobody
-   prefers B this is the same as a plurality of A over ties.
+   prefers B this is the same as a plurality of A over ties. The aggregated training labels of Table 2's
+   "Agg" reward models (:meth:`PreferenceData.majority`, used by :mod:`pluralign.rewards.objectives`) are a
+   *plurality* instead (A when A outnumbers both B and ties); the two differ only on pairs this module puts
+   in "diverging" or "other" under the default ``ties="majority"`` (e.g. {A, A, B, tie} is A for training
+   and has no majority choice here; {A, A, tie, tie} is "tie" for training, "none" here).
 5. *"the majority of annotators labeled the instance as a tie"* — more than half of the judgments are
    ties (``ties="majority"``); ``ties="plurality"`` instead asks that tie labels be at least as frequent
    as A labels and as B labels (a sensitivity check).
@@ -60,6 +66,13 @@ Every ambiguous case in the wording, and the decision taken (each has a test in 
 9. Judgments without strength (e.g. PandaLM's 1 / 2 / 0, or chosen/rejected labels) are stored as ±2 by
    the loaders, so on such data every A-vs-B disagreement is diverging and substantial.
 10. A pair with no judgment is "other" (``n = 0``).
+
+Comparison with the paper (§2: "about 39%" of MultiPref and "24%" of HelpSteer2 pairs diverge): a data
+set is compared with the paper's data set named in ``paper_reference`` (``{data-set name: "multipref" |
+"helpsteer2"}``, e.g. ``{"pandalm": "multipref"}`` where PandaLM stands in for MultiPref), and otherwise
+with the one its name contains ("simulated-multipref" → MultiPref); see :func:`paper_dataset`. The label
+of the comparison (:func:`paper_label`) says "stand-in reference" whenever the data set is not the
+paper's own, so that PandaLM's row never reads as if it were MultiPref.
 """
 from __future__ import annotations
 
@@ -68,7 +81,8 @@ import pandas as pd
 
 from pluralign.data.core import DataError, PreferenceData
 
-__all__ = ["CLASSES", "PAPER_DIVERGING_SHARE", "classify", "preferences", "shares"]
+__all__ = ["CLASSES", "PAPER_DIVERGING_SHARE", "PAPER_DATASETS", "classify", "preferences", "shares",
+           "paper_dataset", "paper_label", "check_paper_reference"]
 
 #: The agreement classes, in the order of the paper's Table 2.
 CLASSES = ("high-agreement-pref", "high-agreement-tie", "diverging", "other")
@@ -76,6 +90,58 @@ CLASSES = ("high-agreement-pref", "high-agreement-tie", "diverging", "other")
 #: §2: share of diverging preferences reported per data set ("This process yields about 39% of preference
 #: pairs", "which we find comprise 24% of all examples").
 PAPER_DIVERGING_SHARE = {"multipref": 0.39, "helpsteer2": 0.24}
+
+#: The paper's two multi-annotator data sets (§2): lookup key → display name.
+PAPER_DATASETS = {"multipref": "MultiPref", "helpsteer2": "HelpSteer2"}
+
+
+def _norm(name) -> str:
+    return str(name).lower().replace("-", "").replace("_", "")
+
+
+def paper_dataset(name, paper_reference=None) -> str | None:
+    """The key ("multipref" / "helpsteer2") of the paper's data set that data set ``name`` is compared with,
+    or ``None`` when there is none.
+
+    ``paper_reference`` (``{data-set name: paper data set}``, e.g. ``{"pandalm": "multipref"}``) is an
+    explicit lookup and wins; otherwise a name containing "multipref" or "helpsteer2" (case, dashes and
+    underscores ignored) matches that data set. A ``paper_reference`` value that is not one of the paper's
+    data sets raises ``ValueError``."""
+    if paper_reference and name in paper_reference:
+        key = _norm(paper_reference[name])
+        if key not in PAPER_DATASETS:
+            raise ValueError(f"paper_reference[{name!r}] = {paper_reference[name]!r} is not one of the paper's "
+                             f"data sets {list(PAPER_DATASETS)}")
+        return key
+    s = _norm(name)
+    return next((k for k in PAPER_DATASETS if k in s), None)
+
+
+def paper_label(name, paper_reference=None) -> str | None:
+    """How to label the paper's values beside data set ``name``: ``"paper (MultiPref)"`` when ``name`` is the
+    paper's data set itself (its name starts with the key, e.g. "multipref", "helpsteer2-disagreements"),
+    ``"paper (MultiPref, stand-in reference)"`` when the data set only stands in for it (an explicit
+    ``paper_reference`` entry such as PandaLM → MultiPref, or a name like "simulated-multipref"); ``None``
+    when the paper has no data set to compare with."""
+    key = paper_dataset(name, paper_reference)
+    if key is None:
+        return None
+    own = not (paper_reference and name in paper_reference) and _norm(name).startswith(key)
+    return f"paper ({PAPER_DATASETS[key]})" if own else f"paper ({PAPER_DATASETS[key]}, stand-in reference)"
+
+
+def check_paper_reference(paper_reference, names) -> dict:
+    """Validate a notebook's ``paper_reference`` parameter against the data sets actually loaded (``names``):
+    every key must name a loaded data set and every value a paper data set; returns it as a dict (``{}`` for
+    ``None``). A mapping for a data set that is not loaded would otherwise be ignored without a word."""
+    ref = dict(paper_reference or {})
+    names = [str(n) for n in names]
+    unknown = [k for k in ref if k not in names]
+    if unknown:
+        raise ValueError(f"paper_reference names data sets that are not loaded: {unknown} (loaded: {names})")
+    for k in ref:
+        paper_dataset(k, ref)  # raises on a value that is not one of the paper's data sets
+    return ref
 
 
 def preferences(data: PreferenceData, likert: str | bool = "auto") -> pd.Series:
@@ -107,7 +173,8 @@ def classify(data: PreferenceData, *, ties: str = "majority", likert: str | bool
     Returns a DataFrame indexed by ``pair_id`` (in the order of ``data.pairs``) with columns
     ``agreement`` (one of :data:`CLASSES`), ``substantial`` (bool; only diverging pairs can be
     substantial), ``majority`` ("A", "B", "tie" or "none": the response chosen by more than half of the
-    judgments, "tie" when more than half are ties), ``n_annotators``, ``n_a``, ``n_b``, ``n_tie``,
+    judgments, "tie" when more than half are ties — a strict majority, unlike the plurality label
+    :meth:`PreferenceData.majority` that "Agg" reward models are trained on; decision 4), ``n_annotators``, ``n_a``, ``n_b``, ``n_tie``,
     ``n_significant`` (judgments with |p| = 2), and ``dataset`` when the pairs have one.
     """
     if ties not in ("majority", "plurality"):
@@ -153,13 +220,16 @@ def classify(data: PreferenceData, *, ties: str = "majority", likert: str | bool
     return out
 
 
-def shares(classified: pd.DataFrame, by: str | None = "dataset") -> pd.DataFrame:
+def shares(classified: pd.DataFrame, by: str | None = "dataset", *, paper_reference=None) -> pd.DataFrame:
     """Count and share of each agreement class (plus diverging-substantial) per data set, with the paper's
-    share of diverging pairs beside ours (§2: 39% MultiPref, 24% HelpSteer2; NaN for other data sets).
+    share of diverging pairs beside ours (§2: 39% MultiPref, 24% HelpSteer2; NaN where the paper has no
+    data set to compare with).
 
     One row per data set (``by`` column of ``classified``; one row "all" without it); columns
-    ``n``, ``<class>`` and ``<class> share`` for every class, ``diverging-substantial`` (+ share), and
-    ``paper diverging share``."""
+    ``n``, ``<class>`` and ``<class> share`` for every class, ``diverging-substantial`` (+ share),
+    ``paper diverging share`` and ``paper reference`` (:func:`paper_label`, e.g. "paper (MultiPref,
+    stand-in reference)"; ``None`` without a comparison). ``paper_reference``: ``{data-set name: paper data
+    set}``, the explicit lookup of :func:`paper_dataset`."""
     df = classified
     key = df[by] if by and by in df.columns else pd.Series("all", index=df.index)
     rows = {}
@@ -173,20 +243,13 @@ def shares(classified: pd.DataFrame, by: str | None = "dataset") -> pd.DataFrame
         k = int(((part["agreement"] == "diverging") & part["substantial"]).sum())
         row["diverging-substantial"] = k
         row["diverging-substantial share"] = k / n if n else np.nan
-        row["paper diverging share"] = PAPER_DIVERGING_SHARE.get(_paper_key(name), np.nan)
+        key = paper_dataset(name, paper_reference)
+        row["paper diverging share"] = PAPER_DIVERGING_SHARE[key] if key is not None else np.nan
+        row["paper reference"] = paper_label(name, paper_reference)
         rows[name] = row
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = by if by and by in df.columns else None
     return out
-
-
-def _paper_key(name) -> str:
-    s = str(name).lower().replace("-", "").replace("_", "")
-    if "multipref" in s:
-        return "multipref"
-    if "helpsteer2" in s:
-        return "helpsteer2"
-    return s
 
 
 def planted_recovery(classified: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:

@@ -31,12 +31,13 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, rankdata
 
+from pluralign.agreement import paper_dataset, paper_label
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
     "SUBSETS", "PAPER_TABLE2", "subset_masks", "table2", "paper_table2", "predicted_disagreement",
     "diverging_labels", "disagreement_auroc", "judge_confidence", "judge_decisiveness", "judge_verdicts",
-    "read_verdicts",
+    "read_verdicts", "judge_filters", "label_paper_columns",
 ]
 
 SUBSETS = ("High-Agreement Prefs.", "High-Agreement Ties", "Diverging Prefs. (All)", "Diverging Prefs. (Subst.)",
@@ -60,13 +61,16 @@ PAPER_TABLE2 = {
 }
 
 
-def paper_table2(dataset: str) -> pd.DataFrame:
-    """The paper's Table 2 block for ``dataset`` ("multipref" or "helpsteer2"; case and dashes ignored)."""
-    key = str(dataset).lower().replace("-", "").replace("_", "")
-    for k in PAPER_TABLE2:
-        if k in key:
-            return PAPER_TABLE2[k].copy()
-    raise KeyError(f"the paper's Table 2 has no block for {dataset!r} (only {list(PAPER_TABLE2)})")
+def paper_table2(dataset: str, paper_reference=None) -> pd.DataFrame:
+    """The paper's Table 2 block for ``dataset``: the block of ``paper_reference[dataset]`` when given (an
+    explicit ``{data-set name: "multipref" | "helpsteer2"}`` lookup, e.g. ``{"pandalm": "multipref"}``), else
+    of the paper data set the name contains (case and dashes ignored; :func:`pluralign.agreement.paper_dataset`).
+    ``KeyError`` when there is none."""
+    key = paper_dataset(dataset, paper_reference)
+    if key is None:
+        raise KeyError(f"the paper's Table 2 has no block for {dataset!r} (only {list(PAPER_TABLE2)}; "
+                       "pass paper_reference={name: 'multipref'} to compare a stand-in data set)")
+    return PAPER_TABLE2[key].copy()
 
 
 def subset_masks(classified: pd.DataFrame) -> dict[str, pd.Series]:
@@ -243,6 +247,13 @@ def judge_verdicts(data, annotator_id: str) -> pd.Series:
                      name=annotator_id, dtype=object)
 
 
+def judge_filters(data, annotator_id: str) -> list[dict]:
+    """The loader's records (``data.meta["filters"]``) of verdicts of judge ``annotator_id`` it dropped,
+    e.g. the 25 GPT-3.5 verdicts of ``pluralign.data.load("pandalm-judges")`` that are not a label
+    ("garbage"): the records whose ``filter`` text starts with the judge's id."""
+    return [f for f in data.meta.get("filters", []) if str(f.get("filter", "")).startswith(f"{annotator_id} ")]
+
+
 def read_verdicts(path, key: str | None = None, pair_id: Callable[[int], str] | str = "pandalm:{idx}") -> pd.Series:
     """An LLM judge's verdicts from a PandaLM-format JSON list (``{"idx", "<judge>_result", ...}``):
     a Series indexed by pair_id with "A" (response1 better), "B" (response2 better), "tie" (0 / "Tie") or
@@ -296,13 +307,23 @@ def judge_decisiveness(judge, classified: pd.DataFrame, *, n_boot: int = 2000, l
     means, independent bootstrap of the two groups). Columns: ``n`` (pairs with a readable judgment),
     ``confidence`` (mean :func:`judge_confidence`; for verdicts the share of non-tie verdicts) with ``lo`` /
     ``hi``, and ``agrees with majority`` (on pairs whose annotator majority chose A or B, the share where the
-    judge picks it: P(A) > ½ or verdict "A" for "A") with ``agrees lo`` / ``agrees hi``."""
+    judge picks it: P(A) > ½ or verdict "A" for "A") with ``agrees lo`` / ``agrees hi``.
+
+    Only pairs of ``classified`` with a readable judgment enter; a judged pair that is not in ``classified``
+    raises ``ValueError``. ``attrs``: ``n_classified``, ``n_judged`` (pairs with a readable judgment),
+    ``n_without_verdict`` (= ``n_classified − n_judged``: pairs the judge has no readable judgment for —
+    absent from ``judge``, e.g. verdicts a loader dropped, see :func:`judge_filters`, or unreadable in it),
+    ``n_unreadable`` (the NaN / unreadable entries of ``judge`` itself), ``level``, ``kind``."""
     conf = judge_confidence(judge)
     kind, s = _judge(judge)
     if kind == "prob":
         pick = pd.Series(np.where(s > 0.5, "A", np.where(s < 0.5, "B", "tie")), index=s.index, dtype=object)
     else:
         pick = s
+    outside = conf.index.difference(classified.index)
+    if len(outside):
+        raise ValueError(f"{len(outside)} judged pairs are not in `classified` (pair ids of another loader?), "
+                         f"e.g. {outside[0]!r}")
     ids = classified.index.intersection(conf.index[conf.notna()])
     cl = classified.loc[ids]
     masks = subset_masks(cl)
@@ -321,7 +342,9 @@ def judge_decisiveness(judge, classified: pd.DataFrame, *, n_boot: int = 2000, l
     rows["Diverging − High-Agreement Prefs."] = {"n": len(div) + len(hap), **dict(zip(
         ("confidence", "lo", "hi"), _diff_ci(div, hap, n_boot=n_boot, level=level, seed=seed)))}
     out = pd.DataFrame.from_dict(rows, orient="index")
-    out.attrs.update(n_unreadable=int(conf.isna().sum()), level=level, kind=kind)
+    out.attrs.update(n_classified=len(classified), n_judged=len(ids),
+                     n_without_verdict=len(classified) - len(ids), n_unreadable=int(conf.isna().sum()),
+                     level=level, kind=kind)
     return out
 
 
@@ -340,7 +363,13 @@ def _diff_ci(a, b, *, n_boot, level, seed) -> tuple[float, float, float]:
 
 # ---- Table 2 end to end: train the reward models, collect their outputs, compare with the paper ----------
 #: The reward models of Table 2 (Diverging Preferences §3): name → (objective, labels). "Agg" = trained on
-#: the majority label of each pair, "All" = "treating each annotator label as its own training instance".
+#: the aggregated label of each pair, "All" = "treating each annotator label as its own training instance".
+#: **Which majority**: the Agg label is :meth:`pluralign.data.core.PreferenceData.majority`, a *plurality*
+#: (A when A outnumbers both B and ties; pairs whose label is a tie are dropped for BT —
+#: :mod:`pluralign.rewards.objectives`), whereas the agreement classes that split the evaluation rows
+#: (:func:`pluralign.agreement.classify`, its ``majority`` column and ``chosen="majority"`` above) ask for
+#: *more than half* of the judgments. {A, A, B, tie} trains Agg towards A but has no majority choice in
+#: the classes (it is a diverging or "other" pair); the two agree on every high-agreement pair.
 TABLE2_MODELS = {"BT (Agg)": ("bt", "aggregate"), "BT (All)": ("bt", "all"),
                  "MSE (Agg)": ("mse", "aggregate"), "MSE (All)": ("mse", "all")}
 
@@ -412,14 +441,20 @@ def chosen_values(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen
     return pd.concat(rows, ignore_index=True)
 
 
-def table2_vs_paper(ours: pd.DataFrame, dataset: str | None, *, also=(), digits: int = 3) -> pd.DataFrame:
+def table2_vs_paper(ours: pd.DataFrame, dataset: str | None, *, also=(), digits: int = 3,
+                    paper_reference=None) -> pd.DataFrame:
     """Our :func:`table2` beside the paper's block for ``dataset`` (``None`` or a data set the paper has no
     block for → paper columns "n/a"): per model ``<name>`` as "est [lo, hi]" and ``<name> paper``; counts as
     ``# Ex.`` and ``# Ex. paper``. Models the paper did not train on that data set (e.g. MSE on MultiPref) get
     "n/a" in their paper column; models in the paper's block that we could not train get "n/a" in ours, and so do
-    the model names in ``also`` (e.g. the MSE models skipped on data without Likert scores)."""
+    the model names in ``also`` (e.g. the MSE models skipped on data without Likert scores).
+
+    ``paper_reference``: the explicit lookup of :func:`paper_table2` (e.g. ``{"pandalm": "multipref"}``).
+    ``attrs["paper"]`` says what the "paper" columns are (:func:`pluralign.agreement.paper_label`, e.g.
+    "paper (MultiPref, stand-in reference)"; ``None`` without a block) — show it with the table, e.g. with
+    :func:`label_paper_columns`."""
     try:
-        paper = paper_table2(dataset) if dataset is not None else None
+        paper = paper_table2(dataset, paper_reference) if dataset is not None else None
     except KeyError:
         paper = None
     names = [c for c in ours.columns if c != "# Ex." and not c.endswith((" lo", " hi"))]
@@ -439,16 +474,35 @@ def table2_vs_paper(ours: pd.DataFrame, dataset: str | None, *, also=(), digits:
             out[f"{n} paper"] = paper[n].reindex(ours.index).map(lambda v: f"{v:.{digits}f}")
         else:
             out[f"{n} paper"] = "n/a"
+    out.attrs["paper"] = paper_label(dataset, paper_reference) if paper is not None else None
     return out
 
 
+def label_paper_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (from :func:`table2_vs_paper`) with every "<name> paper" column renamed to "<name>
+    <attrs['paper']>", e.g. "BT (Agg) paper (MultiPref, stand-in reference)", for display."""
+    label = table.attrs.get("paper")
+    if not label:
+        return table
+    return table.rename(columns={c: c[: -len("paper")] + label for c in table.columns if c.endswith(" paper")})
+
+
 def observed_disagreement(data, n_annotators=2) -> pd.Series:
-    """Observed counterpart of :func:`predicted_disagreement`: with ``s`` the share of a pair's annotators
-    preferring A (ties half, :meth:`PreferenceData.share_a`), the probability that ``k`` annotators drawn
-    with replacement do not all pick the same response, ``1 − s^k − (1 − s)^k`` (k = 2: 2s(1 − s))."""
-    s = data.share_a().astype(float)
-    k = float(n_annotators)
-    return (1 - s ** k - (1 - s) ** k).rename("observed disagreement")
+    """Observed counterpart of :func:`predicted_disagreement`: the probability that ``k`` of a pair's
+    annotators, drawn with replacement, *strictly* disagree — at least one prefers A and at least one
+    prefers B. With ``a = n_A / n`` and ``b = n_B / n`` (``n``: all judgments of the pair, ties included),
+    that is :func:`split_probability` ``(a, k, share_b=b)``; for k = 2, ``2 · n_A · n_B / n²``.
+
+    **Ties** agree with nobody and disagree with nobody (as in :func:`pluralign.agreement.classify`, where a
+    tie does not disagree on *which* response is better, §2): an all-tie pair scores 0, like a unanimous one,
+    while a 2–2 A/B split scores ½. (Counting ties as half votes, as :meth:`PreferenceData.share_a` does,
+    would give the all-tie pair ½ as well.) Pairs without a judgment are NaN."""
+    p = pd.to_numeric(data.annotations["preference"], errors="coerce")
+    g = pd.DataFrame({"pair_id": data.annotations["pair_id"].to_numpy(), "a": (p < 0).to_numpy(float),
+                      "b": (p > 0).to_numpy(float), "n": p.notna().to_numpy(float)}).groupby("pair_id").sum()
+    g = g.reindex(pd.Index(data.pairs["pair_id"], name="pair_id"))
+    n = g["n"].where(g["n"] > 0)
+    return split_probability(g["a"] / n, n_annotators, share_b=g["b"] / n).rename("observed disagreement")
 
 
 def mean_variance_disagreement(model, data, *, progress: bool = False) -> pd.DataFrame:
@@ -476,13 +530,26 @@ __all__ += ["TABLE2_MODELS", "MEAN_VARIANCE_MODEL", "has_likert", "fit_reward_mo
             "disagreement_correlation"]
 
 
-def split_probability(share_a, n_annotators=2):
-    """``1 − s^k − (1 − s)^k``: the probability that ``k`` annotators, each preferring A with probability ``s``,
-    do not all pick the same response (applied to the simulator's population ``truth["share_a"]`` it is the
-    planted disagreement; :func:`observed_disagreement` applies it to the annotators' observed share)."""
-    s = share_a.astype(float) if isinstance(share_a, pd.Series) else np.asarray(share_a, float)
+def split_probability(share_a, n_annotators=2, *, share_b=None):
+    """The probability that ``k`` independent annotators include one who prefers A and one who prefers B,
+    each preferring A with probability ``a`` (``share_a``), B with ``b`` (``share_b``) and calling a tie with
+    ``t = 1 − a − b``: by inclusion–exclusion ``1 − (1 − a)^k − (1 − b)^k + t^k`` (k = 2: ``2ab``).
+
+    Without ``share_b`` there is no tie outcome (``b = 1 − a``) and this is ``1 − a^k − (1 − a)^k``, the
+    split probability of :func:`predicted_disagreement`. **Ties**: :func:`observed_disagreement` passes
+    ``share_b``, so a tie agrees with nobody. The simulator's population ``truth["share_a"]`` counts a tie as
+    half a vote for each side and has no separate tie share, so the planted disagreement is
+    ``split_probability(truth["share_a"])`` — the same reading of ties as the mean-variance model, which is
+    trained with a tie as half a vote for each side (``rewards.objectives``); it is therefore the right
+    reference for the model's *predicted* disagreement, while the observed one leaves ties out."""
+    conv = (lambda x: x.astype(float)) if isinstance(share_a, pd.Series) else (lambda x: np.asarray(x, float))
+    a = conv(share_a)
     k = float(n_annotators)
-    return 1 - s ** k - (1 - s) ** k
+    b = 1 - a if share_b is None else conv(share_b)
+    t = 1 - a - b
+    if share_b is not None and np.any(np.asarray(t) < -1e-12):
+        raise ValueError("share_a + share_b must not exceed 1")
+    return 1 - (1 - a) ** k - (1 - b) ** k + np.clip(t, 0, None) ** k
 
 
 __all__ += ["split_probability"]

@@ -35,6 +35,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from pluralign.agreement import paper_dataset, paper_label
 from pluralign.data.core import DataError, PreferenceData
 
 __all__ = [
@@ -338,19 +339,25 @@ def masi_alpha(labels: pd.DataFrame) -> float:
     """Krippendorff's α with MASI distance over all annotators (``labels``: pair_id, annotator, causes).
 
     ``krippendorff.alpha`` with a callable distance that looks up ``nltk``'s ``masi_distance`` between the
-    distinct label sets."""
+    distinct label sets. Only *pairable* items — labelled by at least two annotators — enter α (Krippendorff's
+    definition), so the value domain and the counts are built from those items alone; when they all carry one
+    and the same label set, α is 1 (perfect agreement, as :func:`cohen_kappa_sets` returns κ = 1), whatever
+    the singly-labelled items say. With no pairable item ``ValueError``."""
     import krippendorff
     from nltk.metrics.distance import masi_distance
 
     wide = _wide(labels)
-    domain = sorted({frozenset(s) for s in labels["causes"]}, key=_set_key)
+    wide = wide[wide.notna().sum(axis=1) >= 2]
+    if wide.empty:
+        raise ValueError("Krippendorff's α needs at least one pair labelled by two or more annotators")
+    domain = sorted({frozenset(s) for _, row in wide.iterrows() for s in row.dropna()}, key=_set_key)
     code = {s: k for k, s in enumerate(domain)}
     counts = np.zeros((len(wide), len(domain)), dtype=int)
     for r, (_, row) in enumerate(wide.iterrows()):
         for s in row.dropna():
             counts[r, code[frozenset(s)]] += 1
     if len(domain) == 1:
-        return 1.0
+        return 1.0  # every pairable value is the same label set: no disagreement, no expected disagreement
     dist = np.array([[masi_distance(set(x), set(y)) for y in domain] for x in domain])
 
     def masi(v1, v2, i1, i2, n_v, dtype=np.float64):
@@ -497,27 +504,28 @@ def rule_causes(data: PreferenceData, pair_ids: Iterable[str] | None = None, *, 
 __all__ += ["write_annotations", "rule_causes"]
 
 
-def _paper_dataset(name) -> str | None:
-    s = str(name).lower().replace("-", "").replace("_", "")
-    return next((k for k in PAPER_AGREEMENT if k in s), None)
-
-
-def agreement_table(labels: dict) -> pd.DataFrame:
+def agreement_table(labels: dict, paper_reference=None) -> pd.DataFrame:
     """:func:`label_agreement` per data set beside §2.1's figures: ``{data set name: labels}`` → one row per
     data set whose labels come from at least two annotators, with ``annotators``, ``pairs labelled by ≥ 2``,
-    ``κ``, ``α (MASI)``, ``paper κ`` and ``paper α`` (NaN for a data set the paper did not annotate; a name
-    containing "multipref" or "helpsteer2" is matched to the paper's)."""
-    rows = {}
+    ``κ``, ``α (MASI)``, ``paper reference`` (:func:`pluralign.agreement.paper_label`, e.g. "paper (MultiPref,
+    stand-in reference)"; ``None`` for a data set with no paper counterpart), ``paper κ`` and ``paper α`` (NaN
+    without one). The paper data set is ``paper_reference[name]`` when given (``{data-set name: "multipref" |
+    "helpsteer2"}``, e.g. ``{"pandalm": "multipref"}``), else the one the name contains. Data sets with labels
+    from fewer than two annotators are listed in ``attrs["skipped"]`` rather than shown."""
+    rows, skipped = {}, []
     for name, lab in labels.items():
         if lab is None or lab.empty or lab["annotator"].nunique() < 2:
+            skipped.append(name)
             continue
         a = label_agreement(lab)
-        paper = PAPER_AGREEMENT.get(_paper_dataset(name), {})
+        paper = PAPER_AGREEMENT.get(paper_dataset(name, paper_reference), {})
         rows[name] = {"annotators": ", ".join(sorted(lab["annotator"].unique())), "pairs labelled by ≥ 2": a["n_items"],
-                      "κ": a["kappa"], "α (MASI)": a["alpha"], "paper κ": paper.get("kappa", np.nan),
-                      "paper α": paper.get("alpha", np.nan)}
-    cols = ["annotators", "pairs labelled by ≥ 2", "κ", "α (MASI)", "paper κ", "paper α"]
-    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
+                      "κ": a["kappa"], "α (MASI)": a["alpha"], "paper reference": paper_label(name, paper_reference),
+                      "paper κ": paper.get("kappa", np.nan), "paper α": paper.get("alpha", np.nan)}
+    cols = ["annotators", "pairs labelled by ≥ 2", "κ", "α (MASI)", "paper reference", "paper κ", "paper α"]
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=cols)
+    out.attrs["skipped"] = skipped
+    return out
 
 
 __all__ += ["agreement_table"]
