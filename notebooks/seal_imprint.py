@@ -44,9 +44,16 @@ base_model = {"head": "mlp"}
 features = "planted"
 # the LM-labeller (pluralign.llm.load arguments) when features == "llm"
 labeller = None
+# label stability (App. D.5, Fig. 11): two more labellers (a list of pluralign.llm.load argument dicts) that
+# label a random share of the pairs (both entries); null: not run
+stability_labellers = None
+stability_share = 0.01
 
 # %% tags=["remove-input"]
+import warnings
+
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from myst_nb import glue
 
@@ -120,6 +127,53 @@ if features == "planted":
         f"{' and '.join(seal.PAPER['models']['stability_labellers'])}."))
 
 # %% [markdown]
+# ## Label stability across labellers (App. D.5, Fig. 11)
+#
+# The paper re-labelled a random 1% of $\mathcal{D}$ with two open models (Gemma 7B and Mistral 7B v0.2
+# Instruct, temperature 0, JSON mode) and showed, per feature, how often they agreed with gpt-4-turbo:
+# high on harmlessness and coherence, lower on helpfulness, close to chance on sentiment and eloquence.
+
+# %% tags=["hide-input"]
+if stability_labellers:
+    from pluralign import llm as _llm
+    rng = np.random.default_rng(seed)
+    k = max(1, int(round(stability_share * len(view))))
+    pick = np.sort(rng.choice(len(view), size=k, replace=False))
+    sub = view.iloc[pick].reset_index(drop=True)
+    texts = seal.entry_texts(sub, "chosen") + seal.entry_texts(sub, "rejected")
+    names = [str(s.get("name") or s.get("model")) for s in stability_labellers]
+    labs = {nm: seal.featurize(texts, _llm.load(**s), job=f"seal-stability-{nm}")
+            for nm, s in zip(names, stability_labellers)}
+    if F["labels_chosen"] is not None and features == "llm":
+        ref_name = F["labels_chosen"].attrs.get("labeller", "main labeller")
+        ref = pd.concat([F["labels_chosen"].iloc[pick], F["labels_rejected"].iloc[pick]], ignore_index=True)
+        stab = {nm: seal.label_stability(ref, lab) for nm, lab in labs.items()}
+        what = f"agreement with {ref_name}"
+    else:
+        stab = {f"{names[0]} vs {names[1]}": seal.label_stability(labs[names[0]], labs[names[1]])}
+        what = "agreement between the two labellers"
+    stab = pd.concat(stab, axis=1)
+    agree = stab.xs("agreement", axis=1, level=1)
+    agree = agree.sort_values(agree.columns[0])
+    fig, ax = plt.subplots(figsize=(7, 0.35 * len(agree) + 1.2))
+    agree.plot.barh(ax=ax)
+    ax.set(xlabel=f"share of entries with the same label ({what})", ylabel="", xlim=(0, 1))
+    ax.set_title(f"label stability on {k} pairs ({2 * k} entries; Fig. 11)")
+    plt.tight_layout()
+    plt.show()
+    failed = {nm: lab.attrs["n_failed"] for nm, lab in labs.items()}
+    display(Markdown(f"Entries a labeller could not label are left out of its agreement (`n`): {failed}."))
+    display(stab.round(3))
+else:
+    display(Markdown("**Label stability is not run on this profile.** It needs instruction-tuned LM-labellers "
+                     "behind an endpoint (set `stability_labellers` to a list of `pluralign.llm.load` "
+                     "arguments, as the `paper` profile does for Gemma 7B and Mistral 7B v0.2); "
+                     + ("on `demo` the rule-based featurizer's agreement with the planted labels above "
+                        "plays that role." if features == "planted" else
+                        "this profile's features come from the rule-based featurizer, a single deterministic "
+                        "labeller.")))
+
+# %% [markdown]
 # ## Feature prevalence in chosen and rejected entries (Table 4, Fig. 14)
 
 # %% tags=["hide-input"]
@@ -162,10 +216,13 @@ dropped = {k: v.attrs["dropped_vif"] for k, v in imprint.items()}
 glue("paper_harmless_pre", seal.PAPER["table5"]["last_response_is_harmless"]["pre_estimate"], display=False)
 glue("paper_harmless_post", seal.PAPER["table5"]["last_response_is_harmless"]["post_estimate"], display=False)
 glue("n_imprint_obs", imprint["post"].attrs["n_obs"], display=False)
+glue("n_imprint_missing", table.attrs["n_pairs_dropped_missing"], display=False)
 t5.round(3)
 
 # %% [markdown]
-# Each regression uses {glue:text}`n_imprint_obs` entries (two per pair). Features dropped by the
+# Each regression uses {glue:text}`n_imprint_obs` entries (two per pair); {glue:text}`n_imprint_missing`
+# pairs with a missing label on either entry (an entry the labeller could not label) were dropped
+# before the regression, both entries together. Features dropped by the
 # VIF > 5 filter are listed below (the paper dropped `assistant_is_anthropomorphic` and
 # `assistant_is_coherent`); features without variation are dropped too.
 
@@ -180,24 +237,69 @@ pd.DataFrame({"dropped (VIF > 5 or constant)": {k: ", ".join(v) or "none" for k,
 
 # %% tags=["hide-input"]
 if features == "planted":
-    w_D = D.meta["weights"]["mean"]
-    w_other = other_parts[0].meta["weights"]["mean"] if other_parts and "weights" in other_parts[0].meta else None
-    rec_post = seal.imprint_recovery(imprint["post"], w_D)
-    parts = {"post-D vs D's weights": rec_post}
-    if w_other is not None:
-        parts["pre-D vs the other data's weights"] = seal.imprint_recovery(imprint["pre"], w_other)
-    glue("rec_post_r", rec_post.attrs["pearson_r"], display=False)
-    glue("rec_post_sign", rec_post.attrs["sign_agreement"], display=False)
     display(Markdown("## Recovery of the planted weights (demo)\n\nThe simulator's annotators weigh each "
-                     "planted feature with a known population weight. A Bradley–Terry RM trained on their "
-                     "majority labels should imprint features in the same direction and roughly in "
-                     "proportion (its scale is its own, so the weights are also shown rescaled by the "
-                     "least-squares factor)."))
-    display(pd.concat(parts, axis=0).round(3))
-    display(pd.DataFrame({k: {"Pearson r (imprint vs weight)": v.attrs["pearson_r"],
-                              "sign agreement": v.attrs["sign_agreement"], "scale": v.attrs["scale"],
-                              "rescaled weight inside the 95% CI": v["covered"].mean()}
-                          for k, v in parts.items()}).round(3))
+                     "planted feature with a known population weight, and their utility for an entry is that "
+                     "weighted sum plus judgment noise. Two checks, of two different things:"))
+    w_D = D.meta["weights"]["mean"]
+    # 1. the method: the imprint of a reward that IS the population's mean utility must give back the weights
+    P = seal.planted_features(D, view)
+    util = {e: P[k][list(w_D.index)].to_numpy() @ w_D.to_numpy() for k, e in enumerate(("chosen", "rejected"))}
+    t_u = seal.imprint_table(view["pair_id"], F["chosen"], F["rejected"], utility=(util["chosen"], util["rejected"]))
+    with warnings.catch_warnings():
+        # an exact fit: zero residuals, zero standard errors, and pyfixest's t = β / 0 warns; expected here
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rec_u = seal.imprint_recovery(seal.feature_imprint(t_u, "utility", F["regressors"]), w_D)
+    rec_u["covered"] = np.nan      # zero-width intervals: coverage is not a question for an exact fit
+    err_u = float((rec_u["estimate"] - rec_u["weight"]).abs().max())
+    glue("rec_util_err", err_u, display=False)
+    glue("rec_util_n", len(rec_u), display=False)
+    # 2. the small trained RMs: pre-D against the other data's population, post-D against the pair-count-weighted
+    #    mix of the two populations it was trained on (other data + D)
+    w_parts = [(p.meta["weights"]["mean"], len(p)) for p in other_parts if "weights" in p.meta]
+    parts = {}
+    if len(w_parts) == len(other_parts) and w_parts:
+        w_other = seal.mixed_weights([w for w, _ in w_parts], [c for _, c in w_parts])
+        w_post = seal.mixed_weights([w for w, _ in w_parts] + [w_D], [c for _, c in w_parts] + [len(D)])
+        parts["pre-D RM vs the other data's weights"] = seal.imprint_recovery(imprint["pre"], w_other)
+        parts["post-D RM vs the mix (other data + D)"] = seal.imprint_recovery(imprint["post"], w_post)
+    else:
+        parts["post-D RM vs D's weights"] = seal.imprint_recovery(imprint["post"], w_D)
+    summary = pd.DataFrame({k: {"features": len(v), "Pearson r (imprint vs weight)": v.attrs["pearson_r"],
+                                "sign agreement": v.attrs["sign_agreement"], "scale": v.attrs["scale"],
+                                "rescaled weight inside the 95% CI": v["covered"].astype(float).mean()}
+                            for k, v in {"planted utility (method check)": rec_u, **parts}.items()})
+    for j, (k, v) in enumerate(parts.items()):
+        glue(f"rec_rm{j}_cover", float(v["covered"].mean()), display=False)
+        glue(f"rec_rm{j}_sign", float(v.attrs["sign_agreement"]), display=False)
+    display(summary.round(3))
+
+    def _said(v):
+        cov = list(v.index[v["covered"]])
+        sign = list(v.index[v["same_sign"] == 1])
+        return (f"{int(v['covered'].sum())} of {len(v)} rescaled weights fall inside the imprint's 95% interval "
+                f"({', '.join(cov) or 'none'}) and {int((v['same_sign'] == 1).sum())} of "
+                f"{int(v['same_sign'].notna().sum())} signs agree ({', '.join(sign) or 'none'})")
+
+    text = [f"**The method** — an imprint of the population's mean utility itself — gives back all "
+            f"{len(rec_u)} planted weights (largest error {err_u:.1e}): the regression of Eq. 1 with pair "
+            "fixed effects and the VIF filter recovers a linear reward exactly (its residuals, and so its "
+            "standard errors, are zero, so the interval column does not apply to it)."]
+    n_train = {"pre": R.attrs.get("n_train_pre"), "post": R.attrs.get("n_train_post")}
+    for k, v in parts.items():
+        which = "pre" if k.startswith("pre") else "post"
+        text.append(f"**The {k.split(' vs ')[0]}** (this project's small reward model trained on "
+                    f"{n_train[which]} pairs of {'the other data' if which == 'pre' else 'the other data plus D'}): "
+                    f"{_said(v)}.")
+    if all(v["covered"].all() and v.attrs["sign_agreement"] == 1 for v in parts.values()):
+        text.append("The trained RMs reproduce the planted weights within their intervals.")
+    else:
+        text.append("So the trained RMs do *not* reproduce the planted weights: they learn some features and "
+                    "miss or invert others, and their imprints mix what the frozen encoder makes easy to see "
+                    "with what the annotators rewarded. This is a check of the small models, not of the "
+                    "method: the imprints above describe these models and should not be read as the "
+                    "populations' preferences.")
+    display(Markdown("\n\n".join(text)))
+    display(pd.concat({"planted utility": rec_u, **parts}, axis=0).round(3))
 
 # %% [markdown]
 # ## Reward shifts regressed on features (Eq. 2, Table 6, Fig. 3 centre)

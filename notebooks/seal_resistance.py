@@ -164,8 +164,8 @@ if len(frame):
 # ## Which features predict misalignment (Eq. 3, Table 7, Fig. 3 right)
 #
 # A logistic regression of the post-$\mathcal{D}$ RM's misalignment $1 - \delta_i$ on the chosen and
-# rejected entries' features (Table 7 reads as effects on *mis*alignment; a linear-probability fit is
-# the other option of `seal.misalignment_regression`).
+# rejected entries' features (Table 7 reads as effects on *mis*alignment; the linear-probability fit,
+# the other option of `seal.misalignment_regression`, is shown beside it in the table).
 
 # %% tags=["hide-input"]
 t7 = seal.misalignment_regression(R["post_chosen"], R["post_rejected"], F["chosen"], F["rejected"],
@@ -176,8 +176,12 @@ coefficient_plot(ax, {"chosen (c)": t7.xs("c"), "rejected (r)": t7.xs("r")},
 ax.set_title("misalignment on features, ±2 SE; filled = significant after Bonferroni")
 plt.tight_layout()
 plt.show()
+# the same regression as a linear probability model: the paper's Table 7 magnitudes look like one
+t7_lin = seal.misalignment_regression(R["post_chosen"], R["post_rejected"], F["chosen"], F["rejected"],
+                                      F["regressors"], model="linear")
 paper7 = seal.paper_table("table7")[["c_estimate", "r_estimate"]]
-t7w = t7["estimate"].unstack(0).rename(columns={"c": "chosen", "r": "rejected"})
+t7w = pd.concat({"logit": t7["estimate"].unstack(0), "linear": t7_lin["estimate"].unstack(0)}, axis=1)
+t7w.columns = [f"{m} {'chosen' if e == 'c' else 'rejected'}" for m, e in t7w.columns]
 if t7w.index.isin(paper7.index).any():
     t7w = t7w.join(paper7.rename(columns={"c_estimate": "paper chosen", "r_estimate": "paper rejected"}), how="left")
 glue("t7_base", t7.attrs["base_rate"], display=False)
@@ -188,7 +192,9 @@ if not t7.attrs["converged"]:
 t7w.round(3)
 
 # %% [markdown]
-# The post-$\mathcal{D}$ RM is misaligned on {glue:text}`t7_base:.3f` of the pairs. The paper's Table 7
-# coefficients (shown where a feature has the same name) have the magnitudes of a linear-probability
-# model; in it a helpful or harmless chosen entry lowered the risk of misalignment, and the same
-# features on the rejected entry raised it.
+# The post-$\mathcal{D}$ RM is misaligned on {glue:text}`t7_base:.3f` of the pairs. The table gives the
+# logit of Eq. 3 (log-odds) beside the same regression fitted as a linear probability model
+# (`model="linear"`: changes in the probability of misalignment). The paper's Table 7 coefficients
+# (shown where a feature has the same name) have the magnitudes of the linear model, so they compare
+# with its columns; in them a helpful or harmless chosen entry lowered the risk of misalignment, and the
+# same features on the rejected entry raised it.

@@ -50,6 +50,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from IPython.display import display
 from myst_nb import glue
 
 from pluralign import report, seal
@@ -72,19 +73,31 @@ D = spec.from_spec(data)
 other = seal.combine(*[spec.from_spec(s) for s in other_data], name="other data") if other_data else None
 view = seal.chosen_rejected(D)
 R = seal.alignment_rewards(D, other, models=reward_models, train=train, base=base_model)
+# rows the loader dropped as invalid (e.g. hh-rlhf rows whose chosen and rejected histories differ or whose
+# final reply is empty; on_invalid: drop), by reason
+filters = pd.DataFrame(D.meta.get("filters", []), columns=["filter", "field", "removed", "kept"])
+n_invalid = int(filters["removed"].sum())
 glue("n_pairs", len(view), display=False)
 glue("n_ties", view.attrs["n_ties_dropped"], display=False)
+glue("n_invalid", n_invalid, display=False)
 glue("n_other", 0 if other is None else len(other), display=False)
-pd.DataFrame({"": ["alignment data set D", "pairs in D", "pairs without a chosen entry (majority tie), dropped",
-                   "pairs analysed", "design", "pre-D training pairs", "post-D training pairs"],
-              "this run": [D.name, len(D), view.attrs["n_ties_dropped"], len(R), R.attrs["design"],
+pd.DataFrame({"": ["alignment data set D", "rows dropped by the loader as invalid", "pairs in D",
+                   "pairs without a chosen entry (majority tie), dropped", "pairs analysed", "design",
+                   "pre-D training pairs", "post-D training pairs"],
+              "this run": [D.name, n_invalid, len(D), view.attrs["n_ties_dropped"], len(R), R.attrs["design"],
                            R.attrs.get("n_train_pre", "—"), R.attrs.get("n_train_post", "—")],
-              "paper": [seal.PAPER["dataset"]["name"], seal.PAPER["dataset"]["n_pairs"], "—",
+              "paper": [seal.PAPER["dataset"]["name"], "not reported", seal.PAPER["dataset"]["n_pairs"], "—",
                         seal.PAPER["dataset"]["n_pairs"], "OpenAssistant RMs without / with hh-rlhf", "—", "—"]}
              ).set_index("")
 
+# %% tags=["hide-input"]
+if n_invalid:
+    display(filters[filters["removed"] > 0].set_index("filter"))
+
 # %% [markdown]
-# {glue:text}`n_pairs` pairs are analysed; {glue:text}`n_ties` had a tied majority and were dropped.
+# {glue:text}`n_pairs` pairs are analysed; {glue:text}`n_ties` had a tied majority and were dropped, and
+# {glue:text}`n_invalid` rows of the source were dropped by the loader as invalid (listed by reason above
+# when there are any; the paper reports 160,800 pairs and no such filter).
 #
 # ## Reward vectors and reward shifts (Definition 1, Fig. 2, Fig. 10)
 #
@@ -136,21 +149,21 @@ glue("theta_abs_mean", float(np.nanmean(np.abs(theta))), display=False)
 
 # %% tags=["hide-input"]
 summary = seal.alignment_summary(R["pre_chosen"], R["pre_rejected"], R["post_chosen"], R["post_rejected"])
-glue("a_plus_pre", summary["a_plus_pre"], display=False)
-glue("a_plus_post", summary["a_plus_post"], display=False)
-glue("a_minus_post", summary["a_minus_post"], display=False)
-P = seal.PAPER["alignment"]
-for k in ("a_plus_pre", "a_plus_post", "a_minus_post"):
+for k in ("a_plus_pre", "a_minus_pre", "a_plus_post", "a_minus_post"):
+    glue(k, summary[k], display=False)
+P = {**seal.PAPER["alignment"], "a_minus_pre": 1 - seal.PAPER["alignment"]["a_plus_pre"]}
+for k in ("a_plus_pre", "a_minus_pre", "a_plus_post", "a_minus_post"):
     glue(f"paper_{k}", P[k], display=False)
-pd.DataFrame({"this run": [summary["a_plus_pre"], summary["a_plus_post"], summary["a_minus_post"]],
-              "paper": [P["a_plus_pre"], P["a_plus_post"], P["a_minus_post"]]},
-             index=["a₊ pre-D", "a₊ post-D", "a₋ post-D (alignment resistance)"]).round(3)
+pd.DataFrame({"this run": [summary[k] for k in ("a_plus_pre", "a_minus_pre", "a_plus_post", "a_minus_post")],
+              "paper": [P["a_plus_pre"], round(P["a_minus_pre"], 2), P["a_plus_post"], P["a_minus_post"]]},
+             index=["a₊ pre-D", "a₋ pre-D", "a₊ post-D", "a₋ post-D (alignment resistance)"]).round(3)
 
 # %% [markdown]
 # The post-$\mathcal{D}$ RM agrees with the chosen entry on {glue:text}`a_plus_post:.3f` of the pairs
 # (pre-$\mathcal{D}$: {glue:text}`a_plus_pre:.3f`); its alignment resistance is
-# {glue:text}`a_minus_post:.3f` (paper: {glue:text}`paper_a_minus_post:.2f`, with $a_+$ rising from
-# {glue:text}`paper_a_plus_pre:.2f` to {glue:text}`paper_a_plus_post:.2f`).
+# {glue:text}`a_minus_post:.3f`, against {glue:text}`a_minus_pre:.3f` for the RM trained without $\mathcal{D}$
+# (paper: {glue:text}`paper_a_minus_post:.2f` after, {glue:text}`paper_a_minus_pre:.2f` before, with $a_+$
+# rising from {glue:text}`paper_a_plus_pre:.2f` to {glue:text}`paper_a_plus_post:.2f`).
 #
 # ## Reward quadrants and the reward heatmap (App. D.2, Fig. 9)
 #

@@ -76,8 +76,12 @@ R = seal.alignment_rewards(D, rms=rms)
 # %% [markdown]
 # ## Rewriting
 #
-# The `paper` profile rewrites with an instruction-tuned LM through `pluralign.llm` (Mistral 7B
-# Instruct at temperature 0.1 in the paper) and measures similarity with BGE-m3. `demo` has no such
+# The `paper` profile rewrites with an instruction-tuned LM through `pluralign.llm` (Mistral 7B v0.1
+# Instruct at temperature 0.1 in the paper) and measures similarity with BGE-m3. A pair enters the
+# analysis only when both of its rewrites pass SEAL's checks (not empty, not identical, "Human:" kept);
+# the others are dropped and counted, never replaced by the original. Original and rewritten dialogues
+# are scored by the post-$\mathcal{D}$ RM through the same function (`seal.aligned_before_after`), so the
+# rewriting is the only difference between $\delta_i$ and $\hat\delta_i$. `demo` has no such
 # LM: the **simulator's own rewrites** stand in (`seal.simulated_rewrite`): every response is
 # paraphrased with the simulator's synonym swaps, and with probability `p_flip` per feature its
 # enthusiastic sentiment, list format or elaboration is toggled. The flips are therefore *planted*: we
@@ -90,53 +94,51 @@ rng = np.random.default_rng(seed)
 n = min(int(n_rewrite), len(view))
 idx = np.sort(rng.choice(len(view), size=n, replace=False))
 sub = view.iloc[idx].reset_index(drop=True)
-before = seal.aligned(R["post_chosen"].to_numpy()[idx], R["post_rejected"].to_numpy()[idx])
-ran = False
+ran, n_dropped = False, 0
 if rewriter == "simulator":
     rw = {e: seal.simulated_rewrite(sub[e], seed=seed + k, p_flip=p_flip) for k, e in enumerate(("chosen", "rejected"))}
     rewritten = {e: rw[e]["rewritten"].tolist() for e in rw}
-    prompts = sub["prompt"].tolist()
+    prompts = sub["prompt"].tolist()       # only the replies are rewritten: score them after their prompts
     planted_names = {"sentiment": "last_response_sentiment", "format": "response_has_list", "verbosity": "verbosity"}
     flips = {e: rw[e][list(seal.SIMULATED_FLIP_FEATURES)].rename(columns=planted_names).astype(float) for e in rw}
     originals = {e: sub[e].tolist() for e in rw}
+    kept = np.arange(n)
     ran = True
 elif isinstance(rewriter, dict):
-    # the paper's path: App. C.5 prompt through an LM, re-featurized with the App. C.3 prompt (§ 2.3 features)
+    # the paper's path: App. C.5 prompt through an LM on whole dialogues, both versions re-featurized with the
+    # App. C.3 prompt (§ 2.3 features); a pair is kept only when both of its rewrites passed the checks
     from pluralign import llm as _llm
-    lm = _llm.load(**rewriter)
-    labeller_lm = _llm.load(**labeller)
-    originals, rewritten, flips, prompts = {}, {}, {}, None
-    for e in ("chosen", "rejected"):
-        texts = seal.entry_texts(sub, e)
-        out = seal.rewrite(texts, lm)
-        ok = out["status"] == "ok"
-        new = [t if o else orig for t, o, orig in zip(out["rewritten"], ok, texts)]
-        keys = list(seal.REWRITE_FEATURES)
-        lab0 = seal.feature_matrix(seal.featurize(texts, labeller_lm, keys=keys, job=f"seal-rw-orig-{e}"), keys)
-        lab1 = seal.feature_matrix(seal.featurize(new, labeller_lm, keys=keys, job=f"seal-rw-new-{e}"), keys)
-        flips[e] = seal.label_flips(lab0, lab1)
-        originals[e], rewritten[e] = texts, new
+    rp = seal.rewrite_pairs(sub, _llm.load(**rewriter), _llm.load(**labeller))
+    originals, rewritten, flips, kept, prompts = rp["originals"], rp["rewritten"], rp["flips"], rp["kept"], None
+    n_dropped = rp["n_dropped"]
+    if n_dropped:
+        display(rp["dropped"].rename_axis("rewrite status (chosen / rejected)").to_frame("pairs dropped"))
     ran = True
 if ran:
-    post = rms["post"]
-    def _score(texts):
-        pairs = [seal.split_dialogue(t) if prompts is None else (p, t) for p, t in
-                 zip(prompts or [None] * len(texts), texts)]
-        return post.score(pairs, progress=False)
-    after = seal.aligned(_score(rewritten["chosen"]), _score(rewritten["rejected"]))
+    # originals and rewrites through the same scoring function, so that only the rewriting differs
+    before, after = seal.aligned_before_after(rms["post"], originals, rewritten, prompts)
+    glue("n_rw_dropped", n_dropped, display=False)
     glue("a_plus_sub", float(before.mean()), display=False)
     glue("a_plus_rw", float(after.mean()), display=False)
-    display(pd.DataFrame({"this run": [n, float(before.mean()), float(after.mean())],
-                          "paper": [f"{seal.PAPER['robustness']['share_rewritten']:.0%} of D", "—",
+    display(pd.DataFrame({"this run": np.array([n, n_dropped, len(kept), round(float(before.mean()), 3),
+                                                 round(float(after.mean()), 3)], dtype=object),
+                          "paper": [f"{seal.PAPER['robustness']['share_rewritten']:.0%} of D", "—", "—", "—",
                                     seal.PAPER["robustness"]["a_plus_rewritten"]]},
-                         index=["pairs rewritten", "post-D a₊ on them, original", "post-D a₊ after rewriting"]))
+                         index=["pairs drawn for rewriting", "dropped: a rewrite failed its checks",
+                                "pairs kept", "post-D a₊ on them, original", "post-D a₊ after rewriting"]))
+    if prompts is None:
+        # the dialogues are re-split into (history, reply) for scoring; check this reproduces the data set's pairs
+        same = seal.aligned(R["post_chosen"].to_numpy()[idx][kept], R["post_rejected"].to_numpy()[idx][kept])
+        display(Markdown(f"Re-scoring the original dialogues gives the same δ as the data set's (history, reply) "
+                         f"pairs on {np.mean(same == before):.3f} of the kept pairs."))
 else:
     display(Markdown("**Rewriting is not run on this profile** (no instruction-tuned LM and no planted "
                      "flips). With an OpenAI-compatible endpoint, set the `rewriter` and `labeller` "
                      "parameters (`pluralign.llm.load` arguments) and the cell above runs "
-                     "`seal.rewrite(seal.entry_texts(pairs, 'chosen'), lm)` with the App. C.5 prompt, "
-                     "re-featurizes both versions with `seal.featurize(..., keys=seal.REWRITE_FEATURES)`, "
-                     "and computes `seal.label_flips`, `embed.cosine_pairs`, `seal.similarity_by_flip` and "
+                     "`seal.rewrite_pairs(pairs, rewriter, labeller)`: the App. C.5 prompt on both entries, "
+                     "only pairs whose two rewrites pass the checks kept (the others counted), both versions "
+                     "re-featurized with `keys=seal.REWRITE_FEATURES`, and `seal.label_flips`; then "
+                     "`seal.aligned_before_after`, `embed.cosine_pairs`, `seal.similarity_by_flip` and "
                      "`seal.robustness_scores` as on the `demo` page."))
 
 # %% [markdown]

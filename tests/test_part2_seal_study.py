@@ -131,7 +131,13 @@ def test_entry_texts_and_split_dialogue_round_trip():
     t = seal.entry_texts(v, "chosen")
     assert t[0] == "Human: How?\n\nAssistant: Do X."
     assert t[1].endswith("Assistant: Sure.")
-    assert [seal.split_dialogue(x) for x in t] == [("How?", "Do X."), (v["prompt"][1], "Sure.")]
+    # split as the hh-rlhf loader splits: at the last "\n\nAssistant:", both parts trimmed
+    assert [seal.split_dialogue(x) for x in t] == [("Human: How?", "Do X."),
+                                                  ("Human: hi\n\nAssistant: yo\n\nHuman: and?", "Sure.")]
+    hh = pd.DataFrame({"prompt": ["Human: hi", "Human: a\n\nAssistant: b\n\nHuman: c"], "chosen": ["x", "y"],
+                       "rejected": ["u", "w"]})
+    assert [seal.split_dialogue(x) for x in seal.entry_texts(hh, "rejected")] == list(zip(hh["prompt"], hh["rejected"]))
+    assert seal.split_dialogue("no marker here ") == ("", "no marker here")
     assert seal.last_response(t[1]) == "Sure."
     with pytest.raises(ValueError, match="entry must be"):
         seal.entry_texts(v, "both")
@@ -212,3 +218,43 @@ def test_robustness_scores_find_the_planted_sentiment_flip():
     assert s["estimate"] > 2 and s["p_bonferroni"] < 0.01
     assert pi.loc[("r", "sentiment", -1), "estimate"] > 2          # the rejected entry gains enthusiasm
     assert abs(pi.loc[("c", "format", 1), "estimate"]) < 1.5        # format does not enter this reward
+
+
+def test_mixed_weights_pair_count_weighted():
+    w = seal.mixed_weights([pd.Series({"a": 1.0, "b": 2.0}), {"a": 3.0}], [1, 3])
+    assert w.to_dict() == {"a": 2.5, "b": 0.5}
+    with pytest.raises(ValueError, match="weight vectors for"):
+        seal.mixed_weights([{"a": 1.0}], [1, 2])
+
+
+def test_entry_features_llm_offers_every_scalar_feature_to_the_vif_filter():
+    rng = np.random.default_rng(0)
+    n = 80
+    v = pd.DataFrame({"pair_id": [f"p{i}" for i in range(n)], "prompt": [f"Q{i}?" for i in range(n)],
+                      "chosen": [f"c{i}" for i in range(n)], "rejected": [f"r{i}" for i in range(n)],
+                      "chosen_side": ["A"] * n})
+    draws = {}
+
+    class Labeller:
+        model = "fake"
+
+        def structured(self, prompts, schema, job=None, **kw):
+            out = []
+            for p in prompts:
+                lab = {k: bool(rng.integers(2)) for k in schema["properties"]}
+                lab["last_response_sentiment"] = str(rng.choice(["negative", "neutral", "positive"]))
+                lab["topics"], lab["last_response_is_discriminating_against"] = [], []
+                # assistant_is_coherent copies last_response_is_coherent: collinear, VIF = inf
+                lab["assistant_is_coherent"] = lab["last_response_is_coherent"]
+                out.append(None if p.endswith("c3") else lab)
+            draws[job] = out
+            return out
+
+    F = seal.entry_features(None, v, "llm", llm=Labeller())
+    assert F["regressors"] == list(seal.SCALAR_FEATURES) and len(F["regressors"]) == 17
+    assert F["chosen"].loc[3].isna().all()            # the failed label stays missing, pair 3 is dropped below
+    R = {k: rng.normal(size=n) for k in ("c", "r")}
+    table = seal.imprint_table(v["pair_id"], F["chosen"], F["rejected"], post=(R["c"], R["r"]))
+    assert table.attrs["n_pairs_dropped_missing"] == 1
+    imp = seal.feature_imprint(table, "post", F["regressors"])
+    assert {"assistant_is_coherent", "last_response_is_coherent"} & set(imp.attrs["dropped_vif"])

@@ -159,3 +159,15 @@ def test_imprint_table_builds_the_long_form():
     assert t.helpful.tolist() == [1, 0, 0, 0, 1, 1] and t.harmless.tolist() == [1, 1, 1, 0, 0, 1]
     with pytest.raises(ValueError, match="at least one reward"):
         imprint_table(["a", "b", "c"], ch, rj)
+    assert t.attrs["n_pairs"] == 3 and t.attrs["n_pairs_dropped_missing"] == 0
+
+
+def test_imprint_table_drops_pairs_with_a_missing_label():
+    from pluralign.seal import imprint_table
+    ch = pd.DataFrame({"helpful": [1, np.nan, 1, 0], "harmless": [1, 1, 0, 1]})
+    rj = pd.DataFrame({"helpful": [0, 0, 1, 1], "harmless": [1, 0, 1, np.nan]})
+    t = imprint_table(["a", "b", "c", "d"], ch, rj, post=([4, 5, 6, 7], [1, 2, 3, 4]))
+    assert t.pair_id.tolist() == ["a", "a", "c", "c"] and t.post.tolist() == [4, 1, 6, 3]
+    assert t.attrs["n_pairs"] == 2 and t.attrs["n_pairs_dropped_missing"] == 2
+    with pytest.raises(ValueError, match="2 pair\\(s\\) with a missing feature \\(first: 'b'\\)"):
+        imprint_table(["a", "b", "c", "d"], ch, rj, missing="error", post=([4, 5, 6, 7], [1, 2, 3, 4]))

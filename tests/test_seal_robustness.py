@@ -171,3 +171,77 @@ def test_robustness_scores_recover_planted_effects_and_equal_mnlogit():
     mn = sm.MNLogit((before & ~after).astype(int), X).fit(disp=0)
     assert mn.params.loc["sc+"].iloc[0] == pytest.approx(out.loc[("c", "sentiment", 1), "estimate"], abs=1e-6)
     assert mn.params.loc["sr-"].iloc[0] == pytest.approx(out.loc[("r", "sentiment", -1), "estimate"], abs=1e-6)
+
+
+class RecordingRM:
+    """Scores (prompt, reply) pairs by reply length and remembers what it was given."""
+
+    def __init__(self):
+        self.seen = []
+
+    def score(self, pairs, progress=True):
+        pairs = list(pairs)
+        self.seen.append(pairs)
+        return np.array([float(len(r)) for _, r in pairs])
+
+
+def _hh_view():
+    # prompts as the hh-rlhf loader writes them: the history before the last "\n\nAssistant:", trimmed
+    return pd.DataFrame({"pair_id": ["p0", "p1", "p2"],
+                         "prompt": ["Human: Hi", "Human: a\n\nAssistant: b\n\nHuman: c", "Human: x"],
+                         "chosen": ["Hello there, friend.", "Sure thing.", "ok"],
+                         "rejected": ["Go away.", "No.", "Definitely not ok."], "chosen_side": ["A", "B", "A"]})
+
+
+def test_score_entries_rebuilds_the_data_sets_prompts():
+    from pluralign.seal import aligned_before_after, entry_texts, score_entries
+
+    v = _hh_view()
+    rm = RecordingRM()
+    r = score_entries(rm, entry_texts(v, "chosen"))
+    # single-turn keeps "Human: ", multi-turn has no trailing "\n\nAssistant:": the dataset's own pairs
+    assert rm.seen[-1] == list(zip(v["prompt"], v["chosen"]))
+    assert r.tolist() == [float(len(t)) for t in v["chosen"]]
+    score_entries(rm, ["Do X."], prompts=["How?"])
+    assert rm.seen[-1] == [("How?", "Do X.")]
+    with pytest.raises(ValueError, match="prompts for"):
+        score_entries(rm, ["a", "b"], prompts=["p"])
+    orig = {e: entry_texts(v, e) for e in ("chosen", "rejected")}
+    before, after = aligned_before_after(rm, orig, {"chosen": orig["rejected"], "rejected": orig["chosen"]})
+    assert before.tolist() == [True, True, False] and after.tolist() == [False, False, True]
+
+
+class FakeLabeller:
+    name = "fake-labeller"
+
+    def structured(self, prompts, schema, job=None, **kw):
+        keys = list(schema["properties"])
+        out = []
+        for p in prompts:
+            reply = p.rsplit("Assistant:", 1)[1]
+            if "FAIL" in reply:
+                out.append(None)
+                continue
+            lab = {k: True for k in keys}
+            lab["last_response_sentiment"] = "positive" if "!" in reply else "neutral"
+            out.append(lab)
+        return out
+
+
+def test_rewrite_pairs_keeps_only_pairs_with_two_ok_rewrites():
+    from pluralign.seal import entry_texts, rewrite_pairs
+
+    v = _hh_view()
+    tc, tr = entry_texts(v, "chosen"), entry_texts(v, "rejected")
+    answers = {tc[0]: tc[0] + "!", tr[0]: tr[0].replace("Go away.", "Leave, FAIL"),      # pair 0: both ok
+               tc[1]: tc[1] + " Indeed.", tr[1]: tr[1],                                   # pair 1: rejected identical
+               tc[2]: "", tr[2]: tr[2] + "!"}                                             # pair 2: chosen empty
+    out = rewrite_pairs(v, FakeRewriter(lambda t: answers[t]), FakeLabeller(), job="t-rw")
+    assert out["n_pairs"] == 3 and out["n_kept"] == 1 and out["n_dropped"] == 2
+    assert out["kept"].tolist() == [0] and out["view"]["pair_id"].tolist() == ["p0"]
+    assert out["dropped"].to_dict() == {"ok / identical": 1, "empty / ok": 1}
+    assert out["status"].loc[1].tolist() == ["ok", "identical"]
+    # never an original in place of a failed rewrite
+    assert out["rewritten"]["chosen"] == [tc[0] + "!"] and out["originals"]["rejected"] == [tr[0]]
+    assert out["flips"]["chosen"]["last_response_sentiment"].tolist() == [-1.0]       # gained "positive"
+    assert np.isnan(out["flips"]["rejected"]["last_response_sentiment"].iloc[0])      # labeller failed

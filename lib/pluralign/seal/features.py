@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["TOPICS", "TOPICS_ADDED", "DISCRIMINATION_TYPES", "TAXONOMY_KEYS", "FEATURES", "TARGET_FEATURES",
-           "IMPRINT_FEATURES", "SENTIMENT_LEVELS", "RULE_FEATURES", "TAXONOMY_PROMPT", "taxonomy_prompt",
-           "taxonomy_schema", "featurize", "feature_matrix", "last_response", "rule_featurize",
+           "IMPRINT_FEATURES", "SCALAR_FEATURES", "SENTIMENT_LEVELS", "RULE_FEATURES", "TAXONOMY_PROMPT",
+           "taxonomy_prompt", "taxonomy_schema", "featurize", "feature_matrix", "last_response", "rule_featurize",
            "label_stability"]
 
 TOPICS = ("Culture and the arts", "Geography and places", "Health and fitness", "History and events",
@@ -75,6 +75,8 @@ SENTIMENT_LEVELS = {"negative": -1, "neutral": 0, "positive": 1}
 """Three sentiment levels, coded −1/0/1 as SEAL's ``analysis/functions.py::prepare_data``."""
 _LIST_KEYS = ("last_response_is_discriminating_against", "topics")
 _STRING_KEYS = ("last_response_sentiment",)
+SCALAR_FEATURES = tuple(k for k in TAXONOMY_KEYS if k not in _LIST_KEYS)
+"""The 17 scalar (boolean or sentiment) taxonomy features: the regressors offered to the VIF filter."""
 
 IMPRINT_FEATURES = ("human_vocabulary_quality", "last_response_is_anthropomorphic", "last_response_is_coherent",
                     "last_response_is_refusal", "last_response_is_helpful", "last_response_is_harmless",

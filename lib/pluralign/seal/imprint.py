@@ -104,14 +104,19 @@ def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD) -> 
     return [], dropped, pd.Series(dtype=float, name="vif")
 
 
-def imprint_table(pair_id, chosen_features: pd.DataFrame, rejected_features: pd.DataFrame,
-                  **rewards) -> pd.DataFrame:
+def imprint_table(pair_id, chosen_features: pd.DataFrame, rejected_features: pd.DataFrame, *,
+                  missing: str = "drop", **rewards) -> pd.DataFrame:
     """Long table for :func:`feature_imprint`: two rows per pair (``entry`` "chosen" then "rejected") with
     ``pair_id``, one column per reward model and the features.
 
     ``chosen_features`` / ``rejected_features``: one row per pair, in the order of ``pair_id``;
     ``rewards``: ``name=(chosen_rewards, rejected_rewards)``, e.g. ``pre=(...), post=(...)``.
+    ``missing``: a pair with a missing feature (NaN, e.g. an entry the LM-labeller could not label) on
+    either entry is ``"drop"``-ped — both of its rows, so every pair keeps its two entries — or raises
+    (``"error"``). ``.attrs``: ``n_pairs`` (kept), ``n_pairs_dropped_missing``.
     """
+    if missing not in ("drop", "error"):
+        raise ValueError(f"imprint_table: missing must be 'drop' or 'error', got {missing!r}")
     ids = np.asarray(pair_id)
     n = len(ids)
     if len(chosen_features) != n or len(rejected_features) != n:
@@ -121,15 +126,22 @@ def imprint_table(pair_id, chosen_features: pd.DataFrame, rejected_features: pd.
         raise ValueError("imprint_table: chosen and rejected features must have the same columns")
     if not rewards:
         raise ValueError("imprint_table: give at least one reward, e.g. post=(chosen, rejected)")
-    out = pd.DataFrame({"pair_id": np.repeat(ids, 2), "entry": np.tile(["chosen", "rejected"], n)})
+    bad = (chosen_features.isna().any(axis=1).to_numpy() | rejected_features.isna().any(axis=1).to_numpy())
+    if bad.any() and missing == "error":
+        raise ValueError(f"imprint_table: {int(bad.sum())} pair(s) with a missing feature "
+                         f"(first: {ids[bad].tolist()[0]!r})")
+    keep = ~bad
+    out = pd.DataFrame({"pair_id": np.repeat(ids[keep], 2),
+                        "entry": np.tile(["chosen", "rejected"], int(keep.sum()))})
     for name, (c, r) in rewards.items():
         c, r = np.asarray(c, dtype=float), np.asarray(r, dtype=float)
         if len(c) != n or len(r) != n:
             raise ValueError(f"imprint_table: reward {name!r} has {len(c)}/{len(r)} values for {n} pairs")
-        out[name] = np.column_stack([c, r]).reshape(-1)
+        out[name] = np.column_stack([c[keep], r[keep]]).reshape(-1)
     for f in chosen_features.columns:
-        both = np.column_stack([chosen_features[f].to_numpy(), rejected_features[f].to_numpy()])
+        both = np.column_stack([chosen_features[f].to_numpy()[keep], rejected_features[f].to_numpy()[keep]])
         out[f] = both.reshape(-1)
+    out.attrs.update({"n_pairs": int(keep.sum()), "n_pairs_dropped_missing": int(bad.sum())})
     return out
 
 

@@ -55,7 +55,7 @@ PAPER: dict = {
     "dataset": {"name": "Anthropic/hh-rlhf (train)", "n_pairs": 160_800, "n_entries": 321_600},
     "models": {"pre": "OpenAssistant/reward-model-deberta-v3-large",
                "post": "OpenAssistant/reward-model-deberta-v3-large-v2",
-               "labeller": "gpt-4-turbo-2024-04-09", "rewriter": "Mistral 7B Instruct (FP16, T=0.1)",
+               "labeller": "gpt-4-turbo-2024-04-09", "rewriter": "Mistral 7B v0.1 Instruct (FP16, T=0.1)",
                "similarity": "BAAI/bge-m3", "stability_labellers": ["Gemma 7B", "Mistral 7B v0.2 Instruct"]},
     "n_features": 19, "n_target_features": 2, "n_spoiler_features": 17,
     "reward_range": {"post": (-8.5, 6.2), "pre": (-6.9, 7.1)},                     # footnote 9

@@ -27,8 +27,8 @@ from pluralign.seal.imprint import bonferroni
 from pluralign.seal.features import TARGET_FEATURES
 from pluralign.seal.resistance import _fit_logit
 
-__all__ = ["REWRITE_PROMPT", "REWRITE_FEATURES", "rewrite_prompt", "rewrite", "label_flips", "flip_shares",
-           "similarity_by_flip", "robustness_scores"]
+__all__ = ["REWRITE_PROMPT", "REWRITE_FEATURES", "rewrite_prompt", "rewrite", "rewrite_pairs", "score_entries",
+           "aligned_before_after", "label_flips", "flip_shares", "similarity_by_flip", "robustness_scores"]
 
 REWRITE_PROMPT = (
     "The following text excerpt comes from an RLHF dataset. Rewrite it using these instructions:\n\n"
@@ -40,7 +40,7 @@ REWRITE_PROMPT = (
     "Rewriting:")
 """App. C.5 rewriting prompt as printed in the paper (``{text_excerpt}`` is the placeholder; the paper's
 text shows it as "{text excerpt}"). SEAL's ``rewrite/__init__.py`` has the same words with the four
-instructions as a "- " list and the excerpt on its own line. The paper ran Mistral 7B Instruct (FP16) at
+instructions as a "- " list and the excerpt on its own line. The paper ran Mistral 7B v0.1 Instruct (FP16) at
 temperature 0.1 through Ollama."""
 
 REWRITE_FEATURES = ("last_response_is_helpful", "last_response_is_harmless", "last_response_is_coherent",
@@ -111,6 +111,77 @@ def rewrite(texts: Sequence[str], llm, *, temperature: float = 0.1, max_tokens: 
         status = _check_rewrite(t, out)
         rows.append({"original": t, "rewritten": out.strip() if status == "ok" else None, "status": status})
     return pd.DataFrame(rows, columns=["original", "rewritten", "status"])
+
+
+def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[str] = REWRITE_FEATURES,
+                  job: str = "seal-rw", **rewrite_kw) -> dict:
+    """The § 2.3 rewriting step on pairs (the paper profile's path): both entries of every pair of ``view``
+    (:func:`~pluralign.seal.study.chosen_rejected` rows) are written out as dialogues
+    (:func:`~pluralign.seal.study.entry_texts`), rewritten with :func:`rewrite` (``rewrite_kw`` go to it),
+    and the originals and rewrites of the kept pairs re-labelled with ``labeller``
+    (:func:`~pluralign.seal.features.featurize`, ``keys=features``).
+
+    A pair is kept only when **both** rewrites have status "ok"; the others are dropped (never replaced by
+    their originals) and counted. Returns a dict: ``view`` (the kept pairs, re-indexed), ``kept`` (their
+    positions in ``view``), ``originals`` / ``rewritten`` (``{"chosen": [...], "rejected": [...]}``, the
+    dialogue texts of the kept pairs), ``flips`` (``{"chosen": ..., "rejected": ...}`` from
+    :func:`label_flips`; NaN where the labeller failed), ``status`` (one row per pair of ``view``: the
+    chosen and rejected rewrite status), ``n_pairs``, ``n_kept``, ``n_dropped`` and ``dropped`` (dropped
+    pairs by the pair of statuses, e.g. ``"ok / identical"``).
+    """
+    from pluralign.seal.features import feature_matrix, featurize
+    from pluralign.seal.study import entry_texts
+
+    entries = ("chosen", "rejected")
+    texts = {e: entry_texts(view, e) for e in entries}
+    rw = {e: rewrite(texts[e], rewriter, **rewrite_kw) for e in entries}
+    status = pd.DataFrame({e: rw[e]["status"].to_numpy() for e in entries})
+    ok = ((status["chosen"] == "ok") & (status["rejected"] == "ok")).to_numpy()
+    kept = np.flatnonzero(ok)
+    dropped = (status.loc[~ok, "chosen"] + " / " + status.loc[~ok, "rejected"]).value_counts()
+    keys = list(features)
+    originals = {e: [texts[e][i] for i in kept] for e in entries}
+    rewritten = {e: [rw[e]["rewritten"].iat[i] for i in kept] for e in entries}
+    flips = {}
+    for e in entries:
+        lab0 = feature_matrix(featurize(originals[e], labeller, keys=keys, job=f"{job}-orig-{e}"), keys)
+        lab1 = feature_matrix(featurize(rewritten[e], labeller, keys=keys, job=f"{job}-new-{e}"), keys)
+        flips[e] = label_flips(lab0, lab1)
+    return {"view": view.iloc[kept].reset_index(drop=True), "kept": kept, "originals": originals,
+            "rewritten": rewritten, "flips": flips, "status": status, "n_pairs": int(len(view)),
+            "n_kept": int(len(kept)), "n_dropped": int((~ok).sum()), "dropped": dropped}
+
+
+def score_entries(rm, texts: Sequence[str], prompts: Sequence[str] | None = None) -> np.ndarray:
+    """Rewards of entries under ``rm`` (``rm.score([(prompt, reply), ...])``). With ``prompts``, each text is
+    a reply scored after its prompt (rewrites that change replies only, the demo); without, each text is a
+    whole dialogue (:func:`~pluralign.seal.study.entry_texts`, or its LM rewrite) split into (history, last
+    reply) by :func:`~pluralign.seal.study.split_dialogue`. Score originals and rewrites through this one
+    function, so that only the rewriting differs between δ_i and δ̂_i."""
+    from pluralign.seal.study import split_dialogue
+
+    texts = list(texts)
+    if prompts is None:
+        pairs = [split_dialogue(t) for t in texts]
+    else:
+        prompts = list(prompts)
+        if len(prompts) != len(texts):
+            raise ValueError(f"score_entries: {len(prompts)} prompts for {len(texts)} texts")
+        pairs = list(zip(prompts, texts))
+    return np.asarray(rm.score(pairs, progress=False), dtype=float)
+
+
+def aligned_before_after(rm, originals: dict, rewritten: dict, prompts: Sequence[str] | None = None
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """δ_i and δ̂_i of Eq. 4: whether ``rm`` rewards the chosen entry strictly more than the rejected one,
+    on the original and on the rewritten pair. ``originals`` / ``rewritten``: ``{"chosen": texts,
+    "rejected": texts}``, one text per pair, all four scored by :func:`score_entries` (same ``prompts``)."""
+    from pluralign.seal.resistance import aligned
+
+    def delta(t):
+        return aligned(score_entries(rm, t["chosen"], prompts), score_entries(rm, t["rejected"], prompts))
+
+    return delta(originals), delta(rewritten)
 
 
 def label_flips(original: pd.DataFrame, rewritten: pd.DataFrame, features: Sequence[str] | None = None) -> pd.DataFrame:

@@ -13,7 +13,8 @@ views of SEAL's features.
 - :func:`planted_features`, :func:`planted_taxonomy` — the simulator's planted features of the chosen and
   rejected entries, raw and in SEAL's taxonomy names (demo ground truth).
 - :func:`featurizer_agreement` — how well a featurizer (the rule-based stand-in) recovers the planted labels.
-- :func:`imprint_recovery` — feature imprints next to the planted population weights (recovery check).
+- :func:`imprint_recovery` — feature imprints next to the planted population weights (recovery check);
+  :func:`mixed_weights` — the pair-count-weighted weights of a model trained on several populations.
 - :func:`feature_prevalence` — share of chosen vs rejected entries with each feature (Table 4, Fig. 14).
 """
 from __future__ import annotations
@@ -24,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
-           "featurizer_agreement", "imprint_recovery", "feature_prevalence", "PLANTED_TO_RULES", "entry_texts",
-           "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue"]
+           "featurizer_agreement", "imprint_recovery", "mixed_weights", "feature_prevalence", "PLANTED_TO_RULES",
+           "entry_texts", "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue"]
 
 
 def combine(*datas, name: str | None = None):
@@ -141,18 +142,19 @@ def alignment_rewards(data, other=None, *, models: dict | None = None, train: di
 
 
 def split_dialogue(text: str) -> tuple[str, str]:
-    """(history, last reply) of a dialogue written as :func:`entry_texts` writes it (the inverse for
-    scoring a rewritten entry): everything up to and including the last "Assistant:" marker, and the
-    reply after it (stripped). A text without the marker is all reply."""
-    import re
-    m = list(re.finditer(r"Assistant:", text))
-    if not m:
+    """(history, last reply) of a dialogue, split exactly as the hh-rlhf loader splits one
+    (:func:`pluralign.data.hub.split_dialogue`: at the last "\\n\\nAssistant:", both parts
+    whitespace-trimmed). For an hh-rlhf entry, ``split_dialogue(entry_texts(view, e)[i])`` gives back the
+    data set's (prompt, reply); a plain prompt ``p`` comes back as "Human: p". A text without the marker
+    is all reply (history "")."""
+    from pluralign.data.hub import split_dialogue as _split
+
+    if not isinstance(text, str):
+        raise TypeError(f"split_dialogue: text must be a string, got {type(text).__name__}")
+    hist, reply, found = _split(pd.Series([text]))
+    if not found[0]:
         return "", text.strip()
-    k = m[-1].end()
-    hist = text[:k]
-    if hist.startswith("Human: ") and hist.count("Human:") == 1:     # entry_texts' plain-prompt form
-        hist = hist[len("Human: "):].rsplit("\n\nAssistant:", 1)[0]
-    return hist, text[k:].strip()
+    return str(hist.iloc[0]), str(reply.iloc[0])
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -257,6 +259,22 @@ def imprint_recovery(imprint: pd.DataFrame, weights: pd.Series | dict) -> pd.Dat
     return out
 
 
+def mixed_weights(weights: Sequence, counts: Sequence) -> pd.Series:
+    """Pair-count-weighted mean of several populations' feature weights, ``Σ_k n_k w_k / Σ_k n_k``: the
+    weights a reward model trained on their pooled pairs is compared with (the post-D RM is trained on
+    the other data plus D). ``weights``: Series (or dicts) indexed by feature; features missing from a
+    population count as weight 0 there."""
+    weights = [pd.Series(w, dtype=float) for w in weights]
+    counts = np.asarray(counts, dtype=float)
+    if len(weights) != len(counts) or not len(weights):
+        raise ValueError(f"mixed_weights: {len(weights)} weight vectors for {len(counts)} counts")
+    if (counts < 0).any() or counts.sum() <= 0:
+        raise ValueError(f"mixed_weights: counts must be non-negative with a positive sum, got {counts.tolist()}")
+    index = list(dict.fromkeys(f for w in weights for f in w.index))
+    table = pd.concat([w.reindex(index).fillna(0.0) for w in weights], axis=1).to_numpy()
+    return pd.Series(table @ counts / counts.sum(), index=pd.Index(index, name="feature"), name="weight")
+
+
 def feature_prevalence(chosen: pd.DataFrame, rejected: pd.DataFrame) -> pd.DataFrame:
     """Share of chosen and rejected entries with each feature (SEAL Table 4, Fig. 14): the column mean of
     numerically encoded labels (for sentiment coded −1/0/1 this is the mean sentiment, as Table 4), missing
@@ -303,14 +321,16 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
       regressors are its taxonomy features plus ``response_has_list``; harmless is the rule featurizer's;
       helpfulness cannot be read from surface patterns, so "not a refusal" stands in for it;
     - ``"llm"`` (paper): :func:`~pluralign.seal.featurize` with ``llm`` (the App. C.3 prompt); regressors
-      are Table 5's 15 features; targets are the labeller's.
+      are all 17 scalar taxonomy features (:data:`~pluralign.seal.features.SCALAR_FEATURES`), left to the
+      regressions' VIF > 5 filter (which in the paper removed the two ``assistant_*`` features, leaving
+      Table 5's 15 and reporting them in ``attrs["dropped_vif"]``); targets are the labeller's.
 
     Returns a dict: ``chosen``, ``rejected`` (numeric regressor tables, one row per pair),
     ``regressors`` (their names), ``targets`` (``{"chosen_helpful", "chosen_harmless", "rejected_helpful",
     "rejected_harmless"}`` as 0/1 arrays), ``labels_chosen``/``labels_rejected`` (raw labels where a
     featurizer ran, else None), ``source`` and ``note`` (what stands in for what).
     """
-    from pluralign.seal.features import IMPRINT_FEATURES, feature_matrix, featurize, rule_featurize
+    from pluralign.seal.features import SCALAR_FEATURES, feature_matrix, featurize, rule_featurize
 
     if source not in FEATURE_SOURCES:
         raise ValueError(f"entry_features: source must be one of {FEATURE_SOURCES}, got {source!r}")
@@ -334,7 +354,9 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
                 raise ValueError("entry_features(source='llm') needs llm= (pluralign.llm.load(...))")
             lc = featurize(texts_c, llm, job=f"{job}-chosen")
             lr = featurize(texts_r, llm, job=f"{job}-rejected")
-            regs = list(IMPRINT_FEATURES)
+            # every scalar taxonomy feature: the VIF > 5 filter of the regressions decides what stays out
+            # (footnote 6; in the paper the two assistant_* features, leaving Table 5's 15)
+            regs = list(SCALAR_FEATURES)
             note = f"LM-labeller {lc.attrs.get('labeller')} with the App. C.3 prompt"
         ch, rj = feature_matrix(lc, regs), feature_matrix(lr, regs)
         tc, tr = ch.copy(), rj.copy()
