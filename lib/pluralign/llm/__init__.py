@@ -42,6 +42,8 @@ def load(name: str | Path | None = None, **kw) -> LLM:
     if "api_key" in kw:
         raise TypeError("pluralign never takes an API key as a parameter (it could end up in a notebook): "
                         "put it in an environment variable and name it with api_key_env=")
+    if "model" in kw:
+        raise TypeError(f"pluralign.llm.load names the model with 'name', not 'model' (got model={kw['model']!r})")
     backend = kw.pop("backend", None)
     if name is None or (isinstance(name, str) and name in EMBEDDED) or backend == "gemma-gguf":
         from pluralign.llm.hf import GemmaGGUF
