@@ -56,7 +56,10 @@ report.profile_note(profile, stand_ins={
              f"{embedded_pairs} pairs (from its next-token log-probabilities of ' A' / ' B'), to show the real path."],
     "sample": ["Margins come from PandaLM's three real annotators (the paper's 'gold standard', §2) and, for a "
                f"handful of pairs, from the embedded Gemma 3 270M base model ({embedded_pairs} pairs, "
-               "log-probability judgments), not from Llama-3-70B-Instruct."],
+               "log-probability judgments), not from Llama-3-70B-Instruct.",
+               "The sample's single-label sets (the HH-RLHF harmless test split, LLMBar) are not used here: Eq. 3 "
+               "over one annotator gives the margin 1 for every pair. They are evaluation data on "
+               "{ref}`btb-subjectivity` and {ref}`btb-rewards`."],
 }.get(profile, []))
 
 # %% tags=["remove-input"]

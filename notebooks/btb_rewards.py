@@ -34,7 +34,8 @@ seed = 0
 # pair (Eq. 1) drawn from them
 data = [{"simulate": {"n_pairs": 1200, "seed": 0}}]
 # evaluation-only data sets (never trained on), e.g. the paper's six test splits; with
-# test_per_dataset > 0 a random subset of that size is drawn from each (the paper: 25 per data set)
+# test_per_dataset > 0 a random subset of that size is drawn from each (the paper: 25 per data set),
+# or {data-set name: n} to sub-sample only the named ones
 test_only = []
 test_per_dataset = 0
 # pairs held out as out-of-domain by a column of the simulator's truth (demo), e.g. prompt types
@@ -54,8 +55,11 @@ p_star_from = "truth"
 # columns kind, distinguishable; majority vote) | "llm" (Appendix B tasks 1-2 asked of `labeller`)
 categories = "truth"
 labels_file = None
-labeller = None
+labeller = None                 # pluralign.llm.load arguments, or a list of them (distinct labellers)
 labeller_samples = 3
+# labeller_samples answers of one model differ only if sampled (temperature 0 = identical greedy answers)
+labeller_temperature = 1.0
+labeller_top_p = 0.9
 labeller_job = "btb-rewards-labels"
 # margins (Eq. 3): "simulated" (offline stand-in judge), "llm" (`judge`), "annotators" (gold standard)
 margins_from = "simulated"
@@ -83,6 +87,12 @@ paper_sized_check = 150
 # %% tags=["remove-input"]
 from pluralign import report
 
+
+def _n_test_of(name):  # how many pairs of evaluation data set `name` are used (for the profile note)
+    n = test_per_dataset.get(name) if isinstance(test_per_dataset, dict) else test_per_dataset
+    return f"a random {n} of its pairs" if n else "all of its pairs"
+
+
 report.profile_note(profile, stand_ins={
     "demo": [f"Margins come from a **simulated judge** (the planted p* with log-odds noise sd "
              f"{simulated_judge_noise:g}, n = {n_judgments} draws), not Llama-3-70B-Instruct — see "
@@ -92,7 +102,16 @@ report.profile_note(profile, stand_ins={
              "The reward model is a linear head on frozen all-MiniLM-L6-v2 embeddings, not DeBERTa-v3 fine-tuning."],
     "sample": ["Margins come from PandaLM's three real annotators (the paper's 'gold standard'), not from an LLM.",
                "p*: PandaLM = the three annotators' share; LLMBar (single-correct by construction, never trained "
-               "on) = its gold label. The reward model is a linear head on frozen all-MiniLM-L6-v2 embeddings."],
+               "on) = its gold label; HH-RLHF (harmless-base test split, "
+               f"{_n_test_of('hh-rlhf')}, never trained on) = its one crowdworker's label. "
+               "For LLMBar and HH-RLHF p* is therefore 0 or 1 — one label, not a population's share.",
+               "Both single-label sets are out-of-domain (the RMs are trained on PandaLM only); HH-RLHF pairs get "
+               "no category of subjectivity (no labeller) and count in 'all' and 'OOD' only.",
+               "The reward model is a linear head on frozen all-MiniLM-L6-v2 embeddings."],
+    "paper": ["Unless p_star_from / categories are 'labels' (human answers to Appendix B), p*, the categories "
+              "and the training margins all come from the same Llama-3-70B-Instruct: the regularized RM is then "
+              "trained towards the very model that defines its target, which favours it over the baseline. "
+              "The paper's p* comes from three human annotators."],
 }.get(profile, []))
 
 # %% tags=["remove-input"]
@@ -120,7 +139,8 @@ full = combine(*parts) if len(parts) > 1 else parts[0]
 extra = [from_spec(spec) for spec in test_only]
 if test_per_dataset:
     from pluralign.data.spec import split as _split
-    extra = [_split(x, test_per_dataset, seed)[1] if len(x) > test_per_dataset else x for x in extra]
+    _n = [test_per_dataset.get(x.name, 0) if isinstance(test_per_dataset, dict) else test_per_dataset for x in extra]
+    extra = [_split(x, n, seed)[1] if n and len(x) > n else x for x, n in zip(extra, _n)]
 held = set().union(*[set(x.pairs["pair_id"]) for x in extra]) if extra else set()
 if held & set(full.pairs["pair_id"]):  # a test pair drawn from a training set is never trained on
     full = full.subset([i for i in full.pairs["pair_id"] if i not in held], reason="test pairs held out of training")
@@ -147,7 +167,8 @@ tid = test.pairs["pair_id"]
 pairs_all = everything.pairs.set_index("pair_id")
 if categories == "llm" or p_star_from == "llm":
     from pluralign import llm as L
-    lab = L.load(**labeller)
+    lab = [L.load(**x) for x in labeller] if isinstance(labeller, list) else L.load(**labeller)
+    sampling = {"samples": labeller_samples, "temperature": labeller_temperature, "top_p": labeller_top_p}
 if p_star_from == "truth":
     p_star = everything.truth["share_a"].reindex(tid).rename("p_star")
 elif p_star_from == "annotators":  # the share of the data's own judgments (a single gold label gives 1 or 0)
@@ -155,8 +176,7 @@ elif p_star_from == "annotators":  # the share of the data's own judgments (a si
 elif p_star_from == "labels":
     p_star = S.aggregate_preference(pd.read_csv(labels_file)).reindex(tid)
 elif p_star_from == "llm":
-    p_star = S.aggregate_preference(S.user_preference_estimation(lab, test, samples=labeller_samples,
-                                                                 job=labeller_job)).reindex(tid)
+    p_star = S.aggregate_preference(S.user_preference_estimation(lab, test, **sampling, job=labeller_job)).reindex(tid)
 else:
     raise ValueError(f"p_star_from must be truth, annotators, labels or llm, not {p_star_from!r}")
 if dataset_column == "dataset":
@@ -174,10 +194,29 @@ elif categories == "labels":
     kind = S.majority_vote(raw, "kind").set_index("pair_id")["kind"].reindex(tid)
     dist = S.majority_vote(raw, "distinguishable").set_index("pair_id")["distinguishable"].reindex(tid)
 elif categories == "llm":
-    kind = S.classify_subjectivity(lab, test, samples=labeller_samples, job=labeller_job).set_index("pair_id")["kind"]
-    dist = S.classify_distinguishability(lab, test, samples=labeller_samples,
-                                         job=labeller_job).set_index("pair_id")["distinguishable"]
+    kind = S.classify_subjectivity(lab, test, **sampling, job=labeller_job).set_index("pair_id")["kind"]
+    dist = S.classify_distinguishability(lab, test, **sampling, job=labeller_job).set_index("pair_id")["distinguishable"]
 groups = M.table_groups(names, kind, dist, in_domain=in_domain, out_of_domain=out_of_domain, names=display_names)
+
+# %% [markdown]
+# ### Where p\* and the categories come from
+#
+# In the paper both are human: three annotators put each test pair in a category by majority vote
+# and estimated p\* by answering "If you asked 10 people…" (Appendix B, §3.2). With
+# `p_star_from: llm` / `categories: llm` they come from an LLM labeller instead. If that labeller is
+# also the judge whose ten votes give the training margins (Eq. 3) — the `paper` profile's default
+# uses Llama-3-70B-Instruct for both — the regularized RM is trained on margins from the model that
+# defines its evaluation target, which favours it over the baseline by construction. Human labels
+# (`p_star_from: labels`, `categories: labels`, `labels_file`) avoid this and are the recommended
+# setting for a comparison with the paper.
+
+# %% tags=["remove-input"]
+_same = (p_star_from == "llm" or categories == "llm") and margins_from == "llm" and \
+    any(isinstance(x, dict) and x.get("name") == (judge or {}).get("name")
+        for x in (labeller if isinstance(labeller, list) else [labeller]))
+if _same:
+    display(Markdown(f"**On this run the labeller and the margin judge are the same model "
+                     f"({judge.get('name')})**: read any advantage of the regularized RM below with that in mind."))
 
 # %% [markdown]
 # ## Margins for the training pairs (Eq. 3)
@@ -277,6 +316,50 @@ glue("btb_n_test", int(allr["n"]), display=False)
 # {glue:text}`btb_r_delta_hi:.3f`. The mean L1 distance moves by {glue:text}`btb_l1_delta:.3f`
 # ({glue:text}`btb_l1_delta_lo:.3f` to {glue:text}`btb_l1_delta_hi:.3f`). Learning rates chosen on
 # validation: {glue:text}`btb_lr_base` (baseline) and {glue:text}`btb_lr_reg` (regularized).
+
+# %% tags=["remove-input"]
+_paper_d = M.PAPER[M.PAPER.metric == "pearson"].set_index(["grouping", "category"])["delta"]
+_rows, _d = [], {}
+for g, c, key in (("kind", "Multiple Correct", "multiple"), ("kind", "Single Correct", "single"),
+                  ("domain", "ID", "id"), ("domain", "OOD", "ood")):
+    glue(f"btb_paper_d_{key}", float(_paper_d[(g, c)]), display=False)
+    row = cmp[(cmp.metric == "pearson") & (cmp.grouping == g) & (cmp.category == c)]
+    v, lo, hi, n = row[["delta", "delta_lo", "delta_hi", "n"]].iloc[0].tolist() if len(row) else [np.nan] * 3 + [0]
+    _d[c] = (v, lo, hi)
+    for suf, x in (("", v), ("_lo", lo), ("_hi", hi)):
+        glue(f"btb_d_{key}{suf}", float(x), display=False)
+    glue(f"btb_d_{key}_n", int(n), display=False)
+    verdict = ("not measured (no such pairs on this profile)" if not np.isfinite(v) else
+               "regularized better (CI above 0)" if lo > 0 else "regularized worse (CI below 0)" if hi < 0 else
+               "no detectable difference (CI contains 0)")
+    _rows.append({"category": c, "paper Δ r": float(_paper_d[(g, c)]), "N here": int(n),
+                  "Δ r here [95% CI]": fmt(v, lo, hi), "here": verdict})
+
+# %% [markdown]
+# ### What was measured, against the direction the paper reports
+#
+# The paper reports (Table 1, point estimates on 150 pairs, no intervals) that regularization helps
+# most where the population disagrees: Δ r = {glue:text}`btb_paper_d_multiple:+.3f` on
+# *multiple-correct* pairs against {glue:text}`btb_paper_d_single:+.3f` on *single-correct* ones, and
+# {glue:text}`btb_paper_d_ood:+.3f` out-of-domain against {glue:text}`btb_paper_d_id:+.3f` in-domain.
+# The Δ measured here on the same groupings, with paired 95% intervals:
+
+# %% tags=["remove-input"]
+display(pd.DataFrame(_rows).set_index("category").round(3))
+_said = []
+for (a, b, what) in (("Multiple Correct", "Single Correct", "on multiple-correct than on single-correct pairs"),
+                     ("OOD", "ID", "out-of-domain than in-domain")):
+    (va, la, ha), (vb, lb, hb) = _d[a], _d[b]
+    if not (np.isfinite(va) and np.isfinite(vb)):
+        _said.append(f"{a} vs {b}: not comparable (no {a if not np.isfinite(va) else b} pairs here)")
+        continue
+    noise = " — but both intervals contain 0" if la <= 0 <= ha and lb <= 0 <= hb else ""
+    _said.append(f"the gain is {'larger' if va > vb else 'smaller'} {what} (Δ {va:+.3f} vs {vb:+.3f}; the paper: "
+                 f"larger, so {'the same' if va > vb else 'the opposite'} direction{noise})")
+display(Markdown("Measured on this profile: " + "; ".join(_said) + ". This page runs the paper's procedure with "
+                 "other data, judges and models (see the note at the top). Agreeing or disagreeing with the "
+                 "paper's direction is a measurement of this setting, neither a reproduction nor a refutation of "
+                 "the paper's numbers, and a Δ whose interval contains 0 has no direction at all."))
 
 # %% [markdown]
 # ## Beside the paper's Table 1

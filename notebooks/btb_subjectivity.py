@@ -35,7 +35,9 @@ profile = "demo"
 seed = 0
 # data sets: a list of data specs (pluralign.data.spec.from_spec); several are concatenated
 data = [{"simulate": {"n_pairs": 1200, "seed": 0}}]
-per_dataset = 0                 # > 0: a random subset of this many pairs per data set (the paper: 25)
+# > 0: a random subset of this many pairs per data set (the paper: 25); or {data-set name: n} to
+# sub-sample only the named ones (e.g. the 2,303 HH-RLHF harmless test pairs on the sample profile)
+per_dataset = 0
 # categories (§3.1): "truth" = the simulator's planted kind / distinguishability; "llm" = Appendix B
 # tasks 1-2 asked of `labeller`; "labels" = imported human labels (`labels_file`, majority vote);
 # "datasets" = one category per data set (`kind_by_dataset`), others unassigned
@@ -45,14 +47,26 @@ labels_file = None
 # p* (Eq. 2): "truth" = the simulator's planted population share; "annotators" = the share of a data
 # set's real annotators; "llm" = Appendix B task 3 asked of `labeller`, averaged over labellers
 p_star_from = "truth"
-# an LLM labeller (pluralign.llm.load arguments; an API key only through api_key_env)
+# an LLM labeller (pluralign.llm.load arguments; an API key only through api_key_env), or a list of
+# them (several distinct labellers, each asked labeller_samples times)
 labeller = None
 labeller_samples = 3
+# sampling settings of the labeller: labeller_samples answers of one model are distinct "labellers"
+# only if sampled (temperature 0 = greedy = identical answers; the library warns). Distinct models:
+# pass `labeller` as a list of pluralign.llm.load argument dicts.
+labeller_temperature = 1.0
+labeller_top_p = 0.9
 labeller_job = "btb-subjectivity"
 n_examples = 1
 
 # %% tags=["remove-input"]
 from pluralign import report
+
+
+def _n_of(name):  # how many pairs of data set `name` the page uses (for the profile note)
+    n = per_dataset.get(name) if isinstance(per_dataset, dict) else per_dataset
+    return f"a random {n} of its pairs" if n else "all of its pairs"
+
 
 report.profile_note(profile, stand_ins={
     "demo": ["The categories are the simulator's planted ones (single- vs multiple-correct prompt plans; "
@@ -61,8 +75,13 @@ report.profile_note(profile, stand_ins={
              "estimated from 10-people answers)."],
     "sample": ["p* is the share of PandaLM's three real annotators (Eq. 2 over a population of three); "
                "LLMBar pairs are single-correct by construction (one output follows the instruction) and "
-               "their p* is that gold label (1 or 0). No LLM labels the categories: the embedded model is a "
-               "base model that cannot answer Appendix B's questions."],
+               "their p* is that gold label (1 or 0).",
+               f"HH-RLHF (harmless-base test split, {_n_of('hh-rlhf')}) has one crowdworker label per "
+               "pair: its p* is that label, 0 or 1 — a population of one, not the paper's three annotators' "
+               "10-people estimate. Its pairs get no category (a red-teaming dialogue is neither clearly "
+               "single- nor multiple-correct without a labeller) and count only in 'all'.",
+               "No LLM labels the categories: the embedded model is a base model that cannot answer "
+               "Appendix B's questions."],
 }.get(profile, []))
 
 # %% tags=["remove-input"]
@@ -87,7 +106,8 @@ from pluralign.seal.study import combine
 parts = [from_spec(spec) for spec in data]
 if per_dataset:
     from pluralign.data.spec import split as _split
-    parts = [_split(x, per_dataset, seed)[1] if len(x) > per_dataset else x for x in parts]
+    _n = [per_dataset.get(x.name, 0) if isinstance(per_dataset, dict) else per_dataset for x in parts]
+    parts = [_split(x, n, seed)[1] if n and len(x) > n else x for x, n in zip(parts, _n)]
 d = combine(*parts) if len(parts) > 1 else parts[0]
 pairs = d.pairs.set_index("pair_id")
 display(pd.DataFrame([{"data set": p.name, "pairs": len(p), "judgments": len(p.annotations),
@@ -116,10 +136,10 @@ elif categories == "datasets":
     kind = pairs["dataset"].map(lambda v: kind_by_dataset.get(v)).astype(object)
 elif categories == "llm":
     from pluralign import llm as L
-    lab = L.load(**labeller)
-    kind = S.classify_subjectivity(lab, d, samples=labeller_samples, job=labeller_job).set_index("pair_id")["kind"]
-    dist = S.classify_distinguishability(lab, d, samples=labeller_samples,
-                                         job=labeller_job).set_index("pair_id")["distinguishable"]
+    lab = [L.load(**x) for x in labeller] if isinstance(labeller, list) else L.load(**labeller)
+    sampling = {"samples": labeller_samples, "temperature": labeller_temperature, "top_p": labeller_top_p}
+    kind = S.classify_subjectivity(lab, d, **sampling, job=labeller_job).set_index("pair_id")["kind"]
+    dist = S.classify_distinguishability(lab, d, **sampling, job=labeller_job).set_index("pair_id")["distinguishable"]
 elif categories == "labels":
     raw = pd.read_csv(labels_file)  # long form: pair_id, annotator, kind, distinguishable
     kind = S.majority_vote(raw, "kind").set_index("pair_id")["kind"].reindex(ids)
@@ -133,7 +153,9 @@ elif p_star_from == "annotators":
     p_star = S.aggregate_preference(d).reindex(ids)
 elif p_star_from == "llm":
     from pluralign import llm as L
-    est = S.user_preference_estimation(L.load(**labeller), d, samples=labeller_samples, job=labeller_job)
+    lab = [L.load(**x) for x in labeller] if isinstance(labeller, list) else L.load(**labeller)
+    est = S.user_preference_estimation(lab, d, samples=labeller_samples,
+                                       temperature=labeller_temperature, top_p=labeller_top_p, job=labeller_job)
     p_star = S.aggregate_preference(est).reindex(ids)
 else:
     raise ValueError(f"p_star_from must be truth, annotators or llm, not {p_star_from!r}")
@@ -221,7 +243,9 @@ glue("btb_binary_l1_hi", float(one["hi"]), display=False)
 glue("btb_binary_dropped", int(len(d) - len(binary)), display=False)
 if p_star_from == "annotators":
     display(Markdown("Here p\\* is the share of the same annotators the binary judgment is drawn from, so the "
-                     "judgment is part of its own target: this comparison is optimistic."))
+                     "judgment is part of its own target: this comparison is optimistic. For a data set with one "
+                     "label per pair the binary judgment *is* p\\* (r = 1, L1 = 0): only data sets with several "
+                     "annotators per pair say anything here."))
 
 # %% [markdown]
 # A single binary judgment is on average {glue:text}`btb_binary_l1:.3f` (95% CI

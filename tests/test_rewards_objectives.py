@@ -125,6 +125,20 @@ def test_bt_margin_defaults_to_eq3_on_the_pairs_own_annotators_or_takes_given_ma
         O.build_instances(d, "bt", margins=given)
 
 
+def test_bt_margin_series_must_be_aligned_by_pair_id():
+    d = _data()
+    # a Series indexed 0..2 (e.g. after reset_index) is never assigned by position
+    with pytest.raises(ValueError, match="shares no pair_id"):
+        O.build_instances(d, "bt-margin", margins=pd.Series([0.2, 0.0, 0.6]))
+    # a Series missing some pairs is named, not filled
+    with pytest.raises(ValueError, match=r"missing for pair_id\(s\) \['p3'\]"):
+        O.build_instances(d, "bt-margin", margins=pd.Series({"p1": 0.2, "p2": 0.0}))
+    # a plain array of the data's length is taken in pair order; a shuffled Series by pair_id
+    t = O.build_instances(d, "bt-margin", margins=np.array([0.2, 0.0, 0.6])).table.set_index("pair_id")
+    t2 = O.build_instances(d, "bt-margin", margins=pd.Series({"p3": 0.6, "p1": 0.2, "p2": 0.0})).table
+    assert t["margin"].to_dict() == t2.set_index("pair_id")["margin"].to_dict() == {"p1": 0.2, "p3": 0.6}
+
+
 def test_mean_variance_instances_ties_count_half():
     d = _data()
     t = O.build_instances(d, "mean-variance", "all").table

@@ -228,3 +228,40 @@ def test_classifiers_through_pluralign_llm_interface():
     assert js["kind"].tolist() == kinds
     p = S.aggregate_preference(S.user_preference_estimation(llm, _data(), job="t3"))
     np.testing.assert_allclose(p.to_numpy(), 0.7)
+
+
+def test_labeller_temperature_and_top_p_reach_the_server():
+    """The paper profile's labeller_samples = 3 are distinct labellers only if sampled: temperature and
+    top_p travel from the three Appendix B tasks through pluralign.llm's OpenAI-compatible client to the
+    project's own server (real HTTP, scripted model); greedy decoding with samples > 1 warns."""
+    import pluralign.llm as llm_mod
+    from pluralign.llm.scripted import ScriptedBackend
+    from pluralign.llm.server import serve
+
+    class Recording(ScriptedBackend):
+        def __init__(self, reply):
+            super().__init__(reply)
+            self.settings = []
+
+        def complete(self, prompt, **kw):
+            self.settings.append((kw["temperature"], kw["top_p"], kw["n"]))
+            return super().complete(prompt, **kw)
+
+    def reply(prompt, k):  # a different answer per sample, as a sampled labeller would give
+        if "10 different people" in prompt:
+            return [" 7 A - 3 B", " 5 A - 5 B", " 6 A - 4 B"][k % 3]
+        return [" A", " B", " A"][k % 3]
+
+    backend = Recording(reply)
+    with serve(backend) as s:
+        lab = llm_mod.load(s.model_id, base_url=s.url, mode="completions", concurrency=1, max_retries=0)
+        kind = S.classify_subjectivity(lab, _data(), samples=3, temperature=1.0, top_p=0.9, job="temp1")
+        dist = S.classify_distinguishability(lab, _data(), samples=3, temperature=1.0, top_p=0.9, job="temp2")
+        est = S.user_preference_estimation(lab, _data(), samples=3, temperature=1.0, top_p=0.9, job="temp3")
+        assert backend.settings and set(backend.settings) == {(1.0, 0.9, 3)}
+        with pytest.warns(UserWarning, match="identical answers"):
+            S.classify_subjectivity(lab, _data(), samples=3, job="temp0")
+    assert backend.settings[-1][:2] == (0.0, 1.0)
+    assert (kind["n"] == 3).all() and kind["kind"].eq("single").all() and (kind["agreement"] < 1).all()
+    assert dist["distinguishable"].eq(False).all()
+    np.testing.assert_allclose(S.aggregate_preference(est).to_numpy(), 0.6)

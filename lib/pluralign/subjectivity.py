@@ -1,11 +1,11 @@
 """Categories of subjectivity and the aggregate preference p* — Beyond the Binary (Padmakumar et al.
 2024, ``../shared/seeds/004_*.txt``), §2 Eq. 2, §3.1–3.2, Appendix B tasks 1–3.
 
-* §3.1 / Appendix B task 1 (*Plurality of Responses to Prompts*): does the prompt have a **single**
-  correct answer or **multiple** correct answers? → :func:`classify_subjectivity` (``kind`` =
-  ``"single"`` / ``"multiple"``).
-* §3.1 / Appendix B task 2 (*Indistinguishability of Responses*): are the two responses
-  **distinguishable** or **indistinguishable** paraphrases? → :func:`classify_distinguishability`.
+* §3.1 *Plurality of Responses to Prompts* = Appendix B "Task 1: Subjectivity": does the prompt have
+  a **single** correct answer or **multiple** correct answers? → :func:`classify_subjectivity`
+  (``kind`` = ``"single"`` / ``"multiple"``).
+* §3.1 *Indistinguishability of Responses* = Appendix B "Task 2: Distinguishability": are the two
+  responses **distinguishable** or **indistinguishable** paraphrases? → :func:`classify_distinguishability`.
 * §3.2 / Appendix B task 3 (*User Preference Estimation*): "If you asked 10 different people, how many
   would prefer answer A and how many would prefer answer B?", averaged over labellers → ``p*``
   (Eq. 2, the share preferring A = ``y_0``) → :func:`user_preference_estimation` +
@@ -13,6 +13,12 @@
   (``PreferenceData.share_a()``, ties half): ``aggregate_preference(data)``.
 * The paper's three human annotators assign the categories by majority vote: :func:`majority_vote`
   does that for imported human labels (or for several LLM labellers / samples).
+
+(The dimension names are §3.1's; the task names are Appendix B's.)
+
+Several answers per labeller (``samples`` > 1) stand in for the paper's three annotators only if
+they can differ: the default ``temperature=0.0`` is greedy decoding, so ``samples`` > 1 then warns
+(give ``temperature``/``top_p`` > 0, or several distinct labellers as a list).
 
 The appendix gives these tasks as annotator guidelines; the prompts below quote them word for word.
 To use them with an LLM, :data:`ANSWER_SUFFIX` (the project's addition, not the paper's) asks for
@@ -157,6 +163,10 @@ def parse_ten_people(text: str | None) -> int | None:
 def _ask(llm, items: dict[str, str], *, task: int, method: str, samples: int, temperature: float,
          top_p: float, max_tokens: int, job: str | None) -> dict[str, list]:
     """``{key: prompt}`` → ``{key: [answers]}`` (strings for generate, dicts for structured), cached."""
+    if method == "generate" and samples > 1 and not temperature:
+        warnings.warn(f"task {task}: samples={samples} at temperature=0 (greedy) gives {samples} identical "
+                      "answers, not independent labellers; set temperature (and top_p) > 0 or pass several "
+                      "labellers as a list", stacklevel=3)
     if method == "generate":
         return cached_generate(llm, items, step=f"subjectivity.task{task}", n=samples, temperature=temperature,
                                top_p=top_p, max_tokens=max_tokens, job=job)

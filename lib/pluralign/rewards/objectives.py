@@ -103,8 +103,12 @@ def _margins_series(data, margins) -> pd.Series:
     ids = data.pairs["pair_id"]
     if margins is None:
         return (2 * data.share_a() - 1).abs().rename("margin")
-    if isinstance(margins, pd.Series):
-        m = margins.reindex(ids.values) if margins.index.isin(ids).any() else pd.Series(margins.values, index=ids.values)
+    if isinstance(margins, pd.Series):  # aligned by pair_id, never by position
+        if not margins.index.isin(ids).any():
+            raise ValueError(f"margins is a Series whose index shares no pair_id with the data (e.g. "
+                             f"{margins.index[:3].tolist()} vs {ids.iloc[:3].tolist()}): index it by pair_id, "
+                             "or pass a plain array in the data's pair order")
+        m = margins.reindex(ids.values)
     else:
         arr = np.asarray(margins, dtype=float)
         if len(arr) != len(ids):
