@@ -58,14 +58,12 @@ import pandas as pd
 from myst_nb import glue
 
 from pluralign import report, seal
-from pluralign.data import spec
 from pluralign.seal.plots import coefficient_plot
 from IPython.display import Markdown, display
 
 stand_ins = []
 if reward_models is None:
-    stand_ins.append("pre-D and post-D reward models trained by this project (pre-D on other preference data, "
-                     "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair")
+    stand_ins.append(seal.TRAINED_PAIR_NOTE)
 if features == "planted":
     stand_ins.append("the simulator's planted features in place of the LM-labeller's taxonomy; the rule-based "
                      "featurizer is checked against them")
@@ -75,16 +73,9 @@ elif features == "rules":
 report.profile_note(profile, stand_ins=stand_ins)
 
 # %% tags=["remove-input"]
-D = spec.from_spec(data)
-other_parts = [spec.from_spec(s) for s in other_data] if other_data else []
-other = seal.combine(*other_parts, name="other data") if other_parts else None
-view = seal.chosen_rejected(D)
-R = seal.alignment_rewards(D, other, models=reward_models, train=train, base=base_model)
-llm = None
-if features == "llm":
-    from pluralign import llm as _llm
-    llm = _llm.load(**labeller)
-F = seal.entry_features(D, view, features, llm=llm)
+study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model,
+                   features=features, labeller=labeller)
+D, view, R, F = study.D, study.view, study.R, study.F
 
 # %% [markdown]
 # ## Featurization
@@ -255,9 +246,9 @@ if features == "planted":
     glue("rec_util_n", len(rec_u), display=False)
     # 2. the small trained RMs: pre-D against the other data's population, post-D against the pair-count-weighted
     #    mix of the two populations it was trained on (other data + D)
-    w_parts = [(p.meta["weights"]["mean"], len(p)) for p in other_parts if "weights" in p.meta]
+    w_parts = [(p.meta["weights"]["mean"], len(p)) for p in study.other_parts if "weights" in p.meta]
     parts = {}
-    if len(w_parts) == len(other_parts) and w_parts:
+    if len(w_parts) == len(study.other_parts) and w_parts:
         w_other = seal.mixed_weights([w for w, _ in w_parts], [c for _, c in w_parts])
         w_post = seal.mixed_weights([w for w, _ in w_parts] + [w_D], [c for _, c in w_parts] + [len(D)])
         parts["pre-D RM vs the other data's weights"] = seal.imprint_recovery(imprint["pre"], w_other)

@@ -50,13 +50,11 @@ from myst_nb import glue
 from IPython.display import Markdown, display
 
 from pluralign import report, seal
-from pluralign.data import spec
 from pluralign.seal.plots import coefficient_plot
 
 stand_ins = []
 if reward_models is None:
-    stand_ins.append("pre-D and post-D reward models trained by this project (pre-D on other preference data, "
-                     "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair")
+    stand_ins.append(seal.TRAINED_PAIR_NOTE)
 if features == "planted":
     stand_ins.append("the simulator's planted features in place of the LM-labeller's (γ: helpful = neither a "
                      "refusal nor a factual error, harmless = not harmful)")
@@ -66,16 +64,9 @@ elif features == "rules":
 report.profile_note(profile, stand_ins=stand_ins)
 
 # %% tags=["remove-input"]
-D = spec.from_spec(data)
-other_parts = [spec.from_spec(s) for s in other_data] if other_data else []
-other = seal.combine(*other_parts, name="other data") if other_parts else None
-view = seal.chosen_rejected(D)
-R = seal.alignment_rewards(D, other, models=reward_models, train=train, base=base_model)
-llm = None
-if features == "llm":
-    from pluralign import llm as _llm
-    llm = _llm.load(**labeller)
-F = seal.entry_features(D, view, features, llm=llm)
+study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model,
+                   features=features, labeller=labeller)
+D, view, R, F = study.D, study.view, study.R, study.F
 
 # %% [markdown]
 # ## Alignment regimes (Table 1)

@@ -54,12 +54,10 @@ from IPython.display import display
 from myst_nb import glue
 
 from pluralign import report, seal
-from pluralign.data import spec
 
 stand_ins = []
 if reward_models is None:
-    stand_ins.append("pre-D and post-D reward models trained by this project (pre-D on other preference data, "
-                     "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair")
+    stand_ins.append(seal.TRAINED_PAIR_NOTE)
 report.profile_note(profile, stand_ins=stand_ins)
 
 # %% [markdown]
@@ -69,10 +67,8 @@ report.profile_note(profile, stand_ins=stand_ins)
 # label; a pair whose majority is a tie has no chosen entry and is left out (the count is below).
 
 # %% tags=["hide-input"]
-D = spec.from_spec(data)
-other = seal.combine(*[spec.from_spec(s) for s in other_data], name="other data") if other_data else None
-view = seal.chosen_rejected(D)
-R = seal.alignment_rewards(D, other, models=reward_models, train=train, base=base_model)
+study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model)
+D, other, view, rms, R = study.D, study.other, study.view, study.rms, study.R
 # rows the loader dropped as invalid (e.g. hh-rlhf rows whose chosen and rejected histories differ or whose
 # final reply is empty; on_invalid: drop), by reason
 filters = pd.DataFrame(D.meta.get("filters", []), columns=["filter", "field", "removed", "kept"])

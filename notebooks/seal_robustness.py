@@ -52,26 +52,20 @@ import pandas as pd
 from myst_nb import glue
 
 from pluralign import report, seal
-from pluralign.data import spec
 from pluralign.seal.plots import coefficient_plot
 from IPython.display import Markdown, display
 
 stand_ins = []
 if reward_models is None:
-    stand_ins.append("pre-D and post-D reward models trained by this project (pre-D on other preference data, "
-                     "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair")
+    stand_ins.append(seal.TRAINED_PAIR_NOTE)
 if rewriter == "simulator":
     stand_ins.append("the simulator's own rewrites with planted feature flips (seal.simulated_rewrite) in place of "
                      "LM rewrites, and the planted flips in place of re-featurization")
 report.profile_note(profile, stand_ins=stand_ins)
 
 # %% tags=["remove-input"]
-D = spec.from_spec(data)
-other_parts = [spec.from_spec(s) for s in other_data] if other_data else []
-other = seal.combine(*other_parts, name="other data") if other_parts else None
-view = seal.chosen_rejected(D)
-rms = seal.alignment_models(D, other, models=reward_models, train=train, base=base_model)
-R = seal.alignment_rewards(D, rms=rms)
+study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model)
+D, view, rms, R = study.D, study.view, study.rms, study.R
 
 # %% [markdown]
 # ## Rewriting

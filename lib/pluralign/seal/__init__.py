@@ -37,13 +37,13 @@ __all__ = ["DISCRIMINATION_TYPES", "FEATURES", "IMPRINT_FEATURES", "PAPER", "REG
 
 # the study design on every profile (pre-D / post-D rewards, chosen/rejected view, planted truth), and the
 # demo's offline rewriting stand-in
-from pluralign.seal.study import (FEATURE_SOURCES, PLANTED_TO_RULES, alignment_models,  # noqa: E402
+from pluralign.seal.study import (FEATURE_SOURCES, TRAINED_PAIR_NOTE, setup, PLANTED_TO_RULES, alignment_models,  # noqa: E402
                                   alignment_rewards, chosen_rejected, combine, entry_features, entry_texts,
                                   feature_prevalence, featurizer_agreement, imprint_recovery, labeller_gamma,
                                   mixed_weights, planted_features, planted_taxonomy, split_dialogue)
 from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated_rewrite  # noqa: E402
 
-__all__ += ["FEATURE_SOURCES", "PLANTED_TO_RULES", "alignment_models", "alignment_rewards", "chosen_rejected",
+__all__ += ["TRAINED_PAIR_NOTE", "setup", "FEATURE_SOURCES", "PLANTED_TO_RULES", "alignment_models", "alignment_rewards", "chosen_rejected",
             "combine", "entry_features", "entry_texts", "feature_prevalence", "featurizer_agreement",
             "imprint_recovery", "labeller_gamma", "mixed_weights", "planted_features", "planted_taxonomy",
             "split_dialogue",

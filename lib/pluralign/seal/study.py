@@ -388,3 +388,41 @@ def labeller_gamma(features: dict, *, priority: str = "helpful") -> np.ndarray:
     if ok.any():
         g[ok] = labeller_preference(*(arr[ok, j].astype(int) for j in range(4)), priority=priority)
     return g
+
+
+#: What a page says when this project trains its own pre-D / post-D pair (demo, sample).
+TRAINED_PAIR_NOTE = ("pre-D and post-D reward models trained by this project (pre-D on other preference data, "
+                     "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair")
+
+
+def setup(data, other_data=None, *, reward_models: dict | None = None, train: dict | None = None,
+          base_model: dict | None = None, features: str | None = None, labeller: dict | None = None):
+    """The SEAL study every Part II page starts from, from the pages' parameters: ``data`` and
+    ``other_data`` are data specs (:func:`pluralign.data.spec.from_spec`; ``other_data`` a list,
+    concatenated), the rest as :func:`alignment_models` and :func:`entry_features` (``labeller``:
+    :func:`pluralign.llm.load` arguments, used when ``features == "llm"``). Returns a namespace with
+    ``D`` (the alignment data set), ``other`` (and its parts, ``other_parts``), ``view`` (:func:`chosen_rejected`), ``rms`` (pre / post
+    RMs), ``R`` (:func:`alignment_rewards`) and ``F`` (:func:`entry_features`, ``None`` without
+    ``features``). Models, rewards and labels are cached, so the four pages share one computation."""
+    from types import SimpleNamespace
+
+    from pluralign.data import spec
+    D = spec.from_spec(data)
+    other_parts = [spec.from_spec(s) for s in other_data] if other_data else []
+    other = combine(*other_parts, name="other data") if other_parts else None
+    view = chosen_rejected(D)
+    rms = alignment_models(D, other, models=reward_models, train=train, base=base_model)
+    R = alignment_rewards(D, rms=rms)
+    F = None
+    if features is not None:
+        llm = None
+        if features == "llm":
+            if not labeller:
+                raise ValueError("features: llm needs a labeller (pluralign.llm.load arguments)")
+            from pluralign import llm as _llm
+            llm = _llm.load(**labeller)
+        F = entry_features(D, view, features, llm=llm)
+    return SimpleNamespace(D=D, other=other, other_parts=other_parts, view=view, rms=rms, R=R, F=F)
+
+
+__all__ += ["TRAINED_PAIR_NOTE", "setup"]
