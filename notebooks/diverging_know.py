@@ -49,7 +49,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from pluralign import agreement, divided, report, rewards
-from pluralign.data.spec import from_spec, split
+from pluralign.data.spec import from_spec
 
 HEADS = {"linear": "linear", "mlp": "small MLP"}
 report.profile_note(profile, stand_ins={
@@ -78,13 +78,10 @@ loaded = [from_spec(spec) for spec in datasets]
 paper_reference = agreement.check_paper_reference(paper_reference, [d.name for d in loaded])
 runs = {}
 for data in loaded:
-    classified = agreement.classify(data)
-    train_side, heldout = split(data, test, seed=seed)
-    train_set, val_set = split(train_side, validation, seed=seed + 1)
-    rewards.embed_all(rm, data)
-    models, _ = divided.fit_reward_models(rm, train_set, val_set, models=models_spec, progress=False, **train)
-    p_a, _ = divided.model_outputs(models, heldout)
-    mv = divided.mean_variance_disagreement(models[mv_name], heldout)
+    study = divided.reward_model_study(rm, data, test=test, validation=validation, seed=seed, models=models_spec,
+                                       **train)
+    classified, heldout, p_a = study["classified"], study["heldout"], study["p_a"]
+    mv = divided.mean_variance_disagreement(study["models"][mv_name], heldout)
     labels = divided.diverging_labels(classified.loc[mv.index])
     auc = divided.disagreement_auroc(mv["predicted disagreement"], labels, n_boot=n_boot, seed=seed)
     labels_prefs = divided.diverging_labels(classified.loc[mv.index], against=("high-agreement-pref",))

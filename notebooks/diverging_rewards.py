@@ -50,7 +50,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from pluralign import agreement, divided, report, rewards
-from pluralign.data.spec import from_spec, split
+from pluralign.data.spec import from_spec
 
 HEADS = {"linear": "linear", "mlp": "small MLP"}
 report.profile_note(profile, stand_ins={
@@ -75,16 +75,8 @@ report.profile_note(profile, stand_ins={
 rm = rewards.load(**reward_model)
 loaded = [from_spec(spec) for spec in datasets]
 paper_reference = agreement.check_paper_reference(paper_reference, [d.name for d in loaded])
-runs = {}
-for data in loaded:
-    classified = agreement.classify(data)
-    train_side, heldout = split(data, test, seed=seed)
-    train_set, val_set = split(train_side, validation, seed=seed + 1)
-    rewards.embed_all(rm, data)  # one embedding pass per data set (frozen-encoder RMs), cached on disk
-    models, skipped = divided.fit_reward_models(rm, train_set, val_set, progress=False, **train)
-    p_a, gap = divided.model_outputs(models, heldout)
-    runs[data.name] = dict(data=data, classified=classified, train=train_set, validation=val_set, heldout=heldout,
-                           models=models, skipped=skipped, p_a=p_a, gap=gap)
+runs = {data.name: divided.reward_model_study(rm, data, test=test, validation=validation, seed=seed, **train)
+        for data in loaded}
 pd.DataFrame({name: {"training pairs": len(r["train"].pairs), "validation pairs": len(r["validation"].pairs),
                      "held-out pairs": len(r["heldout"].pairs), "models": ", ".join(r["models"]),
                      "not trained": ", ".join(r["skipped"]) or "—"} for name, r in runs.items()}).T

@@ -135,3 +135,40 @@ def test_partial_toc_leaves_out_pages_not_executed(tmp_path, monkeypatch):
     files = book._toc_files(t)
     assert files == ["book/reproduce", "book/bibliography"]
     assert len(book._toc_files(book.toc("sample", m))) > len(files)
+
+
+def test_included_parameters_are_read_first_and_overridden(tmp_path):
+    (tmp_path / "shared.yml").write_text("data: {name: hh-rlhf}\ntrain: {objective: bt}\n")
+    (tmp_path / "page.yml").write_text("include: shared.yml\ntrain: {objective: mse}\nseed: 3\n")
+    assert book.read_params(tmp_path / "page.yml") == {"data": {"name": "hh-rlhf"}, "train": {"objective": "mse"},
+                                                       "seed": 3}
+    (tmp_path / "shared.yml").write_text("include: page.yml\n")
+    with pytest.raises(book.BookError, match="include cycle"):
+        book.read_params(tmp_path / "page.yml")
+    (tmp_path / "page.yml").write_text("include: nowhere.yml\n")
+    with pytest.raises(book.BookError, match="nowhere.yml.*does not exist"):
+        book.read_params(tmp_path / "page.yml")
+    (tmp_path / "shared.yml").write_text("llm: {api_key: sk-abc}\n")
+    (tmp_path / "page.yml").write_text("include: shared.yml\n")
+    with pytest.raises(book.BookError, match="secret"):
+        book.read_params(tmp_path / "page.yml")
+
+
+def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
+    for prof in book.PROFILES:
+        pages = [r for r in book.runs(prof, "seal")]
+        study = book.read_params(ROOT / "params" / prof / "seal-study.yml")
+        for r in pages:
+            p = book.read_params(ROOT / r.params)
+            assert {k: p[k] for k in study} == study, r.params
+    # the run's fingerprint follows the included file, so editing the shared study re-executes the pages
+    root = tmp_path / "root"
+    shutil.copytree(ROOT / "params", root / "params")
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    shutil.copy(ROOT / "manifest.yml", root / "manifest.yml")
+    monkeypatch.setattr(book, "ROOT", root)
+    r = book.runs("demo", "seal_imprint")[0]
+    before = book.run_fingerprint(r, "lib")
+    study = root / "params" / "demo" / "seal-study.yml"
+    study.write_text(study.read_text().replace("n_pairs: 1200", "n_pairs: 1300"))
+    assert book.run_fingerprint(r, "lib") != before

@@ -129,10 +129,25 @@ def toc_text(profile: str = "demo") -> str:
     return head + yaml.safe_dump(toc(profile), sort_keys=False)
 
 
-def read_params(path: Path) -> dict:
-    params = yaml.safe_load(path.read_text()) or {}
-    if not isinstance(params, dict):
+def read_params(path: Path, _seen: tuple = ()) -> dict:
+    """A papermill parameter file as a dict. ``include: FILE`` (or a list of files, relative to this file's
+    folder) first reads the parameters shared by several notebooks, e.g. the SEAL study design that all four
+    Part II pages use (``params/<profile>/seal-study.yml``); this file's own keys override them. No key
+    may look like a secret (those come from the environment, named with ``<key>_env``)."""
+    path = Path(path)
+    if path.resolve() in _seen:
+        raise BookError(f"{path}: include cycle ({' -> '.join(str(q) for q in _seen)} -> {path})")
+    own = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(own, dict):
         raise BookError(f"{path}: a parameter file must be a mapping of name: value")
+    includes = own.pop("include", None) or []
+    params = {}
+    for inc in [includes] if isinstance(includes, str) else includes:
+        target = path.parent / inc
+        if not target.exists():
+            raise BookError(f"{path}: included parameter file {inc!r} does not exist ({target})")
+        params.update(read_params(target, _seen + (path.resolve(),)))
+    params.update(own)
 
     def check(obj, where):
         if isinstance(obj, dict):
@@ -160,7 +175,7 @@ def _lib_hash() -> str:
 def run_fingerprint(r: Run, lib_hash: str | None = None) -> str:
     h = hashlib.sha256()
     h.update(r.source.read_bytes())
-    h.update((ROOT / r.params).read_bytes())
+    h.update(json.dumps(read_params(ROOT / r.params), sort_keys=True, default=str).encode())  # incl. included files
     h.update(r.profile.encode())
     h.update((lib_hash or _lib_hash()).encode())
     return h.hexdigest()[:24]

@@ -383,6 +383,29 @@ def has_likert(data) -> bool:
     return {"likert_a", "likert_b"} <= set(ann.columns) and bool(ann[["likert_a", "likert_b"]].notna().all().all())
 
 
+def reward_model_study(rm, data, *, test, validation, seed: int = 0, models: Mapping | None = None,
+                       progress: bool = False, **train_kw) -> dict:
+    """§3's experiment on one data set: agreement classes, a held-out test split (``test`` pairs, 500 in the
+    paper; :func:`pluralign.data.spec.split`, deterministic in ``seed`` and the pair ids), a validation split
+    off the training side (``validation`` pairs, for the best checkpoint), one trained copy of ``rm`` per entry
+    of ``models`` (:func:`fit_reward_models`, default :data:`TABLE2_MODELS`; trained models are cached, so a
+    second page asking for the same model on the same split reuses it) and their outputs on the test split
+    (:func:`model_outputs`). Returns a dict with ``data, classified, train, validation, heldout, models,
+    skipped, p_a, gap``."""
+    from pluralign.agreement import classify
+    from pluralign.data.spec import split
+    from pluralign.rewards import embed_all
+
+    classified = classify(data)
+    train_side, heldout = split(data, test, seed=seed)
+    train_set, val_set = split(train_side, validation, seed=seed + 1)
+    embed_all(rm, data)  # frozen-encoder RMs: one embedding pass over the data set, cached on disk
+    trained, skipped = fit_reward_models(rm, train_set, val_set, models=models, progress=progress, **train_kw)
+    p_a, gap = model_outputs(trained, heldout, progress=progress)
+    return dict(data=data, classified=classified, train=train_set, validation=val_set, heldout=heldout,
+                models=trained, skipped=skipped, p_a=p_a, gap=gap)
+
+
 def fit_reward_models(rm, train, eval_data=None, models: Mapping | None = None, **train_kw) -> tuple[dict, dict]:
     """Train one copy of the base reward model ``rm`` per entry of ``models`` (default :data:`TABLE2_MODELS`;
     name → (objective, labels)) with ``rm.train(train, objective=, labels=, eval_data=, **train_kw)``.
@@ -525,7 +548,7 @@ def disagreement_correlation(predicted, observed) -> dict:
     return {"spearman": float(r.statistic), "p_value": float(r.pvalue), "n": int(len(both))}
 
 
-__all__ += ["TABLE2_MODELS", "MEAN_VARIANCE_MODEL", "has_likert", "fit_reward_models", "model_outputs",
+__all__ += ["TABLE2_MODELS", "MEAN_VARIANCE_MODEL", "has_likert", "reward_model_study", "fit_reward_models", "model_outputs",
             "chosen_values", "table2_vs_paper", "observed_disagreement", "mean_variance_disagreement",
             "disagreement_correlation"]
 
