@@ -77,7 +77,7 @@ from myst_nb import glue
 from pluralign import margins as M
 from pluralign import subjectivity as S
 from pluralign.data.spec import from_spec
-from pluralign.seal.study import combine
+from pluralign.data import combine
 
 # %% [markdown]
 # ## The judgment prompt (Appendix A)

@@ -128,7 +128,7 @@ from pluralign import margins as M
 from pluralign import rewards
 from pluralign import subjectivity as S
 from pluralign.data.spec import from_spec
-from pluralign.seal.study import combine
+from pluralign.data import combine
 
 # %% [markdown]
 # ## Data: one binary judgment per pair, train / validation / test

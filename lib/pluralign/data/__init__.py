@@ -7,10 +7,10 @@
   simulator");
 * :class:`PreferenceData`, :class:`DataError` — the canonical form and its bad-input error.
 """
-from pluralign.data.core import DataError, PreferenceData, validate  # noqa: F401
+from pluralign.data.core import DataError, PreferenceData, combine, validate  # noqa: F401
 from pluralign.data.registry import DATASETS, DatasetInfo, load, register  # noqa: F401
 from pluralign.data import hub as _hub, shared_files as _shared, local as _local  # noqa: F401,E402  (register loaders)
 from pluralign.data.simulate import FEATURES, CAUSES, population_weights, simulate  # noqa: F401,E402
 
-__all__ = ["load", "simulate", "DataError", "PreferenceData", "DATASETS", "DatasetInfo", "register", "validate",
+__all__ = ["load", "simulate", "combine", "DataError", "PreferenceData", "DATASETS", "DatasetInfo", "register", "validate",
            "FEATURES", "CAUSES", "population_weights"]

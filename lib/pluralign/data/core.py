@@ -154,3 +154,21 @@ def validate(data: PreferenceData) -> None:
         i = int(np.flatnonzero(unknown.values)[0])
         raise DataError(f"annotation for unknown pair_id {ann['pair_id'].iloc[i]!r}", file=src, row=i,
                         field="pair_id")
+
+
+def combine(*datas, name: str | None = None):
+    """Concatenate preference data sets (pairs, annotations, truth where every part has one) into one
+    :class:`~pluralign.data.PreferenceData`. Pair ids must be distinct across the parts (a
+    :class:`~pluralign.data.DataError` names the first duplicate otherwise)."""
+    datas = [d for d in datas if d is not None]
+    if not datas:
+        raise ValueError("combine: no data given")
+    pairs = pd.concat([d.pairs for d in datas], ignore_index=True)
+    ann = pd.concat([d.annotations for d in datas], ignore_index=True)
+    truth = None
+    if all(d.truth is not None for d in datas):
+        truth = pd.concat([d.truth for d in datas])
+    filters = [{**f, "part": d.name} for d in datas for f in d.meta.get("filters", [])]
+    meta = {"name": name or " + ".join(d.name for d in datas), "source": "pluralign.data.combine",
+            "parts": [{"name": d.name, "n_pairs": len(d)} for d in datas], "filters": filters}
+    return PreferenceData(pairs, ann, meta, truth)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from tqdm import tqdm  # text bars: tqdm.auto warns in kernels without ipywidgets
+from tqdm.auto import tqdm
 
 from pluralign.cache import Entry, fingerprint
 from pluralign.rewards import objectives as obj

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
-from tqdm import tqdm  # text bars: tqdm.auto warns in kernels without ipywidgets
+from tqdm.auto import tqdm
 
 from pluralign.cache import Entry, fingerprint
 from pluralign.rewards.base import RM_CONFIG, RewardModel, folder_identity, resolve_device, resolve_dtype

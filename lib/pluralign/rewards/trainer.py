@@ -169,7 +169,7 @@ def fit_tensors(model, inst: Instances, eval_inst: Instances | None, *, objectiv
     (``bench/bench_rewards.py`` measures both engines on the same data). The loop runs on one
     intra-op thread: for a head this small, more threads only add synchronisation (measured 10x
     slower per step on 2 busy cores)."""
-    from tqdm import tqdm  # text bars: tqdm.auto warns in kernels without ipywidgets
+    from tqdm.auto import tqdm
 
     def tensors(i: Instances):
         items = _items(model, i)

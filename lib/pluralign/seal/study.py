@@ -2,7 +2,7 @@
 rewards of a pre-D and a post-D reward model (§ 2, Fig. 1 [3]), and the demo profile's planted-truth
 views of SEAL's features.
 
-- :func:`combine` — several :class:`~pluralign.data.PreferenceData` as one (the post-D RM's training
+- :func:`combine` (from :mod:`pluralign.data`) — several :class:`~pluralign.data.PreferenceData` as one (the post-D RM's training
   data: "other" preference data plus D).
 - :func:`chosen_rejected` — D as SEAL sees it, one chosen entry t_i^c and one rejected entry t_i^r per
   pair, from the majority label (pairs whose majority is a tie are dropped and counted).
@@ -24,29 +24,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from pluralign.data.core import combine  # re-exported as seal.combine
+
 __all__ = ["combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
            "featurizer_agreement", "imprint_recovery", "mixed_weights", "feature_prevalence", "PLANTED_TO_RULES",
            "entry_texts", "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue"]
-
-
-def combine(*datas, name: str | None = None):
-    """Concatenate preference data sets (pairs, annotations, truth where every part has one) into one
-    :class:`~pluralign.data.PreferenceData`. Pair ids must be distinct across the parts (a
-    :class:`~pluralign.data.DataError` names the first duplicate otherwise)."""
-    from pluralign.data.core import PreferenceData
-
-    datas = [d for d in datas if d is not None]
-    if not datas:
-        raise ValueError("combine: no data given")
-    pairs = pd.concat([d.pairs for d in datas], ignore_index=True)
-    ann = pd.concat([d.annotations for d in datas], ignore_index=True)
-    truth = None
-    if all(d.truth is not None for d in datas):
-        truth = pd.concat([d.truth for d in datas])
-    filters = [{**f, "part": d.name} for d in datas for f in d.meta.get("filters", [])]
-    meta = {"name": name or " + ".join(d.name for d in datas), "source": "pluralign.seal.combine",
-            "parts": [{"name": d.name, "n_pairs": len(d)} for d in datas], "filters": filters}
-    return PreferenceData(pairs, ann, meta, truth)
 
 
 def chosen_rejected(data) -> pd.DataFrame:
