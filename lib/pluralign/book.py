@@ -106,7 +106,7 @@ def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = Fa
     table = m["profiles"][profile]
 
     def present(doc: str) -> bool:
-        return not present_only or (ROOT / f"{doc}.ipynb").exists() or (ROOT / f"{doc}.md").exists()
+        return not present_only or _page_exists(doc)
     parts, root = [], None
     for part in m["parts"]:
         chapters = []
@@ -114,8 +114,8 @@ def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = Fa
             if "page" in ch:
                 chapters.append({"file": ch["page"]})
             else:
-                chapters += [{"file": Run(ch["run"], f, profile).docname} for f in table.get(ch["run"], [])
-                             if present(Run(ch["run"], f, profile).docname)]
+                docs = [Run(ch["run"], f, profile).docname for f in table.get(ch["run"], [])]
+                chapters += [{"file": d} for d in docs if present(d)]
         if root is None and chapters:
             root = chapters.pop(0)["file"]
         if chapters:
@@ -123,10 +123,14 @@ def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = Fa
     return {"format": "jb-book", "root": root, "parts": parts}
 
 
-def toc_text(profile: str = "demo") -> str:
+def toc_text(profile: str = "demo", *, present_only: bool = False) -> str:
     head = (f"# Generated from manifest.yml for the '{profile}' profile by `pluralign toc`; "
             "tests/test_book.py checks that they agree.\n")
-    return head + yaml.safe_dump(toc(profile), sort_keys=False)
+    return head + yaml.safe_dump(toc(profile, present_only=present_only), sort_keys=False)
+
+
+def _page_exists(doc: str) -> bool:
+    return (ROOT / f"{doc}.ipynb").exists() or (ROOT / f"{doc}.md").exists()
 
 
 def read_params(path: Path, _seen: tuple = ()) -> dict:
@@ -279,15 +283,11 @@ def build(profile: str = "demo", *, only: str | None = None, refresh: bool = Fal
 def build_html(profile: str = "demo", out=sys.stdout, *, partial: bool = False) -> Path:
     """``jupyter-book build`` with warnings as errors; returns the path of index.html. ``partial``: build
     the pages executed so far (after ``--only``), naming the ones left out, instead of refusing."""
-    full = toc(profile)
-    missing = [c for c in _toc_files(full) if not (ROOT / (c + ".ipynb")).exists()
-               and not (ROOT / (c + ".md")).exists()]
+    missing = [c for c in _toc_files(toc(profile)) if not _page_exists(c)]
     # the toc generated from the manifest (for demo, when complete, it equals the committed _toc.yml)
-    book_toc = toc(profile, present_only=True) if partial and missing else full
     toc_path = ROOT / "book" / "_executed" / f"_toc.{profile}.yml"
     toc_path.parent.mkdir(parents=True, exist_ok=True)
-    toc_path.write_text(f"# Generated from manifest.yml for the '{profile}' profile\n"
-                        + yaml.safe_dump(book_toc, sort_keys=False))
+    toc_path.write_text(toc_text(profile, present_only=partial))
     strict = ["-W"]
     if partial and missing:  # references into the left-out pages cannot resolve: warnings are not errors here
         strict = []

@@ -149,6 +149,10 @@ class RewardModel:
             return np.zeros((0, self.n_outputs))
         return np.concatenate(parts, axis=0)
 
+    def prepare(self, data, *, progress: bool = False) -> None:
+        """Precompute what training and scoring on ``data`` will need (nothing here; the frozen-encoder
+        backend embeds every text once)."""
+
     def score(self, data_or_texts, *, batch_size: int | None = None, progress: bool = True, cache: bool = True):
         """Rewards. ``PreferenceData`` → DataFrame ``pair_id, reward_a, reward_b``; a list of
         (prompt, response) tuples → ndarray. For a mean-variance RM the reward is μ."""

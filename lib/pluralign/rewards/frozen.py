@@ -201,16 +201,21 @@ class FrozenEncoderRM(RewardModel):
     def fingerprint(self) -> str:
         return fingerprint(self.identity)
 
+    def prepare(self, data, *, progress: bool = False) -> None:
+        """Embed every text of ``data`` once, in one fixed order (prompts, then responses A and B). The
+        embeddings are cached on disk by the list of texts, so every notebook that prepares the same data set
+        (and the HelpSteer2-format copy of the same simulated texts) reuses one embedding pass; training and
+        scoring subsets then hit the in-process memo."""
+        p = data.pairs
+        texts = list(dict.fromkeys(p["prompt"].fillna("").astype(str).tolist() + p["response_a"].astype(str).tolist()
+                                   + p["response_b"].astype(str).tolist()))
+        self.encoder.embed(texts, progress=progress)
+
 
 def embed_all(rm, data, *, progress: bool = False) -> None:
-    """Embed every text of ``data`` once, in one fixed order, before any training (frozen-encoder RMs only;
-    a no-op for other backends). The embeddings are cached on disk by the list of texts, so every notebook
-    that calls this on the same data set (and the HelpSteer2-format copy of the same simulated texts) reuses
-    one embedding pass; training and scoring subsets then hit the in-process memo."""
-    enc = getattr(rm, "encoder", None)
-    if getattr(rm, "backend", None) != "frozen-encoder" or enc is None:
-        return
-    p = data.pairs
-    texts = list(dict.fromkeys(p["prompt"].fillna("").astype(str).tolist() + p["response_a"].astype(str).tolist()
-                               + p["response_b"].astype(str).tolist()))
-    enc.embed(texts, progress=progress)
+    """Precompute what training and scoring ``rm`` on ``data`` will need, once (``rm.prepare``): a frozen-encoder
+    RM embeds every text of the data set; other backends (and duck-typed models without ``prepare``) have
+    nothing to precompute."""
+    prepare = getattr(rm, "prepare", None)
+    if prepare is not None:
+        prepare(data, progress=progress)
