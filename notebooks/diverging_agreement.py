@@ -18,7 +18,8 @@
 # annotators only had slight preferences for either response". MultiPref gives four A/B/tie judgments
 # with a *slight* or *significant* strength per pair; HelpSteer2 gives each response a Likert score per
 # annotator, and the paper reads a score difference of 1 as a slight and of at least 2 as a significant
-# preference. The paper finds diverging preferences in about 39% of MultiPref and 24% of HelpSteer2 pairs.
+# preference. The paper finds diverging preferences in about {glue:text}`paper_mp:.0%` of MultiPref and
+# {glue:text}`paper_hs2:.0%` of HelpSteer2 pairs.
 #
 # This page puts every pair of each data set into the agreement classes of the paper's Table 2 with
 # `pluralign.agreement.classify` and compares the share of diverging pairs with the paper's.
@@ -107,7 +108,7 @@ def paper_words(name):
         return "."
     label, v = shares.loc[name, "paper reference"], shares.loc[name, "paper diverging share"]
     paper_set = agreement.PAPER_DATASETS[agreement.paper_dataset(name, paper_reference)]
-    if "stand-in" in label:
+    if shares.loc[name, "paper stand-in"]:
         return (f"; the paper reports {v:.0%} on {paper_set}, shown as a *stand-in reference* ({name} is not "
                 f"{paper_set}, only compared with it).")
     return f"; the paper reports {v:.0%} on {paper_set}."
@@ -163,8 +164,7 @@ plt.show()
 
 # %% tags=["hide-input"]
 first = loaded[0]
-votes = first.annotations.groupby("pair_id", sort=False)["preference"].agg(
-    lambda s: " ".join(f"{int(v):+d}" if v else "0" for v in s))
+votes = agreement.votes_text(first)
 examples = (classified[first.name]
             .groupby("agreement", sort=False).head(2)
             .assign(votes=lambda t: votes.reindex(t.index).to_numpy(),

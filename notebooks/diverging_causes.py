@@ -161,7 +161,8 @@ if use_planted:
     display(Markdown(
         "On the demo profile we fill the sheets in the way an annotator would, with `taxonomy.write_annotations`, "
         "for two 'annotators': **planted** — the simulator's planted cause (the reference) — and **rules** — "
-        "`taxonomy.rule_causes`, a labeller that sees only surface features (one response has ≥ 1.5× the words "
+        "`taxonomy.rule_causes`, a labeller that sees only surface features (one response has "
+        f"≥ {taxonomy.VERBOSITY_RATIO:g}× the words and at least {taxonomy.MIN_EXTRA_WORDS} more "
         "→ verbosity; a list or heading on one side only → format; refusal phrases → comply-vs-refuse or "
         "refuse-vs-refuse) and leaves a pair blank when none fires. Neither is a person: the point is that "
         "what goes into the spreadsheet comes back out unchanged, and that the agreement statistics behave as "
@@ -214,7 +215,7 @@ if agree.attrs["skipped"]:
     display(Markdown("Labels from fewer than two annotators, so no agreement: "
                      + ", ".join(str(k) for k in agree.attrs["skipped"]) + "."))
 if len(agree):
-    if agree["paper reference"].astype(str).str.contains("stand-in").any():
+    if agree.attrs["stand_in"]:
         display(Markdown("Rows whose paper reference says \"stand-in reference\" are compared with the κ and α the "
                          "paper reports for a different data set, which they only stand in for."))
     display(agree.style.format({c: "{:.2f}" for c in ["κ", "α (MASI)", "paper κ", "paper α"]}, na_rep="n/a"))

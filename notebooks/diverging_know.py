@@ -81,14 +81,9 @@ for data in loaded:
     study = divided.reward_model_study(rm, data, test=test, validation=validation, seed=seed, models=models_spec,
                                        **train)
     classified, heldout, p_a = study["classified"], study["heldout"], study["p_a"]
-    mv = divided.mean_variance_disagreement(study["models"][mv_name], heldout)
-    labels = divided.diverging_labels(classified.loc[mv.index])
-    auc = divided.disagreement_auroc(mv["predicted disagreement"], labels, n_boot=n_boot, seed=seed)
-    labels_prefs = divided.diverging_labels(classified.loc[mv.index], against=("high-agreement-pref",))
-    auc_prefs = divided.disagreement_auroc(mv["predicted disagreement"], labels_prefs, n_boot=n_boot, seed=seed)
-    corr = divided.disagreement_correlation(mv["predicted disagreement"], mv["observed disagreement"])
-    runs[data.name] = dict(data=data, classified=classified, heldout=heldout, p_a=p_a, mv=mv, labels=labels,
-                           auc=auc, auc_prefs=auc_prefs, corr=corr)
+    mv = divided.mean_variance_disagreement(study["models"][mv_name], heldout, classified)
+    runs[data.name] = dict(data=data, classified=classified, heldout=heldout, p_a=p_a, mv=mv,
+                           **divided.disagreement_summary(mv, classified, n_boot=n_boot, seed=seed))
 
 # %% [markdown]
 # ### Predicted disagreement: diverging vs high-agreement pairs
@@ -165,14 +160,11 @@ for name, r in runs.items():
 # %% tags=["remove-input"]
 for name, r in runs.items():
     t = divided.table2(r["classified"], p_a=r["p_a"], n_boot=n_boot, seed=seed)
-    beside = divided.table2_vs_paper(t, name, paper_reference=paper_reference)
-    shown = beside.drop(columns=["BT (Agg)", "BT (Agg) paper", "MSE (Agg)", "MSE (Agg) paper", "MSE (All)",
-                                 "MSE (All) paper"], errors="ignore")
-    shown.attrs = beside.attrs
+    beside = divided.table2_vs_paper(t, name, paper_reference=paper_reference, paper_only_models=False)
     display(Markdown(f"**{name}**" + (f" — the columns marked \"{beside.attrs['paper']}\" are the paper's values "
                                       f"for a different data set, which {name} stands in for"
-                                      if beside.attrs["paper"] and "stand-in" in beside.attrs["paper"] else "")))
-    display(divided.label_paper_columns(shown))
+                                      if beside.attrs["stand_in"] else "")))
+    display(divided.label_paper_columns(beside))
 
 # %% [markdown]
 # ## LLM judges on diverging pairs
@@ -187,7 +179,7 @@ if judges is None and judge_llm is None:
         "No LLM judge runs on this profile. The simulated pairs have no judge verdicts, and the only LLM in the "
         "demo profile, Gemma 3 270M, is a base model whose A/B log-probabilities on simulated text would measure "
         "its position bias more than its judgment. The sample profile runs this section on the PandaLM test set, "
-        "whose three human annotators and the published GPT-3.5 and PandaLM-7B verdicts cover the same 999 "
+        "whose three human annotators and the published GPT-3.5 and PandaLM-7B verdicts cover the same "
         "pairs."))
 
 # %%

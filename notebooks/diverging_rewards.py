@@ -98,7 +98,7 @@ for name, r in runs.items():
 # Per agreement subset of the held-out pairs: the number of pairs, and per model the mean P(chosen ≻ rejected)
 # (BT) or the mean r_chosen − r_rejected (MSE) with a 95% bootstrap confidence interval, beside the paper's value
 # for the data set this one stands for. "All Examples" also contains the pairs of no class, so the first rows do
-# not add up to it (127 + 141 + 178 < 500 in the paper too).
+# not add up to it ({glue:text}`t2_paper_sum` in the paper too).
 
 # %%
 tables = {name: divided.table2(r["classified"], p_a=r["p_a"], reward_gap=r["gap"] or None, n_boot=n_boot, seed=seed)
@@ -108,7 +108,7 @@ tables = {name: divided.table2(r["classified"], p_a=r["p_a"], reward_gap=r["gap"
 for name, t in tables.items():
     display(Markdown(f"### {name}"))
     beside = divided.table2_vs_paper(t, name, also=runs[name]["skipped"], paper_reference=paper_reference)
-    if beside.attrs["paper"] and "stand-in" in beside.attrs["paper"]:
+    if beside.attrs["stand_in"]:
         display(Markdown(f"*The columns marked \"{beside.attrs['paper']}\" are the paper's values for a different "
                          f"data set, which {name} stands in for: a reference point, not a replication target.*"))
     display(divided.label_paper_columns(beside))
@@ -117,6 +117,9 @@ for name, t in tables.items():
 first = next(iter(tables))
 t = tables[first]
 glue("t2_name", first, display=False)
+paper_counts = divided.PAPER_TABLE2["multipref"]["# Ex."]  # MultiPref's counts: the first three rows < All Examples
+glue("t2_paper_sum", " + ".join(str(int(v)) for v in paper_counts.iloc[:3]) + f" < {int(paper_counts.iloc[-1])}",
+     display=False)
 for col in ("BT (Agg)", "BT (All)"):
     key = col.replace(" ", "").replace("(", "_").replace(")", "")
     glue(f"t2_{key}_hap", float(t.loc["High-Agreement Prefs.", col]), display=False)

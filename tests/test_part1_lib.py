@@ -107,6 +107,10 @@ class RecordingRM:
 
     def __init__(self):
         self.calls = []
+        self.prepared = []
+
+    def prepare(self, data, progress=False):
+        self.prepared.append(data)
 
     def train(self, data, objective, labels, eval_data=None, **kw):
         self.calls.append((objective, labels, eval_data is not None, kw))
@@ -123,7 +127,9 @@ def test_fit_reward_models_skips_mse_without_likert_and_passes_settings():
     trained, skipped = divided.fit_reward_models(rm, hand_data(likert=True))
     assert list(trained) == list(divided.TABLE2_MODELS) and not skipped
     assert divided.has_likert(hand_data(likert=True)) and not divided.has_likert(hand_data())
-    rewards.embed_all(rm, hand_data())  # not a frozen-encoder RM: nothing to embed, no error
+    d = hand_data()
+    rewards.embed_all(rm, d)  # the one precompute pass is the model's own: embed_all hands it the data set once
+    assert rm.prepared == [d]
 
 
 def test_write_annotations_round_trip_with_two_annotators(tmp_path):
@@ -260,3 +266,63 @@ def test_agreement_table_beside_the_paper():
     r = taxonomy.agreement_table({"pandalm": lab}, paper_reference={"pandalm": "helpsteer2"})
     assert r.loc["pandalm", "paper κ"] == 0.58 and r.loc["pandalm", "paper α"] == 0.62
     assert r.loc["pandalm", "paper reference"] == "paper (HelpSteer2, stand-in reference)"
+
+
+def test_observed_disagreement_from_the_classified_table_reads_likert():
+    d = hand_data()
+    cl = classify(d)
+    assert divided.observed_disagreement(cl).equals(divided.observed_disagreement(d))
+    # HelpSteer2-style judgments: the preference column says A, the Likert scores say B — classify (and so the
+    # observed disagreement) follows the Likert difference, as §2 does
+    lk = hand_data(likert=True)
+    lk.annotations["preference"] = -lk.annotations["preference"]
+    assert divided.observed_disagreement(lk).to_dict() == pytest.approx(divided.observed_disagreement(d).to_dict())
+
+
+def test_split_probability_takes_per_pair_annotator_counts():
+    p = np.array([0.5, 0.5, 0.9])
+    k = np.array([2, 4, 3])
+    assert divided.split_probability(p, k) == pytest.approx(1 - p ** k - (1 - p) ** k)
+    assert divided.predicted_disagreement([0, 0], [0, 0], [1, 1], [1, 1], n_annotators=[2, 4]) == pytest.approx(
+        [0.5, 1 - 2 ** -3])
+
+
+def test_disagreement_summary_runs_the_three_statistics():
+    cl = classify(hand_data())
+    mv = pd.DataFrame({"predicted disagreement": [0.1, 0.2, 0.45, 0.5, 0.4, 0.3],
+                       "observed disagreement": divided.observed_disagreement(cl).to_numpy()}, index=cl.index)
+    s = divided.disagreement_summary(mv, cl, n_boot=50, seed=0)
+    assert s["labels"].to_dict() == {"hp1": False, "hp2": False, "ht1": False, "d1": True, "d2": True}
+    assert s["auc"][0] == pytest.approx(5 / 6)             # ht1 (0.45) outranks d2 (0.4)
+    assert s["auc_prefs"][0] == pytest.approx(1.0)         # without the tie, every diverging pair ranks higher
+    assert s["corr"]["n"] == 6 and s["tested"] == {"auc": 5, "auc_prefs": 4, "corr": 6}
+
+
+def test_stand_in_flags_and_omitting_paper_only_models():
+    from pluralign import agreement
+    assert agreement.is_stand_in("simulated-multipref") and agreement.is_stand_in("pandalm", {"pandalm": "multipref"})
+    assert not agreement.is_stand_in("helpsteer2-disagreements") and not agreement.is_stand_in("pandalm")
+    cl = classify(hand_data())
+    assert agreement.shares(cl, paper_reference={"hand": "multipref"})["paper stand-in"].tolist() == [True]
+    ours = divided.table2(cl, p_a={"BT (All)": P_A}, n_boot=20)
+    full = divided.table2_vs_paper(ours, "simulated-multipref")
+    assert "BT (Agg) paper" in full.columns and full.attrs["stand_in"]
+    mine = divided.table2_vs_paper(ours, "simulated-multipref", paper_only_models=False)
+    assert [c for c in mine.columns if not c.startswith("#")] == ["BT (All)", "BT (All) paper"]
+    assert not divided.table2_vs_paper(ours, "multipref").attrs["stand_in"]
+    assert not divided.table2_vs_paper(ours, "pandalm").attrs["stand_in"]
+
+
+def test_votes_text_is_the_sheets_votes_column(tmp_path):
+    from pluralign import agreement
+    d = hand_data()
+    assert agreement.votes_text(d).to_dict()["hp2"] == "+2 +1 0"
+    sheet = taxonomy.export_for_annotation(d, classify(d), 2, tmp_path / "s.xlsx", seed=0)
+    assert sheet["votes"].tolist() == agreement.votes_text(d).reindex(sheet["pair_id"]).tolist()
+
+
+def test_rule_causes_verbosity_thresholds_are_the_module_constants():
+    import inspect
+    sig = inspect.signature(taxonomy.rule_causes).parameters
+    assert sig["verbosity_ratio"].default == taxonomy.VERBOSITY_RATIO
+    assert sig["min_extra_words"].default == taxonomy.MIN_EXTRA_WORDS

@@ -82,7 +82,7 @@ import pandas as pd
 from pluralign.data.core import DataError, PreferenceData
 
 __all__ = ["CLASSES", "PAPER_DIVERGING_SHARE", "PAPER_DATASETS", "classify", "preferences", "shares",
-           "paper_dataset", "paper_label", "check_paper_reference"]
+           "paper_dataset", "paper_label", "is_stand_in", "check_paper_reference", "votes_text"]
 
 #: The agreement classes, in the order of the paper's Table 2.
 CLASSES = ("high-agreement-pref", "high-agreement-tie", "diverging", "other")
@@ -117,6 +117,17 @@ def paper_dataset(name, paper_reference=None) -> str | None:
     return next((k for k in PAPER_DATASETS if k in s), None)
 
 
+def is_stand_in(name, paper_reference=None) -> bool:
+    """True when data set ``name`` is compared with one of the paper's data sets it only stands in for (an
+    explicit ``paper_reference`` entry such as PandaLM → MultiPref, or a name like "simulated-multipref" that
+    contains the paper data set's key without starting with it); False for the paper's own data sets and for
+    data sets with no paper counterpart. What :func:`paper_label` marks "stand-in reference"."""
+    key = paper_dataset(name, paper_reference)
+    if key is None:
+        return False
+    return bool(paper_reference and name in paper_reference) or not _norm(name).startswith(key)
+
+
 def paper_label(name, paper_reference=None) -> str | None:
     """How to label the paper's values beside data set ``name``: ``"paper (MultiPref)"`` when ``name`` is the
     paper's data set itself (its name starts with the key, e.g. "multipref", "helpsteer2-disagreements"),
@@ -126,8 +137,9 @@ def paper_label(name, paper_reference=None) -> str | None:
     key = paper_dataset(name, paper_reference)
     if key is None:
         return None
-    own = not (paper_reference and name in paper_reference) and _norm(name).startswith(key)
-    return f"paper ({PAPER_DATASETS[key]})" if own else f"paper ({PAPER_DATASETS[key]}, stand-in reference)"
+    if is_stand_in(name, paper_reference):
+        return f"paper ({PAPER_DATASETS[key]}, stand-in reference)"
+    return f"paper ({PAPER_DATASETS[key]})"
 
 
 def check_paper_reference(paper_reference, names) -> dict:
@@ -227,8 +239,8 @@ def shares(classified: pd.DataFrame, by: str | None = "dataset", *, paper_refere
 
     One row per data set (``by`` column of ``classified``; one row "all" without it); columns
     ``n``, ``<class>`` and ``<class> share`` for every class, ``diverging-substantial`` (+ share),
-    ``paper diverging share`` and ``paper reference`` (:func:`paper_label`, e.g. "paper (MultiPref,
-    stand-in reference)"; ``None`` without a comparison). ``paper_reference``: ``{data-set name: paper data
+    ``paper diverging share``, ``paper reference`` (:func:`paper_label`, e.g. "paper (MultiPref,
+    stand-in reference)"; ``None`` without a comparison) and ``paper stand-in`` (:func:`is_stand_in`). ``paper_reference``: ``{data-set name: paper data
     set}``, the explicit lookup of :func:`paper_dataset`."""
     df = classified
     key = df[by] if by and by in df.columns else pd.Series("all", index=df.index)
@@ -246,6 +258,7 @@ def shares(classified: pd.DataFrame, by: str | None = "dataset", *, paper_refere
         key = paper_dataset(name, paper_reference)
         row["paper diverging share"] = PAPER_DIVERGING_SHARE[key] if key is not None else np.nan
         row["paper reference"] = paper_label(name, paper_reference)
+        row["paper stand-in"] = is_stand_in(name, paper_reference)
         rows[name] = row
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = by if by and by in df.columns else None
@@ -275,3 +288,12 @@ def planted_recovery(classified: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFr
 
 
 __all__ += ["planted_recovery"]
+
+
+def votes_text(data: PreferenceData) -> pd.Series:
+    """Each pair's judgments as one readable string, e.g. "-2 +1 0" (signed preferences in annotation order,
+    negative prefers A; "?" for a missing one), indexed by pair_id — the "votes" shown beside example pairs
+    and in the cause-annotation sheets (:func:`pluralign.taxonomy.export_for_annotation`)."""
+    pref = pd.to_numeric(data.annotations["preference"], errors="coerce")
+    return pref.groupby(data.annotations["pair_id"].to_numpy(), sort=False).agg(
+        lambda v: " ".join("?" if pd.isna(x) else f"{int(x):+d}" if x else "0" for x in v)).rename_axis("pair_id")

@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, rankdata
 
-from pluralign.agreement import paper_dataset, paper_label
+from pluralign.agreement import is_stand_in, paper_dataset, paper_label
+from pluralign.data.core import PreferenceData
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
@@ -106,6 +107,15 @@ def _chosen_sign(classified: pd.DataFrame, signed: pd.Series, chosen: str) -> pd
     return pd.Series(out, index=signed.index)
 
 
+def _chosen_value(classified: pd.DataFrame, s: pd.Series, kind: str, chosen: str) -> np.ndarray:
+    """Per pair, what :func:`table2` averages: P(C ≻ R) from P(A ≻ B) (``kind="bt"``) or r_C − r_R from
+    r_A − r_B (``kind="mse"``), C being the chosen response of :func:`_chosen_sign`."""
+    if kind == "bt":
+        sign = _chosen_sign(classified, s - 0.5, chosen)
+        return np.where(sign > 0, s, 1 - s)
+    return np.asarray(_chosen_sign(classified, s, chosen) * s, float)
+
+
 def table2(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str = "model", n_boot: int = 2000,
            level: float = 0.95, seed: int = 0) -> pd.DataFrame:
     """Table 2 of Diverging Preferences for one data set: per subset, the count and, per reward model, the
@@ -143,12 +153,7 @@ def table2(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str =
         if kind == "bt":
             if ((s < 0) | (s > 1)).any():
                 raise ValueError(f"model {name!r}: p_a must be probabilities in [0, 1]")
-            sign = _chosen_sign(cl, s - 0.5, chosen)
-            value = np.where(sign > 0, s, 1 - s)               # P(C ≻ R)
-        else:
-            sign = _chosen_sign(cl, s, chosen)
-            value = sign * s                                    # r_C − r_R
-        value = pd.Series(value, index=ids)
+        value = pd.Series(_chosen_value(cl, s, kind, chosen), index=ids)   # P(C ≻ R) or r_C − r_R
         est, lo, hi = [], [], []
         for k, m in enumerate(masks.values()):
             e, l, h = bootstrap_ci(value[m.to_numpy()].to_numpy(), np.mean, n_boot=n_boot, level=level,
@@ -173,9 +178,7 @@ def predicted_disagreement(mu_a, mu_b, sigma_a, sigma_b, n_annotators=2) -> np.n
     s = np.sqrt(np.asarray(sigma_a, float) ** 2 + np.asarray(sigma_b, float) ** 2)
     if np.any(s <= 0):
         raise ValueError("sigma_a and sigma_b must not both be 0")
-    p = norm.cdf((mu_a - mu_b) / s)
-    k = np.asarray(n_annotators, float)
-    return 1 - p ** k - (1 - p) ** k
+    return split_probability(norm.cdf((mu_a - mu_b) / s), n_annotators)
 
 
 def diverging_labels(classified: pd.DataFrame,
@@ -449,11 +452,7 @@ def chosen_values(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen
         for name, s in src.items():
             s = s.astype(float)
             cl = classified.loc[s.index]
-            if kind == "bt":
-                sign = _chosen_sign(cl, s - 0.5, chosen)
-                v = np.where(sign > 0, s, 1 - s)
-            else:
-                v = _chosen_sign(cl, s, chosen) * s
+            v = _chosen_value(cl, s, kind, chosen)
             rows.append(pd.DataFrame({
                 "pair_id": s.index, "model": name,
                 "measure": "P(chosen ≻ rejected)" if kind == "bt" else "r_chosen − r_rejected",
@@ -465,7 +464,7 @@ def chosen_values(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen
 
 
 def table2_vs_paper(ours: pd.DataFrame, dataset: str | None, *, also=(), digits: int = 3,
-                    paper_reference=None) -> pd.DataFrame:
+                    paper_reference=None, paper_only_models: bool = True) -> pd.DataFrame:
     """Our :func:`table2` beside the paper's block for ``dataset`` (``None`` or a data set the paper has no
     block for → paper columns "n/a"): per model ``<name>`` as "est [lo, hi]" and ``<name> paper``; counts as
     ``# Ex.`` and ``# Ex. paper``. Models the paper did not train on that data set (e.g. MSE on MultiPref) get
@@ -475,13 +474,15 @@ def table2_vs_paper(ours: pd.DataFrame, dataset: str | None, *, also=(), digits:
     ``paper_reference``: the explicit lookup of :func:`paper_table2` (e.g. ``{"pandalm": "multipref"}``).
     ``attrs["paper"]`` says what the "paper" columns are (:func:`pluralign.agreement.paper_label`, e.g.
     "paper (MultiPref, stand-in reference)"; ``None`` without a block) — show it with the table, e.g. with
-    :func:`label_paper_columns`."""
+    :func:`label_paper_columns`; ``attrs["stand_in"]`` is True when that block is of a paper data set that
+    ``dataset`` only stands in for (:func:`pluralign.agreement.is_stand_in`). ``paper_only_models=False``
+    leaves out the models that only the paper's block has (for a page that trains just some of Table 2's)."""
     try:
         paper = paper_table2(dataset, paper_reference) if dataset is not None else None
     except KeyError:
         paper = None
     names = [c for c in ours.columns if c != "# Ex." and not c.endswith((" lo", " hi"))]
-    if paper is not None:
+    if paper is not None and paper_only_models:
         names += [c for c in paper.columns if c != "# Ex." and c not in names]
     names += [c for c in also if c not in names]
     out = pd.DataFrame(index=ours.index)
@@ -498,6 +499,7 @@ def table2_vs_paper(ours: pd.DataFrame, dataset: str | None, *, also=(), digits:
         else:
             out[f"{n} paper"] = "n/a"
     out.attrs["paper"] = paper_label(dataset, paper_reference) if paper is not None else None
+    out.attrs["stand_in"] = paper is not None and is_stand_in(dataset, paper_reference)
     return out
 
 
@@ -510,7 +512,7 @@ def label_paper_columns(table: pd.DataFrame) -> pd.DataFrame:
     return table.rename(columns={c: c[: -len("paper")] + label for c in table.columns if c.endswith(" paper")})
 
 
-def observed_disagreement(data, n_annotators=2) -> pd.Series:
+def observed_disagreement(classified, n_annotators=2) -> pd.Series:
     """Observed counterpart of :func:`predicted_disagreement`: the probability that ``k`` of a pair's
     annotators, drawn with replacement, *strictly* disagree — at least one prefers A and at least one
     prefers B. With ``a = n_A / n`` and ``b = n_B / n`` (``n``: all judgments of the pair, ties included),
@@ -519,22 +521,26 @@ def observed_disagreement(data, n_annotators=2) -> pd.Series:
     **Ties** agree with nobody and disagree with nobody (as in :func:`pluralign.agreement.classify`, where a
     tie does not disagree on *which* response is better, §2): an all-tie pair scores 0, like a unanimous one,
     while a 2–2 A/B split scores ½. (Counting ties as half votes, as :meth:`PreferenceData.share_a` does,
-    would give the all-tie pair ½ as well.) Pairs without a judgment are NaN."""
-    p = pd.to_numeric(data.annotations["preference"], errors="coerce")
-    g = pd.DataFrame({"pair_id": data.annotations["pair_id"].to_numpy(), "a": (p < 0).to_numpy(float),
-                      "b": (p > 0).to_numpy(float), "n": p.notna().to_numpy(float)}).groupby("pair_id").sum()
-    g = g.reindex(pd.Index(data.pairs["pair_id"], name="pair_id"))
-    n = g["n"].where(g["n"] > 0)
-    return split_probability(g["a"] / n, n_annotators, share_b=g["b"] / n).rename("observed disagreement")
+    would give the all-tie pair ½ as well.) Pairs without a judgment are NaN.
+
+    ``classified``: :func:`pluralign.agreement.classify`'s table (its ``n_a``, ``n_b``, ``n_annotators``
+    columns; on HelpSteer2-format data the judgments re-derived from the Likert scores), or a PreferenceData,
+    which is classified first."""
+    from pluralign.agreement import classify
+    cl = classify(classified) if isinstance(classified, PreferenceData) else classified
+    n = cl["n_annotators"].where(cl["n_annotators"] > 0)
+    return split_probability(cl["n_a"] / n, n_annotators, share_b=cl["n_b"] / n).rename("observed disagreement")
 
 
-def mean_variance_disagreement(model, data, *, progress: bool = False) -> pd.DataFrame:
+def mean_variance_disagreement(model, data, classified: pd.DataFrame | None = None, *,
+                               progress: bool = False) -> pd.DataFrame:
     """A mean-variance RM's Gaussian rewards on ``data`` with its :func:`predicted_disagreement` (k = 2) and
-    the :func:`observed_disagreement` of the pair's annotators: indexed by pair_id, columns ``mu_a, mu_b,
-    sigma_a, sigma_b, p_a, predicted disagreement, observed disagreement``."""
+    the :func:`observed_disagreement` of the pair's annotators (from ``classified``, the agreement classes of
+    ``data`` or of a data set containing it; ``None``: ``data`` is classified): indexed by pair_id, columns
+    ``mu_a, mu_b, sigma_a, sigma_b, p_a, predicted disagreement, observed disagreement``."""
     pr = model.predict(data, progress=progress).set_index("pair_id")
     pr["predicted disagreement"] = predicted_disagreement(pr["mu_a"], pr["mu_b"], pr["sigma_a"], pr["sigma_b"])
-    pr["observed disagreement"] = observed_disagreement(data).reindex(pr.index)
+    pr["observed disagreement"] = observed_disagreement(data if classified is None else classified).reindex(pr.index)
     return pr
 
 
@@ -548,9 +554,29 @@ def disagreement_correlation(predicted, observed) -> dict:
     return {"spearman": float(r.statistic), "p_value": float(r.pvalue), "n": int(len(both))}
 
 
+def disagreement_summary(mv: pd.DataFrame, classified: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95,
+                         seed: int = 0) -> dict:
+    """"Do models know?" for one mean-variance RM on its held-out pairs (``mv`` from
+    :func:`mean_variance_disagreement`, ``classified`` the agreement classes of those pairs or a superset):
+    ``auc`` — :func:`disagreement_auroc` ``(auc, lo, hi)`` of the predicted disagreement for diverging vs both
+    high-agreement classes; ``auc_prefs`` — the same against high-agreement preferences only (ties left out);
+    ``corr`` — :func:`disagreement_correlation` of predicted with observed disagreement; ``labels`` — the
+    :func:`diverging_labels` of the first comparison; ``tested`` — how many pairs entered each statistic
+    (``{"auc": …, "auc_prefs": …, "corr": …}``)."""
+    cl = classified.loc[mv.index]
+    score = mv["predicted disagreement"]
+    labels = diverging_labels(cl)
+    labels_prefs = diverging_labels(cl, against=("high-agreement-pref",))
+    auc = disagreement_auroc(score, labels, n_boot=n_boot, level=level, seed=seed)
+    auc_prefs = disagreement_auroc(score, labels_prefs, n_boot=n_boot, level=level, seed=seed)
+    corr = disagreement_correlation(score, mv["observed disagreement"])
+    tested = {"auc": len(labels), "auc_prefs": len(labels_prefs), "corr": corr["n"]}
+    return dict(auc=auc, auc_prefs=auc_prefs, corr=corr, labels=labels, tested=tested)
+
+
 __all__ += ["TABLE2_MODELS", "MEAN_VARIANCE_MODEL", "has_likert", "reward_model_study", "fit_reward_models", "model_outputs",
             "chosen_values", "table2_vs_paper", "observed_disagreement", "mean_variance_disagreement",
-            "disagreement_correlation"]
+            "disagreement_correlation", "disagreement_summary"]
 
 
 def split_probability(share_a, n_annotators=2, *, share_b=None):
@@ -567,8 +593,10 @@ def split_probability(share_a, n_annotators=2, *, share_b=None):
     reference for the model's *predicted* disagreement, while the observed one leaves ties out."""
     conv = (lambda x: x.astype(float)) if isinstance(share_a, pd.Series) else (lambda x: np.asarray(x, float))
     a = conv(share_a)
-    k = float(n_annotators)
-    b = 1 - a if share_b is None else conv(share_b)
+    k = np.asarray(n_annotators, float)  # may be per pair
+    if share_b is None:
+        return 1 - a ** k - (1 - a) ** k
+    b = conv(share_b)
     t = 1 - a - b
     if share_b is not None and np.any(np.asarray(t) < -1e-12):
         raise ValueError("share_a + share_b must not exceed 1")

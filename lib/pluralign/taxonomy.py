@@ -35,7 +35,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from pluralign.agreement import paper_dataset, paper_label
+from pluralign.agreement import is_stand_in, paper_dataset, paper_label, votes_text
 from pluralign.data.core import DataError, PreferenceData
 
 __all__ = [
@@ -144,8 +144,7 @@ def export_for_annotation(data: PreferenceData, classified: pd.DataFrame, n: int
     rng = np.random.default_rng(seed)
     chosen = list(eligible[np.sort(rng.choice(len(eligible), size=n, replace=False))])
     pairs = data.pairs.set_index("pair_id").loc[chosen]
-    votes = data.annotations[data.annotations["pair_id"].isin(chosen)].groupby("pair_id")["preference"].apply(
-        lambda s: " ".join(f"{int(v):+d}" if v else "0" for v in s))
+    votes = votes_text(data)
     sheet = pd.DataFrame({
         "pair_id": chosen,
         "dataset": pairs["dataset"].to_numpy(),
@@ -454,8 +453,14 @@ def write_annotations(sheet, labels: pd.DataFrame, path=None) -> Path:
     return path
 
 
+#: :func:`rule_causes`'s verbosity rule: one response has at least this many times the other's words …
+VERBOSITY_RATIO = 1.5
+#: … and at least this many more words.
+MIN_EXTRA_WORDS = 20
+
+
 def rule_causes(data: PreferenceData, pair_ids: Iterable[str] | None = None, *, annotator: str = "rules",
-                verbosity_ratio: float = 1.5, min_extra_words: int = 20) -> pd.DataFrame:
+                verbosity_ratio: float = VERBOSITY_RATIO, min_extra_words: int = MIN_EXTRA_WORDS) -> pd.DataFrame:
     """A surface-feature cause labeller (the demo profile's second "annotator"; not a model of the paper's
     annotators): it reads only what the text shows of four Table 1 causes —
 
@@ -501,7 +506,7 @@ def rule_causes(data: PreferenceData, pair_ids: Iterable[str] | None = None, *, 
     return out
 
 
-__all__ += ["write_annotations", "rule_causes"]
+__all__ += ["write_annotations", "rule_causes", "VERBOSITY_RATIO", "MIN_EXTRA_WORDS"]
 
 
 def agreement_table(labels: dict, paper_reference=None) -> pd.DataFrame:
@@ -511,7 +516,8 @@ def agreement_table(labels: dict, paper_reference=None) -> pd.DataFrame:
     stand-in reference)"; ``None`` for a data set with no paper counterpart), ``paper κ`` and ``paper α`` (NaN
     without one). The paper data set is ``paper_reference[name]`` when given (``{data-set name: "multipref" |
     "helpsteer2"}``, e.g. ``{"pandalm": "multipref"}``), else the one the name contains. Data sets with labels
-    from fewer than two annotators are listed in ``attrs["skipped"]`` rather than shown."""
+    from fewer than two annotators are listed in ``attrs["skipped"]`` rather than shown; ``attrs["stand_in"]``
+    lists the rows compared with a paper data set they only stand in for (:func:`pluralign.agreement.is_stand_in`)."""
     rows, skipped = {}, []
     for name, lab in labels.items():
         if lab is None or lab.empty or lab["annotator"].nunique() < 2:
@@ -525,6 +531,7 @@ def agreement_table(labels: dict, paper_reference=None) -> pd.DataFrame:
     cols = ["annotators", "pairs labelled by ≥ 2", "κ", "α (MASI)", "paper reference", "paper κ", "paper α"]
     out = pd.DataFrame.from_dict(rows, orient="index", columns=cols)
     out.attrs["skipped"] = skipped
+    out.attrs["stand_in"] = [name for name in rows if is_stand_in(name, paper_reference)]
     return out
 
 
