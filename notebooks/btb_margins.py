@@ -76,46 +76,30 @@ from myst_nb import glue
 
 from pluralign import margins as M
 from pluralign import subjectivity as S
-from pluralign.data.spec import from_spec
-from pluralign.data import combine
+from pluralign.data.spec import load_specs
 
 # %% [markdown]
 # ## The judgment prompt (Appendix A)
 
 # %% tags=["hide-input"]
-parts = [from_spec(spec) for spec in data]
-d = combine(*parts) if len(parts) > 1 else parts[0]
+d, parts = load_specs(data)
 pairs = d.pairs.set_index("pair_id")
 ids = pairs.index
 if show_prompt:
     ex = pairs.iloc[0]
     display(Markdown("```text\n" + M.judgment_prompt(ex["prompt"][:300], ex["response_a"][:300],
                                                      ex["response_b"][:300]) + "\n```"))
-if p_star_from == "truth":
-    p_star = d.truth["share_a"].reindex(ids).rename("p_star")
-elif p_star_from == "annotators":
-    p_star = S.aggregate_preference(d).reindex(ids)
-else:
-    p_star = None
+p_star = S.p_star_from(p_star_from, d, ids)
 
 # %% [markdown]
 # ## Synthetic judgments for every pair
 
 # %% tags=["hide-input"]
-if judge_for_all == "simulated":
-    judge_all = M.SimulatedJudge(d, p_star, noise=simulated_judge_noise, seed=seed)
-    sj = M.synthetic_judgments(judge_all, d, n=n_judgments, method="logprob", seed=seed)
-    source = f"simulated judge (log-odds noise {simulated_judge_noise:g})"
-elif judge_for_all == "llm":
-    from pluralign import llm as L
-    judge_all = L.load(**judge)
-    sj = M.synthetic_judgments(judge_all, d, n=n_judgments, top_p=top_p, method=judge_method, seed=seed, job=judge_job)
-    source = f"{judge.get('name')} ({judge_method})"
-elif judge_for_all == "annotators":
-    sj = M.margins_from_annotators(d)
-    source = "the data set's own annotators"
-else:
-    raise ValueError(f"judge_for_all must be simulated, llm or annotators, not {judge_for_all!r}")
+sj = M.judgments_from(judge_for_all, d, n=n_judgments, seed=seed, p_star=p_star, noise=simulated_judge_noise,
+                      judge=judge, method=judge_method, top_p=top_p, job=judge_job)
+source = {"simulated": f"simulated judge (log-odds noise {simulated_judge_noise:g})",
+          "llm": f"{(judge or {}).get('name')} ({judge_method})",
+          "annotators": "the data set's own annotators"}[judge_for_all]
 sj = sj.set_index("pair_id")
 display(sj.drop(columns=[c for c in ("verdicts", "judgments") if c in sj.columns]).head(6).round(3))
 
@@ -179,16 +163,22 @@ if p_star is not None:
 plt.tight_layout()
 plt.show()
 
-# %% [markdown]
-# With n = 10 judgments the margin takes six values (0, 0.2, …, 1). Eq. 3 is coarse by design: a
-# 6–4 split already gives m = 0.2.
+# %% tags=["remove-input"]
+_vals = sorted({round(float(M.margin_from_counts(k, n_judgments)), 6) for k in range(n_judgments + 1)})
+_k = n_judgments // 2 + 1  # the closest split to an even one that is not even
+_shown = ", ".join(f"{v:g}" for v in _vals) if len(_vals) <= 4 else \
+    f"{_vals[0]:g}, {_vals[1]:.3g}, …, {_vals[-1]:g}"
+display(Markdown(f"With n = {n_judgments} judgments the margin takes {len(_vals)} values ({_shown}). Eq. 3 is "
+                 f"coarse by design: a {_k}–{n_judgments - _k} split already gives "
+                 f"m = {float(M.margin_from_counts(_k, n_judgments)):.3g}."))
+glue("btb_n_judgments", int(n_judgments), display=False)
 
 # %% [markdown]
 # ## The embedded LLM on a handful of pairs
 #
 # The profile's own language model is Gemma 3 270M, a **base** model: it cannot follow the
 # instruction, but after the Appendix A prompt plus `"\nChoice:"` its next-token probabilities of
-# " A" and " B" are a judgment. Sampling n = 10 judgments from that P(A) is the log-probability
+# " A" and " B" are a judgment. Sampling n = {glue:text}`btb_n_judgments` judgments from that P(A) is the log-probability
 # equivalent of the paper's nucleus sampling. A few pairs only: on a 2-core CPU each judgment of a
 # long prompt takes seconds.
 

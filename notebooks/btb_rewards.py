@@ -19,12 +19,13 @@
 # $$\mathrm{loss}(r_\theta) = -\mathbb{E}\big[\log \sigma\big(r_\theta(x, y_j) - r_\theta(x, y_{1-j}) - m_{x, y_0, y_1}\big)\big],$$
 #
 # with the margin $m$ of Eq. 3 from ten synthetic judgments ({ref}`btb-margins`). Each model's
-# learning rate is chosen by a sweep (1e-4 to 1e-6 in the paper) on validation data (footnote 6).
+# learning rate is chosen by a sweep ({glue:text}`btb_paper_lrs` in the paper) on validation data (footnote 6).
 # Both are then compared with the aggregate preference p\* ({ref}`btb-subjectivity`) through the
 # Pearson correlation (Table 1) and the mean L1 distance (Table 2) between the model's
 # $P(A \succ B) = \sigma(r_A - r_B)$ and p\*, per data set and per category of subjectivity.
 #
-# The paper's test set has 150 pairs (25 per data set); its Δ are point estimates. Here every number
+# The paper's test set has {glue:text}`btb_paper_n` pairs ({glue:text}`btb_paper_n_per` per data set); its Δ are
+# point estimates. Here every number
 # has a 95% bootstrap interval, and Δ a *paired* one (both models on the same resampled pairs).
 
 # %% tags=["parameters"]
@@ -127,40 +128,50 @@ from myst_nb import glue
 from pluralign import margins as M
 from pluralign import rewards
 from pluralign import subjectivity as S
-from pluralign.data.spec import from_spec
+from pluralign.data.spec import load_specs
 from pluralign.data import combine
+
+# %% tags=["remove-input"]
+# the paper's sizes and learning rates, from the library's constants (Table 1, footnote 6)
+_paper_ds = M.PAPER[(M.PAPER.metric == "pearson") & (M.PAPER.grouping == "dataset")]
+_per = sorted(set(_paper_ds["n"].astype(int)))
+glue("btb_paper_n", int(_paper_ds["n"].sum()), display=False)
+glue("btb_paper_n_per", str(_per[0]) if len(_per) == 1 else f"{_per[0]}–{_per[-1]}", display=False)
+
+
+def _lr(v):
+    return f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e")
+
+
+glue("btb_paper_lrs", f"{_lr(max(M.LR_SWEEP))} to {_lr(min(M.LR_SWEEP))}", display=False)
+glue("btb_lrs", ", ".join(_lr(v) for v in lr_sweep), display=False)
+_dec = float(np.mean(np.log10(lr_sweep)) - np.mean(np.log10(M.LR_SWEEP)))  # decades between the sweeps' centres
+glue("btb_lr_ratio", "on the scale of" if abs(_dec) < 0.5 else
+     f"about {10 ** round(abs(_dec)):,.0f} times {'larger' if _dec > 0 else 'smaller'} than", display=False)
 
 # %% [markdown]
 # ## Data: one binary judgment per pair, train / validation / test
 
 # %% tags=["hide-input"]
-parts = [from_spec(spec) for spec in data]
-full = combine(*parts) if len(parts) > 1 else parts[0]
-extra = [from_spec(spec) for spec in test_only]
-if test_per_dataset:
-    from pluralign.data.spec import split as _split
-    _n = [test_per_dataset.get(x.name, 0) if isinstance(test_per_dataset, dict) else test_per_dataset for x in extra]
-    extra = [_split(x, n, seed)[1] if n and len(x) > n else x for x, n in zip(extra, _n)]
+full, parts = load_specs(data)
+_, extra = load_specs(test_only, per_dataset=test_per_dataset, seed=seed)
 held = set().union(*[set(x.pairs["pair_id"]) for x in extra]) if extra else set()
 if held & set(full.pairs["pair_id"]):  # a test pair drawn from a training set is never trained on
     full = full.subset([i for i in full.pairs["pair_id"] if i not in held], reason="test pairs held out of training")
 everything = combine(full, *extra) if extra else full
-binary = M.binary_judgments(full, seed=seed)          # Eq. 1: one annotator's judgment per pair
 ood_ids = []
 if ood_by:
     col = full.truth[ood_by["column"]] if full.truth is not None and ood_by["column"] in full.truth else \
         full.pairs.set_index("pair_id")[ood_by["column"]]
     ood_ids = list(col.index[col.isin(ood_by["values"])])
-if test_size:
-    sp = M.splits(binary, test=test_size, validation=validation_size, seed=seed, out_of_domain=set(ood_ids))
-    test = combine(sp["test"], *extra) if extra else sp["test"]
-else:  # the test pairs are the evaluation-only data sets
-    from pluralign.data.spec import split as _split
-    _tr, _va = _split(binary, validation_size, seed + 1)
-    sp = {"train": _tr, "validation": _va}
-    test = combine(*extra)
-display(pd.DataFrame([{"split": k, "pairs": len(v)} for k, v in {**sp, "test": test}.items()]))
-display(pd.DataFrame(binary.meta["filters"]).tail(2))
+# split the full data first, then one binary judgment per pair (Eq. 1) for train and validation only:
+# test pairs keep every annotator, so pairs where all annotators tied (p* = 1/2) stay testable
+sp = M.training_splits(full, test=test_size, validation=validation_size, seed=seed, out_of_domain=set(ood_ids))
+_tests = [x for x in (sp["test"], *extra) if x is not None]
+test = combine(*_tests) if len(_tests) > 1 else _tests[0]
+display(pd.DataFrame([{"split": k, "pairs": len(v)} for k, v in
+                      {"train": sp["train"], "validation": sp["validation"], "test": test}.items()]))
+display(pd.DataFrame(sp["train"].meta["filters"]).tail(2))
 
 # %% tags=["hide-input"]
 tid = test.pairs["pair_id"]
@@ -169,16 +180,8 @@ if categories == "llm" or p_star_from == "llm":
     from pluralign import llm as L
     lab = [L.load(**x) for x in labeller] if isinstance(labeller, list) else L.load(**labeller)
     sampling = {"samples": labeller_samples, "temperature": labeller_temperature, "top_p": labeller_top_p}
-if p_star_from == "truth":
-    p_star = everything.truth["share_a"].reindex(tid).rename("p_star")
-elif p_star_from == "annotators":  # the share of the data's own judgments (a single gold label gives 1 or 0)
-    p_star = S.aggregate_preference(everything).reindex(tid)
-elif p_star_from == "labels":
-    p_star = S.aggregate_preference(pd.read_csv(labels_file)).reindex(tid)
-elif p_star_from == "llm":
-    p_star = S.aggregate_preference(S.user_preference_estimation(lab, test, **sampling, job=labeller_job)).reindex(tid)
-else:
-    raise ValueError(f"p_star_from must be truth, annotators, labels or llm, not {p_star_from!r}")
+p_star = S.p_star_from(p_star_from, everything, tid, labeller=lab if p_star_from == "llm" else None,
+                       labels_file=labels_file, **(sampling if p_star_from == "llm" else {}), job=labeller_job)
 if dataset_column == "dataset":
     names = pairs_all["dataset"].reindex(tid)
 else:
@@ -223,17 +226,9 @@ if _same:
 
 # %% tags=["hide-input"]
 train_set = sp["train"]
-if margins_from == "simulated":
-    judge_obj = M.SimulatedJudge(full, full.truth["share_a"], noise=simulated_judge_noise, seed=seed)
-    sj = M.synthetic_judgments(judge_obj, train_set, n=n_judgments, method="logprob", seed=seed)
-elif margins_from == "llm":
-    from pluralign import llm as L
-    sj = M.synthetic_judgments(L.load(**judge), train_set, n=n_judgments, top_p=top_p, method=judge_method,
-                               seed=seed, job=judge_job)
-elif margins_from == "annotators":  # the 'gold standard': Eq. 3 over the real annotators of each pair
-    sj = M.margins_from_annotators(full.subset(list(train_set.pairs["pair_id"])))
-else:
-    raise ValueError(f"margins_from must be simulated, llm or annotators, not {margins_from!r}")
+sj = M.judgments_from(margins_from, sp["train_full"] if margins_from == "annotators" else train_set,
+                      n=n_judgments, seed=seed, noise=simulated_judge_noise, judge=judge, method=judge_method,
+                      top_p=top_p, job=judge_job)
 train_margins = M.training_margins(sj)
 fig, ax = plt.subplots(figsize=(5, 2.6))
 sns.histplot(train_margins, bins=np.linspace(-0.05, 1.05, 12), stat="probability", ax=ax)
@@ -244,10 +239,10 @@ plt.show()
 # %% [markdown]
 # ## Learning-rate sweep, selected on validation (footnote 6)
 #
-# The paper fine-tunes DeBERTa-v3 and sweeps learning rates from 1e-4 to 1e-6. The demo and sample
-# profiles train a linear head on frozen sentence embeddings, whose useful learning rates are about
-# a thousand times larger (Adam on a few hundred parameters rather than fine-tuning 435M); they sweep
-# one point per decade over the range given in the parameters. The validation pairs carry binary
+# The paper fine-tunes DeBERTa-v3 and sweeps learning rates from {glue:text}`btb_paper_lrs`. The demo
+# and sample profiles train a linear head on frozen sentence embeddings, whose useful learning rates
+# are larger (Adam on a few hundred parameters rather than fine-tuning 435M). This run sweeps
+# {glue:text}`btb_lrs`, {glue:text}`btb_lr_ratio` the paper's grid. The validation pairs carry binary
 # labels only (p\* is never used for selection): the model with the best validation pairwise
 # accuracy is kept (the paper does not name its metric).
 
@@ -338,7 +333,7 @@ for g, c, key in (("kind", "Multiple Correct", "multiple"), ("kind", "Single Cor
 # %% [markdown]
 # ### What was measured, against the direction the paper reports
 #
-# The paper reports (Table 1, point estimates on 150 pairs, no intervals) that regularization helps
+# The paper reports (Table 1, point estimates on {glue:text}`btb_paper_n` pairs, no intervals) that regularization helps
 # most where the population disagrees: Δ r = {glue:text}`btb_paper_d_multiple:+.3f` on
 # *multiple-correct* pairs against {glue:text}`btb_paper_d_single:+.3f` on *single-correct* ones, and
 # {glue:text}`btb_paper_d_ood:+.3f` out-of-domain against {glue:text}`btb_paper_d_id:+.3f` in-domain.
@@ -364,7 +359,7 @@ display(Markdown("Measured on this profile: " + "; ".join(_said) + ". This page 
 # %% [markdown]
 # ## Beside the paper's Table 1
 #
-# The paper's rows (DeBERTa-v3, 150 human-annotated test pairs) next to ours where a row of the same
+# The paper's rows (DeBERTa-v3, {glue:text}`btb_paper_n` human-annotated test pairs) next to ours where a row of the same
 # name exists; the categories of subjectivity and the ID / OOD split line up, the data sets do not
 # (on demo they are simulated prompt types).
 
@@ -382,7 +377,7 @@ glue("btb_paper_nmin", int(M.PAPER["n"].min()), display=False)
 glue("btb_paper_nmax", int(M.PAPER["n"].max()), display=False)
 
 # %% [markdown]
-# ## How uncertain is a Δ on 150 pairs?
+# ## How uncertain is a Δ on a test set of the paper's size?
 #
 # The paper's Δ in Table 1 range from {glue:text}`btb_paper_dmin:.3f` to {glue:text}`btb_paper_dmax:.3f`
 # on cells of {glue:text}`btb_paper_nmin` to {glue:text}`btb_paper_nmax` pairs. The same comparison on a
@@ -406,16 +401,18 @@ if paper_sized_check and paper_sized_check < len(tid):
                              values=["n", "delta", "Δ CI width"], aggfunc="first").round(3))
     w = small_cmp[(small_cmp.grouping == "all") & (small_cmp.metric == "pearson")].iloc[0]
     glue("btb_small_width", float(w["delta_hi"] - w["delta_lo"]), display=False)
+    glue("btb_small_n", int(w["n"]), display=False)
 else:  # the test set is already of the paper's size (or smaller)
     glue("btb_small_width", float(allr["delta_hi"] - allr["delta_lo"]), display=False)
+    glue("btb_small_n", int(allr["n"]), display=False)
 
 # %% [markdown]
-# On 150 test pairs (a random subset of ours, or the whole test set when it is that small) the paired
+# On {glue:text}`btb_small_n` test pairs (a random subset of ours, or the whole test set when it is that small) the paired
 # 95% interval of Δ in Pearson r is
 # {glue:text}`btb_small_width:.3f` wide. Set that width beside the paper's Δ (from
 # {glue:text}`btb_paper_dmin:.3f` to {glue:text}`btb_paper_dmax:.3f`): a Δ smaller than about half the
 # width is not distinguishable from zero at that size, and the paper's per-category cells are smaller
-# than 150 pairs, so their intervals are wider still. The paper gives no intervals; read its small Δ
+# than {glue:text}`btb_paper_n` pairs, so their intervals are wider still. The paper gives no intervals; read its small Δ
 # as directions, not as established effects.
 
 # %% [markdown]

@@ -22,7 +22,7 @@
 # The paper names two dimensions along which users legitimately disagree (§3.1): the **plurality of
 # responses to prompts** (a prompt with a *single correct* answer versus one with *multiple correct*
 # answers) and the **indistinguishability of responses** (two answers that are paraphrases of each
-# other). Its three annotators put each of 150 test pairs in a category by majority vote and
+# other). Its three annotators put each of {glue:text}`btb_subj_paper_n` test pairs in a category by majority vote and
 # estimated p\* by answering "If you asked 10 people, how many would prefer answer A and how many
 # would prefer answer B?" (Appendix B, task 3), averaged over annotators (§3.2).
 #
@@ -45,7 +45,8 @@ categories = "truth"
 kind_by_dataset = {}
 labels_file = None
 # p* (Eq. 2): "truth" = the simulator's planted population share; "annotators" = the share of a data
-# set's real annotators; "llm" = Appendix B task 3 asked of `labeller`, averaged over labellers
+# set's real annotators; "labels" = human answers to task 3 in `labels_file` (pair_id, labeller,
+# prefer_a out of 10), averaged; "llm" = Appendix B task 3 asked of `labeller`, averaged over labellers
 p_star_from = "truth"
 # an LLM labeller (pluralign.llm.load arguments; an API key only through api_key_env), or a list of
 # them (several distinct labellers, each asked labeller_samples times)
@@ -96,19 +97,18 @@ from myst_nb import glue
 
 from pluralign import margins as M
 from pluralign import subjectivity as S
-from pluralign.data.spec import from_spec
-from pluralign.data import combine
+from pluralign.data.spec import load_specs
+
+# %% tags=["remove-input"]
+# the size of the paper's test set (Table 1), from the library's constants
+glue("btb_subj_paper_n", int(M.PAPER.loc[(M.PAPER.metric == "pearson") & (M.PAPER.grouping == "dataset"), "n"].sum()),
+     display=False)
 
 # %% [markdown]
 # ## The data
 
 # %% tags=["hide-input"]
-parts = [from_spec(spec) for spec in data]
-if per_dataset:
-    from pluralign.data.spec import split as _split
-    _n = [per_dataset.get(x.name, 0) if isinstance(per_dataset, dict) else per_dataset for x in parts]
-    parts = [_split(x, n, seed)[1] if n and len(x) > n else x for x, n in zip(parts, _n)]
-d = combine(*parts) if len(parts) > 1 else parts[0]
+d, parts = load_specs(data, per_dataset=per_dataset, seed=seed)
 pairs = d.pairs.set_index("pair_id")
 display(pd.DataFrame([{"data set": p.name, "pairs": len(p), "judgments": len(p.annotations),
                        "annotators per pair": float(p.n_annotators().median())} for p in parts]))
@@ -147,18 +147,12 @@ elif categories == "labels":
 else:
     raise ValueError(f"categories must be truth, datasets, llm or labels, not {categories!r}")
 
-if p_star_from == "truth":
-    p_star = d.truth["share_a"].reindex(ids).rename("p_star")
-elif p_star_from == "annotators":
-    p_star = S.aggregate_preference(d).reindex(ids)
-elif p_star_from == "llm":
+if p_star_from == "llm" and categories != "llm":
     from pluralign import llm as L
     lab = [L.load(**x) for x in labeller] if isinstance(labeller, list) else L.load(**labeller)
-    est = S.user_preference_estimation(lab, d, samples=labeller_samples,
-                                       temperature=labeller_temperature, top_p=labeller_top_p, job=labeller_job)
-    p_star = S.aggregate_preference(est).reindex(ids)
-else:
-    raise ValueError(f"p_star_from must be truth, annotators or llm, not {p_star_from!r}")
+p_star = S.p_star_from(p_star_from, d, ids, labeller=lab if p_star_from == "llm" else None,
+                       labels_file=labels_file, samples=labeller_samples, temperature=labeller_temperature,
+                       top_p=labeller_top_p, job=labeller_job)
 
 has_dist = dist.notna().any()
 summary = S.category_summary(kind, dist if has_dist else None, p_star)

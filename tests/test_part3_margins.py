@@ -77,11 +77,24 @@ def test_simulated_judge_is_p_star_plus_seeded_log_odds_noise():
     assert exact.judge_ab("qp2", "ap2", "bp2") == pytest.approx(1e-3)          # clipped away from 0
     noisy = M.SimulatedJudge(d, p_star, noise=1.0, seed=7)
     z = math.log(noisy.judge_ab("qp1", "ap1", "bp1") / (1 - noisy.judge_ab("qp1", "ap1", "bp1")))
-    assert z != pytest.approx(math.log(4))
+    # logit(p*) + noise · ε, ε from the judge's own salted stream (seed, 1, pair)
+    key = int(M._item_key("qp1", "ap1", "bp1")[:15], 16)
+    eps = np.random.default_rng([7, 1, key]).standard_normal()
+    assert z == pytest.approx(math.log(4) + eps)
+    louder = M.SimulatedJudge(d, p_star, noise=2.5, seed=7).judge_ab("qp1", "ap1", "bp1")
+    assert math.log(louder / (1 - louder)) == pytest.approx(math.log(4) + 2.5 * eps)   # noise scales ε
+    # not the stream synthetic_judgments(method="logprob", seed=7) draws the pair's n votes from
+    assert eps != np.random.default_rng([7, key]).standard_normal()
     # the noise of a pair does not depend on the other pairs, only on (seed, texts)
     again = M.SimulatedJudge(d.subset(["p1"]), p_star, noise=1.0, seed=7)
     assert again.judge_ab("qp1", "ap1", "bp1") == noisy.judge_ab("qp1", "ap1", "bp1")
     assert noisy.fingerprint() != M.SimulatedJudge(d, p_star, noise=1.0, seed=8).fingerprint()
+    # fingerprint = (noise, seed, clip) and the p* it serves: the same inputs → the same fingerprint,
+    # any of them changed → a different one
+    assert noisy.fingerprint() == M.SimulatedJudge(d, p_star.copy(), noise=1.0, seed=7).fingerprint()
+    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star, noise=1.5, seed=7).fingerprint()
+    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star, noise=1.0, seed=7, clip=0.01).fingerprint()
+    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star.replace(0.8, 0.6), noise=1.0, seed=7).fingerprint()
     with pytest.raises(KeyError, match="only for the pairs"):
         noisy.judge_ab("other", "a", "b")
     with pytest.raises(ValueError, match="lacks 1"):
@@ -188,23 +201,47 @@ def test_baseline_vs_regularized_on_simulator_measured_with_cis():
         assert row[f"{c}_lo"] <= row[c] <= row[f"{c}_hi"]
         assert row[c] > 0.2                                   # both RMs learn the population's leaning
     assert row["delta_lo"] <= row["delta"] <= row["delta_hi"]
-    assert row["delta"] == pytest.approx(row["regularized"] - row["baseline"])
+    # the table's r are the RMs' own correlations with p* on the test pairs (recomputed independently)
+    ids = list(test.pairs["pair_id"])
+    ps = p_star.reindex(ids).to_numpy()
+    for c, model in (("baseline", base), ("regularized", reg)):
+        assert row[c] == pytest.approx(np.corrcoef(ps, model.prob_a(test).reindex(ids).to_numpy())[0, 1])
 
 
-def test_category_summary_hand_values():
-    from pluralign.subjectivity import category_summary
-    kind = pd.Series({"a": "single", "b": "multiple", "c": "multiple", "d": None})
-    dist = pd.Series({"a": True, "b": False, "c": True, "d": True})
-    p = pd.Series({"a": 1.0, "b": 0.5, "c": 0.7, "d": 0.2})
-    t = category_summary(kind, dist, p).set_index(["dimension", "category"])
-    assert t.loc[("plurality of responses", "Multiple Correct"), "n"] == 2
-    assert t.loc[("plurality of responses", "unassigned"), "n"] == 1          # counted, not dropped
-    assert t.loc[("plurality of responses", "Multiple Correct"), "mean_p_star"] == pytest.approx(0.6)
-    assert t.loc[("plurality of responses", "Multiple Correct"), "mean_agreement"] == pytest.approx((0 + 0.4) / 2)
-    assert t.loc[("distinguishability", "Distinguishable"), "share"] == pytest.approx(0.75)
-    assert t.loc[("distinguishability", "Indistinguishable"), "mean_agreement"] == pytest.approx(0.0)
-    assert "mean_p_star" not in category_summary(kind).columns
-    with pytest.raises(ValueError, match="'single' or 'multiple'"):
-        category_summary(pd.Series({"a": "both"}))
-    with pytest.raises(ValueError, match="lacks 1"):
-        category_summary(kind, p_star=p.drop("d"))
+def test_training_splits_keep_all_tie_pairs_testable():
+    """Split the full data first, binary judgments for train / validation only: pairs where every
+    annotator tied (p* = ½) can land in the test set (they could not when splitting binary data)."""
+    prefs = {f"p{i:02d}": ([0, 0, 0] if i % 4 == 0 else [-1, 1, -2]) for i in range(40)}
+    d = _data(prefs)
+    ties = {k for k, v in prefs.items() if v == [0, 0, 0]}
+    s = M.training_splits(d, test=20, validation=8, seed=0)
+    test_ids = set(s["test"].pairs["pair_id"])
+    assert test_ids == set(M.splits(d, test=20, validation=8, seed=0)["test"].pairs["pair_id"])
+    assert test_ids & ties                                   # p* = ½ pairs are tested
+    assert s["test"].n_annotators().eq(3).all()             # with every annotator
+    assert s["test"].share_a().reindex(list(test_ids & ties)).eq(0.5).all()
+    for k in ("train", "validation"):
+        assert not set(s[k].pairs["pair_id"]) & ties         # no binary judgment there: dropped
+        assert s[k].n_annotators().eq(1).all() and (s[k].annotations["preference"] != 0).all()
+        assert not set(s[k].pairs["pair_id"]) & test_ids
+    assert list(s["train_full"].pairs["pair_id"]) == list(s["train"].pairs["pair_id"])
+    assert s["train_full"].n_annotators().eq(3).all()
+    s0 = M.training_splits(d, test=0, validation=8, seed=0)   # no test split: test pairs come from elsewhere
+    assert s0["test"] is None
+    assert len(s0["validation"]) <= 8
+    assert set(s0["train"].pairs["pair_id"]) | set(s0["validation"].pairs["pair_id"]) == set(prefs) - ties
+
+
+def test_judgments_from_dispatches_the_margin_source():
+    from pluralign.data import simulate
+    d = simulate(n_pairs=60, seed=1)
+    got = M.judgments_from("simulated", d, n=10, seed=3, noise=0.5)
+    want = M.synthetic_judgments(M.SimulatedJudge(d, d.truth["share_a"], noise=0.5, seed=3), d, n=10,
+                                 method="logprob", seed=3)
+    pd.testing.assert_frame_equal(got, want)
+    ann = M.judgments_from("annotators", d)
+    pd.testing.assert_frame_equal(ann, M.margins_from_annotators(d))
+    with pytest.raises(ValueError, match="needs judge"):
+        M.judgments_from("llm", d)
+    with pytest.raises(ValueError, match="simulated, llm or annotators"):
+        M.judgments_from("oracle", d)

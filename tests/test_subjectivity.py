@@ -265,3 +265,56 @@ def test_labeller_temperature_and_top_p_reach_the_server():
     assert (kind["n"] == 3).all() and kind["kind"].eq("single").all() and (kind["agreement"] < 1).all()
     assert dist["distinguishable"].eq(False).all()
     np.testing.assert_allclose(S.aggregate_preference(est).to_numpy(), 0.6)
+
+
+def test_category_summary_hand_values():
+    from pluralign.subjectivity import category_summary
+    kind = pd.Series({"a": "single", "b": "multiple", "c": "multiple", "d": None})
+    dist = pd.Series({"a": True, "b": False, "c": True, "d": True})
+    p = pd.Series({"a": 1.0, "b": 0.5, "c": 0.7, "d": 0.2})
+    t = category_summary(kind, dist, p).set_index(["dimension", "category"])
+    assert t.loc[("plurality of responses", "Multiple Correct"), "n"] == 2
+    assert t.loc[("plurality of responses", "unassigned"), "n"] == 1          # counted, not dropped
+    assert t.loc[("plurality of responses", "Multiple Correct"), "mean_p_star"] == pytest.approx(0.6)
+    assert t.loc[("plurality of responses", "Multiple Correct"), "mean_agreement"] == pytest.approx((0 + 0.4) / 2)
+    assert t.loc[("distinguishability", "Distinguishable"), "share"] == pytest.approx(0.75)
+    assert t.loc[("distinguishability", "Indistinguishable"), "mean_agreement"] == pytest.approx(0.0)
+    assert "mean_p_star" not in category_summary(kind).columns
+    with pytest.raises(ValueError, match="'single' or 'multiple'"):
+        category_summary(pd.Series({"a": "both"}))
+    with pytest.raises(ValueError, match="lacks 1"):
+        category_summary(kind, p_star=p.drop("d"))
+
+
+def test_p_star_from_truth_annotators_labels(tmp_path):
+    from pluralign.data import simulate
+    sim = simulate(n_pairs=30, seed=2)
+    ids = list(sim.pairs["pair_id"])[5:12]
+    p = S.p_star_from("truth", sim, ids)
+    assert list(p.index) == ids and p.name == "p_star"
+    np.testing.assert_allclose(p.to_numpy(), sim.truth["share_a"].reindex(ids).to_numpy())
+    d = _data()
+    p = S.p_star_from("annotators", d)
+    np.testing.assert_allclose(p.to_numpy(), [1.0, 0.5, 0.0, 2 / 3])
+    csv = tmp_path / "labels.csv"   # human answers to task 3: p* = mean of prefer_a / 10
+    pd.DataFrame({"pair_id": ["p0", "p0", "p0", "p2", "p2"], "labeller": list("xyzxy"),
+                  "prefer_a": [9, 8, 7, 2, 5]}).to_csv(csv, index=False)
+    p = S.p_star_from("labels", d, ["p2", "p1", "p0"], labels_file=csv)
+    assert list(p.index) == ["p2", "p1", "p0"]
+    assert p["p0"] == pytest.approx(0.8) and p["p2"] == pytest.approx(0.35) and np.isnan(p["p1"])
+    assert S.p_star_from("none", d) is None
+    with pytest.raises(ValueError, match="labels_file"):
+        S.p_star_from("labels", d)
+    with pytest.raises(ValueError, match="truth.share_a"):
+        S.p_star_from("truth", d)
+    with pytest.raises(ValueError, match="truth, annotators, labels, llm"):
+        S.p_star_from("oracle", d)
+
+
+def test_p_star_from_llm_asks_only_the_requested_pairs():
+    asked = []
+    def l1(p, n):
+        asked.append(p)
+        return ["8 A - 2 B"] * n
+    p = S.p_star_from("llm", _data(), ["p0"], labeller=ScriptedLLM(l1, "l1"), samples=1)
+    assert p.to_dict() == {"p0": pytest.approx(0.8)} and len(asked) == 1 and "Paris" in asked[0]

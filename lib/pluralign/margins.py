@@ -393,6 +393,38 @@ def margins_from_annotators(data) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def judgments_from(source: str, data, *, n: int = 10, seed: int = 0, p_star: pd.Series | None = None,
+                   noise: float = 1.0, judge=None, method: str = "sample", top_p: float = 0.9,
+                   job: str | None = None) -> pd.DataFrame:
+    """Per-pair judgments and their margin (Eq. 3) for ``data``, from one of three sources:
+
+    * ``"simulated"``: a :class:`SimulatedJudge` (log-odds ``noise``, ``seed``) on ``p_star``
+      (default ``data.truth["share_a"]``), ``n`` draws each with ``method="logprob"`` — offline stand-in;
+    * ``"llm"``: :func:`synthetic_judgments` from ``judge`` (a :func:`pluralign.llm.load` argument dict,
+      or a loaded backend) with ``method``, ``top_p``, ``seed``, ``job`` — the paper's path;
+    * ``"annotators"``: :func:`margins_from_annotators` — the 'gold standard' over the data's own
+      annotators (pass the data with *all* its annotators, not a binary-judgment copy).
+
+    Returns the frame of :func:`synthetic_judgments` / :func:`margins_from_annotators`."""
+    if source == "simulated":
+        if p_star is None:
+            if data.truth is None or "share_a" not in data.truth:
+                raise ValueError("judgments_from('simulated') needs p_star or data with truth.share_a")
+            p_star = data.truth["share_a"]
+        sim = SimulatedJudge(data, p_star, noise=noise, seed=seed)
+        return synthetic_judgments(sim, data, n=n, method="logprob", seed=seed)
+    if source == "llm":
+        if judge is None:
+            raise ValueError("judgments_from('llm') needs judge (pluralign.llm.load arguments)")
+        if isinstance(judge, dict):
+            from pluralign import llm as L
+            judge = L.load(**judge)
+        return synthetic_judgments(judge, data, n=n, top_p=top_p, method=method, seed=seed, job=job)
+    if source == "annotators":
+        return margins_from_annotators(data)
+    raise ValueError(f"the margin source must be simulated, llm or annotators, not {source!r}")
+
+
 # ---------------------------------------------------------------------------------------------
 # Tables 1–2: Pearson r and mean L1 between the RM's P(A ≻ B) and p*
 # ---------------------------------------------------------------------------------------------
@@ -732,6 +764,27 @@ def splits(data, test: int | float, validation: int | float, seed: int = 0, out_
     return {"train": train, "validation": val, "test": test_set}
 
 
+def training_splits(data, test: int | float, validation: int | float, seed: int = 0, out_of_domain=None) -> dict:
+    """:func:`splits` of the *full* data, then :func:`binary_judgments` on train and validation only.
+
+    The order matters: the test pairs keep all their annotators, so pairs where every annotator tied
+    (p* = ½, where margins matter most) stay testable; only the training and validation pairs need
+    one binary judgment (Eq. 1), and only they lose all-tie pairs. ``test=0``: no test split (the
+    test pairs come from elsewhere); ``{"train", "validation"}`` are then split from ``data`` alone.
+    Returns ``{"train", "validation", "test"}`` (binary, binary, full; ``test`` None when
+    ``test=0``) plus ``"train_full"``: the training pairs with all their annotators."""
+    from pluralign.data.spec import split
+
+    if test:
+        sp = splits(data, test=test, validation=validation, seed=seed, out_of_domain=out_of_domain)
+    else:
+        tr, va = split(data, validation, seed + 1)
+        sp = {"train": tr, "validation": va, "test": None}
+    train = binary_judgments(sp["train"], seed=seed)
+    return {"train": train, "validation": binary_judgments(sp["validation"], seed=seed), "test": sp["test"],
+            "train_full": sp["train"].subset(list(train.pairs["pair_id"]), reason="pairs with a binary judgment")}
+
+
 class SimulatedJudge:
     """An **offline stand-in** for the paper's LLM judge (Llama-3-70B-Instruct, §3.3), for data with a
     known population preference ``p*`` (the simulator's ``truth.share_a``).
@@ -758,15 +811,18 @@ class SimulatedJudge:
                              f"{ps.index[ps.isna()][0]!r})")
         self.noise, self.seed, self.clip = float(noise), int(seed), float(clip)
         self.model = f"simulated-judge(noise={noise:g}, seed={seed})"
-        self._p = {}
+        self._p, served = {}, {}
         for (p, a, b), v in zip(zip(pairs["prompt"].astype(str), pairs["response_a"].astype(str),
                                     pairs["response_b"].astype(str)), ps.to_numpy()):
             key = (p, a, b)
-            rng = np.random.default_rng([self.seed, int(_item_key(p, a, b)[:15], 16)])
+            # salted (the 1): independent of the logprob draws of synthetic_judgments, seeded (seed, pair)
+            rng = np.random.default_rng([self.seed, 1, int(_item_key(p, a, b)[:15], 16)])
             q = min(max(v, self.clip), 1 - self.clip)
             z = np.log(q / (1 - q)) + self.noise * rng.standard_normal()
             self._p[key] = float(1.0 / (1.0 + np.exp(-z)))
-        self._fp = fingerprint(self.model, sorted(self._p.items()))
+            served[_item_key(p, a, b)] = float(q)
+        # its answers are a function of (noise, seed, clip) and the p* it serves for each pair
+        self._fp = fingerprint("simulated-judge", self.noise, self.seed, self.clip, sorted(served.items()))
 
     def fingerprint(self) -> str:
         return self._fp

@@ -324,6 +324,59 @@ def aggregate_preference(source, *, column: str = "prefer_a", out_of: int = 10) 
     return p
 
 
+def _load_labellers(labeller):
+    if labeller is None:
+        raise ValueError("p_star_from('llm') needs labeller (pluralign.llm.load arguments or loaded backends)")
+    many = labeller if isinstance(labeller, list) else [labeller]
+    if any(isinstance(x, dict) for x in many):
+        from pluralign import llm as L
+        many = [L.load(**x) if isinstance(x, dict) else x for x in many]
+    return many if isinstance(labeller, list) else many[0]
+
+
+def p_star_from(source: str, data, ids=None, *, labeller=None, labels_file=None, samples: int = 1,
+                temperature: float = 0.0, top_p: float = 1.0, job: str | None = None) -> pd.Series | None:
+    """``p*`` per pair (Series ``p_star`` indexed by ``pair_id``, reindexed to ``ids``, default all of
+    ``data``'s pairs), from one of:
+
+    * ``"truth"``: the simulator's planted ``data.truth["share_a"]``;
+    * ``"annotators"``: Eq. 2 over the data's own annotators (a single gold label gives 0 or 1);
+    * ``"labels"``: human answers to Appendix B task 3 in ``labels_file`` (CSV, long form
+      ``pair_id, labeller, prefer_a`` with ``prefer_a`` out of 10), averaged (§3.2);
+    * ``"llm"``: :func:`user_preference_estimation` by ``labeller`` (``pluralign.llm.load`` argument
+      dicts or loaded backends) with ``samples``, ``temperature``, ``top_p``, ``job``, on the pairs
+      ``ids`` only;
+    * ``"none"``: None.
+
+    Pairs missing from the source get NaN."""
+    ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
+    if source == "none":
+        return None
+    if source == "truth":
+        if data.truth is None or "share_a" not in data.truth:
+            raise ValueError("p_star_from('truth') needs data with truth.share_a (simulated data)")
+        p = data.truth["share_a"]
+    elif source == "annotators":
+        p = aggregate_preference(data)
+    elif source == "labels":
+        if labels_file is None:
+            raise ValueError("p_star_from('labels') needs labels_file (pair_id, labeller, prefer_a)")
+        raw = pd.read_csv(labels_file)
+        if not pd.api.types.is_numeric_dtype(data.pairs["pair_id"]):  # ids read back as numbers
+            raw["pair_id"] = raw["pair_id"].astype(str)
+        p = aggregate_preference(raw)
+    elif source == "llm":
+        sub = data if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"]) else \
+            data.subset(list(ids), reason="pairs to label")
+        p = aggregate_preference(user_preference_estimation(_load_labellers(labeller), sub, samples=samples,
+                                                            temperature=temperature, top_p=top_p, job=job))
+    else:
+        raise ValueError(f"p_star_from must be truth, annotators, labels, llm or none, not {source!r}")
+    out = p.reindex(ids).astype(float).rename("p_star")
+    out.index.name = "pair_id"
+    return out
+
+
 def majority_vote(labels: pd.DataFrame, column: str, *, by: str = "pair_id") -> pd.DataFrame:
     """Majority vote over imported labels (§3.2: "We first put the examples into categories along both
     aforementioned dimensions via a majority vote" of three annotators).

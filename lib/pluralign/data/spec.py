@@ -47,3 +47,23 @@ def split(data: PreferenceData, test: int | float, seed: int = 0) -> tuple[Prefe
     train_ids = [i for i in ids if i not in held]
     return (data.subset(train_ids, reason=f"training split (seed {seed})"),
             data.subset([i for i in ids if i in held], reason=f"held-out split of {n_test} (seed {seed})"))
+
+
+def load_specs(specs, per_dataset: int | dict = 0, seed: int = 0):
+    """Load every spec (:func:`from_spec`) and combine them: ``(combined, parts)``.
+
+    ``per_dataset``: 0 = every pair; an int ``n`` = a random ``n`` pairs of each data set (the
+    held-out side of :func:`split` with ``seed``, so deterministic); a dict = such a count per data set
+    name (a name absent or 0 = every pair). A data set with at most ``n`` pairs is kept whole. One spec
+    gives ``combined`` = that data set; none gives ``(None, [])``."""
+    from pluralign.data import combine
+
+    if isinstance(specs, dict):
+        specs = [specs]
+    parts = [from_spec(spec) for spec in specs]
+    if per_dataset:
+        ns = [per_dataset.get(x.name, 0) if isinstance(per_dataset, dict) else per_dataset for x in parts]
+        parts = [split(x, n, seed)[1] if n and len(x) > n else x for x, n in zip(parts, ns)]
+    if not parts:
+        return None, []
+    return (combine(*parts) if len(parts) > 1 else parts[0]), parts
