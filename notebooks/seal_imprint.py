@@ -20,11 +20,11 @@
 # $$r(t_i^*) = \alpha_i + \sum_\tau \beta_\tau\, t_i^*(\tau) + \varepsilon_i .$$
 #
 # $\beta_\tau$ is the reward difference between an entry with feature $\tau$ and one without, all else
-# equal. The paper labels the 321,600 entries of hh-rlhf with gpt-4-turbo (the App. C.3 taxonomy: 2
-# target features, helpfulness and harmlessness, and 17 spoiler features), drops features whose VIF
-# exceeds 5, corrects p-values with Bonferroni, and compares the imprints of the pre-$\mathcal{D}$ and
-# post-$\mathcal{D}$ reward models ({ref}`seal-rewards`). The same regression here runs through
-# pyfixest with pair fixed effects and pair-clustered standard errors.
+# equal. The paper labels every entry of hh-rlhf with an LM-labeller (the App. C.3 taxonomy of target
+# features, helpfulness and harmlessness, and spoiler features; the numbers are below), drops features
+# whose VIF exceeds 5, corrects p-values with Bonferroni, and compares the imprints of the
+# pre-$\mathcal{D}$ and post-$\mathcal{D}$ reward models ({ref}`seal-rewards`). The same regression here
+# runs through pyfixest with pair fixed effects and pair-clustered standard errors.
 
 # %% tags=["parameters"]
 profile = "demo"
@@ -50,8 +50,6 @@ stability_labellers = None
 stability_share = 0.01
 
 # %% tags=["remove-input"]
-import warnings
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -61,21 +59,19 @@ from pluralign import report, seal
 from pluralign.seal.plots import coefficient_plot
 from IPython.display import Markdown, display
 
-stand_ins = []
-if reward_models is None:
-    stand_ins.append(seal.TRAINED_PAIR_NOTE)
-if features == "planted":
-    stand_ins.append("the simulator's planted features in place of the LM-labeller's taxonomy; the rule-based "
-                     "featurizer is checked against them")
-elif features == "rules":
-    stand_ins.append("the rule-based featurizer in place of the LM-labeller (surface patterns; no helpfulness, "
-                     "honesty, coherence or eloquence)")
-report.profile_note(profile, stand_ins=stand_ins)
-
-# %% tags=["remove-input"]
 study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model,
                    features=features, labeller=labeller)
 D, view, R, F = study.D, study.view, study.R, study.F
+page_stand_ins = {"planted": ["the rule-based featurizer checked against the planted features"],
+                  "rules": ["no helpfulness, honesty, coherence or eloquence labels (surface patterns only)"]}
+report.profile_note(profile, stand_ins=study.stand_ins + page_stand_ins.get(features, []))
+
+# %% tags=["remove-input"]
+P = seal.PAPER
+display(Markdown(
+    f"The paper labels the {P['dataset']['n_entries']:,} entries of {P['dataset']['name']} with "
+    f"{P['models']['labeller']} ({P['n_features']} features: {P['n_target_features']} target features, "
+    f"helpfulness and harmlessness, and {P['n_spoiler_features']} spoiler features)."))
 
 # %% [markdown]
 # ## Featurization
@@ -95,9 +91,6 @@ if features == "planted":
     planted = pd.concat([seal.planted_taxonomy(F["chosen"]), seal.planted_taxonomy(F["rejected"])],
                         ignore_index=True)
     agreement = seal.featurizer_agreement(rules, planted)
-    for f in ("last_response_is_refusal", "last_response_sentiment", "response_has_list"):
-        glue(f"agree_{f}", float(agreement.loc[f, "agreement"]), display=False)
-    glue("auroc_words", float(agreement.loc["response_words ~ verbosity", "auroc"]), display=False)
     display(agreement.round(3))
 else:
     display(pd.DataFrame({"feature source": [F["note"]], "entries labelled": [2 * len(view)]}))
@@ -114,51 +107,36 @@ if features == "planted":
         f"formatting on {agreement.loc['response_has_list', 'agreement']:.3f}; its word count separates verbose "
         f"from short entries with AUROC {agreement.loc['response_words ~ verbosity', 'auroc']:.3f}. It has no "
         f"helpfulness label at all (NaN row): that judgement needs the LM-labeller. The paper's labels "
-        f"came from {seal.PAPER['models']['labeller']}, cross-checked on 1% of the entries against "
-        f"{' and '.join(seal.PAPER['models']['stability_labellers'])}."))
+        f"came from {seal.PAPER['models']['labeller']}, cross-checked on {seal.PAPER['stability']['share']:.0%} "
+        f"of the entries against {' and '.join(seal.PAPER['models']['stability_labellers'])}."))
 
 # %% [markdown]
 # ## Label stability across labellers (App. D.5, Fig. 11)
-#
-# The paper re-labelled a random 1% of $\mathcal{D}$ with two open models (Gemma 7B and Mistral 7B v0.2
-# Instruct, temperature 0, JSON mode) and showed, per feature, how often they agreed with gpt-4-turbo:
-# high on harmlessness and coherence, lower on helpfulness, close to chance on sentiment and eloquence.
+
+# %% tags=["remove-input"]
+display(Markdown(
+    f"The paper re-labelled a random {P['stability']['share']:.0%} of $\\mathcal{{D}}$ with two open models "
+    f"({' and '.join(P['models']['stability_labellers'])}, temperature {P['stability']['temperature']:g}, "
+    f"JSON mode) and showed, per feature, how often they agreed with {P['models']['labeller']}: high on "
+    "harmlessness and coherence, lower on helpfulness, close to chance on sentiment and eloquence."))
 
 # %% tags=["hide-input"]
 if stability_labellers:
-    from pluralign import llm as _llm
-    rng = np.random.default_rng(seed)
-    k = max(1, int(round(stability_share * len(view))))
-    pick = np.sort(rng.choice(len(view), size=k, replace=False))
-    sub = view.iloc[pick].reset_index(drop=True)
-    texts = seal.entry_texts(sub, "chosen") + seal.entry_texts(sub, "rejected")
-    names = [str(s.get("name") or s.get("model")) for s in stability_labellers]
-    labs = {nm: seal.featurize(texts, _llm.load(**s), job=f"seal-stability-{nm}")
-            for nm, s in zip(names, stability_labellers)}
-    if F["labels_chosen"] is not None and features == "llm":
-        ref_name = F["labels_chosen"].attrs.get("labeller", "main labeller")
-        ref = pd.concat([F["labels_chosen"].iloc[pick], F["labels_rejected"].iloc[pick]], ignore_index=True)
-        stab = {nm: seal.label_stability(ref, lab) for nm, lab in labs.items()}
-        what = f"agreement with {ref_name}"
-    else:
-        stab = {f"{names[0]} vs {names[1]}": seal.label_stability(labs[names[0]], labs[names[1]])}
-        what = "agreement between the two labellers"
-    stab = pd.concat(stab, axis=1)
-    agree = stab.xs("agreement", axis=1, level=1)
-    agree = agree.sort_values(agree.columns[0])
+    st = seal.stability_check(view, F, stability_labellers, share=stability_share, seed=seed)
+    agree, k = st["agreement"], st["k"]
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(agree) + 1.2))
     agree.plot.barh(ax=ax)
-    ax.set(xlabel=f"share of entries with the same label ({what})", ylabel="", xlim=(0, 1))
+    ax.set(xlabel=f"share of entries with the same label ({st['what']})", ylabel="", xlim=(0, 1))
     ax.set_title(f"label stability on {k} pairs ({2 * k} entries; Fig. 11)")
     plt.tight_layout()
     plt.show()
-    failed = {nm: lab.attrs["n_failed"] for nm, lab in labs.items()}
-    display(Markdown(f"Entries a labeller could not label are left out of its agreement (`n`): {failed}."))
-    display(stab.round(3))
+    display(Markdown(f"Entries a labeller could not label are left out of its agreement (`n`): {st['n_failed']}."))
+    display(st["stability"].round(3))
 else:
     display(Markdown("**Label stability is not run on this profile.** It needs instruction-tuned LM-labellers "
                      "behind an endpoint (set `stability_labellers` to a list of `pluralign.llm.load` "
-                     "arguments, as the `paper` profile does for Gemma 7B and Mistral 7B v0.2); "
+                     "arguments, as the `paper` profile does for "
+                     + " and ".join(P["models"]["stability_labellers"]) + "); "
                      + ("on `demo` the rule-based featurizer's agreement with the planted labels above "
                         "plays that role." if features == "planted" else
                         "this profile's features come from the rule-based featurizer, a single deterministic "
@@ -201,28 +179,31 @@ paper5.columns = pd.MultiIndex.from_tuples([("paper", "pre-D estimate"), ("paper
 overlap5 = t5.index.isin(paper5.index).any()
 t5 = t5.join(paper5, how="left") if overlap5 else t5
 if not overlap5:
-    display(Markdown("The paper's Table 5 (its 15 LM-labelled features; no feature name in common with this run):"))
+    display(Markdown(f"The paper's Table 5 (its {len(seal.PAPER['table5'])} LM-labelled features; no feature name "
+                     "in common with this run):"))
     display(seal.paper_table("table5")[["pre_estimate", "pre_std_error", "post_estimate", "post_std_error"]].round(3))
 dropped = {k: v.attrs["dropped_vif"] for k, v in imprint.items()}
 glue("paper_harmless_pre", seal.PAPER["table5"]["last_response_is_harmless"]["pre_estimate"], display=False)
 glue("paper_harmless_post", seal.PAPER["table5"]["last_response_is_harmless"]["post_estimate"], display=False)
 glue("n_imprint_obs", imprint["post"].attrs["n_obs"], display=False)
 glue("n_imprint_missing", table.attrs["n_pairs_dropped_missing"], display=False)
+glue("paper_n_t5", len(seal.PAPER["table5"]), display=False)
+glue("paper_vif_dropped", " and ".join(seal.PAPER["vif_dropped"]), display=False)
 t5.round(3)
 
 # %% [markdown]
 # Each regression uses {glue:text}`n_imprint_obs` entries (two per pair); {glue:text}`n_imprint_missing`
 # pairs with a missing label on either entry (an entry the labeller could not label) were dropped
 # before the regression, both entries together. Features dropped by the
-# VIF > 5 filter are listed below (the paper dropped `assistant_is_anthropomorphic` and
-# `assistant_is_coherent`); features without variation are dropped too.
+# VIF > 5 filter are listed below (the paper dropped {glue:text}`paper_vif_dropped`); features without
+# variation are dropped too.
 
 # %% tags=["hide-input"]
 pd.DataFrame({"dropped (VIF > 5 or constant)": {k: ", ".join(v) or "none" for k, v in dropped.items()}})
 
 # %% [markdown]
 # The paper's imprints (Table 5, right-hand columns) are on the OpenAssistant RMs' reward scale and
-# its 15 LM-labelled features; they are shown where our feature has the same name. In the paper,
+# its {glue:text}`paper_n_t5` LM-labelled features; they are shown where our feature has the same name. In the paper,
 # training on hh-rlhf turned harmlessness from a penalised feature (β = {glue:text}`paper_harmless_pre:.2f`
 # pre-$\mathcal{D}$) into the most rewarded one (β = {glue:text}`paper_harmless_post:.2f` post-$\mathcal{D}$).
 
@@ -231,37 +212,8 @@ if features == "planted":
     display(Markdown("## Recovery of the planted weights (demo)\n\nThe simulator's annotators weigh each "
                      "planted feature with a known population weight, and their utility for an entry is that "
                      "weighted sum plus judgment noise. Two checks, of two different things:"))
-    w_D = D.meta["weights"]["mean"]
-    # 1. the method: the imprint of a reward that IS the population's mean utility must give back the weights
-    P = seal.planted_features(D, view)
-    util = {e: P[k][list(w_D.index)].to_numpy() @ w_D.to_numpy() for k, e in enumerate(("chosen", "rejected"))}
-    t_u = seal.imprint_table(view["pair_id"], F["chosen"], F["rejected"], utility=(util["chosen"], util["rejected"]))
-    with warnings.catch_warnings():
-        # an exact fit: zero residuals, zero standard errors, and pyfixest's t = β / 0 warns; expected here
-        warnings.simplefilter("ignore", RuntimeWarning)
-        rec_u = seal.imprint_recovery(seal.feature_imprint(t_u, "utility", F["regressors"]), w_D)
-    rec_u["covered"] = np.nan      # zero-width intervals: coverage is not a question for an exact fit
-    err_u = float((rec_u["estimate"] - rec_u["weight"]).abs().max())
-    glue("rec_util_err", err_u, display=False)
-    glue("rec_util_n", len(rec_u), display=False)
-    # 2. the small trained RMs: pre-D against the other data's population, post-D against the pair-count-weighted
-    #    mix of the two populations it was trained on (other data + D)
-    w_parts = [(p.meta["weights"]["mean"], len(p)) for p in study.other_parts if "weights" in p.meta]
-    parts = {}
-    if len(w_parts) == len(study.other_parts) and w_parts:
-        w_other = seal.mixed_weights([w for w, _ in w_parts], [c for _, c in w_parts])
-        w_post = seal.mixed_weights([w for w, _ in w_parts] + [w_D], [c for _, c in w_parts] + [len(D)])
-        parts["pre-D RM vs the other data's weights"] = seal.imprint_recovery(imprint["pre"], w_other)
-        parts["post-D RM vs the mix (other data + D)"] = seal.imprint_recovery(imprint["post"], w_post)
-    else:
-        parts["post-D RM vs D's weights"] = seal.imprint_recovery(imprint["post"], w_D)
-    summary = pd.DataFrame({k: {"features": len(v), "Pearson r (imprint vs weight)": v.attrs["pearson_r"],
-                                "sign agreement": v.attrs["sign_agreement"], "scale": v.attrs["scale"],
-                                "rescaled weight inside the 95% CI": v["covered"].astype(float).mean()}
-                            for k, v in {"planted utility (method check)": rec_u, **parts}.items()})
-    for j, (k, v) in enumerate(parts.items()):
-        glue(f"rec_rm{j}_cover", float(v["covered"].mean()), display=False)
-        glue(f"rec_rm{j}_sign", float(v.attrs["sign_agreement"]), display=False)
+    wr = seal.weight_recovery(study, imprint)
+    rec_u, err_u, parts, summary = wr["utility"], wr["utility_error"], wr["parts"], wr["summary"]
     display(summary.round(3))
 
     def _said(v):
@@ -275,13 +227,13 @@ if features == "planted":
             f"{len(rec_u)} planted weights (largest error {err_u:.1e}): the regression of Eq. 1 with pair "
             "fixed effects and the VIF filter recovers a linear reward exactly (its residuals, and so its "
             "standard errors, are zero, so the interval column does not apply to it)."]
-    n_train = {"pre": R.attrs.get("n_train_pre"), "post": R.attrs.get("n_train_post")}
+    n_train = wr["n_train"]
     for k, v in parts.items():
         which = "pre" if k.startswith("pre") else "post"
         text.append(f"**The {k.split(' vs ')[0]}** (this project's small reward model trained on "
                     f"{n_train[which]} pairs of {'the other data' if which == 'pre' else 'the other data plus D'}): "
                     f"{_said(v)}.")
-    if all(v["covered"].all() and v.attrs["sign_agreement"] == 1 for v in parts.values()):
+    if wr["reproduced"]:
         text.append("The trained RMs reproduce the planted weights within their intervals.")
     else:
         text.append("So the trained RMs do *not* reproduce the planted weights: they learn some features and "
@@ -290,7 +242,7 @@ if features == "planted":
                     "method: the imprints above describe these models and should not be read as the "
                     "populations' preferences.")
     display(Markdown("\n\n".join(text)))
-    display(pd.concat({"planted utility": rec_u, **parts}, axis=0).round(3))
+    display(wr["table"].round(3))
 
 # %% [markdown]
 # ## Reward shifts regressed on features (Eq. 2, Table 6, Fig. 3 centre)

@@ -52,21 +52,10 @@ from IPython.display import Markdown, display
 from pluralign import report, seal
 from pluralign.seal.plots import coefficient_plot
 
-stand_ins = []
-if reward_models is None:
-    stand_ins.append(seal.TRAINED_PAIR_NOTE)
-if features == "planted":
-    stand_ins.append("the simulator's planted features in place of the LM-labeller's (γ: helpful = neither a "
-                     "refusal nor a factual error, harmless = not harmful)")
-elif features == "rules":
-    stand_ins.append("the rule-based featurizer in place of the LM-labeller (for γ, helpfulness stand-in: "
-                     "not a refusal)")
-report.profile_note(profile, stand_ins=stand_ins)
-
-# %% tags=["remove-input"]
 study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model,
                    features=features, labeller=labeller)
 D, view, R, F = study.D, study.view, study.R, study.F
+report.profile_note(profile, stand_ins=study.stand_ins)
 
 # %% [markdown]
 # ## Alignment regimes (Table 1)
@@ -98,11 +87,10 @@ gamma = seal.labeller_gamma(F)
 known = np.array([g is not None for g in gamma])
 agree = seal.labeller_agreement(regimes[known], gamma[known])
 agree["paper agreement (Table 1)"] = pd.Series(seal.PAPER["table1"]["lm_labeller_agreement"])
-g_counts = pd.Series(gamma[known]).value_counts().reindex(["c", "r", "i"], fill_value=0)
-glue("n_c", int(g_counts["c"]), display=False)
-glue("n_r", int(g_counts["r"]), display=False)
-glue("n_i", int(g_counts["i"]), display=False)
-glue("share_i", float(g_counts["i"] / g_counts.sum()), display=False)
+g_all = agree.loc["all"]
+glue("n_c", int(g_all["n_c"]), display=False)
+glue("n_r", int(g_all["n_r"]), display=False)
+glue("share_i", float(g_all["n_i"] / g_all["n"]), display=False)
 glue("paper_share_i", seal.PAPER["indifferent_share"], display=False)
 G = seal.PAPER["gamma_seal_code"]
 glue("paper_lm_decisive", G["lm_agreement_decisive"], display=False)
@@ -127,11 +115,10 @@ agree.round(3)
 
 # %% tags=["hide-input"]
 decisive = known & np.array([g in ("c", "r") for g in gamma])
-G = seal.PAPER["gamma_seal_code"]
-rows = {"decisive pairs (γ ≠ i)": (int(decisive.sum()), G["c"] + G["r"])}
+rows = {"decisive pairs (γ ≠ i)": (int(g_all["n_c"] + g_all["n_r"]), G["c"] + G["r"])}
 if decisive.any():
-    rows["LM-labeller agreement with the human label, γ ≠ i"] = (
-        float(np.mean(gamma[decisive] == "c")), G["lm_agreement_decisive"])
+    rows["LM-labeller agreement with the human label, γ ≠ i"] = (float(g_all["agreement"]),
+                                                                 G["lm_agreement_decisive"])
     rows["pre-D RM alignment a₊ on γ ≠ i pairs"] = (
         seal.alignment_score(R["pre_chosen"][decisive], R["pre_rejected"][decisive]), G["pre_rm_alignment_decisive"])
     rows["post-D RM alignment a₊ on γ ≠ i pairs"] = (

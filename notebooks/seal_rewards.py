@@ -21,7 +21,7 @@
 # bisector. The *reward shift* $\theta_i$ (Definition 1) is the angle from the pre-$\mathcal{D}$
 # vector to the post-$\mathcal{D}$ vector.
 #
-# In the paper, $\mathcal{D}$ is the Anthropic/hh-rlhf training split (160,800 pairs), and the two RMs
+# In the paper, $\mathcal{D}$ is the Anthropic/hh-rlhf training split ({glue:text}`paper_n_pairs` pairs), and the two RMs
 # are OpenAssistant's `reward-model-deberta-v3-large` (trained on WebGPT, summarize-from-feedback and
 # synthetic-instruct-gptj-pairwise) and `reward-model-deberta-v3-large-v2` (the same sets plus
 # hh-rlhf). The `paper` profile scores exactly those models. The `demo` and `sample` profiles have no
@@ -55,10 +55,8 @@ from myst_nb import glue
 
 from pluralign import report, seal
 
-stand_ins = []
-if reward_models is None:
-    stand_ins.append(seal.TRAINED_PAIR_NOTE)
-report.profile_note(profile, stand_ins=stand_ins)
+study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model)
+report.profile_note(profile, stand_ins=study.stand_ins)
 
 # %% [markdown]
 # ## The alignment data set and the two reward models
@@ -67,7 +65,6 @@ report.profile_note(profile, stand_ins=stand_ins)
 # label; a pair whose majority is a tie has no chosen entry and is left out (the count is below).
 
 # %% tags=["hide-input"]
-study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model)
 D, other, view, rms, R = study.D, study.other, study.view, study.rms, study.R
 # rows the loader dropped as invalid (e.g. hh-rlhf rows whose chosen and rejected histories differ or whose
 # final reply is empty; on_invalid: drop), by reason
@@ -76,7 +73,7 @@ n_invalid = int(filters["removed"].sum())
 glue("n_pairs", len(view), display=False)
 glue("n_ties", view.attrs["n_ties_dropped"], display=False)
 glue("n_invalid", n_invalid, display=False)
-glue("n_other", 0 if other is None else len(other), display=False)
+glue("paper_n_pairs", f"{seal.PAPER['dataset']['n_pairs']:,}", display=False)
 pd.DataFrame({"": ["alignment data set D", "rows dropped by the loader as invalid", "pairs in D",
                    "pairs without a chosen entry (majority tie), dropped", "pairs analysed", "design",
                    "pre-D training pairs", "post-D training pairs"],
@@ -93,7 +90,7 @@ if n_invalid:
 # %% [markdown]
 # {glue:text}`n_pairs` pairs are analysed; {glue:text}`n_ties` had a tied majority and were dropped, and
 # {glue:text}`n_invalid` rows of the source were dropped by the loader as invalid (listed by reason above
-# when there are any; the paper reports 160,800 pairs and no such filter).
+# when there are any; the paper reports {glue:text}`paper_n_pairs` pairs and no such filter).
 #
 # ## Reward vectors and reward shifts (Definition 1, Fig. 2, Fig. 10)
 #
@@ -102,7 +99,6 @@ if n_invalid:
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), sharex=True, sharey=True)
-aligned_post = seal.aligned(R["post_chosen"], R["post_rejected"])
 for ax, k, title in ((axes[0], "pre", "pre-D RM"), (axes[1], "post", "post-D RM")):
     ok = seal.aligned(R[f"{k}_chosen"], R[f"{k}_rejected"])
     ax.scatter(R.loc[ok, f"{k}_chosen"], R.loc[ok, f"{k}_rejected"], s=6, alpha=0.5, label="aligned")

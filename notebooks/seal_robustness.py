@@ -14,7 +14,7 @@
 # # SEAL: alignment robustness
 #
 # SEAL's third tool (§ 2.3) asks how fragile the post-$\mathcal{D}$ RM's verdicts are. A random subset
-# of pairs (1% of hh-rlhf) is rewritten by an LM instructed to change "only vocabulary and grammatical
+# of pairs is rewritten by an LM instructed to change "only vocabulary and grammatical
 # structure" (App. C.5), the rewrites are re-featurized, and each pair gets *label flips*
 # $t_i^*(\tau) - \hat t_i^*(\tau)$: +1 when the rewrite lost feature $\tau$, −1 when it gained it. The
 # *robustness scores* $\pi$ (Eq. 4) are the coefficients of a logistic regression of "aligned before
@@ -40,7 +40,9 @@ base_model = {"head": "mlp"}
 labeller = None
 # rewriting: "simulator" (demo stand-in), pluralign.llm.load arguments (paper), or null (not run)
 rewriter = "simulator"
+# how many pairs to rewrite: n_rewrite pairs, or (n_rewrite null) a share of D's pairs (the paper: 1%)
 n_rewrite = 200
+rewrite_share = None
 p_flip = 0.25
 # similarity of original and rewritten texts (pluralign.embed; the paper: BAAI/bge-m3)
 similarity_model = None
@@ -49,29 +51,32 @@ similarity_model = None
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from myst_nb import glue
 
 from pluralign import report, seal
 from pluralign.seal.plots import coefficient_plot
 from IPython.display import Markdown, display
 
-stand_ins = []
-if reward_models is None:
-    stand_ins.append(seal.TRAINED_PAIR_NOTE)
-if rewriter == "simulator":
-    stand_ins.append("the simulator's own rewrites with planted feature flips (seal.simulated_rewrite) in place of "
-                     "LM rewrites, and the planted flips in place of re-featurization")
-report.profile_note(profile, stand_ins=stand_ins)
-
-# %% tags=["remove-input"]
 study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model)
 D, view, rms, R = study.D, study.view, study.rms, study.R
+page_stand_ins = []
+if rewriter == "simulator":
+    page_stand_ins.append("the simulator's own rewrites with planted feature flips (seal.simulated_rewrite_pairs) in "
+                          "place of LM rewrites, and the planted flips in place of re-featurization")
+report.profile_note(profile, stand_ins=study.stand_ins + page_stand_ins)
 
 # %% [markdown]
 # ## Rewriting
-#
-# The `paper` profile rewrites with an instruction-tuned LM through `pluralign.llm` (Mistral 7B v0.1
-# Instruct at temperature 0.1 in the paper) and measures similarity with BGE-m3. A pair enters the
+
+# %% tags=["remove-input"]
+RW = seal.PAPER["rewriting"]
+display(Markdown(
+    f"The paper rewrote a random {seal.PAPER['robustness']['share_rewritten']:.0%} of its pairs with "
+    f"{RW['model']} ({RW['precision']}, temperature {RW['temperature']:g}) and measured the similarity of "
+    f"original and rewrite with {seal.PAPER['models']['similarity']}."))
+
+# %% [markdown]
+# The `paper` profile rewrites with an instruction-tuned LM through `pluralign.llm` (the model and
+# temperature above) and measures similarity with BGE-m3. A pair enters the
 # analysis only when both of its rewrites pass SEAL's checks (not empty, not identical, "Human:" kept);
 # the others are dropped and counted, never replaced by the original. Original and rewritten dialogues
 # are scored by the post-$\mathcal{D}$ RM through the same function (`seal.aligned_before_after`), so the
@@ -85,35 +90,26 @@ D, view, rms, R = study.D, study.view, study.rms, study.R
 
 # %% tags=["hide-input"]
 rng = np.random.default_rng(seed)
-n = min(int(n_rewrite), len(view))
+n = min(int(n_rewrite) if n_rewrite is not None else max(1, int(round(float(rewrite_share) * len(view)))), len(view))
 idx = np.sort(rng.choice(len(view), size=n, replace=False))
 sub = view.iloc[idx].reset_index(drop=True)
-ran, n_dropped = False, 0
+rp = None
 if rewriter == "simulator":
-    rw = {e: seal.simulated_rewrite(sub[e], seed=seed + k, p_flip=p_flip) for k, e in enumerate(("chosen", "rejected"))}
-    rewritten = {e: rw[e]["rewritten"].tolist() for e in rw}
-    prompts = sub["prompt"].tolist()       # only the replies are rewritten: score them after their prompts
-    planted_names = {"sentiment": "last_response_sentiment", "format": "response_has_list", "verbosity": "verbosity"}
-    flips = {e: rw[e][list(seal.SIMULATED_FLIP_FEATURES)].rename(columns=planted_names).astype(float) for e in rw}
-    originals = {e: sub[e].tolist() for e in rw}
-    kept = np.arange(n)
-    ran = True
+    rp = seal.simulated_rewrite_pairs(sub, seed=seed, p_flip=p_flip)
 elif isinstance(rewriter, dict):
     # the paper's path: App. C.5 prompt through an LM on whole dialogues, both versions re-featurized with the
     # App. C.3 prompt (§ 2.3 features); a pair is kept only when both of its rewrites passed the checks
     from pluralign import llm as _llm
     rp = seal.rewrite_pairs(sub, _llm.load(**rewriter), _llm.load(**labeller))
-    originals, rewritten, flips, kept, prompts = rp["originals"], rp["rewritten"], rp["flips"], rp["kept"], None
+ran = rp is not None
+if ran:
+    originals, rewritten, flips, kept, prompts = (rp[k] for k in ("originals", "rewritten", "flips", "kept", "prompts"))
     n_dropped = rp["n_dropped"]
     if n_dropped:
         display(rp["dropped"].rename_axis("rewrite status (chosen / rejected)").to_frame("pairs dropped"))
-    ran = True
 if ran:
     # originals and rewrites through the same scoring function, so that only the rewriting differs
     before, after = seal.aligned_before_after(rms["post"], originals, rewritten, prompts)
-    glue("n_rw_dropped", n_dropped, display=False)
-    glue("a_plus_sub", float(before.mean()), display=False)
-    glue("a_plus_rw", float(after.mean()), display=False)
     display(pd.DataFrame({"this run": np.array([n, n_dropped, len(kept), round(float(before.mean()), 3),
                                                  round(float(after.mean()), 3)], dtype=object),
                           "paper": [f"{seal.PAPER['robustness']['share_rewritten']:.0%} of D", "—", "—", "—",
@@ -150,7 +146,6 @@ if ran:
     plt.show()
     cos = {e: embed.cosine_pairs(originals[e], rewritten[e], model=similarity_model) for e in flips}
     sim = pd.concat({e: seal.similarity_by_flip(cos[e], flips[e]) for e in flips}, names=["entry"])
-    glue("cos_mean", float(np.mean(np.concatenate(list(cos.values())))), display=False)
     display(shares.round(3))
     display(sim.round(3))
 
@@ -169,21 +164,20 @@ if ran:
     feats = [c for c in flips["chosen"].columns if c not in seal.TARGET_FEATURES]
     pi = seal.robustness_scores(before, after, flips["chosen"], flips["rejected"], feats,
                                 unchanged=[u for u in seal.TARGET_FEATURES if u in flips["chosen"].columns])
-    # a flip category without a single misaligned pair has no finite estimate (separation): not plotted
-    shown = pi[pi["std_error"] < 10]
+    # a flip category whose pairs all stayed aligned (or all became misaligned) has no finite estimate
+    # (complete separation): not plotted
+    shown = pi[~pi["separated"]]
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(shown) + 1.2))
     coefficient_plot(ax, {"π": shown}, xlabel="π: log-odds of becoming misaligned (vs no flip)",
                      labels={k: v for k, v in zip(shown.index, shown["name"])})
     ax.set_title("robustness scores, ±2 SE; filled = significant after Bonferroni")
     plt.tight_layout()
     plt.show()
-    glue("pi_rate", pi.attrs["misalignment_rate"], display=False)
-    glue("pi_n", pi.attrs["n_pairs"], display=False)
-    display(pi[["name", "n_flipped", "estimate", "std_error", "p_bonferroni", "odds_ratio"]].round(3))
+    display(pi[["name", "n_flipped", "n_misaligned", "separated", "estimate", "std_error", "p_bonferroni", "odds_ratio"]].round(3))
     display(Markdown(f"{pi.attrs['n_pairs']} pairs enter the regression; "
                      f"{pi.attrs['misalignment_rate']:.3f} of them went from aligned to misaligned. "
                      f"{len(pi) - len(shown)} flip categor{'y has' if len(pi) - len(shown) == 1 else 'ies have'} "
-                     "no misaligned pair at all (complete separation: no finite estimate; not plotted"
+                     "no misaligned pair, or only misaligned ones (complete separation: no finite estimate; not plotted"
                      + ("; the fit's maximum likelihood did not converge for that reason" if not pi.attrs["converged"] else "")
                      + "). With a "
                      "few hundred rewritten pairs the estimates are wide; their signs can be read against the "

@@ -57,6 +57,9 @@ PAPER: dict = {
                "post": "OpenAssistant/reward-model-deberta-v3-large-v2",
                "labeller": "gpt-4-turbo-2024-04-09", "rewriter": "Mistral 7B v0.1 Instruct (FP16, T=0.1)",
                "similarity": "BAAI/bge-m3", "stability_labellers": ["Gemma 7B", "Mistral 7B v0.2 Instruct"]},
+    # § 2.3, footnote 13: the rewriter; App. D.5: the label-stability re-labelling
+    "rewriting": {"model": "Mistral 7B v0.1 Instruct", "precision": "FP16", "temperature": 0.1},
+    "stability": {"share": 0.01, "temperature": 0.0},
     "n_features": 19, "n_target_features": 2, "n_spoiler_features": 17,
     "reward_range": {"post": (-8.5, 6.2), "pre": (-6.9, 7.1)},                     # footnote 9
     # § 2.2 and Table 1

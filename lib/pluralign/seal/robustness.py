@@ -127,7 +127,8 @@ def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[
     dialogue texts of the kept pairs), ``flips`` (``{"chosen": ..., "rejected": ...}`` from
     :func:`label_flips`; NaN where the labeller failed), ``status`` (one row per pair of ``view``: the
     chosen and rejected rewrite status), ``n_pairs``, ``n_kept``, ``n_dropped`` and ``dropped`` (dropped
-    pairs by the pair of statuses, e.g. ``"ok / identical"``).
+    pairs by the pair of statuses, e.g. ``"ok / identical"``) and ``prompts`` (None: the texts are whole
+    dialogues; :func:`~pluralign.seal.simulated_rewrite_pairs` gives the prompts its rewritten replies follow).
     """
     from pluralign.seal.features import feature_matrix, featurize
     from pluralign.seal.study import entry_texts
@@ -149,7 +150,7 @@ def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[
         flips[e] = label_flips(lab0, lab1)
     return {"view": view.iloc[kept].reset_index(drop=True), "kept": kept, "originals": originals,
             "rewritten": rewritten, "flips": flips, "status": status, "n_pairs": int(len(view)),
-            "n_kept": int(len(kept)), "n_dropped": int((~ok).sum()), "dropped": dropped}
+            "n_kept": int(len(kept)), "n_dropped": int((~ok).sum()), "dropped": dropped, "prompts": None}
 
 
 def score_entries(rm, texts: Sequence[str], prompts: Sequence[str] | None = None) -> np.ndarray:
@@ -248,7 +249,9 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
     Returns a DataFrame indexed by (``entry`` c/r, ``feature``, ``flip``), one row per non-zero flip value
     present (π₊ ↔ flip = +1, π₋ ↔ flip = −1; sentiment may add ±2), with ``name`` (e.g. "π^c_+(sentiment)"),
     ``estimate``, ``std_error``, ``z``, ``p_value``, ``p_bonferroni``, ``ci_low``, ``ci_high``, ``odds_ratio``
-    and ``n_flipped`` (pairs with that flip). ``.attrs``: ``n_pairs``, ``n_filtered`` (dropped by the
+    ``n_flipped`` (pairs with that flip), ``n_misaligned`` (of them, pairs that became misaligned) and
+    ``separated`` (True when none or all of them did: complete separation, no finite estimate; leave
+    such rows out of plots). ``.attrs``: ``n_pairs``, ``n_filtered`` (dropped by the
     ``unchanged`` filter), ``n_missing``, ``misalignment_rate``, ``intercept``, ``converged``.
     """
     import statsmodels.api as sm
@@ -294,8 +297,11 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
                 cols[key] = (v == lv).astype(float)
                 sign = "+" if lv > 0 else "-"
                 label = sign if abs(lv) == 1 else f"{sign}{abs(lv)}"
+                n_mis = int(y[v == lv].sum())
                 meta[key] = {"entry": entry, "feature": f, "flip": lv, "name": f"π^{entry}_{label}({f})",
-                             "n_flipped": int((v == lv).sum())}
+                             "n_flipped": int((v == lv).sum()), "n_misaligned": n_mis,
+                             # every pair in the category misaligned, or none: no finite estimate
+                             "separated": n_mis == 0 or n_mis == int((v == lv).sum())}
     X = sm.add_constant(pd.DataFrame(cols), has_constant="add")
     if len(cols):
         fit, converged = _fit_logit(sm.Logit(y, X))
@@ -310,7 +316,8 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
         est, se = float(params[key]), float(bse[key])
         rows.append({**m, "estimate": est, "std_error": se, "z": float(z[key]), "p_value": float(p[key]),
                      "ci_low": est - q * se, "ci_high": est + q * se, "odds_ratio": float(np.exp(est))})
-    out = pd.DataFrame(rows, columns=["entry", "feature", "flip", "name", "n_flipped", "estimate", "std_error",
+    out = pd.DataFrame(rows, columns=["entry", "feature", "flip", "name", "n_flipped", "n_misaligned", "separated",
+                                      "estimate", "std_error",
                                       "z", "p_value", "ci_low", "ci_high", "odds_ratio"])
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy()) if len(out) else []
     out = out.set_index(["entry", "feature", "flip"])

@@ -79,12 +79,8 @@ def alignment_models(data, other=None, *, models: dict | None = None, train: dic
     rm0 = rewards.load(**dict(base or {}))
     kw = {"objective": "bt", "labels": "aggregate", **dict(train or {})}
     kw.setdefault("progress", progress)
-    # embed D's texts first, in the order RewardModel.score uses, so the cache is shared with other chapters
-    if hasattr(rm0, "encoder"):
-        p = data.pairs
-        rm0.encoder.embed(list(dict.fromkeys(list(p["prompt"].fillna("").astype(str)) * 2 +
-                                             list(p["response_a"].astype(str)) + list(p["response_b"].astype(str)))),
-                          progress=progress)
+    # embed D's texts first, in one fixed order, so the cache is shared with other chapters
+    rewards.embed_all(rm0, data, progress=progress)
     pre = rm0.train(other, **kw)
     post = rm0.train(combine(other, data, name=f"{other.name} + D"), **kw)
     return {"pre": pre, "post": post, "design": "pre-D RM trained on other data, post-D RM on other data + D",
@@ -312,7 +308,7 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
     "rejected_harmless"}`` as 0/1 arrays), ``labels_chosen``/``labels_rejected`` (raw labels where a
     featurizer ran, else None), ``source`` and ``note`` (what stands in for what).
     """
-    from pluralign.seal.features import SCALAR_FEATURES, feature_matrix, featurize, rule_featurize
+    from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, feature_matrix, featurize, rule_featurize
 
     if source not in FEATURE_SOURCES:
         raise ValueError(f"entry_features: source must be one of {FEATURE_SOURCES}, got {source!r}")
@@ -327,9 +323,9 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
         texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
         if source == "rules":
             lc, lr = rule_featurize(texts_c), rule_featurize(texts_r)
-            regs = ["last_response_is_refusal", "last_response_is_harmless", "last_response_sentiment",
-                    "last_response_is_anthropomorphic", "last_response_contains_insult",
-                    "last_response_is_sexually_explicit", "last_response_breaks_privacy", "response_has_list"]
+            # the rule featurizer's taxonomy features and list format; its word count (verbosity) is a
+            # measure outside SEAL's taxonomy, checked against the planted verbosity, not regressed on
+            regs = [f for f in RULE_FEATURES if f != "response_words"]
             note = "rule-based featurizer (surface patterns); helpfulness stand-in: not a refusal"
         else:
             if llm is None:
@@ -384,8 +380,10 @@ def setup(data, other_data=None, *, reward_models: dict | None = None, train: di
     concatenated), the rest as :func:`alignment_models` and :func:`entry_features` (``labeller``:
     :func:`pluralign.llm.load` arguments, used when ``features == "llm"``). Returns a namespace with
     ``D`` (the alignment data set), ``other`` (and its parts, ``other_parts``), ``view`` (:func:`chosen_rejected`), ``rms`` (pre / post
-    RMs), ``R`` (:func:`alignment_rewards`) and ``F`` (:func:`entry_features`, ``None`` without
-    ``features``). Models, rewards and labels are cached, so the four pages share one computation."""
+    RMs), ``R`` (:func:`alignment_rewards`), ``F`` (:func:`entry_features`, ``None`` without
+    ``features``) and ``stand_ins`` (the offline stand-ins of this design, one sentence each, for
+    :func:`pluralign.report.profile_note`; pages append their own). Models, rewards and labels are cached,
+    so the four pages share one computation."""
     from types import SimpleNamespace
 
     from pluralign.data import spec
@@ -404,7 +402,120 @@ def setup(data, other_data=None, *, reward_models: dict | None = None, train: di
             from pluralign import llm as _llm
             llm = _llm.load(**labeller)
         F = entry_features(D, view, features, llm=llm)
-    return SimpleNamespace(D=D, other=other, other_parts=other_parts, view=view, rms=rms, R=R, F=F)
+    return SimpleNamespace(D=D, other=other, other_parts=other_parts, view=view, rms=rms, R=R, F=F,
+                           stand_ins=study_stand_ins(reward_models, F))
 
 
-__all__ += ["TRAINED_PAIR_NOTE", "setup"]
+def study_stand_ins(reward_models: dict | None = None, F: dict | None = None) -> list[str]:
+    """The offline stand-ins of a SEAL study design: :data:`TRAINED_PAIR_NOTE` without named
+    ``reward_models``, and, for features other than the LM-labeller's, what stands in for its taxonomy
+    (from :func:`entry_features`' ``note``)."""
+    out = []
+    if reward_models is None:
+        out.append(TRAINED_PAIR_NOTE)
+    if F is not None and F["source"] != "llm":
+        out.append(f"{F['note']}, in place of the LM-labeller's taxonomy labels")
+    return out
+
+
+def weight_recovery(study, imprint: dict) -> dict:
+    """Recovery of the simulator's planted population weights (demo: ``study.F`` from planted features).
+
+    Two checks of two different things. (1) The method: the imprint (Eq. 1, ``F["regressors"]``) of a
+    reward that *is* D's population mean utility (planted features · D's mean weights) must give back
+    those weights exactly. (2) The trained RMs (``imprint``: ``{"pre": ..., "post": ...}`` from
+    :func:`~pluralign.seal.feature_imprint`): pre-D against the other data's weights and post-D against the
+    pair-count-weighted mix of the other data and D (:func:`mixed_weights`), when every part of the other
+    data carries planted weights; else post-D against D's weights.
+
+    Returns a dict: ``utility`` (:func:`imprint_recovery` of the utility imprint; ``covered`` NaN, its
+    intervals have zero width), ``utility_error`` (largest |estimate − weight|), ``parts``
+    (``{label: imprint_recovery table}`` for the RMs, labels starting "pre-D RM" / "post-D RM"),
+    ``n_train`` (pairs each RM was trained on), ``summary`` (features, Pearson r, sign agreement, scale,
+    coverage per check), ``table`` (all recovery tables stacked) and ``reproduced`` (every RM weight
+    covered with the right sign)."""
+    import warnings
+
+    from pluralign.seal.imprint import feature_imprint, imprint_table
+
+    F, D, view = study.F, study.D, study.view
+    if F is None or F.get("source") != "planted":
+        raise ValueError("weight_recovery: needs the planted features (setup(..., features='planted'))")
+    w_D = D.meta["weights"]["mean"]
+    util = {e: F[e][list(w_D.index)].to_numpy(float) @ w_D.to_numpy(float) for e in ("chosen", "rejected")}
+    t_u = imprint_table(view["pair_id"], F["chosen"], F["rejected"], utility=(util["chosen"], util["rejected"]))
+    with warnings.catch_warnings():
+        # an exact fit: zero residuals, zero standard errors, and pyfixest's t = β / 0 warns; expected here
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rec_u = imprint_recovery(feature_imprint(t_u, "utility", F["regressors"]), w_D)
+    rec_u["covered"] = np.nan
+    w_parts = [(p.meta["weights"]["mean"], len(p)) for p in study.other_parts if "weights" in p.meta]
+    parts = {}
+    if w_parts and len(w_parts) == len(study.other_parts):
+        w_other = mixed_weights([w for w, _ in w_parts], [c for _, c in w_parts])
+        w_post = mixed_weights([w for w, _ in w_parts] + [w_D], [c for _, c in w_parts] + [len(D)])
+        parts["pre-D RM vs the other data's weights"] = imprint_recovery(imprint["pre"], w_other)
+        parts["post-D RM vs the mix (other data + D)"] = imprint_recovery(imprint["post"], w_post)
+    else:
+        parts["post-D RM vs D's weights"] = imprint_recovery(imprint["post"], w_D)
+    summary = pd.DataFrame({k: {"features": len(v), "Pearson r (imprint vs weight)": v.attrs["pearson_r"],
+                                "sign agreement": v.attrs["sign_agreement"], "scale": v.attrs["scale"],
+                                "rescaled weight inside the 95% CI": v["covered"].astype(float).mean()}
+                            for k, v in {"planted utility (method check)": rec_u, **parts}.items()})
+    return {"utility": rec_u, "utility_error": float((rec_u["estimate"] - rec_u["weight"]).abs().max()),
+            "parts": parts, "summary": summary,
+            "n_train": {"pre": study.R.attrs.get("n_train_pre"), "post": study.R.attrs.get("n_train_post")},
+            "table": pd.concat({"planted utility": rec_u, **parts}, axis=0),
+            "reproduced": all(bool(v["covered"].all()) and v.attrs["sign_agreement"] == 1 for v in parts.values())}
+
+
+def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: float = 0.01, seed: int = 0) -> dict:
+    """Label stability across labellers (SEAL App. D.5, Fig. 11): a random ``share`` of the pairs of
+    ``view`` (at least one; both entries) is labelled by each of ``labellers`` (:func:`pluralign.llm.load`
+    argument dicts, or loaded LMs) with the App. C.3 prompt. With LM-labeller features (``F["source"] ==
+    "llm"``) each is compared with the main labeller's labels of the same entries, else the first two with
+    each other (:func:`~pluralign.seal.label_stability`).
+
+    Returns a dict: ``stability`` (features × (comparison, statistic)), ``agreement`` (its agreement
+    columns, sorted), ``what`` (what is compared), ``k`` (pairs drawn), ``pick`` (their positions),
+    ``n_failed`` (entries each labeller could not label)."""
+    from pluralign.seal.features import featurize, label_stability
+
+    labellers = list(labellers)
+    ref_llm = F is not None and F.get("source") == "llm" and F.get("labels_chosen") is not None
+    if not labellers or (len(labellers) < 2 and not ref_llm):
+        raise ValueError(f"stability_check: needs two labellers (or one and LM-labeller features), "
+                         f"got {len(labellers)}")
+    if not 0 < share <= 1:
+        raise ValueError(f"stability_check: share must be in (0, 1], got {share}")
+    rng = np.random.default_rng(seed)
+    k = max(1, int(round(share * len(view))))
+    pick = np.sort(rng.choice(len(view), size=k, replace=False))
+    sub = view.iloc[pick].reset_index(drop=True)
+    texts = entry_texts(sub, "chosen") + entry_texts(sub, "rejected")
+    names, models = [], []
+    for s in labellers:
+        if isinstance(s, dict):
+            from pluralign import llm as _llm
+            names.append(str(s.get("name") or s.get("model")))
+            models.append(_llm.load(**s))
+        else:
+            names.append(str(getattr(s, "name", None) or type(s).__name__))
+            models.append(s)
+    labs = {nm: featurize(texts, m, job=f"seal-stability-{nm}") for nm, m in zip(names, models)}
+    if ref_llm:
+        ref_name = F["labels_chosen"].attrs.get("labeller", "main labeller")
+        ref = pd.concat([F["labels_chosen"].iloc[pick], F["labels_rejected"].iloc[pick]], ignore_index=True)
+        stab = {nm: label_stability(ref, lab) for nm, lab in labs.items()}
+        what = f"agreement with {ref_name}"
+    else:
+        stab = {f"{names[0]} vs {names[1]}": label_stability(labs[names[0]], labs[names[1]])}
+        what = "agreement between the two labellers"
+    stab = pd.concat(stab, axis=1)
+    agree = stab.xs("agreement", axis=1, level=1)
+    agree = agree.sort_values(agree.columns[0])
+    return {"stability": stab, "agreement": agree, "what": what, "k": int(k), "pick": pick,
+            "n_failed": {nm: lab.attrs.get("n_failed") for nm, lab in labs.items()}}
+
+
+__all__ += ["TRAINED_PAIR_NOTE", "setup", "study_stand_ins", "weight_recovery", "stability_check"]
