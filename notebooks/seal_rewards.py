@@ -33,17 +33,10 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-# the alignment data set D (pluralign.data.spec.from_spec)
-data = {"simulate": {"n_pairs": 1200, "seed": 0}}
-# preference data for the pre-D RM (a list of specs, concatenated); null when reward_models are given
-other_data = [{"simulate": {"n_pairs": 600, "seed": 1, "name": "simulated-other",
-                            "weights": {"verbosity": [-0.6, 1.0], "format": [-0.4, 0.9], "sentiment": [-0.5, 1.0],
-                                        "complexity": [0.3, 0.9], "refusal": [0.3, 1.0]}}}]
-# named pre-D / post-D reward models (pluralign.rewards.load arguments); null: train them as above
-reward_models = None
-# training of the pre-D / post-D RMs (RewardModel.train arguments) and their base (rewards.load arguments)
-train = {"objective": "bt", "labels": "aggregate"}
-base_model = {"head": "mlp"}
+# the SEAL study design shared by the four Part II pages (params/<profile>/seal-study.yml; seal.setup
+# arguments): the alignment data set D, other preference data for the pre-D RM, named pre-D / post-D reward
+# models or their training and base model. None: seal.DEMO_STUDY, the simulator's design
+design = None
 
 # %% tags=["remove-input"]
 import matplotlib.pyplot as plt
@@ -55,7 +48,7 @@ from myst_nb import glue
 
 from pluralign import report, seal
 
-study = seal.setup(data, other_data, reward_models=reward_models, train=train, base_model=base_model)
+study = seal.setup(**(design or seal.DEMO_STUDY))
 report.profile_note(profile, stand_ins=study.stand_ins)
 
 # %% [markdown]

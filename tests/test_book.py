@@ -167,8 +167,10 @@ def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     shutil.copy(ROOT / "manifest.yml", root / "manifest.yml")
     monkeypatch.setattr(book, "ROOT", root)
-    r = book.runs("demo", "seal_imprint")[0]
+    r = book.runs("sample", "seal_imprint")[0]
     before = book.run_fingerprint(r, "lib")
-    study = root / "params" / "demo" / "seal-study.yml"
-    study.write_text(study.read_text().replace("n_pairs: 1200", "n_pairs: 1300"))
+    study = root / "params" / "sample" / "seal-study.yml"
+    study.write_text(study.read_text() + "# a comment changes no parameter\n")
+    assert book.run_fingerprint(r, "lib") == before
+    study.write_text(study.read_text().replace("base_model: {head: mlp}", "base_model: {head: linear}"))
     assert book.run_fingerprint(r, "lib") != before

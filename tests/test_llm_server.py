@@ -12,7 +12,7 @@ import pluralign.llm as llm_mod
 from pluralign.cache import cache_dir
 from pluralign.llm.base import LLMError, extract_json, parse_choice, prob_a_from_logprobs
 from pluralign.llm.openai_backend import label_logprobs_of
-from pluralign.llm.server import LLMServer, serve
+from pluralign.llm.server import serve
 from pluralign.llm.tiny import make_tiny_causal_lm
 
 from pluralign.llm.scripted import ScriptedBackend

@@ -37,14 +37,14 @@ __all__ = ["DISCRIMINATION_TYPES", "FEATURES", "IMPRINT_FEATURES", "PAPER", "REG
 
 # the study design on every profile (pre-D / post-D rewards, chosen/rejected view, planted truth), and the
 # demo's offline rewriting stand-in
-from pluralign.seal.study import (FEATURE_SOURCES, TRAINED_PAIR_NOTE, setup, PLANTED_TO_RULES, alignment_models,  # noqa: E402
+from pluralign.seal.study import (DEMO_STUDY, FEATURE_SOURCES, TRAINED_PAIR_NOTE, setup, PLANTED_TO_RULES, alignment_models,  # noqa: E402
                                   alignment_rewards, chosen_rejected, combine, entry_features, entry_texts,
                                   feature_prevalence, featurizer_agreement, imprint_recovery, labeller_gamma,
                                   mixed_weights, planted_features, planted_taxonomy, split_dialogue,
                                   stability_check, study_stand_ins, weight_recovery)
 from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated_rewrite, simulated_rewrite_pairs  # noqa: E402
 
-__all__ += ["TRAINED_PAIR_NOTE", "setup", "FEATURE_SOURCES", "PLANTED_TO_RULES", "alignment_models", "alignment_rewards", "chosen_rejected",
+__all__ += ["DEMO_STUDY", "TRAINED_PAIR_NOTE", "setup", "FEATURE_SOURCES", "PLANTED_TO_RULES", "alignment_models", "alignment_rewards", "chosen_rejected",
             "combine", "entry_features", "entry_texts", "feature_prevalence", "featurizer_agreement",
             "imprint_recovery", "labeller_gamma", "mixed_weights", "planted_features", "planted_taxonomy",
             "split_dialogue", "stability_check", "study_stand_ins", "weight_recovery",

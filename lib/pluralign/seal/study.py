@@ -519,3 +519,22 @@ def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: flo
 
 
 __all__ += ["TRAINED_PAIR_NOTE", "setup", "study_stand_ins", "weight_recovery", "stability_check"]
+
+
+#: The demo profile's SEAL study design (``seal.setup`` arguments), used when a page's ``design`` parameter is
+#: None: D is 1,200 simulated pairs; the pre-D RM is trained on 600 pairs of another simulated population whose
+#: annotators dislike what D's like (long, formatted, enthusiastic answers) and like jargon and refusals (D's
+#: population: verbosity 0.6, format 0.4, sentiment 0.2, complexity -0.3, refusal -0.5; per feature the mean
+#: and spread of the annotators' weights, :func:`pluralign.data.simulate`); the post-D RM on both; a frozen
+#: MiniLM with a small MLP head, Bradley-Terry on majority labels.
+DEMO_STUDY = {
+    "data": {"simulate": {"n_pairs": 1200, "seed": 0}},
+    "other_data": [{"simulate": {"n_pairs": 600, "seed": 1, "name": "simulated-other",
+                                 "weights": {"verbosity": [-0.6, 1.0], "format": [-0.4, 0.9], "sentiment": [-0.5, 1.0],
+                                             "complexity": [0.3, 0.9], "refusal": [0.3, 1.0]}}}],
+    "reward_models": None,
+    "train": {"objective": "bt", "labels": "aggregate"},
+    "base_model": {"head": "mlp"},
+}
+
+__all__ += ["DEMO_STUDY"]
