@@ -32,7 +32,7 @@ bench: $(STAMP)
 
 check-book: $(STAMP)
 	bash scripts/install-chromium.sh
-	$(BIN)/python -m pluralign.sitecheck _build/html
+	$(BIN)/python -m pluralign.book.sitecheck _build/html
 
 toc: $(STAMP)
 	$(BIN)/pluralign toc --write

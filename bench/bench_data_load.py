@@ -4,7 +4,7 @@ Generates a ``.jsonl.gz`` with the size of SEAL's alignment data set (N = 160,80
 temporary folder — multi-turn "\\n\\nHuman: … \\n\\nAssistant: …" dialogues whose chosen and rejected
 versions share every turn but the last reply — then times ``pluralign.data.load("hh-rlhf", source=...)``
 (read, gunzip, parse, split at the last "Assistant:", check, build and validate the canonical tables)
-and records seconds and peak memory with ``pluralign.benchmark.record("data_load", ...)``.
+and records seconds and peak memory with ``pluralign.book.benchmark.record("data_load", ...)``.
 Target: under 10 s on 2 cores. ``--quick``: 16,080 pairs.
 
     .venv/bin/python bench/bench_data_load.py [--quick] [--pairs N]
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pluralign.benchmark import peak_rss_mib, record, timer
+from pluralign.book.benchmark import peak_rss_mib, record, timer
 
 WORDS = ("the a you can I would like to help with that about what how why people often think it is not very "
          "good idea make sure your time home work friend money day night question answer maybe because").split()

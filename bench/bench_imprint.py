@@ -6,7 +6,7 @@ effects correlated with the features, noise. Times ``pluralign.seal.feature_impr
 statsmodels + pyfixest ``feols("reward ~ ... | pair", vcov={"CRV1": "pair"})``), cold (first call in the
 process, including pyfixest's one-off set-up) and warm, and the pyfixest fit alone per demeaner backend;
 checks the coefficients against OLS on chosen − rejected differences (must agree within 1e-8); records
-seconds and peak memory with ``pluralign.benchmark.record("imprint", ...)``. Target: < 10 s on 2 cores.
+seconds and peak memory with ``pluralign.book.benchmark.record("imprint", ...)``. Target: < 10 s on 2 cores.
 
     .venv/bin/python bench/bench_imprint.py [--quick] [--pairs N] [--backends rust numba within]
 """
@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from pluralign.benchmark import peak_rss_mib, record, timer
+from pluralign.book.benchmark import peak_rss_mib, record, timer
 from pluralign.seal import IMPRINT_FEATURES, feature_imprint
 
 # prevalences of Table 4 (chosen column), clipped to at least 1% so every feature varies

@@ -15,7 +15,7 @@ import statistics
 import tempfile
 import time
 
-from pluralign.benchmark import record, timer
+from pluralign.book.benchmark import record, timer
 
 
 def main() -> None:

@@ -42,7 +42,7 @@ def main() -> None:
     hf_logging.set_verbosity_error()
 
     import pluralign.rewards as R
-    from pluralign.benchmark import peak_rss_mib, record
+    from pluralign.book.benchmark import peak_rss_mib, record
     from pluralign.cache import refreshing
     from pluralign.data import simulate
 

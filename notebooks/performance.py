@@ -22,7 +22,7 @@
 profile = "demo"
 
 # %% tags=["remove-input"]
-from pluralign import benchmark
+from pluralign.book import benchmark
 
 results = benchmark.load_results()
 if len(results):

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pluralign import book
+from pluralign.book import runner as book
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-m", "pluralign.cli"]
+CLI = [sys.executable, "-m", "pluralign.book.cli"]
 
 
 def test_toc_is_generated_from_manifest():

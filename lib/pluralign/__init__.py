@@ -1,4 +1,19 @@
-"""pluralign: reward models and disagreeing human preferences."""
+"""pluralign: reward models and disagreeing human preferences.
+
+The public API, imported lazily (``import pluralign`` imports neither torch nor transformers):
+
+- data: :func:`load` (a registered data set, Hub id, local file or folder, DataFrame, or a simulator spec),
+  :func:`simulate` (multi-annotator data with planted truth), :func:`aggregate` (majority, mean, …);
+- the papers' methods, one package per part of the book: :mod:`pluralign.diverging` (Diverging Preferences;
+  :func:`agreement_classes`), :mod:`pluralign.seal` (SEAL; :func:`feature_imprint`), :mod:`pluralign.btb`
+  (Beyond the Binary);
+- the machinery: :mod:`pluralign.rewards` (reward models and their objectives), :mod:`pluralign.llm` (LLM
+  backends, judging, the local server), :mod:`pluralign.paper` (the papers' reported numbers),
+  :mod:`pluralign.report`, :mod:`pluralign.stats`, :mod:`pluralign.book`.
+"""
+from __future__ import annotations
+
+import importlib
 import warnings as _warnings
 
 __version__ = "0.1.0"
@@ -9,3 +24,30 @@ __version__ = "0.1.0"
 with _warnings.catch_warnings():
     _warnings.filterwarnings("ignore", message="IProgress not found")
     import tqdm.auto  # noqa: F401
+
+#: public name -> "module:attribute" (or "module" for a subpackage)
+_API = {
+    "load": "pluralign.data:load",
+    "simulate": "pluralign.data:simulate",
+    "aggregate": "pluralign.data.aggregate:aggregate",
+    "agreement_classes": "pluralign.diverging:agreement_classes",
+    "feature_imprint": "pluralign.seal:feature_imprint",
+    **{m: f"pluralign.{m}" for m in ("data", "diverging", "seal", "btb", "rewards", "llm", "paper", "report",
+                                     "stats", "book", "params", "cache")},
+}
+
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str):
+    if name not in _API:
+        raise AttributeError(f"module 'pluralign' has no attribute {name!r}")
+    mod, _, attr = _API[name].partition(":")
+    value = importlib.import_module(mod)
+    value = getattr(value, attr) if attr else value
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))

@@ -1,16 +1,23 @@
-"""What produced this build: profile, seed, parameters, packages, hardware, cache state.
+"""How a page shows what it computed, and what produced the build.
 
-Used by the book's introduction and build-report pages, so these facts are computed, never typed.
-Environment variables are never read into a page (secrets come from the environment only)."""
+- :class:`Result` — what one section of a page shows (a tidy table, a figure, the paper's numbers for it,
+  a note on what the data support, the values its prose quotes); every part's study returns these;
+- :func:`beside_paper` — the paper's reported number beside this run's, row by row;
+- the build's facts (profile, seeds, parameters, packages, hardware, cache state) for the introduction and
+  build-report pages, so these facts are computed, never typed. Environment variables are never read into
+  a page (secrets come from the environment only)."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import yaml
 
-from pluralign import benchmark, cache
+from pluralign import cache
+from pluralign.book import benchmark
 
 
 def profile() -> str:
@@ -29,7 +36,7 @@ def environment() -> pd.DataFrame:
 
 def parameters(profile_name: str | None = None) -> pd.DataFrame:
     """Every (notebook, parameter file, parameter, value) of a profile, from the manifest."""
-    from pluralign import book
+    from pluralign.book import runner as book
     rows = []
     for r in book.runs(profile_name or profile()):
         for k, v in book.read_params(book.ROOT / r.params).items():
@@ -83,3 +90,56 @@ def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = 
     if stand_ins:
         text += "\n\nStand-ins on this profile:\n" + "\n".join(f"- {s}" for s in stand_ins)
     return Markdown(text + "\n:::")
+
+
+@dataclass
+class Result:
+    """What one section of a page shows, as returned by a part's study (``study.table2()``, …).
+
+    ``table``   a tidy DataFrame with readable column labels (what the page displays);
+    ``figure``  a matplotlib Figure (closed, so it shows once: where the Result is displayed), or None;
+    ``paper``   the paper's numbers for this section (rows of :func:`pluralign.paper.numbers`, or the
+                table already set beside this run's by :func:`beside_paper`), or None;
+    ``note``    Markdown: what the data can and cannot support here (shown under the table);
+    ``values``  named numbers the page's prose quotes: ``Result.glue()`` glues each under its name;
+    ``data``    anything further a later section or a test needs (raw frames, fitted models), never displayed.
+    """
+    table: pd.DataFrame
+    figure: Any = None
+    paper: pd.DataFrame | None = None
+    note: str = ""
+    values: dict = field(default_factory=dict)
+    data: dict = field(default_factory=dict)
+
+    def glue(self) -> "Result":
+        """Glue every entry of ``values`` for the page's prose (myst-nb ``{glue:text}``)."""
+        from myst_nb import glue
+        for k, v in self.values.items():
+            glue(k, v, display=False)
+        return self
+
+    def _ipython_display_(self):
+        from IPython.display import Markdown, display
+        if self.table is not None:
+            display(self.table)
+        if self.figure is not None:
+            display(self.figure)
+        if self.note:
+            display(Markdown(self.note))
+
+
+def beside_paper(this_run: pd.DataFrame, paper: pd.DataFrame, on: list[str], *, value: str = "value",
+                 this_label: str = "This run", paper_label: str = "In the paper") -> pd.DataFrame:
+    """The paper's number beside this run's for every row of ``this_run``: ``on`` are the key columns
+    (named as in ``this_run``; ``paper`` rows are matched on its ``row`` / ``column`` columns or on columns
+    of the same names), ``value`` is this run's value column. Rows the paper does not report get an empty
+    (None) paper cell, shown as "—" by the page; paper rows this run lacks are appended with an empty
+    "This run" so that nothing the paper reports silently disappears."""
+    keys = list(on)
+    p = paper.rename(columns={"value": paper_label})
+    missing = [k for k in keys if k not in p]
+    if missing:
+        raise KeyError(f"beside_paper: the paper's rows have no column(s) {missing} (have {list(p.columns)})")
+    out = this_run.rename(columns={value: this_label}).merge(p[keys + [paper_label]], on=keys, how="outer")
+    cols = keys + [paper_label, this_label] + [c for c in out.columns if c not in keys + [paper_label, this_label]]
+    return out[cols]

@@ -78,23 +78,40 @@ def resolve(name: str) -> DatasetInfo:
     return DATASETS[key]
 
 
-def load(name: str | dict, source: Any = None, **options) -> PreferenceData:
-    """Load a registered data set into :class:`PreferenceData`.
+def load(name: str | dict | list, source: Any = None, **options) -> PreferenceData:
+    """Load a registered data set into :class:`PreferenceData`: the one entry to every source.
 
     ``name``: a registry name (``hh-rlhf``, ``multipref``, ``helpsteer2``, ``prism``, ``ultrafeedback``,
     ``webgpt``, ``summarize-from-feedback``, ``synthetic-instruct-gptj-pairwise``, ``pandalm``,
-    ``pandalm-judges``, ``llmbar``, ``mt-bench``, ``hhh``, ``local``), a Hub id (``Anthropic/hh-rlhf``), or a
-    dict of parameters (``{"name": ..., "source": ..., **options}``, e.g. from a YAML file).
+    ``pandalm-judges``, ``llmbar``, ``mt-bench``, ``hhh``, ``local``), a Hub id (``Anthropic/hh-rlhf``), a
+    dict of parameters (``{"name": ..., "source": ..., **options}``, e.g. from a YAML file; a ``source``
+    starting ``shared:`` is relative to the shared data folder), a simulator spec
+    (``{"simulate": {"n_pairs": 1200, "seed": 0}}``), or a list of these (loaded and combined).
     ``source``: a local file or folder in the same schema as the Hub's; ``None`` reads the Hub (or, for the
     local-only sets, ``$PLURALIGN_SHARED_DATA`` / ``../shared/data``).
     Common options: ``on_invalid="error"|"drop"`` (drop bad rows, recorded in ``meta['filters']``),
     ``limit`` (first N pairs, recorded as a filter). Loader-specific options are in each loader's docstring.
     """
+    if isinstance(name, (list, tuple)):  # several specs: loaded and combined, in order
+        from pluralign.data.core import combine
+        parts = [load(x) for x in name]
+        if not parts:
+            raise DataError("load([]): no data set named")
+        return combine(*parts) if len(parts) > 1 else parts[0]
     if isinstance(name, dict):
         params = dict(name)
+        if "simulate" in params:  # {"simulate": {options}}: the project's simulator
+            from pluralign.data.simulate import simulate
+            return simulate(**params["simulate"], **options)
+        if "name" not in params:
+            raise DataError(f"data spec {name!r} needs 'name' (a registered data set, Hub id or 'local') or "
+                            "'simulate' (simulator options)")
         name = params.pop("name")
         source = params.pop("source", source)
         options = {**params, **options}
+    if isinstance(source, str) and source.startswith("shared:"):  # relative to the shared data folder
+        from pluralign.data.io import shared_data_dir
+        source = str(shared_data_dir() / source.removeprefix("shared:").lstrip("/"))
     info = resolve(name)
     limit = options.pop("limit", None)
     out: Loaded = info.loader(source, **options)

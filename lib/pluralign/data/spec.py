@@ -18,18 +18,9 @@ from pluralign.data.core import PreferenceData
 
 
 def from_spec(spec: dict) -> PreferenceData:
-    """Load or simulate the data a parameter dict describes (module docstring)."""
-    from pluralign.data import load, simulate
-    spec = dict(spec)
-    if "simulate" in spec:
-        return simulate(**spec["simulate"])
-    if "name" not in spec:
-        raise ValueError(f"data spec {spec!r} needs 'name' (a registered data set) or 'simulate' (options)")
-    src = spec.get("source")
-    if isinstance(src, str) and src.startswith("shared:"):
-        from pluralign.data.io import shared_data_dir
-        spec["source"] = str(shared_data_dir() / src.removeprefix("shared:").lstrip("/"))
-    return load(spec)
+    """Load or simulate the data a parameter dict describes (:func:`pluralign.data.load`)."""
+    from pluralign.data import load
+    return load(dict(spec))
 
 
 def split(data: PreferenceData, test: int | float, seed: int = 0) -> tuple[PreferenceData, PreferenceData]:

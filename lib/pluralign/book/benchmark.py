@@ -19,7 +19,7 @@ PACKAGES = ["pluralign", "torch", "transformers", "trl", "peft", "pandas", "nump
 
 
 def results_dir() -> Path:
-    root = Path(os.environ.get("PLURALIGN_BENCH_RESULTS", Path(__file__).resolve().parents[2] / "bench" / "results"))
+    root = Path(os.environ.get("PLURALIGN_BENCH_RESULTS", Path(__file__).resolve().parents[3] / "bench" / "results"))
     root.mkdir(parents=True, exist_ok=True)
     return root
 

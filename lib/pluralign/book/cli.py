@@ -14,7 +14,7 @@ DELEGATED = {
 
 
 def _book(a) -> int:
-    from pluralign import book
+    from pluralign.book import runner as book
     try:
         index = book.build(a.profile, only=a.only, refresh=a.refresh, html=not a.no_html)
     except book.BookError as e:
@@ -26,7 +26,7 @@ def _book(a) -> int:
 
 
 def _run(a) -> int:
-    from pluralign import book
+    from pluralign.book import runner as book
     params = Path(a.file).resolve()
     profile = a.profile or (book.read_params(params).get("profile") or "demo")
     name = Path(a.notebook).stem
@@ -42,7 +42,7 @@ def _run(a) -> int:
 
 
 def _toc(a) -> int:
-    from pluralign import book
+    from pluralign.book import runner as book
     text = book.toc_text(a.profile)
     if a.write:
         (book.ROOT / "_toc.yml").write_text(text)

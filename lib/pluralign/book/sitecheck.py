@@ -8,7 +8,7 @@ chromedriver; nothing is downloaded) and fails on
 - raw error tracebacks shown in a page (Python ``Traceback (most recent call last)`` or a
   notebook error output).
 
-Usage: ``python -m pluralign.sitecheck _build/html`` (``make check-book``); exit status 1 with one
+Usage: ``python -m pluralign.book.sitecheck _build/html`` (``make check-book``); exit status 1 with one
 line per problem.
 """
 from __future__ import annotations

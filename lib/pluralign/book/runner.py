@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -22,9 +21,10 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(os.environ.get("PLURALIGN_ROOT", Path(__file__).resolve().parents[2]))
+from pluralign import params as P
+
+ROOT = Path(os.environ.get("PLURALIGN_ROOT", Path(__file__).resolve().parents[3]))
 PROFILES = ("demo", "sample", "paper")
-SECRET_PATTERN = re.compile(r"(api[_-]?key|secret|token|password)", re.I)
 
 
 class BookError(RuntimeError):
@@ -133,38 +133,27 @@ def _page_exists(doc: str) -> bool:
     return (ROOT / f"{doc}.ipynb").exists() or (ROOT / f"{doc}.md").exists()
 
 
-def read_params(path: Path, _seen: tuple = ()) -> dict:
-    """A papermill parameter file as a dict. ``include: FILE`` (or a list of files, relative to this file's
-    folder) first reads the parameters shared by several notebooks, e.g. the SEAL study design that all four
-    Part II pages use (``params/<profile>/seal-study.yml``); this file's own keys override them. No key
-    may look like a secret (those come from the environment, named with ``<key>_env``)."""
-    path = Path(path)
-    if path.resolve() in _seen:
-        raise BookError(f"{path}: include cycle ({' -> '.join(str(q) for q in _seen)} -> {path})")
-    own = yaml.safe_load(path.read_text()) or {}
-    if not isinstance(own, dict):
-        raise BookError(f"{path}: a parameter file must be a mapping of name: value")
-    includes = own.pop("include", None) or []
-    params = {}
-    for inc in [includes] if isinstance(includes, str) else includes:
-        target = path.parent / inc
-        if not target.exists():
-            raise BookError(f"{path}: included parameter file {inc!r} does not exist ({target})")
-        params.update(read_params(target, _seen + (path.resolve(),)))
-    params.update(own)
+def read_params(path: Path, notebook: str | None = None) -> dict:
+    """The parameters of a page (:func:`pluralign.params.read_params`): ``common.yml``, includes and the page's
+    own keys deep-merged; with ``notebook`` (a name under notebooks/ or a path) undeclared keys are errors."""
+    declared = None
+    if notebook is not None:
+        src = Path(notebook) if str(notebook).endswith(".py") else ROOT / "notebooks" / f"{notebook}.py"
+        declared = _declared(src)
+    try:
+        return P.read_params(path, declared=declared)
+    except P.ParamsError as e:
+        raise BookError(str(e)) from None
 
-    def check(obj, where):
-        if isinstance(obj, dict):
-            for k, v in obj.items():
-                if SECRET_PATTERN.search(str(k)) and not str(k).endswith("_env") and v not in (None, ""):
-                    raise BookError(f"{path}: parameter '{where}{k}' looks like a secret; secrets come from the "
-                                    f"environment only (name the variable with '{k}_env')")
-                check(v, f"{where}{k}.")
-        elif isinstance(obj, list):
-            for v in obj:
-                check(v, where)
-    check(params, "")
-    return params
+
+_DECLARED: dict = {}
+
+
+def _declared(src: Path) -> list[str]:
+    key = (str(src), src.stat().st_mtime_ns)
+    if key not in _DECLARED:
+        _DECLARED[key] = P.declared_parameters(src)
+    return _DECLARED[key]
 
 
 def _lib_hash() -> str:
@@ -179,7 +168,7 @@ def _lib_hash() -> str:
 def run_fingerprint(r: Run, lib_hash: str | None = None) -> str:
     h = hashlib.sha256()
     h.update(r.source.read_bytes())
-    h.update(json.dumps(read_params(ROOT / r.params), sort_keys=True, default=str).encode())  # incl. included files
+    h.update(json.dumps(read_params(ROOT / r.params, r.notebook), sort_keys=True, default=str).encode())  # incl. included files
     h.update(r.profile.encode())
     h.update((lib_hash or _lib_hash()).encode())
     return h.hexdigest()[:24]
@@ -217,7 +206,7 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
     fp = run_fingerprint(r, lib_hash)
     if not refresh and output == r.output and _is_fresh(r, fp):
         return "cached"
-    params = read_params(ROOT / r.params)
+    params = read_params(ROOT / r.params, r.notebook)
     params.setdefault("profile", r.profile)
     output.parent.mkdir(parents=True, exist_ok=True)
     src = output.parent / ".src" / f"{r.stem}.ipynb"

@@ -1,0 +1,12 @@
+"""The book: manifest → papermill-executed notebooks → Jupyter Book, and the tools around it.
+
+- :mod:`pluralign.book.runner` — the manifest, the runs of a profile, execution, ``_toc.yml``, the HTML build;
+- :mod:`pluralign.book.sitecheck` — the headless-browser check of the built site;
+- :mod:`pluralign.book.benchmark` — machine facts and the benchmarks' results;
+- :mod:`pluralign.book.cli` — the ``pluralign`` command line.
+"""
+from pluralign.book.runner import (BookError, PROFILES, Run, build, build_html, execute, manifest,  # noqa: F401
+                                   read_params, run_fingerprint, runs, toc, toc_text)
+
+__all__ = ["BookError", "PROFILES", "Run", "build", "build_html", "execute", "manifest", "read_params",
+           "run_fingerprint", "runs", "toc", "toc_text"]

@@ -1,0 +1,3 @@
+"""The numbers diverging reports, as rows of the tidy table of :mod:`pluralign.paper`."""
+
+NUMBERS: list[dict] = []
