@@ -119,7 +119,7 @@ def declared_parameters(notebook: str | Path) -> list[str]:
     nb = jupytext.read(notebook)
     for cell in nb.cells:
         cell.metadata.setdefault("tags", [])
-    return [p.name for p in _infer_parameters(nb, language="python")]
+    return [p.name for p in _infer_parameters(nb, name="python3", language="python")]
 
 
 def named_model(value, models: dict | None, *, what: str = "model"):
