@@ -1,4 +1,4 @@
-"""Benchmark: load and validate a 160,800-pair Anthropic/hh-rlhf-format file (issue 3, "Done when").
+"""Benchmark: load and validate a 160,800-pair Anthropic/hh-rlhf-format file.
 
 Generates a ``.jsonl.gz`` with the size of SEAL's alignment data set (N = 160,800 pairs; SEAL §2) in a
 temporary folder — multi-turn "\\n\\nHuman: … \\n\\nAssistant: …" dialogues whose chosen and rejected

@@ -1,4 +1,4 @@
-"""Benchmark: SEAL's feature-imprint regression (Eq. 1) at paper scale (issue 6, "Done when").
+"""Benchmark: SEAL's feature-imprint regression (Eq. 1) at paper scale.
 
 Generates a table the size of SEAL's: 160,800 pairs × 2 entries = 321,600 rows, 15 binary/ternary
 features (the 15 of Table 5: 14 booleans with Table 4-like prevalences, sentiment in −1/0/1), pair fixed

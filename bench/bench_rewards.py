@@ -1,4 +1,4 @@
-"""Benchmark: reward-model scoring and Bradley-Terry training throughput, MiniLM on CPU (issue 4, "Done when").
+"""Benchmark: reward-model scoring and Bradley-Terry training throughput, MiniLM on CPU.
 
 Scoring (texts/s): all-MiniLM-L6-v2 with a scalar head (``AutoModelForSequenceClassification``) on
 (prompt, response) sentence pairs of the simulator, max length 256, measured in the same run

@@ -22,14 +22,9 @@ profile = "demo"
 seed = 0
 
 # %% tags=["remove-input"]
-import pandas as pd
-from myst_nb import glue
-
 from pluralign import report
 
-params = report.parameters(profile)
-glue("n_runs", params["parameter file"].nunique(), display=False)
-glue("report_profile", profile, display=False)
+parameters = report.parameter_report(profile).glue()
 
 # %% [markdown]
 # ## Profile and parameters
@@ -37,7 +32,7 @@ glue("report_profile", profile, display=False)
 # Profile **{glue:text}`report_profile`**: {glue:text}`n_runs` notebook runs.
 
 # %% tags=["remove-input"]
-params.set_index(["notebook", "parameter file", "parameter"])
+parameters
 
 # %% [markdown]
 # ## Machine and packages
@@ -52,5 +47,4 @@ report.environment().set_index("item")
 # project). Empty on a first build before any heavy step has run.
 
 # %% tags=["remove-input"]
-state = report.cache_state()
-state if len(state) else pd.DataFrame({"step": ["(empty)"], "entries": [0], "MiB": [0.0]})
+report.cache_state()

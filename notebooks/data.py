@@ -22,24 +22,17 @@
 
 # %% tags=["parameters"]
 profile = "demo"
+# the data sets of this build: pluralign.load specs ({"name": ..., "source": ...} or {"simulate": {...}})
 datasets = [
     {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "multipref"}},
     {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
 ]
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
-import pandas as pd
-from IPython.display import Markdown, display
-from myst_nb import glue
+from pluralign.data import summary
 
-from pluralign import report
-from pluralign.data import DATASETS, summary
-from pluralign.data.spec import from_spec
-
-report.profile_note(profile, stand_ins=["simulated data sets in the MultiPref (A/B/tie + strength) and HelpSteer2 "
-                                        "(per-response Likert) annotation formats, with planted truth"]
-                    if profile == "demo" else None)
+page = summary.setup(profile=profile, datasets=datasets)
+page.profile_note()
 
 # %% [markdown]
 # ## Data sets known to the loaders
@@ -51,19 +44,13 @@ report.profile_note(profile, stand_ins=["simulated data sets in the MultiPref (A
 # parameter file.
 
 # %% tags=["remove-input"]
-cards = pd.DataFrame([info.card() for info in DATASETS.values() if info.name != "local"]).set_index("name")
-cards.assign(hub_id=cards["hub_id"].fillna("local file"), papers=cards["papers"].str.join(", "))[
-    ["hub_id", "license", "papers"]]
+page.catalogue()
 
 # %% [markdown]
 # ## The data sets of this build
 
 # %% tags=["remove-input"]
-loaded = [from_spec(spec) for spec in datasets]
-overview = pd.concat([summary.overview(d) for d in loaded], axis=1)
-glue("n_datasets", len(loaded), display=False)
-glue("n_pairs_total", int(overview.loc["pairs"].sum()), display=False)
-overview
+page.overview().glue()
 
 # %% [markdown]
 # This build uses {glue:text}`n_datasets` data sets with {glue:text}`n_pairs_total` pairs in all.
@@ -71,20 +58,13 @@ overview
 # and significant preferences and ties; chosen/rejected data has only ±2.
 
 # %% tags=["hide-input"]
-dist = pd.concat({d.name: summary.label_distribution(d)["share"] for d in loaded}, axis=1)
-ax = dist.plot.bar(figsize=(7, 3.2), rot=0)
-ax.set_xticklabels([summary.LABELS[i] for i in dist.index], fontsize=8)
-ax.set_ylabel("share of judgments")
-ax.set_xlabel("")
-ax.set_title("Preference labels per data set")
-plt.tight_layout()
-plt.show()
+page.label_shares().figure
 
 # %% [markdown]
-# ## Per data set: text lengths and data card
+# ## Per data set: data cards and text lengths (words)
 
 # %% tags=["remove-input"]
-for d in loaded:
-    display(Markdown(f"### {d.name}"))
-    display(summary.card(d).to_frame("data card"))
-    display(summary.text_lengths(d).rename_axis(f"words ({d.name})"))
+page.cards()
+
+# %% tags=["remove-input"]
+page.lengths()

@@ -52,12 +52,9 @@ profile = "demo"
 seed = 0
 
 # %% tags=["remove-input"]
-from myst_nb import glue
-
 from pluralign import report
 
-glue("build_profile", report.profile(), display=False)
-report.summary()
+report.summary().glue()
 
 # %% [markdown]
 # This copy of the book was built on the **{glue:text}`build_profile`** profile. The

@@ -24,8 +24,4 @@ profile = "demo"
 # %% tags=["remove-input"]
 from pluralign.book import benchmark
 
-results = benchmark.load_results()
-if len(results):
-    display(results.set_index(["benchmark", "figure"]))  # noqa: F821 - IPython builtin
-else:
-    print("No benchmark results yet: run `make bench`.")
+benchmark.results_report()

@@ -1,4 +1,4 @@
-"""Training reward models on data with planted truth (issue 4, item 6).
+"""Training reward models on data with planted truth.
 
 The planted set: each prompt gets a good answer (G), a refusal (R) and a contentious answer (C).
 Every annotator prefers G to R; half the annotators love C and half hate it, so C-vs-G pairs split

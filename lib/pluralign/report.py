@@ -39,9 +39,17 @@ def parameters(profile_name: str | None = None) -> pd.DataFrame:
     from pluralign.book import runner as book
     rows = []
     for r in book.runs(profile_name or profile()):
-        for k, v in book.read_params(book.ROOT / r.params).items():
+        for k, v in book.read_params(book.ROOT / r.params, r.notebook).items():
             rows.append((r.notebook, r.params, k, yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip()))
     return pd.DataFrame(rows, columns=["notebook", "parameter file", "parameter", "value"])
+
+
+def parameter_report(profile_name: str | None = None) -> "Result":
+    """Every parameter of every page of a profile (:func:`parameters`), indexed by notebook, file and name;
+    values ``n_runs`` (parameter files run) and ``report_profile``."""
+    p = parameters(profile_name)
+    return Result(p.set_index(["notebook", "parameter file", "parameter"]),
+                  values={"n_runs": p["parameter file"].nunique(), "report_profile": profile_name or profile()})
 
 
 def seeds(profile_name: str | None = None) -> list:
@@ -50,26 +58,27 @@ def seeds(profile_name: str | None = None) -> list:
     return sorted(set(p.loc[p["parameter"] == "seed", "value"]))
 
 
-def cache_state() -> pd.DataFrame:
-    """Entries and size per step in the cache folder."""
+def cache_state() -> "Result":
+    """Entries and size per step in the cache folder (a note instead of rows when it is empty)."""
     root = cache.cache_dir()
     rows = []
     for step in sorted(p for p in root.iterdir() if p.is_dir()):
         files = [f for f in step.rglob("*") if f.is_file()]
         entries = [e for e in step.iterdir() if not e.name.startswith(".")]
         rows.append((step.name, len(entries), round(sum(f.stat().st_size for f in files) / 2**20, 2)))
-    return pd.DataFrame(rows, columns=["step", "entries", "MiB"])
+    table = pd.DataFrame(rows, columns=["step", "entries", "MiB"])
+    return Result(table, note="" if len(table) else f"The cache folder holds nothing yet ({root}).")
 
 
-def summary() -> pd.DataFrame:
-    """One-glance facts of this build for the introduction."""
+def summary() -> "Result":
+    """One-glance facts of this build for the introduction; value ``build_profile``."""
     m = benchmark.machine()
     pk = m["packages"]
     rows = [("profile", profile()), ("seeds", ", ".join(seeds()) or "none"),
             ("pluralign", pk.get("pluralign")), ("torch", pk.get("torch")), ("transformers", pk.get("transformers")),
             ("hardware", f"{m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, GPU: {m['gpu'] or 'none'}"),
             ("cache folder", "$PLURALIGN_CACHE" if os.environ.get("PLURALIGN_CACHE") else str(Path.home() / ".cache/pluralign"))]
-    return pd.DataFrame(rows, columns=["", "this build"]).set_index("")
+    return Result(pd.DataFrame(rows, columns=["", "this build"]).set_index(""), values={"build_profile": profile()})
 
 
 PROFILE_NOTES = {

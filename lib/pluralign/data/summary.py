@@ -1,5 +1,7 @@
-"""Descriptive statistics of a :class:`PreferenceData` for the book's Data chapter."""
+"""Descriptive statistics of a :class:`PreferenceData`, and the book's Data chapter (:func:`setup`)."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -47,3 +49,68 @@ def card(data: PreferenceData) -> pd.Series:
     return pd.Series({"name": m.get("name"), "source": str(m.get("source")), "Hub id": m.get("hub_id") or "—",
                       "license": m.get("license") or "—", "citation": m.get("citation") or "—", "filters": filters},
                      name=data.name)
+
+
+#: what stands in for the papers' data on each profile (the data chapter's profile note)
+STAND_INS = {
+    "demo": ["simulated data sets in the MultiPref (A/B/tie + strength) and HelpSteer2 (per-response Likert) "
+             "annotation formats, with planted truth"],
+}
+
+
+@dataclass
+class DataPage:
+    """The data chapter: the registered data sets, and the ones this profile loads."""
+    profile: str
+    datasets: list  # loaded PreferenceData, in the order of the parameter file
+
+    def profile_note(self):
+        from pluralign import report
+        return report.profile_note(self.profile, stand_ins=STAND_INS.get(self.profile))
+
+    def catalogue(self):
+        """Every registered data set: Hub id (or "local file"), license, the papers that use it."""
+        from pluralign.data import DATASETS
+        from pluralign.report import Result
+        cards = pd.DataFrame([info.card() for info in DATASETS.values() if info.name != "local"]).set_index("name")
+        table = cards.assign(hub_id=cards["hub_id"].fillna("local file"), papers=cards["papers"].str.join(", "))[
+            ["hub_id", "license", "papers"]].rename(columns={"hub_id": "Hub id"})
+        return Result(table)
+
+    def overview(self):
+        """:func:`overview` of every loaded data set side by side; values ``n_datasets`` and ``n_pairs_total``."""
+        from pluralign.report import Result
+        table = pd.concat([overview(d) for d in self.datasets], axis=1)
+        return Result(table, values={"n_datasets": len(self.datasets),
+                                     "n_pairs_total": int(table.loc["pairs"].sum())})
+
+    def label_shares(self):
+        """Share of judgments per preference value and data set, as a table and a bar chart."""
+        import matplotlib.pyplot as plt
+        from pluralign.report import Result
+        dist = pd.concat({d.name: label_distribution(d)["share"] for d in self.datasets}, axis=1)
+        fig, ax = plt.subplots(figsize=(7, 3.2))
+        dist.plot.bar(ax=ax, rot=0)
+        ax.set_xticklabels([LABELS[i] for i in dist.index], fontsize=8)
+        ax.set_ylabel("share of judgments")
+        ax.set_xlabel("")
+        ax.set_title("Preference labels per data set")
+        fig.tight_layout()
+        plt.close(fig)
+        return Result(dist.rename(index=LABELS).rename_axis("preference"), figure=fig)
+
+    def cards(self):
+        """The data card of every loaded data set (:func:`card`), one column each."""
+        from pluralign.report import Result
+        return Result(pd.concat([card(d) for d in self.datasets], axis=1).rename_axis("data card"))
+
+    def lengths(self):
+        """Words in prompts and responses (:func:`text_lengths`) per data set."""
+        from pluralign.report import Result
+        return Result(pd.concat({d.name: text_lengths(d) for d in self.datasets}, names=["data set", "text"]))
+
+
+def setup(*, profile: str = "demo", datasets=()) -> DataPage:
+    """Load every data set a parameter file names (:func:`pluralign.data.load` specs)."""
+    from pluralign.data import load
+    return DataPage(profile, [load(spec) for spec in datasets])

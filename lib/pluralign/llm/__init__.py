@@ -1,4 +1,4 @@
-"""LLM backends behind one interface (issue 4, item 4).
+"""LLM backends behind one interface.
 
 ``pluralign.llm.load(name=None, **kw) -> LLM``:
 

@@ -1,4 +1,4 @@
-"""Reward models: load, score, train (issue 4).
+"""Reward models: load, score, train.
 
 ``load(name_or_path=None, ...)`` returns a :class:`RewardModel` with ``.score(data_or_texts)``,
 ``.prob_a(data)``, ``.predict(data)`` (mean-variance RM) and ``.train(data, objective=...)``.

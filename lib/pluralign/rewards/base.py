@@ -60,6 +60,25 @@ def _texts_of(data_or_texts) -> tuple[list[tuple[str, str]], pd.DataFrame | None
     return texts, None
 
 
+#: backend name -> RewardModel subclass; each backend registers itself when its module is imported
+BACKENDS: dict[str, type] = {}
+
+
+def open_trained(folder, *, device=None, dtype=None, batch_size: int = 32, load_in_8bit: bool = False):
+    """The reward model a ``.train()`` folder (or any folder with ``pluralign_rm.json``) holds, by the backend
+    its config names."""
+    cfg = read_rm_config(folder)
+    if not cfg:
+        raise FileNotFoundError(f"{folder}: no {RM_CONFIG} (not a reward model written by pluralign)")
+    if cfg["backend"] not in BACKENDS:
+        raise ValueError(f"{folder}: unknown reward-model backend {cfg['backend']!r} (known: {sorted(BACKENDS)})")
+    cls = BACKENDS[cfg["backend"]]
+    if cls.backend == "frozen-encoder":
+        return cls.from_folder(folder, cfg, device=device, dtype=dtype, batch_size=max(batch_size, 64))
+    extra = {"load_in_8bit": load_in_8bit or None} if cls.backend == "causal" else {}
+    return cls.from_folder(folder, cfg, device=device, dtype=dtype, batch_size=batch_size, **extra)
+
+
 class RewardModel:
     """Common interface. Backends implement ``_featurize``, ``_collate``, ``module`` (an ``nn.Module``
     whose ``forward(**batch)`` returns raw outputs of shape (n, k)), ``_trainable`` and ``_save``.
@@ -67,6 +86,11 @@ class RewardModel:
     ``n_outputs`` is 1 (a scalar reward) or 2 (mean-variance RM: μ and a raw σ)."""
 
     backend = "base"
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if "backend" in cls.__dict__:
+            BACKENDS[cls.backend] = cls
 
     def __init__(self, *, identity: str, n_outputs: int = 1, objective: str | None = None,
                  batch_size: int = 32, device=None, dtype=None, info: dict | None = None):
@@ -205,7 +229,6 @@ class RewardModel:
         copies the trained model there. ``engine``: ``"trainer"`` (``transformers.Trainer`` subclass),
         ``"torch"`` (compact loop, frozen-encoder head only) or ``"auto"`` (torch for the head,
         Trainer otherwise)."""
-        from pluralign.rewards.load import load as _load
         from pluralign.rewards.trainer import fit, fit_tensors
 
         if engine == "auto":
@@ -248,7 +271,7 @@ class RewardModel:
         if output_dir is not None:
             import shutil
             shutil.copytree(folder, output_dir, dirs_exist_ok=True)
-        return _load(folder, device=self.device, dtype=self._dtype_arg, batch_size=self.batch_size)
+        return open_trained(folder, device=self.device, dtype=self._dtype_arg, batch_size=self.batch_size)
 
     # defaults per backend (overridden)
     default_lr = 1e-3

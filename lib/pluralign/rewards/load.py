@@ -1,22 +1,18 @@
 """``pluralign.rewards.load``: one entry point for every reward-model backend (a registry, as in
-allenai/reward-bench: a model name maps to how it is loaded and scored)."""
+allenai/reward-bench: a model name maps to how it is loaded and scored; each backend class registers
+itself in :data:`pluralign.rewards.base.BACKENDS`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from pluralign.rewards.base import RewardModel, read_rm_config
+from pluralign.rewards.base import BACKENDS, RewardModel, open_trained, read_rm_config
+from pluralign.rewards.causal import CausalLMRM, check_8bit  # noqa: F401  (registers the backend)
+from pluralign.rewards.frozen import FrozenEncoderRM  # noqa: F401
+from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM  # noqa: F401
 
 KINDS = ("seq-cls", "causal", "frozen-encoder", "finetune")
 _ALIASES = {"frozen": "frozen-encoder", "seqcls": "seq-cls", "sequence-classification": "seq-cls",
             "causal-lm": "causal", "full-finetune": "finetune"}
-
-
-def _classes():
-    from pluralign.rewards.causal import CausalLMRM
-    from pluralign.rewards.frozen import FrozenEncoderRM
-    from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM
-    return {"seq-cls": SequenceClassificationRM, "causal": CausalLMRM, "frozen-encoder": FrozenEncoderRM,
-            "finetune": FineTuneEncoderRM}
 
 
 def detect_kind(name_or_path: str, trust_remote_code: bool = False) -> str:
@@ -60,9 +56,8 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     ``kind`` forces a backend (one of ``seq-cls, causal, frozen-encoder, finetune``). Weights load from
     safetensors only; ``trust_remote_code`` stays off unless set. ``dtype=None``: bf16 on a CUDA GPU
     that supports it, fp32 otherwise."""
-    from pluralign.rewards.causal import check_8bit
     check_8bit(load_in_8bit, device)
-    classes = _classes()
+    classes = BACKENDS
     if kind is not None:
         kind = _ALIASES.get(kind, kind)
         if kind not in KINDS:
@@ -76,11 +71,7 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     name_or_path = str(name_or_path)
     cfg = read_rm_config(name_or_path) if Path(name_or_path).is_dir() else None
     if cfg is not None:
-        cls = classes[cfg["backend"]]
-        extra = {"load_in_8bit": load_in_8bit or None} if cls.backend == "causal" else {}
-        if cls.backend == "frozen-encoder":
-            return cls.from_folder(name_or_path, cfg, device=device, dtype=dtype, batch_size=max(batch_size, 64))
-        return cls.from_folder(name_or_path, cfg, device=device, dtype=dtype, batch_size=batch_size, **extra)
+        return open_trained(name_or_path, device=device, dtype=dtype, batch_size=batch_size, load_in_8bit=load_in_8bit)
     kind = kind or detect_kind(name_or_path, trust_remote_code)
     cls = classes[kind]
     if kind == "frozen-encoder":

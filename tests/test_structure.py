@@ -1,0 +1,105 @@
+"""The library's shape: no import cycle among its modules, a light ``import pluralign``, one public API."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+LIB = Path(__file__).resolve().parents[1] / "lib"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for p in (LIB / "pluralign").rglob("*.py"):
+        parts = p.relative_to(LIB).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the library modules it imports (at module level or inside functions)."""
+    mods = _modules()
+    graph = {m: set() for m in mods}
+    for m, path in mods.items():
+        pkg = m if path.name == "__init__.py" else m.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                # `from pkg import sub` is an import of the submodule when there is one
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+            for t in targets:
+                while t and t not in mods:
+                    t = t.rpartition(".")[0]
+                if t and t != m:
+                    graph[m].add(t)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+    sys.setrecursionlimit(10000)
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _is_package_init_edge(a: str, b: str) -> bool:
+    # a package's __init__ re-exporting its own submodules, and a submodule importing a sibling through the
+    # package, is the one allowed shape: edges from a package to its own children are not counted
+    return b.startswith(a + ".")
+
+
+def test_no_import_cycle_among_library_modules():
+    g = import_graph()
+    g = {a: {b for b in bs if not _is_package_init_edge(a, b)} for a, bs in g.items()}
+    assert cycles(g) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+
+
+def test_import_pluralign_is_light():
+    code = ("import sys, pluralign, pluralign.data, pluralign.report, pluralign.paper, pluralign.params\n"
+            "heavy = [m for m in ('torch', 'transformers', 'peft', 'bitsandbytes') if m in sys.modules]\n"
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"import pluralign imported {out}"
+
+
+def test_public_api_names():
+    import pluralign
+    for name in ("load", "aggregate", "agreement_classes", "feature_imprint", "simulate", "diverging", "seal", "btb"):
+        assert name in pluralign.__all__
+    assert callable(pluralign.load) and callable(pluralign.aggregate) and callable(pluralign.simulate)
+    d = pluralign.simulate(n_pairs=30, seed=1)
+    assert pluralign.aggregate(d, "majority").isin(["A", "B", "tie"]).all()
