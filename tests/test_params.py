@@ -1,0 +1,117 @@
+"""Parameter files: common.yml deep-merged under includes and the page's own keys; undeclared keys refused."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pluralign import params as P
+from pluralign.book import runner as book
+
+ROOT = Path(__file__).resolve().parents[1]
+
+NOTEBOOK = '''# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+design = {"n": 1, "model": {"lr": 0.1, "epochs": 2}}
+columns = {}
+
+# %%
+print(design)
+'''
+
+
+def _write(folder: Path, **files):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        (folder / name.replace("__", ".")).write_text(yaml.safe_dump(content) if isinstance(content, dict) else content)
+
+
+def test_common_include_and_page_deep_merge_in_that_order(tmp_path):
+    _write(tmp_path, common__yml={"profile": "sample", "seed": 3, "design": {"n": 5, "model": {"lr": 1.0}}},
+           **{"shared__yml": {"design": {"model": {"epochs": 9}}}},
+           page__yml={"include": "shared.yml", "design": {"n": 7}})
+    got = P.read_params(tmp_path / "page.yml")
+    assert got == {"profile": "sample", "seed": 3, "design": {"n": 7, "model": {"lr": 1.0, "epochs": 9}}}
+
+
+def test_an_undeclared_key_names_the_file_the_key_and_the_nearest_name(tmp_path):
+    nb = tmp_path / "nb.py"
+    nb.write_text(NOTEBOOK)
+    _write(tmp_path, **{"shared__yml": {"colums": {"a": "b"}}}, page__yml={"include": "shared.yml", "seed": 1})
+    with pytest.raises(P.ParamsError) as e:
+        P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb))
+    msg = str(e.value)
+    assert str(tmp_path / "shared.yml") in msg and "'colums'" in msg and "did you mean 'columns'" in msg
+
+
+def test_common_keys_reach_only_the_notebooks_that_declare_them(tmp_path):
+    _write(tmp_path, common__yml={"profile": "paper", "seed": 0, "models": {"rm": {"name_or_path": "x/y"}}},
+           page__yml={"seed": 2})
+    got = P.read_params(tmp_path / "page.yml", declared=["profile", "seed"])
+    assert got == {"profile": "paper", "seed": 2}
+
+
+def test_a_yaml_error_names_the_file(tmp_path):
+    (tmp_path / "bad.yml").write_text("a: [1, 2\n")
+    with pytest.raises(P.ParamsError, match="bad.yml: not valid YAML"):
+        P.read_params(tmp_path / "bad.yml")
+
+
+def test_a_secret_value_is_refused_and_a_key_variable_name_is_not(tmp_path):
+    _write(tmp_path, page__yml={"llm": {"api_key": "sk-abc"}})
+    with pytest.raises(P.ParamsError, match="secret"):
+        P.read_params(tmp_path / "page.yml")
+    _write(tmp_path, page__yml={"llm": {"api_key_env": "OPENAI_API_KEY"}})
+    assert P.read_params(tmp_path / "page.yml")["llm"]["api_key_env"] == "OPENAI_API_KEY"
+
+
+def test_named_model_resolves_a_key_and_refuses_a_typo():
+    models = {"seal_pre_alignment": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large"}}
+    assert P.named_model("seal_pre_alignment", models) == models["seal_pre_alignment"]
+    assert P.named_model({"head": "mlp"}, models) == {"head": "mlp"}
+    assert P.named_model("OpenAssistant/x", models) == "OpenAssistant/x"
+    with pytest.raises(P.ParamsError, match="did you mean 'seal_pre_alignment'"):
+        P.named_model("seal_pre_alignmnt", models)
+
+
+@pytest.mark.parametrize("profile", book.PROFILES)
+def test_every_page_of_every_profile_has_only_declared_keys(profile):
+    for r in book.runs(profile):
+        params = book.read_params(ROOT / r.params, r.notebook)
+        assert params["profile"] == profile, f"{r.params}: profile {params['profile']!r}"
+
+
+def _includes(f: Path) -> list[Path]:
+    inc = (yaml.safe_load(f.read_text()) or {}).get("include") or []
+    return [(f.parent / g).resolve() for g in ([inc] if isinstance(inc, str) else inc)]
+
+
+def test_every_parameter_file_is_read_by_the_manifest_an_include_or_as_common():
+    m = book.manifest()
+    todo = [(ROOT / f).resolve() for runs in m["profiles"].values() for files in runs.values() for f in files]
+    reached = set(todo) | {p.resolve() for p in (ROOT / "params").glob("*/common.yml")}
+    while todo:
+        for g in _includes(todo.pop()):
+            if g not in reached:
+                reached.add(g)
+                todo.append(g)
+    unread = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "params").rglob("*.yml") if p.resolve() not in reached)
+    assert unread == [], f"parameter files no page reads: {unread}"
+
+
+def test_a_run_with_an_unknown_key_fails_naming_file_and_key(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "notebooks" / "nb.py").write_text(NOTEBOOK)
+    _write(root / "params" / "demo", common__yml={"profile": "demo", "seed": 0}, nb__yml={"sed": 1})
+    monkeypatch.setattr(book, "ROOT", root)
+    with pytest.raises(book.BookError, match=r"nb\.yml: unknown parameter 'sed'.*did you mean 'seed'"):
+        book.execute(book.Run("nb", "params/demo/nb.yml", "demo"))
+
+
+@pytest.mark.parametrize("profile", book.PROFILES)
+def test_every_common_key_is_declared_by_a_notebook_of_its_profile(profile):
+    common = yaml.safe_load((ROOT / "params" / profile / "common.yml").read_text())
+    declared = set().union(*[set(P.declared_parameters(ROOT / "notebooks" / f"{r.notebook}.py"))
+                             for r in book.runs(profile)])
+    assert sorted(set(common) - declared) == [], f"params/{profile}/common.yml holds keys no notebook declares"
