@@ -22,18 +22,10 @@ from pluralign.llm.base import (JUDGE_AB_SUFFIX, JUDGE_AB_TEMPLATE, LLM, LLMErro
                                 extract_json, parse_choice, prob_a_from_logprobs)
 
 __all__ = ["load", "LLM", "LLMError", "StructuredResult", "JUDGE_AB_TEMPLATE", "JUDGE_AB_SUFFIX",
-           "extract_json", "parse_choice", "prob_a_from_logprobs", "EMBEDDED", "PAPER_MODELS"]
+           "extract_json", "parse_choice", "prob_a_from_logprobs", "EMBEDDED"]
 
 #: names of the embedded default
 EMBEDDED = ("gemma3-270m", "gemma-3-270m", "embedded", "default")
-
-#: the LM-labellers / judges of the papers (for the paper profile's parameter files)
-PAPER_MODELS = {
-    "seal-featurizer": "openai:gpt-4-turbo-2024-04-09",        # SEAL Sec. 4, temperature 0, JSON mode
-    "seal-rewriter": "mistralai/Mistral-7B-Instruct-v0.1",      # SEAL Sec. 5, temperature 0.1 via Ollama
-    "beyond-binary-judge": "meta-llama/Meta-Llama-3-70B-Instruct",  # Beyond the Binary Sec. 3.3, n=10, top-p 0.9
-}
-
 
 def load(name: str | Path | None = None, **kw) -> LLM:
     """The LLM backend for ``name`` (see module docstring). Keyword arguments go to the backend:
