@@ -38,3 +38,13 @@ def test_missing_image_broken_link_anchor_and_traceback_are_reported(tmp_path):
     assert "broken link 'sub/nope.html'" in problems
     assert "broken anchor 'sub/other.html#gone'" in problems
     assert "raw traceback" in problems
+
+
+def test_external_script_and_raw_tex_are_reported_but_code_and_typeset_math_are_not(tmp_path):
+    site = _site(tmp_path, '<script src="https://cdn.example.org/x.js"></script>'
+                           "<p>the loss $$\\sigma(r_A - r_B)$$ stays raw</p>"
+                           "<pre>print('$$ in code is fine')</pre><code>\\begin{x}</code>")
+    problems = "\n".join(sitecheck.check(site))
+    assert "external script (the site must work offline): https://cdn.example.org/x.js" in problems
+    assert "TeX not typeset" in problems and "stays raw" in problems
+    assert "in code is fine" not in problems and "\\begin{x}" not in problems

@@ -14,6 +14,7 @@ The public API, imported lazily (``import pluralign`` imports neither torch nor 
 from __future__ import annotations
 
 import importlib
+import logging as _logging
 import warnings as _warnings
 
 __version__ = "0.1.0"
@@ -24,6 +25,10 @@ __version__ = "0.1.0"
 with _warnings.catch_warnings():
     _warnings.filterwarnings("ignore", message="IProgress not found")
     import tqdm.auto  # noqa: F401
+
+# bitsandbytes (imported by transformers / peft when installed) logs a warning on CPUs with AVX-512 BF16 that an
+# optional 4-bit CPU kernel package is missing; 4-bit loading is a GPU path here, so the warning is page noise.
+_logging.getLogger("bitsandbytes.backends.cpu.ops").setLevel(_logging.ERROR)
 
 #: public name -> "module:attribute" (or "module" for a subpackage)
 _API = {

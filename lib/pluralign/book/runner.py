@@ -195,6 +195,18 @@ def _environment(profile: str) -> dict:
     return env
 
 
+def _ipc_kernel_manager():
+    """A kernel manager whose kernel talks over local IPC sockets (not TCP on localhost): nothing listens on a
+    port, and ipykernel has no reason to warn about unencrypted TCP in every build log."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kw):
+            kw.setdefault("transport", "ipc")
+            super().__init__(**kw)
+    return IPCKernelManager
+
+
 def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_hash: str | None = None) -> str:
     """Execute one run; returns "ok" or "cached"; raises :class:`BookError` naming the notebook,
     the parameter file and the failing cell's error."""
@@ -222,7 +234,8 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
     tmp = output.with_suffix(".partial.ipynb")
     try:
         pm.execute_notebook(str(src), str(tmp), parameters=params, kernel_name="python3", cwd=str(ROOT),
-                            progress_bar=False, log_output=False, request_save_on_cell_execute=False)
+                            progress_bar=False, log_output=False, request_save_on_cell_execute=False,
+                            kernel_manager_class=_ipc_kernel_manager())
     except pm.PapermillExecutionError as e:
         raise BookError(f"notebook notebooks/{r.notebook}.py with parameter file {r.params} failed in cell "
                         f"{e.exec_count}: {e.ename}: {e.evalue}") from None
@@ -269,10 +282,38 @@ def build(profile: str = "demo", *, only: str | None = None, refresh: bool = Fal
     return build_html(profile, out=out, partial=only is not None)
 
 
+MATHJAX_PARTS = ("tex-svg.js", "input", "output", "ui", "a11y", "adaptors", "sre")
+
+
+def install_mathjax(dest: Path | None = None) -> Path:
+    """Copy MathJax 3 (the ``django-static-mathjax`` package's files: the TeX input, SVG output and the parts it
+    loads on demand) into ``book/_static/mathjax``, which the book serves (``mathjax_path`` in _config.yml), so
+    formulas are typeset offline and the site loads no external script."""
+    import importlib.util
+    import shutil
+    dest = dest or ROOT / "book" / "_static" / "mathjax"
+    spec = importlib.util.find_spec("mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        raise BookError("MathJax files not found: install the book extra (pip install 'pluralign[book]', which "
+                        "brings django-static-mathjax)")
+    src = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
+    stamp = dest / ".source"
+    if stamp.exists() and stamp.read_text() == str(src):
+        return dest
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for part in MATHJAX_PARTS:
+        (shutil.copytree if (src / part).is_dir() else shutil.copy2)(src / part, dest / part)
+    stamp.write_text(str(src))
+    return dest
+
+
 def build_html(profile: str = "demo", out=sys.stdout, *, partial: bool = False) -> Path:
     """``jupyter-book build`` with warnings as errors; returns the path of index.html. ``partial``: build
     the pages executed so far (after ``--only``), naming the ones left out, instead of refusing."""
     missing = [c for c in _toc_files(toc(profile)) if not _page_exists(c)]
+    install_mathjax()
     # the toc generated from the manifest (for demo, when complete, it equals the committed _toc.yml)
     toc_path = ROOT / "book" / "_executed" / f"_toc.{profile}.yml"
     toc_path.parent.mkdir(parents=True, exist_ok=True)
