@@ -20,7 +20,7 @@ import pandas as pd
 
 PAIR_COLUMNS = ["pair_id", "dataset", "split", "prompt", "response_a", "response_b"]
 ANNOTATION_COLUMNS = ["pair_id", "annotator_id", "preference"]
-OPTIONAL_ANNOTATION_COLUMNS = ["likert_a", "likert_b"]
+OPTIONAL_ANNOTATION_COLUMNS = ["likert_a", "likert_b", "p_b"]  # p_b: a soft label, P(B preferred) in [0, 1]
 PREFERENCES = (-2, -1, 0, 1, 2)
 
 
@@ -70,9 +70,13 @@ class PreferenceData:
         return self._grouped().mean().reindex(self.pairs["pair_id"])
 
     def share_a(self) -> pd.Series:
-        """Share of annotators preferring A (ties count half) — the empirical P(A ≻ B)."""
+        """Share of annotators preferring A (ties count half) — the empirical P(A ≻ B). A judgment with a soft
+        label counts with its probability, 1 − ``p_b``."""
         p = self.annotations["preference"]
         score = np.where(p < 0, 1.0, np.where(p > 0, 0.0, 0.5))
+        if "p_b" in self.annotations:
+            soft = self.annotations["p_b"].to_numpy(dtype=float)
+            score = np.where(np.isnan(soft), score, 1.0 - soft)
         s = pd.Series(score, index=self.annotations.index).groupby(self.annotations["pair_id"]).mean()
         return s.reindex(self.pairs["pair_id"])
 
@@ -149,6 +153,13 @@ def validate(data: PreferenceData) -> None:
         i = int(np.flatnonzero(bad.values)[0])
         raise DataError(f"preference {ann['preference'].iloc[i]!r} not in {{-2,-1,0,1,2}}", file=src, row=i,
                         field="preference")
+    if "p_b" in ann:
+        soft = pd.to_numeric(ann["p_b"], errors="coerce")
+        bad = ann["p_b"].notna() & (soft.isna() | (soft < 0) | (soft > 1))
+        if bad.any():
+            i = int(np.flatnonzero(bad.values)[0])
+            raise DataError(f"p_b {ann['p_b'].iloc[i]!r} is not a probability in [0, 1]", file=src, row=i,
+                            field="p_b")
     unknown = ~ann["pair_id"].isin(pairs["pair_id"])
     if unknown.any():
         i = int(np.flatnonzero(unknown.values)[0])

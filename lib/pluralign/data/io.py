@@ -175,6 +175,13 @@ def read_table(path: Path) -> pd.DataFrame:
 
 
 def read_files(source, pattern: str | None = None) -> pd.DataFrame:
+    """A file, every data file of a folder (concatenated, ``_part`` naming each), or a DataFrame (copied;
+    ``_row`` is its 1-based position, ``_file`` is ``<DataFrame>``)."""
+    if isinstance(source, pd.DataFrame):
+        df = source.reset_index(drop=True).copy()
+        df["_row"] = np.arange(1, len(df) + 1)
+        df["_file"] = "<DataFrame>"
+        return df
     files = list_files(source, pattern)
     frames = [read_table(f) for f in files]
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -296,6 +303,8 @@ class Filters:
                 return self.apply(df, bad, reason, field)
             finally:
                 self.on_invalid = "drop"
+        if self.on_invalid == "error" and self.empty != "drop":
+            reason += f" (keep such rows with empty='placeholder', which writes {self.PLACEHOLDER!r}, or drop them with empty='drop')"
         return self.apply(df, bad, reason, field, always_drop=self.empty == "drop")
 
     def apply(self, df: pd.DataFrame, bad: np.ndarray | pd.Series, reason: str, field: str,

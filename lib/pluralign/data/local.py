@@ -15,7 +15,13 @@ Label layouts:
 * wide form, one column per annotator: ``annotators: [COL1, COL2]`` or ``{annotator_id: COL}``;
 * per-response Likert scores: ``columns: {likert_a: COL, likert_b: COL}`` (difference → preference as in
   HelpSteer2 / Diverging Preferences §2);
-* chosen / rejected texts: ``columns: {chosen: COL, rejected: COL}`` (±2, A/B by pair-id hash).
+* chosen / rejected texts: ``columns: {chosen: COL, rejected: COL}`` (±2, A/B by pair-id hash);
+* soft labels: ``columns: {p_b: COL}``, the probability that B is preferred, in [0, 1], or in ``p_b_range:
+  [lo, hi]`` rescaled linearly (AlpacaEval's ``preference`` from 1 to 2: ``p_b_range: [1, 2]``). The hard
+  ``preference`` of such a judgment is the side with p_b > ½ (±2, as any label without strength), 0 at ½;
+  :meth:`PreferenceData.share_a` uses ``p_b`` itself.
+
+Long form without a ``pair_id`` column groups the rows that show the same prompt and responses into one pair.
 
 Without ``labels`` the label values must already be preferences in {−2, …, 2}.
 """
@@ -26,11 +32,28 @@ import pandas as pd
 
 from pluralign.data.core import DataError
 from pluralign.data.hub import chosen_rejected, check_text, likert_preference, map_labels
-from pluralign.data.io import Filters, read_files, require, where
+from pluralign.data.io import Filters, read_files, require, stable_hash, where
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 CANONICAL = {"pair_id", "prompt", "response_a", "response_b", "chosen", "rejected", "split", "preference",
-             "annotator_id", "likert_a", "likert_b"}
+             "annotator_id", "likert_a", "likert_b", "p_b"}
+
+
+def _soft(raw: pd.DataFrame, col: str, p_b_range) -> tuple[pd.Series, pd.Series]:
+    """(p_b in [0, 1], hard preference) of a soft-label column (module docstring)."""
+    lo, hi = (0.0, 1.0) if p_b_range is None else (float(p_b_range[0]), float(p_b_range[1]))
+    if not hi > lo:
+        raise DataError(f"p_b_range {p_b_range!r} must be [low, high] with low < high", field="p_b_range")
+    v = pd.to_numeric(raw[col], errors="coerce")
+    bad = (v.isna() | (v < lo) | (v > hi)).to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        file, row = where(raw, i)
+        raise DataError(f"soft label {raw[col].tolist()[i]!r} is not a number in [{lo:g}, {hi:g}]"
+                        + ("" if p_b_range else " (rescale another range with p_b_range=[low, high])"),
+                        file=file, row=row, field=col)
+    p_b = (v - lo) / (hi - lo)
+    return p_b, pd.Series(np.sign(p_b.to_numpy() - 0.5).astype(int) * 2, index=raw.index)
 
 
 def _labels(raw: pd.DataFrame, col: str, labels: dict | None, f: Filters) -> pd.Series:
@@ -52,7 +75,8 @@ def _labels(raw: pd.DataFrame, col: str, labels: dict | None, f: Filters) -> pd.
           aliases=("file", "custom"))
 def load_local(source=None, *, columns: dict | None = None, labels: dict | None = None, annotators=None,
                annotator: str = "annotator", dataset_name: str | None = None, split: str = "train",
-               metadata: list | None = None, on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
+               metadata: list | None = None, on_invalid: str = "error", empty: str | None = None,
+               p_b_range: list | None = None, **_) -> Loaded:
     """Load ``source`` with ``columns`` = {canonical name: source column} (module docstring)."""
     if source is None:
         raise DataError("load('local') needs source='path/to/file.jsonl|.csv|.parquet' (or a folder)")
@@ -70,11 +94,17 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
     require(raw, [c["prompt"], *text], str(source))
     raw = check_text(raw, f, text)
     has_id = "pair_id" in columns or "pair_id" in raw.columns
-    ids = (name + ":" + raw[c["pair_id"]].astype(str)) if has_id else (
-        name + ":" + (raw["_part"].astype(str) + ":" if "_part" in raw else "") + raw["_row"].astype(str))
+    long_form = "annotator_id" in columns
+    soft = "p_b" in columns
+    if has_id:
+        ids = name + ":" + raw[c["pair_id"]].astype(str)
+    elif long_form and not cr:  # rows showing the same texts are one pair, judged by several annotators
+        key = raw[c["prompt"]].astype(str) + "\x1f" + raw[text[0]].astype(str) + "\x1f" + raw[text[1]].astype(str)
+        ids = name + ":" + key.map(lambda t: stable_hash(t))
+    else:
+        ids = name + ":" + (raw["_part"].astype(str) + ":" if "_part" in raw else "") + raw["_row"].astype(str)
     sp = raw[c["split"]].astype(str) if c["split"] in raw.columns else split
     meta_cols = {m: raw[m] for m in (metadata or []) if m in raw}
-    long_form = "annotator_id" in columns
 
     if cr:
         if has_id:
@@ -85,7 +115,7 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
         return Loaded(pairs, ann, str(source), f.records)
 
     if long_form:
-        require(raw, [c["annotator_id"], c["preference"]], str(source))
+        require(raw, [c["annotator_id"], c["p_b"] if soft else c["preference"]], str(source))
         first = ~ids.duplicated()
         ref = raw.assign(_id=ids)[first.to_numpy()].set_index("_id")
         for col in (c["prompt"], c["response_a"], c["response_b"]):
@@ -97,10 +127,14 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
         if dup.any():
             file, row = where(raw, int(np.flatnonzero(dup)[0]))
             raise DataError("duplicate pair id for this annotator", file=file, row=row, field=c["pair_id"])
-        pref = _labels(raw, c["preference"], labels, f)
-        ok = pref.notna().to_numpy()
-        _count(f, raw, ~ok, c["preference"])
-        ann = annotations(ids[ok], raw[c["annotator_id"]].astype(str)[ok], pref[ok].astype(int))
+        if soft:
+            p_b, pref = _soft(raw, c["p_b"], p_b_range)
+            ann = annotations(ids, raw[c["annotator_id"]].astype(str), pref, p_b=p_b.to_numpy())
+        else:
+            pref = _labels(raw, c["preference"], labels, f)
+            ok = pref.notna().to_numpy()
+            _count(f, raw, ~ok, c["preference"])
+            ann = annotations(ids[ok], raw[c["annotator_id"]].astype(str)[ok], pref[ok].astype(int))
         p = raw[first.to_numpy()]
         pairs = canonical(p, pair_id=ids[first], dataset=name, split=sp if isinstance(sp, str) else sp[first],
                           prompt=p[c["prompt"]], response_a=p[c["response_a"]], response_b=p[c["response_b"]],
@@ -130,6 +164,10 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
                                 file=file, row=row, field=col)
         frames.append(annotations(ids, annotator, likert_preference(la, lb), likert_a=la.astype(int).to_numpy(),
                                   likert_b=lb.astype(int).to_numpy()))
+    elif soft:
+        require(raw, [c["p_b"]], str(source))
+        p_b, pref = _soft(raw, c["p_b"], p_b_range)
+        frames.append(annotations(ids, annotator, pref, p_b=p_b.to_numpy()))
     else:
         require(raw, [c["preference"]], str(source))
         pref = _labels(raw, c["preference"], labels, f)

@@ -87,8 +87,11 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
     dict of parameters (``{"name": ..., "source": ..., **options}``, e.g. from a YAML file; a ``source``
     starting ``shared:`` is relative to the shared data folder), a simulator spec
     (``{"simulate": {"n_pairs": 1200, "seed": 0}}``), or a list of these (loaded and combined).
+    A path to one's own file or folder, or a DataFrame, as ``name`` is read by the ``local`` loader
+    (``pluralign.load("mine.csv", columns={...}, labels={...})``).
     ``source``: a local file or folder in the same schema as the Hub's; ``None`` reads the Hub (or, for the
-    local-only sets, ``$PLURALIGN_SHARED_DATA`` / ``../shared/data``).
+    local-only sets, ``$PLURALIGN_SHARED_DATA`` / ``../shared/data``). An option the loader does not take is
+    refused, naming the nearest valid one.
     Common options: ``on_invalid="error"|"drop"`` (drop bad rows, recorded in ``meta['filters']``),
     ``limit`` (first N pairs, recorded as a filter). Loader-specific options are in each loader's docstring.
     """
@@ -112,7 +115,10 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
     if isinstance(source, str) and source.startswith("shared:"):  # relative to the shared data folder
         from pluralign.data.io import shared_data_dir
         source = str(shared_data_dir() / source.removeprefix("shared:").lstrip("/"))
+    if isinstance(name, pd.DataFrame) or _is_local_path(name):  # a table or a file / folder of one's own
+        source, name = name, "local"
     info = resolve(name)
+    check_options(info, options)
     limit = options.pop("limit", None)
     out: Loaded = info.loader(source, **options)
     meta = {"name": options.get("dataset_name") or info.name, "source": out.source, "hub_id": info.hub_id,
@@ -126,6 +132,36 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
         pairs = pairs.iloc[: int(limit)].reset_index(drop=True)
         ann = ann[ann["pair_id"].isin(keep)].reset_index(drop=True)
     return PreferenceData(pairs, ann, meta)
+
+
+#: options every loader accepts (the registry reads them itself)
+COMMON_OPTIONS = ("limit", "dataset_name", "license", "citation")
+
+
+def _is_local_path(name) -> bool:
+    import os
+    from pathlib import Path
+    if not isinstance(name, (str, os.PathLike)):
+        return False
+    s = str(name)
+    if s in DATASETS or s.lower() in ALIASES:
+        return False
+    return Path(s).expanduser().exists() or s.startswith((".", "/", "~")) or Path(s).suffix.lower() in (
+        ".json", ".jsonl", ".csv", ".tsv", ".parquet", ".gz", ".bz2", ".xz", ".zst")
+
+
+def check_options(info: DatasetInfo, options: dict) -> None:
+    """Refuse an option the data set's loader does not take, naming it and the nearest valid one."""
+    import difflib
+    import inspect
+    params = inspect.signature(info.loader).parameters
+    valid = sorted({k for k, p in params.items() if p.kind is p.KEYWORD_ONLY} | set(COMMON_OPTIONS))
+    for k in options:
+        if k not in valid:
+            near = difflib.get_close_matches(k, valid, n=1)
+            raise DataError(f"unknown option {k!r} for load({info.name!r})"
+                            + (f"; did you mean {near[0]!r}?" if near else "")
+                            + f" (options: {', '.join(valid)})")
 
 
 def canonical(df: pd.DataFrame, *, pair_id, dataset: str, split, prompt, response_a, response_b,
