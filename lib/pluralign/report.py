@@ -93,8 +93,17 @@ PROFILE_NOTES = {
 def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = None):
     """A Markdown admonition naming the profile that produced the page and any offline stand-ins
     used in place of the papers' components (display it at the top of every chapter)."""
+    import json
+
     from IPython.display import Markdown
     p = profile_name or profile()
+    run_sources = os.environ.get("PLURALIGN_RUN_SOURCES")
+    if run_sources is not None:  # `pluralign run` on one's own parameter file: say what it used
+        used = json.loads(run_sources) or ["the notebook's default data"]
+        text = (f":::{{note}}\nThis page was produced by `pluralign run` with the parameter file "
+                f"**{os.environ.get('PLURALIGN_RUN_PARAMS', '?')}**; data: {'; '.join(used)}. Settings the file "
+                f"does not give are the notebook's defaults (written for the **{p}** profile).")
+        return Markdown(text + "\n:::")
     text = f":::{{note}}\nThis page was produced by the **{p}** profile: {PROFILE_NOTES.get(p, '')}"
     if stand_ins:
         text += "\n\nStand-ins on this profile:\n" + "\n".join(f"- {s}" for s in stand_ins)

@@ -27,17 +27,15 @@ def _book(a) -> int:
 
 def _run(a) -> int:
     from pluralign.book import runner as book
-    params = Path(a.file).resolve()
-    profile = a.profile or (book.read_params(params).get("profile") or "demo")
-    name = Path(a.notebook).stem
-    r = book.Run(name, str(params.relative_to(book.ROOT) if params.is_relative_to(book.ROOT) else params), profile)
-    out = Path(a.output) if a.output else book.ROOT / "book" / "_executed" / "runs" / f"{name}__{params.parent.name}-{params.stem}.ipynb"
     try:
-        status = book.execute(r, refresh=True, output=out)
+        book.run_page(a.notebook, a.file, out_dir=a.out, refresh=a.refresh)
     except book.BookError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(f"{name}  {a.file}  {status}  -> {out}")
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: every finished step is cached; run the same command again to resume "
+              f"(pluralign run {a.notebook} -f {a.file})", file=sys.stderr)
+        return 130
     return 0
 
 
@@ -65,11 +63,13 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--refresh", action="store_true", help="recompute cached steps and re-execute notebooks")
     b.add_argument("--no-html", action="store_true", help="execute only; skip jupyter-book build")
     b.set_defaults(fn=_book)
-    r = sub.add_parser("run", help="execute one notebook with one parameter file")
-    r.add_argument("notebook", help="notebooks/NAME.py or NAME")
-    r.add_argument("-f", "--file", required=True, help="parameter file (YAML)")
-    r.add_argument("--profile", help="default: the file's 'profile' key, else demo")
-    r.add_argument("-o", "--output", help="executed notebook path")
+    r = sub.add_parser("run", help="execute one notebook on your own parameter file, from any folder")
+    r.add_argument("notebook", help="a notebook of the book by name (e.g. diverging_agreement) or a path")
+    r.add_argument("-f", "--file", required=True, help="parameter file (YAML); relative paths in it resolve "
+                   "against its folder")
+    r.add_argument("--out", help="output folder for the executed notebook and its HTML page "
+                   "(default ./pluralign-runs)")
+    r.add_argument("--refresh", action="store_true", help="recompute cached steps")
     r.set_defaults(fn=_run)
     t = sub.add_parser("toc", help="print (or --write) _toc.yml generated from manifest.yml")
     t.add_argument("--profile", default="demo")

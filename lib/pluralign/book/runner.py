@@ -35,8 +35,9 @@ class BookError(RuntimeError):
 class Run:
     """One notebook executed with one parameter file."""
     notebook: str   # notebook name, notebooks/<notebook>.py
-    params: str     # parameter file, relative to the root
+    params: str     # parameter file, relative to the root (or absolute)
     profile: str
+    path: str | None = None  # the notebook's own path, for a notebook outside notebooks/
 
     @property
     def stem(self) -> str:
@@ -44,7 +45,7 @@ class Run:
 
     @property
     def source(self) -> Path:
-        return ROOT / "notebooks" / f"{self.notebook}.py"
+        return Path(self.path) if self.path else ROOT / "notebooks" / f"{self.notebook}.py"
 
     @property
     def output(self) -> Path:
@@ -184,12 +185,13 @@ def _is_fresh(r: Run, fp: str) -> bool:
     return meta.get("fingerprint") == fp and meta.get("status") == "ok"
 
 
-def _environment(profile: str) -> dict:
+def _environment(profile: str, *, book_cache: bool = True) -> dict:
     env = {"PLURALIGN_PROFILE": profile, "PLURALIGN_ROOT": str(ROOT), "MPLBACKEND": "module://matplotlib_inline.backend_inline",
            "TOKENIZERS_PARALLELISM": "false", "PYTHONHASHSEED": "0",
            # no download / weight-loading bars in a rendered page (they are stderr noise there)
            "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
-    env.setdefault("PLURALIGN_CACHE", os.environ.get("PLURALIGN_CACHE", str(ROOT / ".cache" / "pluralign")))
+    if book_cache:  # the book keeps its cache in the project; a user's run uses the user's cache folder
+        env.setdefault("PLURALIGN_CACHE", os.environ.get("PLURALIGN_CACHE", str(ROOT / ".cache" / "pluralign")))
     if profile != "paper":
         env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
     return env
@@ -207,40 +209,55 @@ def _ipc_kernel_manager():
     return IPCKernelManager
 
 
-def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_hash: str | None = None) -> str:
+def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_hash: str | None = None,
+            cwd: Path | None = None, env: dict | None = None, book_cache: bool = True, on_cell=None) -> str:
     """Execute one run; returns "ok" or "cached"; raises :class:`BookError` naming the notebook,
-    the parameter file and the failing cell's error."""
+    the parameter file and the failing cell's error. ``cwd``: the kernel's working folder (relative paths
+    in the parameters resolve there; default the project root); ``env``: further environment variables;
+    ``on_cell(index, n_cells, cell, seconds)``: called after each cell."""
+    import tempfile
+
     import jupytext
     import nbformat
     import papermill as pm
 
     output = output or r.output
-    fp = run_fingerprint(r, lib_hash)
+    fp = run_fingerprint(r, lib_hash) if r.path is None else None
     if not refresh and output == r.output and _is_fresh(r, fp):
         return "cached"
-    params = read_params(ROOT / r.params, r.notebook)
+    params = P.read_params(ROOT / r.params, declared=_declared(r.source)) if r.path else read_params(ROOT / r.params, r.notebook)
     params.setdefault("profile", r.profile)
     output.parent.mkdir(parents=True, exist_ok=True)
-    src = output.parent / ".src" / f"{r.stem}.ipynb"
-    src.parent.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(r.source)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, src)
-    env = _environment(r.profile)
+    env = {**_environment(r.profile, book_cache=book_cache), **(env or {})}
     if refresh:
         env["PLURALIGN_REFRESH"] = "1"
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     tmp = output.with_suffix(".partial.ipynb")
+    hooks = {}
+    if on_cell is not None:
+        n_cells, started = len(nb.cells), {}
+        hooks = {"on_cell_start": lambda cell, cell_index: started.__setitem__(cell_index, time.perf_counter()),
+                 "on_cell_executed": lambda cell, cell_index, execute_reply: on_cell(
+                     cell_index, n_cells, cell, time.perf_counter() - started.get(cell_index, time.perf_counter()))}
     try:
-        pm.execute_notebook(str(src), str(tmp), parameters=params, kernel_name="python3", cwd=str(ROOT),
-                            progress_bar=False, log_output=False, request_save_on_cell_execute=False,
-                            kernel_manager_class=_ipc_kernel_manager())
+        with tempfile.TemporaryDirectory(prefix="pluralign-src-") as srcdir:
+            src = Path(srcdir) / f"{r.stem}.ipynb"
+            nbformat.write(nb, src)
+            pm.execute_notebook(str(src), str(tmp), parameters=params, kernel_name="python3",
+                                cwd=str(cwd or ROOT), progress_bar=False, log_output=False,
+                                request_save_on_cell_execute=False, kernel_manager_class=_ipc_kernel_manager(),
+                                **hooks)
     except pm.PapermillExecutionError as e:
-        raise BookError(f"notebook notebooks/{r.notebook}.py with parameter file {r.params} failed in cell "
+        raise BookError(f"notebook {r.source} with parameter file {r.params} failed in cell "
                         f"{e.exec_count}: {e.ename}: {e.evalue}") from None
+    except KeyboardInterrupt:
+        tmp.unlink(missing_ok=True)
+        raise
     except Exception as e:  # noqa: BLE001 - kernel death, bad notebook: still name the run
-        raise BookError(f"notebook notebooks/{r.notebook}.py with parameter file {r.params} failed: "
+        raise BookError(f"notebook {r.source} with parameter file {r.params} failed: "
                         f"{type(e).__name__}: {e}") from None
     finally:
         for k, v in old.items():
@@ -254,7 +271,8 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
         if "parameters" in tags or "injected-parameters" in tags:
             cell.metadata["tags"] = sorted(set(tags) | {"remove-cell"})
     done.metadata["pluralign"] = {"fingerprint": fp, "status": "ok", "profile": r.profile, "params": r.params,
-                                  "notebook": f"notebooks/{r.notebook}.py"}
+                                  "notebook": str(r.source.relative_to(ROOT)) if r.source.is_relative_to(ROOT)
+                                  else str(r.source)}
     nbformat.write(done, tmp)
     os.replace(tmp, output)
     return "ok"
@@ -345,3 +363,142 @@ def _toc_files(t: dict) -> list[str]:
     for p in t["parts"]:
         files += [c["file"] for c in p["chapters"]]
     return files
+
+
+def data_sources(params: dict) -> list[str]:
+    """The data a page's parameters name, in words: every ``{"name": ..., "source": ...}`` or ``{"simulate":
+    ...}`` spec found anywhere in them (what the page's profile note says the run used)."""
+    found: list[str] = []
+
+    def walk(o):
+        if isinstance(o, dict):
+            if "simulate" in o and isinstance(o["simulate"], dict):
+                found.append("the project's simulator")
+            elif isinstance(o.get("name"), str) and ("source" in o or "split" in o or len(o) == 1):
+                src = o.get("source")
+                found.append(f"{o['name']} ({src})" if src else f"{o['name']} (Hugging Face Hub)")
+            else:
+                for v in o.values():
+                    walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+    walk(params)
+    return list(dict.fromkeys(found))
+
+
+def resolve_notebook(notebook: str | Path) -> Path:
+    """A notebook given by its manifest name (``diverging_agreement``) or its path (.py Jupytext or .ipynb)."""
+    p = Path(notebook).expanduser()
+    if p.suffix in (".py", ".ipynb") and p.exists():
+        return p.resolve()
+    named = ROOT / "notebooks" / f"{Path(str(notebook)).stem}.py"
+    if p.suffix in ("", ".py") and named.exists():
+        return named
+    names = sorted(q.stem for q in (ROOT / "notebooks").glob("*.py"))
+    raise BookError(f"no notebook {str(notebook)!r}: give a path to a .py / .ipynb notebook or one of the book's: "
+                    f"{', '.join(names)}")
+
+
+def run_page(notebook: str | Path, params_file: str | Path, *, out_dir: str | Path | None = None,
+             refresh: bool = False, out=sys.stdout) -> tuple[Path, Path]:
+    """``pluralign run``: execute one notebook on one's own parameter file, from any folder.
+
+    Relative paths inside the parameter file resolve against that file's folder (the kernel runs there);
+    ``common.yml`` beside it and its ``include:`` files are merged as for the book. The executed notebook
+    and an HTML page go to ``out_dir`` (default ``./pluralign-runs``), never into the project; heavy steps
+    are cached in the user's cache folder (``$PLURALIGN_CACHE``, else the platform's user cache dir) and
+    reused unless ``refresh``. Prints one line per executed cell. Returns (notebook, HTML page)."""
+    src = resolve_notebook(notebook)
+    params_file = Path(params_file).expanduser().resolve()
+    if not params_file.exists():
+        raise BookError(f"no parameter file {params_file}")
+    try:
+        params = P.read_params(params_file, declared=_declared(src))
+    except P.ParamsError as e:
+        raise BookError(str(e)) from None
+    out_dir = Path(out_dir or Path.cwd() / "pluralign-runs").expanduser().resolve()
+    output = out_dir / f"{src.stem}__{params_file.stem}.ipynb"
+    r = Run(src.stem, str(params_file), str(params.get("profile", "demo")), path=str(src))
+    env = {"PLURALIGN_RUN_PARAMS": params_file.name,
+           "PLURALIGN_RUN_SOURCES": json.dumps(data_sources(params))}
+    if not os.environ.get("PLURALIGN_CACHE"):
+        from pluralign.cache import cache_dir
+        env["PLURALIGN_CACHE"] = str(cache_dir())
+
+    def line(i, n, cell, seconds):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type != "code" or not cell.source.strip() or {"parameters", "injected-parameters"} & set(tags):
+            return
+        first = next((ln for ln in cell.source.splitlines() if ln.strip() and not ln.startswith("#")), "")
+        print(f"  [{i + 1:>3}/{n}] {seconds:6.1f}s  {first[:70]}", file=out, flush=True)
+    t = time.perf_counter()
+    print(f"{src.name} with {params_file} -> {out_dir}", file=out, flush=True)
+    execute(r, refresh=refresh, output=output, cwd=params_file.parent, env=env, book_cache=False, on_cell=line)
+    page = export_html(output)
+    print(f"done in {time.perf_counter() - t:.1f}s: {output}\n  page: {page}", file=out, flush=True)
+    return output, page
+
+
+def export_html(executed: Path) -> Path:
+    """An HTML page of an executed notebook beside it (cells tagged remove-cell / remove-input hidden as in
+    the book)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
+    nb = nbformat.read(executed, as_version=4)
+    glued = {}
+    for cell in nb.cells:  # glued values are quoted by the prose in the book; alone they have no HTML form
+        if cell.cell_type == "code":
+            for o in cell.get("outputs", []):
+                sb = o.get("metadata", {}).get("scrapbook")
+                if sb:
+                    glued[sb["name"]] = o.get("data", {}).get(sb.get("mime_prefix", "") + "text/plain", "")
+            cell.outputs = [o for o in cell.get("outputs", []) if "scrapbook" not in o.get("metadata", {})]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = myst_to_markdown(cell.source, glued)
+        for o in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if "text/markdown" in o.get("data", {}):
+                o["data"]["text/markdown"] = myst_to_markdown(o["data"]["text/markdown"], glued)
+    exporter = HTMLExporter()
+    tags = TagRemovePreprocessor(remove_cell_tags={"remove-cell"}, remove_input_tags={"remove-input", "hide-input"},
+                                 enabled=True)
+    exporter.register_preprocessor(tags, enabled=True)
+    body, _ = exporter.from_notebook_node(nb)
+    page = executed.with_suffix(".html")
+    tmp = page.with_suffix(".html.tmp")
+    tmp.write_text(body)
+    os.replace(tmp, page)
+    return page
+
+
+def myst_to_markdown(text: str, glued: dict) -> str:
+    """The MyST of a page as plain Markdown for a stand-alone HTML page: ``{glue:text}`name:fmt``` replaced by
+    the glued value, ``{cite}`` / ``{ref}`` roles by their target's name, admonition fences by a quote, label
+    lines dropped."""
+    import ast
+    import re
+
+    def value(m):
+        name, _, fmt = m.group(1).partition(":")
+        raw = glued.get(name)
+        if raw is None:
+            return f"`{name}`"
+        try:
+            v = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            v = raw
+        try:
+            return format(v, fmt) if fmt else str(v)
+        except (TypeError, ValueError):
+            return str(v)
+    text = re.sub(r"\{glue:text\}`([^`]+)`", value, text)
+    text = re.sub(r"\{glue\}`([^`]+)`", value, text)
+    text = re.sub(r"\{(?:cite|cite:p|cite:t|ref|numref|doc)\}`([^`<]*?)(?:\s*<([^`>]+)>)?`",
+                  lambda m: m.group(1).strip() or (m.group(2) or ""), text)
+    text = re.sub(r"^\(([\w-]+)\)=\s*$", "", text, flags=re.M)
+    text = re.sub(r"^:::\{(\w+)\}[^\n]*\n(.*?)\n?:::\s*$",
+                  lambda m: "\n".join(f"> {ln}" if ln else ">" for ln in (f"**{m.group(1).title()}.** " + m.group(2)).split("\n")),
+                  text, flags=re.M | re.S)
+    return text

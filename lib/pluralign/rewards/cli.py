@@ -1,13 +1,17 @@
-"""``pluralign score``: score a preference data set with any reward model, no notebook needed.
+"""``pluralign score``: score preference data with a trained reward model, no notebook needed.
 
-    pluralign score [--model NAME_OR_PATH] --data NAME [--source PATH] [--option KEY=VALUE ...]
-                    --out FILE.parquet [--batch-size N] [--max-length N] [--truncation-side left|right]
+    pluralign score --model NAME_OR_PATH --data SOURCE [--source PATH] [--option KEY=VALUE ...]
+                    --out FILE.parquet|.csv|.jsonl [--batch-size N] [--max-length N] [--truncation-side left|right]
 
-No ``--model``: the embedded default (all-MiniLM-L6-v2 frozen encoder + head). ``--data simulate``
-scores the project's simulator (``--option n_pairs=200 --option seed=0``). Scores are computed in
-chunks cached by :mod:`pluralign.cache`: a killed run loses only its current chunk, and a re-run
-recomputes nothing. The output has one row per pair: ``pair_id, reward_a, reward_b, p_a`` (and
-``sigma_a, sigma_b`` for a mean-variance RM).
+``--model`` names a trained reward model: a Hub id (``OpenAssistant/reward-model-deberta-v3-large-v2``), a
+local folder of a sequence-classification RM, or a folder written by ``RewardModel.train(..., output_dir=...)``.
+``--data`` is anything :func:`pluralign.load` reads: a registered data set (``pandalm``, ``hh-rlhf`` with
+``--source``), a Hub id, one's own file or folder (column mapping with ``--option columns={...}``), or
+``simulate`` (``--option n_pairs=200``). Scores are computed in chunks cached by :mod:`pluralign.cache`:
+a killed run loses only its current chunk, and a re-run recomputes nothing. The output has one row per pair:
+``pair_id, reward_a, reward_b, p_a`` (``sigma_a, sigma_b`` for a mean-variance RM) and, where the data have
+judgments, ``n_judgments``, ``majority`` and ``share_a``; the accuracy against the majority is printed with a
+95% bootstrap interval.
 """
 from __future__ import annotations
 
@@ -19,16 +23,23 @@ from pathlib import Path
 
 import yaml
 
+FORMATS = (".parquet", ".csv", ".jsonl")
+NEEDS_MODEL = ("pluralign score needs a trained reward model: name it with --model, e.g.\n"
+               "  --model OpenAssistant/reward-model-deberta-v3-large-v2   (a Hub id, or its local download)\n"
+               "  --model path/to/folder                                   (a sequence-classification RM, or a\n"
+               "                                                            model saved by RewardModel.train(output_dir=...))")
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pluralign score", description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", default=None, help="Hub id or local folder (default: the embedded MiniLM model)")
+    p.add_argument("--model", default=None, help="a trained reward model: Hub id or local folder (required)")
     p.add_argument("--kind", default=None, help="force a backend: seq-cls, causal, frozen-encoder, finetune")
-    p.add_argument("--data", required=True, help="registered data set name (see pluralign.data), or 'simulate'")
-    p.add_argument("--source", default=None, help="local file or folder instead of the Hub")
+    p.add_argument("--data", required=True, help="what pluralign.load reads: a data set name, a Hub id, a file or "
+                   "folder of your own, or 'simulate'")
+    p.add_argument("--source", default=None, help="local file or folder for a registered data set")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="loader option (value parsed as YAML), repeatable")
-    p.add_argument("--out", required=True, help="output .parquet file")
+    p.add_argument("--out", required=True, help="output file: .parquet, .csv or .jsonl")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--truncation-side", default="left", choices=["left", "right"])
@@ -57,11 +68,53 @@ def load_data(name: str, source=None, **options):
     return data.load(name, source=source, **options)
 
 
+def with_labels(scores, data):
+    """The scores with each pair's judgments summarised: ``n_judgments``, ``majority`` (A / B / tie) and
+    ``share_a`` (the empirical P(A ≻ B)); unchanged when the data carry no judgment."""
+    if len(data.annotations) == 0:
+        return scores
+    labels = {"n_judgments": data.n_annotators(), "majority": data.majority(), "share_a": data.share_a()}
+    out = scores.set_index("pair_id")
+    for k, v in labels.items():
+        out[k] = v.reindex(out.index)
+    return out.reset_index()
+
+
+def accuracy(scored) -> tuple[float, float, float, int] | None:
+    """Share of pairs with a majority (A or B) on which ``p_a > ½`` picks it: (estimate, low, high, n) with a
+    95% percentile-bootstrap interval; None without labelled pairs."""
+    import numpy as np
+    from pluralign.stats import bootstrap_ci
+    if "majority" not in scored:
+        return None
+    m = scored[scored["majority"].isin(["A", "B"])]
+    if len(m) == 0:
+        return None
+    hit = ((m["p_a"] > 0.5) == (m["majority"] == "A")).to_numpy(dtype=float)
+    est, lo, hi = bootstrap_ci(hit, np.mean, n_boot=2000, seed=0)
+    return est, lo, hi, len(m)
+
+
+def write(df, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    if out.suffix == ".parquet":
+        df.to_parquet(tmp, index=False)
+    elif out.suffix == ".csv":
+        df.to_csv(tmp, index=False)
+    else:
+        df.to_json(tmp, orient="records", lines=True, force_ascii=False)
+    os.replace(tmp, out)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     out = Path(args.out)
-    if out.suffix != ".parquet":
-        print(f"pluralign score: --out must end in .parquet, got {out}", file=sys.stderr)
+    if out.suffix not in FORMATS:
+        print(f"pluralign score: --out must end in {', '.join(FORMATS)}, got {out}", file=sys.stderr)
+        return 2
+    if not args.model:
+        print(NEEDS_MODEL, file=sys.stderr)
         return 2
     from pluralign.rewards import load
     t0 = time.perf_counter()
@@ -75,23 +128,34 @@ def main(argv: list[str] | None = None) -> int:
                   trust_remote_code=args.trust_remote_code, load_in_8bit=args.load_in_8bit, device=args.device,
                   batch_size=args.batch_size)
     except (ValueError, OSError, RuntimeError) as e:
-        print(f"pluralign score: cannot load model {args.model or '(embedded default)'!r}: {e}", file=sys.stderr)
+        print(f"pluralign score: cannot load model {args.model!r}: {e}", file=sys.stderr)
+        return 2
+    if rm.backend in ("frozen-encoder", "finetune") and not rm.trained:
+        print(f"pluralign score: {args.model!r} is an encoder with an untrained reward head: its scores would be a "
+              f"random projection.\n{NEEDS_MODEL}", file=sys.stderr)
         return 2
     progress = not args.no_progress
-    if rm.n_outputs == 2:
-        df = rm.predict(data, batch_size=args.batch_size, progress=progress).rename(
-            columns={"mu_a": "reward_a", "mu_b": "reward_b"})
-    else:
-        df = rm.score(data, batch_size=args.batch_size, progress=progress)
-        from pluralign.rewards.objectives import logistic
-        df["p_a"] = logistic(df["reward_a"] - df["reward_b"])
+    try:
+        if rm.n_outputs == 2:
+            df = rm.predict(data, batch_size=args.batch_size, progress=progress).rename(
+                columns={"mu_a": "reward_a", "mu_b": "reward_b"})
+        else:
+            df = rm.score(data, batch_size=args.batch_size, progress=progress)
+            from pluralign.rewards.objectives import logistic
+            df["p_a"] = logistic(df["reward_a"] - df["reward_b"])
+    except KeyboardInterrupt:
+        print("\npluralign score: interrupted; the chunks scored so far are cached: run the same command again to "
+              "resume", file=sys.stderr)
+        return 130
     df.attrs = {}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    df.to_parquet(tmp, index=False)
-    os.replace(tmp, out)
+    df = with_labels(df, data)
+    write(df, out)
     print(f"pluralign score: {len(df)} pairs ({data.name}) scored with {rm.identity} -> {out} "
           f"in {time.perf_counter() - t0:.1f} s")
+    acc = accuracy(df)
+    if acc:
+        est, lo, hi, n = acc
+        print(f"accuracy against the majority label: {est:.3f} [95% CI {lo:.3f}, {hi:.3f}] on {n} pairs with a majority")
     return 0
 
 
