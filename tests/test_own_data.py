@@ -65,3 +65,39 @@ def test_an_empty_reply_error_names_the_row_and_the_option_that_keeps_it(tmp_pat
     d = pluralign.load(str(path), columns={"prompt": "q", "response_a": "a", "response_b": "b", "preference": "label"},
                        labels={"A": -2, "B": 2}, empty="placeholder")
     assert d.pairs["response_b"].tolist() == ["[empty response]"]
+
+
+@pytest.mark.parametrize("blank", ["\n", "   \n", "\r\n", "\t\r\n"])
+def test_jsonl_row_numbers_count_blank_lines_of_any_kind(tmp_path, blank):
+    good = json.dumps({"prompt": "p", "response_a": "a", "response_b": "b", "preference": -2})
+    bad = json.dumps({"prompt": "p", "response_a": "a", "response_b": "b", "preference": 7})
+    path = tmp_path / "d.jsonl"
+    path.write_text(good + "\n" + blank + good.replace('"p"', '"q"') + "\n" + bad + "\n")
+    with pytest.raises(DataError, match="row 4"):
+        pluralign.load(str(path))
+
+
+@pytest.mark.parametrize("suffix", [".jsonl.bz2", ".jsonl.xz", ".ndjson", ".jsonl.gz"])
+def test_compressed_and_ndjson_files_are_read(tmp_path, suffix):
+    import bz2
+    import gzip
+    import lzma
+    rows = "".join(json.dumps({"prompt": f"p{i}", "response_a": "a", "response_b": "b", "preference": 2}) + "\n"
+                   for i in range(3)).encode()
+    pack = {".jsonl.bz2": bz2.compress, ".jsonl.xz": lzma.compress, ".jsonl.gz": gzip.compress}.get(suffix, bytes)
+    (tmp_path / f"d{suffix}").write_bytes(pack(rows))
+    assert len(pluralign.load(str(tmp_path / f"d{suffix}"))) == 3
+
+
+def test_a_folder_with_an_unsupported_file_is_refused_not_skipped(tmp_path):
+    row = json.dumps({"prompt": "p", "response_a": "a", "response_b": "b", "preference": 2})
+    (tmp_path / "a.jsonl").write_text(row + "\n")
+    (tmp_path / "b.pkl").write_bytes(b"x")
+    with pytest.raises(DataError, match="unsupported type in the data folder, e.g. b.pkl"):
+        pluralign.load(str(tmp_path), dataset_name="x")
+
+
+def test_an_empty_csv_is_refused_by_name(tmp_path):
+    (tmp_path / "e.csv").write_text("")
+    with pytest.raises(DataError, match="e.csv: empty file"):
+        pluralign.load(str(tmp_path / "e.csv"))

@@ -22,7 +22,10 @@ import pandas as pd
 
 from pluralign.data.core import DataError
 
-SUFFIXES = (".jsonl.gz", ".json.gz", ".jsonl", ".json", ".parquet", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet", ".csv": "csv", ".tsv": "tsv"}
+COMPRESSIONS = (".gz", ".bz2", ".xz")
+SUFFIXES = tuple(f + c for f in FORMATS if f != ".parquet" for c in COMPRESSIONS) + tuple(FORMATS)
+IGNORED_IN_FOLDERS = {"readme", "license", "licence", ".gitattributes", "notice"}
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -43,7 +46,14 @@ def list_files(source: str | os.PathLike, pattern: str | None = None) -> list[Pa
     if path.is_file():
         return [path]
     if path.is_dir():
-        files = sorted(p for p in path.rglob(pattern or "*") if p.is_file() and _suffix(p) in SUFFIXES)
+        found = sorted(p for p in path.rglob(pattern or "*") if p.is_file() and not p.name.startswith("."))
+        files = [p for p in found if _suffix(p) in SUFFIXES]
+        others = [p for p in found if _suffix(p) not in SUFFIXES and p.stem.lower() not in IGNORED_IN_FOLDERS
+                  and p.name.lower() not in IGNORED_IN_FOLDERS and p.suffix.lower() not in (".md", ".txt", ".py")]
+        if files and others:  # nothing is skipped silently
+            raise DataError(f"{len(others)} file(s) of an unsupported type in the data folder, e.g. "
+                            f"{others[0].relative_to(path)} (supported: {', '.join(SUFFIXES)}); read one file with "
+                            "source=FILE, or pass pattern='*.jsonl'", file=path)
         if not files:
             raise DataError(f"no data files ({', '.join(SUFFIXES)}) in folder", file=path)
         return files
@@ -52,7 +62,8 @@ def list_files(source: str | os.PathLike, pattern: str | None = None) -> list[Pa
 
 def _read_bytes(path: Path) -> bytes:
     raw = path.read_bytes()
-    if path.name.lower().endswith(".gz"):
+    name = path.name.lower()
+    if name.endswith(".gz"):
         try:
             return gzip.decompress(raw)
         except EOFError as err:  # truncated stream: find how far it got
@@ -62,6 +73,13 @@ def _read_bytes(path: Path) -> bytes:
                             file=path, row=line) from None
         except (OSError, zlib.error) as err:
             raise DataError(f"not a valid gzip file ({err})", file=path) from None
+    if name.endswith((".bz2", ".xz")):
+        import bz2
+        import lzma
+        try:
+            return bz2.decompress(raw) if name.endswith(".bz2") else lzma.decompress(raw)
+        except (OSError, ValueError, EOFError, lzma.LZMAError) as err:
+            raise DataError(f"not a valid {path.suffix} file ({err})", file=path) from None
     return raw
 
 
@@ -90,7 +108,9 @@ def read_jsonl(path: Path) -> pd.DataFrame:
     line-by-line reader takes over, which names the first bad line."""
     data = _read_bytes(path)
     text = _decode(data, path)
-    if data and b"\n\n" not in data and not data.startswith(b"\n"):
+    import re
+    blank_line = re.compile(rb"(^|\n)[ \t\r\f\v]*(\n|$)")  # empty, whitespace-only or CRLF-blank lines
+    if data and not blank_line.search(data.rstrip(b"\r\n") if data.endswith(b"\n") else data):
         del text
         try:
             import pyarrow as pa
@@ -149,21 +169,24 @@ def read_json(path: Path) -> pd.DataFrame:
 
 def read_table(path: Path) -> pd.DataFrame:
     suffix = _suffix(path)
-    if suffix in (".jsonl", ".jsonl.gz"):
+    kind = FORMATS.get(next((suffix[: -len(c)] for c in COMPRESSIONS if suffix.endswith(c)), suffix))
+    if kind == "jsonl":
         df = read_jsonl(path)
-    elif suffix in (".json", ".json.gz"):
+    elif kind == "json":
         df = read_json(path)
-    elif suffix == ".parquet":
+    elif kind == "parquet":
         try:
             df = pd.read_parquet(path)
         except Exception as err:  # noqa: BLE001 - pyarrow raises many types
             raise DataError(f"cannot read Parquet ({err})", file=path) from None
         df["_row"] = np.arange(1, len(df) + 1)
-    elif suffix in (".csv", ".tsv", ".csv.gz", ".tsv.gz"):
+    elif kind in ("csv", "tsv"):
         import io as _io
         text = _decode(_read_bytes(path), path)
+        if not text.strip():
+            raise DataError("empty file (no header, no rows)", file=path)
         try:
-            df = pd.read_csv(_io.StringIO(text), sep="\t" if ".tsv" in suffix else ",", dtype=str,
+            df = pd.read_csv(_io.StringIO(text), sep="\t" if kind == "tsv" else ",", dtype=str,
                              keep_default_na=False)
         except pd.errors.ParserError as err:
             raise DataError(f"cannot parse CSV ({err})", file=path) from None
