@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from tqdm.auto import tqdm
+from pluralign.progress import bar as progress_bar
 
 from pluralign.cache import Entry, fingerprint
 from pluralign.rewards import objectives as obj
@@ -155,8 +155,7 @@ class RewardModel:
                           "are a fixed random projection until you .train() it", stacklevel=3)
         settings = {"backend": self.backend, "n_outputs": self.n_outputs, **self._score_settings()}
         parts = []
-        bar = tqdm(total=len(texts), desc=f"scoring ({self.backend})", unit="text",
-                   disable=not progress or len(texts) == 0, leave=False)
+        bar = progress_bar(len(texts), f"scoring ({self.backend})", "text", enabled=progress)
         with bar:
             for s in range(0, len(texts), CHUNK):
                 chunk = texts[s:s + CHUNK]

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
-from tqdm.auto import tqdm
+from pluralign.progress import bar as progress_bar
 
 from pluralign.cache import Entry, fingerprint
 from pluralign.rewards.base import RM_CONFIG, RewardModel, folder_identity, resolve_device, resolve_dtype
@@ -90,7 +90,7 @@ class Encoder:
         texts = [str(t) for t in texts]
         todo = list(dict.fromkeys(t for t in texts if (self.identity, t) not in _MEMO))
         if todo:
-            bar = tqdm(total=len(todo), desc="embedding", unit="text", disable=not progress, leave=False)
+            bar = progress_bar(len(todo), "embedding", "text", enabled=progress)
             with bar:
                 for s in range(0, len(todo), chunk):
                     part = todo[s:s + chunk]

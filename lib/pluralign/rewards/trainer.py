@@ -169,7 +169,7 @@ def fit_tensors(model, inst: Instances, eval_inst: Instances | None, *, objectiv
     (``bench/bench_rewards.py`` measures both engines on the same data). The loop runs on one
     intra-op thread: for a head this small, more threads only add synchronisation (measured 10x
     slower per step on 2 busy cores)."""
-    from tqdm.auto import tqdm
+    from pluralign.progress import bar as progress_bar
 
     def tensors(i: Instances):
         items = _items(model, i)
@@ -202,7 +202,7 @@ def fit_tensors(model, inst: Instances, eval_inst: Instances | None, *, objectiv
         best, snapshot, history = math.inf, None, []
         step = 0
         f1, f2, y, m = train_t
-        with tqdm(total=total, desc="training head", unit="step", disable=not progress, leave=False) as bar:
+        with progress_bar(total, "training head", "step", enabled=progress) as bar:
             while step < total:
                 perm = torch.randperm(n, generator=g).to(model.device)
                 for s in range(0, n, batch_size):
