@@ -227,7 +227,14 @@ def read_hub(hub_id: str, *, name: str | None = None, split: str | None = None, 
         import datasets
         kw = {k: v for k, v in dict(name=name, split=split, data_dir=data_dir, data_files=data_files,
                                      revision=revision).items() if v is not None}
-        ds = datasets.load_dataset(hub_id, **kw)
+        from pluralign.mirror import MirrorError, resolve
+        try:
+            where_from = resolve(hub_id, kind="dataset")  # $PLURALIGN_MIRROR/<id> when it holds the data set
+        except MirrorError as err:
+            raise DataError(str(err), file=f"hf://datasets/{hub_id}") from None
+        ds = datasets.load_dataset(where_from, **kw)
+    except DataError:
+        raise
     except Exception as err:  # noqa: BLE001 - network, auth, offline mode, missing config: all the same to a user
         where = f"data_dir={data_dir!r}, " if data_dir else ""
         raise DataError(

@@ -45,4 +45,5 @@ def load(name: str | Path | None = None, **kw) -> LLM:
         from pluralign.llm.openai_backend import OpenAILLM
         return OpenAILLM(name.removeprefix("openai:"), **kw)
     from pluralign.llm.hf import TransformersLLM
-    return TransformersLLM(name, **kw)
+    from pluralign.mirror import resolve
+    return TransformersLLM(resolve(name), **kw)

@@ -58,6 +58,9 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     that supports it, fp32 otherwise."""
     check_8bit(load_in_8bit, device)
     classes = BACKENDS
+    if name_or_path is not None:
+        from pluralign.mirror import resolve
+        name_or_path = resolve(str(name_or_path))  # a Hub id found in $PLURALIGN_MIRROR loads from there
     if kind is not None:
         kind = _ALIASES.get(kind, kind)
         if kind not in KINDS:
