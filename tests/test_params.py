@@ -115,3 +115,35 @@ def test_every_common_key_is_declared_by_a_notebook_of_its_profile(profile):
     declared = set().union(*[set(P.declared_parameters(ROOT / "notebooks" / f"{r.notebook}.py"))
                              for r in book.runs(profile)])
     assert sorted(set(common) - declared) == [], f"params/{profile}/common.yml holds keys no notebook declares"
+
+
+@pytest.mark.parametrize("value", ["sk-proj-abcdefghijklmnopqrstu", "hf_abcdefghijklmnopqrstuvwxyz",
+                                   "a8Fk29XkqLmZ02PqTr7vYw3NbC5dEe1GhJ"])
+def test_a_secret_looking_value_under_any_key_is_refused_naming_the_key(tmp_path, value):
+    _write(tmp_path, page__yml={"judge": {"settings": {"whatever": value}}})
+    with pytest.raises(P.ParamsError) as e:
+        P.read_params(tmp_path / "page.yml")
+    assert "judge.settings.whatever" in str(e.value) and "environment" in str(e.value) and value not in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["meta-llama/Meta-Llama-3-70B-Instruct", "https://api.openai.com/v1",
+                                   "0123456789abcdef0123456789abcdef", "btb-margins-paper"])
+def test_ids_urls_and_hashes_are_not_taken_for_secrets(value):
+    assert not P.looks_like_secret(value)
+
+
+def test_an_include_outside_the_parameter_files_folder_is_refused(tmp_path):
+    (tmp_path / "outside.yml").write_text("seed: 1\n")
+    _write(tmp_path / "conf", page__yml={"include": "../outside.yml"})
+    with pytest.raises(P.ParamsError, match="lies outside"):
+        P.read_params(tmp_path / "conf" / "page.yml")
+
+
+def test_a_value_of_the_wrong_type_names_file_key_and_expected_type(tmp_path):
+    nb = tmp_path / "nb.py"
+    nb.write_text(NOTEBOOK)
+    _write(tmp_path, page__yml={"seed": "zero"})
+    with pytest.raises(P.ParamsError, match=r"page\.yml: parameter 'seed' is str 'zero', but the notebook expects int"):
+        P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb), types=P.declared_types(nb))
+    _write(tmp_path, page__yml={"design": {"n": 2}, "seed": 3})
+    assert P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb), types=P.declared_types(nb))["seed"] == 3

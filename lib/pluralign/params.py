@@ -30,6 +30,28 @@ __all__ = ["ParamsError", "read_params", "deep_merge", "declared_parameters", "n
 
 COMMON = "common.yml"
 SECRET_PATTERN = re.compile(r"(api[_-]?key|secret|token|password)", re.I)
+#: values that look like credentials whatever their key: provider key prefixes, or long high-entropy tokens
+SECRET_VALUE = re.compile(r"^(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|"
+                          r"xox[baprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|"
+                          r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})$")
+
+
+def looks_like_secret(value) -> bool:
+    """A known API-key shape, or a token of 32+ letters / digits with three character classes and high
+    entropy (not a path, not a Hub id, not prose)."""
+    import math
+    from collections import Counter
+    if not isinstance(value, str):
+        return False
+    v = value.strip()
+    if SECRET_VALUE.match(v):
+        return True
+    if len(v) < 32 or not re.fullmatch(r"[A-Za-z0-9_\-+=]{32,}", v):
+        return False
+    classes = sum(bool(re.search(c, v)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]"))
+    counts = Counter(v)
+    entropy = -sum(n / len(v) * math.log2(n / len(v)) for n in counts.values())
+    return classes == 3 and entropy > 4.0
 
 
 class ParamsError(ValueError):
@@ -57,9 +79,11 @@ def _yaml(path: Path) -> dict:
     return data
 
 
-def _with_includes(path: Path, seen: tuple = ()) -> tuple[dict, dict]:
-    """(parameters, origin) of ``path`` and the files it includes; origin maps each key to its file."""
+def _with_includes(path: Path, seen: tuple = (), top: Path | None = None) -> tuple[dict, dict]:
+    """(parameters, origin) of ``path`` and the files it includes; origin maps each key to its file. An include
+    must lie inside the folder of the file first read (no ``..`` out of it, no absolute path elsewhere)."""
     path = Path(path)
+    top = top or path.resolve().parent
     if path.resolve() in seen:
         raise ParamsError(f"{path}: include cycle ({' -> '.join(str(q) for q in seen)} -> {path})")
     own = _yaml(path)
@@ -67,15 +91,18 @@ def _with_includes(path: Path, seen: tuple = ()) -> tuple[dict, dict]:
     params, origin = {}, {}
     for inc in [includes] if isinstance(includes, str) else includes:
         target = path.parent / inc
+        if not target.resolve().is_relative_to(top):
+            raise ParamsError(f"{path}: included parameter file {inc!r} lies outside {top}; an include must be in the "
+                              "folder of the parameter file (or below it)")
         if not target.exists():
             raise ParamsError(f"{path}: included parameter file {inc!r} does not exist ({target})")
-        p, o = _with_includes(target, seen + (path.resolve(),))
+        p, o = _with_includes(target, seen + (path.resolve(),), top)
         params, origin = deep_merge(params, p), {**origin, **o}
     return deep_merge(params, own), {**origin, **{k: path for k in own}}
 
 
 def read_params(path: str | Path, *, declared: list[str] | set[str] | None = None,
-                common: bool = True) -> dict:
+                common: bool = True, types: dict[str, type] | None = None) -> dict:
     """The parameters of one page (module docstring). ``declared``: the notebook's parameter names; when
     given, an undeclared key of the page's file or its includes raises :class:`ParamsError` naming the file,
     the key and the nearest declared name, and ``common.yml`` contributes only declared keys."""
@@ -97,18 +124,27 @@ def read_params(path: str | Path, *, declared: list[str] | set[str] | None = Non
         shared = {k: v for k, v in shared.items() if k in declared}
     merged = deep_merge(shared, params)
     _check_secrets(merged, path)
+    if types:
+        check_types(params, types, origin, path)
     return merged
 
 
 def _check_secrets(obj, path: Path, where: str = ""):
     if isinstance(obj, dict):
         for k, v in obj.items():
+            if looks_like_secret(v):
+                raise ParamsError(f"{path}: the value of parameter '{where}{k}' looks like a credential; secrets come "
+                                  f"from the environment only: export it (e.g. MY_API_KEY=...) and name the variable "
+                                  f"with '{k}_env: MY_API_KEY' where the parameter supports it")
             if SECRET_PATTERN.search(str(k)) and not str(k).endswith("_env") and v not in (None, ""):
                 raise ParamsError(f"{path}: parameter '{where}{k}' looks like a secret; secrets come from the "
                                   f"environment only (name the variable with '{k}_env')")
             _check_secrets(v, path, f"{where}{k}.")
     elif isinstance(obj, list):
-        for v in obj:
+        for i, v in enumerate(obj):
+            if looks_like_secret(v):
+                raise ParamsError(f"{path}: an item of parameter '{where.rstrip('.')}' looks like a credential; secrets "
+                                  "come from the environment only")
             _check_secrets(v, path, where)
 
 
@@ -120,6 +156,39 @@ def declared_parameters(notebook: str | Path) -> list[str]:
     for cell in nb.cells:
         cell.metadata.setdefault("tags", [])
     return [p.name for p in _infer_parameters(nb, name="python3", language="python")]
+
+
+def declared_types(notebook: str | Path) -> dict[str, type]:
+    """The type of each parameter's default value in the notebook's parameters cell (None defaults omitted)."""
+    import ast
+
+    import jupytext
+    from papermill.inspection import _infer_parameters
+    nb = jupytext.read(notebook)
+    for cell in nb.cells:
+        cell.metadata.setdefault("tags", [])
+    out = {}
+    for p in _infer_parameters(nb, name="python3", language="python"):
+        try:
+            v = ast.literal_eval(p.default)
+        except (ValueError, SyntaxError):
+            continue
+        if v is not None:
+            out[p.name] = type(v)
+    return out
+
+
+def check_types(params: dict, types: dict[str, type], origin: dict | None = None, path: Path | None = None) -> None:
+    """Refuse a value whose type differs from the notebook's default (an int where a float is declared is
+    fine; a default of None takes anything), naming the file, the key and both types."""
+    for k, v in params.items():
+        want = types.get(k)
+        if want is None or v is None or isinstance(v, want) or (want is float and isinstance(v, int)):
+            continue
+        if want is int and isinstance(v, bool) or (want is bool and not isinstance(v, bool)) or not isinstance(v, want):
+            where = (origin or {}).get(k, path)
+            raise ParamsError(f"{where}: parameter {k!r} is {type(v).__name__} {v!r}, but the notebook expects "
+                              f"{want.__name__} (its default)")
 
 
 def named_model(value, models: dict | None, *, what: str = "model"):

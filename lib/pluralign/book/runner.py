@@ -142,7 +142,7 @@ def read_params(path: Path, notebook: str | None = None) -> dict:
         src = Path(notebook) if str(notebook).endswith(".py") else ROOT / "notebooks" / f"{notebook}.py"
         declared = _declared(src)
     try:
-        return P.read_params(path, declared=declared)
+        return P.read_params(path, declared=declared, types=_types(src) if notebook is not None else None)
     except P.ParamsError as e:
         raise BookError(str(e)) from None
 
@@ -154,6 +154,13 @@ def _declared(src: Path) -> list[str]:
     key = (str(src), src.stat().st_mtime_ns)
     if key not in _DECLARED:
         _DECLARED[key] = P.declared_parameters(src)
+    return _DECLARED[key]
+
+
+def _types(src: Path) -> dict:
+    key = ("types", str(src), src.stat().st_mtime_ns)
+    if key not in _DECLARED:
+        _DECLARED[key] = P.declared_types(src)
     return _DECLARED[key]
 
 
@@ -225,7 +232,8 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
     fp = run_fingerprint(r, lib_hash) if r.path is None else None
     if not refresh and output == r.output and _is_fresh(r, fp):
         return "cached"
-    params = P.read_params(ROOT / r.params, declared=_declared(r.source)) if r.path else read_params(ROOT / r.params, r.notebook)
+    params = (P.read_params(ROOT / r.params, declared=_declared(r.source), types=_types(r.source)) if r.path
+              else read_params(ROOT / r.params, r.notebook))
     params.setdefault("profile", r.profile)
     output.parent.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(r.source)
@@ -414,7 +422,7 @@ def run_page(notebook: str | Path, params_file: str | Path, *, out_dir: str | Pa
     if not params_file.exists():
         raise BookError(f"no parameter file {params_file}")
     try:
-        params = P.read_params(params_file, declared=_declared(src))
+        params = P.read_params(params_file, declared=_declared(src), types=_types(src))
     except P.ParamsError as e:
         raise BookError(str(e)) from None
     out_dir = Path(out_dir or Path.cwd() / "pluralign-runs").expanduser().resolve()
