@@ -64,9 +64,20 @@ def _texts_of(data_or_texts) -> tuple[list[tuple[str, str]], pd.DataFrame | None
 BACKENDS: dict[str, type] = {}
 
 
-def open_trained(folder, *, device=None, dtype=None, batch_size: int = 32, load_in_8bit: bool = False):
+def remote_code_from_caller(folder, cfg: dict, trust_remote_code: bool = False) -> bool:
+    """Whether a model folder's own code may run: only the caller decides (``trust_remote_code=True``), never a
+    file inside the folder; a folder whose config asks for it gets a warning saying how to allow it."""
+    if cfg.get("trust_remote_code") and not trust_remote_code:
+        warnings.warn(f"{folder}: its {RM_CONFIG} asks for trust_remote_code; it stays off (a model folder cannot "
+                      "switch on its own code). Pass trust_remote_code=True to load() if you trust this folder.",
+                      stacklevel=3)
+    return bool(trust_remote_code)
+
+
+def open_trained(folder, *, device=None, dtype=None, batch_size: int = 32, load_in_8bit: bool = False,
+                 trust_remote_code: bool = False):
     """The reward model a ``.train()`` folder (or any folder with ``pluralign_rm.json``) holds, by the backend
-    its config names."""
+    its config names. Its own code runs only if the caller passes ``trust_remote_code=True``."""
     cfg = read_rm_config(folder)
     if not cfg:
         raise FileNotFoundError(f"{folder}: no {RM_CONFIG} (not a reward model written by pluralign)")
@@ -74,9 +85,11 @@ def open_trained(folder, *, device=None, dtype=None, batch_size: int = 32, load_
         raise ValueError(f"{folder}: unknown reward-model backend {cfg['backend']!r} (known: {sorted(BACKENDS)})")
     cls = BACKENDS[cfg["backend"]]
     if cls.backend == "frozen-encoder":
-        return cls.from_folder(folder, cfg, device=device, dtype=dtype, batch_size=max(batch_size, 64))
+        return cls.from_folder(folder, cfg, device=device, dtype=dtype, batch_size=max(batch_size, 64),
+                               trust_remote_code=trust_remote_code)
     extra = {"load_in_8bit": load_in_8bit or None} if cls.backend == "causal" else {}
-    return cls.from_folder(folder, cfg, device=device, dtype=dtype, batch_size=batch_size, **extra)
+    return cls.from_folder(folder, cfg, device=device, dtype=dtype, batch_size=batch_size,
+                           trust_remote_code=trust_remote_code, **extra)
 
 
 class RewardModel:

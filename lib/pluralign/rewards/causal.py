@@ -146,7 +146,7 @@ class CausalLMRM(SequenceClassificationRM):
         kw.pop("lora", None)
         kw.setdefault("max_length", cfg.get("max_length", 512))
         kw.setdefault("truncation_side", cfg.get("truncation_side", "left"))
-        kw.setdefault("trust_remote_code", cfg.get("trust_remote_code", False))
+        kw["trust_remote_code"] = remote_code_from_caller(folder, cfg, kw.get("trust_remote_code", False))
         eight = cfg.get("load_in_8bit", False) if load_in_8bit is None else load_in_8bit
         if not cfg.get("lora"):
             return cls(str(folder), load_in_8bit=eight, info=cfg, **kw)

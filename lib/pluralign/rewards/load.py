@@ -74,7 +74,8 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     name_or_path = str(name_or_path)
     cfg = read_rm_config(name_or_path) if Path(name_or_path).is_dir() else None
     if cfg is not None:
-        return open_trained(name_or_path, device=device, dtype=dtype, batch_size=batch_size, load_in_8bit=load_in_8bit)
+        return open_trained(name_or_path, device=device, dtype=dtype, batch_size=batch_size, load_in_8bit=load_in_8bit,
+                            trust_remote_code=trust_remote_code)
     kind = kind or detect_kind(name_or_path, trust_remote_code)
     cls = classes[kind]
     if kind == "frozen-encoder":

@@ -7,7 +7,8 @@ Objectives (per-instance losses, averaged over a batch):
   ``-log σ(r_c - r_r - m)``; identical to TRL ``RewardTrainer``'s ``margin`` column. The margin
   comes from ``margins=`` (e.g. Eq. (3) on synthetic LLM judgments) or, when not given, from the
   pair's own annotators by Eq. (3): ``m = |Σ j_i - n/2| / (n/2) = |2·share_a - 1|`` — the paper's
-  "gold standard" with real multiple judgments.
+  "gold standard" with real multiple judgments. Eq. (3) itself is :func:`margin_from_counts` /
+  :func:`margin_from_judgments` (the one implementation; :mod:`pluralign.btb` calls it).
 - ``"mse"`` — regression of the reward on per-response Likert scores (HelpSteer2 style; the MSE
   reward model of Diverging Preferences §4 / Table 2).
 - ``"mean-variance"`` — a distributional RM: every response gets a Gaussian reward N(μ, σ²); the
@@ -74,13 +75,65 @@ def mean_variance_nll(mu_a, mu_b, sigma_a, sigma_b, target_a: torch.Tensor) -> t
     return -(target_a * log_pa + (1 - target_a) * log_pb)
 
 
-def margin_from_judgments(judgments) -> float:
-    """Beyond the Binary Eq. (3): ``m = |Σ j_i - n/2| / (n/2)`` for binary judgments j_i ∈ {0, 1}."""
-    j = np.asarray(judgments, dtype=float)
-    n = len(j)
-    if n == 0:
+def margin_from_counts(k, n):
+    """Beyond the Binary Eq. (3) from counts: ``m = |k - n/2| / (n/2)`` where ``k`` is the number of the
+    ``n`` binary judgments that prefer one response (either one: the formula is symmetric in A and B).
+    Vectorised; ``n = 0`` gives NaN. ``m = 1`` when the judgments are unanimous, 0 when they split evenly."""
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    if np.any(k < 0) or np.any(k > n):
+        raise ValueError("margin_from_counts: need 0 <= k <= n for every pair")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.abs(k - n / 2) / (n / 2)
+    m = np.where(n > 0, m, np.nan)
+    return float(m) if m.ndim == 0 else m
+
+
+def _as_j(x) -> int:
+    if isinstance(x, str):
+        u = x.strip().upper()
+        if u in ("A", "0"):
+            return 0
+        if u in ("B", "1"):
+            return 1
+    elif isinstance(x, (bool, np.bool_)):
+        pass  # booleans are ambiguous about which side they mean
+    elif x is not None and not (isinstance(x, float) and np.isnan(x)) and x in (0, 1):
+        return int(x)
+    raise ValueError(f"margin: judgment {x!r} is not one of 0 / 1 (index of the preferred response, "
+                     f"0 = A = y_0, 1 = B = y_1) or 'A' / 'B'")
+
+
+def margin_from_judgments(judgments):
+    """Beyond the Binary Eq. (3): ``m = |Σ_i j_i - n/2| / (n/2)`` for binary judgments ``j_i ∈ {0, 1}``
+    (the index of the preferred response as in Eq. 1: 0 = A = y_0, 1 = B = y_1; the letters ``"A"`` /
+    ``"B"`` are accepted too). Symmetric: the same whichever response the votes are counted for.
+
+    * one pair: a 1-D sequence of ``n`` judgments → ``float`` (an empty one is an error);
+    * many pairs: a 2-D array ``(pairs, n)`` or a sequence of per-pair sequences (lengths may differ,
+      e.g. after unparseable verdicts) → ``ndarray`` of shape ``(pairs,)``; an empty pair gives NaN.
+
+    Example: ``n = 10`` with 7 votes for A → ``|3 - 5| / 5 = 0.4``."""
+    if isinstance(judgments, np.ndarray) and judgments.dtype != object:
+        arr = judgments
+        if not np.isin(arr, (0, 1)).all():
+            bad = arr[~np.isin(arr, (0, 1))].ravel()[0]
+            raise ValueError(f"margin: judgment {bad!r} is not 0 or 1 (0 = A = y_0, 1 = B = y_1)")
+        if arr.ndim == 1:
+            if arr.size == 0:
+                raise ValueError("margin_from_judgments needs at least one judgment")
+            return margin_from_counts(arr.sum(), arr.size)
+        if arr.ndim == 2:
+            return margin_from_counts(arr.sum(axis=1), np.full(arr.shape[0], arr.shape[1]))
+        raise ValueError(f"margin: judgments must be 1-D (one pair) or 2-D (pairs × n), got {arr.ndim}-D")
+    seq = list(judgments)
+    if not seq:
         raise ValueError("margin_from_judgments needs at least one judgment")
-    return float(abs(j.sum() - n / 2) / (n / 2))
+    if not isinstance(seq[0], (list, tuple, np.ndarray, pd.Series)):
+        js = [_as_j(x) for x in seq]
+        return margin_from_counts(sum(js), len(js))
+    rows = [[_as_j(x) for x in row] for row in seq]
+    return margin_from_counts([sum(r) for r in rows], [len(r) for r in rows])
 
 
 # ---- instances ---------------------------------------------------------------------------------
@@ -210,5 +263,5 @@ def logistic(x):
 
 
 __all__ = ["OBJECTIVES", "LABELS", "bt_loss", "mse_loss", "mean_variance_prob_a", "mean_variance_nll",
-           "margin_from_judgments", "build_instances", "Instances", "instance_loss", "sigma_from_raw",
+           "margin_from_counts", "margin_from_judgments", "build_instances", "Instances", "instance_loss", "sigma_from_raw",
            "n_outputs", "logistic"]

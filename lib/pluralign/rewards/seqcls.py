@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from pluralign.rewards.base import RM_CONFIG, RewardModel, folder_identity, resolve_device, resolve_dtype
+from pluralign.rewards.base import RM_CONFIG, remote_code_from_caller, RewardModel, folder_identity, resolve_device, resolve_dtype
 
 DROPOUT_FIELDS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "classifier_dropout", "resid_pdrop",
                   "embd_pdrop", "attn_pdrop", "summary_first_dropout", "attention_dropout", "hidden_dropout",
@@ -142,7 +142,7 @@ class SequenceClassificationRM(RewardModel):
     def from_folder(cls, folder, cfg: dict, **kw):
         kw.setdefault("max_length", cfg.get("max_length", 512))
         kw.setdefault("truncation_side", cfg.get("truncation_side", "left"))
-        kw.setdefault("trust_remote_code", cfg.get("trust_remote_code", False))
+        kw["trust_remote_code"] = remote_code_from_caller(folder, cfg, kw.get("trust_remote_code", False))
         return cls(str(folder), info=cfg, **kw)
 
 

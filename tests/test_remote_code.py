@@ -1,0 +1,38 @@
+"""A model folder cannot switch on its own code: trust_remote_code comes from the caller only."""
+import json
+
+import pytest
+import torch
+
+import pluralign.rewards as R
+
+
+@pytest.fixture(scope="module")
+def hostile_folder(tmp_path_factory):
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+    tok = AutoTokenizer.from_pretrained(R.default_encoder_path())
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, num_labels=1, architectures=["BertForSequenceClassification"])
+    folder = tmp_path_factory.mktemp("hostile")
+    BertForSequenceClassification(cfg).save_pretrained(folder)
+    tok.save_pretrained(folder)
+    marker = folder / "code-ran"
+    (folder / "evil.py").write_text(
+        f"open({str(marker)!r}, 'w').write('ran')\n"
+        "from transformers import BertForSequenceClassification as EvilModel\n")
+    conf = json.loads((folder / "config.json").read_text())
+    conf["auto_map"] = {"AutoModelForSequenceClassification": "evil.EvilModel", "AutoConfig": "evil.EvilConfig"}
+    (folder / "config.json").write_text(json.dumps(conf))
+    (folder / "pluralign_rm.json").write_text(json.dumps({"backend": "seq-cls", "trust_remote_code": True,
+                                                          "max_length": 64, "truncation_side": "left"}))
+    return folder, marker
+
+
+def test_a_folder_asking_for_remote_code_does_not_run_it(hostile_folder):
+    folder, marker = hostile_folder
+    with pytest.warns(UserWarning, match="asks for trust_remote_code; it stays off"):
+        rm = R.load(folder)
+    assert rm.trust_remote_code is False
+    rm.score([("hi", "hello")], progress=False, cache=False)
+    assert not marker.exists(), "the folder's own code ran"
