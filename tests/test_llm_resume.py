@@ -49,7 +49,7 @@ def test_killed_labelling_job_resumes_without_repeating_requests(tiny, tmp_path)
     (tmp_path / "prompts.json").write_text(json.dumps(prompts))
     script = tmp_path / "job.py"
     script.write_text(JOB_SCRIPT)
-    with serve(tiny, delay=0.15) as srv:
+    with serve(tiny, delay=0.15, record=True) as srv:
         env = dict(os.environ, PYTHONPATH=str(ROOT / "lib"))
         cmd = [sys.executable, str(script), srv.url, srv.model_id, str(tmp_path / "out.json"),
                str(tmp_path / "prompts.json")]
@@ -91,7 +91,7 @@ def test_server_error_mid_job_keeps_finished_items(tmp_path):
 
     backend = ScriptedBackend(reply)
     prompts = [f"item #{i}" for i in range(12)]
-    with serve(backend) as srv:
+    with serve(backend, record=True) as srv:
         c = llm_mod.load(srv.model_id, base_url=srv.url, mode="chat", concurrency=1, max_retries=0)
         with pytest.raises(openai.InternalServerError, match="backend crashed"):
             c.generate(prompts, max_tokens=4, job="crashy")
@@ -162,7 +162,7 @@ def test_concurrent_job_journals_every_answer_before_raising():
         return prompt.upper()
 
     prompts = [f"item {i}" for i in range(10)]
-    with serve(ScriptedBackend(reply), delay=0.05) as srv:
+    with serve(ScriptedBackend(reply), delay=0.05, record=True) as srv:
         c = llm_mod.load(srv.model_id, base_url=srv.url, mode="chat", concurrency=3, max_retries=0)
         with pytest.raises(openai.InternalServerError):
             c.generate(prompts, job="conc")

@@ -186,7 +186,7 @@ def test_api_key_only_from_environment(monkeypatch):
     secret = "sk-test-only-from-env-123"
     monkeypatch.setenv("PLURALIGN_TEST_KEY", secret)
     backend = ScriptedBackend(lambda p, k: "Choice: A")
-    with serve(backend) as s:
+    with serve(backend, record=True) as s:
         c = client(s, api_key_env="PLURALIGN_TEST_KEY")
         assert c.generate(["hello"], max_tokens=2, job="keyjob") == [["Choice: A"]]
         assert s.authorizations[-1] == f"Bearer {secret}"
@@ -257,7 +257,7 @@ def test_json_extraction_and_choice_parsing():
 
 def test_judge_samples_parse_sampled_choices():
     backend = ScriptedBackend(lambda p, k: [" A", " B", " maybe"][k % 3])
-    with serve(backend) as s:
+    with serve(backend, record=True) as s:
         got = client(s).judge_samples([("q", "x", "y"), ("q2", "x", "y")], n=4, seed=1)
         assert got == [[0, 1, None, 0], [0, 1, None, 0]]
         body = s.log[-1][1]

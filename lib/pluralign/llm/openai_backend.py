@@ -90,7 +90,8 @@ class OpenAILLM(LLM):
     def __init__(self, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                  mode: str = "chat", batch: bool = False, concurrency: int = 4, timeout: float = 120.0,
                  max_retries: int = 5, top_logprobs: int = 20, json_mode: bool = False,
-                 system: str | None = None, poll_interval: float = 30.0, batch_max_requests: int = 50_000):
+                 system: str | None = None, poll_interval: float = 30.0, batch_max_requests: int = 50_000,
+                 batch_deadline: float = 26 * 3600.0):
         import openai
 
         if mode not in ("chat", "completions"):
@@ -107,6 +108,7 @@ class OpenAILLM(LLM):
         self.system = system
         self.poll_interval = float(poll_interval)
         self.batch_max_requests = int(batch_max_requests)
+        self.batch_deadline = float(batch_deadline)  # seconds a batch may stay pending before the job gives up
         key = os.environ.get(api_key_env)
         if not key:
             if self.base_url == OPENAI_BASE:
@@ -205,7 +207,11 @@ class OpenAILLM(LLM):
         errors: list[str] = []
         for chunk in state.chunks:
             b = self._client.batches.retrieve(chunk["batch_id"])
+            give_up = time.monotonic() + self.batch_deadline
             while b.status in batchapi.PENDING:
+                if time.monotonic() > give_up:
+                    raise LLMError(f"batch {b.id} still {b.status} after {self.batch_deadline:.0f} s (batch_deadline); "
+                                   "it keeps running on the server: rerun the job later to collect it")
                 time.sleep(self.poll_interval)
                 b = self._client.batches.retrieve(chunk["batch_id"])
             results: dict = {}
@@ -219,7 +225,9 @@ class OpenAILLM(LLM):
                 else:
                     errors.append(f"{cid}: {err}")
             if b.status != "completed":
-                errors.append(f"batch {b.id} ended {b.status}")
+                why = "; ".join(e.get("message", "") if isinstance(e, dict) else getattr(e, "message", str(e))
+                                for e in (getattr(getattr(b, "errors", None), "data", None) or []))
+                errors.append(f"batch {b.id} ended {b.status}" + (f" ({why})" if why else ""))
         state.clear()  # finished items are journaled; the rest are resubmitted by a rerun
         if errors:
             raise LLMError(f"{len(errors)} batch request(s) failed (rerun the job to retry them): "

@@ -31,7 +31,11 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["LLMServer", "serve", "main", "HTTPError"]
+__all__ = ["LLMServer", "serve", "main", "HTTPError", "LIMITS"]
+
+#: what one request may ask of the server (413 / 400 beyond): body bytes, tokens per completion, completions
+#: per request, seconds a client may take to send its request; and the listen backlog
+LIMITS = {"max_body_bytes": 16 * 2**20, "max_tokens": 8192, "max_n": 128, "client_timeout_s": 30.0, "backlog": 256}
 
 
 class HTTPError(Exception):
@@ -61,11 +65,14 @@ def _num(body: dict, name: str, default, lo=None, hi=None, kind=float):
 class LLMServer:
     """An OpenAI-compatible server in a background thread (``start``/``stop`` or a ``with`` block).
 
-    ``request_count`` counts every HTTP request to ``/v1/...``; ``counts`` per ``METHOD path``;
-    ``log`` holds ``(path, body)`` of every completion request (the prompts a client asked for)."""
+    ``request_count`` counts every HTTP request to ``/v1/...``; ``counts`` per ``METHOD path``. With
+    ``record=True`` (tests), ``log`` holds ``(path, body)`` of every completion request and ``authorizations``
+    the Authorization headers; otherwise the server
+    keeps nothing of a request after answering it but what the Batch API needs (its files and batches).
+    Request limits: :data:`LIMITS` (or ``limits=`` to override some)."""
 
     def __init__(self, backend: Any, host: str = "127.0.0.1", port: int = 0, model_id: str | None = None,
-                 delay: float = 0.0):
+                 delay: float = 0.0, record: bool = False, limits: dict | None = None):
         self.backend = backend
         self.model_id = model_id or str(getattr(backend, "model", "local"))
         self.host, self.port = host, port
@@ -73,8 +80,10 @@ class LLMServer:
         self.request_count = 0
         self.batch_request_count = 0
         self.counts: Counter = Counter()
+        self.record = record
         self.log: list[tuple[str, dict]] = []
-        self.authorizations: list[str] = []
+        self.authorizations: list[str] = []  # record=True only
+        self.limits = {**LIMITS, **(limits or {})}
         self.files: dict[str, dict] = {}
         self.batches: dict[str, dict] = {}
         self._lock = threading.Lock()
@@ -92,8 +101,12 @@ class LLMServer:
 
         class Handler(_Handler):
             srv = server
+            timeout = server.limits["client_timeout_s"]  # a stalled client's socket read times out
 
-        self._httpd = ThreadingHTTPServer((self.host, self.port), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = server.limits["backlog"]  # many parallel clients connect without a reset
+
+        self._httpd = Server((self.host, self.port), Handler)
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="pluralign-llm-server",
@@ -123,10 +136,10 @@ class LLMServer:
 
     # ---- API ------------------------------------------------------------------------------------
     def _complete(self, prompt: str, body: dict, logprobs: int | None, add_special_tokens: bool = True):
-        n = _num(body, "n", 1, 1, 128, int)
-        max_tokens = _num(body, "max_completion_tokens", None, 0, None, int)
+        n = _num(body, "n", 1, 1, self.limits["max_n"], int)
+        max_tokens = _num(body, "max_completion_tokens", None, 0, self.limits["max_tokens"], int)
         if max_tokens is None:
-            max_tokens = _num(body, "max_tokens", 16, 0, None, int)
+            max_tokens = _num(body, "max_tokens", 16, 0, self.limits["max_tokens"], int)
         temperature = _num(body, "temperature", 1.0, 0.0, 2.0)
         top_p = _num(body, "top_p", 1.0, 0.0, 1.0)
         if top_p <= 0:
@@ -265,37 +278,56 @@ class LLMServer:
         return dict(b)
 
     def _process_batch(self, bid: str) -> None:
+        """Run a batch's requests in order. A malformed input line fails the batch at validation, a backend
+        error fails it where it happened (status ``failed``, the error in ``errors``); a request the API
+        refuses (4xx) goes to the error file and the batch goes on."""
         b = self.batches[bid]
-        lines = self.files[b["input_file_id"]]["data"].decode().splitlines()
-        b["status"], b["in_progress_at"] = "in_progress", int(time.time())
-        out, err = [], []
-        for line in lines:
-            if not line.strip():
-                continue
-            req = json.loads(line)
-            rid = f"batch_req_{uuid.uuid4().hex[:16]}"
-            try:
-                if req.get("url") != b["endpoint"]:
-                    raise HTTPError(400, f"url {req.get('url')!r} differs from the batch endpoint")
-                body = (self.completions if b["endpoint"] == "/v1/completions" else self.chat_completions)(req["body"])
-                out.append({"id": rid, "custom_id": req["custom_id"], "error": None,
-                            "response": {"status_code": 200, "request_id": rid, "body": body}})
-                b["request_counts"]["completed"] += 1
-            except HTTPError as e:
-                err.append({"id": rid, "custom_id": req.get("custom_id"), "error": None,
-                            "response": {"status_code": e.status, "request_id": rid,
-                                         "body": {"error": {"message": e.message, "type": e.type}}}})
-                b["request_counts"]["failed"] += 1
-            b["request_counts"]["total"] += 1
-            with self._lock:
-                self.batch_request_count += 1
-        if out:
-            b["output_file_id"] = self._add_file("".join(json.dumps(o) + "\n" for o in out).encode(),
-                                                 f"{bid}_output.jsonl", "batch_output")["id"]
-        if err:
-            b["error_file_id"] = self._add_file("".join(json.dumps(o) + "\n" for o in err).encode(),
-                                                f"{bid}_error.jsonl", "batch_output")["id"]
-        b["status"], b["completed_at"] = "completed", int(time.time())
+        try:
+            reqs = []
+            for n, line in enumerate(self.files[b["input_file_id"]]["data"].decode().splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    req = json.loads(line)
+                    if not isinstance(req, dict) or "custom_id" not in req or not isinstance(req.get("body"), dict):
+                        raise ValueError("a request needs custom_id and a body object")
+                except ValueError as e:
+                    return self._fail(b, f"line {n} of the input file is not a batch request: {e}", line=n)
+                reqs.append(req)
+            b["status"], b["in_progress_at"] = "in_progress", int(time.time())
+            out, err = [], []
+            for req in reqs:
+                rid = f"batch_req_{uuid.uuid4().hex[:16]}"
+                try:
+                    if req.get("url") != b["endpoint"]:
+                        raise HTTPError(400, f"url {req.get('url')!r} differs from the batch endpoint")
+                    fn = self.completions if b["endpoint"] == "/v1/completions" else self.chat_completions
+                    out.append({"id": rid, "custom_id": req["custom_id"], "error": None,
+                                "response": {"status_code": 200, "request_id": rid, "body": fn(req["body"])}})
+                    b["request_counts"]["completed"] += 1
+                except HTTPError as e:
+                    err.append({"id": rid, "custom_id": req.get("custom_id"), "error": None,
+                                "response": {"status_code": e.status, "request_id": rid,
+                                             "body": {"error": {"message": e.message, "type": e.type}}}})
+                    b["request_counts"]["failed"] += 1
+                b["request_counts"]["total"] += 1
+                with self._lock:
+                    self.batch_request_count += 1
+            if out:
+                b["output_file_id"] = self._add_file("".join(json.dumps(o) + "\n" for o in out).encode(),
+                                                     f"{bid}_output.jsonl", "batch_output")["id"]
+            if err:
+                b["error_file_id"] = self._add_file("".join(json.dumps(o) + "\n" for o in err).encode(),
+                                                    f"{bid}_error.jsonl", "batch_output")["id"]
+            b["status"], b["completed_at"] = "completed", int(time.time())
+        except Exception as e:  # noqa: BLE001 - a backend failure ends the batch as failed, never hangs it
+            self._fail(b, f"{type(e).__name__}: {e}")
+
+    @staticmethod
+    def _fail(b: dict, message: str, line: int | None = None) -> None:
+        b["errors"] = {"object": "list", "data": [{"code": "batch_failed", "message": message, "param": None,
+                                                   "line": line}]}
+        b["status"], b["failed_at"] = "failed", int(time.time())
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -319,13 +351,43 @@ class _Handler(BaseHTTPRequestHandler):
             with self.srv._lock:
                 self.srv.request_count += 1
                 self.srv.counts[f"{self.command} {path}"] += 1
-                auth = self.headers.get("Authorization")
-                if auth:
-                    self.srv.authorizations.append(auth)
+                if self.srv.record and self.headers.get("Authorization"):
+                    self.srv.authorizations.append(self.headers.get("Authorization"))
 
     def _body(self) -> bytes:
-        n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n) if n else b""
+        """The request body; 413 past the size limit (the connection is closed unread), 400 for a body that is
+        shorter than its Content-Length or a Content-Length that is not a number."""
+        raw = self.headers.get("Content-Length")
+        try:
+            n = int(raw or 0)
+            if n < 0:
+                raise ValueError
+        except ValueError:
+            self.close_connection = True
+            raise HTTPError(400, f"bad Content-Length {raw!r}") from None
+        if n > self.srv.limits["max_body_bytes"]:
+            self.close_connection = True
+            if n <= 4 * self.srv.limits["max_body_bytes"]:  # read and drop it, so the client can read the 413
+                try:
+                    left = n
+                    while left > 0:
+                        chunk = self.rfile.read(min(left, 1 << 20))
+                        if not chunk:
+                            break
+                        left -= len(chunk)
+                except OSError:
+                    pass
+            raise HTTPError(413, f"request body of {n} bytes exceeds the limit of {self.srv.limits['max_body_bytes']}",
+                            "request_too_large")
+        try:
+            data = self.rfile.read(n) if n else b""
+        except OSError:  # the client stalled past client_timeout_s
+            self.close_connection = True
+            raise HTTPError(408, "request body not received in time", "timeout") from None
+        if len(data) != n:
+            self.close_connection = True
+            raise HTTPError(400, f"request body shorter than its Content-Length ({len(data)} of {n} bytes)")
+        return data
 
     def _json(self, raw: bytes) -> dict:
         try:
@@ -339,17 +401,18 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         self._count()
         path = self.path.split("?")[0].rstrip("/")
-        raw = self._body() if self.command == "POST" else b""
         s = self.srv
         try:
+            raw = self._body() if self.command == "POST" else b""
             if self.command == "GET" and path == "/stats":
                 return self._send(200, s.stats())
             if self.command == "GET" and path == "/v1/models":
                 return self._send(200, s.models())
             if self.command == "POST" and path in ("/v1/completions", "/v1/chat/completions"):
                 body = self._json(raw)
-                with s._lock:
-                    s.log.append((path, body))
+                if s.record:
+                    with s._lock:
+                        s.log.append((path, body))
                 fn = s.completions if path == "/v1/completions" else s.chat_completions
                 return self._send(200, fn(body))
             if self.command == "POST" and path == "/v1/files":

@@ -1,0 +1,116 @@
+"""The local OpenAI-compatible server under load and abuse: parallel clients, big or lying bodies, slow
+clients, absurd settings, broken batches. Traffic goes to 127.0.0.1 only; every loop is bounded."""
+import http.client
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from pluralign.llm.scripted import ScriptedBackend
+from pluralign.llm.server import LLMServer, serve
+
+
+def _post(port, path, body: bytes, headers=None, timeout=30):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    c.request("POST", path, body=body, headers={"Content-Type": "application/json", **(headers or {})})
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, data
+
+
+def _completion(model, **kw):
+    return json.dumps({"model": model, "prompt": "hi", "max_tokens": 2, **kw}).encode()
+
+
+@pytest.fixture
+def srv():
+    with serve(ScriptedBackend(lambda p, k: " A"), limits={"client_timeout_s": 2.0}) as s:
+        yield s
+
+
+def test_fifty_parallel_clients_ten_requests_each_get_no_reset(srv):
+    errors, ok = [], []
+
+    def client():
+        for _ in range(10):
+            try:
+                status, _ = _post(srv.port, "/v1/completions", _completion(srv.model_id))
+                ok.append(status)
+            except OSError as e:  # a reset or refused connection
+                errors.append(repr(e))
+    threads = [threading.Thread(target=client) for _ in range(50)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert errors == [] and ok == [200] * 500
+
+
+def test_a_20_mb_body_gets_413_without_being_read(srv):
+    status, data = _post(srv.port, "/v1/completions", b"x" * (20 * 2**20))
+    assert status == 413 and b"exceeds the limit" in data
+
+
+def test_absurd_max_tokens_and_n_are_refused(srv):
+    assert _post(srv.port, "/v1/completions", _completion(srv.model_id, max_tokens=10**12))[0] == 400
+    assert _post(srv.port, "/v1/completions", _completion(srv.model_id, n=10**6))[0] == 400
+
+
+def test_a_body_shorter_than_its_content_length_times_out_cleanly(srv):
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Content-Length: 100\r\n\r\n{\"model\": ")
+    t0 = time.monotonic()
+    reply = s.recv(4096)
+    s.close()
+    assert reply.startswith(b"HTTP/1.1 4") and time.monotonic() - t0 < 8  # 408 / 400, not a hang
+    assert _post(srv.port, "/v1/completions", _completion(srv.model_id))[0] == 200  # the server still serves
+
+
+def test_a_stalled_client_does_not_hold_the_server(srv):
+    stalled = [socket.create_connection(("127.0.0.1", srv.port), timeout=10) for _ in range(20)]
+    try:
+        assert _post(srv.port, "/v1/completions", _completion(srv.model_id), timeout=10)[0] == 200
+    finally:
+        for s in stalled:
+            s.close()
+
+
+def _batch(srv, lines: str):
+    import openai
+    c = openai.OpenAI(base_url=srv.url, api_key="x")
+    f = c.files.create(file=("in.jsonl", lines.encode()), purpose="batch")
+    b = c.batches.create(input_file_id=f.id, endpoint="/v1/completions", completion_window="24h")
+    for _ in range(100):
+        b = c.batches.retrieve(b.id)
+        if b.status not in ("validating", "in_progress", "finalizing"):
+            return b
+        time.sleep(0.05)
+    raise AssertionError(f"batch still {b.status}")
+
+
+def test_a_malformed_batch_line_fails_the_batch_with_the_line_named(srv):
+    good = json.dumps({"custom_id": "a", "method": "POST", "url": "/v1/completions",
+                       "body": json.loads(_completion(srv.model_id))})
+    b = _batch(srv, good + "\n{not json\n")
+    assert b.status == "failed" and "line 2" in b.errors.data[0].message
+
+
+def test_a_backend_error_fails_the_batch_instead_of_hanging():
+    def boom(prompt, k):
+        raise RuntimeError("backend crashed")
+    with serve(ScriptedBackend(boom)) as s:
+        line = json.dumps({"custom_id": "a", "method": "POST", "url": "/v1/completions",
+                           "body": json.loads(_completion(s.model_id))})
+        b = _batch(s, line + "\n")
+        assert b.status == "failed" and "backend crashed" in b.errors.data[0].message
+
+
+def test_nothing_of_a_request_is_kept_by_default():
+    with serve(ScriptedBackend(lambda p, k: " A")) as s:
+        _post(s.port, "/v1/completions", _completion(s.model_id), headers={"Authorization": "Bearer secret-x"})
+        assert s.log == [] and s.authorizations == []
+    assert isinstance(LLMServer(ScriptedBackend(lambda p, k: " A")).limits["max_body_bytes"], int)
