@@ -6,7 +6,7 @@ sibling and are moved into place with :func:`os.replace`, so a crash never leave
 Long item-by-item jobs (LLM labelling) use :class:`ItemStore`, an append-only JSONL journal that
 survives a kill: finished items are neither lost nor redone.
 
-The cache folder is ``$PLURALIGN_CACHE`` if set, else ``~/.cache/pluralign``.
+The cache folder is ``$PLURALIGN_CACHE`` if set, else the user's cache folder (``~/.cache/pluralign`` on Linux).
 ``$PLURALIGN_REFRESH=1`` (or ``pluralign book --refresh``) recomputes every entry once per process.
 """
 from __future__ import annotations
@@ -27,18 +27,33 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "cache_dir", "fingerprint", "key", "cached", "Entry", "ItemStore", "refreshing", "stats",
+    "cache_dir", "fingerprint", "key", "cached", "Entry", "ItemStore", "refreshing", "stats", "clean_stale_temps",
 ]
 
 _STATS = {"hits": 0, "misses": 0}
 _REFRESHED: set[str] = set()
 
 
+_CLEANED: set[str] = set()
+
+
 def cache_dir() -> Path:
-    """The root folder of the cache (created on first use)."""
-    root = Path(os.environ.get("PLURALIGN_CACHE") or Path.home() / ".cache" / "pluralign")
+    """The root folder of the cache (created on first use; stale temporary folders of killed writers are
+    removed the first time a process uses it)."""
+    root = Path(os.environ.get("PLURALIGN_CACHE") or _user_cache_dir())
     root.mkdir(parents=True, exist_ok=True)
+    if str(root) not in _CLEANED:
+        _CLEANED.add(str(root))
+        clean_stale_temps(root)
     return root
+
+
+def _user_cache_dir() -> Path:
+    try:
+        from platformdirs import user_cache_dir
+        return Path(user_cache_dir("pluralign", appauthor=False))
+    except ImportError:  # pragma: no cover - platformdirs comes with jupyter / pip
+        return Path.home() / ".cache" / "pluralign"
 
 
 def _refresh_on() -> bool:
@@ -116,17 +131,49 @@ def key(step: str, inputs: Any = None, settings: Any = None) -> str:
     return f"{safe}/{fingerprint(inputs, settings)[:24]}"
 
 
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+def _atomic_write(path: Path, write: Callable[[Path], None], *, replace: bool = True) -> None:
+    """Write into a temporary sibling, then move it into place in one rename. A folder entry that another
+    writer put in place meanwhile is kept (same key, same content) unless ``replace``; a replaced folder is
+    first renamed aside, so a reader never sees a missing or half-written entry."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.tmp-", dir=path.parent))
     try:
         target = tmp / path.name
         write(target)
-        if path.exists() and path.is_dir():
-            shutil.rmtree(path)
-        os.replace(target, path)
+        if not target.is_dir():
+            os.replace(target, path)
+            return
+        if path.exists():
+            if not replace:
+                return
+            try:
+                os.rename(path, tmp / "old")
+            except FileNotFoundError:
+                pass
+        try:
+            os.rename(target, path)
+        except OSError:  # a concurrent writer finished first: its entry has the same key and content
+            pass
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+STALE_TEMP_S = 3600.0  # a temporary folder this old was left by a killed writer
+
+
+def clean_stale_temps(root: Path | None = None, older_than: float = STALE_TEMP_S) -> int:
+    """Remove temporary folders that killed writers left in the cache (``.<entry>.tmp-*``, older than
+    ``older_than`` seconds so that live writers are never touched); returns how many."""
+    root = root or cache_dir()
+    now, n = time.time(), 0
+    for d in list(root.glob(".*.tmp-*")) + list(root.glob("*/.*.tmp-*")) + list(root.glob("*/*/.*.tmp-*")):
+        try:
+            if d.is_dir() and now - d.stat().st_mtime > older_than:
+                shutil.rmtree(d, ignore_errors=True)
+                n += 1
+        except FileNotFoundError:
+            continue
+    return n
 
 
 _FORMATS = {
@@ -179,7 +226,7 @@ class Entry:
             return self.load()
         _STATS["misses"] += 1
         if self.fmt == "dir":
-            _atomic_write(p, lambda t: (t.mkdir(), compute(t)))
+            _atomic_write(p, lambda t: (t.mkdir(), compute(t)), replace=refresh)
         else:
             value = compute()
             self.save(value)
@@ -237,6 +284,29 @@ class ItemStore:
 
     def missing(self, keys) -> list[str]:
         return [k for k in keys if k not in self._items]
+
+    @contextlib.contextmanager
+    def lock(self):
+        """Hold the job's lock (an exclusive ``flock`` on ``<journal>.lock``) for the duration: a second run of
+        the same job waits here, then finds the first run's items in the journal instead of sending them
+        again."""
+        import fcntl
+        with open(self.path.with_suffix(".lock"), "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                self._reload()
+                yield self
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _reload(self) -> None:
+        if self.path.exists():
+            for line in self.path.read_bytes().splitlines():
+                try:
+                    rec = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    continue
+                self._items[rec["k"]] = rec["v"]
 
     def put(self, k: str, v: Any) -> None:
         if self._fh is None:

@@ -1,0 +1,61 @@
+"""Concurrent writers of one cache entry, killed writers' leftovers, and one job run at a time."""
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from pluralign import cache
+
+
+def _write_dir_entry(root: str) -> str:
+    os.environ["PLURALIGN_CACHE"] = root
+
+    def fill(folder):
+        for i in range(20):
+            (folder / f"part{i}.txt").write_text(str(i) * 1000)
+        time.sleep(0.01)
+    out = cache.Entry("test/dir", inputs="same", fmt="dir").get_or_compute(fill)
+    files = sorted(p.name for p in out.iterdir())
+    return "ok" if len(files) == 20 else f"incomplete: {len(files)}"
+
+
+def test_concurrent_writers_of_a_folder_entry_neither_crash_nor_leave_it_incomplete(tmp_path):
+    with ProcessPoolExecutor(8) as pool:
+        results = list(pool.map(_write_dir_entry, [str(tmp_path)] * 40))
+    assert results == ["ok"] * 40
+    assert not list(tmp_path.rglob(".*.tmp-*"))  # every writer cleaned up after itself
+
+
+def test_stale_temporary_folders_of_killed_writers_are_removed_and_fresh_ones_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path))
+    old = tmp_path / "rewards" / ".abc.parquet.tmp-x1"
+    fresh = tmp_path / "rewards" / ".def.parquet.tmp-x2"
+    for d in (old, fresh):
+        d.mkdir(parents=True)
+        (d / "junk").write_bytes(b"0" * 100)
+    past = time.time() - 2 * cache.STALE_TEMP_S
+    os.utime(old, (past, past))
+    assert cache.clean_stale_temps(tmp_path) == 1
+    assert not old.exists() and fresh.exists()
+
+
+def test_a_second_run_of_a_job_waits_for_the_first_and_sends_nothing_twice(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path))
+    sent = []
+
+    def run():
+        store = cache.ItemStore("llm/job", settings={"model": "m"})
+        with store.lock():
+            for k in store.missing([f"item{i}" for i in range(10)]):
+                sent.append(k)
+                time.sleep(0.01)
+                store.put(k, k.upper())
+        store.close()
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(sent) == sorted(f"item{i}" for i in range(10))  # each item sent once
