@@ -22,6 +22,6 @@
 profile = "demo"
 
 # %% tags=["remove-input"]
-from pluralign.book import benchmark
+from pluralign import report
 
-benchmark.results_report()
+report.benchmark_results()

@@ -51,7 +51,8 @@ def test_a_missing_data_set_offline_is_a_data_error_naming_the_mirror(tmp_path, 
 
 
 def test_mirror_list_names_every_paper_model_and_data_set(capsys):
-    assert mirror.main(["list", "--profile", "paper"]) == 0
+    from pluralign.book import mirror as mirror_list
+    assert mirror_list.main(["list", "--profile", "paper"]) == 0
     out = capsys.readouterr().out
     for hub_id in ("OpenAssistant/reward-model-deberta-v3-large-v2", "meta-llama/Meta-Llama-3-8B-Instruct",
                    "microsoft/deberta-v3-large", "Anthropic/hh-rlhf", "allenai/multipref", "nvidia/HelpSteer2"):

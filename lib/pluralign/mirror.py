@@ -6,7 +6,8 @@ dataset`` for data sets) — before the Hub is asked; without a mirror folder th
 ``HF_HUB_OFFLINE`` keep working. With ``HF_HUB_OFFLINE=1`` and a mirror set, an id missing from both fails
 with a message naming the id and the folder looked in.
 
-``pluralign mirror list --profile paper`` prints every id a profile's pages use (:func:`profile_ids`).
+``pluralign mirror list --profile paper`` prints every id a profile's pages use
+(:func:`pluralign.book.mirror.profile_ids`).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["resolve", "mirror_dir", "MirrorError", "profile_ids", "main"]
+__all__ = ["resolve", "mirror_dir", "MirrorError", "is_hub_id"]
 
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
@@ -62,64 +63,3 @@ def _in_hf_cache(repo_id: str, kind: str) -> bool:
         return any(r.repo_id == repo_id for r in scan_cache_dir().repos)
     except Exception:  # noqa: BLE001 - no cache folder yet
         return False
-
-
-def profile_ids(profile: str = "paper") -> dict[str, list[str]]:
-    """Every Hub id a profile's pages name: ``{"models": [...], "datasets": [...], "endpoints": [...]}``; models
-    served behind an OpenAI-compatible endpoint are listed under ``endpoints`` (the server needs them, not
-    pluralign)."""
-    from pluralign.book import runner
-    from pluralign.data.registry import DATASETS, resolve as resolve_dataset
-    models, datasets, endpoints = set(), set(), set()
-
-    def walk(o):
-        if isinstance(o, dict):
-            served = "base_url" in o or o.get("backend") == "openai" or str(o.get("name", "")).startswith("openai:")
-            for k, v in o.items():
-                if k == "name_or_path" and is_hub_id(v):
-                    models.add(str(v))
-                elif k == "name" and isinstance(v, str):
-                    if served:
-                        endpoints.add(v.removeprefix("openai:"))
-                    elif is_hub_id(v):
-                        models.add(v)
-                    else:
-                        try:
-                            hub = resolve_dataset(v).hub_id
-                        except Exception:  # noqa: BLE001 - not a data set name
-                            hub = None
-                        if hub:
-                            datasets.add(hub)
-                walk(v)
-        elif isinstance(o, list):
-            for v in o:
-                walk(v)
-    for r in runner.runs(profile):
-        walk(runner.read_params(runner.ROOT / r.params, r.notebook))
-    _ = DATASETS
-    return {"models": sorted(models), "datasets": sorted(datasets), "endpoints": sorted(endpoints)}
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-    import sys
-    p = argparse.ArgumentParser(prog="pluralign mirror", description="the Hub ids a profile needs, for a local mirror")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    ls = sub.add_parser("list", help="print every model and data set id a profile uses")
-    ls.add_argument("--profile", default="paper")
-    a = p.parse_args(sys.argv[1:] if argv is None else argv)
-    ids = profile_ids(a.profile)
-    root = mirror_dir() or Path("$PLURALIGN_MIRROR")
-    print(f"# Hub ids the '{a.profile}' profile uses; download each into {root}/<id>:")
-    for m in ids["models"]:
-        print(f"huggingface-cli download {m} --local-dir {root}/{m}")
-    for d in ids["datasets"]:
-        print(f"huggingface-cli download {d} --repo-type dataset --local-dir {root}/{d}")
-    if ids["endpoints"]:
-        print("# served behind OpenAI-compatible endpoints (the server needs them, not pluralign):")
-        for e in ids["endpoints"]:
-            print(f"#   {e}")
-    return 0
-
-if __name__ == "__main__":
-    raise SystemExit(main())

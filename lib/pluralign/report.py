@@ -52,6 +52,14 @@ def parameter_report(profile_name: str | None = None) -> "Result":
                   values={"n_runs": p["parameter file"].nunique(), "report_profile": profile_name or profile()})
 
 
+def benchmark_results(folder=None) -> "Result":
+    """The benchmarks' results (:func:`pluralign.book.benchmark.load_results`) indexed by benchmark and figure,
+    as the performance page shows them (a note when there are none)."""
+    r = benchmark.load_results(folder)
+    return Result(r.set_index(["benchmark", "figure"]),
+                  note="" if len(r) else "No benchmark results yet: run `make bench`.")
+
+
 def seeds(profile_name: str | None = None) -> list:
     """The distinct ``seed`` values used by the profile's parameter files."""
     p = parameters(profile_name)

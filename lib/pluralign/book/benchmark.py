@@ -103,10 +103,3 @@ def load_results(folder: str | Path | None = None):
                          "target": r.get("target", {}).get(k, ""), "machine": where, "date": r.get("date", "")})
     return pd.DataFrame(rows, columns=["benchmark", "figure", "value", "unit", "target", "machine", "date"])
 
-
-def results_report(folder: str | Path | None = None):
-    """:func:`load_results` indexed by benchmark and figure, as a page shows it (a note when there are none)."""
-    from pluralign.report import Result
-    r = load_results(folder)
-    return Result(r.set_index(["benchmark", "figure"]),
-                  note="" if len(r) else "No benchmark results yet: run `make bench`.")

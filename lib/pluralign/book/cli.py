@@ -10,7 +10,7 @@ from pathlib import Path
 DELEGATED = {
     "score": ("pluralign.rewards.cli:main", "score a data set with a reward model"),
     "serve": ("pluralign.llm.server:main", "start an OpenAI-compatible server over a local LLM"),
-    "mirror": ("pluralign.mirror:main", "list the Hub ids a profile uses, for a local mirror (air-gapped clusters)"),
+    "mirror": ("pluralign.book.mirror:main", "list the Hub ids a profile uses, for a local mirror (air-gapped clusters)"),
 }
 
 
