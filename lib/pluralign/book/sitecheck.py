@@ -23,7 +23,7 @@ from urllib.parse import unquote, urldefrag, urlparse
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w+Error: .+$", re.M)
 RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac\{|\\mathrm\{|\\mathbb\{|\\sigma\b|\\left\b")
 
-_JS = """
+_JS = r"""
 const imgs = Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src'));
 const links = Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href'));
 const ids = Array.from(document.querySelectorAll('[id]')).map(e => e.id);
