@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pluralign import subjectivity as S
+from pluralign.btb import subjectivity as S
 from pluralign.data.core import PreferenceData
 
 
@@ -183,7 +183,9 @@ def test_majority_vote_over_human_labels():
 # real data (sample profile): PandaLM's three human annotators give a real p*
 # ---------------------------------------------------------------------------------------------
 def test_pandalm_real_p_star_margins_and_llm_judges(shared_data):
-    from pluralign import margins as M
+    from pluralign.btb import evaluation as E
+    from pluralign.btb import margins as M
+    from pluralign.rewards import objectives as O
     from pluralign.data import load
 
     humans = load("pandalm", source=shared_data / "pandalm" / "testset-v1.json")
@@ -198,9 +200,9 @@ def test_pandalm_real_p_star_margins_and_llm_judges(shared_data):
     assert set(np.round(m["margin"], 6)) <= {0.0, round(1 / 3, 6), round(2 / 3, 6), 1.0}
     # without ties the margin is Eq. 3 over the three binary votes
     no_tie = m[m["n_tie"] == 0]
-    np.testing.assert_allclose(no_tie["margin"], M.margin_from_counts(no_tie["n_a"], no_tie["n"]))
+    np.testing.assert_allclose(no_tie["margin"], O.margin_from_counts(no_tie["n_a"], no_tie["n"]))
     # the two LLM judges' share of A votes tracks the human p* (measured: r ≈ 0.63, L1 ≈ 0.23)
-    res = M.evaluate(p_star, S.aggregate_preference(judges), n_boot=300)
+    res = E.evaluate(p_star, S.aggregate_preference(judges), n_boot=300)
     r = res[res["metric"] == "pearson"].iloc[0]
     assert 0.45 < r["value"] < 0.8 and r["lo"] > 0.4
 
@@ -268,7 +270,7 @@ def test_labeller_temperature_and_top_p_reach_the_server():
 
 
 def test_category_summary_hand_values():
-    from pluralign.subjectivity import category_summary
+    from pluralign.btb.subjectivity import category_summary
     kind = pd.Series({"a": "single", "b": "multiple", "c": "multiple", "d": None})
     dist = pd.Series({"a": True, "b": False, "c": True, "d": True})
     p = pd.Series({"a": 1.0, "b": 0.5, "c": 0.7, "d": 0.2})

@@ -91,16 +91,27 @@ def prob_a_from_logprobs(lp_a: float, lp_b: float) -> float:
     return e / (1.0 + e)
 
 
-_CHOICE = re.compile(r"choice\s*[:\-]?\s*\**\s*([AB])\b", re.IGNORECASE)
+_CHOICE = re.compile(r"\bchoice\s*[:\-]?\s*[\*\"'\(\[]*\s*([AB])\b", re.IGNORECASE)
+_BARE = re.compile(r"^\s*[\*\"'\(\[]*\s*(?:answer\s+)?([AB])\s*[\*\"'\)\]\.:]*\s*$", re.IGNORECASE)
 
 
-def parse_choice(text: str) -> int | None:
-    """0 for 'Choice: A', 1 for 'Choice: B' (the Appendix A output format), else None."""
-    m = _CHOICE.search(text)
-    if m:
-        return 0 if m.group(1).upper() == "A" else 1
-    s = text.strip().strip("*.:) ").upper()
-    return {"A": 0, "B": 1}.get(s)
+def parse_choice(text: str | None) -> int | None:
+    """A verdict in the Appendix A format of Beyond the Binary → the judgment ``j`` of its Eq. 1: 0 for
+    'Choice: A', 1 for 'Choice: B', None when unparseable (no verdict, or both letters named as the choice).
+
+    Accepted: ``Choice: A``, ``choice - b``, ``**Choice: A**``, ``Choice: (B)``, and a bare ``A`` / ``B`` /
+    ``Answer A``; anything else is None (callers count those, never drop them silently)."""
+    if text is None:
+        return None
+    found = {m.upper() for m in _CHOICE.findall(str(text))}
+    if len(found) > 1:
+        return None
+    if not found:
+        m = _BARE.match(str(text))
+        if not m:
+            return None
+        found = {m.group(1).upper()}
+    return 0 if found.pop() == "A" else 1
 
 
 def extract_json(text: str) -> Any:

@@ -1,5 +1,5 @@
 """Categories of subjectivity and the aggregate preference p* — Beyond the Binary (Padmakumar et al.
-2024, ``../shared/seeds/004_*.txt``), §2 Eq. 2, §3.1–3.2, Appendix B tasks 1–3.
+2024), §2 Eq. 2, §3.1–3.2, Appendix B tasks 1–3.
 
 * §3.1 *Plurality of Responses to Prompts* = Appendix B "Task 1: Subjectivity": does the prompt have
   a **single** correct answer or **multiple** correct answers? → :func:`classify_subjectivity`
@@ -32,14 +32,16 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from pluralign.llm import load as load_llm
 from pluralign.cache import ItemStore
-from pluralign.margins import _item_key, _llm_id, _pairs_frame, cached_generate
+from pluralign.btb.margins import _item_key, _llm_id, _pairs_frame, cached_generate
 
 __all__ = [
     "TASK1_PROMPT", "TASK2_PROMPT", "TASK3_PROMPT", "TASK3_OPTIONS", "ANSWER_SUFFIX", "task1_prompt",
     "task2_prompt", "task3_prompt", "parse_option", "parse_ten_people", "classify_subjectivity",
     "classify_distinguishability", "user_preference_estimation", "aggregate_preference", "majority_vote",
-    "TASK1_LABELS", "TASK2_LABELS",
+    "TASK1_LABELS", "TASK2_LABELS", "p_star_from", "categories_from", "category_summary", "load_labellers",
+    "KIND_NAMES",
 ]
 
 #: Appendix B, Task 1: Subjectivity — word for word (line breaks restored from the PDF layout;
@@ -52,6 +54,8 @@ TASK1_PROMPT = (
 )
 #: Task 1 option → category (§3.1).
 TASK1_LABELS = {"A": "single", "B": "multiple"}
+#: The categories of §3.1 as Tables 1–2 print them.
+KIND_NAMES = {"single": "Single Correct", "multiple": "Multiple Correct"}
 
 #: Appendix B, Task 2: Distinguishability — word for word.
 TASK2_PROMPT = (
@@ -324,13 +328,13 @@ def aggregate_preference(source, *, column: str = "prefer_a", out_of: int = 10) 
     return p
 
 
-def _load_labellers(labeller):
+def load_labellers(labeller):
+    """LLM labellers from :func:`pluralign.llm.load` argument dicts (one, or a list: several labellers);
+    loaded backends pass through."""
     if labeller is None:
         raise ValueError("p_star_from('llm') needs labeller (pluralign.llm.load arguments or loaded backends)")
     many = labeller if isinstance(labeller, list) else [labeller]
-    if any(isinstance(x, dict) for x in many):
-        from pluralign import llm as L
-        many = [L.load(**x) if isinstance(x, dict) else x for x in many]
+    many = [load_llm(**x) if isinstance(x, dict) else x for x in many]
     return many if isinstance(labeller, list) else many[0]
 
 
@@ -368,7 +372,7 @@ def p_star_from(source: str, data, ids=None, *, labeller=None, labels_file=None,
     elif source == "llm":
         sub = data if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"]) else \
             data.subset(list(ids), reason="pairs to label")
-        p = aggregate_preference(user_preference_estimation(_load_labellers(labeller), sub, samples=samples,
+        p = aggregate_preference(user_preference_estimation(load_labellers(labeller), sub, samples=samples,
                                                             temperature=temperature, top_p=top_p, job=job))
     else:
         raise ValueError(f"p_star_from must be truth, annotators, labels, llm or none, not {source!r}")
@@ -416,7 +420,7 @@ def category_summary(kind: pd.Series | None = None, distinguishable: pd.Series |
         raise ValueError("pass kind and/or distinguishable")
     dims = []
     if kind is not None:
-        k = kind.map(lambda v: {"single": "Single Correct", "multiple": "Multiple Correct"}.get(v, "unassigned")
+        k = kind.map(lambda v: KIND_NAMES.get(v, "unassigned")
                      if isinstance(v, str) else "unassigned")
         bad = kind[kind.notna() & ~kind.isin(["single", "multiple"])]
         if len(bad):
@@ -444,4 +448,50 @@ def category_summary(kind: pd.Series | None = None, distinguishable: pd.Series |
     return pd.DataFrame(rows)
 
 
-__all__ += ["category_summary"]
+
+def categories_from(source, data, ids=None, *, labeller=None, labels_file=None, samples: int = 1,
+                    temperature: float = 0.0, top_p: float = 1.0, job: str | None = None) -> pd.DataFrame:
+    """The two categories of §3.1 per pair: a DataFrame indexed by ``pair_id`` (``ids``, default all of
+    ``data``'s pairs) with columns ``kind`` (``"single"`` / ``"multiple"``) and ``distinguishable`` (bool),
+    None where a pair has no category (or the source has no such dimension), from one of:
+
+    * ``"truth"``: the simulator's planted ``kind`` and ``distinguishable``;
+    * ``{"kind": {data set: "single" | "multiple"}}``: one category per data set (others unassigned),
+      e.g. LLMBar, single-correct by construction;
+    * ``"labels"``: human labels in ``labels_file`` (CSV, long form ``pair_id, annotator, kind,
+      distinguishable``), by :func:`majority_vote` as the paper's three annotators;
+    * ``"llm"``: Appendix B tasks 1–2 asked of ``labeller`` (:func:`classify_subjectivity`,
+      :func:`classify_distinguishability`) with ``samples``, ``temperature``, ``top_p``, ``job``;
+    * ``"none"`` / None: no categories."""
+    ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
+    out = pd.DataFrame({"kind": pd.Series(None, index=ids, dtype=object),
+                        "distinguishable": pd.Series(None, index=ids, dtype=object)})
+    if source is None or source == "none":
+        return out
+    if isinstance(source, dict):
+        by = source.get("kind", {})
+        out["kind"] = data.pairs.set_index("pair_id")["dataset"].reindex(ids).map(lambda v: by.get(v)).astype(object)
+        return out
+    if source == "truth":
+        if data.truth is None or "kind" not in data.truth:
+            raise ValueError("categories 'truth' needs data with truth.kind (simulated data)")
+        kind, dist = data.truth["kind"], data.truth["distinguishable"]
+    elif source == "labels":
+        if labels_file is None:
+            raise ValueError("categories 'labels' needs labels_file (pair_id, annotator, kind, distinguishable)")
+        raw = pd.read_csv(labels_file)
+        kind = majority_vote(raw, "kind").set_index("pair_id")["kind"]
+        dist = majority_vote(raw, "distinguishable").set_index("pair_id")["distinguishable"]
+    elif source == "llm":
+        lab = load_labellers(labeller)
+        sub = data if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"]) else \
+            data.subset(list(ids), reason="pairs to label")
+        kw = dict(samples=samples, temperature=temperature, top_p=top_p, job=job)
+        kind = classify_subjectivity(lab, sub, **kw).set_index("pair_id")["kind"]
+        dist = classify_distinguishability(lab, sub, **kw).set_index("pair_id")["distinguishable"]
+    else:
+        raise ValueError(f"categories must be truth, llm, labels, none or {{'kind': {{data set: kind}}}}, "
+                         f"not {source!r}")
+    out["kind"] = kind.reindex(ids).astype(object)
+    out["distinguishable"] = dist.reindex(ids).astype(object)
+    return out
