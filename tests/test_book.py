@@ -174,3 +174,19 @@ def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
     assert book.run_fingerprint(r, "lib") == before
     study.write_text(study.read_text().replace("base_model: {head: mlp}", "base_model: {head: linear}"))
     assert book.run_fingerprint(r, "lib") != before
+
+
+def test_a_page_fingerprint_follows_the_data_files_it_reads(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "params" / "demo").mkdir(parents=True)
+    (root / "notebooks" / "nb.py").write_text('# %% tags=["parameters"]\nprofile = "demo"\ndata = {}\n')
+    (root / "mine.jsonl").write_text('{"a": 1}\n')
+    (root / "params" / "demo" / "nb.yml").write_text("data: {name: local, source: mine.jsonl}\n")
+    monkeypatch.setattr(book, "ROOT", root)
+    r = book.Run("nb", "params/demo/nb.yml", "demo")
+    before = book.run_fingerprint(r, lib_hash="x")
+    assert book.run_fingerprint(r, lib_hash="x") == before
+    with open(root / "mine.jsonl", "a") as f:
+        f.write('{"a": 2}\n')
+    assert book.run_fingerprint(r, lib_hash="x") != before

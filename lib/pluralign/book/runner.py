@@ -173,12 +173,49 @@ def _lib_hash() -> str:
     return h.hexdigest()
 
 
+def data_files(params: dict, base: Path | None = None) -> list[Path]:
+    """The local files and folders a page's parameters read (every ``source`` / ``labels_file`` value that is
+    an existing path; ``shared:`` paths in the shared data folder)."""
+    from pluralign.data.io import shared_data_dir
+    base = base or ROOT
+    found: list[Path] = []
+
+    def walk(o):
+        if isinstance(o, dict):
+            for k, v in o.items():
+                if k in ("source", "labels_file") and isinstance(v, str):
+                    p = shared_data_dir() / v.removeprefix("shared:").lstrip("/") if v.startswith("shared:") else \
+                        (base / v).expanduser()
+                    if p.exists():
+                        found.append(p)
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+    walk(params)
+    return found
+
+
+def _files_state(paths: list[Path]) -> list:
+    """(path, size, mtime) of every file under ``paths``: a data file that grows or changes changes it."""
+    out = []
+    for p in paths:
+        for f in sorted([p] if p.is_file() else (q for q in p.rglob("*") if q.is_file())):
+            st = f.stat()
+            out.append((str(f), st.st_size, st.st_mtime_ns))
+    return out
+
+
 def run_fingerprint(r: Run, lib_hash: str | None = None) -> str:
+    """What a page's output depends on: the notebook, its resolved parameters (with included and common
+    files), the profile, the library, and the data files the parameters read."""
     h = hashlib.sha256()
     h.update(r.source.read_bytes())
-    h.update(json.dumps(read_params(ROOT / r.params, r.notebook), sort_keys=True, default=str).encode())  # incl. included files
+    params = read_params(ROOT / r.params, r.notebook)
+    h.update(json.dumps(params, sort_keys=True, default=str).encode())  # incl. included files
     h.update(r.profile.encode())
     h.update((lib_hash or _lib_hash()).encode())
+    h.update(json.dumps(_files_state(data_files(params))).encode())
     return h.hexdigest()[:24]
 
 
