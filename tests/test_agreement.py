@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 from scipy.stats import fisher_exact
 
-from pluralign.agreement import (CLASSES, PAPER_DIVERGING_SHARE, check_paper_reference, classify, paper_dataset,
-                                 paper_label, preferences, shares)
+from pluralign.diverging.agreement import (CLASSES, agreement_classes, check_paper_reference, paper_dataset,
+                                           paper_diverging_share, paper_label, preferences, shares)
+
+classify = agreement_classes
 from pluralign.data.core import DataError, PreferenceData
 
 
@@ -134,8 +136,8 @@ def test_shares_and_paper_reference():
     assert s.loc["multipref", "diverging share"] == 0.25
     assert s.loc["multipref", "other"] == 1
     assert s.loc["multipref", "diverging-substantial"] == 1
-    assert s.loc["multipref", "paper diverging share"] == PAPER_DIVERGING_SHARE["multipref"] == 0.39
-    assert PAPER_DIVERGING_SHARE["helpsteer2"] == 0.24
+    assert s.loc["multipref", "paper diverging share"] == paper_diverging_share("multipref") == 0.39
+    assert paper_diverging_share("helpsteer2") == 0.24
     assert np.isnan(s.loc["my-data", "paper diverging share"])
     assert pd.isna(s.loc["my-data", "paper reference"])
     assert s.loc["multipref", "paper reference"] == "paper (MultiPref)"

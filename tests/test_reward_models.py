@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from pluralign.agreement import classify
+from pluralign.diverging.agreement import agreement_classes as classify
 from pluralign.data.core import PreferenceData
-from pluralign.divided import (PAPER_TABLE2, SUBSETS, disagreement_auroc, diverging_labels, judge_confidence,
-                               judge_decisiveness, judge_filters, judge_verdicts, paper_table2, predicted_disagreement, read_verdicts, table2)
+from pluralign.diverging.knowing import (disagreement_auroc, diverging_labels, judge_confidence, judge_decisiveness,
+                                        judge_filters, judge_verdicts, predicted_disagreement, read_verdicts)
+from pluralign.diverging.reward_models import SUBSETS, paper_table2, table2
 
 
 def classified_by_hand() -> pd.DataFrame:
@@ -46,7 +47,6 @@ def test_table2_by_hand_model_chosen():
     assert t["MSE (Agg)"].tolist() == pytest.approx(expect_mse)
     assert (t["BT (Agg) lo"] <= t["BT (Agg)"] + 1e-12).all() and (t["BT (Agg)"] <= t["BT (Agg) hi"] + 1e-12).all()
     assert t.loc["Diverging Prefs. (Subst.)", "BT (Agg) lo"] == pytest.approx(0.8)  # one pair: no spread
-    assert t.attrs["chosen"] == "model"
 
 
 def test_table2_majority_chosen():
@@ -83,11 +83,11 @@ def test_paper_table2_constant():
     assert mp.loc["All Examples", "# Ex."] == 500 and mp.loc["Diverging Prefs. (All)", "BT (Agg)"] == 0.798
     hs = paper_table2("helpsteer2-disagreements")
     assert hs.loc["High-Agreement Ties", "MSE (All)"] == 0.340 and hs.loc["All Examples", "# Ex."] == 576
-    assert list(PAPER_TABLE2["helpsteer2"].index) == list(SUBSETS)
+    assert list(hs.index) == list(SUBSETS) and list(hs.columns) == ["# Ex.", "BT (Agg)", "BT (All)", "MSE (Agg)", "MSE (All)"]
     with pytest.raises(KeyError, match="no block"):
         paper_table2("pandalm")
     # an explicit stand-in reference: PandaLM compared with MultiPref's block
-    assert paper_table2("pandalm", {"pandalm": "multipref"}).equals(PAPER_TABLE2["multipref"])
+    assert paper_table2("pandalm", {"pandalm": "multipref"}).equals(mp)
 
 
 def test_predicted_disagreement_from_mean_variance_rewards():
@@ -138,7 +138,8 @@ def test_judge_decisiveness_by_hand():
     cl = classified_by_hand()
     verdicts = pd.Series({"hp1": "A", "hp2": "B", "ht1": "tie", "ht2": "A", "d1": "tie", "d2": "tie", "d3": "A",
                           "o1": "B"})
-    t = judge_decisiveness(verdicts, cl, n_boot=100)
+    d = judge_decisiveness(verdicts, cl, n_boot=100)
+    t = d.table
     assert t.loc["High-Agreement Prefs.", "confidence"] == 1.0
     assert t.loc["Diverging Prefs. (All)", "confidence"] == pytest.approx(1 / 3)
     assert t.loc["High-Agreement Ties", "confidence"] == 0.5
@@ -147,18 +148,18 @@ def test_judge_decisiveness_by_hand():
     assert t.loc["Diverging Prefs. (All)", "agrees with majority"] == 0.0  # d1 B / d2 A judged tie
     probs = pd.Series({"hp1": 0.95, "hp2": 0.1, "ht1": 0.5, "ht2": 0.6, "d1": 0.5, "d2": 0.7, "d3": 0.5, "o1": 0.5})
     assert judge_confidence(probs).tolist() == pytest.approx([0.9, 0.8, 0, 0.2, 0, 0.4, 0, 0])
-    tp = judge_decisiveness(probs, cl, n_boot=100)
+    tp = judge_decisiveness(probs, cl, n_boot=100).table
     assert tp.loc["High-Agreement Prefs.", "confidence"] == pytest.approx(0.85)
     assert tp.loc["Diverging Prefs. (All)", "agrees with majority"] == 0.5  # d1 (B) judged ½, d2 (A) 0.7
     # PandaLM-style integer verdicts (1 = response1 = A, 2 = B, 0 = tie) are verdicts, not probabilities
     ints = verdicts.map({"A": 1, "B": 2, "tie": 0}).astype(int)
-    assert judge_decisiveness(ints, cl, n_boot=100)["confidence"].equals(t["confidence"])
-    assert t.attrs["n_without_verdict"] == 0 and t.attrs["n_judged"] == t.attrs["n_classified"] == 8
+    assert judge_decisiveness(ints, cl, n_boot=100).table["confidence"].equals(t["confidence"])
+    assert d.n_without_verdict == 0 and d.n_judged == d.n_classified == 8 and d.kind == "verdict"
     # pairs without a verdict — absent (e.g. dropped by the loader) or unreadable — are counted
     partial = judge_decisiveness(verdicts.drop(["hp1", "d1"]).astype(object).mask(lambda v: v.index == "o1"),
                                  cl, n_boot=20)
-    assert partial.attrs["n_without_verdict"] == 3 and partial.attrs["n_unreadable"] == 1
-    assert partial.loc["All Examples", "n"] == 5
+    assert partial.n_without_verdict == 3 and partial.n_unreadable == 1
+    assert partial.table.loc["All Examples", "n"] == 5
     with pytest.raises(ValueError, match="1 judged pairs are not in `classified`"):
         judge_decisiveness(pd.concat([verdicts, pd.Series({"zz": "A"})]), cl, n_boot=20)
     with pytest.raises(ValueError, match=r"probabilities must lie in \[0, 1\]"):
@@ -177,9 +178,9 @@ def test_pandalm_judges_against_three_humans(shared_data):
     assert cl["agreement"].value_counts().to_dict() == {"high-agreement-pref": 825, "high-agreement-tie": 105,
                                                         "diverging": 69}
     gpt = read_verdicts(d / "gpt-3.5-turbo-testset-v1.json")
-    assert gpt.attrs["invalid"] == 25 and (gpt == "tie").sum() == 38
+    assert gpt.isna().sum() == 25 and (gpt == "tie").sum() == 38
     panda = read_verdicts(d / "pandalm-7b-testset-v1.json")
-    assert panda.attrs["invalid"] == 0 and panda.value_counts().to_dict() == {"B": 459, "A": 433, "tie": 107}
+    assert panda.isna().sum() == 0 and panda.value_counts().to_dict() == {"B": 459, "A": 433, "tie": 107}
     judges = load("pandalm-judges", source=d)
     assert judge_verdicts(judges, "gpt-3.5-turbo").equals(gpt.dropna().rename("gpt-3.5-turbo"))
     assert judge_verdicts(judges, "pandalm-7b").equals(panda.rename("pandalm-7b"))
@@ -188,12 +189,13 @@ def test_pandalm_judges_against_three_humans(shared_data):
     # the loader drops GPT-3.5's 25 "garbage" verdicts and records it; the page must count those pairs
     assert [f["removed"] for f in judge_filters(judges, "gpt-3.5-turbo")] == [25]
     assert judge_filters(judges, "pandalm-7b") == []
-    t = judge_decisiveness(judge_verdicts(judges, "gpt-3.5-turbo"), cl, n_boot=50)
-    assert t.attrs["n_without_verdict"] == 25 and t.attrs["n_unreadable"] == 0 and t.attrs["n_judged"] == 974
+    d = judge_decisiveness(judge_verdicts(judges, "gpt-3.5-turbo"), cl, n_boot=50)
+    assert d.n_without_verdict == 25 and d.n_unreadable == 0 and d.n_judged == 974
     for v in (gpt, panda):
-        t = judge_decisiveness(v, cl, n_boot=300)
+        d = judge_decisiveness(v, cl, n_boot=300)
+        t = d.table
         assert t.loc["All Examples", "n"] == v.notna().sum()
-        assert t.attrs["n_without_verdict"] == v.isna().sum()
+        assert d.n_without_verdict == v.isna().sum()
         assert t.loc["High-Agreement Prefs.", "agrees with majority"] > 0.6
         assert t.loc["Diverging Prefs. (All)", "n"] <= 69
 

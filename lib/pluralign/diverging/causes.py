@@ -1,8 +1,9 @@
-"""Taxonomy of the causes of diverging preferences (Diverging Preferences, Table 1 and §2.1).
+"""The causes of diverging preferences: the taxonomy of Diverging Preferences Table 1 and §2.1.
 
 Ten causes in four classes (Task, Response Style, Refusals, Errors), each with its definition from the
-§2.1 text and its Table 1 frequency on MultiPref (MP) and HelpSteer2 (HS2) — the share of sampled
-diverging pairs that carry the cause; a pair can carry several, so a column sums to more than 100%.
+§2.1 text; its Table 1 frequency on MultiPref (MP) and HelpSteer2 (HS2) — the share of sampled diverging
+pairs that carry the cause; a pair can carry several, so a column sums to more than 100% — is read from
+:mod:`pluralign.paper.diverging`.
 
 Three tools around it:
 
@@ -27,21 +28,28 @@ Three tools around it:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import krippendorff
 import numpy as np
 import pandas as pd
+from openpyxl import load_workbook
+from openpyxl.styles import Alignment
+from openpyxl.utils import get_column_letter
 
-from pluralign.agreement import is_stand_in, paper_dataset, paper_label, votes_text
+from pluralign import paper
 from pluralign.data.core import DataError, PreferenceData
+from pluralign.diverging.agreement import PAPER_DATASETS, paper_dataset, paper_label, votes_text
 
 __all__ = [
-    "Cause", "CAUSES", "CAUSE_IDS", "CLASSES", "PAPER_AGREEMENT", "taxonomy_table",
+    "Cause", "CauseLabels", "CAUSES", "CAUSE_IDS", "CLASSES", "paper_agreement", "taxonomy_table",
     "export_for_annotation", "import_annotations", "cause_prompt", "cause_schema", "classify_causes",
     "cohen_kappa_sets", "masi_alpha", "label_agreement", "cause_frequencies", "planted_causes",
+    "write_annotations", "rule_causes", "VERBOSITY_RATIO", "MIN_EXTRA_WORDS", "agreement_table",
 ]
 
 
@@ -54,60 +62,77 @@ class Cause:
     cls: str          # Table 1's high-level class
     definition: str   # from §2.1 (quoted where the paper defines it; see ``source``)
     source: str       # where the definition comes from
-    paper_mp: float   # Table 1 frequency, MultiPref
-    paper_hs2: float  # Table 1 frequency, HelpSteer2
 
 
 CAUSES: tuple[Cause, ...] = (
     Cause("task-underspecification", "Task Underspecification", "Task",
           "Disagreements arise from underspecification in the prompt, where both responses consider and "
-          "address distinct, valid interpretations of the task.", "§2.1 'Task Underspecification'", 0.20, 0.22),
+          "address distinct, valid interpretations of the task.", "§2.1 'Task Underspecification'"),
     Cause("verbosity", "Verbosity", "Response Style",
           "Disagreements arise over the preferred levels of detail, explanation, or examples in each response; "
           "individuals frequently disagree on the preferred level of detail or explanation in a response.",
-          "§2.1 'Verbosity'", 0.38, 0.44),
+          "§2.1 'Verbosity'"),
     Cause("format", "Format", "Response Style",
           "Disagreement over how responses should be organized: paragraphs, lists or headings — when such "
           "formatting is appropriate and how headings and lists should be semantically structured.",
-          "§2.1 'Format'", 0.20, 0.32),
+          "§2.1 'Format'"),
     Cause("aesthetic-taste", "Aesthetic Taste", "Response Style",
           "Creative writing or writing-assistance requests where a preference comes down to a matter of "
-          "personal taste.", "§2.1 'Aesthetic tastes'", 0.14, 0.22),
+          "personal taste.", "§2.1 'Aesthetic tastes'"),
     Cause("complexity", "Complexity", "Response Style",
           "Responses differ in the level of assumed domain expertise of the user and the level of technical "
           "depth with which to consider the user's request; they cater to individuals with different "
-          "backgrounds and goals.", "§2.1 'Complexity'", 0.10, 0.10),
+          "backgrounds and goals.", "§2.1 'Complexity'"),
     Cause("safety", "Safety", "Refusals",
           "A refusal (or pushback) based on safety concerns is the subject of disagreement; judgments of "
           "social acceptability or offensive language vary with annotators' personal background and identity.",
-          "§2.1 'Refusals' (safety) and Table 1 example", 0.16, 0.00),
+          "§2.1 'Refusals' (safety) and Table 1 example"),
     Cause("capabilities", "Capabilities", "Refusals",
           "A refusal based on the model's capabilities (e.g. saying the request cannot be done, where the "
           "other response attempts an interpretation) is the subject of disagreement.",
-          "§2.1 'Refusals' (capabilities) and Table 1 example", 0.04, 0.04),
+          "§2.1 'Refusals' (capabilities) and Table 1 example"),
     Cause("comply-vs-refuse", "Comply vs. Refuse", "Refusals",
           "One response complies with the request and the other refuses it; annotators disagree on whether "
-          "refusing was appropriate.", "Table 1 example (the §2.1 text names the category only)", 0.05, 0.04),
+          "refusing was appropriate.", "Table 1 example (the §2.1 text names the category only)"),
     Cause("refuse-vs-refuse", "Refuse vs. Refuse", "Refusals",
           "Both responses are refusals of different kinds (e.g. soft versus hard refusals, or correcting the "
           "premise versus declining); preferences among such refusal variations diverge.",
-          "§2.1 'refusals versus refusals'", 0.20, 0.00),
+          "§2.1 'refusals versus refusals'"),
     Cause("errors", "Hallucinations, Degenerate Outputs, and Errors", "Errors",
           "A response contains a hallucination, degenerate output or error that is difficult for annotators "
-          "to detect, or whose impact is perceived differently across annotators.", "§2.1 'Errors'", 0.14, 0.24),
+          "to detect, or whose impact is perceived differently across annotators.", "§2.1 'Errors'"),
 )
 CAUSE_IDS: tuple[str, ...] = tuple(c.id for c in CAUSES)
 CLASSES: tuple[str, ...] = ("Task", "Response Style", "Refusals", "Errors")
 _BY_ID = {c.id: c for c in CAUSES}
 
-#: §2.1: agreement of the three authors on 50 diverging pairs per data set.
-PAPER_AGREEMENT = {"multipref": {"kappa": 0.59, "alpha": 0.68}, "helpsteer2": {"kappa": 0.58, "alpha": 0.62}}
+@dataclass
+class CauseLabels:
+    """What :func:`classify_causes` returns: ``labels`` (pair_id, annotator, causes, rationale), the pair ids
+    that ``failed`` validation on every attempt, and the llm's record of ``patched`` (retried) items."""
+    labels: pd.DataFrame
+    failed: list
+    patched: list
+
+
+def paper_agreement(key: str | None) -> dict:
+    """§2.1's agreement of the three authors on 50 diverging pairs of the paper's data set ``key``
+    ("multipref" / "helpsteer2"): ``{"kappa": κ, "alpha": α (MASI)}`` from :mod:`pluralign.paper`; ``{}``
+    for ``None``."""
+    if key is None:
+        return {}
+    t = paper.numbers("diverging", "§2.1")
+    t = t[t["row"] == PAPER_DATASETS[key]].set_index("column")["value"]
+    return {"kappa": float(t["κ"]), "alpha": float(t["α (MASI)"])}
 
 
 def taxonomy_table() -> pd.DataFrame:
-    """Table 1 as a DataFrame indexed by cause id: class, category, definition, source, paper MP / HS2."""
+    """Table 1 as a DataFrame indexed by cause id: class, category, definition, source, and the paper's
+    frequencies ``paper MP`` / ``paper HS2`` (:mod:`pluralign.paper.diverging`)."""
+    freq = paper.numbers("diverging", "Table 1").pivot(index="row", columns="column", values="value")
     return pd.DataFrame([{"cause": c.id, "class": c.cls, "category": c.name, "definition": c.definition,
-                          "source": c.source, "paper MP": c.paper_mp, "paper HS2": c.paper_hs2}
+                          "source": c.source, "paper MP": float(freq.at[c.name, "MultiPref"]),
+                          "paper HS2": float(freq.at[c.name, "HelpSteer2"])}
                          for c in CAUSES]).set_index("cause")
 
 
@@ -163,8 +188,6 @@ def export_for_annotation(data: PreferenceData, classified: pd.DataFrame, n: int
                                                                           index=False)
         taxonomy_table().reset_index().to_excel(xw, sheet_name="taxonomy", index=False)
         ws = xw.sheets[_SHEET]
-        from openpyxl.styles import Alignment
-        from openpyxl.utils import get_column_letter
         widths = {"prompt": 50, "response_a": 60, "response_b": 60, "notes": 30, "votes": 12, "annotator": 14}
         for j, col in enumerate(sheet.columns, start=1):
             ws.column_dimensions[get_column_letter(j)].width = widths.get(col, 14)
@@ -267,10 +290,10 @@ def classify_causes(data: PreferenceData, llm, pair_ids: Iterable[str] | None = 
     """Label diverging pairs with causes through ``llm.structured(prompts, cause_schema(), job=job)``
     (resumable and cached by :mod:`pluralign.llm`). ``pair_ids`` defaults to every pair of ``data``.
 
-    Returns ``DataFrame(pair_id, annotator, causes, rationale)`` in the format of :func:`import_annotations`,
-    so :func:`label_agreement` compares the classifier with human annotators directly. Pairs whose every
-    attempt failed validation are left out and listed in ``attrs["failed"]`` (``attrs["patched"]``: the
-    llm's record of retried items). An answer naming an unknown cause or none raises ``ValueError``."""
+    Returns :class:`CauseLabels`: ``labels``, a ``DataFrame(pair_id, annotator, causes, rationale)`` in the
+    format of :func:`import_annotations`, so :func:`label_agreement` compares the classifier with human
+    annotators directly; ``failed``, the pairs whose every attempt failed validation (left out of
+    ``labels``); ``patched``, the llm's record of retried items. An answer naming an unknown cause or none raises ``ValueError``."""
     pairs = data.pairs.set_index("pair_id")
     ids = list(pairs.index if pair_ids is None else pair_ids)
     prompts = [cause_prompt(pairs.at[i, "prompt"], pairs.at[i, "response_a"], pairs.at[i, "response_b"],
@@ -292,10 +315,8 @@ def classify_causes(data: PreferenceData, llm, pair_ids: Iterable[str] | None = 
             raise ValueError(f"pair {pid!r}: classifier answer {ans!r} names no cause or unknown causes {sorted(bad)}")
         rows.append({"pair_id": pid, "annotator": annotator, "causes": causes,
                      "rationale": ans.get("rationale", "")})
-    out = pd.DataFrame(rows, columns=["pair_id", "annotator", "causes", "rationale"])
-    out.attrs["failed"] = failed
-    out.attrs["patched"] = list(getattr(result, "patched", []))
-    return out
+    return CauseLabels(labels=pd.DataFrame(rows, columns=["pair_id", "annotator", "causes", "rationale"]),
+                       failed=failed, patched=list(getattr(result, "patched", [])))
 
 
 def planted_causes(truth: pd.DataFrame, pair_ids: Iterable[str] | None = None, *,
@@ -342,8 +363,7 @@ def masi_alpha(labels: pd.DataFrame) -> float:
     definition), so the value domain and the counts are built from those items alone; when they all carry one
     and the same label set, α is 1 (perfect agreement, as :func:`cohen_kappa_sets` returns κ = 1), whatever
     the singly-labelled items say. With no pairable item ``ValueError``."""
-    import krippendorff
-    from nltk.metrics.distance import masi_distance
+    from nltk.metrics.distance import masi_distance  # nltk takes seconds to import: only where it is used
 
     wide = _wide(labels)
     wide = wide[wide.notna().sum(axis=1) >= 2]
@@ -419,7 +439,6 @@ def write_annotations(sheet, labels: pd.DataFrame, path=None) -> Path:
     annotator of the same pair gets a copy of the row appended (the layout :func:`import_annotations` reads).
     Writes to ``path`` (default: over ``sheet``) and returns it. A pair_id that is not in the sheet or a cause
     that is not in :data:`CAUSE_IDS` raises ``ValueError``."""
-    from openpyxl import load_workbook
     sheet = Path(sheet)
     path = Path(path) if path is not None else sheet
     wb = load_workbook(sheet)
@@ -470,18 +489,16 @@ def rule_causes(data: PreferenceData, pair_ids: Iterable[str] | None = None, *, 
     * ``comply-vs-refuse``: exactly one response is a refusal; ``refuse-vs-refuse``: both are
       (refusal phrases, :func:`pluralign.seal.rule_featurize`).
 
-    Returns ``DataFrame(pair_id, annotator, causes)`` for the pairs where at least one rule fires; the number
-    of pairs where none fires is in ``attrs["unlabelled"]`` (they are left out, not given a guess)."""
-    import re
-
-    from pluralign.seal.features import rule_featurize
+    Returns ``DataFrame(pair_id, annotator, causes)`` for the pairs where at least one rule fires; the pairs
+    where none fires are left out, not given a guess."""
+    from pluralign.seal.features import rule_featurize  # SEAL's rule-based featurizer (imports pluralign.seal)
     pairs = data.pairs.set_index("pair_id")
     ids = [str(i) for i in (pairs.index if pair_ids is None else pair_ids)]
     a = pairs.loc[ids, "response_a"].astype(str).tolist()
     b = pairs.loc[ids, "response_b"].astype(str).tolist()
     fa, fb = rule_featurize(a), rule_featurize(b)
     heading = re.compile(r"^\s{0,3}#{1,6}\s", re.M)
-    rows, unlabelled = [], 0
+    rows = []
     for k, pid in enumerate(ids):
         wa, wb = int(fa.at[k, "response_words"]), int(fb.at[k, "response_words"])
         causes = set()
@@ -499,40 +516,27 @@ def rule_causes(data: PreferenceData, pair_ids: Iterable[str] | None = None, *, 
             causes.add("comply-vs-refuse")
         if causes:
             rows.append({"pair_id": pid, "annotator": annotator, "causes": frozenset(causes)})
-        else:
-            unlabelled += 1
-    out = pd.DataFrame(rows, columns=["pair_id", "annotator", "causes"])
-    out.attrs["unlabelled"] = unlabelled
-    return out
+    return pd.DataFrame(rows, columns=["pair_id", "annotator", "causes"])
 
 
-__all__ += ["write_annotations", "rule_causes", "VERBOSITY_RATIO", "MIN_EXTRA_WORDS"]
 
 
 def agreement_table(labels: dict, paper_reference=None) -> pd.DataFrame:
     """:func:`label_agreement` per data set beside §2.1's figures: ``{data set name: labels}`` → one row per
     data set whose labels come from at least two annotators, with ``annotators``, ``pairs labelled by ≥ 2``,
-    ``κ``, ``α (MASI)``, ``paper reference`` (:func:`pluralign.agreement.paper_label`, e.g. "paper (MultiPref,
+    ``κ``, ``α (MASI)``, ``paper reference`` (:func:`pluralign.diverging.agreement.paper_label`, e.g. "paper (MultiPref,
     stand-in reference)"; ``None`` for a data set with no paper counterpart), ``paper κ`` and ``paper α`` (NaN
     without one). The paper data set is ``paper_reference[name]`` when given (``{data-set name: "multipref" |
     "helpsteer2"}``, e.g. ``{"pandalm": "multipref"}``), else the one the name contains. Data sets with labels
-    from fewer than two annotators are listed in ``attrs["skipped"]`` rather than shown; ``attrs["stand_in"]``
-    lists the rows compared with a paper data set they only stand in for (:func:`pluralign.agreement.is_stand_in`)."""
-    rows, skipped = {}, []
+    from fewer than two annotators have no row."""
+    rows = {}
     for name, lab in labels.items():
         if lab is None or lab.empty or lab["annotator"].nunique() < 2:
-            skipped.append(name)
             continue
         a = label_agreement(lab)
-        paper = PAPER_AGREEMENT.get(paper_dataset(name, paper_reference), {})
+        paper = paper_agreement(paper_dataset(name, paper_reference))
         rows[name] = {"annotators": ", ".join(sorted(lab["annotator"].unique())), "pairs labelled by ≥ 2": a["n_items"],
                       "κ": a["kappa"], "α (MASI)": a["alpha"], "paper reference": paper_label(name, paper_reference),
                       "paper κ": paper.get("kappa", np.nan), "paper α": paper.get("alpha", np.nan)}
     cols = ["annotators", "pairs labelled by ≥ 2", "κ", "α (MASI)", "paper reference", "paper κ", "paper α"]
-    out = pd.DataFrame.from_dict(rows, orient="index", columns=cols)
-    out.attrs["skipped"] = skipped
-    out.attrs["stand_in"] = [name for name in rows if is_stand_in(name, paper_reference)]
-    return out
-
-
-__all__ += ["agreement_table"]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=cols)

@@ -1,5 +1,8 @@
 """Agreement classes of multi-annotator preference pairs (Diverging Preferences, §2 and §3 "Results").
 
+:func:`agreement_classes` puts every pair in one class; :func:`shares` counts them beside the paper's §2
+shares; :func:`planted_recovery` checks them against the simulator's planted truth.
+
 The paper's definitions, quoted:
 
 * §2: "We define diverging preferences as all instances where annotators disagreed on which response to a
@@ -26,7 +29,7 @@ Per pair, with the signed judgments ``p`` (−2 … 2, negative prefers A; :mod:
     not diverging, the majority's chosen response exists (``n_a > n/2`` or ``n_b > n/2``) and nobody
     preferred the other response. **"Majority" here is more than half of the judgments** (ties
     included in ``n``); it is *not* the plurality label of :meth:`pluralign.data.core.PreferenceData.majority`
-    that the "Agg" reward models of Table 2 are trained on (:mod:`pluralign.divided`; see decision 4).
+    that the "Agg" reward models of Table 2 are trained on (:mod:`pluralign.diverging.reward_models`; see decision 4).
 ``high-agreement-tie``
     not diverging, and ``n_tie > n/2`` (the default ``ties="majority"``).
 ``other``
@@ -76,23 +79,29 @@ paper's own, so that PandaLM's row never reads as if it were MultiPref.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
+from pluralign import paper
 from pluralign.data.core import DataError, PreferenceData
 
-__all__ = ["CLASSES", "PAPER_DIVERGING_SHARE", "PAPER_DATASETS", "classify", "preferences", "shares",
-           "paper_dataset", "paper_label", "is_stand_in", "check_paper_reference", "votes_text"]
+__all__ = ["CLASSES", "PAPER_DATASETS", "agreement_classes", "preferences", "shares", "paper_diverging_share",
+           "paper_dataset", "paper_label", "is_stand_in", "check_paper_reference", "votes_text", "Recovery",
+           "planted_recovery"]
 
 #: The agreement classes, in the order of the paper's Table 2.
 CLASSES = ("high-agreement-pref", "high-agreement-tie", "diverging", "other")
 
-#: §2: share of diverging preferences reported per data set ("This process yields about 39% of preference
-#: pairs", "which we find comprise 24% of all examples").
-PAPER_DIVERGING_SHARE = {"multipref": 0.39, "helpsteer2": 0.24}
-
 #: The paper's two multi-annotator data sets (§2): lookup key → display name.
 PAPER_DATASETS = {"multipref": "MultiPref", "helpsteer2": "HelpSteer2"}
+
+
+def paper_diverging_share(key: str) -> float:
+    """§2's share of diverging pairs for the paper's data set ``key`` ("multipref": "about 39%",
+    "helpsteer2": 24%), from :func:`pluralign.paper.numbers`."""
+    return paper.value("diverging", "§2", PAPER_DATASETS[key], "diverging share")
 
 
 def _norm(name) -> str:
@@ -179,7 +188,7 @@ def preferences(data: PreferenceData, likert: str | bool = "auto") -> pd.Series:
     return pref.where(~both, derived)
 
 
-def classify(data: PreferenceData, *, ties: str = "majority", likert: str | bool = "auto") -> pd.DataFrame:
+def agreement_classes(data: PreferenceData, *, ties: str = "majority", likert: str | bool = "auto") -> pd.DataFrame:
     """Agreement class of every pair (Diverging Preferences §2, §3 "Results"; rules in the module docstring).
 
     Returns a DataFrame indexed by ``pair_id`` (in the order of ``data.pairs``) with columns
@@ -228,7 +237,6 @@ def classify(data: PreferenceData, *, ties: str = "majority", likert: str | bool
     }, index=ids)
     if "dataset" in data.pairs.columns:
         out.insert(0, "dataset", data.pairs["dataset"].to_numpy())
-    out.attrs["ties"] = ties
     return out
 
 
@@ -256,7 +264,7 @@ def shares(classified: pd.DataFrame, by: str | None = "dataset", *, paper_refere
         row["diverging-substantial"] = k
         row["diverging-substantial share"] = k / n if n else np.nan
         key = paper_dataset(name, paper_reference)
-        row["paper diverging share"] = PAPER_DIVERGING_SHARE[key] if key is not None else np.nan
+        row["paper diverging share"] = paper_diverging_share(key) if key is not None else np.nan
         row["paper reference"] = paper_label(name, paper_reference)
         row["paper stand-in"] = is_stand_in(name, paper_reference)
         rows[name] = row
@@ -265,12 +273,21 @@ def shares(classified: pd.DataFrame, by: str | None = "dataset", *, paper_refere
     return out
 
 
-def planted_recovery(classified: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
+@dataclass
+class Recovery:
+    """How the agreement classes line up with the simulator's planted truth: ``table`` (one row per planted
+    group with ``n`` and the share of each class), ``precision`` (share of diverging pairs planted as
+    taste-driven) and ``recall`` (share of taste-driven pairs that come out diverging)."""
+    table: pd.DataFrame
+    precision: float
+    recall: float
+
+
+def planted_recovery(classified: pd.DataFrame, truth: pd.DataFrame) -> Recovery:
     """How the agreement classes line up with the simulator's planted truth (demo profile; DESIGN.md "every
     method is checked by recovery"): one row per planted group — ``taste-driven`` (``truth["taste_driven"]``:
     the planted cause is one of Table 1's taste causes) and ``objective`` (the rest) — with ``n`` and the share
-    of each agreement class, then the ``diverging`` class's ``precision`` (share of diverging pairs that are
-    taste-driven) and ``recall`` (share of taste-driven pairs that come out diverging) in ``attrs``."""
+    of each agreement class; with the ``diverging`` class's precision and recall (:class:`Recovery`)."""
     if "taste_driven" not in truth.columns:
         raise ValueError("truth has no 'taste_driven' column (is this simulated data?)")
     td = truth["taste_driven"].reindex(classified.index)
@@ -281,19 +298,15 @@ def planted_recovery(classified: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFr
     tab = pd.crosstab(group, classified["agreement"], normalize="index").reindex(columns=list(CLASSES), fill_value=0.0)
     tab.insert(0, "n", group.value_counts().reindex(tab.index))
     div = classified["agreement"] == "diverging"
-    out = tab.rename_axis(index="planted", columns=None)
-    out.attrs["precision"] = float(td[div].mean()) if div.any() else np.nan
-    out.attrs["recall"] = float(div[td].mean()) if td.any() else np.nan
-    return out
-
-
-__all__ += ["planted_recovery"]
+    return Recovery(table=tab.rename_axis(index="planted", columns=None),
+                    precision=float(td[div].mean()) if div.any() else np.nan,
+                    recall=float(div[td].mean()) if td.any() else np.nan)
 
 
 def votes_text(data: PreferenceData) -> pd.Series:
     """Each pair's judgments as one readable string, e.g. "-2 +1 0" (signed preferences in annotation order,
     negative prefers A; "?" for a missing one), indexed by pair_id — the "votes" shown beside example pairs
-    and in the cause-annotation sheets (:func:`pluralign.taxonomy.export_for_annotation`)."""
+    and in the cause-annotation sheets (:func:`pluralign.diverging.causes.export_for_annotation`)."""
     pref = pd.to_numeric(data.annotations["preference"], errors="coerce")
     return pref.groupby(data.annotations["pair_id"].to_numpy(), sort=False).agg(
         lambda v: " ".join("?" if pd.isna(x) else f"{int(x):+d}" if x else "0" for x in v)).rename_axis("pair_id")

@@ -12,11 +12,11 @@ import pytest
 from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import masi_distance
 
-from pluralign.agreement import classify
+from pluralign.diverging.agreement import agreement_classes as classify
 from pluralign.data.core import DataError, PreferenceData
-from pluralign.taxonomy import (CAUSE_IDS, CAUSES, CLASSES, PAPER_AGREEMENT, cause_frequencies, cause_prompt,
-                                cause_schema, classify_causes, cohen_kappa_sets, export_for_annotation,
-                                import_annotations, label_agreement, masi_alpha, taxonomy_table)
+from pluralign.diverging.causes import (CAUSE_IDS, CAUSES, CLASSES, cause_frequencies, cause_prompt, cause_schema,
+                                        paper_agreement, classify_causes, cohen_kappa_sets, export_for_annotation,
+                                        import_annotations, label_agreement, masi_alpha, taxonomy_table)
 
 
 def test_table1_as_data():
@@ -28,8 +28,8 @@ def test_table1_as_data():
     assert t.loc["refuse-vs-refuse", ["paper MP", "paper HS2"]].tolist() == [0.20, 0.00]
     assert t.loc["comply-vs-refuse", ["paper MP", "paper HS2"]].tolist() == [0.05, 0.04]
     assert t["paper MP"].sum() == pytest.approx(1.61) and t["paper HS2"].sum() == pytest.approx(1.62)
-    assert PAPER_AGREEMENT == {"multipref": {"kappa": 0.59, "alpha": 0.68},
-                               "helpsteer2": {"kappa": 0.58, "alpha": 0.62}}
+    assert paper_agreement("multipref") == {"kappa": 0.59, "alpha": 0.68}
+    assert paper_agreement("helpsteer2") == {"kappa": 0.58, "alpha": 0.62} and paper_agreement(None) == {}
     assert "distinct, valid interpretations" in t.loc["task-underspecification", "definition"]
     assert t["definition"].str.len().min() > 40
 
@@ -234,7 +234,7 @@ def test_llm_classifier_prompt_schema_and_labels():
     pairs.loc[1, "response_a"] = "- item one\n- item two"
     data = PreferenceData(pairs, data.annotations, data.meta)
     llm = FakeLLM()
-    got = classify_causes(data, llm, ["q0", "q1"], job="causes-demo")
+    got = classify_causes(data, llm, ["q0", "q1"], job="causes-demo").labels
     prompts, schema, job = llm.calls[0]
     assert job == "causes-demo" and len(prompts) == 2
     for c in CAUSES:  # the taxonomy's definitions are in the prompt
@@ -261,7 +261,7 @@ def test_llm_classifier_rejects_answers_outside_the_taxonomy():
 def test_cause_ids_match_the_simulator_and_planted_reference():
     from pluralign.data import simulate
     from pluralign.data.simulate import CAUSES as SIM_CAUSES
-    from pluralign.taxonomy import planted_causes
+    from pluralign.diverging.causes import planted_causes
 
     assert set(SIM_CAUSES) - {"none"} == set(CAUSE_IDS)
     data = simulate(n_pairs=300, seed=2)
@@ -275,7 +275,7 @@ def test_cause_ids_match_the_simulator_and_planted_reference():
     llm = FakeLLM()
     llm.structured = lambda prompts, schema, retries=2, job=None: [
         {"causes": [c]} for c in data.truth.loc[ref["pair_id"], "cause"]]
-    got = classify_causes(data, llm, ref["pair_id"])
+    got = classify_causes(data, llm, ref["pair_id"]).labels
     res = label_agreement(pd.concat([ref, got[["pair_id", "annotator", "causes"]]]))
     assert res["kappa"] == pytest.approx(1.0) and res["alpha"] == pytest.approx(1.0)
 
@@ -301,7 +301,7 @@ def test_llm_classifier_through_the_real_llm_client_and_server():
     with serve(ScriptedBackend(reply)) as s:
         client = llm_mod.load(s.model_id, base_url=s.url, mode="chat", concurrency=1, max_retries=0)
         got = classify_causes(data, client, ["q0", "q1", "q2"], job="causes-http")
-    assert got["pair_id"].tolist() == ["q0", "q1"]
-    assert set(got["causes"]) == {frozenset({"verbosity", "format"})}
-    assert got.attrs["failed"] == ["q2"]
-    assert {p["item"] for p in got.attrs["patched"]} == {1, 2}
+    assert got.labels["pair_id"].tolist() == ["q0", "q1"]
+    assert set(got.labels["causes"]) == {frozenset({"verbosity", "format"})}
+    assert got.failed == ["q2"]
+    assert {p["item"] for p in got.patched} == {1, 2}

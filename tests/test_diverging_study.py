@@ -1,0 +1,139 @@
+"""Part I's study: setup(**params) -> Study, and every section a page shows as a report.Result whose numbers
+are the library functions' (the pages only display them)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import matplotlib.figure
+import pandas as pd
+import pytest
+
+from pluralign import diverging, paper
+from pluralign.diverging import agreement, causes, knowing, reward_models
+from pluralign.params import ParamsError
+from pluralign.report import Result
+
+SPECS = [{"simulate": {"n_pairs": 300, "seed": 0, "annotation_format": "multipref"}},
+         {"simulate": {"n_pairs": 300, "seed": 0, "annotation_format": "helpsteer2"}}]
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    return diverging.setup(datasets=SPECS, annotation={"dir": str(tmp_path_factory.mktemp("sheets")),
+                                                       "reference": "planted", "n": 20})
+
+
+def test_import_does_not_import_torch():
+    code = "import sys, pluralign.diverging, pluralign; pluralign.agreement_classes; assert 'torch' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_top_level_agreement_classes_is_the_parts():
+    import pluralign
+    assert pluralign.agreement_classes is diverging.agreement_classes is agreement.agreement_classes
+
+
+def test_setup_loads_each_data_set_apart_and_checks_the_paper_reference():
+    s = diverging.setup(datasets=SPECS[:1])
+    assert s.names == ["simulated-multipref"] and s.split == {"test": 300, "validation": 100}
+    assert s.annotation["n"] == 50 and s.cause_classifier == {"llm": None, "pairs": 50}
+    with pytest.raises(ValueError, match="not loaded"):
+        diverging.setup(datasets=SPECS[:1], paper_reference={"pandalm": "multipref"})
+    with pytest.raises(ParamsError, match="not a key of models"):
+        diverging.setup(datasets=SPECS[:1], reward_model="nope", models={"tiny": {"head": "linear"}})
+    named = diverging.setup(datasets=SPECS[:1], reward_model="tiny", models={"tiny": {"head": "mlp"}})
+    assert named.reward_model == {"head": "mlp"} and named.head == "small MLP"
+
+
+def test_profile_note_names_the_pages_stand_ins(study):
+    text = study.profile_note("rewards").data
+    assert "**demo** profile" in text and "linear head over frozen all-MiniLM-L6-v2" in text
+    assert "Stand-ins" not in diverging.setup(datasets=SPECS[:1], profile="paper").profile_note("know").data
+
+
+def test_agreement_shares_are_the_librarys(study):
+    r = study.agreement_shares()
+    assert isinstance(r, Result) and isinstance(r.figure, matplotlib.figure.Figure)
+    sh = agreement.shares(agreement.agreement_classes(study.data[0]))
+    assert r.values["div_share_0"] == sh["diverging share"].iloc[0]
+    assert r.values["div_n_0"] == 300 and r.values["paper_mp"] == 0.39 and r.values["paper_hs2"] == 0.24
+    assert r.table.loc["simulated-multipref", "paper: diverging"] == "39%"
+    assert "stand-in reference" in r.note and len(r.note.splitlines()) == 2
+    assert list(study.class_examples().table.columns) == ["agreement", "substantial", "votes", "prompt"]
+
+
+def test_planted_recovery_per_data_set_and_none_on_real_data(study):
+    r = study.planted_recovery()
+    rec = agreement.planted_recovery(study.classified["simulated-multipref"], study.data[0].truth)
+    assert r.data["recovery"]["simulated-multipref"].table.equals(rec.table)
+    assert r.table.loc[("simulated-multipref", "objective"), "diverging"] == f"{rec.table.at['objective', 'diverging']:.1%}"
+    assert f"{rec.precision:.1%} of the diverging pairs" in r.note
+    real = diverging.setup(datasets=SPECS[:1])
+    real.data[0].truth = None
+    assert real.planted_recovery().table is None
+
+
+def test_cause_sections(study):
+    t1 = study.taxonomy()
+    assert t1.table["paper MP"].tolist()[:2] == ["20%", "38%"] and len(t1.paper) == 20
+    assert study.diverging_pairs().table["diverging pairs"].tolist() == [len(v) for v in study.diverging_ids.values()]
+    f = study.cause_frequencies()
+    assert f.figure is not None and "Labelled diverging pairs" in f.note
+    sheets = study.annotation_sheets()
+    assert sheets.data["read_back"] == 0 and len(sheets.table) == 3
+    rt = study.annotation_round_trip()
+    assert "identical for every data set: **yes**" in rt.note
+    written, imported = study._round_trip
+    assert rt.table["labels imported"].tolist() == [len(imported[n]) for n in study.names]
+    ag = study.label_agreement()
+    direct = causes.agreement_table(imported)
+    assert ag.data["agreement"].equals(direct) and ag.table.loc["simulated-multipref", "paper κ"] == "0.59"
+    assert "```text" in study.cause_prompt().note
+    assert "not run on this profile" in study.llm_causes().note
+
+
+def test_causes_without_a_reference_say_where_labels_come_from(tmp_path):
+    s = diverging.setup(datasets=SPECS[:1], annotation={"dir": str(tmp_path), "n": 5})
+    assert s.cause_frequencies().table is None
+    assert "annotation.files" in s.annotation_round_trip().note
+    assert s.label_agreement().table is None
+
+
+def test_paper_numbers_are_read_from_the_paper_table():
+    t = paper.numbers("diverging", "Table 2")
+    assert len(t) == 40 and set(t["column"]) == {"# Ex.", "BT (Agg)", "BT (All)", "MSE (Agg)", "MSE (All)"}
+    assert reward_models.paper_table2("multipref").loc["High-Agreement Prefs.", "BT (Agg)"] == 0.786
+    assert causes.taxonomy_table().loc["safety", "paper MP"] == 0.16
+    assert agreement.paper_diverging_share("helpsteer2") == 0.24
+
+
+def test_judges_without_any_say_so(study):
+    r = study.judge_decisiveness()
+    assert r.table is None and "No LLM judge" in r.note
+
+
+@pytest.mark.slow
+def test_reward_model_sections_end_to_end():
+    """Table 2 and the mean-variance sections on a small simulated set with the demo RM (frozen MiniLM + linear
+    head): the glued values are the library's Table 2 numbers, every subset has a row."""
+    s = diverging.setup(datasets=[{"simulate": {"n_pairs": 240, "seed": 2, "annotation_format": "helpsteer2"}}],
+                        split={"test": 80, "validation": 40}, train={"epochs": 2}, n_boot=50)
+    runs = s.reward_models()
+    assert runs.table.loc["simulated-helpsteer2", "held-out pairs"] == 80 and "training instances" in runs.note
+    t2 = s.table2()
+    r = s.runs["simulated-helpsteer2"]
+    assert isinstance(r, reward_models.RewardModelRun) and not r.skipped and len(r.heldout.pairs) == 80
+    direct = reward_models.table2(r.classified, p_a=r.p_a, reward_gap=r.gap, n_boot=50, seed=0)
+    assert t2.values["t2_BT_Agg_div"] == direct.loc["Diverging Prefs. (All)", "BT (Agg)"]
+    assert t2.values["t2_paper_sum"] == "127 + 141 + 178 < 500"
+    assert list(t2.table.loc["simulated-helpsteer2"].index) == list(reward_models.SUBSETS)
+    assert "MSE (All) (paper)" in t2.table.columns
+    assert s.decisiveness().figure is not None
+    mv = s.mean_variance()
+    run = s.mv_runs["simulated-helpsteer2"]
+    assert mv.values["auc_0"] == run.summary.auc.estimate and mv.values["auc_name_0"] == "simulated-helpsteer2"
+    assert run.summary.auc == knowing.disagreement_auroc(run.mv["predicted disagreement"], run.summary.labels,
+                                                         n_boot=50)
+    assert "Mean-Var (All)" in s.mean_variance_table2().table.columns
+    assert isinstance(pd.DataFrame(mv.table), pd.DataFrame)
