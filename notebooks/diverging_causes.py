@@ -41,12 +41,13 @@ cause_classifier = {
     "pairs": 50,          # diverging pairs per data set sent to the classifier
 }
 paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the paper's κ/α a stand-in data set is compared with
+models = {}              # the profile's named models (common.yml): cause_classifier.llm may name one
 
 # %% tags=["remove-input"]
 from pluralign import diverging
 
 study = diverging.setup(profile=profile, seed=seed, datasets=datasets, annotation=annotation,
-                        cause_classifier=cause_classifier, paper_reference=paper_reference)
+                        cause_classifier=cause_classifier, paper_reference=paper_reference, models=models)
 study.profile_note("causes")
 
 # %% [markdown]

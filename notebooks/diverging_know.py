@@ -31,7 +31,7 @@ datasets = [
     {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
 ]
 split = {"test": 300, "validation": 100}  # the same split as the Table 2 chapter
-reward_model = {}     # keyword arguments of pluralign.rewards.load, or a key of `models` ({}: frozen all-MiniLM-L6-v2 + linear head)
+reward_model = None   # keyword arguments of pluralign.rewards.load, or a key of `models` (None: frozen all-MiniLM-L6-v2 + linear head)
 models = {}           # the profile's named models (common.yml)
 train = {}            # keyword arguments of RewardModel.train
 n_boot = 2000

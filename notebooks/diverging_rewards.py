@@ -35,7 +35,7 @@ datasets = [
     {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
 ]
 split = {"test": 300, "validation": 100}  # held-out pairs per data set (500 in the paper); pairs to pick the best checkpoint
-reward_model = {}     # keyword arguments of pluralign.rewards.load, or a key of `models` ({}: frozen all-MiniLM-L6-v2 + linear head)
+reward_model = None   # keyword arguments of pluralign.rewards.load, or a key of `models` (None: frozen all-MiniLM-L6-v2 + linear head)
 models = {}           # the profile's named models (common.yml)
 train = {}            # keyword arguments of RewardModel.train (lr, epochs, batch_size, eval_every, keep_best, ...)
 n_boot = 2000         # bootstrap resamples for the 95% confidence intervals

@@ -601,11 +601,17 @@ def setup(*, datasets, profile: str = "demo", seed: int = 0, ties: str = "majori
     ``models`` (:func:`pluralign.params.named_model`); ``train``: ``RewardModel.train`` arguments; ``n_boot``:
     bootstrap resamples; ``judges`` / ``judge_llm``: LLM judges (:meth:`Study.judge_decisiveness`); ``annotation``: ``{"n":
     pairs per sheet, "dir": folder or None, "files": {data set: [filled sheets]}, "reference": "planted" or
-    None}``; ``cause_classifier``: ``{"llm": pluralign.llm.load arguments or None, "pairs": pairs per data set}``."""
+    None}``; ``cause_classifier``: ``{"llm": pluralign.llm.load arguments (or the name of an entry of ``models``) or
+    None, "pairs": pairs per data set}``; ``judge_llm["load"]`` may also name an entry of ``models``."""
     loaded = [pdata.load(spec) for spec in datasets]
     names = {d.name for d in loaded} | {x for d in loaded for x in d.pairs["dataset"].unique()}
     ref = agr.check_paper_reference(paper_reference, names)
     rm = named_model(reward_model, models, what="reward_model") if reward_model is not None else {}
+    cause_classifier = dict(cause_classifier or {})
+    if cause_classifier.get("llm") is not None:
+        cause_classifier["llm"] = named_model(cause_classifier["llm"], models, what="cause_classifier.llm")
+    if judge_llm is not None and judge_llm.get("load") is not None:
+        judge_llm = {**judge_llm, "load": named_model(judge_llm["load"], models, what="judge_llm.load")}
     return Study(data=loaded, profile=profile, seed=seed, ties=ties, paper_reference=ref,
                  split={"test": 300, "validation": 100, **(split or {})}, reward_model=dict(rm),
                  train=dict(train or {}), n_boot=n_boot, judges=judges, judge_llm=judge_llm,
