@@ -137,3 +137,16 @@ def test_reward_model_sections_end_to_end():
                                                          n_boot=50)
     assert "Mean-Var (All)" in s.mean_variance_table2().table.columns
     assert isinstance(pd.DataFrame(mv.table), pd.DataFrame)
+
+
+def test_the_agreement_page_warns_when_there_is_one_judgment_per_pair(tmp_path):
+    import json
+    rows = [{"prompt": f"p{i}", "response_a": "a", "response_b": "b", "preference": 2} for i in range(5)]
+    (tmp_path / "single.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from pluralign import diverging
+    study = diverging.setup(datasets=[{"name": "local", "source": str(tmp_path / "single.jsonl"),
+                                       "dataset_name": "single"}])
+    note = study.agreement_shares().note
+    assert ":::{warning}" in note and "one judgment per pair" in note and "single" in note
+    multi = diverging.setup(datasets=[{"simulate": {"n_pairs": 30, "seed": 0}}])
+    assert ":::{warning}" not in multi.agreement_shares().note

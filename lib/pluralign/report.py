@@ -154,6 +154,11 @@ class Result:
             display(Markdown(self.note))
 
 
+def warning(text: str) -> str:
+    """A Markdown warning box (MyST admonition) for a page whose data cannot show what the page is about."""
+    return f":::{{warning}}\n{text}\n:::"
+
+
 def beside_paper(this_run: pd.DataFrame, paper: pd.DataFrame, on: list[str], *, value: str = "value",
                  this_label: str = "This run", paper_label: str = "In the paper") -> pd.DataFrame:
     """The paper's number beside this run's for every row of ``this_run``: ``on`` are the key columns

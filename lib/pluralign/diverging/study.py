@@ -184,8 +184,13 @@ class Study:
             values[f"subst_share_{i}"] = float(sh.loc[name, "diverging-substantial share"])
         values["paper_mp"] = agr.paper_diverging_share("multipref")
         values["paper_hs2"] = agr.paper_diverging_share("helpsteer2")
+        from pluralign.report import warning
+        single = [d.name for d in self.data if len(d) and int(d.n_annotators().max()) <= 1]
+        warn = [warning(f"**{name}** has one judgment per pair: no pair can be diverging (nor in any class that "
+                        "needs annotators to disagree), so its shares say nothing about disagreement. The agreement "
+                        "classes need several annotators per pair.") for name in single]
         return Result(table=table, figure=plots.agreement_shares(sh), paper=paper.numbers("diverging", "§2"),
-                      note="\n".join(lines), values=values, data={"shares": sh})
+                      note="\n\n".join(warn + ["\n".join(lines)]), values=values, data={"shares": sh})
 
     def class_examples(self, per_class: int = 2) -> Result:
         """A few pairs of each agreement class of the first data set, with their judgments and prompt."""
