@@ -101,3 +101,12 @@ def test_an_empty_csv_is_refused_by_name(tmp_path):
     (tmp_path / "e.csv").write_text("")
     with pytest.raises(DataError, match="e.csv: empty file"):
         pluralign.load(str(tmp_path / "e.csv"))
+
+
+def test_model_loaders_name_an_unknown_option_and_the_nearest_one():
+    import pluralign.llm as L
+    import pluralign.rewards as R
+    with pytest.raises(TypeError, match="unknown option 'max_lenght'; did you mean 'max_length'"):
+        R.load(max_lenght=3)
+    with pytest.raises(TypeError, match="unknown option 'concurency'; did you mean 'concurrency'"):
+        L.load("openai:x", base_url="http://127.0.0.1:9/v1", api_key_env="NO_SUCH_KEY_VAR", concurency=2)

@@ -191,6 +191,21 @@ def check_types(params: dict, types: dict[str, type], origin: dict | None = None
                               f"{want.__name__} (its default)")
 
 
+def check_options(fn, options: dict, *, what: str | None = None) -> None:
+    """Refuse keyword options that ``fn`` does not take, naming the option and the nearest valid one (instead of
+    Python's bare ``unexpected keyword argument``)."""
+    import inspect
+    params = inspect.signature(fn).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    valid = sorted(k for k, p in params.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and k != "self")
+    for k in options:
+        if k not in valid:
+            near = difflib.get_close_matches(k, valid, n=1)
+            raise TypeError(f"{what or getattr(fn, '__qualname__', fn)}: unknown option {k!r}"
+                            + (f"; did you mean {near[0]!r}?" if near else "") + f" (options: {', '.join(valid)})")
+
+
 def named_model(value, models: dict | None, *, what: str = "model"):
     """A model parameter as load arguments: a string that names an entry of ``models`` (the profile's
     ``models:`` in common.yml) is replaced by that entry; anything else is returned unchanged."""

@@ -36,14 +36,18 @@ def load(name: str | Path | None = None, **kw) -> LLM:
                         "put it in an environment variable and name it with api_key_env=")
     if "model" in kw:
         raise TypeError(f"pluralign.llm.load names the model with 'name', not 'model' (got model={kw['model']!r})")
+    from pluralign.params import check_options
     backend = kw.pop("backend", None)
     if name is None or (isinstance(name, str) and name in EMBEDDED) or backend == "gemma-gguf":
         from pluralign.llm.hf import GemmaGGUF
+        check_options(GemmaGGUF.__init__, kw, what="pluralign.llm.load (embedded Gemma)")
         return GemmaGGUF(**kw)
     name = str(name)
     if name.startswith("openai:") or "base_url" in kw or backend == "openai":
         from pluralign.llm.openai_backend import OpenAILLM
+        check_options(OpenAILLM.__init__, kw, what="pluralign.llm.load (OpenAI-compatible endpoint)")
         return OpenAILLM(name.removeprefix("openai:"), **kw)
     from pluralign.llm.hf import TransformersLLM
     from pluralign.mirror import resolve
+    check_options(TransformersLLM.__init__, kw, what="pluralign.llm.load (local transformers model)")
     return TransformersLLM(resolve(name), **kw)

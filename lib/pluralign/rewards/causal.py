@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from pluralign.rewards.base import RM_CONFIG
+from pluralign.rewards.base import RM_CONFIG, remote_code_from_caller
 from pluralign.rewards.seqcls import LogitsOf, SequenceClassificationRM
 
 DEFAULT_LORA = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "target_modules": None}

@@ -40,6 +40,18 @@ def detect_kind(name_or_path: str, trust_remote_code: bool = False) -> str:
     return "finetune"
 
 
+def _checked(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(name_or_path=None, **kw):
+        from pluralign.params import check_options
+        check_options(fn, kw, what="pluralign.rewards.load")
+        return fn(name_or_path, **kw)
+    return wrapper
+
+
+@_checked
 def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max_length: int = 512,
          truncation_side: str = "left", trust_remote_code: bool = False, load_in_8bit: bool = False, lora=None,
          device=None, dtype=None, batch_size: int = 32, head: str = "linear") -> RewardModel:
