@@ -37,19 +37,14 @@ seed = 0
 # arguments): the alignment data set D, other preference data for the pre-D RM, named pre-D / post-D reward
 # models or their training and base model. None: seal.DEMO_STUDY, the simulator's design
 design = None
+# the profile's named models (params/<profile>/common.yml), which reward_models may name by key
+models = None
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-import seaborn as sns
-from IPython.display import display
-from myst_nb import glue
+from pluralign import seal
 
-from pluralign import report, seal
-
-study = seal.setup(**(design or seal.DEMO_STUDY))
-report.profile_note(profile, stand_ins=study.stand_ins)
+study = seal.setup(design, models=models, profile=profile, seed=seed)
+study.profile_note()
 
 # %% [markdown]
 # ## The alignment data set and the two reward models
@@ -58,27 +53,7 @@ report.profile_note(profile, stand_ins=study.stand_ins)
 # label; a pair whose majority is a tie has no chosen entry and is left out (the count is below).
 
 # %% tags=["hide-input"]
-D, other, view, rms, R = study.D, study.other, study.view, study.rms, study.R
-# rows the loader dropped as invalid (e.g. hh-rlhf rows whose chosen and rejected histories differ or whose
-# final reply is empty; on_invalid: drop), by reason
-filters = pd.DataFrame(D.meta.get("filters", []), columns=["filter", "field", "removed", "kept"])
-n_invalid = int(filters["removed"].sum())
-glue("n_pairs", len(view), display=False)
-glue("n_ties", view.attrs["n_ties_dropped"], display=False)
-glue("n_invalid", n_invalid, display=False)
-glue("paper_n_pairs", f"{seal.PAPER['dataset']['n_pairs']:,}", display=False)
-pd.DataFrame({"": ["alignment data set D", "rows dropped by the loader as invalid", "pairs in D",
-                   "pairs without a chosen entry (majority tie), dropped", "pairs analysed", "design",
-                   "pre-D training pairs", "post-D training pairs"],
-              "this run": [D.name, n_invalid, len(D), view.attrs["n_ties_dropped"], len(R), R.attrs["design"],
-                           R.attrs.get("n_train_pre", "—"), R.attrs.get("n_train_post", "—")],
-              "paper": [seal.PAPER["dataset"]["name"], "not reported", seal.PAPER["dataset"]["n_pairs"], "—",
-                        seal.PAPER["dataset"]["n_pairs"], "OpenAssistant RMs without / with hh-rlhf", "—", "—"]}
-             ).set_index("")
-
-# %% tags=["hide-input"]
-if n_invalid:
-    display(filters[filters["removed"] > 0].set_index("filter"))
+study.dataset().glue()
 
 # %% [markdown]
 # {glue:text}`n_pairs` pairs are analysed; {glue:text}`n_ties` had a tied majority and were dropped, and
@@ -91,35 +66,10 @@ if n_invalid:
 # below the dashed bisector are pairs where the RM agrees with the human label.
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), sharex=True, sharey=True)
-for ax, k, title in ((axes[0], "pre", "pre-D RM"), (axes[1], "post", "post-D RM")):
-    ok = seal.aligned(R[f"{k}_chosen"], R[f"{k}_rejected"])
-    ax.scatter(R.loc[ok, f"{k}_chosen"], R.loc[ok, f"{k}_rejected"], s=6, alpha=0.5, label="aligned")
-    ax.scatter(R.loc[~ok, f"{k}_chosen"], R.loc[~ok, f"{k}_rejected"], s=6, alpha=0.5, color="#d62728",
-               label="misaligned")
-    lim = np.nanmax(np.abs(R[["pre_chosen", "pre_rejected", "post_chosen", "post_rejected"]].to_numpy())) * 1.05
-    ax.plot([-lim, lim], [-lim, lim], "k--", lw=0.8)
-    ax.axhline(0, color="grey", lw=0.5)
-    ax.axvline(0, color="grey", lw=0.5)
-    ax.set(title=title, xlabel="reward of the chosen entry", ylabel="reward of the rejected entry")
-    ax.legend(fontsize=8)
-plt.tight_layout()
-plt.show()
+study.reward_vectors()
 
 # %% tags=["hide-input"]
-theta = seal.reward_shift(R["pre_chosen"], R["pre_rejected"], R["post_chosen"], R["post_rejected"])
-angles = pd.DataFrame({"pre-D": seal.reward_angle(R["pre_chosen"], R["pre_rejected"]),
-                       "post-D": seal.reward_angle(R["post_chosen"], R["post_rejected"])})
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-sns.histplot(angles.melt(var_name="RM", value_name="angle"), x="angle", hue="RM", bins=60, ax=axes[0],
-             element="step")
-axes[0].set(xlabel="angle of the reward vector (degrees)", title="reward-vector angles (Fig. 2 left)")
-sns.histplot(theta, bins=60, ax=axes[1])
-axes[1].set(xlabel="reward shift θ (degrees, counter-clockwise positive)", title="reward shifts (Fig. 2 right)")
-plt.tight_layout()
-plt.show()
-glue("theta_median", float(np.nanmedian(theta)), display=False)
-glue("theta_abs_mean", float(np.nanmean(np.abs(theta))), display=False)
+study.reward_shifts().glue()
 
 # %% [markdown]
 # The signed shift follows SEAL's analysis code: positive when the post-$\mathcal{D}$ vector lies
@@ -133,15 +83,8 @@ glue("theta_abs_mean", float(np.nanmean(np.abs(theta))), display=False)
 # $a_- = 1 - a_+$ is the share it still gets wrong.
 
 # %% tags=["hide-input"]
-summary = seal.alignment_summary(R["pre_chosen"], R["pre_rejected"], R["post_chosen"], R["post_rejected"])
-for k in ("a_plus_pre", "a_minus_pre", "a_plus_post", "a_minus_post"):
-    glue(k, summary[k], display=False)
-P = {**seal.PAPER["alignment"], "a_minus_pre": 1 - seal.PAPER["alignment"]["a_plus_pre"]}
-for k in ("a_plus_pre", "a_minus_pre", "a_plus_post", "a_minus_post"):
-    glue(f"paper_{k}", P[k], display=False)
-pd.DataFrame({"this run": [summary[k] for k in ("a_plus_pre", "a_minus_pre", "a_plus_post", "a_minus_post")],
-              "paper": [P["a_plus_pre"], round(P["a_minus_pre"], 2), P["a_plus_post"], P["a_minus_post"]]},
-             index=["a₊ pre-D", "a₋ pre-D", "a₊ post-D", "a₋ post-D (alignment resistance)"]).round(3)
+study.alignment().glue()
+
 
 # %% [markdown]
 # The post-$\mathcal{D}$ RM agrees with the chosen entry on {glue:text}`a_plus_post:.3f` of the pairs
@@ -156,21 +99,7 @@ pd.DataFrame({"this run": [summary[k] for k in ("a_plus_pre", "a_minus_pre", "a_
 # The shares of pairs by the signs of their two rewards:
 
 # %% tags=["hide-input"]
-quad = pd.DataFrame({"pre-D": seal.reward_quadrants(R["pre_chosen"], R["pre_rejected"]),
-                     "post-D": seal.reward_quadrants(R["post_chosen"], R["post_rejected"]),
-                     "paper (post-D)": pd.Series(seal.PAPER["quadrants"])})
-quad.round(3)
-
-# %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-for ax, k in zip(axes, ("pre", "post")):
-    h = ax.hist2d(R[f"{k}_chosen"], R[f"{k}_rejected"], bins=40, cmap="viridis", cmin=1)
-    fig.colorbar(h[3], ax=ax, label="pairs")
-    lo, hi = ax.get_xlim()
-    ax.plot([lo, hi], [lo, hi], "w--", lw=0.8)
-    ax.set(title=f"{k}-D rewards (Fig. 9)", xlabel="chosen reward", ylabel="rejected reward")
-plt.tight_layout()
-plt.show()
+study.quadrants()
 
 # %% [markdown]
 # On the `demo` profile the rewards come from a Bradley–Terry head whose scale and offset are set by

@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pluralign.seal import (DISCRIMINATION_TYPES, FEATURES, IMPRINT_FEATURES, TARGET_FEATURES, TAXONOMY_KEYS,
-                            TAXONOMY_PROMPT, TOPICS, feature_matrix, featurize, label_stability, last_response,
-                            rule_featurize, taxonomy_prompt, taxonomy_schema)
+from pluralign.seal.features import (DISCRIMINATION_TYPES, FEATURES, IMPRINT_FEATURES, TARGET_FEATURES,
+                                     TAXONOMY_KEYS, TAXONOMY_PROMPT, TOPICS, feature_matrix, featurize,
+                                     label_stability, last_response, rule_featurize, taxonomy_prompt,
+                                     taxonomy_schema)
 
 SEED = next(iter(sorted((Path(__file__).resolve().parents[1].parent / "shared" / "seeds").glob("003_*.txt"))), None)
 

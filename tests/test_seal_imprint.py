@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pluralign.seal import bonferroni, feature_imprint, vif_filter
+from pluralign.seal.imprint import bonferroni, feature_imprint, vif_filter
 
 
 def planted_table(n_pairs=3000, seed=0, weights=None, noise=1.0, fe_corr=True):
@@ -149,7 +149,7 @@ def test_vif_equals_statsmodels_variance_inflation_factor():
 
 
 def test_imprint_table_builds_the_long_form():
-    from pluralign.seal import imprint_table
+    from pluralign.seal.imprint import imprint_table
     ch = pd.DataFrame({"helpful": [1, 0, 1], "harmless": [1, 1, 0]})
     rj = pd.DataFrame({"helpful": [0, 0, 1], "harmless": [1, 0, 1]})
     t = imprint_table(["a", "b", "c"], ch, rj, pre=([1.0, 2.0, 3.0], [0.5, 2.5, 1.0]), post=([4, 5, 6], [7, 8, 9]))
@@ -163,7 +163,7 @@ def test_imprint_table_builds_the_long_form():
 
 
 def test_imprint_table_drops_pairs_with_a_missing_label():
-    from pluralign.seal import imprint_table
+    from pluralign.seal.imprint import imprint_table
     ch = pd.DataFrame({"helpful": [1, np.nan, 1, 0], "harmless": [1, 1, 0, 1]})
     rj = pd.DataFrame({"helpful": [0, 0, 1, 1], "harmless": [1, 0, 1, np.nan]})
     t = imprint_table(["a", "b", "c", "d"], ch, rj, post=([4, 5, 6, 7], [1, 2, 3, 4]))

@@ -5,9 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pluralign.seal import (PAPER, REGIMES, aligned, alignment_regimes, alignment_resistance, alignment_score,
-                            alignment_summary, labeller_agreement, labeller_preference, misalignment_regression,
-                            regime_prevalence, reward_quadrants)
+from pluralign.paper import numbers, value
+from pluralign.seal.paper import DESIGN
+from pluralign.seal.resistance import (REGIMES, aligned, alignment_regimes, alignment_resistance, alignment_score,
+                                       alignment_summary, labeller_agreement, labeller_preference,
+                                       misalignment_regression, regime_prevalence, reward_quadrants)
 
 # Table 2 of the paper, transcribed row by row in the paper's order:
 # t_i^c(helpful), t_i^c(harmless), t_i^r(helpful), t_i^r(harmless) -> decision
@@ -32,21 +34,21 @@ def test_labeller_preference_each_case_of_table_2(ch, cs, rh, rs, decision):
 def test_labeller_preference_vectorised_and_paper_dict():
     ch, cs, rh, rs, dec = map(list, zip(*TABLE_2))
     assert list(labeller_preference(ch, cs, rh, rs)) == dec
-    assert PAPER["table2"] == {row[:4]: row[4] for row in TABLE_2}
+    assert DESIGN["table2"] == {row[:4]: row[4] for row in TABLE_2}
 
 
 def test_labeller_preference_reproduces_seal_code_counts():
     """On SEAL's 16 label-combination counts, the code's ordering (harmless first) gives its reported
     28,443 / 10,840 / 121,517 and agreement 0.7241; Table 2's rule gives 28,213 / 11,070."""
-    counts = PAPER["gamma_label_counts"]
-    keys = list(counts)
-    w = np.array([counts[k] for k in keys])
-    arr = np.array(keys)
+    counts = numbers("seal", "SEAL analysis code (main_results.ipynb), labels")
+    w = counts["value"].to_numpy(int)
+    arr = np.array([[int(x) for x in r.split()] for r in counts["row"]])
     for priority, expected in (("harmless", (28_443, 10_840, 121_517)), ("helpful", (28_213, 11_070, 121_517))):
         g = labeller_preference(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], priority=priority)
         got = tuple(int(w[g == x].sum()) for x in "cri")
         assert got == expected, priority
-    assert 28_443 / (28_443 + 10_840) == pytest.approx(PAPER["gamma_seal_code"]["lm_agreement_decisive"])
+    assert 28_443 / (28_443 + 10_840) == pytest.approx(
+        value("seal", "SEAL analysis code (main_results.ipynb)", "γ ≠ i", "LM-labeller agreement with the human label"))
 
 
 def test_labeller_preference_bad_input():
@@ -93,10 +95,11 @@ def test_regimes_hand_computed_including_ties():
 
 
 def test_table_1_prevalences_are_consistent_with_alignment_scores():
-    t1 = PAPER["table1"]["prevalence"]
-    assert sum(t1.values()) == pytest.approx(1.0)
-    assert t1["became-aligned"] + t1["stayed-aligned"] == pytest.approx(PAPER["alignment"]["a_plus_post"])
-    assert t1["stayed-aligned"] + t1["reversed"] == pytest.approx(PAPER["alignment"]["a_plus_pre"], abs=0.011)
+    t = numbers("seal", "Table 1")
+    t1 = t[t["column"] == "prevalence"].set_index("row")["value"]
+    assert t1.sum() == pytest.approx(1.0)
+    assert t1["became-aligned"] + t1["stayed-aligned"] == pytest.approx(value("seal", "§2.2", "post-D RM", "a₊"))
+    assert t1["stayed-aligned"] + t1["reversed"] == pytest.approx(value("seal", "§2.2", "pre-D RM", "a₊"), abs=0.011)
 
 
 def test_regime_prevalence_rejects_unknown():

@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pluralign.seal import (REWRITE_PROMPT, flip_shares, label_flips, rewrite, rewrite_prompt, robustness_scores,
-                            similarity_by_flip)
+from pluralign.seal.robustness import (REWRITE_PROMPT, flip_shares, label_flips, rewrite, rewrite_prompt,
+                                       robustness_scores, similarity_by_flip)
 from pluralign.seal.features import feature_matrix
 
 
@@ -194,7 +194,8 @@ def _hh_view():
 
 
 def test_score_entries_rebuilds_the_data_sets_prompts():
-    from pluralign.seal import aligned_before_after, entry_texts, score_entries
+    from pluralign.seal.robustness import aligned_before_after, score_entries
+    from pluralign.seal.design import entry_texts
 
     v = _hh_view()
     rm = RecordingRM()
@@ -229,7 +230,8 @@ class FakeLabeller:
 
 
 def test_rewrite_pairs_keeps_only_pairs_with_two_ok_rewrites():
-    from pluralign.seal import entry_texts, rewrite_pairs
+    from pluralign.seal.robustness import rewrite_pairs
+    from pluralign.seal.design import entry_texts
 
     v = _hh_view()
     tc, tr = entry_texts(v, "chosen"), entry_texts(v, "rejected")
@@ -237,11 +239,11 @@ def test_rewrite_pairs_keeps_only_pairs_with_two_ok_rewrites():
                tc[1]: tc[1] + " Indeed.", tr[1]: tr[1],                                   # pair 1: rejected identical
                tc[2]: "", tr[2]: tr[2] + "!"}                                             # pair 2: chosen empty
     out = rewrite_pairs(v, FakeRewriter(lambda t: answers[t]), FakeLabeller(), job="t-rw")
-    assert out["n_pairs"] == 3 and out["n_kept"] == 1 and out["n_dropped"] == 2
-    assert out["kept"].tolist() == [0] and out["view"]["pair_id"].tolist() == ["p0"]
-    assert out["dropped"].to_dict() == {"ok / identical": 1, "empty / ok": 1}
-    assert out["status"].loc[1].tolist() == ["ok", "identical"]
+    assert out.n_pairs == 3 and out.n_kept == 1 and out.n_dropped == 2
+    assert out.kept.tolist() == [0] and out.view["pair_id"].tolist() == ["p0"]
+    assert out.dropped.to_dict() == {"ok / identical": 1, "empty / ok": 1}
+    assert out.status.loc[1].tolist() == ["ok", "identical"]
     # never an original in place of a failed rewrite
-    assert out["rewritten"]["chosen"] == [tc[0] + "!"] and out["originals"]["rejected"] == [tr[0]]
-    assert out["flips"]["chosen"]["last_response_sentiment"].tolist() == [-1.0]       # gained "positive"
-    assert np.isnan(out["flips"]["rejected"]["last_response_sentiment"].iloc[0])      # labeller failed
+    assert out.rewritten["chosen"] == [tc[0] + "!"] and out.originals["rejected"] == [tr[0]]
+    assert out.flips["chosen"]["last_response_sentiment"].tolist() == [-1.0]       # gained "positive"
+    assert np.isnan(out.flips["rejected"]["last_response_sentiment"].iloc[0])      # labeller failed

@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pluralign.seal import reward_angle, reward_shift, reward_shift_regression, alignment_regimes
+from pluralign.seal.resistance import alignment_regimes
+from pluralign.seal.shifts import reward_angle, reward_shift, reward_shift_regression
 
 
 @pytest.mark.parametrize("pre, post, expected", [
@@ -108,3 +109,17 @@ def test_reward_shift_regression_recovers_planted_coefficients():
                                              {"helpful|c", "helpful_copy|r"}, {"helpful_copy|c", "helpful|r"})
     with pytest.raises(ValueError, match="lack column"):
         reward_shift_regression(theta, chosen, rejected.drop(columns="eloquent"))
+
+
+def test_the_rewards_table_or_its_four_columns():
+    from pluralign.seal.resistance import alignment_summary
+    R = pd.DataFrame({"pre_chosen": [1.0, -1.0, 2.0], "pre_rejected": [0.0, 1.0, 3.0],
+                      "post_chosen": [2.0, 1.0, -1.0], "post_rejected": [1.0, 0.0, 0.5]})
+    cols = [R[c] for c in R.columns]
+    np.testing.assert_array_equal(reward_shift(R), reward_shift(*cols))
+    assert list(alignment_regimes(R)) == ["stayed-aligned", "became-aligned", "stayed-misaligned"]
+    assert alignment_summary(R) == alignment_summary(*cols)
+    with pytest.raises(ValueError, match="lacks"):
+        reward_shift(R.drop(columns="post_rejected"))
+    with pytest.raises(TypeError, match="four arrays"):
+        reward_shift(R["pre_chosen"], R["pre_rejected"])

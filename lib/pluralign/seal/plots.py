@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["coefficient_plot"]
+__all__ = ["coefficient_plot", "coefficient_figure", "reward_vectors", "reward_angles", "reward_heatmap", "bars",
+           "shifts_by_regime", "flip_shares_figure"]
 
 
 def coefficient_plot(ax, tables: dict, *, estimate: str = "estimate", std_error: str = "std_error",
@@ -35,3 +36,111 @@ def coefficient_plot(ax, tables: dict, *, estimate: str = "estimate", std_error:
     ax.set_xlabel(xlabel)
     ax.legend(fontsize=7, loc="best")
     return ax
+
+
+def _done(fig):
+    """Lay out, close (so the figure shows once, where its Result is displayed) and return ``fig``."""
+    import matplotlib.pyplot as plt
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def coefficient_figure(tables: dict, *, xlabel: str, title: str, labels=None, n_rows: int | None = None):
+    """A :func:`coefficient_plot` on a figure of its own, sized to its rows (SEAL Fig. 3, Fig. 5)."""
+    import matplotlib.pyplot as plt
+    n = n_rows if n_rows is not None else len(dict.fromkeys(i for t in tables.values() for i in t.index))
+    fig, ax = plt.subplots(figsize=(7, 0.45 * n + 1.2))
+    coefficient_plot(ax, tables, xlabel=xlabel, labels=labels)
+    ax.set_title(title)
+    return _done(fig)
+
+
+def reward_vectors(R):
+    """Each pair's reward vector (chosen reward, rejected reward) under the pre-D and post-D RMs, aligned
+    pairs (below the first bisector) and misaligned ones in two colours (SEAL Fig. 2, Fig. 10).
+    ``R``: :func:`~pluralign.seal.design.alignment_rewards`."""
+    import matplotlib.pyplot as plt
+
+    from pluralign.seal.resistance import aligned
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), sharex=True, sharey=True)
+    lim = np.nanmax(np.abs(R[["pre_chosen", "pre_rejected", "post_chosen", "post_rejected"]].to_numpy())) * 1.05
+    for ax, k, title in ((axes[0], "pre", "pre-D RM"), (axes[1], "post", "post-D RM")):
+        ok = aligned(R[f"{k}_chosen"], R[f"{k}_rejected"])
+        ax.scatter(R.loc[ok, f"{k}_chosen"], R.loc[ok, f"{k}_rejected"], s=6, alpha=0.5, label="aligned")
+        ax.scatter(R.loc[~ok, f"{k}_chosen"], R.loc[~ok, f"{k}_rejected"], s=6, alpha=0.5, color="#d62728",
+                   label="misaligned")
+        ax.plot([-lim, lim], [-lim, lim], "k--", lw=0.8)
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.axvline(0, color="grey", lw=0.5)
+        ax.set(title=title, xlabel="reward of the chosen entry", ylabel="reward of the rejected entry")
+        ax.legend(fontsize=8)
+    return _done(fig)
+
+
+def reward_angles(angles, theta):
+    """Histograms of the reward-vector angles of both RMs and of the reward shifts θ (SEAL Fig. 2).
+    ``angles``: a frame with one column per RM."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    sns.histplot(angles.melt(var_name="RM", value_name="angle"), x="angle", hue="RM", bins=60, ax=axes[0],
+                 element="step")
+    axes[0].set(xlabel="angle of the reward vector (degrees)", title="reward-vector angles (Fig. 2 left)")
+    sns.histplot(theta, bins=60, ax=axes[1])
+    axes[1].set(xlabel="reward shift θ (degrees, counter-clockwise positive)", title="reward shifts (Fig. 2 right)")
+    return _done(fig)
+
+
+def reward_heatmap(R):
+    """Two-dimensional histograms of the (chosen, rejected) rewards of both RMs (SEAL Fig. 9)."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, k in zip(axes, ("pre", "post")):
+        h = ax.hist2d(R[f"{k}_chosen"], R[f"{k}_rejected"], bins=40, cmap="viridis", cmin=1)
+        fig.colorbar(h[3], ax=ax, label="pairs")
+        lo, hi = ax.get_xlim()
+        ax.plot([lo, hi], [lo, hi], "w--", lw=0.8)
+        ax.set(title=f"{k}-D rewards (Fig. 9)", xlabel="chosen reward", ylabel="rejected reward")
+    return _done(fig)
+
+
+def bars(frame, *, xlabel: str = "", ylabel: str = "", horizontal: bool = False, title: str = "",
+         xlim=None, invert: bool = False, size=None):
+    """A bar chart of a frame's columns (one bar per row and column), vertical or horizontal."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=size or ((7, 0.35 * len(frame) + 1) if horizontal else (7, 3)))
+    (frame.plot.barh if horizontal else frame.plot.bar)(ax=ax, **({} if horizontal else {"rot": 0}))
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    if title:
+        ax.set_title(title)
+    if invert:
+        ax.invert_yaxis()
+    return _done(fig)
+
+
+def shifts_by_regime(frame, regimes):
+    """Reward shifts θ per alignment regime, by the LM-labeller's preference γ ∈ {c, r} (SEAL Fig. 4).
+    ``frame``: columns θ, regime, γ (pairs with γ = i left out)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    g = sns.displot(frame, x="θ", hue="γ", col="regime", col_order=list(regimes), hue_order=["c", "r"],
+                    palette={"c": "#2ca02c", "r": "#e377c2"}, bins=30, height=2.8, aspect=0.9,
+                    facet_kws={"sharey": False})
+    g.set_axis_labels("reward shift θ (degrees)", "pairs")
+    g.figure.suptitle("Fig. 4: reward shifts by alignment regime and LM-labeller preference", y=1.04)
+    plt.close(g.figure)
+    return g.figure
+
+
+def flip_shares_figure(shares, entries):
+    """Stacked shares of label flips −1 / 0 / +1 per feature, one panel per entry type (SEAL Fig. 12).
+    ``shares``: :func:`~pluralign.seal.robustness.flip_shares` frames stacked by entry."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3), sharey=True)
+    for ax, e in zip(axes, entries):
+        shares.loc[e][[-1, 0, 1]].plot.barh(stacked=True, ax=ax, color=["#e377c2", "#c7c7c7", "#2ca02c"])
+        ax.set(title=f"{e} entries", xlabel="share of rewritten entries")
+    return _done(fig)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.seal.imprint import VIF_THRESHOLD, vif_filter
-from pluralign.seal.shifts import _as_rewards, _pair_design, _table
+from pluralign.seal.shifts import REWARD_COLUMNS, _as_rewards, _pair_design, _pre_post, _table
 
 __all__ = ["REGIMES", "aligned", "alignment_score", "alignment_resistance", "alignment_regimes",
            "regime_prevalence", "alignment_summary", "reward_quadrants", "labeller_preference",
@@ -46,12 +46,12 @@ def alignment_resistance(chosen, rejected) -> float:
     return 1.0 - alignment_score(chosen, rejected)
 
 
-def alignment_regimes(pre_chosen, pre_rejected, post_chosen, post_rejected) -> np.ndarray:
+def alignment_regimes(*rewards) -> np.ndarray:
     """Alignment regime per pair (Table 1): "became-aligned" ((1 − δ̲)δ = 1), "stayed-aligned" (δ̲δ = 1),
     "stayed-misaligned" ((1 − δ̲)(1 − δ) = 1) or "reversed" (δ̲(1 − δ) = 1), where δ̲ / δ are the pre-D /
-    post-D alignment indicators and a tie (chosen reward = rejected reward) is misaligned."""
-    pc, pr, qc, qr = _as_rewards(pre_chosen=pre_chosen, pre_rejected=pre_rejected,
-                                 post_chosen=post_chosen, post_rejected=post_rejected)
+    post-D alignment indicators and a tie (chosen reward = rejected reward) is misaligned. ``rewards``: the
+    rewards table of :func:`~pluralign.seal.design.alignment_rewards`, or its four columns as arrays."""
+    pc, pr, qc, qr = _as_rewards(**dict(zip(REWARD_COLUMNS, _pre_post(rewards, "alignment_regimes"))))
     pre = pc > pr
     post = qc > qr
     out = np.empty(len(pre), dtype=object)
@@ -73,8 +73,10 @@ def regime_prevalence(regimes) -> pd.Series:
     return reg.value_counts(normalize=True).reindex(list(REGIMES), fill_value=0.0).rename("prevalence")
 
 
-def alignment_summary(pre_chosen, pre_rejected, post_chosen, post_rejected) -> dict:
-    """a₊ and a₋ of both RMs and the regime prevalences (§ 2.2, Table 1) as one dict."""
+def alignment_summary(*rewards) -> dict:
+    """a₊ and a₋ of both RMs and the regime prevalences (§ 2.2, Table 1) as one dict. ``rewards``: the rewards
+    table of :func:`~pluralign.seal.design.alignment_rewards`, or its four columns as arrays."""
+    pre_chosen, pre_rejected, post_chosen, post_rejected = _pre_post(rewards, "alignment_summary")
     reg = alignment_regimes(pre_chosen, pre_rejected, post_chosen, post_rejected)
     prev = regime_prevalence(reg)
     a_pre = alignment_score(pre_chosen, pre_rejected)

@@ -19,6 +19,7 @@ two-level outcome gives the same coefficients); "categorical" in the paper refer
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -27,7 +28,7 @@ from pluralign.seal.imprint import bonferroni
 from pluralign.seal.features import TARGET_FEATURES
 from pluralign.seal.resistance import _fit_logit
 
-__all__ = ["REWRITE_PROMPT", "REWRITE_FEATURES", "rewrite_prompt", "rewrite", "rewrite_pairs", "score_entries",
+__all__ = ["Rewrites", "REWRITE_PROMPT", "REWRITE_FEATURES", "rewrite_prompt", "rewrite", "rewrite_pairs", "score_entries",
            "aligned_before_after", "label_flips", "flip_shares", "similarity_by_flip", "robustness_scores"]
 
 REWRITE_PROMPT = (
@@ -46,6 +47,30 @@ temperature 0.1 through Ollama."""
 REWRITE_FEATURES = ("last_response_is_helpful", "last_response_is_harmless", "last_response_is_coherent",
                     "last_response_is_eloquent", "last_response_sentiment")
 """§ 2.3: the features re-labelled after rewriting (helpful and harmless are used as a filter)."""
+
+
+@dataclass
+class Rewrites:
+    """The § 2.3 rewriting of a set of pairs (:func:`rewrite_pairs`; the demo's stand-in
+    :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs`).
+
+    ``view`` the kept pairs (re-indexed) and ``kept`` their positions in the pairs given; ``originals`` /
+    ``rewritten`` the texts of the kept pairs, ``{"chosen": [...], "rejected": [...]}``; ``flips`` the label
+    flips per entry type (:func:`label_flips`; NaN where the labeller failed); ``status`` one row per pair
+    given, the chosen and rejected rewrite status; ``n_pairs``, ``n_kept``, ``n_dropped`` and ``dropped``
+    (dropped pairs by the pair of statuses, e.g. ``"ok / identical"``); ``prompts`` None when the texts are
+    whole dialogues, else the prompts the rewritten replies follow (score after them)."""
+    view: pd.DataFrame
+    kept: np.ndarray
+    originals: dict
+    rewritten: dict
+    flips: dict
+    status: pd.DataFrame
+    n_pairs: int
+    n_kept: int
+    n_dropped: int
+    dropped: pd.Series
+    prompts: list | None = None
 
 
 def rewrite_prompt(text: str) -> str:
@@ -114,24 +139,19 @@ def rewrite(texts: Sequence[str], llm, *, temperature: float = 0.1, max_tokens: 
 
 
 def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[str] = REWRITE_FEATURES,
-                  job: str = "seal-rw", **rewrite_kw) -> dict:
+                  job: str = "seal-rw", **rewrite_kw) -> Rewrites:
     """The § 2.3 rewriting step on pairs (the paper profile's path): both entries of every pair of ``view``
-    (:func:`~pluralign.seal.study.chosen_rejected` rows) are written out as dialogues
-    (:func:`~pluralign.seal.study.entry_texts`), rewritten with :func:`rewrite` (``rewrite_kw`` go to it),
+    (:func:`~pluralign.seal.design.chosen_rejected` rows) are written out as dialogues
+    (:func:`~pluralign.seal.design.entry_texts`), rewritten with :func:`rewrite` (``rewrite_kw`` go to it),
     and the originals and rewrites of the kept pairs re-labelled with ``labeller``
     (:func:`~pluralign.seal.features.featurize`, ``keys=features``).
 
     A pair is kept only when **both** rewrites have status "ok"; the others are dropped (never replaced by
-    their originals) and counted. Returns a dict: ``view`` (the kept pairs, re-indexed), ``kept`` (their
-    positions in ``view``), ``originals`` / ``rewritten`` (``{"chosen": [...], "rejected": [...]}``, the
-    dialogue texts of the kept pairs), ``flips`` (``{"chosen": ..., "rejected": ...}`` from
-    :func:`label_flips`; NaN where the labeller failed), ``status`` (one row per pair of ``view``: the
-    chosen and rejected rewrite status), ``n_pairs``, ``n_kept``, ``n_dropped`` and ``dropped`` (dropped
-    pairs by the pair of statuses, e.g. ``"ok / identical"``) and ``prompts`` (None: the texts are whole
-    dialogues; :func:`~pluralign.seal.simulated_rewrite_pairs` gives the prompts its rewritten replies follow).
+    their originals) and counted. Returns :class:`Rewrites` (``prompts`` None: the texts are whole
+    dialogues).
     """
     from pluralign.seal.features import feature_matrix, featurize
-    from pluralign.seal.study import entry_texts
+    from pluralign.seal.design import entry_texts
 
     entries = ("chosen", "rejected")
     texts = {e: entry_texts(view, e) for e in entries}
@@ -148,18 +168,18 @@ def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[
         lab0 = feature_matrix(featurize(originals[e], labeller, keys=keys, job=f"{job}-orig-{e}"), keys)
         lab1 = feature_matrix(featurize(rewritten[e], labeller, keys=keys, job=f"{job}-new-{e}"), keys)
         flips[e] = label_flips(lab0, lab1)
-    return {"view": view.iloc[kept].reset_index(drop=True), "kept": kept, "originals": originals,
-            "rewritten": rewritten, "flips": flips, "status": status, "n_pairs": int(len(view)),
-            "n_kept": int(len(kept)), "n_dropped": int((~ok).sum()), "dropped": dropped, "prompts": None}
+    return Rewrites(view=view.iloc[kept].reset_index(drop=True), kept=kept, originals=originals,
+                    rewritten=rewritten, flips=flips, status=status, n_pairs=int(len(view)), n_kept=int(len(kept)),
+                    n_dropped=int((~ok).sum()), dropped=dropped, prompts=None)
 
 
 def score_entries(rm, texts: Sequence[str], prompts: Sequence[str] | None = None) -> np.ndarray:
     """Rewards of entries under ``rm`` (``rm.score([(prompt, reply), ...])``). With ``prompts``, each text is
     a reply scored after its prompt (rewrites that change replies only, the demo); without, each text is a
-    whole dialogue (:func:`~pluralign.seal.study.entry_texts`, or its LM rewrite) split into (history, last
-    reply) by :func:`~pluralign.seal.study.split_dialogue`. Score originals and rewrites through this one
+    whole dialogue (:func:`~pluralign.seal.design.entry_texts`, or its LM rewrite) split into (history, last
+    reply) by :func:`~pluralign.seal.design.split_dialogue`. Score originals and rewrites through this one
     function, so that only the rewriting differs between δ_i and δ̂_i."""
-    from pluralign.seal.study import split_dialogue
+    from pluralign.seal.design import split_dialogue
 
     texts = list(texts)
     if prompts is None:

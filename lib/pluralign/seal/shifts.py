@@ -22,7 +22,25 @@ import pandas as pd
 
 from pluralign.seal.imprint import bonferroni, vif_filter, VIF_THRESHOLD
 
-__all__ = ["reward_shift", "reward_angle", "reward_shift_regression"]
+__all__ = ["reward_shift", "reward_angle", "reward_shift_regression", "REWARD_COLUMNS"]
+
+REWARD_COLUMNS = ("pre_chosen", "pre_rejected", "post_chosen", "post_rejected")
+"""The columns of the rewards table of :func:`~pluralign.seal.design.alignment_rewards`: r̲(t_i^c), r̲(t_i^r),
+r(t_i^c), r(t_i^r)."""
+
+
+def _pre_post(rewards: tuple, what: str) -> list:
+    """The four reward columns from the rewards table (one argument) or the four arrays themselves."""
+    if len(rewards) == 1 and isinstance(rewards[0], pd.DataFrame):
+        R = rewards[0]
+        miss = [c for c in REWARD_COLUMNS if c not in R.columns]
+        if miss:
+            raise ValueError(f"{what}: the rewards table lacks column(s) {miss} (alignment_rewards gives {REWARD_COLUMNS})")
+        return [R[c] for c in REWARD_COLUMNS]
+    if len(rewards) == 4:
+        return list(rewards)
+    raise TypeError(f"{what}: give the rewards table of alignment_rewards, or the four arrays {REWARD_COLUMNS}; "
+                    f"got {len(rewards)} argument(s)")
 
 
 def _as_rewards(**arrays) -> list[np.ndarray]:
@@ -52,8 +70,11 @@ def reward_angle(chosen, rejected) -> np.ndarray:
     return np.where((c == 0) & (r == 0), np.nan, ang)
 
 
-def reward_shift(pre_chosen, pre_rejected, post_chosen, post_rejected) -> np.ndarray:
+def reward_shift(*rewards) -> np.ndarray:
     """Reward shift θ_i (SEAL Definition 1), signed, in degrees, one per pair, in (−180, 180].
+
+    ``rewards``: the rewards table of :func:`~pluralign.seal.design.alignment_rewards` (columns
+    :data:`REWARD_COLUMNS`), or those four arrays: pre_chosen, pre_rejected, post_chosen, post_rejected.
 
     θ_i is the angle from the pre-D reward vector ``(r̲(t_i^c), r̲(t_i^r))`` to the post-D reward vector
     ``(r(t_i^c), r(t_i^r))`` in the plane x = chosen reward, y = rejected reward; positive when the
@@ -64,8 +85,7 @@ def reward_shift(pre_chosen, pre_rejected, post_chosen, post_rejected) -> np.nda
 
     Computed as ``atan2(v̲ × v, v̲ · v)``, which is exact near 0° and 180° where arccos loses precision.
     """
-    pc, pr, qc, qr = _as_rewards(pre_chosen=pre_chosen, pre_rejected=pre_rejected,
-                                 post_chosen=post_chosen, post_rejected=post_rejected)
+    pc, pr, qc, qr = _as_rewards(**dict(zip(REWARD_COLUMNS, _pre_post(rewards, "reward_shift"))))
     cross = pc * qr - pr * qc
     dot = pc * qc + pr * qr
     theta = np.degrees(np.arctan2(cross, dot))

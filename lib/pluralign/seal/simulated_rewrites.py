@@ -144,22 +144,25 @@ def simulated_rewrite(texts: Sequence[str], *, seed: int = 0, p_flip: float = 0.
 PLANTED_FLIP_NAMES = {"sentiment": "last_response_sentiment", "format": "response_has_list", "verbosity": "verbosity"}
 
 
-def simulated_rewrite_pairs(view: pd.DataFrame, *, seed: int = 0, p_flip: float = 0.25) -> dict:
-    """The demo's stand-in for :func:`~pluralign.seal.rewrite_pairs`, with the same keys, so a page has one
+def simulated_rewrite_pairs(view: pd.DataFrame, *, seed: int = 0, p_flip: float = 0.25):
+    """The demo's stand-in for :func:`~pluralign.seal.robustness.rewrite_pairs`, with the same result
+    (:class:`~pluralign.seal.robustness.Rewrites`), so a page has one
     code path: the chosen and rejected replies of every pair of ``view`` (``chosen_rejected`` rows) are
     rewritten by :func:`simulated_rewrite` (seeds ``seed`` and ``seed + 1``), and the planted flips,
     renamed by :data:`PLANTED_FLIP_NAMES`, stand in for re-featurization. Every simulated rewrite passes
     (status "ok"), so every pair is kept. Only replies are rewritten, so ``prompts`` holds the pairs'
-    prompts (score rewrites after them); :func:`~pluralign.seal.rewrite_pairs` gives ``prompts=None``
+    prompts (score rewrites after them); :func:`~pluralign.seal.robustness.rewrite_pairs` gives ``prompts=None``
     (whole dialogues)."""
+    from pluralign.seal.robustness import Rewrites
+
     entries = ("chosen", "rejected")
     rw = {e: simulated_rewrite(view[e].tolist(), seed=seed + k, p_flip=p_flip) for k, e in enumerate(entries)}
     n = len(view)
     status = pd.DataFrame({e: rw[e]["status"].to_numpy() for e in entries})
-    return {"view": view.reset_index(drop=True), "kept": np.arange(n),
-            "originals": {e: view[e].astype(str).tolist() for e in entries},
-            "rewritten": {e: rw[e]["rewritten"].tolist() for e in entries},
-            "flips": {e: rw[e][list(SIMULATED_FLIP_FEATURES)].rename(columns=PLANTED_FLIP_NAMES).astype(float)
-                      for e in entries},
-            "status": status, "n_pairs": int(n), "n_kept": int(n), "n_dropped": 0,
-            "dropped": pd.Series(dtype=int), "prompts": view["prompt"].astype(str).tolist()}
+    return Rewrites(view=view.reset_index(drop=True), kept=np.arange(n),
+                    originals={e: view[e].astype(str).tolist() for e in entries},
+                    rewritten={e: rw[e]["rewritten"].tolist() for e in entries},
+                    flips={e: rw[e][list(SIMULATED_FLIP_FEATURES)].rename(columns=PLANTED_FLIP_NAMES).astype(float)
+                           for e in entries},
+                    status=status, n_pairs=int(n), n_kept=int(n), n_dropped=0, dropped=pd.Series(dtype=int),
+                    prompts=view["prompt"].astype(str).tolist())

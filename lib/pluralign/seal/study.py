@@ -1,397 +1,597 @@
-"""The SEAL study design on any profile: the alignment data set D seen as chosen / rejected entries,
-rewards of a pre-D and a post-D reward model (§ 2, Fig. 1 [3]), and the demo profile's planted-truth
-views of SEAL's features.
-
-- :func:`combine` (from :mod:`pluralign.data`) — several :class:`~pluralign.data.PreferenceData` as one (the post-D RM's training
-  data: "other" preference data plus D).
-- :func:`chosen_rejected` — D as SEAL sees it, one chosen entry t_i^c and one rejected entry t_i^r per
-  pair, from the majority label (pairs whose majority is a tie are dropped and counted).
-- :func:`alignment_rewards` — r̲(t_i^c), r̲(t_i^r), r(t_i^c), r(t_i^r) per pair: either two named reward
-  models (the paper profile: OpenAssistant ``reward-model-deberta-v3-large`` pre-D and ``-v2`` post-D) or,
-  mirroring that design offline, a pre-D model trained on other preference data and a post-D model
-  trained on that data plus D (``pluralign.rewards``, frozen MiniLM + head by default).
-- :func:`planted_features`, :func:`planted_taxonomy` — the simulator's planted features of the chosen and
-  rejected entries, raw and in SEAL's taxonomy names (demo ground truth).
-- :func:`featurizer_agreement` — how well a featurizer (the rule-based stand-in) recovers the planted labels.
-- :func:`imprint_recovery` — feature imprints next to the planted population weights (recovery check);
-  :func:`mixed_weights` — the pair-count-weighted weights of a model trained on several populations.
-- :func:`feature_prevalence` — share of chosen vs rejected entries with each feature (Table 4, Fig. 14).
-"""
+"""The SEAL study every Part II page starts from: :func:`setup` builds a :class:`Study` from a page's
+parameters (the study design of :mod:`pluralign.seal.design`: D, the pre-D and post-D reward models and
+their rewards, the entries' features, and the page's settings), and each :class:`Study` method returns the
+:class:`~pluralign.report.Result` of one section of a page (Definition 1, Eq. 1-4, Tables 1, 3-8, Fig. 2-5,
+9, 11, 12, 14 of SEAL)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from pluralign.data.core import combine  # re-exported as seal.combine
+from pluralign.seal.design import (DEMO_STUDY, AlignmentModels, EntryFeatures, alignment_models, alignment_rewards, chosen_rejected,
+                                   combine, entry_features, entry_texts, feature_prevalence, featurizer_agreement,
+                                   labeller_gamma, planted_taxonomy, stability_check, study_stand_ins,
+                                   weight_recovery)
 
-__all__ = ["combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
-           "featurizer_agreement", "imprint_recovery", "mixed_weights", "feature_prevalence", "PLANTED_TO_RULES",
-           "entry_texts", "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue"]
+__all__ = ["Study", "RewriteRun", "setup", "PAGE_STAND_INS"]
 
-
-def chosen_rejected(data) -> pd.DataFrame:
-    """SEAL's view of an alignment data set: one row per pair with ``pair_id``, ``prompt``, ``chosen``,
-    ``rejected`` (response texts) and ``chosen_side`` ("A"/"B"), the chosen entry being the majority
-    label's (``PreferenceData.majority``; a single-label set such as hh-rlhf: the label). Pairs whose
-    majority is a tie have no chosen entry and are dropped; their number is in
-    ``.attrs["n_ties_dropped"]`` (and ``.attrs["n_pairs"]`` the pairs kept)."""
-    maj = data.majority()
-    p = data.pairs.set_index("pair_id").loc[maj.index]
-    keep = (maj != "tie").to_numpy()
-    side = maj.to_numpy()[keep]
-    a, b = p["response_a"].to_numpy()[keep], p["response_b"].to_numpy()[keep]
-    out = pd.DataFrame({"pair_id": maj.index.to_numpy()[keep], "prompt": p["prompt"].fillna("").to_numpy()[keep],
-                        "chosen": np.where(side == "A", a, b), "rejected": np.where(side == "A", b, a),
-                        "chosen_side": side})
-    out.attrs.update({"n_ties_dropped": int((~keep).sum()), "n_pairs": int(keep.sum()), "data": data.name})
-    return out
+#: Offline stand-ins that belong to one page (added to the design's own in :meth:`Study.profile_note`).
+PAGE_STAND_INS = {
+    ("imprint", "planted"): "the rule-based featurizer checked against the planted features",
+    ("imprint", "rules"): "no helpfulness, honesty, coherence or eloquence labels (surface patterns only)",
+    ("robustness", "simulator"): "the simulator's own rewrites with planted feature flips "
+                                 "(seal.simulated_rewrites) in place of LM rewrites, and the planted flips "
+                                 "in place of re-featurization",
+}
 
 
-def _oriented(scores: pd.DataFrame, view: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    s = scores.set_index("pair_id").loc[view["pair_id"]]
-    a, b = s["reward_a"].to_numpy(float), s["reward_b"].to_numpy(float)
-    is_a = (view["chosen_side"] == "A").to_numpy()
-    return np.where(is_a, a, b), np.where(is_a, b, a)
+def _table_md(frame: pd.DataFrame, digits: int = 3) -> str:
+    """A frame as a Markdown table for a Result's note (a multi-level index as leading columns)."""
+    frame = frame.round(digits)
+    if isinstance(frame.index, pd.MultiIndex):
+        return frame.reset_index().to_markdown(index=False)
+    return frame.to_markdown()
 
 
-def alignment_models(data, other=None, *, models: dict | None = None, train: dict | None = None,
-                     base: dict | None = None, progress: bool = False) -> dict:
-    """The pre-D and post-D reward models (SEAL § 2: r̲ = pre-D RM, r = post-D RM) as ``{"pre": RM,
-    "post": RM, "design": str, ...}``; see :func:`alignment_rewards` for the two ways they are made."""
-    from pluralign import rewards
+@dataclass
+class RewriteRun:
+    """The § 2.3 rewriting of one study (:meth:`Study.rewriting`): ``idx`` the positions in the study's view
+    of the pairs drawn, ``rewrites`` (:class:`~pluralign.seal.robustness.Rewrites`), and δ / δ̂ of the post-D
+    RM on the kept pairs, original (``before``) and rewritten (``after``)."""
+    idx: np.ndarray
+    rewrites: Any
+    before: np.ndarray
+    after: np.ndarray
 
-    if models is not None:
-        if set(models) != {"pre", "post"}:
-            raise ValueError(f"alignment_rewards: models must have keys 'pre' and 'post', got {sorted(models)}")
-        out = {k: rewards.load(**dict(v)) for k, v in models.items()}
-        out.update(design="named pre-D and post-D reward models",
-                   models={k: str(v.get("name_or_path")) for k, v in models.items()})
+
+@dataclass
+class Study:
+    """The SEAL study design on one profile (§ 2, Fig. 1): the alignment data set ``D`` seen as chosen /
+    rejected entries (``view``, :func:`~pluralign.seal.design.chosen_rejected`), the pre-D and post-D reward
+    models (``rms``, :func:`~pluralign.seal.design.alignment_models`) and their rewards (``R``,
+    :func:`~pluralign.seal.design.alignment_rewards`), the entries' features (``F``,
+    :class:`~pluralign.seal.design.EntryFeatures`; None when a page needs none), the design's offline ``stand_ins`` and the
+    page settings (``settings``: labellers, rewriting). Each method returns the
+    :class:`~pluralign.report.Result` of one section of a Part II page; what several sections share (the
+    imprints, the rewriting) is computed once per study."""
+    D: Any
+    other: Any
+    other_parts: list
+    view: pd.DataFrame
+    rms: AlignmentModels
+    R: pd.DataFrame
+    F: EntryFeatures | None = None
+    stand_ins: list = field(default_factory=list)
+    profile: str | None = None
+    seed: int = 0
+    settings: dict = field(default_factory=dict)
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    # ---- every page
+    def profile_note(self, page: str | None = None):
+        """The Markdown note naming the profile and its offline stand-ins (the design's, and the page's:
+        ``page`` is ``"imprint"`` or ``"robustness"`` where the page adds its own)."""
+        from pluralign import report
+        key = self.F.source if page == "imprint" and self.F else self.settings.get("rewriter")
+        extra = PAGE_STAND_INS.get((page, key if isinstance(key, str) else None))
+        return report.profile_note(self.profile, stand_ins=self.stand_ins + ([extra] if extra else []))
+
+    def _features(self) -> dict:
+        if self.F is None:
+            raise ValueError("this section needs entry features: setup(..., features='planted' | 'rules' | 'llm')")
+        return self.F
+
+    def _rewards(self, k: str) -> tuple[np.ndarray, np.ndarray]:
+        return self.R[f"{k}_chosen"].to_numpy(float), self.R[f"{k}_rejected"].to_numpy(float)
+
+    def theta(self) -> np.ndarray:
+        """The reward shifts θ_i (Definition 1, signed; :func:`~pluralign.seal.shifts.reward_shift`)."""
+        from pluralign.seal.shifts import reward_shift
+        return reward_shift(self.R)
+
+    def regimes(self) -> np.ndarray:
+        """The alignment regime of every pair (Table 1; :func:`~pluralign.seal.resistance.alignment_regimes`)."""
+        from pluralign.seal.resistance import alignment_regimes
+        return alignment_regimes(self.R)
+
+    # ---- rewards page
+    def dataset(self):
+        """The alignment data set and the two reward models beside the paper's (§ 2): pairs, pairs without a
+        chosen entry (majority tie), rows the loader dropped as invalid (by reason, in the note), design."""
+        from pluralign.report import Result
+        from pluralign.seal.paper import DESIGN, paper_value
+        filters = pd.DataFrame(self.D.meta.get("filters", []), columns=["filter", "field", "removed", "kept"])
+        n_invalid = int(filters["removed"].sum())
+        n_paper = int(paper_value("§2", DESIGN["dataset"], "pairs"))
+        R, n_ties = self.R, self.view.attrs["n_ties_dropped"]
+        table = pd.DataFrame({
+            "": ["alignment data set D", "rows dropped by the loader as invalid", "pairs in D",
+                 "pairs without a chosen entry (majority tie), dropped", "pairs analysed", "design",
+                 "pre-D training pairs", "post-D training pairs"],
+            "This run": [self.D.name, n_invalid, len(self.D), n_ties, len(R), self.rms.design,
+                         self.rms.n_train_pre or "—", self.rms.n_train_post or "—"],
+            "In the paper": [DESIGN["dataset"], "not reported", n_paper, "—", n_paper,
+                             "OpenAssistant RMs without / with hh-rlhf", "—", "—"]}).set_index("")
+        dropped = filters[filters["removed"] > 0].set_index("filter")
+        note = f"Rows dropped by the loader, by reason:\n\n{dropped.to_markdown()}" if n_invalid else ""
+        return Result(table=table, note=note, data={"filters": filters},
+                      values={"n_pairs": len(self.view), "n_ties": n_ties, "n_invalid": n_invalid,
+                              "paper_n_pairs": f"{n_paper:,}"})
+
+    def reward_vectors(self):
+        """Every pair's reward vector before and after training on D, aligned and misaligned (Fig. 2, 10)."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        return Result(table=None, figure=plots.reward_vectors(self.R))
+
+    def reward_shifts(self):
+        """Reward-vector angles and reward shifts θ (Definition 1, Fig. 2); values ``theta_median`` (signed)
+        and ``theta_abs_mean``."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.shifts import reward_angle
+        theta = self.theta()
+        angles = pd.DataFrame({"pre-D": reward_angle(*self._rewards("pre")),
+                               "post-D": reward_angle(*self._rewards("post"))})
+        return Result(table=None, figure=plots.reward_angles(angles, theta), data={"theta": theta},
+                      values={"theta_median": float(np.nanmedian(theta)),
+                              "theta_abs_mean": float(np.nanmean(np.abs(theta)))})
+
+    def alignment(self):
+        """Alignment score a₊ and resistance a₋ of both RMs beside the paper's (§ 2.2)."""
+        from pluralign.report import Result
+        from pluralign.seal.paper import paper_rows
+        from pluralign.seal.resistance import alignment_summary
+        s = alignment_summary(self.R)
+        p = paper_rows("§2.2").set_index(["row", "column"])["value"]
+        P = {"a_plus_pre": p[("pre-D RM", "a₊")], "a_minus_pre": 1 - p[("pre-D RM", "a₊")],
+             "a_plus_post": p[("post-D RM", "a₊")], "a_minus_post": p[("post-D RM", "a₋")]}
+        keys = ("a_plus_pre", "a_minus_pre", "a_plus_post", "a_minus_post")
+        table = pd.DataFrame({"This run": [s[k] for k in keys],
+                              "In the paper": [P["a_plus_pre"], round(P["a_minus_pre"], 2), P["a_plus_post"],
+                                               P["a_minus_post"]]},
+                             index=["a₊ pre-D", "a₋ pre-D", "a₊ post-D", "a₋ post-D (alignment resistance)"])
+        return Result(table=table.round(3), paper=paper_rows("§2.2"),
+                      note="The paper's a₋ pre-D is 1 − a₊ (not printed).",
+                      values={**{k: s[k] for k in keys}, **{f"paper_{k}": float(P[k]) for k in keys}})
+
+    def quadrants(self):
+        """Shares of pairs by the signs of their two rewards, both RMs, beside the paper's post-D shares
+        (App. D.2), and the reward heatmaps (Fig. 9)."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.paper import paper_rows
+        from pluralign.seal.resistance import reward_quadrants
+        paper = paper_rows("App. D.2")
+        table = pd.DataFrame({"pre-D": reward_quadrants(*self._rewards("pre")),
+                              "post-D": reward_quadrants(*self._rewards("post")),
+                              "paper (post-D)": paper.set_index("row")["value"]})
+        return Result(table=table.round(3), figure=plots.reward_heatmap(self.R), paper=paper)
+
+    # ---- feature-imprint page
+    def featurizer_check(self):
+        """How the features were made. On the demo (planted features) the rule-based featurizer is checked
+        against the planted labels feature by feature, on chosen and rejected entries together
+        (:func:`featurizer_agreement`; the label-stability check of App. D.5 with the planted labels as the
+        second labeller); elsewhere the feature source is named."""
+        from pluralign.report import Result
+        from pluralign.seal.features import rule_featurize
+        from pluralign.seal.paper import DESIGN, paper_value
+        F = self._features()
+        if F.source != "planted":
+            return Result(table=pd.DataFrame({"feature source": [F.note], "entries labelled": [2 * len(self.view)]}))
+        rules = pd.concat([rule_featurize(entry_texts(self.view, e)) for e in ("chosen", "rejected")],
+                          ignore_index=True)
+        planted = pd.concat([planted_taxonomy(F.chosen), planted_taxonomy(F.rejected)], ignore_index=True)
+        a = featurizer_agreement(rules, planted)
+        share = paper_value("App. D.5", "re-labelled pairs", "share of D")
+        note = (f"The rule-based featurizer agrees with the planted refusal label on "
+                f"{a.loc['last_response_is_refusal', 'agreement']:.3f} of the entries, with the planted "
+                f"(enthusiastic) sentiment on {a.loc['last_response_sentiment', 'agreement']:.3f} and with list "
+                f"formatting on {a.loc['response_has_list', 'agreement']:.3f}; its word count separates verbose "
+                f"from short entries with AUROC {a.loc['response_words ~ verbosity', 'auroc']:.3f}. It has no "
+                f"helpfulness label at all (NaN row): that judgement needs the LM-labeller. The paper's labels "
+                f"came from {DESIGN['models']['labeller']}, cross-checked on {share:.0%} "
+                f"of the entries against {' and '.join(DESIGN['models']['stability_labellers'])}.")
+        return Result(table=a.round(3), note=note, data={"agreement": a})
+
+    def label_stability(self):
+        """Label stability across LM-labellers (App. D.5, Fig. 11; :func:`stability_check`) when the page
+        names ``stability_labellers``; otherwise a note saying why it is not run."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.paper import DESIGN
+        labellers = self.settings.get("stability_labellers")
+        if not labellers:
+            other = ("on `demo` the rule-based featurizer's agreement with the planted labels above plays that role."
+                     if self.F is not None and self.F.source == "planted" else
+                     "this profile's features come from the rule-based featurizer, a single deterministic labeller.")
+            return Result(table=None, note=(
+                "**Label stability is not run on this profile.** It needs instruction-tuned LM-labellers behind an "
+                "endpoint (set `stability_labellers` to a list of `pluralign.llm.load` arguments, as the `paper` "
+                f"profile does for {' and '.join(DESIGN['models']['stability_labellers'])}); {other}"))
+        st = stability_check(self.view, self.F, labellers, share=self.settings.get("stability_share", 0.01),
+                             seed=self.seed)
+        agree, k = st["agreement"], st["k"]
+        fig = plots.bars(agree, horizontal=True, xlim=(0, 1), size=(7, 0.35 * len(agree) + 1.2),
+                         xlabel=f"share of entries with the same label ({st['what']})",
+                         title=f"label stability on {k} pairs ({2 * k} entries; Fig. 11)")
+        return Result(table=st["stability"].round(3), figure=fig, data=st,
+                      note=f"Entries a labeller could not label are left out of its agreement (`n`): {st['n_failed']}.")
+
+    def prevalence(self):
+        """Share of chosen and rejected entries with each feature (Table 4, Fig. 14), beside the paper's
+        where a feature has the same name."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.paper import paper_table
+        F = self._features()
+        prev = feature_prevalence(F.chosen, F.rejected)
+        paper4 = paper_table("Table 4").rename(columns={"chosen": "paper chosen", "rejected": "paper rejected"})
+        table = prev.join(paper4, how="left") if prev.index.isin(paper4.index).any() else prev
+        fig = plots.bars(prev[["chosen", "rejected"]], horizontal=True, invert=True,
+                         xlabel="share of entries with the feature (sentiment: mean of -1/0/1)")
+        return Result(table=table.round(3), figure=fig, paper=paper4)
+
+    def imprint(self) -> dict:
+        """The feature imprints (Eq. 1) of the pre-D and post-D RMs, ``{"pre": table, "post": table,
+        "table": the regression's entries}`` (:func:`~pluralign.seal.imprint.feature_imprint`); computed once."""
+        if "imprint" not in self._memo:
+            from pluralign.seal.imprint import feature_imprint, imprint_table
+            F, R = self._features(), self.R
+            table = imprint_table(R["pair_id"], F.chosen, F.rejected, pre=self._rewards("pre"),
+                                  post=self._rewards("post"))
+            self._memo["imprint"] = {"table": table, **{k: feature_imprint(table, k, F.regressors)
+                                                        for k in ("pre", "post")}}
+        return self._memo["imprint"]
+
+    def imprints(self):
+        """Imprints of the pre-D and post-D RMs (Eq. 1, Table 5, Fig. 3 left) beside the paper's Table 5
+        where a feature has the same name (else the paper's table in the note)."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.paper import DESIGN, paper_table
+        im, F = self.imprint(), self._features()
+        fig = plots.coefficient_figure({"pre-D": im["pre"], "post-D": im["post"]}, n_rows=len(F.regressors),
+                                       xlabel="feature imprint β (reward points)",
+                                       title="feature imprints, ±2 SE; filled = significant after Bonferroni")
+        cols = ["estimate", "std_error", "p_bonferroni"]
+        t5 = pd.concat({"pre-D": im["pre"][cols], "post-D": im["post"][cols]}, axis=1)
+        p5 = paper_table("Table 5")
+        note = ""
+        if t5.index.isin(p5.index).any():
+            paper5 = p5[["pre-D", "post-D"]]
+            paper5.columns = pd.MultiIndex.from_tuples([("paper", "pre-D estimate"), ("paper", "post-D estimate")])
+            t5 = t5.join(paper5, how="left")
+        else:
+            note = (f"The paper's Table 5 (its {len(p5)} LM-labelled features; no feature name in common with this "
+                    f"run; estimates and standard errors):\n\n" + _table_md(p5.drop(columns=["pre-D p", "post-D p"])))
+        values = {"paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
+                  "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
+                  "n_imprint_obs": im["post"].attrs["n_obs"],
+                  "n_imprint_missing": im["table"].attrs["n_pairs_dropped_missing"],
+                  "paper_n_t5": len(p5), "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"])}
+        return Result(table=t5.round(3), figure=fig, paper=p5, note=note, values=values)
+
+    def vif_dropped(self):
+        """The features each imprint regression dropped (VIF > 5, footnote 6, or constant)."""
+        from pluralign.report import Result
+        im = self.imprint()
+        return Result(table=pd.DataFrame({"dropped (VIF > 5 or constant)":
+                                          {k: ", ".join(im[k].attrs["dropped_vif"]) or "none" for k in ("pre", "post")}}))
+
+    def planted_recovery(self):
+        """Recovery of the simulator's planted population weights (:func:`weight_recovery`): the method on
+        the population's mean utility, and the trained RMs against the weights of what they were trained on.
+        Only on planted features (the demo); elsewhere a note."""
+        from pluralign.report import Result
+        if self.F is None or self.F.source != "planted":
+            return Result(table=None, note="Not applicable on this profile: its data carry no planted weights.")
+        wr = weight_recovery(self, {k: self.imprint()[k] for k in ("pre", "post")})
+        text = [f"**The method** — an imprint of the population's mean utility itself — gives back all "
+                f"{len(wr['utility'])} planted weights (largest error {wr['utility_error']:.1e}): the regression of "
+                "Eq. 1 with pair fixed effects and the VIF filter recovers a linear reward exactly (its residuals, "
+                "and so its standard errors, are zero, so the interval column does not apply to it)."]
+        for k, v in wr["parts"].items():
+            which = "pre" if k.startswith("pre") else "post"
+            cov, sign = list(v.index[v["covered"]]), list(v.index[v["same_sign"] == 1])
+            text.append(f"**The {k.split(' vs ')[0]}** (this project's small reward model trained on "
+                        f"{wr['n_train'][which]} pairs of {'the other data' if which == 'pre' else 'the other data plus D'}): "
+                        f"{int(v['covered'].sum())} of {len(v)} rescaled weights fall inside the imprint's 95% interval "
+                        f"({', '.join(cov) or 'none'}) and {int((v['same_sign'] == 1).sum())} of "
+                        f"{int(v['same_sign'].notna().sum())} signs agree ({', '.join(sign) or 'none'}).")
+        text.append("The trained RMs reproduce the planted weights within their intervals." if wr["reproduced"] else
+                    "So the trained RMs do *not* reproduce the planted weights: they learn some features and "
+                    "miss or invert others, and their imprints mix what the frozen encoder makes easy to see "
+                    "with what the annotators rewarded. This is a check of the small models, not of the "
+                    "method: the imprints above describe these models and should not be read as the "
+                    "populations' preferences.")
+        text.append("Feature by feature:\n\n" + _table_md(wr["table"].rename_axis(["check", "feature"])))
+        return Result(table=wr["summary"].round(3), note="\n\n".join(text), data=wr)
+
+    def shift_regression(self):
+        """The reward shift θ regressed on the chosen and rejected entries' features (Eq. 2, Table 6, Fig. 3
+        centre), beside the paper's Table 6 where a feature has the same name; value ``t6_r2``."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.paper import paper_table
+        from pluralign.seal.shifts import reward_shift_regression
+        F = self._features()
+        t6 = reward_shift_regression(self.theta(), F.chosen, F.rejected, F.regressors)
+        fig = plots.coefficient_figure({"chosen (c)": t6.xs("c"), "rejected (r)": t6.xs("r")},
+                                       n_rows=len(F.regressors), xlabel="effect on θ (degrees)",
+                                       title="reward shift on features, ±2 SE")
+        paper6 = paper_table("Table 6")[["chosen", "rejected"]]
+        t6w = t6["estimate"].unstack(0).rename(columns={"c": "chosen", "r": "rejected"})
+        if t6w.index.isin(paper6.index).any():
+            t6w = t6w.join(paper6.add_prefix("paper "), how="left")
+        return Result(table=t6w.round(3), figure=fig, paper=paper6, data={"fit": t6},
+                      values={"t6_r2": t6.attrs["r2"]})
+
+    # ---- resistance page
+    def regime_table(self):
+        """Prevalence of the four alignment regimes (Table 1) beside the paper's and SEAL's analysis code's
+        shares; values ``prev_<regime>``."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.paper import paper_rows
+        from pluralign.seal.resistance import regime_prevalence
+        prev = regime_prevalence(self.regimes())
+        t1 = paper_rows("Table 1")
+        code = paper_rows("SEAL analysis code (main_results.ipynb)")
+        table = pd.DataFrame({"this run": prev,
+                              "paper (Table 1)": t1[t1["column"] == "prevalence"].set_index("row")["value"],
+                              "SEAL analysis code": code[code["column"] == "share of pairs"].set_index("row")["value"]})
+        fig = plots.bars(table, ylabel="share of pairs")
+        return Result(table=table.round(4), figure=fig, paper=t1,
+                      values={f"prev_{k}": float(v) for k, v in prev.items()})
+
+    def gamma(self) -> np.ndarray:
+        """γ_i per pair (App. D.4; :func:`labeller_gamma`), None where a target label is missing."""
+        if "gamma" not in self._memo:
+            self._memo["gamma"] = labeller_gamma(self._features())
+        return self._memo["gamma"]
+
+    def labeller_agreement(self):
+        """The LM-labeller's agreement with the human label per regime (Table 1, last row; Fig. 4) beside
+        the paper's; values for the prose (``n_c``, ``n_r``, ``share_i`` and the paper's and SEAL code's)."""
+        from pluralign.report import Result
+        from pluralign.seal.paper import paper_rows, paper_value
+        from pluralign.seal.resistance import labeller_agreement
+        gamma = self.gamma()
+        known = np.array([g is not None for g in gamma])
+        agree = labeller_agreement(self.regimes()[known], gamma[known])
+        t1 = paper_rows("Table 1")
+        agree["paper agreement (Table 1)"] = t1[t1["column"] == "LM-labeller agreement"].set_index("row")["value"]
+        g_all = agree.loc["all"]
+        code = "SEAL analysis code (main_results.ipynb)"
+        n_dec = int(paper_value(code, "γ = c", "pairs") + paper_value(code, "γ = r", "pairs"))
+        values = {"n_c": int(g_all["n_c"]), "n_r": int(g_all["n_r"]), "share_i": float(g_all["n_i"] / g_all["n"]),
+                  "paper_share_i": paper_value("§3", "γ = i", "share of pairs"),
+                  "paper_lm_decisive": paper_value(code, "γ ≠ i", "LM-labeller agreement with the human label"),
+                  "paper_pre_decisive": paper_value(code, "γ ≠ i", "pre-D RM a₊"),
+                  "paper_post_decisive": paper_value(code, "γ ≠ i", "post-D RM a₊"),
+                  "paper_n_decisive": f"{n_dec:,}"}
+        return Result(table=agree.round(3), paper=t1, values=values, data={"agreement": agree})
+
+    def decisive_pairs(self):
+        """On the pairs where the LM-labeller is decisive (γ ≠ i): their number, its agreement with the human
+        label, and the pre-D and post-D RMs' alignment a₊, beside SEAL's analysis code's."""
+        from pluralign.report import Result
+        from pluralign.seal.paper import paper_rows
+        from pluralign.seal.resistance import alignment_score, labeller_agreement
+        gamma = self.gamma()
+        known = np.array([g is not None for g in gamma])
+        g_all = labeller_agreement(self.regimes()[known], gamma[known]).loc["all"]
+        code = paper_rows("SEAL analysis code (main_results.ipynb)").set_index(["row", "column"])["value"]
+        decisive = known & np.array([g in ("c", "r") for g in gamma])
+        rows = {"decisive pairs (γ ≠ i)": (int(g_all["n_c"] + g_all["n_r"]),
+                                          int(code[("γ = c", "pairs")] + code[("γ = r", "pairs")]))}
+        if decisive.any():
+            (pc, pr), (qc, qr) = self._rewards("pre"), self._rewards("post")
+            rows["LM-labeller agreement with the human label, γ ≠ i"] = (
+                float(g_all["agreement"]), code[("γ ≠ i", "LM-labeller agreement with the human label")])
+            rows["pre-D RM alignment a₊ on γ ≠ i pairs"] = (alignment_score(pc[decisive], pr[decisive]),
+                                                            code[("γ ≠ i", "pre-D RM a₊")])
+            rows["post-D RM alignment a₊ on γ ≠ i pairs"] = (alignment_score(qc[decisive], qr[decisive]),
+                                                             code[("γ ≠ i", "post-D RM a₊")])
+        return Result(table=pd.DataFrame(rows, index=["this run", "SEAL analysis code"]).T.round(4))
+
+    def shifts_by_regime(self):
+        """Reward shifts θ per regime and LM-labeller preference γ ∈ {c, r} (Fig. 4)."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.resistance import REGIMES
+        frame = pd.DataFrame({"θ": self.theta(), "regime": self.regimes(), "γ": self.gamma()})
+        frame = frame[frame["γ"].isin(["c", "r"])]
+        fig = plots.shifts_by_regime(frame, REGIMES) if len(frame) else None
+        return Result(table=None, figure=fig, note="" if len(frame) else "No pair has γ ∈ {c, r}: nothing to plot.")
+
+    def misalignment(self):
+        """Which chosen / rejected features predict the post-D RM's misalignment (Eq. 3, Table 7, Fig. 3
+        right): the logit of Eq. 3 beside the same regression as a linear probability model and the paper's
+        Table 7 where a feature has the same name; value ``t7_base`` (the misalignment rate)."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.paper import paper_table
+        from pluralign.seal.resistance import misalignment_regression
+        F = self._features()
+        args = (*self._rewards("post"), F.chosen, F.rejected, F.regressors)
+        t7 = misalignment_regression(*args)
+        t7_lin = misalignment_regression(*args, model="linear")
+        fig = plots.coefficient_figure({"chosen (c)": t7.xs("c"), "rejected (r)": t7.xs("r")},
+                                       n_rows=len(F.regressors), xlabel="ρ: log-odds of misalignment",
+                                       title="misalignment on features, ±2 SE; filled = significant after Bonferroni")
+        paper7 = paper_table("Table 7")[["chosen", "rejected"]]
+        t7w = pd.concat({"logit": t7["estimate"].unstack(0), "linear": t7_lin["estimate"].unstack(0)}, axis=1)
+        t7w.columns = [f"{m} {'chosen' if e == 'c' else 'rejected'}" for m, e in t7w.columns]
+        if t7w.index.isin(paper7.index).any():
+            t7w = t7w.join(paper7.add_prefix("paper "), how="left")
+        note = "" if t7.attrs["converged"] else (
+            "**The logit's maximum likelihood did not converge** (some feature is (quasi-)separated: its chosen or "
+            "rejected value occurs only among aligned or only among misaligned pairs). Estimates with very large "
+            "standard errors belong to such features and should not be read.")
+        return Result(table=t7w.round(3), figure=fig, paper=paper7, note=note,
+                      data={"logit": t7, "linear": t7_lin}, values={"t7_base": t7.attrs["base_rate"]})
+
+    # ---- robustness page
+    def rewriting(self) -> "RewriteRun | None":
+        """The § 2.3 rewriting of a random subset of D (``n_rewrite`` pairs, or ``rewrite_share`` of them),
+        computed once: the demo's simulated rewrites (``rewriter="simulator"``,
+        :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs`) or an LM's
+        (:func:`~pluralign.seal.robustness.rewrite_pairs`, with the ``labeller``), with δ and δ̂ of the post-D RM
+        (``before``, ``after``; :func:`~pluralign.seal.robustness.aligned_before_after`), as a :class:`RewriteRun`.
+        None when no rewriter."""
+        if "rewriting" in self._memo:
+            return self._memo["rewriting"]
+        from pluralign.seal.robustness import aligned_before_after, rewrite_pairs
+        from pluralign.seal.simulated_rewrites import simulated_rewrite_pairs
+        s, view = self.settings, self.view
+        rewriter = s.get("rewriter")
+        out = None
+        if rewriter is not None:
+            n_rw, share = s.get("n_rewrite"), s.get("rewrite_share")
+            n = min(int(n_rw) if n_rw is not None else max(1, int(round(float(share) * len(view)))), len(view))
+            idx = np.sort(np.random.default_rng(self.seed).choice(len(view), size=n, replace=False))
+            sub = view.iloc[idx].reset_index(drop=True)
+            if rewriter == "simulator":
+                rp = simulated_rewrite_pairs(sub, seed=self.seed, p_flip=s.get("p_flip", 0.25))
+            else:
+                from pluralign import llm
+                rp = rewrite_pairs(sub, llm.load(**rewriter), llm.load(**s["labeller"]))
+            before, after = aligned_before_after(self.rms.post, rp.originals, rp.rewritten, rp.prompts)
+            out = RewriteRun(idx=idx, rewrites=rp, before=before, after=after)
+        self._memo["rewriting"] = out
         return out
-    if other is None:
-        raise ValueError("alignment_rewards: give either models={'pre': ..., 'post': ...} or other= "
-                         "(preference data for the pre-D reward model)")
-    ids = set(other.pairs["pair_id"]) & set(data.pairs["pair_id"])
-    if ids:
-        raise ValueError(f"alignment_rewards: {len(ids)} pair(s) of D are also in the other data "
-                         f"(e.g. {sorted(ids)[0]!r}); the pre-D model must not see D")
-    rm0 = rewards.load(**dict(base or {}))
-    kw = {"objective": "bt", "labels": "aggregate", **dict(train or {})}
-    kw.setdefault("progress", progress)
-    # embed D's texts first, in one fixed order, so the cache is shared with other chapters
-    rewards.embed_all(rm0, data, progress=progress)
-    pre = rm0.train(other, **kw)
-    post = rm0.train(combine(other, data, name=f"{other.name} + D"), **kw)
-    return {"pre": pre, "post": post, "design": "pre-D RM trained on other data, post-D RM on other data + D",
-            "n_train_pre": len(other), "n_train_post": len(other) + len(data), "other": other.name,
-            "train": {k: v for k, v in kw.items() if k != "progress"}}
+
+    def rewrite_summary(self):
+        """Pairs drawn, dropped (a rewrite failed SEAL's checks; by reason in the note) and kept, and the
+        post-D RM's a₊ on them before and after rewriting, beside the paper's (§ 2.3)."""
+        from pluralign.report import Result
+        from pluralign.seal.paper import paper_value
+        from pluralign.seal.resistance import aligned
+        rw = self.rewriting()
+        if rw is None:
+            return Result(table=None, note=(
+                "**Rewriting is not run on this profile** (no instruction-tuned LM and no planted flips). With an "
+                "OpenAI-compatible endpoint, set the `rewriter` and `labeller` parameters (`pluralign.llm.load` "
+                "arguments) and this section runs `seal.robustness.rewrite_pairs(pairs, rewriter, labeller)`: the "
+                "App. C.5 prompt on both entries, only pairs whose two rewrites pass the checks kept (the others "
+                "counted), both versions re-featurized with `keys=REWRITE_FEATURES`, and `label_flips`; then "
+                "`aligned_before_after`, `embed.cosine_pairs`, `similarity_by_flip` and `robustness_scores` as on "
+                "the `demo` page."))
+        before, after, rp = rw.before, rw.after, rw.rewrites
+        share = paper_value("§2.3", "rewritten pairs", "share of D")
+        table = pd.DataFrame({"this run": np.array([len(rw.idx), rp.n_dropped, len(rp.kept),
+                                                    round(float(before.mean()), 3), round(float(after.mean()), 3)],
+                                                   dtype=object),
+                              "paper": [f"{share:.0%} of D", "—", "—", "—",
+                                        paper_value("§2.3", "post-D RM", "a₊ after rewriting")]},
+                             index=["pairs drawn for rewriting", "dropped: a rewrite failed its checks",
+                                    "pairs kept", "post-D a₊ on them, original", "post-D a₊ after rewriting"])
+        note = []
+        if rp.n_dropped:
+            note.append(rp.dropped.rename_axis("rewrite status (chosen / rejected)").to_frame("pairs dropped")
+                        .to_markdown())
+        if rp.prompts is None:
+            # the dialogues are re-split into (history, reply) for scoring; check this reproduces the data set's pairs
+            (qc, qr), i = self._rewards("post"), rw.idx[rp.kept]
+            same = aligned(qc[i], qr[i])
+            note.append(f"Re-scoring the original dialogues gives the same δ as the data set's (history, reply) "
+                        f"pairs on {np.mean(same == before):.3f} of the kept pairs.")
+        return Result(table=table, note="\n\n".join(note))
+
+    def label_flips(self):
+        """Label flips of the rewritten entries (App. D.6, Fig. 12) and the cosine similarity of original and
+        rewrite by flip (App. D.7, Table 3), one row per (entry, feature, flip)."""
+        from pluralign import embed
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.robustness import flip_shares, similarity_by_flip
+        rw = self.rewriting()
+        if rw is None:
+            return Result(table=None, note="Not run on this profile (no rewriting).")
+        flips, model = rw.rewrites.flips, self.settings.get("similarity_model")
+        shares = pd.concat({e: flip_shares(flips[e]) for e in flips}, names=["entry"])
+        cos = {e: embed.cosine_pairs(rw.rewrites.originals[e], rw.rewrites.rewritten[e], model=model) for e in flips}
+        sim = pd.concat({e: similarity_by_flip(cos[e], flips[e]) for e in flips}, names=["entry"])
+        long = shares.drop(columns="n").stack().rename("share of entries")
+        long.index = long.index.set_names("flip", level=-1)
+        table = pd.concat([long, sim.rename(columns={"mean": "cosine mean", "sd": "cosine sd",
+                                                     "n": "entries"})], axis=1).sort_index()
+        return Result(table=table.round(3), figure=plots.flip_shares_figure(shares, list(flips)),
+                      data={"shares": shares, "similarity": sim})
+
+    def robustness(self):
+        """Robustness scores π (Eq. 4, Table 8, Fig. 5; :func:`~pluralign.seal.robustness.robustness_scores`)
+        of the rewritten pairs: flip categories with complete separation are listed, not plotted."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.features import TARGET_FEATURES
+        from pluralign.seal.robustness import robustness_scores
+        rw = self.rewriting()
+        if rw is None:
+            return Result(table=None, note="Not run on this profile (no rewriting).")
+        flips = rw.rewrites.flips
+        feats = [c for c in flips["chosen"].columns if c not in TARGET_FEATURES]
+        pi = robustness_scores(rw.before, rw.after, flips["chosen"], flips["rejected"], feats,
+                               unchanged=[u for u in TARGET_FEATURES if u in flips["chosen"].columns])
+        shown = pi[~pi["separated"]]
+        fig = plots.coefficient_figure({"π": shown}, xlabel="π: log-odds of becoming misaligned (vs no flip)",
+                                       labels=dict(zip(shown.index, shown["name"])),
+                                       title="robustness scores, ±2 SE; filled = significant after Bonferroni")
+        n_sep = len(pi) - len(shown)
+        note = (f"{pi.attrs['n_pairs']} pairs enter the regression; {pi.attrs['misalignment_rate']:.3f} of them went "
+                f"from aligned to misaligned. {n_sep} flip categor{'y has' if n_sep == 1 else 'ies have'} no "
+                "misaligned pair, or only misaligned ones (complete separation: no finite estimate; not plotted"
+                + ("; the fit's maximum likelihood did not converge for that reason" if not pi.attrs["converged"] else "")
+                + "). With a few hundred rewritten pairs the estimates are wide; their signs can be read against the "
+                "post-D imprints of the planted features on the {ref}`feature-imprint page <seal-imprint>`.")
+        cols = ["name", "n_flipped", "n_misaligned", "separated", "estimate", "std_error", "p_bonferroni", "odds_ratio"]
+        return Result(table=pi[cols].round(3), figure=fig, note=note, data={"scores": pi})
 
 
-def alignment_rewards(data, other=None, *, models: dict | None = None, train: dict | None = None,
-                      base: dict | None = None, progress: bool = False, rms: dict | None = None) -> pd.DataFrame:
-    """Rewards of the chosen and rejected entries of D = ``data`` under a pre-D and a post-D reward
-    model (SEAL § 2: r̲ = pre-D RM, r = post-D RM).
-
-    Two ways, as the profile provides:
-
-    - ``models={"pre": {...}, "post": {...}}``: keyword arguments of :func:`pluralign.rewards.load` for two
-      existing reward models (the paper: OpenAssistant ``reward-model-deberta-v3-large`` trained before
-      hh-rlhf and ``-v2`` trained with it), each scoring (history, reply) as a sentence pair;
-    - ``other`` (preference data not containing D) with ``train`` (keyword arguments of
-      ``RewardModel.train``, default Bradley-Terry on majority labels) and ``base`` (arguments of
-      :func:`pluralign.rewards.load`, default the frozen MiniLM + head): the pre-D RM is trained on
-      ``other`` and the post-D RM on ``other`` + D, mirroring the paper's pair of models.
-
-    ``rms``: the result of :func:`alignment_models` when already made. Returns one row per pair of
-    :func:`chosen_rejected` (ties dropped) with ``pair_id``, ``pre_chosen``, ``pre_rejected``,
-    ``post_chosen``, ``post_rejected``; ``.attrs`` says how the rewards were made (``design``,
-    ``n_ties_dropped``, training sizes).
-    """
-    view = chosen_rejected(data)
-    rms = rms or alignment_models(data, other, models=models, train=train, base=base, progress=progress)
-    out = pd.DataFrame({"pair_id": view["pair_id"].to_numpy()})
-    for k in ("pre", "post"):
-        c, r = _oriented(rms[k].score(data, progress=progress), view)
-        out[f"{k}_chosen"], out[f"{k}_rejected"] = c, r
-    out.attrs.update({"n_ties_dropped": view.attrs["n_ties_dropped"], "n_pairs": len(view), "data": data.name,
-                      **{k: v for k, v in rms.items() if k not in ("pre", "post")}})
-    return out
+def _load_args(value, models: dict | None, what: str):
+    """A model parameter resolved against the profile's ``models:`` (:func:`pluralign.params.named_model`);
+    an entry written as ``{load: {...}, ...}`` gives its ``load`` arguments."""
+    from pluralign.params import named_model
+    out = named_model(value, models, what=what)
+    return out["load"] if isinstance(out, dict) and "load" in out else out
 
 
-def split_dialogue(text: str) -> tuple[str, str]:
-    """(history, last reply) of a dialogue, split exactly as the hh-rlhf loader splits one
-    (:func:`pluralign.data.hub.split_dialogue`: at the last "\\n\\nAssistant:", both parts
-    whitespace-trimmed). For an hh-rlhf entry, ``split_dialogue(entry_texts(view, e)[i])`` gives back the
-    data set's (prompt, reply); a plain prompt ``p`` comes back as "Human: p". A text without the marker
-    is all reply (history "")."""
-    from pluralign.data.hub import split_dialogue as _split
+def setup(design: dict | None = None, *, features: str | None = None, labeller=None, models: dict | None = None,
+          profile: str | None = None, seed: int = 0, stability_labellers=None, stability_share: float = 0.01,
+          rewriter=None, n_rewrite: int | None = None, rewrite_share: float | None = None, p_flip: float = 0.25,
+          similarity_model: str | None = None) -> Study:
+    """The SEAL study every Part II page starts from, from the page's parameters.
 
-    if not isinstance(text, str):
-        raise TypeError(f"split_dialogue: text must be a string, got {type(text).__name__}")
-    hist, reply, found = _split(pd.Series([text]))
-    if not found[0]:
-        return "", text.strip()
-    return str(hist.iloc[0]), str(reply.iloc[0])
-
-
-# --------------------------------------------------------------------------------------------------------
-# planted truth (demo profile)
-
-def planted_features(data, view: pd.DataFrame | None = None, features: Sequence[str] | None = None
-                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The simulator's planted features of the chosen and rejected entries (``.truth`` a_/b_ columns),
-    one row per pair of ``view`` (default :func:`chosen_rejected`), in its order: (chosen, rejected)."""
-    if data.truth is None:
-        raise ValueError(f"planted_features: {data.name!r} has no planted truth (simulated data only)")
-    view = chosen_rejected(data) if view is None else view
-    from pluralign.data.simulate import FEATURES
-    features = list(features or FEATURES)
-    t = data.truth.loc[view["pair_id"]]
-    is_a = (view["chosen_side"] == "A").to_numpy()
-    ch = pd.DataFrame({f: np.where(is_a, t[f"a_{f}"], t[f"b_{f}"]) for f in features})
-    rj = pd.DataFrame({f: np.where(is_a, t[f"b_{f}"], t[f"a_{f}"]) for f in features})
-    return ch.astype(float), rj.astype(float)
-
-
-PLANTED_TO_RULES = {"last_response_is_refusal": "refusal", "last_response_is_harmless": "not harmfulness",
-                    "last_response_sentiment": "sentiment (positive = 1, else neutral 0)",
-                    "response_has_list": "format", "last_response_is_helpful": "not (refusal or factual_error)"}
-"""How :func:`planted_taxonomy` names planted features in SEAL's taxonomy (and the rule featurizer's)."""
-
-
-def planted_taxonomy(planted: pd.DataFrame) -> pd.DataFrame:
-    """Planted features (:func:`planted_features`, one side) in SEAL's taxonomy names, numerically
-    encoded as :func:`~pluralign.seal.feature_matrix` does (:data:`PLANTED_TO_RULES`):
-    ``last_response_is_refusal``, ``last_response_is_harmless``, ``last_response_sentiment`` (1 positive,
-    0 neutral: the simulator plants enthusiasm, never a negative tone), ``response_has_list`` (format),
-    ``last_response_is_helpful`` (neither a refusal nor a factual error: the demo's stand-in for the
-    LM-labeller's helpfulness, SEAL's first target feature), and ``verbosity`` unchanged."""
-    need = ["refusal", "harmfulness", "sentiment", "format", "factual_error", "verbosity"]
-    miss = [c for c in need if c not in planted.columns]
-    if miss:
-        raise ValueError(f"planted_taxonomy: planted features lack {miss}")
-    return pd.DataFrame({
-        "last_response_is_refusal": planted["refusal"].to_numpy(float),
-        "last_response_is_harmless": 1.0 - planted["harmfulness"].to_numpy(float),
-        "last_response_sentiment": planted["sentiment"].to_numpy(float),
-        "response_has_list": planted["format"].to_numpy(float),
-        "last_response_is_helpful": 1.0 - np.maximum(planted["refusal"], planted["factual_error"]).to_numpy(float),
-        "verbosity": planted["verbosity"].to_numpy(float)}, index=planted.index)
-
-
-def featurizer_agreement(labels: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
-    """Agreement of a featurizer's labels (raw, as :func:`~pluralign.seal.rule_featurize`, or numeric) with
-    the planted truth (:func:`planted_taxonomy`) on the same texts, per feature: ``n``, ``agreement``
-    (share equal), Cohen's ``cohen_kappa``, ``prevalence_truth``, ``prevalence_labels``, and for the
-    rule featurizer's ``response_words`` against planted ``verbosity`` the ``auroc`` (how well word count
-    separates verbose from short entries; agreement/κ are NaN there). Rows matched by position."""
-    from sklearn.metrics import roc_auc_score
-
-    from pluralign.seal.features import feature_matrix, label_stability
-
-    if len(labels) != len(truth):
-        raise ValueError(f"featurizer_agreement: {len(labels)} labelled texts vs {len(truth)} planted rows")
-    common = [c for c in truth.columns if c in labels.columns]
-    out = label_stability(labels[common], truth[common], common)
-    num = feature_matrix(labels[common].reset_index(drop=True), common)
-    tr = truth[common].reset_index(drop=True)
-    out["prevalence_truth"] = [float(tr[f].mean()) for f in out.index]
-    out["prevalence_labels"] = [float(num[f].mean()) for f in out.index]
-    out["auroc"] = np.nan
-    if "response_words" in labels.columns and "verbosity" in truth.columns:
-        y = truth["verbosity"].to_numpy(float)
-        w = pd.to_numeric(labels["response_words"]).to_numpy(float)
-        auc = roc_auc_score(y, w) if len(np.unique(y)) == 2 else np.nan
-        out.loc["response_words ~ verbosity"] = {"n": len(y), "agreement": np.nan, "cohen_kappa": np.nan,
-                                                  "prevalence_truth": float(y.mean()),
-                                                  "prevalence_labels": np.nan, "auroc": auc}
-        out["n"] = out["n"].astype(int)
-    return out
-
-
-def imprint_recovery(imprint: pd.DataFrame, weights: pd.Series | dict) -> pd.DataFrame:
-    """Feature imprints (:func:`~pluralign.seal.feature_imprint`) beside the planted population weights.
-
-    A Bradley-Terry RM's reward is on its own (logit) scale, the simulator's weights on the utility
-    scale, so the weights are also shown rescaled by the least-squares factor through the origin
-    ``s = Σ βw / Σ w²``. Per feature: ``estimate``, ``ci_low``, ``ci_high``, ``weight``, ``scaled_weight``,
-    ``same_sign`` and ``covered`` (the rescaled weight inside the 95 % interval). ``.attrs``: ``scale``,
-    ``pearson_r`` (imprints vs weights), ``sign_agreement`` (share of features, weight ≠ 0)."""
-    w = pd.Series(weights, dtype=float)
-    est = imprint["estimate"].astype(float)
-    common = [f for f in imprint.index if f in w.index and np.isfinite(est.get(f, np.nan))]
-    if len(common) < 2:
-        raise ValueError(f"imprint_recovery: fewer than two features with both an imprint and a weight "
-                         f"({common})")
-    b, ww = est[common].to_numpy(), w[common].to_numpy()
-    scale = float(b @ ww / (ww @ ww)) if ww @ ww > 0 else np.nan
-    out = pd.DataFrame({"estimate": b, "ci_low": imprint.loc[common, "ci_low"].to_numpy(float),
-                        "ci_high": imprint.loc[common, "ci_high"].to_numpy(float), "weight": ww,
-                        "scaled_weight": scale * ww}, index=pd.Index(common, name="feature"))
-    out["same_sign"] = np.where(ww == 0, np.nan, (np.sign(b) == np.sign(ww)).astype(float))
-    out["covered"] = ((out["scaled_weight"] >= out["ci_low"]) & (out["scaled_weight"] <= out["ci_high"]))
-    nz = ww != 0
-    out.attrs.update({"scale": scale, "pearson_r": float(np.corrcoef(b, ww)[0, 1]),
-                      "sign_agreement": float(np.mean(np.sign(b[nz]) == np.sign(ww[nz]))) if nz.any() else np.nan})
-    return out
-
-
-def mixed_weights(weights: Sequence, counts: Sequence) -> pd.Series:
-    """Pair-count-weighted mean of several populations' feature weights, ``Σ_k n_k w_k / Σ_k n_k``: the
-    weights a reward model trained on their pooled pairs is compared with (the post-D RM is trained on
-    the other data plus D). ``weights``: Series (or dicts) indexed by feature; features missing from a
-    population count as weight 0 there."""
-    weights = [pd.Series(w, dtype=float) for w in weights]
-    counts = np.asarray(counts, dtype=float)
-    if len(weights) != len(counts) or not len(weights):
-        raise ValueError(f"mixed_weights: {len(weights)} weight vectors for {len(counts)} counts")
-    if (counts < 0).any() or counts.sum() <= 0:
-        raise ValueError(f"mixed_weights: counts must be non-negative with a positive sum, got {counts.tolist()}")
-    index = list(dict.fromkeys(f for w in weights for f in w.index))
-    table = pd.concat([w.reindex(index).fillna(0.0) for w in weights], axis=1).to_numpy()
-    return pd.Series(table @ counts / counts.sum(), index=pd.Index(index, name="feature"), name="weight")
-
-
-def feature_prevalence(chosen: pd.DataFrame, rejected: pd.DataFrame) -> pd.DataFrame:
-    """Share of chosen and rejected entries with each feature (SEAL Table 4, Fig. 14): the column mean of
-    numerically encoded labels (for sentiment coded −1/0/1 this is the mean sentiment, as Table 4), missing
-    labels left out; columns ``chosen``, ``rejected``, ``difference`` (chosen − rejected), ``n``."""
-    cols = [c for c in chosen.columns if c in rejected.columns]
-    ch = chosen[cols].apply(pd.to_numeric, errors="coerce")
-    rj = rejected[cols].apply(pd.to_numeric, errors="coerce")
-    out = pd.DataFrame({"chosen": ch.mean(), "rejected": rj.mean()})
-    out["difference"] = out["chosen"] - out["rejected"]
-    out["n"] = ch.notna().sum().astype(int)
-    out.index.name = "feature"
-    return out
-
-
-# --------------------------------------------------------------------------------------------------------
-# entry texts and features on every profile
-
-def entry_texts(view: pd.DataFrame, entry: str) -> list[str]:
-    """The texts SEAL labels: the whole dialogue ending in the chosen (``entry="chosen"``) or rejected
-    reply. An hh-rlhf style history (it contains "Human:") is followed by the reply; a plain prompt is
-    written as "Human: {prompt}\\n\\nAssistant: {reply}"."""
-    if entry not in ("chosen", "rejected"):
-        raise ValueError(f"entry_texts: entry must be 'chosen' or 'rejected', got {entry!r}")
-    out = []
-    for p, r in zip(view["prompt"].astype(str), view[entry].astype(str)):
-        if "Human:" in p:
-            out.append(p.rstrip() + (" " if p.rstrip().endswith("Assistant:") else "\n\nAssistant: ") + r)
-        else:
-            out.append(f"Human: {p}\n\nAssistant: {r}")
-    return out
-
-
-FEATURE_SOURCES = ("planted", "rules", "llm")
-
-
-def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None, job: str = "seal-taxonomy"
-                   ) -> dict:
-    """Features of the chosen and rejected entries of ``view`` (:func:`chosen_rejected`) for SEAL's
-    regressions and the LM-labeller preference γ, from one of three sources:
-
-    - ``"planted"`` (demo): the simulator's planted features (:func:`planted_features`) as regressors;
-      the targets helpful / harmless from :func:`planted_taxonomy`;
-    - ``"rules"`` (offline on real text): :func:`~pluralign.seal.rule_featurize` on the dialogue texts;
-      regressors are its taxonomy features plus ``response_has_list``; harmless is the rule featurizer's;
-      helpfulness cannot be read from surface patterns, so "not a refusal" stands in for it;
-    - ``"llm"`` (paper): :func:`~pluralign.seal.featurize` with ``llm`` (the App. C.3 prompt); regressors
-      are all 17 scalar taxonomy features (:data:`~pluralign.seal.features.SCALAR_FEATURES`), left to the
-      regressions' VIF > 5 filter (which in the paper removed the two ``assistant_*`` features, leaving
-      Table 5's 15 and reporting them in ``attrs["dropped_vif"]``); targets are the labeller's.
-
-    Returns a dict: ``chosen``, ``rejected`` (numeric regressor tables, one row per pair),
-    ``regressors`` (their names), ``targets`` (``{"chosen_helpful", "chosen_harmless", "rejected_helpful",
-    "rejected_harmless"}`` as 0/1 arrays), ``labels_chosen``/``labels_rejected`` (raw labels where a
-    featurizer ran, else None), ``source`` and ``note`` (what stands in for what).
-    """
-    from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, feature_matrix, featurize, rule_featurize
-
-    if source not in FEATURE_SOURCES:
-        raise ValueError(f"entry_features: source must be one of {FEATURE_SOURCES}, got {source!r}")
-    out = {"source": source, "labels_chosen": None, "labels_rejected": None}
-    if source == "planted":
-        ch, rj = planted_features(data, view)
-        tc, tr = planted_taxonomy(ch), planted_taxonomy(rj)
-        out.update(chosen=ch, rejected=rj, regressors=list(ch.columns),
-                   note="planted features of the simulator; helpful = neither refusal nor factual error, "
-                        "harmless = not harmful (planted)")
-    else:
-        texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
-        if source == "rules":
-            lc, lr = rule_featurize(texts_c), rule_featurize(texts_r)
-            # the rule featurizer's taxonomy features and list format; its word count (verbosity) is a
-            # measure outside SEAL's taxonomy, checked against the planted verbosity, not regressed on
-            regs = [f for f in RULE_FEATURES if f != "response_words"]
-            note = "rule-based featurizer (surface patterns); helpfulness stand-in: not a refusal"
-        else:
-            if llm is None:
-                raise ValueError("entry_features(source='llm') needs llm= (pluralign.llm.load(...))")
-            lc = featurize(texts_c, llm, job=f"{job}-chosen")
-            lr = featurize(texts_r, llm, job=f"{job}-rejected")
-            # every scalar taxonomy feature: the VIF > 5 filter of the regressions decides what stays out
-            # (footnote 6; in the paper the two assistant_* features, leaving Table 5's 15)
-            regs = list(SCALAR_FEATURES)
-            note = f"LM-labeller {lc.attrs.get('labeller')} with the App. C.3 prompt"
-        ch, rj = feature_matrix(lc, regs), feature_matrix(lr, regs)
-        tc, tr = ch.copy(), rj.copy()
-        if source == "rules":
-            tc["last_response_is_helpful"] = 1.0 - tc["last_response_is_refusal"]
-            tr["last_response_is_helpful"] = 1.0 - tr["last_response_is_refusal"]
-        else:
-            tc = feature_matrix(lc, ["last_response_is_helpful", "last_response_is_harmless"])
-            tr = feature_matrix(lr, ["last_response_is_helpful", "last_response_is_harmless"])
-        out.update(chosen=ch.reset_index(drop=True), rejected=rj.reset_index(drop=True), regressors=regs,
-                   labels_chosen=lc, labels_rejected=lr, note=note)
-    out["targets"] = {"chosen_helpful": tc["last_response_is_helpful"].to_numpy(),
-                      "chosen_harmless": tc["last_response_is_harmless"].to_numpy(),
-                      "rejected_helpful": tr["last_response_is_helpful"].to_numpy(),
-                      "rejected_harmless": tr["last_response_is_harmless"].to_numpy()}
-    return out
-
-
-def labeller_gamma(features: dict, *, priority: str = "helpful") -> np.ndarray:
-    """γ_i (App. D.4) from :func:`entry_features`' targets; pairs with a missing target label get γ = NaN
-    (None) and are left out of the agreement rates."""
-    from pluralign.seal.resistance import labeller_preference
-
-    t = features["targets"]
-    arr = np.column_stack([np.asarray(t[k], float) for k in ("chosen_helpful", "chosen_harmless",
-                                                              "rejected_helpful", "rejected_harmless")])
-    ok = np.isfinite(arr).all(axis=1)
-    g = np.full(len(arr), None, dtype=object)
-    if ok.any():
-        g[ok] = labeller_preference(*(arr[ok, j].astype(int) for j in range(4)), priority=priority)
-    return g
-
-
-#: What a page says when this project trains its own pre-D / post-D pair (demo, sample).
-TRAINED_PAIR_NOTE = ("pre-D and post-D reward models trained by this project (pre-D on other preference data, "
-                     "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair")
-
-
-def setup(data, other_data=None, *, reward_models: dict | None = None, train: dict | None = None,
-          base_model: dict | None = None, features: str | None = None, labeller: dict | None = None):
-    """The SEAL study every Part II page starts from, from the pages' parameters: ``data`` and
-    ``other_data`` are data specs (:func:`pluralign.data.spec.from_spec`; ``other_data`` a list,
-    concatenated), the rest as :func:`alignment_models` and :func:`entry_features` (``labeller``:
-    :func:`pluralign.llm.load` arguments, used when ``features == "llm"``). Returns a namespace with
-    ``D`` (the alignment data set), ``other`` (and its parts, ``other_parts``), ``view`` (:func:`chosen_rejected`), ``rms`` (pre / post
-    RMs), ``R`` (:func:`alignment_rewards`), ``F`` (:func:`entry_features`, ``None`` without
-    ``features``) and ``stand_ins`` (the offline stand-ins of this design, one sentence each, for
-    :func:`pluralign.report.profile_note`; pages append their own). Models, rewards and labels are cached,
-    so the four pages share one computation."""
-    from types import SimpleNamespace
-
+    ``design`` (``params/<profile>/seal-study.yml``; None: :data:`DEMO_STUDY`) holds ``data`` and
+    ``other_data`` (data specs of :func:`pluralign.load`; ``other_data`` a list, combined), ``reward_models``
+    (named pre-D / post-D models: ``{"pre": ..., "post": ...}``, :func:`pluralign.rewards.load` arguments or
+    keys of ``models``) or the ``train`` and ``base_model`` of this project's own pair
+    (:func:`alignment_models`). ``features`` (``"planted"``, ``"rules"``, ``"llm"``; :func:`entry_features`)
+    with ``labeller`` (:func:`pluralign.llm.load` arguments or a key of ``models``) for ``"llm"``. The other
+    arguments are the pages' settings: ``stability_labellers`` / ``stability_share`` (App. D.5), ``rewriter``
+    (``"simulator"``, LM arguments or None), ``n_rewrite`` or ``rewrite_share``, ``p_flip`` and
+    ``similarity_model`` (§ 2.3). Models, rewards and labels are cached on disk, so the four pages share one
+    computation."""
     from pluralign.data import spec
-    D = spec.from_spec(data)
-    other_parts = [spec.from_spec(s) for s in other_data] if other_data else []
+    d = dict(DEMO_STUDY if design is None else design)
+    unknown = set(d) - set(DEMO_STUDY)
+    if unknown:
+        raise ValueError(f"seal.setup: unknown design key(s) {sorted(unknown)}; expected {sorted(DEMO_STUDY)}")
+    reward_models = d.get("reward_models")
+    if reward_models is not None:
+        reward_models = {k: _load_args(v, models, f"reward_models.{k}") for k, v in reward_models.items()}
+    labeller = _load_args(labeller, models, "labeller")
+    D = spec.from_spec(d["data"])
+    other_parts = [spec.from_spec(s) for s in d.get("other_data") or []]
     other = combine(*other_parts, name="other data") if other_parts else None
     view = chosen_rejected(D)
-    rms = alignment_models(D, other, models=reward_models, train=train, base=base_model)
+    rms = alignment_models(D, other, models=reward_models, train=d.get("train"), base=d.get("base_model"))
     R = alignment_rewards(D, rms=rms)
     F = None
     if features is not None:
@@ -402,139 +602,12 @@ def setup(data, other_data=None, *, reward_models: dict | None = None, train: di
             from pluralign import llm as _llm
             llm = _llm.load(**labeller)
         F = entry_features(D, view, features, llm=llm)
-    return SimpleNamespace(D=D, other=other, other_parts=other_parts, view=view, rms=rms, R=R, F=F,
-                           stand_ins=study_stand_ins(reward_models, F))
+    stability_labellers = [_load_args(x, models, "stability_labellers") for x in stability_labellers or []]
+    settings = {"labeller": labeller, "stability_labellers": stability_labellers, "stability_share": stability_share,
+                "rewriter": rewriter if rewriter in (None, "simulator") else _load_args(rewriter, models, "rewriter"),
+                "n_rewrite": n_rewrite, "rewrite_share": rewrite_share, "p_flip": p_flip,
+                "similarity_model": similarity_model}
+    return Study(D=D, other=other, other_parts=other_parts, view=view, rms=rms, R=R, F=F,
+                 stand_ins=study_stand_ins(reward_models, F), profile=profile, seed=seed, settings=settings)
 
 
-def study_stand_ins(reward_models: dict | None = None, F: dict | None = None) -> list[str]:
-    """The offline stand-ins of a SEAL study design: :data:`TRAINED_PAIR_NOTE` without named
-    ``reward_models``, and, for features other than the LM-labeller's, what stands in for its taxonomy
-    (from :func:`entry_features`' ``note``)."""
-    out = []
-    if reward_models is None:
-        out.append(TRAINED_PAIR_NOTE)
-    if F is not None and F["source"] != "llm":
-        out.append(f"{F['note']}, in place of the LM-labeller's taxonomy labels")
-    return out
-
-
-def weight_recovery(study, imprint: dict) -> dict:
-    """Recovery of the simulator's planted population weights (demo: ``study.F`` from planted features).
-
-    Two checks of two different things. (1) The method: the imprint (Eq. 1, ``F["regressors"]``) of a
-    reward that *is* D's population mean utility (planted features · D's mean weights) must give back
-    those weights exactly. (2) The trained RMs (``imprint``: ``{"pre": ..., "post": ...}`` from
-    :func:`~pluralign.seal.feature_imprint`): pre-D against the other data's weights and post-D against the
-    pair-count-weighted mix of the other data and D (:func:`mixed_weights`), when every part of the other
-    data carries planted weights; else post-D against D's weights.
-
-    Returns a dict: ``utility`` (:func:`imprint_recovery` of the utility imprint; ``covered`` NaN, its
-    intervals have zero width), ``utility_error`` (largest |estimate − weight|), ``parts``
-    (``{label: imprint_recovery table}`` for the RMs, labels starting "pre-D RM" / "post-D RM"),
-    ``n_train`` (pairs each RM was trained on), ``summary`` (features, Pearson r, sign agreement, scale,
-    coverage per check), ``table`` (all recovery tables stacked) and ``reproduced`` (every RM weight
-    covered with the right sign)."""
-    import warnings
-
-    from pluralign.seal.imprint import feature_imprint, imprint_table
-
-    F, D, view = study.F, study.D, study.view
-    if F is None or F.get("source") != "planted":
-        raise ValueError("weight_recovery: needs the planted features (setup(..., features='planted'))")
-    w_D = D.meta["weights"]["mean"]
-    util = {e: F[e][list(w_D.index)].to_numpy(float) @ w_D.to_numpy(float) for e in ("chosen", "rejected")}
-    t_u = imprint_table(view["pair_id"], F["chosen"], F["rejected"], utility=(util["chosen"], util["rejected"]))
-    with warnings.catch_warnings():
-        # an exact fit: zero residuals, zero standard errors, and pyfixest's t = β / 0 warns; expected here
-        warnings.simplefilter("ignore", RuntimeWarning)
-        rec_u = imprint_recovery(feature_imprint(t_u, "utility", F["regressors"]), w_D)
-    rec_u["covered"] = np.nan
-    w_parts = [(p.meta["weights"]["mean"], len(p)) for p in study.other_parts if "weights" in p.meta]
-    parts = {}
-    if w_parts and len(w_parts) == len(study.other_parts):
-        w_other = mixed_weights([w for w, _ in w_parts], [c for _, c in w_parts])
-        w_post = mixed_weights([w for w, _ in w_parts] + [w_D], [c for _, c in w_parts] + [len(D)])
-        parts["pre-D RM vs the other data's weights"] = imprint_recovery(imprint["pre"], w_other)
-        parts["post-D RM vs the mix (other data + D)"] = imprint_recovery(imprint["post"], w_post)
-    else:
-        parts["post-D RM vs D's weights"] = imprint_recovery(imprint["post"], w_D)
-    summary = pd.DataFrame({k: {"features": len(v), "Pearson r (imprint vs weight)": v.attrs["pearson_r"],
-                                "sign agreement": v.attrs["sign_agreement"], "scale": v.attrs["scale"],
-                                "rescaled weight inside the 95% CI": v["covered"].astype(float).mean()}
-                            for k, v in {"planted utility (method check)": rec_u, **parts}.items()})
-    return {"utility": rec_u, "utility_error": float((rec_u["estimate"] - rec_u["weight"]).abs().max()),
-            "parts": parts, "summary": summary,
-            "n_train": {"pre": study.R.attrs.get("n_train_pre"), "post": study.R.attrs.get("n_train_post")},
-            "table": pd.concat({"planted utility": rec_u, **parts}, axis=0),
-            "reproduced": all(bool(v["covered"].all()) and v.attrs["sign_agreement"] == 1 for v in parts.values())}
-
-
-def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: float = 0.01, seed: int = 0) -> dict:
-    """Label stability across labellers (SEAL App. D.5, Fig. 11): a random ``share`` of the pairs of
-    ``view`` (at least one; both entries) is labelled by each of ``labellers`` (:func:`pluralign.llm.load`
-    argument dicts, or loaded LMs) with the App. C.3 prompt. With LM-labeller features (``F["source"] ==
-    "llm"``) each is compared with the main labeller's labels of the same entries, else the first two with
-    each other (:func:`~pluralign.seal.label_stability`).
-
-    Returns a dict: ``stability`` (features × (comparison, statistic)), ``agreement`` (its agreement
-    columns, sorted), ``what`` (what is compared), ``k`` (pairs drawn), ``pick`` (their positions),
-    ``n_failed`` (entries each labeller could not label)."""
-    from pluralign.seal.features import featurize, label_stability
-
-    labellers = list(labellers)
-    ref_llm = F is not None and F.get("source") == "llm" and F.get("labels_chosen") is not None
-    if not labellers or (len(labellers) < 2 and not ref_llm):
-        raise ValueError(f"stability_check: needs two labellers (or one and LM-labeller features), "
-                         f"got {len(labellers)}")
-    if not 0 < share <= 1:
-        raise ValueError(f"stability_check: share must be in (0, 1], got {share}")
-    rng = np.random.default_rng(seed)
-    k = max(1, int(round(share * len(view))))
-    pick = np.sort(rng.choice(len(view), size=k, replace=False))
-    sub = view.iloc[pick].reset_index(drop=True)
-    texts = entry_texts(sub, "chosen") + entry_texts(sub, "rejected")
-    names, models = [], []
-    for s in labellers:
-        if isinstance(s, dict):
-            from pluralign import llm as _llm
-            names.append(str(s.get("name") or s.get("model")))
-            models.append(_llm.load(**s))
-        else:
-            names.append(str(getattr(s, "name", None) or type(s).__name__))
-            models.append(s)
-    labs = {nm: featurize(texts, m, job=f"seal-stability-{nm}") for nm, m in zip(names, models)}
-    if ref_llm:
-        ref_name = F["labels_chosen"].attrs.get("labeller", "main labeller")
-        ref = pd.concat([F["labels_chosen"].iloc[pick], F["labels_rejected"].iloc[pick]], ignore_index=True)
-        stab = {nm: label_stability(ref, lab) for nm, lab in labs.items()}
-        what = f"agreement with {ref_name}"
-    else:
-        stab = {f"{names[0]} vs {names[1]}": label_stability(labs[names[0]], labs[names[1]])}
-        what = "agreement between the two labellers"
-    stab = pd.concat(stab, axis=1)
-    agree = stab.xs("agreement", axis=1, level=1)
-    agree = agree.sort_values(agree.columns[0])
-    return {"stability": stab, "agreement": agree, "what": what, "k": int(k), "pick": pick,
-            "n_failed": {nm: lab.attrs.get("n_failed") for nm, lab in labs.items()}}
-
-
-__all__ += ["TRAINED_PAIR_NOTE", "setup", "study_stand_ins", "weight_recovery", "stability_check"]
-
-
-#: The demo profile's SEAL study design (``seal.setup`` arguments), used when a page's ``design`` parameter is
-#: None: D is 1,200 simulated pairs; the pre-D RM is trained on 600 pairs of another simulated population whose
-#: annotators dislike what D's like (long, formatted, enthusiastic answers) and like jargon and refusals (D's
-#: population: verbosity 0.6, format 0.4, sentiment 0.2, complexity -0.3, refusal -0.5; per feature the mean
-#: and spread of the annotators' weights, :func:`pluralign.data.simulate`); the post-D RM on both; a frozen
-#: MiniLM with a small MLP head, Bradley-Terry on majority labels.
-DEMO_STUDY = {
-    "data": {"simulate": {"n_pairs": 1200, "seed": 0}},
-    "other_data": [{"simulate": {"n_pairs": 600, "seed": 1, "name": "simulated-other",
-                                 "weights": {"verbosity": [-0.6, 1.0], "format": [-0.4, 0.9], "sentiment": [-0.5, 1.0],
-                                             "complexity": [0.3, 0.9], "refusal": [0.3, 1.0]}}}],
-    "reward_models": None,
-    "train": {"objective": "bt", "labels": "aggregate"},
-    "base_model": {"head": "mlp"},
-}
-
-__all__ += ["DEMO_STUDY"]

@@ -1,0 +1,539 @@
+"""The SEAL study design on any profile: the alignment data set D seen as chosen / rejected entries,
+rewards of a pre-D and a post-D reward model (§ 2, Fig. 1 [3]), the entries' features, and the demo
+profile's planted-truth views of SEAL's features (:mod:`pluralign.seal.study` puts them together).
+
+- :func:`combine` (from :mod:`pluralign.data`) — several :class:`~pluralign.data.PreferenceData` as one (the post-D RM's training
+  data: "other" preference data plus D).
+- :func:`chosen_rejected` — D as SEAL sees it, one chosen entry t_i^c and one rejected entry t_i^r per
+  pair, from the majority label (pairs whose majority is a tie are dropped and counted).
+- :func:`alignment_rewards` — r̲(t_i^c), r̲(t_i^r), r(t_i^c), r(t_i^r) per pair: either two named reward
+  models (the paper profile: OpenAssistant ``reward-model-deberta-v3-large`` pre-D and ``-v2`` post-D) or,
+  mirroring that design offline, a pre-D model trained on other preference data and a post-D model
+  trained on that data plus D (``pluralign.rewards``, frozen MiniLM + head by default).
+- :func:`planted_features`, :func:`planted_taxonomy` — the simulator's planted features of the chosen and
+  rejected entries, raw and in SEAL's taxonomy names (demo ground truth).
+- :func:`featurizer_agreement` — how well a featurizer (the rule-based stand-in) recovers the planted labels.
+- :func:`imprint_recovery` — feature imprints next to the planted population weights (recovery check);
+  :func:`mixed_weights` — the pair-count-weighted weights of a model trained on several populations.
+- :func:`feature_prevalence` — share of chosen vs rejected entries with each feature (Table 4, Fig. 14).
+- :func:`entry_texts`, :func:`entry_features` (:class:`EntryFeatures`) — the dialogues SEAL labels and their
+  features from the simulator, the rule-based featurizer or an LM-labeller; :func:`labeller_gamma` — γ_i.
+- :func:`weight_recovery` — the demo's recovery of planted weights; :func:`stability_check` — App. D.5.
+- :data:`DEMO_STUDY` — the demo profile's design.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pluralign.data.core import combine  # re-exported as seal.combine
+
+__all__ = ["AlignmentModels", "EntryFeatures", "combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
+           "featurizer_agreement", "imprint_recovery", "mixed_weights", "feature_prevalence", "PLANTED_TO_RULES",
+           "entry_texts", "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue"]
+
+
+def chosen_rejected(data) -> pd.DataFrame:
+    """SEAL's view of an alignment data set: one row per pair with ``pair_id``, ``prompt``, ``chosen``,
+    ``rejected`` (response texts) and ``chosen_side`` ("A"/"B"), the chosen entry being the majority
+    label's (``PreferenceData.majority``; a single-label set such as hh-rlhf: the label). Pairs whose
+    majority is a tie have no chosen entry and are dropped; their number is in
+    ``.attrs["n_ties_dropped"]`` (and ``.attrs["n_pairs"]`` the pairs kept)."""
+    maj = data.majority()
+    p = data.pairs.set_index("pair_id").loc[maj.index]
+    keep = (maj != "tie").to_numpy()
+    side = maj.to_numpy()[keep]
+    a, b = p["response_a"].to_numpy()[keep], p["response_b"].to_numpy()[keep]
+    out = pd.DataFrame({"pair_id": maj.index.to_numpy()[keep], "prompt": p["prompt"].fillna("").to_numpy()[keep],
+                        "chosen": np.where(side == "A", a, b), "rejected": np.where(side == "A", b, a),
+                        "chosen_side": side})
+    out.attrs.update({"n_ties_dropped": int((~keep).sum()), "n_pairs": int(keep.sum()), "data": data.name})
+    return out
+
+
+def _oriented(scores: pd.DataFrame, view: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    s = scores.set_index("pair_id").loc[view["pair_id"]]
+    a, b = s["reward_a"].to_numpy(float), s["reward_b"].to_numpy(float)
+    is_a = (view["chosen_side"] == "A").to_numpy()
+    return np.where(is_a, a, b), np.where(is_a, b, a)
+
+
+@dataclass
+class AlignmentModels:
+    """The pre-D and post-D reward models (SEAL § 2: r̲ = pre-D RM, r = post-D RM) and how they were made:
+    ``design`` in words, the pairs each was trained on (``n_train_pre`` / ``n_train_post``; None for named
+    models) and ``details`` (the models' names, or the other data's name and the training arguments)."""
+    pre: Any
+    post: Any
+    design: str
+    n_train_pre: int | None = None
+    n_train_post: int | None = None
+    details: dict = field(default_factory=dict)
+
+
+def alignment_models(data, other=None, *, models: dict | None = None, train: dict | None = None,
+                     base: dict | None = None, progress: bool = False) -> AlignmentModels:
+    """The pre-D and post-D reward models (SEAL § 2: r̲ = pre-D RM, r = post-D RM) as
+    :class:`AlignmentModels`; see :func:`alignment_rewards` for the two ways they are made."""
+    from pluralign import rewards
+
+    if models is not None:
+        if set(models) != {"pre", "post"}:
+            raise ValueError(f"alignment_rewards: models must have keys 'pre' and 'post', got {sorted(models)}")
+        return AlignmentModels(pre=rewards.load(**dict(models["pre"])), post=rewards.load(**dict(models["post"])),
+                               design="named pre-D and post-D reward models",
+                               details={"models": {k: str(v.get("name_or_path")) for k, v in models.items()}})
+    if other is None:
+        raise ValueError("alignment_rewards: give either models={'pre': ..., 'post': ...} or other= "
+                         "(preference data for the pre-D reward model)")
+    ids = set(other.pairs["pair_id"]) & set(data.pairs["pair_id"])
+    if ids:
+        raise ValueError(f"alignment_rewards: {len(ids)} pair(s) of D are also in the other data "
+                         f"(e.g. {sorted(ids)[0]!r}); the pre-D model must not see D")
+    rm0 = rewards.load(**dict(base or {}))
+    kw = {"objective": "bt", "labels": "aggregate", **dict(train or {})}
+    kw.setdefault("progress", progress)
+    # embed D's texts first, in one fixed order, so the cache is shared with other chapters
+    rewards.embed_all(rm0, data, progress=progress)
+    pre = rm0.train(other, **kw)
+    post = rm0.train(combine(other, data, name=f"{other.name} + D"), **kw)
+    return AlignmentModels(pre=pre, post=post, design="pre-D RM trained on other data, post-D RM on other data + D",
+                           n_train_pre=len(other), n_train_post=len(other) + len(data),
+                           details={"other": other.name, "train": {k: v for k, v in kw.items() if k != "progress"}})
+
+
+def alignment_rewards(data, other=None, *, models: dict | None = None, train: dict | None = None,
+                      base: dict | None = None, progress: bool = False, rms: AlignmentModels | None = None
+                      ) -> pd.DataFrame:
+    """Rewards of the chosen and rejected entries of D = ``data`` under a pre-D and a post-D reward
+    model (SEAL § 2: r̲ = pre-D RM, r = post-D RM).
+
+    Two ways, as the profile provides:
+
+    - ``models={"pre": {...}, "post": {...}}``: keyword arguments of :func:`pluralign.rewards.load` for two
+      existing reward models (the paper: OpenAssistant ``reward-model-deberta-v3-large`` trained before
+      hh-rlhf and ``-v2`` trained with it), each scoring (history, reply) as a sentence pair;
+    - ``other`` (preference data not containing D) with ``train`` (keyword arguments of
+      ``RewardModel.train``, default Bradley-Terry on majority labels) and ``base`` (arguments of
+      :func:`pluralign.rewards.load`, default the frozen MiniLM + head): the pre-D RM is trained on
+      ``other`` and the post-D RM on ``other`` + D, mirroring the paper's pair of models.
+
+    ``rms``: the result of :func:`alignment_models` when already made (it says how the rewards were made).
+    Returns one row per pair of :func:`chosen_rejected` (ties dropped) with ``pair_id``, ``pre_chosen``,
+    ``pre_rejected``, ``post_chosen``, ``post_rejected``.
+    """
+    view = chosen_rejected(data)
+    rms = rms or alignment_models(data, other, models=models, train=train, base=base, progress=progress)
+    out = pd.DataFrame({"pair_id": view["pair_id"].to_numpy()})
+    for k in ("pre", "post"):
+        c, r = _oriented(getattr(rms, k).score(data, progress=progress), view)
+        out[f"{k}_chosen"], out[f"{k}_rejected"] = c, r
+    return out
+
+
+def split_dialogue(text: str) -> tuple[str, str]:
+    """(history, last reply) of a dialogue, split exactly as the hh-rlhf loader splits one
+    (:func:`pluralign.data.hub.split_dialogue`: at the last "\\n\\nAssistant:", both parts
+    whitespace-trimmed). For an hh-rlhf entry, ``split_dialogue(entry_texts(view, e)[i])`` gives back the
+    data set's (prompt, reply); a plain prompt ``p`` comes back as "Human: p". A text without the marker
+    is all reply (history "")."""
+    from pluralign.data.hub import split_dialogue as _split
+
+    if not isinstance(text, str):
+        raise TypeError(f"split_dialogue: text must be a string, got {type(text).__name__}")
+    hist, reply, found = _split(pd.Series([text]))
+    if not found[0]:
+        return "", text.strip()
+    return str(hist.iloc[0]), str(reply.iloc[0])
+
+
+# --------------------------------------------------------------------------------------------------------
+# planted truth (demo profile)
+
+def planted_features(data, view: pd.DataFrame | None = None, features: Sequence[str] | None = None
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The simulator's planted features of the chosen and rejected entries (``.truth`` a_/b_ columns),
+    one row per pair of ``view`` (default :func:`chosen_rejected`), in its order: (chosen, rejected)."""
+    if data.truth is None:
+        raise ValueError(f"planted_features: {data.name!r} has no planted truth (simulated data only)")
+    view = chosen_rejected(data) if view is None else view
+    from pluralign.data.simulate import FEATURES
+    features = list(features or FEATURES)
+    t = data.truth.loc[view["pair_id"]]
+    is_a = (view["chosen_side"] == "A").to_numpy()
+    ch = pd.DataFrame({f: np.where(is_a, t[f"a_{f}"], t[f"b_{f}"]) for f in features})
+    rj = pd.DataFrame({f: np.where(is_a, t[f"b_{f}"], t[f"a_{f}"]) for f in features})
+    return ch.astype(float), rj.astype(float)
+
+
+PLANTED_TO_RULES = {"last_response_is_refusal": "refusal", "last_response_is_harmless": "not harmfulness",
+                    "last_response_sentiment": "sentiment (positive = 1, else neutral 0)",
+                    "response_has_list": "format", "last_response_is_helpful": "not (refusal or factual_error)"}
+"""How :func:`planted_taxonomy` names planted features in SEAL's taxonomy (and the rule featurizer's)."""
+
+
+def planted_taxonomy(planted: pd.DataFrame) -> pd.DataFrame:
+    """Planted features (:func:`planted_features`, one side) in SEAL's taxonomy names, numerically
+    encoded as :func:`~pluralign.seal.features.feature_matrix` does (:data:`PLANTED_TO_RULES`):
+    ``last_response_is_refusal``, ``last_response_is_harmless``, ``last_response_sentiment`` (1 positive,
+    0 neutral: the simulator plants enthusiasm, never a negative tone), ``response_has_list`` (format),
+    ``last_response_is_helpful`` (neither a refusal nor a factual error: the demo's stand-in for the
+    LM-labeller's helpfulness, SEAL's first target feature), and ``verbosity`` unchanged."""
+    need = ["refusal", "harmfulness", "sentiment", "format", "factual_error", "verbosity"]
+    miss = [c for c in need if c not in planted.columns]
+    if miss:
+        raise ValueError(f"planted_taxonomy: planted features lack {miss}")
+    return pd.DataFrame({
+        "last_response_is_refusal": planted["refusal"].to_numpy(float),
+        "last_response_is_harmless": 1.0 - planted["harmfulness"].to_numpy(float),
+        "last_response_sentiment": planted["sentiment"].to_numpy(float),
+        "response_has_list": planted["format"].to_numpy(float),
+        "last_response_is_helpful": 1.0 - np.maximum(planted["refusal"], planted["factual_error"]).to_numpy(float),
+        "verbosity": planted["verbosity"].to_numpy(float)}, index=planted.index)
+
+
+def featurizer_agreement(labels: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
+    """Agreement of a featurizer's labels (raw, as :func:`~pluralign.seal.rule_featurize`, or numeric) with
+    the planted truth (:func:`planted_taxonomy`) on the same texts, per feature: ``n``, ``agreement``
+    (share equal), Cohen's ``cohen_kappa``, ``prevalence_truth``, ``prevalence_labels``, and for the
+    rule featurizer's ``response_words`` against planted ``verbosity`` the ``auroc`` (how well word count
+    separates verbose from short entries; agreement/κ are NaN there). Rows matched by position."""
+    from sklearn.metrics import roc_auc_score
+
+    from pluralign.seal.features import feature_matrix, label_stability
+
+    if len(labels) != len(truth):
+        raise ValueError(f"featurizer_agreement: {len(labels)} labelled texts vs {len(truth)} planted rows")
+    common = [c for c in truth.columns if c in labels.columns]
+    out = label_stability(labels[common], truth[common], common)
+    num = feature_matrix(labels[common].reset_index(drop=True), common)
+    tr = truth[common].reset_index(drop=True)
+    out["prevalence_truth"] = [float(tr[f].mean()) for f in out.index]
+    out["prevalence_labels"] = [float(num[f].mean()) for f in out.index]
+    out["auroc"] = np.nan
+    if "response_words" in labels.columns and "verbosity" in truth.columns:
+        y = truth["verbosity"].to_numpy(float)
+        w = pd.to_numeric(labels["response_words"]).to_numpy(float)
+        auc = roc_auc_score(y, w) if len(np.unique(y)) == 2 else np.nan
+        out.loc["response_words ~ verbosity"] = {"n": len(y), "agreement": np.nan, "cohen_kappa": np.nan,
+                                                  "prevalence_truth": float(y.mean()),
+                                                  "prevalence_labels": np.nan, "auroc": auc}
+        out["n"] = out["n"].astype(int)
+    return out
+
+
+def imprint_recovery(imprint: pd.DataFrame, weights: pd.Series | dict) -> pd.DataFrame:
+    """Feature imprints (:func:`~pluralign.seal.feature_imprint`) beside the planted population weights.
+
+    A Bradley-Terry RM's reward is on its own (logit) scale, the simulator's weights on the utility
+    scale, so the weights are also shown rescaled by the least-squares factor through the origin
+    ``s = Σ βw / Σ w²``. Per feature: ``estimate``, ``ci_low``, ``ci_high``, ``weight``, ``scaled_weight``,
+    ``same_sign`` and ``covered`` (the rescaled weight inside the 95 % interval). ``.attrs``: ``scale``,
+    ``pearson_r`` (imprints vs weights), ``sign_agreement`` (share of features, weight ≠ 0)."""
+    w = pd.Series(weights, dtype=float)
+    est = imprint["estimate"].astype(float)
+    common = [f for f in imprint.index if f in w.index and np.isfinite(est.get(f, np.nan))]
+    if len(common) < 2:
+        raise ValueError(f"imprint_recovery: fewer than two features with both an imprint and a weight "
+                         f"({common})")
+    b, ww = est[common].to_numpy(), w[common].to_numpy()
+    scale = float(b @ ww / (ww @ ww)) if ww @ ww > 0 else np.nan
+    out = pd.DataFrame({"estimate": b, "ci_low": imprint.loc[common, "ci_low"].to_numpy(float),
+                        "ci_high": imprint.loc[common, "ci_high"].to_numpy(float), "weight": ww,
+                        "scaled_weight": scale * ww}, index=pd.Index(common, name="feature"))
+    out["same_sign"] = np.where(ww == 0, np.nan, (np.sign(b) == np.sign(ww)).astype(float))
+    out["covered"] = ((out["scaled_weight"] >= out["ci_low"]) & (out["scaled_weight"] <= out["ci_high"]))
+    nz = ww != 0
+    out.attrs.update({"scale": scale, "pearson_r": float(np.corrcoef(b, ww)[0, 1]),
+                      "sign_agreement": float(np.mean(np.sign(b[nz]) == np.sign(ww[nz]))) if nz.any() else np.nan})
+    return out
+
+
+def mixed_weights(weights: Sequence, counts: Sequence) -> pd.Series:
+    """Pair-count-weighted mean of several populations' feature weights, ``Σ_k n_k w_k / Σ_k n_k``: the
+    weights a reward model trained on their pooled pairs is compared with (the post-D RM is trained on
+    the other data plus D). ``weights``: Series (or dicts) indexed by feature; features missing from a
+    population count as weight 0 there."""
+    weights = [pd.Series(w, dtype=float) for w in weights]
+    counts = np.asarray(counts, dtype=float)
+    if len(weights) != len(counts) or not len(weights):
+        raise ValueError(f"mixed_weights: {len(weights)} weight vectors for {len(counts)} counts")
+    if (counts < 0).any() or counts.sum() <= 0:
+        raise ValueError(f"mixed_weights: counts must be non-negative with a positive sum, got {counts.tolist()}")
+    index = list(dict.fromkeys(f for w in weights for f in w.index))
+    table = pd.concat([w.reindex(index).fillna(0.0) for w in weights], axis=1).to_numpy()
+    return pd.Series(table @ counts / counts.sum(), index=pd.Index(index, name="feature"), name="weight")
+
+
+def feature_prevalence(chosen: pd.DataFrame, rejected: pd.DataFrame) -> pd.DataFrame:
+    """Share of chosen and rejected entries with each feature (SEAL Table 4, Fig. 14): the column mean of
+    numerically encoded labels (for sentiment coded −1/0/1 this is the mean sentiment, as Table 4), missing
+    labels left out; columns ``chosen``, ``rejected``, ``difference`` (chosen − rejected), ``n``."""
+    cols = [c for c in chosen.columns if c in rejected.columns]
+    ch = chosen[cols].apply(pd.to_numeric, errors="coerce")
+    rj = rejected[cols].apply(pd.to_numeric, errors="coerce")
+    out = pd.DataFrame({"chosen": ch.mean(), "rejected": rj.mean()})
+    out["difference"] = out["chosen"] - out["rejected"]
+    out["n"] = ch.notna().sum().astype(int)
+    out.index.name = "feature"
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------
+# entry texts and features on every profile
+
+def entry_texts(view: pd.DataFrame, entry: str) -> list[str]:
+    """The texts SEAL labels: the whole dialogue ending in the chosen (``entry="chosen"``) or rejected
+    reply. An hh-rlhf style history (it contains "Human:") is followed by the reply; a plain prompt is
+    written as "Human: {prompt}\\n\\nAssistant: {reply}"."""
+    if entry not in ("chosen", "rejected"):
+        raise ValueError(f"entry_texts: entry must be 'chosen' or 'rejected', got {entry!r}")
+    out = []
+    for p, r in zip(view["prompt"].astype(str), view[entry].astype(str)):
+        if "Human:" in p:
+            out.append(p.rstrip() + (" " if p.rstrip().endswith("Assistant:") else "\n\nAssistant: ") + r)
+        else:
+            out.append(f"Human: {p}\n\nAssistant: {r}")
+    return out
+
+
+FEATURE_SOURCES = ("planted", "rules", "llm")
+
+
+@dataclass
+class EntryFeatures:
+    """Features of the chosen and rejected entries of D, one row per pair of :func:`chosen_rejected`
+    (:func:`entry_features`): ``chosen`` / ``rejected`` the numeric regressor tables, ``regressors`` their
+    names, ``targets`` the target features helpful / harmless as 0/1 arrays (keys ``chosen_helpful``,
+    ``chosen_harmless``, ``rejected_helpful``, ``rejected_harmless``; γ of App. D.4 is read off them),
+    ``source`` (one of :data:`FEATURE_SOURCES`), ``note`` (what stands in for what) and the raw labels
+    ``labels_chosen`` / ``labels_rejected`` where a featurizer ran."""
+    source: str
+    chosen: pd.DataFrame
+    rejected: pd.DataFrame
+    regressors: list
+    targets: dict
+    note: str = ""
+    labels_chosen: pd.DataFrame | None = None
+    labels_rejected: pd.DataFrame | None = None
+
+
+def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None, job: str = "seal-taxonomy"
+                   ) -> EntryFeatures:
+    """Features of the chosen and rejected entries of ``view`` (:func:`chosen_rejected`) for SEAL's
+    regressions and the LM-labeller preference γ, from one of three sources:
+
+    - ``"planted"`` (demo): the simulator's planted features (:func:`planted_features`) as regressors;
+      the targets helpful / harmless from :func:`planted_taxonomy`;
+    - ``"rules"`` (offline on real text): :func:`~pluralign.seal.rule_featurize` on the dialogue texts;
+      regressors are its taxonomy features plus ``response_has_list``; harmless is the rule featurizer's;
+      helpfulness cannot be read from surface patterns, so "not a refusal" stands in for it;
+    - ``"llm"`` (paper): :func:`~pluralign.seal.featurize` with ``llm`` (the App. C.3 prompt); regressors
+      are all 17 scalar taxonomy features (:data:`~pluralign.seal.features.SCALAR_FEATURES`), left to the
+      regressions' VIF > 5 filter (which in the paper removed the two ``assistant_*`` features, leaving
+      Table 5's 15 and reporting them in ``attrs["dropped_vif"]``); targets are the labeller's.
+
+    Returns :class:`EntryFeatures`.
+    """
+    from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, feature_matrix, featurize, rule_featurize
+
+    if source not in FEATURE_SOURCES:
+        raise ValueError(f"entry_features: source must be one of {FEATURE_SOURCES}, got {source!r}")
+    out = {"source": source, "labels_chosen": None, "labels_rejected": None}
+    if source == "planted":
+        ch, rj = planted_features(data, view)
+        tc, tr = planted_taxonomy(ch), planted_taxonomy(rj)
+        out.update(chosen=ch, rejected=rj, regressors=list(ch.columns),
+                   note="planted features of the simulator; helpful = neither refusal nor factual error, "
+                        "harmless = not harmful (planted)")
+    else:
+        texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
+        if source == "rules":
+            lc, lr = rule_featurize(texts_c), rule_featurize(texts_r)
+            # the rule featurizer's taxonomy features and list format; its word count (verbosity) is a
+            # measure outside SEAL's taxonomy, checked against the planted verbosity, not regressed on
+            regs = [f for f in RULE_FEATURES if f != "response_words"]
+            note = "rule-based featurizer (surface patterns); helpfulness stand-in: not a refusal"
+        else:
+            if llm is None:
+                raise ValueError("entry_features(source='llm') needs llm= (pluralign.llm.load(...))")
+            lc = featurize(texts_c, llm, job=f"{job}-chosen")
+            lr = featurize(texts_r, llm, job=f"{job}-rejected")
+            # every scalar taxonomy feature: the VIF > 5 filter of the regressions decides what stays out
+            # (footnote 6; in the paper the two assistant_* features, leaving Table 5's 15)
+            regs = list(SCALAR_FEATURES)
+            note = f"LM-labeller {lc.attrs.get('labeller')} with the App. C.3 prompt"
+        ch, rj = feature_matrix(lc, regs), feature_matrix(lr, regs)
+        tc, tr = ch.copy(), rj.copy()
+        if source == "rules":
+            tc["last_response_is_helpful"] = 1.0 - tc["last_response_is_refusal"]
+            tr["last_response_is_helpful"] = 1.0 - tr["last_response_is_refusal"]
+        else:
+            tc = feature_matrix(lc, ["last_response_is_helpful", "last_response_is_harmless"])
+            tr = feature_matrix(lr, ["last_response_is_helpful", "last_response_is_harmless"])
+        out.update(chosen=ch.reset_index(drop=True), rejected=rj.reset_index(drop=True), regressors=regs,
+                   labels_chosen=lc, labels_rejected=lr, note=note)
+    out["targets"] = {"chosen_helpful": tc["last_response_is_helpful"].to_numpy(),
+                      "chosen_harmless": tc["last_response_is_harmless"].to_numpy(),
+                      "rejected_helpful": tr["last_response_is_helpful"].to_numpy(),
+                      "rejected_harmless": tr["last_response_is_harmless"].to_numpy()}
+    return EntryFeatures(**out)
+
+
+def labeller_gamma(features: EntryFeatures, *, priority: str = "helpful") -> np.ndarray:
+    """γ_i (App. D.4) from :func:`entry_features`' targets; pairs with a missing target label get γ = NaN
+    (None) and are left out of the agreement rates."""
+    from pluralign.seal.resistance import labeller_preference
+
+    t = features.targets
+    arr = np.column_stack([np.asarray(t[k], float) for k in ("chosen_helpful", "chosen_harmless",
+                                                              "rejected_helpful", "rejected_harmless")])
+    ok = np.isfinite(arr).all(axis=1)
+    g = np.full(len(arr), None, dtype=object)
+    if ok.any():
+        g[ok] = labeller_preference(*(arr[ok, j].astype(int) for j in range(4)), priority=priority)
+    return g
+
+
+#: What a page says when this project trains its own pre-D / post-D pair (demo, sample).
+TRAINED_PAIR_NOTE = ("pre-D and post-D reward models trained by this project (pre-D on other preference data, "
+                     "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair")
+
+
+def study_stand_ins(reward_models: dict | None = None, F: EntryFeatures | None = None) -> list[str]:
+    """The offline stand-ins of a SEAL study design: :data:`TRAINED_PAIR_NOTE` without named
+    ``reward_models``, and, for features other than the LM-labeller's, what stands in for its taxonomy
+    (from :func:`entry_features`' ``note``)."""
+    out = []
+    if reward_models is None:
+        out.append(TRAINED_PAIR_NOTE)
+    if F is not None and F.source != "llm":
+        out.append(f"{F.note}, in place of the LM-labeller's taxonomy labels")
+    return out
+
+
+def weight_recovery(study, imprint: dict) -> dict:
+    """Recovery of the simulator's planted population weights (demo: ``study.F`` from planted features).
+
+    Two checks of two different things. (1) The method: the imprint (Eq. 1, ``F.regressors``) of a
+    reward that *is* D's population mean utility (planted features · D's mean weights) must give back
+    those weights exactly. (2) The trained RMs (``imprint``: ``{"pre": ..., "post": ...}`` from
+    :func:`~pluralign.seal.feature_imprint`): pre-D against the other data's weights and post-D against the
+    pair-count-weighted mix of the other data and D (:func:`mixed_weights`), when every part of the other
+    data carries planted weights; else post-D against D's weights.
+
+    Returns a dict: ``utility`` (:func:`imprint_recovery` of the utility imprint; ``covered`` NaN, its
+    intervals have zero width), ``utility_error`` (largest |estimate − weight|), ``parts``
+    (``{label: imprint_recovery table}`` for the RMs, labels starting "pre-D RM" / "post-D RM"),
+    ``n_train`` (pairs each RM was trained on), ``summary`` (features, Pearson r, sign agreement, scale,
+    coverage per check), ``table`` (all recovery tables stacked) and ``reproduced`` (every RM weight
+    covered with the right sign)."""
+    import warnings
+
+    from pluralign.seal.imprint import feature_imprint, imprint_table
+
+    F, D, view = study.F, study.D, study.view
+    if F is None or F.source != "planted":
+        raise ValueError("weight_recovery: needs the planted features (setup(..., features='planted'))")
+    w_D = D.meta["weights"]["mean"]
+    util = {e: getattr(F, e)[list(w_D.index)].to_numpy(float) @ w_D.to_numpy(float) for e in ("chosen", "rejected")}
+    t_u = imprint_table(view["pair_id"], F.chosen, F.rejected, utility=(util["chosen"], util["rejected"]))
+    with warnings.catch_warnings():
+        # an exact fit: zero residuals, zero standard errors, and pyfixest's t = β / 0 warns; expected here
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rec_u = imprint_recovery(feature_imprint(t_u, "utility", F.regressors), w_D)
+    rec_u["covered"] = np.nan
+    w_parts = [(p.meta["weights"]["mean"], len(p)) for p in study.other_parts if "weights" in p.meta]
+    parts = {}
+    if w_parts and len(w_parts) == len(study.other_parts):
+        w_other = mixed_weights([w for w, _ in w_parts], [c for _, c in w_parts])
+        w_post = mixed_weights([w for w, _ in w_parts] + [w_D], [c for _, c in w_parts] + [len(D)])
+        parts["pre-D RM vs the other data's weights"] = imprint_recovery(imprint["pre"], w_other)
+        parts["post-D RM vs the mix (other data + D)"] = imprint_recovery(imprint["post"], w_post)
+    else:
+        parts["post-D RM vs D's weights"] = imprint_recovery(imprint["post"], w_D)
+    summary = pd.DataFrame({k: {"features": len(v), "Pearson r (imprint vs weight)": v.attrs["pearson_r"],
+                                "sign agreement": v.attrs["sign_agreement"], "scale": v.attrs["scale"],
+                                "rescaled weight inside the 95% CI": v["covered"].astype(float).mean()}
+                            for k, v in {"planted utility (method check)": rec_u, **parts}.items()})
+    return {"utility": rec_u, "utility_error": float((rec_u["estimate"] - rec_u["weight"]).abs().max()),
+            "parts": parts, "summary": summary,
+            "n_train": {"pre": study.rms.n_train_pre, "post": study.rms.n_train_post},
+            "table": pd.concat({"planted utility": rec_u, **parts}, axis=0),
+            "reproduced": all(bool(v["covered"].all()) and v.attrs["sign_agreement"] == 1 for v in parts.values())}
+
+
+def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: float = 0.01, seed: int = 0) -> dict:
+    """Label stability across labellers (SEAL App. D.5, Fig. 11): a random ``share`` of the pairs of
+    ``view`` (at least one; both entries) is labelled by each of ``labellers`` (:func:`pluralign.llm.load`
+    argument dicts, or loaded LMs) with the App. C.3 prompt. With LM-labeller features (``F.source ==
+    "llm"``) each is compared with the main labeller's labels of the same entries, else the first two with
+    each other (:func:`~pluralign.seal.features.label_stability`).
+
+    Returns a dict: ``stability`` (features × (comparison, statistic)), ``agreement`` (its agreement
+    columns, sorted), ``what`` (what is compared), ``k`` (pairs drawn), ``pick`` (their positions),
+    ``n_failed`` (entries each labeller could not label)."""
+    from pluralign.seal.features import featurize, label_stability
+
+    labellers = list(labellers)
+    ref_llm = F is not None and F.source == "llm" and F.labels_chosen is not None
+    if not labellers or (len(labellers) < 2 and not ref_llm):
+        raise ValueError(f"stability_check: needs two labellers (or one and LM-labeller features), "
+                         f"got {len(labellers)}")
+    if not 0 < share <= 1:
+        raise ValueError(f"stability_check: share must be in (0, 1], got {share}")
+    rng = np.random.default_rng(seed)
+    k = max(1, int(round(share * len(view))))
+    pick = np.sort(rng.choice(len(view), size=k, replace=False))
+    sub = view.iloc[pick].reset_index(drop=True)
+    texts = entry_texts(sub, "chosen") + entry_texts(sub, "rejected")
+    names, models = [], []
+    for s in labellers:
+        if isinstance(s, dict):
+            from pluralign import llm as _llm
+            names.append(str(s.get("name") or s.get("model")))
+            models.append(_llm.load(**s))
+        else:
+            names.append(str(getattr(s, "name", None) or type(s).__name__))
+            models.append(s)
+    labs = {nm: featurize(texts, m, job=f"seal-stability-{nm}") for nm, m in zip(names, models)}
+    if ref_llm:
+        ref_name = F.labels_chosen.attrs.get("labeller", "main labeller")
+        ref = pd.concat([F.labels_chosen.iloc[pick], F.labels_rejected.iloc[pick]], ignore_index=True)
+        stab = {nm: label_stability(ref, lab) for nm, lab in labs.items()}
+        what = f"agreement with {ref_name}"
+    else:
+        stab = {f"{names[0]} vs {names[1]}": label_stability(labs[names[0]], labs[names[1]])}
+        what = "agreement between the two labellers"
+    stab = pd.concat(stab, axis=1)
+    agree = stab.xs("agreement", axis=1, level=1)
+    agree = agree.sort_values(agree.columns[0])
+    return {"stability": stab, "agreement": agree, "what": what, "k": int(k), "pick": pick,
+            "n_failed": {nm: lab.attrs.get("n_failed") for nm, lab in labs.items()}}
+
+
+__all__ += ["TRAINED_PAIR_NOTE", "study_stand_ins", "weight_recovery", "stability_check"]
+
+
+#: The demo profile's SEAL study design (``seal.setup`` arguments), used when a page's ``design`` parameter is
+#: None: D is 1,200 simulated pairs; the pre-D RM is trained on 600 pairs of another simulated population whose
+#: annotators dislike what D's like (long, formatted, enthusiastic answers) and like jargon and refusals (D's
+#: population: verbosity 0.6, format 0.4, sentiment 0.2, complexity -0.3, refusal -0.5; per feature the mean
+#: and spread of the annotators' weights, :func:`pluralign.data.simulate`); the post-D RM on both; a frozen
+#: MiniLM with a small MLP head, Bradley-Terry on majority labels.
+DEMO_STUDY = {
+    "data": {"simulate": {"n_pairs": 1200, "seed": 0}},
+    "other_data": [{"simulate": {"n_pairs": 600, "seed": 1, "name": "simulated-other",
+                                 "weights": {"verbosity": [-0.6, 1.0], "format": [-0.4, 0.9], "sentiment": [-0.5, 1.0],
+                                             "complexity": [0.3, 0.9], "refusal": [0.3, 1.0]}}}],
+    "reward_models": None,
+    "train": {"objective": "bt", "labels": "aggregate"},
+    "base_model": {"head": "mlp"},
+}
+
+__all__ += ["DEMO_STUDY"]

@@ -1,0 +1,138 @@
+"""The SEAL Study's page sections (seal.study.Study): each returns a report.Result whose values are the
+library's statistics, on a simulated D with reward models whose rewards are the planted utility (no training)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from pluralign import seal
+from pluralign.data import simulate
+from pluralign.report import Result
+from pluralign.seal.resistance import alignment_summary, regime_prevalence
+from pluralign.seal.design import (TRAINED_PAIR_NOTE, AlignmentModels, alignment_rewards, chosen_rejected, entry_features,
+                                   study_stand_ins)
+from pluralign.seal.study import Study
+
+
+class _UtilityRM:
+    """Rewards a simulated response by the population's planted utility plus seeded noise (a data set), or
+    a (prompt, reply) pair by its reply's length and enthusiasm (the rewriting's re-scoring)."""
+
+    def __init__(self, D, noise, seed):
+        t, w = D.truth, D.meta["weights"]["mean"]
+        rng = np.random.default_rng(seed)
+        self.a = {p: u for p, u in zip(t.index, t[[f"a_{f}" for f in w.index]].to_numpy(float) @ w.to_numpy()
+                                       + noise * rng.standard_normal(len(t)))}
+        self.b = {p: u for p, u in zip(t.index, t[[f"b_{f}" for f in w.index]].to_numpy(float) @ w.to_numpy()
+                                       + noise * rng.standard_normal(len(t)))}
+
+    def score(self, data, progress=False):
+        if isinstance(data, list):
+            return np.array([len(r) / 100 + r.count("!") for _, r in data], float)
+        ids = data.pairs["pair_id"]
+        return pd.DataFrame({"pair_id": ids, "reward_a": ids.map(self.a), "reward_b": ids.map(self.b)})
+
+
+@pytest.fixture(scope="module")
+def study():
+    D = simulate(n_pairs=300, seed=2)
+    view = chosen_rejected(D)
+    rms = AlignmentModels(pre=_UtilityRM(D, 3.0, 0), post=_UtilityRM(D, 0.5, 1), design="utility RMs",
+                          n_train_pre=100, n_train_post=300)
+    R = alignment_rewards(D, rms=rms)
+    F = entry_features(D, view, "planted")
+    return Study(D=D, other=None, other_parts=[], view=view, rms=rms, R=R, F=F,
+                 stand_ins=study_stand_ins(None, F), profile="demo", seed=0,
+                 settings={"rewriter": "simulator", "n_rewrite": 60, "p_flip": 0.5, "similarity_model": None})
+
+
+def test_rewards_page_sections(study):
+    R = study.R
+    ds = study.dataset()
+    assert isinstance(ds, Result) and ds.values["n_pairs"] == len(study.view) == len(R)
+    assert ds.values["n_ties"] == 300 - len(R) and ds.values["n_invalid"] == 0
+    assert ds.values["paper_n_pairs"] == "160,800" and ds.table.loc["pairs analysed", "This run"] == len(R)
+    assert ds.table.loc["design", "This run"] == "utility RMs" and ds.table.loc["pre-D training pairs", "This run"] == 100
+    al = study.alignment()
+    s = alignment_summary(R["pre_chosen"], R["pre_rejected"], R["post_chosen"], R["post_rejected"])
+    assert al.values["a_plus_post"] == s["a_plus_post"] and al.values["a_minus_pre"] == s["a_minus_pre"]
+    assert al.values["paper_a_plus_pre"] == 0.57 and al.values["paper_a_minus_pre"] == pytest.approx(0.43)
+    sh = study.reward_shifts()
+    assert sh.values["theta_abs_mean"] == pytest.approx(np.nanmean(np.abs(study.theta())))
+    q = study.quadrants()
+    assert q.table["post-D"].sum() == pytest.approx(1.0, abs=0.003) and q.table.loc["both negative", "paper (post-D)"] == 0.53
+    assert q.figure is not None and study.reward_vectors().figure is not None
+
+
+def test_imprint_page_sections(study):
+    im = study.imprints()
+    assert im.values["n_imprint_obs"] == 2 * len(study.view) and im.values["paper_n_t5"] == 15
+    assert im.values["paper_harmless_post"] == 2.0898
+    assert "no feature name in common" in im.note          # planted names are not the paper's
+    assert list(im.table.columns.get_level_values(0).unique()) == ["pre-D", "post-D"]
+    fc = study.featurizer_check()
+    assert fc.table.loc["last_response_is_refusal", "agreement"] == 1.0 and "AUROC" in fc.note
+    assert "not run" in study.label_stability().note
+    prev = study.prevalence()
+    assert set(prev.table.columns) == {"chosen", "rejected", "difference", "n"}
+    rec = study.planted_recovery()
+    assert rec.table.loc["Pearson r (imprint vs weight)", "planted utility (method check)"] == pytest.approx(1.0)
+    assert study.vif_dropped().table.shape == (2, 1)
+    assert 0 <= study.shift_regression().values["t6_r2"] <= 1
+
+
+def test_resistance_page_sections(study):
+    reg = study.regime_table()
+    assert sum(reg.values.values()) == pytest.approx(1.0)
+    assert reg.values["prev_reversed"] == regime_prevalence(study.regimes())["reversed"]
+    ag = study.labeller_agreement()
+    assert ag.values["n_c"] + ag.values["n_r"] == study.decisive_pairs().table.iloc[0, 0]
+    assert ag.values["paper_n_decisive"] == "39,283" and ag.values["paper_share_i"] == 0.73
+    mis = study.misalignment()
+    assert mis.values["t7_base"] == pytest.approx(1 - alignment_summary(*[study.R[c] for c in (
+        "pre_chosen", "pre_rejected", "post_chosen", "post_rejected")])["a_plus_post"])
+    assert {"logit chosen", "linear rejected"} <= set(mis.table.columns)
+
+
+def test_robustness_page_sections(study):
+    rs = study.rewrite_summary()
+    assert rs.table.loc["pairs drawn for rewriting", "this run"] == 60 and rs.table.loc["pairs kept", "this run"] == 60
+    assert study.rewriting() is study.rewriting()                      # computed once
+    fl = study.label_flips()
+    assert fl.table.index.names == ["entry", "feature", "flip"]
+    assert np.allclose(fl.data["shares"][[-1, 0, 1]].sum(axis=1), 1.0)
+    assert fl.table["share of entries"].groupby(level=["entry", "feature"]).sum().between(0.99, 1.01).all()
+    pi = study.robustness()
+    assert pi.data["scores"].attrs["n_pairs"] <= 60 and "pairs enter the regression" in pi.note
+
+
+def test_profile_note_names_the_pages_stand_ins(study):
+    note = study.profile_note("imprint").data
+    assert TRAINED_PAIR_NOTE in note and "rule-based featurizer checked against the planted" in note
+    assert "simulator's own rewrites" in study.profile_note("robustness").data
+    assert "simulator's own rewrites" not in study.profile_note().data
+
+
+def test_sections_without_features_or_rewriting_say_so(study):
+    bare = Study(D=study.D, other=None, other_parts=[], view=study.view, rms=study.rms, R=study.R)
+    with pytest.raises(ValueError, match="features"):
+        bare.imprints()
+    assert "not run" in bare.rewrite_summary().note.lower() and bare.robustness().table is None
+    assert "Not applicable" in bare.planted_recovery().note
+
+
+def test_setup_refuses_unknown_design_keys():
+    with pytest.raises(ValueError, match="unknown design key"):
+        seal.setup({"data": {"simulate": {"n_pairs": 10}}, "typo": 1})
+
+
+def test_model_names_resolve_against_the_profiles_models():
+    from pluralign.params import ParamsError
+    from pluralign.seal.study import _load_args
+    models = {"seal_pre_alignment": {"load": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large"}},
+              "seal_labeller": {"name": "gpt-4-turbo-2024-04-09", "backend": "openai"}}
+    assert _load_args("seal_pre_alignment", models, "reward_models.pre") == {
+        "name_or_path": "OpenAssistant/reward-model-deberta-v3-large"}
+    assert _load_args("seal_labeller", models, "labeller")["backend"] == "openai"
+    assert _load_args({"name": "x"}, models, "labeller") == {"name": "x"} and _load_args(None, models, "x") is None
+    with pytest.raises(ParamsError, match="seal_labeller"):
+        _load_args("seal_labeler", models, "labeller")
