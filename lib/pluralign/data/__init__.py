@@ -3,8 +3,7 @@
 * :func:`load` — ``load(name, source=None, **options) -> PreferenceData`` for every registered data set
   (:data:`DATASETS`: name → Hub id, license, citation, loader), including ``load("local", ...)`` for a
   user's own file;
-* :func:`simulate` — seeded multi-annotator preference data with planted truth (DESIGN.md, "The
-  simulator");
+* :func:`simulate` — seeded multi-annotator preference data with planted truth (the demo profile's data);
 * :class:`PreferenceData`, :class:`DataError` — the canonical form and its bad-input error.
 """
 from pluralign.data.core import DataError, PreferenceData, combine, validate  # noqa: F401

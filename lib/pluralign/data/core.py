@@ -1,4 +1,4 @@
-"""The canonical form of preference data (DESIGN.md, "Data model").
+"""The canonical form of preference data: a ``pairs`` table and long-form ``annotations``.
 
 ``pairs``: one row per comparison — ``pair_id`` (stable string), ``dataset``, ``split``, ``prompt``
 (the conversation history, as text), ``response_a``, ``response_b``; further columns are source metadata.

@@ -71,7 +71,7 @@ def _series(v) -> pd.Series:
 def chosen_rejected(raw: pd.DataFrame, *, dataset: str, pair_id: pd.Series, split, prompt: pd.Series,
                     chosen: pd.Series, rejected: pd.Series, annotator, metadata: dict | None = None):
     """Chosen/rejected → A/B (deterministic, balanced by :func:`swap_mask` of the pair id) and one ±2
-    judgment per pair (a chosen/rejected label carries no strength: DESIGN.md, "Data model")."""
+    judgment per pair (a chosen/rejected label carries no strength, so it counts as a significant one)."""
     swap = swap_mask(pair_id)
     chosen, rejected = _series(chosen), _series(rejected)
     keep = pd.Series(~swap)

@@ -4,7 +4,7 @@ Every loader goes through :func:`read_source`: a Hub id (``datasets.load_dataset
 local file / folder (``source=``) in the Hub's own schema — JSON Lines (``.jsonl``, ``.jsonl.gz``),
 JSON arrays (``.json``, ``.json.gz``), Parquet, CSV/TSV. The raw frame gets two bookkeeping columns,
 ``_file`` and ``_row`` (1-based line number for JSON Lines and CSV, 1-based record number otherwise),
-so that a later check can say *where* a bad value came from (DESIGN.md, "Data model": "refuses bad
+so that a later check can say *where* a bad value came from (the data model: "refuses bad
 input with an error that names the file, the row and the field").
 """
 from __future__ import annotations

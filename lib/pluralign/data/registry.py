@@ -1,7 +1,7 @@
 """The registry of data sets: one name → how it is loaded, its Hub id, license and citation.
 
 ``load(name, source=None, **options)`` looks the name up in :data:`DATASETS` and runs its loader; the
-loader turns the raw source into the canonical tables (DESIGN.md, "Data model") and the registry adds
+loader turns the raw source into the canonical tables (:mod:`pluralign.data.core`) and the registry adds
 ``meta``: ``name``, ``source``, ``hub_id``, ``license``, ``citation``, ``options`` and ``filters``.
 Options are plain values (str, number, list, dict), so a papermill / YAML parameter file can carry
 them: ``load(**yaml.safe_load(open("params/mydata.yml")))`` or ``load({"name": ..., "source": ...})``.

@@ -284,8 +284,8 @@ class Recovery:
 
 
 def planted_recovery(classified: pd.DataFrame, truth: pd.DataFrame) -> Recovery:
-    """How the agreement classes line up with the simulator's planted truth (demo profile; DESIGN.md "every
-    method is checked by recovery"): one row per planted group — ``taste-driven`` (``truth["taste_driven"]``:
+    """How the agreement classes line up with the simulator's planted truth (demo profile: every
+    method is checked by recovery): one row per planted group — ``taste-driven`` (``truth["taste_driven"]``:
     the planted cause is one of Table 1's taste causes) and ``objective`` (the rest) — with ``n`` and the share
     of each agreement class; with the ``diverging`` class's precision and recall (:class:`Recovery`)."""
     if "taste_driven" not in truth.columns:
