@@ -172,3 +172,34 @@ def test_concurrent_job_journals_every_answer_before_raising():
         assert c.generate(prompts, job="conc") == [[p.upper()] for p in prompts]
         second = [b["messages"][-1]["content"] for _, b in srv.log[len(first):]]
     assert sorted(second) == sorted(set(prompts) - set(answered))
+
+
+def test_a_job_resumes_through_another_address_of_the_same_server():
+    from pluralign.llm.scripted import ScriptedBackend
+    prompts = [f"p{i}" for i in range(6)]
+    with serve(ScriptedBackend(lambda p, k: f"r {p}")) as srv:
+        a = llm_mod.load(srv.model_id, base_url=f"http://127.0.0.1:{srv.port}/v1", mode="completions")
+        a.generate(prompts[:4], max_tokens=2, job="hosts")
+        sent = srv.counts["POST /v1/completions"]
+        b = llm_mod.load(srv.model_id, base_url=f"http://localhost:{srv.port}/v1", mode="completions")
+        assert b.generate(prompts, max_tokens=2, job="hosts") == [[f"r {p}"] for p in prompts]
+        assert srv.counts["POST /v1/completions"] - sent == 2  # only p4 and p5 were asked again
+
+
+def test_two_concurrent_runs_of_one_job_send_each_request_once():
+    import threading
+    from pluralign.llm.scripted import ScriptedBackend
+    prompts = [f"q{i}" for i in range(12)]
+    with serve(ScriptedBackend(lambda p, k: f"r {p}"), delay=0.02) as srv:
+        results = []
+
+        def run():
+            c = llm_mod.load(srv.model_id, base_url=srv.url, mode="completions", concurrency=2)
+            results.append(c.generate(prompts, max_tokens=2, job="twice"))
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert len(results) == 2 and results[0] == results[1]
+        assert srv.counts["POST /v1/completions"] == len(prompts)

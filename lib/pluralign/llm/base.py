@@ -160,6 +160,11 @@ class LLM:
     def fingerprint(self) -> str:
         return fingerprint(self.identity())
 
+    def journal_identity(self) -> dict:
+        """What a job's journal keys on: what the requests are (model and request settings), not where they go,
+        so the same job through ``localhost`` or ``127.0.0.1`` (or another server of the same model) resumes."""
+        return self.identity()
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.identity()})"
 
@@ -177,13 +182,20 @@ class LLM:
     def _store(self, job: str | None, kind: str, settings: dict) -> ItemStore | None:
         if job is None:
             return None
-        return ItemStore(f"llm/{job}", settings={"id": self.identity(), "kind": kind, "settings": settings})
+        return ItemStore(f"llm/{job}", settings={"id": self.journal_identity(), "kind": kind, "settings": settings})
 
     def _run(self, kind: str, payloads: list[Any], settings: dict, job: str | None,
              work: Callable[[list[Any], Callable[[int, Any], None]], None]) -> list[Any]:
-        """Run ``work`` on the payloads not yet journaled; return values in input order."""
-        keys = [_item_key(kind, p) for p in payloads]
+        """Run ``work`` on the payloads not yet journaled; return values in input order. A job holds its
+        journal's lock while it works, so a second run of the same job waits and then sends only what the
+        first left undone."""
+        import contextlib
         store = self._store(job, kind, settings)
+        with store.lock() if store is not None else contextlib.nullcontext():
+            return self._run_locked(kind, payloads, settings, store, work)
+
+    def _run_locked(self, kind, payloads, settings, store, work) -> list[Any]:
+        keys = [_item_key(kind, p) for p in payloads]
         done: dict[str, Any] = {}
         if store is not None:
             done = {k: store.get(k) for k in keys if k in store}

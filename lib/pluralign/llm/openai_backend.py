@@ -122,6 +122,10 @@ class OpenAILLM(LLM):
         return {"backend": self.backend, "model": self.model, "base_url": self.base_url, "mode": self.mode,
                 "json_mode": self.json_mode, "system": self.system, "top_logprobs": self.top_logprobs}
 
+    def journal_identity(self) -> dict:
+        """The identity without ``base_url``: a job resumes whichever address reaches the same model."""
+        return {k: v for k, v in self.identity().items() if k != "base_url"}
+
     def __getstate__(self):
         raise TypeError("OpenAILLM holds a client with a key; it is not pickled (create it again)")
 
