@@ -33,11 +33,12 @@ def _data(prefs, ids=None, name="toy"):
 
 def test_chosen_rejected_majority_and_ties_counted():
     d = _data([[-2, -1, 1], [2, 1, 0], [-1, 1]])      # A, B, tie
-    v = seal.chosen_rejected(d)
+    pairs = seal.chosen_rejected(d)
+    v = pairs.table
     assert list(v["pair_id"]) == ["p0", "p1"]
     assert list(v["chosen"]) == ["a-p0", "b-p1"] and list(v["rejected"]) == ["b-p0", "a-p1"]
     assert list(v["chosen_side"]) == ["A", "B"]
-    assert v.attrs["n_ties_dropped"] == 1 and v.attrs["n_pairs"] == 2
+    assert pairs.n_ties_dropped == 1 and pairs.n_pairs == 2 and pairs.data == d.name
 
 
 def test_combine_keeps_everything_and_refuses_duplicate_ids():
@@ -53,7 +54,7 @@ def test_combine_keeps_everything_and_refuses_duplicate_ids():
 
 def test_planted_features_follow_the_chosen_side():
     d = simulate(n_pairs=200, seed=3)
-    v = seal.chosen_rejected(d)
+    v = seal.chosen_rejected(d).table
     ch, rj = planted_features(d, v)
     t = d.truth.loc[v["pair_id"]]
     for j, side in enumerate(v["chosen_side"]):
@@ -96,9 +97,9 @@ def test_imprint_recovery_scale_and_sign():
     imp = pd.DataFrame({"estimate": [2.0, -4.0, 1.0], "ci_low": [1.9, -4.1, 0.0], "ci_high": [2.1, -3.9, 0.5]},
                        index=["x", "y", "z"])
     r = imprint_recovery(imp, w)
-    assert r.attrs["scale"] == pytest.approx(2.0) and r.attrs["pearson_r"] == pytest.approx(1.0)
-    assert r.attrs["sign_agreement"] == 1.0
-    assert list(r["covered"]) == [True, True, False]      # z: scaled weight 1.0 is outside [0, 0.5]
+    assert r.scale == pytest.approx(2.0) and r.pearson_r == pytest.approx(1.0)
+    assert r.sign_agreement == 1.0
+    assert list(r.table["covered"]) == [True, True, False]      # z: scaled weight 1.0 is outside [0, 0.5]
     with pytest.raises(ValueError, match="fewer than two"):
         imprint_recovery(imp.iloc[:1], w)
 
@@ -107,18 +108,20 @@ def test_imprint_of_planted_utility_recovers_population_weights():
     """An 'RM' whose reward is the population's mean utility w·x: the pair-FE imprint on the planted
     features returns the planted weights exactly, and imprint_recovery reports scale 1."""
     d = simulate(n_pairs=400, seed=5)
-    v = seal.chosen_rejected(d)
+    v = seal.chosen_rejected(d).table
     ch, rj = planted_features(d, v)
     w = d.meta["weights"]["mean"]
     rc, rr = ch[list(w.index)] @ w.to_numpy(), rj[list(w.index)] @ w.to_numpy()
     rng = np.random.default_rng(0)
     rc, rr = rc + 0.01 * rng.standard_normal(len(rc)), rr + 0.01 * rng.standard_normal(len(rr))
     table = seal.imprint_table(v["pair_id"], ch, rj, rm=(rc, rr))
-    imp = seal.feature_imprint(table, "rm", list(ch.columns))
+    fit = seal.feature_imprint(table, "rm", list(ch.columns))
+    imp = fit.table
     ok = imp["estimate"].notna()
     np.testing.assert_allclose(imp.loc[ok, "estimate"], w[imp.index[ok]], atol=0.01)
-    rec = imprint_recovery(imp, w)
-    assert rec.attrs["scale"] == pytest.approx(1.0, abs=0.01) and rec.attrs["sign_agreement"] == 1.0
+    rec = imprint_recovery(fit, w)
+    assert rec.scale == pytest.approx(1.0, abs=0.01) and rec.sign_agreement == 1.0
+    pd.testing.assert_frame_equal(rec.table, imprint_recovery(imp, w).table)     # the fit or its table
 
 
 def test_feature_prevalence_by_hand():
@@ -212,7 +215,7 @@ def test_robustness_scores_find_the_planted_sentiment_flip():
     import importlib
     sim = importlib.import_module("pluralign.data.simulate")
     d = simulate(n_pairs=1500, seed=4)
-    v = seal.chosen_rejected(d)
+    v = seal.chosen_rejected(d).table
 
     def reward(texts, bonus):
         """3 points for enthusiasm; an otherwise-aligned RM gives the chosen entry a 0.5 bonus"""
@@ -226,7 +229,8 @@ def test_robustness_scores_find_the_planted_sentiment_flip():
     before = aligned(reward(v["chosen"], 0.5 + c0), reward(v["rejected"], r0))
     after = aligned(reward(rc["rewritten"], 0.5 + c0 + c1), reward(rr["rewritten"], r0 + r1))
     cols = list(SIMULATED_FLIP_FEATURES)
-    pi = seal.robustness_scores(before, after, rc[cols].astype(float), rr[cols].astype(float), cols, unchanged=())
+    pi = seal.robustness_scores(before, after, rc[cols].astype(float), rr[cols].astype(float), cols,
+                                unchanged=()).table
     s = pi.loc[("c", "sentiment", 1)]
     assert s["estimate"] > 2 and s["p_bonferroni"] < 0.01
     assert pi.loc[("r", "sentiment", -1), "estimate"] > 2          # the rejected entry gains enthusiasm
@@ -268,9 +272,10 @@ def test_entry_features_llm_offers_every_scalar_feature_to_the_vif_filter():
     assert F.chosen.loc[3].isna().all()            # the failed label stays missing, pair 3 is dropped below
     R = {k: rng.normal(size=n) for k in ("c", "r")}
     table = seal.imprint_table(v["pair_id"], F.chosen, F.rejected, post=(R["c"], R["r"]))
-    assert table.attrs["n_pairs_dropped_missing"] == 1
+    assert table.n_pairs_dropped_missing == 1 and table.n_pairs == n - 1
     imp = seal.feature_imprint(table, "post", F.regressors)
-    assert {"assistant_is_coherent", "last_response_is_coherent"} & set(imp.attrs["dropped_vif"])
+    assert {"assistant_is_coherent", "last_response_is_coherent"} & set(imp.dropped_vif)
+    assert F.labeller == "fake" and F.labels_chosen.loc[3].isna().all()
 
 
 class _FakeRM:
@@ -321,9 +326,9 @@ def test_misalignment_regression_reports_non_convergence_under_separation():
     misaligned = (chosen["helpful"] == 0).to_numpy()          # chosen helpful perfectly predicts alignment
     rejected_r = np.where(misaligned, 1.0, -1.0)
     out = misalignment_regression(chosen_r, rejected_r, chosen, rejected)
-    assert out.attrs["converged"] is False
+    assert out.converged is False
     mild = np.where(rng.random(n) < 0.3, 1.0, -1.0)
-    assert misalignment_regression(chosen_r, mild, chosen, rejected).attrs["converged"] is True
+    assert misalignment_regression(chosen_r, mild, chosen, rejected).converged is True
 
 
 def test_robustness_scores_flag_separated_categories():
@@ -334,7 +339,7 @@ def test_robustness_scores_flag_separated_categories():
     fc = pd.DataFrame({"eloquent": np.asarray(flip, float)})
     fr = pd.DataFrame({"eloquent": np.zeros(len(flip))})
     with np.errstate(all="ignore"):
-        out = robustness_scores(before, after, fc, fr, unchanged=())
+        out = robustness_scores(before, after, fc, fr, unchanged=()).table
     assert out.loc[("c", "eloquent", -1), "n_misaligned"] == 0
     assert bool(out.loc[("c", "eloquent", -1), "separated"]) is True
     assert out.loc[("c", "eloquent", 1), "n_misaligned"] == 2
@@ -343,7 +348,7 @@ def test_robustness_scores_flag_separated_categories():
 
 def test_simulated_rewrite_pairs_has_the_keys_of_rewrite_pairs():
     d = simulate(n_pairs=40, seed=3)
-    v = seal.chosen_rejected(d)
+    v = seal.chosen_rejected(d).table
     rp = simulated_rewrite_pairs(v, seed=2, p_flip=0.5)
     assert set(vars(rp)) == {"view", "kept", "originals", "rewritten", "flips", "status", "n_pairs", "n_kept",
                        "n_dropped", "dropped", "prompts"}
@@ -359,7 +364,7 @@ def test_weight_recovery_on_the_simulator():
     D = simulate(n_pairs=300, seed=5)
     other = simulate(n_pairs=200, seed=6, name="other",
                      weights={"verbosity": [-0.6, 1.0], "format": [-0.4, 0.9]})
-    view = seal.chosen_rejected(D)
+    view = seal.chosen_rejected(D).table
     F = entry_features(D, view, "planted")
     w_post = mixed_weights([other.meta["weights"]["mean"], D.meta["weights"]["mean"]], [len(other), len(D)])
     rng = np.random.default_rng(0)
@@ -376,13 +381,13 @@ def test_weight_recovery_on_the_simulator():
                           n_train_post=len(other) + len(D))
     study = SimpleNamespace(D=D, view=view, F=F, rms=rms, other_parts=[other])
     wr = weight_recovery(study, imprint)
-    assert wr["utility_error"] < 1e-6 and wr["utility"]["covered"].isna().all()
+    assert wr["utility_error"] < 1e-6 and wr["utility"].table["covered"].isna().all()
     assert list(wr["parts"]) == ["pre-D RM vs the other data's weights", "post-D RM vs the mix (other data + D)"]
     for v in wr["parts"].values():
-        assert v.attrs["scale"] == pytest.approx(1.0, abs=0.05) and v.attrs["pearson_r"] > 0.99
+        assert v.scale == pytest.approx(1.0, abs=0.05) and v.pearson_r > 0.99
     assert wr["n_train"] == {"pre": 200, "post": 500}
     assert list(wr["summary"].columns) == ["planted utility (method check)", *wr["parts"]]
-    assert len(wr["table"]) == len(wr["utility"]) + sum(len(v) for v in wr["parts"].values())
+    assert len(wr["table"]) == len(wr["utility"].table) + sum(len(v.table) for v in wr["parts"].values())
     with pytest.raises(ValueError, match="planted"):
         weight_recovery(SimpleNamespace(**{**vars(study), "F": None}), imprint)
 
@@ -397,5 +402,5 @@ def test_study_stand_ins():
 
 def test_rule_regressors_are_the_rule_features_but_word_count():
     d = simulate(n_pairs=20, seed=1)
-    F = entry_features(d, seal.chosen_rejected(d), "rules")
+    F = entry_features(d, seal.chosen_rejected(d).table, "rules")
     assert F.regressors == [f for f in RULE_FEATURES if f != "response_words"]

@@ -94,17 +94,19 @@ def test_featurize_with_fake_labeller():
                                                      last_response_is_helpful=False)), None]
     llm = FakeLabeller(answers)
     texts = ["\n\nHuman: a\n\nAssistant: b", "\n\nHuman: c\n\nAssistant: d", "\n\nHuman: e\n\nAssistant: f"]
-    labels = featurize(texts, llm, job="test-job")
+    result = featurize(texts, llm, job="test-job")
+    labels = result.table
     assert llm.calls[0]["job"] == "test-job"
     assert llm.calls[0]["prompts"] == [taxonomy_prompt(t) for t in texts]
     assert llm.calls[0]["schema"] == taxonomy_schema()
     assert list(labels.columns) == list(TAXONOMY_KEYS) and len(labels) == 3
-    assert labels.attrs["n_failed"] == 1 and labels.attrs["labeller"] == "fake-labeller"
+    assert result.n_failed == 1 and result.labeller == "fake-labeller" and result.job == "test-job"
+    assert result.n_patched == 0 and result.patched == []
     X = feature_matrix(labels, list(IMPRINT_FEATURES))
     assert X.loc[0, "last_response_sentiment"] == 1.0 and X.loc[1, "last_response_sentiment"] == -1.0
     assert X.loc[0, "last_response_is_helpful"] == 1.0 and X.loc[1, "last_response_is_helpful"] == 0.0
     assert X.loc[2].isna().all()
-    sub = featurize(texts[:1], FakeLabeller([good_answer()]), keys=["last_response_sentiment"])
+    sub = featurize(texts[:1], FakeLabeller([good_answer()]), keys=["last_response_sentiment"]).table
     assert list(sub.columns) == ["last_response_sentiment"]
 
 
@@ -155,7 +157,7 @@ def test_rule_featurize_detects_what_it_claims():
         dialog("That would not be good, it is not great."),
     ]
     X = rule_featurize(texts)
-    assert X.attrs["labeller"] == "rules"
+    assert isinstance(X, pd.DataFrame) and len(X) == len(texts)
     col = lambda k: X[k].tolist()
     assert col("last_response_is_refusal") == [True] + [False] * 9
     assert col("last_response_contains_insult")[1] and sum(col("last_response_contains_insult")) == 1
@@ -201,8 +203,10 @@ def test_featurize_accepts_a_structured_result():
         def structured(self, prompts, schema, job=None):
             return StructuredResult(values=[good_answer(), None],
                                     patched=[{"item": 1, "key": "k", "attempts": 4, "errors": ["bad"], "ok": False}])
-    labels = featurize(["t1", "t2"], Labeller())
-    assert labels.attrs["n_failed"] == 1 and labels.attrs["n_patched"] == 1
+    result = featurize(["t1", "t2"], Labeller())
+    assert result.n_failed == 1 and result.n_patched == 1 and result.patched[0]["item"] == 1
+    assert result.labeller == "structured-result-labeller"
+    labels = result.table
     assert labels.loc[0, "last_response_sentiment"] == "positive" and labels.loc[1].isna().all()
 
 

@@ -36,16 +36,18 @@ def differences_oracle(df, features, reward="reward", pair="pair_id"):
 def test_imprint_equals_differences_oracle():
     df, w = planted_table(n_pairs=2500, seed=1)
     feats = list(w)
-    out = feature_imprint(df, reward="reward", features=feats, pair="pair_id", vif_threshold=None)
+    fit = feature_imprint(df, reward="reward", features=feats, pair="pair_id", vif_threshold=None)
+    out = fit.table
     np.testing.assert_allclose(out.loc[feats, "estimate"].to_numpy(float), differences_oracle(df, feats),
                                rtol=0, atol=1e-8)
-    assert out.attrs["n_obs"] == 5000 and out.attrs["n_pairs"] == 2500
-    assert out.attrs["dropped_vif"] == []
+    assert fit.n_obs == 5000 and fit.n_pairs == 2500
+    assert fit.dropped_vif == [] and fit.kept == feats and fit.reward == "reward"
+    assert fit.formula == f"reward ~ {' + '.join(feats)} | pair_id"
 
 
 def test_imprint_recovers_planted_weights_within_ci_and_fe_matter():
     df, w = planted_table(n_pairs=3000, seed=0)
-    out = feature_imprint(df, features=list(w))
+    out = feature_imprint(df, features=list(w)).table
     for f, b in w.items():
         assert out.loc[f, "ci_low"] <= b <= out.loc[f, "ci_high"], (f, out.loc[f, "estimate"], b)
     # pooled OLS without the pair effects is biased by the planted prompt quality
@@ -59,7 +61,7 @@ def test_clustered_standard_errors_match_statsmodels_on_differences():
     import statsmodels.api as sm
     df, w = planted_table(n_pairs=300, seed=5)
     feats = list(w)
-    out = feature_imprint(df, features=feats, vif_threshold=None)
+    out = feature_imprint(df, features=feats, vif_threshold=None).table
     dummies = pd.get_dummies(df.pair_id, drop_first=False, dtype=float)
     X = pd.concat([df[feats].astype(float), dummies], axis=1)
     fit = sm.OLS(df.reward.astype(float), X).fit(cov_type="cluster",
@@ -81,9 +83,11 @@ def test_vif_drop_of_planted_collinear_feature():
     noisy_copy[flip] = 1 - noisy_copy[flip]
     df["harmless_again"] = noisy_copy
     feats = [*w, "harmless_again"]
-    out = feature_imprint(df, features=feats)
-    assert len(out.attrs["dropped_vif"]) == 1
-    dropped = out.attrs["dropped_vif"][0]
+    fit = feature_imprint(df, features=feats)
+    out = fit.table
+    assert len(fit.dropped_vif) == 1
+    dropped = fit.dropped_vif[0]
+    assert dropped not in fit.kept and len(fit.kept) == len(feats) - 1
     assert dropped in ("harmless", "harmless_again")
     assert out.loc[dropped, "dropped_vif"] and np.isnan(out.loc[dropped, "estimate"])
     assert out.loc[dropped, "vif"] > 5
@@ -102,7 +106,7 @@ def test_bonferroni_is_min_one_k_p():
     p = np.array([0.001, 0.02, 0.3, np.nan, 0.5])
     np.testing.assert_allclose(bonferroni(p), [0.004, 0.08, 1.0, np.nan, 1.0])
     df, w = planted_table(n_pairs=500, seed=4, noise=4.0)
-    out = feature_imprint(df, features=list(w))
+    out = feature_imprint(df, features=list(w)).table
     k = out.estimate.notna().sum()
     np.testing.assert_allclose(out.p_bonferroni, np.minimum(1, k * out.p_value))
 
@@ -111,7 +115,7 @@ def test_feature_constant_within_pairs_is_flagged_collinear():
     df, w = planted_table(n_pairs=400, seed=6)
     df["prompt_level"] = pd.factorize(df.pair_id)[0] % 2      # same for both entries of a pair
     with pytest.warns(UserWarning):
-        out = feature_imprint(df, features=[*w, "prompt_level"], vif_threshold=None)
+        out = feature_imprint(df, features=[*w, "prompt_level"], vif_threshold=None).table
     assert out.loc["prompt_level", "dropped_collinear"]
     assert np.isnan(out.loc["prompt_level", "estimate"])
     np.testing.assert_allclose(out.loc[list(w), "estimate"].astype(float), differences_oracle(df, list(w)),
@@ -152,22 +156,39 @@ def test_imprint_table_builds_the_long_form():
     from pluralign.seal.imprint import imprint_table
     ch = pd.DataFrame({"helpful": [1, 0, 1], "harmless": [1, 1, 0]})
     rj = pd.DataFrame({"helpful": [0, 0, 1], "harmless": [1, 0, 1]})
-    t = imprint_table(["a", "b", "c"], ch, rj, pre=([1.0, 2.0, 3.0], [0.5, 2.5, 1.0]), post=([4, 5, 6], [7, 8, 9]))
+    entries = imprint_table(["a", "b", "c"], ch, rj, pre=([1.0, 2.0, 3.0], [0.5, 2.5, 1.0]),
+                            post=([4, 5, 6], [7, 8, 9]))
+    t = entries.table
     assert t.pair_id.tolist() == ["a", "a", "b", "b", "c", "c"]
     assert t.entry.tolist() == ["chosen", "rejected"] * 3
     assert t.pre.tolist() == [1.0, 0.5, 2.0, 2.5, 3.0, 1.0] and t.post.tolist() == [4, 7, 5, 8, 6, 9]
     assert t.helpful.tolist() == [1, 0, 0, 0, 1, 1] and t.harmless.tolist() == [1, 1, 1, 0, 0, 1]
     with pytest.raises(ValueError, match="at least one reward"):
         imprint_table(["a", "b", "c"], ch, rj)
-    assert t.attrs["n_pairs"] == 3 and t.attrs["n_pairs_dropped_missing"] == 0
+    assert entries.n_pairs == 3 and entries.n_pairs_dropped_missing == 0
 
 
 def test_imprint_table_drops_pairs_with_a_missing_label():
     from pluralign.seal.imprint import imprint_table
     ch = pd.DataFrame({"helpful": [1, np.nan, 1, 0], "harmless": [1, 1, 0, 1]})
     rj = pd.DataFrame({"helpful": [0, 0, 1, 1], "harmless": [1, 0, 1, np.nan]})
-    t = imprint_table(["a", "b", "c", "d"], ch, rj, post=([4, 5, 6, 7], [1, 2, 3, 4]))
+    entries = imprint_table(["a", "b", "c", "d"], ch, rj, post=([4, 5, 6, 7], [1, 2, 3, 4]))
+    t = entries.table
     assert t.pair_id.tolist() == ["a", "a", "c", "c"] and t.post.tolist() == [4, 1, 6, 3]
-    assert t.attrs["n_pairs"] == 2 and t.attrs["n_pairs_dropped_missing"] == 2
+    assert entries.n_pairs == 2 and entries.n_pairs_dropped_missing == 2
     with pytest.raises(ValueError, match="2 pair\\(s\\) with a missing feature \\(first: 'b'\\)"):
         imprint_table(["a", "b", "c", "d"], ch, rj, missing="error", post=([4, 5, 6, 7], [1, 2, 3, 4]))
+
+
+def test_imprint_takes_the_entries_of_imprint_table():
+    """feature_imprint accepts imprint_table's ImprintEntries as well as its table: the same fit."""
+    from pluralign.seal.imprint import ImprintEntries, ImprintFit, imprint_table
+    df, w = planted_table(n_pairs=200, seed=9)
+    feats = list(w)
+    first, second = df.iloc[0::2].reset_index(drop=True), df.iloc[1::2].reset_index(drop=True)
+    entries = imprint_table(first["pair_id"], first[feats], second[feats],
+                            reward=(first["reward"], second["reward"]))
+    assert isinstance(entries, ImprintEntries)
+    a, b = feature_imprint(entries, "reward", feats), feature_imprint(entries.table, "reward", feats)
+    assert isinstance(a, ImprintFit) and a.n_pairs == 200 and a.n_obs == 400
+    pd.testing.assert_frame_equal(a.table, b.table)

@@ -146,14 +146,17 @@ def test_misalignment_regression_recovers_planted_logit():
     chosen_r = np.zeros(n)
     rejected_r = np.where(misaligned, 1.0, -1.0)
     rejected_r[misaligned & (rng.random(n) < 0.2)] = 0.0                 # some ties: still misaligned
-    out = misalignment_regression(chosen_r, rejected_r, chosen, rejected)
+    fit = misalignment_regression(chosen_r, rejected_r, chosen, rejected)
+    out = fit.table
     for key, b in truth.items():
         assert out.loc[key, "ci_low"] <= b <= out.loc[key, "ci_high"], (key, out.loc[key, "estimate"])
-    assert out.attrs["intercept"] == pytest.approx(-0.7, abs=0.1)
-    assert out.attrs["base_rate"] == pytest.approx(misaligned.mean())
-    flipped = misalignment_regression(chosen_r, rejected_r, chosen, rejected, outcome="aligned")
+    assert fit.intercept == pytest.approx(-0.7, abs=0.1)
+    assert fit.base_rate == pytest.approx(misaligned.mean())
+    assert fit.n_obs == n and fit.n_dropped_missing == 0 and fit.converged and fit.dropped_vif == []
+    assert (fit.outcome, fit.model) == ("misaligned", "logit")
+    flipped = misalignment_regression(chosen_r, rejected_r, chosen, rejected, outcome="aligned").table
     np.testing.assert_allclose(flipped.estimate, -out.estimate, rtol=1e-6)
-    lpm = misalignment_regression(chosen_r, rejected_r, chosen, rejected, model="linear")
+    lpm = misalignment_regression(chosen_r, rejected_r, chosen, rejected, model="linear").table
     assert np.sign(lpm.loc[("c", "helpful"), "estimate"]) == -1
     assert abs(lpm.loc[("c", "helpful"), "estimate"]) < abs(out.loc[("c", "helpful"), "estimate"])
     with pytest.raises(ValueError, match="outcome must be"):

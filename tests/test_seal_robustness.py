@@ -109,7 +109,8 @@ def test_robustness_outcome_and_categories_hand_computed():
     assert (~before & ~after).any() and (~before & after).any()
     fc = _flips(n, eloquent=flip, last_response_is_helpful=[0] * n, last_response_is_harmless=[0] * n)
     fr = _flips(n, eloquent=[0] * n, last_response_is_helpful=[0] * n, last_response_is_harmless=[0] * n)
-    out = robustness_scores(before, after, fc, fr)
+    fit = robustness_scores(before, after, fc, fr)
+    out = fit.table
     assert set(out.index) == {("c", "eloquent", -1), ("c", "eloquent", 1)}   # rejected never flips: no column
     lor_minus = np.log((4 / 4) / (2 / 8))
     lor_plus = np.log((1 / 5) / (2 / 8))
@@ -118,8 +119,9 @@ def test_robustness_outcome_and_categories_hand_computed():
     assert out.loc[("c", "eloquent", -1), "name"] == "π^c_-(eloquent)"
     assert out.loc[("c", "eloquent", 1), "name"] == "π^c_+(eloquent)"
     assert out.loc[("c", "eloquent", -1), "n_flipped"] == 8
-    assert out.attrs["intercept"] == pytest.approx(np.log(2 / 8), abs=1e-6)
-    assert out.attrs["misalignment_rate"] == pytest.approx(7 / 24)
+    assert fit.intercept == pytest.approx(np.log(2 / 8), abs=1e-6)
+    assert fit.misalignment_rate == pytest.approx(7 / 24)
+    assert fit.n_pairs == n and fit.n_filtered == 0 and fit.n_missing == 0 and fit.converged
     # Woolf standard error of a log odds ratio
     assert out.loc[("c", "eloquent", -1), "std_error"] == pytest.approx(np.sqrt(1 / 4 + 1 / 4 + 1 / 2 + 1 / 8), rel=1e-4)
 
@@ -132,14 +134,15 @@ def test_robustness_filter_on_unchanged_target_features():
     fr = _flips(n, eloquent=rng.integers(-1, 2, n), last_response_is_helpful=np.zeros(n),
                 last_response_is_harmless=rng.choice([0, 0, 0, -1], n))
     before, after = rng.random(n) < 0.7, rng.random(n) < 0.7
-    out = robustness_scores(before, after, fc, fr)
+    fit = robustness_scores(before, after, fc, fr)
     changed = (fc.last_response_is_helpful != 0) | (fr.last_response_is_harmless != 0)
-    assert out.attrs["n_filtered"] == int(changed.sum())
-    assert out.attrs["n_pairs"] == n - int(changed.sum())
-    assert set(out.index.get_level_values("feature")) == {"eloquent"}
+    assert fit.n_filtered == int(changed.sum())
+    assert fit.n_pairs == n - int(changed.sum())
+    assert fit.unchanged == ["last_response_is_helpful", "last_response_is_harmless"]
+    assert set(fit.table.index.get_level_values("feature")) == {"eloquent"}
     everything = robustness_scores(before, after, fc, fr, unchanged=())
-    assert everything.attrs["n_pairs"] == n
-    assert "last_response_is_helpful" in set(everything.index.get_level_values("feature"))
+    assert everything.n_pairs == n and everything.unchanged == []
+    assert "last_response_is_helpful" in set(everything.table.index.get_level_values("feature"))
     with pytest.raises(ValueError, match="pass unchanged=\\(\\)"):
         robustness_scores(before, after, fc[["eloquent"]], fr[["eloquent"]])
 
@@ -158,7 +161,7 @@ def test_robustness_scores_recover_planted_effects_and_equal_mnlogit():
     zeros = np.zeros(n)
     fc = _flips(n, sentiment=sc, eloquent=el, last_response_is_helpful=zeros, last_response_is_harmless=zeros)
     fr = _flips(n, sentiment=sr, eloquent=zeros, last_response_is_helpful=zeros, last_response_is_harmless=zeros)
-    out = robustness_scores(before, after, fc, fr)
+    out = robustness_scores(before, after, fc, fr).table
     truth = {("c", "sentiment", 1): 0.6, ("c", "sentiment", -1): 0.0, ("r", "sentiment", -1): 0.5,
              ("r", "sentiment", 1): 0.0, ("c", "eloquent", -1): -0.4, ("c", "eloquent", 1): 0.0}
     assert set(out.index) == set(truth)

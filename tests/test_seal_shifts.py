@@ -92,20 +92,22 @@ def test_reward_shift_regression_recovers_planted_coefficients():
     truth = {("c", "helpful"): 3.0, ("c", "eloquent"): 0.0, ("r", "helpful"): -4.0, ("r", "eloquent"): 1.5}
     theta = (1.0 + 3.0 * chosen.helpful - 4.0 * rejected.helpful + 1.5 * rejected.eloquent
              + rng.normal(scale=2.0, size=n))
-    out = reward_shift_regression(theta, chosen, rejected)
+    fit = reward_shift_regression(theta, chosen, rejected)
+    out = fit.table
     assert list(out.index.names) == ["entry", "feature"]
     for key, b in truth.items():
         row = out.loc[key]
         assert row.ci_low <= b <= row.ci_high, (key, row.estimate)
-    assert out.attrs["intercept"] == pytest.approx(1.0, abs=0.2)
+    assert fit.intercept == pytest.approx(1.0, abs=0.2)
+    assert fit.n_obs == n and fit.n_dropped_missing == 0 and 0 < fit.r2 < 1 and fit.dropped_vif == []
     # Bonferroni over the 4 coefficients
     np.testing.assert_allclose(out.p_bonferroni, np.minimum(1, 4 * out.p_value))
     # a chosen column duplicated under another name is dropped for VIF
     chosen2 = chosen.assign(helpful_copy=chosen.helpful)
     rejected2 = rejected.assign(helpful_copy=rejected.helpful)
-    out2 = reward_shift_regression(theta, chosen2, rejected2)
-    assert out2.dropped_vif.sum() == 2
-    assert set(out2.attrs["dropped_vif"]) in ({"helpful_copy|c", "helpful_copy|r"}, {"helpful|c", "helpful|r"},
+    fit2 = reward_shift_regression(theta, chosen2, rejected2)
+    assert fit2.table.dropped_vif.sum() == 2
+    assert set(fit2.dropped_vif) in ({"helpful_copy|c", "helpful_copy|r"}, {"helpful|c", "helpful|r"},
                                              {"helpful|c", "helpful_copy|r"}, {"helpful_copy|c", "helpful|r"})
     with pytest.raises(ValueError, match="lack column"):
         reward_shift_regression(theta, chosen, rejected.drop(columns="eloquent"))

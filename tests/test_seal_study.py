@@ -35,13 +35,14 @@ class _UtilityRM:
 @pytest.fixture(scope="module")
 def study():
     D = simulate(n_pairs=300, seed=2)
-    view = chosen_rejected(D)
+    pairs = chosen_rejected(D)
+    view = pairs.table
     rms = AlignmentModels(pre=_UtilityRM(D, 3.0, 0), post=_UtilityRM(D, 0.5, 1), design="utility RMs",
                           n_train_pre=100, n_train_post=300)
     R = alignment_rewards(D, rms=rms)
     F = entry_features(D, view, "planted")
     return Study(D=D, other=None, other_parts=[], view=view, rms=rms, R=R, F=F,
-                 stand_ins=study_stand_ins(None, F), profile="demo", seed=0,
+                 stand_ins=study_stand_ins(None, F), n_ties_dropped=pairs.n_ties_dropped, profile="demo", seed=0,
                  settings={"rewriter": "simulator", "n_rewrite": 60, "p_flip": 0.5, "similarity_model": None})
 
 
@@ -102,7 +103,8 @@ def test_robustness_page_sections(study):
     assert np.allclose(fl.data["shares"][[-1, 0, 1]].sum(axis=1), 1.0)
     assert fl.table["share of entries"].groupby(level=["entry", "feature"]).sum().between(0.99, 1.01).all()
     pi = study.robustness()
-    assert pi.data["scores"].attrs["n_pairs"] <= 60 and "pairs enter the regression" in pi.note
+    assert pi.data["scores"].n_pairs <= 60 and "pairs enter the regression" in pi.note
+    assert f"{pi.data['scores'].n_pairs} pairs enter the regression" in pi.note
 
 
 def test_profile_note_names_the_pages_stand_ins(study):

@@ -26,24 +26,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from pluralign.data.core import combine  # re-exported as seal.combine
 
-__all__ = ["AlignmentModels", "EntryFeatures", "combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
+__all__ = ["AlignmentPairs", "AlignmentModels", "EntryFeatures", "ImprintRecovery", "combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
            "featurizer_agreement", "imprint_recovery", "mixed_weights", "feature_prevalence", "PLANTED_TO_RULES",
            "entry_texts", "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue"]
 
 
-def chosen_rejected(data) -> pd.DataFrame:
-    """SEAL's view of an alignment data set: one row per pair with ``pair_id``, ``prompt``, ``chosen``,
-    ``rejected`` (response texts) and ``chosen_side`` ("A"/"B"), the chosen entry being the majority
-    label's (``PreferenceData.majority``; a single-label set such as hh-rlhf: the label). Pairs whose
-    majority is a tie have no chosen entry and are dropped; their number is in
-    ``.attrs["n_ties_dropped"]`` (and ``.attrs["n_pairs"]`` the pairs kept)."""
+@dataclass(frozen=True)
+class AlignmentPairs:
+    """The alignment data set D as SEAL sees it (§ 2, Fig. 1): one chosen entry t_i^c and one rejected entry
+    t_i^r per pair, from :func:`chosen_rejected`. ``table``: one row per pair with ``pair_id``, ``prompt``,
+    ``chosen``, ``rejected`` (response texts) and ``chosen_side`` ("A"/"B"); ``n_pairs`` the pairs kept,
+    ``n_ties_dropped`` the pairs dropped because their majority label is a tie (no chosen entry), ``data``
+    the data set's name."""
+    table: pd.DataFrame
+    n_pairs: int
+    n_ties_dropped: int
+    data: str | None = None
+
+
+def chosen_rejected(data) -> AlignmentPairs:
+    """SEAL's view of an alignment data set as :class:`AlignmentPairs`: one row per pair with ``pair_id``,
+    ``prompt``, ``chosen``, ``rejected`` (response texts) and ``chosen_side`` ("A"/"B"), the chosen entry
+    being the majority label's (``PreferenceData.majority``; a single-label set such as hh-rlhf: the
+    label). Pairs whose majority is a tie have no chosen entry and are dropped; their number is
+    ``n_ties_dropped`` (and ``n_pairs`` the pairs kept)."""
     maj = data.majority()
     p = data.pairs.set_index("pair_id").loc[maj.index]
     keep = (maj != "tie").to_numpy()
@@ -52,8 +64,7 @@ def chosen_rejected(data) -> pd.DataFrame:
     out = pd.DataFrame({"pair_id": maj.index.to_numpy()[keep], "prompt": p["prompt"].fillna("").to_numpy()[keep],
                         "chosen": np.where(side == "A", a, b), "rejected": np.where(side == "A", b, a),
                         "chosen_side": side})
-    out.attrs.update({"n_ties_dropped": int((~keep).sum()), "n_pairs": int(keep.sum()), "data": data.name})
-    return out
+    return AlignmentPairs(table=out, n_pairs=int(keep.sum()), n_ties_dropped=int((~keep).sum()), data=data.name)
 
 
 def _oriented(scores: pd.DataFrame, view: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +138,7 @@ def alignment_rewards(data, other=None, *, models: dict | None = None, train: di
     Returns one row per pair of :func:`chosen_rejected` (ties dropped) with ``pair_id``, ``pre_chosen``,
     ``pre_rejected``, ``post_chosen``, ``post_rejected``.
     """
-    view = chosen_rejected(data)
+    view = chosen_rejected(data).table
     rms = rms or alignment_models(data, other, models=models, train=train, base=base, progress=progress)
     out = pd.DataFrame({"pair_id": view["pair_id"].to_numpy()})
     for k in ("pre", "post"):
@@ -158,10 +169,10 @@ def split_dialogue(text: str) -> tuple[str, str]:
 def planted_features(data, view: pd.DataFrame | None = None, features: Sequence[str] | None = None
                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The simulator's planted features of the chosen and rejected entries (``.truth`` a_/b_ columns),
-    one row per pair of ``view`` (default :func:`chosen_rejected`), in its order: (chosen, rejected)."""
+    one row per pair of ``view`` (default: the table of :func:`chosen_rejected`), in its order: (chosen, rejected)."""
     if data.truth is None:
         raise ValueError(f"planted_features: {data.name!r} has no planted truth (simulated data only)")
-    view = chosen_rejected(data) if view is None else view
+    view = chosen_rejected(data).table if view is None else view
     from pluralign.data.simulate import FEATURES
     features = list(features or FEATURES)
     t = data.truth.loc[view["pair_id"]]
@@ -227,14 +238,29 @@ def featurizer_agreement(labels: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFr
     return out
 
 
-def imprint_recovery(imprint: pd.DataFrame, weights: pd.Series | dict) -> pd.DataFrame:
-    """Feature imprints (:func:`~pluralign.seal.feature_imprint`) beside the planted population weights.
+@dataclass(frozen=True)
+class ImprintRecovery:
+    """Feature imprints β_τ (SEAL Eq. 1) beside the simulator's planted population weights (the demo's
+    recovery check), from :func:`imprint_recovery`. ``table``: per feature ``estimate``, ``ci_low``,
+    ``ci_high``, ``weight``, ``scaled_weight``, ``same_sign``, ``covered``; ``scale`` the least-squares factor
+    from weights to imprints, ``pearson_r`` the correlation of imprints and weights, ``sign_agreement`` the
+    share of features (weight ≠ 0) whose imprint has the weight's sign."""
+    table: pd.DataFrame
+    scale: float
+    pearson_r: float
+    sign_agreement: float
+
+
+def imprint_recovery(imprint, weights: pd.Series | dict) -> ImprintRecovery:
+    """Feature imprints (:func:`~pluralign.seal.feature_imprint`: its :class:`~pluralign.seal.imprint.ImprintFit`
+    or that fit's table) beside the planted population weights, as :class:`ImprintRecovery`.
 
     A Bradley-Terry RM's reward is on its own (logit) scale, the simulator's weights on the utility
     scale, so the weights are also shown rescaled by the least-squares factor through the origin
     ``s = Σ βw / Σ w²``. Per feature: ``estimate``, ``ci_low``, ``ci_high``, ``weight``, ``scaled_weight``,
-    ``same_sign`` and ``covered`` (the rescaled weight inside the 95 % interval). ``.attrs``: ``scale``,
+    ``same_sign`` and ``covered`` (the rescaled weight inside the 95 % interval); fields ``scale``,
     ``pearson_r`` (imprints vs weights), ``sign_agreement`` (share of features, weight ≠ 0)."""
+    imprint = getattr(imprint, "table", imprint)
     w = pd.Series(weights, dtype=float)
     est = imprint["estimate"].astype(float)
     common = [f for f in imprint.index if f in w.index and np.isfinite(est.get(f, np.nan))]
@@ -249,9 +275,8 @@ def imprint_recovery(imprint: pd.DataFrame, weights: pd.Series | dict) -> pd.Dat
     out["same_sign"] = np.where(ww == 0, np.nan, (np.sign(b) == np.sign(ww)).astype(float))
     out["covered"] = ((out["scaled_weight"] >= out["ci_low"]) & (out["scaled_weight"] <= out["ci_high"]))
     nz = ww != 0
-    out.attrs.update({"scale": scale, "pearson_r": float(np.corrcoef(b, ww)[0, 1]),
-                      "sign_agreement": float(np.mean(np.sign(b[nz]) == np.sign(ww[nz]))) if nz.any() else np.nan})
-    return out
+    return ImprintRecovery(table=out, scale=scale, pearson_r=float(np.corrcoef(b, ww)[0, 1]),
+                           sign_agreement=float(np.mean(np.sign(b[nz]) == np.sign(ww[nz]))) if nz.any() else np.nan)
 
 
 def mixed_weights(weights: Sequence, counts: Sequence) -> pd.Series:
@@ -311,8 +336,9 @@ class EntryFeatures:
     (:func:`entry_features`): ``chosen`` / ``rejected`` the numeric regressor tables, ``regressors`` their
     names, ``targets`` the target features helpful / harmless as 0/1 arrays (keys ``chosen_helpful``,
     ``chosen_harmless``, ``rejected_helpful``, ``rejected_harmless``; γ of App. D.4 is read off them),
-    ``source`` (one of :data:`FEATURE_SOURCES`), ``note`` (what stands in for what) and the raw labels
-    ``labels_chosen`` / ``labels_rejected`` where a featurizer ran."""
+    ``source`` (one of :data:`FEATURE_SOURCES`), ``note`` (what stands in for what), the raw labels
+    ``labels_chosen`` / ``labels_rejected`` where a featurizer ran and its name ``labeller`` ("rules" for
+    the rule-based featurizer, the LM-labeller's model name for ``"llm"``)."""
     source: str
     chosen: pd.DataFrame
     rejected: pd.DataFrame
@@ -321,6 +347,7 @@ class EntryFeatures:
     note: str = ""
     labels_chosen: pd.DataFrame | None = None
     labels_rejected: pd.DataFrame | None = None
+    labeller: str | None = None
 
 
 def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None, job: str = "seal-taxonomy"
@@ -336,7 +363,7 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
     - ``"llm"`` (paper): :func:`~pluralign.seal.featurize` with ``llm`` (the App. C.3 prompt); regressors
       are all 17 scalar taxonomy features (:data:`~pluralign.seal.features.SCALAR_FEATURES`), left to the
       regressions' VIF > 5 filter (which in the paper removed the two ``assistant_*`` features, leaving
-      Table 5's 15 and reporting them in ``attrs["dropped_vif"]``); targets are the labeller's.
+      Table 5's 15 and reporting them in the fits' ``dropped_vif``); targets are the labeller's.
 
     Returns :class:`EntryFeatures`.
     """
@@ -344,7 +371,7 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
 
     if source not in FEATURE_SOURCES:
         raise ValueError(f"entry_features: source must be one of {FEATURE_SOURCES}, got {source!r}")
-    out = {"source": source, "labels_chosen": None, "labels_rejected": None}
+    out = {"source": source, "labels_chosen": None, "labels_rejected": None, "labeller": None}
     if source == "planted":
         ch, rj = planted_features(data, view)
         tc, tr = planted_taxonomy(ch), planted_taxonomy(rj)
@@ -354,7 +381,7 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
     else:
         texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
         if source == "rules":
-            lc, lr = rule_featurize(texts_c), rule_featurize(texts_r)
+            lc, lr, labeller = rule_featurize(texts_c), rule_featurize(texts_r), "rules"
             # the rule featurizer's taxonomy features and list format; its word count (verbosity) is a
             # measure outside SEAL's taxonomy, checked against the planted verbosity, not regressed on
             regs = [f for f in RULE_FEATURES if f != "response_words"]
@@ -362,12 +389,13 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
         else:
             if llm is None:
                 raise ValueError("entry_features(source='llm') needs llm= (pluralign.llm.load(...))")
-            lc = featurize(texts_c, llm, job=f"{job}-chosen")
-            lr = featurize(texts_r, llm, job=f"{job}-rejected")
+            lab_c = featurize(texts_c, llm, job=f"{job}-chosen")
+            lab_r = featurize(texts_r, llm, job=f"{job}-rejected")
+            lc, lr, labeller = lab_c.table, lab_r.table, lab_c.labeller
             # every scalar taxonomy feature: the VIF > 5 filter of the regressions decides what stays out
             # (footnote 6; in the paper the two assistant_* features, leaving Table 5's 15)
             regs = list(SCALAR_FEATURES)
-            note = f"LM-labeller {lc.attrs.get('labeller')} with the App. C.3 prompt"
+            note = f"LM-labeller {labeller} with the App. C.3 prompt"
         ch, rj = feature_matrix(lc, regs), feature_matrix(lr, regs)
         tc, tr = ch.copy(), rj.copy()
         if source == "rules":
@@ -377,7 +405,7 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
             tc = feature_matrix(lc, ["last_response_is_helpful", "last_response_is_harmless"])
             tr = feature_matrix(lr, ["last_response_is_helpful", "last_response_is_harmless"])
         out.update(chosen=ch.reset_index(drop=True), rejected=rj.reset_index(drop=True), regressors=regs,
-                   labels_chosen=lc, labels_rejected=lr, note=note)
+                   labels_chosen=lc, labels_rejected=lr, labeller=labeller, note=note)
     out["targets"] = {"chosen_helpful": tc["last_response_is_helpful"].to_numpy(),
                       "chosen_harmless": tc["last_response_is_harmless"].to_numpy(),
                       "rejected_helpful": tr["last_response_is_helpful"].to_numpy(),
@@ -427,9 +455,9 @@ def weight_recovery(study, imprint: dict) -> dict:
     pair-count-weighted mix of the other data and D (:func:`mixed_weights`), when every part of the other
     data carries planted weights; else post-D against D's weights.
 
-    Returns a dict: ``utility`` (:func:`imprint_recovery` of the utility imprint; ``covered`` NaN, its
-    intervals have zero width), ``utility_error`` (largest |estimate − weight|), ``parts``
-    (``{label: imprint_recovery table}`` for the RMs, labels starting "pre-D RM" / "post-D RM"),
+    Returns a dict: ``utility`` (:func:`imprint_recovery` of the utility imprint, an :class:`ImprintRecovery`;
+    ``covered`` NaN, its intervals have zero width), ``utility_error`` (largest |estimate − weight|), ``parts``
+    (``{label: ImprintRecovery}`` for the RMs, labels starting "pre-D RM" / "post-D RM"),
     ``n_train`` (pairs each RM was trained on), ``summary`` (features, Pearson r, sign agreement, scale,
     coverage per check), ``table`` (all recovery tables stacked) and ``reproduced`` (every RM weight
     covered with the right sign)."""
@@ -447,7 +475,7 @@ def weight_recovery(study, imprint: dict) -> dict:
         # an exact fit: zero residuals, zero standard errors, and pyfixest's t = β / 0 warns; expected here
         warnings.simplefilter("ignore", RuntimeWarning)
         rec_u = imprint_recovery(feature_imprint(t_u, "utility", F.regressors), w_D)
-    rec_u["covered"] = np.nan
+    rec_u.table["covered"] = np.nan
     w_parts = [(p.meta["weights"]["mean"], len(p)) for p in study.other_parts if "weights" in p.meta]
     parts = {}
     if w_parts and len(w_parts) == len(study.other_parts):
@@ -457,15 +485,15 @@ def weight_recovery(study, imprint: dict) -> dict:
         parts["post-D RM vs the mix (other data + D)"] = imprint_recovery(imprint["post"], w_post)
     else:
         parts["post-D RM vs D's weights"] = imprint_recovery(imprint["post"], w_D)
-    summary = pd.DataFrame({k: {"features": len(v), "Pearson r (imprint vs weight)": v.attrs["pearson_r"],
-                                "sign agreement": v.attrs["sign_agreement"], "scale": v.attrs["scale"],
-                                "rescaled weight inside the 95% CI": v["covered"].astype(float).mean()}
+    summary = pd.DataFrame({k: {"features": len(v.table), "Pearson r (imprint vs weight)": v.pearson_r,
+                                "sign agreement": v.sign_agreement, "scale": v.scale,
+                                "rescaled weight inside the 95% CI": v.table["covered"].astype(float).mean()}
                             for k, v in {"planted utility (method check)": rec_u, **parts}.items()})
-    return {"utility": rec_u, "utility_error": float((rec_u["estimate"] - rec_u["weight"]).abs().max()),
+    return {"utility": rec_u, "utility_error": float((rec_u.table["estimate"] - rec_u.table["weight"]).abs().max()),
             "parts": parts, "summary": summary,
             "n_train": {"pre": study.rms.n_train_pre, "post": study.rms.n_train_post},
-            "table": pd.concat({"planted utility": rec_u, **parts}, axis=0),
-            "reproduced": all(bool(v["covered"].all()) and v.attrs["sign_agreement"] == 1 for v in parts.values())}
+            "table": pd.concat({"planted utility": rec_u.table, **{k: v.table for k, v in parts.items()}}, axis=0),
+            "reproduced": all(bool(v.table["covered"].all()) and v.sign_agreement == 1 for v in parts.values())}
 
 
 def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: float = 0.01, seed: int = 0) -> dict:
@@ -503,18 +531,18 @@ def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: flo
             models.append(s)
     labs = {nm: featurize(texts, m, job=f"seal-stability-{nm}") for nm, m in zip(names, models)}
     if ref_llm:
-        ref_name = F.labels_chosen.attrs.get("labeller", "main labeller")
+        ref_name = F.labeller or "main labeller"
         ref = pd.concat([F.labels_chosen.iloc[pick], F.labels_rejected.iloc[pick]], ignore_index=True)
-        stab = {nm: label_stability(ref, lab) for nm, lab in labs.items()}
+        stab = {nm: label_stability(ref, lab.table) for nm, lab in labs.items()}
         what = f"agreement with {ref_name}"
     else:
-        stab = {f"{names[0]} vs {names[1]}": label_stability(labs[names[0]], labs[names[1]])}
+        stab = {f"{names[0]} vs {names[1]}": label_stability(labs[names[0]].table, labs[names[1]].table)}
         what = "agreement between the two labellers"
     stab = pd.concat(stab, axis=1)
     agree = stab.xs("agreement", axis=1, level=1)
     agree = agree.sort_values(agree.columns[0])
     return {"stability": stab, "agreement": agree, "what": what, "k": int(k), "pick": pick,
-            "n_failed": {nm: lab.attrs.get("n_failed") for nm, lab in labs.items()}}
+            "n_failed": {nm: lab.n_failed for nm, lab in labs.items()}}
 
 
 __all__ += ["TRAINED_PAIR_NOTE", "study_stand_ins", "weight_recovery", "stability_check"]

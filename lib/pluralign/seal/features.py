@@ -19,11 +19,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["TOPICS", "TOPICS_ADDED", "DISCRIMINATION_TYPES", "TAXONOMY_KEYS", "FEATURES", "TARGET_FEATURES",
+__all__ = ["LabelledFeatures", "TOPICS", "TOPICS_ADDED", "DISCRIMINATION_TYPES", "TAXONOMY_KEYS", "FEATURES", "TARGET_FEATURES",
            "IMPRINT_FEATURES", "SCALAR_FEATURES", "SENTIMENT_LEVELS", "RULE_FEATURES", "TAXONOMY_PROMPT",
            "taxonomy_prompt", "taxonomy_schema", "featurize", "feature_matrix", "last_response", "rule_featurize",
            "label_stability"]
@@ -97,6 +98,23 @@ TAXONOMY_PROMPT = (_HEAD + "".join(f"- {k}: {v}\n" for k, v in TAXONOMY_KEYS.ite
 """App. C.3 prompt (all 19 properties); ``{text}`` is replaced by a chosen or rejected dialogue."""
 
 
+@dataclass(frozen=True)
+class LabelledFeatures:
+    """An LM-labeller's taxonomy labels of a set of texts (SEAL § 2.1, App. C.3; App. B.2 for the patching),
+    from :func:`featurize`.
+
+    ``table``: the raw labels, one row per text (index 0..n−1), one column per taxonomy key (booleans,
+    sentiment strings, lists; None where the labeller gave no valid answer); ``labeller`` the model's name;
+    ``job`` the labelling job's name; ``n_failed`` texts without a valid answer; ``patched`` the items the
+    labeller's validation patched (App. B.2) and ``n_patched`` their number."""
+    table: pd.DataFrame
+    labeller: str
+    job: str = ""
+    n_failed: int = 0
+    n_patched: int = 0
+    patched: list = field(default_factory=list)
+
+
 def taxonomy_prompt(text: str, keys: Sequence[str] | None = None) -> str:
     """The App. C.3 prompt for one dialogue. ``keys`` restricts the properties asked for (SEAL's
     rewriting experiment asks for helpful, harmless, coherent, eloquent and sentiment only)."""
@@ -148,18 +166,19 @@ def _parse(answer, keys: list[str]) -> dict | None:
 
 
 def featurize(texts: Sequence[str], llm, *, keys: Sequence[str] | None = None, job: str = "seal-taxonomy",
-              extended_topics: bool = True, **structured_kw) -> pd.DataFrame:
+              extended_topics: bool = True, **structured_kw) -> LabelledFeatures:
     """Label every text with the SEAL taxonomy through an LM-labeller (§ 2.1, App. C.3, B.2).
 
     ``llm`` is any object with ``structured(prompts, schema, job=..., **kw)`` returning one JSON object
     per prompt (dict or JSON string; None for an item that failed), as a list or as a
     ``pluralign.llm`` ``StructuredResult`` (``.values``, ``.patched``) — ``pluralign.llm.load(...)``
-    validates, patches and resumes; its patched items are kept in ``.attrs["patched"]`` (App. B.2).
+    validates, patches and resumes; its patched items are kept in the result's ``patched`` (App. B.2).
     The paper ran gpt-4-turbo-2024-04-09 at temperature 0 in JSON mode.
 
-    Returns the raw labels: one row per text (same order / index 0..n−1), one column per key, values as
-    the labeller gave them (booleans, sentiment strings, lists); items without a valid answer are
-    missing (None) and counted in ``.attrs["n_failed"]``. Encode with :func:`feature_matrix`.
+    Returns :class:`LabelledFeatures`; its ``table`` holds the raw labels: one row per text (same order /
+    index 0..n−1), one column per key, values as the labeller gave them (booleans, sentiment strings,
+    lists); items without a valid answer are missing (None) and counted in ``n_failed``. Encode the table
+    with :func:`feature_matrix`.
     """
     texts = list(texts)
     keys = list(keys) if keys is not None else list(TAXONOMY_KEYS)
@@ -179,9 +198,9 @@ def featurize(texts: Sequence[str], llm, *, keys: Sequence[str] | None = None, j
             parsed = {k: None for k in keys}
         rows.append(parsed)
     out = pd.DataFrame(rows, columns=keys, dtype=object)
-    out.attrs.update({"n_failed": failed, "n_patched": len(patched), "patched": patched, "job": job,
-                      "labeller": str(getattr(llm, "model", None) or getattr(llm, "name", type(llm).__name__))})
-    return out
+    labeller = str(getattr(llm, "model", None) or getattr(llm, "name", type(llm).__name__))
+    return LabelledFeatures(table=out, labeller=labeller, job=job, n_failed=failed, n_patched=len(patched),
+                            patched=patched)
 
 
 def _encode_scalar(key: str, v):
@@ -328,7 +347,8 @@ def rule_featurize(texts: Sequence[str]) -> pd.DataFrame:
     coherence, eloquence, creativity, manipulation, discrimination, vocabulary quality, topics and the
     whole-conversation ``assistant_*`` features need judgement and are returned missing (None).
 
-    Returns the same raw-label layout as :func:`featurize` (booleans, sentiment strings).
+    Returns a DataFrame in the raw-label layout of :func:`featurize`'s ``table`` (booleans, sentiment
+    strings); every text is labelled (the labeller is named "rules" where one is recorded).
     """
     rows = []
     for t in texts:
@@ -351,15 +371,13 @@ def rule_featurize(texts: Sequence[str]) -> pd.DataFrame:
             "response_has_list": len(_LIST_LINE.findall(resp)) >= 2,
         })
         rows.append(row)
-    out = pd.DataFrame(rows, columns=[*TAXONOMY_KEYS, "response_words", "response_has_list"], dtype=object)
-    out.attrs["labeller"] = "rules"
-    return out
+    return pd.DataFrame(rows, columns=[*TAXONOMY_KEYS, "response_words", "response_has_list"], dtype=object)
 
 
 def label_stability(labels_a: pd.DataFrame, labels_b: pd.DataFrame, features: Sequence[str] | None = None) -> pd.DataFrame:
     """Per-feature agreement of two labellers on the same texts (App. D.5, Fig. 11): ``n`` (texts both
     labelled), ``agreement`` (share of equal labels) and Cohen's κ (scikit-learn; NaN when undefined,
-    e.g. both labellers constant). Inputs are raw labels (as :func:`featurize`) or already numeric;
+    e.g. both labellers constant). Inputs are raw labels (as :func:`featurize`'s ``table``) or already numeric;
     rows are matched by position. Features missing from either side are skipped."""
     from sklearn.metrics import cohen_kappa_score
 

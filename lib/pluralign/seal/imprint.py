@@ -23,14 +23,49 @@ Eq. 1 as written (pair fixed effects, pair-clustered errors); Table 5's figures 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["feature_imprint", "imprint_table", "vif_filter", "bonferroni", "VIF_THRESHOLD"]
+__all__ = ["ImprintEntries", "ImprintFit", "feature_imprint", "imprint_table", "vif_filter", "bonferroni",
+           "VIF_THRESHOLD"]
 
 VIF_THRESHOLD = 5.0
 """Footnote 6: 'Features with VIF above 5 are removed from the regression, following standard practice.'"""
+
+
+@dataclass(frozen=True)
+class ImprintEntries:
+    """The entries ``t_i^*`` of D that Eq. 1 regresses (§ 2.1): ``table`` has two rows per pair (``entry``
+    "chosen" then "rejected") with ``pair_id``, one column per reward model and the features
+    (:func:`imprint_table`); ``n_pairs`` the pairs kept, ``n_pairs_dropped_missing`` the pairs dropped
+    because a feature was missing on either entry."""
+    table: pd.DataFrame
+    n_pairs: int
+    n_pairs_dropped_missing: int
+
+
+@dataclass(frozen=True)
+class ImprintFit:
+    """Feature imprints β_τ of one reward model (SEAL Eq. 1; Table 5, Fig. 3 left), from
+    :func:`feature_imprint`.
+
+    ``table``: one row per feature (``estimate``, ``std_error``, ``t``, ``p_value``, ``p_bonferroni``,
+    ``ci_low``, ``ci_high``, ``vif``, ``dropped_vif``, ``dropped_collinear``); ``dropped_vif`` the features
+    removed by the VIF > 5 filter (footnote 6), in drop order; ``kept`` the features that entered the
+    regression; ``n_obs`` entries and ``n_pairs`` pairs (fixed effects α_i) in it; ``reward`` the reward
+    regressed; ``formula`` the regression as fitted; ``vcov`` its standard errors; ``level`` the confidence
+    level of ``ci_low`` / ``ci_high``."""
+    table: pd.DataFrame
+    dropped_vif: list[str]
+    kept: list[str]
+    n_obs: int
+    n_pairs: int
+    reward: str
+    formula: str
+    vcov: str = ""
+    level: float = 0.95
 
 
 def bonferroni(p_values) -> np.ndarray:
@@ -105,7 +140,7 @@ def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD) -> 
 
 
 def imprint_table(pair_id, chosen_features: pd.DataFrame, rejected_features: pd.DataFrame, *,
-                  missing: str = "drop", **rewards) -> pd.DataFrame:
+                  missing: str = "drop", **rewards) -> ImprintEntries:
     """Long table for :func:`feature_imprint`: two rows per pair (``entry`` "chosen" then "rejected") with
     ``pair_id``, one column per reward model and the features.
 
@@ -113,7 +148,7 @@ def imprint_table(pair_id, chosen_features: pd.DataFrame, rejected_features: pd.
     ``rewards``: ``name=(chosen_rewards, rejected_rewards)``, e.g. ``pre=(...), post=(...)``.
     ``missing``: a pair with a missing feature (NaN, e.g. an entry the LM-labeller could not label) on
     either entry is ``"drop"``-ped — both of its rows, so every pair keeps its two entries — or raises
-    (``"error"``). ``.attrs``: ``n_pairs`` (kept), ``n_pairs_dropped_missing``.
+    (``"error"``). Returns :class:`ImprintEntries` (the table, ``n_pairs`` kept, ``n_pairs_dropped_missing``).
     """
     if missing not in ("drop", "error"):
         raise ValueError(f"imprint_table: missing must be 'drop' or 'error', got {missing!r}")
@@ -141,8 +176,7 @@ def imprint_table(pair_id, chosen_features: pd.DataFrame, rejected_features: pd.
     for f in chosen_features.columns:
         both = np.column_stack([chosen_features[f].to_numpy()[keep], rejected_features[f].to_numpy()[keep]])
         out[f] = both.reshape(-1)
-    out.attrs.update({"n_pairs": int(keep.sum()), "n_pairs_dropped_missing": int(bad.sum())})
-    return out
+    return ImprintEntries(table=out, n_pairs=int(keep.sum()), n_pairs_dropped_missing=int(bad.sum()))
 
 
 def _check_table(table: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -153,16 +187,17 @@ def _check_table(table: pd.DataFrame, columns: Sequence[str], what: str) -> None
         raise ValueError(f"{what}: column(s) {missing} not in the table (columns: {list(table.columns)})")
 
 
-def feature_imprint(table: pd.DataFrame, reward: str = "reward", features: Sequence[str] | None = None,
-                    pair: str = "pair_id", *, vif_threshold: float | None = VIF_THRESHOLD,
-                    cluster: str | None = None, level: float = 0.95,
-                    demeaner_backend: str | None = None) -> pd.DataFrame:
+def feature_imprint(table: pd.DataFrame | ImprintEntries, reward: str = "reward",
+                    features: Sequence[str] | None = None, pair: str = "pair_id", *,
+                    vif_threshold: float | None = VIF_THRESHOLD, cluster: str | None = None, level: float = 0.95,
+                    demeaner_backend: str | None = None) -> ImprintFit:
     """Feature imprint β_τ of SEAL Eq. 1 (Table 5; Fig. 3 left).
 
     Parameters
     ----------
     table: one row per entry (text): the ``reward`` column, the ``pair`` id column and the numeric
-        feature columns (booleans as 0/1; sentiment as −1/0/1, see ``features.feature_matrix``).
+        feature columns (booleans as 0/1; sentiment as −1/0/1, see ``features.feature_matrix``); or the
+        :class:`ImprintEntries` of :func:`imprint_table`.
     reward: reward column (``r(t_i^*)`` for the post-D imprint, ``r̲(t_i^*)`` for the pre-D one).
     features: feature columns (default: every numeric column other than ``reward`` and ``pair``).
     pair: the fixed-effect (prompt / pair) column; also the cluster unless ``cluster`` is given.
@@ -172,15 +207,17 @@ def feature_imprint(table: pd.DataFrame, reward: str = "reward", features: Seque
 
     Returns
     -------
-    DataFrame indexed by feature (every requested feature, in order) with ``estimate``,
-    ``std_error``, ``t``, ``p_value`` (unadjusted), ``p_bonferroni`` (``min(1, k·p)``, k = number of
-    estimated coefficients), ``ci_low``, ``ci_high``, ``vif`` (final VIF of kept features, VIF at drop
+    :class:`ImprintFit`; its ``table`` is a DataFrame indexed by feature (every requested feature, in order)
+    with ``estimate``, ``std_error``, ``t``, ``p_value`` (unadjusted), ``p_bonferroni`` (``min(1, k·p)``,
+    k = number of estimated coefficients), ``ci_low``, ``ci_high``, ``vif`` (final VIF of kept features, VIF at drop
     time of dropped ones), ``dropped_vif`` (bool) and ``dropped_collinear`` (bool: absorbed by the pair
     fixed effects, e.g. constant within every pair). Dropped features have NaN estimates.
-    ``.attrs`` holds ``dropped_vif`` (list), ``n_obs``, ``n_pairs``, ``reward``, ``formula``.
+    The fit's ``dropped_vif`` (list), ``kept``, ``n_obs``, ``n_pairs``, ``reward`` and ``formula`` are fields.
     """
     import pyfixest as pf
 
+    if isinstance(table, ImprintEntries):
+        table = table.table
     if features is None:
         features = [c for c in table.select_dtypes(include=["number", "bool"]).columns if c not in (reward, pair)]
     features = list(features)
@@ -243,8 +280,6 @@ def feature_imprint(table: pd.DataFrame, reward: str = "reward", features: Seque
             out.loc[name, "ci_low"] = coef[c] - q * se[c]
             out.loc[name, "ci_high"] = coef[c] + q * se[c]
         out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
-    out.attrs.update({"dropped_vif": [back[c] for c in dropped], "kept": kept_names, "n_obs": int(len(data)),
-                      "n_pairs": n_pairs, "reward": reward,
-                      "formula": f"{reward} ~ {' + '.join(kept_names) or '1'} | {pair}",
-                      "vcov": f"CRV1 by {cluster}", "level": level})
-    return out
+    return ImprintFit(table=out, dropped_vif=[back[c] for c in dropped], kept=kept_names, n_obs=int(len(data)),
+                      n_pairs=n_pairs, reward=reward, formula=f"{reward} ~ {' + '.join(kept_names) or '1'} | {pair}",
+                      vcov=f"CRV1 by {cluster}", level=level)

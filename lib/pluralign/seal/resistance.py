@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,12 +20,35 @@ import pandas as pd
 from pluralign.seal.imprint import VIF_THRESHOLD, vif_filter
 from pluralign.seal.shifts import REWARD_COLUMNS, _as_rewards, _pair_design, _pre_post, _table
 
-__all__ = ["REGIMES", "aligned", "alignment_score", "alignment_resistance", "alignment_regimes",
+__all__ = ["MisalignmentFit", "REGIMES", "aligned", "alignment_score", "alignment_resistance", "alignment_regimes",
            "regime_prevalence", "alignment_summary", "reward_quadrants", "labeller_preference",
            "labeller_agreement", "misalignment_regression"]
 
 REGIMES = ("became-aligned", "stayed-aligned", "stayed-misaligned", "reversed")
 """Table 1's four alignment regimes, in the paper's column order."""
+
+
+@dataclass(frozen=True)
+class MisalignmentFit:
+    """Which chosen / rejected features predict (mis)alignment of a reward model (SEAL Eq. 3; Table 7,
+    Fig. 3 right), from :func:`misalignment_regression`.
+
+    ``table``: one row per (``entry`` c/r, ``feature``) with ``estimate`` (ρ^c(τ) / ρ^r(τ)), ``std_error``,
+    ``z``, ``p_value``, ``p_bonferroni``, ``ci_low``, ``ci_high``, ``vif``, ``dropped_vif``; ``n_obs`` pairs in
+    the regression, ``n_dropped_missing`` pairs left out (a missing feature); ``outcome`` ("misaligned":
+    1 − δ_i, as Table 7; "aligned": δ_i, Eq. 3 literally); ``model`` ("logit" or "linear"); ``intercept`` α₀;
+    ``base_rate`` the outcome's share; ``dropped_vif`` the regressors removed by the VIF > 5 filter;
+    ``converged`` False when the logit's maximum likelihood did not converge (estimates of separated
+    features are then unbounded and should not be read)."""
+    table: pd.DataFrame
+    n_obs: int
+    n_dropped_missing: int
+    outcome: str
+    model: str
+    intercept: float
+    base_rate: float
+    dropped_vif: list[str]
+    converged: bool
 
 
 def aligned(chosen, rejected) -> np.ndarray:
@@ -182,7 +206,7 @@ def labeller_agreement(regimes, gamma, *, exclude_indifferent: bool = True) -> p
 def _fit_logit(model, maxiter: int = 200):
     """Fit a statsmodels ``Logit`` by maximum likelihood; returns ``(fit, converged)``. statsmodels'
     ConvergenceWarning (e.g. quasi-separation: a feature that is never or always misaligned) is not
-    printed but returned as ``converged=False``, which the caller records in its result's ``attrs``."""
+    printed but returned as ``converged=False``, which the caller records in its result."""
     import warnings
 
     from statsmodels.tools.sm_exceptions import ConvergenceWarning
@@ -195,7 +219,7 @@ def _fit_logit(model, maxiter: int = 200):
 def misalignment_regression(chosen_rewards, rejected_rewards, chosen: pd.DataFrame, rejected: pd.DataFrame,
                             features: Sequence[str] | None = None, *, outcome: str = "misaligned",
                             model: str = "logit", vif_threshold: float | None = VIF_THRESHOLD,
-                            level: float = 0.95) -> pd.DataFrame:
+                            level: float = 0.95) -> MisalignmentFit:
     """Which chosen / rejected features predict (mis)alignment (SEAL Eq. 3; Table 7; Fig. 3 right)::
 
         log(p / (1 − p)) = α₀ + Σ_τ ρ^c(τ) t_i^c(τ) + ρ^r(τ) t_i^r(τ)
@@ -209,9 +233,10 @@ def misalignment_regression(chosen_rewards, rejected_rewards, chosen: pd.DataFra
 
     ``chosen_rewards``/``rejected_rewards`` are the RM's rewards (δ_i computed from them, ties
     misaligned); ``chosen``/``rejected`` feature tables have one row per pair in the same order.
-    Returns a table indexed by (entry, feature) as :func:`reward_shift_regression`; ``attrs`` has
-    ``n_obs``, ``base_rate``, ``dropped_vif`` and ``converged`` (False when the logit's maximum likelihood did
-    not converge — estimates of separated features are then unbounded and should not be read).
+    Returns :class:`MisalignmentFit`: its ``table`` indexed by (entry, feature) as
+    :func:`reward_shift_regression`'s, with ``n_obs``, ``base_rate``, ``dropped_vif`` and ``converged`` (False
+    when the logit's maximum likelihood did not converge — estimates of separated features are then
+    unbounded and should not be read).
     """
     import statsmodels.api as sm
     from scipy import stats as st
@@ -235,7 +260,6 @@ def misalignment_regression(chosen_rewards, rejected_rewards, chosen: pd.DataFra
         fit, converged = sm.OLS(y[ok], design).fit(), True
         q = st.t.ppf(0.5 + level / 2, fit.df_resid)
     out = _table(fit.params, fit.bse, fit.tvalues, fit.pvalues, kept, features, dropped, vif, q)
-    out.attrs.update({"n_obs": int(ok.sum()), "n_dropped_missing": int((~ok).sum()), "outcome": outcome,
-                      "model": model, "intercept": float(fit.params.get("const", np.nan)),
-                      "base_rate": float(y[ok].mean()), "dropped_vif": list(dropped), "converged": converged})
-    return out
+    return MisalignmentFit(table=out, n_obs=int(ok.sum()), n_dropped_missing=int((~ok).sum()), outcome=outcome,
+                           model=model, intercept=float(fit.params.get("const", np.nan)),
+                           base_rate=float(y[ok].mean()), dropped_vif=list(dropped), converged=converged)

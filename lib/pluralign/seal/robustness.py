@@ -28,7 +28,7 @@ from pluralign.seal.imprint import bonferroni
 from pluralign.seal.features import TARGET_FEATURES
 from pluralign.seal.resistance import _fit_logit
 
-__all__ = ["Rewrites", "REWRITE_PROMPT", "REWRITE_FEATURES", "rewrite_prompt", "rewrite", "rewrite_pairs", "score_entries",
+__all__ = ["Rewrites", "RobustnessFit", "REWRITE_PROMPT", "REWRITE_FEATURES", "rewrite_prompt", "rewrite", "rewrite_pairs", "score_entries",
            "aligned_before_after", "label_flips", "flip_shares", "similarity_by_flip", "robustness_scores"]
 
 REWRITE_PROMPT = (
@@ -71,6 +71,27 @@ class Rewrites:
     n_dropped: int
     dropped: pd.Series
     prompts: list | None = None
+
+
+@dataclass(frozen=True)
+class RobustnessFit:
+    """Robustness scores π^*_±(τ) (SEAL Eq. 4; Table 8, Fig. 5), from :func:`robustness_scores`.
+
+    ``table``: one row per (``entry`` c/r, ``feature``, ``flip``) with ``name`` (e.g. "π^c_+(sentiment)"),
+    ``n_flipped``, ``n_misaligned``, ``separated``, ``estimate``, ``std_error``, ``z``, ``p_value``, ``ci_low``,
+    ``ci_high``, ``odds_ratio``, ``p_bonferroni``; ``n_pairs`` pairs in the regression, ``n_filtered`` pairs
+    dropped by the ``unchanged`` filter (§ 2.3: helpfulness or harmlessness flipped), ``n_missing`` pairs
+    dropped for a missing flip, ``misalignment_rate`` the share with δ_i(1 − δ̂_i) = 1, ``intercept`` α₀,
+    ``converged`` (False when the logit's maximum likelihood did not converge) and ``unchanged`` the filter
+    features."""
+    table: pd.DataFrame
+    n_pairs: int
+    n_filtered: int
+    n_missing: int
+    misalignment_rate: float
+    intercept: float
+    converged: bool
+    unchanged: list[str]
 
 
 def rewrite_prompt(text: str) -> str:
@@ -165,8 +186,8 @@ def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[
     rewritten = {e: [rw[e]["rewritten"].iat[i] for i in kept] for e in entries}
     flips = {}
     for e in entries:
-        lab0 = feature_matrix(featurize(originals[e], labeller, keys=keys, job=f"{job}-orig-{e}"), keys)
-        lab1 = feature_matrix(featurize(rewritten[e], labeller, keys=keys, job=f"{job}-new-{e}"), keys)
+        lab0 = feature_matrix(featurize(originals[e], labeller, keys=keys, job=f"{job}-orig-{e}").table, keys)
+        lab1 = feature_matrix(featurize(rewritten[e], labeller, keys=keys, job=f"{job}-new-{e}").table, keys)
         flips[e] = label_flips(lab0, lab1)
     return Rewrites(view=view.iloc[kept].reset_index(drop=True), kept=kept, originals=originals,
                     rewritten=rewritten, flips=flips, status=status, n_pairs=int(len(view)), n_kept=int(len(kept)),
@@ -252,7 +273,7 @@ def similarity_by_flip(cosine, flips: pd.DataFrame) -> pd.DataFrame:
 
 def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame, flips_rejected: pd.DataFrame,
                       features: Sequence[str] | None = None, *, unchanged: Sequence[str] = TARGET_FEATURES,
-                      level: float = 0.95) -> pd.DataFrame:
+                      level: float = 0.95) -> RobustnessFit:
     """Robustness scores π^*_±(τ) of SEAL Eq. 4 (Table 8, Fig. 5).
 
     Parameters
@@ -266,12 +287,13 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
     unchanged: § 2.3 keeps only pairs whose ``unchanged`` labels (default helpfulness and harmlessness)
         did not flip on either entry; ``()`` keeps every pair. Pairs with a missing flip are dropped too.
 
-    Returns a DataFrame indexed by (``entry`` c/r, ``feature``, ``flip``), one row per non-zero flip value
-    present (π₊ ↔ flip = +1, π₋ ↔ flip = −1; sentiment may add ±2), with ``name`` (e.g. "π^c_+(sentiment)"),
-    ``estimate``, ``std_error``, ``z``, ``p_value``, ``p_bonferroni``, ``ci_low``, ``ci_high``, ``odds_ratio``
+    Returns :class:`RobustnessFit`, whose ``table`` is indexed by (``entry`` c/r, ``feature``, ``flip``), one row
+    per non-zero flip value present (π₊ ↔ flip = +1, π₋ ↔ flip = −1; sentiment may add ±2), with ``name``
+    (e.g. "π^c_+(sentiment)"), ``estimate``, ``std_error``, ``z``, ``p_value``, ``p_bonferroni``, ``ci_low``,
+    ``ci_high``, ``odds_ratio``
     ``n_flipped`` (pairs with that flip), ``n_misaligned`` (of them, pairs that became misaligned) and
     ``separated`` (True when none or all of them did: complete separation, no finite estimate; leave
-    such rows out of plots). ``.attrs``: ``n_pairs``, ``n_filtered`` (dropped by the
+    such rows out of plots); and the fields ``n_pairs``, ``n_filtered`` (dropped by the
     ``unchanged`` filter), ``n_missing``, ``misalignment_rate``, ``intercept``, ``converged``.
     """
     import statsmodels.api as sm
@@ -341,7 +363,6 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
                                       "z", "p_value", "ci_low", "ci_high", "odds_ratio"])
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy()) if len(out) else []
     out = out.set_index(["entry", "feature", "flip"])
-    out.attrs.update({"n_pairs": int(keep.sum()), "n_filtered": n_filtered, "n_missing": n_missing,
-                      "misalignment_rate": float(y.mean()), "intercept": intercept, "converged": converged,
-                      "unchanged": unchanged})
-    return out
+    return RobustnessFit(table=out, n_pairs=int(keep.sum()), n_filtered=n_filtered, n_missing=n_missing,
+                         misalignment_rate=float(y.mean()), intercept=intercept, converged=converged,
+                         unchanged=unchanged)

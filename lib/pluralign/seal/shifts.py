@@ -16,17 +16,38 @@ alignment. ``abs(reward_shift(...))`` equals Definition 1's arccos.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from pluralign.seal.imprint import bonferroni, vif_filter, VIF_THRESHOLD
 
-__all__ = ["reward_shift", "reward_angle", "reward_shift_regression", "REWARD_COLUMNS"]
+__all__ = ["RewardShiftFit", "reward_shift", "reward_angle", "reward_shift_regression", "REWARD_COLUMNS"]
 
 REWARD_COLUMNS = ("pre_chosen", "pre_rejected", "post_chosen", "post_rejected")
 """The columns of the rewards table of :func:`~pluralign.seal.design.alignment_rewards`: r̲(t_i^c), r̲(t_i^r),
 r(t_i^c), r(t_i^r)."""
+
+
+@dataclass(frozen=True)
+class RewardShiftFit:
+    """The reward shift θ_i regressed on the chosen and rejected entries' features (SEAL Eq. 2; Table 6,
+    Fig. 3 centre), from :func:`reward_shift_regression`.
+
+    ``table``: one row per (``entry`` c/r, ``feature``) with ``estimate``, ``std_error``, ``z``, ``p_value``,
+    ``p_bonferroni``, ``ci_low``, ``ci_high``, ``vif``, ``dropped_vif``; ``n_obs`` pairs in the regression,
+    ``n_dropped_missing`` pairs left out (missing θ or feature); ``intercept`` (NaN without one); ``r2``;
+    ``dropped_vif`` the regressors (``"feature|c"`` / ``"feature|r"``) removed by the VIF > 5 filter;
+    ``model`` ("OLS") and ``cov_type`` (statsmodels' covariance type)."""
+    table: pd.DataFrame
+    n_obs: int
+    n_dropped_missing: int
+    intercept: float
+    r2: float
+    dropped_vif: list[str]
+    model: str = "OLS"
+    cov_type: str = "nonrobust"
 
 
 def _pre_post(rewards: tuple, what: str) -> list:
@@ -136,7 +157,7 @@ def _table(params, bse, tvalues, pvalues, names: list[str], features: list[str],
 def reward_shift_regression(theta, chosen: pd.DataFrame, rejected: pd.DataFrame,
                             features: Sequence[str] | None = None, *, intercept: bool = True,
                             vif_threshold: float | None = VIF_THRESHOLD, cov_type: str = "nonrobust",
-                            level: float = 0.95) -> pd.DataFrame:
+                            level: float = 0.95) -> RewardShiftFit:
     """Reward shifts regressed on chosen and rejected features (SEAL Eq. 2; Table 6; Fig. 3 centre)::
 
         θ_i = Σ_τ β^c_τ t_i^c(τ) + β^r_τ t_i^r(τ) + ε_i
@@ -146,8 +167,9 @@ def reward_shift_regression(theta, chosen: pd.DataFrame, rejected: pd.DataFrame,
     has one, though Eq. 2 omits it). Features with VIF above ``vif_threshold`` are dropped (over the
     joint chosen + rejected design); p-values Bonferroni-corrected over the reported coefficients.
 
-    Returns a DataFrame indexed by (``entry`` in {"c", "r"}, ``feature``) with ``estimate``,
-    ``std_error``, ``z``, ``p_value``, ``p_bonferroni``, ``ci_low``, ``ci_high``, ``vif``, ``dropped_vif``.
+    Returns :class:`RewardShiftFit`, whose ``table`` is indexed by (``entry`` in {"c", "r"}, ``feature``)
+    with ``estimate``, ``std_error``, ``z``, ``p_value``, ``p_bonferroni``, ``ci_low``, ``ci_high``, ``vif``,
+    ``dropped_vif``.
     """
     import statsmodels.api as sm
     from scipy import stats as st
@@ -162,7 +184,6 @@ def reward_shift_regression(theta, chosen: pd.DataFrame, rejected: pd.DataFrame,
     fit = sm.OLS(y[ok], design).fit(cov_type=cov_type)
     q = st.t.ppf(0.5 + level / 2, fit.df_resid) if cov_type == "nonrobust" else st.norm.ppf(0.5 + level / 2)
     out = _table(fit.params, fit.bse, fit.tvalues, fit.pvalues, kept, features, dropped, vif, q)
-    out.attrs.update({"n_obs": int(ok.sum()), "n_dropped_missing": int((~ok).sum()),
-                      "intercept": float(fit.params.get("const", np.nan)), "r2": float(fit.rsquared),
-                      "dropped_vif": list(dropped), "model": "OLS", "cov_type": cov_type})
-    return out
+    return RewardShiftFit(table=out, n_obs=int(ok.sum()), n_dropped_missing=int((~ok).sum()),
+                          intercept=float(fit.params.get("const", np.nan)), r2=float(fit.rsquared),
+                          dropped_vif=list(dropped), model="OLS", cov_type=cov_type)

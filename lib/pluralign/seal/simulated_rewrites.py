@@ -88,7 +88,8 @@ def simulated_rewrite(texts: Sequence[str], *, seed: int = 0, p_flip: float = 0.
 
     Returns one row per text: ``original``, ``rewritten``, ``status`` ("ok"), and per feature the planted
     label flip original − rewritten in SEAL's convention (App. D.6): +1 the rewrite lost the feature, −1 it
-    gained it, 0 unchanged.
+    gained it, 0 unchanged. The first three columns are those of
+    :func:`~pluralign.seal.robustness.rewrite`, which this stands in for.
     """
     if not 0 <= p_flip <= 1:
         raise ValueError(f"simulated_rewrite: p_flip must be in [0, 1], got {p_flip}")
@@ -135,9 +136,7 @@ def simulated_rewrite(texts: Sequence[str], *, seed: int = 0, p_flip: float = 0.
         if opener is not None or closer is not None:
             body = f"{opener or rng.choice(s.ENTHUSIASTIC_OPEN)} {body}\n\n{closer or rng.choice(s.ENTHUSIASTIC_CLOSE)}"
         rows.append({"original": t, "rewritten": body, "status": "ok", **flips})
-    out = pd.DataFrame(rows, columns=["original", "rewritten", "status", *features])
-    out.attrs.update({"rewriter": "pluralign simulator stand-in", "seed": seed, "p_flip": p_flip})
-    return out
+    return pd.DataFrame(rows, columns=["original", "rewritten", "status", *features])
 
 
 #: how :func:`simulated_rewrite_pairs` names the planted flip features (SEAL's taxonomy where it has one)

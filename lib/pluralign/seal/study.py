@@ -50,7 +50,8 @@ class RewriteRun:
 @dataclass
 class Study:
     """The SEAL study design on one profile (§ 2, Fig. 1): the alignment data set ``D`` seen as chosen /
-    rejected entries (``view``, :func:`~pluralign.seal.design.chosen_rejected`), the pre-D and post-D reward
+    rejected entries (``view``, the table of :func:`~pluralign.seal.design.chosen_rejected`, which dropped
+    ``n_ties_dropped`` pairs whose majority label is a tie), the pre-D and post-D reward
     models (``rms``, :func:`~pluralign.seal.design.alignment_models`) and their rewards (``R``,
     :func:`~pluralign.seal.design.alignment_rewards`), the entries' features (``F``,
     :class:`~pluralign.seal.design.EntryFeatures`; None when a page needs none), the design's offline ``stand_ins`` and the
@@ -65,6 +66,7 @@ class Study:
     R: pd.DataFrame
     F: EntryFeatures | None = None
     stand_ins: list = field(default_factory=list)
+    n_ties_dropped: int = 0
     profile: str | None = None
     seed: int = 0
     settings: dict = field(default_factory=dict)
@@ -106,7 +108,7 @@ class Study:
         filters = pd.DataFrame(self.D.meta.get("filters", []), columns=["filter", "field", "removed", "kept"])
         n_invalid = int(filters["removed"].sum())
         n_paper = int(paper_value("§2", DESIGN["dataset"], "pairs"))
-        R, n_ties = self.R, self.view.attrs["n_ties_dropped"]
+        R, n_ties = self.R, self.n_ties_dropped
         table = pd.DataFrame({
             "": ["alignment data set D", "rows dropped by the loader as invalid", "pairs in D",
                  "pairs without a chosen entry (majority tie), dropped", "pairs analysed", "design",
@@ -237,8 +239,10 @@ class Study:
         return Result(table=table.round(3), figure=fig, paper=paper4)
 
     def imprint(self) -> dict:
-        """The feature imprints (Eq. 1) of the pre-D and post-D RMs, ``{"pre": table, "post": table,
-        "table": the regression's entries}`` (:func:`~pluralign.seal.imprint.feature_imprint`); computed once."""
+        """The feature imprints (Eq. 1) of the pre-D and post-D RMs, ``{"pre": fit, "post": fit, "table": the
+        regression's entries}`` (:class:`~pluralign.seal.imprint.ImprintFit` of
+        :func:`~pluralign.seal.imprint.feature_imprint`; :class:`~pluralign.seal.imprint.ImprintEntries` of
+        :func:`~pluralign.seal.imprint.imprint_table`); computed once."""
         if "imprint" not in self._memo:
             from pluralign.seal.imprint import feature_imprint, imprint_table
             F, R = self._features(), self.R
@@ -255,11 +259,12 @@ class Study:
         from pluralign.seal import plots
         from pluralign.seal.paper import DESIGN, paper_table
         im, F = self.imprint(), self._features()
-        fig = plots.coefficient_figure({"pre-D": im["pre"], "post-D": im["post"]}, n_rows=len(F.regressors),
+        fig = plots.coefficient_figure({"pre-D": im["pre"].table, "post-D": im["post"].table},
+                                       n_rows=len(F.regressors),
                                        xlabel="feature imprint β (reward points)",
                                        title="feature imprints, ±2 SE; filled = significant after Bonferroni")
         cols = ["estimate", "std_error", "p_bonferroni"]
-        t5 = pd.concat({"pre-D": im["pre"][cols], "post-D": im["post"][cols]}, axis=1)
+        t5 = pd.concat({"pre-D": im["pre"].table[cols], "post-D": im["post"].table[cols]}, axis=1)
         p5 = paper_table("Table 5")
         note = ""
         if t5.index.isin(p5.index).any():
@@ -271,8 +276,8 @@ class Study:
                     f"run; estimates and standard errors):\n\n" + _table_md(p5.drop(columns=["pre-D p", "post-D p"])))
         values = {"paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
                   "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
-                  "n_imprint_obs": im["post"].attrs["n_obs"],
-                  "n_imprint_missing": im["table"].attrs["n_pairs_dropped_missing"],
+                  "n_imprint_obs": im["post"].n_obs,
+                  "n_imprint_missing": im["table"].n_pairs_dropped_missing,
                   "paper_n_t5": len(p5), "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"])}
         return Result(table=t5.round(3), figure=fig, paper=p5, note=note, values=values)
 
@@ -281,7 +286,7 @@ class Study:
         from pluralign.report import Result
         im = self.imprint()
         return Result(table=pd.DataFrame({"dropped (VIF > 5 or constant)":
-                                          {k: ", ".join(im[k].attrs["dropped_vif"]) or "none" for k in ("pre", "post")}}))
+                                          {k: ", ".join(im[k].dropped_vif) or "none" for k in ("pre", "post")}}))
 
     def planted_recovery(self):
         """Recovery of the simulator's planted population weights (:func:`weight_recovery`): the method on
@@ -292,10 +297,11 @@ class Study:
             return Result(table=None, note="Not applicable on this profile: its data carry no planted weights.")
         wr = weight_recovery(self, {k: self.imprint()[k] for k in ("pre", "post")})
         text = [f"**The method** — an imprint of the population's mean utility itself — gives back all "
-                f"{len(wr['utility'])} planted weights (largest error {wr['utility_error']:.1e}): the regression of "
-                "Eq. 1 with pair fixed effects and the VIF filter recovers a linear reward exactly (its residuals, "
-                "and so its standard errors, are zero, so the interval column does not apply to it)."]
-        for k, v in wr["parts"].items():
+                f"{len(wr['utility'].table)} planted weights (largest error {wr['utility_error']:.1e}): the "
+                "regression of Eq. 1 with pair fixed effects and the VIF filter recovers a linear reward exactly "
+                "(its residuals, and so its standard errors, are zero, so the interval column does not apply to it)."]
+        for k, rec in wr["parts"].items():
+            v = rec.table
             which = "pre" if k.startswith("pre") else "post"
             cov, sign = list(v.index[v["covered"]]), list(v.index[v["same_sign"] == 1])
             text.append(f"**The {k.split(' vs ')[0]}** (this project's small reward model trained on "
@@ -321,15 +327,15 @@ class Study:
         from pluralign.seal.shifts import reward_shift_regression
         F = self._features()
         t6 = reward_shift_regression(self.theta(), F.chosen, F.rejected, F.regressors)
-        fig = plots.coefficient_figure({"chosen (c)": t6.xs("c"), "rejected (r)": t6.xs("r")},
+        fig = plots.coefficient_figure({"chosen (c)": t6.table.xs("c"), "rejected (r)": t6.table.xs("r")},
                                        n_rows=len(F.regressors), xlabel="effect on θ (degrees)",
                                        title="reward shift on features, ±2 SE")
         paper6 = paper_table("Table 6")[["chosen", "rejected"]]
-        t6w = t6["estimate"].unstack(0).rename(columns={"c": "chosen", "r": "rejected"})
+        t6w = t6.table["estimate"].unstack(0).rename(columns={"c": "chosen", "r": "rejected"})
         if t6w.index.isin(paper6.index).any():
             t6w = t6w.join(paper6.add_prefix("paper "), how="left")
         return Result(table=t6w.round(3), figure=fig, paper=paper6, data={"fit": t6},
-                      values={"t6_r2": t6.attrs["r2"]})
+                      values={"t6_r2": t6.r2})
 
     # ---- resistance page
     def regime_table(self):
@@ -422,20 +428,21 @@ class Study:
         args = (*self._rewards("post"), F.chosen, F.rejected, F.regressors)
         t7 = misalignment_regression(*args)
         t7_lin = misalignment_regression(*args, model="linear")
-        fig = plots.coefficient_figure({"chosen (c)": t7.xs("c"), "rejected (r)": t7.xs("r")},
+        fig = plots.coefficient_figure({"chosen (c)": t7.table.xs("c"), "rejected (r)": t7.table.xs("r")},
                                        n_rows=len(F.regressors), xlabel="ρ: log-odds of misalignment",
                                        title="misalignment on features, ±2 SE; filled = significant after Bonferroni")
         paper7 = paper_table("Table 7")[["chosen", "rejected"]]
-        t7w = pd.concat({"logit": t7["estimate"].unstack(0), "linear": t7_lin["estimate"].unstack(0)}, axis=1)
+        t7w = pd.concat({"logit": t7.table["estimate"].unstack(0), "linear": t7_lin.table["estimate"].unstack(0)},
+                        axis=1)
         t7w.columns = [f"{m} {'chosen' if e == 'c' else 'rejected'}" for m, e in t7w.columns]
         if t7w.index.isin(paper7.index).any():
             t7w = t7w.join(paper7.add_prefix("paper "), how="left")
-        note = "" if t7.attrs["converged"] else (
+        note = "" if t7.converged else (
             "**The logit's maximum likelihood did not converge** (some feature is (quasi-)separated: its chosen or "
             "rejected value occurs only among aligned or only among misaligned pairs). Estimates with very large "
             "standard errors belong to such features and should not be read.")
         return Result(table=t7w.round(3), figure=fig, paper=paper7, note=note,
-                      data={"logit": t7, "linear": t7_lin}, values={"t7_base": t7.attrs["base_rate"]})
+                      data={"logit": t7, "linear": t7_lin}, values={"t7_base": t7.base_rate})
 
     # ---- robustness page
     def rewriting(self) -> "RewriteRun | None":
@@ -537,21 +544,22 @@ class Study:
             return Result(table=None, note="Not run on this profile (no rewriting).")
         flips = rw.rewrites.flips
         feats = [c for c in flips["chosen"].columns if c not in TARGET_FEATURES]
-        pi = robustness_scores(rw.before, rw.after, flips["chosen"], flips["rejected"], feats,
-                               unchanged=[u for u in TARGET_FEATURES if u in flips["chosen"].columns])
+        fit = robustness_scores(rw.before, rw.after, flips["chosen"], flips["rejected"], feats,
+                                unchanged=[u for u in TARGET_FEATURES if u in flips["chosen"].columns])
+        pi = fit.table
         shown = pi[~pi["separated"]]
         fig = plots.coefficient_figure({"π": shown}, xlabel="π: log-odds of becoming misaligned (vs no flip)",
                                        labels=dict(zip(shown.index, shown["name"])),
                                        title="robustness scores, ±2 SE; filled = significant after Bonferroni")
         n_sep = len(pi) - len(shown)
-        note = (f"{pi.attrs['n_pairs']} pairs enter the regression; {pi.attrs['misalignment_rate']:.3f} of them went "
+        note = (f"{fit.n_pairs} pairs enter the regression; {fit.misalignment_rate:.3f} of them went "
                 f"from aligned to misaligned. {n_sep} flip categor{'y has' if n_sep == 1 else 'ies have'} no "
                 "misaligned pair, or only misaligned ones (complete separation: no finite estimate; not plotted"
-                + ("; the fit's maximum likelihood did not converge for that reason" if not pi.attrs["converged"] else "")
+                + ("; the fit's maximum likelihood did not converge for that reason" if not fit.converged else "")
                 + "). With a few hundred rewritten pairs the estimates are wide; their signs can be read against the "
                 "post-D imprints of the planted features on the {ref}`feature-imprint page <seal-imprint>`.")
         cols = ["name", "n_flipped", "n_misaligned", "separated", "estimate", "std_error", "p_bonferroni", "odds_ratio"]
-        return Result(table=pi[cols].round(3), figure=fig, note=note, data={"scores": pi})
+        return Result(table=pi[cols].round(3), figure=fig, note=note, data={"scores": fit})
 
 
 def _load_args(value, models: dict | None, what: str):
@@ -590,7 +598,8 @@ def setup(design: dict | None = None, *, features: str | None = None, labeller=N
     D = spec.from_spec(d["data"])
     other_parts = [spec.from_spec(s) for s in d.get("other_data") or []]
     other = combine(*other_parts, name="other data") if other_parts else None
-    view = chosen_rejected(D)
+    pairs = chosen_rejected(D)
+    view = pairs.table
     rms = alignment_models(D, other, models=reward_models, train=d.get("train"), base=d.get("base_model"))
     R = alignment_rewards(D, rms=rms)
     F = None
@@ -608,6 +617,7 @@ def setup(design: dict | None = None, *, features: str | None = None, labeller=N
                 "n_rewrite": n_rewrite, "rewrite_share": rewrite_share, "p_flip": p_flip,
                 "similarity_model": similarity_model}
     return Study(D=D, other=other, other_parts=other_parts, view=view, rms=rms, R=R, F=F,
-                 stand_ins=study_stand_ins(reward_models, F), profile=profile, seed=seed, settings=settings)
+                 stand_ins=study_stand_ins(reward_models, F), n_ties_dropped=pairs.n_ties_dropped, profile=profile,
+                 seed=seed, settings=settings)
 
 
