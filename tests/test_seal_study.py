@@ -138,3 +138,14 @@ def test_model_names_resolve_against_the_profiles_models():
     assert _load_args({"name": "x"}, models, "labeller") == {"name": "x"} and _load_args(None, models, "x") is None
     with pytest.raises(ParamsError, match="seal_labeller"):
         _load_args("seal_labeler", models, "labeller")
+
+
+def test_the_rewards_page_warns_when_pre_and_post_are_one_model():
+    import warnings
+    from pluralign import seal
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the untrained-head warning of the embedded default
+        study = seal.setup({"data": {"simulate": {"n_pairs": 20, "seed": 0}},
+                            "reward_models": {"pre": {}, "post": {}}}, features="planted")
+        note = study.dataset().note
+    assert ":::{warning}" in note and "same model" in note

@@ -119,6 +119,12 @@ class Study:
                              "OpenAssistant RMs without / with hh-rlhf", "—", "—"]}).set_index("")
         dropped = filters[filters["removed"] > 0].set_index("filter")
         note = f"Rows dropped by the loader, by reason:\n\n{dropped.to_markdown()}" if n_invalid else ""
+        if getattr(self.rms.pre, "identity", None) == getattr(self.rms.post, "identity", 0):
+            from pluralign.report import warning
+            note = warning(f"The pre-D and post-D reward models are the same model ({self.rms.pre.identity}): no "
+                           "reward can shift, so the reward shifts, angles and alignment regimes of Part II say nothing "
+                           "here. Name two models (design: reward_models: {pre: ..., post: ...}), the one before and "
+                           "the one after training on D.") + ("\n\n" + note if note else "")
         return Result(table=table, note=note, data={"filters": filters},
                       values={"n_pairs": len(self.view), "n_ties": n_ties, "n_invalid": n_invalid,
                               "paper_n_pairs": f"{n_paper:,}"})
