@@ -36,3 +36,17 @@ def test_a_folder_asking_for_remote_code_does_not_run_it(hostile_folder):
     assert rm.trust_remote_code is False
     rm.score([("hi", "hello")], progress=False, cache=False)
     assert not marker.exists(), "the folder's own code ran"
+
+
+def test_a_model_folders_identity_follows_its_content_not_its_path(tmp_path):
+    import shutil
+    from pluralign.rewards.base import folder_identity
+    a = tmp_path / "model"
+    a.mkdir()
+    (a / "config.json").write_text('{"hidden": 8}')
+    (a / "model.safetensors").write_bytes(b"\x00" * 64)
+    first = folder_identity(a)
+    shutil.copytree(a, tmp_path / "elsewhere" / "model")
+    assert folder_identity(tmp_path / "elsewhere" / "model") == first  # same model, another checkout
+    (a / "model.safetensors").write_bytes(b"\x01" * 64)  # another model, same size, same folder
+    assert folder_identity(a) != first

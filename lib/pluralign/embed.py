@@ -48,14 +48,15 @@ def resolve_model(model: str | Path | None = None) -> str:
 @functools.lru_cache(maxsize=4)
 def _load(path: str, device: str | None, trust_remote_code: bool):
     from sentence_transformers import SentenceTransformer
-    return SentenceTransformer(path, device=device, trust_remote_code=trust_remote_code)
+    return SentenceTransformer(path, device=device, trust_remote_code=trust_remote_code,
+                               model_kwargs={"use_safetensors": True})
 
 
 def _model_key(path: str) -> str:
     p = Path(path)
-    if p.is_dir():  # a local folder: its name and the weights' sizes/mtimes stand for its content
-        files = sorted((f.name, f.stat().st_size) for f in p.glob("*.safetensors"))
-        return f"{p.name}:{files}"
+    if p.is_dir():  # a local folder: a hash of its files' content (another model in the same folder differs)
+        from pluralign.rewards.base import folder_identity
+        return folder_identity(p)
     return path
 
 

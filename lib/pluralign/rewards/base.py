@@ -317,15 +317,36 @@ def read_rm_config(folder) -> dict | None:
     return json.loads(p.read_text()) if p.exists() else None
 
 
+_CONTENT_HASHES: dict[tuple, str] = {}
+
+
+def _file_hash(f: Path) -> str:
+    """SHA-256 of a file's bytes (memoised per path, size and mtime within a process)."""
+    import hashlib
+    st = f.stat()
+    key = (str(f.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _CONTENT_HASHES:
+        h = hashlib.sha256()
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 22), b""):
+                h.update(block)
+        _CONTENT_HASHES[key] = h.hexdigest()
+    return _CONTENT_HASHES[key]
+
+
 def folder_identity(path: str | Path) -> str:
-    """A local model folder's identity: its path plus the size and mtime of its files."""
+    """A local model folder's identity: its folder name plus a hash of the content of its files (weights,
+    config, tokenizer), so another model copied into the same folder never reuses the first one's cached
+    scores or embeddings, and the same model in another folder or checkout reuses them."""
     p = Path(path)
     if (p / RM_CONFIG).exists():
         cfg = read_rm_config(p)
         if cfg.get("identity"):
             return cfg["identity"]
-    stats = sorted((f.name, f.stat().st_size, int(f.stat().st_mtime)) for f in p.iterdir() if f.is_file())
-    return f"{p.resolve()}#{fingerprint(stats)[:16]}"
+    files = sorted(f for f in p.rglob("*") if f.is_file() and not any(part.startswith(".") for part in
+                                                                          f.relative_to(p).parts))
+    content = [(str(f.relative_to(p)), _file_hash(f)) for f in files]
+    return f"{p.name}#{fingerprint(content)[:16]}"
 
 
 __all__ = ["RewardModel", "resolve_device", "resolve_dtype", "CHUNK", "RM_CONFIG", "write_rm_config", "read_rm_config",
