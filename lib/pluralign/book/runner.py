@@ -241,16 +241,31 @@ def _environment(profile: str, *, book_cache: bool = True) -> dict:
     return env
 
 
-def _ipc_kernel_manager():
+def _ipc_kernel_manager(log: Path | None = None):
     """A kernel manager whose kernel talks over local IPC sockets (not TCP on localhost): nothing listens on a
-    port, and ipykernel has no reason to warn about unencrypted TCP in every build log."""
+    port, and ipykernel has no reason to warn about unencrypted TCP in every build log. The kernel process's own
+    log (its messages about being interrupted at shutdown, a crash) goes to ``log``, not into the build log;
+    what the cells print stays in the notebook."""
     from jupyter_client.manager import AsyncKernelManager
 
     class IPCKernelManager(AsyncKernelManager):
         def __init__(self, **kw):
             kw.setdefault("transport", "ipc")
             super().__init__(**kw)
+
+        async def start_kernel(self, **kw):
+            if log is not None:
+                kw.setdefault("stderr", open(log, "ab"))
+            return await super().start_kernel(**kw)
     return IPCKernelManager
+
+
+def _tail(path: Path, n: int = 1500) -> str:
+    try:
+        text = path.read_text(errors="replace").strip()
+    except OSError:
+        return ""
+    return f" (kernel log: ...{text[-n:]})" if text else ""
 
 
 def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_hash: str | None = None,
@@ -290,20 +305,24 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
     try:
         with tempfile.TemporaryDirectory(prefix="pluralign-src-") as srcdir:
             src = Path(srcdir) / f"{r.stem}.ipynb"
+            kernel_log = Path(srcdir) / "kernel.log"
             nbformat.write(nb, src)
-            pm.execute_notebook(str(src), str(tmp), parameters=params, kernel_name="python3",
-                                cwd=str(cwd or ROOT), progress_bar=False, log_output=False,
-                                request_save_on_cell_execute=False, kernel_manager_class=_ipc_kernel_manager(),
-                                **hooks)
-    except pm.PapermillExecutionError as e:
-        raise BookError(f"notebook {r.source} with parameter file {r.params} failed in cell "
-                        f"{e.exec_count}: {e.ename}: {e.evalue}") from None
+            try:
+                pm.execute_notebook(str(src), str(tmp), parameters=params, kernel_name="python3",
+                                    cwd=str(cwd or ROOT), progress_bar=False, log_output=False,
+                                    request_save_on_cell_execute=False,
+                                    kernel_manager_class=_ipc_kernel_manager(kernel_log), **hooks)
+            except pm.PapermillExecutionError as e:
+                raise BookError(f"notebook {r.source} with parameter file {r.params} failed in cell "
+                                f"{e.exec_count}: {e.ename}: {e.evalue}") from None
+            except (KeyboardInterrupt, BookError):
+                raise
+            except Exception as e:  # noqa: BLE001 - kernel death, bad notebook: still name the run
+                raise BookError(f"notebook {r.source} with parameter file {r.params} failed: "
+                                f"{type(e).__name__}: {e}{_tail(kernel_log)}") from None
     except KeyboardInterrupt:
         tmp.unlink(missing_ok=True)
         raise
-    except Exception as e:  # noqa: BLE001 - kernel death, bad notebook: still name the run
-        raise BookError(f"notebook {r.source} with parameter file {r.params} failed: "
-                        f"{type(e).__name__}: {e}") from None
     finally:
         for k, v in old.items():
             if v is None:
