@@ -59,3 +59,21 @@ def test_a_second_run_of_a_job_waits_for_the_first_and_sends_nothing_twice(tmp_p
     for t in threads:
         t.join(timeout=60)
     assert sorted(sent) == sorted(f"item{i}" for i in range(10))  # each item sent once
+
+
+def test_auto_format_stores_tables_arrays_and_json_and_refuses_pickle_unless_asked(tmp_path, monkeypatch):
+    import numpy as np
+    import pandas as pd
+    monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path))
+    df = pd.DataFrame({"a": [1, 2]})
+    assert cache.Entry("t/df", inputs=1).get_or_compute(lambda: df).equals(df)
+    assert list(tmp_path.glob("t/*.parquet")) or list(tmp_path.rglob("*.parquet"))
+    arr = np.arange(3.0)
+    assert (cache.Entry("t/arr", inputs=1).get_or_compute(lambda: arr) == arr).all()
+    assert cache.Entry("t/js", inputs=1).get_or_compute(lambda: {"x": [1, 2]}) == {"x": [1, 2]}
+    assert not list(tmp_path.rglob("*.pkl"))
+    with pytest.raises(TypeError, match="fmt='pickle'"):
+        cache.Entry("t/obj", inputs=1).get_or_compute(lambda: object())
+    assert cache.Entry("t/obj", inputs=2, fmt="pickle").get_or_compute(lambda: {1, 2}) == {1, 2}
+    calls = []
+    assert cache.Entry("t/js", inputs=1).get_or_compute(lambda: calls.append(1) or {}) == {"x": [1, 2]} and not calls

@@ -187,32 +187,56 @@ _FORMATS = {
 }
 
 
+def auto_format(value: Any) -> str:
+    """How ``fmt="auto"`` stores a value: a DataFrame as Parquet, an array as ``.npy``, JSON-able data as JSON;
+    anything else is refused (pickle runs code on load, so it is used only where a caller asks for it)."""
+    if isinstance(value, pd.DataFrame):
+        return "parquet"
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        return "npy"
+    try:
+        json.dumps(value)
+        return "json"
+    except (TypeError, ValueError):
+        raise TypeError(f"the cache stores tables, arrays and JSON-able values; a {type(value).__name__} needs "
+                        "fmt='pickle' (only for values you produced yourself)") from None
+
+
 @dataclass
 class Entry:
-    """One cache entry: ``path`` on disk, ``fmt`` one of parquet / npy / json / pickle / dir."""
+    """One cache entry: ``path`` on disk, ``fmt`` one of auto (by the value's type: :func:`auto_format`) /
+    parquet / npy / json / dir / pickle (only where the caller asks)."""
     step: str
     inputs: Any = None
     settings: Any = None
-    fmt: str = "pickle"
+    fmt: str = "auto"
 
     @property
     def key(self) -> str:
         return key(self.step, self.inputs, self.settings)
 
+    def _stored_fmt(self) -> str | None:
+        if self.fmt != "auto":
+            return self.fmt
+        return next((f for f in ("parquet", "npy", "json")
+                     if (cache_dir() / (self.key + _FORMATS[f][0])).exists()), None)
+
     @property
     def path(self) -> Path:
-        return cache_dir() / (self.key + _FORMATS[self.fmt][0])
+        fmt = self._stored_fmt()
+        return cache_dir() / (self.key + (_FORMATS[fmt][0] if fmt else ""))
 
     def exists(self) -> bool:
-        return self.path.exists()
+        return self._stored_fmt() is not None and self.path.exists()
 
     def load(self) -> Any:
-        return _FORMATS[self.fmt][2](self.path)
+        return _FORMATS[self._stored_fmt()][2](self.path)
 
     def save(self, value: Any) -> None:
         if self.fmt == "dir":
             raise TypeError("a 'dir' entry is written by get_or_compute(compute(folder))")
-        _atomic_write(self.path, lambda p: _FORMATS[self.fmt][1](p, value))
+        fmt = auto_format(value) if self.fmt == "auto" else self.fmt
+        _atomic_write(cache_dir() / (self.key + _FORMATS[fmt][0]), lambda p: _FORMATS[fmt][1](p, value))
         (cache_dir() / self.step.split("/")[0]).mkdir(parents=True, exist_ok=True)
 
     def get_or_compute(self, compute: Callable[..., Any]) -> Any:
@@ -220,8 +244,8 @@ class Entry:
 
         For ``fmt='dir'``, ``compute(folder)`` must fill ``folder``; the folder path is returned."""
         p = self.path
-        refresh = _refresh_on() and str(p) not in _REFRESHED
-        if p.exists() and not refresh:
+        refresh = _refresh_on() and self.key not in _REFRESHED
+        if self.exists() and not refresh:
             _STATS["hits"] += 1
             return self.load()
         _STATS["misses"] += 1
@@ -231,11 +255,11 @@ class Entry:
             value = compute()
             self.save(value)
         if refresh:
-            _REFRESHED.add(str(p))
+            _REFRESHED.add(self.key)
         return self.load()
 
 
-def cached(step: str, inputs: Any = None, settings: Any = None, fmt: str = "pickle"):
+def cached(step: str, inputs: Any = None, settings: Any = None, fmt: str = "auto"):
     """``cached(step, inputs, settings, fmt)(compute)`` → cached result of ``compute()``."""
     entry = Entry(step, inputs, settings, fmt)
     return entry.get_or_compute
