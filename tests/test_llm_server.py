@@ -264,3 +264,17 @@ def test_judge_samples_parse_sampled_choices():
         assert body["top_p"] == 0.9 and body["n"] == 4 and body["temperature"] == 1.0  # Beyond the Binary 3.3
         assert body["prompt"].startswith("I am going to give you a prompt and two answers.")
         assert body["prompt"].endswith("Answer A: x\nAnswer B: y\nChoice:")
+
+
+def test_api_key_env_must_name_a_key_variable_and_plain_http_to_a_remote_host_warns(monkeypatch):
+    monkeypatch.setenv("HOME_TOKEN_X", "x")
+    with pytest.raises(LLMError, match="does not look like the name of a key variable"):
+        llm_mod.load("openai:m", base_url="http://127.0.0.1:9/v1", api_key_env="HOME")
+    monkeypatch.setenv("REMOTE_API_KEY", "secret-value")
+    with pytest.warns(UserWarning, match="without TLS"):
+        llm_mod.load("openai:m", base_url="http://10.0.0.5:8000/v1", api_key_env="REMOTE_API_KEY")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        llm_mod.load("openai:m", base_url="http://127.0.0.1:8000/v1", api_key_env="REMOTE_API_KEY")
+        llm_mod.load("openai:m", base_url="https://api.example.org/v1", api_key_env="REMOTE_API_KEY")

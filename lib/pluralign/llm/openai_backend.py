@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable
 
@@ -79,6 +81,17 @@ def label_logprobs_of(body: dict) -> tuple[float, float]:
     return (_logsumexp(a) if a else floor, _logsumexp(b) if b else floor)
 
 
+#: names an API key may be read from (the key is sent only to the endpoint that names this variable)
+KEY_VARIABLE = re.compile(r"^[A-Z][A-Z0-9_]*_(API_KEY|KEY|TOKEN)$")
+
+
+def _tls_or_local(url: str) -> bool:
+    from urllib.parse import urlparse
+    u = urlparse(url)
+    host = (u.hostname or "").lower()
+    return u.scheme == "https" or host in ("localhost", "::1") or host.startswith("127.")
+
+
 class OpenAILLM(LLM):
     """An OpenAI-compatible endpoint (``mode="chat"``: /v1/chat/completions, ``mode="completions"``:
     /v1/completions, for base models). ``judge_ab`` reads ``logprobs`` / ``top_logprobs`` where the
@@ -109,7 +122,13 @@ class OpenAILLM(LLM):
         self.poll_interval = float(poll_interval)
         self.batch_max_requests = int(batch_max_requests)
         self.batch_deadline = float(batch_deadline)  # seconds a batch may stay pending before the job gives up
+        if not KEY_VARIABLE.match(str(api_key_env)):
+            raise LLMError(f"api_key_env={api_key_env!r} does not look like the name of a key variable (upper case, "
+                           "ending in _API_KEY, _KEY or _TOKEN): pluralign sends only such a variable to an endpoint")
         key = os.environ.get(api_key_env)
+        if key and not _tls_or_local(self.base_url):
+            warnings.warn(f"the key in {api_key_env} goes to {self.base_url} without TLS (http to a remote host): "
+                          "anyone on the path can read it; use https or a local server", stacklevel=3)
         if not key:
             if self.base_url == OPENAI_BASE:
                 raise LLMError(f"no API key: set the environment variable {api_key_env} "
