@@ -36,15 +36,7 @@ seed = 0
 #     method "sample": n sampled 'Choice: A/B' completions with nucleus sampling top_p, as the paper, or
 #     "logprob": n draws from the model's P(A)) or "annotators" (the data's own annotators); n = n in Eq. 3
 #     (§3.3: 10); job: a resumable job name
-design = {
-    "data": [{"simulate": {"n_pairs": 1200, "seed": 0}}],
-    "per_dataset": 0,
-    "p_star_from": "truth",
-    "categories": "truth",
-    "labels_file": None,
-    "labeller": None,
-    "judge": {"from": "simulated", "n": 10, "top_p": 0.9, "noise": 1.0},
-}
+design = {}      # overrides of pluralign.btb.setup's defaults, which are the demo's (keys above)
 models = None   # the profile's models (common.yml): a model parameter may name one of them
 # the embedded base model (Gemma 3 270M) on a handful of pairs, to show the real LLM path (0 = skip)
 embedded_pairs = 8

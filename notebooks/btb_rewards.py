@@ -34,15 +34,7 @@ seed = 0
 # the Part III study shared by its three pages (params/<profile>/btb-study.yml; pluralign.btb.setup
 # arguments; btb-subjectivity and btb-margins say what each entry means). Here `data` is the training data:
 # the RMs are trained on ONE binary judgment per pair (Eq. 1) drawn from it, with margins (Eq. 3) from `judge`
-design = {
-    "data": [{"simulate": {"n_pairs": 1200, "seed": 0}}],
-    "per_dataset": 0,
-    "p_star_from": "truth",
-    "categories": "truth",
-    "labels_file": None,
-    "labeller": None,
-    "judge": {"from": "simulated", "n": 10, "top_p": 0.9, "noise": 1.0},
-}
+design = {}      # overrides of pluralign.btb.setup's defaults, which are the demo's (keys above)
 models = None   # the profile's models (common.yml): a model parameter may name one of them
 # the test set of Tables 1-2 (pluralign.btb.study.EVALUATION): evaluation-only data specs (never trained on),
 # each sub-sampled to test_per_dataset pairs (the paper: 25; or {data-set name: n}); pairs held out as

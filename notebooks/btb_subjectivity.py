@@ -45,15 +45,7 @@ seed = 0
 #   labeller: {model: pluralign.llm.load arguments (an API key only through api_key_env) or a list of them,
 #     samples: answers per model (distinct "labellers" only if sampled: temperature > 0), temperature, top_p, job};
 #   judge: where the synthetic judgments of Eq. 3 come from (see btb-margins)
-design = {
-    "data": [{"simulate": {"n_pairs": 1200, "seed": 0}}],
-    "per_dataset": 0,
-    "p_star_from": "truth",
-    "categories": "truth",
-    "labels_file": None,
-    "labeller": None,
-    "judge": {"from": "simulated", "n": 10, "top_p": 0.9, "noise": 1.0},
-}
+design = {}      # overrides of pluralign.btb.setup's defaults, which are the demo's (keys above)
 models = None   # the profile's models (common.yml): a model parameter may name one of them
 n_examples = 1  # example pairs shown per category
 

@@ -46,6 +46,8 @@ __all__ = ["Study", "setup", "LABELLER", "JUDGE", "EVALUATION", "TRAINING"]
 #: The LLM labeller of Appendix B (categories, p*): ``model`` (:func:`pluralign.llm.load` arguments, a list of
 #: them for distinct labellers, or a key of ``models``), ``samples`` answers each (they differ only when
 #: sampled: ``temperature`` > 0), ``job`` (a resumable job name).
+#: The demo's data: the simulator's 1,200 pairs with planted p* and categories (a page's ``design`` overrides it)
+DEMO_DATA = [{"simulate": {"n_pairs": 1200, "seed": 0}}]
 LABELLER = {"model": None, "samples": 3, "temperature": 1.0, "top_p": 0.9, "job": "btb-labels"}
 #: Where the synthetic judgments of Eq. 3 come from: ``from`` = ``"simulated"`` (the offline stand-in judge
 #: with log-odds ``noise``), ``"llm"`` (``model`` with ``method`` "sample" — the paper's nucleus sampling,
@@ -600,13 +602,13 @@ _DIRECTIONS = (("kind", "Multiple Correct", "multiple"), ("kind", "Single Correc
                ("domain", "ID", "id"), ("domain", "OOD", "ood"))
 
 
-def setup(profile: str = "demo", seed: int = 0, *, data, per_dataset=0, p_star_from: str = "truth",
+def setup(profile: str = "demo", seed: int = 0, *, data=None, per_dataset=0, p_star_from: str = "truth",
           categories="truth", labels_file: str | None = None, labeller: dict | None = None,
           judge: dict | None = None, evaluation: dict | None = None, training: dict | None = None,
           models: dict | None = None) -> Study:
     """The Part III study from a page's parameters.
 
-    ``data``: data specs (:func:`pluralign.data.spec.from_spec`, a list is concatenated), ``per_dataset``
+    ``data``: data specs (:func:`pluralign.data.spec.from_spec`, a list is concatenated; None: :data:`DEMO_DATA`), ``per_dataset``
     pairs of each (0 = all; an int or ``{data set: n}``). ``p_star_from`` (:func:`~pluralign.btb.subjectivity.p_star_from`:
     truth, annotators, labels, llm, none) and ``categories`` (:func:`~pluralign.btb.subjectivity.categories_from`)
     with ``labels_file`` for human labels. ``labeller`` (:data:`LABELLER`), ``judge`` (:data:`JUDGE`),
@@ -620,7 +622,7 @@ def setup(profile: str = "demo", seed: int = 0, *, data, per_dataset=0, p_star_f
     jdg["model"] = named_model(jdg["model"], models, what="judge")
     tr["reward_model"] = named_model(tr["reward_model"], models, what="reward_model")
     tr["baseline_model"] = named_model(tr["baseline_model"], models, what="baseline_model")
-    full, parts = load_specs(data, per_dataset=per_dataset, seed=seed)
+    full, parts = load_specs(DEMO_DATA if data is None else data, per_dataset=per_dataset, seed=seed)
     return Study(profile=profile, seed=int(seed), data=full, parts=parts, p_star_from=p_star_from,
                  category_source=categories, labels_file=labels_file, per_dataset=per_dataset, labeller=lab,
                  judge=jdg, evaluation={**EVALUATION, **(evaluation or {})}, training=tr)
