@@ -147,3 +147,22 @@ def test_a_value_of_the_wrong_type_names_file_key_and_expected_type(tmp_path):
         P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb), types=P.declared_types(nb))
     _write(tmp_path, page__yml={"design": {"n": 2}, "seed": 3})
     assert P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb), types=P.declared_types(nb))["seed"] == 3
+
+
+@pytest.mark.parametrize("value,ok", [(3, True), (True, False), (2.5, False), ("3", False)])
+def test_an_int_parameter_takes_an_int_and_no_bool(tmp_path, value, ok):
+    _write(tmp_path, page__yml={"seed": value})
+    call = lambda: P.read_params(tmp_path / "page.yml", types={"seed": int})  # noqa: E731
+    if ok:
+        assert call()["seed"] == value
+    else:
+        with pytest.raises(P.ParamsError, match="expects int"):
+            call()
+
+
+def test_a_float_parameter_takes_an_int_but_no_bool(tmp_path):
+    _write(tmp_path, page__yml={"lr": 1})
+    assert P.read_params(tmp_path / "page.yml", types={"lr": float})["lr"] == 1
+    _write(tmp_path, page__yml={"lr": False})
+    with pytest.raises(P.ParamsError, match="expects float"):
+        P.read_params(tmp_path / "page.yml", types={"lr": float})

@@ -2,21 +2,14 @@
 import json
 
 import pytest
-import torch
 
 import pluralign.rewards as R
 
 
 @pytest.fixture(scope="module")
 def hostile_folder(tmp_path_factory):
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-    tok = AutoTokenizer.from_pretrained(R.default_encoder_path())
-    torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, num_labels=1, architectures=["BertForSequenceClassification"])
-    folder = tmp_path_factory.mktemp("hostile")
-    BertForSequenceClassification(cfg).save_pretrained(folder)
-    tok.save_pretrained(folder)
+    from rm_helpers import tiny_seqcls_folder
+    folder = tiny_seqcls_folder(tmp_path_factory.mktemp("hostile"), hidden=16, layers=1)
     marker = folder / "code-ran"
     (folder / "evil.py").write_text(
         f"open({str(marker)!r}, 'w').write('ran')\n"

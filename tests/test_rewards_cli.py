@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 
 import pluralign.rewards as R
 import pluralign.rewards.base as base
@@ -13,15 +12,8 @@ from pluralign.rewards.cli import main
 
 @pytest.fixture(scope="module")
 def tiny_rm(tmp_path_factory):
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-    tok = AutoTokenizer.from_pretrained(R.default_encoder_path())
-    torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, num_labels=1, architectures=["BertForSequenceClassification"])
-    folder = tmp_path_factory.mktemp("cli-rm")
-    BertForSequenceClassification(cfg).save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return folder
+    from rm_helpers import tiny_seqcls_folder
+    return tiny_seqcls_folder(tmp_path_factory.mktemp("cli-rm"))
 
 
 def test_score_cli_without_a_model_says_how_to_name_one(tmp_path, capsys):

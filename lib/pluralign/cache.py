@@ -40,7 +40,7 @@ _CLEANED: set[str] = set()
 def cache_dir() -> Path:
     """The root folder of the cache (created on first use; stale temporary folders of killed writers are
     removed the first time a process uses it)."""
-    root = Path(os.environ.get("PLURALIGN_CACHE") or _user_cache_dir())
+    root = Path(os.environ.get("PLURALIGN_CACHE") or user_cache_dir())
     root.mkdir(parents=True, exist_ok=True)
     if str(root) not in _CLEANED:
         _CLEANED.add(str(root))
@@ -48,7 +48,8 @@ def cache_dir() -> Path:
     return root
 
 
-def _user_cache_dir() -> Path:
+def user_cache_dir() -> Path:
+    """The platform's user cache folder for pluralign (``~/.cache/pluralign`` on Linux)."""
     try:
         from platformdirs import user_cache_dir
         return Path(user_cache_dir("pluralign", appauthor=False))

@@ -183,9 +183,18 @@ def check_types(params: dict, types: dict[str, type], origin: dict | None = None
     fine; a default of None takes anything), naming the file, the key and both types."""
     for k, v in params.items():
         want = types.get(k)
-        if want is None or v is None or isinstance(v, want) or (want is float and isinstance(v, int)):
+        if want is None or v is None:
             continue
-        if want is int and isinstance(v, bool) or (want is bool and not isinstance(v, bool)) or not isinstance(v, want):
+        number = isinstance(v, (int, float)) and not isinstance(v, bool)  # True is not a number here
+        if want is bool:
+            ok = isinstance(v, bool)
+        elif want is int:
+            ok = number and isinstance(v, int)
+        elif want is float:
+            ok = number
+        else:
+            ok = isinstance(v, want)
+        if not ok:
             where = (origin or {}).get(k, path)
             raise ParamsError(f"{where}: parameter {k!r} is {type(v).__name__} {v!r}, but the notebook expects "
                               f"{want.__name__} (its default)")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -85,7 +84,7 @@ def summary() -> "Result":
     rows = [("profile", profile()), ("seeds", ", ".join(seeds()) or "none"),
             ("pluralign", pk.get("pluralign")), ("torch", pk.get("torch")), ("transformers", pk.get("transformers")),
             ("hardware", f"{m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, GPU: {m['gpu'] or 'none'}"),
-            ("cache folder", "$PLURALIGN_CACHE" if os.environ.get("PLURALIGN_CACHE") else str(Path.home() / ".cache/pluralign"))]
+            ("cache folder", "$PLURALIGN_CACHE" if os.environ.get("PLURALIGN_CACHE") else str(cache.user_cache_dir()))]
     return Result(pd.DataFrame(rows, columns=["", "this build"]).set_index(""), values={"build_profile": profile()})
 
 
@@ -159,18 +158,16 @@ def warning(text: str) -> str:
     return f":::{{warning}}\n{text}\n:::"
 
 
-def beside_paper(this_run: pd.DataFrame, paper: pd.DataFrame, on: list[str], *, value: str = "value",
-                 this_label: str = "This run", paper_label: str = "In the paper") -> pd.DataFrame:
-    """The paper's number beside this run's for every row of ``this_run``: ``on`` are the key columns
-    (named as in ``this_run``; ``paper`` rows are matched on its ``row`` / ``column`` columns or on columns
-    of the same names), ``value`` is this run's value column. Rows the paper does not report get an empty
-    (None) paper cell, shown as "—" by the page; paper rows this run lacks are appended with an empty
-    "This run" so that nothing the paper reports silently disappears."""
-    keys = list(on)
-    p = paper.rename(columns={"value": paper_label})
-    missing = [k for k in keys if k not in p]
+def beside_paper(this_run: pd.DataFrame, paper: pd.DataFrame, on: list[str], *,
+                 suffixes: tuple[str, str] = (" (this run)", " (paper)")) -> pd.DataFrame:
+    """The paper's reported numbers beside this run's, row by row: both tables joined on the key columns ``on``,
+    every other column suffixed with where it comes from (``suffixes`` = (this run, paper)). Rows only one side
+    has are kept, the other side empty, so nothing the paper reports silently disappears."""
+    ours, theirs = suffixes
+    missing = [k for k in on if k not in paper or k not in this_run]
     if missing:
-        raise KeyError(f"beside_paper: the paper's rows have no column(s) {missing} (have {list(p.columns)})")
-    out = this_run.rename(columns={value: this_label}).merge(p[keys + [paper_label]], on=keys, how="outer")
-    cols = keys + [paper_label, this_label] + [c for c in out.columns if c not in keys + [paper_label, this_label]]
-    return out[cols]
+        raise KeyError(f"beside_paper: key column(s) {missing} missing (this run: {list(this_run.columns)}, "
+                       f"paper: {list(paper.columns)})")
+    p = paper.rename(columns={c: f"{c}{theirs}" for c in paper.columns if c not in on})
+    o = this_run.rename(columns={c: f"{c}{ours}" for c in this_run.columns if c not in on})
+    return p.merge(o, on=list(on), how="outer")

@@ -214,11 +214,10 @@ def paper_vs_ours(ours: pd.DataFrame, reported: pd.DataFrame | None = None) -> p
     """Join a :func:`compare` result with the paper's Table 1 (:func:`paper_table1`) on (metric, grouping,
     category): columns ``*_paper`` and ``*_ours`` side by side; rows present in only one side are kept
     (NaN in the other)."""
+    from pluralign.report import beside_paper
     reported = paper_table1() if reported is None else reported
     keep = ["metric", "grouping", "category", "n", "baseline", "regularized", "delta"]
-    p = reported[keep].rename(columns={c: f"{c}_paper" for c in ("n", "baseline", "regularized", "delta")})
-    o = ours.rename(columns={c: f"{c}_ours" for c in ours.columns if c not in ("metric", "grouping", "category")})
-    return p.merge(o, on=["metric", "grouping", "category"], how="outer")
+    return beside_paper(ours, reported[keep], on=["metric", "grouping", "category"], suffixes=("_ours", "_paper"))
 
 
 def side_agreement(p_star, p, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> dict:

@@ -1,0 +1,24 @@
+"""report: a section's Result and the paper's numbers beside this run's."""
+import pandas as pd
+import pytest
+
+from pluralign import report
+
+
+def test_beside_paper_keeps_rows_of_both_sides_and_names_each_column_by_source():
+    ours = pd.DataFrame({"row": ["x", "y"], "r": [0.5, 0.6], "n": [10, 20]})
+    paper = pd.DataFrame({"row": ["x", "z"], "r": [0.4, 0.9]})
+    t = report.beside_paper(ours, paper, on=["row"]).set_index("row")
+    assert list(t.columns) == ["r (paper)", "r (this run)", "n (this run)"]
+    assert t.loc["x", "r (paper)"] == 0.4 and t.loc["x", "r (this run)"] == 0.5
+    assert pd.isna(t.loc["y", "r (paper)"]) and pd.isna(t.loc["z", "r (this run)"])  # nothing dropped
+    with pytest.raises(KeyError, match="missing"):
+        report.beside_paper(ours, paper, on=["table"])
+
+
+def test_result_glues_its_values_under_their_names(monkeypatch):
+    glued = {}
+    import myst_nb
+    monkeypatch.setattr(myst_nb, "glue", lambda k, v, display=True: glued.__setitem__(k, v))
+    r = report.Result(pd.DataFrame(), values={"a": 1, "b": 0.5})
+    assert r.glue() is r and glued == {"a": 1, "b": 0.5}
