@@ -136,7 +136,8 @@ def test_reward_model_sections_end_to_end():
     assert run.summary.auc == knowing.disagreement_auroc(run.mv["predicted disagreement"], run.summary.labels,
                                                          n_boot=50)
     assert "Mean-Var (All)" in s.mean_variance_table2().table.columns
-    assert isinstance(pd.DataFrame(mv.table), pd.DataFrame)
+    assert set(run.run.classified.index) >= set(run.run.heldout.pairs["pair_id"])  # §4 reads the held-out pairs' classes
+    assert len(mv.table) == len(s.data)
 
 
 def test_the_agreement_page_warns_when_there_is_one_judgment_per_pair(tmp_path):

@@ -149,3 +149,9 @@ def test_the_rewards_page_warns_when_pre_and_post_are_one_model():
                             "reward_models": {"pre": {}, "post": {}}}, features="planted")
         note = study.dataset().note
     assert ":::{warning}" in note and "same model" in note
+
+
+def test_a_rewriter_without_a_labeller_is_refused_before_any_work():
+    from pluralign import seal
+    with pytest.raises(ValueError, match="rewriter needs a labeller"):
+        seal.setup({"data": {"simulate": {"n_pairs": 10}}}, rewriter={"name": "m", "base_url": "http://127.0.0.1:9/v1"})

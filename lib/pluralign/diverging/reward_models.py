@@ -203,16 +203,17 @@ class RewardModelRun:
 
 
 def reward_model_study(rm, data, *, test, validation, seed: int = 0, models: Mapping | None = None,
-                       progress: bool = False, **train_kw) -> RewardModelRun:
+                       classified: pd.DataFrame | None = None, progress: bool = False, **train_kw) -> RewardModelRun:
     """§3's experiment on one data set: agreement classes, a held-out test split (``test`` pairs, 500 in the
     paper; :func:`pluralign.data.spec.split`, deterministic in ``seed`` and the pair ids), a validation split
     off the training side (``validation`` pairs, for the best checkpoint), one trained copy of ``rm`` per entry
     of ``models`` (:func:`fit_reward_models`, default :data:`TABLE2_MODELS`; trained models are cached, so a
     second page asking for the same model on the same split reuses it) and their outputs on the test split
-    (:func:`model_outputs`), as a :class:`RewardModelRun`."""
+    (:func:`model_outputs`), as a :class:`RewardModelRun`. ``classified``: the data's agreement classes when the
+    caller has them (with its own reading of ties), else :func:`agreement_classes` with the default."""
     from pluralign.rewards import embed_all  # imports torch: only when models are trained
 
-    classified = agreement_classes(data)
+    classified = agreement_classes(data) if classified is None else classified
     train_side, heldout = split(data, test, seed=seed)
     train_set, val_set = split(train_side, validation, seed=seed + 1)
     embed_all(rm, data)  # frozen-encoder RMs: one embedding pass over the data set, cached on disk

@@ -420,7 +420,7 @@ class Study:
         for d in self.data:
             out[d.name] = rmod.reward_model_study(self.rm, d, test=self.split["test"],
                                                   validation=self.split["validation"], seed=self.seed,
-                                                  models=models, **self.train)
+                                                  models=models, classified=self.classified[d.name], **self.train)
         return out
 
     @cached_property
@@ -560,7 +560,7 @@ class Study:
         if self.judges is not None:
             humans = pdata.load(self.judges["humans"])
             verdicts = pdata.load(self.judges["verdicts"])
-            classes = agr.agreement_classes(humans)
+            classes = agr.agreement_classes(humans, ties=self.ties)
             for judge in self.judges["annotators"]:
                 decisiveness[judge] = kn.judge_decisiveness(kn.judge_verdicts(verdicts, judge), classes,
                                                             n_boot=self.n_boot, seed=self.seed)
@@ -568,7 +568,8 @@ class Study:
         if self.judge_llm is not None:
             from pluralign import llm as llms
             model = llms.load(**self.judge_llm.get("load", {}))
-            for name, r in self.runs.items():
+            # the held-out split of §4's runs (the same split as Table 2's): no Table 2 model is trained for this
+            for name, r in ((n, m.run) for n, m in self.mv_runs.items()):
                 pairs = r.heldout.pairs.head(self.judge_llm.get("n_pairs", len(r.heldout.pairs)))
                 probs = model.judge_ab_many(pairs[["prompt", "response_a", "response_b"]].to_dict("records"),
                                             job=f"diverging-know-judge-{name}")

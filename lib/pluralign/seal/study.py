@@ -394,16 +394,16 @@ class Study:
         label, and the pre-D and post-D RMs' alignment a₊, beside SEAL's analysis code's."""
         from pluralign.report import Result
         from pluralign.seal.paper import paper_rows
-        from pluralign.seal.resistance import alignment_score, labeller_agreement
+        from pluralign.seal.resistance import alignment_score
         gamma = self.gamma()
         known = np.array([g is not None for g in gamma])
-        g_all = labeller_agreement(self.regimes()[known], gamma[known]).loc["all"]
         code = paper_rows("SEAL analysis code (main_results.ipynb)").set_index(["row", "column"])["value"]
         decisive = known & np.array([g in ("c", "r") for g in gamma])
-        rows = {"decisive pairs (γ ≠ i)": (int(g_all["n_c"] + g_all["n_r"]),
+        rows = {"decisive pairs (γ ≠ i)": (int(decisive.sum()),
                                           int(code[("γ = c", "pairs")] + code[("γ = r", "pairs")]))}
         if decisive.any():
             (pc, pr), (qc, qr) = self._rewards("pre"), self._rewards("post")
+            g_all = self.labeller_agreement().data["agreement"].loc["all"]
             rows["LM-labeller agreement with the human label, γ ≠ i"] = (
                 float(g_all["agreement"]), code[("γ ≠ i", "LM-labeller agreement with the human label")])
             rows["pre-D RM alignment a₊ on γ ≠ i pairs"] = (alignment_score(pc[decisive], pr[decisive]),
@@ -592,6 +592,9 @@ def setup(design: dict | None = None, *, features: str | None = None, labeller=N
     (``"simulator"``, LM arguments or None), ``n_rewrite`` or ``rewrite_share``, ``p_flip`` and
     ``similarity_model`` (§ 2.3). Models, rewards and labels are cached on disk, so the four pages share one
     computation."""
+    if rewriter not in (None, "simulator") and not labeller:
+        raise ValueError("rewriter needs a labeller too: § 2.3 re-labels every rewrite with the LM-labeller "
+                         "(set labeller: pluralign.llm.load arguments or a key of models)")
     from pluralign.data import spec
     d = dict(DEMO_STUDY if design is None else design)
     unknown = set(d) - set(DEMO_STUDY)
