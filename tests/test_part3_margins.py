@@ -130,10 +130,10 @@ def test_side_agreement_hand_values():
 
 
 def test_validation_scores_hand_values():
-    d = _data({"p1": [-2], "p2": [1, 2], "p3": [0], "p4": [-1, 1]})   # majorities A, B, tie, tie
+    d = _data({"p1": [-2], "p2": [1, 2], "p3": [0], "p4": [-1, 1]})   # majorities A, B, tie, split
     p = pd.Series({"p1": 0.8, "p2": 0.3, "p3": 0.9, "p4": 0.1})
     s = T.validation_scores(p, d)
-    assert s["accuracy"] == pytest.approx(1.0) and (s["n"], s["n_tie"]) == (2, 2)
+    assert s["accuracy"] == pytest.approx(1.0) and (s["n"], s["n_tie"], s["n_split"]) == (2, 1, 1)
     assert s["loss"] == pytest.approx(-(math.log(0.8) + math.log(0.7)) / 2)
     s = T.validation_scores(pd.Series({"p1": 0.5, "p2": 0.9, "p3": 0.0, "p4": 0.0}), d)
     assert s["accuracy"] == pytest.approx(0.25)                         # ½ counts half, p2 wrong

@@ -150,9 +150,10 @@ def validation_scores(p_a: pd.Series, data) -> dict:
     """Footnote 6's validation data are binary held-out pairs: a reward model's pairwise
     ``accuracy`` on them (its P(A ≻ B) > ½ when the label is A; ½ counts half) and ``loss`` (the
     Bradley–Terry log-loss of Eq. 1 on those labels). The label of a pair is its majority
-    (:meth:`PreferenceData.majority`); pairs whose majority is a tie are left out (``n_tie``)."""
+    (:meth:`PreferenceData.majority`); pairs whose majority is a tie (``n_tie``) or split evenly between A
+    and B (``n_split``) are left out."""
     maj = data.majority()
-    lab = maj[maj != "tie"]
+    lab = maj[maj.isin(["A", "B"])]
     p = pd.Series(p_a).astype(float).reindex(lab.index)
     if p.isna().any():
         raise ValueError(f"p_a lacks {int(p.isna().sum())} validation pairs")
@@ -161,7 +162,7 @@ def validation_scores(p_a: pd.Series, data) -> dict:
     acc = np.where(np.isclose(pv, 0.5), 0.5, (pv > 0.5) == a).astype(float).mean()
     q = np.clip(np.where(a, pv, 1 - pv), 1e-12, 1.0)
     return {"accuracy": float(acc), "loss": float(-np.log(q).mean()), "n": int(len(lab)),
-            "n_tie": int((maj == "tie").sum())}
+            "n_tie": int((maj == "tie").sum()), "n_split": int((maj == "split").sum())}
 
 
 def sweep(rm, train, validation, lrs: Iterable[float] = LR_SWEEP, *, objective: str = "bt", margins=None,

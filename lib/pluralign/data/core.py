@@ -81,15 +81,22 @@ class PreferenceData:
         return s.reindex(self.pairs["pair_id"])
 
     def majority(self) -> pd.Series:
-        """Majority label per pair: "A", "B" or "tie" (plurality of A / B / tie votes; a tie
-        between the A and B counts, or any count tie involving ties, gives "tie")."""
+        """Majority label per pair: "A", "B", "tie" or "split" — the plurality of the A / B / tie votes.
+
+        A side that draws with the tie votes for the most votes wins ({A, A, tie, tie} → "A"); the
+        tie votes win only with strictly more votes than either side ({A, tie, tie} → "tie"); when
+        A and B draw for the most votes there is no majority and the pair is a "split"
+        ({A, A, B, B} → "split", {A, B, tie} → "split", {A, B} → "split"), not a tie. One vote
+        decides itself ({A} → "A", {tie} → "tie"). Pairs without judgments are "split" too
+        (no side has a vote); ``n_annotators`` tells them apart."""
         p = self.annotations["preference"]
         votes = pd.DataFrame({"pair_id": self.annotations["pair_id"],
                               "A": (p < 0).astype(int), "B": (p > 0).astype(int), "tie": (p == 0).astype(int)})
-        c = votes.groupby("pair_id", sort=False)[["A", "B", "tie"]].sum().reindex(self.pairs["pair_id"])
-        out = pd.Series("tie", index=c.index, dtype=object)
-        out[(c["A"] > c["B"]) & (c["A"] > c["tie"])] = "A"
-        out[(c["B"] > c["A"]) & (c["B"] > c["tie"])] = "B"
+        c = votes.groupby("pair_id", sort=False)[["A", "B", "tie"]].sum().reindex(self.pairs["pair_id"]).fillna(0)
+        out = pd.Series("split", index=c.index, dtype=object)
+        out[(c["A"] > c["B"]) & (c["A"] >= c["tie"])] = "A"
+        out[(c["B"] > c["A"]) & (c["B"] >= c["tie"])] = "B"
+        out[(c["tie"] > c["A"]) & (c["tie"] > c["B"])] = "tie"
         return out
 
     def strength(self) -> pd.Series:

@@ -69,7 +69,7 @@ def load_data(name: str, source=None, **options):
 
 
 def with_labels(scores, data):
-    """The scores with each pair's judgments summarised: ``n_judgments``, ``majority`` (A / B / tie) and
+    """The scores with each pair's judgments summarised: ``n_judgments``, ``majority`` (A / B / tie / split) and
     ``share_a`` (the empirical P(A ≻ B)); unchanged when the data carry no judgment."""
     if len(data.annotations) == 0:
         return scores

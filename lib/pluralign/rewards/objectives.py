@@ -19,8 +19,10 @@ Objectives (per-instance losses, averaged over a batch):
   carries the soft target ``share_a`` (same optimum, pairs weighted equally rather than by their
   number of judgments).
 
-Label sets (Diverging Preferences §4): ``labels="aggregate"`` — one instance per pair, the
-majority label (pairs whose majority is a tie are dropped for BT, and the count is recorded);
+Label sets (Diverging Preferences §3): ``labels="aggregate"`` — one instance per pair, the
+majority label (pairs whose majority is a tie are dropped for BT, and the count is recorded; for MSE the
+scores of the annotators in the majority, or with ``mse_aggregate="mean"`` / ``labels="aggregate-mean"``
+every annotator's mean Likert score);
 ``labels="all"`` — every annotator judgment is its own instance (ties dropped for BT, counted).
 """
 from __future__ import annotations
@@ -34,6 +36,8 @@ import torch.nn.functional as F
 
 OBJECTIVES = ("bt", "bt-margin", "mse", "mean-variance")
 LABELS = ("aggregate", "all")
+#: How the MSE-regression RM's aggregated ("Agg") Likert target is formed (:func:`_majority_likert`).
+MSE_AGGREGATES = ("majority", "mean")
 SIGMA_MIN = 1e-3
 
 
@@ -173,12 +177,48 @@ def _margins_series(data, margins) -> pd.Series:
     return m.astype(float).rename("margin")
 
 
-def build_instances(data, objective: str, labels: str = "aggregate", margins=None) -> Instances:
-    """Turn :class:`~pluralign.data.PreferenceData` into training instances for ``objective``."""
+def _majority_likert(data, a: pd.DataFrame, how: str, dropped: dict) -> pd.DataFrame:
+    """The aggregated ("Agg") Likert targets of an MSE-regression RM, one row per pair (``pair_id,
+    likert_a, likert_b``) from the judgments ``a`` that carry Likert scores.
+
+    ``how="majority"`` (Diverging Preferences §3: "prior work aggregate labels across multiple annotators by
+    taking the majority vote [...] We train each model on both the aggregated labels as well as over all
+    annotations"): the pair's majority label is :meth:`PreferenceData.majority` (the project's one majority
+    rule: A, B, tie or split), and its targets are the mean Likert scores of the annotators who voted with
+    that majority (whose own preference is that label), so the target prefers the side the majority chose, by
+    the majority's own scores. The paper does not say how a majority vote becomes a 1–5 score per response;
+    this is our reading. Pairs without a majority ("split": A and B draw) have no aggregated label and are
+    dropped (counted in ``dropped``). ``how="mean"``: the mean Likert score of every annotator (the
+    project's earlier default, kept as an option; every pair kept)."""
+    if how == "mean":
+        return a.groupby("pair_id", sort=False)[["likert_a", "likert_b"]].mean().reset_index()
+    maj = data.majority()
+    pref = a["preference"].to_numpy()
+    own = np.where(pref < 0, "A", np.where(pref > 0, "B", "tie"))
+    keep = own == maj.reindex(a["pair_id"]).to_numpy()
+    dropped["pairs split evenly between A and B (no majority)"] = int((maj == "split").sum())
+    return a[keep].groupby("pair_id", sort=False)[["likert_a", "likert_b"]].mean().reset_index()
+
+
+def build_instances(data, objective: str, labels: str = "aggregate", margins=None, *,
+                    mse_aggregate: str = "majority") -> Instances:
+    """Turn :class:`~pluralign.data.PreferenceData` into training instances for ``objective``.
+
+    ``mse_aggregate`` (``objective="mse"``, ``labels="aggregate"`` only): ``"majority"`` — the majority-vote
+    label of Diverging Preferences §3 (the default) — or ``"mean"`` (the mean Likert score); see
+    :func:`_majority_likert`. ``labels="aggregate-mean"`` is ``labels="aggregate"`` with
+    ``mse_aggregate="mean"`` (a labels value :meth:`RewardModel.train` passes through)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if labels == "aggregate-mean":
+        if objective != "mse":
+            raise ValueError(f"labels='aggregate-mean' (the mean Likert score) is for objective='mse' only, "
+                             f"not {objective!r}")
+        labels, mse_aggregate = "aggregate", "mean"
     if labels not in LABELS:
-        raise ValueError(f"labels must be one of {LABELS}, got {labels!r}")
+        raise ValueError(f"labels must be one of {LABELS + ('aggregate-mean',)}, got {labels!r}")
+    if mse_aggregate not in MSE_AGGREGATES:
+        raise ValueError(f"mse_aggregate must be one of {MSE_AGGREGATES}, got {mse_aggregate!r}")
     pairs = data.pairs.set_index("pair_id")
     ann = data.annotations
     dropped: dict = {}
@@ -190,7 +230,7 @@ def build_instances(data, objective: str, labels: str = "aggregate", margins=Non
         a = ann.dropna(subset=["likert_a", "likert_b"])
         dropped["judgments without Likert scores"] = int(len(ann) - len(a))
         if labels == "aggregate":
-            a = a.groupby("pair_id", sort=False)[["likert_a", "likert_b"]].mean().reset_index()
+            a = _majority_likert(data, a, mse_aggregate, dropped)
         rows_a = pd.DataFrame({"pair_id": a["pair_id"].values, "side": "a", "target": a["likert_a"].values})
         rows_b = pd.DataFrame({"pair_id": a["pair_id"].values, "side": "b", "target": a["likert_b"].values})
         t = pd.concat([rows_a, rows_b], ignore_index=True)
@@ -215,9 +255,9 @@ def build_instances(data, objective: str, labels: str = "aggregate", margins=Non
     # Bradley-Terry (with or without margin)
     if labels == "aggregate":
         maj = data.majority()
-        ties = int((maj == "tie").sum())
-        dropped["pairs whose majority label is a tie"] = ties
-        maj = maj[maj != "tie"]
+        dropped["pairs whose majority label is a tie"] = int((maj == "tie").sum())
+        dropped["pairs split evenly between A and B (no majority)"] = int((maj == "split").sum())
+        maj = maj[maj.isin(["A", "B"])]
         t = pd.DataFrame({"pair_id": maj.index.values, "a_wins": (maj == "A").values})
     else:
         pref = ann["preference"].to_numpy()
@@ -262,6 +302,6 @@ def logistic(x):
     return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float)))
 
 
-__all__ = ["OBJECTIVES", "LABELS", "bt_loss", "mse_loss", "mean_variance_prob_a", "mean_variance_nll",
+__all__ = ["OBJECTIVES", "LABELS", "MSE_AGGREGATES", "bt_loss", "mse_loss", "mean_variance_prob_a", "mean_variance_nll",
            "margin_from_counts", "margin_from_judgments", "build_instances", "Instances", "instance_loss", "sigma_from_raw",
            "n_outputs", "logistic"]

@@ -42,29 +42,40 @@ class AlignmentPairs:
     """The alignment data set D as SEAL sees it (§ 2, Fig. 1): one chosen entry t_i^c and one rejected entry
     t_i^r per pair, from :func:`chosen_rejected`. ``table``: one row per pair with ``pair_id``, ``prompt``,
     ``chosen``, ``rejected`` (response texts) and ``chosen_side`` ("A"/"B"); ``n_pairs`` the pairs kept,
-    ``n_ties_dropped`` the pairs dropped because their majority label is a tie (no chosen entry), ``data``
-    the data set's name."""
+    ``n_ties_dropped`` the pairs dropped because their majority label is a tie and ``n_splits_dropped``
+    those split evenly between A and B (neither has a chosen entry), ``data`` the data set's name."""
     table: pd.DataFrame
     n_pairs: int
     n_ties_dropped: int
     data: str | None = None
+    n_splits_dropped: int = 0
 
 
 def chosen_rejected(data) -> AlignmentPairs:
     """SEAL's view of an alignment data set as :class:`AlignmentPairs`: one row per pair with ``pair_id``,
     ``prompt``, ``chosen``, ``rejected`` (response texts) and ``chosen_side`` ("A"/"B"), the chosen entry
     being the majority label's (``PreferenceData.majority``; a single-label set such as hh-rlhf: the
-    label). Pairs whose majority is a tie have no chosen entry and are dropped; their number is
-    ``n_ties_dropped`` (and ``n_pairs`` the pairs kept)."""
+    label). Pairs whose majority is a tie, or that are split evenly between A and B, have no chosen entry
+    and are dropped; their numbers are ``n_ties_dropped`` and ``n_splits_dropped`` (``n_pairs`` the pairs kept)."""
     maj = data.majority()
     p = data.pairs.set_index("pair_id").loc[maj.index]
-    keep = (maj != "tie").to_numpy()
+    keep = maj.isin(["A", "B"]).to_numpy()
     side = maj.to_numpy()[keep]
     a, b = p["response_a"].to_numpy()[keep], p["response_b"].to_numpy()[keep]
     out = pd.DataFrame({"pair_id": maj.index.to_numpy()[keep], "prompt": p["prompt"].fillna("").to_numpy()[keep],
                         "chosen": np.where(side == "A", a, b), "rejected": np.where(side == "A", b, a),
                         "chosen_side": side})
-    return AlignmentPairs(table=out, n_pairs=int(keep.sum()), n_ties_dropped=int((~keep).sum()), data=data.name)
+    # each side's own conversation where the data keep it (hh-rlhf): SEAL scores and labels each entry on it
+    for col in ("dialogue_a", "dialogue_b", "history_differs"):
+        if col not in p.columns:
+            break
+    else:
+        da, db = p["dialogue_a"].to_numpy()[keep], p["dialogue_b"].to_numpy()[keep]
+        out["dialogue_chosen"] = np.where(side == "A", da, db)
+        out["dialogue_rejected"] = np.where(side == "A", db, da)
+        out["history_differs"] = p["history_differs"].to_numpy(dtype=bool)[keep]
+    return AlignmentPairs(table=out, n_pairs=int(keep.sum()), n_ties_dropped=int((maj == "tie").sum()), data=data.name,
+                          n_splits_dropped=int((maj == "split").sum()))
 
 
 def _oriented(scores: pd.DataFrame, view: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -119,8 +130,8 @@ def alignment_models(data, other=None, *, models: dict | None = None, train: dic
 
 
 def alignment_rewards(data, other=None, *, models: dict | None = None, train: dict | None = None,
-                      base: dict | None = None, progress: bool = False, rms: AlignmentModels | None = None
-                      ) -> pd.DataFrame:
+                      base: dict | None = None, progress: bool = False, rms: AlignmentModels | None = None,
+                      scoring_input: str = "seal") -> pd.DataFrame:
     """Rewards of the chosen and rejected entries of D = ``data`` under a pre-D and a post-D reward
     model (SEAL § 2: r̲ = pre-D RM, r = post-D RM).
 
@@ -135,15 +146,19 @@ def alignment_rewards(data, other=None, *, models: dict | None = None, train: di
       ``other`` and the post-D RM on ``other`` + D, mirroring the paper's pair of models.
 
     ``rms``: the result of :func:`alignment_models` when already made (it says how the rewards were made).
+    ``scoring_input``: what each RM scores per entry (:func:`~pluralign.seal.scoring.scoring_inputs`):
+    ``"seal"`` (SEAL's code: the conversation split at its last "Assistant:", the reply keeping the prefix) or
+    ``"prompt_reply"`` (the loader's prompt and reply, prefix stripped; what this project's own RMs train on).
     Returns one row per pair of :func:`chosen_rejected` (ties dropped) with ``pair_id``, ``pre_chosen``,
     ``pre_rejected``, ``post_chosen``, ``post_rejected``.
     """
     view = chosen_rejected(data).table
     rms = rms or alignment_models(data, other, models=models, train=train, base=base, progress=progress)
+    from pluralign.seal.scoring import score_inputs, scoring_inputs
+    inputs = scoring_inputs(view, scoring_input)
     out = pd.DataFrame({"pair_id": view["pair_id"].to_numpy()})
     for k in ("pre", "post"):
-        c, r = _oriented(getattr(rms, k).score(data, progress=progress), view)
-        out[f"{k}_chosen"], out[f"{k}_rejected"] = c, r
+        out[f"{k}_chosen"], out[f"{k}_rejected"] = score_inputs(getattr(rms, k), inputs)
     return out
 
 
@@ -314,10 +329,14 @@ def feature_prevalence(chosen: pd.DataFrame, rejected: pd.DataFrame) -> pd.DataF
 
 def entry_texts(view: pd.DataFrame, entry: str) -> list[str]:
     """The texts SEAL labels: the whole dialogue ending in the chosen (``entry="chosen"``) or rejected
-    reply. An hh-rlhf style history (it contains "Human:") is followed by the reply; a plain prompt is
-    written as "Human: {prompt}\\n\\nAssistant: {reply}"."""
+    reply. Where the view keeps each side's original conversation (hh-rlhf: ``dialogue_chosen`` /
+    ``dialogue_rejected``, :func:`chosen_rejected`) it is that text, unchanged, as SEAL labelled it; else an
+    hh-rlhf style history (it contains "Human:") is followed by the reply, and a plain prompt is written as
+    "Human: {prompt}\\n\\nAssistant: {reply}"."""
     if entry not in ("chosen", "rejected"):
         raise ValueError(f"entry_texts: entry must be 'chosen' or 'rejected', got {entry!r}")
+    if f"dialogue_{entry}" in view.columns:
+        return view[f"dialogue_{entry}"].astype(str).tolist()
     out = []
     for p, r in zip(view["prompt"].astype(str), view[entry].astype(str)):
         if "Human:" in p:

@@ -67,6 +67,7 @@ class Study:
     F: EntryFeatures | None = None
     stand_ins: list = field(default_factory=list)
     n_ties_dropped: int = 0
+    n_splits_dropped: int = 0
     profile: str | None = None
     seed: int = 0
     settings: dict = field(default_factory=dict)
@@ -111,11 +112,12 @@ class Study:
         R, n_ties = self.R, self.n_ties_dropped
         table = pd.DataFrame({
             "": ["alignment data set D", "rows dropped by the loader as invalid", "pairs in D",
-                 "pairs without a chosen entry (majority tie), dropped", "pairs analysed", "design",
-                 "pre-D training pairs", "post-D training pairs"],
-            "This run": [self.D.name, n_invalid, len(self.D), n_ties, len(R), self.rms.design,
+                 "pairs without a chosen entry (majority tie), dropped",
+                 "pairs without a chosen entry (A and B votes even: no majority), dropped", "pairs analysed",
+                 "design", "pre-D training pairs", "post-D training pairs"],
+            "This run": [self.D.name, n_invalid, len(self.D), n_ties, self.n_splits_dropped, len(R), self.rms.design,
                          self.rms.n_train_pre or "—", self.rms.n_train_post or "—"],
-            "In the paper": [DESIGN["dataset"], "not reported", n_paper, "—", n_paper,
+            "In the paper": [DESIGN["dataset"], "not reported", n_paper, "—", "—", n_paper,
                              "OpenAssistant RMs without / with hh-rlhf", "—", "—"]}).set_index("")
         dropped = filters[filters["removed"] > 0].set_index("filter")
         note = f"Rows dropped by the loader, by reason:\n\n{dropped.to_markdown()}" if n_invalid else ""
@@ -626,7 +628,8 @@ def setup(design: dict | None = None, *, features: str | None = None, labeller=N
                 "n_rewrite": n_rewrite, "rewrite_share": rewrite_share, "p_flip": p_flip,
                 "similarity_model": similarity_model}
     return Study(D=D, other=other, other_parts=other_parts, view=view, rms=rms, R=R, F=F,
-                 stand_ins=study_stand_ins(reward_models, F), n_ties_dropped=pairs.n_ties_dropped, profile=profile,
+                 stand_ins=study_stand_ins(reward_models, F), n_ties_dropped=pairs.n_ties_dropped,
+                 n_splits_dropped=pairs.n_splits_dropped, profile=profile,
                  seed=seed, settings=settings)
 
 
