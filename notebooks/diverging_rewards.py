@@ -20,10 +20,14 @@
 # **aggregated** labels (the majority vote per pair, "Agg") and on **all** labels ("treating each annotator
 # label as its own training instance", "All"), then evaluated on held-out pairs split by agreement class
 # (Table 2). Two different majorities are at work here, and we say which: the Agg training label is the
-# *plurality* label (A when more annotators chose A than B and than tie; `PreferenceData.majority`), while the
+# *plurality* label (A when more annotators chose A than B and at least as many as chose tie; no label when A and B draw;
+# `PreferenceData.majority`), while the
 # agreement classes ask for *more than half* of the judgments (`pluralign.diverging.agreement`). They agree on every
 # high-agreement pair and can differ only on diverging and "other" pairs (e.g. {A, A, B, tie} trains Agg
-# towards A but has no majority choice in the classes). The paper's finding: on diverging pairs the models are about as decisive as on high-agreement
+# towards A but has no majority choice in the classes). For MSE (Agg) the paper does not say how a majority vote
+# becomes a 1–5 score per response: by default (`mse_aggregate: majority`) its targets are the Likert scores of
+# the annotators who voted with the pair's majority (pairs split between A and B have no majority and are
+# dropped); `mse_aggregate: mean` trains on every annotator's mean score instead. The paper's finding: on diverging pairs the models are about as decisive as on high-agreement
 # pairs, even when trained on every annotator's label — they pick a side instead of predicting a middle
 # ground.
 
@@ -40,12 +44,14 @@ models = {}           # the profile's named models (common.yml)
 train = {}            # keyword arguments of RewardModel.train (lr, epochs, batch_size, eval_every, keep_best, ...)
 n_boot = 2000         # bootstrap resamples for the 95% confidence intervals
 paper_reference = {}  # {data-set name: "multipref" | "helpsteer2"}: the paper's block a stand-in data set is compared with
+mse_aggregate = "majority"  # MSE (Agg)'s label: "majority" (the paper's majority vote, §3) or "mean" (mean Likert score)
 
 # %% tags=["remove-input"]
 from pluralign import diverging
 
 study = diverging.setup(profile=profile, seed=seed, datasets=datasets, split=split, reward_model=reward_model,
-                        models=models, train=train, n_boot=n_boot, paper_reference=paper_reference)
+                        models=models, train=train, n_boot=n_boot, paper_reference=paper_reference,
+                        mse_aggregate=mse_aggregate)
 study.profile_note("rewards")
 
 # %% [markdown]

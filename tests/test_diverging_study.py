@@ -114,6 +114,17 @@ def test_judges_without_any_say_so(study):
 
 
 @pytest.mark.slow
+def test_mse_aggregate_variants_are_named_options():
+    """Table 2's MSE (Agg): majority vote (the paper's, §3) by default, the mean Likert score on request."""
+    assert reward_models.table2_models()["MSE (Agg)"] == ("mse", "aggregate") == reward_models.TABLE2_MODELS["MSE (Agg)"]
+    assert reward_models.table2_models("mean")["MSE (Agg)"] == ("mse", "aggregate-mean")
+    assert reward_models.table2_models("mean")["BT (Agg)"] == ("bt", "aggregate")
+    assert diverging.setup(datasets=SPECS[:1]).mse_aggregate == "majority"
+    assert diverging.setup(datasets=SPECS[:1], mse_aggregate="mean").mse_aggregate == "mean"
+    with pytest.raises(ValueError, match="mse_aggregate must be one of"):
+        diverging.setup(datasets=SPECS[:1], mse_aggregate="median")
+
+
 def test_reward_model_sections_end_to_end():
     """Table 2 and the mean-variance sections on a small simulated set with the demo RM (frozen MiniLM + linear
     head): the glued values are the library's Table 2 numbers, every subset has a row."""
@@ -129,6 +140,11 @@ def test_reward_model_sections_end_to_end():
     assert t2.values["t2_paper_sum"] == "127 + 141 + 178 < 500"
     assert list(t2.table.loc["simulated-helpsteer2"].index) == list(reward_models.SUBSETS)
     assert "MSE (All) (paper)" in t2.table.columns
+    # MSE (Agg) is trained on the majority-vote label by default, and the page says so
+    assert t2.values["t2_mse_aggregate"] == "majority" and "`mse_aggregate: majority`" in t2.note
+    assert r.models["MSE (Agg)"].info["train"]["labels"] == "aggregate"
+    assert r.models["MSE (Agg)"].dropped["pairs split evenly between A and B (no majority)"] == int(
+        (r.train.majority() == "split").sum())
     assert s.decisiveness().figure is not None
     mv = s.mean_variance()
     run = s.mv_runs["simulated-helpsteer2"]

@@ -92,7 +92,9 @@ def test_mse_loss():
 def test_instances_aggregate_drops_majority_ties_and_records_them():
     d = _data()
     inst = O.build_instances(d, "bt", "aggregate")
-    assert inst.dropped == {"pairs whose majority label is a tie": 1}
+    # p2 (A, B, A, B) is a split, not a tie (data.core.majority)
+    assert inst.dropped == {"pairs whose majority label is a tie": 0,
+                            "pairs split evenly between A and B (no majority)": 1}
     t = inst.table.set_index("pair_id")
     assert list(t.index) == ["p1", "p3"]
     assert t.loc["p1", "first"] == "a1" and t.loc["p1", "second"] == "b1"  # A won p1
@@ -153,11 +155,45 @@ def test_mse_instances_need_likert_and_use_them_per_response():
     with pytest.raises(ValueError, match="Likert"):
         O.build_instances(_data(), "mse")
     d = _data(likert=True)
-    agg = O.build_instances(d, "mse", "aggregate").table
-    assert len(agg) == 6
-    row = agg[(agg.pair_id == "p1") & (agg.response == "a1")]
+    mean = O.build_instances(d, "mse", "aggregate", mse_aggregate="mean").table
+    assert len(mean) == 6
+    row = mean[(mean.pair_id == "p1") & (mean.response == "a1")]
     assert float(row["target"].iloc[0]) == pytest.approx(np.mean([5, 4, 5, 3]))
     assert len(O.build_instances(d, "mse", "all")) == 24
+
+
+def test_mse_aggregate_is_the_majority_vote_by_default_and_mean_on_request():
+    """Diverging Preferences §3: "Agg" = the majority-vote label. p1 (A, A, A, tie): majority A, so the targets
+    are the three A voters' scores; p2 (A, B, A, B): split, no majority, dropped; p3 (B ×4): all four."""
+    d = _data(likert=True)
+    inst = O.build_instances(d, "mse", "aggregate")
+    t = inst.table.set_index(["pair_id", "response"])["target"]
+    assert t.to_dict() == pytest.approx({("p1", "a1"): (5 + 4 + 5) / 3, ("p1", "b1"): (2 + 3 + 1) / 3,
+                                         ("p3", "a3"): (1 + 1 + 2 + 1) / 4, ("p3", "b3"): (5 + 4 + 4 + 5) / 4})
+    assert inst.dropped["pairs split evenly between A and B (no majority)"] == 1
+    # the mean variant keeps p2 with every annotator's mean; labels="aggregate-mean" is the same thing
+    mean = O.build_instances(d, "mse", "aggregate-mean")
+    assert mean.table.equals(O.build_instances(d, "mse", "aggregate", mse_aggregate="mean").table)
+    m = mean.table.set_index(["pair_id", "response"])["target"]
+    assert m[("p2", "a2")] == pytest.approx((4 + 1 + 3 + 2) / 4) and m[("p1", "a1")] == pytest.approx(17 / 4)
+    with pytest.raises(ValueError, match="mse_aggregate must be one of"):
+        O.build_instances(d, "mse", "aggregate", mse_aggregate="median")
+    with pytest.raises(ValueError, match="objective='mse' only"):
+        O.build_instances(d, "bt", "aggregate-mean")
+
+
+def test_mse_majority_target_follows_the_one_majority_rule_on_a_tie_draw():
+    """{A, A, tie, tie} → A (data.core.majority): the two A voters' scores, not the ties'; {tie, tie, A} → tie:
+    the tie voters' (equal) scores."""
+    pairs = pd.DataFrame({"pair_id": ["q1", "q2"], "dataset": "t", "split": "train", "prompt": ["x", "y"],
+                          "response_a": ["a", "c"], "response_b": ["b", "d"]})
+    ann = pd.DataFrame({"pair_id": ["q1"] * 4 + ["q2"] * 3, "annotator_id": list("wxyzwxy"),
+                        "preference": [-1, -2, 0, 0, 0, 0, -1],
+                        "likert_a": [4, 5, 3, 2, 3, 4, 5], "likert_b": [3, 3, 3, 2, 3, 4, 4]})
+    d = PreferenceData(pairs, ann, {"name": "t"})
+    assert d.majority().tolist() == ["A", "tie"]
+    t = O.build_instances(d, "mse", "aggregate").table.set_index(["pair_id", "response"])["target"]
+    assert t.to_dict() == pytest.approx({("q1", "a"): 4.5, ("q1", "b"): 3.0, ("q2", "c"): 3.5, ("q2", "d"): 3.5})
 
 
 def test_bad_objective_and_labels_are_refused():

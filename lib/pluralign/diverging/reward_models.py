@@ -35,7 +35,7 @@ from pluralign.diverging.agreement import PAPER_DATASETS, agreement_classes, pap
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
-    "SUBSETS", "TABLE2_MODELS", "paper_table2", "subset_masks", "table2", "has_likert", "reward_model_study",
+    "SUBSETS", "TABLE2_MODELS", "MSE_AGGREGATES", "table2_models", "paper_table2", "subset_masks", "table2", "has_likert", "reward_model_study",
     "fit_reward_models", "model_outputs", "RewardModelRun", "FittedModels", "ModelOutputs", "chosen_values", "table2_vs_paper", "label_paper_columns",
 ]
 
@@ -156,13 +156,34 @@ def table2(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str =
 #: The reward models of Table 2 (Diverging Preferences §3): name → (objective, labels). "Agg" = trained on
 #: the aggregated label of each pair, "All" = "treating each annotator label as its own training instance".
 #: **Which majority**: the Agg label is :meth:`pluralign.data.core.PreferenceData.majority`, a *plurality*
-#: (A when A outnumbers both B and ties; pairs whose label is a tie are dropped for BT —
+#: (A when A outnumbers B and has at least as many votes as tie; "split" when A and B draw; pairs whose label is a
+#: tie or a split are dropped for BT —
 #: :mod:`pluralign.rewards.objectives`), whereas the agreement classes that split the evaluation rows
 #: (:func:`pluralign.diverging.agreement.agreement_classes`, its ``majority`` column and ``chosen="majority"`` above) ask for
 #: *more than half* of the judgments. {A, A, B, tie} trains Agg towards A but has no majority choice in
 #: the classes (it is a diverging or "other" pair); the two agree on every high-agreement pair.
 TABLE2_MODELS = {"BT (Agg)": ("bt", "aggregate"), "BT (All)": ("bt", "all"),
                  "MSE (Agg)": ("mse", "aggregate"), "MSE (All)": ("mse", "all")}
+
+#: The variants of the MSE (Agg) model's aggregated label → (the ``labels`` value
+#: :func:`pluralign.rewards.objectives.build_instances` takes, how a page names it). ``"majority"`` (the default)
+#: is the paper's: "prior work aggregate labels across multiple annotators by taking the majority vote [...] We
+#: train each model on both the aggregated labels as well as over all annotations" (§3); ``"mean"`` (the mean
+#: Likert score of all annotators) is the project's earlier default, kept as an option.
+MSE_AGGREGATES = {
+    "majority": ("aggregate", "the majority-vote label (the Likert scores of the annotators who voted with the "
+                              "pair's majority; split pairs dropped) — the paper's aggregation"),
+    "mean": ("aggregate-mean", "the mean Likert score of all annotators — not the paper's aggregation, which is "
+                               "the majority vote"),
+}
+
+
+def table2_models(mse_aggregate: str = "majority") -> dict:
+    """:data:`TABLE2_MODELS` with the MSE (Agg) model trained on the ``mse_aggregate`` variant of its label
+    (:data:`MSE_AGGREGATES`: ``"majority"``, the paper's, or ``"mean"``)."""
+    if mse_aggregate not in MSE_AGGREGATES:
+        raise ValueError(f"mse_aggregate must be one of {list(MSE_AGGREGATES)}, not {mse_aggregate!r}")
+    return {**TABLE2_MODELS, "MSE (Agg)": ("mse", MSE_AGGREGATES[mse_aggregate][0])}
 
 
 

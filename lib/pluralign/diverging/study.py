@@ -123,6 +123,7 @@ class Study:
     judge_llm: dict | None = None
     annotation: dict = field(default_factory=dict)
     cause_classifier: dict = field(default_factory=dict)
+    mse_aggregate: str = "majority"
 
     # ---- shared pieces -------------------------------------------------------------------------------
     @property
@@ -425,8 +426,9 @@ class Study:
 
     @cached_property
     def runs(self) -> dict[str, rmod.RewardModelRun]:
-        """Per data set, :func:`~pluralign.diverging.reward_models.reward_model_study` with Table 2's models."""
-        return self._study()
+        """Per data set, :func:`~pluralign.diverging.reward_models.reward_model_study` with Table 2's models (MSE (Agg)
+        on the ``mse_aggregate`` variant of its label, :func:`~pluralign.diverging.reward_models.table2_models`)."""
+        return self._study(rmod.table2_models(self.mse_aggregate))
 
     def reward_models(self) -> Result:
         """Training, validation and held-out pairs per data set, the models trained and the training instances
@@ -478,6 +480,10 @@ class Study:
             key = col.replace(" ", "").replace("(", "_").replace(")", "")
             values[f"t2_{key}_hap"] = float(t.loc["High-Agreement Prefs.", col])
             values[f"t2_{key}_div"] = float(t.loc["Diverging Prefs. (All)", col])
+        if any("MSE (Agg)" in r.models for r in self.runs.values()):
+            notes.append(f"*MSE (Agg) is trained on {rmod.MSE_AGGREGATES[self.mse_aggregate][1]} "
+                         f"(`mse_aggregate: {self.mse_aggregate}`).*")
+        values["t2_mse_aggregate"] = self.mse_aggregate
         if self.profile == "demo":
             notes.append(f"On the demo profile the reward models are a {self.head} head over frozen sentence "
                          f"embeddings trained on {len(next(iter(self.runs.values())).train.pairs)} simulated "
@@ -596,7 +602,7 @@ class Study:
 def setup(*, datasets, profile: str = "demo", seed: int = 0, ties: str = "majority", paper_reference=None,
           split: dict | None = None, reward_model=None, train: dict | None = None, n_boot: int = 2000,
           judges: dict | None = None, judge_llm: dict | None = None, annotation: dict | None = None,
-          cause_classifier: dict | None = None, models: dict | None = None) -> Study:
+          cause_classifier: dict | None = None, models: dict | None = None, mse_aggregate: str = "majority") -> Study:
     """Load the Part I data sets and settings of a page into a :class:`Study`.
 
     ``datasets``: data specs of :func:`pluralign.data.load`, one data set each (kept apart, never combined);
@@ -608,7 +614,11 @@ def setup(*, datasets, profile: str = "demo", seed: int = 0, ties: str = "majori
     bootstrap resamples; ``judges`` / ``judge_llm``: LLM judges (:meth:`Study.judge_decisiveness`); ``annotation``: ``{"n":
     pairs per sheet, "dir": folder or None, "files": {data set: [filled sheets]}, "reference": "planted" or
     None}``; ``cause_classifier``: ``{"llm": pluralign.llm.load arguments (or the name of an entry of ``models``) or
-    None, "pairs": pairs per data set}``; ``judge_llm["load"]`` may also name an entry of ``models``."""
+    None, "pairs": pairs per data set}``; ``judge_llm["load"]`` may also name an entry of ``models``;
+    ``mse_aggregate``: the MSE (Agg) model's label, ``"majority"`` (the paper's majority vote, §3) or ``"mean"``
+    (the mean Likert score) — :data:`~pluralign.diverging.reward_models.MSE_AGGREGATES`."""
+    if mse_aggregate not in rmod.MSE_AGGREGATES:
+        raise ValueError(f"mse_aggregate must be one of {list(rmod.MSE_AGGREGATES)}, not {mse_aggregate!r}")
     loaded = [pdata.load(spec) for spec in datasets]
     names = {d.name for d in loaded} | {x for d in loaded for x in d.pairs["dataset"].unique()}
     ref = agr.check_paper_reference(paper_reference, names)
@@ -622,4 +632,5 @@ def setup(*, datasets, profile: str = "demo", seed: int = 0, ties: str = "majori
                  split={"test": 300, "validation": 100, **(split or {})}, reward_model=dict(rm),
                  train=dict(train or {}), n_boot=n_boot, judges=judges, judge_llm=judge_llm,
                  annotation={"n": 50, "dir": None, "files": {}, "reference": None, **(annotation or {})},
-                 cause_classifier={"llm": None, "pairs": 50, **(cause_classifier or {})})
+                 cause_classifier={"llm": None, "pairs": 50, **(cause_classifier or {})},
+                 mse_aggregate=mse_aggregate)
