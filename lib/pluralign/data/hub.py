@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.data.core import DataError
-from pluralign.data.io import Filters, read_source, require, stable_hash, swap_mask, where
+from pluralign.data.io import Filters, empty_text, not_text, read_source, require, stable_hash, swap_mask, where
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 ASSISTANT = "\n\nAssistant:"
@@ -256,8 +256,10 @@ def load_helpsteer2(source=None, *, subset: str = "disagreements", split: str = 
     raw, desc = read_source(source, "nvidia/HelpSteer2", **(hub_kw if source is None else {}))
     require(raw, ["prompt", "response", attribute], desc)
     f = Filters(on_invalid, empty)
-    raw = check_text(raw, f, ["response"])
-    # consecutive responses to the same prompt form a pair
+    raw = f.text_type(raw, "prompt")
+    # consecutive responses to the same prompt form a pair: paired BEFORE any bad response is dropped, so a
+    # dropped response takes its partner with it under its own reason (not "unpaired"), and never shifts the
+    # pairing of the responses after it
     new_prompt = raw["prompt"].ne(raw["prompt"].shift()).to_numpy()
     block = np.cumsum(new_prompt)
     pos = pd.Series(np.arange(len(raw))).groupby(block).cumcount().to_numpy()
@@ -268,6 +270,22 @@ def load_helpsteer2(source=None, *, subset: str = "disagreements", split: str = 
                           "removed": int(odd.sum()), "kept": int((~odd).sum()), "rows": raw["_row"][odd].head(20).tolist()})
         raw, pos = raw.loc[~odd].reset_index(drop=True), pos[~odd]
     first = pos % 2 == 0
+    if f.empty == "placeholder":
+        raw = f.text_type(raw, "response")
+        raw = check_text(raw, f, ["response"])
+    else:
+        pair = np.cumsum(first) - 1  # the pair each row belongs to
+        for what, test in (("not text", not_text), ("empty", empty_text)):
+            bad = test(raw["response"])
+            if not bad.any():
+                continue
+            if f.empty != "drop" and not (what == "not text" and f.on_invalid == "drop"):
+                check_text(raw, f, ["response"])  # raises, naming the row and the option that drops or keeps it
+            gone = np.isin(pair, pair[bad])
+            f.records.append({"filter": f"{'empty text' if what == 'empty' else 'not text'} in a response: its pair "
+                              "is dropped (both responses)", "field": "response", "removed": int(gone.sum()),
+                              "kept": int((~gone).sum()), "rows": raw["_row"][bad].head(20).tolist()})
+            raw, first, pair = raw.loc[~gone].reset_index(drop=True), first[~gone], pair[~gone]
     ra, rb = raw.loc[first].reset_index(drop=True), raw.loc[~first].reset_index(drop=True)
     ids = "helpsteer2:" + (ra["_part"].astype(str) + ":" if "_part" in ra else "") + ra["_row"].astype(str)
     sa, sb = ra[attribute].tolist(), rb[attribute].tolist()
@@ -279,15 +297,19 @@ def load_helpsteer2(source=None, *, subset: str = "disagreements", split: str = 
             raise DataError(f"{len(x)} annotator scores for the first response but {len(y)} for the second",
                             file=file, row=row, field=attribute)
     n = np.fromiter((len(x) for x in as_list), dtype=np.int64, count=len(as_list))
-    la = pd.to_numeric(pd.Series([v for x in as_list for v in x], dtype=object), errors="coerce").to_numpy()
-    lb = pd.to_numeric(pd.Series([v for x in bs_list for v in x], dtype=object), errors="coerce").to_numpy()
+    def scores(lists):  # a truth value is not a Likert score
+        return pd.to_numeric(pd.Series([None if isinstance(v, (bool, np.bool_)) else v for x in lists for v in x],
+                                       dtype=object), errors="coerce").to_numpy(dtype=float)
+    la, lb = scores(as_list), scores(bs_list)
     owner = np.repeat(np.arange(len(ra)), n)
-    for arr, frame in ((la, ra), (lb, rb)):
+    for arr, frame, lists in ((la, ra, as_list), (lb, rb, bs_list)):
         badv = np.isnan(arr) | (arr < 0) | (arr > 5) | (arr != np.round(arr))
         if badv.any():
             j = int(np.flatnonzero(badv)[0])
             file, row = where(frame, int(owner[j]))
-            raise DataError(f"Likert score {float(arr[j]):g} out of range (an integer 0-5 expected)", file=file,
+            v = [v for x in lists for v in x][j]
+            shown = str(v).lower() if isinstance(v, (bool, np.bool_)) else f"{float(arr[j]):g}" if arr[j] == arr[j] else repr(v)
+            raise DataError(f"Likert score {shown} out of range (an integer 0-5 expected)", file=file,
                             row=row, field=attribute)
     k = np.concatenate([np.arange(m) for m in n]) if len(n) else np.array([], dtype=np.int64)
     single = bool(len(n)) and n.max() == 1

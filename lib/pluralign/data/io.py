@@ -40,6 +40,14 @@ def _suffix(path: Path) -> str:
     return path.suffix.lower()
 
 
+def _documentation(path: Path) -> bool:
+    """A README / LICENSE / NOTICE (any extension), a Markdown page or a Hub loading script: left out of a data
+    folder. Any other file (``data.txt`` included) is data of an unsupported type, refused, never skipped."""
+    name = path.name.lower()
+    return (path.stem.lower() in IGNORED_IN_FOLDERS or name in IGNORED_IN_FOLDERS or name.split(".")[0] in
+            IGNORED_IN_FOLDERS or path.suffix.lower() in (".md", ".py"))
+
+
 def list_files(source: str | os.PathLike, pattern: str | None = None) -> list[Path]:
     """The data files of ``source`` (a file, or every supported file under a folder, sorted)."""
     path = Path(source).expanduser()
@@ -48,8 +56,7 @@ def list_files(source: str | os.PathLike, pattern: str | None = None) -> list[Pa
     if path.is_dir():
         found = sorted(p for p in path.rglob(pattern or "*") if p.is_file() and not p.name.startswith("."))
         files = [p for p in found if _suffix(p) in SUFFIXES]
-        others = [p for p in found if _suffix(p) not in SUFFIXES and p.stem.lower() not in IGNORED_IN_FOLDERS
-                  and p.name.lower() not in IGNORED_IN_FOLDERS and p.suffix.lower() not in (".md", ".txt", ".py")]
+        others = [p for p in found if _suffix(p) not in SUFFIXES and not _documentation(p)]
         if files and others:  # nothing is skipped silently
             raise DataError(f"{len(others)} file(s) of an unsupported type in the data folder, e.g. "
                             f"{others[0].relative_to(path)} (supported: {', '.join(SUFFIXES)}); read one file with "
@@ -167,6 +174,41 @@ def read_json(path: Path) -> pd.DataFrame:
     return df
 
 
+def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
+    """CSV / TSV → DataFrame of strings; ``_row`` is the 1-based line where each record starts (the header is
+    line 1; blank lines — empty, whitespace-only, CRLF — and quoted line breaks counted, so the number is the
+    one an editor shows). A record with more fields than the header is refused; one with fewer has the
+    missing fields absent (null), so the check of a required field names its row."""
+    import csv
+    import io as _io
+    text = _decode(_read_bytes(path), path)
+    if not text.strip():
+        raise DataError("empty file (no header, no rows)", file=path)
+    reader = csv.reader(_io.StringIO(text, newline=""), delimiter=sep)
+    records, rows, header, line = [], [], None, 0
+    try:
+        for rec in reader:
+            start, line = line + 1, reader.line_num
+            if not rec or (len(rec) == 1 and not rec[0].strip()):  # a blank line
+                continue
+            if header is None:
+                header = [h.strip() for h in rec]
+                dup = next((h for h in header if header.count(h) > 1), None)
+                if dup is not None:
+                    raise DataError("the header names this column twice", file=path, row=start, field=dup)
+                continue
+            if len(rec) > len(header):
+                raise DataError(f"{len(rec)} fields but the header (line 1) names {len(header)}; quote a field "
+                                "that holds the separator", file=path, row=start)
+            records.append(rec + [None] * (len(header) - len(rec)))
+            rows.append(start)
+    except csv.Error as err:
+        raise DataError(f"cannot parse CSV ({err})", file=path, row=reader.line_num) from None
+    df = pd.DataFrame(records, columns=header, dtype=object)
+    df["_row"] = np.asarray(rows, dtype=np.int64)
+    return df
+
+
 def read_table(path: Path) -> pd.DataFrame:
     suffix = _suffix(path)
     kind = FORMATS.get(next((suffix[: -len(c)] for c in COMPRESSIONS if suffix.endswith(c)), suffix))
@@ -181,18 +223,11 @@ def read_table(path: Path) -> pd.DataFrame:
             raise DataError(f"cannot read Parquet ({err})", file=path) from None
         df["_row"] = np.arange(1, len(df) + 1)
     elif kind in ("csv", "tsv"):
-        import io as _io
-        text = _decode(_read_bytes(path), path)
-        if not text.strip():
-            raise DataError("empty file (no header, no rows)", file=path)
-        try:
-            df = pd.read_csv(_io.StringIO(text), sep="\t" if kind == "tsv" else ",", dtype=str,
-                             keep_default_na=False)
-        except pd.errors.ParserError as err:
-            raise DataError(f"cannot parse CSV ({err})", file=path) from None
-        df["_row"] = np.arange(2, len(df) + 2)  # line numbers: the header is line 1
+        df = read_csv(path, "\t" if kind == "tsv" else ",")
     else:
         raise DataError(f"unsupported file type {suffix!r} (use one of {', '.join(SUFFIXES)})", file=path)
+    if not len(df):  # an empty file, a header without rows, an empty JSON array: no data is not a data set
+        raise DataError("no records in this file (empty, or a header / empty array only)", file=path)
     df["_file"] = str(path)
     return df
 
@@ -314,11 +349,24 @@ class Filters:
             self.records.append({"filter": what, "field": field, "removed": 0, "kept": int(len(df)),
                                  "changed": int(mask.sum()), "rows": df["_row"][mask].head(20).tolist()})
 
+    def text_type(self, df: pd.DataFrame, column: str, field: str | None = None) -> pd.DataFrame:
+        """A list / object / number / truth value where text (a prompt, a reply) should be: bad input (an
+        error naming the row, or dropped and counted), never kept as if it were text."""
+        typed = not_text(df[column])
+        if not typed.any():
+            return df
+        v = df[column].iat[int(np.flatnonzero(typed)[0])]
+        what = ("a list" if isinstance(v, (list, tuple, np.ndarray)) else "an object" if isinstance(v, dict) else
+                "a truth value" if isinstance(v, (bool, np.bool_)) else "a number" if isinstance(v, (int, float, np.number))
+                else f"a {type(v).__name__}")
+        return self.apply(df, typed, f"{what} ({str(v)[:60]}) where text is expected", field or column)
+
     def empty_text(self, df: pd.DataFrame, column: str, reason: str = "empty text",
                    field: str | None = None) -> pd.DataFrame:
         """Empty text in ``field``: an error, dropped (counted), or — ``empty="placeholder"`` — replaced by
         ``"[empty response]"`` (counted), for data sets where an empty model output was judged as such."""
         field = field or column
+        df = self.text_type(df, column, field)
         bad = empty_text(df[column])
         if not bad.any():
             return df
@@ -366,6 +414,25 @@ def empty_text(s: pd.Series) -> np.ndarray:
         return (s.isna() | (s.astype(str).str.strip() == "")).to_numpy(dtype=bool)
     blank = pc.or_kleene(pc.equal(pc.utf8_length(arr), 0), pc.utf8_is_space(arr))
     return pc.fill_null(blank, True).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def truth_values(s: pd.Series) -> np.ndarray:
+    """Where a value is a JSON ``true`` / ``false``: never a number (``True`` is not the preference +1)."""
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return np.ones(len(s), dtype=bool)
+    if s.dtype == object:
+        return s.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
+    return np.zeros(len(s), dtype=bool)
+
+
+def not_text(s: pd.Series) -> np.ndarray:
+    """Where a value that should be text is something else (a list, an object, a number, a truth value);
+    missing values are not flagged here (the empty-text check names them)."""
+    if pd.api.types.is_string_dtype(s.dtype) and s.dtype != object:
+        return np.zeros(len(s), dtype=bool)
+    if s.dtype != object:  # a whole column of numbers / booleans
+        return s.notna().to_numpy(dtype=bool)
+    return s.map(lambda v: not (v is None or isinstance(v, str) or (isinstance(v, float) and v != v))).to_numpy(dtype=bool)
 
 
 def swap_mask(pair_ids: pd.Series) -> np.ndarray:

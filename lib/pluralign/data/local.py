@@ -32,7 +32,7 @@ import pandas as pd
 
 from pluralign.data.core import DataError
 from pluralign.data.hub import chosen_rejected, check_text, likert_preference, map_labels
-from pluralign.data.io import Filters, read_files, require, stable_hash, where
+from pluralign.data.io import Filters, not_text, read_files, require, stable_hash, truth_values, where
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 CANONICAL = {"pair_id", "prompt", "response_a", "response_b", "chosen", "rejected", "split", "preference",
@@ -44,8 +44,9 @@ def _soft(raw: pd.DataFrame, col: str, p_b_range) -> tuple[pd.Series, pd.Series]
     lo, hi = (0.0, 1.0) if p_b_range is None else (float(p_b_range[0]), float(p_b_range[1]))
     if not hi > lo:
         raise DataError(f"p_b_range {p_b_range!r} must be [low, high] with low < high", field="p_b_range")
-    v = pd.to_numeric(raw[col], errors="coerce")
-    bad = (v.isna() | (v < lo) | (v > hi)).to_numpy()
+    truth = truth_values(raw[col])
+    v = pd.to_numeric(raw[col].where(~truth), errors="coerce")
+    bad = (v.isna() | (v < lo) | (v > hi)).to_numpy() | truth
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         file, row = where(raw, i)
@@ -60,12 +61,17 @@ def _labels(raw: pd.DataFrame, col: str, labels: dict | None, f: Filters) -> pd.
     if labels:
         pref, bad = map_labels(raw, raw[col], labels, col, f)
         return pref.where(~bad)
-    num = pd.to_numeric(raw[col], errors="coerce")
-    bad = (num.isna() | ~num.isin([-2, -1, 0, 1, 2])).to_numpy()
+    truth = truth_values(raw[col])
+    num = pd.to_numeric(raw[col].where(~truth), errors="coerce")
+    bad = (num.isna() | ~num.isin([-2, -1, 0, 1, 2])).to_numpy() | truth
     if bad.any() and f.on_invalid == "error":
         i = int(np.flatnonzero(bad)[0])
         file, row = where(raw, i)
-        raise DataError(f"label {raw[col].iat[i]!r} out of range: a preference must be one of -2, -1, 0, 1, 2 "
+        v = raw[col].iat[i]
+        if truth[i]:
+            raise DataError(f"label {str(bool(v)).lower()} is a truth value, not a preference in -2 … 2; say what it "
+                            "means with labels={true: ..., false: ...}", file=file, row=row, field=col)
+        raise DataError(f"label {v!r} out of range: a preference must be one of -2, -1, 0, 1, 2 "
                         "(negative prefers A), or pass labels={value: preference}", file=file, row=row, field=col)
     return num.where(~bad)
 
@@ -93,6 +99,7 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
     text = [c["chosen"], c["rejected"]] if cr else [c["response_a"], c["response_b"]]
     require(raw, [c["prompt"], *text], str(source))
     raw = check_text(raw, f, text)
+    raw = f.text_type(raw, c["prompt"])
     has_id = "pair_id" in columns or "pair_id" in raw.columns
     long_form = "annotator_id" in columns
     soft = "p_b" in columns
@@ -154,8 +161,8 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
             frames.append(annotations(ids[ok], str(aid), pref[ok].astype(int)))
     elif "likert_a" in columns:
         require(raw, [c["likert_a"], c["likert_b"]], str(source))
-        la = pd.to_numeric(raw[c["likert_a"]], errors="coerce")
-        lb = pd.to_numeric(raw[c["likert_b"]], errors="coerce")
+        la = pd.to_numeric(raw[c["likert_a"]].where(~truth_values(raw[c["likert_a"]])), errors="coerce")
+        lb = pd.to_numeric(raw[c["likert_b"]].where(~truth_values(raw[c["likert_b"]])), errors="coerce")
         for col, v in ((c["likert_a"], la), (c["likert_b"], lb)):
             bad = (v.isna() | (v != v.round())).to_numpy()
             if bad.any():

@@ -105,7 +105,10 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
         params = dict(name)
         if "simulate" in params:  # {"simulate": {options}}: the project's simulator
             from pluralign.data.simulate import simulate
-            return simulate(**params["simulate"], **options)
+            sim = {**dict(params["simulate"] or {}), **options}
+            _refuse_unknown(sim, sorted(k for k, p in __import__("inspect").signature(simulate).parameters.items()
+                                        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)), "simulate")
+            return simulate(**sim)
         if "name" not in params:
             raise DataError(f"data spec {name!r} needs 'name' (a registered data set, Hub id or 'local') or "
                             "'simulate' (simulator options)")
@@ -152,14 +155,18 @@ def _is_local_path(name) -> bool:
 
 def check_options(info: DatasetInfo, options: dict) -> None:
     """Refuse an option the data set's loader does not take, naming it and the nearest valid one."""
-    import difflib
     import inspect
     params = inspect.signature(info.loader).parameters
     valid = sorted({k for k, p in params.items() if p.kind is p.KEYWORD_ONLY} | set(COMMON_OPTIONS))
+    _refuse_unknown(options, valid, f"load({info.name!r})")
+
+
+def _refuse_unknown(options: dict, valid: list[str], what: str) -> None:
+    import difflib
     for k in options:
         if k not in valid:
             near = difflib.get_close_matches(k, valid, n=1)
-            raise DataError(f"unknown option {k!r} for load({info.name!r})"
+            raise DataError(f"unknown option {k!r} for {what}"
                             + (f"; did you mean {near[0]!r}?" if near else "")
                             + f" (options: {', '.join(valid)})")
 
