@@ -57,8 +57,8 @@ evaluation = {
 # the reward models (pluralign.btb.study.TRAINING): reward_model = pluralign.rewards.load arguments (None =
 # frozen all-MiniLM-L6-v2 + linear head); baseline_model = None (train reward_model with Eq. 1 and the same
 # sweep) or an already trained RM (the paper: OpenAssistant/reward-model-deberta-v3-large-v2); the learning
-# rates of the sweep (footnote 6; the paper: 1e-4 ... 1e-6 for fine-tuning DeBERTa-v3, a linear head on frozen
-# embeddings needs larger steps), chosen on validation_size pairs by select_on (accuracy or loss; footnote 6
+# rates of the sweep (footnote 6; "paper" = the paper's 1e-4, 1e-5, 1e-6 for fine-tuning DeBERTa-v3, written once in
+# pluralign.btb.training.LR_SWEEP; a linear head on frozen embeddings needs larger steps), chosen on validation_size pairs by select_on (accuracy or loss; footnote 6
 # names none); any other entry (epochs, batch_size, ...) is passed to RewardModel.train
 training = {
     "reward_model": None,

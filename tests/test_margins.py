@@ -340,8 +340,32 @@ def test_select_lr_on_validation():
         T.select_lr(res[res["split"] == "test"])
     with pytest.raises(ValueError, match="lack the metric"):
         T.select_lr(res, "pearson")
-    assert T.LR_SWEEP == (1e-4, 1e-5, 1e-6)
-    assert T.lr_sweep(5) == [1e-4, 3.16e-5, 1e-5, 3.16e-6, 1e-6]
+
+
+def test_the_learning_rate_grid_is_written_once():
+    """Footnote 6 ("from 1e-04 to 1e-06"): the grid lives in btb.training.LR_SWEEP only; parameters name it
+    ("paper") and no file of the library, the notebooks or the parameter files writes it again."""
+    import re
+    from pathlib import Path
+    assert T.LR_SWEEP == (1e-4, 1e-5, 1e-6) and not hasattr(T, "lr_sweep")
+    assert T.lr_grid("paper") == list(T.LR_SWEEP) and T.lr_grid([0.1, 1e-2]) == [0.1, 0.01]
+    for bad in ("1e-4..1e-6", [], [1e-4, 0]):
+        with pytest.raises(ValueError, match="lr_sweep must be 'paper'"):
+            T.lr_grid(bad)
+    root = Path(__file__).resolve().parents[1]
+    # a list, tuple or logspace that starts at 1e-4 (however written) is a second copy of the grid
+    again = re.compile(r"[\[(]\s*1(\.0*)?e-0*4\s*,|logspace\(\s*-4")
+    hits = [f"{f.relative_to(root)}:{i}" for folder in ("lib", "notebooks", "params") for f in (root / folder).rglob("*")
+            if f.suffix in (".py", ".yml", ".yaml") for i, line in enumerate(f.read_text().splitlines(), 1)
+            if again.search(line) and not line.lstrip().startswith("assert")]
+    assert hits == ["lib/pluralign/btb/training.py:" + str(next(
+        i for i, line in enumerate((root / "lib/pluralign/btb/training.py").read_text().splitlines(), 1)
+        if line.startswith("LR_SWEEP = ")))], hits
+    from pluralign import btb
+    from pluralign.params import read_params
+    paper = read_params(root / "params" / "paper" / "btb-rewards.yml")
+    assert paper["training"]["lr_sweep"] == "paper"
+    assert btb.setup(training={"lr_sweep": paper["training"]["lr_sweep"]}).training["lr_sweep"] == list(T.LR_SWEEP)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -65,8 +65,9 @@ EVALUATION = {"test_only": [], "test_per_dataset": 0, "ood_by": None, "test_size
 #: The reward models: ``reward_model`` (:func:`pluralign.rewards.load` arguments or a key of ``models``;
 #: None = a linear head on frozen all-MiniLM-L6-v2), ``baseline_model`` (None: ``reward_model`` trained with
 #: Eq. 1 and the same sweep; or an already trained RM), the learning rates ``lr_sweep`` chosen on
-#: ``validation_size`` pairs by ``select_on``; every other key is passed to ``RewardModel.train``.
-TRAINING = {"reward_model": None, "baseline_model": None, "lr_sweep": list(T.LR_SWEEP), "select_on": "accuracy",
+#: ``validation_size`` pairs by ``select_on`` (``"paper"`` = footnote 6's grid, :data:`pluralign.btb.training.LR_SWEEP`,
+#: or a list; :func:`pluralign.btb.training.lr_grid`); every other key is passed to ``RewardModel.train``.
+TRAINING = {"reward_model": None, "baseline_model": None, "lr_sweep": "paper", "select_on": "accuracy",
             "validation_size": 2000}
 
 #: The offline stand-ins of each page, per profile (formatted with the study's settings).
@@ -622,6 +623,7 @@ def setup(profile: str = "demo", seed: int = 0, *, data=None, per_dataset=0, p_s
     jdg["model"] = named_model(jdg["model"], models, what="judge")
     tr["reward_model"] = named_model(tr["reward_model"], models, what="reward_model")
     tr["baseline_model"] = named_model(tr["baseline_model"], models, what="baseline_model")
+    tr["lr_sweep"] = T.lr_grid(tr["lr_sweep"])
     full, parts = load_specs(DEMO_DATA if data is None else data, per_dataset=per_dataset, seed=seed)
     return Study(profile=profile, seed=int(seed), data=full, parts=parts, p_star_from=p_star_from,
                  category_source=categories, labels_file=labels_file, per_dataset=per_dataset, labeller=lab,
