@@ -43,8 +43,9 @@ report.environment().set_index("item")
 # %% [markdown]
 # ## Cache
 #
-# Entries per step in the cache folder (`$PLURALIGN_CACHE`; the book uses `.cache/pluralign` in the
-# project). Empty on a first build before any heavy step has run.
+# Every entry of the cache folder (`$PLURALIGN_CACHE`; the book uses `.cache/pluralign` in the project)
+# with its size: {glue:text}`cache_entries` entries, {glue:text}`cache_mib` MiB. This page is executed
+# after every other page of the book, so it shows what they stored.
 
 # %% tags=["remove-input"]
-report.cache_state()
+report.cache_state().glue()

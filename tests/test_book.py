@@ -190,3 +190,12 @@ def test_a_page_fingerprint_follows_the_data_files_it_reads(tmp_path, monkeypatc
     with open(root / "mine.jsonl", "a") as f:
         f.write('{"a": 2}\n')
     assert book.run_fingerprint(r, lib_hash="x") != before
+
+
+def test_the_build_report_executes_after_every_other_page():
+    """It shows the cache the other pages filled (issue 13: the cache was shown "(empty)")."""
+    m = book.manifest()
+    order = [r.notebook for r in book.execution_order(book.runs("demo", m=m), m)]
+    assert order[-1] == "build_report" and order.count("build_report") == 1
+    toc_order = [r.notebook for r in book.runs("demo", m=m)]
+    assert toc_order.index("build_report") < toc_order.index("data")  # still second in the book

@@ -8,7 +8,11 @@
   a page (secrets come from the environment only)."""
 from __future__ import annotations
 
+import hashlib
+import math
+import numbers
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,15 +70,20 @@ def seeds(profile_name: str | None = None) -> list:
 
 
 def cache_state() -> "Result":
-    """Entries and size per step in the cache folder (a note instead of rows when it is empty)."""
+    """Every entry of the cache folder with its size, by step (a note instead of rows when it is empty); values
+    ``cache_entries`` and ``cache_mib`` (the totals), ``data["by_step"]`` the entries and MiB per step."""
     root = cache.cache_dir()
     rows = []
-    for step in sorted(p for p in root.iterdir() if p.is_dir()):
-        files = [f for f in step.rglob("*") if f.is_file()]
-        entries = [e for e in step.iterdir() if not e.name.startswith(".")]
-        rows.append((step.name, len(entries), round(sum(f.stat().st_size for f in files) / 2**20, 2)))
-    table = pd.DataFrame(rows, columns=["step", "entries", "MiB"])
-    return Result(table, note="" if len(table) else f"The cache folder holds nothing yet ({root}).")
+    for step in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        for e in sorted(e for e in step.iterdir() if not e.name.startswith(".")):
+            files = [f for f in e.rglob("*") if f.is_file()] if e.is_dir() else [e]
+            rows.append((step.name, e.name, len(files), sum(f.stat().st_size for f in files) / 2**20))
+    table = pd.DataFrame(rows, columns=["step", "entry", "files", "MiB"])
+    by_step = table.groupby("step").agg(entries=("entry", "size"), MiB=("MiB", "sum"))
+    note = "" if len(table) else f"The cache folder holds nothing yet ({root})."
+    return Result(table.set_index(["step", "entry"]), note=note,
+                  values={"cache_entries": len(table), "cache_mib": round(float(table["MiB"].sum()), 1)},
+                  data={"by_step": by_step})
 
 
 def summary() -> "Result":
@@ -144,13 +153,100 @@ class Result:
         return self
 
     def _ipython_display_(self):
-        from IPython.display import Markdown, display
+        from IPython.display import HTML, Markdown, display
         if self.table is not None:
-            display(self.table)
+            display(HTML(present_html(self.table)))
         if self.figure is not None:
             display(self.figure)
         if self.note:
             display(Markdown(self.note))
+
+
+# ---- presentation: how every page shows a number ---------------------------------------------------------
+#: Readable labels for column / index names that the library's tidy tables use (a name not listed is shown
+#: with its underscores as spaces).
+LABELS = {
+    "n": "N", "ci_low": "CI low", "ci_high": "CI high", "se": "SE", "cohen_kappa": "Cohen's κ",
+    "kappa": "κ", "fleiss_kappa": "Fleiss' κ", "auroc": "AUROC", "pearson": "Pearson r", "spearman": "Spearman ρ",
+    "p_value": "p-value", "pvalue": "p-value", "n_unparsed": "unparsed (N)", "n_pairs": "pairs (N)",
+    "n_paper": "N (paper)", "l1": "L1", "lr": "learning rate", "vif": "VIF", "r2": "R²", "mib": "MiB",
+}
+MISSING = "—"
+_COUNT = re.compile(r"^(n|n_.+|.+_n|count|counts|.*\bcount\b.*|pairs|entries|judgments|removed|kept|rows|"
+                    r"annotators|items|tokens|steps|epochs|.*\(n\)|n \(.*)$", re.I)
+_SHARE = re.compile(r"(^|_|\s)(share|fraction|proportion)(_|\s|$)", re.I)
+
+
+def label(name) -> str:
+    """A column or index name as a reader sees it (:data:`LABELS`, else underscores as spaces)."""
+    if not isinstance(name, str):
+        return name
+    return LABELS.get(name.lower(), name.replace("_", " ") if re.fullmatch(r"[a-z0-9_]+", name) else name)
+
+
+def fmt_number(x, kind: str = "estimate") -> str:
+    """One number as the pages show it: ``kind="count"`` an integer with thousands separators; ``"share"``
+    a percentage with one decimal; ``"estimate"`` 3 significant digits (no exponent between 0.001 and
+    10^6); a missing value (None, NaN) is "—"."""
+    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA or x is pd.NaT:
+        return MISSING
+    if isinstance(x, bool) or not isinstance(x, numbers.Number):
+        return str(x)
+    x = float(x) if not isinstance(x, numbers.Integral) else int(x)
+    if kind == "count" or isinstance(x, int):
+        return f"{int(round(x)):,}"
+    if kind == "share":
+        return f"{100 * x:.1f} %"
+    if x == 0 or math.isinf(x):
+        return str(x if x else 0)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 6 or mag < -3:
+        return f"{x:.2e}"
+    if mag >= 2:
+        return f"{x:,.0f}"
+    return f"{x:.{2 - mag}f}"
+
+
+def _column_kind(name, values: pd.Series) -> str:
+    v = pd.to_numeric(values, errors="coerce").dropna()
+    text = " ".join(map(str, name)) if isinstance(name, tuple) else str(name)
+    if len(v) and _SHARE.search(text) and v.between(0, 1).all():
+        return "share"
+    if len(v) and _COUNT.match(text) and (v == v.round()).all():
+        return "count"
+    return "estimate"
+
+
+def present(table: pd.DataFrame):
+    """The table as a page shows it (the one set of conventions for every page): readable labels, counts as
+    integers, shares as percentages with one decimal, estimates with 3 significant digits, "—" for a missing
+    value, every row (nothing truncated). Returns a pandas ``Styler``; the data are not changed."""
+    df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
+    df = df.rename(columns=label)
+    df.index = df.index.rename([label(n) for n in df.index.names]) if df.index.nlevels > 1 else \
+        df.index.rename(label(df.index.name))
+    kinds = {c: _column_kind(c, df[c]) for c in df.columns}
+
+    def cell(kind):
+        return lambda x: fmt_number(x, kind) if (x is None or isinstance(x, numbers.Number)) else \
+            (MISSING if (isinstance(x, str) and x.strip().lower() in ("nan", "none", "<na>"))
+             else x if isinstance(x, str) else str(x))
+    uid = hashlib.sha1(pd.util.hash_pandas_object(df.astype(str), index=True).values.tobytes()).hexdigest()[:10]
+    sty = df.style.format({c: cell(k) for c, k in kinds.items()}, na_rep=MISSING)
+    sty.format_index(lambda x: MISSING if x is None or (isinstance(x, float) and math.isnan(x)) else
+                     fmt_number(x) if isinstance(x, numbers.Number) and not isinstance(x, bool) else x, axis=0)
+    return sty.set_uuid(uid)
+
+
+def present_html(table: pd.DataFrame) -> str:
+    """:func:`present` as HTML inside a container that scrolls sideways when the table is wider than the
+    text column, with a line saying what "—" means when a cell is missing."""
+    sty = present(table)
+    html = sty.to_html(cell_ids=False, table_attributes='class="dataframe pluralign-table"')
+    missing = bool(table.isna().to_numpy().any()) if isinstance(table, pd.DataFrame) else False
+    foot = (f'<p class="pluralign-missing"><small>{MISSING} : no value — the paper does not report it or this run '
+            'has none for this cell (the note says which).</small></p>') if missing else ""
+    return f'<div class="pluralign-table-scroll" style="overflow-x:auto; max-width:100%">{html}</div>{foot}'
 
 
 def warning(text: str) -> str:

@@ -64,8 +64,10 @@ def manifest(path: Path | None = None) -> dict:
         if set(part) - {"caption", "name", "chapters"}:
             raise BookError(f"{path}: part {part.get('caption')!r} has unknown keys {sorted(set(part) - {'caption', 'name', 'chapters'})}")
         for ch in part["chapters"]:
-            if set(ch) - {"page", "run"} or len(ch) != 1:
-                raise BookError(f"{path}: chapter entry {ch!r} must be {{page: ...}} or {{run: ...}}")
+            if len(set(ch) & {"page", "run"}) != 1 or set(ch) - {"page", "run", "execute"} \
+                    or ch.get("execute", "last") != "last" or ("execute" in ch and "run" not in ch):
+                raise BookError(f"{path}: chapter entry {ch!r} must be {{page: ...}} or {{run: ...}} "
+                                f"(a run may add execute: last)")
     for prof, runs in m["profiles"].items():
         if prof not in PROFILES:
             raise BookError(f"{path}: unknown profile {prof!r} (one of {PROFILES})")
@@ -342,11 +344,18 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
     return "ok"
 
 
+def execution_order(todo: list[Run], m: dict) -> list[Run]:
+    """The runs in the order they execute: book order, except that a chapter marked ``execute: last`` in the
+    manifest (the build report, which shows the cache every other page filled) runs after all others."""
+    last = {ch["run"] for part in m["parts"] for ch in part["chapters"] if ch.get("execute") == "last"}
+    return [r for r in todo if r.notebook not in last] + [r for r in todo if r.notebook in last]
+
+
 def build(profile: str = "demo", *, only: str | None = None, refresh: bool = False, html: bool = True,
           out=sys.stdout) -> Path | None:
-    """Execute every run of ``profile`` (one line each), then build the HTML book."""
+    """Execute every run of ``profile`` (one line each; :func:`execution_order`), then build the HTML book."""
     m = manifest()
-    todo = runs(profile, only, m)
+    todo = execution_order(runs(profile, only, m), m)
     lib_hash = _lib_hash()
     width = max(len(r.notebook) for r in todo)
     total = time.perf_counter()

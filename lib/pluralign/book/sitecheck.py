@@ -8,7 +8,12 @@ chromedriver; nothing is downloaded) and fails on
 - raw error tracebacks shown in a page (Python ``Traceback (most recent call last)`` or a
   notebook error output),
 - TeX that was not typeset (``$$``, ``\\begin{``, ``\\frac`` … in the visible prose, outside code),
-- a script loaded from another site (the book must work offline: MathJax is served from the site).
+- a script loaded from another site (the book must work offline: MathJax is served from the site),
+- a figure in a page's text narrower than half the text column (shrunk figures are unreadable),
+- a table wider than the text column that is not inside a scroll container,
+- a table cell showing ``NaN`` / ``nan`` / ``None`` (a missing value is "—" with a note saying why).
+
+Pages are opened at a reader's desktop size (1366 × 900).
 
 Usage: ``python -m pluralign.book.sitecheck _build/html`` (``make check-book``); exit status 1 with one
 line per problem.
@@ -40,8 +45,23 @@ while (walker.nextNode()) {
   if (el.getClientRects().length === 0) continue;
   prose.push(n.textContent);
 }
+// layout: figures and tables inside the article's text column
+const col = document.querySelector('article.bd-article, main article, [role=main]') || document.body;
+const colW = col.clientWidth;
+const narrow = Array.from(col.querySelectorAll('.cell_output img, figure img, img.figure'))
+    .filter(i => i.naturalWidth > 0 && i.getBoundingClientRect().width < 0.5 * colW)
+    .map(i => (i.getAttribute('src') || '').slice(0, 60) + ' (' + Math.round(i.getBoundingClientRect().width) + ' of ' + colW + ' px)');
+const scrolls = el => { for (let e = el.parentElement; e && e !== col; e = e.parentElement) {
+    const o = getComputedStyle(e).overflowX; if ((o === 'auto' || o === 'scroll') && e.clientWidth <= colW + 1) return true; }
+    return false; };
+const wide = Array.from(col.querySelectorAll('table'))
+    .filter(t => t.getBoundingClientRect().width > colW + 1 && !scrolls(t))
+    .map(t => (t.innerText || '').slice(0, 60).replace(/\s+/g, ' ') + ' (' + Math.round(t.getBoundingClientRect().width) + ' px)');
+const nan = Array.from(col.querySelectorAll('td, th'))
+    .filter(c => /^\s*(NaN|nan|None|<NA>|NaT)\s*$/.test(c.innerText))
+    .map(c => { const t = c.closest('table'); return (t && t.innerText || '').slice(0, 50).replace(/\s+/g, ' '); });
 return {imgs: imgs, links: links, ids: ids, errs: errs, scripts: scripts, prose: prose.join(' '),
-        text: document.body ? document.body.innerText : ''};
+        text: document.body ? document.body.innerText : '', narrow: narrow, wide: wide, nan: nan};
 """
 
 _WAIT_FOR_MATH = """
@@ -75,6 +95,7 @@ def check(site: str | Path) -> list[str]:
     problems: list[str] = []
     seen: dict[Path, dict] = {}
     driver = _driver()
+    driver.set_window_size(1366, 900)
     driver.set_script_timeout(30)
     try:
         for page in pages:
@@ -94,6 +115,13 @@ def check(site: str | Path) -> list[str]:
             problems.append(f"{rel}: error output in page: {e!r}")
         for src in info["scripts"]:
             problems.append(f"{rel}: external script (the site must work offline): {src}")
+        for img in info["narrow"]:
+            problems.append(f"{rel}: figure narrower than half the text column: {img}")
+        for t in info["wide"]:
+            problems.append(f"{rel}: table wider than the text column and not scrollable: {t!r}")
+        for t in sorted(set(info["nan"])):
+            n = info["nan"].count(t)
+            problems.append(f"{rel}: {n} NaN/None cell(s) in table {t!r} (show '—' and say why)")
         tex = RAW_TEX.search(info["prose"])
         if tex:
             start = max(tex.start() - 40, 0)

@@ -1,0 +1,36 @@
+"""report.present — the one set of presentation conventions every page uses (issue 13, item 1)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from pluralign import report as R
+
+
+@pytest.mark.parametrize("x, kind, shown", [
+    (492.0, "count", "492"), (12345, "estimate", "12,345"), (0.1534, "estimate", "0.153"),
+    (12.345, "estimate", "12.3"), (-24.054, "estimate", "-24.1"), (123.45, "estimate", "123"),
+    (0.000012, "estimate", "1.20e-05"), (0.123, "share", "12.3 %"), (float("nan"), "estimate", "—"),
+    (None, "count", "—"), (True, "estimate", "True"), ("text", "estimate", "text"),
+])
+def test_fmt_number(x, kind, shown):
+    assert R.fmt_number(x, kind) == shown
+
+
+def test_present_formats_by_column_and_never_shows_nan():
+    df = pd.DataFrame({"n_pairs": [492.0, 10.0], "share_diverging": [0.123, 0.5],
+                       "cohen_kappa": [0.61234, np.nan], "comment": ["a", None]},
+                      index=pd.Index(["x", "y"], name="feature"))
+    html = R.present_html(df)
+    for shown in ("492", "12.3 %", "50.0 %", "0.612", "Cohen&#x27;s κ" if "&#x27;" in html else "Cohen's κ",
+                  "pairs (N)", "share diverging", "overflow-x:auto"):
+        assert shown in html, shown
+    assert "492.0" not in html and "NaN" not in html and "nan<" not in html and "None" not in html
+    assert html.count("—") >= 3  # two missing cells and the line that says what "—" means
+    assert df.loc["y", "cohen_kappa"] != df.loc["y", "cohen_kappa"]  # the data are not changed
+
+
+def test_present_is_deterministic_and_shows_every_row():
+    df = pd.DataFrame({"value": np.arange(150) / 7})
+    a, b = R.present_html(df), R.present_html(df.copy())
+    assert a == b
+    assert a.count("<tr") == 151
