@@ -7,6 +7,10 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from pluralign import plotstyle
+
+plotstyle.use()
+
 __all__ = ["p_star_by_category", "l1_by_category", "margin_distribution", "training_margins", "rm_vs_p_star",
            "delta_by_group"]
 
@@ -54,7 +58,9 @@ def margin_distribution(frame: pd.DataFrame, n: int, source: str):
     ax.set_title(f"Eq. 3 margins, n = {n} judgments ({source})", fontsize=9)
     if has_p:
         ax = axes[0, 1]
-        sns.stripplot(frame, x="margin", y=agree, hue=hue, native_scale=True, jitter=0.015, alpha=0.4, size=3, ax=ax)
+        with plotstyle.fixed_jitter():
+            sns.stripplot(frame, x="margin", y=agree, hue=hue, native_scale=True, jitter=0.015, alpha=0.4, size=3,
+                          ax=ax)
         ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
         ax.set_title("margin vs the population's agreement", fontsize=9)
     return _done(fig)

@@ -12,10 +12,16 @@ LABELS = {-2: "A significantly", -1: "A slightly", 0: "tie", 1: "B slightly", 2:
 
 def overview(data: PreferenceData) -> pd.Series:
     """Counts: pairs, judgments, distinct annotators, annotators per pair (min / mean / max),
-    share of tie judgments, share of pairs with any disagreement between A and B."""
+    share of tie judgments, share of pairs with any disagreement between A and B; for data whose two responses
+    each keep their own conversation (hh-rlhf), the pairs whose two histories differ (``history_differs``:
+    kept and flagged; the harmless-base test file has 5, SEAL scored each entry on its own split)."""
     n = data.n_annotators()
     p = data.annotations["preference"]
     g = data.annotations.assign(a=p < 0, b=p > 0).groupby("pair_id")[["a", "b"]].any()
+    extra = {}
+    if "history_differs" in data.pairs.columns:
+        extra["pairs whose chosen and rejected histories differ (kept, flagged)"] = int(
+            data.pairs["history_differs"].astype(bool).sum())
     return pd.Series({
         "pairs": len(data.pairs),
         "judgments": len(data.annotations),
@@ -25,6 +31,7 @@ def overview(data: PreferenceData) -> pd.Series:
         "annotators per pair (max)": int(n.max()) if len(n) else 0,
         "tie judgments (share)": round(float((p == 0).mean()), 3),
         "pairs with A and B votes (share)": round(float((g["a"] & g["b"]).mean()), 3),
+        **extra,
     }, name=data.name, dtype=object)
 
 
@@ -81,12 +88,19 @@ class DataPage:
         """:func:`overview` of every loaded data set side by side; values ``n_datasets`` and ``n_pairs_total``."""
         from pluralign.report import Result
         table = pd.concat([overview(d) for d in self.datasets], axis=1)
-        return Result(table, values={"n_datasets": len(self.datasets),
+        note = ""
+        if table.isna().to_numpy().any():  # a count only some data sets have (per-side histories)
+            table = table.astype(object).where(table.notna(), "—")
+            note = "— : the data set keeps one shared prompt per pair (no per-side histories to compare)."
+        return Result(table, note=note, values={"n_datasets": len(self.datasets),
                                      "n_pairs_total": int(table.loc["pairs"].sum())})
 
     def label_shares(self):
         """Share of judgments per preference value and data set, as a table and a bar chart."""
         import matplotlib.pyplot as plt
+
+        from pluralign import plotstyle
+        plotstyle.use()
         from pluralign.report import Result
         dist = pd.concat({d.name: label_distribution(d)["share"] for d in self.datasets}, axis=1)
         fig, ax = plt.subplots(figsize=(7, 3.2))

@@ -8,6 +8,10 @@ from matplotlib.patches import Patch
 import numpy as np
 import pandas as pd
 
+from pluralign import plotstyle
+
+plotstyle.use()
+
 __all__ = ["agreement_shares", "cause_frequencies", "decisiveness", "predicted_disagreement", "judge_confidence"]
 
 
@@ -103,8 +107,9 @@ def predicted_disagreement(runs: dict, order=("high-agreement-pref", "high-agree
         ax[0].set_xlabel("")
         ax[0].tick_params(axis="x", labelsize=7, rotation=15)
         ax[0].set_title(f"{name}\nAUROC {r['auc'][0]:.3f} [{r['auc'][1]:.3f}, {r['auc'][2]:.3f}]", fontsize=9)
-        sns.stripplot(data=mv, x="observed disagreement", y="predicted disagreement", native_scale=True, ax=ax[1],
-                      hue="agreement", hue_order=list(order), size=3, alpha=0.6, jitter=0.02)
+        with plotstyle.fixed_jitter():
+            sns.stripplot(data=mv, x="observed disagreement", y="predicted disagreement", native_scale=True, ax=ax[1],
+                          hue="agreement", hue_order=list(order), size=3, alpha=0.6, jitter=0.02)
         ax[1].set_title(f"Spearman ρ = {r['corr']['spearman']:.3f}", fontsize=9)
         ax[1].set_xlabel("observed: 2·n_A·n_B / n² among the pair's annotators")
         ax[1].legend(fontsize=7, frameon=False)
