@@ -6,7 +6,7 @@ The public API, imported lazily (``import pluralign`` imports neither torch nor 
   :func:`simulate` (multi-annotator data with planted truth), :func:`aggregate` (majority, mean, …);
 - the papers' methods, one package per part of the book: :mod:`pluralign.diverging` (Diverging Preferences;
   :func:`agreement_classes`), :mod:`pluralign.seal` (SEAL; :func:`feature_imprint`), :mod:`pluralign.btb`
-  (Beyond the Binary);
+  (Beyond the Binary), :mod:`pluralign.cross` (Part IV, across the three papers);
 - the machinery: :mod:`pluralign.rewards` (reward models and their objectives), :mod:`pluralign.llm` (LLM
   backends, judging, the local server), :mod:`pluralign.paper` (the papers' reported numbers),
   :mod:`pluralign.report`, :mod:`pluralign.stats`, :mod:`pluralign.book`.
@@ -37,7 +37,7 @@ _API = {
     "aggregate": "pluralign.data.aggregate:aggregate",
     "agreement_classes": "pluralign.diverging:agreement_classes",
     "feature_imprint": "pluralign.seal:feature_imprint",
-    **{m: f"pluralign.{m}" for m in ("data", "diverging", "seal", "btb", "rewards", "llm", "paper", "report",
+    **{m: f"pluralign.{m}" for m in ("data", "diverging", "seal", "btb", "cross", "rewards", "llm", "paper", "report",
                                      "stats", "book", "params", "cache")},
 }
 

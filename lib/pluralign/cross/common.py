@@ -1,0 +1,46 @@
+"""What every Part IV page shares: the agreement classes it splits by, how an estimate with its CI is
+written, and the verdict a CI supports (DESIGN: "a verdict sentence computed from the CI")."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["CLASS_ORDER", "class_masks", "interval", "verdict", "MIN_POINTS"]
+
+#: The classes a Part IV table splits by (Diverging Preferences §3 "Results", :data:`pluralign.diverging.CLASSES`),
+#: then every pair ("all").
+CLASS_ORDER = ("high-agreement-pref", "high-agreement-tie", "diverging", "other", "all")
+
+#: No correlation is reported on fewer points (DESIGN, "How a number is shown").
+MIN_POINTS = 10
+
+
+def class_masks(classified: pd.DataFrame, index=None, classes=CLASS_ORDER) -> dict[str, np.ndarray]:
+    """Boolean masks over ``index`` (default: ``classified.index``) for each agreement class in ``classes``
+    (``"all"`` = every pair), from the ``agreement`` column of
+    :func:`pluralign.diverging.agreement_classes`. Every index entry must be classified."""
+    index = classified.index if index is None else pd.Index(index)
+    missing = index.difference(classified.index)
+    if len(missing):
+        raise ValueError(f"{len(missing)} pairs have no agreement class, e.g. {missing[0]!r}")
+    a = classified["agreement"].reindex(index).to_numpy()
+    return {c: (np.ones(len(index), bool) if c == "all" else a == c) for c in classes}
+
+
+def interval(v, lo, hi) -> str:
+    """An estimate with its 95% CI, 3 significant digits: ``"0.612 [0.55, 0.671]"``; "—" when undefined."""
+    if v is None or not np.isfinite(v):
+        return "—"
+    return f"{v:.3g} [{lo:.3g}, {hi:.3g}]"
+
+
+def verdict(v, lo, hi, *, null: float = 0.0, above: str, below: str, why_missing: str = "not measurable") -> str:
+    """The sentence a CI supports: ``above`` when the whole CI lies above ``null``, ``below`` when it lies
+    below, "inconclusive at this size" when it contains ``null``; "— (``why_missing``)" without an estimate."""
+    if v is None or not np.isfinite(v) or not np.isfinite(lo) or not np.isfinite(hi):
+        return f"— ({why_missing})"
+    if lo > null:
+        return above
+    if hi < null:
+        return below
+    return f"inconclusive at this size (the CI contains {null:g})"

@@ -1,0 +1,104 @@
+"""Question 1 — are Beyond the Binary's margins small exactly on Diverging Preferences' diverging pairs?
+
+A pair's margin (Beyond the Binary Eq. 3, ``m = |Σ j_i − n/2| / (n/2)``; :mod:`pluralign.btb.margins`) is
+compared across the agreement classes of Diverging Preferences §3 (:func:`pluralign.diverging.agreement_classes`).
+The separation is the AUROC of ``1 − m`` for "diverging" against both high-agreement classes
+(:func:`pluralign.diverging.knowing.disagreement_auroc`, Mann-Whitney with a percentile bootstrap CI): 0.5 means
+the margin says nothing about the class, 1 that every diverging pair has a smaller margin than every
+high-agreement pair.
+
+Three margins: the *synthetic* one (n judgments of an LLM, or the demo's simulated judge), the *gold* one
+(Eq. 3 over the pair's own annotators, §2) and, on simulated data, the *planted* population margin
+``|2p* − 1|`` (what a judge that knew the population would give, Eq. 2 and 3 with n → ∞). The gold margin is
+computed from the very judgments that define the agreement classes, so its AUROC is partly true by
+construction; the synthetic one is the independent test.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pluralign.cross.common import CLASS_ORDER, class_masks, interval, verdict
+from pluralign.diverging.knowing import diverging_labels, disagreement_auroc
+from pluralign.stats import bootstrap_ci
+
+__all__ = ["margin_auroc", "margin_distribution", "margin_separation", "display"]
+
+
+def _checked(name: str, m: pd.Series) -> pd.Series:
+    m = pd.Series(m, dtype=float)
+    bad = m.isna()
+    if bad.any():
+        raise ValueError(f"margin {name!r}: {int(bad.sum())} pairs have no margin (first: {m.index[bad][0]!r}); "
+                         "nothing is dropped silently — leave those pairs out before calling")
+    if ((m < 0) | (m > 1)).any():
+        raise ValueError(f"margin {name!r}: values must lie in [0, 1] (Eq. 3)")
+    return m
+
+
+def margin_auroc(margin: pd.Series, classified: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0):
+    """AUROC of ``1 − margin`` for diverging vs high-agreement pairs (prefs and ties) with its bootstrap CI,
+    as :class:`pluralign.diverging.knowing.Interval`; None when one of the two groups is empty. ``margin``:
+    Series indexed by pair_id (every pair must be classified)."""
+    m = _checked("margin", margin)
+    class_masks(classified, m.index)  # every pair classified
+    labels = diverging_labels(classified.loc[m.index])
+    if labels.all() or not labels.any():
+        return None
+    return disagreement_auroc(1 - m, labels, n_boot=n_boot, seed=seed)
+
+
+def margin_distribution(margins: dict, classified: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per margin source (``margins``: ``{name: Series indexed by pair_id}``) and agreement class: ``pairs``
+    (int), ``mean margin`` with its 95% bootstrap CI (``mean``, ``lo``, ``hi``), the ``median`` and the share
+    of pairs with ``m = 1`` (unanimous). Classes without pairs are left out."""
+    rows = []
+    for name, m in margins.items():
+        m = _checked(name, m)
+        for cls, mask in class_masks(classified, m.index).items():
+            x = m.to_numpy()[mask]
+            if not len(x):
+                continue
+            est, lo, hi = bootstrap_ci(x, np.mean, n_boot=n_boot, seed=seed)
+            rows.append({"margin": name, "class": cls, "pairs": int(len(x)), "mean": est, "lo": lo, "hi": hi,
+                         "median": float(np.median(x)), "unanimous (m = 1)": float(np.mean(np.isclose(x, 1.0)))})
+    return pd.DataFrame(rows)
+
+
+def margin_separation(margins: dict, classified: pd.DataFrame, *, planted: pd.Series | None = None,
+                      n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Question 1's answer per margin source: diverging and high-agreement pair counts, the AUROC of ``1 − m``
+    (:func:`margin_auroc`) with CI, and the verdict from the CI against 0.5. With ``planted`` (the planted
+    population margin ``|2p* − 1|`` of simulated data) the planted AUROC on the same pairs stands beside
+    each estimate. Returns one row per source (index ``margin``)."""
+    rows = []
+    for name, m in margins.items():
+        m = _checked(name, m)
+        labels = diverging_labels(classified.loc[m.index])
+        auc = margin_auroc(m, classified, n_boot=n_boot, seed=seed)
+        row = {"margin": name, "diverging pairs": int(labels.sum()), "high-agreement pairs": int((~labels).sum())}
+        if auc is None:
+            row.update(AUROC=np.nan, lo=np.nan, hi=np.nan)
+        else:
+            row.update(AUROC=auc.estimate, lo=auc.lo, hi=auc.hi)
+        if planted is not None:
+            p = margin_auroc(planted.reindex(m.index), classified, n_boot=n_boot, seed=seed)
+            row["planted AUROC (|2p*−1|)"] = np.nan if p is None else p.estimate
+        row["verdict"] = verdict(row["AUROC"], row["lo"], row["hi"], null=0.5,
+                                 above="supported: margins are smaller on diverging pairs",
+                                 below="contradicted: margins are larger on diverging pairs",
+                                 why_missing="no diverging or no high-agreement pairs")
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("margin")
+
+
+def display(sep: pd.DataFrame) -> pd.DataFrame:
+    """:func:`margin_separation` as the page shows it: the AUROC with its CI in one cell."""
+    out = sep[["diverging pairs", "high-agreement pairs"]].copy()
+    out["AUROC of 1 − m [95% CI]"] = [interval(v, lo, hi) for v, lo, hi in zip(sep["AUROC"], sep["lo"], sep["hi"])]
+    if "planted AUROC (|2p*−1|)" in sep:
+        out["planted (demo truth)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in sep["planted AUROC (|2p*−1|)"]]
+    out["verdict"] = sep["verdict"]
+    return out
+
+

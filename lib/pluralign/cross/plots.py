@@ -1,0 +1,108 @@
+"""The figures of Part IV. Each function returns a closed matplotlib Figure: it shows once, where the
+:class:`pluralign.report.Result` that carries it is displayed."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from pluralign.seal.resistance import REGIMES
+
+from pluralign import plotstyle
+
+plotstyle.use()
+
+__all__ = ["margins_by_class", "sigma_vs_margin", "regimes_by_class", "training_measures"]
+
+_CLASS_COLORS = {"high-agreement-pref": "#4c72b0", "high-agreement-tie": "#8c8c8c", "diverging": "#dd8452",
+                 "other": "#b0b0b0", "all": "#333333"}
+
+
+def _done(fig):
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def margins_by_class(long: pd.DataFrame, separation: pd.DataFrame):
+    """Left: the margin (Eq. 3) per agreement class, one box per margin source (``long``: ``margin source,
+    class, m``). Right: the AUROC of 1 − m for diverging vs high-agreement pairs with its 95% CI per source
+    (``separation``: :func:`~pluralign.cross.margins_by_class.margin_separation`), the planted one as a cross."""
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [2, 1]})
+    sns.boxplot(long, x="class", y="m", hue="margin source", ax=ax, fliersize=1.5)
+    ax.set_ylabel("margin m (Eq. 3)")
+    ax.set_xlabel("agreement class (Diverging Preferences §3)")
+    ax.tick_params(axis="x", labelsize=8)
+    ax.legend(fontsize=7, loc="lower left")
+    y = np.arange(len(separation))
+    s = separation
+    ok = s["AUROC"].notna().to_numpy()
+    bx.errorbar(s["AUROC"][ok], y[ok], xerr=[(s["AUROC"] - s["lo"])[ok], (s["hi"] - s["AUROC"])[ok]], fmt="o",
+                capsize=3, label="estimate (95% CI)")
+    if "planted AUROC (|2p*−1|)" in s:
+        bx.plot(s["planted AUROC (|2p*−1|)"], y, "x", color="k", label="planted |2p*−1|")
+    bx.axvline(0.5, color="grey", lw=0.8, ls="--")
+    bx.set_yticks(y, [str(i) for i in s.index], fontsize=8)
+    bx.set_xlim(0.3, 1.0)
+    bx.set_xlabel("AUROC of 1 − m: diverging vs high-agreement")
+    bx.legend(fontsize=7, loc="lower right")
+    return _done(fig)
+
+
+def sigma_vs_margin(frame: pd.DataFrame, sources: list[str]):
+    """σ_pair of the mean-variance RM against each margin (``frame``: ``sigma_pair``, ``class`` and one column
+    per margin source), coloured by agreement class; points jittered along the margin (it takes few values)."""
+    fig, axes = plt.subplots(1, len(sources), figsize=(4.6 * len(sources), 3.4), squeeze=False)
+    rng = np.random.default_rng(0)
+    for ax, src in zip(axes[0], sources):
+        for cls, g in frame.groupby("class", sort=False):
+            x = g[src].to_numpy(float) + rng.uniform(-0.015, 0.015, len(g))
+            ax.scatter(x, g["sigma_pair"], s=8, alpha=0.6, color=_CLASS_COLORS.get(cls, "k"), label=cls)
+        ax.set_xlabel(f"margin: {src}")
+        ax.set_ylabel("σ_pair = √(σ_A² + σ_B²)")
+    axes[0][0].legend(fontsize=7, loc="best")
+    return _done(fig)
+
+
+def regimes_by_class(table: pd.DataFrame):
+    """SEAL's four regime shares per agreement class (stacked bars, Table 1) and the post-D resistance a₋ with
+    its 95% CI (the planted population a₋ as a cross where there is one); ``table``:
+    :func:`~pluralign.cross.regimes.regimes_by_class`."""
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 0.5 * len(table) + 1.8))
+    left = np.zeros(len(table))
+    y = np.arange(len(table))
+    for r, c in zip(REGIMES, ("#55a868", "#4c72b0", "#c44e52", "#dd8452")):
+        ax.barh(y, table[r], left=left, color=c, label=r)
+        left += table[r].to_numpy()
+    ax.set_yticks(y, [f"{i} (n={n})" for i, n in zip(table.index, table["pairs"])], fontsize=8)
+    ax.set_xlabel("share of pairs (SEAL Table 1 regimes)")
+    ax.legend(fontsize=7, loc="lower right")
+    bx.errorbar(table["a- post"], y, xerr=[table["a- post"] - table["lo"], table["hi"] - table["a- post"]], fmt="o",
+                capsize=3, label="post-D a₋ (95% CI)")
+    if "planted a-" in table:
+        bx.plot(table["planted a-"], y, "x", color="k", label="planted: population a₋")
+    bx.set_yticks(y, [])
+    bx.set_xlabel("alignment resistance a₋ = 1 − a₊")
+    bx.legend(fontsize=7, loc="best")
+    return _done(fig)
+
+
+def training_measures(measure: pd.DataFrame):
+    """Table 2's measure (mean P(chosen ≻ rejected)) per model and agreement class with 95% CIs, the planted
+    population value as a cross per class (probability-scale models only)."""
+    m = measure[measure["measure"].str.startswith("P")]
+    models = list(dict.fromkeys(m["model"]))
+    classes = list(dict.fromkeys(m["class"]))
+    fig, ax = plt.subplots(figsize=(8, 0.55 * len(models) + 1.6))
+    for i, cls in enumerate(classes):
+        g = m[m["class"] == cls].set_index("model").reindex(models)
+        y = np.arange(len(models)) + 0.22 * (i - (len(classes) - 1) / 2)
+        ax.errorbar(g["value"], y, xerr=[g["value"] - g["lo"], g["hi"] - g["value"]], fmt="o", capsize=3,
+                    color=_CLASS_COLORS.get(cls), label=cls)
+        if g["planted"].notna().any():
+            ax.axvline(g["planted"].iloc[0], color=_CLASS_COLORS.get(cls), ls=":", lw=1)
+    ax.set_yticks(np.arange(len(models)), models, fontsize=8)
+    ax.set_xlabel("mean P(chosen ≻ rejected) on held-out pairs (Table 2 measure; dotted: population p*)")
+    ax.legend(fontsize=7, loc="best")
+    return _done(fig)

@@ -1,0 +1,66 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (cross-margins)=
+# # Margins by agreement class
+#
+# *Beyond the Binary* {cite}`padmakumar2024beyond` turns the split of n judgments on a pair into a margin,
+# $m = |\sum_i j_i - n/2| / (n/2)$ (Eq. 3): 1 when the judgments are unanimous, 0 when they split evenly.
+# *Diverging Preferences* {cite}`zhang2024diverging` sorts pairs by how their annotators split: high-agreement
+# preferences (nobody rejected the majority's choice), high-agreement ties, and diverging pairs (annotators picked
+# opposite responses, at least one of them significantly). Neither paper connects the two.
+#
+# **Hypothesis.** The margins are small exactly on the diverging pairs: the AUROC of $1 - m$ for "diverging"
+# against both high-agreement classes is above 0.5. It is tested with the synthetic margin (n judgments of a judge
+# that never saw the annotators) and with the gold margin (Eq. 3 over the pair's own annotators, §2 of
+# *Beyond the Binary*), each with a 95% bootstrap CI; the verdict is read from the CI.
+
+# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+models = None   # the profile's models (common.yml): a model parameter may name one of them
+# the Part IV study shared by its four pages (params/<profile>/cross-study.yml; pluralign.cross.setup arguments):
+# data (one multi-annotator data spec, or a list analysed apart), ties, p_star_from, judge (the synthetic judge
+# of Eq. 3: simulated / llm / null), split, reward_model, train, train_margin (synthetic / gold), seal (the pre-D
+# and post-D reward models), n_boot
+design = {}
+
+# %% tags=["remove-input"]
+from pluralign import cross
+
+study = cross.setup(profile, seed, models=models, **design)
+study.profile_note()
+
+# %% [markdown]
+# ## The margin in each agreement class
+#
+# Mean margin with its 95% bootstrap CI, median and share of unanimous pairs, per margin source and class (on
+# the demo, the planted population margin $|2p^* - 1|$ is the truth the two estimates are read against):
+
+# %% tags=["hide-input"]
+study.margin_distribution()
+
+# %% [markdown]
+# ## Do margins separate diverging from high-agreement pairs?
+#
+# The AUROC is the probability that a random diverging pair has a smaller margin than a random high-agreement
+# pair (0.5: no separation). Pairs of the class "other" are left out.
+
+# %% tags=["hide-input"]
+study.margin_separation().glue()
+
+# %% [markdown]
+# Read the two margins differently. The gold margin is computed from the same judgments that define the classes,
+# so a high AUROC is expected by construction; it is not 1 because Eq. 3 counts a tie as half a vote and ignores
+# whether a preference was slight or significant, while the classes use both. The synthetic margin is the real
+# test: a judge that never saw the annotators agrees with them on which pairs are contested only as far as its
+# AUROC's CI says. On the demo, the planted AUROC is what a judge with unlimited judgments of the population
+# would reach: no estimate should be expected to exceed it by more than its CI.

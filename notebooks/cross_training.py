@@ -1,0 +1,72 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (cross-training)=
+# # Which training handles disagreement?
+#
+# Five reward models, trained on the same pairs with the losses the three papers use: Bradley–Terry on the
+# majority label and on every annotation (*Diverging Preferences* Table 2 {cite}`zhang2024diverging`), Bradley–Terry
+# with the margin of *Beyond the Binary* Eq. 4 {cite}`padmakumar2024beyond`, the MSE regression on Likert scores
+# and the mean-variance model (*Diverging Preferences* §4). They are compared on two measures, each split by
+# agreement class on the held-out pairs: Table 2's reward-gap measure (mean $P(\text{chosen} \succ \text{rejected})$,
+# the model's own choice) and the Pearson correlation with the population preference $p^*$ (*Beyond the Binary*
+# Table 1).
+#
+# **Hypothesis.** Training on every annotation, with a margin, or with a variance makes a model less decisive on
+# diverging pairs than on high-agreement ones (a positive *decisiveness gap*) and closer to $p^*$, where Bradley–Terry
+# on majority labels is about as decisive on both (*Diverging Preferences* Table 2). Every difference to BT on
+# majority labels has a paired 95% bootstrap CI (the same resampled pairs for both models).
+
+# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+models = None   # the profile's models (common.yml): a model parameter may name one of them
+# the Part IV study shared by its four pages (params/<profile>/cross-study.yml; pluralign.cross.setup arguments):
+# data (one multi-annotator data spec, or a list analysed apart), ties, p_star_from, judge (the synthetic judge
+# of Eq. 3: simulated / llm / null), split, reward_model, train, train_margin (synthetic / gold), seal (the pre-D
+# and post-D reward models), n_boot
+design = {}
+
+# %% tags=["remove-input"]
+from pluralign import cross
+
+study = cross.setup(profile, seed, models=models, **design)
+study.profile_note()
+
+# %% [markdown]
+# ## The models
+
+# %% tags=["hide-input"]
+study.models_trained().glue()
+
+# %% [markdown]
+# ## Table 2's measure and Pearson r with p\*, per agreement class
+#
+# On the demo the planted column is Table 2's measure of the population itself, $\max(p^*, 1 - p^*)$: how
+# decisive a model that knew the population exactly would be on those pairs.
+
+# %% tags=["hide-input"]
+study.training_measures()
+
+# %% [markdown]
+# ## The decisiveness gap
+#
+# Table 2's measure on high-agreement preferences minus on diverging pairs: positive when a model is less sure
+# of itself where people disagree.
+
+# %% tags=["hide-input"]
+study.decisiveness_gaps().glue()
+
+# %% [markdown]
+# A model "handles" disagreement on this evidence when its gap is positive and its Pearson r with $p^*$ is at least
+# the reference model's. The planted gap says how large the gap of a model that knew the population would be; a
+# gap far above it is over-correction, not calibration. The MSE model's measure is on the Likert scale, so its gap
+# is only compared with zero.

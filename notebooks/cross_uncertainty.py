@@ -1,0 +1,55 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (cross-uncertainty)=
+# # Reward-model uncertainty against the margin
+#
+# The mean-variance reward model of *Diverging Preferences* §4 {cite}`zhang2024diverging` gives each response a
+# Gaussian reward $N(\mu, \sigma^2)$ over the annotator population, so that
+# $P(A \succ B) = \Phi\big((\mu_A - \mu_B)/\sigma_{pair}\big)$ with $\sigma_{pair} = \sqrt{\sigma_A^2 + \sigma_B^2}$.
+# *Beyond the Binary* {cite}`padmakumar2024beyond` measures the same disagreement from the outside, as the margin
+# of Eq. 3.
+#
+# **Hypothesis.** Where the margin is small, the model is uncertain: $\sigma_{pair}$ and the margin have a negative
+# rank correlation, within each agreement class as well as over all pairs. Spearman ρ with a 95% bootstrap CI on the
+# held-out pairs of the model trained for {ref}`cross-training`; no correlation is computed on fewer than 10 pairs.
+
+# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+models = None   # the profile's models (common.yml): a model parameter may name one of them
+# the Part IV study shared by its four pages (params/<profile>/cross-study.yml; pluralign.cross.setup arguments):
+# data (one multi-annotator data spec, or a list analysed apart), ties, p_star_from, judge (the synthetic judge
+# of Eq. 3: simulated / llm / null), split, reward_model, train, train_margin (synthetic / gold), seal (the pre-D
+# and post-D reward models), n_boot
+design = {}
+
+# %% tags=["remove-input"]
+from pluralign import cross
+
+study = cross.setup(profile, seed, models=models, **design)
+study.profile_note()
+
+# %% [markdown]
+# ## σ against the margin, per agreement class
+#
+# On the demo the planted counterpart of σ is the spread of the utility gap across the simulated population
+# (the planted features weighted by the population's weight standard deviations): its ρ with the same margin on
+# the same pairs is the truth beside each estimate.
+
+# %% tags=["hide-input"]
+study.uncertainty()
+
+# %% [markdown]
+# A correlation over all pairs mixes two things: the classes differ in margin *and* in σ. The per-class rows ask
+# whether σ tracks the margin among pairs of one kind; within the diverging class the margins vary little, so
+# the CIs there are wide. The model sees only the texts, never the annotators, so whatever it gets right here
+# it learnt from which kinds of responses people split on.
