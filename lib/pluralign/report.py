@@ -59,8 +59,12 @@ def benchmark_results(folder=None) -> "Result":
     """The benchmarks' results (:func:`pluralign.book.benchmark.load_results`) indexed by benchmark and figure,
     as the performance page shows them (a note when there are none)."""
     r = benchmark.load_results(folder)
-    return Result(r.set_index(["benchmark", "figure"]),
-                  note="" if len(r) else "No benchmark results yet: run `make bench`.")
+    where = r.groupby("benchmark", sort=False)[["machine", "date"]].first()
+    note = ("Measured on: " + "; ".join(f"**{b}** — {m['machine']}, {m['date']}" for b, m in where.iterrows()) + "."
+            if len(r) else "No benchmark results yet: run `make bench`.")
+    table = r.assign(figure=r["figure"].str.replace("_", " ")).set_index(["benchmark", "figure"])
+    return Result(table[["value", "unit", "target"]].astype({"value": object}), note=note,
+                  data={"machines": where})
 
 
 def seeds(profile_name: str | None = None) -> list:

@@ -89,9 +89,29 @@ def record(name: str, figures: dict, units: dict | None = None, *, target: dict 
     return out
 
 
+_UNIT_RULES = [  # a figure's unit from its name, where its benchmark did not write one
+    (r"(^|_)(n|rows|pairs|features|texts|repetitions|threads|n_pairs|n_texts)($|_)|_in_95ci$|^torch_threads$",
+     "count"),
+    (r"_mib($|_)", "MiB"), (r"per_s$", "per s"), (r"(^|_)(s|seconds)($|_)|_seconds$|^seconds", "s"),
+    (r"tokens_(mean|max)$", "tokens"), (r"abs_diff", "absolute difference"), (r"speedup", "×"),
+    (r"load_average", "runnable processes (1-min load; above the core count = a busy machine)"),
+]
+
+
+def unit_of(figure: str, written: str = "") -> str:
+    """The unit a benchmark wrote for ``figure``, else one read from the figure's name (:data:`_UNIT_RULES`)."""
+    import re
+    if written:
+        return written
+    for pattern, unit in _UNIT_RULES:
+        if re.search(pattern, figure):
+            return unit
+    return "—"
+
+
 def load_results(folder: str | Path | None = None):
-    """Every ``bench/results/*.json`` as one tidy DataFrame (benchmark, figure, value, unit,
-    target, machine, date)."""
+    """Every ``bench/results/*.json`` as one tidy DataFrame (benchmark, figure, value, unit, target, machine,
+    date); a count is an integer, a figure without a written unit gets one from its name (:func:`unit_of`)."""
     import pandas as pd
     rows = []
     for f in sorted(Path(folder or results_dir()).glob("*.json")):
@@ -99,7 +119,12 @@ def load_results(folder: str | Path | None = None):
         m = r.get("machine", {})
         where = f"{m.get('cpu')}, {m.get('cores')} cores" + (f", {m['gpu']}" if m.get("gpu") else "")
         for k, v in r.get("figures", {}).items():
-            rows.append({"benchmark": r["name"], "figure": k, "value": v, "unit": r.get("units", {}).get(k, ""),
-                         "target": r.get("target", {}).get(k, ""), "machine": where, "date": r.get("date", "")})
-    return pd.DataFrame(rows, columns=["benchmark", "figure", "value", "unit", "target", "machine", "date"])
+            unit = unit_of(k, r.get("units", {}).get(k, ""))
+            if unit in ("count", "pairs") and isinstance(v, (int, float)) and float(v).is_integer():
+                v = int(v)
+            rows.append({"benchmark": r["name"], "figure": k, "value": v, "unit": unit,
+                         "target": r.get("target", {}).get(k, "") or "—", "machine": where, "date": r.get("date", "")})
+    out = pd.DataFrame(rows, columns=["benchmark", "figure", "value", "unit", "target", "machine", "date"])
+    out["value"] = pd.Series([row["value"] for row in rows], dtype=object)  # counts stay integers
+    return out
 
