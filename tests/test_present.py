@@ -34,3 +34,21 @@ def test_present_is_deterministic_and_shows_every_row():
     a, b = R.present_html(df), R.present_html(df.copy())
     assert a == b
     assert a.count("<tr") == 151
+
+
+@pytest.mark.parametrize("est, lo, hi, paper, says", [
+    (0.011, -0.02, 0.04, 0.05, "inconclusive at this sample size"),   # issue 13: CI contains 0
+    (0.05, 0.01, 0.09, 0.05, "same direction as the paper"),
+    (-0.05, -0.09, -0.01, 0.05, "opposite direction to the paper"),
+    (0.05, 0.01, 0.09, None, "above 0"),
+    (float("nan"), 0.0, 1.0, None, "— (no estimate)"),
+])
+def test_verdict_follows_the_ci(est, lo, hi, paper, says):
+    assert R.verdict(est, lo, hi, paper=paper, n=480).startswith(says)
+
+
+def test_an_inconclusive_verdict_says_how_many_would_be_needed():
+    text = R.verdict(0.011, -0.019, 0.041, n=480)
+    # half-width 0.03 / 0.011 -> (2.727)^2 * 480 = 3,571
+    assert "N = 480" in text and "3,571" in text
+    assert R.n_needed(0.011, -0.019, 0.041, 480) == 3571

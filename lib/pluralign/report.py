@@ -253,6 +253,38 @@ def present_html(table: pd.DataFrame) -> str:
     return f'<div class="pluralign-table-scroll" style="overflow-x:auto; max-width:100%">{html}</div>{foot}'
 
 
+def n_needed(estimate: float, lo: float, hi: float, n: int) -> int | None:
+    """About how many observations an interval of this kind would need to exclude 0 at this estimate: the
+    half-width shrinks as 1/√N, so N ≈ n · (half-width / |estimate|)² (None without an estimate or n)."""
+    if not n or not all(map(math.isfinite, (estimate, lo, hi))) or estimate == 0:
+        return None
+    return int(math.ceil(n * ((hi - lo) / 2 / abs(estimate)) ** 2))
+
+
+def verdict(estimate, lo, hi, *, n: int | None = None, null: float = 0.0, paper: float | None = None,
+            above: str = "above 0", below: str = "below 0", missing: str = "no estimate") -> str:
+    """The sentence a 95% CI supports — the one rule every page uses for a verdict.
+
+    With ``paper`` (the paper's estimate): "same direction as the paper" only when the CI excludes ``null`` on
+    the paper's side, "opposite direction to the paper" when it excludes it on the other side. Without:
+    ``above`` / ``below``. A CI that contains ``null`` is "inconclusive at this sample size", with the N that
+    would be needed (:func:`n_needed`) when ``n`` is given; no estimate is "— (``missing``)"."""
+    vals = [estimate, lo, hi]
+    if any(v is None or not math.isfinite(float(v)) for v in vals):
+        return f"{MISSING} ({missing})"
+    estimate, lo, hi = map(float, vals)
+    side = 1 if lo > null else -1 if hi < null else 0
+    if side == 0:
+        need = n_needed(estimate - null, lo - null, hi - null, n) if n else None
+        more = f"; about {need:,} would be needed to tell" if need and need > (n or 0) else ""
+        return (f"inconclusive at this sample size (the 95% CI [{fmt_number(lo)}, {fmt_number(hi)}] contains "
+                f"{fmt_number(null)}{f' with N = {n:,}' if n else ''}{more})")
+    if paper is not None and math.isfinite(float(paper)) and float(paper) != null:
+        return "same direction as the paper" if (float(paper) > null) == (side > 0) else \
+            "opposite direction to the paper"
+    return above if side > 0 else below
+
+
 def warning(text: str) -> str:
     """A Markdown warning box (MyST admonition) for a page whose data cannot show what the page is about."""
     return f":::{{warning}}\n{text}\n:::"
