@@ -43,3 +43,38 @@ def test_a_model_folders_identity_follows_its_content_not_its_path(tmp_path):
     assert folder_identity(tmp_path / "elsewhere" / "model") == first  # same model, another checkout
     (a / "model.safetensors").write_bytes(b"\x01" * 64)  # another model, same size, same folder
     assert folder_identity(a) != first
+
+
+def _ask_for_remote_code(folder, marker, auto_map: dict):
+    (folder / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    conf = json.loads((folder / "config.json").read_text())
+    conf["auto_map"] = auto_map
+    (folder / "config.json").write_text(json.dumps(conf))
+
+
+def test_the_folder_would_run_its_code_were_the_caller_to_allow_it(hostile_folder, tmp_path):
+    """The control: with the caller's own trust_remote_code=True the same folder's code does run (so the tests
+    above could fail). In a child process, with the Hub's module cache in tmp_path."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    folder = shutil.copytree(hostile_folder[0], tmp_path / "copy")
+    marker = tmp_path / "code-ran"
+    _ask_for_remote_code(folder, marker, {"AutoConfig": "evil.EvilConfig",
+                                          "AutoModelForSequenceClassification": "evil.EvilModel"})
+    code = f"import pluralign.rewards as R\ntry:\n    R.load({str(folder)!r}, trust_remote_code=True)\nexcept Exception:\n    pass\n"
+    env = dict(os.environ, HF_MODULES_CACHE=str(tmp_path / "modules"))
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=120)
+    assert marker.exists()
+
+
+def test_an_llm_folder_asking_for_remote_code_does_not_run_it(tmp_path):
+    import pluralign.llm as L
+    from pluralign.llm.tiny import make_tiny_causal_lm
+    folder = make_tiny_causal_lm(tmp_path / "llm", hidden_size=16, layers=1)
+    marker = tmp_path / "code-ran"
+    _ask_for_remote_code(folder, marker, {"AutoConfig": "evil.EvilConfig", "AutoModelForCausalLM": "evil.EvilLM",
+                                          "AutoTokenizer": ["evil.EvilTokenizer", None]})
+    out = L.load(str(folder)).generate(["Say hi"], max_tokens=2)
+    assert len(out) == 1 and not marker.exists(), "the folder's own code ran"
