@@ -25,3 +25,18 @@ profile = "demo"
 from pluralign import report
 
 report.benchmark_results()
+
+# %% [markdown]
+# (gpu-budget)=
+# ## GPU budget of the `paper` profile (estimate)
+#
+# How long the `paper` profile would take on one GPU, part by part: about
+# {glue:text}`budget_h100_i` H100 GPU-hours ({glue:text}`budget_a100_i` on an A100) for Part I,
+# {glue:text}`budget_h100_ii` for Part II and {glue:text}`budget_h100_iii` for Part III. These are
+# arithmetic — items × FLOPs per item at an assumed share of the GPU's peak — not measurements; the
+# note under the table gives each row's basis. Run `make bench` on your GPU to replace the assumed
+# utilisation with a measured one.
+
+# %% tags=["remove-input"]
+report.gpu_budget().glue()
+

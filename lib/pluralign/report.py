@@ -67,6 +67,22 @@ def benchmark_results(folder=None) -> "Result":
                   data={"machines": where})
 
 
+def gpu_budget() -> "Result":
+    """The paper profile's GPU budget per heavy step (:func:`pluralign.book.budget.gpu_budget`): an estimate
+    from FLOP counts and an assumed utilisation, never a measurement; values ``budget_h100_<part>`` (hours)."""
+    from pluralign.book import budget
+    b = budget.gpu_budget()
+    per_part = budget.budget_by_part()
+    values = {f"budget_h100_{p.split()[0].lower()}": round(float(h), 1)
+              for p, h in per_part["H100 GPU-hours (estimate)"].items()}
+    values.update({f"budget_a100_{p.split()[0].lower()}": round(float(h), 1)
+                   for p, h in per_part["A100 GPU-hours (estimate)"].items()})
+    note = ("**Estimates, not measurements** (no GPU built this page). How each row was estimated:\n\n"
+            + "\n".join(f"- *{r.step}*: {r.basis}." for r in b.itertuples()))
+    return Result(b.drop(columns="basis").set_index(["part", "step"]), note=note, values=values,
+                  data={"by_part": per_part})
+
+
 def seeds(profile_name: str | None = None) -> list:
     """The distinct ``seed`` values used by the profile's parameter files."""
     p = parameters(profile_name)
