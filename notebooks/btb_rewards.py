@@ -88,15 +88,17 @@ study.splits()
 #
 # In the paper both are human: three annotators put each test pair in a category by majority vote
 # and estimated p\* by answering "If you asked 10 people…" (Appendix B, §3.2). With
-# `p_star_from: llm` / `categories: llm` (entries of `design`) they come from an LLM labeller instead. If that labeller is
-# also the judge whose ten votes give the training margins (Eq. 3) — the `paper` profile's default
-# uses Llama-3-70B-Instruct for both — the regularized RM is trained on margins from the model that
-# defines its evaluation target, which favours it over the baseline by construction. Human labels
-# (`p_star_from: labels`, `categories: labels`, `labels_file`) avoid this and are the recommended
-# setting for a comparison with the paper.
+# `p_star_from: llm` / `categories: llm` (entries of `design`) they come from an LLM labeller instead; a list
+# such as `[labels, annotators, llm]` takes each pair's value from the first source that has it (human
+# labels in `labels_file`, then the data's own annotators where a pair has at least three, then the LLM).
+# If the LLM labeller is also the judge whose ten votes give the training margins (Eq. 3), or of its model
+# family, the regularized RM is trained on margins from the model that defines its evaluation target, which
+# favours it over the baseline by construction: the evaluation is circular, and a warning below says so.
+# The `paper` profile therefore labels with a model of another family than its Llama judge. Per source, the
+# test pairs it labels:
 
 # %% tags=["remove-input"]
-study.same_model_warning()
+study.sources("rewards")
 
 # %% [markdown]
 # ## Margins for the training pairs (Eq. 3)

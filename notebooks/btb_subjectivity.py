@@ -38,10 +38,13 @@ seed = 0
 #     subset of this many pairs per data set (the paper: 25), or {data-set name: n} for the named ones only;
 #   p_star_from (Eq. 2): "truth" = the simulator's planted population share; "annotators" = the share of a
 #     data set's real annotators; "labels" = human answers to Appendix B task 3 in labels_file (pair_id,
-#     labeller, prefer_a out of 10), averaged; "llm" = task 3 asked of the labeller; "none";
+#     labeller, prefer_a out of 10), averaged; "llm" = task 3 asked of the labeller; "none"; or a list of
+#     these, tried in order per pair (e.g. [labels, annotators, llm]: human labels where labels_file has
+#     them, the data's annotators where a pair has at least 3, the LLM labeller for the rest);
 #   categories (§3.1): "truth" = the simulator's planted kind / distinguishability; "llm" = Appendix B
 #     tasks 1-2 asked of the labeller; "labels" = human labels in labels_file (majority vote);
-#     {"kind": {data-set name: "single" | "multiple"}} = one category per data set; "none";
+#     {"kind": {data-set name: "single" | "multiple"}} = one category per data set; "none"; or a list;
+#     an LLM labeller of the margin judge's model family makes the evaluation circular (the pages warn);
 #   labeller: {model: pluralign.llm.load arguments (an API key only through api_key_env) or a list of them,
 #     samples: answers per model (distinct "labellers" only if sampled: temperature > 0), temperature, top_p, job};
 #   judge: where the synthetic judgments of Eq. 3 come from (see btb-margins)
@@ -64,6 +67,16 @@ study.profile_note("subjectivity")
 
 # %% tags=["hide-input"]
 study.data_sets()
+
+# %% [markdown]
+# ## Where p\* and the categories come from
+#
+# In the paper both are human (three annotators, §3.2). Per source, the pairs it labels here; a warning
+# follows when an LLM labels any of them, and says the evaluation is circular when that LLM is also the
+# judge whose votes give the training margins of {ref}`btb-margins` (or of its model family).
+
+# %% tags=["remove-input"]
+study.sources("subjectivity")
 
 # %% [markdown]
 # ## Two dimensions of subjectivity (§3.1)

@@ -47,6 +47,50 @@ def test_setup_merges_defaults_and_resolves_named_models():
         btb.setup(data=DATA, judge={"model": "judge_lm"}, models=models)
 
 
+class _TenPeople:
+    """A loaded stand-in labeller: every Appendix B task-3 answer is "7 A - 3 B" (p* = 0.7)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def generate(self, prompts, max_tokens=None, temperature=None, top_p=None, n=1, job=None):
+        return [["7 A - 3 B"] * n for _ in prompts]
+
+
+def test_sources_count_pairs_and_warn_when_not_human_or_circular():
+    """Where p* comes from, per pair, on the page; an LLM labeller warns (not human), and says 'circular' when it
+    is the margin judge or of its family (both Llama); a labeller of another family is not circular."""
+    llama = {"name": "meta-llama/Meta-Llama-3-70B-Instruct", "base_url": "http://127.0.0.1:1/v1"}
+    demo = btb.setup("demo", 0, data=DATA)
+    src = demo.sources("subjectivity")
+    assert src.table.set_index(["quantity", "source"])["pairs"].to_dict() == {("p*", "truth"): 240,
+                                                                            ("categories", "truth"): 240}
+    assert src.note == "" and demo.same_model_warning().note == ""
+    with pytest.raises(ValueError, match="p_star_from: unknown source 'labeller'"):
+        btb.setup("demo", 0, data=DATA, p_star_from=["labels", "labeller"])
+    with pytest.raises(ValueError, match="categories: unknown source 'annotators'"):
+        btb.setup("demo", 0, data=DATA, categories="annotators")
+    for name, circular in (("meta-llama/Meta-Llama-3-8B-Instruct", "a model of the same family (Llama"),
+                           ("meta-llama/Meta-Llama-3-70B-Instruct", "the same model (meta-llama/Meta-Llama-3-70B"),
+                           ("Qwen/Qwen2.5-72B-Instruct", None)):
+        s = btb.setup("paper", 0, data=[{"simulate": {"n_pairs": 60, "seed": 3}},      # four annotators per pair
+                                        {"simulate": {"n_pairs": 60, "seed": 4, "n_annotators": 1}}],
+                      p_star_from=["labels", "annotators", "llm"], categories="truth",
+                      labeller={"model": _TenPeople(name), "samples": 1, "job": None}, judge={"from": "llm", "model": llama})
+        r = s.sources("subjectivity")
+        counts = r.table.set_index(["quantity", "source"])["pairs"]
+        assert counts[("p*", "llm")] == 60 and counts[("p*", "annotators (4 per pair)")] == 60
+        assert counts[("categories", "truth")] == 120
+        one = s.data.n_annotators().to_numpy() == 1
+        assert (s.p_star[one] == 0.7).all() and s.p_star[~one].equals(s.data.share_a()[~one].rename("p_star"))
+        if circular:
+            assert r.note.startswith(":::{warning}") and "Circular evaluation" in r.note and circular in r.note
+            assert "Circular evaluation" in s.same_model_warning().note
+        else:
+            assert "Not human" in r.note and "not circular" in r.note and "Circular" not in r.note
+            assert s.same_model_warning().note == ""
+
+
 def test_subjectivity_sections(study):
     plt.close("all")
     d = study.data

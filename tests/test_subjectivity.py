@@ -320,3 +320,75 @@ def test_p_star_from_llm_asks_only_the_requested_pairs():
         return ["8 A - 2 B"] * n
     p = S.p_star_from("llm", _data(), ["p0"], labeller=ScriptedLLM(l1, "l1"), samples=1)
     assert p.to_dict() == {"p0": pytest.approx(0.8)} and len(asked) == 1 and "Paris" in asked[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# where p* and the categories come from: human first, an LLM for the rest; circularity
+# ---------------------------------------------------------------------------------------------
+def _mixed():
+    """p0-p2: three annotators each; p3: one annotator, x, who prefers A (not a population's share)."""
+    d = _data()
+    ann = d.annotations[~((d.annotations["pair_id"] == "p3") & (d.annotations["annotator_id"] != "x"))]
+    return PreferenceData(d.pairs, ann.reset_index(drop=True), {"name": "t"})
+
+
+def test_annotator_p_star_on_a_hand_case():
+    """Eq. 2 over three annotators (a tie counts half): p0 (A, A, A) = 1, p1 (A, B, tie) = 1/2, p2 (B, B, B) = 0;
+    p3's single label is not a population, so in a chain its p* falls through to the LLM (8 of 10 → 0.8)."""
+    asked = []
+    def ten(p, n):
+        asked.append(p)
+        return ["8 A - 2 B"] * n
+    out = S.p_star_with_source(["annotators", "llm"], _mixed(), labeller=ScriptedLLM(ten, "chain-ten"), samples=1)
+    assert out["p_star"].to_dict() == pytest.approx({"p0": 1.0, "p1": 0.5, "p2": 0.0, "p3": 0.8})
+    assert out["source"].tolist() == ["annotators (3 per pair)"] * 3 + ["llm"]
+    assert len(asked) == 1 and "Knock knock" in asked[0]               # only p3 is asked
+    # alone (not a chain), annotators is every pair's share, one label or three
+    alone = S.p_star_with_source("annotators", _mixed())
+    assert alone["p_star"]["p3"] == 1.0 and alone["source"]["p3"] == "annotators (1 per pair)"
+    assert S.p_star_from(["annotators", "llm"], _mixed(), ["p1"], labeller=ScriptedLLM(ten, "chain-ten")).to_dict() \
+        == {"p1": 0.5}
+
+
+def test_a_chain_takes_human_labels_first_and_skips_a_missing_labels_file(tmp_path):
+    csv = tmp_path / "labels.csv"
+    pd.DataFrame({"pair_id": ["p3", "p3", "p3"], "labeller": list("xyz"), "prefer_a": [6, 7, 8],
+                  "kind": ["multiple", "multiple", "single"], "distinguishable": [True, True, True]}).to_csv(csv, index=False)
+    out = S.p_star_with_source(["labels", "annotators"], _mixed(), labels_file=csv)
+    assert out.loc["p3"].tolist() == [pytest.approx(0.7), "labels"] and out["source"]["p0"] == "annotators (3 per pair)"
+    none = S.p_star_with_source(["labels", "annotators"], _mixed())      # no file: the humans of the data only
+    assert np.isnan(none["p_star"]["p3"]) and pd.isna(none["source"]["p3"]) and none["source"].notna().sum() == 3
+    cat = S.categories_with_source(["labels", {"kind": {"t": "single"}}], _mixed(), labels_file=csv)
+    assert cat.loc["p3"].tolist() == ["multiple", True, "labels"]
+    assert cat.loc["p0", "kind"] == "single" and pd.isna(cat.loc["p0", "distinguishable"])
+    assert cat.loc["p0", "source"] == "per data set"
+    counts = S.source_counts(out["source"], cat["source"]).set_index(["quantity", "source"])
+    assert counts.loc[("p*", "annotators (3 per pair)"), "pairs"] == 3
+    assert counts.loc[("categories", "labels"), "what it is"] == "human (labels_file)"
+    with pytest.raises(ValueError, match="fallback chain"):
+        S.p_star_with_source(["annotators", "none"], _mixed())
+
+
+def test_model_family_from_the_name():
+    assert S.model_family({"name": "meta-llama/Meta-Llama-3-70B-Instruct"}) == "Llama"
+    assert S.model_family("meta-llama/Meta-Llama-3-8B-Instruct") == "Llama"
+    assert S.model_family({"name": "openai:gpt-4o-2024-08-06"}) == "GPT"
+    assert S.model_family({"name": "Qwen/Qwen2.5-72B-Instruct"}) == "Qwen"
+    assert S.model_family("gemma:7b-instruct") == "Gemma" and S.model_family("mistralai/Mixtral-8x7B") == "Mistral"
+    assert S.model_family("some/model") is None and S.model_family(None) is None
+
+
+@pytest.mark.parametrize("labeller, judge_from, p_src, cat_src, same", [
+    ("meta-llama/Meta-Llama-3-70B-Instruct", "llm", "llm", "llm", ["model", "model"]),        # the paper's trap
+    ("meta-llama/Meta-Llama-3-8B-Instruct", "llm", ["labels", "llm"], "labels", ["family"]),  # both Llama
+    ("Qwen/Qwen2.5-72B-Instruct", "llm", ["labels", "annotators", "llm"], ["labels", "llm"], ["", ""]),
+    ("meta-llama/Meta-Llama-3-70B-Instruct", "llm", "labels", "labels", []),                  # human: no LLM label
+    ("meta-llama/Meta-Llama-3-70B-Instruct", "simulated", "llm", "llm", []),                  # margins not an LLM's
+])
+def test_circularity(labeller, judge_from, p_src, cat_src, same):
+    judge = {"from": judge_from, "model": {"name": "meta-llama/Meta-Llama-3-70B-Instruct"}}
+    c = S.circularity(p_src, cat_src, {"name": labeller}, judge)
+    assert c["same"].tolist() == same
+    # several labellers: each is checked
+    both = S.circularity("llm", "none", [{"name": "Qwen/Qwen2.5-72B-Instruct"}, {"name": labeller}], judge)
+    assert len(both) == (2 if judge_from == "llm" else 0)

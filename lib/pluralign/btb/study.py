@@ -9,7 +9,7 @@ into a :class:`Study`, whose methods each compute one section of a page and retu
   :meth:`Study.synthetic_judgments`, :meth:`Study.judge_quality`, :meth:`Study.margin_distribution`,
   :meth:`Study.embedded_judge`;
 - the reward models (§3.3–3.4, Eqs. 1 and 4, Tables 1–2): :meth:`Study.splits`,
-  :meth:`Study.same_model_warning`, :meth:`Study.training_margins`, :meth:`Study.learning_rate_sweep`,
+  :meth:`Study.same_model_warning`, :meth:`Study.sources`, :meth:`Study.training_margins`, :meth:`Study.learning_rate_sweep`,
   :meth:`Study.table`, :meth:`Study.directions`, :meth:`Study.beside_paper`,
   :meth:`Study.paper_sized_check`, :meth:`Study.rm_vs_p_star`, :meth:`Study.delta_plot`;
 - the paper's numbers each page quotes: :meth:`Study.paper_numbers`; the profile note:
@@ -115,13 +115,15 @@ STAND_INS = {
                    "Both single-label sets are out-of-domain (the RMs are trained on PandaLM only); HH-RLHF pairs get "
                    "no category of subjectivity (no labeller) and count in 'all' and 'OOD' only.",
                    "The reward model is a linear head on frozen all-MiniLM-L6-v2 embeddings."],
-        "paper": ["Unless p_star_from / categories are 'labels' (human answers to Appendix B), p*, the categories "
-                  "and the training margins all come from the same Llama-3-70B-Instruct: the regularized RM is then "
-                  "trained towards the very model that defines its target, which favours it over the baseline. "
-                  "The paper's p* comes from three human annotators."],
+        "paper": ["p* and the categories come from human answers to Appendix B where `labels_file` gives them (the "
+                  "paper's three annotators), else from the data's own annotators where a pair has at least three, "
+                  "else from an LLM labeller of another model family (Qwen) than the Llama-3-70B-Instruct whose votes "
+                  "give the training margins; the section 'Where p\\* and the categories come from' counts the pairs "
+                  "of each source and warns when they are not human."],
     },
 }
 
+_QUANTITY = {"p*": "p\\*", "categories": "the categories"}  # as the pages' Markdown writes them
 _NO_CATEGORY = ".*without a category.*"  # pairs without a category stay in "all" and leave that grouping
 
 
@@ -480,16 +482,65 @@ class Study:
         note = "\n".join(f"- {r['filter']}: {r['removed']} removed, {r['kept']} kept" for _, r in filters.iterrows())
         return report.Result(table=sp.table(), note=note, data={"filters": filters})
 
+    def _circularity_warning(self, used: set | None = None) -> str:
+        """The warning box for :func:`pluralign.btb.subjectivity.circularity` (only the quantities in ``used``
+        when given: those an LLM actually labelled), or ""."""
+        c = S.circularity(self.p_star_from, self.category_source, self.labeller["model"], self.judge)
+        if used is not None:
+            c = c[c["quantity"].isin(used)]
+        c = c[c["same"] != ""]
+        if c.empty:
+            return ""
+        what = " and ".join(dict.fromkeys(_QUANTITY[q] for q in c["quantity"]))
+        r = c.iloc[0]
+        rel = (f"the same model ({r['judge']})" if r["same"] == "model" else
+               f"a model of the same family ({r['labeller family']}: {r['labeller']} and {r['judge']})")
+        return report.warning(
+            f"**Circular evaluation: on this run {what} and the training margins come from {rel}.** The margins "
+            "of Eq. 3 are that judge's ten votes per pair, so the regularized RM is trained towards the model (or "
+            "model family) that also defines its evaluation target, which favours it over the baseline by "
+            "construction; read any advantage of the regularized RM below with that in mind. The paper's p\\* "
+            "and categories come from three human annotators (§3.2): give their answers to Appendix B as "
+            "`labels_file` (`p_star_from` / `categories`: `[labels, ...]`), or a labeller of another model family.")
+
     def same_model_warning(self) -> report.Result:
-        """A warning when the LLM labeller (p*, categories) is also the margin judge."""
-        lab = self.labeller["model"]
-        judge = self.judge["model"] or {}
-        same = (self.p_star_from == "llm" or self.category_source == "llm") and self.judge["from"] == "llm" and \
-            any(isinstance(x, dict) and x.get("name") == judge.get("name")
-                for x in (lab if isinstance(lab, list) else [lab]))
-        note = (f"**On this run the labeller and the margin judge are the same model ({judge.get('name')})**: read "
-                "any advantage of the regularized RM below with that in mind.") if same else ""
-        return report.Result(table=None, note=note)
+        """A warning (:func:`pluralign.report.warning`) when the LLM labeller of p* or the categories is the
+        margin judge or of its model family (:func:`pluralign.btb.subjectivity.circularity`), from the
+        parameters alone; :meth:`sources` also counts the pairs each source labels."""
+        return report.Result(table=None, note=self._circularity_warning())
+
+    def sources(self, page: str = "rewards") -> report.Result:
+        """Where p* (Eq. 2) and the categories (§3.1) of the page's pairs (``page="rewards"``: the test pairs of
+        Tables 1–2; ``"subjectivity"``: all pairs) come from: pairs per source
+        (:func:`pluralign.btb.subjectivity.source_counts`), with a warning box when an LLM labelled any of them
+        — the paper's are human, three annotators (§3.2) — which says the evaluation is circular when that LLM
+        is the margin judge or of its family."""
+        if page == "rewards":
+            data, ids = self.data_splits.everything, self.data_splits.test.pairs["pair_id"]
+        elif page == "subjectivity":
+            data, ids = self.data, None
+        else:
+            raise ValueError(f"sources are counted for the 'rewards' or 'subjectivity' page, not {page!r}")
+        kw = dict(labels_file=self.labels_file, **self._labelling())
+        ps = (None if self.p_star_from in (None, "none") else
+              S.p_star_with_source(self.p_star_from, data, ids, **kw)["source"])
+        cs = S.categories_with_source(self.category_source, data, ids, **kw)["source"]
+        table = S.source_counts(ps, cs)
+        by_llm = table[(table["source"] == "llm") & (table["pairs"] > 0)]
+        used = set(by_llm["quantity"])
+        notes = [self._circularity_warning(used)]
+        if used and not notes[0]:
+            names = ", ".join(str(S.model_name(m)) for m in (self.labeller["model"] if isinstance(
+                self.labeller["model"], list) else [self.labeller["model"]]))
+            judge = (f"; it is of another model family than the margin judge ({S.model_name(self.judge['model'])}),"
+                     " so the evaluation is not circular") if self.judge["from"] == "llm" else ""
+            counts = " and ".join(f"{_QUANTITY[q]} of {int(n)} pairs" for q, n in zip(by_llm["quantity"], by_llm["pairs"]))
+            notes.append(report.warning(
+                f"**Not human: {counts} come from an LLM labeller ({names}),** not from human annotators as in the "
+                f"paper (three annotators, §3.2){judge}. Its p\\* is a model's estimate of the population, not "
+                "the population's. Give human answers to Appendix B as `labels_file` where you have them."))
+        return report.Result(table=table, note="\n\n".join(n for n in notes if n), data={"p_star": ps,
+                                                                                        "categories": cs})
 
     def training_margins(self) -> report.Result:
         """The margins (Eq. 3) of the training pairs."""
@@ -612,10 +663,12 @@ def setup(profile: str = "demo", seed: int = 0, *, data=None, per_dataset=0, p_s
     ``data``: data specs (:func:`pluralign.data.spec.from_spec`, a list is concatenated; None: :data:`DEMO_DATA`), ``per_dataset``
     pairs of each (0 = all; an int or ``{data set: n}``). ``p_star_from`` (:func:`~pluralign.btb.subjectivity.p_star_from`:
     truth, annotators, labels, llm, none) and ``categories`` (:func:`~pluralign.btb.subjectivity.categories_from`)
-    with ``labels_file`` for human labels. ``labeller`` (:data:`LABELLER`), ``judge`` (:data:`JUDGE`),
+    with ``labels_file`` for human labels; either may be a list, tried in order per pair (human sources first,
+    as the paper's p* is human, §3.2; :meth:`Study.sources` counts the pairs of each and warns). ``labeller`` (:data:`LABELLER`), ``judge`` (:data:`JUDGE`),
     ``evaluation`` (:data:`EVALUATION`) and ``training`` (:data:`TRAINING`) override those defaults key by key.
     Model entries that name a key of ``models`` (the profile's models) are resolved with
     :func:`pluralign.params.named_model`."""
+    S.check_sources(p_star_from, categories)
     lab = {**LABELLER, **(labeller or {})}
     jdg = {**JUDGE, **(judge or {})}
     tr = {**TRAINING, **(training or {})}

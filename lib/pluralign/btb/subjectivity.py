@@ -41,7 +41,8 @@ __all__ = [
     "task2_prompt", "task3_prompt", "parse_option", "parse_ten_people", "classify_subjectivity",
     "classify_distinguishability", "user_preference_estimation", "aggregate_preference", "majority_vote",
     "TASK1_LABELS", "TASK2_LABELS", "p_star_from", "categories_from", "category_summary", "load_labellers",
-    "KIND_NAMES",
+    "KIND_NAMES", "p_star_with_source", "categories_with_source", "source_counts", "MIN_HUMAN_ANNOTATORS",
+    "SOURCE_KINDS", "MODEL_FAMILIES", "model_name", "model_family", "circularity", "check_sources",
 ]
 
 #: Appendix B, Task 1: Subjectivity — word for word (line breaks restored from the PDF layout;
@@ -352,7 +353,13 @@ def p_star_from(source: str, data, ids=None, *, labeller=None, labels_file=None,
       ``ids`` only;
     * ``"none"``: None.
 
+    ``source`` may also be a list of these names (a fallback chain, e.g. ``["labels", "annotators", "llm"]``):
+    each pair's p* comes from the first source that has it (:func:`p_star_with_source`).
+
     Pairs missing from the source get NaN."""
+    if isinstance(source, (list, tuple)):
+        return p_star_with_source(source, data, ids, labeller=labeller, labels_file=labels_file, samples=samples,
+                                  temperature=temperature, top_p=top_p, job=job)["p_star"]
     ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
     if source == "none":
         return None
@@ -462,7 +469,12 @@ def categories_from(source, data, ids=None, *, labeller=None, labels_file=None, 
       distinguishable``), by :func:`majority_vote` as the paper's three annotators;
     * ``"llm"``: Appendix B tasks 1–2 asked of ``labeller`` (:func:`classify_subjectivity`,
       :func:`classify_distinguishability`) with ``samples``, ``temperature``, ``top_p``, ``job``;
-    * ``"none"`` / None: no categories."""
+    * ``"none"`` / None: no categories;
+    * a list of these (a fallback chain, e.g. ``["labels", "llm"]``): each pair's categories come from the first
+      source that gives it one (:func:`categories_with_source`)."""
+    if isinstance(source, (list, tuple)):
+        return categories_with_source(source, data, ids, labeller=labeller, labels_file=labels_file, samples=samples,
+                                      temperature=temperature, top_p=top_p, job=job).drop(columns="source")
     ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
     out = pd.DataFrame({"kind": pd.Series(None, index=ids, dtype=object),
                         "distinguishable": pd.Series(None, index=ids, dtype=object)})
@@ -495,3 +507,182 @@ def categories_from(source, data, ids=None, *, labeller=None, labels_file=None, 
     out["kind"] = kind.reindex(ids).astype(object)
     out["distinguishable"] = dist.reindex(ids).astype(object)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Where p* and the categories come from: human first, an LLM labeller as the fallback, and the
+# circularity of a labeller that is also the margin judge
+# ---------------------------------------------------------------------------------------------
+#: §3.2: "three annotators" estimate p* and assign the categories. In a fallback chain the data's own
+#: annotators count as that human population only for pairs with at least this many judgments.
+MIN_HUMAN_ANNOTATORS = 3
+#: What each source is (the pages say it beside the pair counts).
+SOURCE_KINDS = {"labels": "human (labels_file)", "annotators": "human (the data's annotators)", "llm": "LLM labeller",
+                "truth": "planted (simulator)", "per data set": "by construction of the data set"}
+
+
+def _chain(source, what: str) -> list:
+    chain = list(source)
+    if not chain or any(s in (None, "none") for s in chain):
+        raise ValueError(f"{what}: a fallback chain is a non-empty list of sources without 'none', not {source!r}")
+    return chain
+
+
+P_STAR_SOURCES = ("truth", "annotators", "labels", "llm", "none")
+CATEGORY_SOURCES = ("truth", "labels", "llm", "none")
+
+
+def check_sources(p_star_from, categories) -> None:
+    """Refuse an unknown source of p* or the categories up front, naming it (a name, a ``{"kind": ...}``
+    mapping for the categories, or a list of those as a fallback chain)."""
+    for what, src, ok in (("p_star_from", p_star_from, P_STAR_SOURCES), ("categories", categories, CATEGORY_SOURCES)):
+        for s in (src if isinstance(src, (list, tuple)) else [src]):
+            if not (s is None or isinstance(s, dict) and what == "categories" or s in ok):
+                raise ValueError(f"{what}: unknown source {s!r}; one of {', '.join(ok)}"
+                                 + (", a {'kind': {data set: kind}} mapping" if what == "categories" else "")
+                                 + " or a list of them (tried in order per pair)")
+
+
+def _annotator_label(n: int) -> str:
+    return f"annotators ({n} per pair)"
+
+
+def p_star_with_source(source, data, ids=None, *, labeller=None, labels_file=None, samples: int = 1,
+                       temperature: float = 0.0, top_p: float = 1.0, job: str | None = None,
+                       min_annotators: int = MIN_HUMAN_ANNOTATORS) -> pd.DataFrame:
+    """p* (Eq. 2) per pair and where it came from: a DataFrame indexed by ``pair_id`` (``ids``) with ``p_star``
+    and ``source``.
+
+    ``source``: one name of :func:`p_star_from` or a list of them, tried in order, each pair taking its p* from
+    the first that has it — the paper's p* is human (§3.2: three annotators answered Appendix B task 3), so a
+    chain puts the human sources first: ``"labels"`` (skipped without ``labels_file``; pairs the file does not
+    cover fall through), ``"annotators"`` (only pairs with at least ``min_annotators`` judgments: one label is
+    not a population's share), then e.g. ``"llm"`` for the rest. ``source`` names ``annotators`` as
+    ``"annotators (<n> per pair)"``; a pair no source covers has NaN and source None."""
+    ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
+    kw = dict(labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p,
+              job=job)
+    single = not isinstance(source, (list, tuple))
+    chain = [source] if single else _chain(source, "p_star_from")
+    n_ann = data.n_annotators()
+    p = pd.Series(np.nan, index=ids, name="p_star")
+    src = pd.Series(None, index=ids, dtype=object, name="source")
+    for s in chain:
+        todo = ids[p.isna().to_numpy()]
+        if s == "none" or not len(todo) or (s == "labels" and labels_file is None and not single):
+            continue
+        if s == "annotators" and not single:
+            todo = todo[(n_ann.reindex(todo).fillna(0) >= min_annotators).to_numpy()]
+            if not len(todo):
+                continue
+        got = p_star_from(s, data, todo, **kw).reindex(todo)
+        has = got.notna()
+        p[got.index[has]] = got[has]
+        src[got.index[has]] = ([_annotator_label(int(n)) for n in n_ann.reindex(got.index[has])]
+                               if s == "annotators" else s)
+    p.index.name = src.index.name = "pair_id"
+    return pd.DataFrame({"p_star": p.astype(float), "source": src})
+
+
+def categories_with_source(source, data, ids=None, *, labeller=None, labels_file=None, samples: int = 1,
+                           temperature: float = 0.0, top_p: float = 1.0, job: str | None = None) -> pd.DataFrame:
+    """The categories of §3.1 per pair (:func:`categories_from`) and where they came from (``source``: the
+    source's name, ``"per data set"`` for a ``{"kind": ...}`` mapping, None for a pair without a category).
+
+    ``source``: one source or a list, tried in order: a pair takes the categories of the first source that gives
+    it a ``kind`` or a ``distinguishability`` (``"labels"`` without ``labels_file`` is skipped), so human labels
+    (the paper's three annotators' majority, §3.2) come first and e.g. ``"llm"`` labels the rest."""
+    ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
+    kw = dict(labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p,
+              job=job)
+    single = not isinstance(source, (list, tuple))
+    chain = [source] if single else _chain(source, "categories")
+    out = pd.DataFrame({"kind": pd.Series(None, index=ids, dtype=object),
+                        "distinguishable": pd.Series(None, index=ids, dtype=object),
+                        "source": pd.Series(None, index=ids, dtype=object)})
+    for s in chain:
+        todo = ids[out["source"].isna().to_numpy()]
+        if s in (None, "none") or not len(todo) or (s == "labels" and labels_file is None and not single):
+            continue
+        got = categories_from(s, data, todo, **kw)
+        has = (got["kind"].notna() | got["distinguishable"].notna()).to_numpy()
+        hit = got.index[has]
+        out.loc[hit, "kind"] = got.loc[hit, "kind"].astype(object)
+        out.loc[hit, "distinguishable"] = got.loc[hit, "distinguishable"].astype(object)
+        out.loc[hit, "source"] = "per data set" if isinstance(s, dict) else s
+    return out
+
+
+def source_counts(p_star_sources: pd.Series | None, category_sources: pd.Series | None) -> pd.DataFrame:
+    """Pairs per source of p* and of the categories (from :func:`p_star_with_source` /
+    :func:`categories_with_source`'s ``source`` columns): ``quantity, source, what it is, pairs``; pairs
+    without a value are counted as ``"none"``, never dropped."""
+    rows = []
+    for quantity, src in (("p*", p_star_sources), ("categories", category_sources)):
+        if src is None:
+            continue
+        for name, n in src.fillna("none").value_counts(sort=False).items():
+            kind = SOURCE_KINDS.get(name.split(" (")[0], "—") if name != "none" else "no value"
+            rows.append({"quantity": quantity, "source": name, "what it is": kind, "pairs": int(n)})
+    return pd.DataFrame(rows, columns=["quantity", "source", "what it is", "pairs"])
+
+
+#: Model families, by a word in the model's name (lower case): two models of one family (e.g. two Llamas)
+#: share pre-training data and habits, so one labelling the other's target is not an independent check.
+MODEL_FAMILIES = {"llama": "Llama", "gemma": "Gemma", "gemini": "Gemini", "qwen": "Qwen", "mixtral": "Mistral",
+                  "mistral": "Mistral", "gpt": "GPT", "claude": "Claude", "deepseek": "DeepSeek", "phi": "Phi",
+                  "falcon": "Falcon", "olmo": "OLMo", "command": "Command", "yi-": "Yi", "internlm": "InternLM"}
+
+
+def model_name(model) -> str | None:
+    """The name of a model given as :func:`pluralign.llm.load` arguments (``name``, ``name_or_path``), a string
+    or a loaded backend (its ``name`` / ``model`` attribute); None when there is none."""
+    if model is None:
+        return None
+    if isinstance(model, str):
+        return model
+    if isinstance(model, dict):
+        return model.get("name") or model.get("name_or_path")
+    return getattr(model, "name", None) or getattr(model, "model", None)
+
+
+def model_family(model) -> str | None:
+    """The family of a model (:data:`MODEL_FAMILIES`) read from its name, e.g.
+    ``meta-llama/Meta-Llama-3-70B-Instruct`` → ``"Llama"``, ``openai:gpt-4o`` → ``"GPT"``; None when no
+    family word occurs (then only an identical name counts as the same model)."""
+    name = model_name(model)
+    if not isinstance(name, str):
+        return None
+    low = name.lower()
+    hits = [fam for key, fam in MODEL_FAMILIES.items() if re.search(rf"(^|[^a-z]){re.escape(key)}", low)]
+    return hits[0] if hits else None
+
+
+def _uses(source, name: str) -> bool:
+    return name in (source if isinstance(source, (list, tuple)) else [source])
+
+
+def circularity(p_star_from, categories, labeller, judge: dict) -> pd.DataFrame:
+    """Is the evaluation circular? Per quantity (``"p*"``, ``"categories"``) whose source (or fallback chain)
+    includes the LLM ``labeller`` while the margins of Eq. 3 come from an LLM ``judge`` (``judge["from"] ==
+    "llm"``): each labeller's name and family, the judge's, and ``same`` — ``"model"`` (the same name),
+    ``"family"`` (the same :func:`model_family`, e.g. both Llama) or ``""`` (different). Beyond the Binary trains
+    the regularized RM on Llama-3-70B's margins and evaluates it against human p* (§3.2–3.3); p* from the judge
+    itself (or its family) would make the RM's target the judge's own view, which favours it over the baseline
+    by construction. Empty when no LLM labels either quantity or the margins are not an LLM's."""
+    rows = []
+    if judge.get("from") != "llm":
+        return pd.DataFrame(rows, columns=["quantity", "labeller", "labeller family", "judge", "judge family", "same"])
+    jm = judge.get("model")
+    jname, jfam = model_name(jm), model_family(jm)
+    labs = labeller if isinstance(labeller, (list, tuple)) else [labeller]
+    for quantity, source in (("p*", p_star_from), ("categories", categories)):
+        if not _uses(source, "llm"):
+            continue
+        for lab in labs:
+            lname, lfam = model_name(lab), model_family(lab)
+            same = ("model" if lname is not None and lname == jname else
+                    "family" if lfam is not None and lfam == jfam else "")
+            rows.append({"quantity": quantity, "labeller": lname, "labeller family": lfam or "—", "judge": jname,
+                         "judge family": jfam or "—", "same": same})
+    return pd.DataFrame(rows, columns=["quantity", "labeller", "labeller family", "judge", "judge family", "same"])
