@@ -31,13 +31,14 @@ def srv():
         yield s
 
 
-def test_fifty_parallel_clients_ten_requests_each_get_no_reset(srv):
+def _fifty_clients_ten_requests(port, model) -> tuple[list, list]:
+    """50 threads, each sending 10 completion requests on fresh connections: (errors, statuses)."""
     errors, ok = [], []
 
     def client():
         for _ in range(10):
             try:
-                status, _ = _post(srv.port, "/v1/completions", _completion(srv.model_id))
+                status, _ = _post(port, "/v1/completions", _completion(model, max_tokens=1))
                 ok.append(status)
             except OSError as e:  # a reset or refused connection
                 errors.append(repr(e))
@@ -46,7 +47,50 @@ def test_fifty_parallel_clients_ten_requests_each_get_no_reset(srv):
         t.start()
     for t in threads:
         t.join(timeout=120)
+    return errors, ok
+
+
+def test_fifty_parallel_clients_ten_requests_each_get_no_reset(srv):
+    errors, ok = _fifty_clients_ten_requests(srv.port, srv.model_id)
     assert errors == [] and ok == [200] * 500
+
+
+def test_pluralign_serve_itself_holds_fifty_clients_and_refuses_a_20_mb_body(monkeypatch):
+    """The same through the command's own code (``pluralign serve --model M``: its argument parsing, its server and
+    default limits, its Ctrl-C stop), with the model load swapped for the scripted backend so that 500 requests
+    take a second, not a CPU model's half-minute."""
+    import pluralign.llm
+    from pluralign.llm import server as S
+    started, stop = [], threading.Event()
+    monkeypatch.setattr(pluralign.llm, "load", lambda name, **kw: ScriptedBackend(lambda p, k: " A", model=name))
+    real_start = S.LLMServer.start
+    monkeypatch.setattr(S.LLMServer, "start", lambda self: started.append(self) or real_start(self))
+
+    real_sleep = time.sleep
+
+    def sleep(seconds):  # the command's hour-long wait loop: until the test is done, then Ctrl-C
+        if seconds < 3600:
+            return real_sleep(seconds)
+        stop.wait(60)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(S.time, "sleep", sleep)
+    rc = []
+    cmd = threading.Thread(target=lambda: rc.append(S.main(["--model", "m", "--port", "0"])))
+    cmd.start()
+    try:
+        deadline = time.time() + 30
+        while not started and time.time() < deadline:
+            stop.wait(0.01)
+        srv = started[0]
+        assert srv.limits["backlog"] >= 50 and srv.limits["max_body_bytes"] < 20 * 2**20
+        errors, ok = _fifty_clients_ten_requests(srv.port, "m")
+        assert errors == [] and ok == [200] * 500
+        status, data = _post(srv.port, "/v1/completions", b"x" * (20 * 2**20))
+        assert status == 413 and b"exceeds the limit" in data
+    finally:
+        stop.set()
+        cmd.join(timeout=30)
+    assert rc == [0]
 
 
 def test_a_20_mb_body_gets_413_without_being_read(srv):
