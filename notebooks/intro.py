@@ -18,17 +18,18 @@
 #
 # **Diverging Preferences** {cite}`zhang2024diverging` — Michael J.Q. Zhang, Zhilin Wang, Jena D. Hwang,
 # Yi Dong, Olivier Delalleau, Yejin Choi, Eunsol Choi, Xiang Ren and Valentina Pyatkin, *Diverging
-# Preferences: When do Annotators Disagree and do Models Know?* (arXiv:2410.14632, 2024). Agreement
+# Preferences: When do Annotators Disagree and do Models Know?* ([arXiv:2410.14632](https://arxiv.org/abs/2410.14632), 2024). Agreement
 # classes of multi-annotator pairs, a 10-cause taxonomy of disagreement, and reward models trained on
 # aggregated versus all annotations (Table 2).
 #
 # **SEAL** {cite}`revel2024seal` — Manon Revel, Matteo Cargnelutti, Tyna Eloundou and Greg Leppert,
-# *SEAL: Systematic Error Analysis for Value ALignment* (arXiv:2408.10270, 2024). Feature imprint,
-# reward-shift angles, alignment resistance and regimes, and rewriting robustness.
+# *SEAL: Systematic Error Analysis for Value ALignment* ([arXiv:2408.10270](https://arxiv.org/abs/2408.10270),
+# 2024; code: [harvard-lil/SEAL](https://github.com/harvard-lil/SEAL)). Feature imprint, reward-shift angles,
+# alignment resistance and regimes, and rewriting robustness.
 #
 # **Beyond the Binary** {cite}`padmakumar2024beyond` — Vishakh Padmakumar, Chuanyang Jin, Hannah Rose
 # Kirk and He He, *Beyond the Binary: Capturing Diverse Preferences With Reward Regularization*
-# (arXiv:2412.03822, 2024). Subjectivity categories, aggregate preferences, synthetic judgments turned
+# ([arXiv:2412.03822](https://arxiv.org/abs/2412.03822), 2024). Subjectivity categories, aggregate preferences, synthetic judgments turned
 # into a margin, and margin-regularized Bradley–Terry reward models.
 #
 # ## Profiles

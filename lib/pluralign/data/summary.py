@@ -76,11 +76,19 @@ class DataPage:
         return report.profile_note(self.profile, stand_ins=STAND_INS.get(self.profile))
 
     def catalogue(self):
-        """Every registered data set: Hub id (or "local file"), license, the papers that use it."""
+        """Every registered data set: Hub id linked to its page (or its project page, or "local file"), license,
+        the papers that use it."""
+        from html import escape
+
         from pluralign.data import DATASETS
         from pluralign.report import Result
         cards = pd.DataFrame([info.card() for info in DATASETS.values() if info.name != "local"]).set_index("name")
-        table = cards.assign(hub_id=cards["hub_id"].fillna("local file"), papers=cards["papers"].str.join(", "))[
+
+        def link(card):
+            hub, url = (v if isinstance(v, str) else None for v in (card["hub_id"], card["url"]))
+            text = hub or ("project page" if url else "local file")
+            return f'<a href="{escape(url)}">{escape(text)}</a>' if url else text
+        table = cards.assign(hub_id=cards.apply(link, axis=1), papers=cards["papers"].str.join(", "))[
             ["hub_id", "license", "papers"]].rename(columns={"hub_id": "Hub id"})
         return Result(table)
 
