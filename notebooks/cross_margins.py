@@ -58,6 +58,9 @@ study.margin_distribution()
 study.margin_separation().glue()
 
 # %% [markdown]
+# High-agreement *ties* split their votes evenly, so Eq. 3 gives them small margins as well: the column against
+# high-agreement preferences only shows how much of the separation they cost.
+#
 # Read the two margins differently. The gold margin is computed from the same judgments that define the classes,
 # so a high AUROC is expected by construction; it is not 1 because Eq. 3 counts a tie as half a vote and ignores
 # whether a preference was slight or significant, while the classes use both. The synthetic margin is the real

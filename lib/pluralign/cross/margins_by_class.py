@@ -36,13 +36,14 @@ def _checked(name: str, m: pd.Series) -> pd.Series:
     return m
 
 
-def margin_auroc(margin: pd.Series, classified: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0):
-    """AUROC of ``1 − margin`` for diverging vs high-agreement pairs (prefs and ties) with its bootstrap CI,
-    as :class:`pluralign.diverging.knowing.Interval`; None when one of the two groups is empty. ``margin``:
-    Series indexed by pair_id (every pair must be classified)."""
+def margin_auroc(margin: pd.Series, classified: pd.DataFrame, *, against=("high-agreement-pref", "high-agreement-tie"),
+                 n_boot: int = 2000, seed: int = 0):
+    """AUROC of ``1 − margin`` for diverging vs the ``against`` classes (default both high-agreement classes)
+    with its bootstrap CI, as :class:`pluralign.diverging.knowing.Interval`; None when one of the two groups is
+    empty. ``margin``: Series indexed by pair_id (every pair must be classified)."""
     m = _checked("margin", margin)
     class_masks(classified, m.index)  # every pair classified
-    labels = diverging_labels(classified.loc[m.index])
+    labels = diverging_labels(classified.loc[m.index], against=against)
     if labels.all() or not labels.any():
         return None
     return disagreement_auroc(1 - m, labels, n_boot=n_boot, seed=seed)
@@ -84,6 +85,8 @@ def margin_separation(margins: dict, classified: pd.DataFrame, *, planted: pd.Se
         if planted is not None:
             p = margin_auroc(planted.reindex(m.index), classified, n_boot=n_boot, seed=seed)
             row["planted AUROC (|2p*−1|)"] = np.nan if p is None else p.estimate
+        prefs = margin_auroc(m, classified, against=("high-agreement-pref",), n_boot=n_boot, seed=seed)
+        row.update(zip(("AUROC vs prefs", "prefs lo", "prefs hi"), (np.nan,) * 3 if prefs is None else prefs))
         row["verdict"] = verdict(row["AUROC"], row["lo"], row["hi"], null=0.5,
                                  above="supported: margins are smaller on diverging pairs",
                                  below="contradicted: margins are larger on diverging pairs",
@@ -98,6 +101,8 @@ def display(sep: pd.DataFrame) -> pd.DataFrame:
     out["AUROC of 1 − m [95% CI]"] = [interval(v, lo, hi) for v, lo, hi in zip(sep["AUROC"], sep["lo"], sep["hi"])]
     if "planted AUROC (|2p*−1|)" in sep:
         out["planted (demo truth)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in sep["planted AUROC (|2p*−1|)"]]
+    out["AUROC vs high-agreement prefs only"] = [interval(v, lo, hi) for v, lo, hi in
+                                                  zip(sep["AUROC vs prefs"], sep["prefs lo"], sep["prefs hi"])]
     out["verdict"] = sep["verdict"]
     return out
 

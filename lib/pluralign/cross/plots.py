@@ -30,7 +30,8 @@ def margins_by_class(long: pd.DataFrame, separation: pd.DataFrame):
     class, m``). Right: the AUROC of 1 − m for diverging vs high-agreement pairs with its 95% CI per source
     (``separation``: :func:`~pluralign.cross.margins_by_class.margin_separation`), the planted one as a cross."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [2, 1]})
-    sns.boxplot(long, x="class", y="m", hue="margin source", ax=ax, fliersize=1.5)
+    order = [c for c in _CLASS_COLORS if c != "all" and c in set(long["class"])]
+    sns.boxplot(long, x="class", y="m", hue="margin source", order=order, ax=ax, fliersize=1.5)
     ax.set_ylabel("margin m (Eq. 3)")
     ax.set_xlabel("agreement class (Diverging Preferences §3)")
     ax.tick_params(axis="x", labelsize=8)
@@ -45,6 +46,7 @@ def margins_by_class(long: pd.DataFrame, separation: pd.DataFrame):
     bx.axvline(0.5, color="grey", lw=0.8, ls="--")
     bx.set_yticks(y, [str(i) for i in s.index], fontsize=8)
     bx.set_xlim(0.3, 1.0)
+    bx.set_ylim(-0.6, len(s) - 0.4)
     bx.set_xlabel("AUROC of 1 − m: diverging vs high-agreement")
     bx.legend(fontsize=7, loc="lower right")
     return _done(fig)
@@ -103,6 +105,7 @@ def training_measures(measure: pd.DataFrame):
         if g["planted"].notna().any():
             ax.axvline(g["planted"].iloc[0], color=_CLASS_COLORS.get(cls), ls=":", lw=1)
     ax.set_yticks(np.arange(len(models)), models, fontsize=8)
+    ax.invert_yaxis()
     ax.set_xlabel("mean P(chosen ≻ rejected) on held-out pairs (Table 2 measure; dotted: population p*)")
     ax.legend(fontsize=7, loc="best")
     return _done(fig)
