@@ -35,6 +35,13 @@ features = "planted"
 labeller = None
 # the profile's named models (params/<profile>/common.yml), which reward_models and labeller may name by key
 models = None
+# App. D.1 / Fig. 7: the RMs whose reward gaps are compared (pluralign.rewards.load arguments or keys of models);
+# None: this study's pre-D and post-D RMs (and, on planted features, the population's mean utility)
+reward_gap_models = None
+# § 3: preference sets to measure alignment resistance on (pluralign.load arguments); None: the study's own sets
+other_preference_sets = None
+# App. E.1 / Fig. 15: where topics come from: "rules" (keyword stand-in) or "llm" (the LM-labeller's, features: llm)
+topic_source = "rules"
 
 # %% tags=["remove-input"]
 from pluralign import seal
@@ -78,6 +85,60 @@ study.decisive_pairs()
 
 # %% tags=["hide-input"]
 study.shifts_by_regime()
+
+# %% [markdown]
+# ## Do the reward shifts differ by regime? (t-tests of θ, Fig. 4 / Fig. 17)
+#
+# Per regime, a one-sample t-test of the mean reward shift θ (all pairs, and per labeller preference γ), and
+# Welch's t-test of the pairs where the labeller sides with the human (γ = c) against those where it does not (γ = r).
+
+# %% tags=["hide-input"]
+study.regime_shift_tests().glue()
+
+# %% [markdown]
+# {glue:text}`n_regime_tests_sig` of the {glue:text}`n_regime_tests` one-sample tests reject a zero mean shift after
+# Bonferroni, and {glue:text}`n_welch_sig` of the four γ = c against γ = r contrasts. A positive θ turns a reward
+# vector counter-clockwise (towards alignment in the third quadrant), so the sign of each mean says in which direction
+# training on $\mathcal{D}$ moved that regime's pairs; the intervals, not the stars, say how well it is pinned down.
+#
+# ## Reward gaps of several reward models (App. D.1, Fig. 7)
+#
+# The distribution over the pairs of $\mathcal{D}$ of $r(t_i^c) - r(t_i^r)$ for each reward model: its share above
+# zero is § 2.2's alignment score $a_+$.
+
+# %% tags=["hide-input"]
+study.reward_gap_distributions(reward_gap_models, models).glue()
+
+# %% [markdown]
+# The post-$\mathcal{D}$ RM's median gap is {glue:text}`post_gap_median:.3f` reward points. On `demo` the planted
+# mean utility is the reference: a gap of zero there is a pair whose two replies the population values equally, and a
+# trained RM cannot be more aligned than the labels allow. The `paper` profile lists Fig. 7's four OpenAssistant RMs.
+#
+# ## Topics of the entries (App. E.1, Fig. 15)
+#
+# How often each topic of the taxonomy prompt's list occurs on the chosen and the rejected entries, and on how many
+# pairs only one of the two entries carries it.
+
+# %% tags=["hide-input"]
+study.topic_distribution(topic_source).glue()
+
+# %% [markdown]
+# The most frequent topic here is {glue:text}`top_topic` ({glue:text}`top_topic_share:.3f` of the entries);
+# {glue:text}`no_topic_share:.3f` of the entries get no topic. On `demo` these counts describe the keyword rules on
+# the simulator's prompt banks, not what an LM-labeller would say; the `paper` profile reads gpt-4-turbo's labels.
+#
+# ## Alignment resistance on other preference sets (§ 3)
+#
+# The resistance $a_-$ of both reward models on other preference sets, beside the paper's 49% (web-gpt) and 66%
+# (summarize from feedback).
+
+# %% tags=["hide-input"]
+study.resistance_on_other_sets(other_preference_sets).glue()
+
+# %% [markdown]
+# The paper does not say which RM its two numbers belong to. On `demo` the same computation runs on the
+# {glue:text}`n_other_sets` sets the study has, so the rows show how an RM resists on its own training data against
+# on $\mathcal{D}$; the `paper` profile runs it on webgpt_comparisons and summarize_from_feedback.
 
 # %% [markdown]
 # ## Which features predict misalignment (Eq. 3, Table 7, Fig. 3 right)

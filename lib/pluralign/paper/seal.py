@@ -114,6 +114,8 @@ NUMBERS: list[dict] = [
     *[_r("Table 1", g, "LM-labeller agreement", v) for g, v in zip(_REGIMES, (0.74, 0.86, 0.34, 0.47))],
     *[_r(_CODE, g, "share of pairs", v, note="Table 1 rounds these")
       for g, v in zip(_REGIMES, (0.2577, 0.4829, 0.1719, 0.0875))],
+    # the 'Agreement rate stats' cell: the pairs of each regime (the n of its standard errors; they sum to 160,800)
+    *[_r(_CODE, g, "pairs in the regime", v) for g, v in zip(_REGIMES, (41_445, 77_646, 27_644, 14_065))],
     _r("§3", "γ = i", "share of pairs", 0.73),
     _r(_CODE, "γ = c", "pairs", 28_443), _r(_CODE, "γ = r", "pairs", 10_840), _r(_CODE, "γ = i", "pairs", 121_517),
     _r(_CODE, "γ ≠ i", "LM-labeller agreement with the human label", 0.7240536618893669, note="c / (c + r)"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["coefficient_plot", "coefficient_figure", "reward_vectors", "reward_angles", "reward_heatmap", "bars",
-           "shifts_by_regime", "flip_shares_figure"]
+           "shifts_by_regime", "flip_shares_figure", "reward_gap_figure"]
 
 
 def coefficient_plot(ax, tables: dict, *, estimate: str = "estimate", std_error: str = "std_error",
@@ -143,4 +143,19 @@ def flip_shares_figure(shares, entries):
     for ax, e in zip(axes, entries):
         shares.loc[e][[-1, 0, 1]].plot.barh(stacked=True, ax=ax, color=["#e377c2", "#c7c7c7", "#2ca02c"])
         ax.set(title=f"{e} entries", xlabel="share of rewritten entries")
+    return _done(fig)
+
+def reward_gap_figure(gaps):
+    """Distribution of the reward gap r(t_i^c) − r(t_i^r) per reward model (SEAL App. D.1, Fig. 7). ``gaps``: the
+    long frame of :func:`~pluralign.seal.reward_gaps.reward_gaps` (columns RM, gap)."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    lo, hi = np.quantile(gaps["gap"], [0.005, 0.995])
+    bins = np.linspace(lo, hi, 50)
+    for label, g in gaps.groupby("RM", sort=False):
+        ax.hist(np.clip(g["gap"], lo, hi), bins=bins, histtype="step", linewidth=1.5, density=True, label=label)
+    ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
+    ax.set(xlabel="r(chosen) − r(rejected)", ylabel="density",
+           title="Fig. 7: reward gaps of the chosen over the rejected entry")
+    ax.legend(fontsize=8)
     return _done(fig)

@@ -36,6 +36,15 @@ def _table_md(frame: pd.DataFrame, digits: int = 3) -> str:
     return frame.to_markdown()
 
 
+def _dashes(frame: pd.DataFrame, ints=()) -> pd.DataFrame:
+    """A frame for display: the ``ints`` columns as integers, missing cells as "—" (the page says why)."""
+    out = frame.astype(object).where(frame.notna(), "—")
+    for c in ints:
+        if c in out:
+            out[c] = pd.Series(["—" if pd.isna(v) else int(v) for v in frame[c]], index=out.index, dtype=object)
+    return out
+
+
 @dataclass
 class RewriteRun:
     """The § 2.3 rewriting of one study (:meth:`Study.rewriting`): ``idx`` the positions in the study's view
@@ -451,6 +460,162 @@ class Study:
             "standard errors belong to such features and should not be read.")
         return Result(table=t7w.round(3), figure=fig, paper=paper7, note=note,
                       data={"logit": t7, "linear": t7_lin}, values={"t7_base": t7.base_rate})
+
+    # ---- resistance page, SEAL's further analyses: regime t-tests (Fig. 4 / 17), App. D.1 (Fig. 7), App. E.1
+    # (Fig. 15), § 3's resistance on other preference sets
+    def regime_shift_tests(self):
+        """t-tests of θ per alignment regime, on all its pairs and per LM-labeller preference γ (one-sample, H0: mean
+        θ = 0), and γ = c against γ = r (Welch) — Fig. 4 / Fig. 17's groups
+        (:func:`~pluralign.seal.regimes.regime_shift_tests`); the regime sizes of SEAL's analysis code beside ``n``."""
+        from pluralign.report import Result
+        from pluralign.seal.paper import paper_rows
+        from pluralign.seal.regimes import regime_shift_tests
+        t = regime_shift_tests(self.theta(), self.regimes(), self.gamma() if self.F is not None else None)
+        one = t.one_sample.copy()
+        code = paper_rows("SEAL analysis code (main_results.ipynb)")
+        sizes = code[code["column"] == "pairs in the regime"].set_index("row")["value"]
+        one["n (SEAL code, hh-rlhf)"] = [sizes.get(r) if g == "all" else None for r, g in one.index]
+        cols = ["n", "n (SEAL code, hh-rlhf)", "mean", "ci_low", "ci_high", "t", "df", "p_bonferroni"]
+        table = one[cols]
+        w = t.welch
+        note = ["The paper prints no test statistic for these panels (Fig. 4, Fig. 17): nothing stands beside the "
+                "tests; the column from SEAL's analysis code is the regime sizes on hh-rlhf. θ in degrees; 95% t "
+                "intervals; Bonferroni over the rows of each table. — : fewer than two pairs in the group (or no spread)."]
+        if len(w):
+            note.append("**γ = c against γ = r within each regime** (Welch's t-test, Fig. 4's green against pink):\n\n"
+                        + _dashes(w[["n_c", "n_r", "mean_c", "mean_r", "difference", "t", "df", "p_bonferroni"]].round(3),
+                                  ints=["n_c", "n_r"]).to_markdown())
+        sig = one[(one["p_bonferroni"] < 0.05)].index.tolist()
+        values = {"n_regime_tests": len(one), "n_regime_tests_sig": len(sig), "n_theta_missing": t.n_missing,
+                  "n_welch_sig": int((w["p_bonferroni"] < 0.05).sum()) if len(w) else 0}
+        return Result(table=table, note="\n\n".join(note), paper=code[code["column"] == "pairs in the regime"],
+                      values=values, data={"tests": t})
+
+    def reward_gap_distributions(self, models=None, model_keys: dict | None = None):
+        """The reward gap r(t_i^c) − r(t_i^r) of several RMs on D (App. D.1, Fig. 7;
+        :func:`~pluralign.seal.reward_gaps.reward_gap_summary`), beside the paper's a₊ (§ 2.2) and reward ranges
+        (footnote 9) of its pre-D and post-D RMs. ``models``: None — this study's pre-D and post-D RMs, plus, on
+        planted features, the population's mean utility (the simulator's reference scorer); or a list of
+        :func:`pluralign.rewards.load` arguments or keys of ``model_keys`` (the profile's ``models``), as the
+        ``paper`` profile lists Fig. 7's four OpenAssistant RMs."""
+        from pluralign import rewards as _rewards
+        from pluralign.report import Result, beside_paper
+        from pluralign.seal import plots
+        from pluralign.seal.paper import DESIGN, paper_value
+        from pluralign.seal.reward_gaps import reward_gap_summary, reward_gaps
+        role = {DESIGN["models"]["pre"]: "pre-D RM", DESIGN["models"]["post"]: "post-D RM"}
+        scores, note = {}, []
+        if models is None:
+            scores = {"pre-D RM": self._rewards("pre"), "post-D RM": self._rewards("post")}
+            if self.F is not None and self.F.source == "planted" and "weights" in self.D.meta:
+                w = self.D.meta["weights"]["mean"]
+                scores["population mean utility (planted)"] = tuple(
+                    getattr(self.F, e)[list(w.index)].to_numpy(float) @ w.to_numpy(float) for e in ("chosen", "rejected"))
+            note.append(f"On this profile the pre-D and post-D RMs are this study's ({self.rms.design}), not the "
+                        "paper's OpenAssistant models: the paper's numbers stand beside them for their roles only.")
+        else:
+            for m in models:
+                args = _load_args(m, model_keys, "reward_gap_models")
+                name = str(args.get("name_or_path", m))
+                label = f"{role[name]}: {name}" if name in role else name
+                rm = _rewards.load(**dict(args))
+                # scored as alignment_rewards scores the study's own pair (the same scoring input)
+                R = alignment_rewards(self.D, rms=AlignmentModels(pre=rm, post=rm, design="named reward model"))
+                scores[label] = (R["post_chosen"].to_numpy(float), R["post_rejected"].to_numpy(float))
+        summ = reward_gap_summary(scores)
+        ours = summ.rename(columns={"share positive": "a₊", "pairs": "n"}).reset_index()
+        ours["role"] = [next((v for v in ("pre-D RM", "post-D RM") if str(k).startswith(v)), "—") for k in ours["RM"]]
+        paper = pd.DataFrame({"role": ["pre-D RM", "post-D RM"],
+                              "a₊": [paper_value("§2.2", k, "a₊") for k in ("pre-D RM", "post-D RM")],
+                              "lowest reward": [paper_value("footnote 9", k, "lowest reward") for k in ("pre-D RM", "post-D RM")],
+                              "highest reward": [paper_value("footnote 9", k, "highest reward") for k in ("pre-D RM", "post-D RM")]})
+        table = beside_paper(ours[ours["role"] != "—"], paper, on=["role"])
+        table = pd.concat([table, ours[ours["role"] == "—"].rename(
+            columns={c: f"{c} (this run)" for c in ours.columns if c not in ("role",)})], ignore_index=True)
+        table = table.set_index("RM (this run)").drop(columns="role").rename_axis("RM")
+        note.append("Fig. 7 itself prints no number; the paper's a₊ (§ 2.2) and reward ranges (footnote 9) are its only "
+                    "numbers on these distributions. — : the paper reports nothing for that model.")
+        post = summ.loc[next((k for k in summ.index if str(k).startswith("post-D RM")), summ.index[0])]
+        return Result(table=table, figure=plots.reward_gap_figure(reward_gaps(scores)),
+                      paper=paper, note="\n\n".join(note),
+                      values={"gap_models": len(scores), "post_gap_median": float(post["median"]),
+                              "post_gap_share_zero": float(post["share zero"])})
+
+    def topic_distribution(self, source: str = "rules"):
+        """Topics (and types of discrimination) of D's entries (App. E.1, Fig. 15;
+        :func:`~pluralign.seal.topics.label_distribution`): ``source="llm"`` reads the LM-labeller's ``topics`` and
+        ``last_response_is_discriminating_against`` (``features: llm``, the ``paper`` profile); ``"rules"`` the
+        offline keyword stand-in :func:`~pluralign.seal.topics.rule_topics` (topics only)."""
+        from pluralign.report import Result
+        from pluralign.seal import plots
+        from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
+        from pluralign.seal.topics import label_distribution, rule_topics
+        note = []
+        if source == "llm":
+            F = self._features()
+            if F.labels_chosen is None or "topics" not in F.labels_chosen:
+                raise ValueError("topic_distribution(source='llm') needs the LM-labeller's labels (setup(..., features='llm'))")
+            lc, lr = F.labels_chosen, F.labels_rejected
+            topics = label_distribution(lc["topics"], lr["topics"], TOPICS + TOPICS_ADDED)
+            disc = label_distribution(lc["last_response_is_discriminating_against"],
+                                      lr["last_response_is_discriminating_against"], DISCRIMINATION_TYPES)
+            note.append("**Types of discrimination** (Fig. 15 right):\n\n" + _table_md(disc))
+            who = f"the LM-labeller {F.labeller}"
+        elif source == "rules":
+            topics = label_distribution(rule_topics(entry_texts(self.view, "chosen")),
+                                        rule_topics(entry_texts(self.view, "rejected")), TOPICS + TOPICS_ADDED)
+            disc = None
+            who = "the keyword rules of seal.topics.TOPIC_RULES (an offline stand-in for the LM-labeller)"
+            note.append("The types of discrimination (Fig. 15 right) need the LM-labeller (`topic_source: llm` with "
+                        "`features: llm`); keyword rules cannot tell who a reply discriminates against.")
+        else:
+            raise ValueError(f"topic_distribution: source must be 'rules' or 'llm', got {source!r}")
+        topics.insert(0, "in the prompt's list", ["App. C.3" if t in TOPICS else "added (App. E.1)" if t in TOPICS_ADDED
+                                                  else "—" for t in topics.index])
+        note.insert(0, f"Topics from {who}. Fig. 15 prints no number; the paper's facts are its two lists and the five "
+                       "topics gpt-4-turbo added on its own (App. E.1, marked). An entry can carry several topics.")
+        shown = topics.drop(index="(none)")
+        top = shown["share of entries"].idxmax()
+        fig = plots.bars(shown[["chosen (n)", "rejected (n)"]], horizontal=True, invert=True,
+                         xlabel="entries with the topic", title="Fig. 15 (left): topic distribution")
+        return Result(table=topics, figure=fig, note="\n\n".join(note),
+                      values={"top_topic": top, "top_topic_share": float(shown.loc[top, "share of entries"]),
+                              "no_topic_share": float(topics.loc["(none)", "share of entries"])},
+                      data={"topics": topics, "discrimination": disc})
+
+    def resistance_on_other_sets(self, data=None):
+        """Alignment resistance a₋ of the pre-D and post-D RMs on other preference sets (§ 3 "Future work": web-gpt
+        49%, summarize from feedback 66%; :func:`~pluralign.seal.preference_sets.resistance_by_dataset`), beside the
+        paper's. ``data``: a list of data specs (:func:`pluralign.load` arguments); None — the sets this study
+        already has: the pre-D RM's training data and D."""
+        from pluralign.data import spec
+        from pluralign.report import Result, beside_paper
+        from pluralign.seal import plots
+        from pluralign.seal.paper import paper_rows
+        from pluralign.seal.preference_sets import resistance_by_dataset
+        sets = [spec.from_spec(s) for s in data] if data else [*self.other_parts, self.D]
+        table = resistance_by_dataset(sets, {"pre-D RM": self.rms.pre, "post-D RM": self.rms.post}).reset_index()
+        p = paper_rows("§6")
+        paper = pd.DataFrame({"data set": p["row"].map(lambda r: {"web-gpt": "webgpt"}.get(r, r)),
+                              "a₋": p["value"].to_numpy()})
+        out = beside_paper(table.rename(columns={"a_minus": "a₋"}), paper, on=["data set"],
+                           suffixes=("", " (paper, RM not named)"))
+        out["RM"] = out["RM"].fillna("—")
+        out = out.rename(columns={"a_plus": "a₊", "a_minus_low": "a₋ 95% low", "a_minus_high": "a₋ 95% high",
+                                  "misaligned": "misaligned (n)", "no chosen entry (dropped)": "dropped: no chosen entry (n)"})
+        out = out.set_index(["data set", "RM"]).sort_index()
+        own = not data
+        note = ("The paper reports a₋ on web-gpt and summarize from feedback without naming the RM; its context (the "
+                "pre-D RM's own training sets) suggests the pre-D RM. a₋ counts ties as misaligned (§ 2.2); 95% Wilson "
+                "intervals. — : the paper reports nothing for that set.")
+        if own:
+            note += (" **This profile has neither set**: the table shows the same computation on the sets the study has "
+                     f"({', '.join(d.name for d in sets)}: the pre-D RM's training data and D); the `paper` profile "
+                     "lists webgpt_comparisons and summarize_from_feedback.")
+        shown = out.loc[out["pairs"].notna(), "a₋"].unstack("RM")
+        fig = plots.bars(shown, ylabel="alignment resistance a₋", title="resistance per preference set")
+        return Result(table=out, figure=fig,
+                      paper=p, note=note, values={"n_other_sets": len(sets)})
 
     # ---- robustness page
     def rewriting(self) -> "RewriteRun | None":

@@ -1,0 +1,55 @@
+"""The distribution of reward gaps of several reward models on one alignment data set (SEAL App. D.1, Fig. 7).
+
+Fig. 7 shows, for four OpenAssistant RMs (``reward-model-deberta-v3-large-v2`` — the post-D RM —,
+``reward-model-deberta-v3-large`` — the pre-D RM —, ``reward-model-electra-large-discriminator`` and
+``reward-model-deberta-v3-base``), the distribution over the pairs of D of the difference between the chosen
+and the rejected entry's reward, r(t_i^c) − r(t_i^r) (the paper calls it δ_i there; in § 2.2 δ_i is its sign,
+δ_i = 1{r(t_i^c) − r(t_i^r) > 0}). The figure prints no number; footnote 9 gives the reward ranges of the pre-D
+and post-D RMs and § 2.2 their a₊, the share of positive gaps. :func:`reward_gap_summary` gives those numbers
+and the distribution's location and spread per RM; :func:`reward_gaps` the gaps themselves (the figure's data).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from pluralign.seal.resistance import _as_rewards
+
+__all__ = ["reward_gaps", "reward_gap_summary"]
+
+
+def reward_gaps(rewards: Mapping[str, tuple]) -> pd.DataFrame:
+    """Reward gaps r(t_i^c) − r(t_i^r) per RM (Fig. 7's data), long: one row per (``RM``, pair) with ``pair``
+    (position in D) and ``gap``. ``rewards``: ``{label: (chosen rewards, rejected rewards)}``, arrays over the same
+    pairs in the same order. Raises on an empty mapping or on RMs scored on different numbers of pairs."""
+    if not rewards:
+        raise ValueError("reward_gaps: no reward models given")
+    frames, n = [], None
+    for label, (c, r) in rewards.items():
+        c, r = _as_rewards(chosen=c, rejected=r)
+        if n is not None and len(c) != n:
+            raise ValueError(f"reward_gaps: {label!r} scored {len(c)} pairs, the first RM {n}")
+        n = len(c)
+        frames.append(pd.DataFrame({"RM": label, "pair": np.arange(len(c)), "gap": c - r}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def reward_gap_summary(rewards: Mapping[str, tuple]) -> pd.DataFrame:
+    """Per RM (``rewards`` as for :func:`reward_gaps`): ``pairs``, ``mean``, ``sd``, ``median``, the 5% and 95%
+    quantiles ``q05`` / ``q95`` of the gap r(t_i^c) − r(t_i^r), ``share positive`` (a₊ of § 2.2: gap > 0),
+    ``share zero`` (ties, misaligned in § 2.2) and the lowest / highest reward given to any entry (footnote 9's
+    ranges)."""
+    g = reward_gaps(rewards)
+    rows = {}
+    for label, (c, r) in rewards.items():
+        x = g.loc[g["RM"] == label, "gap"].to_numpy(float)
+        both = np.concatenate([np.asarray(c, float), np.asarray(r, float)])
+        rows[label] = {"pairs": len(x), "mean": x.mean(), "sd": x.std(ddof=1) if len(x) > 1 else np.nan,
+                       "median": np.median(x), "q05": np.quantile(x, 0.05), "q95": np.quantile(x, 0.95),
+                       "share positive": float((x > 0).mean()), "share zero": float((x == 0).mean()),
+                       "lowest reward": both.min(), "highest reward": both.max()}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out["pairs"] = out["pairs"].astype(int)
+    return out.rename_axis("RM")
