@@ -12,7 +12,7 @@
 # (diverging-agreement)=
 # # Diverging preferences: when do annotators disagree?
 #
-# Diverging Preferences {cite}`zhang2024diverging` §2 asks how often the annotators of a preference pair
+# Diverging Preferences {cite}`zhang2024divergingworkshop` §2 asks how often the annotators of a preference pair
 # disagree on which response is better. Its definition: *diverging preferences* are "all instances where
 # annotators disagreed on which response to a given prompt was preferred, ignoring instances where
 # annotators only had slight preferences for either response". MultiPref gives four A/B/tie judgments
@@ -23,6 +23,11 @@
 #
 # This page puts every pair of each data set into the agreement classes of the paper's Table 2 with
 # `pluralign.agreement_classes` and compares the share of diverging pairs with the paper's.
+#
+# *Version followed:* the workshop version of the paper {cite}`zhang2024divergingworkshop` (Workshop on
+# Pluralistic Alignment, NeurIPS 2024; the project's seed text): its §2 and the agreement classes of its
+# Table 2, and the shares quoted are that version's. The full version is arXiv 2410.14632
+# {cite}`zhang2024diverging`.
 
 # %% tags=["parameters"]
 profile = "demo"

@@ -12,7 +12,7 @@
 # (diverging-causes)=
 # # Why annotators disagree: a taxonomy of causes
 #
-# Diverging Preferences {cite}`zhang2024diverging` §2.1 reads diverging pairs and names why the annotators
+# Diverging Preferences {cite}`zhang2024divergingworkshop` §2.1 reads diverging pairs and names why the annotators
 # split: ten causes in four classes (Table 1). Most are matters of taste — verbosity, format, complexity,
 # aesthetic taste, how to read an underspecified task, when to refuse — and only one class, errors, is
 # what a standard reward-modelling pipeline assumes disagreement to be. The authors cross-annotated 50
@@ -22,6 +22,11 @@
 # This page has the three tools for that study in `pluralign.diverging.causes`: Table 1 as data, a spreadsheet
 # round-trip for human cause annotation, an LLM cause classifier prompted with the taxonomy, and the two
 # agreement statistics.
+#
+# *Version followed:* the workshop version of the paper {cite}`zhang2024divergingworkshop` (Workshop on
+# Pluralistic Alignment, NeurIPS 2024; the project's seed text): its §2.1, Table 1 and the κ / α it reports.
+# The LLM cause classifier is not in that version; the full version is arXiv 2410.14632
+# {cite}`zhang2024diverging`.
 
 # %% tags=["parameters"]
 profile = "demo"

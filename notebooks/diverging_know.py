@@ -22,6 +22,11 @@
 #    2p(1 − p) (`pluralign.diverging.knowing.predicted_disagreement`). How well does that predicted disagreement separate
 #    diverging from high-agreement pairs (AUROC), and how decisive is the model on each subset (its Table 2 row)?
 # 2. **LLM judges**: is a judge less decisive on pairs where the human annotators diverged?
+#
+# *Version followed:* the full version of the paper, arXiv 2410.14632 {cite}`zhang2024diverging`: the
+# mean-variance reward model and the LLM-as-judge analysis are not in the workshop version
+# {cite}`zhang2024divergingworkshop` (the project's seed text), whose §4 is related work. The BT (All) values
+# shown beside the mean-variance row are the workshop version's Table 2, as on {ref}`diverging-rewards`.
 
 # %% tags=["parameters"]
 profile = "demo"

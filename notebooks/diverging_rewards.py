@@ -12,7 +12,7 @@
 # (diverging-rewards)=
 # # Reward models make decisive decisions over divisive preferences
 #
-# Diverging Preferences {cite}`zhang2024diverging` §3 trains the two standard kinds of reward model on
+# Diverging Preferences {cite}`zhang2024divergingworkshop` §3 trains the two standard kinds of reward model on
 # multi-annotator data and asks how strongly each favours one response when the annotators themselves were
 # split. **Bradley-Terry** (BT) models P(A ≻ B) = logistic(r_A − r_B) and is read out as P(chosen ≻ rejected);
 # **MSE regression** fits each response's 1–5 Likert score (HelpSteer2 only) and is read out as
@@ -20,16 +20,20 @@
 # **aggregated** labels (the majority vote per pair, "Agg") and on **all** labels ("treating each annotator
 # label as its own training instance", "All"), then evaluated on held-out pairs split by agreement class
 # (Table 2). Two different majorities are at work here, and we say which: the Agg training label is the
-# *plurality* label (A when more annotators chose A than B and at least as many as chose tie; no label when A and B draw;
-# `PreferenceData.majority`), while the
-# agreement classes ask for *more than half* of the judgments (`pluralign.diverging.agreement`). They agree on every
+# *plurality* label (A when more annotators chose A than B and at least as many as chose tie; no label when A
+# and B draw; `PreferenceData.majority`), while the agreement classes ask for *more than half* of the judgments (`pluralign.diverging.agreement`). They agree on every
 # high-agreement pair and can differ only on diverging and "other" pairs (e.g. {A, A, B, tie} trains Agg
 # towards A but has no majority choice in the classes). For MSE (Agg) the paper does not say how a majority vote
 # becomes a 1–5 score per response: by default (`mse_aggregate: majority`) its targets are the Likert scores of
 # the annotators who voted with the pair's majority (pairs split between A and B have no majority and are
-# dropped); `mse_aggregate: mean` trains on every annotator's mean score instead. The paper's finding: on diverging pairs the models are about as decisive as on high-agreement
+# dropped); `mse_aggregate: mean` trains on every annotator's mean score instead. The paper's finding: on
+# diverging pairs the models are about as decisive as on high-agreement
 # pairs, even when trained on every annotator's label — they pick a side instead of predicting a middle
 # ground.
+#
+# *Version followed:* the workshop version of the paper {cite}`zhang2024divergingworkshop` (Workshop on
+# Pluralistic Alignment, NeurIPS 2024; the project's seed text): its §3, App. A and Table 2, whose numbers are
+# shown beside ours. The full version is arXiv 2410.14632 {cite}`zhang2024diverging`; the next chapter follows it.
 
 # %% tags=["parameters"]
 profile = "demo"

@@ -167,3 +167,24 @@ def test_the_agreement_page_warns_when_there_is_one_judgment_per_pair(tmp_path):
     assert ":::{warning}" in note and "one judgment per pair" in note and "single" in note
     multi = diverging.setup(datasets=[{"simulate": {"n_pairs": 30, "seed": 0}}])
     assert ":::{warning}" not in multi.agreement_shares().note
+
+
+def test_each_part_one_page_names_the_version_of_the_paper_it_follows():
+    """The "do models know" page (mean-variance RM, LLM judges) follows the full arXiv version 2410.14632; the
+    other Part I pages the workshop version (the seed); both are in references.bib, and every cited key is."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    bib = set(re.findall(r"@\w+\{([^,]+),", (root / "references.bib").read_text()))
+    assert {"zhang2024diverging", "zhang2024divergingworkshop"} <= bib
+    assert "2410.14632" in (root / "references.bib").read_text().split("zhang2024diverging,")[1].split("@")[0]
+    follows = {"diverging_agreement": "zhang2024divergingworkshop", "diverging_causes": "zhang2024divergingworkshop",
+               "diverging_rewards": "zhang2024divergingworkshop", "diverging_know": "zhang2024diverging"}
+    for page, key in follows.items():
+        text = (root / "notebooks" / f"{page}.py").read_text()
+        said = text.split("*Version followed:*")[1].split("{cite}`")[1].split("`")[0]
+        assert said == key, (page, said)
+    cited = {k.strip() for f in (root / "notebooks").glob("*.py")
+             for keys in re.findall(r"\{cite(?::[pt])?\}`([^`]+)`", f.read_text()) for k in keys.split(",")}
+    assert cited <= bib, cited - bib
+    assert all("workshop version" in n for n in paper.numbers("diverging")["note"])

@@ -1,5 +1,9 @@
-"""The numbers Diverging Preferences (Zhang et al. 2024, arXiv 2410.14632) reports, as rows of the tidy
-table of :mod:`pluralign.paper`.
+"""The numbers Diverging Preferences (Zhang et al. 2024) reports, as rows of the tidy table of
+:mod:`pluralign.paper`. **Version**: every number here is from the workshop version (Workshop on Pluralistic
+Alignment at NeurIPS 2024, ``zhang2024divergingworkshop`` in references.bib; the project's seed text), whose
+Table 2 is the one the pages compare with; the full arXiv version (2410.14632, ``zhang2024diverging``), which the
+"do models know" and LLM-judge sections follow, reports more (and may number its tables differently). Each row's
+``note`` names the version.
 
 - ``§2``: the share of pairs with diverging preferences ("about 39%" of MultiPref, "24%" of HelpSteer2);
 - ``Table 1``: the frequency of each cause among the authors' sampled diverging pairs (rows: Table 1's
@@ -63,3 +67,8 @@ _TABLE2 = {
 }
 NUMBERS += [{"table": "Table 2", "row": f"{_D[ds]} / {subset}", "column": col, "value": v}
             for ds, cols in _TABLE2.items() for col, vals in cols.items() for subset, v in zip(_SUBSETS, vals)]
+
+#: The version every number above comes from (see the module docstring).
+VERSION = "workshop version (Pluralistic Alignment @ NeurIPS 2024)"
+for _row in NUMBERS:
+    _row["note"] = f"{_row['note']}; {VERSION}" if _row.get("note") else VERSION
