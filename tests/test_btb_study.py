@@ -63,7 +63,7 @@ def test_sources_count_pairs_and_warn_when_not_human_or_circular():
     llama = {"name": "meta-llama/Meta-Llama-3-70B-Instruct", "base_url": "http://127.0.0.1:1/v1"}
     demo = btb.setup("demo", 0, data=DATA)
     src = demo.sources("subjectivity")
-    assert src.table.set_index(["quantity", "source"])["pairs"].to_dict() == {("p*", "truth"): 240,
+    assert src.table["pairs"].to_dict() == {("p*", "truth"): 240,
                                                                             ("categories", "truth"): 240}
     assert src.note == "" and demo.same_model_warning().note == ""
     with pytest.raises(ValueError, match="p_star_from: unknown source 'labeller'"):
@@ -78,7 +78,7 @@ def test_sources_count_pairs_and_warn_when_not_human_or_circular():
                       p_star_from=["labels", "annotators", "llm"], categories="truth",
                       labeller={"model": _TenPeople(name), "samples": 1, "job": None}, judge={"from": "llm", "model": llama})
         r = s.sources("subjectivity")
-        counts = r.table.set_index(["quantity", "source"])["pairs"]
+        counts = r.table["pairs"]
         assert counts[("p*", "llm")] == 60 and counts[("p*", "annotators (4 per pair)")] == 60
         assert counts[("categories", "truth")] == 120
         one = s.data.n_annotators().to_numpy() == 1

@@ -539,8 +539,8 @@ class Study:
                 f"**Not human: {counts} come from an LLM labeller ({names}),** not from human annotators as in the "
                 f"paper (three annotators, §3.2){judge}. Its p\\* is a model's estimate of the population, not "
                 "the population's. Give human answers to Appendix B as `labels_file` where you have them."))
-        return report.Result(table=table, note="\n\n".join(n for n in notes if n), data={"p_star": ps,
-                                                                                        "categories": cs})
+        return report.Result(table=table.set_index(["quantity", "source"]), note="\n\n".join(n for n in notes if n),
+                             data={"p_star": ps, "categories": cs})
 
     def training_margins(self) -> report.Result:
         """The margins (Eq. 3) of the training pairs."""
