@@ -220,3 +220,22 @@ def test_reward_model_sections_on_the_simulator():
     for r in (s.training_margins(), s.rm_vs_p_star(), s.delta_plot("pearson"), s.delta_plot("l1")):
         assert r.figure is not None
     assert plt.get_fignums() == []
+
+
+def test_the_paper_profile_takes_human_labels_first_and_is_not_circular():
+    """params/paper: p* and the categories from human labels first (the paper's three annotators, §3.2), the LLM
+    labeller only as the fallback, and that labeller of another model family than the Llama margin judge."""
+    from pathlib import Path
+    from pluralign.params import named_model, read_params
+    root = Path(__file__).resolve().parents[1] / "params" / "paper"
+    for page in ("btb-subjectivity.yml", "btb-rewards.yml"):
+        p = read_params(root / page)
+        d, models = p["design"], p["models"]
+        assert d["p_star_from"][:2] == ["labels", "annotators"] and d["categories"][0] == "labels"
+        judge = {**d["judge"], "model": named_model(d["judge"]["model"], models, what="judge")}
+        labeller = named_model(d["labeller"]["model"], models, what="labeller")
+        assert S.model_family(judge["model"]) == "Llama" and S.model_family(labeller) not in (None, "Llama")
+        c = S.circularity(d["p_star_from"], d["categories"], labeller, judge)
+        assert len(c) == 2 and (c["same"] == "").all()
+        # the same chain with the judge as labeller is what the pages call circular
+        assert (S.circularity(d["p_star_from"], d["categories"], judge["model"], judge)["same"] == "model").all()
