@@ -441,8 +441,9 @@ class Study:
         inst = pd.DataFrame({(name, m): {"training instances": model.info.get("n_instances"), **model.dropped}
                              for name, r in runs.items() for m, model in r.models.items()}).T
         inst = inst.fillna(0).astype(int)
-        note = ("Training instances per model (BT drops ties: a pair whose majority is a tie for Agg, each tie "
-                "judgment for All):\n\n" + inst.to_markdown())
+        note = ("Training instances per model (BT drops ties: a pair whose majority is a tie or a split for Agg, "
+                "each tie judgment for All; MSE (Agg) on the majority vote drops the split pairs, which have no "
+                "majority):\n\n" + inst.to_markdown())
         note += "".join(f"\n\n*{name}: {m} is not trained — {why}.*"
                         for name, r in runs.items() for m, why in r.skipped.items())
         return Result(table=table, note=note, data={"instances": inst})
