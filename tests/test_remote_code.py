@@ -78,3 +78,28 @@ def test_an_llm_folder_asking_for_remote_code_does_not_run_it(tmp_path):
                                           "AutoTokenizer": ["evil.EvilTokenizer", None]})
     out = L.load(str(folder)).generate(["Say hi"], max_tokens=2)
     assert len(out) == 1 and not marker.exists(), "the folder's own code ran"
+
+
+class _Evil:
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (exec, (f"open({self.marker!r}, 'w').write('ran')",))
+
+
+def test_weights_only_as_pickle_are_refused_and_never_unpickled(tmp_path):
+    """Safetensors only: a folder whose weights are a pickle (pytorch_model.bin, which runs code when unpickled)
+    is refused by name, and the pickle is never opened."""
+    import pickle
+
+    from rm_helpers import tiny_seqcls_folder
+    folder = tiny_seqcls_folder(tmp_path / "rm", hidden=16, layers=1)
+    (folder / "model.safetensors").unlink()
+    marker = tmp_path / "pickle-ran"
+    (folder / "pytorch_model.bin").write_bytes(pickle.dumps(_Evil(marker)))
+    with pytest.raises(OSError, match="model.safetensors"):
+        R.load(folder).score([("hi", "hello")], progress=False, cache=False)
+    assert not marker.exists(), "the folder's pickle was unpickled"
+    pickle.loads((folder / "pytorch_model.bin").read_bytes())  # the control: unpickling it does run its code
+    assert marker.exists()

@@ -158,3 +158,22 @@ def test_nothing_of_a_request_is_kept_by_default():
         _post(s.port, "/v1/completions", _completion(s.model_id), headers={"Authorization": "Bearer secret-x"})
         assert s.log == [] and s.authorizations == []
     assert isinstance(LLMServer(ScriptedBackend(lambda p, k: " A")).limits["max_body_bytes"], int)
+
+
+def test_a_batch_client_gives_up_at_its_deadline_and_a_rerun_collects_the_batch():
+    """The client's polling has a deadline (batch_deadline): a batch still pending then is an error that says it
+    keeps running; the rerun of the job collects it without submitting it again."""
+    import pluralign.llm as L
+    from pluralign.llm.base import LLMError
+    prompts = [f"item {i}" for i in range(3)]
+    with serve(ScriptedBackend(lambda p, k: f"label of {p}"), delay=0.3) as srv:
+        c = L.load(srv.model_id, base_url=srv.url, mode="completions", batch=True, poll_interval=0.02,
+                   batch_deadline=0.2, max_retries=0)
+        t0 = time.monotonic()
+        with pytest.raises(LLMError, match=r"still (validating|in_progress|finalizing) after 0 s \(batch_deadline\)"):
+            c.generate(prompts, max_tokens=2, job="slow-batch")
+        assert time.monotonic() - t0 < 5
+        c2 = L.load(srv.model_id, base_url=srv.url, mode="completions", batch=True, poll_interval=0.02,
+                    batch_deadline=30, max_retries=0)
+        assert c2.generate(prompts, max_tokens=2, job="slow-batch") == [[f"label of {p}"] for p in prompts]
+        assert srv.counts["POST /v1/batches"] == 1  # collected, not resubmitted
