@@ -182,3 +182,44 @@ def test_the_study_sections(study):
     assert t.loc[("summarize-from-feedback", "—"), "a₋ (paper, RM not named)"] == 0.66
     assert t.loc[(study.D.name, "post-D RM"), "a₋"] == pytest.approx(np.mean(~(qc > qr)))
     assert "neither set" in res.note and res.values["n_other_sets"] == 2
+
+
+class _LengthRM:
+    """A named RM stand-in: rewards a reply by its length (a data set: response A's and B's; (history, reply)
+    pairs: the reply's)."""
+
+    def score(self, data, progress=False, **_):
+        if isinstance(data, list):
+            return np.array([len(r) / 100 for _, r in data], float)
+        p = data.pairs
+        return pd.DataFrame({"pair_id": p["pair_id"], "reward_a": p["response_a"].str.len() / 100,
+                             "reward_b": p["response_b"].str.len() / 100})
+
+
+def test_the_paper_paths_named_models_llm_topics_and_other_sets(study, monkeypatch):
+    import dataclasses
+
+    from pluralign import rewards
+    monkeypatch.setattr(rewards, "load", lambda **kw: _LengthRM())
+    n = len(study.view)
+    gaps = study.reward_gap_distributions(["post", {"name_or_path": "OpenAssistant/reward-model-deberta-v3-base"}],
+                                          {"post": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large-v2"}})
+    g = gaps.table
+    post, base = "post-D RM: OpenAssistant/reward-model-deberta-v3-large-v2", "OpenAssistant/reward-model-deberta-v3-base"
+    assert set(g.index) == {"pre-D RM (not scored in this run)", post, base}
+    assert g.loc["pre-D RM (not scored in this run)", "a₊ (paper)"] == 0.57
+    assert np.isnan(g.loc["pre-D RM (not scored in this run)", "n (this run)"])
+    assert g.loc[post, "a₊ (paper)"] == 0.74 and np.isnan(g.loc[base, "a₊ (paper)"]) and g.loc[base, "n (this run)"] == n
+    n = len(study.view)
+    labels = pd.DataFrame({"topics": [["Law"]] * n, "last_response_is_discriminating_against": [[]] * (n - 1) + [["Gender"]]})
+    llm_study = dataclasses.replace(study, F=dataclasses.replace(study.F, labels_chosen=labels, labels_rejected=labels,
+                                                                 labeller="fake-labeller"))
+    top = llm_study.topic_distribution("llm")
+    assert top.table.loc["Law", "chosen (n)"] == n and top.values["top_topic"] == "Law"
+    assert top.data["discrimination"].loc["Gender", "rejected (n)"] == 1 and "fake-labeller" in top.note
+    with pytest.raises(ValueError, match="'rules' or 'llm'"):
+        study.topic_distribution("planted")
+    length_study = dataclasses.replace(study, rms=AlignmentModels(pre=_LengthRM(), post=_LengthRM(), design="length"))
+    res = length_study.resistance_on_other_sets([{"simulate": {"n_pairs": 40, "seed": 9, "name": "sim-40"}}])
+    assert "neither set" not in res.note and res.values["n_other_sets"] == 1
+    assert set(res.table.index.get_level_values("data set")) == {"sim-40", "webgpt", "summarize-from-feedback"}

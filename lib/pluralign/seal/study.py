@@ -530,6 +530,8 @@ class Study:
                               "lowest reward": [paper_value("footnote 9", k, "lowest reward") for k in ("pre-D RM", "post-D RM")],
                               "highest reward": [paper_value("footnote 9", k, "highest reward") for k in ("pre-D RM", "post-D RM")]})
         table = beside_paper(ours[ours["role"] != "—"], paper, on=["role"])
+        # a role the paper reports but this run did not score stays, named (nothing the paper reports disappears)
+        table["RM (this run)"] = table["RM (this run)"].fillna(table["role"] + " (not scored in this run)")
         table = pd.concat([table, ours[ours["role"] == "—"].rename(
             columns={c: f"{c} (this run)" for c in ours.columns if c not in ("role",)})], ignore_index=True)
         table = table.set_index("RM (this run)").drop(columns="role").rename_axis("RM")
