@@ -156,7 +156,7 @@ class Study:
     seed: int
     data: PreferenceData
     parts: list
-    p_star_from: str = "truth"
+    p_star_from: object = "truth"   # a source name or a fallback chain (list)
     category_source: object = "truth"
     labels_file: str | None = None
     per_dataset: object = 0
@@ -312,7 +312,7 @@ class Study:
         tab.insert(0, ("n", ""), ev.drop_duplicates(["grouping", "category"]).set_index(["grouping", "category"])["n"])
         one = ev[(ev.source == "one binary judgment") & (ev.grouping == "all") & (ev.metric == "l1")].iloc[0]
         note = ""
-        if self.p_star_from == "annotators":
+        if S._uses(self.p_star_from, "annotators"):
             note = ("Here p\\* is the share of the same annotators the binary judgment is drawn from, so the "
                     "judgment is part of its own target: this comparison is optimistic. For a data set with one "
                     "label per pair the binary judgment *is* p\\* (r = 1, L1 = 0): only data sets with several "
@@ -654,7 +654,7 @@ _DIRECTIONS = (("kind", "Multiple Correct", "multiple"), ("kind", "Single Correc
                ("domain", "ID", "id"), ("domain", "OOD", "ood"))
 
 
-def setup(profile: str = "demo", seed: int = 0, *, data=None, per_dataset=0, p_star_from: str = "truth",
+def setup(profile: str = "demo", seed: int = 0, *, data=None, per_dataset=0, p_star_from="truth",
           categories="truth", labels_file: str | None = None, labeller: dict | None = None,
           judge: dict | None = None, evaluation: dict | None = None, training: dict | None = None,
           models: dict | None = None) -> Study:
