@@ -11,6 +11,7 @@ DELEGATED = {
     "score": ("pluralign.rewards.cli:main", "score a data set with a reward model"),
     "serve": ("pluralign.llm.server:main", "start an OpenAI-compatible server over a local LLM"),
     "mirror": ("pluralign.book.mirror:main", "list the Hub ids a profile uses, for a local mirror (air-gapped clusters)"),
+    "recovery": ("pluralign.recovery:main", "check every method against the simulator's planted truth (demo)"),
 }
 
 
