@@ -23,8 +23,10 @@
 # equal. The paper labels every entry of hh-rlhf with an LM-labeller (the App. C.3 taxonomy of target
 # features, helpfulness and harmlessness, and spoiler features; the numbers are below), drops features
 # whose VIF exceeds 5, corrects p-values with Bonferroni, and compares the imprints of the
-# pre-$\mathcal{D}$ and post-$\mathcal{D}$ reward models ({ref}`seal-rewards`). The same regression here
-# runs through pyfixest with pair fixed effects and pair-clustered standard errors.
+# pre-$\mathcal{D}$ and post-$\mathcal{D}$ reward models ({ref}`seal-rewards`). Two estimators run here: SEAL's
+# analysis code's (plain OLS without the pair fixed effects, classical standard errors, the VIF computed with the
+# pair dummies), which produced the paper's Table 5, and Eq. 1 as written (pyfixest, pair fixed effects,
+# pair-clustered standard errors), this project's estimate.
 
 # %% tags=["parameters"]
 profile = "demo"
@@ -93,6 +95,9 @@ study.prevalence()
 study.imprints().glue()
 
 # %% [markdown]
+# The paper's numbers stand beside "SEAL's code: OLS, no FE", the variant they come from; the figure shows the
+# fixed-effects imprints.
+#
 # Each regression uses {glue:text}`n_imprint_obs` entries (two per pair); {glue:text}`n_imprint_missing`
 # pairs with a missing label on either entry (an entry the labeller could not label) were dropped
 # before the regression, both entries together. Features dropped by the

@@ -33,6 +33,9 @@ design = None
 features = "planted"
 # the LM-labeller (pluralign.llm.load arguments) when features == "llm"
 labeller = None
+# γ's rule (App. D.4): "harmless_first" (SEAL's code, which gives its reported counts) or "helpful_first" (its text
+# and Table 2); both rules' counts are shown
+labeller_rule = "harmless_first"
 # the profile's named models (params/<profile>/common.yml), which reward_models and labeller may name by key
 models = None
 # App. D.1 / Fig. 7: the RMs whose reward gaps are compared (pluralign.rewards.load arguments or keys of models);
@@ -46,7 +49,8 @@ topic_source = "rules"
 # %% tags=["remove-input"]
 from pluralign import seal
 
-study = seal.setup(design, features=features, labeller=labeller, models=models, profile=profile, seed=seed)
+study = seal.setup(design, features=features, labeller=labeller, models=models, profile=profile, seed=seed,
+                   labeller_rule=labeller_rule)
 study.profile_note()
 
 # %% [markdown]
@@ -62,6 +66,15 @@ study.regime_table().glue()
 # analysis notebooks print (third column).
 #
 # ## The LM-labeller's preference per regime (Table 1, last row; Fig. 4)
+#
+# SEAL's text decides the LM-labeller's preference $\gamma_i$ on helpfulness first (App. D.4, Table 2); its code
+# decides on harmlessness first. The two rules' counts:
+
+# %% tags=["hide-input"]
+study.labeller_rules().glue()
+
+# %% [markdown]
+# This page uses the {glue:text}`labeller_rule` rule; the two rules disagree on {glue:text}`n_rule_differs` pairs here.
 
 # %% tags=["hide-input"]
 study.labeller_agreement().glue()

@@ -60,6 +60,19 @@ study.dataset().glue()
 # {glue:text}`n_invalid` rows of the source were dropped by the loader as invalid (listed by reason above
 # when there are any; the paper reports {glue:text}`paper_n_pairs` pairs and no such filter).
 #
+# ## What the reward models score (§ 2)
+#
+# SEAL's code scores every entry as a (history, reply) pair, split at the conversation's last "Assistant:",
+# with no truncation; the table names this run's input and counts the entries each RM had to truncate.
+
+# %% tags=["hide-input"]
+study.scoring().glue()
+
+# %% [markdown]
+# This run's input: {glue:text}`scoring_input`. The pre-$\mathcal{D}$ RM truncated {glue:text}`n_truncated_pre`
+# entries and the post-$\mathcal{D}$ RM {glue:text}`n_truncated_post`; {glue:text}`n_history_differs` pairs were scored
+# on two different histories (each entry on its own conversation).
+#
 # ## Reward vectors and reward shifts (Definition 1, Fig. 2, Fig. 10)
 #
 # Each point below is one pair's reward vector, before and after training on $\mathcal{D}$. Points

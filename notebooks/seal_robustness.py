@@ -17,8 +17,10 @@
 # of pairs is rewritten by an LM instructed to change "only vocabulary and grammatical
 # structure" (App. C.5), the rewrites are re-featurized, and each pair gets *label flips*
 # $t_i^*(\tau) - \hat t_i^*(\tau)$: +1 when the rewrite lost feature $\tau$, −1 when it gained it. The
-# *robustness scores* $\pi$ (Eq. 4) are the coefficients of a logistic regression of "aligned before
-# rewriting, misaligned after" on those flips, entered as categories with "no flip" as the baseline.
+# *robustness scores* $\pi$ (Eq. 4) are the coefficients of a regression of "aligned before rewriting,
+# misaligned after" on those flips, entered as categories with "no flip" as the baseline: a logistic regression
+# in the paper's text, a linear probability model (OLS on the 0/1 event, standard errors clustered by pair) in
+# SEAL's code, whose numbers Table 8 prints. Both run here.
 # The paper found that rewriting a rejected entry to sound more positive, or a chosen one to sound less
 # so, raised the odds of misalignment (its Table 8, at the end of this page).
 
@@ -39,6 +41,9 @@ rewrite_share = None
 p_flip = 0.25
 # similarity of original and rewritten texts (pluralign.embed; the paper: BAAI/bge-m3)
 similarity_model = None
+# Eq. 4 / Table 8: "linear" (the linear probability model of SEAL's code, Table 8's scale) or "logit" (Eq. 4 as
+# written); both are shown, this one is plotted
+robustness_model = "linear"
 # the profile's named models (params/<profile>/common.yml), which reward_models, labeller and rewriter may name
 models = None
 
@@ -46,7 +51,8 @@ models = None
 from pluralign import seal
 
 study = seal.setup(design, labeller=labeller, models=models, profile=profile, seed=seed, rewriter=rewriter,
-                   n_rewrite=n_rewrite, rewrite_share=rewrite_share, p_flip=p_flip, similarity_model=similarity_model)
+                   n_rewrite=n_rewrite, rewrite_share=rewrite_share, p_flip=p_flip, similarity_model=similarity_model,
+                   robustness_model=robustness_model)
 study.profile_note("robustness")
 
 # %% [markdown]
@@ -92,10 +98,8 @@ seal.reported("Table 3")
 # ## Robustness scores (Eq. 4, Table 8, Fig. 5)
 
 # %% tags=["hide-input"]
-study.robustness()
+study.robustness().glue()
 
 # %% [markdown]
-# The paper's estimates (Table 8, raw p-values), where only sentiment mattered:
-
-# %% tags=["hide-input"]
-seal.reported("Table 8")
+# The figure shows {glue:text}`robustness_model`. The paper's estimates (Table 8, raw p-values) stand beside the
+# linear probability model, the variant they come from; in the paper only sentiment mattered.

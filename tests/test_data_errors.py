@@ -64,8 +64,11 @@ def test_empty_text(tmp_path):
 def test_empty_final_reply_in_hh_rlhf(tmp_path):
     p = write_lines(tmp_path / "e.jsonl", [hh(1), hh(2, reply="")])
     with pytest.raises(DataError) as err:
-        load("hh-rlhf", source=p)
+        load("hh-rlhf", source=p, empty="error")
     assert "empty final assistant reply" in check(err, p, row=2, field="chosen")
+    # by default the crowdworker's judgment of an empty reply is kept, the reply as a placeholder (counted)
+    d = load("hh-rlhf", source=p)
+    assert len(d) == 2 and "[empty response]" in set(d.pairs["response_a"]) | set(d.pairs["response_b"])
 
 
 def test_label_out_of_range(tmp_path):

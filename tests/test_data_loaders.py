@@ -71,17 +71,21 @@ def test_hh_rlhf_ab_order_is_deterministic(tmp_path):
     assert a.pairs["split"].eq("train").all()
 
 
-def test_hh_rlhf_history_mismatch_drop_is_counted(tmp_path):
+def test_hh_rlhf_history_mismatch_is_kept_and_flagged(tmp_path):
     rows = hh_rows(5)
     rows[2]["rejected"] = "\n\nHuman: something else\n\nAssistant: bad"
     path = write_jsonl(tmp_path / "x.jsonl", rows)
-    with pytest.raises(DataError, match=r"row 3, field 'rejected'.*share the history"):
-        load("hh-rlhf", source=path)
-    d = load("hh-rlhf", source=path, on_invalid="drop")
-    assert len(d) == 4
+    d = load("hh-rlhf", source=path)
+    assert len(d) == 5 and d.pairs["history_differs"].tolist() == [False, False, True, False, False]
+    row = d.pairs.iloc[2]
+    # the prompt is the chosen side's history; each side keeps its own dialogue
+    assert row["prompt"] == "Human: question 2?\n\nAssistant: first answer 2.\n\nHuman: and then?"
+    dialogues = {row["dialogue_a"], row["dialogue_b"]}
+    assert dialogues == {rows[2]["chosen"], rows[2]["rejected"]}
     assert d.meta["filters"] == [{"filter": "chosen and rejected do not share the history before the last "
-                                            "'\\n\\nAssistant:'", "field": "rejected", "removed": 1, "kept": 4,
-                                  "rows": [3]}]
+                                            "'\\n\\nAssistant:': kept, flagged in history_differs (prompt = the "
+                                            "chosen side's history)", "field": "rejected", "removed": 0, "kept": 5,
+                                  "changed": 1, "rows": [3]}]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -349,27 +353,30 @@ def test_pandalm_judges_real(shared_data):
 @pytest.mark.shared_data
 def test_hh_rlhf_harmless_test_real(shared_data):
     path = shared_data / "hh-rlhf" / "harmless-base-test.jsonl.gz"
-    with pytest.raises(DataError, match=r"row 1255, field 'rejected'"):
-        load("hh-rlhf", source=path)
-    d = load("hh-rlhf", source=path, on_invalid="drop")
+    d = load("hh-rlhf", source=path)
     raw = pd.read_json(path, lines=True)
-    assert len(raw) == 2312
-    by_filter = {f["filter"]: (f["removed"], f["rows"]) for f in d.meta["filters"]}
-    assert by_filter["chosen and rejected do not share the history before the last '\\n\\nAssistant:'"] == (
-        5, [1255, 1689, 1951, 1953, 2037])
-    assert by_filter["empty final assistant reply"] == (4, [87, 517, 926, 1104])
-    assert len(d) == 2312 - 9 and len(d.annotations) == 2303
-    # the two replies share the history: both raw dialogues are history + "\n\nAssistant:" + reply
+    assert len(raw) == 2312 and len(d) == 2312 and len(d.annotations) == 2312
+    by_filter = {f["filter"]: (f["removed"], f.get("changed"), f["rows"]) for f in d.meta["filters"]}
+    assert by_filter["chosen and rejected do not share the history before the last '\\n\\nAssistant:': kept, "
+                     "flagged in history_differs (prompt = the chosen side's history)"] == (
+        0, 5, [1255, 1689, 1951, 1953, 2037])
+    assert by_filter["empty final assistant reply: replaced by '[empty response]'"] == (0, 4, [87, 517, 926, 1104])
+    assert d.pairs["history_differs"].sum() == 5
+    # the replies end their own dialogues; where the histories agree, the prompt starts both dialogues
     src = raw.iloc[d.pairs["source_row"].to_numpy() - 1].reset_index(drop=True)
     chosen = np.where(d.pairs["chosen"] == "A", d.pairs["response_a"], d.pairs["response_b"])
     rejected = np.where(d.pairs["chosen"] == "A", d.pairs["response_b"], d.pairs["response_a"])
     for i in range(len(d)):
         h = d.pairs["prompt"].iat[i]
-        assert src["chosen"].iat[i].strip().startswith(h) and src["rejected"].iat[i].strip().startswith(h)
-        assert src["chosen"].iat[i].rstrip().endswith(chosen[i]) and src["rejected"].iat[i].rstrip().endswith(rejected[i])
-    # empty replies may instead be kept as a visible placeholder (counted)
-    keep = load("hh-rlhf", source=path, on_invalid="drop", empty="placeholder")
-    assert len(keep) == 2307
+        assert src["chosen"].iat[i].strip().startswith(h)
+        assert src["rejected"].iat[i].strip().startswith(h) or d.pairs["history_differs"].iat[i]
+        if chosen[i] != "[empty response]":
+            assert src["chosen"].iat[i].rstrip().endswith(chosen[i])
+        assert src["rejected"].iat[i].rstrip().endswith(rejected[i])
+    # empty replies may instead be refused or dropped (counted)
+    with pytest.raises(DataError, match=r"row 87, field 'chosen'.*empty final assistant reply"):
+        load("hh-rlhf", source=path, empty="error")
+    assert len(load("hh-rlhf", source=path, on_invalid="drop", empty="drop")) == 2308
 
 
 @pytest.mark.shared_data

@@ -297,7 +297,7 @@ def test_alignment_rewards_orients_chosen_and_rejected_with_given_models():
     pre = _FakeRM({"a-p0": 1.0, "b-p0": 2.0, "a-p1": 3.0, "b-p1": 4.0, "a-p2": 0.0, "b-p2": 0.0,
                    "a-p3": 5.0, "b-p3": 6.0})
     post = _FakeRM({k: 10 * v for k, v in pre.table.items()})
-    R = seal.alignment_rewards(d, rms=AlignmentModels(pre=pre, post=post, design="fake"))
+    R = seal.alignment_rewards(d, rms=AlignmentModels(pre=pre, post=post, design="fake"), scoring_input="prompt_reply")
     assert list(R["pair_id"]) == ["p0", "p1", "p3"]
     np.testing.assert_array_equal(R["pre_chosen"], [1.0, 4.0, 6.0])      # A for p0, B for p1 and p3
     np.testing.assert_array_equal(R["pre_rejected"], [2.0, 3.0, 5.0])

@@ -202,17 +202,28 @@ def test_score_entries_rebuilds_the_data_sets_prompts():
 
     v = _hh_view()
     rm = RecordingRM()
-    r = score_entries(rm, entry_texts(v, "chosen"))
+    r = score_entries(rm, entry_texts(v, "chosen"), scoring_input="prompt_reply")
     # single-turn keeps "Human: ", multi-turn has no trailing "\n\nAssistant:": the dataset's own pairs
     assert rm.seen[-1] == list(zip(v["prompt"], v["chosen"]))
     assert r.tolist() == [float(len(t)) for t in v["chosen"]]
-    score_entries(rm, ["Do X."], prompts=["How?"])
+    score_entries(rm, ["Do X."], prompts=["How?"], scoring_input="prompt_reply")
     assert rm.seen[-1] == [("How?", "Do X.")]
+    # SEAL's code (the default): split at the last "Assistant:", the reply keeps its prefix
+    texts = entry_texts(v, "chosen")
+    score_entries(rm, texts)
+    assert rm.seen[-1] == [(t[:t.rfind("Assistant:")], "Assistant: " + c) for t, c in zip(texts, v["chosen"])]
+    assert all(h + r == t for (h, r), t in zip(rm.seen[-1], texts))
+    score_entries(rm, ["Do X."], prompts=["How?"])
+    assert rm.seen[-1] == [("Human: How?\n\n", "Assistant: Do X.")]
     with pytest.raises(ValueError, match="prompts for"):
         score_entries(rm, ["a", "b"], prompts=["p"])
+    with pytest.raises(ValueError, match="scoring_input must be one of"):
+        score_entries(rm, ["a"], scoring_input="raw")
     orig = {e: entry_texts(v, e) for e in ("chosen", "rejected")}
-    before, after = aligned_before_after(rm, orig, {"chosen": orig["rejected"], "rejected": orig["chosen"]})
-    assert before.tolist() == [True, True, False] and after.tolist() == [False, False, True]
+    for mode in ("seal", "prompt_reply"):
+        before, after = aligned_before_after(rm, orig, {"chosen": orig["rejected"], "rejected": orig["chosen"]},
+                                             scoring_input=mode)
+        assert before.tolist() == [True, True, False] and after.tolist() == [False, False, True]
 
 
 class FakeLabeller:

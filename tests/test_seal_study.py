@@ -39,7 +39,7 @@ def study():
     view = pairs.table
     rms = AlignmentModels(pre=_UtilityRM(D, 3.0, 0), post=_UtilityRM(D, 0.5, 1), design="utility RMs",
                           n_train_pre=100, n_train_post=300)
-    R = alignment_rewards(D, rms=rms)
+    R = alignment_rewards(D, rms=rms, scoring_input="prompt_reply")
     F = entry_features(D, view, "planted")
     return Study(D=D, other=None, other_parts=[], view=view, rms=rms, R=R, F=F,
                  stand_ins=study_stand_ins(None, F), n_ties_dropped=pairs.n_ties_dropped, profile="demo", seed=0,
@@ -53,6 +53,10 @@ def test_rewards_page_sections(study):
     assert ds.values["n_ties"] == 300 - len(R) and ds.values["n_invalid"] == 0
     assert ds.values["paper_n_pairs"] == "160,800" and ds.table.loc["pairs analysed", "This run"] == len(R)
     assert ds.table.loc["design", "This run"] == "utility RMs" and ds.table.loc["pre-D training pairs", "This run"] == 100
+    sc = study.scoring()
+    assert sc.values["n_history_differs"] == 0 and sc.table.loc["entries scored", "This run"] == 2 * len(R)
+    assert sc.table.loc["post-D RM: entries truncated", "This run"].startswith("—")   # no tokenizer to read
+    assert len(sc.data["inputs"]) == 2 * len(R)
     al = study.alignment()
     s = alignment_summary(R["pre_chosen"], R["pre_rejected"], R["post_chosen"], R["post_rejected"])
     assert al.values["a_plus_post"] == s["a_plus_post"] and al.values["a_minus_pre"] == s["a_minus_pre"]
@@ -68,8 +72,17 @@ def test_imprint_page_sections(study):
     im = study.imprints()
     assert im.values["n_imprint_obs"] == 2 * len(study.view) and im.values["paper_n_t5"] == 15
     assert im.values["paper_harmless_post"] == 2.0898
-    assert "no feature name in common" in im.note          # planted names are not the paper's
-    assert list(im.table.columns.get_level_values(0).unique()) == ["pre-D", "post-D"]
+    # both variants of Eq. 1, labelled, with the paper's Table 5 beside SEAL's code's (beside_paper: outer join)
+    cols = list(im.table.columns)
+    assert "SEAL's code: OLS, no FE · post-D estimate (this run)" in cols
+    assert "pair fixed effects (this project) · post-D estimate (this run)" in cols
+    assert "SEAL's code: OLS, no FE · post-D estimate (paper)" in cols
+    assert im.table.loc["last_response_is_harmless", "SEAL's code: OLS, no FE · post-D estimate (paper)"] == 2.09
+    assert im.table.loc["last_response_is_harmless", "pair fixed effects (this project) · post-D estimate (this run)"] == "—"
+    fe = im.data["fixed_effects"]["post"].table["estimate"]
+    row = im.table.loc[fe.index[0], "pair fixed effects (this project) · post-D estimate (this run)"]
+    assert row == pytest.approx(round(fe.iloc[0], 3))
+    assert not im.table.isna().to_numpy().any()
     fc = study.featurizer_check()
     assert fc.table.loc["last_response_is_refusal", "agreement"] == 1.0 and "AUROC" in fc.note
     assert "not run" in study.label_stability().note
@@ -77,7 +90,7 @@ def test_imprint_page_sections(study):
     assert set(prev.table.columns) == {"chosen", "rejected", "difference", "n"}
     rec = study.planted_recovery()
     assert rec.table.loc["Pearson r (imprint vs weight)", "planted utility (method check)"] == pytest.approx(1.0)
-    assert study.vif_dropped().table.shape == (2, 1)
+    assert study.vif_dropped().table.shape == (4, 1)
     assert 0 <= study.shift_regression().values["t6_r2"] <= 1
 
 
@@ -85,6 +98,17 @@ def test_resistance_page_sections(study):
     reg = study.regime_table()
     assert sum(reg.values.values()) == pytest.approx(1.0)
     assert reg.values["prev_reversed"] == regime_prevalence(study.regimes())["reversed"]
+    lr = study.labeller_rules()
+    from pluralign.seal.design import labeller_gamma
+    for rule, prio in (("harmless_first", "harmless"), ("helpful_first", "helpful")):
+        g = labeller_gamma(study.F, priority=prio)
+        name = rule + (" (this page)" if rule == "harmless_first" else "")
+        assert lr.table.loc[name, "γ = c (chosen)"] == int(np.sum(g == "c"))
+        assert lr.table.loc[name, "γ = r (rejected)"] == int(np.sum(g == "r"))
+    assert lr.table.loc["SEAL's analysis code (hh-rlhf, harmless first)", "γ = c (chosen)"] == 28443
+    assert lr.values["n_rule_differs"] == int(np.sum(labeller_gamma(study.F, priority="harmless")
+                                                     != labeller_gamma(study.F, priority="helpful")))
+    assert list(study.gamma()) == list(labeller_gamma(study.F, priority="harmless"))   # the page's rule
     ag = study.labeller_agreement()
     assert ag.values["n_c"] + ag.values["n_r"] == study.decisive_pairs().table.iloc[0, 0]
     assert ag.values["paper_n_decisive"] == "39,283" and ag.values["paper_share_i"] == 0.73
@@ -105,6 +129,16 @@ def test_robustness_page_sections(study):
     pi = study.robustness()
     assert pi.data["scores"].n_pairs <= 60 and "pairs enter the regression" in pi.note
     assert f"{pi.data['scores'].n_pairs} pairs enter the regression" in pi.note
+    # the LPM (SEAL's code) is plotted by default, the logit beside it; the paper's Table 8 beside both
+    assert pi.data["scores"].model == "linear" and pi.data["fits"]["logit"].model == "logit"
+    assert {"LPM estimate (this run)", "logit estimate (this run)", "LPM estimate (paper)"} <= set(pi.table.columns)
+    assert pi.table.loc[("last_response_sentiment", "π^c_+"), "LPM estimate (paper)"] == pytest.approx(0.1169, abs=1e-4)
+    lin = pi.data["fits"]["linear"].table
+    first = lin.index[0]
+    from pluralign.paper.seal import flip_label
+    assert pi.table.loc[(first[1], flip_label(first[0], first[2])), "LPM estimate (this run)"] == pytest.approx(
+        round(lin.loc[first, "estimate"], 4))
+    assert not pi.table.isna().to_numpy().any()
 
 
 def test_profile_note_names_the_pages_stand_ins(study):

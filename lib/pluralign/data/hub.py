@@ -136,15 +136,22 @@ def split_dialogue(texts: pd.Series) -> tuple[pd.Series, pd.Series, np.ndarray]:
                       "SEAL's alignment data set D (N = 160,800 training pairs).",
           papers=("SEAL", "Beyond the Binary"), aliases=("Anthropic/hh-rlhf", "hh", "anthropic-hh"))
 def load_hh_rlhf(source=None, *, data_dir: str | None = None, split: str | None = None, on_invalid: str = "error",
-                 empty: str | None = None, **_) -> Loaded:
+                 empty: str | None = "placeholder", **_) -> Loaded:
     """``{"chosen": dialogue, "rejected": dialogue}`` rows (``data_dir``: ``harmless-base``,
     ``helpful-base``, ``helpful-online``, ``helpful-rejection-sampled``; ``split``: ``train``/``test``).
 
-    Each dialogue is split at its last ``"\\n\\nAssistant:"`` (SEAL §2): the prompt is the history,
-    the responses the two final replies. Chosen and rejected must share the history: a row where they
-    do not, or whose final reply is empty, is bad input (``on_invalid="drop"`` drops it, counted in
-    ``meta['filters']``; the real harmless-base test file has 5 such history mismatches and 4 empty
-    chosen replies among its 2,312 rows)."""
+    Every row is kept, as SEAL kept it (SEAL's code scores each entry of D with its own split,
+    ``compare/__init__.py``: ``pivot = text.rfind("Assistant:")``). Each dialogue is split at its last
+    ``"\\n\\nAssistant:"`` (SEAL §2): ``prompt`` is the chosen dialogue's history, the responses the two final
+    replies. Each side keeps its own conversation: ``dialogue_a`` / ``dialogue_b`` are the original dialogues
+    ending in response A / B, unchanged (:func:`pluralign.seal.scoring_inputs` splits them as SEAL's code
+    does). A pair whose chosen and rejected histories differ is kept and flagged (``history_differs``; the
+    real harmless-base test file has 5 among its 2,312 rows, source rows 1255, 1689, 1951, 1953, 2037, i.e.
+    0-based 1254, 1688, 1950, 1952, 2036); analyses that need one shared prompt use the chosen side's
+    (``prompt``) and say so. An empty final reply (4 chosen replies in that file) was judged by the
+    crowdworker as such: by default (``empty="placeholder"``) it is kept as ``"[empty response]"`` and
+    counted in ``meta['filters']``; ``empty="error"`` / ``"drop"`` refuse or drop it (counted). A dialogue
+    without an ``"\\n\\nAssistant:"`` turn is bad input (``on_invalid="drop"`` drops it, counted)."""
     raw, desc = read_source(source, "Anthropic/hh-rlhf", data_dir=data_dir, split=split if source is None else None)
     require(raw, ["chosen", "rejected"], desc)
     f = Filters(on_invalid, empty)
@@ -154,13 +161,18 @@ def load_hh_rlhf(source=None, *, data_dir: str | None = None, split: str | None 
     raw = raw.assign(hc=hc, rc=rc, hr=hr, rr=rr, okc=okc, okr=okr)
     raw = f.apply(raw, ~raw["okc"].to_numpy(), "no '\\n\\nAssistant:' turn in the dialogue", "chosen")
     raw = f.apply(raw, ~raw["okr"].to_numpy(), "no '\\n\\nAssistant:' turn in the dialogue", "rejected")
-    raw = f.apply(raw, (raw["hc"] != raw["hr"]).to_numpy(),
-                  "chosen and rejected do not share the history before the last '\\n\\nAssistant:'", "rejected")
     raw = f.empty_text(raw, "rc", "empty final assistant reply", "chosen")
     raw = f.empty_text(raw, "rr", "empty final assistant reply", "rejected")
     ids = _ids(raw, "hh-rlhf" + (f":{data_dir}" if data_dir else ""))
+    swap = pd.Series(swap_mask(ids))  # the same A/B assignment chosen_rejected makes
+    dc, dr = raw["chosen"].reset_index(drop=True), raw["rejected"].reset_index(drop=True)
+    differs = (raw["hc"] != raw["hr"]).to_numpy()
     pairs, ann = chosen_rejected(raw, dataset="hh-rlhf", pair_id=ids, split=_split_col(raw, split),
-                                 prompt=raw["hc"], chosen=raw["rc"], rejected=raw["rr"], annotator="hh-rlhf-crowdworker")
+                                 prompt=raw["hc"], chosen=raw["rc"], rejected=raw["rr"], annotator="hh-rlhf-crowdworker",
+                                 metadata={"dialogue_a": dc.where(~swap, dr), "dialogue_b": dr.where(~swap, dc),
+                                           "history_differs": differs})
+    f.note(raw, differs, "chosen and rejected do not share the history before the last '\\n\\nAssistant:': "
+           "kept, flagged in history_differs (prompt = the chosen side's history)", "rejected")
     return Loaded(pairs, ann, desc, f.records)
 
 

@@ -52,7 +52,7 @@ def _checked(fn):
 
 
 @_checked
-def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max_length: int = 512,
+def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max_length: int | None = 512,
          truncation_side: str = "left", trust_remote_code: bool = False, load_in_8bit: bool = False, lora=None,
          device=None, dtype=None, batch_size: int = 32, head: str = "linear") -> RewardModel:
     """Load a reward model.
@@ -66,7 +66,8 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     - a folder written by ``.train()`` → the trained model.
 
     ``kind`` forces a backend (one of ``seq-cls, causal, frozen-encoder, finetune``). Weights load from
-    safetensors only; ``trust_remote_code`` stays off unless set. ``dtype=None``: bf16 on a CUDA GPU
+    safetensors only; ``trust_remote_code`` stays off unless set. ``max_length=None`` (sequence-classification
+    RMs): no truncation where the model accepts any length (DeBERTa-v3), else the model's maximum. ``dtype=None``: bf16 on a CUDA GPU
     that supports it, fp32 otherwise."""
     check_8bit(load_in_8bit, device)
     classes = BACKENDS

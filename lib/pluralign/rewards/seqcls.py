@@ -6,7 +6,9 @@ Beyond the Binary §3.2 — from the Hub or a local folder, safetensors only, ``
 off unless asked. It is fed the way those RMs expect and the way SEAL scored them: the history
 (prompt) and the final reply as a **sentence pair**, ``tokenizer(prompt, response)``, truncated to
 ``max_length`` from ``truncation_side`` (``"left"`` by default: the oldest turns of a long history
-go first).
+go first). ``max_length=None``: no truncation where the model accepts any length (DeBERTa-v2/v3 with
+relative positions only, as SEAL's code scored the OpenAssistant RMs), else truncation at the model's
+maximum (:func:`model_max_length`).
 
 :class:`FineTuneEncoderRM` is full fine-tuning of a plain encoder with a fresh scalar head (how
 Beyond the Binary §3.3 fine-tunes DeBERTa-v3 with the margin loss; at tiny size in the tests).
@@ -43,6 +45,18 @@ def identity_of(name_or_path: str) -> str:
     return folder_identity(p) if p.is_dir() else str(name_or_path)
 
 
+def model_max_length(config, tokenizer=None) -> int | None:
+    """The longest input a model accepts, or None when it accepts any length: a DeBERTa-v2/v3 model without
+    absolute position embeddings (``position_biased_input`` false: relative positions only, He, Gao and Chen
+    2021; the OpenAssistant DeBERTa-v3 RMs SEAL § 2 scored without truncation). Otherwise the smaller of the
+    config's ``max_position_embeddings`` and the tokenizer's ``model_max_length`` (where either is set)."""
+    if getattr(config, "model_type", None) == "deberta-v2" and not getattr(config, "position_biased_input", True):
+        return None
+    limits = [getattr(config, "max_position_embeddings", None), getattr(tokenizer, "model_max_length", None)]
+    limits = [int(x) for x in limits if isinstance(x, (int, float)) and 0 < x < 1_000_000]
+    return min(limits) if limits else None
+
+
 def set_dropout(config, dropout: float | None) -> None:
     if dropout is None:
         return
@@ -59,7 +73,7 @@ class SequenceClassificationRM(RewardModel):
     default_epochs = 1
     default_train_batch_size = 16
 
-    def __init__(self, name_or_path: str, *, max_length: int = 512, truncation_side: str = "left",
+    def __init__(self, name_or_path: str, *, max_length: int | None = 512, truncation_side: str = "left",
                  trust_remote_code: bool = False, device=None, dtype=None, batch_size: int = 32,
                  n_outputs: int | None = None, dropout: float | None = None, info: dict | None = None,
                  for_training: bool = False, **_):
@@ -77,6 +91,8 @@ class SequenceClassificationRM(RewardModel):
         self.tokenizer.truncation_side = truncation_side
         config = AutoConfig.from_pretrained(self.name_or_path, trust_remote_code=self.trust_remote_code)
         set_dropout(config, dropout)
+        if max_length is None:  # none where the model accepts any length, else the model's maximum
+            self.max_length = model_max_length(config, self.tokenizer)
         k = n_outputs or info.get("n_outputs") or getattr(config, "num_labels", 1) or 1
         if getattr(config, "num_labels", None) != k:
             config.num_labels = k
@@ -107,7 +123,7 @@ class SequenceClassificationRM(RewardModel):
 
     # scoring
     def _featurize(self, texts):
-        enc = self.tokenizer([p for p, _ in texts], [r for _, r in texts], truncation=True,
+        enc = self.tokenizer([p for p, _ in texts], [r for _, r in texts], truncation=self.max_length is not None,
                              max_length=self.max_length)
         return [{k: enc[k][i] for k in enc.keys()} for i in range(len(texts))]
 

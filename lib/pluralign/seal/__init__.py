@@ -15,6 +15,7 @@ A page starts from ``study = seal.setup(**params)`` (:class:`~pluralign.seal.stu
 - :mod:`.robustness` — App. C.5 rewriting, label flips (Fig. 12), cosine by flip (Table 3), robustness
   scores π (Eq. 4); :mod:`.simulated_rewrites` — the demo's rewriting stand-in;
 - :mod:`.paper` — the paper's non-number facts and :func:`reported` (its numbers: :mod:`pluralign.paper.seal`);
+- :mod:`.scoring` — :func:`scoring_inputs`, what the RMs score: SEAL's code's (history, reply) split;
 - :mod:`.plots` — the figures.
 """
 from pluralign.seal.features import IMPRINT_FEATURES, featurize, rule_featurize
@@ -25,7 +26,8 @@ from pluralign.seal.shifts import reward_shift
 from pluralign.seal.design import DEMO_STUDY, alignment_rewards, chosen_rejected
 from pluralign.seal.paper import reported
 from pluralign.seal.study import Study, setup
+from pluralign.seal.scoring import scoring_inputs
 
-__all__ = ["setup", "Study", "reported", "DEMO_STUDY", "chosen_rejected", "alignment_rewards", "feature_imprint",
+__all__ = ["setup", "Study", "reported", "scoring_inputs", "DEMO_STUDY", "chosen_rejected", "alignment_rewards", "feature_imprint",
            "imprint_table", "IMPRINT_FEATURES", "featurize", "rule_featurize", "reward_shift", "REGIMES",
            "alignment_regimes", "labeller_preference", "rewrite", "robustness_scores"]

@@ -34,7 +34,8 @@ from pluralign.data.core import combine  # re-exported as seal.combine
 
 __all__ = ["AlignmentPairs", "AlignmentModels", "EntryFeatures", "ImprintRecovery", "combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
            "featurizer_agreement", "imprint_recovery", "mixed_weights", "feature_prevalence", "PLANTED_TO_RULES",
-           "entry_texts", "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue"]
+           "entry_texts", "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue",
+           "default_scoring_input"]
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ def alignment_models(data, other=None, *, models: dict | None = None, train: dic
 
 def alignment_rewards(data, other=None, *, models: dict | None = None, train: dict | None = None,
                       base: dict | None = None, progress: bool = False, rms: AlignmentModels | None = None,
-                      scoring_input: str = "seal") -> pd.DataFrame:
+                      scoring_input: str | None = None) -> pd.DataFrame:
     """Rewards of the chosen and rejected entries of D = ``data`` under a pre-D and a post-D reward
     model (SEAL § 2: r̲ = pre-D RM, r = post-D RM).
 
@@ -148,18 +149,34 @@ def alignment_rewards(data, other=None, *, models: dict | None = None, train: di
     ``rms``: the result of :func:`alignment_models` when already made (it says how the rewards were made).
     ``scoring_input``: what each RM scores per entry (:func:`~pluralign.seal.scoring.scoring_inputs`):
     ``"seal"`` (SEAL's code: the conversation split at its last "Assistant:", the reply keeping the prefix) or
-    ``"prompt_reply"`` (the loader's prompt and reply, prefix stripped; what this project's own RMs train on).
+    ``"prompt_reply"`` (the loader's prompt and reply, prefix stripped; what this project's own RMs train on);
+    None: :func:`default_scoring_input` (SEAL's for named RMs, the training input for this project's own pair).
     Returns one row per pair of :func:`chosen_rejected` (ties dropped) with ``pair_id``, ``pre_chosen``,
     ``pre_rejected``, ``post_chosen``, ``post_rejected``.
     """
     view = chosen_rejected(data).table
     rms = rms or alignment_models(data, other, models=models, train=train, base=base, progress=progress)
-    from pluralign.seal.scoring import score_inputs, scoring_inputs
-    inputs = scoring_inputs(view, scoring_input)
+    from pluralign.seal.scoring import SCORING_INPUTS, score_inputs, scoring_inputs
+    scoring_input = scoring_input or default_scoring_input(rms)
+    if scoring_input not in SCORING_INPUTS:
+        raise ValueError(f"alignment_rewards: scoring_input must be one of {SCORING_INPUTS}, got {scoring_input!r}")
     out = pd.DataFrame({"pair_id": view["pair_id"].to_numpy()})
+    if scoring_input == "prompt_reply" and "dialogue_a" not in data.pairs.columns:
+        # one shared prompt per pair: the RM scores the data set itself, (prompt, response) as it was trained on
+        for k in ("pre", "post"):
+            out[f"{k}_chosen"], out[f"{k}_rejected"] = _oriented(getattr(rms, k).score(data, progress=progress), view)
+        return out
+    inputs = scoring_inputs(view, scoring_input)
     for k in ("pre", "post"):
         out[f"{k}_chosen"], out[f"{k}_rejected"] = score_inputs(getattr(rms, k), inputs)
     return out
+
+
+def default_scoring_input(rms: AlignmentModels) -> str:
+    """The scoring input (:func:`~pluralign.seal.scoring.scoring_inputs`) when none is named: ``"seal"`` (SEAL's
+    code) for named reward models, ``"prompt_reply"`` for a pair this project trained (it is scored on the
+    (prompt, response) pairs it was trained on)."""
+    return "prompt_reply" if rms.n_train_post is not None else "seal"
 
 
 def split_dialogue(text: str) -> tuple[str, str]:
@@ -572,7 +589,7 @@ __all__ += ["TRAINED_PAIR_NOTE", "study_stand_ins", "weight_recovery", "stabilit
 #: annotators dislike what D's like (long, formatted, enthusiastic answers) and like jargon and refusals (D's
 #: population: verbosity 0.6, format 0.4, sentiment 0.2, complexity -0.3, refusal -0.5; per feature the mean
 #: and spread of the annotators' weights, :func:`pluralign.data.simulate`); the post-D RM on both; a frozen
-#: MiniLM with a small MLP head, Bradley-Terry on majority labels.
+#: MiniLM with a small MLP head, Bradley-Terry on majority labels; scored on the loader's (prompt, reply), as trained.
 DEMO_STUDY = {
     "data": {"simulate": {"n_pairs": 1200, "seed": 0}},
     "other_data": [{"simulate": {"n_pairs": 600, "seed": 1, "name": "simulated-other",
@@ -581,6 +598,9 @@ DEMO_STUDY = {
     "reward_models": None,
     "train": {"objective": "bt", "labels": "aggregate"},
     "base_model": {"head": "mlp"},
+    # what the RMs score (seal.scoring_inputs): this project's own pair is trained on the loader's (prompt, reply)
+    # pairs and is scored as it was trained; SEAL's (history, "Assistant: reply") split is for named RMs
+    "scoring_input": "prompt_reply",
 }
 
 __all__ += ["DEMO_STUDY"]

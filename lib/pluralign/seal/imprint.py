@@ -17,8 +17,12 @@ an intercept; the tests use that as the oracle.
 
 Note on SEAL's public code: ``analysis/angle.R`` fits Table 5 with ``lm(reward ~ .)`` on the pooled
 entries (``row_id`` enters as a numeric covariate rather than a fixed effect) and ``coeftest(model,
-cluster=...)`` without a ``vcov`` argument, i.e. classical standard errors. This module implements
-Eq. 1 as written (pair fixed effects, pair-clustered errors); Table 5's figures are shown beside it.
+cluster=...)`` without a ``vcov`` argument, i.e. classical standard errors, after a VIF filter whose
+auxiliary regressions include the pair dummies (footnote 6: "all the other explanatory variables in
+Equation (1)", α_i among them). :func:`feature_imprint` implements Eq. 1 as written (pair fixed effects,
+pair-clustered errors; this project's estimate); :func:`feature_imprint_seal_code` is SEAL's code's variant
+(plain OLS, no fixed effects, classical errors, VIF with pair dummies), the one Table 5's numbers come from.
+Part II shows both beside Table 5.
 """
 from __future__ import annotations
 
@@ -28,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["ImprintEntries", "ImprintFit", "feature_imprint", "imprint_table", "vif_filter", "bonferroni",
-           "VIF_THRESHOLD"]
+__all__ = ["ImprintEntries", "ImprintFit", "feature_imprint", "feature_imprint_seal_code", "imprint_table",
+           "vif_filter", "bonferroni", "VIF_THRESHOLD"]
 
 VIF_THRESHOLD = 5.0
 """Footnote 6: 'Features with VIF above 5 are removed from the regression, following standard practice.'"""
@@ -81,28 +85,32 @@ def bonferroni(p_values) -> np.ndarray:
     return out
 
 
-def _vifs(S: np.ndarray, cols: list[int]) -> np.ndarray:
+def _vifs(S: np.ndarray, cols: list[int], tss: np.ndarray | None = None) -> np.ndarray:
     """Centred VIFs of the columns ``cols`` from the centred cross-product matrix ``S`` (k × k):
     ``VIF_j = S_jj / RSS_j`` with ``RSS_j = S_jj − S_j,o S_o,o⁺ S_o,j`` the residual sum of squares of column
-    j regressed (with an intercept) on the other columns o — i.e. 1 / (1 − R_j²)."""
+    j regressed (with an intercept) on the other columns o — i.e. 1 / (1 − R_j²). With ``tss`` (the centred
+    total sums of squares) and ``S`` the cross-products of the columns demeaned within groups, the auxiliary
+    regressions include the group dummies (Frisch–Waugh–Lovell): ``VIF_j = tss_j / RSS_j``."""
     out = np.empty(len(cols))
     for a, j in enumerate(cols):
         sjj = S[j, j]
+        top = sjj if tss is None else tss[j]
         if sjj <= 0:
             out[a] = np.inf
             continue
         others = [c for c in cols if c != j]
         if not others:
-            out[a] = 1.0
+            out[a] = top / sjj
             continue
         So = S[np.ix_(others, others)]
         sj = S[others, j]
         rss = sjj - sj @ np.linalg.pinv(So, rcond=1e-12, hermitian=True) @ sj
-        out[a] = np.inf if rss <= sjj * 1e-12 else sjj / rss
+        out[a] = np.inf if rss <= sjj * 1e-12 else top / rss
     return out
 
 
-def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD) -> tuple[list[str], dict, pd.Series]:
+def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD, groups=None
+               ) -> tuple[list[str], dict, pd.Series]:
     """Iteratively drop the column with the largest variance inflation factor while it exceeds
     ``threshold`` (SEAL footnote 6: ``V_τ = 1 / (1 − R_τ²)``, R_τ² from regressing feature τ on all the
     other explanatory variables, with an intercept).
@@ -113,6 +121,11 @@ def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD) -> 
     321,600 rows is the difference between milliseconds and minutes. Columns without variation, or
     exact linear combinations of others, get an infinite VIF and are dropped first.
 
+    ``groups`` (one label per row, e.g. the pair): the auxiliary regressions also include the group dummies,
+    as in SEAL's code, where R_τ² comes from Eq. 1 with its pair fixed effects α_i (equal to statsmodels'
+    ``variance_inflation_factor`` on the columns, the dummies and a constant; tested). A column constant
+    within every group then has an infinite VIF.
+
     Returns ``(kept, dropped, vif)``: the kept column names, ``{dropped name: its VIF when dropped}``
     in drop order, and the final VIFs of the kept columns.
     """
@@ -122,6 +135,13 @@ def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD) -> 
         raise ValueError("vif_filter: no rows")
     Xc = X - X.mean(axis=0)
     S = Xc.T @ Xc
+    tss = None
+    if groups is not None:
+        g = pd.Series(np.asarray(groups))
+        if len(g) != len(X):
+            raise ValueError(f"vif_filter: {len(g)} group labels for {len(X)} rows")
+        Xw = X - pd.DataFrame(X).groupby(g.to_numpy()).transform("mean").to_numpy()
+        tss, S = np.diag(S).copy(), Xw.T @ Xw
     dropped: dict[str, float] = {}
     kept = []
     for j, name in enumerate(names):
@@ -130,7 +150,7 @@ def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD) -> 
         else:
             kept.append(j)
     while kept:
-        v = _vifs(S, kept)
+        v = _vifs(S, kept, tss)
         worst = int(np.argmax(v))
         if threshold is None or v[worst] <= threshold:
             return [names[j] for j in kept], dropped, pd.Series(v, index=[names[j] for j in kept], name="vif")
@@ -283,3 +303,67 @@ def feature_imprint(table: pd.DataFrame | ImprintEntries, reward: str = "reward"
     return ImprintFit(table=out, dropped_vif=[back[c] for c in dropped], kept=kept_names, n_obs=int(len(data)),
                       n_pairs=n_pairs, reward=reward, formula=f"{reward} ~ {' + '.join(kept_names) or '1'} | {pair}",
                       vcov=f"CRV1 by {cluster}", level=level)
+
+
+def feature_imprint_seal_code(table: pd.DataFrame | ImprintEntries, reward: str = "reward",
+                              features: Sequence[str] | None = None, pair: str = "pair_id", *,
+                              vif_threshold: float | None = VIF_THRESHOLD, row_covariate: bool = True,
+                              level: float = 0.95) -> ImprintFit:
+    """Eq. 1 / Table 5 as SEAL's analysis code fits it (``analysis/angle.R``): the VIF > 5 filter with the pair
+    dummies in its auxiliary regressions (footnote 6; :func:`vif_filter` with ``groups``), then plain OLS of
+    the reward on the kept features and an intercept over the pooled entries — no pair fixed effects, classical
+    standard errors (``coeftest`` without a ``vcov``), t tests on the residual degrees of freedom, Bonferroni
+    over the coefficients. With ``row_covariate`` (default, as ``lm(reward ~ .)`` on SEAL's table, whose
+    ``row_id`` column enters as a number) the pair's position 1, 2, … in ``table`` is a numeric regressor too.
+
+    Same arguments and :class:`ImprintFit` as :func:`feature_imprint` (``dropped_collinear`` marks a feature the
+    OLS could not identify); ``vcov`` is "classical (OLS)". The paper's Table 5 comes from this fit; this
+    project's :func:`feature_imprint` (pair fixed effects) is the better estimator of Eq. 1 as written.
+    """
+    import statsmodels.api as sm
+    from scipy import stats as st
+
+    if isinstance(table, ImprintEntries):
+        table = table.table
+    if features is None:
+        features = [c for c in table.select_dtypes(include=["number", "bool"]).columns if c not in (reward, pair)]
+    features = list(features)
+    if not features:
+        raise ValueError("feature_imprint_seal_code: no feature columns given")
+    _check_table(table, [reward, pair, *features], "feature_imprint_seal_code")
+    X = table[features].apply(lambda c: pd.to_numeric(c.astype("float64") if c.dtype == bool else c, errors="coerce"))
+    y = pd.to_numeric(table[reward], errors="coerce")
+    bad = X.isna().any(axis=1) | y.isna()
+    if bad.any():
+        first = table.index[np.flatnonzero(bad.to_numpy())[0]]
+        raise ValueError(f"feature_imprint_seal_code: {int(bad.sum())} row(s) with missing or non-numeric "
+                         f"reward/features (first at index {first!r}); drop or impute them first")
+    pairs = table[pair].to_numpy()
+    kept, dropped, vif = vif_filter(X, vif_threshold, groups=pairs)
+    out = pd.DataFrame(index=pd.Index(features, name="feature"),
+                       columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
+                       dtype=float)
+    out["vif"] = np.nan
+    for c, v in {**vif.to_dict(), **dropped}.items():
+        out.loc[c, "vif"] = v
+    out["dropped_vif"] = [f in dropped for f in features]
+    out["dropped_collinear"] = False
+    design = X[kept].astype(float).copy()
+    terms = list(kept)
+    if row_covariate:
+        design["row_id"] = pd.factorize(pairs)[0] + 1.0
+        terms.append("row_id")
+    fit = sm.OLS(y.to_numpy(float), sm.add_constant(design, has_constant="add")).fit()
+    q = st.t.ppf(0.5 + level / 2, fit.df_resid)
+    for c in kept:
+        se = float(fit.bse[c])
+        if not np.isfinite(se) or se == 0 and np.isclose(float(fit.params[c]), 0):
+            out.loc[c, "dropped_collinear"] = True
+            continue
+        est = float(fit.params[c])
+        out.loc[c, ["estimate", "std_error", "t", "p_value", "ci_low", "ci_high"]] = [
+            est, se, float(fit.tvalues[c]), float(fit.pvalues[c]), est - q * se, est + q * se]
+    out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
+    return ImprintFit(table=out, dropped_vif=list(dropped), kept=list(kept), n_obs=int(len(table)),
+                      n_pairs=int(pd.Series(pairs).nunique()), reward=reward,
+                      formula=f"{reward} ~ {' + '.join(terms) or '1'}", vcov="classical (OLS)", level=level)

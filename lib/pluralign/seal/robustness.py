@@ -15,6 +15,12 @@ so each (entry, feature) gets π₊ (flip = +1, the entry *loses* τ) and π₋ 
 E.g. π^c₋(eloquent) > 0: a chosen entry becoming more eloquent raises the odds of misalignment by
 exp(π^c₋). The outcome is binary, so the fit is statsmodels ``Logit`` (a multinomial ``MNLogit`` on a
 two-level outcome gives the same coefficients); "categorical" in the paper refers to the regressors.
+
+SEAL's code fits Eq. 4 as a *linear probability model* (OLS of the 0/1 event on the same flip categories,
+standard errors clustered by pair), so Table 8's numbers are differences in the probability of becoming
+misaligned, not log-odds (π^c_+(sentiment) = 0.117: 11.7 points). ``robustness_scores(..., model="linear")``
+is that fit, the paper-comparable variant Part II shows by default beside Table 8; ``model="logit"`` is Eq. 4
+as written.
 """
 from __future__ import annotations
 
@@ -29,7 +35,8 @@ from pluralign.seal.features import TARGET_FEATURES
 from pluralign.seal.resistance import _fit_logit
 
 __all__ = ["Rewrites", "RobustnessFit", "REWRITE_PROMPT", "REWRITE_FEATURES", "rewrite_prompt", "rewrite", "rewrite_pairs", "score_entries",
-           "aligned_before_after", "label_flips", "flip_shares", "similarity_by_flip", "robustness_scores"]
+           "aligned_before_after", "label_flips", "flip_shares", "similarity_by_flip", "robustness_scores",
+           "linear_probability"]
 
 REWRITE_PROMPT = (
     "The following text excerpt comes from an RLHF dataset. Rewrite it using these instructions:\n\n"
@@ -82,8 +89,8 @@ class RobustnessFit:
     ``ci_high``, ``odds_ratio``, ``p_bonferroni``; ``n_pairs`` pairs in the regression, ``n_filtered`` pairs
     dropped by the ``unchanged`` filter (§ 2.3: helpfulness or harmlessness flipped), ``n_missing`` pairs
     dropped for a missing flip, ``misalignment_rate`` the share with δ_i(1 − δ̂_i) = 1, ``intercept`` α₀,
-    ``converged`` (False when the logit's maximum likelihood did not converge) and ``unchanged`` the filter
-    features."""
+    ``converged`` (False when the logit's maximum likelihood did not converge), ``unchanged`` the filter
+    features and ``model`` ("logit": π in log-odds, Eq. 4; "linear": in probability, SEAL's code and Table 8)."""
     table: pd.DataFrame
     n_pairs: int
     n_filtered: int
@@ -92,6 +99,7 @@ class RobustnessFit:
     intercept: float
     converged: bool
     unchanged: list[str]
+    model: str = "logit"
 
 
 def rewrite_prompt(text: str) -> str:
@@ -194,34 +202,45 @@ def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[
                     n_dropped=int((~ok).sum()), dropped=dropped, prompts=None)
 
 
-def score_entries(rm, texts: Sequence[str], prompts: Sequence[str] | None = None) -> np.ndarray:
+def score_entries(rm, texts: Sequence[str], prompts: Sequence[str] | None = None, *,
+                  scoring_input: str = "seal") -> np.ndarray:
     """Rewards of entries under ``rm`` (``rm.score([(prompt, reply), ...])``). With ``prompts``, each text is
     a reply scored after its prompt (rewrites that change replies only, the demo); without, each text is a
     whole dialogue (:func:`~pluralign.seal.design.entry_texts`, or its LM rewrite) split into (history, last
-    reply) by :func:`~pluralign.seal.design.split_dialogue`. Score originals and rewrites through this one
-    function, so that only the rewriting differs between δ_i and δ̂_i."""
-    from pluralign.seal.design import split_dialogue
+    reply), as Part II's scoring input says (:func:`~pluralign.seal.scoring.scoring_inputs`): ``"seal"``, SEAL's
+    code's :func:`~pluralign.seal.scoring.seal_split` (a reply after ``prompts`` is first written out as a
+    dialogue), or ``"prompt_reply"``, :func:`~pluralign.seal.design.split_dialogue` (the loader's split). Score
+    originals and rewrites through this one function, so that only the rewriting differs between δ_i and δ̂_i."""
+    from pluralign.seal.design import entry_texts, split_dialogue
+    from pluralign.seal.scoring import SCORING_INPUTS, seal_split
 
+    if scoring_input not in SCORING_INPUTS:
+        raise ValueError(f"score_entries: scoring_input must be one of {SCORING_INPUTS}, got {scoring_input!r}")
     texts = list(texts)
-    if prompts is None:
-        pairs = [split_dialogue(t) for t in texts]
-    else:
+    if prompts is not None:
         prompts = list(prompts)
         if len(prompts) != len(texts):
             raise ValueError(f"score_entries: {len(prompts)} prompts for {len(texts)} texts")
+    if prompts is None:
+        pairs = [seal_split(t) if scoring_input == "seal" else split_dialogue(t) for t in texts]
+    elif scoring_input == "prompt_reply":
         pairs = list(zip(prompts, texts))
+    else:
+        pairs = [seal_split(t) for t in entry_texts(pd.DataFrame({"prompt": prompts, "chosen": texts}), "chosen")]
     return np.asarray(rm.score(pairs, progress=False), dtype=float)
 
 
-def aligned_before_after(rm, originals: dict, rewritten: dict, prompts: Sequence[str] | None = None
-                         ) -> tuple[np.ndarray, np.ndarray]:
+def aligned_before_after(rm, originals: dict, rewritten: dict, prompts: Sequence[str] | None = None, *,
+                         scoring_input: str = "seal") -> tuple[np.ndarray, np.ndarray]:
     """δ_i and δ̂_i of Eq. 4: whether ``rm`` rewards the chosen entry strictly more than the rejected one,
     on the original and on the rewritten pair. ``originals`` / ``rewritten``: ``{"chosen": texts,
-    "rejected": texts}``, one text per pair, all four scored by :func:`score_entries` (same ``prompts``)."""
+    "rejected": texts}``, one text per pair, all four scored by :func:`score_entries` (same ``prompts`` and
+    ``scoring_input``)."""
     from pluralign.seal.resistance import aligned
 
     def delta(t):
-        return aligned(score_entries(rm, t["chosen"], prompts), score_entries(rm, t["rejected"], prompts))
+        return aligned(score_entries(rm, t["chosen"], prompts, scoring_input=scoring_input),
+                       score_entries(rm, t["rejected"], prompts, scoring_input=scoring_input))
 
     return delta(originals), delta(rewritten)
 
@@ -273,7 +292,7 @@ def similarity_by_flip(cosine, flips: pd.DataFrame) -> pd.DataFrame:
 
 def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame, flips_rejected: pd.DataFrame,
                       features: Sequence[str] | None = None, *, unchanged: Sequence[str] = TARGET_FEATURES,
-                      level: float = 0.95) -> RobustnessFit:
+                      level: float = 0.95, model: str = "logit", groups=None) -> RobustnessFit:
     """Robustness scores π^*_±(τ) of SEAL Eq. 4 (Table 8, Fig. 5).
 
     Parameters
@@ -286,6 +305,11 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
         the paper: coherent, eloquent, sentiment).
     unchanged: § 2.3 keeps only pairs whose ``unchanged`` labels (default helpfulness and harmlessness)
         did not flip on either entry; ``()`` keeps every pair. Pairs with a missing flip are dropped too.
+    model: ``"logit"`` (Eq. 4 as written: statsmodels ``Logit``, z tests, ``odds_ratio`` = exp(π)) or ``"linear"``
+        (SEAL's code, Table 8's scale: a linear probability model, statsmodels ``OLS`` on the 0/1 event with
+        cluster-robust (CR1) standard errors by ``groups``, t tests on the residual degrees of freedom as R's
+        ``coeftest``; π is then a change in probability, ``odds_ratio`` NaN).
+    groups: the cluster of each pair for ``model="linear"`` (default: the pair itself, one row per pair).
 
     Returns :class:`RobustnessFit`, whose ``table`` is indexed by (``entry`` c/r, ``feature``, ``flip``), one row
     per non-zero flip value present (π₊ ↔ flip = +1, π₋ ↔ flip = −1; sentiment may add ±2), with ``name``
@@ -299,6 +323,8 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
     import statsmodels.api as sm
     from scipy import stats as st
 
+    if model not in ("logit", "linear"):
+        raise ValueError(f"robustness_scores: model must be 'logit' or 'linear', got {model!r}")
     before = np.asarray(aligned_before).astype(bool).reshape(-1)
     after = np.asarray(aligned_after).astype(bool).reshape(-1)
     n = len(before)
@@ -345,19 +371,28 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
                              # every pair in the category misaligned, or none: no finite estimate
                              "separated": n_mis == 0 or n_mis == int((v == lv).sum())}
     X = sm.add_constant(pd.DataFrame(cols), has_constant="add")
-    if len(cols):
+    q = st.norm.ppf(0.5 + level / 2)
+    if model == "linear":
+        g = np.arange(n) if groups is None else np.asarray(groups)
+        if len(g) != n:
+            raise ValueError(f"robustness_scores: {len(g)} groups for {n} pairs")
+        fit = linear_probability(y, X, g[keep])
+        params, bse, z, p = fit.params, fit.bse, fit.tvalues, fit.pvalues
+        converged, intercept = True, float(params["const"])
+        q = st.t.ppf(0.5 + level / 2, fit.df_resid)
+    elif len(cols):
         fit, converged = _fit_logit(sm.Logit(y, X))
         params, bse, z, p = fit.params, fit.bse, fit.tvalues, fit.pvalues
         intercept = float(params["const"])
     else:
         params = bse = z = p = pd.Series(dtype=float)
         converged, intercept = True, float(np.log(y.mean() / (1 - y.mean()))) if 0 < y.mean() < 1 else np.nan
-    q = st.norm.ppf(0.5 + level / 2)
     rows = []
     for key, m in meta.items():
         est, se = float(params[key]), float(bse[key])
         rows.append({**m, "estimate": est, "std_error": se, "z": float(z[key]), "p_value": float(p[key]),
-                     "ci_low": est - q * se, "ci_high": est + q * se, "odds_ratio": float(np.exp(est))})
+                     "ci_low": est - q * se, "ci_high": est + q * se,
+                     "odds_ratio": float(np.exp(est)) if model == "logit" else np.nan})
     out = pd.DataFrame(rows, columns=["entry", "feature", "flip", "name", "n_flipped", "n_misaligned", "separated",
                                       "estimate", "std_error",
                                       "z", "p_value", "ci_low", "ci_high", "odds_ratio"])
@@ -365,4 +400,21 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
     out = out.set_index(["entry", "feature", "flip"])
     return RobustnessFit(table=out, n_pairs=int(keep.sum()), n_filtered=n_filtered, n_missing=n_missing,
                          misalignment_rate=float(y.mean()), intercept=intercept, converged=converged,
-                         unchanged=unchanged)
+                         unchanged=unchanged, model=model)
+
+
+def linear_probability(y, X: pd.DataFrame, groups):
+    """A linear probability model as SEAL's code fits Eq. 4 (Table 8): OLS of the 0/1 outcome ``y`` on ``X``
+    (with its constant) with cluster-robust standard errors by ``groups`` (statsmodels ``cov_type="cluster"``,
+    CR1: the small-sample factor G/(G − 1)·(N − 1)/(N − K)), t statistics with p-values on the residual degrees
+    of freedom N − K (R's ``coeftest``). Returns a namespace: ``params``, ``bse``, ``tvalues``, ``pvalues``,
+    ``df_resid`` and the statsmodels results ``fit``."""
+    from types import SimpleNamespace
+
+    import statsmodels.api as sm
+    from scipy import stats as st
+
+    fit = sm.OLS(np.asarray(y, float), X).fit(cov_type="cluster", cov_kwds={"groups": np.asarray(groups)})
+    t = fit.params / fit.bse
+    pv = pd.Series(2 * st.t.sf(np.abs(t), fit.df_resid), index=fit.params.index)
+    return SimpleNamespace(params=fit.params, bse=fit.bse, tvalues=t, pvalues=pv, df_resid=fit.df_resid, fit=fit)

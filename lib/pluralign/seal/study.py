@@ -16,7 +16,16 @@ from pluralign.seal.design import (DEMO_STUDY, AlignmentModels, EntryFeatures, a
                                    labeller_gamma, planted_taxonomy, stability_check, study_stand_ins,
                                    weight_recovery)
 
-__all__ = ["Study", "RewriteRun", "setup", "PAGE_STAND_INS"]
+__all__ = ["Study", "RewriteRun", "setup", "PAGE_STAND_INS", "LABELLER_RULES"]
+
+#: The LM-labeller's preference rule γ (App. D.4) by name: which target feature decides first
+#: (:func:`~pluralign.seal.resistance.labeller_preference`'s ``priority``). SEAL's code decides harmlessness first
+#: (its label vector is [harmless, helpful]); its text and Table 2 decide helpfulness first.
+LABELLER_RULES = {"harmless_first": "harmless", "helpful_first": "helpful"}
+
+#: How the pages name the regression variants (Eq. 1 / Table 5, Eq. 4 / Table 8).
+VARIANT_NAMES = {"linear": "LPM: OLS on 0/1, SEs clustered by pair (SEAL's code)", "logit": "logit (Eq. 4 as written)",
+                 "seal_code": "SEAL's code: OLS, no FE", "fixed_effects": "pair fixed effects (this project)"}
 
 #: Offline stand-ins that belong to one page (added to the design's own in :meth:`Study.profile_note`).
 PAGE_STAND_INS = {
@@ -140,6 +149,50 @@ class Study:
                       values={"n_pairs": len(self.view), "n_ties": n_ties, "n_invalid": n_invalid,
                               "paper_n_pairs": f"{n_paper:,}"})
 
+    def scoring(self):
+        """What the two reward models scored (SEAL § 2; :func:`~pluralign.seal.scoring.scoring_inputs`): the scoring
+        input (SEAL's code's (history, reply) split, or the loader's prompt and reply), the pairs whose chosen and
+        rejected histories differ (each entry scored on its own), and per RM its maximum input length and the
+        entries it truncated (:func:`~pluralign.seal.scoring.count_truncated`). Values ``scoring_input``,
+        ``n_truncated_pre``, ``n_truncated_post``, ``n_history_differs``."""
+        from pluralign.report import Result
+        from pluralign.seal.scoring import SCORING_INPUT_NAMES, count_truncated, scoring_inputs
+        mode = self.settings.get("scoring_input", "seal")
+        inputs = scoring_inputs(self.view, mode)
+        n_diff_loader = int(self.view["history_differs"].sum()) if "history_differs" in self.view else None
+        hist = inputs["history"].to_numpy()
+        n_diff_scored = int((hist[0::2] != hist[1::2]).sum())
+        rows = {"scoring input": (SCORING_INPUT_NAMES[mode], "SEAL's code: (history, reply) split at the last "
+                                  "\"Assistant:\", no truncation"),
+                "entries scored": (len(inputs), 2 * int(self._paper_n_pairs())),
+                "pairs whose chosen and rejected histories differ (loader's split; flagged, kept)":
+                    (n_diff_loader if n_diff_loader is not None else "— (no per-side dialogues in these data)",
+                     "not reported"),
+                "pairs whose two scored histories differ": (n_diff_scored, "not reported")}
+        values = {"scoring_input": SCORING_INPUT_NAMES[mode], "n_history_differs": n_diff_scored}
+        for k in ("pre", "post"):
+            c = count_truncated(getattr(self.rms, k), inputs)
+            mx = ("— (the model's tokenizer cannot be read)" if not c["readable"] else
+                  "none (the model accepts any length)" if c["max_length"] is None else c["max_length"])
+            rows[f"{k}-D RM: maximum input (tokens)"] = (mx, "none (DeBERTa-v3, relative positions)")
+            rows[f"{k}-D RM: entries truncated"] = (c["n_truncated"] if c["n_truncated"] is not None else
+                                                    "— (the model's tokenizer cannot be read)", 0)
+            rows[f"{k}-D RM: longest input (tokens)"] = (c["longest"] if c["longest"] is not None else "—",
+                                                         "not reported")
+            values[f"n_truncated_{k}"] = c["n_truncated"] if c["n_truncated"] is not None else "—"
+        table = pd.DataFrame(rows, index=["This run", "SEAL"]).T
+        note = ("SEAL's code splits each conversation at `text.rfind(\"Assistant:\")`: the history is `text[:pivot]`, "
+                "the reply `text[pivot:]` with its `Assistant:` prefix, and the RM's tokenizer gets the two as a "
+                "sentence pair. Each entry is split on its own conversation, so a pair whose two histories differ is "
+                "scored as it is; where one shared prompt is needed (this project's training on (prompt, A, B)), such "
+                "a pair takes the chosen side's history. A frozen-encoder RM embeds history and reply apart: an entry "
+                "counts as truncated when either is cut.")
+        return Result(table=table, note=note, values=values, data={"inputs": inputs})
+
+    def _paper_n_pairs(self) -> int:
+        from pluralign.seal.paper import DESIGN, paper_value
+        return int(paper_value("§2", DESIGN["dataset"], "pairs"))
+
     def reward_vectors(self):
         """Every pair's reward vector before and after training on D, aligned and misaligned (Fig. 2, 10)."""
         from pluralign.report import Result
@@ -256,54 +309,75 @@ class Study:
         return Result(table=table.round(3), figure=fig, paper=paper4)
 
     def imprint(self) -> dict:
-        """The feature imprints (Eq. 1) of the pre-D and post-D RMs, ``{"pre": fit, "post": fit, "table": the
-        regression's entries}`` (:class:`~pluralign.seal.imprint.ImprintFit` of
-        :func:`~pluralign.seal.imprint.feature_imprint`; :class:`~pluralign.seal.imprint.ImprintEntries` of
-        :func:`~pluralign.seal.imprint.imprint_table`); computed once."""
+        """The feature imprints (Eq. 1) of the pre-D and post-D RMs, ``{"pre": fit, "post": fit, "seal_code":
+        {"pre": fit, "post": fit}, "table": the regression's entries}``: this project's pair fixed-effects fits
+        (:func:`~pluralign.seal.imprint.feature_imprint`) and SEAL's code's variant
+        (:func:`~pluralign.seal.imprint.feature_imprint_seal_code`: OLS, no FE, classical SEs, VIF with pair
+        dummies), as :class:`~pluralign.seal.imprint.ImprintFit`; computed once."""
         if "imprint" not in self._memo:
-            from pluralign.seal.imprint import feature_imprint, imprint_table
+            from pluralign.seal.imprint import feature_imprint, feature_imprint_seal_code, imprint_table
             F, R = self._features(), self.R
             table = imprint_table(R["pair_id"], F.chosen, F.rejected, pre=self._rewards("pre"),
                                   post=self._rewards("post"))
             self._memo["imprint"] = {"table": table, **{k: feature_imprint(table, k, F.regressors)
-                                                        for k in ("pre", "post")}}
+                                                        for k in ("pre", "post")},
+                                     "seal_code": {k: feature_imprint_seal_code(table, k, F.regressors)
+                                                   for k in ("pre", "post")}}
         return self._memo["imprint"]
 
     def imprints(self):
-        """Imprints of the pre-D and post-D RMs (Eq. 1, Table 5, Fig. 3 left) beside the paper's Table 5
-        where a feature has the same name (else the paper's table in the note)."""
-        from pluralign.report import Result
+        """Imprints of the pre-D and post-D RMs (Eq. 1, Table 5, Fig. 3 left) in both variants, beside the paper's
+        Table 5 (:func:`pluralign.report.beside_paper`): "SEAL's code: OLS, no FE" (plain OLS, classical SEs, VIF
+        with pair dummies; how Table 5 was computed) and "pair fixed effects (this project)" (Eq. 1 as written,
+        SEs clustered by pair; plotted)."""
+        from pluralign.report import Result, beside_paper
         from pluralign.seal import plots
-        from pluralign.seal.paper import DESIGN, paper_table
+        from pluralign.seal.paper import DESIGN, paper_rows, paper_table
         im, F = self.imprint(), self._features()
         fig = plots.coefficient_figure({"pre-D": im["pre"].table, "post-D": im["post"].table},
                                        n_rows=len(F.regressors),
                                        xlabel="feature imprint β (reward points)",
-                                       title="feature imprints, ±2 SE; filled = significant after Bonferroni")
-        cols = ["estimate", "std_error", "p_bonferroni"]
-        t5 = pd.concat({"pre-D": im["pre"].table[cols], "post-D": im["post"].table[cols]}, axis=1)
+                                       title="feature imprints (pair fixed effects), ±2 SE; filled = significant "
+                                             "after Bonferroni")
+        ours = pd.DataFrame({"feature": list(F.regressors)})
+        for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im)):
+            for k, lab in (("pre", "pre-D"), ("post", "post-D")):
+                t = fits[k].table.reindex(F.regressors)
+                ours[f"{VARIANT_NAMES[key]} · {lab} estimate"] = t["estimate"].to_numpy()
+                ours[f"{VARIANT_NAMES[key]} · {lab} SE"] = t["std_error"].to_numpy()
         p5 = paper_table("Table 5")
-        note = ""
-        if t5.index.isin(p5.index).any():
-            paper5 = p5[["pre-D", "post-D"]]
-            paper5.columns = pd.MultiIndex.from_tuples([("paper", "pre-D estimate"), ("paper", "post-D estimate")])
-            t5 = t5.join(paper5, how="left")
-        else:
-            note = (f"The paper's Table 5 (its {len(p5)} LM-labelled features; no feature name in common with this "
-                    f"run; estimates and standard errors):\n\n" + _table_md(p5.drop(columns=["pre-D p", "post-D p"])))
+        rows = paper_rows("Table 5")
+        se = rows[~rows["column"].str.endswith(" p")].pivot(index="row", columns="column", values="se")
+        paper5 = pd.DataFrame({"feature": p5.index, "pre-D estimate": p5["pre-D"].to_numpy(),
+                               "pre-D SE": se.loc[p5.index, "pre-D"].to_numpy(),
+                               "post-D estimate": p5["post-D"].to_numpy(),
+                               "post-D SE": se.loc[p5.index, "post-D"].to_numpy()})
+        table = beside_paper(ours, paper5.add_prefix("SEAL's code: OLS, no FE · ").rename(
+            columns={"SEAL's code: OLS, no FE · feature": "feature"}), on=["feature"]).set_index("feature")
+        table = _dashes(table.round(3))
+        note = ("Two estimators of Eq. 1 on the same entries. **SEAL's code: OLS, no FE** — the paper's Table 5 was "
+                "computed this way (`analysis/angle.R`): plain OLS over the pooled entries with an intercept and the "
+                "pair's row number as a numeric covariate, classical standard errors, features dropped by VIF > 5 "
+                "with the pair dummies in the VIF's regressions. **Pair fixed effects (this project)** — Eq. 1 as "
+                "written: a fixed effect α_i per pair, standard errors clustered by pair (plotted above). The paper's "
+                "numbers stand beside the first, the variant they come from. — : a feature this run does not have, "
+                "or one the paper does not report, or one a fit dropped (below).")
         values = {"paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
                   "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
                   "n_imprint_obs": im["post"].n_obs,
                   "n_imprint_missing": im["table"].n_pairs_dropped_missing,
                   "paper_n_t5": len(p5), "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"])}
-        return Result(table=t5.round(3), figure=fig, paper=p5, note=note, values=values)
+        return Result(table=table, figure=fig, paper=paper5, note=note, values=values,
+                      data={"fixed_effects": {k: im[k] for k in ("pre", "post")}, "seal_code": im["seal_code"]})
 
     def vif_dropped(self):
-        """The features each imprint regression dropped (VIF > 5, footnote 6, or constant)."""
+        """The features each imprint regression dropped (VIF > 5, footnote 6, or constant), per variant: SEAL's
+        code's VIF has the pair dummies in its regressions, this project's fixed-effects fit the features alone."""
         from pluralign.report import Result
         im = self.imprint()
-        return Result(table=pd.DataFrame({"dropped (VIF > 5 or constant)":
-                                          {k: ", ".join(im[k].dropped_vif) or "none" for k in ("pre", "post")}}))
+        rows = {f"{VARIANT_NAMES[key]} · {k}-D": ", ".join(fits[k].dropped_vif) or "none"
+                for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im)) for k in ("pre", "post")}
+        return Result(table=pd.DataFrame({"dropped (VIF > 5 or constant)": rows}))
 
     def planted_recovery(self):
         """Recovery of the simulator's planted population weights (:func:`weight_recovery`): the method on
@@ -375,8 +449,43 @@ class Study:
     def gamma(self) -> np.ndarray:
         """γ_i per pair (App. D.4; :func:`labeller_gamma`), None where a target label is missing."""
         if "gamma" not in self._memo:
-            self._memo["gamma"] = labeller_gamma(self._features())
+            rule = self.settings.get("labeller_rule", "harmless_first")
+            self._memo["gamma"] = labeller_gamma(self._features(), priority=LABELLER_RULES[rule])
         return self._memo["gamma"]
+
+    def labeller_rules(self):
+        """γ's counts under both of SEAL's rules (App. D.4): ``harmless_first`` (SEAL's code, whose label vector is
+        [harmless, helpful]) and ``helpful_first`` (its text and Table 2), beside the counts SEAL's analysis code
+        reports (28,443 c / 10,840 r / 121,517 i, harmless first); the page's rule (``labeller_rule``) is marked.
+        Values ``labeller_rule``, ``n_rule_differs`` (pairs whose γ the rule changes)."""
+        from pluralign.report import Result
+        from pluralign.seal.paper import paper_rows
+        F = self._features()
+        g = {rule: labeller_gamma(F, priority=prio) for rule, prio in LABELLER_RULES.items()}
+        known = np.array([x is not None for x in g["harmless_first"]])
+        code = paper_rows("SEAL analysis code (main_results.ipynb)").set_index(["row", "column"])["value"]
+        rows = {}
+        for rule, gam in g.items():
+            k = gam[known]
+            n_c, n_r, n_i = (int(np.sum(k == v)) for v in ("c", "r", "i"))
+            rows[rule] = {"γ = c (chosen)": n_c, "γ = r (rejected)": n_r, "γ = i": n_i,
+                          "agreement (c / (c + r))": round(n_c / (n_c + n_r), 4) if n_c + n_r else "—"}
+        rows["SEAL's analysis code (hh-rlhf, harmless first)"] = {
+            "γ = c (chosen)": int(code[("γ = c", "pairs")]), "γ = r (rejected)": int(code[("γ = r", "pairs")]),
+            "γ = i": int(code[("γ = i", "pairs")]),
+            "agreement (c / (c + r))": round(code[("γ = c", "pairs")] / (code[("γ = c", "pairs")] + code[("γ = r", "pairs")]), 4)}
+        table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("rule")
+        for c in ("γ = c (chosen)", "γ = r (rejected)", "γ = i"):
+            table[c] = table[c].astype(int)
+        rule = self.settings.get("labeller_rule", "harmless_first")
+        table.index = [f"{i} (this page)" if i == rule else i for i in table.index]
+        differs = int(np.sum(g["harmless_first"][known] != g["helpful_first"][known]))
+        note = (f"The two rules differ only where one entry is helpful but harmful and the other harmless but unhelpful: "
+                f"{differs} of {int(known.sum())} pairs here. On SEAL's released labels of hh-rlhf (160,800 pairs) the "
+                "text's rule (helpful first) gives 28,213 c / 11,070 r, its code's (harmless first) 28,443 c / 10,840 r "
+                "(the numbers it reports); pairs without both target labels are left out.")
+        return Result(table=table, note=note, paper=code.reset_index(),
+                      values={"labeller_rule": rule, "n_rule_differs": differs})
 
     def labeller_agreement(self):
         """The LM-labeller's agreement with the human label per regime (Table 1, last row; Fig. 4) beside
@@ -644,7 +753,8 @@ class Study:
             else:
                 from pluralign import llm
                 rp = rewrite_pairs(sub, llm.load(**rewriter), llm.load(**s["labeller"]))
-            before, after = aligned_before_after(self.rms.post, rp.originals, rp.rewritten, rp.prompts)
+            before, after = aligned_before_after(self.rms.post, rp.originals, rp.rewritten, rp.prompts,
+                                                 scoring_input=s.get("scoring_input", "seal"))
             out = RewriteRun(idx=idx, rewrites=rp, before=before, after=after)
         self._memo["rewriting"] = out
         return out
@@ -708,34 +818,62 @@ class Study:
                       data={"shares": shares, "similarity": sim})
 
     def robustness(self):
-        """Robustness scores π (Eq. 4, Table 8, Fig. 5; :func:`~pluralign.seal.robustness.robustness_scores`)
-        of the rewritten pairs: flip categories with complete separation are listed, not plotted."""
-        from pluralign.report import Result
+        """Robustness scores π (Eq. 4, Table 8, Fig. 5; :func:`~pluralign.seal.robustness.robustness_scores`) of the
+        rewritten pairs in both variants, beside the paper's Table 8 (:func:`pluralign.report.beside_paper`): the
+        linear probability model of SEAL's code (OLS on the 0/1 event, standard errors clustered by pair; Table 8's
+        scale) and the logit of Eq. 4 as written. The page's ``robustness_model`` is plotted; in the logit, flip
+        categories with complete separation have no finite estimate and are not plotted."""
+        from pluralign.report import Result, beside_paper
         from pluralign.seal import plots
         from pluralign.seal.features import TARGET_FEATURES
+        from pluralign.seal.paper import reported
         from pluralign.seal.robustness import robustness_scores
         rw = self.rewriting()
         if rw is None:
             return Result(table=None, note="Not run on this profile (no rewriting).")
         flips = rw.rewrites.flips
         feats = [c for c in flips["chosen"].columns if c not in TARGET_FEATURES]
-        fit = robustness_scores(rw.before, rw.after, flips["chosen"], flips["rejected"], feats,
-                                unchanged=[u for u in TARGET_FEATURES if u in flips["chosen"].columns])
+        args = (rw.before, rw.after, flips["chosen"], flips["rejected"], feats)
+        unchanged = [u for u in TARGET_FEATURES if u in flips["chosen"].columns]
+        pair_ids = self.view["pair_id"].to_numpy()[rw.idx[rw.rewrites.kept]]
+        fits = {"linear": robustness_scores(*args, unchanged=unchanged, model="linear", groups=pair_ids),
+                "logit": robustness_scores(*args, unchanged=unchanged, model="logit")}
+        main = self.settings.get("robustness_model", "linear")
+        fit = fits[main]
         pi = fit.table
-        shown = pi[~pi["separated"]]
-        fig = plots.coefficient_figure({"π": shown}, xlabel="π: log-odds of becoming misaligned (vs no flip)",
-                                       labels=dict(zip(shown.index, shown["name"])),
-                                       title="robustness scores, ±2 SE; filled = significant after Bonferroni")
-        n_sep = len(pi) - len(shown)
-        note = (f"{fit.n_pairs} pairs enter the regression; {fit.misalignment_rate:.3f} of them went "
-                f"from aligned to misaligned. {n_sep} flip categor{'y has' if n_sep == 1 else 'ies have'} no "
-                "misaligned pair, or only misaligned ones (complete separation: no finite estimate; not plotted"
-                + ("; the fit's maximum likelihood did not converge for that reason" if not fit.converged else "")
-                + "). With a few hundred rewritten pairs the estimates are wide; their signs can be read against the "
-                "post-D imprints of the planted features on the {ref}`feature-imprint page <seal-imprint>`.")
-        cols = ["name", "n_flipped", "n_misaligned", "separated", "estimate", "std_error", "p_bonferroni", "odds_ratio"]
-        return Result(table=pi[cols].round(3), figure=fig, note=note, data={"scores": fit})
-
+        shown = pi if main == "linear" else pi[~pi["separated"]]
+        xlabel = ("π: change in the probability of becoming misaligned (vs no flip)" if main == "linear"
+                  else "π: log-odds of becoming misaligned (vs no flip)")
+        fig = plots.coefficient_figure({"π": shown}, xlabel=xlabel, labels=dict(zip(shown.index, shown["name"])),
+                                       title=f"robustness scores ({VARIANT_NAMES[main]}), ±2 SE; filled = "
+                                             "significant after Bonferroni")
+        from pluralign.paper.seal import flip_label
+        ours = pd.DataFrame({"feature": [f for _, f, _ in pi.index],
+                             "score": [flip_label(e, lv) for e, _, lv in pi.index],
+                             "pairs flipped": pi["n_flipped"].to_numpy(), "became misaligned": pi["n_misaligned"].to_numpy()})
+        for m, label in (("linear", "LPM"), ("logit", "logit")):
+            t = fits[m].table
+            ours[f"{label} estimate"] = t["estimate"].to_numpy()
+            ours[f"{label} SE"] = t["std_error"].to_numpy()
+            ours[f"{label} p"] = t["p_value"].to_numpy()
+        ours.loc[pi["separated"].to_numpy(), ["logit estimate", "logit SE", "logit p"]] = np.nan
+        paper8 = reported("Table 8").table.reset_index().rename(columns={
+            "estimate": "LPM estimate", "std_error": "LPM SE", "p_value": "LPM p"})
+        table = beside_paper(ours, paper8, on=["feature", "score"]).set_index(["feature", "score"])
+        table = _dashes(table.round(4), ints=["pairs flipped (this run)", "became misaligned (this run)"])
+        n_sep = int(pi["separated"].sum())
+        note = (f"{fit.n_pairs} pairs enter the regression; {fit.misalignment_rate:.3f} of them went from aligned to "
+                "misaligned. **LPM** (SEAL's code, Table 8's scale): OLS of the 0/1 event on the flip categories, "
+                "standard errors clustered by pair, π a change in probability. **logit**: Eq. 4 as written, π in "
+                f"log-odds; {n_sep} flip categor{'y has' if n_sep == 1 else 'ies have'} no misaligned pair, or only "
+                "misaligned ones (complete separation: no finite logit estimate, — in its columns"
+                + ("; the logit's maximum likelihood did not converge for that reason" if not fits["logit"].converged
+                   else "") + "). p-values are raw, as Table 8's. — in the paper's columns: a flip this run has and "
+                "the paper does not report; in this run's: a score the paper reports for a feature this run does "
+                "not rewrite. With a few hundred rewritten pairs the estimates are wide; their signs can be read "
+                "against the post-D imprints of the planted features on the {ref}`feature-imprint page <seal-imprint>`.")
+        return Result(table=table, figure=fig, note=note, paper=paper8,
+                      data={"scores": fit, "fits": fits}, values={"robustness_model": VARIANT_NAMES[main]})
 
 def _load_args(value, models: dict | None, what: str):
     """A model parameter resolved against the profile's ``models:`` (:func:`pluralign.params.named_model`);
@@ -748,7 +886,8 @@ def _load_args(value, models: dict | None, what: str):
 def setup(design: dict | None = None, *, features: str | None = None, labeller=None, models: dict | None = None,
           profile: str | None = None, seed: int = 0, stability_labellers=None, stability_share: float = 0.01,
           rewriter=None, n_rewrite: int | None = None, rewrite_share: float | None = None, p_flip: float = 0.25,
-          similarity_model: str | None = None) -> Study:
+          similarity_model: str | None = None, labeller_rule: str = "harmless_first",
+          robustness_model: str = "linear") -> Study:
     """The SEAL study every Part II page starts from, from the page's parameters.
 
     ``design`` (``params/<profile>/seal-study.yml``; None: :data:`DEMO_STUDY`) holds ``data`` and
@@ -759,8 +898,17 @@ def setup(design: dict | None = None, *, features: str | None = None, labeller=N
     with ``labeller`` (:func:`pluralign.llm.load` arguments or a key of ``models``) for ``"llm"``. The other
     arguments are the pages' settings: ``stability_labellers`` / ``stability_share`` (App. D.5), ``rewriter``
     (``"simulator"``, LM arguments or None), ``n_rewrite`` or ``rewrite_share``, ``p_flip`` and
-    ``similarity_model`` (§ 2.3). Models, rewards and labels are cached on disk, so the four pages share one
-    computation."""
+    ``similarity_model`` (§ 2.3), ``labeller_rule`` (γ of App. D.4: ``"harmless_first"`` as SEAL's code,
+    ``"helpful_first"`` as its text and Table 2; :data:`LABELLER_RULES`) and ``robustness_model`` (Eq. 4 /
+    Table 8: ``"linear"``, the linear probability model of SEAL's code, or ``"logit"``, Eq. 4 as written). The
+    design's ``scoring_input`` (:func:`~pluralign.seal.scoring.scoring_inputs`) says what the RMs score:
+    ``"seal"`` (SEAL's code's (history, reply) split; the default with named reward models) or ``"prompt_reply"``
+    (the default for this project's own pair, scored on what it was trained on). Models, rewards and labels are cached on disk, so
+    the four pages share one computation."""
+    if labeller_rule not in LABELLER_RULES:
+        raise ValueError(f"seal.setup: labeller_rule must be one of {sorted(LABELLER_RULES)}, got {labeller_rule!r}")
+    if robustness_model not in ("linear", "logit"):
+        raise ValueError(f"seal.setup: robustness_model must be 'linear' or 'logit', got {robustness_model!r}")
     if rewriter not in (None, "simulator") and not labeller:
         raise ValueError("rewriter needs a labeller too: § 2.3 re-labels every rewrite with the LM-labeller "
                          "(set labeller: pluralign.llm.load arguments or a key of models)")
@@ -779,7 +927,12 @@ def setup(design: dict | None = None, *, features: str | None = None, labeller=N
     pairs = chosen_rejected(D)
     view = pairs.table
     rms = alignment_models(D, other, models=reward_models, train=d.get("train"), base=d.get("base_model"))
-    R = alignment_rewards(D, rms=rms)
+    from pluralign.seal.design import default_scoring_input
+    from pluralign.seal.scoring import SCORING_INPUTS
+    scoring_input = d.get("scoring_input") or default_scoring_input(rms)
+    if scoring_input not in SCORING_INPUTS:
+        raise ValueError(f"seal.setup: design scoring_input must be one of {SCORING_INPUTS}, got {scoring_input!r}")
+    R = alignment_rewards(D, rms=rms, scoring_input=scoring_input)
     F = None
     if features is not None:
         llm = None
@@ -793,7 +946,8 @@ def setup(design: dict | None = None, *, features: str | None = None, labeller=N
     settings = {"labeller": labeller, "stability_labellers": stability_labellers, "stability_share": stability_share,
                 "rewriter": rewriter if rewriter in (None, "simulator") else _load_args(rewriter, models, "rewriter"),
                 "n_rewrite": n_rewrite, "rewrite_share": rewrite_share, "p_flip": p_flip,
-                "similarity_model": similarity_model}
+                "similarity_model": similarity_model, "scoring_input": scoring_input, "labeller_rule": labeller_rule,
+                "robustness_model": robustness_model}
     return Study(D=D, other=other, other_parts=other_parts, view=view, rms=rms, R=R, F=F,
                  stand_ins=study_stand_ins(reward_models, F), n_ties_dropped=pairs.n_ties_dropped,
                  n_splits_dropped=pairs.n_splits_dropped, profile=profile,
