@@ -92,3 +92,7 @@ study.embedded_judge(embedded_pairs).glue()
 # %% [markdown]
 # This is why the demo uses the simulated judge for every pair and the `paper` profile an
 # instruction-tuned 70B model behind an OpenAI-compatible endpoint.
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `margin_pstar_correlation` (the synthetic-judgment margins against the planted p*).

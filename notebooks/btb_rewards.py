@@ -202,3 +202,7 @@ study.delta_plot("pearson")
 
 # %% tags=["hide-input"]
 study.delta_plot("l1")
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `claim_margin_improves_pstar`.

@@ -133,3 +133,7 @@ study.binary_judgment_gap().glue()
 # Table 1): its correlation with p\* is {glue:text}`btb_paper_single:.3f` on single-correct and
 # {glue:text}`btb_paper_multiple:.3f` on multiple-correct pairs — see {ref}`btb-rewards`, where our
 # baseline and the regularized model are compared.
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `subjectivity_category_accuracy` (the categories against the planted prompt kinds).

@@ -105,3 +105,7 @@ study.planted_recovery()
 # Not every taste-driven pair diverges (four annotators may happen to share a taste, or feel only
 # slightly), and a few objective pairs diverge (an annotator who does not notice a subtle error): the
 # classes describe what annotators did, not why. The next chapter, {ref}`diverging-causes`, asks why.
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `diverging_share` (the diverging share against the share the planted population makes diverging) and `diverging_taste_driven`.

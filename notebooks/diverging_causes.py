@@ -123,3 +123,7 @@ study.cause_prompt()
 
 # %%
 study.llm_causes()
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `cause_agreement` (the demo's cause labeller against the planted causes).

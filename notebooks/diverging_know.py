@@ -104,3 +104,7 @@ study.mean_variance_table2()
 
 # %% tags=["hide-input"]
 study.judge_decisiveness()
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `meanvar_auroc_diverging` (σ against the planted taste-driven pairs) and `claim_mv_identifies_diverging`.

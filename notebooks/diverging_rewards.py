@@ -102,3 +102,7 @@ study.decisiveness()
 # %% [markdown]
 # The next chapter, {ref}`diverging-know`, trains a reward model that can represent disagreement — a
 # Gaussian reward per response — and asks whether it tells diverging pairs from high-agreement ones.
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `rm_accuracy_high_agreement`, `rm_utility_correlation` (the demo reward model against the population and the planted utilities) and `claim_bt_decisive_on_diverging`.

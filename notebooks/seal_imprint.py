@@ -135,3 +135,7 @@ study.shift_regression().glue()
 # The regression explains R² = {glue:text}`t6_r2:.3f` of the variation in $\theta_i$ (OLS with an
 # intercept, as SEAL's `angle.R`; Bonferroni over the coefficients). In the paper, a harmless or
 # refusing chosen entry and a harmful rejected one went with large positive shifts.
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `imprint_weight_correlation` and `imprint_weight_coverage` (imprints against the planted feature weights).

@@ -170,3 +170,7 @@ study.misalignment().glue()
 # (shown where a feature has the same name) have the magnitudes of the linear model, so they compare
 # with its columns; in them a helpful or harmless chosen entry lowered the risk of misalignment, and the
 # same features on the rejected entry raised it.
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `claim_seal_alignment_shift`.

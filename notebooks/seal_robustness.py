@@ -103,3 +103,7 @@ study.robustness().glue()
 # %% [markdown]
 # The figure shows {glue:text}`robustness_model`. The paper's estimates (Table 8, raw p-values) stand beside the
 # linear probability model, the variant they come from; in the paper only sentiment mattered.
+
+# %% [markdown]
+# On the demo profile the simulator planted what this page's methods should find: the
+# {ref}`recovery page <recovery>` checks them against it — here `robustness_sign` (the sign of each π against the planted weight of the flipped feature).
