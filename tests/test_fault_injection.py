@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import pluralign.llm as llm_mod
 from pluralign.cache import cache_dir
 from pluralign.llm.scripted import ScriptedBackend
@@ -101,6 +103,7 @@ json.dump(c.generate(prompts, max_tokens=2, job="faults"), open(out, "w"))
 """
 
 
+@pytest.mark.slow
 def test_a_labelling_job_killed_at_seeded_random_points_redoes_nothing_and_loses_nothing(tmp_path):
     rng = random.Random(18)
     prompts = [f"item {i}" for i in range(20)]
@@ -167,6 +170,7 @@ def _lines(path: Path) -> list[str]:
     return path.read_text().split() if path.exists() else []
 
 
+@pytest.mark.slow
 def test_pluralign_run_killed_at_seeded_random_points_keeps_finished_work(tmp_path):
     rng = random.Random(7)
     folder = tmp_path / "mine"

@@ -52,6 +52,7 @@ def _ask_for_remote_code(folder, marker, auto_map: dict):
     (folder / "config.json").write_text(json.dumps(conf))
 
 
+@pytest.mark.slow
 def test_the_folder_would_run_its_code_were_the_caller_to_allow_it(hostile_folder, tmp_path):
     """The control: with the caller's own trust_remote_code=True the same folder's code does run (so the tests
     above could fail). In a child process, with the Hub's module cache in tmp_path."""

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +56,7 @@ def _files_holding(folder: Path, text: str) -> list[str]:
                   if p.is_file() and text.encode() in p.read_bytes() and p.suffix != ".yml")
 
 
+@pytest.mark.slow
 def test_a_secret_under_an_arbitrary_parameter_name_never_reaches_a_page(tmp_path):
     root, cache = _project(tmp_path, SECRET), tmp_path / "cache"
     mine = tmp_path / "mine"
