@@ -131,6 +131,19 @@ def test_11_a_list_where_a_reply_should_be_is_refused(tmp_path, value, what):
     named(err, hh, row=1, field="chosen")
 
 
+def test_11_any_loader_refuses_a_list_where_the_prompt_should_be(tmp_path):
+    """The last guard, in the canonical table every loader builds (here MultiPref, whose loader checks only replies)."""
+    ann = [{"evaluator": "e1", "overall_pref": "A-is-slightly-better"}]
+    rows = [{"comparison_id": f"c{i}", "text": text, "completion_a": "a", "completion_b": "b",
+             "normal_worker_annotations": ann, "expert_worker_annotations": ann}
+            for i, text in enumerate(["hi", ["hi", "there"]])]
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    with pytest.raises(DataError) as err:
+        pluralign.load("multipref", source=str(path))
+    assert "a list (['hi', 'there']) where text is expected" in named(err, path, row=2, field="prompt")
+
+
 # 12. HelpSteer2 rows dropped with the wrong reason
 def test_12_helpsteer2_drops_a_pair_with_an_empty_response_under_that_reason(tmp_path):
     rows = [{"prompt": "P", "response": "a", "helpfulness": [3, 4]}, {"prompt": "P", "response": "b", "helpfulness": [2, 4]},

@@ -191,6 +191,15 @@ def canonical(df: pd.DataFrame, *, pair_id, dataset: str, split, prompt, respons
         out["source_file"] = col(df["_file"])
     if "_row" in df:
         out["source_row"] = col(df["_row"])
+    from pluralign.data.io import not_text
+    for name in ("prompt", "response_a", "response_b"):  # the last guard of every loader: text is text
+        bad = not_text(out[name])
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            v = out[name].iat[i]
+            raise DataError(f"a {type(v).__name__} ({str(v)[:60]}) where text is expected",
+                            file=out["source_file"].iat[i] if "source_file" in out else None,
+                            row=int(out["source_row"].iat[i]) if "source_row" in out else i + 1, field=name)
     return out
 
 
