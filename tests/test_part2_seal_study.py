@@ -32,13 +32,13 @@ def _data(prefs, ids=None, name="toy"):
 
 
 def test_chosen_rejected_majority_and_ties_counted():
-    d = _data([[-2, -1, 1], [2, 1, 0], [-1, 1]])      # A, B, tie
+    d = _data([[-2, -1, 1], [2, 1, 0], [-1, 1], [0, 0, 1]])      # A, B, split (A and B even), tie
     pairs = seal.chosen_rejected(d)
     v = pairs.table
     assert list(v["pair_id"]) == ["p0", "p1"]
     assert list(v["chosen"]) == ["a-p0", "b-p1"] and list(v["rejected"]) == ["b-p0", "a-p1"]
     assert list(v["chosen_side"]) == ["A", "B"]
-    assert pairs.n_ties_dropped == 1 and pairs.n_pairs == 2 and pairs.data == d.name
+    assert pairs.n_ties_dropped == 1 and pairs.n_splits_dropped == 1 and pairs.n_pairs == 2 and pairs.data == d.name
 
 
 def test_combine_keeps_everything_and_refuses_duplicate_ids():

@@ -42,7 +42,8 @@ def study():
     R = alignment_rewards(D, rms=rms, scoring_input="prompt_reply")
     F = entry_features(D, view, "planted")
     return Study(D=D, other=None, other_parts=[], view=view, rms=rms, R=R, F=F,
-                 stand_ins=study_stand_ins(None, F), n_ties_dropped=pairs.n_ties_dropped, profile="demo", seed=0,
+                 stand_ins=study_stand_ins(None, F), n_ties_dropped=pairs.n_ties_dropped,
+                 n_splits_dropped=pairs.n_splits_dropped, profile="demo", seed=0,
                  settings={"rewriter": "simulator", "n_rewrite": 60, "p_flip": 0.5, "similarity_model": None})
 
 
@@ -50,7 +51,7 @@ def test_rewards_page_sections(study):
     R = study.R
     ds = study.dataset()
     assert isinstance(ds, Result) and ds.values["n_pairs"] == len(study.view) == len(R)
-    assert ds.values["n_ties"] == 300 - len(R) and ds.values["n_invalid"] == 0
+    assert ds.values["n_ties"] + study.n_splits_dropped == 300 - len(R) and ds.values["n_invalid"] == 0
     assert ds.values["paper_n_pairs"] == "160,800" and ds.table.loc["pairs analysed", "This run"] == len(R)
     assert ds.table.loc["design", "This run"] == "utility RMs" and ds.table.loc["pre-D training pairs", "This run"] == 100
     sc = study.scoring()
