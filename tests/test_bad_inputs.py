@@ -208,11 +208,25 @@ def _page(tmp_path, monkeypatch, **keys):
 
 
 # 15. a wrong parameter type failing deep inside a cell
-def test_15_a_wrong_parameter_type_fails_before_any_cell_runs(tmp_path, monkeypatch):
-    r = _page(tmp_path, monkeypatch, seed="zero")
-    with pytest.raises(book.BookError, match=r"nb\.yml: parameter 'seed' is str 'zero', but the notebook expects int"):
+@pytest.mark.parametrize("keys,message", [
+    ({"seed": "zero"}, r"parameter 'seed' is str 'zero', but the notebook expects int"),
+    ({"design": {"n": "three"}}, r"parameter 'design\.n' is str 'three', but the notebook expects int"),
+    ({"design": {"n": True}}, r"parameter 'design\.n' is bool True, but the notebook expects int"),
+])
+def test_15_a_wrong_parameter_type_fails_before_any_cell_runs(tmp_path, monkeypatch, keys, message):
+    r = _page(tmp_path, monkeypatch, **keys)
+    with pytest.raises(book.BookError, match=r"nb\.yml: " + message):
         book.execute(r)
     assert not r.output.exists()  # refused before a kernel ran a cell
+
+
+@pytest.mark.parametrize("design", [{"n": 2.5}, {"n": {"hh-rlhf": 3}}, {"n": 2, "other": "x"}])
+def test_15_inside_a_dict_a_number_or_another_accepted_form_passes(tmp_path, design):
+    (tmp_path / "nb.py").write_text(NOTEBOOK)
+    (tmp_path / "page.yml").write_text(yaml.safe_dump({"design": design}))
+    got = P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(tmp_path / "nb.py"),
+                        types=P.declared_types(tmp_path / "nb.py"))
+    assert got["design"] == design
 
 
 # 16. a file with no records (a header-only CSV, an empty JSON Lines file, an empty array) loaded as empty data

@@ -173,31 +173,62 @@ def declared_types(notebook: str | Path) -> dict[str, type]:
             v = ast.literal_eval(p.default)
         except (ValueError, SyntaxError):
             continue
-        if v is not None:
+        if isinstance(v, dict) and v:
+            out[p.name] = Shape(v)
+        elif v is not None:
             out[p.name] = type(v)
     return out
+
+
+class Shape:
+    """The type of a dict-valued default, key by key (nested dicts too): a page's scalar for one of these keys must
+    be a scalar of the same kind — a number for a number (int or float), a string for a string, a bool for a
+    bool — so ``n_pairs: "many"`` is refused when the page is read, not deep inside a cell. Lists and dicts inside
+    a dict may replace a scalar (a count or a count per data set); a None default takes anything; keys the
+    default does not have are the study's to check."""
+
+    __name__ = "dict"
+
+    def __init__(self, default: dict):
+        self.fields = {k: Shape(v) if isinstance(v, dict) and v else type(v) for k, v in default.items()
+                       if v is not None}
+
+    def __repr__(self) -> str:
+        return f"Shape({self.fields})"
 
 
 def check_types(params: dict, types: dict[str, type], origin: dict | None = None, path: Path | None = None) -> None:
     """Refuse a value whose type differs from the notebook's default (an int where a float is declared is
     fine; a default of None takes anything), naming the file, the key and both types."""
+    _check_types(params, types, origin or {}, path, "", nested=False)
+
+
+def _check_types(params: dict, types: dict, origin: dict, path, prefix: str, nested: bool) -> None:
     for k, v in params.items():
         want = types.get(k)
         if want is None or v is None:
             continue
         number = isinstance(v, (int, float)) and not isinstance(v, bool)  # True is not a number here
-        if want is bool:
+        if isinstance(want, Shape):
+            if isinstance(v, dict):
+                _check_types(v, want.fields, {}, origin.get(k, path), f"{prefix}{k}.", nested=True)
+                continue
+            ok = nested  # inside a dict a key may take a list / scalar instead (e.g. a count or a count per data set)
+        elif nested and (isinstance(v, (list, dict)) or want in (list, dict, tuple)):
+            ok = True  # one of several forms a study accepts (a count or a count per data set, one spec or a list)
+        elif want is bool:
             ok = isinstance(v, bool)
-        elif want is int:
+        elif want is int and not nested:
             ok = number and isinstance(v, int)
-        elif want is float:
+        elif want in (int, float):
             ok = number
         else:
             ok = isinstance(v, want)
         if not ok:
-            where = (origin or {}).get(k, path)
-            raise ParamsError(f"{where}: parameter {k!r} is {type(v).__name__} {v!r}, but the notebook expects "
-                              f"{want.__name__} (its default)")
+            where = origin.get(k, path)
+            shown = "(a credential-looking value)" if looks_like_secret(v) else repr(v)
+            raise ParamsError(f"{where}: parameter {prefix + k!r} is {type(v).__name__} {shown}, but the notebook "
+                              f"expects {want.__name__} (its default)")
 
 
 def check_options(fn, options: dict, *, what: str | None = None) -> None:
