@@ -210,3 +210,44 @@ def test_labeller_rules_by_hand():
         seal.setup({"data": {"simulate": {"n_pairs": 10}}}, labeller_rule="helpful")
     with pytest.raises(ValueError, match="robustness_model must be"):
         seal.setup({"data": {"simulate": {"n_pairs": 10}}}, robustness_model="probit")
+
+
+# ---------------------------------------------------------------------------------------------- the wiring
+class _RecordingRM:
+    """Scores a (history, reply) pair by the length of its reply; remembers what it was given."""
+
+    def __init__(self):
+        self.seen = []
+
+    def score(self, data, progress=False):
+        pairs = list(data)
+        self.seen.append(pairs)
+        return np.array([float(len(r)) for _, r in pairs])
+
+
+def test_part2_scores_named_rms_on_seals_split_and_each_sides_own_history(tmp_path):
+    import json
+
+    from pluralign.seal.design import AlignmentModels, alignment_rewards, default_scoring_input
+    rows = [{"chosen": "\n\nHuman: hi\n\nAssistant: Hello, friend!", "rejected": "\n\nHuman: hi\n\nAssistant: Go."},
+            {"chosen": "\n\nHuman: a\n\nAssistant: b\n\nHuman: c\n\nAssistant: long answer",
+             "rejected": "\n\nHuman: a\n\nAssistant: B!\n\nHuman: c\n\nAssistant: no"}]      # histories differ
+    path = tmp_path / "test.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    d = pluralign.load("hh-rlhf", source=path)
+    assert d.pairs["history_differs"].tolist() == [False, True]
+    named = AlignmentModels(pre=_RecordingRM(), post=_RecordingRM(), design="named")
+    trained = AlignmentModels(pre=_RecordingRM(), post=_RecordingRM(), design="trained", n_train_pre=1, n_train_post=2)
+    assert default_scoring_input(named) == "seal" and default_scoring_input(trained) == "prompt_reply"
+    R = alignment_rewards(d, rms=named)
+    seen = named.post.seen[-1]
+    assert seen == [seal_split(t) for r in rows for t in (r["chosen"], r["rejected"])]
+    assert seen[3][0] == "\n\nHuman: a\n\nAssistant: B!\n\nHuman: c\n\n"            # the rejected side's own history
+    np.testing.assert_array_equal(R["post_chosen"], [len("Assistant: Hello, friend!"), len("Assistant: long answer")])
+    np.testing.assert_array_equal(R["post_rejected"], [len("Assistant: Go."), len("Assistant: no")])
+    R2 = alignment_rewards(d, rms=trained)       # a pair this project trained: the loader's split, prefix stripped
+    assert trained.post.seen[-1][2:] == [("Human: a\n\nAssistant: b\n\nHuman: c", "long answer"),
+                                         ("Human: a\n\nAssistant: B!\n\nHuman: c", "no")]
+    np.testing.assert_array_equal(R2["post_chosen"], [len("Hello, friend!"), len("long answer")])
+    with pytest.raises(ValueError, match="scoring_input must be one of"):
+        alignment_rewards(d, rms=named, scoring_input="raw")
