@@ -239,3 +239,18 @@ def test_the_paper_profile_takes_human_labels_first_and_is_not_circular():
         assert len(c) == 2 and (c["same"] == "").all()
         # the same chain with the judge as labeller is what the pages call circular
         assert (S.circularity(d["p_star_from"], d["categories"], judge["model"], judge)["same"] == "model").all()
+
+
+def test_no_correlation_on_fewer_than_ten_pairs():
+    """Issue 13: a Pearson r on N = 4 was printed; below 10 pairs the value is missing ("too few")."""
+    import numpy as np
+    import pandas as pd
+    from pluralign.btb import evaluation as E
+    rng = np.random.default_rng(0)
+    ids = [f"p{i}" for i in range(12)]
+    p_star = pd.Series(rng.uniform(0, 1, 12), index=ids)
+    p_model = (p_star + rng.normal(0, 0.1, 12)).clip(0, 1)
+    few = E.evaluate(p_star.iloc[:9], p_model.iloc[:9], n_boot=200)
+    enough = E.evaluate(p_star.iloc[:10], p_model.iloc[:10], n_boot=200)
+    r = lambda t: t[t.metric == "pearson"]["value"].iloc[0]
+    assert np.isnan(r(few)) and np.isfinite(r(enough))

@@ -18,9 +18,13 @@ __all__ = ["METRICS", "evaluate", "compare", "table_groups", "PAPER_IN_DOMAIN", 
            "paper_table1", "paper_vs_ours", "side_agreement", "interval", "verdict"]
 
 
+#: No correlation is reported on fewer points (the pages say "too few").
+MIN_CORRELATION_N = 10
+
+
 def _pearson(x: np.ndarray) -> float:
     a, b = x[:, 0], x[:, 1]
-    if len(a) < 3 or np.std(a) == 0 or np.std(b) == 0:
+    if len(a) < MIN_CORRELATION_N or np.std(a) == 0 or np.std(b) == 0:
         return float("nan")
     return float(np.corrcoef(a, b)[0, 1])
 

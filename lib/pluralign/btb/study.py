@@ -584,7 +584,9 @@ class Study:
             values.update({f"btb_d_{key}": float(v), f"btb_d_{key}_lo": float(lo), f"btb_d_{key}_hi": float(hi),
                            f"btb_d_{key}_n": int(n)})
             rows.append({"category": c, "paper Δ r": float(paper_d[(g, c)]), "N here": int(n),
-                         "Δ r here [95% CI]": E.interval(v, lo, hi), "here": E.verdict(v, lo, hi)})
+                         "Δ r here [95% CI]": E.interval(v, lo, hi),
+                         "here": report.verdict(v, lo, hi, n=int(n), paper=float(paper_d[(g, c)]),
+                                                missing="no such pairs on this profile")})
         said = []
         for a, b, what in (("Multiple Correct", "Single Correct", "on multiple-correct than on single-correct pairs"),
                            ("OOD", "ID", "out-of-domain than in-domain")):
@@ -592,23 +594,45 @@ class Study:
             if not (np.isfinite(va) and np.isfinite(vb)):
                 said.append(f"{a} vs {b}: not comparable (no {a if not np.isfinite(va) else b} pairs here)")
                 continue
-            noise = " — but both intervals contain 0" if la <= 0 <= ha and lb <= 0 <= hb else ""
-            said.append(f"the gain is {'larger' if va > vb else 'smaller'} {what} (Δ {va:+.3f} vs {vb:+.3f}; the paper: "
-                        f"larger, so {'the same' if va > vb else 'the opposite'} direction{noise})")
-        note = ("Measured on this profile: " + "; ".join(said) + ". This page runs the paper's procedure with "
-                "other data, judges and models (see the note at the top). Agreeing or disagreeing with the "
-                "paper's direction is a measurement of this setting, neither a reproduction nor a refutation of "
-                "the paper's numbers, and a Δ whose interval contains 0 has no direction at all.")
-        return report.Result(table=pd.DataFrame(rows).set_index("category").round(3), note=note, values=values)
+            # the two groups hold different pairs: the difference of their Δ has SE √(se_a² + se_b²)
+            diff = va - vb
+            se = float(np.hypot((ha - la) / 3.92, (hb - lb) / 3.92))
+            paper_diff = float(paper_d[(_group_of(a), a)] - paper_d[(_group_of(b), b)])
+            says = report.verdict(diff, diff - 1.96 * se, diff + 1.96 * se, paper=paper_diff)
+            said.append(f"Δ {what}: {va:+.3f} vs {vb:+.3f}, difference {diff:+.3f} "
+                        f"[{diff - 1.96 * se:+.3f}, {diff + 1.96 * se:+.3f}] (the paper: {paper_diff:+.3f}) — {says}")
+        note = ("Measured on this profile: " + "; ".join(said) + ". A verdict follows the 95% interval: "
+                "\"same direction as the paper\" only when it excludes 0 on the paper's side. This page runs the "
+                "paper's procedure with other data, judges and models (see the note at the top): agreeing or "
+                "disagreeing with the paper's direction is a measurement of this setting, neither a reproduction "
+                "nor a refutation of the paper's numbers.")
+        return report.Result(table=pd.DataFrame(rows).set_index("category"), note=note, values=values)
 
     def beside_paper(self) -> report.Result:
         """The paper's Table 1 rows beside this run's where a row of the same name exists."""
         cmp = self.comparison.table
         pv = E.paper_vs_ours(cmp[cmp.metric == "pearson"])
         pv = pv[pv.metric == "pearson"]
-        show = pv[["grouping", "category", "n_paper", "baseline_paper", "regularized_paper", "delta_paper", "n_ours",
-                   "baseline_ours", "regularized_ours", "delta_ours", "delta_lo_ours", "delta_hi_ours"]]
-        return report.Result(table=show.set_index(["grouping", "category"]).round(3), paper=E.paper_table1())
+
+        def arrow(a, b):
+            return f"{a:.3f} → {b:.3f}" if np.isfinite(a) and np.isfinite(b) else report.MISSING
+        show = pd.DataFrame({
+            "grouping": pv["grouping"], "category": pv["category"],
+            "N (paper)": pv["n_paper"].map(lambda x: int(x) if np.isfinite(x) else report.MISSING),
+            "r baseline → regularized (paper)": [arrow(a, b) for a, b in zip(pv["baseline_paper"], pv["regularized_paper"])],
+            "Δ r (paper)": pv["delta_paper"],
+            "N (this run)": pv["n_ours"].map(lambda x: int(x) if np.isfinite(x) else report.MISSING),
+            "r baseline → regularized (this run)": [arrow(a, b) for a, b in zip(pv["baseline_ours"], pv["regularized_ours"])],
+            "Δ r this run [95% CI]": [E.interval(v, lo, hi) for v, lo, hi in
+                                      zip(pv["delta_ours"], pv["delta_lo_ours"], pv["delta_hi_ours"])],
+            "this run says": [report.verdict(v, lo, hi, n=int(n) if np.isfinite(n) else None, paper=p,
+                                             missing="no such pairs on this profile" if not np.isfinite(n) else
+                                             "too few pairs for a correlation (N < 10)")
+                              for v, lo, hi, n, p in zip(pv["delta_ours"], pv["delta_lo_ours"], pv["delta_hi_ours"],
+                                                         pv["n_ours"], pv["delta_paper"])]})
+        note = ("Each row of the paper's Table 1 beside this run's row of the same name. A verdict follows this run's "
+                "95% paired interval of Δ. — : the paper has no such row, or this profile has no such pairs.")
+        return report.Result(table=show.set_index(["grouping", "category"]), paper=E.paper_table1(), note=note)
 
     def paper_sized_check(self) -> report.Result:
         """The same comparison on a random test subset of the paper's size (``paper_sized_check`` pairs):
@@ -652,6 +676,11 @@ class Study:
 #: The groupings on which the paper reports a direction of Δ (Table 1): (grouping, category, glue key).
 _DIRECTIONS = (("kind", "Multiple Correct", "multiple"), ("kind", "Single Correct", "single"),
                ("domain", "ID", "id"), ("domain", "OOD", "ood"))
+
+
+def _group_of(category: str) -> str:
+    """The grouping of a :data:`_DIRECTIONS` category."""
+    return next(g for g, c, _ in _DIRECTIONS if c == category)
 
 
 def setup(profile: str = "demo", seed: int = 0, *, data=None, per_dataset=0, p_star_from="truth",
