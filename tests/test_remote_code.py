@@ -104,3 +104,28 @@ def test_weights_only_as_pickle_are_refused_and_never_unpickled(tmp_path):
     assert not marker.exists(), "the folder's pickle was unpickled"
     pickle.loads((folder / "pytorch_model.bin").read_bytes())  # the control: unpickling it does run its code
     assert marker.exists()
+
+
+def test_the_caller_can_opt_out_of_safetensors_only(tmp_path):
+    """allow_pickle_weights=True (the caller's own choice) reads PyTorch weights from a folder the caller trusts;
+    the scores equal those of the same weights in safetensors."""
+    from transformers import AutoModelForSequenceClassification
+
+    from rm_helpers import tiny_seqcls_folder
+    folder = tiny_seqcls_folder(tmp_path / "rm", hidden=16, layers=1)
+    expected = R.load(folder).score([("hi", "hello")], progress=False, cache=False)
+    bin_folder = tmp_path / "rm-bin"
+    import torch
+    model = AutoModelForSequenceClassification.from_pretrained(folder)
+    model.save_pretrained(bin_folder)
+    (bin_folder / "model.safetensors").unlink()
+    torch.save(model.state_dict(), bin_folder / "pytorch_model.bin")
+    for f in folder.iterdir():
+        if "token" in f.name or f.name in ("vocab.txt", "special_tokens_map.json"):
+            (bin_folder / f.name).write_bytes(f.read_bytes())
+    assert not (bin_folder / "model.safetensors").exists() and (bin_folder / "pytorch_model.bin").exists()
+    with pytest.raises(OSError, match="model.safetensors"):
+        R.load(bin_folder).score([("hi", "hello")], progress=False, cache=False)
+    got = R.load(bin_folder, allow_pickle_weights=True).score([("hi", "hello")], progress=False, cache=False)
+    import numpy as np
+    assert np.allclose(np.asarray(got, dtype=float), np.asarray(expected, dtype=float), atol=1e-6)

