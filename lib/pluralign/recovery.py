@@ -410,6 +410,22 @@ def recovery_table(profile: str = "demo") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+#: what is known about why a method row can fail on the demo (shown only for the rows that do)
+WHY = {
+    "imprint_weight_correlation": "the imprint regression itself is exact (a reward that is the planted utility "
+    "gives back every weight, see the imprint page), so this row measures what the demo RM learnt: a frozen "
+    "sentence encoder barely sees a *subtle* factual error (a wrong fact inside a long, formatted answer), so the "
+    "RM blames the dressing — format gets a negative imprint although the population likes it.",
+    "imprint_weight_coverage": "a Bradley-Terry RM's reward is the logit of P(A ≻ B), a non-linear function of the "
+    "population's utility gap (its spread differs from pair to pair), so even a perfect RM's imprints are not one "
+    "rescaling of the planted weights; narrow intervals then miss most rescaled weights.",
+    "margin_pstar_correlation": "the margin formula (Eq. 3) is exact; the correlation is bounded by the 10 draws per "
+    "pair of a judge with log-odds noise (the paper's n = 10): a binomial margin over 10 draws cannot track p* "
+    "much better.",
+    "rm_accuracy_high_agreement": "the demo RM (frozen encoder + small head) is too weak on these data.",
+}
+
+
 def result(table: pd.DataFrame | None = None, profile: str = "demo"):
     """The recovery table as a :class:`pluralign.report.Result` for the book's page (planted beside estimate)."""
     from pluralign.report import Result
@@ -428,6 +444,10 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo"):
     note = (f"{int(methods['recovered'].sum())} of {len(methods)} method checks recover what was planted; "
             f"{int(claims['recovered'].sum())} of {len(claims)} of the papers' claims hold on the simulated data "
             "(a claim row has no planted value: \"—\").")
+    failed = methods.loc[~methods["recovered"], "quantity"]
+    if len(failed):
+        note += "\n\nNot recovered: " + ", ".join(f"`{q}`" for q in failed) + "." + "".join(
+            f"\n\n- `{q}`: {WHY[q]}" for q in failed if q in WHY)
     return Result(table=shown.set_index(["part", "quantity"]), note=note,
                   values={"n_methods": len(methods), "n_recovered": int(methods["recovered"].sum()),
                           "n_claims": len(claims), "n_claims_hold": int(claims["recovered"].sum())},
