@@ -112,7 +112,8 @@ study.regime_shift_tests().glue()
 # {glue:text}`n_regime_tests_sig` of the {glue:text}`n_regime_tests` one-sample tests reject a zero mean shift after
 # Bonferroni, and {glue:text}`n_welch_sig` of the four γ = c against γ = r contrasts. A positive θ turns a reward
 # vector counter-clockwise (towards alignment in the third quadrant), so the sign of each mean says in which direction
-# training on $\mathcal{D}$ moved that regime's pairs; the intervals, not the stars, say how well it is pinned down.
+# training on $\mathcal{D}$ moved that regime's pairs; the intervals say how well each mean is pinned down, and a
+# group of a few pairs (γ = r is rare) cannot show a difference either way.
 #
 # ## Reward gaps of several reward models (App. D.1, Fig. 7)
 #
@@ -124,8 +125,10 @@ study.reward_gap_distributions(reward_gap_models, models).glue()
 
 # %% [markdown]
 # The post-$\mathcal{D}$ RM's median gap is {glue:text}`post_gap_median:.3f` reward points. On `demo` the planted
-# mean utility is the reference: a gap of zero there is a pair whose two replies the population values equally, and a
-# trained RM cannot be more aligned than the labels allow. The `paper` profile lists Fig. 7's four OpenAssistant RMs.
+# mean utility is a reference scorer: it rewards each reply by the population's average taste, and its gap is zero
+# where the two replies differ only in what the population does not value on average. The labels come from sampled
+# annotators, not from that average, so an RM trained on them can agree with the labels more often than the mean
+# utility does. The `paper` profile lists Fig. 7's four OpenAssistant RMs.
 #
 # ## Topics of the entries (App. E.1, Fig. 15)
 #
@@ -150,8 +153,9 @@ study.resistance_on_other_sets(other_preference_sets).glue()
 
 # %% [markdown]
 # The paper does not say which RM its two numbers belong to. On `demo` the same computation runs on the
-# {glue:text}`n_other_sets` sets the study has, so the rows show how an RM resists on its own training data against
-# on $\mathcal{D}$; the `paper` profile runs it on webgpt_comparisons and summarize_from_feedback.
+# {glue:text}`n_other_sets` sets the study has, so each row is an RM on data it was trained on (the pre-D RM on the
+# other data, the post-D RM on all of them) or not (the pre-D RM on $\mathcal{D}$); the `paper` profile runs it on
+# webgpt_comparisons and summarize_from_feedback.
 
 # %% [markdown]
 # ## Which features predict misalignment (Eq. 3, Table 7, Fig. 3 right)
