@@ -48,6 +48,15 @@ checks = recovery.result(profile=profile).glue()
 checks
 
 # %% [markdown]
+# ## The demo reward models converge
+#
+# The reward-model rows rest on the demo's stand-in models (a small MLP head on frozen all-MiniLM-L6-v2
+# embeddings, trained on every annotator judgment of the training split); their validation loss during training:
+
+# %% tags=["remove-input"]
+recovery.training_curves(profile)
+
+# %% [markdown]
 # Each part's pages link here for their rows: Part I (`diverging`: agreement classes, causes, the reward models
 # and the mean-variance model), Part II (`seal`: feature imprints, robustness scores, the reward shift) and
 # Part III (`btb`: margins, categories, margin-regularized training).

@@ -158,3 +158,7 @@ def test_cli_is_wired(capsys):
     with pytest.raises(SystemExit):
         R.main(["--profile", "paper"])
     assert R.page_params("recovery")["profile"] == "demo"
+
+
+def test_training_curves_off_the_demo_say_so():
+    assert R.training_curves("sample").table is None
