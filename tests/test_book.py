@@ -199,3 +199,17 @@ def test_the_build_report_executes_after_every_other_page():
     assert order[-1] == "build_report" and order.count("build_report") == 1
     toc_order = [r.notebook for r in book.runs("demo", m=m)]
     assert toc_order.index("build_report") < toc_order.index("data")  # still second in the book
+
+
+def test_each_kernel_gets_its_own_socket_folder():
+    """Two builds started in one folder must not share IPC socket files (they then read each other's messages:
+    "Invalid Signature")."""
+    cls = book._ipc_kernel_manager()
+    a, b = cls(kernel_name="python3"), cls(kernel_name="python3")
+    try:
+        assert a.transport == b.transport == "ipc" and a.ip != b.ip
+        assert Path(a.ip).parent.is_dir() and Path(a.ip).parent != Path(b.ip).parent
+    finally:
+        for m in (a, b):
+            m.cleanup_resources()
+    assert not Path(a.ip).parent.exists()

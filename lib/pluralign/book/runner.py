@@ -247,13 +247,25 @@ def _ipc_kernel_manager(log: Path | None = None):
     """A kernel manager whose kernel talks over local IPC sockets (not TCP on localhost): nothing listens on a
     port, and ipykernel has no reason to warn about unencrypted TCP in every build log. The kernel process's own
     log (its messages about being interrupted at shutdown, a crash) goes to ``log``, not into the build log;
-    what the cells print stays in the notebook."""
+    what the cells print stays in the notebook. Each kernel's sockets live in a fresh private folder: two builds
+    (or a build and a ``pluralign run``) started in the same folder would otherwise pick the same socket files
+    and read each other's messages ("Invalid Signature")."""
+    import shutil
+    import tempfile
+
     from jupyter_client.manager import AsyncKernelManager
 
     class IPCKernelManager(AsyncKernelManager):
         def __init__(self, **kw):
             kw.setdefault("transport", "ipc")
+            self._socket_dir = tempfile.mkdtemp(prefix="pluralign-kernel-")
+            kw.setdefault("ip", str(Path(self._socket_dir) / "kernel"))
             super().__init__(**kw)
+
+        def cleanup_resources(self, restart: bool = False) -> None:
+            super().cleanup_resources(restart=restart)
+            if not restart:
+                shutil.rmtree(self._socket_dir, ignore_errors=True)
 
         async def start_kernel(self, **kw):
             if log is not None:

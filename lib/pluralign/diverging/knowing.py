@@ -348,3 +348,22 @@ def split_probability(share_a, n_annotators=2, *, share_b=None):
     if share_b is not None and np.any(np.asarray(t) < -1e-12):
         raise ValueError("share_a + share_b must not exceed 1")
     return 1 - (1 - a) ** k - (1 - b) ** k + np.clip(t, 0, None) ** k
+
+
+def simulated_judge(truth: pd.DataFrame, pair_ids, *, noise: float = 1.0, seed: int = 0) -> pd.Series:
+    """The demo profile's stand-in for an LLM judge: P(A ≻ B) per pair drawn around the simulated population's
+    share preferring A (``truth["share_a"]``, planted): ``logistic(logit(share_a) + N(0, noise²))``, clipped away
+    from 0 and 1. It knows how the population splits, by construction, so on the demo
+    :func:`judge_decisiveness` must find it less decisive on diverging pairs — a check of the measure against
+    planted truth, not a finding about LLM judges (the page names it as a stand-in)."""
+    ids = pd.Index(pair_ids)
+    if "share_a" not in truth.columns:
+        raise ValueError("simulated_judge needs the simulator's planted truth (column 'share_a'); this data set has "
+                         "none — use a real judge (judge_llm: {load: ...}) or published verdicts (judges)")
+    missing = ids.difference(truth.index)
+    if len(missing):
+        raise ValueError(f"simulated_judge: {len(missing)} pairs have no planted truth (e.g. {missing[0]!r})")
+    p = truth.loc[ids, "share_a"].astype(float).clip(1e-3, 1 - 1e-3).to_numpy()
+    z = np.log(p / (1 - p)) + np.random.default_rng(seed).normal(0.0, float(noise), len(p))
+    return pd.Series(1.0 / (1.0 + np.exp(-z)), index=ids, name="p_a", dtype=float)
+

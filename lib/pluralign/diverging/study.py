@@ -69,7 +69,10 @@ STAND_INS = {
         "demo": ["simulated MultiPref-format and HelpSteer2-format data (same texts) stand in for MultiPref and "
                  "HelpSteer2", "the mean-variance reward model is a {head} head (μ and σ) over frozen "
                  "all-MiniLM-L6-v2 embeddings, not Llama-3-8B-Instruct with LoRA",
-                 "no LLM judge is run on simulated text (see the sample profile for real judges)"],
+                 "the LLM judge is a **simulated judge** (`diverging.knowing.simulated_judge`): its P(A) is drawn "
+                 "around the planted population share preferring A (log-odds noise sd 1), so it knows the split "
+                 "by construction — the section checks that the measure finds that, not what LLM judges do "
+                 "(the sample profile shows real judges' published verdicts)"],
         "sample": ["PandaLM's three-annotator test set stands in for MultiPref and HelpSteer2 (the paper's "
                    "MultiPref BT (All) values are shown beside it, marked \"stand-in reference\")",
                    "the mean-variance reward model is a {head} head over frozen all-MiniLM-L6-v2 embeddings",
@@ -574,12 +577,16 @@ class Study:
                 dropped[judge] = kn.judge_filters(verdicts, judge)
         if self.judge_llm is not None:
             from pluralign import llm as llms
-            model = llms.load(**self.judge_llm.get("load", {}))
+            sim = self.judge_llm.get("simulated")
+            model = None if sim is not None else llms.load(**self.judge_llm.get("load", {}))
             # the held-out split of §4's runs (the same split as Table 2's): no Table 2 model is trained for this
             for name, r in ((n, m.run) for n, m in self.mv_runs.items()):
                 pairs = r.heldout.pairs.head(self.judge_llm.get("n_pairs", len(r.heldout.pairs)))
-                probs = model.judge_ab_many(pairs[["prompt", "response_a", "response_b"]].to_dict("records"),
-                                            job=f"diverging-know-judge-{name}")
+                if sim is not None:  # the demo's named stand-in: a judge that knows the planted population split
+                    probs = kn.simulated_judge(r.heldout.truth, pairs["pair_id"], seed=self.seed, **sim).to_numpy()
+                else:
+                    probs = model.judge_ab_many(pairs[["prompt", "response_a", "response_b"]].to_dict("records"),
+                                                job=f"diverging-know-judge-{name}")
                 decisiveness[f"{self.judge_llm.get('label', 'LLM judge')} on {name}"] = kn.judge_decisiveness(
                     pd.Series(probs, index=pairs["pair_id"].to_numpy(), dtype=float),
                     r.classified.loc[pairs["pair_id"].to_numpy()], n_boot=self.n_boot, seed=self.seed)
@@ -629,6 +636,9 @@ def setup(*, datasets, profile: str = "demo", seed: int = 0, ties: str = "majori
         cause_classifier["llm"] = named_model(cause_classifier["llm"], models, what="cause_classifier.llm")
     if judge_llm is not None and judge_llm.get("load") is not None:
         judge_llm = {**judge_llm, "load": named_model(judge_llm["load"], models, what="judge_llm.load")}
+    if judge_llm is not None and (judge_llm.get("simulated") is None) == (judge_llm.get("load") is None):
+        raise ValueError("judge_llm needs exactly one of 'load' (pluralign.llm.load arguments) and 'simulated' "
+                         f"(the demo's stand-in, e.g. {{noise: 1.0}}), got keys {sorted(judge_llm)}")
     return Study(data=loaded, profile=profile, seed=seed, ties=ties, paper_reference=ref,
                  split={"test": 300, "validation": 100, **(split or {})}, reward_model=dict(rm),
                  train=dict(train or {}), n_boot=n_boot, judges=judges, judge_llm=judge_llm,
