@@ -59,7 +59,11 @@ def test_agreement_shares_are_the_librarys(study):
     assert r.values["div_share_0"] == sh["diverging share"].iloc[0]
     assert r.values["div_n_0"] == 300 and r.values["paper_mp"] == 0.39 and r.values["paper_hs2"] == 0.24
     assert r.table.loc["simulated-multipref", "paper: diverging"] == "39%"
-    assert "stand-in reference" in r.note and len(r.note.splitlines()) == 2
+    assert "stand-in reference" in r.note and sum(ln.startswith("- **") for ln in r.note.splitlines()) == 2
+    # the planted population's diverging share beside the estimate (MultiPref format only; "—" otherwise)
+    from pluralign.diverging.agreement import planted_divergence
+    assert r.table.loc["simulated-multipref", "planted: diverging"] == f"{planted_divergence(study.data[0]).mean():.1%}"
+    assert r.table.loc["simulated-helpsteer2", "planted: diverging"] == "—" and "planted: diverging" in r.note
     assert list(study.class_examples().table.columns) == ["agreement", "substantial", "votes", "prompt"]
 
 

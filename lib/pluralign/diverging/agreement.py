@@ -87,7 +87,7 @@ import pandas as pd
 from pluralign import paper
 from pluralign.data.core import DataError, PreferenceData
 
-__all__ = ["CLASSES", "PAPER_DATASETS", "agreement_classes", "preferences", "shares", "paper_diverging_share",
+__all__ = ["CLASSES", "PAPER_DATASETS", "agreement_classes", "planted_divergence", "preferences", "shares", "paper_diverging_share",
            "paper_dataset", "paper_label", "is_stand_in", "check_paper_reference", "votes_text", "Recovery",
            "planted_recovery"]
 
@@ -310,3 +310,45 @@ def votes_text(data: PreferenceData) -> pd.Series:
     pref = pd.to_numeric(data.annotations["preference"], errors="coerce")
     return pref.groupby(data.annotations["pair_id"].to_numpy(), sort=False).agg(
         lambda v: " ".join("?" if pd.isna(x) else f"{int(x):+d}" if x else "0" for x in v)).rename_axis("pair_id")
+
+
+# ---- the planted population's expectation (demo) ---------------------------------------------------------
+def _category_probs(m, s, tie: float, significant: float) -> np.ndarray:
+    """P(preference = -2, -1, 0, 1, 2) of one annotator whose utility gap is d ~ N(m, s²) (the simulator's
+    MultiPref rule: A (negative) when d > tie, significant when |d| > significant)."""
+    from scipy.special import ndtr
+    c = lambda v: ndtr((v - m) / s)  # noqa: E731  P(d <= v)
+    return np.column_stack([1 - c(significant), c(significant) - c(tie), c(tie) - c(-tie),
+                            c(-tie) - c(-significant), c(-significant)])
+
+
+def planted_divergence(data) -> pd.Series | None:
+    """Per pair, the probability under the *planted population* that its annotators make it diverging
+    (Diverging Preferences §2: at least one prefers A, one prefers B, and one of them significantly;
+    :func:`pluralign.diverging.agreement.agreement_classes`), for the simulator's MultiPref format: each
+    annotator's utility gap is Gaussian with the population's mean and variance (a mixture over noticing a
+    subtle error), judgments independent, as many annotators as the pair has. Returns a Series indexed by
+    pair_id, or None for data the simulator did not make in the MultiPref format (no planted population)."""
+    from pluralign.data.simulate import FEATURES
+    opts, truth = data.meta.get("options", {}), data.truth
+    if truth is None or opts.get("annotation_format") != "multipref":
+        return None
+    w = data.meta["weights"]
+    mu, sd = w["mean"].reindex(FEATURES).to_numpy(float), w["sd"].reindex(FEATURES).to_numpy(float)
+    dX = np.column_stack([truth[f"a_{f}"].to_numpy(float) - truth[f"b_{f}"].to_numpy(float) for f in FEATURES])
+    fe = FEATURES.index("factual_error")
+    noise, tie, sig, detect = opts["noise"], opts["tie"], opts["significant"], opts["detect"]
+    var_nofe = (dX ** 2) @ np.where(np.arange(len(FEATURES)) == fe, 0.0, sd ** 2) + 2 * noise ** 2
+    m_all, s_all = dX @ mu, np.sqrt(var_nofe + dX[:, fe] ** 2 * sd[fe] ** 2)
+    p = _category_probs(m_all, s_all, tie, sig)
+    subtle = truth["subtle_error"].to_numpy(bool)
+    p_miss = _category_probs(m_all - dX[:, fe] * mu[fe], np.sqrt(var_nofe), tie, sig)
+    p = np.where(subtle[:, None], detect * p + (1 - detect) * p_miss, p)
+    n = data.n_annotators().reindex(truth.index).fillna(0).to_numpy(float)
+    no_a, no_b = 1 - p[:, 0] - p[:, 1], 1 - p[:, 3] - p[:, 4]
+    no_sig = 1 - p[:, 0] - p[:, 4]
+    p_div = (1 - no_a ** n - no_b ** n - no_sig ** n + p[:, 2] ** n + (p[:, 2] + p[:, 3]) ** n
+             + (p[:, 1] + p[:, 2]) ** n - p[:, 2] ** n)
+    # inclusion-exclusion: P(no A ∧ no B) = P(all ties); P(no A ∧ no significant) = P(all in {tie, B slight});
+    # P(no B ∧ no significant) = P(all in {A slight, tie}); P(no A ∧ no B ∧ no significant) = P(all ties)
+    return pd.Series(np.clip(p_div, 0, 1), index=truth.index, name="planted P(diverging)")

@@ -50,11 +50,9 @@ STAND_INS = {
     "causes": {
         "demo": ["the simulator's planted cause of each pair is the reference labelling (in place of the authors' "
                  "annotations)", "a rule-based labeller reading surface features (length, lists and headings, "
-                 "refusal phrases) is the second 'annotator' written into the annotation sheet",
-                 "the LLM cause classifier is not run (the embedded Gemma 3 270M is a base model)"],
+                 "refusal phrases) is the second 'annotator' written into the annotation sheet"],
         "sample": ["PandaLM's test set stands in for MultiPref and HelpSteer2; nobody has annotated its causes, so "
-                   "the annotation sheet is produced but no cause frequencies or agreement are computed",
-                   "the LLM cause classifier is not run (the embedded Gemma 3 270M is a base model)"],
+                   "the annotation sheet is produced but no cause frequencies or agreement are computed"],
     },
     "rewards": {
         "demo": ["simulated MultiPref-format and HelpSteer2-format data (same texts) stand in for MultiPref and "
@@ -168,6 +166,9 @@ class Study:
         table = pd.DataFrame({"pairs": sh["n"]})
         for c in cols:
             table[c] = [f"{k} ({v:.1%})" for k, v in zip(sh[c], sh[f"{c} share"])]
+        planted = {d.name: agr.planted_divergence(d) for d in self.data}
+        table["planted: diverging"] = [f"{planted[n].mean():.1%}" if planted.get(n) is not None else "—"
+                                       for n in table.index]
         table["paper: diverging"] = sh["paper diverging share"].map(_pct)
         table["paper reference"] = sh["paper reference"].map(lambda v: "n/a" if pd.isna(v) else v)
         lines = []
@@ -193,6 +194,10 @@ class Study:
         warn = [warning(f"**{name}** has one judgment per pair: no pair can be diverging (nor in any class that "
                         "needs annotators to disagree), so its shares say nothing about disagreement. The agreement "
                         "classes need several annotators per pair.") for name in single]
+        if any(v is not None for v in planted.values()):
+            lines.append("\n\"planted: diverging\" is the share the simulator's planted population makes diverging "
+                         "with each pair's annotators (`agreement.planted_divergence`; the recovery page checks it "
+                         "against the estimate); \"—\": no planted population for that format or data set.")
         return Result(table=table, figure=plots.agreement_shares(sh), paper=paper.numbers("diverging", "§2"),
                       note="\n\n".join(warn + ["\n".join(lines)]), values=values, data={"shares": sh})
 
