@@ -55,4 +55,5 @@ study.resistance_gap().glue()
 # {glue:text}`x_res_hi:.3f`): {glue:text}`x_res_verdict`. Part of it needs no flaw in the model: on a diverging
 # pair the majority label is the population's preference only by a small margin, or not at all, so even a model
 # that knew the population would be "misaligned" with the label there — the planted column measures exactly that.
-# Resistance above the planted level is what the reward model adds.
+# Resistance above the planted level is what the reward model adds; resistance below it means the post-D model
+# follows D's majority labels more closely than the population does (it was trained on them).

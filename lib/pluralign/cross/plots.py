@@ -71,7 +71,7 @@ def regimes_by_class(table: pd.DataFrame):
     """SEAL's four regime shares per agreement class (stacked bars, Table 1) and the post-D resistance a₋ with
     its 95% CI (the planted population a₋ as a cross where there is one); ``table``:
     :func:`~pluralign.cross.regimes.regimes_by_class`."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 0.5 * len(table) + 1.8))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 0.5 * len(table) + 2.2))
     left = np.zeros(len(table))
     y = np.arange(len(table))
     for r, c in zip(REGIMES, ("#55a868", "#4c72b0", "#c44e52", "#dd8452")):
@@ -79,13 +79,15 @@ def regimes_by_class(table: pd.DataFrame):
         left += table[r].to_numpy()
     ax.set_yticks(y, [f"{i} (n={n})" for i, n in zip(table.index, table["pairs"])], fontsize=8)
     ax.set_xlabel("share of pairs (SEAL Table 1 regimes)")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.invert_yaxis()
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4)
     bx.errorbar(table["a- post"], y, xerr=[table["a- post"] - table["lo"], table["hi"] - table["a- post"]], fmt="o",
                 capsize=3, label="post-D a₋ (95% CI)")
     if "planted a-" in table:
         bx.plot(table["planted a-"], y, "x", color="k", label="planted: population a₋")
     bx.set_yticks(y, [])
     bx.set_xlabel("alignment resistance a₋ = 1 − a₊")
+    bx.invert_yaxis()
     bx.legend(fontsize=7, loc="best")
     return _done(fig)
 

@@ -186,7 +186,9 @@ class Study:
         if "gold (annotators)" in sep.index:
             lines.append("- The gold margin and the agreement classes are computed from the same judgments, so its "
                          "AUROC is partly true by construction (Eq. 3 ignores strength and ties count half, the "
-                         "classes do not); the synthetic margin is the independent test.")
+                         "classes do not); " + ("the synthetic margin is the independent test." if len(sep) > 1 else
+                                                "there is no synthetic margin on this profile, so the hypothesis is "
+                                                "not tested independently of the annotators here."))
         return report.Result(table=q1.display(sep), note="\n".join(lines), values=values, data={"separation": sep})
 
     # ---- question 4 (question 2 reuses its mean-variance model) ----------------------------------------
