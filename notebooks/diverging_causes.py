@@ -19,13 +19,14 @@
 # sampled diverging pairs per data set with the causes (several may apply) and report their agreement as
 # Cohen's κ over full label sets and Krippendorff's α with MASI distance.
 #
-# This page has the three tools for that study in `pluralign.diverging.causes`: Table 1 as data, a spreadsheet
-# round-trip for human cause annotation, an LLM cause classifier prompted with the taxonomy, and the two
-# agreement statistics.
+# This page has the tools for that study in `pluralign.diverging.causes`: Table 1 as data, a spreadsheet
+# round-trip for human cause annotation and the two agreement statistics. The `paper` profile adds a page
+# with an LLM cause classifier prompted with the taxonomy (`causes.classify_causes`); the demo and sample
+# profiles ship no instruction-following LLM to run it with, so their books leave that page out.
 #
 # *Version followed:* the workshop version of the paper {cite}`zhang2024divergingworkshop` (Workshop on
 # Pluralistic Alignment, NeurIPS 2024; the project's seed text): its §2.1, Table 1 and the κ / α it reports.
-# The LLM cause classifier is not in that version; the full version is arXiv 2410.14632
+# The LLM cause classifier of the `paper` profile's next page follows the full version, arXiv 2410.14632
 # {cite}`zhang2024diverging`.
 
 # %% tags=["parameters"]
@@ -41,18 +42,13 @@ annotation = {
     "files": {},          # {data set name: [filled-in .xlsx, ...]}: human cause annotations to read back
     "reference": "planted",  # "planted": the simulator's causes are the reference labelling (demo only); or None
 }
-cause_classifier = {
-    "llm": None,          # keyword arguments of pluralign.llm.load for the LLM cause classifier; None: not run
-    "pairs": 50,          # diverging pairs per data set sent to the classifier
-}
 paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the paper's κ/α a stand-in data set is compared with
-models = {}              # the profile's named models (common.yml): cause_classifier.llm may name one
 
 # %% tags=["remove-input"]
 from pluralign import diverging
 
 study = diverging.setup(profile=profile, seed=seed, datasets=datasets, annotation=annotation,
-                        cause_classifier=cause_classifier, paper_reference=paper_reference, models=models)
+                        paper_reference=paper_reference)
 study.profile_note("causes")
 
 # %% [markdown]
@@ -100,7 +96,7 @@ study.annotation_sheets()
 study.annotation_round_trip()
 
 # %% [markdown]
-# ## (c) Agreement on label sets: κ and α-MASI
+# ## (b) Agreement on label sets: κ and α-MASI
 #
 # §2.1: "we evaluate agreement using both Cohen's κ (comparing full label set equivalence), as well as
 # Krippendorff's α with MASI distance". κ counts two annotators as agreeing on a pair only when their sets
@@ -108,21 +104,6 @@ study.annotation_round_trip()
 
 # %% tags=["remove-input"]
 study.label_agreement()
-
-# %% [markdown]
-# ## (b) An LLM cause classifier
-#
-# `causes.classify_causes(data, llm, pair_ids, job=...)` sends each pair to an instruction-following LLM with
-# the ten causes and their definitions, asks for JSON (`{"causes": [...], "rationale": ...}`), validates the
-# answer against a schema (retrying a bad answer, recording retried items), and returns labels in the same
-# format as the spreadsheet, so `label_agreement` compares the classifier with human annotators directly.
-# The job is journaled: a killed run resumes where it stopped. This is the prompt for the first sampled pair:
-
-# %% tags=["hide-input"]
-study.cause_prompt()
-
-# %%
-study.llm_causes()
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

@@ -121,6 +121,9 @@ def test_only_selects_a_part_by_its_manifest_name():
     part1 = [r.notebook for r in book.runs("sample", "diverging")]
     assert part1 == ["diverging_agreement", "diverging_causes", "diverging_rewards", "diverging_know"]
     assert [r.notebook for r in book.runs("demo", "seal_imprint")] == ["seal_imprint"]
+    # the LLM cause classifier page is the paper profile's only (no instruction-following LLM on demo / sample)
+    assert "diverging_causes_llm" in [r.notebook for r in book.runs("paper", "diverging")]
+    assert "diverging_causes_llm" not in [r.notebook for r in book.runs("demo")]
     with pytest.raises(book.BookError, match="matches no part.*diverging"):
         book.runs("demo", "no-such-part")
 

@@ -186,3 +186,30 @@ def test_study_end_to_end_on_the_simulator():
     assert "planted (demo truth)" in results[1].table.columns
     assert "planted a₋ (population)" in results[6].table.columns
     assert all(r.figure is not None for r in (results[0], results[3], results[5], results[6]))
+
+
+# ---- the profiles' parameter files -------------------------------------------------------------
+@pytest.mark.parametrize("profile", ["demo", "sample", "paper"])
+def test_every_profile_has_the_four_pages_with_valid_parameters(profile):
+    from pluralign.book import runner as book
+    runs = {r.notebook: r for r in book.runs(profile, only="cross")}
+    assert sorted(runs) == ["cross_margins", "cross_regimes", "cross_training", "cross_uncertainty"]
+    design = book.read_params(book.ROOT / runs["cross_margins"].params, "cross_margins")["design"]
+    if profile == "paper":  # MultiPref and HelpSteer2, analysed apart, with the paper's models by name
+        assert [d["name"] for d in design["data"]] == ["multipref", "helpsteer2"]
+        assert design["judge"]["from"] == "llm" and design["reward_model"] == "diverging_llama3_8b"
+    elif profile == "sample":
+        assert design["data"] == {"name": "pandalm"}
+
+
+def test_sample_pandalm_gold_margins_by_class(shared_data, monkeypatch):
+    """On PandaLM (three real annotators) question 1 runs without any model: every pair has a gold margin, and
+    a 2–1 split (diverging when the annotators picked opposite responses) has m = 1/3."""
+    monkeypatch.setenv("PLURALIGN_SHARED_DATA", str(shared_data))
+    s = cross.setup("sample", data={"name": "pandalm"}, p_star_from="annotators", judge={"from": None}, n_boot=100)
+    assert list(s.margins) == ["gold (annotators)"] and s.margins_left_out == {"gold (annotators)": 0}
+    div = s.classified.index[s.classified["agreement"] == "diverging"]
+    assert len(div) > 10 and np.allclose(s.margins["gold (annotators)"].reindex(div), 1 / 3)
+    r = s.margin_separation()
+    assert r.table.loc["gold (annotators)", "verdict"].startswith("supported")
+    assert "not tested independently" in r.note

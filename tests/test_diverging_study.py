@@ -183,7 +183,8 @@ def test_each_part_one_page_names_the_version_of_the_paper_it_follows():
     assert {"zhang2024diverging", "zhang2024divergingworkshop"} <= bib
     assert "2410.14632" in (root / "references.bib").read_text().split("zhang2024diverging,")[1].split("@")[0]
     follows = {"diverging_agreement": "zhang2024divergingworkshop", "diverging_causes": "zhang2024divergingworkshop",
-               "diverging_rewards": "zhang2024divergingworkshop", "diverging_know": "zhang2024diverging"}
+               "diverging_rewards": "zhang2024divergingworkshop", "diverging_know": "zhang2024diverging",
+               "diverging_causes_llm": "zhang2024diverging"}
     for page, key in follows.items():
         text = (root / "notebooks" / f"{page}.py").read_text()
         said = text.split("*Version followed:*")[1].split("{cite}`")[1].split("`")[0]

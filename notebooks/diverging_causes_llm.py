@@ -1,0 +1,56 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (diverging-causes-llm)=
+# # An LLM cause classifier
+#
+# The full version of Diverging Preferences (arXiv 2410.14632 {cite}`zhang2024diverging`) asks whether an LLM
+# can name the causes of a disagreement (Table 1's taxonomy, {ref}`diverging-causes`). This page runs that
+# classifier on the same sampled diverging pairs the annotation sheets hold and compares its labels with the
+# human annotators' (Cohen's κ, Krippendorff's α with MASI). It is part of the `paper` profile, which names an
+# instruction-following model behind an OpenAI-compatible endpoint; the key comes from the environment.
+#
+# *Version followed:* the full version of the paper, arXiv 2410.14632 {cite}`zhang2024diverging`.
+
+# %% tags=["parameters"]
+profile = "paper"
+seed = 0
+datasets = []
+annotation = {"n": 50, "dir": None, "files": {}, "reference": None}
+cause_classifier = {
+    "llm": None,          # keyword arguments of pluralign.llm.load (or a key of `models`): the classifier
+    "pairs": 50,          # diverging pairs per data set sent to the classifier
+}
+paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the paper's block a stand-in data set is compared with
+models = {}              # the profile's named models (common.yml): cause_classifier.llm may name one
+
+# %% tags=["remove-input"]
+from pluralign import diverging
+
+study = diverging.setup(profile=profile, seed=seed, datasets=datasets, annotation=annotation,
+                        cause_classifier=cause_classifier, paper_reference=paper_reference, models=models)
+study.profile_note("causes")
+
+# %% [markdown]
+# ## The classifier
+#
+# `causes.classify_causes(data, llm, pair_ids, job=...)` sends each pair to an instruction-following LLM with
+# the ten causes and their definitions, asks for JSON (`{"causes": [...], "rationale": ...}`), validates the
+# answer against a schema (retrying a bad answer, recording retried items), and returns labels in the same
+# format as the spreadsheet, so `label_agreement` compares the classifier with human annotators directly.
+# The job is journaled: a killed run resumes where it stopped. This is the prompt for the first sampled pair:
+
+# %% tags=["hide-input"]
+study.cause_prompt()
+
+# %%
+study.llm_causes()
+
