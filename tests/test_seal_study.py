@@ -73,22 +73,35 @@ def test_imprint_page_sections(study):
     im = study.imprints()
     assert im.values["n_imprint_obs"] == 2 * len(study.view) and im.values["paper_n_t5"] == 15
     assert im.values["paper_harmless_post"] == 2.0898
-    # both variants of Eq. 1, labelled, with the paper's Table 5 beside SEAL's code's (beside_paper: outer join)
-    cols = list(im.table.columns)
-    assert "SEAL's code: OLS, no FE · post-D estimate (this run)" in cols
-    assert "pair fixed effects (this project) · post-D estimate (this run)" in cols
-    assert "SEAL's code: OLS, no FE · post-D estimate (paper)" in cols
-    assert im.table.loc["last_response_is_harmless", "SEAL's code: OLS, no FE · post-D estimate (paper)"] == 2.09
-    assert im.table.loc["last_response_is_harmless", "pair fixed effects (this project) · post-D estimate (this run)"] == "—"
+    # Table 5's rows (SEAL's names): this run's estimate of the simulator feature that plays each, sign-aligned,
+    # beside the paper's, in both variants of Eq. 1, with a verdict from the CI
+    from pluralign.report import present_html
+    from pluralign.seal.design import PAPER_FEATURES
+    t, long = im.table, im.data["long"]
+    assert t.index.names == ["SEAL feature", "RM", "estimator"] and len(t.columns) <= 7
+    run = "This run (simulator feature, sign-aligned)"
+    assert {"simulator feature", "In the paper", run, "verdict (95% CI)"} <= set(t.columns)
     fe = im.data["fixed_effects"]["post"].table["estimate"]
-    row = im.table.loc[fe.index[0], "pair fixed effects (this project) · post-D estimate (this run)"]
-    assert row == pytest.approx(round(fe.iloc[0], 3))
-    assert not im.table.isna().to_numpy().any()
+    for sim, (name, sign) in PAPER_FEATURES.items():   # every mapped feature: the paper's number on this run's row
+        row = t.loc[(name, "post-D", "pair fixed effects (this project)")]
+        assert row["In the paper"] == pytest.approx(im.paper.set_index(["feature", "group"]).loc[(name, "post-D"), "estimate"])
+        assert row[run] == pytest.approx(sign * fe[sim]) and row["simulator feature"] == f"{sim} × {'+1' if sign > 0 else '−1'}"
+    assert t.loc[("last_response_is_harmless", "post-D", "pair fixed effects (this project)"), "In the paper"] == 2.0898
+    assert im.values["n_t5_compared"] == len(PAPER_FEATURES)
+    # a paper-only feature: no number of this run, the reason in the verdict; demo-only features come last
+    eloq = t.loc[("last_response_is_eloquent", "post-D", "—")]
+    assert pd.isna(eloq[run]) and "no feature of this run plays it" in eloq["verdict (95% CI)"]
+    assert list(dict.fromkeys(t.index.get_level_values(0)))[-1] == "interpretation"
+    assert "nan" not in present_html(t).lower()
     fc = study.featurizer_check()
     assert fc.table.loc["last_response_is_refusal", "agreement"] == 1.0 and "AUROC" in fc.note
     assert "not run" in study.label_stability().note
     prev = study.prevalence()
-    assert set(prev.table.columns) == {"chosen", "rejected", "difference", "n"}
+    p4 = prev.table
+    assert p4.loc["last_response_is_harmless", "simulator feature"] == "1 − harmfulness"
+    assert p4.loc["last_response_is_harmless", "share chosen (this run, simulator feature)"] == pytest.approx(
+        1 - study.F.chosen["harmfulness"].mean())
+    assert p4.loc["last_response_is_harmless", "share chosen (paper)"] == 0.942
     rec = study.planted_recovery()
     assert rec.table.loc["Pearson r (imprint vs weight)", "planted utility (method check)"] == pytest.approx(1.0)
     assert study.vif_dropped().table.shape == (4, 1)
@@ -116,7 +129,12 @@ def test_resistance_page_sections(study):
     mis = study.misalignment()
     assert mis.values["t7_base"] == pytest.approx(1 - alignment_summary(*[study.R[c] for c in (
         "pre_chosen", "pre_rejected", "post_chosen", "post_rejected")])["a_plus_post"])
-    assert {"logit chosen", "linear rejected"} <= set(mis.table.columns)
+    t7 = mis.table
+    assert t7.index.names == ["SEAL feature", "entry", "estimator"] and len(t7.columns) <= 7
+    lpm = ("last_response_is_refusal", "rejected", "LPM (OLS on 0/1, Table 7's scale)")
+    assert t7.loc[lpm, "In the paper"] == pytest.approx(0.134595)
+    assert t7.loc[lpm, "This run (simulator feature, sign-aligned)"] == pytest.approx(
+        mis.data["linear"].table.loc[("r", "refusal"), "estimate"])
 
 
 def test_robustness_page_sections(study):
@@ -132,14 +150,17 @@ def test_robustness_page_sections(study):
     assert f"{pi.data['scores'].n_pairs} pairs enter the regression" in pi.note
     # the LPM (SEAL's code) is plotted by default, the logit beside it; the paper's Table 8 beside both
     assert pi.data["scores"].model == "linear" and pi.data["fits"]["logit"].model == "logit"
-    assert {"LPM estimate (this run)", "logit estimate (this run)", "LPM estimate (paper)"} <= set(pi.table.columns)
-    assert pi.table.loc[("last_response_sentiment", "π^c_+"), "LPM estimate (paper)"] == pytest.approx(0.1169, abs=1e-4)
+    t8 = pi.table
+    assert t8.index.names == ["SEAL feature", "score", "estimator"]
+    lpm = "LPM (SEAL's code, Table 8's scale)"
+    assert t8.loc[("last_response_sentiment", "π^c_+", lpm), "In the paper"] == pytest.approx(0.1169, abs=1e-4)
     lin = pi.data["fits"]["linear"].table
     first = lin.index[0]
     from pluralign.paper.seal import flip_label
-    assert pi.table.loc[(first[1], flip_label(first[0], first[2])), "LPM estimate (this run)"] == pytest.approx(
-        round(lin.loc[first, "estimate"], 4))
-    assert not pi.table.isna().to_numpy().any()
+    from pluralign.report import present_html
+    assert t8.loc[(first[1], flip_label(first[0], first[2]), lpm), "This run (rewritten feature, sign-aligned)"] == \
+        pytest.approx(lin.loc[first, "estimate"])
+    assert "nan" not in present_html(t8).lower()
 
 
 def test_profile_note_names_the_pages_stand_ins(study):

@@ -34,6 +34,7 @@ from pluralign.data.core import combine  # re-exported as seal.combine
 
 __all__ = ["AlignmentPairs", "AlignmentModels", "EntryFeatures", "ImprintRecovery", "combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
            "featurizer_agreement", "imprint_recovery", "mixed_weights", "feature_prevalence", "PLANTED_TO_RULES",
+           "PAPER_FEATURES", "UNMAPPED_FEATURES", "paper_feature_map",
            "entry_texts", "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue",
            "default_scoring_input"]
 
@@ -218,6 +219,52 @@ PLANTED_TO_RULES = {"last_response_is_refusal": "refusal", "last_response_is_har
                     "last_response_sentiment": "sentiment (positive = 1, else neutral 0)",
                     "response_has_list": "format", "last_response_is_helpful": "not (refusal or factual_error)"}
 """How :func:`planted_taxonomy` names planted features in SEAL's taxonomy (and the rule featurizer's)."""
+
+PAPER_FEATURES: dict[str, tuple[str, int]] = {
+    "harmfulness": ("last_response_is_harmless", -1),
+    "refusal": ("last_response_is_refusal", +1),
+    "sentiment": ("last_response_sentiment", +1),
+    "factual_error": ("last_response_is_honest", -1),
+}
+"""Which SEAL feature (App. C.3 taxonomy, Tables 4-7) each simulator feature plays, and with what sign: a
+planted harmful response is one SEAL's labeller calls not harmless (is_harmless = 1 - harmfulness), a planted
+refusal a refusal, the planted enthusiastic tone a positive sentiment (SEAL codes negative / neutral / positive
+as -1 / 0 / 1; the simulator plants only 0 / 1), a planted factual error a response that is not honest. A
+coefficient on the simulator feature times the sign is the coefficient on the SEAL feature (a linear model with
+an intercept or pair fixed effects absorbs the 1 of ``1 - x``). :data:`UNMAPPED_FEATURES` says why the others
+have no counterpart."""
+
+UNMAPPED_FEATURES: dict[str, str] = {
+    "verbosity": "length; SEAL's taxonomy has no length feature (eloquence is about style, not length)",
+    "format": "headings and numbered lists; SEAL's taxonomy has no formatting feature",
+    "complexity": "technical jargon; SEAL's taxonomy has no complexity feature (human_vocabulary_quality "
+                  "rates the human's vocabulary, not the response's)",
+    "interpretation": "which reading of an ambiguous prompt the response answers; no SEAL feature",
+    "response_has_list": "list formatting (rule featurizer); SEAL's taxonomy has no formatting feature",
+    "response_words": "length in words (rule featurizer); SEAL's taxonomy has no length feature",
+}
+"""Simulator (and rule-featurizer) features that no feature of SEAL's taxonomy plays, with the reason."""
+
+
+def paper_feature_map(features: Sequence[str]) -> pd.DataFrame:
+    """Which SEAL feature each of this run's features plays (:data:`PAPER_FEATURES`), one row per feature in
+    order: ``paper_feature`` (SEAL's name, None when nothing in its taxonomy plays it), ``sign`` (+1 / -1; the
+    factor that turns this run's coefficient into the SEAL feature's; None when unmapped) and ``why``. A feature
+    already named as in SEAL's taxonomy (the ``sample`` and ``paper`` profiles' labels) maps to itself with
+    sign +1, so one code path serves every profile."""
+    from pluralign.seal.features import FEATURES as TAXONOMY
+    rows = []
+    for f in features:
+        if f in PAPER_FEATURES:
+            name, sign = PAPER_FEATURES[f]
+            rows.append((f, name, sign, "simulator feature playing SEAL's" + (" (opposite sign)" if sign < 0 else "")))
+        elif f in TAXONOMY:
+            rows.append((f, f, 1, "same feature (SEAL's taxonomy name)"))
+        else:
+            rows.append((f, None, None, UNMAPPED_FEATURES.get(f, "not in SEAL's taxonomy")))
+    out = pd.DataFrame(rows, columns=["feature", "paper_feature", "sign", "why"]).set_index("feature")
+    out["sign"] = out["sign"].astype(object)
+    return out
 
 
 def planted_taxonomy(planted: pd.DataFrame) -> pd.DataFrame:

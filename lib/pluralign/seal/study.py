@@ -105,6 +105,47 @@ class Study:
             raise ValueError("this section needs entry features: setup(..., features='planted' | 'rules' | 'llm')")
         return self.F
 
+    def _source(self) -> str:
+        """How the pages name this run's features: the simulator's (demo) or a labeller's."""
+        return "simulator feature" if self.F is not None and self.F.source == "planted" else "labelled feature"
+
+    def _mapping_note(self, long: pd.DataFrame, flip: str = "times −1") -> str:
+        """What a table of :func:`~pluralign.seal.compare.on_paper_rows` puts on the paper's rows, in words."""
+        src = self._source()
+        missing = list(dict.fromkeys(long.loc[long["this_feature"].isna(), "paper_feature"]))
+        mapped = long[long["this_feature"].notna() & long["paper"].notna()]
+        own = list(dict.fromkeys(long.loc[long["this_feature"].notna() & long["sign"].isna(), "this_feature"]))
+        flipped = mapped.loc[mapped["sign"] < 0, "this_feature"].unique().tolist()
+        text = (f"This run's estimate on a row is that of the {src} that plays the SEAL feature"
+                + (f", {flip} where it plays it with the opposite sign ({', '.join(flipped)})" if flipped else "")
+                + " (mapping: the Featurization section of the feature-imprint page).")
+        if missing:
+            text += (f" — in this run's columns: no {src} plays that SEAL feature ({len(missing)} of the paper's rows: "
+                     f"{', '.join(missing)}).")
+        if own:
+            text += f" Last, this run's features that no SEAL feature plays ({', '.join(own)}): no paper value."
+        return text
+
+    def feature_mapping(self):
+        """Which of this run's features plays which SEAL feature (App. C.3 taxonomy), and with what sign
+        (:data:`~pluralign.seal.design.PAPER_FEATURES`, :func:`~pluralign.seal.design.paper_feature_map`): the
+        mapping every comparison with SEAL's Tables 4-8 uses. Values ``n_mapped``, ``n_unmapped``."""
+        from pluralign.report import Result
+        from pluralign.seal.compare import mapping_table
+        F = self._features()
+        table = mapping_table(F.regressors, self._source())
+        n_map = int((table.index != "—").sum())
+        identity = all(table.index[i] == table.iloc[i, 0] for i in range(len(table)) if table.index[i] != "—")
+        note = (f"{n_map} of this run's {len(table)} features play a SEAL feature; the others have none (why: last "
+                "column), so their rows in the comparisons below have no paper value, and SEAL's features that no "
+                "feature here plays show — in this run's cells. A sign of −1 means the feature is the opposite of "
+                "SEAL's (a harmful response is one that is not harmless): this run's coefficient is multiplied by −1 "
+                "before it is set beside the paper's.")
+        if identity:
+            note = (f"This run's features carry SEAL's names ({n_map} of {len(table)}); the mapping is the identity. "
+                    "Features outside SEAL's taxonomy have no paper value.")
+        return Result(table=table, note=note, values={"n_mapped": n_map, "n_unmapped": len(table) - n_map})
+
     def _rewards(self, k: str) -> tuple[np.ndarray, np.ndarray]:
         return self.R[f"{k}_chosen"].to_numpy(float), self.R[f"{k}_rejected"].to_numpy(float)
 
@@ -295,18 +336,23 @@ class Study:
                       note=f"Entries a labeller could not label are left out of its agreement (`n`): {st['n_failed']}.")
 
     def prevalence(self):
-        """Share of chosen and rejected entries with each feature (Table 4, Fig. 14), beside the paper's
-        where a feature has the same name."""
+        """Share of chosen and rejected entries with each feature (Table 4, Fig. 14), on the paper's rows
+        (:func:`~pluralign.seal.compare.prevalence_on_paper_rows`: a feature played with sign −1 enters as its
+        complement, 1 − share)."""
         from pluralign.report import Result
         from pluralign.seal import plots
+        from pluralign.seal.compare import prevalence_on_paper_rows
         from pluralign.seal.paper import paper_table
         F = self._features()
         prev = feature_prevalence(F.chosen, F.rejected)
-        paper4 = paper_table("Table 4").rename(columns={"chosen": "paper chosen", "rejected": "paper rejected"})
-        table = prev.join(paper4, how="left") if prev.index.isin(paper4.index).any() else prev
+        paper4 = paper_table("Table 4")
+        table, long = prevalence_on_paper_rows(prev, paper4, F.regressors, source=self._source())
         fig = plots.bars(prev[["chosen", "rejected"]], horizontal=True, invert=True,
                          xlabel="share of entries with the feature (sentiment: mean of -1/0/1)")
-        return Result(table=table.round(3), figure=fig, paper=paper4)
+        note = ("Rows are SEAL's features (Table 4's, hh-rlhf train, gpt-4-turbo labels). " + self._mapping_note(
+            long.assign(paper=long["paper_chosen"]), flip="as 1 − its share") + " The paper's sentiment is the mean of −1/0/1 (negative, "
+            "neutral, positive); the simulator's is the share of enthusiastic entries (it plants no negative tone).")
+        return Result(table=table, figure=fig, paper=paper4, note=note, data={"long": long})
 
     def imprint(self) -> dict:
         """The feature imprints (Eq. 1) of the pre-D and post-D RMs, ``{"pre": fit, "post": fit, "seal_code":
@@ -327,10 +373,12 @@ class Study:
 
     def imprints(self):
         """Imprints of the pre-D and post-D RMs (Eq. 1, Table 5, Fig. 3 left) in both variants, beside the paper's
-        Table 5 (:func:`pluralign.report.beside_paper`): "SEAL's code: OLS, no FE" (plain OLS, classical SEs, VIF
+        Table 5, on the paper's rows (:func:`~pluralign.seal.compare.on_paper_rows`: each SEAL feature with the
+        estimate of the feature of this run that plays it, sign-aligned, and a verdict from its 95% CI):
+        "SEAL's code: OLS, no FE" (plain OLS, classical SEs, VIF
         with pair dummies; how Table 5 was computed) and "pair fixed effects (this project)" (Eq. 1 as written,
         SEs clustered by pair; plotted)."""
-        from pluralign.report import Result, beside_paper
+        from pluralign.report import Result
         from pluralign.seal import plots
         from pluralign.seal.paper import DESIGN, paper_rows, paper_table
         im, F = self.imprint(), self._features()
@@ -339,36 +387,39 @@ class Study:
                                        xlabel="feature imprint β (reward points)",
                                        title="feature imprints (pair fixed effects), ±2 SE; filled = significant "
                                              "after Bonferroni")
-        ours = pd.DataFrame({"feature": list(F.regressors)})
-        for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im)):
-            for k, lab in (("pre", "pre-D"), ("post", "post-D")):
-                t = fits[k].table.reindex(F.regressors)
-                ours[f"{VARIANT_NAMES[key]} · {lab} estimate"] = t["estimate"].to_numpy()
-                ours[f"{VARIANT_NAMES[key]} · {lab} SE"] = t["std_error"].to_numpy()
+        from pluralign.seal.compare import on_paper_rows
+        variants = [VARIANT_NAMES["seal_code"], VARIANT_NAMES["fixed_effects"]]
+        ours = pd.concat([pd.DataFrame({"feature": list(F.regressors), "group": lab, "variant": VARIANT_NAMES[key],
+                                        "estimate": fits[k].table.reindex(F.regressors)["estimate"].to_numpy(),
+                                        "std_error": fits[k].table.reindex(F.regressors)["std_error"].to_numpy()})
+                          for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im))
+                          for k, lab in (("pre", "pre-D"), ("post", "post-D"))], ignore_index=True)
         p5 = paper_table("Table 5")
         rows = paper_rows("Table 5")
-        se = rows[~rows["column"].str.endswith(" p")].pivot(index="row", columns="column", values="se")
-        paper5 = pd.DataFrame({"feature": p5.index, "pre-D estimate": p5["pre-D"].to_numpy(),
-                               "pre-D SE": se.loc[p5.index, "pre-D"].to_numpy(),
-                               "post-D estimate": p5["post-D"].to_numpy(),
-                               "post-D SE": se.loc[p5.index, "post-D"].to_numpy()})
-        table = beside_paper(ours, paper5.add_prefix("SEAL's code: OLS, no FE · ").rename(
-            columns={"SEAL's code: OLS, no FE · feature": "feature"}), on=["feature"]).set_index("feature")
-        table = _dashes(table.round(3))
-        note = ("Two estimators of Eq. 1 on the same entries. **SEAL's code: OLS, no FE** — the paper's Table 5 was "
+        rows = rows[~rows["column"].str.endswith(" p")]
+        paper5 = pd.DataFrame({"feature": rows["row"].to_numpy(), "group": rows["column"].to_numpy(),
+                               "estimate": rows["value"].to_numpy(), "se": rows["se"].to_numpy()})
+        table, long = on_paper_rows(ours, paper5, F.regressors, paper_order=list(p5.index),
+                                    groups=["pre-D", "post-D"], variants=variants, source=self._source(),
+                                    n=im["post"].n_obs, group_name="RM")
+        note = ("Rows are SEAL's features (Table 5's, in its order). " + self._mapping_note(long) +
+                " Two estimators of Eq. 1 on the same entries. **SEAL's code: OLS, no FE** — the paper's Table 5 was "
                 "computed this way (`analysis/angle.R`): plain OLS over the pooled entries with an intercept and the "
                 "pair's row number as a numeric covariate, classical standard errors, features dropped by VIF > 5 "
                 "with the pair dummies in the VIF's regressions. **Pair fixed effects (this project)** — Eq. 1 as "
                 "written: a fixed effect α_i per pair, standard errors clustered by pair (plotted above). The paper's "
-                "numbers stand beside the first, the variant they come from. — : a feature this run does not have, "
-                "or one the paper does not report, or one a fit dropped (below).")
+                "number stands beside both (it comes from the first). The verdict compares the sign of this run's "
+                "95% CI with the paper's estimate; the paper's estimates are on the OpenAssistant RMs' reward scale, "
+                "this run's on its own RMs', so only signs compare.")
         values = {"paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
                   "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
                   "n_imprint_obs": im["post"].n_obs,
                   "n_imprint_missing": im["table"].n_pairs_dropped_missing,
-                  "paper_n_t5": len(p5), "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"])}
+                  "paper_n_t5": len(p5), "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"]),
+                  "n_t5_compared": int(long.loc[long["estimate"].notna() & long["paper"].notna(), "paper_feature"].nunique())}
         return Result(table=table, figure=fig, paper=paper5, note=note, values=values,
-                      data={"fixed_effects": {k: im[k] for k in ("pre", "post")}, "seal_code": im["seal_code"]})
+                      data={"fixed_effects": {k: im[k] for k in ("pre", "post")}, "seal_code": im["seal_code"],
+                            "long": long})
 
     def vif_dropped(self):
         """The features each imprint regression dropped (VIF > 5, footnote 6, or constant), per variant: SEAL's
@@ -421,12 +472,33 @@ class Study:
         fig = plots.coefficient_figure({"chosen (c)": t6.table.xs("c"), "rejected (r)": t6.table.xs("r")},
                                        n_rows=len(F.regressors), xlabel="effect on θ (degrees)",
                                        title="reward shift on features, ±2 SE")
+        from pluralign.seal.compare import on_paper_rows
         paper6 = paper_table("Table 6")[["chosen", "rejected"]]
-        t6w = t6.table["estimate"].unstack(0).rename(columns={"c": "chosen", "r": "rejected"})
-        if t6w.index.isin(paper6.index).any():
-            t6w = t6w.join(paper6.add_prefix("paper "), how="left")
-        return Result(table=t6w.round(3), figure=fig, paper=paper6, data={"fit": t6},
+        table, long = on_paper_rows(self._entry_estimates(t6.table), self._paper_entries("Table 6"), F.regressors,
+                                    paper_order=list(paper6.index), groups=["chosen", "rejected"],
+                                    source=self._source(), n=t6.n_obs, group_name="entry")
+        note = ("Rows are SEAL's features (Table 6's, in its order); θ in degrees. " + self._mapping_note(long) +
+                " The verdict compares the sign of this run's 95% CI with the paper's estimate.")
+        return Result(table=table, figure=fig, paper=paper6, data={"fit": t6, "long": long}, note=note,
                       values={"t6_r2": t6.r2})
+
+    @staticmethod
+    def _entry_estimates(t: pd.DataFrame, variant: str | None = None, status: dict | None = None) -> pd.DataFrame:
+        """A fit's (entry, feature) table as the long estimates of :func:`~pluralign.seal.compare.on_paper_rows`."""
+        out = pd.DataFrame({"feature": [f for _, f in t.index], "group": [{"c": "chosen", "r": "rejected"}[e] for e, _ in t.index],
+                            "estimate": t["estimate"].to_numpy(float), "std_error": t["std_error"].to_numpy(float)})
+        out["variant"] = variant
+        out["status"] = [(status or {}).get(k) for k in t.index]
+        return out
+
+    @staticmethod
+    def _paper_entries(name: str) -> pd.DataFrame:
+        """Table 6 / 7 of the paper as the long paper rows of :func:`~pluralign.seal.compare.on_paper_rows`."""
+        from pluralign.seal.paper import paper_rows
+        r = paper_rows(name)
+        r = r[r["column"].isin(["chosen", "rejected"])]
+        return pd.DataFrame({"feature": r["row"].to_numpy(), "group": r["column"].to_numpy(),
+                             "estimate": r["value"].to_numpy(), "se": r["se"].to_numpy()})
 
     # ---- resistance page
     def regime_table(self):
@@ -543,32 +615,52 @@ class Study:
         return Result(table=None, figure=fig, note="" if len(frame) else "No pair has γ ∈ {c, r}: nothing to plot.")
 
     def misalignment(self):
-        """Which chosen / rejected features predict the post-D RM's misalignment (Eq. 3, Table 7, Fig. 3
-        right): the logit of Eq. 3 beside the same regression as a linear probability model and the paper's
-        Table 7 where a feature has the same name; value ``t7_base`` (the misalignment rate)."""
+        """Which chosen / rejected features predict the post-D RM's misalignment (Eq. 3, Table 7, Fig. 3 right), on
+        Table 7's rows (:func:`~pluralign.seal.compare.on_paper_rows`): the same regression as a linear probability
+        model (OLS on the 0/1 event; Table 7's scale, plotted) and as the logit of Eq. 3. A logit term with
+        (quasi-)complete separation (:func:`~pluralign.seal.compare.separated`), or with a huge standard error in a
+        fit that did not converge, has no finite estimate: it is shown as "did not converge (separation)", never as
+        a number. Value ``t7_base`` (the misalignment rate), ``n_t7_separated``."""
         from pluralign.report import Result
         from pluralign.seal import plots
+        from pluralign.seal.compare import NOT_CONVERGED, on_paper_rows, separated
         from pluralign.seal.paper import paper_table
-        from pluralign.seal.resistance import misalignment_regression
+        from pluralign.seal.resistance import aligned, misalignment_regression
         F = self._features()
         args = (*self._rewards("post"), F.chosen, F.rejected, F.regressors)
         t7 = misalignment_regression(*args)
         t7_lin = misalignment_regression(*args, model="linear")
-        fig = plots.coefficient_figure({"chosen (c)": t7.table.xs("c"), "rejected (r)": t7.table.xs("r")},
-                                       n_rows=len(F.regressors), xlabel="ρ: log-odds of misalignment",
-                                       title="misalignment on features, ±2 SE; filled = significant after Bonferroni")
+        bad = separated(~aligned(*self._rewards("post")), F.chosen, F.rejected, F.regressors)
+        if not t7.converged:
+            se = t7.table["std_error"]
+            bad |= set(se.index[se > 100 * np.nanmedian(se)])
+        bad = {k for k in bad if k in t7.table.index and np.isfinite(t7.table.loc[k, "estimate"])}
+        fig = plots.coefficient_figure({"chosen (c)": t7_lin.table.xs("c"), "rejected (r)": t7_lin.table.xs("r")},
+                                       n_rows=len(F.regressors),
+                                       xlabel="ρ: change in the probability of misalignment (LPM)",
+                                       title="misalignment on features (LPM), ±2 SE; filled = significant after "
+                                             "Bonferroni")
         paper7 = paper_table("Table 7")[["chosen", "rejected"]]
-        t7w = pd.concat({"logit": t7.table["estimate"].unstack(0), "linear": t7_lin.table["estimate"].unstack(0)},
-                        axis=1)
-        t7w.columns = [f"{m} {'chosen' if e == 'c' else 'rejected'}" for m, e in t7w.columns]
-        if t7w.index.isin(paper7.index).any():
-            t7w = t7w.join(paper7.add_prefix("paper "), how="left")
-        note = "" if t7.converged else (
-            "**The logit's maximum likelihood did not converge** (some feature is (quasi-)separated: its chosen or "
-            "rejected value occurs only among aligned or only among misaligned pairs). Estimates with very large "
-            "standard errors belong to such features and should not be read.")
-        return Result(table=t7w.round(3), figure=fig, paper=paper7, note=note,
-                      data={"logit": t7, "linear": t7_lin}, values={"t7_base": t7.base_rate})
+        lpm, logit = "LPM (OLS on 0/1, Table 7's scale)", "logit (Eq. 3 as written)"
+        ours = pd.concat([self._entry_estimates(t7_lin.table, lpm),
+                          self._entry_estimates(t7.table, logit, {k: NOT_CONVERGED for k in bad})], ignore_index=True)
+        table, long = on_paper_rows(ours, self._paper_entries("Table 7"), F.regressors, paper_order=list(paper7.index),
+                                    groups=["chosen", "rejected"], variants=[lpm, logit], source=self._source(),
+                                    n=t7.n_obs, group_name="entry")
+        sep = ", ".join(f"{'chosen' if e == 'c' else 'rejected'} {f}" for e, f in sorted(bad))
+        note = ("Rows are SEAL's features (Table 7's, in its order). " + self._mapping_note(long) +
+                " **LPM**: OLS of the 0/1 misalignment on the features, ρ a change in probability — the scale of the "
+                "paper's Table 7 (plotted above). **logit**: Eq. 3 as written, ρ in log-odds; its signs compare, its "
+                "magnitudes do not. The verdict compares the sign of this run's 95% CI with the paper's estimate.")
+        if bad or not t7.converged:
+            note += (f"\n\n**The logit did not converge{'' if t7.converged else ' (maximum likelihood stopped without converging)'}**"
+                     + (f": {sep} {'is' if len(bad) == 1 else 'are'} separated — the outcome never (or always) occurs "
+                        "on one of its values, so the likelihood rises without bound and there is no finite estimate. "
+                        f"Those cells read \"{NOT_CONVERGED}\" and are not plotted; the LPM has an estimate for them."
+                        if bad else "."))
+        return Result(table=table, figure=fig, paper=paper7, note=note,
+                      data={"logit": t7, "linear": t7_lin, "long": long, "separated": sorted(bad)},
+                      values={"t7_base": t7.base_rate, "n_t7_separated": len(bad)})
 
     # ---- resistance page, SEAL's further analyses: regime t-tests (Fig. 4 / 17), App. D.1 (Fig. 7), App. E.1
     # (Fig. 15), § 3's resistance on other preference sets
@@ -819,11 +911,13 @@ class Study:
 
     def robustness(self):
         """Robustness scores π (Eq. 4, Table 8, Fig. 5; :func:`~pluralign.seal.robustness.robustness_scores`) of the
-        rewritten pairs in both variants, beside the paper's Table 8 (:func:`pluralign.report.beside_paper`): the
+        rewritten pairs in both variants, on the paper's Table 8 rows (:func:`~pluralign.seal.compare.on_paper_rows`,
+        with a verdict from the 95% CI): the
         linear probability model of SEAL's code (OLS on the 0/1 event, standard errors clustered by pair; Table 8's
         scale) and the logit of Eq. 4 as written. The page's ``robustness_model`` is plotted; in the logit, flip
-        categories with complete separation have no finite estimate and are not plotted."""
-        from pluralign.report import Result, beside_paper
+        categories with complete separation (or a huge SE in a fit that did not converge) have no finite estimate:
+        shown as "did not converge (separation)" and not plotted."""
+        from pluralign.report import Result
         from pluralign.seal import plots
         from pluralign.seal.features import TARGET_FEATURES
         from pluralign.seal.paper import reported
@@ -841,39 +935,53 @@ class Study:
         main = self.settings.get("robustness_model", "linear")
         fit = fits[main]
         pi = fit.table
-        shown = pi if main == "linear" else pi[~pi["separated"]]
+        from pluralign.paper.seal import flip_label
+        from pluralign.seal.compare import NOT_CONVERGED, on_paper_rows
+        lg = fits["logit"].table
+        bad = lg["separated"].to_numpy(bool).copy()
+        if not fits["logit"].converged:  # a huge standard error in a fit that stopped without converging
+            se = lg["std_error"].to_numpy(float)
+            bad |= np.nan_to_num(se, nan=0.0) > 100 * np.nanmedian(se)
+        bad_keys = set(lg.index[bad])
+        shown = pi if main == "linear" else pi[~pi.index.isin(bad_keys)]
         xlabel = ("π: change in the probability of becoming misaligned (vs no flip)" if main == "linear"
                   else "π: log-odds of becoming misaligned (vs no flip)")
         fig = plots.coefficient_figure({"π": shown}, xlabel=xlabel, labels=dict(zip(shown.index, shown["name"])),
                                        title=f"robustness scores ({VARIANT_NAMES[main]}), ±2 SE; filled = "
                                              "significant after Bonferroni")
-        from pluralign.paper.seal import flip_label
-        ours = pd.DataFrame({"feature": [f for _, f, _ in pi.index],
-                             "score": [flip_label(e, lv) for e, _, lv in pi.index],
-                             "pairs flipped": pi["n_flipped"].to_numpy(), "became misaligned": pi["n_misaligned"].to_numpy()})
-        for m, label in (("linear", "LPM"), ("logit", "logit")):
-            t = fits[m].table
-            ours[f"{label} estimate"] = t["estimate"].to_numpy()
-            ours[f"{label} SE"] = t["std_error"].to_numpy()
-            ours[f"{label} p"] = t["p_value"].to_numpy()
-        ours.loc[pi["separated"].to_numpy(), ["logit estimate", "logit SE", "logit p"]] = np.nan
-        paper8 = reported("Table 8").table.reset_index().rename(columns={
-            "estimate": "LPM estimate", "std_error": "LPM SE", "p_value": "LPM p"})
-        table = beside_paper(ours, paper8, on=["feature", "score"]).set_index(["feature", "score"])
-        table = _dashes(table.round(4), ints=["pairs flipped (this run)", "became misaligned (this run)"])
-        n_sep = int(pi["separated"].sum())
+        lpm, logit = "LPM (SEAL's code, Table 8's scale)", "logit (Eq. 4 as written)"
+        ours = pd.concat([pd.DataFrame({
+            "feature": [f for _, f, _ in t.index], "group": [flip_label(e, lv) for e, _, lv in t.index],
+            "variant": label, "estimate": t["estimate"].to_numpy(float), "std_error": t["std_error"].to_numpy(float),
+            "status": [NOT_CONVERGED if m == "logit" and k in bad_keys else None for k in t.index],
+            "pairs flipped (n)": t["n_flipped"].to_numpy(), "became misaligned (n)": t["n_misaligned"].to_numpy()})
+            for m, label, t in (("linear", lpm, fits["linear"].table), ("logit", logit, lg))], ignore_index=True)
+        p8 = reported("Table 8").table.reset_index()
+        paper8 = pd.DataFrame({"feature": p8["feature"], "group": p8["score"], "estimate": p8["estimate"],
+                               "se": p8["std_error"]})
+        groups = list(dict.fromkeys(list(paper8["group"]) + list(ours["group"])))
+        table, long = on_paper_rows(ours, paper8, feats, paper_order=list(dict.fromkeys(paper8["feature"])),
+                                    groups=groups, variants=[lpm, logit], source="rewritten feature",
+                                    n=fit.n_pairs, group_name="score",
+                                    extra=["pairs flipped (n)", "became misaligned (n)"])
+        n_sep = len(bad_keys)
         note = (f"{fit.n_pairs} pairs enter the regression; {fit.misalignment_rate:.3f} of them went from aligned to "
-                "misaligned. **LPM** (SEAL's code, Table 8's scale): OLS of the 0/1 event on the flip categories, "
-                "standard errors clustered by pair, π a change in probability. **logit**: Eq. 4 as written, π in "
-                f"log-odds; {n_sep} flip categor{'y has' if n_sep == 1 else 'ies have'} no misaligned pair, or only "
-                "misaligned ones (complete separation: no finite logit estimate, — in its columns"
-                + ("; the logit's maximum likelihood did not converge for that reason" if not fits["logit"].converged
-                   else "") + "). p-values are raw, as Table 8's. — in the paper's columns: a flip this run has and "
-                "the paper does not report; in this run's: a score the paper reports for a feature this run does "
-                "not rewrite. With a few hundred rewritten pairs the estimates are wide; their signs can be read "
-                "against the post-D imprints of the planted features on the {ref}`feature-imprint page <seal-imprint>`.")
+                "misaligned. Rows are Table 8's features and scores (π^c_+: the chosen entry lost the feature in "
+                "the rewrite, flip +1; π^r_-: the rejected entry gained it, flip −1; …). **LPM** (SEAL's code, Table 8's scale): OLS of "
+                "the 0/1 event on the flip categories, standard errors clustered by pair, π a change in probability. "
+                "**logit**: Eq. 4 as written, π in log-odds; its signs compare, its magnitudes do not. "
+                + (f"{n_sep} logit term{'s' if n_sep != 1 else ''} {'have' if n_sep != 1 else 'has'} no finite "
+                   "estimate (no misaligned pair among its flips, or only misaligned ones: separation) and read"
+                   f"{'' if n_sep != 1 else 's'} \"{NOT_CONVERGED}\"; not plotted. " if n_sep else
+                   "Every logit term has a finite estimate (no separation). ")
+                + "The verdict compares the sign of this run's 95% CI with the paper's estimate (Table 8 reports raw "
+                "p-values). — in this run's cells: a feature this run does not rewrite; rows after the paper's: "
+                "rewritten features with no paper value. With a few hundred rewritten pairs the estimates are wide; "
+                "their signs can be read against the post-D imprints of the planted features on the "
+                "{ref}`feature-imprint page <seal-imprint>`.")
         return Result(table=table, figure=fig, note=note, paper=paper8,
-                      data={"scores": fit, "fits": fits}, values={"robustness_model": VARIANT_NAMES[main]})
+                      data={"scores": fit, "fits": fits, "long": long, "separated": sorted(bad_keys)},
+                      values={"robustness_model": VARIANT_NAMES[main], "n_pi_separated": n_sep})
 
 def _load_args(value, models: dict | None, what: str):
     """A model parameter resolved against the profile's ``models:`` (:func:`pluralign.params.named_model`);
