@@ -213,3 +213,14 @@ def test_sample_pandalm_gold_margins_by_class(shared_data, monkeypatch):
     r = s.margin_separation()
     assert r.table.loc["gold (annotators)", "verdict"].startswith("supported")
     assert "not tested independently" in r.note
+
+
+def test_a_list_of_data_sets_is_analysed_apart_and_joined():
+    """The paper profile's shape (MultiPref and HelpSteer2 apart): one Study per data set, tables stacked
+    under a "data set" level, values of each suffixed."""
+    s = cross.setup(data=[{"simulate": {"n_pairs": 120, "seed": 1, "name": "sim-one"}},
+                          {"simulate": {"n_pairs": 120, "seed": 2, "name": "sim-two"}}], n_boot=30)
+    assert isinstance(s, cross.study.Studies) and list(s.studies) == ["sim-one", "sim-two"]
+    r = s.margin_separation()
+    assert list(r.table.index.get_level_values("data set").unique()) == ["sim-one", "sim-two"]
+    assert "x_auc_0_0" in r.values and "x_auc_0_1" in r.values and "**sim-two**" in r.note
