@@ -71,6 +71,15 @@ seal.reported("labelling")
 study.featurizer_check()
 
 # %% [markdown]
+# Which simulator feature plays which SEAL feature, and with what sign: every comparison with the paper's
+# tables below puts this run's estimate on the row of the SEAL feature its feature plays (multiplied by the
+# sign), beside the paper's number. On the `sample` and `paper` profiles the features carry SEAL's names and
+# the mapping is the identity.
+
+# %% tags=["hide-input"]
+study.feature_mapping()
+
+# %% [markdown]
 # ## Label stability across labellers (App. D.5, Fig. 11)
 
 # %% tags=["remove-input"]
@@ -86,17 +95,14 @@ study.label_stability()
 study.prevalence()
 
 # %% [markdown]
-# The paper's shares (Table 4, hh-rlhf train, gpt-4-turbo labels) are shown where a feature has the
-# same name here.
-#
 # ## Imprints of the pre-$\mathcal{D}$ and post-$\mathcal{D}$ reward models (Eq. 1, Table 5, Fig. 3 left)
 
 # %% tags=["hide-input"]
 study.imprints().glue()
 
 # %% [markdown]
-# The paper's numbers stand beside "SEAL's code: OLS, no FE", the variant they come from; the figure shows the
-# fixed-effects imprints.
+# Each row is one of SEAL's features: the paper's imprint beside this run's, in both estimators (the paper's
+# comes from "SEAL's code: OLS, no FE"); the figure shows the fixed-effects imprints of this run's features.
 #
 # Each regression uses {glue:text}`n_imprint_obs` entries (two per pair); {glue:text}`n_imprint_missing`
 # pairs with a missing label on either entry (an entry the labeller could not label) were dropped
@@ -108,8 +114,8 @@ study.imprints().glue()
 study.vif_dropped()
 
 # %% [markdown]
-# The paper's imprints (Table 5, right-hand columns) are on the OpenAssistant RMs' reward scale and
-# its {glue:text}`paper_n_t5` LM-labelled features; they are shown where our feature has the same name. In the paper,
+# The paper's imprints (Table 5) are on the OpenAssistant RMs' reward scale and its {glue:text}`paper_n_t5`
+# LM-labelled features; {glue:text}`n_t5_compared` of them have an estimate of this run beside them. In the paper,
 # training on hh-rlhf turned harmlessness from a penalised feature (β = {glue:text}`paper_harmless_pre:.2f`
 # pre-$\mathcal{D}$) into the most rewarded one (β = {glue:text}`paper_harmless_post:.2f` post-$\mathcal{D}$).
 #

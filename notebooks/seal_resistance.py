@@ -160,20 +160,19 @@ study.resistance_on_other_sets(other_preference_sets).glue()
 # %% [markdown]
 # ## Which features predict misalignment (Eq. 3, Table 7, Fig. 3 right)
 #
-# A logistic regression of the post-$\mathcal{D}$ RM's misalignment $1 - \delta_i$ on the chosen and
-# rejected entries' features (Table 7 reads as effects on *mis*alignment; the linear-probability fit,
-# the other option of `seal.resistance.misalignment_regression`, is shown beside it in the table).
+# The post-$\mathcal{D}$ RM's misalignment $1 - \delta_i$ regressed on the chosen and rejected entries'
+# features (Table 7 reads as effects on *mis*alignment), as a linear probability model (Table 7's scale,
+# plotted) and as the logistic regression of Eq. 3.
 
 # %% tags=["hide-input"]
 study.misalignment().glue()
 
 # %% [markdown]
-# The post-$\mathcal{D}$ RM is misaligned on {glue:text}`t7_base:.3f` of the pairs. The table gives the
-# logit of Eq. 3 (log-odds) beside the same regression fitted as a linear probability model
-# (`model="linear"`: changes in the probability of misalignment). The paper's Table 7 coefficients
-# (shown where a feature has the same name) have the magnitudes of the linear model, so they compare
-# with its columns; in them a helpful or harmless chosen entry lowered the risk of misalignment, and the
-# same features on the rejected entry raised it.
+# The post-$\mathcal{D}$ RM is misaligned on {glue:text}`t7_base:.3f` of the pairs. Each row is one of
+# SEAL's features, the paper's coefficient beside this run's; the paper's have the magnitudes of the linear
+# model. In the paper a helpful or harmless chosen entry lowered the risk of misalignment, and the same
+# features on the rejected entry raised it. A logit term without a finite estimate (separation) reads "did not
+# converge" and is not plotted ({glue:text}`n_t7_separated` here).
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

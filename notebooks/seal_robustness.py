@@ -101,8 +101,8 @@ seal.reported("Table 3")
 study.robustness().glue()
 
 # %% [markdown]
-# The figure shows {glue:text}`robustness_model`. The paper's estimates (Table 8, raw p-values) stand beside the
-# linear probability model, the variant they come from; in the paper only sentiment mattered.
+# The figure shows {glue:text}`robustness_model`. Each row is one of Table 8's scores, the paper's estimate
+# (from the linear probability model) beside this run's in both variants; in the paper only sentiment mattered.
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the
