@@ -216,3 +216,25 @@ def test_each_kernel_gets_its_own_socket_folder():
         for m in (a, b):
             m.cleanup_resources()
     assert not Path(a.ip).parent.exists()
+
+
+def test_a_section_that_does_not_run_is_left_off_the_page():
+    """Issue 13, item 8: a section whose Result is ``skipped`` is hidden from its heading to the next heading of
+    the same level (the notebook keeps it, tagged remove-cell); the page title and other sections stay."""
+    import nbformat
+
+    from pluralign.report import SKIPPED_SECTION
+    md = nbformat.v4.new_markdown_cell
+    code = nbformat.v4.new_code_cell
+    skipped_out = nbformat.v4.new_output("display_data", data={"text/markdown": "*Not run on this profile:* x"},
+                                         metadata={SKIPPED_SECTION: True})
+    nb = nbformat.v4.new_notebook(cells=[
+        md("(page)=\n# Title\n\nintro"), code("study = setup()"),
+        md("## Runs\n\ntext"), code("study.a()"),
+        md("## Does not run here\n\nwhy it matters"), code("study.b()"), md("prose about b"),
+        md("### a sub-section of b"), code("study.c()"),
+        md("## Runs again"), code("study.d()")])
+    nb.cells[5].outputs = [skipped_out]
+    hidden = book.hide_skipped_sections(nb)
+    removed = [i for i, c in enumerate(nb.cells) if "remove-cell" in c.metadata.get("tags", [])]
+    assert removed == [4, 5, 6, 7, 8] and hidden == ["Does not run here"]

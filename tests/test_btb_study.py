@@ -127,7 +127,7 @@ def test_margins_sections(study):
     dist = study.margin_distribution()
     assert dist.values == {"btb_n_judgments": 10}
     assert "takes 6 values" in dist.note and "m = 0.2" in dist.note
-    assert "not run" in study.embedded_judge(0).note
+    assert "not run" in study.embedded_judge(0).skipped
     assert study.judgment_prompt(show=False).note == ""
     assert study.judgment_prompt().note.startswith("```text\nI am going to give you a prompt")
 

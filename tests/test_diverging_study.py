@@ -94,7 +94,7 @@ def test_cause_sections(study):
     direct = causes.agreement_table(imported)
     assert ag.data["agreement"].equals(direct) and ag.table.loc["simulated-multipref", "paper κ"] == "0.59"
     assert "```text" in study.cause_prompt().note
-    assert "not run on this profile" in study.llm_causes().note
+    assert "not run on this profile" in study.llm_causes().skipped
 
 
 def test_causes_without_a_reference_say_where_labels_come_from(tmp_path):
@@ -114,7 +114,7 @@ def test_paper_numbers_are_read_from_the_paper_table():
 
 def test_judges_without_any_say_so(study):
     r = study.judge_decisiveness()
-    assert r.table is None and "No LLM judge" in r.note
+    assert r.table is None and "No LLM judge" in r.skipped
 
 
 @pytest.mark.slow

@@ -156,7 +156,10 @@ class Result:
                 table already set beside this run's by :func:`beside_paper`), or None;
     ``note``    Markdown: what the data can and cannot support here (shown under the table);
     ``values``  named numbers the page's prose quotes: ``Result.glue()`` glues each under its name;
-    ``data``    anything further a later section or a test needs (raw frames, fitted models), never displayed.
+    ``data``    anything further a later section or a test needs (raw frames, fitted models), never displayed;
+    ``skipped`` why this section does not run on this profile (then nothing else is set): the book leaves the
+                whole section out of the page (:func:`pluralign.book.runner.hide_skipped_sections`); a notebook
+                opened in JupyterLab shows the reason.
     """
     table: pd.DataFrame
     figure: Any = None
@@ -164,6 +167,7 @@ class Result:
     note: str = ""
     values: dict = field(default_factory=dict)
     data: dict = field(default_factory=dict)
+    skipped: str = ""
 
     def glue(self) -> "Result":
         """Glue every entry of ``values`` for the page's prose (myst-nb ``{glue:text}``)."""
@@ -174,12 +178,19 @@ class Result:
 
     def _ipython_display_(self):
         from IPython.display import HTML, Markdown, display
+        if self.skipped:
+            display(Markdown(f"*Not run on this profile:* {self.skipped}"), metadata={SKIPPED_SECTION: True})
+            return
         if self.table is not None:
             display(HTML(present_html(self.table)))
         if self.figure is not None:
             display(self.figure)
         if self.note:
             display(Markdown(self.note))
+
+
+#: Output metadata key of a section that does not run on this profile (:attr:`Result.skipped`).
+SKIPPED_SECTION = "pluralign_skipped_section"
 
 
 # ---- presentation: how every page shows a number ---------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -344,16 +345,58 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
             else:
                 os.environ[k] = v
     done = nbformat.read(tmp, as_version=4)
+    hidden = hide_skipped_sections(done)
     for cell in done.cells:  # the parameters are shown by the build report, not as raw cells
         tags = cell.get("metadata", {}).get("tags", [])
         if "parameters" in tags or "injected-parameters" in tags:
             cell.metadata["tags"] = sorted(set(tags) | {"remove-cell"})
     done.metadata["pluralign"] = {"fingerprint": fp, "status": "ok", "profile": r.profile, "params": r.params,
+                                  "hidden_sections": hidden,
                                   "notebook": str(r.source.relative_to(ROOT)) if r.source.is_relative_to(ROOT)
                                   else str(r.source)}
     nbformat.write(done, tmp)
     os.replace(tmp, output)
     return "ok"
+
+
+def _heading_level(cell) -> int | None:
+    """The level of the Markdown heading a cell starts with (after an optional ``(label)=`` line), else None."""
+    if cell.get("cell_type") != "markdown":
+        return None
+    lines = [ln for ln in str(cell.get("source", "")).splitlines() if ln.strip()]
+    if lines and re.match(r"^\(.+\)=\s*$", lines[0]):
+        lines = lines[1:]
+    m = re.match(r"^(#{1,6})\s", lines[0]) if lines else None
+    return len(m.group(1)) if m else None
+
+
+def hide_skipped_sections(nb) -> list[str]:
+    """Tag ``remove-cell`` every cell of a section that does not run on this profile — one whose cell displayed a
+    :class:`~pluralign.report.Result` with ``skipped`` set — from its heading to the next heading of the same or a
+    higher level, so the book shows only sections that run (issue 13: no empty section with its code on the page).
+    The page title (level 1) is never hidden. Returns the hidden headings."""
+    from pluralign.report import SKIPPED_SECTION
+    cells, hidden = nb.cells, []
+    for i, c in enumerate(cells):
+        if c.get("cell_type") != "code" or not any(
+                o.get("metadata", {}).get(SKIPPED_SECTION) for o in c.get("outputs", [])):
+            continue
+        j = i - 1
+        while j >= 0 and _heading_level(cells[j]) is None:
+            j -= 1
+        level = _heading_level(cells[j]) if j >= 0 else None
+        if level is None or level < 2:
+            continue
+        k = j + 1
+        while k < len(cells) and not ((_heading_level(cells[k]) or 99) <= level):
+            k += 1
+        for cell in cells[j:k]:
+            tags = cell.setdefault("metadata", {}).get("tags", [])
+            cell["metadata"]["tags"] = sorted(set(tags) | {"remove-cell"})
+        title = next(ln for ln in str(cells[j].source).splitlines() if ln.lstrip().startswith("#"))
+        if title.strip("# ").strip() not in hidden:
+            hidden.append(title.strip("# ").strip())
+    return hidden
 
 
 def execution_order(todo: list[Run], m: dict) -> list[Run]:

@@ -400,8 +400,8 @@ class Study:
         """The embedded base LLM (Gemma 3 270M) judging the first ``pairs`` pairs from its next-token
         log-probabilities of " A" / " B" (n draws from its P(A)), beside the study's judge; 0 = not run."""
         if not pairs:
-            return report.Result(table=None, note=(
-                "The embedded model was not run on this profile (`embedded_pairs = 0`): on two busy CPU "
+            return report.Result(table=None, skipped=(
+                "the embedded model is not run (`embedded_pairs = 0`): on two busy CPU "
                 "cores loading it takes minutes, and a judgment of a long prompt seconds. The `sample` profile "
                 "runs it on a handful of real pairs."))
         ids, p_star, n = self.ids, self.p_star, int(self.judge["n"])

@@ -394,7 +394,7 @@ class Study:
         classifier, a note saying why it does not run."""
         spec = self.cause_classifier.get("llm")
         if spec is None:
-            return Result(table=None, note=_NO_CLASSIFIER)
+            return Result(table=None, skipped=_NO_CLASSIFIER)
         from pluralign import llm as llms
         classifier = llms.load(**spec)
         _, imported = self._round_trip
@@ -570,7 +570,7 @@ class Study:
         """LLM judges' confidence per human agreement subset (:func:`~pluralign.diverging.knowing.judge_decisiveness`):
         published verdicts (``judges``) and/or an LLM's P(A) on the held-out pairs (``judge_llm``)."""
         if self.judges is None and self.judge_llm is None:
-            return Result(table=None, note=_NO_JUDGE)
+            return Result(table=None, skipped=_NO_JUDGE)
         decisiveness, dropped = {}, {}
         if self.judges is not None:
             humans = pdata.load(self.judges["humans"])
