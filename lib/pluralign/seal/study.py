@@ -306,7 +306,7 @@ class Study:
                 f"(enthusiastic) sentiment on {a.loc['last_response_sentiment', 'agreement']:.3f} and with list "
                 f"formatting on {a.loc['response_has_list', 'agreement']:.3f}; its word count separates verbose "
                 f"from short entries with AUROC {a.loc['response_words ~ verbosity', 'auroc']:.3f}. It has no "
-                f"helpfulness label at all (NaN row): that judgement needs the LM-labeller. The paper's labels "
+                f"helpfulness label at all (its row reads —): that judgement needs the LM-labeller. The paper's labels "
                 f"came from {DESIGN['models']['labeller']}, cross-checked on {share:.0%} "
                 f"of the entries against {' and '.join(DESIGN['models']['stability_labellers'])}.")
         return Result(table=a.round(3), note=note, data={"agreement": a})
@@ -954,7 +954,7 @@ class Study:
             "feature": [f for _, f, _ in t.index], "group": [flip_label(e, lv) for e, _, lv in t.index],
             "variant": label, "estimate": t["estimate"].to_numpy(float), "std_error": t["std_error"].to_numpy(float),
             "status": [NOT_CONVERGED if m == "logit" and k in bad_keys else None for k in t.index],
-            "pairs flipped (n)": t["n_flipped"].to_numpy(), "became misaligned (n)": t["n_misaligned"].to_numpy()})
+            "pairs flipped / became misaligned": [f"{int(a):,} / {int(b):,}" for a, b in zip(t["n_flipped"], t["n_misaligned"])]})
             for m, label, t in (("linear", lpm, fits["linear"].table), ("logit", logit, lg))], ignore_index=True)
         p8 = reported("Table 8").table.reset_index()
         paper8 = pd.DataFrame({"feature": p8["feature"], "group": p8["score"], "estimate": p8["estimate"],
@@ -963,7 +963,7 @@ class Study:
         table, long = on_paper_rows(ours, paper8, feats, paper_order=list(dict.fromkeys(paper8["feature"])),
                                     groups=groups, variants=[lpm, logit], source="rewritten feature",
                                     n=fit.n_pairs, group_name="score",
-                                    extra=["pairs flipped (n)", "became misaligned (n)"])
+                                    extra=["pairs flipped / became misaligned"])
         n_sep = len(bad_keys)
         note = (f"{fit.n_pairs} pairs enter the regression; {fit.misalignment_rate:.3f} of them went from aligned to "
                 "misaligned. Rows are Table 8's features and scores (π^c_+: the chosen entry lost the feature in "
