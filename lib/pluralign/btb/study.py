@@ -91,8 +91,8 @@ STAND_INS = {
         "demo": ["The synthetic judgments for all pairs come from a **simulated judge**, not Llama-3-70B-Instruct: "
                  "its P(A) is the planted population share p* distorted by Gaussian log-odds noise "
                  "(sd {noise:g}), and n = {n} judgments are drawn from it. Its quality is "
-                 "measured below. The embedded Gemma 3 270M base model judges only "
-                 "{embedded_pairs} pairs (from its next-token log-probabilities of ' A' / ' B'), to show the real path."],
+                 "measured below. The real LLM path (the embedded Gemma 3 270M's next-token log-probabilities of "
+                 "' A' / ' B') runs on the `sample` profile, on a handful of real pairs."],
         "sample": ["Margins come from PandaLM's three real annotators (the paper's 'gold standard', §2) and, for a "
                    "handful of pairs, from the embedded Gemma 3 270M base model ({embedded_pairs} pairs, "
                    "log-probability judgments), not from Llama-3-70B-Instruct.",
