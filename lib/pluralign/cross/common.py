@@ -34,13 +34,10 @@ def interval(v, lo, hi) -> str:
     return f"{v:.3g} [{lo:.3g}, {hi:.3g}]"
 
 
-def verdict(v, lo, hi, *, null: float = 0.0, above: str, below: str, why_missing: str = "not measurable") -> str:
-    """The sentence a CI supports: ``above`` when the whole CI lies above ``null``, ``below`` when it lies
-    below, "inconclusive at this size" when it contains ``null``; "— (``why_missing``)" without an estimate."""
-    if v is None or not np.isfinite(v) or not np.isfinite(lo) or not np.isfinite(hi):
-        return f"— ({why_missing})"
-    if lo > null:
-        return above
-    if hi < null:
-        return below
-    return f"inconclusive at this size (the CI contains {null:g})"
+def verdict(v, lo, hi, *, null: float = 0.0, above: str, below: str, why_missing: str = "not measurable",
+            n: int | None = None) -> str:
+    """The sentence a CI supports — the book's one rule, :func:`pluralign.report.verdict`: ``above`` when the
+    whole CI lies above ``null``, ``below`` when it lies below, "inconclusive at this sample size" (with the N
+    needed when ``n`` is given) when it contains ``null``; "— (``why_missing``)" without an estimate."""
+    from pluralign.report import verdict as _verdict
+    return _verdict(v, lo, hi, n=n, null=null, above=above, below=below, missing=why_missing)
