@@ -15,6 +15,9 @@ A page starts from ``study = seal.setup(**params)`` (:class:`~pluralign.seal.stu
 - :mod:`.robustness` — App. C.5 rewriting, label flips (Fig. 12), cosine by flip (Table 3), robustness
   scores π (Eq. 4); :mod:`.simulated_rewrites` — the demo's rewriting stand-in;
 - :mod:`.paper` — the paper's non-number facts and :func:`reported` (its numbers: :mod:`pluralign.paper.seal`);
+- :mod:`.compare` — this run's estimates on the paper's rows (Tables 4-8): each SEAL feature with the estimate
+  of the feature that plays it (:data:`~pluralign.seal.design.PAPER_FEATURES`, sign-aligned), and logit terms
+  without a finite estimate (separation) reported as such;
 - :mod:`.scoring` — :func:`scoring_inputs`, what the RMs score: SEAL's code's (history, reply) split;
 - :mod:`.plots` — the figures.
 """
