@@ -95,7 +95,7 @@ def test_imprint_page_sections(study):
     assert "nan" not in present_html(t).lower()
     fc = study.featurizer_check()
     assert fc.table.loc["last_response_is_refusal", "agreement"] == 1.0 and "AUROC" in fc.note
-    assert "not run" in study.label_stability().note
+    assert "LM-labellers" in study.label_stability().skipped
     prev = study.prevalence()
     p4 = prev.table
     assert p4.loc["last_response_is_harmless", "simulator feature"] == "1 − harmfulness"
@@ -145,6 +145,10 @@ def test_robustness_page_sections(study):
     assert fl.table.index.names == ["entry", "feature", "flip"]
     assert np.allclose(fl.data["shares"][[-1, 0, 1]].sum(axis=1), 1.0)
     assert fl.table["share of entries"].groupby(level=["entry", "feature"]).sum().between(0.99, 1.01).all()
+    # Table 3 on the same rows where the paper has the feature (sentiment), — elsewhere
+    p3 = fl.table["cosine mean (paper, Table 3)"]
+    assert p3.loc[("chosen", "last_response_sentiment", 1)] == 0.96 and p3.loc[("rejected", "last_response_sentiment", -1)] == 0.95
+    assert p3.loc[("chosen", "verbosity", 0)] != p3.loc[("chosen", "verbosity", 0)]   # NaN: not in Table 3
     pi = study.robustness()
     assert pi.data["scores"].n_pairs <= 60 and "pairs enter the regression" in pi.note
     assert f"{pi.data['scores'].n_pairs} pairs enter the regression" in pi.note
@@ -174,8 +178,8 @@ def test_sections_without_features_or_rewriting_say_so(study):
     bare = Study(D=study.D, other=None, other_parts=[], view=study.view, rms=study.rms, R=study.R)
     with pytest.raises(ValueError, match="features"):
         bare.imprints()
-    assert "not run" in bare.rewrite_summary().note.lower() and bare.robustness().table is None
-    assert "Not applicable" in bare.planted_recovery().note
+    assert "rewriting needs" in bare.rewrite_summary().skipped and bare.robustness().table is None
+    assert "no planted weights" in bare.planted_recovery().skipped
 
 
 def test_setup_refuses_unknown_design_keys():

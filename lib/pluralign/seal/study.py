@@ -906,7 +906,19 @@ class Study:
         long.index = long.index.set_names("flip", level=-1)
         table = pd.concat([long, sim.rename(columns={"mean": "cosine mean", "sd": "cosine sd",
                                                      "n": "entries"})], axis=1).sort_index()
-        return Result(table=table.round(3), figure=plots.flip_shares_figure(shares, list(flips)),
+        # Table 3 on the same rows: the paper's mean cosine for the features it reports (helpful, harmless,
+        # coherent, eloquent, sentiment; named without SEAL's "last_response_(is_)" prefix)
+        from pluralign.seal.paper import paper_rows
+        p3 = paper_rows("Table 3").set_index(["row", "column"])["value"]
+        col = "cosine mean (paper, Table 3)"
+        table.insert(table.columns.get_loc("cosine mean"), col, [
+            p3.get((f.removeprefix("last_response_").removeprefix("is_"),
+                    f"{e}, flip {int(lv):+d}" if int(lv) else f"{e}, flip 0"), np.nan) for e, f, lv in table.index])
+        both = sorted({f for (e, f, lv), v in table[col].items() if pd.notna(v)})
+        note = (f"The paper's Table 3 (mean BGE-m3 cosine of original and rewrite) stands beside this run's mean on the "
+                f"same row for the features both have ({', '.join(both) or 'none'}); — in its column: the paper "
+                "reports only helpful, harmless, coherent, eloquent and sentiment (its full table is below).")
+        return Result(table=table.round(3), figure=plots.flip_shares_figure(shares, list(flips)), note=note,
                       data={"shares": shares, "similarity": sim})
 
     def robustness(self):
