@@ -10,7 +10,8 @@ from pathlib import Path
 DELEGATED = {
     "score": ("pluralign.rewards.cli:main", "score a data set with a reward model"),
     "serve": ("pluralign.llm.server:main", "start an OpenAI-compatible server over a local LLM"),
-    "mirror": ("pluralign.book.mirror:main", "list the Hub ids a profile uses, for a local mirror (air-gapped clusters)"),
+    "mirror": ("pluralign.book.mirror:main", "list the Hub ids a profile uses, for a local mirror (air-gapped clusters); "
+               "write a rehearsal mirror of them"),
     "recovery": ("pluralign.recovery:main", "check every method against the simulator's planted truth (demo)"),
 }
 

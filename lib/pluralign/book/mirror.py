@@ -1,5 +1,6 @@
 """``pluralign mirror list``: every Hub id a profile's pages use, as download commands for a local mirror
-(:mod:`pluralign.mirror`)."""
+(:mod:`pluralign.mirror`); ``pluralign mirror rehearsal DIR``: a rehearsal mirror of them
+(:mod:`pluralign.book.rehearsal`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -51,7 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     ls = sub.add_parser("list", help="print every model and data set id a profile uses")
     ls.add_argument("--profile", default="paper")
-    a = p.parse_args(sys.argv[1:] if argv is None else argv)
+    sub.add_parser("rehearsal", add_help=False,
+                   help="write a rehearsal mirror: tiny random-weight models and small data sets under every id")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "rehearsal":  # its own parser (pluralign.book.rehearsal.main)
+        from pluralign.book.rehearsal import main as rehearsal
+        return rehearsal(argv[1:])
+    a = p.parse_args(argv)
     ids = profile_ids(a.profile)
     root = mirror_dir() or Path("$PLURALIGN_MIRROR")
     print(f"# Hub ids the '{a.profile}' profile uses; download each into {root}/<id>:")

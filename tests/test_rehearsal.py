@@ -1,0 +1,174 @@
+"""The rehearsal mirror (issue #16 item 2): every id of the paper profile gets a folder that the project's own
+loaders read offline — models of the real architecture class with tiny random weights, data sets in their Hub
+layout — deterministically, and an id without a recipe is refused by name."""
+import gzip
+import json
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+
+import pluralign
+from pluralign.book import rehearsal as RH
+from pluralign.book.mirror import profile_ids
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS = 30
+TEXTS = [("\n\nHuman: What is the capital of France?", "Paris is the capital of France."),
+         ("\n\nHuman: Tell me a joke.", "I am sorry, I cannot help with that."),
+         ("Summarize: the cat sat on the mat.", "A cat sat."),
+         ("Hi", "Hello! How can I help you today? Here is a long and detailed answer with many words.")]
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rehearsal")
+    out = RH.build_mirror(root, "paper", rows=ROWS, seed=0)
+    return root, out
+
+
+@pytest.fixture
+def offline(mirror, monkeypatch, tmp_path):
+    root, _ = mirror
+    monkeypatch.setenv("PLURALIGN_MIRROR", str(root))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty HF cache: only the mirror can answer
+    return root
+
+
+def paper_models() -> dict:
+    return yaml.safe_load((ROOT / "params" / "paper" / "common.yml").read_text())["models"]
+
+
+def test_every_id_of_the_paper_profile_gets_a_folder_marked_as_rehearsal(mirror):
+    root, out = mirror
+    ids = profile_ids("paper")
+    assert sorted(out["models"]) == ids["models"] and sorted(out["datasets"]) == ids["datasets"]
+    assert json.loads((root / "REHEARSAL.json").read_text())["models"] == out["models"]
+    for hub_id in ids["models"] + ids["datasets"]:
+        side = json.loads((root / hub_id / RH.SIDECAR).read_text())
+        assert side["rehearsal"] is True and side["id"] == hub_id and "meaningless" in side["note"]
+    for hub_id in ids["models"]:
+        folder, arch = root / hub_id, RH.MODELS[hub_id]
+        assert (folder / "model.safetensors").exists() and not list(folder.glob("*.bin"))
+        cfg = json.loads((folder / "config.json").read_text())
+        assert cfg["model_type"] == arch.model_type and cfg["hidden_size"] == 32
+        assert cfg.get("architectures") == (list(arch.architectures) if arch.architectures else None)
+    # the settings that change code paths are the real ones: DeBERTa-v3 has relative positions only
+    v3 = json.loads((root / "OpenAssistant/reward-model-deberta-v3-large-v2/config.json").read_text())
+    assert v3["position_biased_input"] is False and v3["relative_attention"] is True and len(v3["id2label"]) == 1
+    # microsoft/deberta-v3-large ships spm.model only: transformers converts it on load (as with the real one)
+    assert sorted(p.name for p in (root / "microsoft/deberta-v3-large").iterdir() if "token" in p.name or "spm" in p.name) \
+        == ["special_tokens_map.json", "spm.model", "tokenizer_config.json"]
+
+
+def test_the_paper_reward_models_load_through_the_project_loader_and_score_on_cpu(offline):
+    import pluralign.rewards as R
+    from pluralign.rewards.causal import EightBitNeedsGPU
+    seen = set()
+    for key, kw in paper_models().items():
+        if "name_or_path" not in kw:
+            continue  # an LLM endpoint
+        kw = dict(kw)
+        if kw.get("load_in_8bit"):  # the paper's 8-bit Llama: a clear CPU error, then the same model without it
+            with pytest.raises(EightBitNeedsGPU, match="CUDA"):
+                R.load(**{"device": "cpu", **kw})
+            kw.pop("load_in_8bit")
+        rm = R.load(**kw)
+        assert Path(rm.name_or_path).is_relative_to(offline), key  # read from the mirror, not the Hub
+        if kw["name_or_path"].startswith("OpenAssistant/reward-model-deberta") and kw.get("max_length", 0) is None:
+            assert rm.max_length is None  # relative positions only: no truncation, as SEAL scored them
+        s = [float(x) for x in rm.score(TEXTS)]
+        assert all(math.isfinite(x) for x in s) and max(s) - min(s) > 1e-3, (key, s)  # not a constant
+        seen.add(kw["name_or_path"])
+    assert {"OpenAssistant/reward-model-deberta-v3-large", "OpenAssistant/reward-model-deberta-v3-large-v2",
+            "microsoft/deberta-v3-large", "meta-llama/Meta-Llama-3-8B-Instruct"} <= seen
+
+
+def test_the_other_reward_models_of_the_profile_load_and_score(offline):
+    import pluralign.rewards as R
+    for hub_id in ("OpenAssistant/reward-model-electra-large-discriminator", "OpenAssistant/reward-model-deberta-v3-base"):
+        rm = R.load(hub_id, kind="seq-cls", max_length=512)
+        assert type(rm).__name__ == "SequenceClassificationRM"
+        s = [float(x) for x in rm.score(TEXTS)]
+        assert max(s) - min(s) > 1e-3, (hub_id, s)
+
+
+def test_the_llama_stand_in_generates_and_judges_with_the_llama3_tokenizer_family(offline):
+    from transformers import AutoTokenizer
+    folder = offline / "meta-llama/Meta-Llama-3-8B-Instruct"
+    tok = AutoTokenizer.from_pretrained(folder)
+    assert tok.pad_token is None and tok.eos_token == "<|eot_id|>" and tok.bos_token == "<|begin_of_text|>"
+    chat = tok.apply_chat_template([{"role": "user", "content": "Hi"}], tokenize=False, add_generation_prompt=True)
+    assert chat == "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>" \
+                   "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    llm = pluralign.llm.load("meta-llama/Meta-Llama-3-8B-Instruct")
+    assert llm.path == str(folder)
+    out = llm.generate("Which answer is better?", max_tokens=5, temperature=0)
+    assert isinstance(out[0][0], str) and out[0][0]
+    p = llm.judge_ab("Which is better?", "Paris.", "London.")
+    assert 0.0 < p < 1.0
+
+
+def test_each_data_set_loads_from_the_mirror_with_the_canonical_columns(offline):
+    for hub_id, (_, (name, calls)) in RH.DATASETS.items():
+        for kw in calls:
+            d = pluralign.load(name, **kw)
+            assert {"pair_id", "dataset", "split", "prompt", "response_a", "response_b"} <= set(d.pairs.columns)
+            assert len(d.pairs) >= ROWS // 2 and len(d.annotations) >= len(d.pairs), (hub_id, kw)
+            assert d.pairs["pair_id"].is_unique
+            assert d.meta["source"] == f"hf://datasets/{hub_id}", (hub_id, d.meta["source"])
+            if "split" in kw:
+                assert set(d.pairs["split"]) == {kw["split"]}, (hub_id, kw)
+    multi = pluralign.load("multipref")
+    assert set(multi.annotations["annotator_group"]) == {"normal", "expert"}
+    hs = pluralign.load("helpsteer2", subset="disagreements")
+    assert hs.annotations.groupby("pair_id").size().eq(3).all()  # every annotator's score is kept
+
+
+def test_hh_rlhf_test_rows_are_the_real_shared_rows(offline, shared_data):
+    real = gzip.decompress((shared_data / "hh-rlhf" / "harmless-base-test.jsonl.gz").read_bytes()).decode().split("\n")
+    written = gzip.decompress((offline / "Anthropic/hh-rlhf/harmless-base/test.jsonl.gz").read_bytes()).decode()
+    assert written.split("\n")[:ROWS] == [json.dumps(json.loads(s), ensure_ascii=False) for s in real[:ROWS]]
+    d = pluralign.load("hh-rlhf", data_dir="harmless-base", split="test")
+    assert len(d.pairs) == ROWS
+
+
+def test_the_generator_is_deterministic(tmp_path):
+    for hub_id in ("OpenAssistant/reward-model-deberta-v3-large-v2", "meta-llama/Meta-Llama-3-8B-Instruct"):
+        a, b = RH.build_model(hub_id, tmp_path / "a"), RH.build_model(hub_id, tmp_path / "b")
+        for f in sorted(p.name for p in a.iterdir()):
+            assert (a / f).read_bytes() == (b / f).read_bytes(), (hub_id, f)
+        c = RH.build_model(hub_id, tmp_path / "c", seed=1)
+        assert (c / "model.safetensors").read_bytes() != (a / "model.safetensors").read_bytes()
+    for hub_id in ("allenai/multipref", "Anthropic/hh-rlhf"):
+        a, b = RH.build_dataset(hub_id, tmp_path / "a", rows=10), RH.build_dataset(hub_id, tmp_path / "b", rows=10)
+        files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+        assert files and files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+        assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files), hub_id
+
+
+def test_an_unknown_id_is_refused_by_name_before_anything_is_written(tmp_path):
+    with pytest.raises(RH.RehearsalError, match="'acme/mystery-7b'.*MODELS"):
+        RH.build_model("acme/mystery-7b", tmp_path)
+    with pytest.raises(RH.RehearsalError, match="'acme/mystery-data'.*DATASETS"):
+        RH.build_dataset("acme/mystery-data", tmp_path)
+    with pytest.raises(RH.RehearsalError, match="'acme/mystery-7b'"):
+        RH.build_mirror(tmp_path / "m", ids={"models": ["OpenAssistant/reward-model-deberta-v3-base", "acme/mystery-7b"],
+                                             "datasets": []})
+    assert not (tmp_path / "m").exists()
+
+
+def test_the_command_writes_the_mirror_and_says_how_to_use_it(tmp_path, monkeypatch, capsys):
+    from pluralign.book import mirror as cli
+    monkeypatch.setattr("pluralign.book.mirror.profile_ids",
+                        lambda profile: {"models": [], "datasets": ["Dahoas/synthetic-instruct-gptj-pairwise"],
+                                         "endpoints": []})
+    assert cli.main(["rehearsal", str(tmp_path / "m"), "--rows", "5"]) == 0
+    out = capsys.readouterr().out
+    assert f"PLURALIGN_MIRROR={tmp_path / 'm'}" in out and "Dahoas/synthetic-instruct-gptj-pairwise" in out
+    assert (tmp_path / "m/Dahoas/synthetic-instruct-gptj-pairwise/data/train-00000-of-00001.parquet").exists()
+    monkeypatch.setattr("pluralign.book.mirror.profile_ids",
+                        lambda profile: {"models": ["acme/mystery-7b"], "datasets": [], "endpoints": []})
+    assert cli.main(["rehearsal", str(tmp_path / "n")]) == 1
+    assert "'acme/mystery-7b'" in capsys.readouterr().err
