@@ -124,6 +124,11 @@ def test_each_data_set_loads_from_the_mirror_with_the_canonical_columns(offline)
     assert set(multi.annotations["annotator_group"]) == {"normal", "expert"}
     hs = pluralign.load("helpsteer2", subset="disagreements")
     assert hs.annotations.groupby("pair_id").size().eq(3).all()  # every annotator's score is kept
+    # the paper profile holds out 500 test + 500 validation pairs of each (params/paper/diverging-study.yml)
+    from pluralign.data.spec import split
+    for d in (multi, hs):
+        train, _ = split(split(d, 500)[0], 500)
+        assert len(train.pairs) >= 100
 
 
 def test_hh_rlhf_test_rows_are_the_real_shared_rows(offline, shared_data):

@@ -11,7 +11,8 @@ offline on CPU before anyone spends GPU hours on it.
   special tokens and chat template for Llama-3) — nothing is downloaded;
 - for every **data set** id: files in that data set's Hub schema and file layout (:data:`DATASETS`), filled
   from the real files of ``../shared/data`` where the workplace has them (Anthropic/hh-rlhf harmless-base) and
-  from :func:`pluralign.data.simulate` elsewhere, ``rows`` records per split.
+  from :func:`pluralign.data.simulate` elsewhere, ``rows`` pairs per split (more where the profile holds out
+  more: :data:`MIN_ROWS`).
 
 Each folder gets a hidden ``.pluralign-rehearsal.json`` sidecar (a hidden file: neither ``datasets`` nor the
 project's folder reader takes it for data) saying that it is a rehearsal artefact — random weights, simulated
@@ -350,10 +351,10 @@ def _helpsteer2(folder: Path, rows: int, seed: int) -> dict:
                 v = sc if per_annotator else int(round(float(np.mean(sc))))
                 out.append({"prompt": r.prompt, "response": text, **{a: v for a in attrs}})
         return out
-    half = max(rows // 2, 1)
-    _jsonl_gz(folder / "train.jsonl.gz", records(half, seed + 1, False))
-    _jsonl_gz(folder / "validation.jsonl.gz", records(max(half // 4, 1), seed + 2, False))
-    _jsonl_gz(folder / "disagreements" / "disagreements.jsonl.gz", records(half, seed, True))
+    small = max(min(rows, 200) // 2, 1)  # the main set: no page of the paper profile reads it
+    _jsonl_gz(folder / "train.jsonl.gz", records(small, seed + 1, False))
+    _jsonl_gz(folder / "validation.jsonl.gz", records(max(small // 4, 1), seed + 2, False))
+    _jsonl_gz(folder / "disagreements" / "disagreements.jsonl.gz", records(rows, seed, True))
     return {"disagreements": "simulated (HelpSteer2 format, 3 annotators, every attribute = the simulated "
                              "helpfulness Likert score - 1)", "train/validation": "simulated, mean score"}
 
@@ -461,8 +462,15 @@ DATASETS: dict[str, tuple] = {
 }
 
 
+#: data sets that the paper profile splits by count: at least this many pairs, whatever ``rows`` says (Diverging
+#: Preferences §3 holds out 500 test pairs per data set, and params/paper/diverging-study.yml and cross-study.yml
+#: another 500 for validation: 1,000 held out plus a training side)
+MIN_ROWS = {"allenai/multipref": 1200, "nvidia/HelpSteer2": 1200}
+
+
 def build_dataset(hub_id: str, root: str | Path, *, rows: int = 200, seed: int = 0) -> Path:
-    """Write data set ``hub_id`` in its Hub layout under ``root/<hub_id>`` (see :data:`DATASETS`)."""
+    """Write data set ``hub_id`` in its Hub layout under ``root/<hub_id>`` (see :data:`DATASETS`): ``rows`` pairs
+    per split (:data:`MIN_ROWS` at least)."""
     if hub_id not in DATASETS:
         raise RehearsalError(f"no rehearsal recipe for data set id {hub_id!r}: add a writer in its Hub layout to "
                              f"pluralign.book.rehearsal.DATASETS (known: {', '.join(sorted(DATASETS))})")
@@ -473,6 +481,7 @@ def build_dataset(hub_id: str, root: str | Path, *, rows: int = 200, seed: int =
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     writer, (name, calls) = DATASETS[hub_id]
+    rows = max(rows, MIN_ROWS.get(hub_id, 0))
     notes = writer(folder, rows, seed)
     _sidecar(folder, {"kind": "dataset", "id": hub_id, "loader": name, "rows_per_split": rows, "contents": notes,
                       "layout": (writer.__doc__ or "").split(":", 1)[-1].strip().split("\n")[0]})
@@ -517,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="pluralign mirror rehearsal")
     p.add_argument("dir")
     p.add_argument("--profile", default="paper")
-    p.add_argument("--rows", type=int, default=200, help="records per split of each data set")
+    p.add_argument("--rows", type=int, default=200, help="pairs per split of each data set (MIN_ROWS at least)")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     try:
