@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from pluralign import plotstyle
+
+plotstyle.use()
+
 __all__ = ["coefficient_plot", "coefficient_figure", "reward_vectors", "reward_angles", "reward_heatmap", "bars",
            "shifts_by_regime", "flip_shares_figure", "reward_gap_figure"]
 
@@ -144,6 +148,7 @@ def flip_shares_figure(shares, entries):
         shares.loc[e][[-1, 0, 1]].plot.barh(stacked=True, ax=ax, color=["#e377c2", "#c7c7c7", "#2ca02c"])
         ax.set(title=f"{e} entries", xlabel="share of rewritten entries")
     return _done(fig)
+
 
 def reward_gap_figure(gaps):
     """Distribution of the reward gap r(t_i^c) − r(t_i^r) per reward model (SEAL App. D.1, Fig. 7). ``gaps``: the

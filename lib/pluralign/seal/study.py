@@ -322,8 +322,8 @@ class Study:
             other = ("on `demo` the rule-based featurizer's agreement with the planted labels above plays that role."
                      if self.F is not None and self.F.source == "planted" else
                      "this profile's features come from the rule-based featurizer, a single deterministic labeller.")
-            return Result(table=None, note=(
-                "**Label stability is not run on this profile.** It needs instruction-tuned LM-labellers behind an "
+            return Result(table=None, skipped=(
+                "label stability needs instruction-tuned LM-labellers behind an "
                 "endpoint (set `stability_labellers` to a list of `pluralign.llm.load` arguments, as the `paper` "
                 f"profile does for {' and '.join(DESIGN['models']['stability_labellers'])}); {other}"))
         st = stability_check(self.view, self.F, labellers, share=self.settings.get("stability_share", 0.01),
@@ -436,7 +436,7 @@ class Study:
         Only on planted features (the demo); elsewhere a note."""
         from pluralign.report import Result
         if self.F is None or self.F.source != "planted":
-            return Result(table=None, note="Not applicable on this profile: its data carry no planted weights.")
+            return Result(table=None, skipped="its data carry no planted weights to compare with.")
         wr = weight_recovery(self, {k: self.imprint()[k] for k in ("pre", "post")})
         text = [f"**The method** — an imprint of the population's mean utility itself — gives back all "
                 f"{len(wr['utility'].table)} planted weights (largest error {wr['utility_error']:.1e}): the "
@@ -859,8 +859,8 @@ class Study:
         from pluralign.seal.resistance import aligned
         rw = self.rewriting()
         if rw is None:
-            return Result(table=None, note=(
-                "**Rewriting is not run on this profile** (no instruction-tuned LM and no planted flips). With an "
+            return Result(table=None, skipped=(
+                "rewriting needs an instruction-tuned LM (or the demo's planted flips). With an "
                 "OpenAI-compatible endpoint, set the `rewriter` and `labeller` parameters (`pluralign.llm.load` "
                 "arguments) and this section runs `seal.robustness.rewrite_pairs(pairs, rewriter, labeller)`: the "
                 "App. C.5 prompt on both entries, only pairs whose two rewrites pass the checks kept (the others "
@@ -897,7 +897,7 @@ class Study:
         from pluralign.seal.robustness import flip_shares, similarity_by_flip
         rw = self.rewriting()
         if rw is None:
-            return Result(table=None, note="Not run on this profile (no rewriting).")
+            return Result(table=None, skipped="no rewriting on this profile.")
         flips, model = rw.rewrites.flips, self.settings.get("similarity_model")
         shares = pd.concat({e: flip_shares(flips[e]) for e in flips}, names=["entry"])
         cos = {e: embed.cosine_pairs(rw.rewrites.originals[e], rw.rewrites.rewritten[e], model=model) for e in flips}
@@ -936,7 +936,7 @@ class Study:
         from pluralign.seal.robustness import robustness_scores
         rw = self.rewriting()
         if rw is None:
-            return Result(table=None, note="Not run on this profile (no rewriting).")
+            return Result(table=None, skipped="no rewriting on this profile.")
         flips = rw.rewrites.flips
         feats = [c for c in flips["chosen"].columns if c not in TARGET_FEATURES]
         args = (rw.before, rw.after, flips["chosen"], flips["rejected"], feats)
