@@ -91,10 +91,10 @@ def test_imprint_weights_on_a_planted_reward_and_a_broken_one(sim):
     ua = np.column_stack([t[f"a_{f}"] for f in FEATURES]) @ w.reindex(FEATURES).to_numpy()
     ub = np.column_stack([t[f"b_{f}"] for f in FEATURES]) @ w.reindex(FEATURES).to_numpy()
     noise = np.random.default_rng(0).normal(0, 0.05, size=(2, len(t)))
-    corr, cov = R.imprint_weights(ua + noise[0], ub + noise[1], sim, t.index)
+    corr, cov = R.imprint_weights(ua + noise[0], ub + noise[1], sim, t.index, weights=w)
     assert corr["quantity"] == "imprint_weight_correlation" and corr["recovered"] and corr["estimate"] > 0.99
     assert cov["recovered"], cov
-    corr, cov = R.imprint_weights(ub + noise[0], ua + noise[1], sim, t.index)  # rewards of the wrong side
+    corr, cov = R.imprint_weights(ub + noise[0], ua + noise[1], sim, t.index, weights=w)  # the wrong side's rewards
     assert not corr["recovered"] and not cov["recovered"]
 
 
@@ -162,3 +162,13 @@ def test_cli_is_wired(capsys):
 
 def test_training_curves_off_the_demo_say_so():
     assert R.training_curves("sample").table is None
+
+
+def test_labelling_weights_are_the_pools_judgment_weighted_means(sim):
+    pool = sim.meta["annotators"]
+    counts = sim.annotations["annotator_id"].value_counts()
+    w = R.labelling_weights(sim)
+    assert w["format"] == pytest.approx((pool["format"] * counts.reindex(pool.index).fillna(0)).sum() / counts.sum())
+    # a pool of 40 is a sample of the population: its weights are near, not equal to, the population's
+    diff = (w - sim.meta["weights"]["mean"]).abs()
+    assert 0 < diff.max() < 1.0

@@ -28,7 +28,7 @@ from pluralign.stats import bootstrap_ci
 __all__ = ["COLUMNS", "REQUIRED", "row", "expected_agreement", "diverging_share", "diverging_taste_driven",
            "cause_agreement", "meanvar_auroc_diverging", "rm_accuracy_high_agreement", "rm_utility_correlation",
            "imprint_weights", "robustness_sign", "margin_pstar_correlation", "subjectivity_category_accuracy",
-           "claim_mv_identifies_diverging", "claim_bt_decisive_on_diverging", "claim_seal_alignment_shift",
+           "claim_mv_identifies_diverging", "claim_bt_decisive_on_diverging", "claim_seal_alignment_shift", "labelling_weights",
            "claim_margin_improves_pstar", "training_curves", "recovery_table", "page_params", "result"]
 
 COLUMNS = ["part", "quantity", "description", "planted", "estimate", "ci_low", "ci_high", "criterion", "recovered"]
@@ -197,10 +197,24 @@ def claim_bt_decisive_on_diverging(p_a: pd.Series, classified: pd.DataFrame, see
 
 
 # ---- Part II: SEAL --------------------------------------------------------------------------------------
-def imprint_weights(rewards_a, rewards_b, data, pair_ids, *, correlation: float = 0.9,
-                    coverage: float = 0.8) -> list[dict]:
+def labelling_weights(data) -> pd.Series:
+    """The planted feature weights of the annotators who labelled ``data``: the simulator's pool weights
+    (``meta["annotators"]``) averaged over the judgments each annotator gave — what a reward model trained on
+    these judgments can learn. The population's means (``meta["weights"]``) differ from them by the pool's
+    sampling error (40 annotators by default: up to ±0.6 on a style weight)."""
+    from pluralign.data.simulate import FEATURES
+    pool = data.meta.get("annotators")
+    if pool is None:
+        return data.meta["weights"]["mean"]
+    counts = data.annotations["annotator_id"].value_counts().reindex(pool.index).fillna(0)
+    return pool[list(FEATURES)].mul(counts, axis=0).sum() / counts.sum()
+
+
+def imprint_weights(rewards_a, rewards_b, data, pair_ids, *, weights: pd.Series | None = None,
+                    correlation: float = 0.9, coverage: float = 0.8) -> list[dict]:
     """SEAL Eq. 1 (feature imprint, pair fixed effects) of a reward model's rewards on ``data``'s planted
-    features, against the planted population weights (:func:`pluralign.seal.design.imprint_recovery`): two
+    features, against the planted weights (default :func:`labelling_weights`: those of the annotators who labelled
+    the data; :func:`pluralign.seal.design.imprint_recovery`): two
     rows, ``imprint_weight_correlation`` (Pearson r ≥ ``correlation`` and every sign right; CI by bootstrap
     over features) and ``imprint_weight_coverage`` (share of rescaled weights inside their 95 % CI ≥
     ``coverage``)."""
@@ -215,7 +229,7 @@ def imprint_weights(rewards_a, rewards_b, data, pair_ids, *, correlation: float 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = feature_imprint(tab, "reward", list(FEATURES))
-    rec = imprint_recovery(fit, data.meta["weights"]["mean"])
+    rec = imprint_recovery(fit, labelling_weights(data) if weights is None else weights)
     v = rec.table
     signed = v[v["weight"] != 0]
     right = bool((signed["same_sign"] == 1).all())
@@ -225,7 +239,8 @@ def imprint_weights(rewards_a, rewards_b, data, pair_ids, *, correlation: float 
     k = int(v["covered"].sum())
     _, clo, chi = bootstrap_ci(v["covered"].to_numpy(float), n_boot=1000)
     return [row("seal", "imprint_weight_correlation",
-                f"Pearson r, feature imprints (Eq. 1) of the demo RM vs the {len(v)} planted weights; "
+                f"Pearson r, feature imprints (Eq. 1) of the demo RM vs the {len(v)} planted weights of the "
+                "annotators who labelled its data; "
                 f"{int((signed['same_sign'] == 1).sum())} of {len(signed)} signs right", 1.0, rec.pearson_r, (lo, hi),
                 f"r ≥ {correlation:g} and every sign right", rec.pearson_r >= correlation and right),
             row("seal", "imprint_weight_coverage",
@@ -411,9 +426,10 @@ def recovery_table(profile: str = "demo") -> pd.DataFrame:
 #: what is known about why a method row can fail on the demo (shown only for the rows that do)
 WHY = {
     "imprint_weight_correlation": "the imprint regression itself is exact (a reward that is the planted utility "
-    "gives back every weight, see the imprint page), so this row measures what the demo RM learnt: a frozen "
-    "sentence encoder barely sees a *subtle* factual error (a wrong fact inside a long, formatted answer), so the "
-    "RM blames the dressing — format gets a negative imprint although the population likes it.",
+    "gives back every weight, see the imprint page), so this row measures what the demo RM learnt. Its reference is "
+    "the weights of the annotators who labelled the data (the simulator's pool of 40, which differs from the "
+    "population by its sampling error); the signs it misses are those of weights close to zero there, where the "
+    "small RM's imprint (a few tenths) reflects what the frozen encoder confounds rather than the annotators' taste.",
     "imprint_weight_coverage": "a Bradley-Terry RM's reward is the logit of P(A ≻ B), a non-linear function of the "
     "population's utility gap (its spread differs from pair to pair), so even a perfect RM's imprints are not one "
     "rescaling of the planted weights; narrow intervals then miss most rescaled weights.",
