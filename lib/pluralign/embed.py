@@ -62,9 +62,13 @@ def _model_key(path: str) -> str:
 
 def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_size: int = 32,
           normalize: bool = True, device: str | None = None, trust_remote_code: bool = False,
-          show_progress: bool = False) -> np.ndarray:
+          show_progress: bool = False, token_budget: int | None = None) -> np.ndarray:
     """Embeddings of ``texts`` as a float32 array (n_texts, dim), unit length if ``normalize``
     (``normalize=False`` returns the model's own output; MiniLM's pipeline normalizes by itself).
+
+    Texts run in token-budget batches (:func:`pluralign.rewards.speed.token_batches`: sorted by length, at
+    most ``batch_size`` texts and batch size × longest length within ``token_budget`` tokens, default 8,192 on
+    CPU), each padded to its own longest; an embedding does not depend on the batch company.
 
     Cached through :mod:`pluralign.cache`, keyed by the model and the texts (a second call with the
     same texts loads the array from disk)."""
@@ -78,10 +82,20 @@ def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_
         if not texts:
             dim = _load(path, device, trust_remote_code).get_sentence_embedding_dimension()
             return np.zeros((0, dim), dtype=np.float32)
+        from pluralign.rewards.speed import default_token_budget, set_threads_once, token_batches
         m = _load(path, device, trust_remote_code)
-        v = m.encode(texts, batch_size=batch_size, normalize_embeddings=normalize, convert_to_numpy=True,
-                     show_progress_bar=show_progress)
-        return np.asarray(v, dtype=np.float32)
+        limit = m.max_seq_length or None
+        ids = m.tokenizer(texts, truncation=limit is not None, max_length=limit)["input_ids"]
+        batches = token_batches([len(x) for x in ids], token_budget or default_token_budget(m.device), batch_size)
+        set_threads_once()
+        out = None
+        for idx in batches:  # one encode call per batch: sentence-transformers pads it to its own longest
+            v = np.asarray(m.encode([texts[i] for i in idx], batch_size=len(idx), normalize_embeddings=normalize,
+                                    convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
+            if out is None:
+                out = np.zeros((len(texts), v.shape[1]), dtype=np.float32)
+            out[idx] = v
+        return out
 
     return Entry("embed", inputs=texts, settings=settings, fmt="npy").get_or_compute(compute)
 

@@ -191,19 +191,24 @@ class TransformersLLM(LLM):
             self._labels = (sorted(a), sorted(b))
         return self._labels
 
+    #: tokens per log-probability batch (batch size × longest length); None → 8,192 on CPU, 65,536 on GPU
+    token_budget: int | None = None
+
     def next_token_logprobs(self, texts: Sequence[str], batch_size: int = 8) -> list:
-        """log-softmax of the next-token logits after each text (right-padded batches, sorted by
-        length, so a result does not depend on the batch)."""
+        """log-softmax of the next-token logits after each text (right-padded token-budget batches sorted by
+        length, :func:`pluralign.rewards.speed.token_batches`: at most ``batch_size`` texts, batch size ×
+        longest length within ``token_budget``; a result does not depend on the batch)."""
         import torch
+        from pluralign.rewards.speed import default_token_budget, token_batches
 
         tok = self.tokenizer
         encs = [self._encode(t)[0] for t in texts]
-        order = sorted(range(len(texts)), key=lambda i: len(encs[i]))
+        batches = token_batches([len(e) for e in encs], self.token_budget or default_token_budget(self.device),
+                                batch_size)
         out: list = [None] * len(texts)
         pad = tok.pad_token_id
         with self._lock, torch.inference_mode():
-            for s in range(0, len(order), batch_size):
-                idx = order[s:s + batch_size]
+            for idx in batches:
                 lens = [len(encs[i]) for i in idx]
                 L = max(lens)
                 ids = torch.full((len(idx), L), pad, dtype=torch.long, device=self.device)

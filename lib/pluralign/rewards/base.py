@@ -1,8 +1,9 @@
 """The :class:`RewardModel` interface shared by every backend: scoring, P(A ≻ B), training.
 
 A reward model maps a (prompt, response) pair to a reward r(p, a) (SEAL §2: ``r(t_i) = r(p_i, a_i)``).
-Scoring is fast and exact: texts are sorted by length, padded to the longest text of their batch,
-run under ``torch.inference_mode`` (bf16 on a CUDA GPU that supports it), and cached on disk in
+Scoring is fast and exact: texts are sorted by length, cut into token-budget batches (batch size × longest
+length within ``token_budget``) padded to the longest text of their batch, run under ``torch.inference_mode``
+(fp32 unless ``rewards.load(precision="auto" | "bf16")``), and cached on disk in
 chunks, so a killed job loses only its current chunk and a re-run recomputes nothing. A reward
 never depends on the batch size or on the other texts in its batch.
 """
@@ -138,15 +139,23 @@ class RewardModel:
         raise NotImplementedError
 
     # ---- scoring ----------------------------------------------------------------------------------
-    def _forward_batches(self, features: list[Any], batch_size: int, progress=None) -> np.ndarray:
-        """Run features sorted by length, padded to the longest in each batch; results in input order."""
+    #: tokens per batch (batch size × longest length); None → :func:`pluralign.rewards.speed.default_token_budget`
+    token_budget: int | None = None
+
+    def _forward_batches(self, features: list[Any], batch_size: int, progress=None,
+                         token_budget: int | None = None) -> np.ndarray:
+        """Run features sorted by length in token-budget batches (:func:`~pluralign.rewards.speed.token_batches`:
+        at most ``batch_size`` texts, batch size × longest length within the budget), each padded to its own
+        longest; results in input order."""
+        from pluralign.rewards.speed import default_token_budget, set_threads_once, token_batches
         n = len(features)
         out = np.zeros((n, self.n_outputs), dtype=np.float64)
-        order = sorted(range(n), key=lambda i: -self._length(features[i]))
+        budget = token_budget or self.token_budget or default_token_budget(self.device)
+        batches = token_batches([self._length(f) for f in features], budget, batch_size)
+        set_threads_once()
         self.module.eval()
         with torch.inference_mode():
-            for s in range(0, n, batch_size):
-                idx = order[s:s + batch_size]
+            for idx in batches:
                 batch = {k: v.to(self.device) for k, v in self._collate([features[i] for i in idx]).items()}
                 res = self.module(**batch).float().cpu().numpy()
                 out[idx] = res[:, :self.n_outputs]
@@ -283,7 +292,9 @@ class RewardModel:
         if output_dir is not None:
             import shutil
             shutil.copytree(folder, output_dir, dirs_exist_ok=True)
-        return open_trained(folder, device=self.device, dtype=self._dtype_arg, batch_size=self.batch_size)
+        trained = open_trained(folder, device=self.device, dtype=self._dtype_arg, batch_size=self.batch_size)
+        trained.token_budget = self.token_budget
+        return trained
 
     # defaults per backend (overridden)
     default_lr = 1e-3
@@ -293,6 +304,13 @@ class RewardModel:
 
     def _train_settings(self) -> dict:
         return {}
+
+    @property
+    def precision(self) -> str:
+        """The precision the model computes in: "fp32", "bf16" (a frozen-encoder RM: its encoder's)."""
+        from pluralign.rewards.speed import precision_name
+        enc = getattr(self, "encoder", None)
+        return precision_name(next(enc.model.parameters()).dtype if enc is not None else self.dtype)
 
     @property
     def history(self) -> list:

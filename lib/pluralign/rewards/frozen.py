@@ -66,14 +66,21 @@ class Encoder:
             _ENCODERS[k] = cls(name_or_path, **kw)
         return _ENCODERS[k]
 
+    #: tokens per batch (batch size × longest length); None → :func:`pluralign.rewards.speed.default_token_budget`
+    token_budget: int | None = None
+
     def _embed_uncached(self, texts: list[str], progress=None) -> np.ndarray:
+        """Embeddings in token-budget batches (:func:`pluralign.rewards.speed.token_batches`: at most
+        ``batch_size`` texts, batch size × longest length within the budget), each padded to its own longest."""
+        from pluralign.rewards.speed import default_token_budget, set_threads_once, token_batches
         enc = self.tokenizer(texts, truncation=True, max_length=self.max_length)
         feats = [{k: enc[k][i] for k in enc.keys()} for i in range(len(texts))]
-        order = sorted(range(len(texts)), key=lambda i: -len(feats[i]["input_ids"]))
+        batches = token_batches([len(f["input_ids"]) for f in feats],
+                                self.token_budget or default_token_budget(self.device), self.batch_size)
         out = np.zeros((len(texts), self.model.config.hidden_size), dtype=np.float32)
+        set_threads_once()
         with torch.inference_mode():
-            for s in range(0, len(texts), self.batch_size):
-                idx = order[s:s + self.batch_size]
+            for idx in batches:
                 batch = self.tokenizer.pad([feats[i] for i in idx], return_tensors="pt").to(self.device)
                 hidden = self.model(**batch).last_hidden_state.float()
                 mask = batch["attention_mask"].unsqueeze(-1).float()

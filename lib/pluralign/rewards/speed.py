@@ -1,0 +1,154 @@
+"""Scoring near the machine's limit (issue 19): token-budget batches, the precision switch, and the measured
+deviation of a fast precision from exact fp32.
+
+* :func:`token_batches` — inputs sorted by token length (longest first), cut into batches whose
+  ``batch size × longest length`` stays within a token budget (and at most ``max_batch`` inputs), so no
+  text is padded beyond its batch's longest and a batch of short texts holds many of them. Every model of
+  the library (reward scoring, frozen-encoder and sentence-transformers embeddings, LLM log-probability
+  judgments) batches this way; results go back in input order and never depend on the batch company.
+* :func:`resolve_precision` — ``precision="fp32"`` (exact; the default, what paper numbers use),
+  ``"bf16"``, or ``"auto"``: bf16 where the hardware computes it natively (a CUDA GPU that supports it, a
+  CPU with AVX512-BF16 or AMX-BF16: :func:`native_bf16`), fp32 elsewhere (a CPU without native bf16
+  emulates it, slower than fp32).
+* :func:`precision_deviation` — how far a fast precision's rewards are from fp32 on the same texts: max
+  |Δr| and the share of pairs whose sign of r_chosen − r_rejected changes, as a page-ready Result.
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["token_batches", "default_token_budget", "native_bf16", "resolve_precision", "precision_name",
+           "set_threads_once", "precision_deviation", "TOKEN_BUDGET", "PRECISIONS"]
+
+#: default token budget per batch (batch size × longest length), by device type: on CPU a budget of a few
+#: thousand tokens keeps a batch's activations in cache while amortising per-call overhead (issue 19's
+#: measurements on hh-rlhf); a GPU wants far larger batches
+TOKEN_BUDGET = {"cpu": 8192, "cuda": 65536}
+PRECISIONS = ("fp32", "bf16", "auto")
+
+
+def default_token_budget(device=None) -> int:
+    """The default token budget on ``device`` (a torch.device, its name, or None for the CPU)."""
+    kind = getattr(device, "type", None) or (str(device).split(":")[0] if device is not None else "cpu")
+    return TOKEN_BUDGET.get(kind, TOKEN_BUDGET["cpu"])
+
+
+def token_batches(lengths: Sequence[int], budget: int, max_batch: int | None = None) -> list[list[int]]:
+    """Indices of the inputs, grouped into batches: sorted by length (longest first, ties in input order),
+    each batch as large as ``len(batch) × max(length in batch) <= budget`` and ``len(batch) <= max_batch``
+    allow (a single input longer than the budget is a batch on its own)."""
+    if budget < 1:
+        raise ValueError(f"token budget must be a positive number of tokens, got {budget!r}")
+    if max_batch is not None and max_batch < 1:
+        raise ValueError(f"max_batch must be at least 1, got {max_batch!r}")
+    order = sorted(range(len(lengths)), key=lambda i: (-int(lengths[i]), i))
+    batches: list[list[int]] = []
+    cur: list[int] = []
+    longest = 0
+    for i in order:
+        L = max(int(lengths[i]), 1)
+        if cur:
+            # sorted longest first: the batch's longest stays the first one's length
+            if (len(cur) + 1) * longest > budget or (max_batch is not None and len(cur) >= max_batch):
+                batches.append(cur)
+                cur = []
+        if not cur:
+            longest = L
+        cur.append(i)
+    if cur:
+        batches.append(cur)
+    return batches
+
+
+@lru_cache(maxsize=1)
+def _cpu_flags() -> frozenset:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def native_bf16(device=None) -> bool:
+    """Whether ``device`` computes bf16 natively: a CUDA GPU with bf16 support, or a CPU with the
+    ``avx512_bf16`` or ``amx_bf16`` instructions (read from /proc/cpuinfo; elsewhere False)."""
+    import torch
+    kind = getattr(device, "type", None) or (str(device).split(":")[0] if device is not None else "cpu")
+    if kind == "cuda":
+        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+    if kind != "cpu":
+        return False
+    return bool(_cpu_flags() & {"avx512_bf16", "amx_bf16"})
+
+
+def resolve_precision(precision: str, device=None):
+    """``"fp32"`` → torch.float32; ``"bf16"`` → torch.bfloat16; ``"auto"`` → bf16 where :func:`native_bf16`
+    says the device computes it natively, else fp32."""
+    import torch
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if precision == "auto":
+        return torch.bfloat16 if native_bf16(device) else torch.float32
+    return torch.bfloat16 if precision == "bf16" else torch.float32
+
+
+def precision_name(dtype) -> str:
+    """``torch.float32`` → "fp32", ``torch.bfloat16`` → "bf16", ``torch.float16`` → "fp16"."""
+    s = str(dtype).replace("torch.", "")
+    return {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}.get(s, s)
+
+
+_THREADS_SET = False
+
+
+def set_threads_once(threads: int | None = None) -> int:
+    """Set torch's intra-op threads once per process (to ``threads``, else ``$PLURALIGN_THREADS`` where set,
+    else the cores this process may run on), never per batch; later calls return the current count."""
+    global _THREADS_SET
+    import torch
+    if not _THREADS_SET:
+        _THREADS_SET = True
+        n = threads or int(os.environ.get("PLURALIGN_THREADS", "0") or 0)
+        if not n:
+            try:
+                n = len(os.sched_getaffinity(0))
+            except (AttributeError, OSError):
+                n = os.cpu_count() or 1
+        if n != torch.get_num_threads():
+            torch.set_num_threads(n)
+    return torch.get_num_threads()
+
+
+def precision_deviation(fast, exact, data, *, n_pairs: int | None = None):
+    """How far ``fast``'s rewards (a reward model at a fast precision) are from ``exact``'s (the same
+    weights in fp32) on the pairs of ``data`` (PreferenceData; the first ``n_pairs`` where given): max |Δr|
+    over every text, and the share of pairs whose sign of r_A − r_B changes. A Result whose ``values``
+    hold ``precision``, ``max_abs_diff``, ``sign_flip_share`` and ``n_pairs`` (the page quotes them)."""
+    import pandas as pd
+    from pluralign.report import Result
+
+    if n_pairs is not None:
+        keep = data.pairs["pair_id"].iloc[:n_pairs]
+        data = data.subset(keep) if hasattr(data, "subset") else data
+    a = fast.score(data, progress=False, cache=False)
+    b = exact.score(data, progress=False, cache=False)
+    ra, rb = a[["reward_a", "reward_b"]].to_numpy(float), b[["reward_a", "reward_b"]].to_numpy(float)
+    max_abs = float(np.abs(ra - rb).max()) if len(ra) else 0.0
+    flips = int((np.sign(ra[:, 0] - ra[:, 1]) != np.sign(rb[:, 0] - rb[:, 1])).sum())
+    n = len(ra)
+    name = getattr(fast, "precision", None) or precision_name(fast.dtype)
+    share = flips / n if n else 0.0
+    table = pd.DataFrame({"precision": [name], "pairs": [n], "max |Δr| vs fp32": [max_abs],
+                          "sign flips of r_A − r_B": [flips], "sign flip share": [share]})
+    note = (f"Rewards computed in **{name}**; against the same model in fp32 on {n} pairs the largest reward "
+            f"difference is {max_abs:.3g} and {flips} of {n} pairs ({100 * share:.1f} %) change the sign of "
+            "r_A − r_B." if n else "No pairs to compare.")
+    return Result(table, note=note, values={"precision": name, "max_abs_diff": max_abs, "sign_flip_share": share,
+                                            "n_pairs": n})
