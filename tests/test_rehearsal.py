@@ -165,15 +165,15 @@ def test_an_unknown_id_is_refused_by_name_before_anything_is_written(tmp_path):
 
 
 def test_the_command_writes_the_mirror_and_says_how_to_use_it(tmp_path, monkeypatch, capsys):
-    from pluralign.book import mirror as cli
+    from pluralign.book import cli
     monkeypatch.setattr("pluralign.book.mirror.profile_ids",
                         lambda profile: {"models": [], "datasets": ["Dahoas/synthetic-instruct-gptj-pairwise"],
                                          "endpoints": []})
-    assert cli.main(["rehearsal", str(tmp_path / "m"), "--rows", "5"]) == 0
+    assert cli.main(["mirror", "rehearsal", str(tmp_path / "m"), "--rows", "5"]) == 0
     out = capsys.readouterr().out
     assert f"PLURALIGN_MIRROR={tmp_path / 'm'}" in out and "Dahoas/synthetic-instruct-gptj-pairwise" in out
     assert (tmp_path / "m/Dahoas/synthetic-instruct-gptj-pairwise/data/train-00000-of-00001.parquet").exists()
     monkeypatch.setattr("pluralign.book.mirror.profile_ids",
                         lambda profile: {"models": ["acme/mystery-7b"], "datasets": [], "endpoints": []})
-    assert cli.main(["rehearsal", str(tmp_path / "n")]) == 1
+    assert cli.main(["mirror", "rehearsal", str(tmp_path / "n")]) == 1
     assert "'acme/mystery-7b'" in capsys.readouterr().err

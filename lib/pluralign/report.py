@@ -189,8 +189,9 @@ class Result:
             display(Markdown(self.note))
 
 
-#: Output metadata key of a section that does not run on this profile (:attr:`Result.skipped`).
-SKIPPED_SECTION = "pluralign_skipped_section"
+#: Output metadata key of a section that does not run on this profile (:attr:`Result.skipped`; the runner hides
+#: such a section, :func:`pluralign.book.runner.hide_skipped_sections`).
+from pluralign.book.runner import SKIPPED_SECTION  # noqa: E402
 
 
 # ---- presentation: how every page shows a number ---------------------------------------------------------

@@ -10,10 +10,20 @@ from pathlib import Path
 DELEGATED = {
     "score": ("pluralign.rewards.cli:main", "score a data set with a reward model"),
     "serve": ("pluralign.llm.server:main", "start an OpenAI-compatible server over a local LLM"),
-    "mirror": ("pluralign.book.mirror:main", "list the Hub ids a profile uses, for a local mirror (air-gapped clusters); "
-               "write a rehearsal mirror of them"),
+    "mirror": ("pluralign.book.cli:_mirror", "list the Hub ids a profile uses, for a local mirror (air-gapped "
+               "clusters); write a rehearsal mirror of them"),
     "recovery": ("pluralign.recovery:main", "check every method against the simulator's planted truth (demo)"),
 }
+
+
+def _mirror(argv: list[str]) -> int:
+    """``pluralign mirror list`` (:mod:`pluralign.book.mirror`) or ``pluralign mirror rehearsal``
+    (:mod:`pluralign.book.rehearsal`, which reads the list): dispatched here so neither imports the other."""
+    if argv and argv[0] == "rehearsal":
+        from pluralign.book.rehearsal import main as rehearsal
+        return rehearsal(argv[1:])
+    from pluralign.book.mirror import main as mirror
+    return mirror(argv)
 
 
 def _book(a) -> int:

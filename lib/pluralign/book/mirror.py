@@ -55,10 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("rehearsal", add_help=False,
                    help="write a rehearsal mirror: tiny random-weight models and small data sets under every id")
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "rehearsal":  # its own parser (pluralign.book.rehearsal.main)
-        from pluralign.book.rehearsal import main as rehearsal
-        return rehearsal(argv[1:])
-    a = p.parse_args(argv)
+    a = p.parse_args(argv)  # ``rehearsal`` is dispatched to pluralign.book.rehearsal.main by the command line
     ids = profile_ids(a.profile)
     root = mirror_dir() or Path("$PLURALIGN_MIRROR")
     print(f"# Hub ids the '{a.profile}' profile uses; download each into {root}/<id>:")

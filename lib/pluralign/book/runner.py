@@ -370,12 +370,15 @@ def _heading_level(cell) -> int | None:
     return len(m.group(1)) if m else None
 
 
+#: Output metadata key a :class:`pluralign.report.Result` with ``skipped`` set writes (re-exported by report).
+SKIPPED_SECTION = "pluralign_skipped_section"
+
+
 def hide_skipped_sections(nb) -> list[str]:
     """Tag ``remove-cell`` every cell of a section that does not run on this profile — one whose cell displayed a
     :class:`~pluralign.report.Result` with ``skipped`` set — from its heading to the next heading of the same or a
     higher level, so the book shows only sections that run (issue 13: no empty section with its code on the page).
     The page title (level 1) is never hidden. Returns the hidden headings."""
-    from pluralign.report import SKIPPED_SECTION
     cells, hidden = nb.cells, []
     for i, c in enumerate(cells):
         if c.get("cell_type") != "code" or not any(

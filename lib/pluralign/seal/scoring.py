@@ -59,7 +59,7 @@ def seal_split(text: str) -> tuple[str, str]:
 def _view(pairs) -> pd.DataFrame:
     """The chosen / rejected view (:func:`~pluralign.seal.design.chosen_rejected`) of ``pairs``:
     :class:`~pluralign.data.PreferenceData`, :class:`~pluralign.seal.design.AlignmentPairs` or its table."""
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
     if hasattr(pairs, "pairs") and hasattr(pairs, "annotations"):
         return chosen_rejected(pairs).table
     if hasattr(pairs, "table") and isinstance(pairs.table, pd.DataFrame):
@@ -78,7 +78,7 @@ def entry_dialogues(view: pd.DataFrame, entry: str) -> list[str]:
     (:func:`~pluralign.seal.design.entry_texts`): the original dialogue where the data keep it (hh-rlhf:
     ``dialogue_chosen`` / ``dialogue_rejected``, each side its own history), else the prompt and reply
     written out as one."""
-    from pluralign.seal.design import entry_texts
+    from pluralign.seal.pairs import entry_texts
     return entry_texts(view, entry)
 
 
