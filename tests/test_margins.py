@@ -235,8 +235,8 @@ def test_evaluate_perfect_and_known_values():
         assert _frame(res, "pearson", g, c)["value"] == pytest.approx(1.0)
         assert _frame(res, "l1", g, c)["value"] == pytest.approx(0.0)
     assert _frame(res, "l1", "kind", "single")["n"] == 30
-    # hand-computed: constant shift by 0.1 → r = 1, L1 = 0.1
-    p = pd.Series([0.1, 0.3, 0.5, 0.7], index=list("abcd"))
+    # hand-computed: constant shift by 0.1 → r = 1, L1 = 0.1 (ten points: no correlation is reported on fewer)
+    p = pd.Series(np.linspace(0.05, 0.8, 10), index=list("abcdefghij"))
     res = E.evaluate(p, p + 0.1, n_boot=50)
     assert _frame(res, "pearson")["value"] == pytest.approx(1.0)
     assert _frame(res, "l1")["value"] == pytest.approx(0.1)
@@ -244,6 +244,9 @@ def test_evaluate_perfect_and_known_values():
     res = E.evaluate(p, 1 - p, n_boot=50)
     assert _frame(res, "pearson")["value"] == pytest.approx(-1.0)
     assert _frame(res, "l1")["value"] == pytest.approx(np.mean(np.abs(1 - 2 * p)))
+    # on nine points the correlation is "too few" (NaN), the L1 distance is still reported
+    res = E.evaluate(p.iloc[:9], p.iloc[:9] + 0.1, n_boot=50)
+    assert np.isnan(_frame(res, "pearson")["value"]) and _frame(res, "l1")["value"] == pytest.approx(0.1)
 
 
 def test_evaluate_refuses_bad_input():

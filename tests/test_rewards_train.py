@@ -70,7 +70,7 @@ def base():
 def _accuracy(model, data) -> float:
     p = model.prob_a(data, progress=False)
     maj = data.majority()
-    maj = maj[maj != "tie"]
+    maj = maj[maj.isin(["A", "B"])]  # no majority side on a tie or an even A/B split
     return float(((p.reindex(maj.index) > 0.5) == (maj == "A")).mean())
 
 
@@ -128,10 +128,12 @@ def test_labels_all_vs_aggregate_record_what_was_dropped(splits, base):
     agg = base.train(train, "bt", labels="aggregate", epochs=2, progress=False)
     every = base.train(train, "bt", labels="all", epochs=2, progress=False)
     n_tie_majority = int((train.majority() == "tie").sum())
-    assert agg.dropped == {"pairs whose majority label is a tie": n_tie_majority}
+    n_split = int((train.majority() == "split").sum())
+    assert agg.dropped == {"pairs whose majority label is a tie": n_tie_majority,
+                           "pairs split evenly between A and B (no majority)": n_split}
     assert every.dropped == {"tie judgments": int((train.annotations.preference == 0).sum())}
     assert every.info["n_instances"] == int((train.annotations.preference != 0).sum())
-    assert agg.info["n_instances"] == len(train) - n_tie_majority
+    assert agg.info["n_instances"] == len(train) - n_tie_majority - n_split
 
 
 def test_bt_margin_zero_equals_bt_and_a_margin_widens_reward_gaps(splits, base):
