@@ -75,6 +75,20 @@ def test_population_share_matches_a_large_panel():
     assert gap.mean() < 0.04 and gap.max() < 0.15
 
 
+def test_the_pool_represents_its_population():
+    """match_pool (default): the pool's mean and sd of every weight are the population's and exactly
+    round(detect · n_pool) annotators notice subtle errors; the texts do not depend on the pool (so cached
+    embeddings stay valid); match_pool=False draws the pool plainly (a sample, off by its sampling error)."""
+    d = simulate(200, seed=0)
+    pool, w = d.meta["annotators"], d.meta["weights"]
+    np.testing.assert_allclose(pool[list(FEATURES)].mean(), w["mean"], atol=1e-12)
+    np.testing.assert_allclose(pool[list(FEATURES)].std(ddof=0), w["sd"], rtol=1e-12)
+    assert pool["notices_subtle_errors"].sum() == 20 and d.meta["options"]["match_pool"] is True
+    plain = simulate(200, seed=0, match_pool=False)
+    pd.testing.assert_frame_equal(plain.pairs, d.pairs)
+    assert (plain.meta["annotators"][list(FEATURES)].mean() - w["mean"]).abs().max() > 0.05
+
+
 def test_helpsteer2_format(hs):
     a = hs.annotations
     assert a["likert_a"].between(1, 5).all() and a["likert_b"].between(1, 5).all()

@@ -12,7 +12,11 @@ state a wrong fact — so a text reward model can learn them.
 
 Annotators are drawn from a population with heterogeneous tastes: each annotator j has weights
 ``w_j ~ Normal(mean_f, sd_f)`` over the features (:func:`population_weights`), broad on the style
-features and narrow and strongly negative on ``factual_error`` and ``harmfulness``. Her utility for a
+features and narrow and strongly negative on ``factual_error`` and ``harmfulness``. The pool that labels
+the data represents its population (``match_pool=True``, the default): its draws are moment-matched, so
+the pool's mean and sd of every weight equal the population's and exactly ``round(detect · n_pool)`` of
+its annotators notice subtle errors — a plain draw of 40 annotators is off by up to ±0.6 on a style
+weight, and everything a page compares with the population would inherit that sampling error. Her utility for a
 response with features x is ``u = w_j · x`` plus judgment noise. In the MultiPref format (Diverging
 Preferences §2) she reports A/B/tie with slight or significant strength from the utility gap
 ``d = u(A) − u(B)``: tie if ``|d| ≤ tie``, slight if ``|d| ≤ significant``, else significant. In the
@@ -403,7 +407,7 @@ def simulate(n_pairs: int = 2000, seed: int = 0, annotation_format: str = "multi
              n_pool: int = 40, mix: dict | None = None, weights: dict | None = None, detect: float = DETECT,
              noise: float = 0.35, tie: float = 0.25, significant: float = 1.0, likert_center: float = 3.5,
              likert_scale: float = 0.8, likert_noise: float = 0.4, n_monte_carlo: int = 2000,
-             split: str = "train", name: str | None = None) -> PreferenceData:
+             split: str = "train", name: str | None = None, match_pool: bool = True) -> PreferenceData:
     """Simulated multi-annotator preference data with planted truth (module docstring).
 
     ``annotation_format``: ``"multipref"`` (A/B/tie + slight/significant from the utility gap) or
@@ -411,7 +415,8 @@ def simulate(n_pairs: int = 2000, seed: int = 0, annotation_format: str = "multi
     kept). ``n_annotators`` per pair, drawn from a pool of ``n_pool`` annotators whose weights come from
     :func:`population_weights`. ``mix``: share of pairs per plan (keys of :data:`MIX`). Seeded: the same
     arguments give the same data. ``meta['weights']``: the population's true feature weights (mean, sd);
-    ``meta['annotators']``: the sampled pool's weights.
+    ``meta['annotators']``: the sampled pool's weights. ``match_pool``: moment-match the pool to the
+    population (module docstring); False draws it plainly (the pool then differs by its sampling error).
     """
     if annotation_format not in ("multipref", "helpsteer2"):
         raise ValueError("annotation_format must be 'multipref' or 'helpsteer2'")
@@ -437,8 +442,14 @@ def simulate(n_pairs: int = 2000, seed: int = 0, annotation_format: str = "multi
     mu, sd = pop["mean"].to_numpy(), pop["sd"].to_numpy()
     fe = FEATURES.index("factual_error")
     # ---- the annotator pool and its judgments
-    W = mu + sd * rng.standard_normal((n_pool, len(FEATURES)))
-    D = rng.random(n_pool) < detect
+    Z = rng.standard_normal((n_pool, len(FEATURES)))
+    u = rng.random(n_pool)
+    if match_pool and n_pool > 1:  # the pool's mean and sd of each weight are the population's
+        Z = (Z - Z.mean(0)) / Z.std(0)
+        D = np.argsort(np.argsort(u)) < int(round(detect * n_pool))
+    else:
+        D = u < detect
+    W = mu + sd * Z
     who = np.argsort(rng.random((n_pairs, n_pool)), axis=1)[:, :n_annotators]
     pair_idx = np.repeat(np.arange(n_pairs), n_annotators)
     ann_idx = who.ravel()
@@ -513,6 +524,6 @@ def simulate(n_pairs: int = 2000, seed: int = 0, annotation_format: str = "multi
                         "Diverging Preferences, Table 1",
             "options": {"n_pairs": n_pairs, "seed": seed, "annotation_format": annotation_format,
                         "n_annotators": n_annotators, "n_pool": n_pool, "noise": noise, "tie": tie,
-                        "significant": significant, "detect": detect},
+                        "significant": significant, "detect": detect, "match_pool": match_pool},
             "weights": pop, "annotators": pool, "features": list(FEATURES), "filters": []}
     return PreferenceData(pairs, ann, meta, truth)
