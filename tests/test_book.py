@@ -207,15 +207,19 @@ def test_the_build_report_executes_after_every_other_page():
 def test_each_kernel_gets_its_own_socket_folder():
     """Two builds started in one folder must not share IPC socket files (they then read each other's messages:
     "Invalid Signature")."""
+    import asyncio
+    import warnings
     cls = book._ipc_kernel_manager()
     a, b = cls(kernel_name="python3"), cls(kernel_name="python3")
     try:
         assert a.transport == b.transport == "ipc" and a.ip != b.ip
         assert Path(a.ip).parent.is_dir() and Path(a.ip).parent != Path(b.ip).parent
     finally:
-        for m in (a, b):
-            m.cleanup_resources()
-    assert not Path(a.ip).parent.exists()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no "coroutine ... was never awaited" in the build log
+            for m in (a, b):
+                asyncio.run(m.cleanup_resources())
+    assert not Path(a.ip).parent.exists() and not Path(b.ip).parent.exists()
 
 
 def test_a_section_that_does_not_run_is_left_off_the_page():

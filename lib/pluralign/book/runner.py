@@ -263,10 +263,12 @@ def _ipc_kernel_manager(log: Path | None = None):
             kw.setdefault("ip", str(Path(self._socket_dir) / "kernel"))
             super().__init__(**kw)
 
-        def cleanup_resources(self, restart: bool = False) -> None:
-            super().cleanup_resources(restart=restart)
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:  # called at shutdown
+            await super()._async_cleanup_resources(restart=restart)
             if not restart:
                 shutil.rmtree(self._socket_dir, ignore_errors=True)
+
+        cleanup_resources = _async_cleanup_resources
 
         async def start_kernel(self, **kw):
             if log is not None:
