@@ -12,7 +12,8 @@ chromedriver; nothing is downloaded) and fails on
 - a figure in a page's text narrower than half the text column (shrunk figures are unreadable),
 - a table wider than the text column that is not inside a scroll container,
 - a table cell showing ``NaN`` / ``nan`` / ``None`` (a missing value is "—" with a note saying why),
-- a table cell with a number of five or more decimals (estimates have 3 significant digits).
+- a table cell with a number of five or more significant decimals (``0.123456``; ``0.00100`` is 3 significant
+  digits and fine): estimates have 3 significant digits.
 
 Pages are opened at a reader's desktop size (1366 × 900).
 
@@ -59,7 +60,7 @@ const wide = Array.from(col.querySelectorAll('table'))
     .filter(t => t.getBoundingClientRect().width > colW + 1 && !scrolls(t))
     .map(t => (t.innerText || '').slice(0, 60).replace(/\s+/g, ' ') + ' (' + Math.round(t.getBoundingClientRect().width) + ' px)');
 const longnum = Array.from(col.querySelectorAll('td, th'))
-    .filter(c => /(^|[^\w.])-?\d+\.\d{5,}(?![\w.])/.test(c.innerText)).map(c => c.innerText.trim().slice(0, 40));
+    .filter(c => /(^|[^\w.])-?\d+\.0*[1-9]\d{4,}(?![\w.])/.test(c.innerText)).map(c => c.innerText.trim().slice(0, 40));
 const nan = Array.from(col.querySelectorAll('td, th'))
     .filter(c => /^\s*(NaN|nan|None|<NA>|NaT)\s*$/.test(c.innerText))
     .map(c => { const t = c.closest('table'); return (t && t.innerText || '').slice(0, 50).replace(/\s+/g, ' '); });
@@ -124,7 +125,7 @@ def check(site: str | Path) -> list[str]:
         for t in info["wide"]:
             problems.append(f"{rel}: table wider than the text column and not scrollable: {t!r}")
         if info["longnum"]:
-            problems.append(f"{rel}: {len(info['longnum'])} table cell(s) with five or more decimals, e.g. "
+            problems.append(f"{rel}: {len(info['longnum'])} table cell(s) with five or more significant decimals, e.g. "
                             f"{info['longnum'][0]!r} (show 3 significant digits)")
         for t in sorted(set(info["nan"])):
             n = info["nan"].count(t)
