@@ -211,8 +211,10 @@ def claim_bt_decisive_on_diverging(p_a: pd.Series, classified: pd.DataFrame, see
 def labelling_weights(data) -> pd.Series:
     """The planted feature weights of the annotators who labelled ``data``: the simulator's pool weights
     (``meta["annotators"]``) averaged over the judgments each annotator gave — what a reward model trained on
-    these judgments can learn. The population's means (``meta["weights"]``) differ from them by the pool's
-    sampling error (40 annotators by default: up to ±0.6 on a style weight)."""
+    these judgments can learn. The simulator's pool is moment-matched to its population (``match_pool``), so these
+    differ from the population's means (``meta["weights"]``) only by how unevenly the annotators' judgments are
+    spread over the pool (a few hundredths); with ``match_pool=False`` by the pool's sampling error (up to ±0.6 on
+    a style weight for 40 annotators)."""
     from pluralign.data.simulate import FEATURES
     pool = data.meta.get("annotators")
     if pool is None:
