@@ -144,4 +144,4 @@ study.shift_regression().glue()
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `imprint_weight_correlation` and `imprint_weight_coverage` (imprints against the planted feature weights).
+# {ref}`recovery page <recovery>` checks them against it — here `imprint_weight_correlation` and `imprint_weight_coverage` (Eq. 1 on a noisy oracle reward against the planted feature weights: the method) and `imprint_rm_weight_correlation` (the demo's trained RM against them).

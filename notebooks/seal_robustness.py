@@ -106,4 +106,4 @@ study.robustness().glue()
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `robustness_sign` (the sign of each π against the planted weight of the flipped feature).
+# {ref}`recovery page <recovery>` checks them against it — here `robustness_sign` (the sign of each π of a noisy oracle reward against the planted weight of the flipped feature: the method) and `robustness_rm_sign` (the same for this page's post-D RM).
