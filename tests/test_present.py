@@ -52,3 +52,13 @@ def test_an_inconclusive_verdict_says_how_many_would_be_needed():
     # half-width 0.03 / 0.011 -> (2.727)^2 * 480 = 3,571
     assert "N = 480" in text and "3,571" in text
     assert R.n_needed(0.011, -0.019, 0.041, 480) == 3571
+
+
+def test_present_markdown_follows_the_same_conventions():
+    df = pd.DataFrame({"n": [3.0, 4.0], "estimate": [0.123456, np.nan]}, index=pd.Index(["a", "b"], name="feature"))
+    md = R.present_markdown(df)
+    assert "| a " in md and "0.123 " in md and "—" in md and "nan" not in md.lower() and "3.0" not in md
+    multi = df.copy()
+    multi.index = pd.MultiIndex.from_tuples([("x", "a"), ("x", "b")], names=["check", "feature"])
+    lines = R.present_markdown(multi).splitlines()
+    assert lines[0].split("|")[1].strip() == "check"  # the levels as leading columns, no row numbers

@@ -270,6 +270,24 @@ def present(table: pd.DataFrame):
     return sty.set_uuid(uid)
 
 
+def present_markdown(table: pd.DataFrame) -> str:
+    """A (small) table for a note, as Markdown, with the same conventions as :func:`present`: readable labels,
+    counts as integers, shares as percentages, 3 significant digits, "—" for a missing value; a multi-level
+    index becomes leading columns."""
+    df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
+    if isinstance(df.index, pd.MultiIndex):
+        df = df.reset_index()
+    df = df.rename(columns=label)
+    df.index = df.index.rename(label(df.index.name))
+    out = df.astype(object).copy()
+    for c in df.columns:
+        kind = _column_kind(c, df[c])
+        out[c] = [fmt_number(x, kind) if (x is None or isinstance(x, numbers.Number)) else
+                  (MISSING if isinstance(x, str) and x.strip().lower() in ("nan", "none", "<na>") else x)
+                  for x in df[c]]
+    return out.to_markdown(index=not isinstance(df.index, pd.RangeIndex))
+
+
 def present_html(table: pd.DataFrame) -> str:
     """:func:`present` as HTML inside a container that scrolls sideways when the table is wider than the
     text column, with a line saying what "—" means when a cell is missing."""

@@ -346,7 +346,7 @@ class Study:
             freq, figure = self._frequencies(labelled, "Causes of diverging preferences: imported annotations vs "
                                                        "Table 1")
             note += ("\n\nCause frequencies from the imported annotations (every annotator's judgment of a pair "
-                     "counts once), beside Table 1:\n\n" + freq.to_markdown())
+                     "counts once), beside Table 1:\n\n" + report.present_markdown(freq))
         return Result(table=table if len(table) else None, figure=figure, note=note,
                       data={"written": written, "imported": imported})
 
@@ -413,7 +413,7 @@ class Study:
                 a = cz.label_agreement(pd.concat([humans, labels[["pair_id", "annotator", "causes"]]],
                                                  ignore_index=True))
                 notes.append(pd.Series(a["pairwise_kappa"], name="κ").to_frame().assign(
-                    **{"α (MASI), all annotators": a["alpha"]}).to_markdown())
+                    **{"α (MASI), all annotators": a["alpha"]}).pipe(report.present_markdown))
         return Result(table=pd.concat(tables, names=["data set", "cause"]), figure=figs[0] if figs else None,
                       note="\n\n".join(notes), data={"figures": figs})
 
@@ -451,7 +451,7 @@ class Study:
         inst = inst.fillna(0).astype(int)
         note = ("Training instances per model (BT drops ties: a pair whose majority is a tie or a split for Agg, "
                 "each tie judgment for All; MSE (Agg) on the majority vote drops the split pairs, which have no "
-                "majority):\n\n" + inst.to_markdown())
+                "majority):\n\n" + report.present_markdown(inst))
         note += "".join(f"\n\n*{name}: {m} is not trained — {why}.*"
                         for name, r in runs.items() for m, why in r.skipped.items())
         return Result(table=table, note=note, data={"instances": inst})

@@ -38,11 +38,10 @@ PAGE_STAND_INS = {
 
 
 def _table_md(frame: pd.DataFrame, digits: int = 3) -> str:
-    """A frame as a Markdown table for a Result's note (a multi-level index as leading columns)."""
-    frame = frame.round(digits)
-    if isinstance(frame.index, pd.MultiIndex):
-        return frame.reset_index().to_markdown(index=False)
-    return frame.to_markdown()
+    """A frame as a Markdown table for a Result's note (a multi-level index as leading columns), with the book's
+    presentation conventions (:func:`pluralign.report.present_markdown`)."""
+    from pluralign.report import present_markdown
+    return present_markdown(frame)
 
 
 def _dashes(frame: pd.DataFrame, ints=()) -> pd.DataFrame:
@@ -179,7 +178,7 @@ class Study:
             "In the paper": [DESIGN["dataset"], "not reported", n_paper, "—", "—", n_paper,
                              "OpenAssistant RMs without / with hh-rlhf", "—", "—"]}).set_index("")
         dropped = filters[filters["removed"] > 0].set_index("filter")
-        note = f"Rows dropped by the loader, by reason:\n\n{dropped.to_markdown()}" if n_invalid else ""
+        note = f"Rows dropped by the loader, by reason:\n\n{_table_md(dropped)}" if n_invalid else ""
         if getattr(self.rms.pre, "identity", None) == getattr(self.rms.post, "identity", 0):
             from pluralign.report import warning
             note = warning(f"The pre-D and post-D reward models are the same model ({self.rms.pre.identity}): no "
@@ -685,7 +684,7 @@ class Study:
         if len(w):
             note.append("**γ = c against γ = r within each regime** (Welch's t-test, Fig. 4's green against pink):\n\n"
                         + _dashes(w[["n_c", "n_r", "mean_c", "mean_r", "difference", "t", "df", "p_bonferroni"]].round(3),
-                                  ints=["n_c", "n_r"]).to_markdown())
+                                  ints=["n_c", "n_r"]).pipe(_table_md))
         sig = one[(one["p_bonferroni"] < 0.05)].index.tolist()
         values = {"n_regime_tests": len(one), "n_regime_tests_sig": len(sig), "n_theta_missing": t.n_missing,
                   "n_welch_sig": int((w["p_bonferroni"] < 0.05).sum()) if len(w) else 0}
@@ -879,7 +878,7 @@ class Study:
         note = []
         if rp.n_dropped:
             note.append(rp.dropped.rename_axis("rewrite status (chosen / rejected)").to_frame("pairs dropped")
-                        .to_markdown())
+                        .pipe(_table_md))
         if rp.prompts is None:
             # the dialogues are re-split into (history, reply) for scoring; check this reproduces the data set's pairs
             (qc, qr), i = self._rewards("post"), rw.idx[rp.kept]
