@@ -567,9 +567,21 @@ class Study:
         key = {"pearson": "r", "l1": "l1"}[metric]
         values = {f"btb_{key}_{k}{suf}": float(row[k + suf]) for k in ("baseline", "regularized", "delta")
                   for suf in ("", "_lo", "_hi")}
+        note = ""
         if metric == "pearson":  # (glued once per page)
             values["btb_n_test"] = int(row["n"])
-        return report.Result(table=out, paper=E.paper_table1() if metric == "pearson" else None, values=values)
+            # a category the baseline ranks backwards (CI below 0) explains a small r over all pairs
+            ds = t[(t.grouping == "dataset") & (t.baseline_hi < 0)]
+            if len(ds):
+                ood = set(self.evaluation.get("out_of_domain") or [])
+                said = [f"{c} ({'held out of training' if c in ood else 'in training'}; N = {int(n)}): r = "
+                        f"{E.interval(v, lo, hi)}" for c, n, v, lo, hi in
+                        ds[["category", "n", "baseline", "baseline_lo", "baseline_hi"]].itertuples(index=False)]
+                note = ("The baseline RM ranks some test pairs backwards (r with p* below 0, its whole 95% interval "
+                        "too): " + "; ".join(said) + ". The r over all test pairs averages these with the others, "
+                        "so read it beside the per-category rows.")
+        return report.Result(table=out, paper=E.paper_table1() if metric == "pearson" else None, values=values,
+                             note=note)
 
     def directions(self) -> report.Result:
         """Δ r on the groupings where the paper reports a direction (Multiple vs Single Correct, OOD vs ID),
