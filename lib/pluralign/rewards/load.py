@@ -78,10 +78,14 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     with AVX512-BF16 / AMX-BF16), fp32 elsewhere (:func:`pluralign.rewards.speed.resolve_precision`);
     ``rm.precision`` says which was used, :func:`pluralign.rewards.speed.precision_deviation` how far it is
     from fp32. ``token_budget``: tokens per scoring batch (batch size × longest length; default 4,096 on CPU,
-    65,536 on GPU); ``batch_size`` caps the texts per batch."""
+    65,536 on GPU); ``batch_size`` caps the texts per batch. With ``load_in_8bit`` and no ``dtype``, the modules
+    left unquantized run in bf16 on a GPU that supports it (as before ``precision`` existed)."""
     check_8bit(load_in_8bit, device)
-    if dtype is None:
-        from pluralign.rewards.base import resolve_device
+    from pluralign.rewards.speed import PRECISIONS
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if dtype is None and not load_in_8bit:  # 8-bit weights are not exact anyway: their other modules keep
+        from pluralign.rewards.base import resolve_device  # the former rule (bf16 on a GPU that supports it)
         from pluralign.rewards.speed import resolve_precision
         dtype = resolve_precision(precision, resolve_device(device))
     rm = _load(name_or_path, kind=kind, max_length=max_length, truncation_side=truncation_side,
