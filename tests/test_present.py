@@ -62,3 +62,8 @@ def test_present_markdown_follows_the_same_conventions():
     multi.index = pd.MultiIndex.from_tuples([("x", "a"), ("x", "b")], names=["check", "feature"])
     lines = R.present_markdown(multi).splitlines()
     assert lines[0].split("|")[1].strip() == "check"  # the levels as leading columns, no row numbers
+
+
+def test_row_numbers_are_not_shown():
+    html = R.present_html(pd.DataFrame({"split": ["train", "test"], "pairs": [568, 480]}))
+    assert ">0<" not in html and ">1<" not in html and "train" in html and "568" in html

@@ -267,6 +267,8 @@ def present(table: pd.DataFrame):
     sty = df.style.format({c: cell(k) for c, k in kinds.items()}, na_rep=MISSING)
     sty.format_index(lambda x: MISSING if x is None or (isinstance(x, float) and math.isnan(x)) else
                      fmt_number(x) if isinstance(x, numbers.Number) and not isinstance(x, bool) else x, axis=0)
+    if isinstance(df.index, pd.RangeIndex):  # row numbers say nothing to a reader
+        sty = sty.hide(axis="index")
     return sty.set_uuid(uid)
 
 
