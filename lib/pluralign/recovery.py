@@ -567,11 +567,14 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo"):
                       "recover here: these checks run on the demo profile (`pluralign recovery`).",
                       values={"n_methods": 0, "n_recovered": 0, "n_claims": 0, "n_claims_hold": 0})
     t = recovery_table(profile) if table is None else table
-    shown = t.copy()
-    shown["planted"] = [("—" if pd.isna(v) else f"{v:.3g}") for v in t["planted"]]
-    for c in ("estimate", "ci_low", "ci_high"):
-        shown[c] = t[c].map(lambda v: f"{v:.3g}")
-    shown["recovered"] = t["recovered"].map({True: "yes", False: "no"})
+    # a readable table (the column is narrow): planted beside the estimate with its CI, the criterion and the
+    # verdict; each row's description follows under the table (the CSV of `pluralign recovery` has every column)
+    shown = pd.DataFrame({
+        "part": t["part"], "quantity": t["quantity"],
+        "planted": [("—" if pd.isna(v) else f"{v:.3g}") for v in t["planted"]],
+        "estimate [95% CI]": [f"{v:.3g} [{lo:.3g}, {hi:.3g}]" for v, lo, hi in
+                              zip(t["estimate"], t["ci_low"], t["ci_high"])],
+        "criterion": t["criterion"], "recovered": t["recovered"].map({True: "yes", False: "no"})})
     methods = t[is_method(t["quantity"]).to_numpy()]
     claims = t[t["quantity"].str.startswith("claim_")]
     stand = t[t["quantity"].isin(STAND_IN)]
@@ -583,6 +586,8 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo"):
                  "the planted weights pass (" + ", ".join(f"`{q}`: {'yes' if ok else 'no'}" for q, ok in
                                                         zip(stand["quantity"], stand["recovered"])) + "); these test "
                  "the small stand-in model, not the method, and may come out either way.")
+    note += "\n\nWhat each row measures:\n\n" + "\n".join(f"- `{q}`: {d}" for q, d in zip(t["quantity"],
+                                                                                       t["description"]))
     failed = methods.loc[~methods["recovered"], "quantity"]
     if len(failed):
         note += "\n\nNot recovered: " + ", ".join(f"`{q}`" for q in failed) + "." + "".join(
