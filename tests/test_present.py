@@ -67,3 +67,12 @@ def test_present_markdown_follows_the_same_conventions():
 def test_row_numbers_are_not_shown():
     html = R.present_html(pd.DataFrame({"split": ["train", "test"], "pairs": [568, 480]}))
     assert ">0<" not in html and ">1<" not in html and "train" in html and "568" in html
+
+
+def test_a_table_of_quantities_by_row_takes_each_rows_kind():
+    """Rows labelled by quantity (the data page's overview): counts as integers, shares as %, a mean as an
+    estimate — the column ("simulated-multipref") says nothing about the kind."""
+    df = pd.DataFrame({"set": [4800.0, 4.0, 0.134, 8.0]},
+                      index=["judgments", "annotators per pair (mean)", "tie judgments (share)", "features"])
+    cells = __import__("re").findall(r">([^<>]+)</td>", R.present_html(df))
+    assert cells == ["4,800", "4.00", "13.4 %", "8"]

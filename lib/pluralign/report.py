@@ -205,8 +205,8 @@ LABELS = {
 }
 MISSING = "—"
 _COUNT = re.compile(r"^(n|n_.+|.+_n|count|counts|.*\bcount\b.*|pairs|entries|judgments|removed|kept|rows|"
-                    r"annotators|items|tokens|steps|epochs|.*\(n\)|n \(.*)$", re.I)
-_SHARE = re.compile(r"(^|_|\s)(share|fraction|proportion)(_|\s|$)", re.I)
+                    r"annotators|items|tokens|steps|epochs|features|.*\(n\)|n \(.*)$", re.I)
+_SHARE = re.compile(r"(^|_|\s|\()(share|fraction|proportion)(_|\s|\)|$)", re.I)
 
 
 def label(name) -> str:
@@ -257,14 +257,24 @@ def present(table: pd.DataFrame):
     df = df.rename(columns=label)
     df.index = df.index.rename([label(n) for n in df.index.names]) if df.index.nlevels > 1 else \
         df.index.rename(label(df.index.name))
-    kinds = {c: _column_kind(c, df[c]) for c in df.columns}
+    kinds = [_column_kind(c, df[c]) for c in df.columns]
+    # a table whose rows are quantities (a label per row: "pairs", "tie judgments (share)") gets the row's kind
+    # where its column has none
+    rows = ["estimate"] * len(df) if isinstance(df.index, pd.RangeIndex) else [
+        _column_kind(" ".join(map(str, k)) if isinstance(k, tuple) else str(k), df.iloc[i]) for i, k in
+        enumerate(df.index)]
 
-    def cell(kind):
-        return lambda x: fmt_number(x, kind) if (x is None or isinstance(x, numbers.Number)) else \
-            (MISSING if (isinstance(x, str) and x.strip().lower() in ("nan", "none", "<na>"))
-             else x if isinstance(x, str) else str(x))
+    def cell(x, kind):
+        if x is None or isinstance(x, numbers.Number):
+            return fmt_number(x, kind)
+        if isinstance(x, str) and x.strip().lower() in ("nan", "none", "<na>"):
+            return MISSING
+        return x if isinstance(x, str) else str(x)
+    shown = pd.DataFrame([[cell(df.iat[i, j], kinds[j] if kinds[j] != "estimate" else rows[i])
+                           for j in range(df.shape[1])] for i in range(df.shape[0])],
+                         index=df.index, columns=df.columns, dtype=object)
     uid = hashlib.sha1(pd.util.hash_pandas_object(df.astype(str), index=True).values.tobytes()).hexdigest()[:10]
-    sty = df.style.format({c: cell(k) for c, k in kinds.items()}, na_rep=MISSING)
+    sty = shown.style
     sty.format_index(lambda x: MISSING if x is None or (isinstance(x, float) and math.isnan(x)) else
                      fmt_number(x) if isinstance(x, numbers.Number) and not isinstance(x, bool) else x, axis=0)
     if isinstance(df.index, pd.RangeIndex):  # row numbers say nothing to a reader
