@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import matplotlib.figure
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -144,6 +145,11 @@ def test_reward_model_sections_end_to_end():
     assert t2.values["t2_paper_sum"] == "127 + 141 + 178 < 500"
     assert list(t2.table.loc["simulated-helpsteer2"].index) == list(reward_models.SUBSETS)
     assert "MSE (All) (paper)" in t2.table.columns
+    # the demo's planted truth beside the estimates: the population's own decisiveness per subset
+    planted = t2.table.loc["simulated-helpsteer2", "planted: the population's P(chosen ≻ rejected)"].astype(float)
+    pop = r.heldout.truth["share_a"].reindex(r.heldout.pairs["pair_id"])
+    assert planted["All Examples"] == round(float(np.maximum(pop, 1 - pop).mean()), 3)
+    assert planted["High-Agreement Prefs."] > planted["Diverging Prefs. (All)"]
     # MSE (Agg) is trained on the majority-vote label by default, and the page says so
     assert t2.values["t2_mse_aggregate"] == "majority" and "`mse_aggregate: majority`" in t2.note
     assert r.models["MSE (Agg)"].info["train"]["labels"] == "aggregate"

@@ -472,6 +472,18 @@ class Study:
                 notes.append(f"*{name}: the columns marked \"(paper)\" are {label}.*")
             beside.columns = [c.removesuffix(" paper") + " (paper)" if c.endswith(" paper") else c
                               for c in beside.columns]
+            truth = getattr(r.heldout, "truth", None)
+            if truth is not None and "share_a" in truth.columns:  # the demo: what the planted population does
+                ids = pd.Index(r.heldout.pairs["pair_id"])  # the held-out pairs every model is evaluated on
+                planted = rmod.table2(r.classified, p_a={"population": truth["share_a"].reindex(ids).astype(float)},
+                                      n_boot=self.n_boot, seed=self.seed)
+                if not any(n.startswith("*Planted") for n in notes):
+                    notes.append("*Planted: the simulated population's own P(chosen ≻ rejected) on the same pairs "
+                                 "(the mean of max(p*, 1 − p*)) — what a reward model that knew how the whole "
+                                 "population splits would show; a model's column above it overstates the "
+                                 "population's agreement, below it understates it.*")
+                beside["planted: the population's P(chosen ≻ rejected)"] = [
+                    f"{v:.3f}" if v == v else "n/a" for v in planted["population"].reindex(beside.index)]
             frames[name] = beside
         table = pd.concat(frames, names=["data set", "subset"]).fillna("n/a")
         return table, raw, notes
