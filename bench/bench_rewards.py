@@ -42,7 +42,7 @@ def main() -> None:
     hf_logging.set_verbosity_error()
 
     import pluralign.rewards as R
-    from pluralign.book.benchmark import peak_rss_mib, record
+    from pluralign.book.benchmark import peak_rss_mib, record, show
     from pluralign.cache import refreshing
     from pluralign.data import simulate
 
@@ -161,10 +161,7 @@ def main() -> None:
                          "MiniLM-L6 (all-MiniLM-L6-v2) seq-cls scoring, max_length 256, simulator texts; baseline = "
                          "batch size 1, data order, fp32, autograd on (SEAL's scoring script). "
                          f"{'GPU: ' + gpu if gpu else 'CPU only'}."))
-    w = max(len(k) for k in figures)
-    for k, v in figures.items():
-        print(f"{k:<{w}}  {v:>12.4g} {units[k]}" if isinstance(v, float) else f"{k:<{w}}  {v:>12} {units[k]}")
-    print(f"-> {path}")
+    show(figures, units, path)
 
 
 if __name__ == "__main__":

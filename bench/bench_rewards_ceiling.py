@@ -73,7 +73,7 @@ def main() -> None:
 
     import pluralign
     import pluralign.rewards as R
-    from pluralign.book.benchmark import peak_rss_mib, record
+    from pluralign.book.benchmark import peak_rss_mib, record, show
     from pluralign.rewards.speed import default_token_budget, native_bf16, precision_name, set_threads_once
 
     figures: dict = {"load_average_1min_start": os.getloadavg()[0]}
@@ -180,10 +180,7 @@ def main() -> None:
              f"within a slice); {threads} torch threads; "
              f"{'GPU: ' + gpu if gpu else 'CPU only'}; fast path = precision='auto' → {fast.precision}.")
     path = record("rewards_ceiling", figures, units, target=target, notes=notes)
-    w = max(len(k) for k in figures)
-    for k, v in figures.items():
-        print(f"{k:<{w}}  {v:>12.4g} {units[k]}" if isinstance(v, float) else f"{k:<{w}}  {v:>12} {units[k]}")
-    print(f"-> {path}")
+    show(figures, units, path)
 
 
 if __name__ == "__main__":

@@ -76,6 +76,15 @@ def timer():
     end.append(time.perf_counter())
 
 
+def show(figures: dict, units: dict, path: Path | None = None) -> None:
+    """Print a benchmark's figures with their units (and the result file), one per line."""
+    w = max(len(k) for k in figures)
+    for k, v in figures.items():
+        print(f"{k:<{w}}  {v:>12.4g} {units.get(k, '')}" if isinstance(v, float) else f"{k:<{w}}  {v:>12} {units.get(k, '')}")
+    if path is not None:
+        print(f"-> {path}")
+
+
 def record(name: str, figures: dict, units: dict | None = None, *, target: dict | None = None,
            notes: str = "") -> Path:
     """Write ``bench/results/<name>.json`` with ``figures`` (name → number), their ``units``,

@@ -231,6 +231,16 @@ def _vote_table(ids, answers_per_id: list[list], parse, labels: dict, name: str)
     return out
 
 
+def _ask_all(llm, items: dict, **kw) -> dict[str, list]:
+    """Every labeller's answers (:func:`_ask`) to ``items`` pooled per item key (one labeller or a list)."""
+    per_key: dict[str, list] = {k: [] for k in items}
+    for one in _as_llms(llm):
+        got = _ask(one, items, **kw)
+        for k in items:
+            per_key[k].extend(got[k])
+    return per_key
+
+
 def classify_subjectivity(llm, data, *, samples: int = 1, temperature: float = 0.0, top_p: float = 1.0,
                           method: str = "generate", max_tokens: int = 8, suffix: str | None = ANSWER_SUFFIX[1],
                           job: str | None = None) -> pd.DataFrame:
@@ -245,12 +255,8 @@ def classify_subjectivity(llm, data, *, samples: int = 1, temperature: float = 0
     pairs = _pairs_frame(data)
     prompts = pd.unique(pairs["prompt"].astype(str))
     items = {_item_key("task1", p): task1_prompt(p, suffix) for p in prompts}
-    per_key: dict[str, list] = {k: [] for k in items}
-    for one in _as_llms(llm):
-        got = _ask(one, items, task=1, method=method, samples=samples, temperature=temperature, top_p=top_p,
-                   max_tokens=max_tokens, job=job)
-        for k in items:
-            per_key[k].extend(got[k])
+    per_key = _ask_all(llm, items, task=1, method=method, samples=samples, temperature=temperature, top_p=top_p,
+                       max_tokens=max_tokens, job=job)
     answers = [per_key[_item_key("task1", str(p))] for p in pairs["prompt"]]
     out = _vote_table(pairs["pair_id"], answers, _option_of, TASK1_LABELS, "kind")
     _warn_unparsed("classify_subjectivity", int(out["n_unparsed"].sum()), int(out["n"].sum()))
@@ -268,12 +274,8 @@ def classify_distinguishability(llm, data, *, samples: int = 1, temperature: flo
     keys = [_item_key("task2", p, a, b) for p, a, b in zip(pairs["prompt"], pairs["response_a"], pairs["response_b"])]
     items = {k: task2_prompt(p, a, b, suffix) for k, p, a, b in
              zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])}
-    per_key: dict[str, list] = {k: [] for k in items}
-    for one in _as_llms(llm):
-        got = _ask(one, items, task=2, method=method, samples=samples, temperature=temperature, top_p=top_p,
-                   max_tokens=max_tokens, job=job)
-        for k in items:
-            per_key[k].extend(got[k])
+    per_key = _ask_all(llm, items, task=2, method=method, samples=samples, temperature=temperature, top_p=top_p,
+                       max_tokens=max_tokens, job=job)
     out = _vote_table(pairs["pair_id"], [per_key[k] for k in keys], _option_of, TASK2_LABELS, "distinguishable")
     _warn_unparsed("classify_distinguishability", int(out["n_unparsed"].sum()), int(out["n"].sum()))
     return out

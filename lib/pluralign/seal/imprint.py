@@ -207,6 +207,19 @@ def _check_table(table: pd.DataFrame, columns: Sequence[str], what: str) -> None
         raise ValueError(f"{what}: column(s) {missing} not in the table (columns: {list(table.columns)})")
 
 
+def _table_and_features(table, features, reward: str, pair: str, who: str):
+    """The entries table (from :class:`ImprintEntries` or as given) and the feature list: ``features``, or
+    every numeric / boolean column but the reward and the pair id; none is an error naming ``who``."""
+    if isinstance(table, ImprintEntries):
+        table = table.table
+    if features is None:
+        features = [c for c in table.select_dtypes(include=["number", "bool"]).columns if c not in (reward, pair)]
+    features = list(features)
+    if not features:
+        raise ValueError(f"{who}: no feature columns given")
+    return table, features
+
+
 def feature_imprint(table: pd.DataFrame | ImprintEntries, reward: str = "reward",
                     features: Sequence[str] | None = None, pair: str = "pair_id", *,
                     vif_threshold: float | None = VIF_THRESHOLD, cluster: str | None = None, level: float = 0.95,
@@ -236,13 +249,7 @@ def feature_imprint(table: pd.DataFrame | ImprintEntries, reward: str = "reward"
     """
     import pyfixest as pf
 
-    if isinstance(table, ImprintEntries):
-        table = table.table
-    if features is None:
-        features = [c for c in table.select_dtypes(include=["number", "bool"]).columns if c not in (reward, pair)]
-    features = list(features)
-    if not features:
-        raise ValueError("feature_imprint: no feature columns given")
+    table, features = _table_and_features(table, features, reward, pair, "feature_imprint")
     if len(set(features)) != len(features):
         raise ValueError(f"feature_imprint: duplicate feature names in {features}")
     cluster = cluster or pair
@@ -323,13 +330,7 @@ def feature_imprint_seal_code(table: pd.DataFrame | ImprintEntries, reward: str 
     import statsmodels.api as sm
     from scipy import stats as st
 
-    if isinstance(table, ImprintEntries):
-        table = table.table
-    if features is None:
-        features = [c for c in table.select_dtypes(include=["number", "bool"]).columns if c not in (reward, pair)]
-    features = list(features)
-    if not features:
-        raise ValueError("feature_imprint_seal_code: no feature columns given")
+    table, features = _table_and_features(table, features, reward, pair, "feature_imprint_seal_code")
     _check_table(table, [reward, pair, *features], "feature_imprint_seal_code")
     X = table[features].apply(lambda c: pd.to_numeric(c.astype("float64") if c.dtype == bool else c, errors="coerce"))
     y = pd.to_numeric(table[reward], errors="coerce")
