@@ -30,7 +30,7 @@
 #   and its verdict comes from the CI. It can come out either way — that is a finding about the simulated
 #   population and the demo's small models, not a test of the code.
 #
-# The planted weights are the population's means. The simulator's pool of 40 annotators who label the data is
+# The planted weights are the population's means. The simulator's pool of annotators who label the data is
 # moment-matched to that population (its mean and sd of every weight are the population's), so what the
 # annotators taught the models and what the population would have taught them are the same weights.
 #
@@ -62,7 +62,7 @@ checks
 # - `cause_agreement`: the demo's cause labeller (surface rules) against the planted causes, Cohen's κ.
 # - `meanvar_auroc_diverging`: the mean-variance RM's σ separating planted taste-driven from single-answer pairs.
 # - `rm_accuracy_high_agreement`, `rm_utility_correlation`: the demo's BT RM against the population majority where
-#   at least 80 % of the population agree, and its reward gap against the planted utility difference.
+#   at least {glue:text}`high_agreement_pct` % of the population agree, and its reward gap against the planted utility difference.
 # - `imprint_weight_correlation`, `imprint_weight_coverage`: SEAL's Eq. 1 (pair fixed effects, pair-clustered
 #   SEs, VIF filter) on a *noisy oracle* reward, the planted utility plus Gaussian noise per entry of the trained
 #   RM's residual size (stated in the description). Its imprints must give back the planted weights themselves

@@ -191,7 +191,7 @@ def test_claim_rows_give_their_verdict_from_the_ci():
     up = R.claim_seal_alignment_shift(np.zeros(200), np.ones(200))
     assert up["recovered"] and np.isnan(up["planted"])
     idx = [f"p{i}" for i in range(40)]
-    cls = pd.DataFrame({"agreement": ["high-agreement-pref"] * 20 + ["diverging"] * 20}, index=idx)
+    cls = pd.DataFrame({"agreement": ["high-agreement-pref"] * 20 + ["diverging"] * 20, "substantial": False}, index=idx)
     r = R.claim_bt_decisive_on_diverging(pd.Series([0.95] * 20 + [0.55] * 20, index=idx), cls)
     assert r["estimate"] == pytest.approx(0.4) and not r["recovered"]
     same = pd.Series([0.9, 0.1] * 20, index=idx)

@@ -58,19 +58,6 @@ def row(part, quantity, description, planted, estimate, ci, criterion, recovered
             "ci_low": float(ci[0]), "ci_high": float(ci[1]), "criterion": criterion, "recovered": bool(recovered)}
 
 
-def _auroc(labels, scores) -> float:
-    from sklearn.metrics import roc_auc_score
-    return float(roc_auc_score(labels, scores))
-
-
-def _auroc_ci(labels, scores, seed: int = 0, n_boot: int = 1000):
-    x = np.column_stack([np.asarray(labels, float), np.asarray(scores, float)])
-
-    def stat(v):
-        return _auroc(v[:, 0], v[:, 1]) if 0 < v[:, 0].sum() < len(v) else np.nan
-    return bootstrap_ci(x, stat, n_boot=n_boot, seed=seed)
-
-
 def _pearson_ci(a, b, seed: int = 0, n_boot: int = 1000):
     x = np.column_stack([np.asarray(a, float), np.asarray(b, float)])
     return bootstrap_ci(x, lambda v: np.corrcoef(v[:, 0], v[:, 1])[0, 1], n_boot=n_boot, seed=seed)
@@ -150,7 +137,8 @@ def meanvar_auroc_diverging(mv: pd.DataFrame, truth: pd.DataFrame, seed: int = 0
     taste, single = t["taste_driven"].astype(bool), (~t["taste_driven"].astype(bool)) & (t["kind"] == "single")
     keep = taste | single
     sigma = (mv["sigma_a"] + mv["sigma_b"])[keep]
-    est, lo, hi = _auroc_ci(taste[keep].to_numpy(), sigma.to_numpy(), seed=seed)
+    from pluralign.diverging.knowing import disagreement_auroc
+    est, lo, hi = disagreement_auroc(sigma.to_numpy(), taste[keep].to_numpy(), n_boot=1000, seed=seed)
     return row("diverging", "meanvar_auroc_diverging",
                f"AUROC of the mean-variance RM's σ_A + σ_B, planted taste-driven ({int(taste.sum())}) vs single-answer "
                f"({int(single.sum())}) held-out pairs", 1.0, est, (lo, hi), f"AUROC ≥ {threshold:g}", est >= threshold)
@@ -195,15 +183,15 @@ def claim_mv_identifies_diverging(summary) -> dict:
 def claim_bt_decisive_on_diverging(p_a: pd.Series, classified: pd.DataFrame, seed: int = 0) -> dict:
     """Diverging Preferences §3: a Bradley-Terry RM is about as decisive on diverging pairs as on high-agreement
     ones — the difference of mean |P(A) − ½| (high-agreement minus diverging) is small (CI within ±0.05)."""
+    from pluralign.cross.training import decisiveness_gaps
+    # Table 2's measure max(p, 1 − p) = ½ + |p − ½|: its gap is the gap of |P(A) − ½| (Part IV's bootstrap)
+    g = decisiveness_gaps(classified, {"BT (All)": p_a}, {}, n_boot=1000, seed=seed).loc["BT (All)"]
     cls = classified["agreement"].reindex(p_a.index)
-    dec = (p_a - 0.5).abs()
-    a, b = dec[cls == "high-agreement-pref"].to_numpy(), dec[cls == "diverging"].to_numpy()
-    rng = np.random.default_rng(seed)
-    boots = [rng.choice(a, len(a)).mean() - rng.choice(b, len(b)).mean() for _ in range(1000)]
-    lo, hi = np.quantile(boots, [0.025, 0.975])
+    n_a, n_b = int((cls == "high-agreement-pref").sum()), int((cls == "diverging").sum())
+    lo, hi = float(g["lo"]), float(g["hi"])
     return row("diverging", "claim_bt_decisive_on_diverging",
-               f"BT (All): mean |P(A) − ½| on high-agreement ({len(a)}) minus diverging ({len(b)}) held-out pairs (§3)",
-               None, a.mean() - b.mean(), (lo, hi), "paper: BT RMs are as decisive on diverging as on high-agreement "
+               f"BT (All): mean |P(A) − ½| on high-agreement ({n_a}) minus diverging ({n_b}) held-out pairs (§3)",
+               None, float(g["gap"]), (lo, hi), "paper: BT RMs are as decisive on diverging as on high-agreement "
                "pairs (CI inside ±0.05)", -0.05 <= lo and hi <= 0.05)
 
 
@@ -593,7 +581,8 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo"):
         note += "\n\nNot recovered: " + ", ".join(f"`{q}`" for q in failed) + "." + "".join(
             f"\n\n- `{q}`: {WHY[q]}" for q in failed if q in WHY)
     return Result(table=shown.set_index(["part", "quantity"]), note=note,
-                  values={"n_methods": len(methods), "n_recovered": int(methods["recovered"].sum()),
+                  values={"high_agreement_pct": round(100 * HIGH_AGREEMENT),
+                          "n_methods": len(methods), "n_recovered": int(methods["recovered"].sum()),
                           "n_claims": len(claims), "n_claims_hold": int(claims["recovered"].sum())},
                   data={"table": t})
 

@@ -11,8 +11,8 @@ __all__ = ["CLASS_ORDER", "class_masks", "interval", "verdict", "MIN_POINTS"]
 #: then every pair ("all").
 CLASS_ORDER = ("high-agreement-pref", "high-agreement-tie", "diverging", "other", "all")
 
-#: No correlation is reported on fewer points (DESIGN, "How a number is shown").
-MIN_POINTS = 10
+#: No correlation is reported on fewer points (DESIGN, "How a number is shown"): the book's one floor.
+from pluralign.btb.evaluation import MIN_CORRELATION_N as MIN_POINTS  # noqa: E402
 
 
 def class_masks(classified: pd.DataFrame, index=None, classes=CLASS_ORDER) -> dict[str, np.ndarray]:
