@@ -110,7 +110,7 @@ study.regime_shift_tests().glue()
 
 # %% [markdown]
 # {glue:text}`n_regime_tests_sig` of the {glue:text}`n_regime_tests` one-sample tests reject a zero mean shift after
-# Bonferroni, and {glue:text}`n_welch_sig` of the four γ = c against γ = r contrasts. A positive θ turns a reward
+# Bonferroni, and {glue:text}`n_welch_sig` of the {glue:text}`n_welch` γ = c against γ = r contrasts. A positive θ turns a reward
 # vector counter-clockwise (towards alignment in the third quadrant), so the sign of each mean says in which direction
 # training on $\mathcal{D}$ moved that regime's pairs; the intervals say how well each mean is pinned down, and a
 # group of a few pairs (γ = r is rare) cannot show a difference either way.
@@ -145,7 +145,8 @@ study.topic_distribution(topic_source).glue()
 #
 # ## Alignment resistance on other preference sets (§ 3)
 #
-# The resistance $a_-$ of both reward models on other preference sets, beside the paper's 49% (web-gpt) and 66%
+# The resistance $a_-$ of both reward models on other preference sets, beside the paper's
+# {glue:text}`paper_a_minus_web_gpt` (web-gpt) and {glue:text}`paper_a_minus_summarize_from_feedback`
 # (summarize from feedback).
 
 # %% tags=["hide-input"]

@@ -72,7 +72,7 @@ def gpu_budget() -> "Result":
     from FLOP counts and an assumed utilisation, never a measurement; values ``budget_h100_<part>`` (hours)."""
     from pluralign.book import budget
     b = budget.gpu_budget()
-    per_part = budget.budget_by_part()
+    per_part = budget.budget_by_part(b)
     values = {f"budget_h100_{p.split()[0].lower()}": round(float(h), 1)
               for p, h in per_part["H100 GPU-hours (estimate)"].items()}
     values.update({f"budget_a100_{p.split()[0].lower()}": round(float(h), 1)
@@ -249,6 +249,15 @@ def _column_kind(name, values: pd.Series) -> str:
     return "estimate"
 
 
+def _cell(x, kind: str) -> str:
+    """One table cell as shown: a number by :func:`fmt_number`, a "nan" / "none" text as "—", else its text."""
+    if x is None or isinstance(x, numbers.Number):
+        return fmt_number(x, kind)
+    if isinstance(x, str) and x.strip().lower() in ("nan", "none", "<na>"):
+        return MISSING
+    return x if isinstance(x, str) else str(x)
+
+
 def present(table: pd.DataFrame):
     """The table as a page shows it (the one set of conventions for every page): readable labels, counts as
     integers, shares as percentages with one decimal, estimates with 3 significant digits, "—" for a missing
@@ -264,13 +273,7 @@ def present(table: pd.DataFrame):
         _column_kind(" ".join(map(str, k)) if isinstance(k, tuple) else str(k), df.iloc[i]) for i, k in
         enumerate(df.index)]
 
-    def cell(x, kind):
-        if x is None or isinstance(x, numbers.Number):
-            return fmt_number(x, kind)
-        if isinstance(x, str) and x.strip().lower() in ("nan", "none", "<na>"):
-            return MISSING
-        return x if isinstance(x, str) else str(x)
-    shown = pd.DataFrame([[cell(df.iat[i, j], kinds[j] if kinds[j] != "estimate" else rows[i])
+    shown = pd.DataFrame([[_cell(df.iat[i, j], kinds[j] if kinds[j] != "estimate" else rows[i])
                            for j in range(df.shape[1])] for i in range(df.shape[0])],
                          index=df.index, columns=df.columns, dtype=object)
     uid = hashlib.sha1(pd.util.hash_pandas_object(df.astype(str), index=True).values.tobytes()).hexdigest()[:10]
@@ -294,9 +297,7 @@ def present_markdown(table: pd.DataFrame) -> str:
     out = df.astype(object).copy()
     for c in df.columns:
         kind = _column_kind(c, df[c])
-        out[c] = [fmt_number(x, kind) if (x is None or isinstance(x, numbers.Number)) else
-                  (MISSING if isinstance(x, str) and x.strip().lower() in ("nan", "none", "<na>") else x)
-                  for x in df[c]]
+        out[c] = [_cell(x, kind) for x in df[c]]
     return out.to_markdown(index=not isinstance(df.index, pd.RangeIndex))
 
 

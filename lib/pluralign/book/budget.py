@@ -1,7 +1,7 @@
 """The GPU budget of the ``paper`` profile, per part — an estimate from arithmetic, stated as one.
 
 Each heavy step is (items) × (FLOPs per item) at an assumed share of the GPU's peak (model FLOPs
-utilisation, MFU), or, for token generation, at an assumed decode rate. FLOPs per item follow the usual
+utilisation, MFU; a low one for memory-bound token generation). FLOPs per item follow the usual
 transformer count: 2·P·T for a forward pass over T tokens with P non-embedding parameters, 4·P·T for a
 LoRA training step (forward plus backward through the frozen weights; no weight gradients) and 6·P·T for
 full fine-tuning. Item counts are the papers' data sizes; token lengths are measured on the shared real
@@ -18,8 +18,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 PEAK_TFLOPS = {"H100": 989.0, "A100": 312.0}
-#: Decode rates (tokens/s, whole server, batched) relative to an H100 for the A100.
-A100_VS_H100 = 312.0 / 989.0
 
 
 @dataclass(frozen=True)
@@ -56,8 +54,8 @@ STEPS = [
          basis="10 models × 40 checkpoints × 1,000 validation+test pairs × 2 sequences"),
     Step("II SEAL", "score D with the pre-D and post-D reward models", "DeBERTa-v3-large RM", 0.30,
          items=160_800 * 2 * 2, tokens=139, flops_per_token=2, mfu=0.30,
-         basis="hh-rlhf train 160,800 pairs × 2 entries × 2 RMs; mean conversation 139 tokens (measured on the "
-               "shared hh-rlhf file), no truncation"),
+         basis="hh-rlhf train 160,800 pairs × 2 entries × 2 RMs; mean conversation 139 tokens (measured once on the "
+               "shared hh-rlhf test file with the MiniLM tokenizer; DeBERTa-v3's differs by a few percent), no truncation"),
     Step("II SEAL", "rewrite 1% of D with Mistral-7B and rescore", "Mistral-7B-Instruct", 7.0,
          items=1_608 * 2, tokens=400, flops_per_token=2, mfu=0.05,
          basis="§2.3: 1% of D, both entries; ~400 tokens read+written per rewrite; decoding is memory-bound "
@@ -74,8 +72,8 @@ STEPS = [
 
 def gpu_budget(steps: list[Step] | None = None) -> pd.DataFrame:
     """One row per heavy step of the paper profile: part, step, model, items, tokens per item, PFLOP,
-    assumed MFU, GPUs, estimated GPU-hours on one H100 and on one A100, and the basis of the estimate;
-    plus one total row per part."""
+    assumed MFU, GPUs, estimated GPU-hours on one H100 and on one A100, and the basis of the estimate
+    (:func:`budget_by_part` sums them per part)."""
     rows = [{"part": s.part, "step": s.step, "model": s.model, "items": int(s.items), "tokens per item": int(s.tokens),
              "PFLOP": s.flops() / 1e15, "assumed MFU": s.mfu, "GPUs at once": s.gpus,
              "H100 GPU-hours (estimate)": s.hours("H100"), "A100 GPU-hours (estimate)": s.hours("A100"),
@@ -83,7 +81,7 @@ def gpu_budget(steps: list[Step] | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def budget_by_part(steps: list[Step] | None = None) -> pd.DataFrame:
-    """GPU-hours per part (sums of :func:`gpu_budget`)."""
-    b = gpu_budget(steps)
+def budget_by_part(budget: pd.DataFrame | None = None) -> pd.DataFrame:
+    """GPU-hours per part: the sums of a :func:`gpu_budget` table (built when not given)."""
+    b = gpu_budget() if budget is None else budget
     return b.groupby("part", sort=False)[["H100 GPU-hours (estimate)", "A100 GPU-hours (estimate)"]].sum()

@@ -15,7 +15,7 @@ from pluralign import paper
 from pluralign.stats import bootstrap_ci, paired_bootstrap_ci
 
 __all__ = ["METRICS", "evaluate", "compare", "table_groups", "PAPER_IN_DOMAIN", "PAPER_OUT_OF_DOMAIN",
-           "paper_table1", "paper_vs_ours", "side_agreement", "interval", "verdict"]
+           "paper_table1", "paper_vs_ours", "side_agreement", "interval"]
 
 
 #: No correlation is reported on fewer points (the pages say "too few").
@@ -243,14 +243,3 @@ def side_agreement(p_star, p, *, n_boot: int = 2000, level: float = 0.95, seed: 
 def interval(v, lo, hi, digits: int = 3) -> str:
     """An estimate with its CI as the pages print it: ``"0.153 [0.067, 0.242]"``, or "—" when undefined."""
     return "—" if not np.isfinite(v) else f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
-
-
-def verdict(v, lo, hi) -> str:
-    """What a Δ (regularized − baseline) with its paired CI says, in words."""
-    if not np.isfinite(v):
-        return "not measured (no such pairs on this profile)"
-    if lo > 0:
-        return "regularized better (CI above 0)"
-    if hi < 0:
-        return "regularized worse (CI below 0)"
-    return "no detectable difference (CI contains 0)"

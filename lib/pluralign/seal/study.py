@@ -687,7 +687,7 @@ class Study:
                                   ints=["n_c", "n_r"]).pipe(_table_md))
         sig = one[(one["p_bonferroni"] < 0.05)].index.tolist()
         values = {"n_regime_tests": len(one), "n_regime_tests_sig": len(sig), "n_theta_missing": t.n_missing,
-                  "n_welch_sig": int((w["p_bonferroni"] < 0.05).sum()) if len(w) else 0}
+                  "n_welch_sig": int((w["p_bonferroni"] < 0.05).sum()) if len(w) else 0, "n_welch": len(w)}
         return Result(table=table, note="\n\n".join(note), paper=code[code["column"] == "pairs in the regime"],
                       values=values, data={"tests": t})
 
@@ -720,7 +720,8 @@ class Study:
                 label = f"{role[name]}: {name}" if name in role else name
                 rm = _rewards.load(**dict(args))
                 # scored as alignment_rewards scores the study's own pair (the same scoring input)
-                R = alignment_rewards(self.D, rms=AlignmentModels(pre=rm, post=rm, design="named reward model"))
+                R = alignment_rewards(self.D, rms=AlignmentModels(pre=rm, post=rm, design="named reward model"),
+                                      scoring_input=self.settings.get("scoring_input"))
                 scores[label] = (R["post_chosen"].to_numpy(float), R["post_rejected"].to_numpy(float))
         summ = reward_gap_summary(scores)
         ours = summ.rename(columns={"share positive": "a₊", "pairs": "n"}).reset_index()
@@ -817,7 +818,8 @@ class Study:
         shown = out.loc[out["pairs"].notna(), "a₋"].unstack("RM")
         fig = plots.bars(shown, ylabel="alignment resistance a₋", title="resistance per preference set")
         return Result(table=out, figure=fig,
-                      paper=p, note=note, values={"n_other_sets": len(sets)})
+                      paper=p, note=note, values={"n_other_sets": len(sets), **{
+                          f"paper_a_minus_{r.replace('-', '_')}": f"{100 * v:.0f}%" for r, v in zip(p["row"], p["value"])}})
 
     # ---- robustness page
     def rewriting(self) -> "RewriteRun | None":
