@@ -112,3 +112,11 @@ def test_misalignment_logit_separation_is_not_plotted(tmp_path):
                          "This run (simulator feature, sign-aligned)"]
     assert cell == NOT_CONVERGED and "did not converge" in mis.note
     assert max(abs(x) for ax in mis.figure.axes for x in ax.get_xlim()) < 5
+
+
+def test_no_finite_estimate_takes_separated_terms_and_huge_ses_of_an_unconverged_fit():
+    import pandas as pd
+    from pluralign.seal.compare import no_finite_estimate
+    t = pd.DataFrame({"std_error": [0.1, 0.2, 0.15, 94411.0]}, index=["a", "b", "c", "d"])
+    assert no_finite_estimate(t, converged=True, separated_terms=["b", "zz"]) == {"b"}
+    assert no_finite_estimate(t, converged=False, separated_terms=["b"]) == {"b", "d"}

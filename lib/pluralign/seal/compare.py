@@ -151,6 +151,18 @@ def on_paper_rows(estimates: pd.DataFrame, paper: pd.DataFrame, features: Sequen
     return table, long
 
 
+def no_finite_estimate(table: pd.DataFrame, converged: bool, separated_terms=()) -> set:
+    """The terms of a logit fit (rows of ``table``, with ``std_error``) that have no finite estimate: the
+    ``separated_terms`` (:func:`separated`), and, when the fit stopped without converging, every term whose
+    standard error is over 100 times the median one. The pages report these as :data:`NOT_CONVERGED`, not as
+    numbers, and do not plot them."""
+    bad = set(separated_terms)
+    if not converged:
+        se = pd.to_numeric(table["std_error"], errors="coerce")
+        bad |= set(se.index[se > 100 * np.nanmedian(se)])
+    return {k for k in bad if k in table.index}
+
+
 def separated(outcome, chosen: pd.DataFrame, rejected: pd.DataFrame, features: Sequence[str]) -> set[tuple[str, str]]:
     """The (entry, feature) terms of a logit of ``outcome`` (0/1 per pair) on the chosen (``"c"``) and rejected
     (``"r"``) entries' binary features (Eq. 3) that show complete or quasi-complete separation: among the pairs

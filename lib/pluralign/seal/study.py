@@ -622,18 +622,16 @@ class Study:
         a number. Value ``t7_base`` (the misalignment rate), ``n_t7_separated``."""
         from pluralign.report import Result
         from pluralign.seal import plots
-        from pluralign.seal.compare import NOT_CONVERGED, on_paper_rows, separated
+        from pluralign.seal.compare import NOT_CONVERGED, no_finite_estimate, on_paper_rows, separated
         from pluralign.seal.paper import paper_table
         from pluralign.seal.resistance import aligned, misalignment_regression
         F = self._features()
         args = (*self._rewards("post"), F.chosen, F.rejected, F.regressors)
         t7 = misalignment_regression(*args)
         t7_lin = misalignment_regression(*args, model="linear")
-        bad = separated(~aligned(*self._rewards("post")), F.chosen, F.rejected, F.regressors)
-        if not t7.converged:
-            se = t7.table["std_error"]
-            bad |= set(se.index[se > 100 * np.nanmedian(se)])
-        bad = {k for k in bad if k in t7.table.index and np.isfinite(t7.table.loc[k, "estimate"])}
+        bad = no_finite_estimate(t7.table, t7.converged,
+                                 separated(~aligned(*self._rewards("post")), F.chosen, F.rejected, F.regressors))
+        bad = {k for k in bad if np.isfinite(t7.table.loc[k, "estimate"])}
         fig = plots.coefficient_figure({"chosen (c)": t7_lin.table.xs("c"), "rejected (r)": t7_lin.table.xs("r")},
                                        n_rows=len(F.regressors),
                                        xlabel="ρ: change in the probability of misalignment (LPM)",
@@ -949,13 +947,9 @@ class Study:
         fit = fits[main]
         pi = fit.table
         from pluralign.paper.seal import flip_label
-        from pluralign.seal.compare import NOT_CONVERGED, on_paper_rows
+        from pluralign.seal.compare import NOT_CONVERGED, no_finite_estimate, on_paper_rows
         lg = fits["logit"].table
-        bad = lg["separated"].to_numpy(bool).copy()
-        if not fits["logit"].converged:  # a huge standard error in a fit that stopped without converging
-            se = lg["std_error"].to_numpy(float)
-            bad |= np.nan_to_num(se, nan=0.0) > 100 * np.nanmedian(se)
-        bad_keys = set(lg.index[bad])
+        bad_keys = no_finite_estimate(lg, fits["logit"].converged, lg.index[lg["separated"].to_numpy(bool)])
         shown = pi if main == "linear" else pi[~pi.index.isin(bad_keys)]
         xlabel = ("π: change in the probability of becoming misaligned (vs no flip)" if main == "linear"
                   else "π: log-odds of becoming misaligned (vs no flip)")
