@@ -223,3 +223,28 @@ def test_the_paper_paths_named_models_llm_topics_and_other_sets(study, monkeypat
     res = length_study.resistance_on_other_sets([{"simulate": {"n_pairs": 40, "seed": 9, "name": "sim-40"}}])
     assert "neither set" not in res.note and res.values["n_other_sets"] == 1
     assert set(res.table.index.get_level_values("data set")) == {"sim-40", "webgpt", "summarize-from-feedback"}
+
+
+def test_resistance_on_other_sets_scores_what_the_study_scores_d_with():
+    """With a scoring input, each set's entries are scored as D is (seal.scoring_inputs); on data without dialogues
+    "prompt_reply" is the loader's (prompt, response), so both paths give the same a₋."""
+    import pandas as pd
+    from pluralign import simulate
+    from pluralign.seal.preference_sets import resistance_by_dataset
+
+    class LengthRM:  # reward = length of the reply: deterministic, differs between entries
+        seen = []
+
+        def score(self, x, progress=False):
+            self.seen.append(type(x).__name__)
+            if isinstance(x, list):
+                return [float(len(r)) for _, r in x]
+            p = x.pairs
+            return pd.DataFrame({"pair_id": p["pair_id"], "reward_a": p["response_a"].str.len().astype(float),
+                                 "reward_b": p["response_b"].str.len().astype(float)})
+    d = simulate(n_pairs=60, seed=4)
+    rm = LengthRM()
+    plain = resistance_by_dataset([d], {"rm": rm})
+    same = resistance_by_dataset([d], {"rm": rm}, scoring_input="prompt_reply")
+    assert rm.seen == ["PreferenceData", "list"]  # the second call scored (history, reply) entries
+    assert plain.equals(same) and 0 < plain["a_minus"].iloc[0] < 1

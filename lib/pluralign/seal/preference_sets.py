@@ -34,16 +34,17 @@ def resistance_rates(chosen, rejected, *, level: float = 0.95) -> dict:
             "a_minus_high": float(hi)}
 
 
-def resistance_by_dataset(datasets: Sequence, models: Mapping[str, object], *, progress: bool = False
-                          ) -> pd.DataFrame:
+def resistance_by_dataset(datasets: Sequence, models: Mapping[str, object], *, progress: bool = False,
+                          scoring_input: str | None = None) -> pd.DataFrame:
     """Alignment resistance a₋ of each reward model on each preference set (SEAL § 3 "Future work": web-gpt 49%,
     summarize from feedback 66%).
 
     ``datasets``: loaded preference sets (``pluralign.load``); ``models``: ``{label: reward model}``, each with
     ``score(data) -> DataFrame(pair_id, reward_a, reward_b)`` (``pluralign.rewards.load``). Each set is seen as
     chosen / rejected entries by :func:`~pluralign.seal.design.chosen_rejected` (majority label; ties and even
-    splits dropped, counted in ``no chosen entry (dropped)``). Returns one row per (``data set``, ``RM``) with
-    the columns of :func:`resistance_rates`."""
+    splits dropped, counted in ``no chosen entry (dropped)``). ``scoring_input``: what each RM scores per entry,
+    as for D (:func:`~pluralign.seal.scoring.scoring_inputs`: "seal" or "prompt_reply"); None — the loader's
+    (prompt, response). Returns one row per (``data set``, ``RM``) with the columns of :func:`resistance_rates`."""
     from pluralign.seal.design import _oriented, chosen_rejected
     if not datasets:
         raise ValueError("resistance_by_dataset: no preference sets given")
@@ -54,8 +55,16 @@ def resistance_by_dataset(datasets: Sequence, models: Mapping[str, object], *, p
         pairs = chosen_rejected(data)
         if pairs.n_pairs == 0:
             raise ValueError(f"resistance_by_dataset: {data.name!r} has no pair with a chosen entry")
+        inputs = None
+        if scoring_input is not None:
+            from pluralign.seal.scoring import scoring_inputs
+            inputs = scoring_inputs(pairs, scoring_input)
         for label, rm in models.items():
-            c, r = _oriented(rm.score(data, progress=progress), pairs.table)
+            if inputs is None:
+                c, r = _oriented(rm.score(data, progress=progress), pairs.table)
+            else:  # the same input the study scores D with
+                from pluralign.seal.scoring import score_inputs
+                c, r = score_inputs(rm, inputs)
             rows.append({"data set": data.name, "RM": label,
                          "no chosen entry (dropped)": pairs.n_ties_dropped + pairs.n_splits_dropped,
                          **resistance_rates(c, r)})

@@ -795,7 +795,8 @@ class Study:
         from pluralign.seal.paper import paper_rows
         from pluralign.seal.preference_sets import resistance_by_dataset
         sets = [spec.from_spec(s) for s in data] if data else [*self.other_parts, self.D]
-        table = resistance_by_dataset(sets, {"pre-D RM": self.rms.pre, "post-D RM": self.rms.post}).reset_index()
+        table = resistance_by_dataset(sets, {"pre-D RM": self.rms.pre, "post-D RM": self.rms.post},
+                                      scoring_input=self.settings.get("scoring_input")).reset_index()
         p = paper_rows("§6")
         paper = pd.DataFrame({"data set": p["row"].map(lambda r: {"web-gpt": "webgpt"}.get(r, r)),
                               "a₋": p["value"].to_numpy()})
