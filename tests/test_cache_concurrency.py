@@ -77,3 +77,19 @@ def test_auto_format_stores_tables_arrays_and_json_and_refuses_pickle_unless_ask
     assert cache.Entry("t/obj", inputs=2, fmt="pickle").get_or_compute(lambda: {1, 2}) == {1, 2}
     calls = []
     assert cache.Entry("t/js", inputs=1).get_or_compute(lambda: calls.append(1) or {}) == {"x": [1, 2]} and not calls
+
+
+def test_temp_folders_are_found_down_to_two_levels_and_a_vanished_folder_is_passed_over(tmp_path, monkeypatch):
+    from pluralign import cache
+    for rel in (".a.tmp-1", "step/.b.tmp-2", "step/key/.c.tmp-3", "step/key/deep/.d.tmp-4", "step/plain"):
+        (tmp_path / rel).mkdir(parents=True)
+    names = sorted(p.name for p in cache._temp_folders(tmp_path))
+    assert names == [".a.tmp-1", ".b.tmp-2", ".c.tmp-3"]
+    real = cache.os.scandir
+
+    def vanishing(path):  # another writer renames "step/key" away while the tree is read
+        if str(path).endswith("key"):
+            raise FileNotFoundError(path)
+        return real(path)
+    monkeypatch.setattr(cache.os, "scandir", vanishing)
+    assert sorted(p.name for p in cache._temp_folders(tmp_path)) == [".a.tmp-1", ".b.tmp-2"]

@@ -162,12 +162,35 @@ def _atomic_write(path: Path, write: Callable[[Path], None], *, replace: bool = 
 STALE_TEMP_S = 3600.0  # a temporary folder this old was left by a killed writer
 
 
+def _temp_folders(root: Path, depth: int = 2) -> list[Path]:
+    """The ``.<entry>.tmp-*`` names in ``root`` and its sub-folders down to ``depth`` levels. Written with
+    ``os.scandir`` rather than ``Path.glob``: another writer may rename or remove a folder while the tree is
+    read, and ``glob`` then raises (FileNotFoundError) instead of passing over it."""
+    found, todo = [], [(Path(root), 0)]
+    while todo:
+        folder, level = todo.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # gone (or replaced) since it was listed
+        for e in entries:
+            if e.name.startswith(".") and ".tmp-" in e.name:
+                found.append(Path(e.path))
+            elif level < depth and not e.name.startswith("."):
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        todo.append((Path(e.path), level + 1))
+                except FileNotFoundError:
+                    continue
+    return found
+
+
 def clean_stale_temps(root: Path | None = None, older_than: float = STALE_TEMP_S) -> int:
     """Remove temporary folders that killed writers left in the cache (``.<entry>.tmp-*``, older than
     ``older_than`` seconds so that live writers are never touched); returns how many."""
     root = root or cache_dir()
     now, n = time.time(), 0
-    for d in list(root.glob(".*.tmp-*")) + list(root.glob("*/.*.tmp-*")) + list(root.glob("*/*/.*.tmp-*")):
+    for d in _temp_folders(root):
         try:
             if d.is_dir() and now - d.stat().st_mtime > older_than:
                 shutil.rmtree(d, ignore_errors=True)
