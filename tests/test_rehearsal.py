@@ -64,17 +64,14 @@ def test_every_id_of_the_paper_profile_gets_a_folder_marked_as_rehearsal(mirror)
 
 def test_the_paper_reward_models_load_through_the_project_loader_and_score_on_cpu(offline):
     import pluralign.rewards as R
-    from pluralign.rewards.causal import EightBitNeedsGPU
     seen = set()
     for key, kw in paper_models().items():
         if "name_or_path" not in kw:
             continue  # an LLM endpoint
         kw = dict(kw)
-        if kw.get("load_in_8bit"):  # the paper's 8-bit Llama: a clear CPU error, then the same model without it
-            with pytest.raises(EightBitNeedsGPU, match="CUDA"):
-                R.load(**{"device": "cpu", **kw})
-            kw.pop("load_in_8bit")
-        rm = R.load(**kw)
+        rm = R.load(**kw)  # the paper's 8-bit Llama loads in 8-bit on the CPU too (bitsandbytes' CPU backend)
+        if kw.get("load_in_8bit"):
+            assert "8-bit weights" in R.describe_loading(rm), key
         assert Path(rm.name_or_path).is_relative_to(offline), key  # read from the mirror, not the Hub
         if kw["name_or_path"].startswith("OpenAssistant/reward-model-deberta") and kw.get("max_length", 0) is None:
             assert rm.max_length is None  # relative positions only: no truncation, as SEAL scored them

@@ -1,7 +1,7 @@
 """Reward-model backends on tiny randomly initialised models written to temporary folders in the
 Hub layout (safetensors): sequence-classification RMs scored as (prompt, response) sentence pairs
 with a truncation side (SEAL's scoring of the OpenAssistant RMs), full fine-tuning of an encoder,
-causal LMs with a scalar head + LoRA (Diverging Preferences App. A), 8-bit refused on CPU,
+causal LMs with a scalar head + LoRA (Diverging Preferences App. A),
 ``trust_remote_code`` off by default, and rewards that do not depend on the batch."""
 from __future__ import annotations
 
@@ -218,13 +218,11 @@ def test_causal_lm_scalar_head_pad_token_and_lora_training(tiny_llama):
                                trained.score(d, progress=False)[["reward_a", "reward_b"]].to_numpy(), atol=1e-5)
 
 
-def test_8bit_on_cpu_is_refused_with_a_clear_error(tiny_llama):
-    if torch.cuda.is_available():
-        pytest.skip("this machine has a GPU")
-    with pytest.raises(R.EightBitNeedsGPU, match="needs a CUDA GPU"):
-        R.load(tiny_llama, load_in_8bit=True, lora=True)
-    with pytest.raises(ValueError, match="apply to causal LMs"):
-        R.load(R.default_encoder_path(), kind="seq-cls", lora=True)
+def test_quantization_and_lora_on_a_non_causal_model_are_refused_with_a_clear_error():
+    # 8-bit / 4-bit loading itself (CPU and CUDA) is tested in test_quantized.py and test_gpu_paths.py
+    for option in ({"lora": True}, {"load_in_8bit": True}, {"load_in_4bit": True}):
+        with pytest.raises(ValueError, match="apply to causal LMs"):
+            R.load(R.default_encoder_path(), kind="seq-cls", **option)
 
 
 def test_trust_remote_code_is_off_unless_asked(tmp_path):

@@ -9,8 +9,12 @@ token; a tokenizer without a pad token gets its EOS token as pad (or a new ``[PA
 (prompt, response) pair is rendered with the tokenizer's chat template when it has one (user turn,
 assistant turn), else as ``prompt + "\\n\\n" + response``; long texts are truncated from
 ``truncation_side``. LoRA comes from ``peft`` (the score head is trained and saved with the
-adapter); 8-bit loading from ``bitsandbytes``, which needs a CUDA GPU — on CPU it is refused with
-a clear error.
+adapter). ``load_in_8bit`` (LLM.int8(), Dettmers et al. 2022: ``Linear8bitLt`` layers) and ``load_in_4bit``
+(NF4 weights, QLoRA, Dettmers et al. 2023: ``Linear4bit`` layers) go through ``bitsandbytes`` on a CUDA GPU
+and on the CPU (bitsandbytes' CPU backend, in releases that have one); the score head stays unquantized,
+training adds LoRA adapters after ``peft.prepare_model_for_kbit_training`` and leaves the quantized base
+weights frozen. Where bitsandbytes is missing or lacks a backend for the device,
+:class:`QuantizationUnavailable` names the option, the model and what to do.
 """
 from __future__ import annotations
 
@@ -25,18 +29,107 @@ from pluralign.rewards.seqcls import LogitsOf, SequenceClassificationRM
 DEFAULT_LORA = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "target_modules": None}
 
 
-class EightBitNeedsGPU(RuntimeError):
-    """8-bit (bitsandbytes) loading was asked for on a machine without a CUDA GPU."""
+QUANTIZATIONS = ("8bit", "4bit")
 
 
-def check_8bit(load_in_8bit: bool, device=None) -> None:
-    if not load_in_8bit:
+class QuantizationUnavailable(RuntimeError):
+    """``load_in_8bit`` / ``load_in_4bit`` was asked for where bitsandbytes cannot run it (not installed, or no
+    backend for the device)."""
+
+
+def quantization_of(load_in_8bit: bool = False, load_in_4bit: bool = False) -> str | None:
+    """``"8bit"``, ``"4bit"`` or None from the two load options (both at once is an error)."""
+    if load_in_8bit and load_in_4bit:
+        raise ValueError("load_in_8bit and load_in_4bit exclude each other: choose one")
+    return "8bit" if load_in_8bit else "4bit" if load_in_4bit else None
+
+
+def _bnb_has_cpu_backend() -> bool:
+    import importlib.util
+    try:
+        return importlib.util.find_spec("bitsandbytes.backends.cpu") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def check_quantization(quantization: str | None, device=None, model: str | None = None) -> None:
+    """Refuse, before anything loads, a quantization bitsandbytes cannot run here: the package missing, a device
+    other than CUDA / CPU, or a CPU with a bitsandbytes release that has no CPU backend. The message names the
+    option, the model and what to do."""
+    if quantization is None:
         return
-    on_cpu = (device is not None and torch.device(device).type != "cuda") or not torch.cuda.is_available()
-    if on_cpu:
-        raise EightBitNeedsGPU(
-            "load_in_8bit=True needs a CUDA GPU: bitsandbytes 8-bit loading does not run on CPU. "
-            "Use the paper profile on a GPU machine, or drop load_in_8bit (and keep lora=...) on CPU.")
+    if quantization not in QUANTIZATIONS:
+        raise ValueError(f"quantization must be one of {QUANTIZATIONS} or None, got {quantization!r}")
+    from pluralign.rewards.base import resolve_device
+    option = f"load_in_{quantization}"
+    where = f" for model {model!r}" if model else ""
+    off = (f"or set {option}: false in that model's entry (params/<profile>/common.yml models:) to load it "
+           "unquantized")
+    import importlib.util
+    if importlib.util.find_spec("bitsandbytes") is None:
+        raise QuantizationUnavailable(
+            f"{option}=True{where} needs the bitsandbytes package, which is not installed: "
+            f"`pip install 'bitsandbytes>=0.46'` (CUDA and CPU backends), {off}")
+    dev = resolve_device(device)
+    if dev.type == "cuda":
+        return
+    if dev.type != "cpu":
+        raise QuantizationUnavailable(f"{option}=True{where}: bitsandbytes runs on a CUDA GPU or the CPU here, not "
+                                      f"on device {str(dev)!r}; pass device='cuda' or 'cpu', {off}")
+    if not _bnb_has_cpu_backend():
+        from importlib.metadata import version
+        raise QuantizationUnavailable(
+            f"{option}=True{where} on the CPU needs a bitsandbytes release with a CPU backend; the installed "
+            f"bitsandbytes {version('bitsandbytes')} has none: `pip install -U 'bitsandbytes>=0.46'`, run on a "
+            f"CUDA GPU, {off}")
+
+
+def quantization_config(quantization: str | None, compute_dtype=None):
+    """The ``transformers.BitsAndBytesConfig`` of a quantization (None → None): 8-bit LLM.int8() weights, or 4-bit
+    NF4 weights computing in ``compute_dtype`` (the precision switch); the scalar head ``score`` stays
+    unquantized."""
+    if quantization is None:
+        return None
+    from transformers import BitsAndBytesConfig
+    if quantization == "8bit":
+        return BitsAndBytesConfig(load_in_8bit=True, llm_int8_skip_modules=["score"])
+    return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+                              bnb_4bit_compute_dtype=compute_dtype or torch.float32, llm_int8_skip_modules=["score"])
+
+
+def quantized_layers(module) -> dict[str, int]:
+    """How many bitsandbytes layers a model holds, by class name (``Linear8bitLt``, ``Linear4bit``); {} when
+    none. Read from the modules themselves, so a page states what was loaded, not what was asked for."""
+    out: dict[str, int] = {}
+    for m in module.modules():
+        cls = type(m)
+        if cls.__module__.startswith("bitsandbytes."):
+            out[cls.__name__] = out.get(cls.__name__, 0) + 1
+    return out
+
+
+class QuantizedLoRA(LogitsOf):
+    """A bitsandbytes-quantized model with LoRA adapters, as ``transformers.Trainer`` expects one: left on the
+    device it was loaded on (bnb weights do not move with ``.to``), and marked as carrying trainable adapters."""
+
+    quantization_method = "bitsandbytes"  # transformers' QuantizationMethod.BITS_AND_BYTES (a str enum)
+    _hf_peft_config_loaded = True
+
+
+class _DropCastNotice:
+    """A logging filter: LLM.int8() casts its fp32 / bf16 inputs to fp16 for the int8 matmul and logs it on every
+    call (one line per layer per batch on a page); the cast is how LLM.int8() works, not a problem."""
+
+    @staticmethod
+    def filter(record) -> bool:
+        return not str(record.msg).startswith("MatMul8bitLt: inputs will be cast")
+
+
+def _quiet_bnb_casts() -> None:
+    import logging
+    log = logging.getLogger("bitsandbytes.autograd._functions")
+    if not any(isinstance(f, _DropCastNotice) for f in log.filters):
+        log.addFilter(_DropCastNotice())
 
 
 def lora_settings(lora) -> dict | None:
@@ -53,16 +146,18 @@ def lora_settings(lora) -> dict | None:
 
 
 class CausalLMRM(SequenceClassificationRM):
-    """A causal LM with a scalar head (``AutoModelForSequenceClassification``), optional LoRA and 8-bit."""
+    """A causal LM with a scalar head (``AutoModelForSequenceClassification``), optional LoRA, 8-bit or 4-bit."""
 
     backend = "causal"
     default_lr = 5e-5           # Diverging Preferences App. A
     default_epochs = 10
     default_train_batch_size = 16
 
-    def __init__(self, name_or_path: str, *, load_in_8bit: bool = False, lora=None, device=None, **kw):
-        check_8bit(load_in_8bit, device)
-        self.load_in_8bit = bool(load_in_8bit)
+    def __init__(self, name_or_path: str, *, load_in_8bit: bool = False, load_in_4bit: bool = False, lora=None,
+                 device=None, **kw):
+        self.quantization = quantization_of(load_in_8bit, load_in_4bit)
+        check_quantization(self.quantization, device, name_or_path)
+        self.load_in_8bit, self.load_in_4bit = self.quantization == "8bit", self.quantization == "4bit"
         self.lora = lora_settings(lora)
         info = kw.get("info") or {}
         kw.setdefault("truncation_side", "left")
@@ -82,14 +177,19 @@ class CausalLMRM(SequenceClassificationRM):
     def _load_model(self, config, dtype, device):
         from transformers import AutoModelForSequenceClassification
         kw = {}
-        if self.load_in_8bit:
-            from transformers import BitsAndBytesConfig
-            kw["quantization_config"] = BitsAndBytesConfig(load_in_8bit=True, llm_int8_skip_modules=["score"])
-            kw["device_map"] = {"": torch.cuda.current_device()}
-        model = AutoModelForSequenceClassification.from_pretrained(
-            self.name_or_path, config=config, use_safetensors=None if getattr(self, "allow_pickle_weights", False)
-            else True, trust_remote_code=self.trust_remote_code,
-            dtype=dtype, ignore_mismatched_sizes=True, **kw)
+        if self.quantization is not None:
+            kw["quantization_config"] = quantization_config(self.quantization, dtype)
+            if device.type == "cuda":
+                kw["device_map"] = {"": device.index if device.index is not None else torch.cuda.current_device()}
+            else:
+                kw["device_map"] = {"": "cpu"}
+            _quiet_bnb_casts()
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)  # a fresh score head is the same on every load (scores are cached by identity)
+            model = AutoModelForSequenceClassification.from_pretrained(
+                self.name_or_path, config=config, use_safetensors=None if getattr(self, "allow_pickle_weights", False)
+                else True, trust_remote_code=self.trust_remote_code,
+                dtype=dtype, ignore_mismatched_sizes=True, **kw)
         if len(self.tokenizer) > model.get_input_embeddings().weight.shape[0]:
             model.resize_token_embeddings(len(self.tokenizer))
         return model
@@ -107,17 +207,19 @@ class CausalLMRM(SequenceClassificationRM):
         return [{k: enc[k][i] for k in ("input_ids", "attention_mask")} for i in range(len(texts))]
 
     def _score_settings(self):
-        return {**super()._score_settings(), "8bit": self.load_in_8bit}
+        return {**super()._score_settings(), "8bit": self.load_in_8bit, **({"4bit": True} if self.load_in_4bit else {})}
 
     def _train_settings(self):
-        return {**super()._train_settings(), "lora": self.lora, "8bit": self.load_in_8bit}
+        return {**super()._train_settings(), "lora": self.lora, "8bit": self.load_in_8bit,
+                **({"4bit": True} if self.load_in_4bit else {})}
 
     def _trainable(self, objective, dropout, seed):
         from pluralign.rewards.objectives import n_outputs
-        if self.load_in_8bit and self.lora is None:
-            raise ValueError("training an 8-bit model needs LoRA adapters: pass lora=True (or a dict)")
-        m = CausalLMRM(self.name_or_path, load_in_8bit=self.load_in_8bit, lora=None, device=self.device,
-                       max_length=self.max_length, truncation_side=self.truncation_side,
+        if self.quantization is not None and self.lora is None:
+            raise ValueError(f"training a {self.quantization} model needs LoRA adapters (its quantized weights stay "
+                             "frozen): pass lora=True (or a dict)")
+        m = CausalLMRM(self.name_or_path, load_in_8bit=self.load_in_8bit, load_in_4bit=self.load_in_4bit, lora=None,
+                       device=self.device, max_length=self.max_length, truncation_side=self.truncation_side,
                        trust_remote_code=self.trust_remote_code, batch_size=self.batch_size,
                        n_outputs=n_outputs(objective), dropout=dropout, for_training=True,
                        allow_pickle_weights=self.allow_pickle_weights,
@@ -126,12 +228,16 @@ class CausalLMRM(SequenceClassificationRM):
         if self.lora is not None:
             from peft import LoraConfig, TaskType, get_peft_model, prepare_model_for_kbit_training
             base = m.module.model
-            if self.load_in_8bit:
-                base = prepare_model_for_kbit_training(base)
+            if self.quantization is not None:  # fp32 norms / head, input grads, gradient checkpointing (QLoRA)
+                import warnings
+                with warnings.catch_warnings():  # peft calls transformers' deprecated gradient-checkpointing names
+                    warnings.simplefilter("ignore", FutureWarning)
+                    base = prepare_model_for_kbit_training(base)
             cfg = LoraConfig(task_type=TaskType.SEQ_CLS, r=self.lora["r"], lora_alpha=self.lora["lora_alpha"],
                              lora_dropout=self.lora["lora_dropout"] if dropout is None else dropout,
                              target_modules=self.lora["target_modules"])
-            m.module = LogitsOf(get_peft_model(base, cfg), is_quantized=self.load_in_8bit)
+            wrap = QuantizedLoRA if self.quantization is not None else LogitsOf
+            m.module = wrap(get_peft_model(base, cfg), is_quantized=self.quantization is not None)
         return m
 
     def _save(self, folder: Path):
@@ -141,22 +247,28 @@ class CausalLMRM(SequenceClassificationRM):
         (folder / RM_CONFIG).write_text(json.dumps({
             "backend": self.backend, "base": self.name_or_path, "max_length": self.max_length,
             "truncation_side": self.truncation_side, "trust_remote_code": self.trust_remote_code,
-            "lora": self.lora, "load_in_8bit": self.load_in_8bit}))
+            "lora": self.lora, "load_in_8bit": self.load_in_8bit, "load_in_4bit": self.load_in_4bit}))
 
     @classmethod
-    def from_folder(cls, folder, cfg: dict, *, load_in_8bit=None, **kw):
+    def from_folder(cls, folder, cfg: dict, *, load_in_8bit=None, load_in_4bit=None, **kw):
+        """A trained folder, quantized as it was trained unless ``load_in_8bit`` / ``load_in_4bit`` is given."""
         kw.pop("lora", None)
         kw.setdefault("max_length", cfg.get("max_length", 512))
         kw.setdefault("truncation_side", cfg.get("truncation_side", "left"))
         kw["trust_remote_code"] = remote_code_from_caller(folder, cfg, kw.get("trust_remote_code", False))
-        eight = cfg.get("load_in_8bit", False) if load_in_8bit is None else load_in_8bit
+        if load_in_8bit is None and load_in_4bit is None:
+            eight, four = bool(cfg.get("load_in_8bit", False)), bool(cfg.get("load_in_4bit", False))
+        else:
+            eight, four = bool(load_in_8bit), bool(load_in_4bit)
         if not cfg.get("lora"):
-            return cls(str(folder), load_in_8bit=eight, info=cfg, **kw)
+            return cls(str(folder), load_in_8bit=eight, load_in_4bit=four, info=cfg, **kw)
         from peft import PeftModel
-        rm = cls(cfg["base"], load_in_8bit=eight, n_outputs=cfg.get("n_outputs", 1), info=cfg, **kw)
+        rm = cls(cfg["base"], load_in_8bit=eight, load_in_4bit=four, n_outputs=cfg.get("n_outputs", 1), info=cfg,
+                 **kw)
         rm.lora = cfg["lora"]
-        rm.module = LogitsOf(PeftModel.from_pretrained(rm.module.model, str(folder)), is_quantized=eight)
-        if not eight:
+        quantized = rm.quantization is not None
+        rm.module = LogitsOf(PeftModel.from_pretrained(rm.module.model, str(folder)), is_quantized=quantized)
+        if not quantized:
             rm.module.to(rm.device)
         rm.module.eval()
         return rm

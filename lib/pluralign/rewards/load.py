@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pluralign.rewards.base import BACKENDS, RewardModel, open_trained, read_rm_config
-from pluralign.rewards.causal import CausalLMRM, check_8bit  # noqa: F401  (registers the backend)
+from pluralign.rewards.causal import CausalLMRM, check_quantization, quantization_of  # noqa: F401  (registers the backend)
 from pluralign.rewards.frozen import FrozenEncoderRM  # noqa: F401
 from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM  # noqa: F401
 
@@ -53,9 +53,9 @@ def _checked(fn):
 
 @_checked
 def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max_length: int | None = 512,
-         truncation_side: str = "left", trust_remote_code: bool = False, load_in_8bit: bool = False, lora=None,
-         device=None, dtype=None, batch_size: int = 32, head: str = "linear",
-         allow_pickle_weights: bool = False, precision: str = "fp32",
+         truncation_side: str = "left", trust_remote_code: bool = False, load_in_8bit: bool = False,
+         load_in_4bit: bool = False, lora=None, device=None, dtype=None, batch_size: int = 32, head: str = "linear",
+         allow_pickle_weights: bool = False, precision: str | None = None,
          token_budget: int | None = None) -> RewardModel:
     """Load a reward model.
 
@@ -63,7 +63,8 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
       frozen encoder + trainable ``head`` ("linear" or "mlp");
     - a Hub id or local folder of a sequence-classification RM (OpenAssistant's DeBERTa-v3 RMs)
       → :class:`SequenceClassificationRM`, fed (prompt, response) as a sentence pair;
-    - a causal LM → :class:`CausalLMRM` (scalar head; ``lora`` = True / dict; ``load_in_8bit`` on GPU);
+    - a causal LM → :class:`CausalLMRM` (scalar head; ``lora`` = True / dict; ``load_in_8bit`` /
+      ``load_in_4bit``: bitsandbytes LLM.int8() / NF4 weights, on a CUDA GPU or the CPU);
     - a plain encoder → :class:`FineTuneEncoderRM` (full fine-tuning, fresh head);
     - a folder written by ``.train()`` → the trained model.
 
@@ -78,25 +79,33 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     with AVX512-BF16 / AMX-BF16), fp32 elsewhere (:func:`pluralign.rewards.speed.resolve_precision`);
     ``rm.precision`` says which was used, :func:`pluralign.rewards.speed.precision_deviation` how far it is
     from fp32. ``token_budget``: tokens per scoring batch (batch size × longest length; default 4,096 on CPU,
-    65,536 on GPU); ``batch_size`` caps the texts per batch. With ``load_in_8bit`` and no ``dtype``, the modules
-    left unquantized run in bf16 on a GPU that supports it (as before ``precision`` existed)."""
-    check_8bit(load_in_8bit, device)
+    65,536 on GPU); ``batch_size`` caps the texts per batch.
+
+    ``load_in_8bit`` / ``load_in_4bit`` quantize the weights through bitsandbytes where the model is loaded (a CUDA
+    GPU, or the CPU with bitsandbytes' CPU backend); the modules left unquantized (embeddings, norms, the head)
+    and the 4-bit matmuls compute in the ``precision`` given, and with none given (quantized weights are not exact
+    anyway) as before ``precision`` existed: bf16 on a GPU that supports it, fp32 elsewhere. Where bitsandbytes
+    cannot run them, :class:`pluralign.rewards.causal.QuantizationUnavailable` says what to do.
+    :func:`describe_loading` states in one line how a loaded model was loaded."""
+    quantization = quantization_of(load_in_8bit, load_in_4bit)
+    check_quantization(quantization, device, None if name_or_path is None else str(name_or_path))
     from pluralign.rewards.speed import PRECISIONS
-    if precision not in PRECISIONS:
+    if precision is not None and precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-    if dtype is None and not load_in_8bit:  # 8-bit weights are not exact anyway: their other modules keep
-        from pluralign.rewards.base import resolve_device  # the former rule (bf16 on a GPU that supports it)
+    if dtype is None and (quantization is None or precision is not None):
+        from pluralign.rewards.base import resolve_device
         from pluralign.rewards.speed import resolve_precision
-        dtype = resolve_precision(precision, resolve_device(device))
+        dtype = resolve_precision(precision or "fp32", resolve_device(device))
     rm = _load(name_or_path, kind=kind, max_length=max_length, truncation_side=truncation_side,
-               trust_remote_code=trust_remote_code, load_in_8bit=load_in_8bit, lora=lora, device=device, dtype=dtype,
-               batch_size=batch_size, head=head, allow_pickle_weights=allow_pickle_weights)
+               trust_remote_code=trust_remote_code, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit, lora=lora,
+               device=device, dtype=dtype, batch_size=batch_size, head=head,
+               allow_pickle_weights=allow_pickle_weights)
     rm.token_budget = token_budget
     return rm
 
 
-def _load(name_or_path, *, kind, max_length, truncation_side, trust_remote_code, load_in_8bit, lora, device, dtype,
-          batch_size, head, allow_pickle_weights) -> RewardModel:
+def _load(name_or_path, *, kind, max_length, truncation_side, trust_remote_code, load_in_8bit, load_in_4bit, lora,
+          device, dtype, batch_size, head, allow_pickle_weights) -> RewardModel:
     classes = BACKENDS
     if name_or_path is not None:
         from pluralign.mirror import resolve
@@ -113,6 +122,10 @@ def _load(name_or_path, *, kind, max_length, truncation_side, trust_remote_code,
                                          batch_size=max(batch_size, 64))
     name_or_path = str(name_or_path)
     cfg = read_rm_config(name_or_path) if Path(name_or_path).is_dir() else None
+    if cfg is not None and cfg.get("backend") == "causal" and (load_in_8bit or load_in_4bit):
+        return CausalLMRM.from_folder(name_or_path, cfg, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit,
+                                      device=device, dtype=dtype, batch_size=batch_size,
+                                      trust_remote_code=trust_remote_code)
     if cfg is not None:
         return open_trained(name_or_path, device=device, dtype=dtype, batch_size=batch_size, load_in_8bit=load_in_8bit,
                             trust_remote_code=trust_remote_code)
@@ -124,10 +137,34 @@ def _load(name_or_path, *, kind, max_length, truncation_side, trust_remote_code,
     kw = dict(max_length=max_length, truncation_side=truncation_side, trust_remote_code=trust_remote_code,
               device=device, dtype=dtype, batch_size=batch_size, allow_pickle_weights=allow_pickle_weights)
     if kind == "causal":
-        return cls(name_or_path, load_in_8bit=load_in_8bit, lora=lora, **kw)
-    if load_in_8bit or lora:
-        raise ValueError(f"load_in_8bit / lora apply to causal LMs (kind='causal'), not kind={kind!r}")
+        return cls(name_or_path, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit, lora=lora, **kw)
+    if load_in_8bit or load_in_4bit or lora:
+        raise ValueError(f"load_in_8bit / load_in_4bit / lora apply to causal LMs (kind='causal'), not kind={kind!r}")
     return cls(name_or_path, **kw)
 
 
-__all__ = ["load", "detect_kind", "KINDS"]
+def describe_loading(rm) -> str:
+    """One line on how a reward model was loaded — model, backend, weights (8-bit / 4-bit through bitsandbytes,
+    counted from the loaded layers, or unquantized), compute precision, LoRA, device — for a page to state."""
+    from pluralign.rewards.causal import quantized_layers
+    name = getattr(rm, "name_or_path", None) or rm.identity
+    from pluralign.mirror import mirror_dir
+    root = mirror_dir()
+    if root is not None and Path(str(name)).is_relative_to(root):  # a mirror folder: its Hub id
+        name = str(Path(str(name)).relative_to(root))
+    module = getattr(rm, "module", None)
+    layers = quantized_layers(module) if module is not None else {}
+    prec = rm.precision
+    if "Linear8bitLt" in layers:
+        weights = (f"8-bit weights (bitsandbytes LLM.int8(), {layers['Linear8bitLt']} Linear8bitLt layers; "
+                   f"other modules {prec})")
+    elif "Linear4bit" in layers:
+        weights = f"4-bit NF4 weights (bitsandbytes, {layers['Linear4bit']} Linear4bit layers computing in {prec})"
+    else:
+        weights = f"unquantized {prec} weights"
+    lora = getattr(rm, "lora", None)
+    parts = [weights] + ([f"LoRA r={lora['r']}"] if lora else [])
+    return f"{name} ({rm.backend}): {', '.join(parts)}, on {rm.device}"
+
+
+__all__ = ["load", "detect_kind", "KINDS", "describe_loading"]

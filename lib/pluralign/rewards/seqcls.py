@@ -103,8 +103,9 @@ class SequenceClassificationRM(RewardModel):
         super().__init__(identity=info.get("identity") or identity_of(self.name_or_path), n_outputs=k,
                          objective=info.get("objective"), batch_size=batch_size, device=device, dtype=load_dtype,
                          info={"trained": True, "warn_untrained": False, **info})
-        self.module = LogitsOf(model, is_quantized=getattr(self, "load_in_8bit", False))
-        if not getattr(self, "load_in_8bit", False):
+        quantized = getattr(self, "quantization", None) is not None  # bitsandbytes weights stay where loaded
+        self.module = LogitsOf(model, is_quantized=quantized)
+        if not quantized:
             self.module.to(self.device)
         self.module.eval()
 
