@@ -1,4 +1,4 @@
-"""``pluralign`` command line: book, run, toc, score, serve."""
+"""``pluralign`` command line: book, run, toc, score, train, serve."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +9,7 @@ from pathlib import Path
 # subcommands owned by other modules: name -> "module:function(argv) -> int"
 DELEGATED = {
     "score": ("pluralign.rewards.cli:main", "score a data set with a reward model"),
+    "train": ("pluralign.rewards.cli:train_main", "train a reward model on preference data"),
     "serve": ("pluralign.llm.server:main", "start an OpenAI-compatible server over a local LLM"),
     "mirror": ("pluralign.book.cli:_mirror", "list the Hub ids a profile uses, for a local mirror (air-gapped "
                "clusters); write a rehearsal mirror of them"),
@@ -29,7 +30,7 @@ def _mirror(argv: list[str]) -> int:
 def _book(a) -> int:
     from pluralign.book import runner as book
     try:
-        index = book.build(a.profile, only=a.only, refresh=a.refresh, html=not a.no_html)
+        index = book.build(a.profile, only=a.only, refresh=a.refresh, html=not a.no_html, out_dir=a.out_dir)
     except book.BookError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -75,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                    "a notebook name or a parameter-file stem; the book then holds the pages executed so far")
     b.add_argument("--refresh", action="store_true", help="recompute cached steps and re-execute notebooks")
     b.add_argument("--no-html", action="store_true", help="execute only; skip jupyter-book build")
+    b.add_argument("--out-dir", help="folder inside the project for the executed pages (default "
+                   "book/_executed/<profile>); the HTML goes to _build/<its name>/_build/html")
     b.set_defaults(fn=_book)
     r = sub.add_parser("run", help="execute one notebook on your own parameter file, from any folder")
     r.add_argument("notebook", help="a notebook of the book by name (e.g. diverging_agreement) or a path")

@@ -21,6 +21,7 @@ from torch import nn
 from pluralign.progress import bar as progress_bar
 
 from pluralign.cache import Entry, fingerprint
+from pluralign.rewards import distributed
 from pluralign.rewards import objectives as obj
 
 CHUNK = 512  # texts per cached scoring chunk (a kill loses at most one chunk)
@@ -30,6 +31,8 @@ RM_CONFIG = "pluralign_rm.json"
 def resolve_device(device=None) -> torch.device:
     if device is not None:
         return torch.device(device)
+    if distributed.active():  # one of several processes under accelerate launch: its own GPU (cuda:<local rank>)
+        return torch.device(distributed.device())
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
@@ -176,6 +179,9 @@ class RewardModel:
             warnings.warn(f"{self.backend} reward model {self.identity!r} has an untrained head: its rewards "
                           "are a fixed random projection until you .train() it", stacklevel=3)
         settings = {"backend": self.backend, "n_outputs": self.n_outputs, **self._score_settings()}
+        if distributed.active():  # under accelerate launch: shards scored per process, gathered, cached once
+            return distributed.raw_outputs(self, texts, bs, settings=settings, chunk=CHUNK, cache=cache,
+                                           progress=progress)
         parts = []
         bar = progress_bar(len(texts), f"scoring ({self.backend})", "text", enabled=progress)
         with bar:
@@ -288,8 +294,8 @@ class RewardModel:
                         "n_instances": len(inst), "history": history})
             (folder / RM_CONFIG).write_text(json.dumps(cfg, indent=1, default=str))
 
-        folder = entry.get_or_compute(compute)
-        if output_dir is not None:
+        folder = distributed.train_entry(entry, compute) if distributed.active() else entry.get_or_compute(compute)
+        if output_dir is not None and distributed.is_main():
             import shutil
             shutil.copytree(folder, output_dir, dirs_exist_ok=True)
         trained = open_trained(folder, device=self.device, dtype=self._dtype_arg, batch_size=self.batch_size)

@@ -147,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\npluralign score: interrupted; the chunks scored so far are cached: run the same command again to "
               "resume", file=sys.stderr)
         return 130
+    from pluralign.rewards import distributed
+    if not distributed.is_main():  # under accelerate launch every process holds the gathered scores: one writes
+        return 0
     df.attrs = {}
     df = with_labels(df, data)
     write(df, out)
@@ -159,5 +162,82 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _train_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pluralign train", description=TRAIN_DOC.split("\n\n")[0])
+    p.add_argument("--model", default=None, help="the base model: Hub id or local folder; default: the embedded "
+                   "MiniLM frozen encoder with a trainable head")
+    p.add_argument("--kind", default=None, help="force a backend: seq-cls, causal, frozen-encoder, finetune")
+    p.add_argument("--data", required=True, help="what pluralign.load reads (as for pluralign score)")
+    p.add_argument("--source", default=None, help="local file or folder for a registered data set")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="loader option (value parsed as YAML), repeatable")
+    p.add_argument("--objective", default="bt", help="bt, bt-margin, mse or mean-variance")
+    p.add_argument("--labels", default="aggregate", help="aggregate (majority per pair) or all (every judgment)")
+    p.add_argument("--out", required=True, help="folder the trained model is copied to (pluralign score --model it)")
+    p.add_argument("--epochs", type=float, default=None)
+    p.add_argument("--lr", type=float, default=None)
+    p.add_argument("--batch-size", type=int, default=None, help="the global batch (split between the processes "
+                   "under accelerate launch)")
+    p.add_argument("--dropout", type=float, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-length", type=int, default=512)
+    p.add_argument("--truncation-side", default="left", choices=["left", "right"])
+    p.add_argument("--lora", action="store_true", help="LoRA adapters on a causal LM (Diverging Preferences App. A)")
+    p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code (off by default)")
+    p.add_argument("--load-in-8bit", action="store_true", help="8-bit weights (bitsandbytes, CUDA GPU only)")
+    p.add_argument("--device", default=None)
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+TRAIN_DOC = """``pluralign train``: train a reward model on preference data, no notebook needed.
+
+    pluralign train --model BASE --data SOURCE [--objective bt|bt-margin|mse|mean-variance] --out FOLDER
+
+The training is :meth:`RewardModel.train` (cached: a re-run trains nothing); the trained model is copied to
+``--out``, which ``pluralign score --model FOLDER`` reads. Under ``accelerate launch`` the same command trains
+data-parallel (:mod:`pluralign.rewards.distributed`); ``--batch-size`` stays the global batch.
+"""
+
+
+def train_main(argv: list[str] | None = None) -> int:
+    args = _train_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from pluralign.rewards import distributed, load
+    t0 = time.perf_counter()
+    try:
+        data = load_data(args.data, args.source, **_options(args.option))
+    except (ValueError, OSError, KeyError) as e:
+        print(f"pluralign train: cannot load data {args.data!r}: {e}", file=sys.stderr)
+        return 2
+    try:
+        rm = load(args.model, kind=args.kind, max_length=args.max_length, truncation_side=args.truncation_side,
+                  trust_remote_code=args.trust_remote_code, load_in_8bit=args.load_in_8bit, device=args.device,
+                  lora=True if args.lora else None)
+    except (ValueError, OSError, RuntimeError) as e:
+        print(f"pluralign train: cannot load model {args.model!r}: {e}", file=sys.stderr)
+        return 2
+    try:
+        trained = rm.train(data, args.objective, labels=args.labels, epochs=args.epochs, lr=args.lr,
+                           batch_size=args.batch_size, dropout=args.dropout, seed=args.seed, output_dir=args.out,
+                           progress=not args.no_progress)
+    except ValueError as e:
+        print(f"pluralign train: {e}", file=sys.stderr)
+        return 2
+    if distributed.is_main():
+        procs = f" on {distributed.world_size()} processes" if distributed.active() else ""
+        print(f"pluralign train: {rm.identity} trained ({args.objective}, {trained.info.get('n_instances')} "
+              f"instances of {data.name}){procs} -> {args.out} in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """``python -m pluralign.rewards.cli score ...`` / ``... train ...`` (``score`` when no subcommand is named):
+    the form ``accelerate launch -m pluralign.rewards.cli`` runs."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "train":
+        return train_main(argv[1:])
+    return main(argv[1:] if argv and argv[0] == "score" else argv)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(cli())

@@ -23,6 +23,7 @@ from torch.utils.data import Dataset
 from transformers import Trainer, TrainerCallback, TrainingArguments
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
+from pluralign.rewards import distributed
 from pluralign.rewards.objectives import Instances, instance_loss
 
 
@@ -131,11 +132,13 @@ def fit(model, inst: Instances, eval_inst: Instances | None, *, objective: str, 
     eval_ds = _InstanceDataset(_items(model, eval_inst)) if eval_inst is not None and len(eval_inst) else None
     steps_per_epoch = max(1, math.ceil(len(train_ds) / batch_size))
     eval_steps = max(1, round(steps_per_epoch * eval_every))
+    # batch_size is the global batch; under accelerate launch each of N processes takes batch_size / N of it
+    per_device = distributed.per_device_batch(batch_size, len(train_ds))
     cuda = model.device.type == "cuda"
     callback = KeepBest(keep_best and eval_ds is not None)
     with tempfile.TemporaryDirectory(prefix="pluralign-train-") as tmp:
         args = TrainingArguments(
-            output_dir=tmp, per_device_train_batch_size=batch_size, per_device_eval_batch_size=batch_size,
+            output_dir=tmp, per_device_train_batch_size=per_device, per_device_eval_batch_size=per_device,
             learning_rate=lr, num_train_epochs=epochs, weight_decay=weight_decay, seed=seed, data_seed=seed,
             eval_strategy="steps" if eval_ds is not None else "no", eval_steps=eval_steps if eval_ds else None,
             save_strategy="no", logging_strategy="no", report_to=[], use_cpu=not cuda,
