@@ -108,6 +108,16 @@ def quantized_layers(module) -> dict[str, int]:
     return out
 
 
+def _keep_4bit_trainable(model) -> None:
+    """On a CPU with AVX512-BF16, bitsandbytes (0.50.2) repacks a ``Linear4bit`` layer's weights for a faster CPU
+    kernel at its first forward in eval mode without gradients — e.g. the Trainer's first evaluation — and no
+    gradient flows back through the layer after that (measured: every LoRA adapter upstream of a repacked layer
+    got ``grad=None``). A model that is being trained keeps the plain format."""
+    for m in model.modules():
+        if type(m).__module__.startswith("bitsandbytes.") and hasattr(m, "support_avx512bf16_for_cpu"):
+            m.support_avx512bf16_for_cpu = False
+
+
 class QuantizedLoRA(LogitsOf):
     """A bitsandbytes-quantized model with LoRA adapters, as ``transformers.Trainer`` expects one: left on the
     device it was loaded on (bnb weights do not move with ``.to``), and marked as carrying trainable adapters."""
@@ -228,11 +238,14 @@ class CausalLMRM(SequenceClassificationRM):
         if self.lora is not None:
             from peft import LoraConfig, TaskType, get_peft_model, prepare_model_for_kbit_training
             base = m.module.model
+            if self.quantization == "4bit":
+                _keep_4bit_trainable(base)
             if self.quantization is not None:  # fp32 norms / head, input grads, gradient checkpointing (QLoRA)
                 import warnings
                 with warnings.catch_warnings():  # peft calls transformers' deprecated gradient-checkpointing names
                     warnings.simplefilter("ignore", FutureWarning)
-                    base = prepare_model_for_kbit_training(base)
+                    base = prepare_model_for_kbit_training(
+                        base, gradient_checkpointing_kwargs={"use_reentrant": False})
             cfg = LoraConfig(task_type=TaskType.SEQ_CLS, r=self.lora["r"], lora_alpha=self.lora["lora_alpha"],
                              lora_dropout=self.lora["lora_dropout"] if dropout is None else dropout,
                              target_modules=self.lora["target_modules"])
