@@ -9,7 +9,7 @@ STAMP   := $(VENV)/.installed
 # torch is pinned to the CPU wheel in the same install command (an unpinned torch pulls a CUDA build).
 TORCH   ?= torch==2.13.0
 
-.PHONY: venv book test bench check-book clean-book toc
+.PHONY: venv book test bench check-book clean-book toc rehearse
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ book: $(STAMP)
 test: $(STAMP)
 	bash scripts/install-chromium.sh
 	$(BIN)/python -m pytest -q -ra
+
+# the paper profile rehearsed offline on CPU: tiny random-weight models and small data under every paper Hub id,
+# a local server under every LLM endpoint name; pages in book/_executed/rehearsal, HTML in _build/rehearsal (issue 16)
+rehearse: $(STAMP)
+	BIN=$(abspath $(BIN)) bash scripts/rehearse.sh
 
 bench: $(STAMP)
 	@set -e; for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f; done

@@ -101,8 +101,8 @@ def test_the_llama_stand_in_generates_and_judges_with_the_llama3_tokenizer_famil
                    "<|start_header_id|>assistant<|end_header_id|>\n\n"
     llm = pluralign.llm.load("meta-llama/Meta-Llama-3-8B-Instruct")
     assert llm.path == str(folder)
-    out = llm.generate("Which answer is better?", max_tokens=5, temperature=0)
-    assert isinstance(out[0][0], str) and out[0][0]
+    out = llm.generate(["Which answer is better?", "Hi", "Label the causes as JSON."], max_tokens=5, temperature=0)
+    assert all(isinstance(o[0], str) for o in out) and any(o[0] for o in out)
     p = llm.judge_ab("Which is better?", "Paris.", "London.")
     assert 0.0 < p < 1.0
 
@@ -174,3 +174,79 @@ def test_the_command_writes_the_mirror_and_says_how_to_use_it(tmp_path, monkeypa
                         lambda profile: {"models": ["acme/mystery-7b"], "datasets": [], "endpoints": []})
     assert cli.main(["mirror", "rehearsal", str(tmp_path / "n")]) == 1
     assert "'acme/mystery-7b'" in capsys.readouterr().err
+
+
+def test_the_llama_stand_in_ends_its_answers_like_a_chat_model(offline):
+    """A random Llama never samples <|eot_id|>: every request would run to max_tokens. The stand-in's end tokens
+    get a constant logit lift, so most answers end well before the limit (greedy and sampled)."""
+    llm = pluralign.llm.load("meta-llama/Meta-Llama-3-8B-Instruct")
+    prompts = [TEXTS[i % 4][0] * (1 + i) for i in range(8)]
+    comps = [c for p in prompts for t in (0.0, 1.0) for c in llm.complete(p, max_tokens=128, temperature=t, seed=1)]
+    ended = [c.finish_reason == "stop" for c in comps]
+    assert sum(ended) >= 0.75 * len(comps), [len(c.tokens) for c in comps]
+
+
+def test_pages_computed_on_a_rehearsal_mirror_carry_the_banner_decided_from_the_data(mirror, tmp_path):
+    """The rule: the mirror in use (PLURALIGN_MIRROR) holds REHEARSAL.json or a rehearsal sidecar -> banner after
+    the page title; a real mirror, or none, -> no banner."""
+    import nbformat
+    from pluralign.book import runner
+    root, _ = mirror
+    assert runner.rehearsal_mirror(root)
+    assert not runner.rehearsal_mirror(None) and not runner.rehearsal_mirror(tmp_path)
+    real = tmp_path / "real"
+    (real / "meta-llama" / "Meta-Llama-3-8B-Instruct").mkdir(parents=True)
+    (real / "meta-llama" / "Meta-Llama-3-8B-Instruct" / "config.json").write_text("{}")
+    assert not runner.rehearsal_mirror(real)  # a downloaded mirror: no banner
+    side = tmp_path / "sidecar-only" / "allenai" / "multipref"
+    side.mkdir(parents=True)
+    (side / RH.SIDECAR).write_text("{}")
+    assert runner.rehearsal_mirror(tmp_path / "sidecar-only")  # the index deleted: the sidecars still tell
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"),
+                                         nbformat.v4.new_markdown_cell("(label)=\n# The title\n\nProse."),
+                                         nbformat.v4.new_code_cell("study")])
+    assert runner.insert_rehearsal_banner(nb, "paper")
+    banner = nb.cells[2]
+    assert banner.cell_type == "markdown" and banner.source.startswith(":::{warning}")
+    assert "Paper profile — rehearsal on random-weight models; numbers are meaningless" in banner.source
+    assert not runner.insert_rehearsal_banner(nb, "paper") and len(nb.cells) == 4  # once
+
+
+def test_the_runner_inserts_the_banner_when_the_mirror_in_use_is_a_rehearsal(mirror, tmp_path, monkeypatch):
+    """Through runner.execute on a one-cell notebook: with PLURALIGN_MIRROR at the rehearsal mirror the executed
+    page has the banner (and says so in its metadata), without it none."""
+    import nbformat
+    from pluralign.book import runner
+    root, _ = mirror
+    src = tmp_path / "page.py"
+    src.write_text('# %% tags=["parameters"]\nprofile = "paper"\n\n# %% [markdown]\n# # A page\n\n# %%\nprint(1)\n')
+    params = tmp_path / "page.yml"
+    params.write_text("profile: paper\n")
+    monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path / "cache"))
+    for mirror_dir, expect in ((root, True), (None, False)):
+        if mirror_dir is None:
+            monkeypatch.delenv("PLURALIGN_MIRROR", raising=False)
+        else:
+            monkeypatch.setenv("PLURALIGN_MIRROR", str(mirror_dir))
+        out = tmp_path / f"out-{expect}.ipynb"
+        runner.execute(runner.Run("page", str(params), "paper", path=str(src)), output=out, cwd=tmp_path,
+                       book_cache=False)
+        nb = nbformat.read(out, as_version=4)
+        has = [c for c in nb.cells if "pluralign-rehearsal" in c.metadata.get("tags", [])]
+        assert bool(has) is expect and nb.metadata["pluralign"]["rehearsal"] is expect
+        if expect:
+            assert nb.cells.index(has[0]) == 1 + next(i for i, c in enumerate(nb.cells) if c.source.startswith("# A page"))
+
+
+def test_out_dir_places_pages_toc_and_html_apart_from_the_profiles_own(tmp_path):
+    from pluralign.book import runner
+    rs = runner.runs("paper", "intro", out_dir=runner.out_folder(runner.ROOT / "book/_executed/rehearsal"))
+    assert rs[0].output == runner.ROOT / "book/_executed/rehearsal/intro.ipynb"
+    assert rs[0].docname == "book/_executed/rehearsal/intro"
+    toc = runner.toc("paper", out_dir="book/_executed/rehearsal")
+    assert toc["root"] == "book/_executed/rehearsal/intro"
+    assert all(c["file"].startswith(("book/_executed/rehearsal/", "book/")) for p in toc["parts"] for c in p["chapters"])
+    assert not any("_executed/paper" in c["file"] for p in toc["parts"] for c in p["chapters"])
+    with pytest.raises(runner.BookError, match="inside the project"):
+        runner.out_folder(tmp_path)

@@ -187,6 +187,30 @@ def _llama3_tokenizer(folder: Path, corpus: list[str]) -> int:
     return len(tok)
 
 
+#: the end-of-turn logit lift of the rehearsal Llama (:func:`_ends_its_answers`)
+EOS_LIFT = 6.0
+
+
+def _ends_its_answers(model, tok) -> None:
+    """Make the random Llama end its answers as a chat model does: a random model never samples ``<|eot_id|>``,
+    so every request would run to ``max_tokens`` (512 tokens × every labelling attempt: most of a rehearsal's
+    time, and unlike any real endpoint). Hidden channel 0 is made a constant of the residual stream (every token
+    embedding holds the same value there, no layer writes to it) and only the two end tokens read it in the output
+    layer, so their logits get a lift of about :data:`EOS_LIFT` at every position: greedy answers end after a few
+    to a few dozen tokens (measured on the mirror's prompts: 2-183 tokens, median 4). The other weights stay
+    random; the answers stay garbage."""
+    import torch
+    ends = [tok.convert_tokens_to_ids(t) for t in ("<|end_of_text|>", "<|eot_id|>")]
+    with torch.no_grad():
+        emb = model.model.embed_tokens.weight
+        emb[:, 0] = 3 * float(emb[:, 1:].std())
+        for layer in model.model.layers:
+            layer.self_attn.o_proj.weight[0, :] = 0
+            layer.mlp.down_proj.weight[0, :] = 0
+        model.lm_head.weight[:, 0] = 0
+        model.lm_head.weight[ends, 0] = EOS_LIFT
+
+
 def build_model(hub_id: str, root: str | Path, *, seed: int = 0) -> Path:
     """Write the tiny random-weights stand-in of model ``hub_id`` under ``root/<hub_id>`` (see :data:`MODELS`)."""
     import torch
@@ -219,6 +243,8 @@ def build_model(hub_id: str, root: str | Path, *, seed: int = 0) -> Path:
         for w in model.parameters():
             if w.dim() >= 2:
                 w.mul_(SCALE)
+        if arch.model_type == "llama":
+            _ends_its_answers(model, transformers.AutoTokenizer.from_pretrained(folder))
     model.save_pretrained(folder, safe_serialization=True)
     cfg_path = folder / "config.json"
     cfg = json.loads(cfg_path.read_text())

@@ -10,6 +10,7 @@ name) and skipped next time if its source, parameters and the library are unchan
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -39,10 +40,15 @@ class Run:
     params: str     # parameter file, relative to the root (or absolute)
     profile: str
     path: str | None = None  # the notebook's own path, for a notebook outside notebooks/
+    out_dir: str | None = None  # the executed pages' folder relative to the root (default book/_executed/<profile>)
 
     @property
     def stem(self) -> str:
         return Path(self.params).stem
+
+    @property
+    def folder(self) -> str:
+        return self.out_dir or f"book/_executed/{self.profile}"
 
     @property
     def source(self) -> Path:
@@ -50,11 +56,27 @@ class Run:
 
     @property
     def output(self) -> Path:
-        return ROOT / "book" / "_executed" / self.profile / f"{self.stem}.ipynb"
+        return ROOT / self.folder / f"{self.stem}.ipynb"
 
     @property
     def docname(self) -> str:
-        return f"book/_executed/{self.profile}/{self.stem}"
+        return f"{self.folder}/{self.stem}"
+
+
+def out_folder(out_dir: str | Path | None) -> str | None:
+    """``--out-dir`` as a folder relative to the project root (Jupyter Book builds pages from inside the root);
+    None stays None (the default ``book/_executed/<profile>``)."""
+    if out_dir is None:
+        return None
+    p = Path(out_dir).expanduser()
+    p = (p if p.is_absolute() else Path.cwd() / p).resolve()
+    if not p.is_relative_to(ROOT.resolve()):
+        raise BookError(f"--out-dir {out_dir} must lie inside the project ({ROOT}): Jupyter Book builds the pages "
+                        "from there")
+    rel = p.relative_to(ROOT.resolve()).as_posix()
+    if rel in (".", ""):
+        raise BookError("--out-dir must be a folder below the project root, not the root itself")
+    return rel
 
 
 def manifest(path: Path | None = None) -> dict:
@@ -81,9 +103,10 @@ def manifest(path: Path | None = None) -> dict:
     return m
 
 
-def runs(profile: str = "demo", only: str | None = None, m: dict | None = None) -> list[Run]:
+def runs(profile: str = "demo", only: str | None = None, m: dict | None = None,
+         out_dir: str | None = None) -> list[Run]:
     """The runs of a profile in book order (``only``: a part's ``name`` in the manifest, e.g. ``diverging``,
-    a notebook name or a parameter-file stem)."""
+    a notebook name or a parameter-file stem; ``out_dir``: their folder, see :func:`out_folder`)."""
     m = m or manifest()
     if profile not in m["profiles"]:
         raise BookError(f"profile {profile!r} is not in manifest.yml (has {list(m['profiles'])})")
@@ -93,7 +116,7 @@ def runs(profile: str = "demo", only: str | None = None, m: dict | None = None) 
         for ch in part["chapters"]:
             nb = ch.get("run")
             for f in table.get(nb, []) if nb else []:
-                r = Run(nb, f, profile)
+                r = Run(nb, f, profile, out_dir=out_dir)
                 if only is None or only in (r.notebook, r.stem, part.get("name")):
                     out.append(r)
     if only is not None and not out:
@@ -103,7 +126,8 @@ def runs(profile: str = "demo", only: str | None = None, m: dict | None = None) 
     return out
 
 
-def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = False) -> dict:
+def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = False,
+        out_dir: str | None = None) -> dict:
     """The Jupyter Book ``_toc.yml`` of a profile, generated from the manifest. ``present_only``: leave out
     executed pages that do not exist yet (a book of what ``pluralign book --only ...`` has run so far)."""
     m = m or manifest()
@@ -118,7 +142,7 @@ def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = Fa
             if "page" in ch:
                 chapters.append({"file": ch["page"]})
             else:
-                docs = [Run(ch["run"], f, profile).docname for f in table.get(ch["run"], [])]
+                docs = [Run(ch["run"], f, profile, out_dir=out_dir).docname for f in table.get(ch["run"], [])]
                 chapters += [{"file": d} for d in docs if present(d)]
         if root is None and chapters:
             root = chapters.pop(0)["file"]
@@ -127,10 +151,10 @@ def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = Fa
     return {"format": "jb-book", "root": root, "parts": parts}
 
 
-def toc_text(profile: str = "demo", *, present_only: bool = False) -> str:
+def toc_text(profile: str = "demo", *, present_only: bool = False, out_dir: str | None = None) -> str:
     head = (f"# Generated from manifest.yml for the '{profile}' profile by `pluralign toc`; "
             "tests/test_book.py checks that they agree.\n")
-    return head + yaml.safe_dump(toc(profile, present_only=present_only), sort_keys=False)
+    return head + yaml.safe_dump(toc(profile, present_only=present_only, out_dir=out_dir), sort_keys=False)
 
 
 def _page_exists(doc: str) -> bool:
@@ -219,7 +243,45 @@ def run_fingerprint(r: Run, lib_hash: str | None = None) -> str:
     h.update(r.profile.encode())
     h.update((lib_hash or _lib_hash()).encode())
     h.update(json.dumps(_files_state(data_files(params))).encode())
+    if os.environ.get("PLURALIGN_MIRROR"):  # the models and data a page reads from a Hub mirror (issue 16)
+        mirror = Path(os.environ["PLURALIGN_MIRROR"]).expanduser()
+        h.update(json.dumps([str(mirror), _files_state([mirror / "REHEARSAL.json"]
+                                                       if (mirror / "REHEARSAL.json").exists() else [])]).encode())
     return h.hexdigest()[:24]
+
+
+#: the sentence every page computed on a rehearsal mirror carries at its top (issue 16)
+REHEARSAL_BANNER = "{profile} profile — rehearsal on random-weight models; numbers are meaningless"
+REHEARSAL_SIDECAR = ".pluralign-rehearsal.json"
+
+
+def rehearsal_mirror(mirror: str | Path | None) -> bool:
+    """Whether the Hub mirror in use is a rehearsal mirror (:mod:`pluralign.book.rehearsal`): it holds
+    ``REHEARSAL.json`` or a folder ``<owner>/<name>`` with the rehearsal sidecar. Decided from the data, never a flag."""
+    if not mirror:
+        return False
+    root = Path(mirror).expanduser()
+    if (root / "REHEARSAL.json").is_file():
+        return True
+    return root.is_dir() and any(f.is_file() for f in root.glob(f"*/*/{REHEARSAL_SIDECAR}"))
+
+
+def insert_rehearsal_banner(nb, profile: str) -> bool:
+    """Put the rehearsal banner (a warning admonition) right after the page's title cell (the first level-1
+    heading; the top if there is none), once. Returns whether it was inserted."""
+    import nbformat
+    if any("pluralign-rehearsal" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
+        return False
+    at = next((i + 1 for i, c in enumerate(nb.cells) if _heading_level(c) == 1), 0)
+    text = REHEARSAL_BANNER.format(profile=profile)
+    cell = nbformat.v4.new_markdown_cell(f":::{{warning}}\n{text[0].upper() + text[1:]}. This page was computed on "
+                                         "a rehearsal mirror (`pluralign mirror rehearsal`): tiny random-weight "
+                                         "models and small simulated or subsampled data sets under the paper's Hub "
+                                         "ids, and a local server answering to the LLM endpoints' names. It checks "
+                                         "that the pipeline runs end to end.\n:::")
+    cell.metadata["tags"] = ["pluralign-rehearsal"]
+    nb.cells.insert(at, cell)
+    return True
 
 
 def _is_fresh(r: Run, fp: str) -> bool:
@@ -274,6 +336,12 @@ def _ipc_kernel_manager(log: Path | None = None):
             if log is not None:
                 kw.setdefault("stderr", open(log, "ab"))
             return await super().start_kernel(**kw)
+
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            from pluralign.book import warm  # inside build(): a kernel forked from the warm server (#19)
+            if os.environ.get(warm.SOCKET_ENV):
+                kernel_cmd = warm.kernel_command(kernel_cmd)
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
     return IPCKernelManager
 
 
@@ -347,13 +415,16 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
             else:
                 os.environ[k] = v
     done = nbformat.read(tmp, as_version=4)
+    rehearsal = rehearsal_mirror(env.get("PLURALIGN_MIRROR") or os.environ.get("PLURALIGN_MIRROR"))
+    if rehearsal:
+        insert_rehearsal_banner(done, r.profile)
     hidden = hide_skipped_sections(done)
     for cell in done.cells:  # the parameters are shown by the build report, not as raw cells
         tags = cell.get("metadata", {}).get("tags", [])
         if "parameters" in tags or "injected-parameters" in tags:
             cell.metadata["tags"] = sorted(set(tags) | {"remove-cell"})
     done.metadata["pluralign"] = {"fingerprint": fp, "status": "ok", "profile": r.profile, "params": r.params,
-                                  "hidden_sections": hidden,
+                                  "hidden_sections": hidden, "rehearsal": rehearsal,
                                   "notebook": str(r.source.relative_to(ROOT)) if r.source.is_relative_to(ROOT)
                                   else str(r.source)}
     nbformat.write(done, tmp)
@@ -411,26 +482,52 @@ def execution_order(todo: list[Run], m: dict) -> list[Run]:
     return [r for r in todo if r.notebook not in last] + [r for r in todo if r.notebook in last]
 
 
+@contextlib.contextmanager
+def _warm_kernels(todo: list[Run], profile: str, refresh: bool, lib_hash: str):
+    """While more than one page is to execute, their kernels are forked from one warm server that imported the
+    heavy modules once (:mod:`pluralign.book.warm`; issue #19: 3–5 s of imports per page otherwise)."""
+    from pluralign.book import warm
+    stale = [r for r in todo if refresh or not _is_fresh(r, run_fingerprint(r, lib_hash))]
+    if len(stale) < 2 or not warm.enabled():
+        yield
+        return
+    old = os.environ.get(warm.SOCKET_ENV)
+    with warm.server(_environment(profile)) as path:
+        if path:
+            os.environ[warm.SOCKET_ENV] = path
+        try:
+            yield
+        finally:
+            if old is None:
+                os.environ.pop(warm.SOCKET_ENV, None)
+            else:
+                os.environ[warm.SOCKET_ENV] = old
+
+
 def build(profile: str = "demo", *, only: str | None = None, refresh: bool = False, html: bool = True,
-          out=sys.stdout) -> Path | None:
-    """Execute every run of ``profile`` (one line each; :func:`execution_order`), then build the HTML book."""
+          out=sys.stdout, out_dir: str | Path | None = None) -> Path | None:
+    """Execute every run of ``profile`` (one line each; :func:`execution_order`), then build the HTML book.
+    ``out_dir``: the executed pages' folder inside the project (default ``book/_executed/<profile>``); the
+    HTML then goes to ``_build/<its name>/_build/html`` (``make rehearse``: a rehearsal beside the real pages)."""
     m = manifest()
-    todo = execution_order(runs(profile, only, m), m)
+    out_dir = out_folder(out_dir)
+    todo = execution_order(runs(profile, only, m, out_dir=out_dir), m)
     lib_hash = _lib_hash()
     width = max(len(r.notebook) for r in todo)
     total = time.perf_counter()
-    for r in todo:
-        t = time.perf_counter()
-        try:
-            status = execute(r, refresh=refresh, lib_hash=lib_hash)
-        except BookError:
-            print(f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  failed", file=out, flush=True)
-            raise
-        print(f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  {status}", file=out, flush=True)
+    with _warm_kernels(todo, profile, refresh, lib_hash):
+        for r in todo:
+            t = time.perf_counter()
+            try:
+                status = execute(r, refresh=refresh, lib_hash=lib_hash)
+            except BookError:
+                print(f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  failed", file=out, flush=True)
+                raise
+            print(f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  {status}", file=out, flush=True)
     print(f"{len(todo)} notebooks in {time.perf_counter() - total:.1f}s", file=out, flush=True)
     if not html:
         return None
-    return build_html(profile, out=out, partial=only is not None)
+    return build_html(profile, out=out, partial=only is not None, out_dir=out_dir)
 
 
 MATHJAX_PARTS = ("tex-svg.js", "input", "output", "ui", "a11y", "adaptors", "sre")
@@ -460,15 +557,17 @@ def install_mathjax(dest: Path | None = None) -> Path:
     return dest
 
 
-def build_html(profile: str = "demo", out=sys.stdout, *, partial: bool = False) -> Path:
+def build_html(profile: str = "demo", out=sys.stdout, *, partial: bool = False, out_dir: str | None = None) -> Path:
     """``jupyter-book build`` with warnings as errors; returns the path of index.html. ``partial``: build
-    the pages executed so far (after ``--only``), naming the ones left out, instead of refusing."""
-    missing = [c for c in _toc_files(toc(profile)) if not _page_exists(c)]
+    the pages executed so far (after ``--only``), naming the ones left out, instead of refusing. ``out_dir``:
+    the executed pages' folder (:func:`build`)."""
+    missing = [c for c in _toc_files(toc(profile, out_dir=out_dir)) if not _page_exists(c)]
     install_mathjax()
     # the toc generated from the manifest (for demo, when complete, it equals the committed _toc.yml)
-    toc_path = ROOT / "book" / "_executed" / f"_toc.{profile}.yml"
+    name = Path(out_dir).name if out_dir else profile
+    toc_path = ROOT / "book" / "_executed" / f"_toc.{name}.yml"
     toc_path.parent.mkdir(parents=True, exist_ok=True)
-    toc_path.write_text(toc_text(profile, present_only=partial))
+    toc_path.write_text(toc_text(profile, present_only=partial, out_dir=out_dir))
     strict = ["-W"]
     if partial and missing:  # references into the left-out pages cannot resolve: warnings are not errors here
         strict = []
@@ -477,7 +576,7 @@ def build_html(profile: str = "demo", out=sys.stdout, *, partial: bool = False) 
     elif missing:
         raise BookError(f"pages missing for profile {profile!r}: {missing} (run `pluralign book --profile {profile}`)")
     # jupyter-book writes <path-output>/_build/html: the demo book at _build/html, others at _build/<profile>/_build/html
-    out_root = ROOT if profile == "demo" else ROOT / "_build" / profile
+    out_root = ROOT / "_build" / name if out_dir else ROOT if profile == "demo" else ROOT / "_build" / profile
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT), "--toc", str(toc_path),
            "--path-output", str(out_root), *strict, "-n", "--keep-going"]
     env = {**os.environ, "PLURALIGN_PROFILE": profile}
