@@ -12,8 +12,8 @@ mean loss), so the only difference is float32 summation order in the gradients. 
 the gradient's running magnitude, so on a coordinate whose gradient is at rounding level that difference
 becomes part of a step of size ``lr``: BT's classifier bias has an exactly zero gradient (a shift of every
 reward leaves r_A − r_B unchanged), so it moves by rounding noise alone and is not compared; every other
-weight is checked to 0.1 × lr = 1e-4 (measured ≤ 7e-5), and the reward differences r_A − r_B that BT
-identifies to 1e-5. The MSE model (no such direction) is checked to 1e-6 (measured ~2e-8). A run that
+weight is checked to 0.1 × lr = 1e-4 (measured ≤ 4e-5; the head weight ≤ 2e-6), and the reward differences r_A − r_B that BT
+identifies to 1e-5 (measured ~1e-8). The MSE model (no such direction) is checked to 1e-6 (measured 6e-8). A run that
 took other batches (e.g. 8 instances per process: twice the global batch, half the steps) moves weights by
 ~lr and fails.
 """
