@@ -189,11 +189,14 @@ def serve(path: str, modules=WARM_MODULES) -> None:
     while True:
         for pid, conn in list(children.items()):  # reap: tell each client its kernel's exit status
             try:
-                done, status = os.waitpid(pid, os.WNOHANG)
+                done, status, usage = os.wait4(pid, os.WNOHANG)
             except ChildProcessError:
-                done, status = pid, 0
+                done, status, usage = pid, 0, None
             if done:
                 code = os.waitstatus_to_exitcode(status)
+                if usage is not None:  # the server's log (a file given to server(log=...)): CPU of each kernel
+                    print(f"kernel {pid} exit {code} cpu {usage.ru_utime + usage.ru_stime:.2f}s", file=sys.stderr,
+                          flush=True)
                 with contextlib.suppress(OSError):
                     conn.sendall(struct.pack("!i", code))
                 children.pop(pid)
