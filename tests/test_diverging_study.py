@@ -137,6 +137,9 @@ def test_reward_model_sections_end_to_end():
                         split={"test": 80, "validation": 40}, train={"epochs": 2}, n_boot=50)
     runs = s.reward_models()
     assert runs.table.loc["simulated-helpsteer2", "held-out pairs"] == 80 and "training instances" in runs.note
+    # the page states how the reward models were loaded (quantization, precision, device) in one line
+    loading = "trained copies of embedded all-MiniLM-L6-v2 (frozen-encoder + linear head): unquantized"
+    assert runs.note.splitlines()[0].startswith(f"*Reward models: {loading}") and f"on {s.rm.device}" in runs.note
     t2 = s.table2()
     r = s.runs["simulated-helpsteer2"]
     assert isinstance(r, reward_models.RewardModelRun) and not r.skipped and len(r.heldout.pairs) == 80
@@ -164,6 +167,7 @@ def test_reward_model_sections_end_to_end():
     assert "Mean-Var (All)" in s.mean_variance_table2().table.columns
     assert set(run.run.classified.index) >= set(run.run.heldout.pairs["pair_id"])  # §4 reads the held-out pairs' classes
     assert len(mv.table) == len(s.data)
+    assert mv.note == s.loading_line() and "unquantized" in mv.note
 
 
 def test_the_agreement_page_warns_when_there_is_one_judgment_per_pair(tmp_path):

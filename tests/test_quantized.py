@@ -170,3 +170,13 @@ def test_bad_quantization_requests_are_refused(llama):
         R.load(llama, kind="causal", load_in_8bit=True, device="meta")
     with pytest.raises(ValueError, match="apply to causal LMs"):
         R.load(R.default_encoder_path(), kind="seq-cls", load_in_4bit=True)
+
+
+def test_the_loading_line_names_the_hub_id_of_a_mirror_folder_and_the_quantization(tmp_path, monkeypatch):
+    # how the paper profile's 8-bit Llama RM reads on a page when it loads from $PLURALIGN_MIRROR
+    tiny_llama_folder(tmp_path / "meta-llama" / "Meta-Llama-3-8B-Instruct")
+    monkeypatch.setenv("PLURALIGN_MIRROR", str(tmp_path))
+    rm = R.load("meta-llama/Meta-Llama-3-8B-Instruct", kind="causal", load_in_8bit=True, lora=True)
+    assert R.describe_loading(rm) == (
+        "meta-llama/Meta-Llama-3-8B-Instruct (causal): 8-bit weights (bitsandbytes LLM.int8(), 14 Linear8bitLt "
+        "layers; other modules fp32), LoRA r=16, on cpu")

@@ -424,6 +424,13 @@ class Study:
         from pluralign import rewards
         return rewards.load(**self.reward_model)
 
+    def loading_line(self) -> str:
+        """One line on how the base reward model was loaded — quantization (8-bit / 4-bit / none, read from its
+        layers), precision, LoRA, device (:func:`pluralign.rewards.describe_loading`); every trained model is a
+        copy loaded the same way."""
+        from pluralign import rewards
+        return f"*Reward models: trained copies of {rewards.describe_loading(self.rm)}.*"
+
     def _study(self, models=None) -> dict:
         out = {}
         for d in self.data:
@@ -449,7 +456,8 @@ class Study:
         inst = pd.DataFrame({(name, m): {"training instances": model.info.get("n_instances"), **model.dropped}
                              for name, r in runs.items() for m, model in r.models.items()}).T
         inst = inst.fillna(0).astype(int)
-        note = ("Training instances per model (BT drops ties: a pair whose majority is a tie or a split for Agg, "
+        note = (self.loading_line() + "\n\n"
+                "Training instances per model (BT drops ties: a pair whose majority is a tie or a split for Agg, "
                 "each tie judgment for All; MSE (Agg) on the majority vote drops the split pairs, which have no "
                 "majority):\n\n" + report.present_markdown(inst))
         note += "".join(f"\n\n*{name}: {m} is not trained — {why}.*"
@@ -568,7 +576,7 @@ class Study:
             fig_runs[name] = {"mv": m.mv.join(m.run.classified[["agreement"]]), "auc": m.summary.auc,
                               "corr": m.summary.corr, "planted": planted}
         return Result(table=table, figure=plots.predicted_disagreement(fig_runs), values=values,
-                      data={"runs": runs})
+                      note=self.loading_line(), data={"runs": runs})
 
     def mean_variance_table2(self) -> Result:
         """The mean-variance RM's Table 2 row (P(chosen ≻ rejected) per subset) beside BT (All) and the paper's

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pluralign.rewards.base import BACKENDS, RewardModel, open_trained, read_rm_config
 from pluralign.rewards.causal import CausalLMRM, check_quantization, quantization_of  # noqa: F401  (registers the backend)
-from pluralign.rewards.frozen import FrozenEncoderRM  # noqa: F401
+from pluralign.rewards.frozen import FrozenEncoderRM, default_encoder_path  # noqa: F401
 from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM  # noqa: F401
 
 KINDS = ("seq-cls", "causal", "frozen-encoder", "finetune")
@@ -147,11 +147,15 @@ def describe_loading(rm) -> str:
     """One line on how a reward model was loaded — model, backend, weights (8-bit / 4-bit through bitsandbytes,
     counted from the loaded layers, or unquantized), compute precision, LoRA, device — for a page to state."""
     from pluralign.rewards.causal import quantized_layers
-    name = getattr(rm, "name_or_path", None) or rm.identity
     from pluralign.mirror import mirror_dir
+    encoder = getattr(rm, "encoder", None)  # a frozen-encoder RM: its encoder's model (+ a trained head)
+    name = str(getattr(encoder, "name_or_path", None) or getattr(rm, "name_or_path", None) or rm.identity)
     root = mirror_dir()
-    if root is not None and Path(str(name)).is_relative_to(root):  # a mirror folder: its Hub id
-        name = str(Path(str(name)).relative_to(root))
+    if root is not None and Path(name).is_relative_to(root):  # a mirror folder: its Hub id
+        name = str(Path(name).relative_to(root))
+    elif encoder is not None and name == default_encoder_path():
+        name = "embedded all-MiniLM-L6-v2"
+    backend = rm.backend + (f" + {rm.head_kind} head" if encoder is not None and hasattr(rm, "head_kind") else "")
     module = getattr(rm, "module", None)
     layers = quantized_layers(module) if module is not None else {}
     prec = rm.precision
@@ -164,7 +168,7 @@ def describe_loading(rm) -> str:
         weights = f"unquantized {prec} weights"
     lora = getattr(rm, "lora", None)
     parts = [weights] + ([f"LoRA r={lora['r']}"] if lora else [])
-    return f"{name} ({rm.backend}): {', '.join(parts)}, on {rm.device}"
+    return f"{name} ({backend}): {', '.join(parts)}, on {rm.device}"
 
 
 __all__ = ["load", "detect_kind", "KINDS", "describe_loading"]
