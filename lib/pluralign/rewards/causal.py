@@ -69,7 +69,8 @@ def check_quantization(quantization: str | None, device=None, model: str | None 
     if importlib.util.find_spec("bitsandbytes") is None:
         raise QuantizationUnavailable(
             f"{option}=True{where} needs the bitsandbytes package, which is not installed: "
-            f"`pip install 'bitsandbytes>=0.46'` (CUDA and CPU backends), {off}")
+            f"`pip install -U bitsandbytes` (a CUDA GPU; recent releases, 0.50.2 among them, also run on the CPU), "
+            f"{off}")
     dev = resolve_device(device)
     if dev.type == "cuda":
         return
@@ -80,8 +81,8 @@ def check_quantization(quantization: str | None, device=None, model: str | None 
         from importlib.metadata import version
         raise QuantizationUnavailable(
             f"{option}=True{where} on the CPU needs a bitsandbytes release with a CPU backend; the installed "
-            f"bitsandbytes {version('bitsandbytes')} has none: `pip install -U 'bitsandbytes>=0.46'`, run on a "
-            f"CUDA GPU, {off}")
+            f"bitsandbytes {version('bitsandbytes')} has none (no bitsandbytes.backends.cpu): `pip install -U "
+            f"bitsandbytes` (0.50.2 has one), run on a CUDA GPU, {off}")
 
 
 def quantization_config(quantization: str | None, compute_dtype=None):
