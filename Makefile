@@ -9,7 +9,7 @@ STAMP   := $(VENV)/.installed
 # torch is pinned to the CPU wheel in the same install command (an unpinned torch pulls a CUDA build).
 TORCH   ?= torch==2.13.0
 
-.PHONY: venv book test bench check-book clean-book toc rehearse
+.PHONY: venv book test test-slow bench check-book clean-book toc rehearse
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,9 +22,15 @@ venv: $(STAMP)
 book: $(STAMP)
 	$(BIN)/pluralign book --profile $(PROFILE)
 
+# `make test` runs every test not marked slow (under 2.5 min on 2 cores); `make test-slow` the slow ones (real
+# models, page builds in child processes, kill-and-resume runs). CI runs both (.ci/run).
 test: $(STAMP)
 	bash scripts/install-chromium.sh
-	$(BIN)/python -m pytest -q -ra
+	$(BIN)/python -m pytest -q -ra -m "not slow"
+
+test-slow: $(STAMP)
+	bash scripts/install-chromium.sh
+	$(BIN)/python -m pytest -q -ra -m slow
 
 # the paper profile rehearsed offline on CPU: tiny random-weight models and small data under every paper Hub id,
 # a local server under every LLM endpoint name; pages in book/_executed/rehearsal, HTML in _build/rehearsal (issue 16)
