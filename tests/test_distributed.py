@@ -12,10 +12,10 @@ mean loss), so the only difference is float32 summation order in the gradients. 
 the gradient's running magnitude, so on a coordinate whose gradient is at rounding level that difference
 becomes part of a step of size ``lr``: BT's classifier bias has an exactly zero gradient (a shift of every
 reward leaves r_A − r_B unchanged), so it moves by rounding noise alone and is not compared; every other
-weight is checked to 0.1 × lr = 1e-4 (measured ≤ 4e-5; the head weight ≤ 2e-6), and the reward differences r_A − r_B that BT
-identifies to 1e-5 (measured ~1e-8). The MSE model (no such direction) is checked to 1e-6 (measured 6e-8). A run that
-took other batches (e.g. 8 instances per process: twice the global batch, half the steps) moves weights by
-~lr and fails.
+weight is checked to 0.1 × lr = 1e-4 (measured ≤ 4e-5; the head weight ≤ 2e-6), and the reward differences
+r_A − r_B that BT identifies to 1e-5 (measured ~1e-8). The MSE model (no such direction) is checked to 1e-6
+(measured 6e-8). A run that took other batches (8 instances per process: twice the global batch, half the
+steps) moved weights by 3.9e-3 and fails.
 """
 from __future__ import annotations
 
@@ -124,3 +124,17 @@ def test_the_cache_is_written_once_by_the_main_process(runs):
     # bt, bt-margin, mse trained once each; scored at 10 texts per chunk: 32 texts (base, bt, bt-margin): 3 × 4 chunks, 16 (mse): 2
     assert n_train == 3 and n_score == 14
     print(f"two-process launch: {seconds:.1f} s")
+
+
+def test_the_global_batch_must_split_evenly_between_the_processes(monkeypatch):
+    from pluralign.rewards import distributed
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    assert not distributed.active() and distributed.per_device_batch(7, 13) == 7  # one process: unchanged
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "0")
+    assert distributed.active() and distributed.per_device_batch(8, 16) == 4
+    with pytest.raises(ValueError, match=r"batch_size=7 is the global batch and must be a multiple of the 2 "
+                                         r"processes.*batch_size=6"):
+        distributed.per_device_batch(7, 14)
+    with pytest.warns(UserWarning, match="13 training instances are not a multiple of the global batch 8"):
+        assert distributed.per_device_batch(8, 13) == 4

@@ -12,6 +12,10 @@ a killed run loses only its current chunk, and a re-run recomputes nothing. The 
 ``pair_id, reward_a, reward_b, p_a`` (``sigma_a, sigma_b`` for a mean-variance RM) and, where the data have
 judgments, ``n_judgments``, ``majority`` and ``share_a``; the accuracy against the majority is printed with a
 95% bootstrap interval.
+
+``pluralign train`` (:func:`train_main`) trains a reward model for it. Both run data-parallel under
+``accelerate launch --multi_gpu --num_processes N -m pluralign.rewards.cli score|train ...``
+(:mod:`pluralign.rewards.distributed`): the processes share the work, the main process writes the output.
 """
 from __future__ import annotations
 

@@ -106,7 +106,7 @@ def per_device_batch(batch_size: int, n_instances: int | None = None) -> int:
         raise ValueError(f"batch_size={batch_size} is the global batch and must be a multiple of the {n} processes "
                          f"(each process gets batch_size / {n} instances per step); use e.g. batch_size="
                          f"{max(n, batch_size // n * n)}")
-    if n_instances is not None and n_instances % batch_size and is_main():
+    if n_instances is not None and n_instances % batch_size and os.environ.get("RANK", "0") == "0":
         warnings.warn(f"{n_instances} training instances are not a multiple of the global batch {batch_size}: "
                       f"accelerate fills each epoch's last batch on {n} processes with instances from the epoch's "
                       "start, so the weights will differ slightly from a single-process run", stacklevel=3)
