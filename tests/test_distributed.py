@@ -68,6 +68,7 @@ def runs(tmp_path_factory):
     return tmp / "one", tmp / "two", tmp / "cache-1", tmp / "cache-2", time.perf_counter() - t0
 
 
+@pytest.mark.slow  # launches two more Python processes (~55 s of CPU in all); CI runs it (make test-slow)
 def test_two_processes_score_like_one_in_input_order(runs):
     one, two, *_ = runs
     ref = np.load(one / "rank0.npz")
@@ -90,6 +91,7 @@ def test_two_processes_score_like_one_in_input_order(runs):
                                   a.drop(columns=["reward_a", "reward_b", "p_a"]))
 
 
+@pytest.mark.slow  # launches two more Python processes (~55 s of CPU in all); CI runs it (make test-slow)
 def test_two_processes_train_the_same_weights(runs):
     one, two, *_ = runs
     ref, r0, r1 = np.load(one / "rank0.npz"), np.load(two / "rank0.npz"), np.load(two / "rank1.npz")
@@ -111,6 +113,7 @@ def test_two_processes_train_the_same_weights(runs):
         np.testing.assert_allclose(w2[k], w1[k], rtol=0, atol=1e-6, err_msg=k)
 
 
+@pytest.mark.slow  # launches two more Python processes (~55 s of CPU in all); CI runs it (make test-slow)
 def test_the_cache_is_written_once_by_the_main_process(runs):
     one, two, cache1, cache2, seconds = runs
     assert not list(two.glob("writes_rank1.txt")), "process 1 wrote to the shared cache"
