@@ -57,8 +57,12 @@ def run(model_folder: str) -> dict:
                                       [(p, r) for p, r in zip(data.pairs.prompt, data.pairs.response_b)],
                                       progress=False)}
     for objective in ("bt", "bt-margin"):
+        # bt-margin also evaluates every step on the same pairs (sharded, losses gathered) and keeps the best
+        evaluate = {"eval_data": data, "keep_best": True} if objective == "bt-margin" else {"keep_best": False}
         trained = rm.train(data, objective, labels="aggregate", epochs=EPOCHS, lr=LR, batch_size=BATCH, dropout=0.0,
-                           keep_best=False, progress=False)
+                           progress=False, **evaluate)
+        result[f"{objective}/history"] = np.array([[h.get("step", -1), h.get("eval_loss", h.get("best_eval_loss"))]
+                                                   for h in trained.history], dtype=float).reshape(-1, 2)
         for name, p in trained.module.model.state_dict().items():
             result[f"{objective}/weights/{name}"] = p.detach().cpu().numpy()
         s = trained.score(data, progress=False)

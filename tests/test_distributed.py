@@ -106,6 +106,11 @@ def test_two_processes_train_the_same_weights(runs):
             np.testing.assert_allclose(r0[k], ref[k], rtol=0, atol=0.1 * LR, err_msg=k)
         # training moved the head by far more than the tolerance: the comparison tells runs apart
         assert np.abs(ref[f"{objective}/weights/classifier.weight"] - init).max() > 10 * 0.1 * LR
+    # bt-margin evaluated after each of its 4 steps (evaluation batches sharded, losses gathered), best kept
+    h1, h2 = ref["bt-margin/history"], r0["bt-margin/history"]
+    assert h1.shape == (5, 2) and list(h1[:, 0]) == [1, 2, 3, 4, -1]
+    np.testing.assert_array_equal(h2[:, 0], h1[:, 0])
+    np.testing.assert_allclose(h2[:, 1], h1[:, 1], rtol=0, atol=1e-6)  # measured 1.2e-7
     w1 = load_file(str(one / "mse-model" / "model.safetensors"))
     w2 = load_file(str(two / "mse-model" / "model.safetensors"))
     assert sorted(w1) == sorted(w2)
