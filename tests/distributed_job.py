@@ -1,6 +1,7 @@
 """The job tests/test_distributed.py runs twice: in one plain process, and under ``accelerate launch`` on two CPU
 processes (gloo). It trains the tiny sequence-classification RM with BT and BT-with-margin (library calls) and
-MSE (``pluralign train``), scores the data with every trained model (``pluralign score`` for the MSE one), and writes what each process ended with (``OUT/rank<r>.npz``) and every cache write it made
+MSE (``pluralign train``), scores the data with every trained model (``pluralign score`` for the MSE one),
+and writes what each process ended with (``OUT/rank<r>.npz``) and every cache write it made
 (``OUT/writes_rank<r>.txt``).
 
     python tests/distributed_job.py MODEL_FOLDER OUT
@@ -81,7 +82,8 @@ def run_cli(model_folder: str, out: Path) -> None:
               "--lr", str(LR), "--batch-size", "16", "--dropout", "0", "--out", str(out / "mse-model"),
               "--no-progress"])
     assert rc == 0, rc
-    rc = cli(["score", "--model", str(out / "mse-model"), *data, "--batch-size", "4", "--max-length", str(MAX_LENGTH), "--out",
+    rc = cli(["score", "--model", str(out / "mse-model"), *data, "--batch-size", "4", "--max-length", str(MAX_LENGTH),
+              "--out",
               str(out / "mse-scores.parquet"), "--no-progress"])
     assert rc == 0, rc
 

@@ -86,9 +86,9 @@ def test_two_processes_score_like_one_in_input_order(runs):
     a = pd.read_parquet(one / "mse-scores.parquet")
     b = pd.read_parquet(two / "mse-scores.parquet")
     assert list(b.pair_id) == list(a.pair_id) and list(b.columns) == list(a.columns) and len(a) == 8
-    np.testing.assert_allclose(b[["reward_a", "reward_b", "p_a"]], a[["reward_a", "reward_b", "p_a"]], rtol=0, atol=1e-5)
-    pd.testing.assert_frame_equal(b.drop(columns=["reward_a", "reward_b", "p_a"]),
-                                  a.drop(columns=["reward_a", "reward_b", "p_a"]))
+    cols = ["reward_a", "reward_b", "p_a"]
+    np.testing.assert_allclose(b[cols], a[cols], rtol=0, atol=1e-5)
+    pd.testing.assert_frame_equal(b.drop(columns=cols), a.drop(columns=cols))
 
 
 @pytest.mark.slow  # launches two more Python processes (~55 s of CPU in all); CI runs it (make test-slow)
@@ -129,7 +129,8 @@ def test_the_cache_is_written_once_by_the_main_process(runs):
     assert rel(w2, cache2) == rel(w1, cache1)  # the same entries as the single-process run
     n_score = sum("rewards_score" in p for p in w2)
     n_train = sum("rewards_train" in p for p in w2)
-    # bt, bt-margin, mse trained once each; scored at 10 texts per chunk: 32 texts (base, bt, bt-margin): 3 × 4 chunks, 16 (mse): 2
+    # bt, bt-margin, mse trained once each; scored at 10 texts per chunk: 32 texts (base, bt, bt-margin):
+    # 3 × 4 chunks, 16 (mse): 2
     assert n_train == 3 and n_score == 14
     print(f"two-process launch: {seconds:.1f} s")
 

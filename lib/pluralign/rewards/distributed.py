@@ -21,7 +21,9 @@ when the launcher started more than one process (``WORLD_SIZE > 1``). Single-pro
   last, short global batch of an epoch with instances from the epoch's start, and a warning says so) and (2)
   training draws no random numbers (``dropout=0``: each process draws its own dropout masks, so with
   dropout the runs agree in distribution, not number by number). The trained model is written to the cache
-  once, by the main process, and every process then opens that one folder.
+  once, by the main process, and every process then opens that one folder. The frozen-encoder head's compact
+  loop (``engine="torch"``, seconds on a CPU) is not split: every process trains the same head, the main
+  process writes it.
 * **Scoring** (:meth:`RewardModel.raw_outputs`, hence ``score``, ``prob_a``, ``predict``) keeps the
   single-process cache chunks (``base.CHUNK`` texts, same keys): the main process looks up which chunks are
   cached, then the missing chunks are scored in rounds of N chunks, each round's texts split evenly between
