@@ -484,11 +484,11 @@ def execution_order(todo: list[Run], m: dict) -> list[Run]:
 
 @contextlib.contextmanager
 def _warm_kernels(todo: list[Run], profile: str, refresh: bool, lib_hash: str):
-    """While more than one page is to execute, their kernels are forked from one warm server that imported the
+    """While four or more pages are to execute, their kernels are forked from one warm server that imported the
     heavy modules once (:mod:`pluralign.book.warm`; issue #19: 3–5 s of imports per page otherwise)."""
     from pluralign.book import warm
     stale = [r for r in todo if refresh or not _is_fresh(r, run_fingerprint(r, lib_hash))]
-    if len(stale) < 2 or not warm.enabled():
+    if len(stale) < 4 or not warm.enabled():  # a few pages: the server's own imports would not pay off
         yield
         return
     old = os.environ.get(warm.SOCKET_ENV)

@@ -35,8 +35,8 @@ from typing import Iterator
 #: what the server imports before it forks (a module missing from the environment is passed over)
 WARM_MODULES = (
     "numpy", "pandas", "scipy.stats", "scipy.optimize", "sklearn.linear_model", "sklearn.metrics",
-    "matplotlib", "matplotlib.pyplot", "matplotlib.figure", "yaml", "IPython", "ipykernel.kernelapp",
-    "ipykernel.ipkernel", "ipykernel.zmqshell", "myst_nb", "torch", "torch.nn", "safetensors.torch",
+    "sklearn.datasets", "nltk", "tabulate", "matplotlib", "matplotlib.pyplot", "matplotlib.figure", "yaml", "IPython",
+    "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "myst_nb", "myst_nb.ext.glue", "torch", "torch.nn", "safetensors.torch",
     "transformers", "transformers.models.bert.modeling_bert", "transformers.models.auto.modeling_auto",
     "transformers.models.auto.tokenization_auto", "sentence_transformers",
     "pluralign", "pluralign.report", "pluralign.stats", "pluralign.data", "pluralign.diverging", "pluralign.seal",
