@@ -98,7 +98,8 @@ def test_a_lora_training_step_in_8bit(llama, device):
     assert all(not torch.equal(after[n].detach(), v) for n, v in lora_b.items())
 
 
-@pytest.mark.parametrize("device", DEVICES)
+# the CPU case takes about a minute on 2 cores (8 epochs through the Trainer): CI runs it with the slow tests
+@pytest.mark.parametrize("device", [pytest.param("cpu", marks=pytest.mark.slow), DEVICES[1]])
 def test_the_trainer_path_trains_with_bf16_on_cuda(llama, device, monkeypatch):
     from pluralign.rewards import trainer
     seen = {}
