@@ -48,7 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--truncation-side", default="left", choices=["left", "right"])
     p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code (off by default)")
-    p.add_argument("--load-in-8bit", action="store_true", help="8-bit weights (bitsandbytes, CUDA GPU only)")
+    q = p.add_mutually_exclusive_group()
+    q.add_argument("--load-in-8bit", action="store_true", help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' CPU backend)")
+    q.add_argument("--load-in-4bit", action="store_true", help="4-bit NF4 weights (bitsandbytes; CUDA or CPU)")
     p.add_argument("--device", default=None)
     p.add_argument("--no-progress", action="store_true")
     return p
@@ -129,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         rm = load(args.model, kind=args.kind, max_length=args.max_length, truncation_side=args.truncation_side,
-                  trust_remote_code=args.trust_remote_code, load_in_8bit=args.load_in_8bit, device=args.device,
+                  trust_remote_code=args.trust_remote_code, load_in_8bit=args.load_in_8bit,
+                  load_in_4bit=args.load_in_4bit, device=args.device,
                   batch_size=args.batch_size)
     except (ValueError, OSError, RuntimeError) as e:
         print(f"pluralign score: cannot load model {args.model!r}: {e}", file=sys.stderr)
@@ -188,7 +191,9 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("--truncation-side", default="left", choices=["left", "right"])
     p.add_argument("--lora", action="store_true", help="LoRA adapters on a causal LM (Diverging Preferences App. A)")
     p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code (off by default)")
-    p.add_argument("--load-in-8bit", action="store_true", help="8-bit weights (bitsandbytes, CUDA GPU only)")
+    q = p.add_mutually_exclusive_group()
+    q.add_argument("--load-in-8bit", action="store_true", help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' CPU backend)")
+    q.add_argument("--load-in-4bit", action="store_true", help="4-bit NF4 weights (bitsandbytes; CUDA or CPU)")
     p.add_argument("--device", default=None)
     p.add_argument("--no-progress", action="store_true")
     return p
@@ -215,7 +220,8 @@ def train_main(argv: list[str] | None = None) -> int:
         return 2
     try:
         rm = load(args.model, kind=args.kind, max_length=args.max_length, truncation_side=args.truncation_side,
-                  trust_remote_code=args.trust_remote_code, load_in_8bit=args.load_in_8bit, device=args.device,
+                  trust_remote_code=args.trust_remote_code, load_in_8bit=args.load_in_8bit,
+                  load_in_4bit=args.load_in_4bit, device=args.device,
                   lora=True if args.lora else None)
     except (ValueError, OSError, RuntimeError) as e:
         print(f"pluralign train: cannot load model {args.model!r}: {e}", file=sys.stderr)
