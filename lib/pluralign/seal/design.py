@@ -82,8 +82,11 @@ def alignment_models(data, other=None, *, models: dict | None = None, train: dic
     rm0 = rewards.load(**dict(base or {}))
     kw = {"objective": "bt", "labels": "aggregate", **dict(train or {})}
     kw.setdefault("progress", progress)
-    # embed D's texts first, in one fixed order, so the cache is shared with other chapters
+    # embed D's texts first, then the other data's, each in one fixed order, so the cache is shared with other
+    # chapters and pages: a page whose models come from the cache still scores the other data (resistance on other
+    # sets) from these embeddings instead of embedding its texts again in another order (#19)
     rewards.embed_all(rm0, data, progress=progress)
+    rewards.embed_all(rm0, other, progress=progress)
     pre = rm0.train(other, **kw)
     post = rm0.train(combine(other, data, name=f"{other.name} + D"), **kw)
     return AlignmentModels(pre=pre, post=post, design="pre-D RM trained on other data, post-D RM on other data + D",
