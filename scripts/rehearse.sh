@@ -34,10 +34,12 @@ mapfile -t NAMES < <("$BIN/python" -c 'from pluralign.book.mirror import profile
 print("\n".join(profile_ids("paper")["endpoints"]))')
 PORT=$("$BIN/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export PLURALIGN_MIRROR=$MIRROR HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# one OpenMP thread per process: the models are tiny, and the kernel and the server share the cores; on a busy
+# machine two threads per tiny product spin-wait (measured: one LoRA/8-bit training run 215 s -> 39 s, one
+# attention call 5 ms -> 8 us)
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 export PLURALIGN_CACHE=$DIR/cache PLURALIGN_LLM_BASE_URL=http://127.0.0.1:$PORT/v1
-# one thread: the server shares the cores with the notebook's kernel; on a busy machine two OpenMP threads per tiny
-# matrix product cost 1000x (measured: 5 ms instead of 8 us per attention call)
-OMP_NUM_THREADS=1 HF_HUB_DISABLE_PROGRESS_BARS=1 "$BIN/pluralign" serve --model "$MIRROR/meta-llama/Meta-Llama-3-8B-Instruct" --port "$PORT" \
+HF_HUB_DISABLE_PROGRESS_BARS=1 "$BIN/pluralign" serve --model "$MIRROR/meta-llama/Meta-Llama-3-8B-Instruct" --port "$PORT" \
     --served-model-name "${NAMES[@]}" >"$DIR/server.log" 2>&1 &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT

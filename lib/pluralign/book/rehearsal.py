@@ -99,7 +99,9 @@ MODELS: dict[str, Arch] = {
 # the tiny stand-ins' sizes
 TINY = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 SCALE = 10.0  # the weight matrices' standard deviation: SCALE × the config's initializer_range
-VOCAB = {"deberta-v3-spm": 600, "electra-wordpiece": 600, "llama3-bpe": 600}
+# Llama-3's byte-level BPE gets more merges: at 600 (344 merges over the 256 bytes) a simulated pair is ~120-240
+# tokens, at 2000 ~55, and the Llama stand-in's training and generation time scales with it
+VOCAB = {"deberta-v3-spm": 600, "electra-wordpiece": 600, "llama3-bpe": 2000}
 
 LLAMA3_SPECIAL = ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
 # Meta-Llama-3-8B-Instruct's tokenizer_config.json chat template
@@ -188,7 +190,7 @@ def _llama3_tokenizer(folder: Path, corpus: list[str]) -> int:
 
 
 #: the end-of-turn logit lift of the rehearsal Llama (:func:`_ends_its_answers`)
-EOS_LIFT = 6.0
+EOS_LIFT = 10.0
 
 
 def _ends_its_answers(model, tok) -> None:
@@ -196,9 +198,9 @@ def _ends_its_answers(model, tok) -> None:
     so every request would run to ``max_tokens`` (512 tokens × every labelling attempt: most of a rehearsal's
     time, and unlike any real endpoint). Hidden channel 0 is made a constant of the residual stream (every token
     embedding holds the same value there, no layer writes to it) and only the two end tokens read it in the output
-    layer, so their logits get a lift of about :data:`EOS_LIFT` at every position: greedy answers end after a few
-    to a few dozen tokens (measured on the mirror's prompts: 2-183 tokens, median 4). The other weights stay
-    random; the answers stay garbage."""
+    layer, so their logits get a lift of about :data:`EOS_LIFT` at every position: answers end after a few to a
+    few dozen tokens (measured on 12 greedy and sampled answers: 11 ended within 57 tokens, one ran to the limit
+    of 256). The other weights stay random; the answers stay garbage."""
     import torch
     ends = [tok.convert_tokens_to_ids(t) for t in ("<|end_of_text|>", "<|eot_id|>")]
     with torch.no_grad():
