@@ -250,3 +250,13 @@ def test_out_dir_places_pages_toc_and_html_apart_from_the_profiles_own(tmp_path)
     assert not any("_executed/paper" in c["file"] for p in toc["parts"] for c in p["chapters"])
     with pytest.raises(runner.BookError, match="inside the project"):
         runner.out_folder(tmp_path)
+
+
+def test_seal_similarity_model_bge_m3_is_listed_and_embeds_from_the_mirror(offline):
+    """SEAL App. D.7's BGE-m3 (the paper profile's similarity_model) is an id of the profile and, from the mirror,
+    a sentence-transformers model (CLS pooling, normalized) that pluralign.embed loads offline."""
+    from pluralign import embed
+    assert "BAAI/bge-m3" in profile_ids("paper")["models"]
+    assert embed.resolve_model("BAAI/bge-m3") == str(offline / "BAAI/bge-m3")
+    cos = embed.cosine_pairs(["a cat sat on the mat", "hello"], ["a cat sat on the mat", "goodbye"], model="BAAI/bge-m3")
+    assert cos[0] == pytest.approx(1.0, abs=1e-5) and -1.0 <= cos[1] < 1.0

@@ -42,7 +42,10 @@ def resolve_model(model: str | Path | None = None) -> str:
     if model is None:
         model = DEFAULT_MODEL
     m = MODELS.get(str(model), str(model))
-    return m() if callable(m) else m
+    if callable(m):
+        return m()
+    from pluralign.mirror import resolve  # a Hub id from $PLURALIGN_MIRROR first (air-gapped clusters)
+    return str(resolve(m))
 
 
 @functools.lru_cache(maxsize=4)

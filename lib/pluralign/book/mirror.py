@@ -22,7 +22,7 @@ def profile_ids(profile: str = "paper") -> dict[str, list[str]]:
         if isinstance(o, dict):
             served = "base_url" in o or o.get("backend") == "openai" or str(o.get("name", "")).startswith("openai:")
             for k, v in o.items():
-                if k == "name_or_path" and is_hub_id(v):
+                if k in ("name_or_path", "similarity_model") and is_hub_id(v):  # RMs, LLMs; SEAL's BGE-m3
                     models.add(str(v))
                 elif k == "name" and isinstance(v, str):
                     if served:

@@ -51,7 +51,7 @@ class Arch:
     model_type: str
     base_class: str                  # the transformers class the stand-in is built and saved with
     architectures: tuple | None      # as in the real config.json
-    tokenizer: str                   # tokenizer family: deberta-v3-spm | electra-wordpiece | llama3-bpe
+    tokenizer: str                   # tokenizer family: deberta-v3-spm | electra-wordpiece | llama3-bpe | xlmr-spm
     real_size: str                   # the real model's size, for the sidecar
     source: str
     config: dict = field(default_factory=dict)  # real settings kept (they change code paths)
@@ -94,6 +94,12 @@ MODELS: dict[str, Arch] = {
         _HUB.format("meta-llama/Meta-Llama-3-8B-Instruct"),
         {"rope_theta": 500000.0, "max_position_embeddings": 8192, "tie_word_embeddings": False, "hidden_act": "silu",
          "rms_norm_eps": 1e-5, "attention_bias": False}),
+    "BAAI/bge-m3": Arch(
+        "xlm-roberta", "XLMRobertaModel", ("XLMRobertaModel",), "xlmr-spm",
+        "XLM-RoBERTa-large encoder: 24 layers, hidden 1024, 16 heads, vocab 250002, 8194 positions; a "
+        "sentence-transformers model (CLS pooling, normalized)", _HUB.format("BAAI/bge-m3"),
+        {"max_position_embeddings": 8194, "type_vocab_size": 1, "layer_norm_eps": 1e-5, "hidden_act": "gelu",
+         "position_embedding_type": "absolute"}),
 }
 
 # the tiny stand-ins' sizes
@@ -101,7 +107,7 @@ TINY = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermed
 SCALE = 10.0  # the weight matrices' standard deviation: SCALE × the config's initializer_range
 # Llama-3's byte-level BPE gets more merges: at 600 (344 merges over the 256 bytes) a simulated pair is ~120-240
 # tokens, at 2000 ~55, and the Llama stand-in's training and generation time scales with it
-VOCAB = {"deberta-v3-spm": 600, "electra-wordpiece": 600, "llama3-bpe": 2000}
+VOCAB = {"deberta-v3-spm": 600, "electra-wordpiece": 600, "llama3-bpe": 2000, "xlmr-spm": 600}
 
 LLAMA3_SPECIAL = ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
 # Meta-Llama-3-8B-Instruct's tokenizer_config.json chat template
@@ -166,6 +172,38 @@ def _electra_tokenizer(folder: Path, corpus: list[str]) -> int:
     return len(vocab)
 
 
+def _xlmr_tokenizer(folder: Path, corpus: list[str]) -> int:
+    """A SentencePiece model in XLM-RoBERTa's layout (``sentencepiece.bpe.model``; the tokenizer adds fairseq's
+    offset: <s> 0, <pad> 1, </s> 2, <unk> 3, <mask> last) + ``tokenizer_config.json``."""
+    import sentencepiece as spm
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(corpus), model_writer=buf, vocab_size=VOCAB["xlmr-spm"], model_type="unigram",
+        unk_id=0, bos_id=1, eos_id=2, pad_id=-1, character_coverage=1.0, num_threads=1, minloglevel=2)
+    (folder / "sentencepiece.bpe.model").write_bytes(buf.getvalue())
+    special = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "sep_token": "</s>",
+               "pad_token": "<pad>", "cls_token": "<s>", "mask_token": "<mask>"}
+    _json(folder / "tokenizer_config.json", {"tokenizer_class": "XLMRobertaTokenizer", "model_max_length": 8192,
+                                             **special})
+    _json(folder / "special_tokens_map.json", special)
+    import transformers
+    return len(transformers.AutoTokenizer.from_pretrained(folder))
+
+
+def _sentence_transformer_files(folder: Path, hidden: int) -> None:
+    """bge-m3's sentence-transformers layout: Transformer → CLS pooling → L2 normalization."""
+    _json(folder / "modules.json", [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    _json(folder / "sentence_bert_config.json", {"max_seq_length": 8192, "do_lower_case": False})
+    (folder / "1_Pooling").mkdir(exist_ok=True)
+    _json(folder / "1_Pooling" / "config.json", {
+        "word_embedding_dimension": hidden, "pooling_mode_cls_token": True, "pooling_mode_mean_tokens": False,
+        "pooling_mode_max_tokens": False, "pooling_mode_mean_sqrt_len_tokens": False})
+    (folder / "2_Normalize").mkdir(exist_ok=True)
+
+
 def _llama3_tokenizer(folder: Path, corpus: list[str]) -> int:
     """A byte-level BPE ``tokenizer.json`` (``PreTrainedTokenizerFast``, as Llama-3's) with Llama-3's special
     tokens, BOS ``<|begin_of_text|>``, EOS ``<|eot_id|>``, no pad token, and the Instruct chat template."""
@@ -227,12 +265,14 @@ def build_model(hub_id: str, root: str | Path, *, seed: int = 0) -> Path:
     folder.mkdir(parents=True)
     corpus = _corpus(seed)
     vocab = {"deberta-v3-spm": _deberta_tokenizer, "electra-wordpiece": _electra_tokenizer,
-             "llama3-bpe": _llama3_tokenizer}[arch.tokenizer](folder, corpus)
+             "llama3-bpe": _llama3_tokenizer, "xlmr-spm": _xlmr_tokenizer}[arch.tokenizer](folder, corpus)
     cfg_cls = transformers.AutoConfig.for_model(arch.model_type).__class__
     kw = dict(TINY, vocab_size=vocab, **arch.config)
     if arch.model_type == "llama":
         tok = transformers.AutoTokenizer.from_pretrained(folder)
         kw.update(num_key_value_heads=1, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    elif arch.model_type == "xlm-roberta":
+        kw.update(pad_token_id=1, bos_token_id=0, eos_token_id=2)
     elif arch.model_type == "electra":
         kw.update(embedding_size=TINY["hidden_size"], pad_token_id=0)
     else:
@@ -254,6 +294,8 @@ def build_model(hub_id: str, root: str | Path, *, seed: int = 0) -> Path:
         cfg.pop("architectures", None)  # as the real config.json: AutoModel picks the base model
     cfg.pop("transformers_version", None)  # the same bytes whatever the installed version
     _json(cfg_path, cfg)
+    if arch.model_type == "xlm-roberta":
+        _sentence_transformer_files(folder, TINY["hidden_size"])
     if arch.model_type == "llama":
         gen = folder / "generation_config.json"
         g = json.loads(gen.read_text()) if gen.exists() else {}
