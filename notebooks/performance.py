@@ -27,6 +27,18 @@ from pluralign import report
 report.benchmark_results()
 
 # %% [markdown]
+# (machine-limit)=
+# ## Each heavy step against the machine's own limit
+#
+# A time means little without the speed the machine could reach: each benchmark also measures torch's matmul
+# GFLOP/s at the model's shapes in the same run, and gives a model step's throughput as a share of matmul
+# GFLOP/s ÷ FLOPs per item (issue 19's targets: reward scoring at least 80 % of the fp32 limit, the bf16 fast
+# path at least 40 % of the bf16 limit where the CPU has native bf16).
+
+# %% tags=["remove-input"]
+report.benchmark_shares()
+
+# %% [markdown]
 # (gpu-budget)=
 # ## GPU budget of the `paper` profile (estimate)
 #

@@ -130,3 +130,55 @@ def test_precision_deviation_measures_bf16_against_fp32(tiny_rm_folder):
     same = speed.precision_deviation(exact, exact, data)
     assert same.values["max_abs_diff"] == 0 and same.values["sign_flip_share"] == 0
     assert "fp32" in same.note and "0 of 30 pairs" in same.note
+
+
+def test_fp32_twin_scores_the_same_weights_in_fp32_and_deviation_takes_entry_pairs(tiny_rm_folder):
+    exact = R.load(tiny_rm_folder, precision="fp32")
+    fast = R.load(tiny_rm_folder, precision="bf16")
+    assert speed.fp32_twin(exact) is exact  # already exact
+    twin = speed.fp32_twin(fast)
+    assert twin.precision == "fp32" and fast.precision == "bf16"  # the fast model is left as it was
+    assert next(fast.module.parameters()).dtype == torch.bfloat16
+    entries = _texts(20, seed=3)  # 10 pairs: (chosen, rejected) one after the other
+    # loaded by rewards.load: the twin is the same weights loaded again in fp32, the exact model's rewards
+    np.testing.assert_array_equal(twin.score(entries, progress=False, cache=False),
+                                  exact.score(entries, progress=False, cache=False))
+    # without a way to reload (a hand-made copy): the bf16 weights widened to fp32
+    del fast._fp32
+    widened = speed.fp32_twin(fast)
+    rounded = R.load(tiny_rm_folder, precision="fp32")
+    rounded.module.to(torch.bfloat16).float()
+    assert widened.precision == "fp32" and next(fast.module.parameters()).dtype == torch.bfloat16
+    np.testing.assert_allclose(widened.score(entries, progress=False, cache=False),
+                               rounded.score(entries, progress=False, cache=False), rtol=0, atol=1e-6)
+    res = speed.precision_deviation(fast, twin, entries)
+    ra = fast.score(entries, progress=False, cache=False).reshape(-1, 2)
+    rb = twin.score(entries, progress=False, cache=False).reshape(-1, 2)
+    assert res.values["n_pairs"] == 10 and res.values["max_abs_diff"] == pytest.approx(np.abs(ra - rb).max())
+    assert res.values["sign_flip_share"] == pytest.approx(
+        np.mean(np.sign(ra[:, 0] - ra[:, 1]) != np.sign(rb[:, 0] - rb[:, 1])))
+    assert speed.precision_deviation(fast, twin, entries, n_pairs=4).values["n_pairs"] == 4
+    with pytest.raises(ValueError, match="even number"):
+        speed.precision_deviation(fast, twin, entries[:5])
+
+
+def test_benchmark_shares_lists_each_step_against_the_machines_limit(tmp_path):
+    import json
+    from pluralign import report
+    assert "No benchmark" in report.benchmark_shares(tmp_path).note
+    (tmp_path / "rewards_ceiling.json").write_text(json.dumps({
+        "name": "rewards_ceiling", "date": "2026-01-01 00:00:00", "machine": {"cpu": "X", "cores": 2},
+        "figures": {"load_average_1min_start": 0.5, "ceiling_fp32_texts_per_s": 60.0, "ceiling_bf16_texts_per_s": 250.0,
+                    "default_fp32_texts_per_s": 48.0, "default_fp32_share_of_fp32_ceiling": 0.8,
+                    "default_fp32_share_of_fp32_ceiling_median_of_repetitions": 0.78,
+                    "fast_path_texts_per_s": 110.0, "fast_path_share_of_bf16_ceiling": 0.44},
+        "units": {"default_fp32_texts_per_s": "texts/s", "fast_path_texts_per_s": "texts/s",
+                  "ceiling_fp32_texts_per_s": "texts/s", "ceiling_bf16_texts_per_s": "texts/s"},
+        "target": {"default_fp32_share_of_fp32_ceiling": ">= 0.80"}}))
+    res = report.benchmark_shares(tmp_path)
+    t = res.table.reset_index()
+    assert list(t["step"]) == ["default fp32", "fast path"] and list(t["precision"]) == ["fp32", "bf16"]
+    assert list(t["share of the machine's limit"]) == [0.8, 0.44]
+    assert list(t["rate"]) == ["48.0 texts/s", "110 texts/s"] and list(t["limit"]) == ["60.0 texts/s", "250 texts/s"]
+    assert t["median share over repetitions"].tolist() == [0.78, "—"] and t["target"].tolist() == [">= 0.80", "—"]
+    assert res.values == {"share_rewards_ceiling_default_fp32": "80.0 %", "share_rewards_ceiling_fast_path": "44.0 %"}

@@ -67,6 +67,52 @@ def benchmark_results(folder=None) -> "Result":
                   data={"machines": where})
 
 
+_SHARE_FIGURE = re.compile(r"^(?P<step>.+)_share_of_(?P<precision>[a-z0-9]+)_ceiling$")
+
+
+def benchmark_shares(folder=None) -> "Result":
+    """Each heavy step the benchmarks timed, as a share of the machine's own limit (issue 19): every figure named
+    ``<step>_share_of_<precision>_ceiling`` (the step's rate ÷ matmul GFLOP/s × FLOPs per item, measured in the
+    same run), with the step's rate, its limit, the median over repetitions where recorded, the target and the
+    1-minute load average during the run (a busy machine lowers every share). Values
+    ``share_<benchmark>_<step>`` (as % with one decimal) for the prose; a note when no benchmark recorded one."""
+    r = benchmark.load_results(folder)
+    rows, values = [], {}
+    for b, g in r.groupby("benchmark", sort=False):
+        fig = dict(zip(g["figure"], g["value"]))
+        units = dict(zip(g["figure"], g["unit"]))
+        tgt = dict(zip(g["figure"], g["target"]))
+        load = [fig.get(k) for k in ("load_average_1min_start", "load_average_1min_end", "load_average_1min")
+                if isinstance(fig.get(k), (int, float))]
+        for k, v in fig.items():
+            m = _SHARE_FIGURE.match(str(k))
+            if not m or not isinstance(v, (int, float)):
+                continue
+            step, prec = m["step"], m["precision"]
+            rate = next(((fig[q], units[q]) for q in fig if q.startswith(step + "_") and q.endswith("_per_s")
+                         and not q.startswith(step + "_share")), (None, ""))
+            limit = next(((fig[q], units[q]) for q in fig if q.startswith(f"ceiling_{prec}_") and
+                          q.endswith("_per_s")), (None, ""))
+            if limit[0] is None:  # a step with its own limit (e.g. embedding_ceiling_fp32_texts_per_s)
+                limit = next(((fig[q], units[q]) for q in fig if q.startswith(f"{step}_ceiling_{prec}_")), (None, ""))
+            rows.append({"benchmark": b, "step": step.replace("_", " "), "precision": prec,
+                         "share of the machine's limit": float(v),
+                         "median share over repetitions": fig.get(f"{k}_median_of_repetitions", MISSING),
+                         "rate": MISSING if rate[0] is None else f"{fmt_number(rate[0])} {rate[1]}",
+                         "limit": MISSING if limit[0] is None else f"{fmt_number(limit[0])} {limit[1]}",
+                         "target": tgt.get(k, MISSING),
+                         "1-min load average": (" → ".join(fmt_number(x) for x in load) if load else MISSING)})
+            values[f"share_{b}_{step}"] = fmt_number(float(v), "share")
+    table = pd.DataFrame(rows, columns=["benchmark", "step", "precision", "share of the machine's limit",
+                                        "median share over repetitions", "rate", "limit", "target", "1-min load average"])
+    note = ("Limit = torch.matmul GFLOP/s measured in the same run at the model's own shapes × the step's FLOPs per "
+            "item, so 100 % is the machine's matmul speed with nothing else to do; softmax, norms, padding, "
+            "tokenization and Python are all overhead against it. Each time is the best of interleaved repetitions "
+            "(the load average says how busy the machine was)." if rows else
+            "No benchmark has recorded a share of the machine's limit yet: run `make bench`.")
+    return Result(table.set_index(["benchmark", "step"]), note=note, values=values)
+
+
 def gpu_budget() -> "Result":
     """The paper profile's GPU budget per heavy step (:func:`pluralign.book.budget.gpu_budget`): an estimate
     from FLOP counts and an assumed utilisation, never a measurement; values ``budget_h100_<part>`` (hours)."""

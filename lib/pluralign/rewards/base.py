@@ -300,6 +300,8 @@ class RewardModel:
             shutil.copytree(folder, output_dir, dirs_exist_ok=True)
         trained = open_trained(folder, device=self.device, dtype=self._dtype_arg, batch_size=self.batch_size)
         trained.token_budget = self.token_budget
+        trained._fp32 = lambda: open_trained(folder, device=self.device, dtype=torch.float32,
+                                             batch_size=self.batch_size)  # speed.fp32_twin
         return trained
 
     # defaults per backend (overridden)

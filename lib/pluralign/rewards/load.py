@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import torch
+
 from pluralign.rewards.base import BACKENDS, RewardModel, open_trained, read_rm_config
 from pluralign.rewards.causal import CausalLMRM, check_quantization, quantization_of  # noqa: F401  (registers the backend)
 from pluralign.rewards.frozen import FrozenEncoderRM, default_encoder_path  # noqa: F401
@@ -101,6 +103,11 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
                device=device, dtype=dtype, batch_size=batch_size, head=head,
                allow_pickle_weights=allow_pickle_weights)
     rm.token_budget = token_budget
+    if not load_in_8bit:  # the same weights in fp32, for speed.fp32_twin (a fast precision's measured deviation)
+        rm._fp32 = lambda: load(name_or_path, kind=kind, max_length=max_length, truncation_side=truncation_side,
+                                trust_remote_code=trust_remote_code, lora=lora, device=device, dtype=torch.float32,
+                                batch_size=batch_size, head=head, allow_pickle_weights=allow_pickle_weights,
+                                token_budget=token_budget)
     return rm
 
 

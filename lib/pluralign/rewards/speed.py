@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 __all__ = ["token_batches", "default_token_budget", "native_bf16", "resolve_precision", "precision_name",
-           "set_threads_once", "precision_deviation", "TOKEN_BUDGET", "PRECISIONS"]
+           "set_threads_once", "precision_deviation", "fp32_twin", "TOKEN_BUDGET", "PRECISIONS"]
 
 #: default token budget per batch (batch size × longest length), by device type: on CPU about 4k tokens (a few
 #: MB of activations per layer for a MiniLM) stayed in cache and amortised per-call overhead best in issue 19's
@@ -126,20 +126,60 @@ def set_threads_once(threads: int | None = None) -> int:
     return torch.get_num_threads()
 
 
+def fp32_twin(rm):
+    """The same reward model computing in fp32 (the reference :func:`precision_deviation` compares a fast precision
+    with): ``rm`` itself when it already computes in fp32; the same weights loaded again in fp32 where ``rm`` came
+    from :func:`pluralign.rewards.load` or ``.train()``; else a copy with its weights widened to fp32 (a
+    frozen-encoder RM: the fp32 encoder under the same head); None for quantized weights (8-bit / 4-bit: no fp32
+    copy of the same weights exists). Its scores are cached apart from ``rm``'s (the precision is in the cache key)."""
+    import copy
+
+    import torch
+    if rm.precision == "fp32":
+        return rm
+    if getattr(rm, "load_in_8bit", False) or getattr(rm, "load_in_4bit", False):
+        return None
+    if getattr(rm, "_fp32", None) is not None:
+        return rm._fp32()
+    twin = copy.copy(rm)
+    enc = getattr(rm, "encoder", None)
+    if enc is not None:  # frozen encoder + head: the head is fp32 already
+        from pluralign.rewards.frozen import Encoder
+        twin.encoder = Encoder.get(enc.name_or_path, max_length=enc.max_length, device=rm.device,
+                                   batch_size=enc.batch_size, dtype=torch.float32)
+        twin.identity = rm.identity.replace(enc.identity, twin.encoder.identity)
+        return twin
+    twin.module = copy.deepcopy(rm.module).float()
+    twin.dtype = torch.float32
+    return twin
+
+
 def precision_deviation(fast, exact, data, *, n_pairs: int | None = None):
     """How far ``fast``'s rewards (a reward model at a fast precision) are from ``exact``'s (the same
-    weights in fp32) on the pairs of ``data`` (PreferenceData; the first ``n_pairs`` where given): max |Δr|
-    over every text, and the share of pairs whose sign of r_A − r_B changes. A Result whose ``values``
-    hold ``precision``, ``max_abs_diff``, ``sign_flip_share`` and ``n_pairs`` (the page quotes them)."""
+    weights in fp32, e.g. :func:`fp32_twin`) on the pairs of ``data``: PreferenceData (the first ``n_pairs`` where
+    given), or a sequence of (prompt, response) entries, each pair's two entries one after the other (chosen,
+    rejected; SEAL's scoring inputs). Max |Δr| over every text, and the share of pairs whose sign of
+    r_A − r_B changes. A Result whose ``values`` hold ``precision``, ``max_abs_diff``, ``sign_flip_share`` and
+    ``n_pairs`` (the page quotes them)."""
     import pandas as pd
     from pluralign.report import Result
 
-    if n_pairs is not None:
-        keep = data.pairs["pair_id"].iloc[:n_pairs]
-        data = data.subset(keep) if hasattr(data, "subset") else data
-    a = fast.score(data, progress=False, cache=False)
-    b = exact.score(data, progress=False, cache=False)
-    ra, rb = a[["reward_a", "reward_b"]].to_numpy(float), b[["reward_a", "reward_b"]].to_numpy(float)
+    if hasattr(data, "pairs"):
+        if n_pairs is not None:
+            keep = data.pairs["pair_id"].iloc[:n_pairs]
+            data = data.subset(keep) if hasattr(data, "subset") else data
+        a = fast.score(data, progress=False, cache=False)
+        b = exact.score(data, progress=False, cache=False)
+        ra, rb = a[["reward_a", "reward_b"]].to_numpy(float), b[["reward_a", "reward_b"]].to_numpy(float)
+    else:
+        entries = [(str(p), str(r)) for p, r in data]
+        if len(entries) % 2:
+            raise ValueError(f"precision_deviation: {len(entries)} entries; pairs need an even number (chosen, "
+                             "rejected, one after the other)")
+        if n_pairs is not None:
+            entries = entries[:2 * n_pairs]
+        ra = np.asarray(fast.score(entries, progress=False, cache=False), float).reshape(-1, 2)
+        rb = np.asarray(exact.score(entries, progress=False, cache=False), float).reshape(-1, 2)
     max_abs = float(np.abs(ra - rb).max()) if len(ra) else 0.0
     flips = int((np.sign(ra[:, 0] - ra[:, 1]) != np.sign(rb[:, 0] - rb[:, 1])).sum())
     n = len(ra)
