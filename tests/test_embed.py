@@ -34,17 +34,41 @@ def test_cosine_pairs_identical_related_unrelated():
 
 
 def test_second_call_is_a_cache_hit(monkeypatch):
-    first = E.embed(TEXTS[:2])
+    # the sentence-transformers path (here: MiniLM's own output, normalize=False), cached by its list of texts
+    first = E.embed(TEXTS[:2], normalize=False)
     hits = cache.stats()["hits"]
 
     def no_model(*a, **k):
         raise AssertionError("the model was loaded although the embeddings are cached")
 
     monkeypatch.setattr(E, "_load", no_model)
-    again = E.embed(TEXTS[:2])
+    again = E.embed(TEXTS[:2], normalize=False)
     assert np.array_equal(first, again) and cache.stats()["hits"] == hits + 1
     with pytest.raises(AssertionError, match="cached"):
-        E.embed(["a text never embedded"])  # new texts do need the model
+        E.embed(["a text never embedded"], normalize=False)  # new texts do need the model
+
+
+def test_default_minilm_shares_the_frozen_reward_models_encoder(monkeypatch):
+    """#19: SEAL's Table 3 cosines embed texts the post-D RM has just scored; the default MiniLM runs through the
+    frozen-encoder RM's encoder (same pipeline as sentence-transformers' MiniLM, to 2e-7), so they are not embedded
+    twice, in this process or (from its on-disk cache) in another."""
+    from pluralign.rewards import frozen
+    monkeypatch.setattr(frozen, "_MEMO", {})  # a fresh process: nothing embedded in memory by earlier tests
+    texts = TEXTS + ["word " * 400]  # and one longer than MiniLM's 256 tokens: truncated alike
+    st = E.embed(texts, normalize=False)  # sentence-transformers, MiniLM's own pipeline (ends in Normalize)
+    enc = frozen.Encoder.get(frozen.default_encoder_path())
+    rm_side = enc.embed(texts, progress=False)  # what a frozen-encoder RM computes when it scores these texts
+    np.testing.assert_allclose(rm_side, st, atol=1e-6)
+    calls = []
+    real = frozen.Encoder._embed_uncached
+    monkeypatch.setattr(frozen.Encoder, "_embed_uncached",
+                        lambda self, t, progress=None: calls.append(list(t)) or real(self, t, progress))
+    v = E.embed(texts)
+    assert calls == [] and np.array_equal(v, rm_side)  # the RM's embeddings, not a second pass
+    monkeypatch.setattr(frozen, "_MEMO", {})  # another process: from the disk cache
+    assert np.array_equal(E.embed(texts), rm_side) and calls == []
+    E.embed(["a text no model has embedded"])
+    assert calls == [["a text no model has embedded"]]
 
 
 def test_model_registry():

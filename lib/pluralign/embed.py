@@ -74,11 +74,19 @@ def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_
     CPU), each padded to its own longest; an embedding does not depend on the batch company.
 
     Cached through :mod:`pluralign.cache`, keyed by the model and the texts (a second call with the
-    same texts loads the array from disk)."""
+    same texts loads the array from disk). The default MiniLM (unit length, no ``token_budget``) runs through
+    :class:`pluralign.rewards.frozen.Encoder`, the frozen-encoder reward model's encoder: the same pipeline, and
+    its in-process and on-disk cache of each text (a text any reward model embedded is reused)."""
     if isinstance(texts, str):
         texts = [texts]
     texts = [str(t) for t in texts]
     path = resolve_model(model)
+    if normalize and not trust_remote_code and token_budget is None and path == _minilm_path():
+        # MiniLM's sentence-transformers pipeline (mean pooling over the mask, unit length, 256 tokens) is what the
+        # frozen-encoder reward model's encoder computes (to 2e-7): one encoder, so a text a reward model already
+        # embedded (SEAL's originals and rewrites, scored before Table 3's cosines) is not embedded again (#19)
+        from pluralign.rewards.frozen import Encoder
+        return Encoder.get(path, device=device).embed(texts, progress=show_progress)
     settings = {"model": _model_key(path), "normalize": bool(normalize)}
 
     def compute() -> np.ndarray:
