@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BIN=${BIN:-$ROOT/.venv/bin}
 DIR=${REHEARSAL_DIR:-$ROOT/_rehearsal}
-ROWS=${REHEARSAL_ROWS:-200}
+ROWS=${REHEARSAL_ROWS:-60}
 OUT_DIR=book/_executed/rehearsal
 MIRROR=$DIR/mirror
 mkdir -p "$DIR"

@@ -228,7 +228,7 @@ def _llama3_tokenizer(folder: Path, corpus: list[str]) -> int:
 
 
 #: the end-of-turn logit lift of the rehearsal Llama (:func:`_ends_its_answers`)
-EOS_LIFT = 10.0
+EOS_LIFT = 12.0
 
 
 def _ends_its_answers(model, tok) -> None:
@@ -236,9 +236,10 @@ def _ends_its_answers(model, tok) -> None:
     so every request would run to ``max_tokens`` (512 tokens × every labelling attempt: most of a rehearsal's
     time, and unlike any real endpoint). Hidden channel 0 is made a constant of the residual stream (every token
     embedding holds the same value there, no layer writes to it) and only the two end tokens read it in the output
-    layer, so their logits get a lift of about :data:`EOS_LIFT` at every position: answers end after a few to a
-    few dozen tokens (measured on 12 greedy and sampled answers: 11 ended within 57 tokens, one ran to the limit
-    of 256). The other weights stay random; the answers stay garbage."""
+    layer, so their logits get a lift of about :data:`EOS_LIFT` at every position: answers end within a few tokens
+    (measured on 12 greedy and sampled answers: all ended within 10 tokens, most after 0-2; at a lift of 10, one
+    in 12 still ran to the limit, and those dominated a labelling job's time). The other weights stay random; the
+    answers stay garbage: empty or unparseable, which the pages must report as failed labels."""
     import torch
     ends = [tok.convert_tokens_to_ids(t) for t in ("<|end_of_text|>", "<|eot_id|>")]
     with torch.no_grad():
