@@ -69,11 +69,19 @@ return {imgs: imgs, links: links, ids: ids, errs: errs, scripts: scripts, prose:
         longnum: longnum};
 """
 
+# waits for MathJax's typesetting where the page loads MathJax (polling up to 3 s for it to start); a page without
+# MathJax is read at once (it used to wait a fixed 3 s)
 _WAIT_FOR_MATH = """
 const done = arguments[arguments.length - 1];
-if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-  MathJax.startup.promise.then(() => done(true), () => done(false));
-} else { setTimeout(() => done(!document.querySelector('script[src*="mathjax"]')), 3000); }
+const start = Date.now();
+const loads = () => !!document.querySelector('script[src*="mathjax"]');
+(function wait() {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    MathJax.startup.promise.then(() => done(true), () => done(false));
+  } else if (!loads() || Date.now() - start > 3000) {
+    done(!loads());
+  } else { setTimeout(wait, 50); }
+})();
 """
 
 
