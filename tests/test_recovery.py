@@ -76,7 +76,7 @@ def test_a_small_demo_rm_learns_the_planted_preferences():
     """The demo recipe (frozen MiniLM + MLP head, BT on every judgment) on a small simulated set: held-out
     accuracy against the population where it agrees, and the reward gap tracks the planted utility."""
     from pluralign import rewards
-    d = simulate(n_pairs=500, seed=0)
+    d = simulate(n_pairs=500, seed=2)  # seed 2: the texts the other demo-RM tests embed (one embedding per process)
     ids = d.pairs["pair_id"].to_numpy()
     test, train = ids[:150], ids[150:]
     rm = rewards.load(head="mlp").train(d.subset(train), objective="bt", labels="all", epochs=10, progress=False)
