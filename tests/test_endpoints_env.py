@@ -98,6 +98,7 @@ def test_server_answers_every_served_name_lists_them_and_refuses_others():
         assert "'tiny' does not exist" in e.value.message and "gemma:7b-instruct" in e.value.message
 
 
+@pytest.mark.slow  # a child process imports torch and serves a model; CI runs it (make test-slow)
 def test_serve_command_takes_several_served_model_names(tmp_path):
     from pluralign.llm.tiny import make_tiny_causal_lm
     folder = make_tiny_causal_lm(tmp_path / "tiny")

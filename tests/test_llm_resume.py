@@ -121,6 +121,7 @@ def test_judge_jobs_resume_and_key_on_settings(tiny, tmp_path):
         assert srv.request_count == n + 3
 
 
+@pytest.mark.slow  # a child process imports torch and serves a model; CI runs it (make test-slow)
 def test_pluralign_serve_command_starts_and_stops(tmp_path):
     """``pluralign serve --model FOLDER --port N`` (the CLI's delegate, main(argv)) in a subprocess."""
     import socket

@@ -87,6 +87,7 @@ def test_4bit_compute_dtype_follows_the_precision_switch(llama):
     assert eight.module.model.model.embed_tokens.weight.dtype == torch.float32
 
 
+@pytest.mark.slow  # LoRA training through bitsandbytes' CPU kernels; CI runs it (make test-slow)
 @pytest.mark.parametrize("quantization", ["8bit", "4bit"])
 def test_lora_steps_on_a_quantized_rm_lower_the_loss_and_leave_the_quantized_weights(llama, quantization):
     rm = R.load(llama, kind="causal", lora=LORA, **{f"load_in_{quantization}": True})
@@ -114,6 +115,7 @@ def test_lora_steps_on_a_quantized_rm_lower_the_loss_and_leave_the_quantized_wei
     assert causal.quantized_layers(m.module).get("Linear8bitLt" if quantization == "8bit" else "Linear4bit") == 14
 
 
+@pytest.mark.slow  # LoRA training through bitsandbytes' CPU kernels; CI runs it (make test-slow)
 def test_an_8bit_lora_rm_trains_saves_and_reloads_in_8bit_through_the_trainer(llama):
     rm = R.load(llama, kind="causal", lora=LORA, load_in_8bit=True)
     data = tiny_pairs()
