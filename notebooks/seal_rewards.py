@@ -71,7 +71,9 @@ study.scoring().glue()
 # %% [markdown]
 # This run's input: {glue:text}`scoring_input`. The pre-$\mathcal{D}$ RM truncated {glue:text}`n_truncated_pre`
 # entries and the post-$\mathcal{D}$ RM {glue:text}`n_truncated_post`; {glue:text}`n_history_differs` pairs were scored
-# on two different histories (each entry on its own conversation).
+# on two different histories (each entry on its own conversation). The two RMs computed in
+# {glue:text}`precision_pre` and {glue:text}`precision_post` (where not fp32, the table gives the measured
+# deviation from fp32 on the same weights).
 #
 # ## Reward vectors and reward shifts (Definition 1, Fig. 2, Fig. 10)
 #

@@ -182,3 +182,32 @@ def test_benchmark_shares_lists_each_step_against_the_machines_limit(tmp_path):
     assert list(t["rate"]) == ["48.0 texts/s", "110 texts/s"] and list(t["limit"]) == ["60.0 texts/s", "250 texts/s"]
     assert t["median share over repetitions"].tolist() == [0.78, "—"] and t["target"].tolist() == [">= 0.80", "—"]
     assert res.values == {"share_rewards_ceiling_default_fp32": "80.0 %", "share_rewards_ceiling_fast_path": "44.0 %"}
+
+
+def test_training_evaluation_is_the_exact_mean_loss_over_token_budget_batches(tiny_rm_folder, monkeypatch):
+    from pluralign.data import simulate
+    from pluralign.rewards import objectives as obj
+    data = simulate(n_pairs=40, seed=2)
+    train, ev = data.subset(data.pairs.pair_id[:30]), data.subset(data.pairs.pair_id[30:])
+    inst = obj.build_instances(ev, "bt", "aggregate").table
+    probe = R.load(tiny_rm_folder)
+    pair_len = [2 * max(len(a["input_ids"]), len(b["input_ids"])) for a, b in zip(
+        probe._featurize(list(zip(inst.prompt.fillna(""), inst["first"]))),
+        probe._featurize(list(zip(inst.prompt.fillna(""), inst["second"]))))]
+    budget = 3 * max(pair_len)  # three pairs to a batch (or more where shorter): the last batch is short
+    rm = R.load(tiny_rm_folder, token_budget=budget, batch_size=8)
+    seen = []
+    real = speed.token_batches
+    monkeypatch.setattr(speed, "token_batches", lambda lengths, budget, max_batch=None: seen.append(
+        (list(lengths), budget, max_batch)) or real(lengths, budget, max_batch))
+    trained = rm.train(train, "bt", eval_data=ev, epochs=1, lr=1e-3, batch_size=8, keep_best=False, progress=False)
+    evals = [(lengths, b, m) for lengths, b, m in seen if len(lengths) == len(inst)]  # the evaluation pairs
+    assert evals and all(lengths == pair_len and b == budget and m == 8 for lengths, b, m in evals)
+    batches = real(*evals[-1])
+    assert len({len(x) for x in batches}) > 1  # uneven batches: a mean of batch means would differ
+    # the last evaluation (after the last step, weights as returned) is the mean BT loss over the pairs
+    ra = trained.score(list(zip(inst.prompt.fillna(""), inst["first"])), progress=False, cache=False)
+    rb = trained.score(list(zip(inst.prompt.fillna(""), inst["second"])), progress=False, cache=False)
+    want = float(obj.bt_loss(torch.tensor(ra), torch.tensor(rb), None).mean())
+    losses = [h["eval_loss"] for h in trained.history if "eval_loss" in h]
+    assert losses[-1] == pytest.approx(want, abs=1e-5)

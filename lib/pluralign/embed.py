@@ -70,7 +70,7 @@ def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_
     (``normalize=False`` returns the model's own output; MiniLM's pipeline normalizes by itself).
 
     Texts run in token-budget batches (:func:`pluralign.rewards.speed.token_batches`: sorted by length, at
-    most ``batch_size`` texts and batch size × longest length within ``token_budget`` tokens, default 4,096 on
+    most ``batch_size`` texts and batch size × longest length within ``token_budget`` tokens, default 2,048 on
     CPU), each padded to its own longest; an embedding does not depend on the batch company.
 
     Cached through :mod:`pluralign.cache`, keyed by the model and the texts (a second call with the

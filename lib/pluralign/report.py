@@ -89,12 +89,9 @@ def benchmark_shares(folder=None) -> "Result":
             if not m or not isinstance(v, (int, float)):
                 continue
             step, prec = m["step"], m["precision"]
-            rate = next(((fig[q], units[q]) for q in fig if q.startswith(step + "_") and q.endswith("_per_s")
-                         and not q.startswith(step + "_share")), (None, ""))
-            limit = next(((fig[q], units[q]) for q in fig if q.startswith(f"ceiling_{prec}_") and
-                          q.endswith("_per_s")), (None, ""))
-            if limit[0] is None:  # a step with its own limit (e.g. embedding_ceiling_fp32_texts_per_s)
-                limit = next(((fig[q], units[q]) for q in fig if q.startswith(f"{step}_ceiling_{prec}_")), (None, ""))
+            rate = next(((fig[q], units[q]) for q in fig if re.fullmatch(re.escape(step) + r"_[a-z]+_per_s", str(q))
+                         and isinstance(fig[q], (int, float))), (None, ""))
+            limit = (rate[0] / v, rate[1]) if rate[0] is not None and v > 0 else (None, "")  # share = rate ÷ limit
             rows.append({"benchmark": b, "step": step.replace("_", " "), "precision": prec,
                          "share of the machine's limit": float(v),
                          "median share over repetitions": fig.get(f"{k}_median_of_repetitions", MISSING),

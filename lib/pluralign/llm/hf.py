@@ -191,7 +191,7 @@ class TransformersLLM(LLM):
             self._labels = (sorted(a), sorted(b))
         return self._labels
 
-    #: tokens per log-probability batch (batch size × longest length); None → 4,096 on CPU, 65,536 on GPU
+    #: tokens per log-probability batch (batch size × longest length); None → 2,048 on CPU, 65,536 on GPU
     token_budget: int | None = None
 
     def next_token_logprobs(self, texts: Sequence[str], batch_size: int = 8) -> list:

@@ -283,6 +283,7 @@ class RewardModel:
             from transformers import set_seed
             set_seed(seed)
             model = self._trainable(objective, dropout, seed)
+            model.token_budget = self.token_budget  # evaluation batches as scoring's (trainer.PreferenceTrainer)
             run = fit_tensors if engine == "torch" else fit
             history = run(model, inst, eval_inst, objective=objective, lr=hp["lr"], epochs=hp["epochs"],
                           batch_size=hp["batch_size"], eval_every=eval_every, keep_best=keep_best, seed=seed,

@@ -80,7 +80,7 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     ``"bf16"``, or ``"auto"`` — bf16 where the device computes it natively (a CUDA GPU that supports it, a CPU
     with AVX512-BF16 / AMX-BF16), fp32 elsewhere (:func:`pluralign.rewards.speed.resolve_precision`);
     ``rm.precision`` says which was used, :func:`pluralign.rewards.speed.precision_deviation` how far it is
-    from fp32. ``token_budget``: tokens per scoring batch (batch size × longest length; default 4,096 on CPU,
+    from fp32. ``token_budget``: tokens per scoring batch (batch size × longest length; default 2,048 on CPU,
     65,536 on GPU); ``batch_size`` caps the texts per batch.
 
     ``load_in_8bit`` / ``load_in_4bit`` quantize the weights through bitsandbytes where the model is loaded (a CUDA

@@ -24,10 +24,13 @@ import numpy as np
 __all__ = ["token_batches", "default_token_budget", "native_bf16", "resolve_precision", "precision_name",
            "set_threads_once", "precision_deviation", "fp32_twin", "TOKEN_BUDGET", "PRECISIONS"]
 
-#: default token budget per batch (batch size × longest length), by device type: on CPU about 4k tokens (a few
-#: MB of activations per layer for a MiniLM) stayed in cache and amortised per-call overhead best in issue 19's
-#: sweeps on hh-rlhf (2,048 to 16,384 tokens, fp32 and bf16); a GPU wants far larger batches
-TOKEN_BUDGET = {"cpu": 4096, "cuda": 65536}
+#: default token budget per batch (batch size × longest length), by device type. On CPU 2,048 tokens: a batch's
+#: widest activation (2,048 × 1,536 fp32 values for a MiniLM's feed-forward layer) is 12 MB, half of 4,096's, and
+#: stays in cache better, while per-call overhead is still small; measured in issue 19 on the first 128 hh-rlhf pairs (single thread, CPU time,
+#: attention FLOPs counted in the limit): 72 % of the fp32 matmul limit at 4,096 tokens, 80 % at 2,048, 82 % at
+#: 1,024 (more, smaller batches parallelise worse over two threads: 2,048 was also best with two on a busy
+#: machine). A GPU wants far larger batches.
+TOKEN_BUDGET = {"cpu": 2048, "cuda": 65536}
 PRECISIONS = ("fp32", "bf16", "auto")
 
 

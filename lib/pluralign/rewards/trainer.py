@@ -85,6 +85,38 @@ class PreferenceTrainer(Trainer):
         loss = instance_loss(self.objective, first, second, target, margin)
         return (loss, out) if return_outputs else loss
 
+    def evaluate(self, eval_dataset=None, ignore_keys=None, metric_key_prefix: str = "eval"):
+        """The objective's mean loss per evaluation instance, over token-budget batches (issue 19: the batching
+        of scoring, :func:`pluralign.rewards.speed.token_batches` over each instance's texts, a pair's two texts
+        in one batch; at most ``per_device_eval_batch_size`` instances), under ``torch.inference_mode``. Each
+        batch's loss counts by its instances, so the result is the exact mean over the evaluation set whatever
+        the batches. Under several processes (accelerate launch) Trainer's sharded evaluation runs instead."""
+        ds = eval_dataset if eval_dataset is not None else self.eval_dataset
+        rm = getattr(self.data_collator, "model", None)
+        if self.args.world_size > 1 or rm is None or not isinstance(ds, _InstanceDataset) or not len(ds):
+            return super().evaluate(eval_dataset, ignore_keys=ignore_keys, metric_key_prefix=metric_key_prefix)
+        import time
+        from pluralign.rewards.speed import default_token_budget, token_batches
+        start = time.perf_counter()
+        per_text = 2 if "f2" in ds.items[0] else 1
+        lengths = [per_text * max(rm._length(it["f1"]), rm._length(it["f2"]) if per_text == 2 else 0)
+                   for it in ds.items]
+        budget = rm.token_budget or default_token_budget(rm.device)
+        model = self.model
+        was_training = model.training
+        model.eval()
+        total = 0.0
+        with torch.inference_mode():
+            for idx in token_batches(lengths, budget, self.args.per_device_eval_batch_size):
+                inputs = self._prepare_inputs(self.data_collator([ds.items[i] for i in idx]))
+                total += float(self.compute_loss(model, inputs)) * len(idx)
+        model.train(was_training)
+        metrics = {f"{metric_key_prefix}_loss": total / len(ds),
+                   f"{metric_key_prefix}_runtime": round(time.perf_counter() - start, 4)}
+        self.log(metrics)
+        self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
+        return metrics
+
     def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
         inputs = self._prepare_inputs(inputs)
         with torch.no_grad():

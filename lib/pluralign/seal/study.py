@@ -220,6 +220,16 @@ class Study:
             rows[f"{k}-D RM: longest input (tokens)"] = (c["longest"] if c["longest"] is not None else "—",
                                                          "not reported")
             values[f"n_truncated_{k}"] = c["n_truncated"] if c["n_truncated"] is not None else "—"
+        precision_notes = []
+        for k in ("pre", "post"):  # issue 19: the precision used and, where not fp32, its measured deviation
+            prec, dev = self._precision_check(k, inputs)
+            rows[f"{k}-D RM: precision"] = (prec, "not reported")
+            values[f"precision_{k}"] = prec
+            if dev is not None:
+                rows[f"{k}-D RM: max |Δr| vs fp32"] = (dev.values["max_abs_diff"], "—")
+                rows[f"{k}-D RM: pairs whose sign of r_chosen − r_rejected changes vs fp32"] = (
+                    f"{100 * dev.values['sign_flip_share']:.1f} % of {dev.values['n_pairs']}", "—")
+                precision_notes.append(f"The {k}-D RM scored in {prec}: " + dev.note.split("; ", 1)[-1])
         table = pd.DataFrame(rows, index=["This run", "SEAL"]).T
         note = ("SEAL's code splits each conversation at `text.rfind(\"Assistant:\")`: the history is `text[:pivot]`, "
                 "the reply `text[pivot:]` with its `Assistant:` prefix, and the RM's tokenizer gets the two as a "
@@ -227,7 +237,29 @@ class Study:
                 "scored as it is; where one shared prompt is needed (this project's training on (prompt, A, B)), such "
                 "a pair takes the chosen side's history. A frozen-encoder RM embeds history and reply apart: an entry "
                 "counts as truncated when either is cut.")
+        if precision_notes:
+            note += " " + " ".join(precision_notes)
         return Result(table=table, note=note, values=values, data={"inputs": inputs})
+
+    #: pairs on which a fast precision's rewards are compared with fp32's (issue 19)
+    PRECISION_CHECK_PAIRS = 128
+
+    def _precision_check(self, k: str, inputs: pd.DataFrame):
+        """The precision the ``k``-D RM computes in, and where it is not fp32 its measured deviation from the same
+        weights in fp32 on the first :attr:`PRECISION_CHECK_PAIRS` pairs of the scoring input
+        (:func:`pluralign.rewards.speed.precision_deviation`; None where it is fp32 or no fp32 copy exists)."""
+        from pluralign.rewards.speed import fp32_twin, precision_deviation
+        rm = getattr(self.rms, k)
+        prec = getattr(rm, "precision", None)
+        if not isinstance(prec, str):
+            return "— (not a pluralign reward model)", None
+        if prec == "fp32":
+            return prec, None
+        exact = fp32_twin(rm)
+        if exact is None:
+            return f"{prec} (quantized weights: no fp32 copy to compare)", None
+        entries = list(zip(inputs["history"].astype(str), inputs["reply"].astype(str)))
+        return prec, precision_deviation(rm, exact, entries, n_pairs=self.PRECISION_CHECK_PAIRS)
 
     def _paper_n_pairs(self) -> int:
         from pluralign.seal.paper import DESIGN, paper_value
