@@ -101,8 +101,9 @@ def test_the_llama_stand_in_generates_and_judges_with_the_llama3_tokenizer_famil
                    "<|start_header_id|>assistant<|end_header_id|>\n\n"
     llm = pluralign.llm.load("meta-llama/Meta-Llama-3-8B-Instruct")
     assert llm.path == str(folder)
-    out = llm.generate(["Which answer is better?", "Hi", "Label the causes as JSON."], max_tokens=5, temperature=0)
-    assert all(isinstance(o[0], str) for o in out) and any(o[0] for o in out)
+    out = llm.generate(["Which answer is better?", "Hi", "Label the causes as JSON."], max_tokens=5, temperature=1.0,
+                       n=8, seed=0)  # sampled: greedy answers of the stand-in mostly end at once (EOS lift)
+    assert all(isinstance(t, str) for o in out for t in o) and any(t for o in out for t in o)
     p = llm.judge_ab("Which is better?", "Paris.", "London.")
     assert 0.0 < p < 1.0
 
