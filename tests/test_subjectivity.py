@@ -284,8 +284,11 @@ def test_category_summary_hand_values():
     assert "mean_p_star" not in category_summary(kind).columns
     with pytest.raises(ValueError, match="'single' or 'multiple'"):
         category_summary(pd.Series({"a": "both"}))
-    with pytest.raises(ValueError, match="lacks 1"):
-        category_summary(kind, p_star=p.drop("d"))
+    # a pair without p* (e.g. every LLM answer unparseable) is counted per category and left out of the means
+    lacking = category_summary(kind, p_star=p.drop("d")).set_index("category")
+    assert lacking.loc["unassigned", "n_without_p_star"] == 1 and np.isnan(lacking.loc["unassigned", "mean_p_star"])
+    assert lacking.loc["Multiple Correct", "n_without_p_star"] == 0
+    assert lacking.loc["Multiple Correct", "mean_p_star"] == pytest.approx(0.6)
 
 
 def test_p_star_from_truth_annotators_labels(tmp_path):

@@ -200,7 +200,9 @@ class Result:
     ``note``    Markdown: what the data can and cannot support here (shown under the table);
     ``values``  named numbers the page's prose quotes: ``Result.glue()`` glues each under its name;
     ``data``    anything further a later section or a test needs (raw frames, fitted models), never displayed;
-    ``skipped`` why this section does not run on this profile (then nothing else is set): the book leaves the
+    ``skipped`` why this section does not run on this profile, or — starting "no estimate: " — why it has nothing
+                to estimate from (e.g. "no estimate: N of M LM labels failed …"; ``values`` may then still hold the
+                names the prose quotes, "—" where no value exists; otherwise nothing else is set): the book leaves the
                 whole section out of the page (:func:`pluralign.book.runner.hide_skipped_sections`); a notebook
                 opened in JupyterLab shows the reason.
     """
@@ -222,7 +224,10 @@ class Result:
     def _ipython_display_(self):
         from IPython.display import HTML, Markdown, display
         if self.skipped:
-            display(Markdown(f"*Not run on this profile:* {self.skipped}"), metadata={SKIPPED_SECTION: True})
+            # a section with nothing to estimate from (e.g. every label failed) says so, counted, not "not run"
+            text = (f"*No estimate:* {self.skipped[len('no estimate: '):]}" if self.skipped.startswith("no estimate: ")
+                    else f"*Not run on this profile:* {self.skipped}")
+            display(Markdown(text), metadata={SKIPPED_SECTION: True})
             return
         if self.table is not None:
             display(HTML(present_html(self.table)))

@@ -195,6 +195,29 @@ class Study:
     def p_star(self) -> pd.Series | None:
         return self.p_star_of(self.data)
 
+    def _p_star_missing(self) -> dict | None:
+        """Pairs of the page without p* (Eq. 2): ``missing`` of ``pairs``, and ``text`` saying how many and why —
+        e.g. how many of the LLM labeller's Appendix B task 3 answers were unparseable
+        (:func:`pluralign.btb.subjectivity.p_star_from` counts them); None when every pair has p* (or none is
+        asked for)."""
+        p = self.p_star
+        if p is None or not p.isna().any():
+            return None
+        n, a = int(p.isna().sum()), p.attrs
+        why = (f"{a['llm_unparsed']} of {a['llm_answers']} answers of the LLM labeller to Appendix B task 3 were "
+               "unparseable (no number of 10 people)" if a.get("llm_answers") else
+               f"no source of {self.p_star_from} covers them")
+        return {"missing": n, "pairs": len(p), "all": n == len(p),
+                "text": f"p\\* is missing for {n} of {len(p)} pairs: {why}"}
+
+    def _no_p_star(self, values: dict | None = None) -> report.Result | None:
+        """A section with nothing to estimate from because no pair has p*: a skipped Result ("no estimate: …",
+        the counts of :meth:`_p_star_missing`) that still glues ``values``; None when some pair has p*."""
+        m = self._p_star_missing()
+        if m is None or not m["all"]:
+            return None
+        return report.Result(table=None, values=dict(values or {}), skipped=f"no estimate: {m['text']}.")
+
     @cached_property
     def _categories(self) -> tuple[pd.Series, pd.Series | None]:
         return self.categories_of(self.data)
@@ -263,6 +286,12 @@ class Study:
             else:
                 said.append(f"no pair is assigned *{cat.lower()}* on this profile")
         note = "Here " + "; ".join(said) + ". (The paper's premise: where many answers are correct, the population splits.)"
+        m = self._p_star_missing()
+        if m is not None:
+            note = report.warning(f"{m['text']}. " + ("No estimate of the mean p\\* or the population agreement: "
+                                                     "only the counts of pairs per category stand." if m["all"] else
+                                                     "Those pairs are left out of the means (counted per category).")
+                                  ) + "\n\n" + note
         return report.Result(table=summary.round(3), note=note, data={"summary": summary})
 
     def examples(self, n: int = 1) -> report.Result:
@@ -282,28 +311,47 @@ class Study:
 
     def p_star_by_category(self) -> report.Result:
         """The distribution of p* per category of the plurality of responses."""
+        none = self._no_p_star()
+        if none is not None:
+            return none
         kind, dist = self._categories
         frame = pd.DataFrame({"p*": self.p_star, "category": kind.map(S.KIND_NAMES).fillna("unassigned")})
         if dist is not None:
             frame["responses"] = dist.map({True: "distinguishable", False: "indistinguishable"}).fillna("unassigned")
-        return report.Result(table=None, figure=plots.p_star_by_category(frame), data={"frame": frame})
+        m = self._p_star_missing()
+        if m is None:
+            return report.Result(table=None, figure=plots.p_star_by_category(frame), data={"frame": frame})
+        frame = frame[frame["p*"].notna()]
+        return report.Result(table=None, figure=plots.p_star_by_category(frame), data={"frame": frame},
+                             note=f"{m['text']}; they are not plotted.")
 
     def binary_judgment_gap(self) -> report.Result:
         """One binary judgment (Eq. 1) read as a prediction of p*: Pearson r and mean L1 per category
         (the statistics of Tables 1–2) with 95% bootstrap CIs, beside the share of all annotators."""
         d, ids, seed = self.data, self.ids, self.seed
-        kind, dist = self._categories
         binary = T.binary_judgments(d, seed=seed)
+        none = self._no_p_star(values={"btb_binary_l1": report.MISSING, "btb_binary_l1_lo": report.MISSING,
+                                       "btb_binary_l1_hi": report.MISSING,
+                                       "btb_binary_dropped": int(len(d) - len(binary))})
+        if none is not None:
+            return none
+        kind, dist = self._categories
+        missing = self._p_star_missing()
         groups = E.table_groups(self.pairs["dataset"], kind, dist, in_domain=set(self.pairs["dataset"]),
                                 out_of_domain=None)
         bids = binary.pairs["pair_id"]
+        if missing is not None:  # pairs without p* have nothing to be compared with: counted in the note
+            has = self.p_star.notna()
+            bids, ids = bids[has.reindex(bids).to_numpy()], ids[has.reindex(ids).to_numpy()]
         by = groups.drop(columns=["domain", "kind_domain"], errors="ignore")
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_NO_CATEGORY)
             rows = [E.evaluate(self.p_star.reindex(bids), binary.share_a().reindex(bids), by=by.reindex(bids), seed=seed)
                     .assign(source="one binary judgment")]
             if d.n_annotators().max() > 1 and self.p_star_from != "annotators":  # (p* = their share: identical)
-                rows.append(E.evaluate(self.p_star, d.share_a().reindex(ids), by=by, seed=seed)
+                p_all, by_all = ((self.p_star, by) if missing is None else
+                                 (self.p_star.reindex(ids), by.reindex(ids)))
+                rows.append(E.evaluate(p_all, d.share_a().reindex(ids), by=by_all, seed=seed)
                             .assign(source=f"all annotators (median {int(d.n_annotators().median())})"))
         ev = pd.concat(rows, ignore_index=True)
         ev["cell"] = [E.interval(v, lo, hi) for v, lo, hi in zip(ev["value"], ev["lo"], ev["hi"])]
@@ -317,6 +365,8 @@ class Study:
                     "judgment is part of its own target: this comparison is optimistic. For a data set with one "
                     "label per pair the binary judgment *is* p\\* (r = 1, L1 = 0): only data sets with several "
                     "annotators per pair say anything here.")
+        if missing is not None:
+            note = (f"{missing['text']}; they are left out here." + ("\n\n" + note if note else ""))
         return report.Result(table=tab, figure=plots.l1_by_category(ev), note=note, data={"evaluation": ev},
                              values={"btb_binary_l1": float(one["value"]), "btb_binary_l1_lo": float(one["lo"]),
                                      "btb_binary_l1_hi": float(one["hi"]),
@@ -522,8 +572,8 @@ class Study:
         else:
             raise ValueError(f"sources are counted for the 'rewards' or 'subjectivity' page, not {page!r}")
         kw = dict(labels_file=self.labels_file, **self._labelling())
-        ps = (None if self.p_star_from in (None, "none") else
-              S.p_star_with_source(self.p_star_from, data, ids, **kw)["source"])
+        pw = None if self.p_star_from in (None, "none") else S.p_star_with_source(self.p_star_from, data, ids, **kw)
+        ps = None if pw is None else pw["source"]
         cs = S.categories_with_source(self.category_source, data, ids, **kw)["source"]
         table = S.source_counts(ps, cs)
         by_llm = table[(table["source"] == "llm") & (table["pairs"] > 0)]
@@ -539,6 +589,13 @@ class Study:
                 f"**Not human: {counts} come from an LLM labeller ({names}),** not from human annotators as in the "
                 f"paper (three annotators, §3.2){judge}. Its p\\* is a model's estimate of the population, not "
                 "the population's. Give human answers to Appendix B as `labels_file` where you have them."))
+        if pw is not None and pw["p_star"].isna().any():  # counted, with why (e.g. the labeller's answers failed)
+            a, n = pw.attrs, int(pw["p_star"].isna().sum())
+            notes.append(report.warning(
+                f"**p\\* is missing for {n} of {len(pw)} pairs**" + (
+                    f": {a['llm_unparsed']} of {a['llm_answers']} answers of the LLM labeller to Appendix B task 3 "
+                    "were unparseable (no number of 10 people)" if a.get("llm_answers") else "") +
+                ". Sections that need p\\* leave those pairs out, and have no estimate where no pair has it."))
         return report.Result(table=table.set_index(["quantity", "source"]), note="\n\n".join(n for n in notes if n),
                              data={"p_star": ps, "categories": cs})
 

@@ -381,12 +381,16 @@ def p_star_from(source: str, data, ids=None, *, labeller=None, labels_file=None,
     elif source == "llm":
         sub = data if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"]) else \
             data.subset(list(ids), reason="pairs to label")
-        p = aggregate_preference(user_preference_estimation(load_labellers(labeller), sub, samples=samples,
-                                                            temperature=temperature, top_p=top_p, job=job))
+        answers = user_preference_estimation(load_labellers(labeller), sub, samples=samples,
+                                             temperature=temperature, top_p=top_p, job=job)
+        p = aggregate_preference(answers)
+        llm_counts = {"llm_answers": int(len(answers)), "llm_unparsed": int(answers["prefer_a"].isna().sum())}
     else:
         raise ValueError(f"p_star_from must be truth, annotators, labels, llm or none, not {source!r}")
     out = p.reindex(ids).astype(float).rename("p_star")
     out.index.name = "pair_id"
+    if source == "llm":  # how many of the labeller's answers gave no number (counted, never dropped silently)
+        out.attrs.update(llm_counts)
     return out
 
 
@@ -424,7 +428,9 @@ def category_summary(kind: pd.Series | None = None, distinguishable: pd.Series |
     (:func:`classify_subjectivity`); ``distinguishable``: Series of booleans
     (:func:`classify_distinguishability`). Pairs without a category (``None`` / NaN, e.g. a tied
     majority vote) are counted as ``"unassigned"``, never dropped. Returns ``dimension, category, n,
-    share`` (+ ``mean_p_star, mean_agreement``)."""
+    share`` (+ ``mean_p_star, mean_agreement``). Pairs without p* (NaN: e.g. every LLM answer unparseable) are
+    left out of the means and counted per category in ``n_without_p_star`` (present only when some pair lacks
+    p*); a category with none has NaN means."""
     if kind is None and distinguishable is None:
         raise ValueError("pass kind and/or distinguishable")
     dims = []
@@ -440,10 +446,9 @@ def category_summary(kind: pd.Series | None = None, distinguishable: pd.Series |
                                 else "Distinguishable" if bool(v) else "Indistinguishable")
         dims.append(("distinguishability", d))
     rows = []
+    missing = p_star is not None and bool(p_star.astype(float).reindex(dims[0][1].index).isna().any())
     for dim, lab in dims:
         ps = None if p_star is None else p_star.astype(float).reindex(lab.index)
-        if ps is not None and ps.isna().any():
-            raise ValueError(f"p_star lacks {int(ps.isna().sum())} of the {len(lab)} pairs")
         order = [c for c in ("Single Correct", "Multiple Correct", "Distinguishable", "Indistinguishable",
                              "unassigned") if (lab == c).any()]
         for cat in order:
@@ -451,8 +456,11 @@ def category_summary(kind: pd.Series | None = None, distinguishable: pd.Series |
             row = {"dimension": dim, "category": cat, "n": int(m.sum()), "share": float(m.mean())}
             if ps is not None:
                 v = ps.to_numpy()[m]
-                row["mean_p_star"] = float(v.mean())
-                row["mean_agreement"] = float(np.abs(2 * v - 1).mean())
+                v = v[~np.isnan(v)]
+                row["mean_p_star"] = float(v.mean()) if len(v) else np.nan
+                row["mean_agreement"] = float(np.abs(2 * v - 1).mean()) if len(v) else np.nan
+                if missing:
+                    row["n_without_p_star"] = int(m.sum() - len(v))
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -569,6 +577,7 @@ def p_star_with_source(source, data, ids=None, *, labeller=None, labels_file=Non
     n_ann = data.n_annotators()
     p = pd.Series(np.nan, index=ids, name="p_star")
     src = pd.Series(None, index=ids, dtype=object, name="source")
+    counts = {}
     for s in chain:
         todo = ids[p.isna().to_numpy()]
         if s == "none" or not len(todo) or (s == "labels" and labels_file is None and not single):
@@ -577,13 +586,18 @@ def p_star_with_source(source, data, ids=None, *, labeller=None, labels_file=Non
             todo = todo[(n_ann.reindex(todo).fillna(0) >= min_annotators).to_numpy()]
             if not len(todo):
                 continue
-        got = p_star_from(s, data, todo, **kw).reindex(todo)
+        got = p_star_from(s, data, todo, **kw)
+        for k, v in got.attrs.items():
+            counts[k] = counts.get(k, 0) + v
+        got = got.reindex(todo)
         has = got.notna()
         p[got.index[has]] = got[has]
         src[got.index[has]] = ([_annotator_label(int(n)) for n in n_ann.reindex(got.index[has])]
                                if s == "annotators" else s)
     p.index.name = src.index.name = "pair_id"
-    return pd.DataFrame({"p_star": p.astype(float), "source": src})
+    out = pd.DataFrame({"p_star": p.astype(float), "source": src})
+    out.attrs.update(counts)  # llm_answers / llm_unparsed where an LLM labelled (see p_star_from)
+    return out
 
 
 def categories_with_source(source, data, ids=None, *, labeller=None, labels_file=None, samples: int = 1,

@@ -287,7 +287,8 @@ def similarity_by_flip(cosine, flips: pd.DataFrame) -> pd.DataFrame:
         for lv, grp in pd.Series(cos).groupby(flips[f].to_numpy()):
             rows.append({"feature": f, "flip": int(lv), "mean": float(grp.mean()),
                          "sd": float(grp.std(ddof=1)) if len(grp) > 1 else np.nan, "n": int(len(grp))})
-    return pd.DataFrame(rows).set_index(["feature", "flip"]).sort_index()
+    # no flip at all (every label missing): an empty table of the same shape, not an error
+    return pd.DataFrame(rows, columns=["feature", "flip", "mean", "sd", "n"]).set_index(["feature", "flip"]).sort_index()
 
 
 def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame, flips_rejected: pd.DataFrame,

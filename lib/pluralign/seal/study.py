@@ -104,6 +104,38 @@ class Study:
             raise ValueError("this section needs entry features: setup(..., features='planted' | 'rules' | 'llm')")
         return self.F
 
+    def _label_failures(self) -> dict | None:
+        """Where the features come from an LM-labeller (``features: llm``, App. C.3): ``failed`` of ``entries``
+        chosen and rejected entries without a valid label (every taxonomy key missing: no answer that parsed as
+        JSON and passed the schema; :func:`~pluralign.seal.features.featurize` counts them in ``n_failed``),
+        ``pairs`` with every regressor labelled on both entries (what Eq. 1-3 can use) and ``labeller``; None
+        for planted or rule-based features (they cannot fail)."""
+        F = self.F
+        if F is None or F.source != "llm" or F.labels_chosen is None:
+            return None
+        miss = [F.labels_chosen.isna().all(axis=1).to_numpy(), F.labels_rejected.isna().all(axis=1).to_numpy()]
+        full = F.chosen[F.regressors].notna().all(axis=1).to_numpy() & F.rejected[F.regressors].notna().all(axis=1).to_numpy()
+        return {"failed": int(miss[0].sum() + miss[1].sum()), "entries": int(len(miss[0]) + len(miss[1])),
+                "pairs": int(full.sum()), "n_pairs": int(len(full)), "labeller": F.labeller}
+
+    def _label_failure_text(self, f: dict | None = None) -> str:
+        """"N of M LM labels failed (why)", the count every section without an estimate states."""
+        f = f or self._label_failures()
+        return (f"{f['failed']} of {f['entries']} LM labels failed (the labeller {f['labeller']} gave no answer that "
+                "parses as JSON and fits the App. C.3 schema)")
+
+    def _no_label_estimate(self, usable: int | None = None, values: dict | None = None):
+        """A section with nothing to estimate from: no pair has ``usable`` labels (default: every regressor on both
+        entries) because the LM-labeller's answers failed. Returns a skipped :class:`~pluralign.report.Result`
+        ("no estimate: N of M LM labels failed …") that still glues ``values`` (the names the page's prose quotes;
+        "—" where no value exists), or None when the section has labelled pairs to estimate from."""
+        from pluralign.report import Result
+        f = self._label_failures()
+        if f is None or (f["pairs"] if usable is None else usable) > 0:
+            return None
+        return Result(table=None, values=dict(values or {}),
+                      skipped=f"no estimate: {self._label_failure_text(f)}, so no pair has labels on both entries.")
+
     def _source(self) -> str:
         """How the pages name this run's features: the simulator's (demo) or a labeller's."""
         return "simulator feature" if self.F is not None and self.F.source == "planted" else "labelled feature"
@@ -326,7 +358,19 @@ class Study:
         from pluralign.seal.paper import DESIGN, paper_value
         F = self._features()
         if F.source != "planted":
-            return Result(table=pd.DataFrame({"feature source": [F.note], "entries labelled": [2 * len(self.view)]}))
+            table = pd.DataFrame({"feature source": [F.note], "entries labelled": [2 * len(self.view)]})
+            f = self._label_failures()
+            if f is None:
+                return Result(table=table)
+            from pluralign.report import warning
+            table["entries without a valid label"] = f["failed"]
+            table["pairs labelled on both entries"] = f["pairs"]
+            note = (f"{self._label_failure_text(f)}; {f['pairs']} of {f['n_pairs']} pairs have every feature labelled "
+                    "on both entries, and only those enter the regressions (Eq. 1-3).")
+            if f["failed"]:
+                note = warning(note + (" Sections with no such pair have no estimate and are left out of this page."
+                                       if not f["pairs"] else ""))
+            return Result(table=table, note=note, values={"n_label_failed": f["failed"], "n_label_entries": f["entries"]})
         rules = pd.concat([rule_featurize(entry_texts(self.view, e)) for e in ("chosen", "rejected")],
                           ignore_index=True)
         planted = pd.concat([planted_taxonomy(F.chosen), planted_taxonomy(F.rejected)], ignore_index=True)
@@ -412,6 +456,14 @@ class Study:
         from pluralign.report import Result
         from pluralign.seal import plots
         from pluralign.seal.paper import DESIGN, paper_rows, paper_table
+        p5 = paper_table("Table 5")
+        paper_values = {"paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
+                        "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
+                        "paper_n_t5": len(p5), "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"])}
+        none = self._no_label_estimate(values={**paper_values, "n_imprint_obs": 0, "n_t5_compared": 0,
+                                               "n_imprint_missing": len(self.view)})
+        if none is not None:
+            return none
         im, F = self.imprint(), self._features()
         fig = plots.coefficient_figure({"pre-D": im["pre"].table, "post-D": im["post"].table},
                                        n_rows=len(F.regressors),
@@ -425,7 +477,6 @@ class Study:
                                         "std_error": fits[k].table.reindex(F.regressors)["std_error"].to_numpy()})
                           for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im))
                           for k, lab in (("pre", "pre-D"), ("post", "post-D"))], ignore_index=True)
-        p5 = paper_table("Table 5")
         rows = paper_rows("Table 5")
         rows = rows[~rows["column"].str.endswith(" p")]
         paper5 = pd.DataFrame({"feature": rows["row"].to_numpy(), "group": rows["column"].to_numpy(),
@@ -442,11 +493,8 @@ class Study:
                 "number stands beside both (it comes from the first). The verdict compares the sign of this run's "
                 "95% CI with the paper's estimate; the paper's estimates are on the OpenAssistant RMs' reward scale, "
                 "this run's on its own RMs', so only signs compare.")
-        values = {"paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
-                  "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
-                  "n_imprint_obs": im["post"].n_obs,
+        values = {**paper_values, "n_imprint_obs": im["post"].n_obs,
                   "n_imprint_missing": im["table"].n_pairs_dropped_missing,
-                  "paper_n_t5": len(p5), "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"]),
                   "n_t5_compared": int(long.loc[long["estimate"].notna() & long["paper"].notna(), "paper_feature"].nunique())}
         return Result(table=table, figure=fig, paper=paper5, note=note, values=values,
                       data={"fixed_effects": {k: im[k] for k in ("pre", "post")}, "seal_code": im["seal_code"],
@@ -456,6 +504,9 @@ class Study:
         """The features each imprint regression dropped (VIF > 5, footnote 6, or constant), per variant: SEAL's
         code's VIF has the pair dummies in its regressions, this project's fixed-effects fit the features alone."""
         from pluralign.report import Result
+        none = self._no_label_estimate()
+        if none is not None:
+            return none
         im = self.imprint()
         rows = {f"{VARIANT_NAMES[key]} · {k}-D": ", ".join(fits[k].dropped_vif) or "none"
                 for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im)) for k in ("pre", "post")}
@@ -498,6 +549,10 @@ class Study:
         from pluralign.seal import plots
         from pluralign.seal.paper import paper_table
         from pluralign.seal.shifts import reward_shift_regression
+        from pluralign.report import MISSING
+        none = self._no_label_estimate(values={"t6_r2": MISSING})
+        if none is not None:
+            return none
         F = self._features()
         t6 = reward_shift_regression(self.theta(), F.chosen, F.rejected, F.regressors)
         fig = plots.coefficient_figure({"chosen (c)": t6.table.xs("c"), "rejected (r)": t6.table.xs("r")},
@@ -587,6 +642,11 @@ class Study:
                 f"{differs} of {int(known.sum())} pairs here. On SEAL's released labels of hh-rlhf (160,800 pairs) the "
                 "text's rule (helpful first) gives 28,213 c / 11,070 r, its code's (harmless first) 28,443 c / 10,840 r "
                 "(the numbers it reports); pairs without both target labels are left out.")
+        f = self._label_failures()
+        if f is not None and f["failed"]:
+            from pluralign.report import warning
+            note = warning(f"{self._label_failure_text(f)}: {len(known) - int(known.sum())} of {len(known)} pairs lack "
+                           "a target label on an entry and have no γ.") + "\n\n" + note
         return Result(table=table, note=note, paper=code.reset_index(),
                       values={"labeller_rule": rule, "n_rule_differs": differs})
 
@@ -657,6 +717,11 @@ class Study:
         from pluralign.seal.compare import NOT_CONVERGED, no_finite_estimate, on_paper_rows, separated
         from pluralign.seal.paper import paper_table
         from pluralign.seal.resistance import aligned, misalignment_regression
+        from pluralign.report import MISSING
+        none = self._no_label_estimate(values={"t7_base": float(np.mean(~aligned(*self._rewards("post")))),
+                                               "n_t7_separated": MISSING})
+        if none is not None:
+            return none
         F = self._features()
         args = (*self._rewards("post"), F.chosen, F.rejected, F.regressors)
         t7 = misalignment_regression(*args)
@@ -783,12 +848,18 @@ class Study:
         from pluralign.seal import plots
         from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
         from pluralign.seal.topics import label_distribution, rule_topics
+        from pluralign.report import MISSING
         note = []
         if source == "llm":
             F = self._features()
             if F.labels_chosen is None or "topics" not in F.labels_chosen:
                 raise ValueError("topic_distribution(source='llm') needs the LM-labeller's labels (setup(..., features='llm'))")
             lc, lr = F.labels_chosen, F.labels_rejected
+            both = int((lc["topics"].notna() & lr["topics"].notna()).sum())
+            none = self._no_label_estimate(usable=both, values={"top_topic": MISSING, "top_topic_share": MISSING,
+                                                                "no_topic_share": MISSING})
+            if none is not None:
+                return none
             topics = label_distribution(lc["topics"], lr["topics"], TOPICS + TOPICS_ADDED)
             disc = label_distribution(lc["last_response_is_discriminating_against"],
                                       lr["last_response_is_discriminating_against"], DISCRIMINATION_TYPES)
@@ -918,7 +989,35 @@ class Study:
             same = aligned(qc[i], qr[i])
             note.append(f"Re-scoring the original dialogues gives the same δ as the data set's (history, reply) "
                         f"pairs on {np.mean(same == before):.3f} of the kept pairs.")
+        miss = sum(int(f.isna().all(axis=1).sum()) for f in rp.flips.values())
+        if miss:
+            from pluralign.report import warning
+            total = sum(len(f) for f in rp.flips.values())
+            note.insert(0, warning(f"The labeller gave no valid label (no answer that parses as JSON and fits the "
+                                   f"schema) for the original or the rewrite of {miss} of {total} rewritten entries: "
+                                   "they have no label flips and are left out of the flip shares and the robustness "
+                                   "scores" + (" (so both have no estimate here)." if miss == total else ".")))
         return Result(table=table, note="\n\n".join(note))
+
+    def _no_flips(self, rw: "RewriteRun", values: dict | None = None):
+        """A robustness section with nothing to estimate from: no rewritten pair was kept, or no kept entry has a
+        label flip because the labeller's labels of the originals or the rewrites failed (App. D.6). Returns a
+        skipped :class:`~pluralign.report.Result` that counts them and still glues ``values``; None when some entry
+        has flips."""
+        from pluralign.report import Result
+        rp = rw.rewrites
+        if not rp.n_kept:
+            why = (f"none of the {rp.n_pairs} pairs drawn for rewriting was kept ({rp.n_dropped} dropped: a rewrite "
+                   "failed its checks; by reason in the rewriting section), so there is nothing to label")
+        else:
+            miss = {e: int(f.isna().all(axis=1).sum()) for e, f in rp.flips.items()}
+            total = sum(len(f) for f in rp.flips.values())
+            if sum(miss.values()) < total:
+                return None
+            why = (f"the labeller gave no valid label (no answer that parses as JSON and fits the schema) for the "
+                   f"original or the rewrite of {sum(miss.values())} of {total} rewritten entries, so no entry has a "
+                   "label flip")
+        return Result(table=None, values=dict(values or {}), skipped=f"no estimate: {why}.")
 
     def label_flips(self):
         """Label flips of the rewritten entries (App. D.6, Fig. 12) and the cosine similarity of original and
@@ -930,6 +1029,9 @@ class Study:
         rw = self.rewriting()
         if rw is None:
             return Result(table=None, skipped="no rewriting on this profile.")
+        none = self._no_flips(rw)
+        if none is not None:
+            return none
         flips, model = rw.rewrites.flips, self.settings.get("similarity_model")
         shares = pd.concat({e: flip_shares(flips[e]) for e in flips}, names=["entry"])
         cos = {e: embed.cosine_pairs(rw.rewrites.originals[e], rw.rewrites.rewritten[e], model=model) for e in flips}
@@ -969,6 +1071,11 @@ class Study:
         rw = self.rewriting()
         if rw is None:
             return Result(table=None, skipped="no rewriting on this profile.")
+        from pluralign.report import MISSING
+        none = self._no_flips(rw, values={"robustness_model": VARIANT_NAMES[self.settings.get("robustness_model", "linear")],
+                                          "n_pi_separated": MISSING})
+        if none is not None:
+            return none
         flips = rw.rewrites.flips
         feats = [c for c in flips["chosen"].columns if c not in TARGET_FEATURES]
         args = (rw.before, rw.after, flips["chosen"], flips["rejected"], feats)
