@@ -80,7 +80,7 @@ study.labeller_rules().glue()
 study.labeller_agreement().glue()
 
 # %% [markdown]
-# The labeller is indifferent ($\gamma_i = i$) on {glue:text}`share_i:.3f` of the pairs here (paper:
+# The labeller is indifferent ($\gamma_i = i$) on {glue:text}`share_i_text` of the pairs here (paper:
 # {glue:text}`paper_share_i:.2f` of hh-rlhf), prefers the chosen entry on {glue:text}`n_c` and the rejected one on
 # {glue:text}`n_r`. Agreement is $n_c / (n_c + n_r)$ per regime, as in Fig. 4. On `demo` the
 # "labeller" is the planted truth, so its disagreements with the majority label are the pairs where

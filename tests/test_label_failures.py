@@ -77,6 +77,8 @@ def test_seal_sections_without_any_label_say_no_estimate_with_the_counts_and_glu
     assert top.values == {"top_topic": MISSING, "top_topic_share": MISSING, "no_topic_share": MISSING}
     rules = st.labeller_rules()
     assert f"{2 * N} of {2 * N} LM labels failed" in rules.note and f"{N} of {N} pairs lack" in rules.note
+    agree = st.labeller_agreement()                      # its prose quotes the share as text: no "nan" on the page
+    assert agree.values["share_i_text"].startswith(f"— (no pair has a γ: {2 * N} of {2 * N} LM labels failed")
 
 
 def test_seal_sections_with_some_labels_failed_estimate_and_count_them():
@@ -92,6 +94,8 @@ def test_seal_sections_with_some_labels_failed_estimate_and_count_them():
     assert not st.vif_dropped().skipped
     sr = st.shift_regression()
     assert not sr.skipped and np.isfinite(sr.values["t6_r2"])
+    agree = st.labeller_agreement()
+    assert agree.values["share_i_text"] == f"{agree.values['share_i']:.3f}"
     top = st.topic_distribution("llm")
     assert not top.skipped and (top.table["pairs left out (n)"] == 2).all()
     assert top.values["top_topic"] in ("health", "politics")

@@ -670,6 +670,10 @@ class Study:
                   "paper_pre_decisive": paper_value(code, "γ ≠ i", "pre-D RM a₊"),
                   "paper_post_decisive": paper_value(code, "γ ≠ i", "post-D RM a₊"),
                   "paper_n_decisive": f"{n_dec:,}"}
+        # the prose's share as text: "—" with the count when no pair has a γ (every target label failed)
+        f = self._label_failures()
+        values["share_i_text"] = (f"{values['share_i']:.3f}" if g_all["n"] else
+                                  "— (no pair has a γ" + (f": {self._label_failure_text(f)})" if f else ")"))
         return Result(table=agree.round(3), paper=t1, values=values, data={"agreement": agree})
 
     def decisive_pairs(self):
