@@ -11,6 +11,7 @@ from pluralign.seal.design import alignment_models
 def test_the_other_datas_texts_are_embedded_once_and_reused_when_the_models_come_from_the_cache(monkeypatch):
     d = simulate(n_pairs=30, seed=1, name="D")
     other = simulate(n_pairs=30, seed=2, name="other")
+    monkeypatch.setattr(frozen, "_MEMO", {})  # a fresh process: nothing embedded in memory by earlier tests
     calls = []
     real = frozen.Encoder._embed_uncached
     monkeypatch.setattr(frozen.Encoder, "_embed_uncached",
