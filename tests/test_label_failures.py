@@ -149,7 +149,10 @@ def test_robustness_without_any_label_flip_says_no_estimate_and_glues_its_names(
     assert "24 of 24 rewritten entries" in st.rewrite_summary().note
     # no pair kept at all: nothing was labelled, and the reason is the rewrites' checks
     none = _rw_study(_rewrite_run(0, kept=False)).label_flips()
-    assert none.skipped.startswith("no estimate: none of the 12 pairs drawn for rewriting was kept (12 dropped")
+    assert none.skipped.startswith("no estimate: no pair was kept of the 12 drawn for rewriting (12 dropped")
+    st0 = _rw_study(_rewrite_run(0, kept=False))
+    st0._memo["rewriting"].rewrites.prompts = None            # whole dialogues: no re-scoring check on no pair
+    assert "nan" not in st0.rewrite_summary().note
 
 
 def test_robustness_with_some_labels_failed_counts_them_and_keeps_the_rest():

@@ -987,7 +987,7 @@ class Study:
         if rp.n_dropped:
             note.append(rp.dropped.rename_axis("rewrite status (chosen / rejected)").to_frame("pairs dropped")
                         .pipe(_table_md))
-        if rp.prompts is None:
+        if rp.prompts is None and len(rp.kept):
             # the dialogues are re-split into (history, reply) for scoring; check this reproduces the data set's pairs
             (qc, qr), i = self._rewards("post"), rw.idx[rp.kept]
             same = aligned(qc[i], qr[i])
@@ -1011,7 +1011,7 @@ class Study:
         from pluralign.report import Result
         rp = rw.rewrites
         if not rp.n_kept:
-            why = (f"none of the {rp.n_pairs} pairs drawn for rewriting was kept ({rp.n_dropped} dropped: a rewrite "
+            why = (f"no pair was kept of the {rp.n_pairs} drawn for rewriting ({rp.n_dropped} dropped: a rewrite "
                    "failed its checks; by reason in the rewriting section), so there is nothing to label")
         else:
             miss = {e: int(f.isna().all(axis=1).sum()) for e, f in rp.flips.items()}
