@@ -257,3 +257,13 @@ def test_category_summary_counts_pairs_without_p_star():
     # every pair with p*: the table is as before (no count column)
     full = category_summary(kind, None, pd.Series([1.0, 0.5, 0.25], index=["a", "b", "c"]))
     assert "n_without_p_star" not in full.columns
+
+
+def test_label_stability_counts_each_labellers_failed_entries_of_all():
+    st = _study(lambda p: p.endswith("chosen 3"))
+    good, bad = Labeller(lambda p: False), Labeller(lambda p: True)
+    good.name, bad.name = "good", "bad"
+    st.settings = {"stability_labellers": [good, bad], "stability_share": 0.1}
+    res = st.label_stability()
+    k = res.data["k"]
+    assert f"good: 0 of {2 * k}; bad: {2 * k} of {2 * k}." in res.note and "JSON" in res.note

@@ -408,7 +408,9 @@ class Study:
                          xlabel=f"share of entries with the same label ({st['what']})",
                          title=f"label stability on {k} pairs ({2 * k} entries; Fig. 11)")
         return Result(table=st["stability"].round(3), figure=fig, data=st,
-                      note=f"Entries a labeller could not label are left out of its agreement (`n`): {st['n_failed']}.")
+                      note="Entries a labeller could not label (no answer that parses as JSON and fits the schema) are "
+                           "left out of its agreement (`n`): " + "; ".join(
+                               f"{nm}: {n} of {2 * k}" for nm, n in st["n_failed"].items()) + ".")
 
     def prevalence(self):
         """Share of chosen and rejected entries with each feature (Table 4, Fig. 14), on the paper's rows
