@@ -267,3 +267,14 @@ def test_label_stability_counts_each_labellers_failed_entries_of_all():
     res = st.label_stability()
     k = res.data["k"]
     assert f"good: 0 of {2 * k}; bad: {2 * k} of {2 * k}." in res.note and "JSON" in res.note
+
+
+def test_a_no_estimate_section_shows_as_such_and_is_hidden_like_a_skipped_one(monkeypatch):
+    import IPython.display
+    from pluralign.report import SKIPPED_SECTION, Result
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, metadata=None: shown.append((obj.data, metadata)))
+    Result(table=None, skipped="no estimate: 3 of 3 LM labels failed.")._ipython_display_()
+    Result(table=None, skipped="no labeller on this profile.")._ipython_display_()
+    assert shown == [("*No estimate:* 3 of 3 LM labels failed.", {SKIPPED_SECTION: True}),
+                     ("*Not run on this profile:* no labeller on this profile.", {SKIPPED_SECTION: True})]
