@@ -102,10 +102,12 @@ def benchmark_shares(folder=None) -> "Result":
             values[f"share_{b}_{step}"] = fmt_number(float(v), "share")
     table = pd.DataFrame(rows, columns=["benchmark", "step", "precision", "share of the machine's limit",
                                         "median share over repetitions", "rate", "limit", "target", "1-min load average"])
-    note = ("Limit = torch.matmul GFLOP/s measured in the same run at the model's own shapes × the step's FLOPs per "
+    note = ("Limit = torch.matmul GFLOP/s measured in the same run at the model's own shapes ÷ the step's FLOPs per "
             "item, so 100 % is the machine's matmul speed with nothing else to do; softmax, norms, padding, "
             "tokenization and Python are all overhead against it. Each time is the best of interleaved repetitions "
-            "(the load average says how busy the machine was)." if rows else
+            "(the load average says how busy the machine was: on a busy machine the threads of one process wait "
+            "for each other and every wall-clock share drops; a *one thread cpu time* row is the same step with one "
+            "thread in CPU seconds against the one-thread limit, which other processes hardly change)." if rows else
             "No benchmark has recorded a share of the machine's limit yet: run `make bench`.")
     return Result(table.set_index(["benchmark", "step"]), note=note, values=values)
 
