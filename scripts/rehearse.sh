@@ -7,8 +7,8 @@
 # _build/rehearsal/_build/html; every page says at its top that its numbers are meaningless (the runner sees
 # the rehearsal mirror). Nothing here touches book/_executed/paper or the project's cache.
 #
-# Environment: REHEARSAL_DIR (default _rehearsal), REHEARSAL_ROWS (pairs per split, default 200),
-# REHEARSAL_ONLY (a part / notebook name: run only those pages), REHEARSAL_REFRESH=1 (re-execute every page).
+# Environment: REHEARSAL_DIR (default _rehearsal), REHEARSAL_ROWS (pairs per split, default 60; MIN_ROWS more where the paper splits by count),
+# REHEARSAL_ONLY (notebook names, space-separated: run only those pages), REHEARSAL_REFRESH=1 (re-execute every page).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
