@@ -147,8 +147,8 @@ def fp32_twin(rm):
     twin = copy.copy(rm)
     enc = getattr(rm, "encoder", None)
     if enc is not None:  # frozen encoder + head: the head is fp32 already
-        from pluralign.rewards.frozen import Encoder
-        twin.encoder = Encoder.get(enc.name_or_path, max_length=enc.max_length, device=rm.device,
+        # the encoder's own class (rewards.frozen.Encoder), not an import of it: frozen imports this module
+        twin.encoder = type(enc).get(enc.name_or_path, max_length=enc.max_length, device=rm.device,
                                    batch_size=enc.batch_size, dtype=torch.float32)
         twin.identity = rm.identity.replace(enc.identity, twin.encoder.identity)
         return twin
