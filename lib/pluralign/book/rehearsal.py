@@ -536,7 +536,10 @@ DATASETS: dict[str, tuple] = {
 #: data sets that the paper profile splits by count: at least this many pairs, whatever ``rows`` says (Diverging
 #: Preferences §3 holds out 500 test pairs per data set, and params/paper/diverging-study.yml and cross-study.yml
 #: another 500 for validation: 1,000 held out plus a training side)
-MIN_ROWS = {"allenai/multipref": 1200, "nvidia/HelpSteer2": 1200}
+MIN_ROWS = {"allenai/multipref": 1200, "nvidia/HelpSteer2": 1200,
+            # Beyond the Binary trains on these four pooled and holds out 2,000 for validation (btb-rewards.yml)
+            "openai/webgpt_comparisons": 650, "Anthropic/hh-rlhf": 650, "openai/summarize_from_feedback": 650,
+            "Dahoas/synthetic-instruct-gptj-pairwise": 650}
 
 
 def build_dataset(hub_id: str, root: str | Path, *, rows: int = 200, seed: int = 0) -> Path:
