@@ -43,27 +43,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from machine_limit import layer_matmuls  # bench/machine_limit.py: a script's own folder is on sys.path
 
 warnings.filterwarnings("ignore")
 HH = Path(os.environ.get("PLURALIGN_SHARED", "/work/shared")) / "data" / "hh-rlhf" / "harmless-base-test.jsonl.gz"
-
-
-def layer_matmuls(dtype, hidden: int, intermediate: int, rows: int = 4096):
-    """One transformer layer's linear maps at the model's shapes, as (run, FLOPs)."""
-    g = torch.Generator().manual_seed(0)
-    x = torch.randn(rows, hidden, generator=g).to(dtype)
-    h = torch.randn(rows, intermediate, generator=g).to(dtype)
-    ws = [torch.randn(hidden, 3 * hidden, generator=g).to(dtype), torch.randn(hidden, hidden, generator=g).to(dtype),
-          torch.randn(hidden, intermediate, generator=g).to(dtype), torch.randn(intermediate, hidden, generator=g).to(dtype)]
-    ins = [x, x, x, h]
-    flops = sum(2 * a.shape[0] * a.shape[1] * w.shape[1] for a, w in zip(ins, ws))
-
-    def run():
-        with torch.inference_mode():
-            for a, w in zip(ins, ws):
-                torch.matmul(a, w)
-    run()  # warm-up
-    return run, flops
 
 
 def timed(fn, *a):

@@ -16,11 +16,12 @@ import time
 import numpy as np
 import torch
 
-__all__ = ["matmul_gflops", "flops_per_text", "non_embedding_params"]
+__all__ = ["layer_matmuls", "matmul_gflops", "flops_per_text", "non_embedding_params"]
 
 
-def matmul_gflops(dtype, hidden: int, intermediate: int, rows: int = 2048, seconds: float = 1.0) -> float:
-    """Best torch.matmul GFLOP/s over one transformer layer's linear maps at the model's shapes."""
+def layer_matmuls(dtype, hidden: int, intermediate: int, rows: int = 2048):
+    """One transformer layer's linear maps at the model's shapes over ``rows`` token rows, as ``(run, FLOPs)``:
+    ``run()`` computes them once (warmed up already)."""
     g = torch.Generator().manual_seed(0)
     x = torch.randn(rows, hidden, generator=g).to(dtype)
     h = torch.randn(rows, intermediate, generator=g).to(dtype)
@@ -28,16 +29,24 @@ def matmul_gflops(dtype, hidden: int, intermediate: int, rows: int = 2048, secon
           torch.randn(hidden, intermediate, generator=g).to(dtype), torch.randn(intermediate, hidden, generator=g).to(dtype)]
     ins = [x, x, x, h]
     flops = sum(2 * a.shape[0] * a.shape[1] * w.shape[1] for a, w in zip(ins, ws))
-    best = float("inf")
-    with torch.inference_mode():
-        for a, w in zip(ins, ws):  # warm-up
-            torch.matmul(a, w)
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            t0 = time.perf_counter()
+
+    def run():
+        with torch.inference_mode():
             for a, w in zip(ins, ws):
                 torch.matmul(a, w)
-            best = min(best, time.perf_counter() - t0)
+    run()  # warm-up
+    return run, flops
+
+
+def matmul_gflops(dtype, hidden: int, intermediate: int, rows: int = 2048, seconds: float = 1.0) -> float:
+    """Best torch.matmul GFLOP/s over one transformer layer's linear maps at the model's shapes."""
+    run, flops = layer_matmuls(dtype, hidden, intermediate, rows)
+    best = float("inf")
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        t0 = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t0)
     return flops / best / 1e9
 
 
