@@ -184,28 +184,37 @@ def test_benchmark_shares_lists_each_step_against_the_machines_limit(tmp_path):
     assert res.values == {"share_rewards_ceiling_default_fp32": "80.0 %", "share_rewards_ceiling_fast_path": "44.0 %"}
 
 
-def test_training_evaluation_is_the_exact_mean_loss_over_token_budget_batches(tiny_rm_folder, monkeypatch):
+def _distinct_texts(inst):
+    prompts = inst.prompt.fillna("").astype(str)
+    return list(dict.fromkeys(list(zip(prompts, inst["first"])) + list(zip(prompts, inst["second"]))))
+
+
+@pytest.mark.parametrize("labels", ["aggregate", "all"])
+def test_training_evaluation_is_the_exact_mean_loss_over_each_distinct_text_once(tiny_rm_folder, monkeypatch, labels):
+    """Evaluation scores every distinct text of the evaluation set once, in token-budget batches, and takes the
+    loss over every instance: with every annotator's label (4 per pair here) a pair's texts are scored once, not
+    once per annotator; the result is the mean BT loss over the instances computed from scores."""
     from pluralign.data import simulate
     from pluralign.rewards import objectives as obj
     data = simulate(n_pairs=40, seed=2)
     train, ev = data.subset(data.pairs.pair_id[:30]), data.subset(data.pairs.pair_id[30:])
-    inst = obj.build_instances(ev, "bt", "aggregate").table
+    inst = obj.build_instances(ev, "bt", labels).table
+    texts = _distinct_texts(inst)
+    assert len(texts) < 2 * len(inst) or labels == "aggregate"
     probe = R.load(tiny_rm_folder)
-    pair_len = [2 * max(len(a["input_ids"]), len(b["input_ids"])) for a, b in zip(
-        probe._featurize(list(zip(inst.prompt.fillna(""), inst["first"]))),
-        probe._featurize(list(zip(inst.prompt.fillna(""), inst["second"]))))]
-    budget = 3 * max(pair_len)  # three pairs to a batch (or more where shorter): the last batch is short
+    text_len = [len(f["input_ids"]) for f in probe._featurize(texts)]
+    budget = 3 * max(text_len)  # three texts to a batch (or more where shorter): the last batch is short
     rm = R.load(tiny_rm_folder, token_budget=budget, batch_size=8)
     seen = []
     real = speed.token_batches
     monkeypatch.setattr(speed, "token_batches", lambda lengths, budget, max_batch=None: seen.append(
         (list(lengths), budget, max_batch)) or real(lengths, budget, max_batch))
-    trained = rm.train(train, "bt", eval_data=ev, epochs=1, lr=1e-3, batch_size=8, keep_best=False, progress=False)
-    evals = [(lengths, b, m) for lengths, b, m in seen if len(lengths) == len(inst)]  # the evaluation pairs
-    assert evals and all(lengths == pair_len and b == budget and m == 8 for lengths, b, m in evals)
-    batches = real(*evals[-1])
-    assert len({len(x) for x in batches}) > 1  # uneven batches: a mean of batch means would differ
-    # the last evaluation (after the last step, weights as returned) is the mean BT loss over the pairs
+    trained = rm.train(train, "bt", labels, eval_data=ev, epochs=1, lr=1e-3, batch_size=8, keep_best=False,
+                       progress=False)
+    evals = [(lengths, b, m) for lengths, b, m in seen if b == budget and m == 8]
+    assert evals and all(lengths == text_len for lengths, b, m in evals)  # each distinct text once
+    assert len({len(x) for x in real(*evals[-1])}) > 1  # uneven batches: a mean of batch means would differ
+    # the last evaluation (after the last step, weights as returned) is the mean BT loss over the instances
     ra = trained.score(list(zip(inst.prompt.fillna(""), inst["first"])), progress=False, cache=False)
     rb = trained.score(list(zip(inst.prompt.fillna(""), inst["second"])), progress=False, cache=False)
     want = float(obj.bt_loss(torch.tensor(ra), torch.tensor(rb), None).mean())

@@ -28,8 +28,13 @@ from pluralign.rewards.objectives import Instances, instance_loss
 
 
 class _InstanceDataset(Dataset):
-    def __init__(self, items):
+    """Training or evaluation instances. ``texts`` holds each distinct (prompt, response) text's features once and
+    ``first`` / ``second`` index it per instance: with every annotator's label (``labels="all"``) the instances of
+    a pair share their two texts, so evaluation scores each text once (:meth:`PreferenceTrainer.evaluate`)."""
+
+    def __init__(self, items, texts=None, first=None, second=None):
         self.items = items
+        self.texts, self.first, self.second = texts, first, second
 
     def __len__(self):
         return len(self.items)
@@ -38,16 +43,27 @@ class _InstanceDataset(Dataset):
         return self.items[i]
 
 
-def _items(model, inst: Instances) -> list[dict]:
+def _dataset(model, inst: Instances) -> _InstanceDataset:
+    """The instances of ``inst`` as a dataset: each distinct text featurized (tokenized) once."""
     t = inst.table
     prompts = t["prompt"].fillna("").astype(str).tolist()
+    columns = ["response"] if inst.kind == "pointwise" else ["first", "second"]
+    pairs = [list(zip(prompts, t[c].astype(str))) for c in columns]
+    index: dict[tuple[str, str], int] = {}
+    slots = [[index.setdefault(x, len(index)) for x in col] for col in pairs]
+    feats = model._featurize(list(index))
+    target = t["target"].astype(float).tolist()
     if inst.kind == "pointwise":
-        feats = model._featurize(list(zip(prompts, t["response"].astype(str))))
-        return [{"f1": f, "target": float(y)} for f, y in zip(feats, t["target"])]
-    n = len(t)
-    feats = model._featurize(list(zip(prompts, t["first"].astype(str))) + list(zip(prompts, t["second"].astype(str))))
-    return [{"f1": feats[i], "f2": feats[n + i], "target": float(t["target"].iloc[i]),
-             "margin": float(t["margin"].iloc[i])} for i in range(n)]
+        items = [{"f1": feats[i], "target": y} for i, y in zip(slots[0], target)]
+        return _InstanceDataset(items, feats, np.asarray(slots[0]))
+    margin = t["margin"].astype(float).tolist()
+    items = [{"f1": feats[i], "f2": feats[j], "target": y, "margin": m}
+             for i, j, y, m in zip(slots[0], slots[1], target, margin)]
+    return _InstanceDataset(items, feats, np.asarray(slots[0]), np.asarray(slots[1]))
+
+
+def _items(model, inst: Instances) -> list[dict]:
+    return _dataset(model, inst).items
 
 
 class _Collator:
@@ -86,32 +102,41 @@ class PreferenceTrainer(Trainer):
         return (loss, out) if return_outputs else loss
 
     def evaluate(self, eval_dataset=None, ignore_keys=None, metric_key_prefix: str = "eval"):
-        """The objective's mean loss per evaluation instance, over token-budget batches (issue 19: the batching
-        of scoring, :func:`pluralign.rewards.speed.token_batches` over each instance's texts, a pair's two texts
-        in one batch; at most ``per_device_eval_batch_size`` instances), under ``torch.inference_mode``. Each
-        batch's loss counts by its instances, so the result is the exact mean over the evaluation set whatever
-        the batches. Under several processes (accelerate launch) Trainer's sharded evaluation runs instead."""
+        """The objective's mean loss per evaluation instance, under ``torch.inference_mode``. Each distinct text
+        of the evaluation set is scored once, in token-budget batches (issue 19: the batching of scoring,
+        :func:`pluralign.rewards.speed.token_batches`, at most ``per_device_eval_batch_size`` texts a batch), and
+        the loss is taken over every instance from those outputs: with every annotator's label as an instance
+        (``labels="all"``) a pair's two texts are scored once, not once per annotator. The result is the exact
+        mean over the evaluation set (a text's output does not depend on its batch company). Under several
+        processes (accelerate launch) Trainer's sharded evaluation runs instead."""
         ds = eval_dataset if eval_dataset is not None else self.eval_dataset
         rm = getattr(self.data_collator, "model", None)
-        if self.args.world_size > 1 or rm is None or not isinstance(ds, _InstanceDataset) or not len(ds):
+        if self.args.world_size > 1 or rm is None or not isinstance(ds, _InstanceDataset) or not len(ds) \
+                or ds.texts is None:
             return super().evaluate(eval_dataset, ignore_keys=ignore_keys, metric_key_prefix=metric_key_prefix)
         import time
         from pluralign.rewards.speed import default_token_budget, token_batches
         start = time.perf_counter()
-        per_text = 2 if "f2" in ds.items[0] else 1
-        lengths = [per_text * max(rm._length(it["f1"]), rm._length(it["f2"]) if per_text == 2 else 0)
-                   for it in ds.items]
         budget = rm.token_budget or default_token_budget(rm.device)
         model = self.model
         was_training = model.training
         model.eval()
-        total = 0.0
+        outputs = [None] * len(ds.texts)
         with torch.inference_mode():
-            for idx in token_batches(lengths, budget, self.args.per_device_eval_batch_size):
-                inputs = self._prepare_inputs(self.data_collator([ds.items[i] for i in idx]))
-                total += float(self.compute_loss(model, inputs)) * len(idx)
+            for idx in token_batches([rm._length(f) for f in ds.texts], budget, self.args.per_device_eval_batch_size):
+                out = model(**self._prepare_inputs(rm._collate([ds.texts[i] for i in idx]))).float()
+                for k, i in enumerate(idx):
+                    outputs[i] = out[k]
+            out = torch.stack(outputs)
+            dev = out.device
+            target = torch.tensor([it["target"] for it in ds.items], dtype=torch.float32, device=dev)
+            second = None if ds.second is None else out[torch.as_tensor(ds.second, device=dev)]
+            margin = None if second is None else torch.tensor([it["margin"] for it in ds.items],
+                                                              dtype=torch.float32, device=dev)
+            loss = float(instance_loss(self.objective, out[torch.as_tensor(ds.first, device=dev)], second, target,
+                                       margin))
         model.train(was_training)
-        metrics = {f"{metric_key_prefix}_loss": total / len(ds),
+        metrics = {f"{metric_key_prefix}_loss": loss,
                    f"{metric_key_prefix}_runtime": round(time.perf_counter() - start, 4)}
         self.log(metrics)
         self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
@@ -160,8 +185,8 @@ def fit(model, inst: Instances, eval_inst: Instances | None, *, objective: str, 
         batch_size: int, eval_every: float = 0.25, keep_best: bool = True, seed: int = 0,
         weight_decay: float = 0.0, progress: bool = True) -> list[dict]:
     """Train ``model.module`` in place on ``inst``; return the evaluation history."""
-    train_ds = _InstanceDataset(_items(model, inst))
-    eval_ds = _InstanceDataset(_items(model, eval_inst)) if eval_inst is not None and len(eval_inst) else None
+    train_ds = _dataset(model, inst)
+    eval_ds = _dataset(model, eval_inst) if eval_inst is not None and len(eval_inst) else None
     steps_per_epoch = max(1, math.ceil(len(train_ds) / batch_size))
     eval_steps = max(1, round(steps_per_epoch * eval_every))
     # batch_size is the global batch; under accelerate launch each of N processes takes batch_size / N of it
