@@ -247,6 +247,58 @@ def test_btb_sections_with_some_p_star_missing_estimate_from_the_rest_and_count_
     assert "5 of" in gap.note
 
 
+def _btb_rewards_study(missing: str):
+    """Beyond the Binary's rewards page on the simulator (the design of test_btb_study's reward-model test: its
+    embeddings are memoized in this process), with the LLM labeller's p* missing for every test pair or for 5."""
+    from pluralign import btb
+    s = btb.setup("demo", 0, data=[{"simulate": {"n_pairs": 300, "seed": 5}}],
+                  evaluation={"ood_by": {"column": "prompt_type", "values": ["creative"]}, "test_size": 60,
+                              "dataset_column": "prompt_type", "in_domain": ["factual", "open", "ambiguous",
+                                                                             "borderline", "garbled", "harmful"],
+                              "out_of_domain": ["creative"], "n_boot": 200, "paper_sized_check": 50},
+                  training={"lr_sweep": [1e-1, 1e-2], "validation_size": 50, "epochs": 5, "batch_size": 64})
+    real = s.p_star_of
+
+    def p_star_of(data, ids=None):
+        p = real(data, ids).copy()
+        n = len(p) if missing == "all" else 5
+        p.iloc[:n] = np.nan
+        p.attrs = {"llm_answers": len(p), "llm_unparsed": n}
+        return p
+    s.p_star_of = p_star_of
+    return s
+
+
+def test_btb_rewards_without_any_test_p_star_say_no_estimate_and_glue_the_prose_names():
+    s = _btb_rewards_study("all")
+    n = len(s.comparison.splits.test)
+    want = f"no estimate: p\\* is missing for {n} of {n} pairs: {n} of {n} answers of the LLM labeller"
+    assert s.comparison.table is None
+    t1 = s.table("pearson")
+    assert t1.skipped.startswith(want) and t1.values["btb_r_baseline"] == MISSING
+    assert set(t1.values) == {f"btb_r_{k}{suf}" for k in ("baseline", "regularized", "delta") for suf in ("", "_lo", "_hi")}
+    assert s.table("l1").skipped.startswith(want)
+    for r in (s.directions(), s.beside_paper(), s.paper_sized_check(), s.rm_vs_p_star(), s.delta_plot("pearson")):
+        assert r.skipped.startswith(want) and r.figure is None
+    assert not s.learning_rate_sweep().skipped and s.training_margins().figure is not None  # no p* needed
+
+
+def test_btb_rewards_with_some_test_p_star_missing_estimate_from_the_rest_and_count_them():
+    s = _btb_rewards_study("some")
+    c = s.comparison
+    n = len(c.splits.test)
+    row = c.table[(c.table.grouping == "all") & (c.table.metric == "pearson")].iloc[0]
+    assert row["n"] == n - 5
+    keep = c.p_star.index[c.p_star.notna()]
+    assert row["baseline"] == pytest.approx(np.corrcoef(c.p_star[keep], c.p_baseline[keep])[0, 1])
+    t1 = s.table("pearson")
+    assert not t1.skipped and t1.values["btb_n_test"] == n - 5
+    assert f"p\\* is missing for 5 of {n} pairs" in t1.note and "left out" in t1.note
+    small = s.paper_sized_check()
+    assert small.values["btb_small_n"] == 50
+    assert len(s.rm_vs_p_star().data["frame"]) == n - 5
+
+
 def test_category_summary_counts_pairs_without_p_star():
     from pluralign.btb.subjectivity import category_summary
     kind = pd.Series(["single", "multiple", "single"], index=["a", "b", "c"])

@@ -146,7 +146,7 @@ class Comparison:
     sweeps: pd.DataFrame
     p_baseline: pd.Series
     p_regularized: pd.Series
-    table: pd.DataFrame
+    table: pd.DataFrame | None   # None: no test pair has p*
 
 
 @dataclass
@@ -195,12 +195,12 @@ class Study:
     def p_star(self) -> pd.Series | None:
         return self.p_star_of(self.data)
 
-    def _p_star_missing(self) -> dict | None:
+    def _p_star_missing(self, p: pd.Series | None = None) -> dict | None:
         """Pairs of the page without p* (Eq. 2): ``missing`` of ``pairs``, and ``text`` saying how many and why —
         e.g. how many of the LLM labeller's Appendix B task 3 answers were unparseable
         (:func:`pluralign.btb.subjectivity.p_star_from` counts them); None when every pair has p* (or none is
-        asked for)."""
-        p = self.p_star
+        asked for). ``p``: the p* of other pairs than the page's data (the rewards page: its test pairs)."""
+        p = self.p_star if p is None else p
         if p is None or not p.isna().any():
             return None
         n, a = int(p.isna().sum()), p.attrs
@@ -210,13 +210,17 @@ class Study:
         return {"missing": n, "pairs": len(p), "all": n == len(p),
                 "text": f"p\\* is missing for {n} of {len(p)} pairs: {why}"}
 
-    def _no_p_star(self, values: dict | None = None) -> report.Result | None:
+    def _no_p_star(self, values: dict | None = None, p: pd.Series | None = None) -> report.Result | None:
         """A section with nothing to estimate from because no pair has p*: a skipped Result ("no estimate: …",
         the counts of :meth:`_p_star_missing`) that still glues ``values``; None when some pair has p*."""
-        m = self._p_star_missing()
+        m = self._p_star_missing(p)
         if m is None or not m["all"]:
             return None
         return report.Result(table=None, values=dict(values or {}), skipped=f"no estimate: {m['text']}.")
+
+    def _no_test_p_star(self, values: dict | None = None) -> report.Result | None:
+        """:meth:`_no_p_star` for the rewards page's test pairs (Tables 1–2 need their p*)."""
+        return self._no_p_star(values, self.comparison.p_star)
 
     @cached_property
     def _categories(self) -> tuple[pd.Series, pd.Series | None]:
@@ -519,9 +523,15 @@ class Study:
         reg, sweep_r = T.sweep(rm, sp.train, sp.validation, tr["lr_sweep"], objective="bt-margin", margins=margins,
                                metric=tr["select_on"], seed=seed, progress=False, **train_kw)
         p_base, p_reg = base.prob_a(sp.test, progress=False), reg.prob_a(sp.test, progress=False)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=_NO_CATEGORY)
-            cmp = E.compare(p_star, p_base.reindex(tid), p_reg.reindex(tid), by=groups, n_boot=ev["n_boot"], seed=seed)
+        # Tables 1-2 compare on the test pairs that have p*; the others are counted (sources, table) and, where
+        # no pair has p* (every answer of an LLM labeller failed), the sections that need it have no estimate
+        keep = p_star.index[p_star.notna()]
+        cmp = None
+        if len(keep):
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=_NO_CATEGORY)
+                cmp = E.compare(p_star.reindex(keep), p_base.reindex(keep), p_reg.reindex(keep),
+                                by=groups.reindex(keep), n_boot=ev["n_boot"], seed=seed)
         return Comparison(sp, p_star, groups, margins, pd.concat([sweep_b, sweep_r], ignore_index=True),
                           p_base.reindex(tid), p_reg.reindex(tid), cmp)
 
@@ -614,6 +624,11 @@ class Study:
     def table(self, metric: str) -> report.Result:
         """Table 1 (``metric="pearson"``) or Table 2 (``"l1"``) of this run: baseline, regularized and Δ with
         95% (paired) bootstrap CIs per grouping and category; the values over all test pairs."""
+        key = {"pearson": "r", "l1": "l1"}[metric]
+        none = self._no_test_p_star({f"btb_{key}_{k}{suf}": report.MISSING for k in ("baseline", "regularized", "delta")
+                                     for suf in ("", "_lo", "_hi")})
+        if none is not None:
+            return none
         cmp = self.comparison.table
         t = cmp[cmp.metric == metric]
         out = pd.DataFrame({"grouping": t.grouping, "category": t.category, "N": t.n,
@@ -621,10 +636,10 @@ class Study:
                                for lab, k in (("baseline", "baseline"), ("regularized", "regularized"),
                                               ("Δ (paired CI)", "delta"))}}).set_index(["grouping", "category"])
         row = t[t.grouping == "all"].iloc[0]
-        key = {"pearson": "r", "l1": "l1"}[metric]
         values = {f"btb_{key}_{k}{suf}": float(row[k + suf]) for k in ("baseline", "regularized", "delta")
                   for suf in ("", "_lo", "_hi")}
-        note = ""
+        missing = self._p_star_missing(self.comparison.p_star)
+        note = f"{missing['text']}; they are left out of this table." if missing else ""
         if metric == "pearson":  # (glued once per page)
             values["btb_n_test"] = int(row["n"])
             # a category the baseline ranks backwards (CI below 0) explains a small r over all pairs
@@ -634,7 +649,7 @@ class Study:
                 said = [f"{c} ({'held out of training' if c in ood else 'in training'}; N = {int(n)}): r = "
                         f"{E.interval(v, lo, hi)}" for c, n, v, lo, hi in
                         ds[["category", "n", "baseline", "baseline_lo", "baseline_hi"]].itertuples(index=False)]
-                note = ("The baseline RM ranks some test pairs backwards (r with p* below 0, its whole 95% interval "
+                note += (" " if note else "") + ("The baseline RM ranks some test pairs backwards (r with p* below 0, its whole 95% interval "
                         "too): " + "; ".join(said) + ". The r over all test pairs averages these with the others, "
                         "so read it beside the per-category rows.")
         return report.Result(table=out, paper=E.paper_table1() if metric == "pearson" else None, values=values,
@@ -643,6 +658,9 @@ class Study:
     def directions(self) -> report.Result:
         """Δ r on the groupings where the paper reports a direction (Multiple vs Single Correct, OOD vs ID),
         with paired CIs and what each says, beside the paper's Δ."""
+        none = self._no_test_p_star()
+        if none is not None:
+            return none
         cmp = self.comparison.table
         paper_d = E.paper_table1().set_index(["grouping", "category"])["delta"]
         rows, d, values = [], {}, {}
@@ -679,6 +697,9 @@ class Study:
 
     def beside_paper(self) -> report.Result:
         """The paper's Table 1 rows beside this run's where a row of the same name exists."""
+        none = self._no_test_p_star()
+        if none is not None:
+            return none
         cmp = self.comparison.table
         pv = E.paper_vs_ours(cmp[cmp.metric == "pearson"])
         pv = pv[pv.metric == "pearson"]
@@ -705,14 +726,18 @@ class Study:
 
     def paper_sized_check(self) -> report.Result:
         """The same comparison on a random test subset of the paper's size (``paper_sized_check`` pairs):
-        how wide the paired interval of Δ is at that size."""
+        how wide the paired interval of Δ is at that size (drawn from the test pairs that have p*)."""
+        none = self._no_test_p_star()
+        if none is not None:
+            return none
         c, size = self.comparison, int(self.evaluation["paper_sized_check"])
-        cmp, tid = c.table, c.splits.test.pairs["pair_id"]
+        cmp = c.table
+        tid = c.p_star.index[c.p_star.notna()]
         allr = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
         if not (size and size < len(tid)):  # the test set is already of the paper's size (or smaller)
             return report.Result(table=None, values={"btb_small_width": float(allr["delta_hi"] - allr["delta_lo"]),
                                                      "btb_small_n": int(allr["n"])})
-        _, small = split(c.splits.test, size, self.seed)
+        _, small = split(c.splits.test.subset(tid), size, self.seed)
         sid = small.pairs["pair_id"]
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_NO_CATEGORY)
@@ -729,15 +754,22 @@ class Study:
                                                   "btb_small_n": int(w["n"])})
 
     def rm_vs_p_star(self) -> report.Result:
-        """Each reward model's P(A ≻ B) against p* on the test pairs."""
+        """Each reward model's P(A ≻ B) against p* on the test pairs (those with p*)."""
+        none = self._no_test_p_star()
+        if none is not None:
+            return none
         c = self.comparison
         frame = pd.DataFrame({"p*": c.p_star, "baseline": c.p_baseline, "regularized": c.p_regularized})
+        frame = frame[frame["p*"].notna()]
         if "kind" in c.groups:
             frame["category"] = c.groups["kind"]
         return report.Result(table=None, figure=plots.rm_vs_p_star(frame, c.table), data={"frame": frame})
 
     def delta_plot(self, metric: str) -> report.Result:
         """Δ with its paired CI per grouping and category (with the paper's Δ for Pearson r)."""
+        none = self._no_test_p_star()
+        if none is not None:
+            return none
         paper_d = E.paper_table1().set_index(["grouping", "category"])["delta"] if metric == "pearson" else None
         return report.Result(table=None, figure=plots.delta_by_group(self.comparison.table, metric, paper_d))
 
