@@ -204,7 +204,9 @@ def test_result_table_and_profiles():
     res = R.result(t)
     assert res.table.loc[("btb", "claim_x"), "planted"] == "—" and res.values["n_recovered"] == 1
     assert res.values["n_claims"] == 1 and "1 of 1 method checks" in res.note
-    assert R.result(profile="sample").table is None
+    other = R.result(profile="sample")
+    assert other.table is None
+    assert set(other.values) == set(res.values)  # every name the page's prose quotes is glued on every profile
     with pytest.raises(ValueError, match="planted truth"):
         R.recovery_table("sample")
 

@@ -553,7 +553,8 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo"):
     if table is None and profile != "demo":
         return Result(table=None, note=f"The '{profile}' profile's data carry no planted truth, so there is nothing to "
                       "recover here: these checks run on the demo profile (`pluralign recovery`).",
-                      values={"n_methods": 0, "n_recovered": 0, "n_claims": 0, "n_claims_hold": 0})
+                      values={"high_agreement_pct": round(100 * HIGH_AGREEMENT),  # the page's prose quotes it
+                              "n_methods": 0, "n_recovered": 0, "n_claims": 0, "n_claims_hold": 0})
     t = recovery_table(profile) if table is None else table
     # a readable table (the column is narrow): planted beside the estimate with its CI, the criterion and the
     # verdict; each row's description follows under the table (the CSV of `pluralign recovery` has every column)
