@@ -211,7 +211,7 @@ def test_training_evaluation_is_the_exact_mean_loss_over_each_distinct_text_once
         (list(lengths), budget, max_batch)) or real(lengths, budget, max_batch))
     trained = rm.train(train, "bt", labels, eval_data=ev, epochs=1, lr=1e-3, batch_size=8, keep_best=False,
                        progress=False)
-    evals = [(lengths, b, m) for lengths, b, m in seen if b == budget and m == 8]
+    evals = [(lengths, b, m) for lengths, b, m in seen if b == budget and m == 16]  # 8 pairs' texts a batch at most
     assert evals and all(lengths == text_len for lengths, b, m in evals)  # each distinct text once
     assert len({len(x) for x in real(*evals[-1])}) > 1  # uneven batches: a mean of batch means would differ
     # the last evaluation (after the last step, weights as returned) is the mean BT loss over the instances

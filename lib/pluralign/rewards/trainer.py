@@ -104,7 +104,8 @@ class PreferenceTrainer(Trainer):
     def evaluate(self, eval_dataset=None, ignore_keys=None, metric_key_prefix: str = "eval"):
         """The objective's mean loss per evaluation instance, under ``torch.inference_mode``. Each distinct text
         of the evaluation set is scored once, in token-budget batches (issue 19: the batching of scoring,
-        :func:`pluralign.rewards.speed.token_batches`, at most ``per_device_eval_batch_size`` texts a batch), and
+        :func:`pluralign.rewards.speed.token_batches`, at most the texts of ``per_device_eval_batch_size`` instances
+        a batch), and
         the loss is taken over every instance from those outputs: with every annotator's label as an instance
         (``labels="all"``) a pair's two texts are scored once, not once per annotator. The result is the exact
         mean over the evaluation set (a text's output does not depend on its batch company). Under several
@@ -123,7 +124,9 @@ class PreferenceTrainer(Trainer):
         model.eval()
         outputs = [None] * len(ds.texts)
         with torch.inference_mode():
-            for idx in token_batches([rm._length(f) for f in ds.texts], budget, self.args.per_device_eval_batch_size):
+            per_instance = 1 if ds.second is None else 2  # a batch holds as many texts as per_device_eval_batch_size pairs
+            for idx in token_batches([rm._length(f) for f in ds.texts], budget,
+                                     self.args.per_device_eval_batch_size * per_instance):
                 out = model(**self._prepare_inputs(rm._collate([ds.texts[i] for i in idx]))).float()
                 for k, i in enumerate(idx):
                     outputs[i] = out[k]
