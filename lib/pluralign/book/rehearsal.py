@@ -107,9 +107,14 @@ MODELS: dict[str, Arch] = {
 # training page's time
 TINY = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
 SCALE = 10.0  # the weight matrices' standard deviation: SCALE × the config's initializer_range
-# Llama-3's byte-level BPE gets more merges: at 600 (344 merges over the 256 bytes) a simulated pair is ~120-240
-# tokens, at 2000 ~55, and the Llama stand-in's training and generation time scales with it
-VOCAB = {"deberta-v3-spm": 600, "electra-wordpiece": 600, "llama3-bpe": 2000, "xlmr-spm": 600}
+# At most this many pieces per tokenizer (SentencePiece takes fewer where the corpus has no more). Every stand-in's
+# training and scoring time grows with the pieces per text (attention with their square): on real hh-rlhf
+# conversations DeBERTa-v3's SentencePiece at 600 pieces, trained on simulated text only, cut a conversation into
+# 307 pieces on average, at 4,000 with real conversations in the corpus 181 (a simulated text 125 -> 90); the
+# Llama-3 BPE at 600 (344 merges over the 256 bytes) cut a simulated pair into ~120-240 tokens, at 2,000 ~55 (at
+# 4,000 no shorter, and its random answers ran on for 5-150 tokens: the end-of-turn lift below competes with more
+# tokens)
+VOCAB = {"deberta-v3-spm": 4000, "electra-wordpiece": 4000, "llama3-bpe": 2000, "xlmr-spm": 4000}
 
 LLAMA3_SPECIAL = ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
 # Meta-Llama-3-8B-Instruct's tokenizer_config.json chat template
@@ -129,13 +134,27 @@ def _simulated(n: int, seed: int, fmt: str = "multipref", n_annotators: int = 4)
                     n_monte_carlo=200)
 
 
+#: real conversations in the tokenizers' corpus (where the workplace has the shared hh-rlhf file)
+CORPUS_REAL_ROWS = 1300
+
+
 @functools.lru_cache(maxsize=4)
 def _corpus(seed: int) -> tuple[str, ...]:
+    """The tokenizers' training texts: simulator texts, a few formats the pages write, and the first
+    :data:`CORPUS_REAL_ROWS` real hh-rlhf conversations where the workplace has them (the mirror's hh-rlhf rows are
+    real: a tokenizer trained on simulated text alone cut them into ~2x the pieces)."""
+    from pluralign.data.io import shared_data_dir
     d = _simulated(200, seed)
+    real = shared_data_dir() / "hh-rlhf" / "harmless-base-test.jsonl.gz"
+    hh = []
+    if real.exists():
+        lines = gzip.decompress(real.read_bytes()).decode("utf-8").split("\n")
+        hh = [json.loads(ln)["chosen"] for ln in lines[:CORPUS_REAL_ROWS] if ln.strip()]
     extra = ["Human: which answer is better? Assistant: Answer A.", "SUBREDDIT: r/AskReddit TITLE: a question POST:",
              "TL;DR: Choice: A B tie", '{"helpful": true, "harmless": false, "topic": "science"}',
              "0 1 2 3 4 5 6 7 8 9 10 100 A B C D E F", "I am going to give you a prompt and two answers."]
-    return tuple(extra * 5) + tuple(d.pairs["prompt"]) + tuple(d.pairs["response_a"]) + tuple(d.pairs["response_b"])
+    return tuple(extra * 5) + tuple(d.pairs["prompt"]) + tuple(d.pairs["response_a"]) + tuple(d.pairs["response_b"]) \
+        + tuple(hh)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,14 +169,15 @@ def _deberta_tokenizer(folder: Path, corpus: list[str]) -> int:
         sentence_iterator=iter(corpus), model_writer=buf, vocab_size=VOCAB["deberta-v3-spm"], model_type="unigram",
         pad_id=0, bos_id=1, eos_id=2, unk_id=3, pad_piece="[PAD]", bos_piece="[CLS]", eos_piece="[SEP]",
         unk_piece="[UNK]", user_defined_symbols=["[MASK]"], character_coverage=1.0, num_threads=1, minloglevel=2,
-        split_digits=True)
+        split_digits=True, hard_vocab_limit=False)
     (folder / "spm.model").write_bytes(buf.getvalue())
     special = {"bos_token": "[CLS]", "eos_token": "[SEP]", "unk_token": "[UNK]", "sep_token": "[SEP]",
                "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
     _json(folder / "tokenizer_config.json", {"do_lower_case": False, "vocab_type": "spm", "split_by_punct": False,
                                              "tokenizer_class": "DebertaV2Tokenizer", **special})
     _json(folder / "special_tokens_map.json", special)
-    return VOCAB["deberta-v3-spm"]
+    import transformers
+    return len(transformers.AutoTokenizer.from_pretrained(folder))
 
 
 def _electra_tokenizer(folder: Path, corpus: list[str]) -> int:
@@ -181,7 +201,8 @@ def _xlmr_tokenizer(folder: Path, corpus: list[str]) -> int:
     buf = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(corpus), model_writer=buf, vocab_size=VOCAB["xlmr-spm"], model_type="unigram",
-        unk_id=0, bos_id=1, eos_id=2, pad_id=-1, character_coverage=1.0, num_threads=1, minloglevel=2)
+        unk_id=0, bos_id=1, eos_id=2, pad_id=-1, character_coverage=1.0, num_threads=1, minloglevel=2,
+        hard_vocab_limit=False)
     (folder / "sentencepiece.bpe.model").write_bytes(buf.getvalue())
     special = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "sep_token": "</s>",
                "pad_token": "<pad>", "cls_token": "<s>", "mask_token": "<mask>"}
@@ -239,8 +260,9 @@ def _ends_its_answers(model, tok) -> None:
     time, and unlike any real endpoint). Hidden channel 0 is made a constant of the residual stream (every token
     embedding holds the same value there, no layer writes to it) and only the two end tokens read it in the output
     layer, so their logits get a lift of about :data:`EOS_LIFT` at every position: answers end within a few tokens
-    (measured on 12 greedy and sampled answers: all ended within 10 tokens, most after 0-2; at a lift of 10, one
-    in 12 still ran to the limit, and those dominated a labelling job's time). The other weights stay random; the
+    (measured on 12 greedy and sampled answers with two heads and 2,005 tokens: all ended after 1 or 2 tokens; with
+    four heads, within 24; at a lift of 10, one in 12 still ran to the limit, and those dominated a labelling
+    job's time). The other weights stay random; the
     answers stay garbage: empty or unparseable, which the pages must report as failed labels."""
     import torch
     ends = [tok.convert_tokens_to_ids(t) for t in ("<|end_of_text|>", "<|eot_id|>")]
@@ -539,9 +561,12 @@ DATASETS: dict[str, tuple] = {
 #: Preferences §3 holds out 500 test pairs per data set, and params/paper/diverging-study.yml and cross-study.yml
 #: another 500 for validation: 1,000 held out plus a training side)
 MIN_ROWS = {"allenai/multipref": 1200, "nvidia/HelpSteer2": 1200,
-            # Beyond the Binary trains on these four pooled and holds out 2,000 for validation (btb-rewards.yml)
-            "openai/webgpt_comparisons": 650, "Anthropic/hh-rlhf": 650, "openai/summarize_from_feedback": 650,
-            "Dahoas/synthetic-instruct-gptj-pairwise": 650}
+            # Beyond the Binary trains on four sets pooled (webgpt, hh-rlhf, summarize, gptj) and holds out 2,000 of
+            # them for validation (btb-rewards.yml): three of them carry it, so that a few hundred pairs are left to
+            # train on. hh-rlhf keeps the rows asked for: SEAL's D is its train split, and every entry of D is
+            # labelled by three LM-labellers (at 650 rows, 2,600 entries: most of the SEAL pages' time)
+            "openai/webgpt_comparisons": 750, "openai/summarize_from_feedback": 750,
+            "Dahoas/synthetic-instruct-gptj-pairwise": 750}
 
 
 def build_dataset(hub_id: str, root: str | Path, *, rows: int = 200, seed: int = 0) -> Path:
