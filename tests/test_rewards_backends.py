@@ -246,3 +246,25 @@ def test_unknown_kind_and_texts_are_refused(tiny_bert_rm):
     rm = R.load(tiny_bert_rm)
     with pytest.raises(TypeError, match="plain string"):
         rm.score(["just a string"], progress=False)
+
+
+def test_a_fresh_reward_head_loads_without_a_load_report_but_a_missing_body_weight_warns(tmp_path, capfd):
+    """A causal LM loaded as a scalar-reward classifier has a new ``score`` head and an unused ``lm_head``: that is
+    the design, so no transformers load report reaches stderr (a rendered page would show it) and nothing warns;
+    a checkpoint that lacks a weight of the body is a warning naming it."""
+    import warnings
+
+    from safetensors.torch import load_file, save_file
+    from rm_helpers import tiny_llama_folder
+    folder = tiny_llama_folder(tmp_path / "llama")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        R.load(str(folder), kind="causal")
+    err = capfd.readouterr().err
+    assert "LOAD REPORT" not in err and "MISSING" not in err
+    weights = folder / "model.safetensors"
+    state = load_file(weights)
+    gone = "model.layers.1.mlp.down_proj.weight"
+    save_file({k: v for k, v in state.items() if k != gone}, weights, metadata={"format": "pt"})
+    with pytest.warns(UserWarning, match=r"weight\(s\) of the model body newly initialized.*layers\.1\.mlp\.down_proj"):
+        R.load(str(folder), kind="causal")

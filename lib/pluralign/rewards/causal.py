@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 
 from pluralign.rewards.base import RM_CONFIG, remote_code_from_caller
-from pluralign.rewards.seqcls import LogitsOf, SequenceClassificationRM
+from pluralign.rewards.seqcls import LogitsOf, SequenceClassificationRM, load_sequence_classifier
 
 DEFAULT_LORA = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "target_modules": None}
 
@@ -186,7 +186,6 @@ class CausalLMRM(SequenceClassificationRM):
         config.pad_token_id = tok.pad_token_id
 
     def _load_model(self, config, dtype, device):
-        from transformers import AutoModelForSequenceClassification
         kw = {}
         if self.quantization is not None:
             kw["quantization_config"] = quantization_config(self.quantization, dtype)
@@ -197,7 +196,7 @@ class CausalLMRM(SequenceClassificationRM):
             _quiet_bnb_casts()
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(0)  # a fresh score head is the same on every load (scores are cached by identity)
-            model = AutoModelForSequenceClassification.from_pretrained(
+            model = load_sequence_classifier(
                 self.name_or_path, config=config, use_safetensors=None if getattr(self, "allow_pickle_weights", False)
                 else True, trust_remote_code=self.trust_remote_code,
                 dtype=dtype, ignore_mismatched_sizes=True, **kw)

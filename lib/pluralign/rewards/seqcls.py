@@ -28,6 +28,40 @@ DROPOUT_FIELDS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "classi
                   "pooler_dropout", "dropout")
 
 
+#: weights a reward model may legitimately lack (a fresh head: ``score`` for a causal LM, ``classifier`` / ``pooler``
+#: for an encoder) or leave unused (a causal LM's ``lm_head``, an encoder's pre-training heads) when it is loaded
+#: as a sequence classifier
+FRESH_HEAD = ("score.", "classifier.", "pooler.")
+DROPPED_HEAD = ("lm_head.", "cls.", "lm_predictions.", "mask_predictions.", "discriminator_predictions.",
+                "generator_predictions.")
+
+
+def load_sequence_classifier(name_or_path: str, **kw):
+    """``AutoModelForSequenceClassification.from_pretrained(name_or_path, **kw)`` without transformers' load report,
+    which on a rendered page is stderr noise for the expected case: a reward head that is new (a causal LM or a
+    plain encoder loaded as a scalar-reward classifier) and pre-training heads left unused. Anything else missing,
+    unused or of another shape — weights of the body — is a warning naming the keys."""
+    import warnings
+
+    from transformers import AutoModelForSequenceClassification
+    from transformers.utils import logging as hf_logging
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        model, info = AutoModelForSequenceClassification.from_pretrained(name_or_path, output_loading_info=True, **kw)
+    finally:
+        hf_logging.set_verbosity(level)
+    missing = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(FRESH_HEAD))
+    unused = sorted(k for k in info.get("unexpected_keys", ()) if not k.startswith(DROPPED_HEAD))
+    resized = sorted(k[0] for k in info.get("mismatched_keys", ()) if not k[0].startswith(FRESH_HEAD))
+    for what, keys in (("newly initialized (not in the checkpoint)", missing), ("not used", unused),
+                       ("of another shape than in the checkpoint, newly initialized", resized)):
+        if keys:
+            warnings.warn(f"{name_or_path}: {len(keys)} weight(s) of the model body {what}, e.g. "
+                          f"{', '.join(keys[:5])}", stacklevel=3)
+    return model
+
+
 class LogitsOf(nn.Module):
     """``forward(**batch)`` → ``model(**batch).logits`` (n, k), so every backend trains the same way."""
 
@@ -118,8 +152,7 @@ class SequenceClassificationRM(RewardModel):
             config.pad_token_id = tok.pad_token_id
 
     def _load_model(self, config, dtype, device):
-        from transformers import AutoModelForSequenceClassification
-        return AutoModelForSequenceClassification.from_pretrained(
+        return load_sequence_classifier(
             self.name_or_path, config=config, use_safetensors=None if self.allow_pickle_weights else True,
             trust_remote_code=self.trust_remote_code, dtype=dtype, ignore_mismatched_sizes=True)
 
