@@ -117,3 +117,32 @@ def test_serve_command_takes_several_served_model_names(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_where_the_page_states_the_redirect_the_endpoint_does_not_warn_again(monkeypatch):
+    """The book's runner puts the redirect at the top of every page and sets PLURALIGN_LLM_REDIRECT_STATED for
+    its kernels: the endpoints are still redirected, without a warning on the page's stderr."""
+    from pluralign.book import runner
+    monkeypatch.setenv("PLURALIGN_LLM_BASE_URL", "http://127.0.0.1:9999/v1")
+    env = runner._environment("paper")
+    assert env["PLURALIGN_LLM_REDIRECT_STATED"] == "1"
+    monkeypatch.setenv("PLURALIGN_LLM_REDIRECT_STATED", "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        llm = llm_mod.load("m", base_url="http://127.0.0.1:8001/v1")
+    assert llm.base_url == "http://127.0.0.1:9999/v1" and llm.identity()["requested_base_url"] == "http://127.0.0.1:8001/v1"
+    monkeypatch.delenv("PLURALIGN_LLM_BASE_URL")
+    assert "PLURALIGN_LLM_REDIRECT_STATED" not in runner._environment("paper")
+
+
+def test_the_redirect_note_sits_below_the_title_and_the_rehearsal_banner_once():
+    import nbformat
+    from pluralign.book import runner
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# The title"),
+                                         nbformat.v4.new_code_cell("study")])
+    runner.insert_rehearsal_banner(nb, "paper")
+    assert runner.insert_redirect_note(nb, "http://127.0.0.1:9999/v1")
+    note = nb.cells[2]
+    assert note.source.startswith(":::{note}") and "`http://127.0.0.1:9999/v1` by `PLURALIGN_LLM_BASE_URL`" in note.source
+    assert "pluralign-rehearsal" in nb.cells[1].metadata["tags"]
+    assert not runner.insert_redirect_note(nb, "http://x/v1") and len(nb.cells) == 4

@@ -48,3 +48,12 @@ def test_external_script_and_raw_tex_are_reported_but_code_and_typeset_math_are_
     assert "external script (the site must work offline): https://cdn.example.org/x.js" in problems
     assert "TeX not typeset" in problems and "stays raw" in problems
     assert "in code is fine" not in problems and "\\begin{x}" not in problems
+
+
+def test_long_decimals_in_tables_are_reported_but_not_three_significant_digits_or_arxiv_ids(tmp_path):
+    site = _site(tmp_path, "<table><tr><td>0.123456</td><td>0.00100</td>"
+                           "<td>Miranda et al. 2024, arXiv:2410.19133 (MultiPref)</td></tr></table>")
+    problems = "\n".join(sitecheck.check(site))
+    assert "1 table cell(s) with five or more significant decimals, e.g. '0.123456'" in problems
+    site = _site(tmp_path / "b", "<table><tr><td>0.00100</td><td>Zhang et al. 2024, arXiv:2410.14632</td></tr></table>")
+    assert sitecheck.check(site) == []

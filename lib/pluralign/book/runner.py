@@ -284,6 +284,24 @@ def insert_rehearsal_banner(nb, profile: str) -> bool:
     return True
 
 
+def insert_redirect_note(nb, url: str) -> bool:
+    """Say at the top of the page (after the title and any rehearsal banner) that every OpenAI-compatible LLM
+    endpoint of its parameters went to ``url`` (``PLURALIGN_LLM_BASE_URL``), once. Returns whether it was inserted."""
+    import nbformat
+    if any("pluralign-redirect" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
+        return False
+    at = next((i + 1 for i, c in enumerate(nb.cells) if _heading_level(c) == 1), 0)
+    while at < len(nb.cells) and "pluralign-rehearsal" in nb.cells[at].get("metadata", {}).get("tags", []):
+        at += 1
+    cell = nbformat.v4.new_markdown_cell(
+        f":::{{note}}\nLLM endpoints: every OpenAI-compatible endpoint this page's parameters name (an LM-labeller, a "
+        f"judge, a rewriter) was sent to `{url}` by `PLURALIGN_LLM_BASE_URL`, not to the `base_url` its parameters "
+        "give; the model names were kept.\n:::")
+    cell.metadata["tags"] = ["pluralign-redirect"]
+    nb.cells.insert(at, cell)
+    return True
+
+
 def _is_fresh(r: Run, fp: str) -> bool:
     if not r.output.exists():
         return False
@@ -297,12 +315,14 @@ def _is_fresh(r: Run, fp: str) -> bool:
 def _environment(profile: str, *, book_cache: bool = True) -> dict:
     env = {"PLURALIGN_PROFILE": profile, "PLURALIGN_ROOT": str(ROOT), "MPLBACKEND": "module://matplotlib_inline.backend_inline",
            "TOKENIZERS_PARALLELISM": "false", "PYTHONHASHSEED": "0",
-           # no download / weight-loading bars in a rendered page (they are stderr noise there)
-           "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
+           # no download / weight-loading / split-generating bars in a rendered page (they are stderr noise there)
+           "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
     if book_cache:  # the book keeps its cache in the project; a user's run uses the user's cache folder
         env.setdefault("PLURALIGN_CACHE", os.environ.get("PLURALIGN_CACHE", str(ROOT / ".cache" / "pluralign")))
     if profile != "paper":
         env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    if os.environ.get("PLURALIGN_LLM_BASE_URL", "").strip():  # each page says so at its top (insert_redirect_note)
+        env["PLURALIGN_LLM_REDIRECT_STATED"] = "1"
     return env
 
 
@@ -418,6 +438,9 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
     rehearsal = rehearsal_mirror(env.get("PLURALIGN_MIRROR") or os.environ.get("PLURALIGN_MIRROR"))
     if rehearsal:
         insert_rehearsal_banner(done, r.profile)
+    redirect = (env.get("PLURALIGN_LLM_BASE_URL") or os.environ.get("PLURALIGN_LLM_BASE_URL") or "").strip()
+    if redirect:
+        insert_redirect_note(done, redirect.rstrip("/"))
     hidden = hide_skipped_sections(done)
     for cell in done.cells:  # the parameters are shown by the build report, not as raw cells
         tags = cell.get("metadata", {}).get("tags", [])

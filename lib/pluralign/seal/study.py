@@ -666,7 +666,7 @@ class Study:
         g_all = agree.loc["all"]
         code = "SEAL analysis code (main_results.ipynb)"
         n_dec = int(paper_value(code, "γ = c", "pairs") + paper_value(code, "γ = r", "pairs"))
-        values = {"n_c": int(g_all["n_c"]), "n_r": int(g_all["n_r"]), "share_i": float(g_all["n_i"] / g_all["n"]),
+        values = {"n_c": int(g_all["n_c"]), "n_r": int(g_all["n_r"]), "share_i": float(g_all["n_i"] / g_all["n"]) if g_all["n"] else float("nan"),
                   "paper_share_i": paper_value("§3", "γ = i", "share of pairs"),
                   "paper_lm_decisive": paper_value(code, "γ ≠ i", "LM-labeller agreement with the human label"),
                   "paper_pre_decisive": paper_value(code, "γ ≠ i", "pre-D RM a₊"),
