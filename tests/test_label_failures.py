@@ -334,3 +334,26 @@ def test_a_no_estimate_section_shows_as_such_and_is_hidden_like_a_skipped_one(mo
     Result(table=None, skipped="no labeller on this profile.")._ipython_display_()
     assert shown == [("*No estimate:* 3 of 3 LM labels failed.", {SKIPPED_SECTION: True}),
                      ("*Not run on this profile:* no labeller on this profile.", {SKIPPED_SECTION: True})]
+
+
+def test_a_page_states_the_failed_answers_so_its_kernel_does_not_warn(monkeypatch):
+    """The library warns that LLM answers failed (counted); in a book page, whose text states the counts, the runner
+    sets PLURALIGN_COUNTS_STATED and the warning stays off the page's stderr. Beyond the Binary's judgments section
+    states the unparseable verdicts and the pairs left without a margin."""
+    from pluralign import report
+    from pluralign.book import runner
+    from pluralign.btb.study import setup
+    assert runner._environment("paper")[report.COUNTS_STATED] == "1"
+    with pytest.warns(UserWarning, match="3 of 9 failed"):
+        report.counted_warning("3 of 9 failed")
+    monkeypatch.setenv(report.COUNTS_STATED, "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report.counted_warning("3 of 9 failed")
+    st = setup("demo", 0)
+    sj = st.judgments.copy()
+    sj.loc[sj.index[:4], "n_unparsed"] = sj.loc[sj.index[:4], "n"]
+    sj.loc[sj.index[:4], "n_valid"] = 0
+    st.__dict__["judgments"] = sj
+    note = st.synthetic_judgments().note
+    assert f"{int(sj['n'].iloc[:4].sum())} of {int(sj['n'].sum()):,} verdicts" in note and f"4 of {len(sj):,} pairs" in note

@@ -239,6 +239,20 @@ class Result:
             display(Markdown(self.note))
 
 
+#: set (by the book's runner) in a page's kernel: the page states the counts of failed LLM answers itself
+COUNTS_STATED = "PLURALIGN_COUNTS_STATED"
+
+
+def counted_warning(message: str, stacklevel: int = 3) -> None:
+    """Warn that some LLM answers failed and were counted (``message`` says how many), unless the caller runs in a
+    book page, whose sections state those counts themselves (the runner sets ``PLURALIGN_COUNTS_STATED``): on a page
+    the warning would be a line of stderr noise beside the same count in the text."""
+    if os.environ.get(COUNTS_STATED):
+        return
+    import warnings
+    warnings.warn(message, stacklevel=stacklevel)
+
+
 #: Output metadata key of a section that does not run on this profile (:attr:`Result.skipped`; the runner hides
 #: such a section, :func:`pluralign.book.runner.hide_skipped_sections`).
 from pluralign.book.runner import SKIPPED_SECTION  # noqa: E402

@@ -316,7 +316,9 @@ def _environment(profile: str, *, book_cache: bool = True) -> dict:
     env = {"PLURALIGN_PROFILE": profile, "PLURALIGN_ROOT": str(ROOT), "MPLBACKEND": "module://matplotlib_inline.backend_inline",
            "TOKENIZERS_PARALLELISM": "false", "PYTHONHASHSEED": "0",
            # no download / weight-loading / split-generating bars in a rendered page (they are stderr noise there)
-           "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
+           "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+           # the pages state the counts of failed LLM answers in their text (report.counted_warning)
+           "PLURALIGN_COUNTS_STATED": "1"}
     if book_cache:  # the book keeps its cache in the project; a user's run uses the user's cache folder
         env.setdefault("PLURALIGN_CACHE", os.environ.get("PLURALIGN_CACHE", str(ROOT / ".cache" / "pluralign")))
     if profile != "paper":

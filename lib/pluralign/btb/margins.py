@@ -221,8 +221,9 @@ def synthetic_judgments(llm, data, n: int = 10, *, top_p: float = 0.9, temperatu
     bad = int(out["n_unparsed"].sum())
     if bad:
         none = int((out["n_valid"] == 0).sum())
-        warnings.warn(f"synthetic_judgments: {bad} of {n * len(out)} verdicts unparseable "
-                      f"({none} pairs with no parseable verdict → margin NaN)", stacklevel=2)
+        from pluralign.report import counted_warning
+        counted_warning(f"synthetic_judgments: {bad} of {n * len(out)} verdicts unparseable "
+                        f"({none} pairs with no parseable verdict → margin NaN)")
     return out[["pair_id", "verdicts", "judgments", "n", "n_a", "n_b", "n_unparsed", "n_valid", "share_a",
                 "p_a", "margin"]]
 

@@ -405,7 +405,15 @@ class Study:
         """The first pairs' judgment counts, share of A votes and margin (Eq. 3)."""
         sj = self.judgments
         head = sj.drop(columns=[c for c in ("verdicts", "judgments") if c in sj.columns]).head(6).round(3)
-        return report.Result(table=head, data={"judgments": sj})
+        note = ""
+        bad = int(sj["n_unparsed"].sum()) if "n_unparsed" in sj else 0
+        if bad:  # a judge's unparseable verdicts, counted (the library warns outside the book)
+            none = int((sj["n_valid"] == 0).sum())
+            note = report.warning(
+                f"**{bad:,} of {int(sj['n'].sum()):,} verdicts of the judge were unparseable**; {none:,} of "
+                f"{len(sj):,} pairs have no parseable verdict and so no margin (Eq. 3 needs at least one), and "
+                "training gives them a margin of 0 (plain Bradley–Terry).")
+        return report.Result(table=head, note=note, data={"judgments": sj})
 
     def judge_quality(self) -> report.Result:
         """How often the judge sides with the population majority, and Pearson r / mean L1 between its

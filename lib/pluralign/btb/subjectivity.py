@@ -215,7 +215,8 @@ def _as_llms(llm) -> list:
 
 def _warn_unparsed(what: str, bad: int, total: int) -> None:
     if bad:
-        warnings.warn(f"{what}: {bad} of {total} answers unparseable (counted in n_unparsed)", stacklevel=3)
+        from pluralign.report import counted_warning
+        counted_warning(f"{what}: {bad} of {total} answers unparseable (counted in n_unparsed)", stacklevel=4)
 
 
 def _vote_table(ids, answers_per_id: list[list], parse, labels: dict, name: str) -> pd.DataFrame:

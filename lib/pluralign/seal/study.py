@@ -963,7 +963,7 @@ class Study:
     def rewrite_summary(self):
         """Pairs drawn, dropped (a rewrite failed SEAL's checks; by reason in the note) and kept, and the
         post-D RM's a₊ on them before and after rewriting, beside the paper's (§ 2.3)."""
-        from pluralign.report import Result
+        from pluralign.report import MISSING, Result
         from pluralign.seal.paper import paper_value
         from pluralign.seal.resistance import aligned
         rw = self.rewriting()
@@ -979,7 +979,8 @@ class Study:
         before, after, rp = rw.before, rw.after, rw.rewrites
         share = paper_value("§2.3", "rewritten pairs", "share of D")
         table = pd.DataFrame({"this run": np.array([len(rw.idx), rp.n_dropped, len(rp.kept),
-                                                    round(float(before.mean()), 3), round(float(after.mean()), 3)],
+                                                    *[round(float(x.mean()), 3) if len(x) else MISSING
+                                                      for x in (before, after)]],
                                                    dtype=object),
                               "paper": [f"{share:.0%} of D", "—", "—", "—",
                                         paper_value("§2.3", "post-D RM", "a₊ after rewriting")]},
