@@ -33,8 +33,10 @@ test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -ra -m slow
 
 # the paper profile rehearsed offline on CPU: tiny random-weight models and small data under every paper Hub id,
-# a local server under every LLM endpoint name; pages in book/_executed/rehearsal, HTML in _build/rehearsal (issue 16)
+# a local server under every LLM endpoint name; pages in book/_executed/rehearsal, HTML in _build/rehearsal, then
+# the headless-browser check of those pages (about 10 minutes on 2 cores)
 rehearse: $(STAMP)
+	bash scripts/install-chromium.sh
 	BIN=$(abspath $(BIN)) bash scripts/rehearse.sh
 
 bench: $(STAMP)
