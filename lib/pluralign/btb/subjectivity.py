@@ -326,8 +326,8 @@ def aggregate_preference(source, *, column: str = "prefer_a", out_of: int = 10) 
                          f"has {v[bad].iloc[0]!r}")
     p = (v / out_of).groupby(source["pair_id"], sort=False).mean().rename("p_star")
     if p.isna().any():
-        warnings.warn(f"aggregate_preference: {int(p.isna().sum())} pairs have no usable estimate (p* NaN)",
-                      stacklevel=2)
+        from pluralign.report import counted_warning
+        counted_warning(f"aggregate_preference: {int(p.isna().sum())} pairs have no usable estimate (p* NaN)")
     p.index.name = "pair_id"
     return p
 

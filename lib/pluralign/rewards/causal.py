@@ -19,12 +19,17 @@ weights frozen. Where bitsandbytes is missing or lacks a backend for the device,
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import torch
 
 from pluralign.rewards.base import RM_CONFIG, remote_code_from_caller
 from pluralign.rewards.seqcls import LogitsOf, SequenceClassificationRM, load_sequence_classifier
+
+# peft asks every model it wraps or loads for `is_gradient_checkpointing`, which transformers 5 deprecates: a
+# FutureWarning per LoRA model (on a page, a line of stderr) that nothing here can act on
+warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.* is deprecated", category=FutureWarning)
 
 DEFAULT_LORA = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "target_modules": None}
 

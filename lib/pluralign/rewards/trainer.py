@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import tempfile
-import warnings
 
 import numpy as np
 import torch
@@ -213,11 +212,7 @@ def fit(model, inst: Instances, eval_inst: Instances | None, *, objective: str, 
         trainer.remove_callback(ProgressCallback)
         if progress:
             trainer.add_callback(_QuietProgress)
-        with warnings.catch_warnings():
-            # peft asks the model for `is_gradient_checkpointing`, which transformers 5 deprecates (a FutureWarning
-            # per training run, nothing to act on here)
-            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.* is deprecated", category=FutureWarning)
-            trainer.train()
+        trainer.train()
         callback.restore(model.module)
     model.module.eval()
     history = callback.history
