@@ -357,3 +357,21 @@ def test_a_page_states_the_failed_answers_so_its_kernel_does_not_warn(monkeypatc
     st.__dict__["judgments"] = sj
     note = st.synthetic_judgments().note
     assert f"{int(sj['n'].iloc[:4].sum())} of {int(sj['n'].sum()):,} verdicts" in note and f"4 of {len(sj):,} pairs" in note
+
+
+def test_btb_rewards_without_any_parseable_judgment_says_the_margins_are_missing_and_plots_none():
+    """Every training pair without a parseable judgment (the rehearsal's random judge): the training-margins
+    section counts them, says Eq. 4 is Eq. 1 on this run, and draws no histogram of fill values."""
+    s = _btb_rewards_study("some")
+    real = s.judgments_of
+
+    def judgments_of(data, p_star=None):
+        j = real(data, p_star).copy()
+        j["n_valid"], j["margin"] = 0, np.nan
+        return j
+    s.judgments_of = judgments_of
+    r = s.training_margins()
+    n = len(s.comparison.margins)
+    assert s.comparison.margins_missing == n and (s.comparison.margins == 0).all()
+    assert r.figure is None and f"{n:,} of {n:,} training pairs have no parseable judgment" in r.note
+    assert "trained with the baseline's loss" in r.note

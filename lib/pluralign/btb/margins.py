@@ -239,7 +239,8 @@ def training_margins(judgments: pd.DataFrame, fill: float | None = 0.0) -> pd.Se
     if bad:
         if fill is None:
             raise ValueError(f"{bad} pairs have no margin (no parseable judgment)")
-        warnings.warn(f"training_margins: {bad} of {len(m)} pairs have no margin; using {fill}", stacklevel=2)
+        from pluralign.report import counted_warning
+        counted_warning(f"training_margins: {bad} of {len(m)} pairs have no margin; using {fill}")
         m = m.fillna(fill)
     if ((m < 0) | (m > 1)).any():
         raise ValueError("margins must lie in [0, 1] (Eq. 3)")

@@ -147,6 +147,7 @@ class Comparison:
     p_baseline: pd.Series
     p_regularized: pd.Series
     table: pd.DataFrame | None   # None: no test pair has p*
+    margins_missing: int = 0     # training pairs without a parseable judgment (trained with margin 0)
 
 
 @dataclass
@@ -516,7 +517,8 @@ class Study:
         groups = E.table_groups(names, kind, dist, in_domain=ev["in_domain"], out_of_domain=ev["out_of_domain"],
                                 names=ev["display_names"])
         source = sp.train_full if self.judge["from"] == "annotators" else sp.train
-        margins = M.training_margins(self.judgments_of(source))
+        judged = self.judgments_of(source)
+        margins = M.training_margins(judged)
         train_kw = {k: v for k, v in tr.items() if k not in TRAINING}
         rm = rewards.load(**(tr["reward_model"] or {}))
         rewards.embed_all(rm, sp.everything)  # frozen encoder: every text embedded once (cached)
@@ -541,7 +543,8 @@ class Study:
                 cmp = E.compare(p_star.reindex(keep), p_base.reindex(keep), p_reg.reindex(keep),
                                 by=groups.reindex(keep), n_boot=ev["n_boot"], seed=seed)
         return Comparison(sp, p_star, groups, margins, pd.concat([sweep_b, sweep_r], ignore_index=True),
-                          p_base.reindex(tid), p_reg.reindex(tid), cmp)
+                          p_base.reindex(tid), p_reg.reindex(tid), cmp,
+                          int((judged["n_valid"] == 0).sum()) if "n_valid" in judged else 0)
 
     def splits(self) -> report.Result:
         """Pairs per split (train / validation with one binary judgment each, test with all annotators)."""
@@ -619,8 +622,17 @@ class Study:
 
     def training_margins(self) -> report.Result:
         """The margins (Eq. 3) of the training pairs."""
-        m = self.comparison.margins
-        return report.Result(table=None, figure=plots.training_margins(m), data={"margins": m})
+        c = self.comparison
+        m, bad = c.margins, c.margins_missing
+        if not bad:
+            return report.Result(table=None, figure=plots.training_margins(m), data={"margins": m})
+        note = (f"{bad:,} of {len(m):,} training pairs have no parseable judgment and so no margin (Eq. 3); they are "
+                "trained with a margin of 0, as plain Bradley–Terry pairs.")
+        if bad == len(m):  # every margin is the fill value: nothing to plot, and Eq. 4 is Eq. 1 on this run
+            return report.Result(table=None, note=report.warning(
+                note + " No pair has a margin, so the regularized model is trained with the baseline's loss on this "
+                "run."), data={"margins": m})
+        return report.Result(table=None, figure=plots.training_margins(m), note=note, data={"margins": m})
 
     def learning_rate_sweep(self) -> report.Result:
         """Footnote 6: validation accuracy and loss per learning rate and objective, the selected ones."""
