@@ -93,6 +93,8 @@ def test_lora_steps_on_a_quantized_rm_lower_the_loss_and_leave_the_quantized_wei
     rm = R.load(llama, kind="causal", lora=LORA, **{f"load_in_{quantization}": True})
     m = rm._trainable("bt", None, 0)
     assert isinstance(m.module, causal.QuantizedLoRA)
+    # gradient checkpointing (QLoRA) with no KV cache configured: transformers logs nothing on a page's stderr
+    assert m.module.model.get_base_model().config.use_cache is False
     data = tiny_pairs()
     inst = build_instances(data, "bt")
     with torch.no_grad():  # an inference forward first (bitsandbytes would repack 4-bit weights for its CPU kernel

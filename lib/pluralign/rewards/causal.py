@@ -251,6 +251,9 @@ class CausalLMRM(SequenceClassificationRM):
                     warnings.simplefilter("ignore", FutureWarning)
                     base = prepare_model_for_kbit_training(
                         base, gradient_checkpointing_kwargs={"use_reentrant": False})
+                # a reward model reads one forward pass and keeps no KV cache: off, so gradient checkpointing
+                # does not switch it off itself with a logged message in every training run
+                base.config.use_cache = False
             cfg = LoraConfig(task_type=TaskType.SEQ_CLS, r=self.lora["r"], lora_alpha=self.lora["lora_alpha"],
                              lora_dropout=self.lora["lora_dropout"] if dropout is None else dropout,
                              target_modules=self.lora["target_modules"])
