@@ -68,3 +68,15 @@ def tiny_texts(n: int = 40, seed: int = 0) -> list[tuple[str, str]]:
     rng = np.random.default_rng(seed)
     return [(" ".join(rng.choice(TINY_WORDS, size=int(rng.integers(0, 25)))),
              " ".join(rng.choice(TINY_WORDS, size=int(rng.integers(1, 40))))) for _ in range(n)]
+
+
+def btb_reward_study():
+    """Beyond the Binary's reward-model study (the rewards page) on 300 simulated pairs, at a test's size: a
+    frozen-encoder head, two learning rates, 60 test pairs with "creative" held out of training."""
+    from pluralign import btb
+    return btb.setup("demo", 0, data=[{"simulate": {"n_pairs": 300, "seed": 5}}],
+                  evaluation={"ood_by": {"column": "prompt_type", "values": ["creative"]}, "test_size": 60,
+                              "dataset_column": "prompt_type", "in_domain": ["factual", "open", "ambiguous",
+                                                                             "borderline", "garbled", "harmful"],
+                              "out_of_domain": ["creative"], "n_boot": 200, "paper_sized_check": 50},
+                  training={"lr_sweep": [1e-1, 1e-2], "validation_size": 50, "epochs": 5, "batch_size": 64})

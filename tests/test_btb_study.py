@@ -16,6 +16,7 @@ from pluralign.btb import margins as M
 from pluralign.btb import subjectivity as S
 from pluralign.btb import training as T
 from pluralign.params import ParamsError
+from rm_helpers import btb_reward_study
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
 
@@ -191,12 +192,7 @@ def test_interval():  # verdicts: report.verdict, the book's one rule (tests/tes
 @pytest.mark.slow
 def test_reward_model_sections_on_the_simulator():
     plt.close("all")
-    s = btb.setup("demo", 0, data=[{"simulate": {"n_pairs": 300, "seed": 5}}],
-                  evaluation={"ood_by": {"column": "prompt_type", "values": ["creative"]}, "test_size": 60,
-                              "dataset_column": "prompt_type", "in_domain": ["factual", "open", "ambiguous",
-                                                                             "borderline", "garbled", "harmful"],
-                              "out_of_domain": ["creative"], "n_boot": 200, "paper_sized_check": 50},
-                  training={"lr_sweep": [1e-1, 1e-2], "validation_size": 50, "epochs": 5, "batch_size": 64})
+    s = btb_reward_study()
     c = s.comparison
     t1 = s.table("pearson")
     row = c.table[(c.table.grouping == "all") & (c.table.metric == "pearson")].iloc[0]

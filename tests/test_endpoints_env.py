@@ -120,19 +120,17 @@ def test_serve_command_takes_several_served_model_names(tmp_path):
 
 
 def test_where_the_page_states_the_redirect_the_endpoint_does_not_warn_again(monkeypatch):
-    """The book's runner puts the redirect at the top of every page and sets PLURALIGN_LLM_REDIRECT_STATED for
+    """The book's runner puts the redirect at the top of every page and sets PLURALIGN_ON_PAGE for
     its kernels: the endpoints are still redirected, without a warning on the page's stderr."""
     from pluralign.book import runner
     monkeypatch.setenv("PLURALIGN_LLM_BASE_URL", "http://127.0.0.1:9999/v1")
     env = runner._environment("paper")
-    assert env["PLURALIGN_LLM_REDIRECT_STATED"] == "1"
-    monkeypatch.setenv("PLURALIGN_LLM_REDIRECT_STATED", "1")
+    assert env["PLURALIGN_ON_PAGE"] == "1"
+    monkeypatch.setenv("PLURALIGN_ON_PAGE", "1")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         llm = llm_mod.load("m", base_url="http://127.0.0.1:8001/v1")
     assert llm.base_url == "http://127.0.0.1:9999/v1" and llm.identity()["requested_base_url"] == "http://127.0.0.1:8001/v1"
-    monkeypatch.delenv("PLURALIGN_LLM_BASE_URL")
-    assert "PLURALIGN_LLM_REDIRECT_STATED" not in runner._environment("paper")
 
 
 def test_the_redirect_note_sits_below_the_title_and_the_rehearsal_banner_once():

@@ -252,15 +252,10 @@ def test_btb_sections_with_some_p_star_missing_estimate_from_the_rest_and_count_
 
 
 def _btb_rewards_study(missing: str):
-    """Beyond the Binary's rewards page on the simulator (the design of test_btb_study's reward-model test: its
-    embeddings are memoized in this process), with the LLM labeller's p* missing for every test pair or for 5."""
-    from pluralign import btb
-    s = btb.setup("demo", 0, data=[{"simulate": {"n_pairs": 300, "seed": 5}}],
-                  evaluation={"ood_by": {"column": "prompt_type", "values": ["creative"]}, "test_size": 60,
-                              "dataset_column": "prompt_type", "in_domain": ["factual", "open", "ambiguous",
-                                                                             "borderline", "garbled", "harmful"],
-                              "out_of_domain": ["creative"], "n_boot": 200, "paper_sized_check": 50},
-                  training={"lr_sweep": [1e-1, 1e-2], "validation_size": 50, "epochs": 5, "batch_size": 64})
+    """Beyond the Binary's rewards page on the simulator (rm_helpers.btb_reward_study), with the LLM labeller's p*
+    missing for every test pair or for 5."""
+    from rm_helpers import btb_reward_study
+    s = btb_reward_study()
     real = s.p_star_of
 
     def p_star_of(data, ids=None):
@@ -338,18 +333,18 @@ def test_a_no_estimate_section_shows_as_such_and_is_hidden_like_a_skipped_one(mo
 
 def test_a_page_states_the_failed_answers_so_its_kernel_does_not_warn(monkeypatch):
     """The library warns that LLM answers failed (counted); in a book page, whose text states the counts, the runner
-    sets PLURALIGN_COUNTS_STATED and the warning stays off the page's stderr. Beyond the Binary's judgments section
+    sets PLURALIGN_ON_PAGE and the warning stays off the page's stderr. Beyond the Binary's judgments section
     states the unparseable verdicts and the pairs left without a margin."""
     from pluralign import report
     from pluralign.book import runner
     from pluralign.btb.study import setup
-    assert runner._environment("paper")[report.COUNTS_STATED] == "1"
+    assert runner._environment("paper")[report.ON_PAGE] == "1"
     with pytest.warns(UserWarning, match="3 of 9 failed"):
-        report.counted_warning("3 of 9 failed")
-    monkeypatch.setenv(report.COUNTS_STATED, "1")
+        report.stated_warning("3 of 9 failed")
+    monkeypatch.setenv(report.ON_PAGE, "1")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        report.counted_warning("3 of 9 failed")
+        report.stated_warning("3 of 9 failed")
     st = setup("demo", 0)
     sj = st.judgments.copy()
     sj.loc[sj.index[:4], "n_unparsed"] = sj.loc[sj.index[:4], "n"]

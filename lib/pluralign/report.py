@@ -239,15 +239,16 @@ class Result:
             display(Markdown(self.note))
 
 
-#: set (by the book's runner) in a page's kernel: the page states the counts of failed LLM answers itself
-COUNTS_STATED = "PLURALIGN_COUNTS_STATED"
+#: set (by the book's runner) in a page's kernel: the page states in its text what :func:`stated_warning` says
+ON_PAGE = "PLURALIGN_ON_PAGE"
 
 
-def counted_warning(message: str, stacklevel: int = 3) -> None:
-    """Warn that some LLM answers failed and were counted (``message`` says how many), unless the caller runs in a
-    book page, whose sections state those counts themselves (the runner sets ``PLURALIGN_COUNTS_STATED``): on a page
-    the warning would be a line of stderr noise beside the same count in the text."""
-    if os.environ.get(COUNTS_STATED):
+def stated_warning(message: str, stacklevel: int = 3) -> None:
+    """Warn, unless the caller runs in a book page, which states the same in its text (the runner sets
+    ``PLURALIGN_ON_PAGE``): the counts of failed LLM answers (each section counts them), an LLM endpoint redirected
+    by ``PLURALIGN_LLM_BASE_URL`` (a note at the top of every page). On a page the warning would be a line of stderr
+    noise beside the same statement."""
+    if os.environ.get(ON_PAGE):
         return
     import warnings
     warnings.warn(message, stacklevel=stacklevel)

@@ -317,14 +317,12 @@ def _environment(profile: str, *, book_cache: bool = True) -> dict:
            "TOKENIZERS_PARALLELISM": "false", "PYTHONHASHSEED": "0",
            # no download / weight-loading / split-generating bars in a rendered page (they are stderr noise there)
            "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-           # the pages state the counts of failed LLM answers in their text (report.counted_warning)
-           "PLURALIGN_COUNTS_STATED": "1"}
+           # a page states failed LLM answers and endpoint redirects in its text (report.stated_warning)
+           "PLURALIGN_ON_PAGE": "1"}
     if book_cache:  # the book keeps its cache in the project; a user's run uses the user's cache folder
         env.setdefault("PLURALIGN_CACHE", os.environ.get("PLURALIGN_CACHE", str(ROOT / ".cache" / "pluralign")))
     if profile != "paper":
         env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
-    if os.environ.get("PLURALIGN_LLM_BASE_URL", "").strip():  # each page says so at its top (insert_redirect_note)
-        env["PLURALIGN_LLM_REDIRECT_STATED"] = "1"
     return env
 
 

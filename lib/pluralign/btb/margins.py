@@ -221,8 +221,8 @@ def synthetic_judgments(llm, data, n: int = 10, *, top_p: float = 0.9, temperatu
     bad = int(out["n_unparsed"].sum())
     if bad:
         none = int((out["n_valid"] == 0).sum())
-        from pluralign.report import counted_warning
-        counted_warning(f"synthetic_judgments: {bad} of {n * len(out)} verdicts unparseable "
+        from pluralign.report import stated_warning
+        stated_warning(f"synthetic_judgments: {bad} of {n * len(out)} verdicts unparseable "
                         f"({none} pairs with no parseable verdict → margin NaN)")
     return out[["pair_id", "verdicts", "judgments", "n", "n_a", "n_b", "n_unparsed", "n_valid", "share_a",
                 "p_a", "margin"]]
@@ -239,8 +239,8 @@ def training_margins(judgments: pd.DataFrame, fill: float | None = 0.0) -> pd.Se
     if bad:
         if fill is None:
             raise ValueError(f"{bad} pairs have no margin (no parseable judgment)")
-        from pluralign.report import counted_warning
-        counted_warning(f"training_margins: {bad} of {len(m)} pairs have no margin; using {fill}")
+        from pluralign.report import stated_warning
+        stated_warning(f"training_margins: {bad} of {len(m)} pairs have no margin; using {fill}")
         m = m.fillna(fill)
     if ((m < 0) | (m > 1)).any():
         raise ValueError("margins must lie in [0, 1] (Eq. 3)")

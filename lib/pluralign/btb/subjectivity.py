@@ -215,8 +215,8 @@ def _as_llms(llm) -> list:
 
 def _warn_unparsed(what: str, bad: int, total: int) -> None:
     if bad:
-        from pluralign.report import counted_warning
-        counted_warning(f"{what}: {bad} of {total} answers unparseable (counted in n_unparsed)", stacklevel=4)
+        from pluralign.report import stated_warning
+        stated_warning(f"{what}: {bad} of {total} answers unparseable (counted in n_unparsed)", stacklevel=4)
 
 
 def _vote_table(ids, answers_per_id: list[list], parse, labels: dict, name: str) -> pd.DataFrame:
@@ -326,8 +326,8 @@ def aggregate_preference(source, *, column: str = "prefer_a", out_of: int = 10) 
                          f"has {v[bad].iloc[0]!r}")
     p = (v / out_of).groupby(source["pair_id"], sort=False).mean().rename("p_star")
     if p.isna().any():
-        from pluralign.report import counted_warning
-        counted_warning(f"aggregate_preference: {int(p.isna().sum())} pairs have no usable estimate (p* NaN)")
+        from pluralign.report import stated_warning
+        stated_warning(f"aggregate_preference: {int(p.isna().sum())} pairs have no usable estimate (p* NaN)")
     p.index.name = "pair_id"
     return p
 

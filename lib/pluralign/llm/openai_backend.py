@@ -12,7 +12,7 @@ parameter file: e.g. every endpoint of the paper profile to one local vLLM serve
 --served-model-name ...``, which ``make rehearse`` starts) that answers to all the model names. The redirect is
 visible: the LLM's identity and repr carry the effective ``base_url`` (and ``requested_base_url``), and a
 warning "endpoint X redirected to Y by PLURALIGN_LLM_BASE_URL" is issued when it is created (in the book a note at
-the top of every page says it instead: the runner sets ``PLURALIGN_LLM_REDIRECT_STATED``).
+the top of every page says it instead: :func:`pluralign.report.stated_warning`).
 """
 from __future__ import annotations
 
@@ -33,8 +33,6 @@ __all__ = ["OpenAILLM", "texts_of", "label_logprobs_of"]
 OPENAI_BASE = "https://api.openai.com/v1"
 #: environment variable that redirects every OpenAI-compatible endpoint (see the module docstring)
 REDIRECT_VARIABLE = "PLURALIGN_LLM_BASE_URL"
-#: set (by the book's runner) where the page itself states the redirect at its top: no warning per endpoint then
-REDIRECT_STATED = "PLURALIGN_LLM_REDIRECT_STATED"
 
 
 def _logsumexp(xs: list[float]) -> float:
@@ -138,9 +136,10 @@ class OpenAILLM(LLM):
         self.model = model
         self.requested_base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE).rstrip("/")
         self.base_url = effective_base_url(self.requested_base_url)
-        if self.base_url != self.requested_base_url and not os.environ.get(REDIRECT_STATED):
-            warnings.warn(f"endpoint {self.requested_base_url} redirected to {self.base_url} by {REDIRECT_VARIABLE} "
-                          f"(model {model!r})", stacklevel=3)
+        if self.base_url != self.requested_base_url:
+            from pluralign.report import stated_warning
+            stated_warning(f"endpoint {self.requested_base_url} redirected to {self.base_url} by {REDIRECT_VARIABLE} "
+                           f"(model {model!r})", stacklevel=4)
         self.api_key_env = api_key_env
         self.mode = mode
         self.completion_style = mode == "completions"

@@ -30,11 +30,14 @@ from pluralign.rewards.objectives import Instances, instance_loss
 class _InstanceDataset(Dataset):
     """Training or evaluation instances. ``texts`` holds each distinct (prompt, response) text's features once and
     ``first`` / ``second`` index it per instance: with every annotator's label (``labels="all"``) the instances of
-    a pair share their two texts, so evaluation scores each text once (:meth:`PreferenceTrainer.evaluate`)."""
+    a pair share their two texts, so evaluation scores each text once (:meth:`PreferenceTrainer.evaluate`);
+    ``target`` and ``margin`` are the instances' as tensors (built once, not at every evaluation)."""
 
     def __init__(self, items, texts=None, first=None, second=None):
         self.items = items
         self.texts, self.first, self.second = texts, first, second
+        self.target = torch.tensor([it["target"] for it in items], dtype=torch.float32)
+        self.margin = torch.tensor([it["margin"] for it in items], dtype=torch.float32) if second is not None else None
 
     def __len__(self):
         return len(self.items)
@@ -105,9 +108,8 @@ class PreferenceTrainer(Trainer):
         """The objective's mean loss per evaluation instance, under ``torch.inference_mode``. Each distinct text
         of the evaluation set is scored once, in token-budget batches (issue 19: the batching of scoring,
         :func:`pluralign.rewards.speed.token_batches`, at most the texts of ``per_device_eval_batch_size`` instances
-        a batch), and
-        the loss is taken over every instance from those outputs: with every annotator's label as an instance
-        (``labels="all"``) a pair's two texts are scored once, not once per annotator. The result is the exact
+        a batch), and the loss is taken over every instance from those outputs: with every annotator's label as an
+        instance (``labels="all"``) a pair's two texts are scored once, not once per annotator. The result is the exact
         mean over the evaluation set (a text's output does not depend on its batch company). Under several
         processes (accelerate launch) Trainer's sharded evaluation runs instead."""
         ds = eval_dataset if eval_dataset is not None else self.eval_dataset
@@ -132,12 +134,10 @@ class PreferenceTrainer(Trainer):
                     outputs[i] = out[k]
             out = torch.stack(outputs)
             dev = out.device
-            target = torch.tensor([it["target"] for it in ds.items], dtype=torch.float32, device=dev)
             second = None if ds.second is None else out[torch.as_tensor(ds.second, device=dev)]
-            margin = None if second is None else torch.tensor([it["margin"] for it in ds.items],
-                                                              dtype=torch.float32, device=dev)
-            loss = float(instance_loss(self.objective, out[torch.as_tensor(ds.first, device=dev)], second, target,
-                                       margin))
+            margin = None if ds.margin is None else ds.margin.to(dev)
+            loss = float(instance_loss(self.objective, out[torch.as_tensor(ds.first, device=dev)], second,
+                                       ds.target.to(dev), margin))
         model.train(was_training)
         metrics = {f"{metric_key_prefix}_loss": loss,
                    f"{metric_key_prefix}_runtime": round(time.perf_counter() - start, 4)}
