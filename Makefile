@@ -9,7 +9,7 @@ STAMP   := $(VENV)/.installed
 # torch is pinned to the CPU wheel in the same install command (an unpinned torch pulls a CUDA build).
 TORCH   ?= torch==2.13.0
 
-.PHONY: venv book test test-slow bench check-book clean-book toc rehearse
+.PHONY: venv book test test-slow bench check-book clean-book toc rehearse lint format
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,15 @@ test-slow: $(STAMP)
 rehearse: $(STAMP)
 	bash scripts/install-chromium.sh
 	BIN=$(abspath $(BIN)) bash scripts/rehearse.sh
+
+# ruff: the style check CI runs (lint and formatting), and the formatter that fixes what it can
+lint: $(STAMP)
+	$(BIN)/ruff check lib tests bench scripts
+	$(BIN)/ruff format --check lib tests bench scripts
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix lib tests bench scripts
+	$(BIN)/ruff format lib tests bench scripts
 
 bench: $(STAMP)
 	@set -e; for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f; done

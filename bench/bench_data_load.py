@@ -9,6 +9,7 @@ Target: under 10 s on 2 cores. ``--quick``: 16,080 pairs.
 
     .venv/bin/python bench/bench_data_load.py [--quick] [--pairs N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,10 @@ from pathlib import Path
 
 from pluralign.book.benchmark import peak_rss_mib, record, timer
 
-WORDS = ("the a you can I would like to help with that about what how why people often think it is not very "
-         "good idea make sure your time home work friend money day night question answer maybe because").split()
+WORDS = (
+    "the a you can I would like to help with that about what how why people often think it is not very "
+    "good idea make sure your time home work friend money day night question answer maybe because"
+).split()
 
 
 def sentence(rng: random.Random, n: int) -> str:
@@ -37,9 +40,11 @@ def generate(path: Path, n_pairs: int, seed: int = 0) -> int:
     with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
         for _ in range(n_pairs):
             turns = rng.randint(1, 4)
-            hist = "".join(f"\n\nHuman: {sentence(rng, rng.randint(5, 25))}\n\nAssistant: "
-                           f"{' '.join(sentence(rng, rng.randint(5, 20)) for _ in range(rng.randint(1, 3)))}"
-                           for _ in range(turns - 1))
+            hist = "".join(
+                f"\n\nHuman: {sentence(rng, rng.randint(5, 25))}\n\nAssistant: "
+                f"{' '.join(sentence(rng, rng.randint(5, 20)) for _ in range(rng.randint(1, 3)))}"
+                for _ in range(turns - 1)
+            )
             hist += f"\n\nHuman: {sentence(rng, rng.randint(5, 25))}\n\nAssistant:"
             chosen = " " + " ".join(sentence(rng, rng.randint(5, 20)) for _ in range(rng.randint(1, 4)))
             rejected = " " + " ".join(sentence(rng, rng.randint(5, 20)) for _ in range(rng.randint(1, 4)))
@@ -62,6 +67,7 @@ def main() -> None:
         gen_s = time.perf_counter() - t0
         rss_before = peak_rss_mib()
         from pluralign.data import load
+
         cpu0 = time.process_time()
         with timer() as t:
             data = load("hh-rlhf", source=path)
@@ -71,21 +77,39 @@ def main() -> None:
         peak = peak_rss_mib()
         assert len(data) == n and len(data.annotations) == n, (len(data), n)
         assert (data.pairs["chosen"] == "A").mean() > 0.45 and (data.pairs["chosen"] == "A").mean() < 0.55
-        figures = {"pairs": n, "load_validate_s": round(seconds, 2), "load_validate_cpu_s": round(cpu_s, 2),
-                   "load_average_1min": round(load1, 2), "pairs_per_s": round(n / seconds),
-                   "peak_rss_mib": round(peak, 1), "peak_rss_before_load_mib": round(rss_before, 1),
-                   "file_mib_gz": round(path.stat().st_size / 2**20, 1), "file_mib_raw": round(raw_bytes / 2**20, 1),
-                   "generate_s": round(gen_s, 1)}
-    out = record("data_load" if n == 160_800 else "data_load_quick", figures,
-                 {"pairs": "pairs", "load_validate_s": "s", "load_validate_cpu_s": "s (CPU, all threads)",
-                  "load_average_1min": "runnable processes (machine busy-ness during the run)",
-                  "pairs_per_s": "pairs/s", "peak_rss_mib": "MiB",
-                  "peak_rss_before_load_mib": "MiB", "file_mib_gz": "MiB", "file_mib_raw": "MiB", "generate_s": "s"},
-                 target={"load_validate_s": "< 10 s on 2 cores"} if n == 160_800 else {},
-                 notes=f"load('hh-rlhf', source=<generated {n}-pair jsonl.gz>): gunzip, parse, split at the last "
-                       "'\\n\\nAssistant:', shared-history / empty-text checks, canonical tables, validation. "
-                       f"cpu count {os.cpu_count()}. Wall time is sensitive to other load on the machine: "
-                       "compare load_validate_cpu_s and load_average_1min.")
+        figures = {
+            "pairs": n,
+            "load_validate_s": round(seconds, 2),
+            "load_validate_cpu_s": round(cpu_s, 2),
+            "load_average_1min": round(load1, 2),
+            "pairs_per_s": round(n / seconds),
+            "peak_rss_mib": round(peak, 1),
+            "peak_rss_before_load_mib": round(rss_before, 1),
+            "file_mib_gz": round(path.stat().st_size / 2**20, 1),
+            "file_mib_raw": round(raw_bytes / 2**20, 1),
+            "generate_s": round(gen_s, 1),
+        }
+    out = record(
+        "data_load" if n == 160_800 else "data_load_quick",
+        figures,
+        {
+            "pairs": "pairs",
+            "load_validate_s": "s",
+            "load_validate_cpu_s": "s (CPU, all threads)",
+            "load_average_1min": "runnable processes (machine busy-ness during the run)",
+            "pairs_per_s": "pairs/s",
+            "peak_rss_mib": "MiB",
+            "peak_rss_before_load_mib": "MiB",
+            "file_mib_gz": "MiB",
+            "file_mib_raw": "MiB",
+            "generate_s": "s",
+        },
+        target={"load_validate_s": "< 10 s on 2 cores"} if n == 160_800 else {},
+        notes=f"load('hh-rlhf', source=<generated {n}-pair jsonl.gz>): gunzip, parse, split at the last "
+        "'\\n\\nAssistant:', shared-history / empty-text checks, canonical tables, validation. "
+        f"cpu count {os.cpu_count()}. Wall time is sensitive to other load on the machine: "
+        "compare load_validate_cpu_s and load_average_1min.",
+    )
     print(json.dumps(figures, indent=2))
     print(f"written {out}")
 

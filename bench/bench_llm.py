@@ -8,6 +8,7 @@ folder; without it the load reads the converted folder from the pluralign cache 
 missing). ``--quick`` uses fewer judgments and tokens. The log-probability judgment step is also given as a share
 of the machine's own limit (issue 19; ``bench/machine_limit.py``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,11 +56,14 @@ def main() -> None:
     # matmul timings at the model's shapes; FLOPs per text = the transformer's + the tied LM head at one position
     import numpy as np
     import torch
-
     from machine_limit import flops_per_text, matmul_gflops
+
     n_lp = 8 if a.quick else 32
-    prompts = [f"Question {i}: what is {i} + {i}? Answer A: {2 * i}. Answer B: {2 * i + 1}. " * (1 + i % 4)
-               + "Which answer is better? The better answer is" for i in range(n_lp)]
+    prompts = [
+        f"Question {i}: what is {i} + {i}? Answer A: {2 * i}. Answer B: {2 * i + 1}. " * (1 + i % 4)
+        + "Which answer is better? The better answer is"
+        for i in range(n_lp)
+    ]
     lp_lens = [len(gemma._encode(p)[0]) for p in prompts]
     lp_flops = float(flops_per_text(gemma.hf_model, lp_lens, logits_positions=1).mean())
     cfg = gemma.hf_model.config
@@ -97,8 +101,14 @@ def main() -> None:
     load = os.getloadavg()[0]
     figures["load_average_1min"] = load
     units["load_average_1min"] = "processes (the machine's 1-minute load at the end: > cores means contended)"
-    path = record("llm", figures, units, notes="Gemma 3 270M Q4_K_M via transformers+gguf, CPU float32"
-                  + (" (quick)" if a.quick else "") + f"; 1-minute load average {load:.1f} on {os.cpu_count()} cores")
+    path = record(
+        "llm",
+        figures,
+        units,
+        notes="Gemma 3 270M Q4_K_M via transformers+gguf, CPU float32"
+        + (" (quick)" if a.quick else "")
+        + f"; 1-minute load average {load:.1f} on {os.cpu_count()} cores",
+    )
     for name, v in figures.items():
         print(f"{name:34s} {v:10.3f}  {units[name]}")
     print("wrote", path)

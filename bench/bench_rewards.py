@@ -19,6 +19,7 @@ the same data — and (b) full fine-tuning of MiniLM (small n), dropout off and 
 
     .venv/bin/python bench/bench_rewards.py [--quick]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,6 +42,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("PLURALIGN_CACHE", tempfile.mkdtemp(prefix="pluralign-bench-cache-"))
     from transformers.utils import logging as hf_logging
+
     hf_logging.set_verbosity_error()
 
     import pluralign.rewards as R
@@ -60,8 +62,12 @@ def main() -> None:
     texts = list(zip(d.pairs.prompt, d.pairs.response_a)) + list(zip(d.pairs.prompt, d.pairs.response_b))
     rm = R.load(R.default_encoder_path(), kind="finetune", max_length=256)
     lens = [len(f["input_ids"]) for f in rm._featurize(texts)]
-    figures.update(n_texts=len(texts), tokens_mean=float(np.mean(lens)), tokens_max=int(max(lens)),
-                   torch_threads=torch.get_num_threads())
+    figures.update(
+        n_texts=len(texts),
+        tokens_mean=float(np.mean(lens)),
+        tokens_max=int(max(lens)),
+        torch_threads=torch.get_num_threads(),
+    )
     tok, model = rm.tokenizer, rm.module.model
     model.eval()
 
@@ -81,8 +87,11 @@ def main() -> None:
         return time.perf_counter() - t0, out
 
     # the machine is shared: repetitions are interleaved and the best (least disturbed) time is kept
-    runs = {"baseline": lambda: plain(True), "baseline_no_grad": lambda: plain(False),
-            **{f"bs{bs}": (lambda bs=bs: optimized(bs)) for bs in (8, 16, 32, 64)}}
+    runs = {
+        "baseline": lambda: plain(True),
+        "baseline_no_grad": lambda: plain(False),
+        **{f"bs{bs}": (lambda bs=bs: optimized(bs)) for bs in (8, 16, 32, 64)},
+    }
     best_t = {k: float("inf") for k in runs}
     outs = {}
     for _ in range(args.reps):
@@ -117,6 +126,7 @@ def main() -> None:
     # the embedding step against the machine's limit (issue 19): the encoder alone, no cache, best of reps,
     # interleaved with matmul timings at the encoder's shapes
     from machine_limit import flops_per_text, matmul_gflops
+
     enc = head.encoder
     emb_texts = sorted(set(dh.pairs.prompt) | set(dh.pairs.response_a) | set(dh.pairs.response_b))
     emb_lens = [len(x) for x in enc.tokenizer(emb_texts, truncation=True, max_length=enc.max_length)["input_ids"]]
@@ -130,8 +140,9 @@ def main() -> None:
         et = min(et, time.perf_counter() - t0)
     figures["embedding_texts_per_s"] = len(emb_texts) / et
     figures["embedding_ceiling_fp32_texts_per_s"] = gf * 1e9 / emb_flops
-    figures["embedding_share_of_fp32_ceiling"] = figures["embedding_texts_per_s"] / figures[
-        "embedding_ceiling_fp32_texts_per_s"]
+    figures["embedding_share_of_fp32_ceiling"] = (
+        figures["embedding_texts_per_s"] / figures["embedding_ceiling_fp32_texts_per_s"]
+    )
     figures["embedding_tokens_mean"] = float(np.mean(emb_lens))
     # reward scoring (the library default, batch size 32 and the token budget) against the same kind of limit
     sc_flops = float(flops_per_text(model, lens).mean())
@@ -157,8 +168,9 @@ def main() -> None:
         sec = time_fit(head, dh, engine, reps=args.reps, lr=3e-3, epochs=epochs, batch_size=64)
         figures[f"head_train_{engine}_{epochs}_epochs_seconds"] = sec
         figures[f"head_train_{engine}_pairs_per_s"] = n_inst * epochs / sec
-    figures["head_train_speedup_torch_vs_trainer"] = (figures["head_train_torch_pairs_per_s"]
-                                                      / figures["head_train_trainer_pairs_per_s"])
+    figures["head_train_speedup_torch_vs_trainer"] = (
+        figures["head_train_torch_pairs_per_s"] / figures["head_train_trainer_pairs_per_s"]
+    )
     figures["head_n_pairs"] = n_inst
     with refreshing():  # end to end through the public API (instances, training, saving, reloading)
         t0 = time.perf_counter()
@@ -176,19 +188,42 @@ def main() -> None:
     figures["load_average_1min_end"] = os.getloadavg()[0]
 
     for k in figures:
-        units[k] = ("texts/s" if k.endswith("texts_per_s") else "pairs/s" if k.endswith("pairs_per_s") else
-                    "s" if k.endswith("seconds") else "x" if "speedup" in k else "MiB" if k.endswith("mib") else
-                    "share (0–1) of the machine's limit" if "share_of" in k else "tokens" if k.endswith("tokens_mean")
-                    else "")
+        units[k] = (
+            "texts/s"
+            if k.endswith("texts_per_s")
+            else "pairs/s"
+            if k.endswith("pairs_per_s")
+            else "s"
+            if k.endswith("seconds")
+            else "x"
+            if "speedup" in k
+            else "MiB"
+            if k.endswith("mib")
+            else "share (0–1) of the machine's limit"
+            if "share_of" in k
+            else "tokens"
+            if k.endswith("tokens_mean")
+            else ""
+        )
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
-    path = record("rewards", figures, units, target={"score_speedup_bs32": ">= 5x the plain baseline on 2 cores",
-                                                     "score_optimized_share_of_fp32_ceiling": ">= 0.80 (issue 19)"},
-                  notes=("MiniLM-L6 (all-MiniLM-L6-v2) seq-cls scoring, max_length 256, simulator texts; baseline = "
-                         "batch size 1, data order, fp32, autograd on (SEAL's scoring script). "
-                         f"{'GPU: ' + gpu if gpu else 'CPU only'}. --quick" if args.quick else
-                         "MiniLM-L6 (all-MiniLM-L6-v2) seq-cls scoring, max_length 256, simulator texts; baseline = "
-                         "batch size 1, data order, fp32, autograd on (SEAL's scoring script). "
-                         f"{'GPU: ' + gpu if gpu else 'CPU only'}."))
+    path = record(
+        "rewards",
+        figures,
+        units,
+        target={
+            "score_speedup_bs32": ">= 5x the plain baseline on 2 cores",
+            "score_optimized_share_of_fp32_ceiling": ">= 0.80 (issue 19)",
+        },
+        notes=(
+            "MiniLM-L6 (all-MiniLM-L6-v2) seq-cls scoring, max_length 256, simulator texts; baseline = "
+            "batch size 1, data order, fp32, autograd on (SEAL's scoring script). "
+            f"{'GPU: ' + gpu if gpu else 'CPU only'}. --quick"
+            if args.quick
+            else "MiniLM-L6 (all-MiniLM-L6-v2) seq-cls scoring, max_length 256, simulator texts; baseline = "
+            "batch size 1, data order, fp32, autograd on (SEAL's scoring script). "
+            f"{'GPU: ' + gpu if gpu else 'CPU only'}."
+        ),
+    )
     show(figures, units, path)
 
 

@@ -31,6 +31,7 @@ a share that other processes hardly change (best of 2 repetitions). About 2 minu
 
     .venv/bin/python bench/bench_rewards_ceiling.py [--pairs 128] [--reps 3] [--budgets 1024,4096]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,14 +60,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=128, help="pairs of the hh-rlhf file (default 128)")
     ap.add_argument("--reps", type=int, default=3, help="interleaved repetitions (default 3; the plain loop: 2)")
-    ap.add_argument("--budgets", default="", help="also time the fp32 library path at these token budgets "
-                                                  "(comma-separated; default none)")
-    ap.add_argument("--no-single-thread", action="store_true",
-                    help="skip the single-thread CPU-time check (a share a busy machine hardly changes)")
+    ap.add_argument(
+        "--budgets",
+        default="",
+        help="also time the fp32 library path at these token budgets (comma-separated; default none)",
+    )
+    ap.add_argument(
+        "--no-single-thread",
+        action="store_true",
+        help="skip the single-thread CPU-time check (a share a busy machine hardly changes)",
+    )
     ap.add_argument("--source", default=str(HH), help="the hh-rlhf file (default: the shared test file)")
     args = ap.parse_args()
     os.environ.setdefault("PLURALIGN_CACHE", tempfile.mkdtemp(prefix="pluralign-bench-cache-"))
     from transformers.utils import logging as hf_logging
+
     hf_logging.set_verbosity_error()
 
     import pluralign
@@ -93,18 +101,28 @@ def main() -> None:
     flops_attention = 4 * cfg.hidden_size * cfg.num_hidden_layers * lens.astype(float) ** 2
     flops_per_text = float((flops_linear + flops_attention).mean())
     budget = exact.token_budget or default_token_budget(exact.device)
-    figures.update(n_pairs=n_pairs, n_texts=n, tokens_mean=float(lens.mean()), tokens_p90=float(np.percentile(lens, 90)),
-                   tokens_max=int(lens.max()), torch_threads=threads, non_embedding_params=int(non_emb),
-                   gflop_per_text=flops_per_text / 1e9, attention_share_of_flops=float(flops_attention.sum() / (
-                       flops_linear.sum() + flops_attention.sum())),
-                   native_bf16=int(native_bf16("cpu")), fast_path_precision=fast.precision, token_budget=budget)
+    figures.update(
+        n_pairs=n_pairs,
+        n_texts=n,
+        tokens_mean=float(lens.mean()),
+        tokens_p90=float(np.percentile(lens, 90)),
+        tokens_max=int(lens.max()),
+        torch_threads=threads,
+        non_embedding_params=int(non_emb),
+        gflop_per_text=flops_per_text / 1e9,
+        attention_share_of_flops=float(flops_attention.sum() / (flops_linear.sum() + flops_attention.sum())),
+        native_bf16=int(native_bf16("cpu")),
+        fast_path_precision=fast.precision,
+        token_budget=budget,
+    )
 
     def plain(part):
         out = []
         with torch.inference_mode():
             for pr, r in part:  # batch size 1, data order, fp32
-                enc = tok(pr, r, truncation=exact.max_length is not None, max_length=exact.max_length,
-                          return_tensors="pt")
+                enc = tok(
+                    pr, r, truncation=exact.max_length is not None, max_length=exact.max_length, return_tensors="pt"
+                )
                 out.append(float(model(**enc).logits[0, 0]))
         return np.array(out)
 
@@ -116,20 +134,24 @@ def main() -> None:
                 return rm.raw_outputs(part, cache=False, progress=False)[:, 0]
             finally:
                 rm.token_budget = old
+
         return run
 
     def pieces(rm, token_budget=None):  # the library's own batches (the call _forward_batches makes)
         return token_batches(lens, token_budget or rm.token_budget or default_token_budget(rm.device), rm.batch_size)
 
     # path -> (scoring function, its pieces, precision, repetitions)
-    paths = {"plain_loop": (plain, [list(range(s, min(s + 16, n))) for s in range(0, n, 16)], "fp32",
-                            min(args.reps, 2)),
-             "default_fp32": (library(exact), pieces(exact), "fp32", args.reps),
-             "fast_path": (library(fast), pieces(fast), fast.precision, args.reps)}
+    paths = {
+        "plain_loop": (plain, [list(range(s, min(s + 16, n))) for s in range(0, n, 16)], "fp32", min(args.reps, 2)),
+        "default_fp32": (library(exact), pieces(exact), "fp32", args.reps),
+        "fast_path": (library(fast), pieces(fast), fast.precision, args.reps),
+    }
     for b in [int(x) for x in args.budgets.split(",") if x.strip()]:
         paths[f"fp32_budget_{b}"] = (library(exact, b), pieces(exact, b), "fp32", args.reps)
-    refs = {prec: layer_matmuls(dtype, cfg.hidden_size, cfg.intermediate_size, rows=2048)
-            for prec, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16))}
+    refs = {
+        prec: layer_matmuls(dtype, cfg.hidden_size, cfg.intermediate_size, rows=2048)
+        for prec, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16))
+    }
     gflops = {prec: [] for prec in refs}  # every matmul timing, per repetition
     times = {k: [[] for _ in range(v[3])] for k, v in paths.items()}  # path -> repetition -> piece times
     outs = {k: np.zeros(n) for k in paths}
@@ -202,32 +224,54 @@ def main() -> None:
 
     units = {}
     for k in figures:
-        units[k] = ("texts/s" if k.endswith("texts_per_s") else "GFLOP/s" if k.endswith("gflop_per_s") else
-                    "GFLOP" if k == "gflop_per_text" else "share (0–1)" if "share" in k else
-                    "×" if "speedup" in k else "absolute difference" if "abs_diff" in k else
-                    "tokens" if k.startswith("tokens_") or k == "token_budget" else "MiB" if k.endswith("mib") else
-                    "s" if k.endswith("seconds") else
-                    "count" if k in ("n_pairs", "n_texts", "torch_threads", "repetitions", "non_embedding_params")
-                    or k.endswith("_batches")
-                    else "1 = yes" if k == "native_bf16" else "" if k == "fast_path_precision" else
-                    "runnable processes (1-min load; above the core count = a busy machine)")
-    target = {"default_fp32_share_of_fp32_ceiling": ">= 0.80 (issue 19)",
-              "default_fp32_max_abs_diff_vs_plain_loop": "<= 1e-4",
-              f"fast_path_share_of_{fast.precision}_ceiling": ">= 0.40 where the CPU has native bf16 (issue 19)",
-              "default_fp32_one_thread_cpu_time_share_of_fp32_ceiling": ">= 0.80 (issue 19, busy-machine check)",
-              f"fast_path_one_thread_cpu_time_share_of_{fast.precision}_ceiling":
-                  ">= 0.40 where the CPU has native bf16 (issue 19, busy-machine check)",
-              "bench_seconds": "< 120 on an idle machine"}
+        units[k] = (
+            "texts/s"
+            if k.endswith("texts_per_s")
+            else "GFLOP/s"
+            if k.endswith("gflop_per_s")
+            else "GFLOP"
+            if k == "gflop_per_text"
+            else "share (0–1)"
+            if "share" in k
+            else "×"
+            if "speedup" in k
+            else "absolute difference"
+            if "abs_diff" in k
+            else "tokens"
+            if k.startswith("tokens_") or k == "token_budget"
+            else "MiB"
+            if k.endswith("mib")
+            else "s"
+            if k.endswith("seconds")
+            else "count"
+            if k in ("n_pairs", "n_texts", "torch_threads", "repetitions", "non_embedding_params")
+            or k.endswith("_batches")
+            else "1 = yes"
+            if k == "native_bf16"
+            else ""
+            if k == "fast_path_precision"
+            else "runnable processes (1-min load; above the core count = a busy machine)"
+        )
+    target = {
+        "default_fp32_share_of_fp32_ceiling": ">= 0.80 (issue 19)",
+        "default_fp32_max_abs_diff_vs_plain_loop": "<= 1e-4",
+        f"fast_path_share_of_{fast.precision}_ceiling": ">= 0.40 where the CPU has native bf16 (issue 19)",
+        "default_fp32_one_thread_cpu_time_share_of_fp32_ceiling": ">= 0.80 (issue 19, busy-machine check)",
+        f"fast_path_one_thread_cpu_time_share_of_{fast.precision}_ceiling": ">= 0.40 where the CPU has native bf16 (issue 19, busy-machine check)",
+        "bench_seconds": "< 120 on an idle machine",
+    }
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
-    notes = (f"all-MiniLM-L6-v2 seq-cls RM (seeded head), the first {n_pairs} pairs of {Path(args.source).name} "
-             f"({n} texts: history + chosen / rejected reply as sentence pairs, max 512 tokens); ceiling = matmul "
-             "GFLOP/s at the model's shapes ÷ mean FLOPs per text (2 × non-embedding params × L + 4 × hidden × "
-             "layers × L²); each path timed piece by piece (its own token-budget batches; the plain loop in slices "
-             f"of 16 texts), a matmul timing before each piece; path time = sum over pieces of the best of {args.reps}"
-             f" repetitions (plain loop: {min(args.reps, 2)}); {threads} torch threads; "
-             f"{'GPU: ' + gpu if gpu else 'CPU only'}; fast path = precision='auto' → {fast.precision}; 1-min load "
-             f"average {figures['load_average_1min_start']:.1f} at the start, {figures['load_average_1min_end']:.1f} "
-             f"at the end on {os.cpu_count()} cores.")
+    notes = (
+        f"all-MiniLM-L6-v2 seq-cls RM (seeded head), the first {n_pairs} pairs of {Path(args.source).name} "
+        f"({n} texts: history + chosen / rejected reply as sentence pairs, max 512 tokens); ceiling = matmul "
+        "GFLOP/s at the model's shapes ÷ mean FLOPs per text (2 × non-embedding params × L + 4 × hidden × "
+        "layers × L²); each path timed piece by piece (its own token-budget batches; the plain loop in slices "
+        f"of 16 texts), a matmul timing before each piece; path time = sum over pieces of the best of {args.reps}"
+        f" repetitions (plain loop: {min(args.reps, 2)}); {threads} torch threads; "
+        f"{'GPU: ' + gpu if gpu else 'CPU only'}; fast path = precision='auto' → {fast.precision}; 1-min load "
+        f"average {figures['load_average_1min_start']:.1f} at the start, {figures['load_average_1min_end']:.1f} "
+        f"at the end on {os.cpu_count()} cores."
+    )
     path = record("rewards_ceiling", figures, units, target=target, notes=notes)
     show(figures, units, path)
 

@@ -9,6 +9,7 @@ a transformer needs per text, so a bench can give a step's throughput as a share
 
     from machine_limit import matmul_gflops, flops_per_text   # a script in bench/
 """
+
 from __future__ import annotations
 
 import time
@@ -25,8 +26,12 @@ def layer_matmuls(dtype, hidden: int, intermediate: int, rows: int = 2048):
     g = torch.Generator().manual_seed(0)
     x = torch.randn(rows, hidden, generator=g).to(dtype)
     h = torch.randn(rows, intermediate, generator=g).to(dtype)
-    ws = [torch.randn(hidden, 3 * hidden, generator=g).to(dtype), torch.randn(hidden, hidden, generator=g).to(dtype),
-          torch.randn(hidden, intermediate, generator=g).to(dtype), torch.randn(intermediate, hidden, generator=g).to(dtype)]
+    ws = [
+        torch.randn(hidden, 3 * hidden, generator=g).to(dtype),
+        torch.randn(hidden, hidden, generator=g).to(dtype),
+        torch.randn(hidden, intermediate, generator=g).to(dtype),
+        torch.randn(intermediate, hidden, generator=g).to(dtype),
+    ]
     ins = [x, x, x, h]
     flops = sum(2 * a.shape[0] * a.shape[1] * w.shape[1] for a, w in zip(ins, ws))
 
@@ -34,6 +39,7 @@ def layer_matmuls(dtype, hidden: int, intermediate: int, rows: int = 2048):
         with torch.inference_mode():
             for a, w in zip(ins, ws):
                 torch.matmul(a, w)
+
     run()  # warm-up
     return run, flops
 
@@ -66,4 +72,4 @@ def flops_per_text(model, lengths, logits_positions: int = 0) -> np.ndarray:
     width = heads * (getattr(cfg, "head_dim", None) or hidden // heads)
     L = np.asarray(lengths, dtype=float)
     head = 2 * getattr(cfg, "vocab_size", 0) * hidden * logits_positions
-    return 2 * non_embedding_params(model) * L + 4 * width * layers * L ** 2 + head
+    return 2 * non_embedding_params(model) * L + 4 * width * layers * L**2 + head

@@ -3,6 +3,7 @@
 ``shared_data``: the real files of ``../shared/data`` (or ``$PLURALIGN_SHARED_DATA``). Missing →
 the test is skipped on a developer machine but *fails* in CI (``CI=true``), as the brief requires.
 """
+
 from __future__ import annotations
 
 import os

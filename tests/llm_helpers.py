@@ -1,4 +1,5 @@
 """Kept for tests that import it: the scripted backend now lives in pluralign.llm.scripted."""
+
 from pluralign.llm.scripted import ScriptedBackend
 
 __all__ = ["ScriptedBackend"]

@@ -1,4 +1,5 @@
 """Concurrent writers of one cache entry, killed writers' leftovers, and one job run at a time."""
+
 import os
 import threading
 import time
@@ -16,6 +17,7 @@ def _write_dir_entry(root: str) -> str:
         for i in range(20):
             (folder / f"part{i}.txt").write_text(str(i) * 1000)
         time.sleep(0.01)
+
     out = cache.Entry("test/dir", inputs="same", fmt="dir").get_or_compute(fill)
     files = sorted(p.name for p in out.iterdir())
     return "ok" if len(files) == 20 else f"incomplete: {len(files)}"
@@ -53,6 +55,7 @@ def test_a_second_run_of_a_job_waits_for_the_first_and_sends_nothing_twice(tmp_p
                 time.sleep(0.01)
                 store.put(k, k.upper())
         store.close()
+
     threads = [threading.Thread(target=run) for _ in range(2)]
     for t in threads:
         t.start()
@@ -64,6 +67,7 @@ def test_a_second_run_of_a_job_waits_for_the_first_and_sends_nothing_twice(tmp_p
 def test_auto_format_stores_tables_arrays_and_json_and_refuses_pickle_unless_asked(tmp_path, monkeypatch):
     import numpy as np
     import pandas as pd
+
     monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path))
     df = pd.DataFrame({"a": [1, 2]})
     assert cache.Entry("t/df", inputs=1).get_or_compute(lambda: df).equals(df)
@@ -81,6 +85,7 @@ def test_auto_format_stores_tables_arrays_and_json_and_refuses_pickle_unless_ask
 
 def test_temp_folders_are_found_down_to_two_levels_and_a_vanished_folder_is_passed_over(tmp_path, monkeypatch):
     from pluralign import cache
+
     for rel in (".a.tmp-1", "step/.b.tmp-2", "step/key/.c.tmp-3", "step/key/deep/.d.tmp-4", "step/plain"):
         (tmp_path / rel).mkdir(parents=True)
     names = sorted(p.name for p in cache._temp_folders(tmp_path))
@@ -91,5 +96,6 @@ def test_temp_folders_are_found_down_to_two_levels_and_a_vanished_folder_is_pass
         if str(path).endswith("key"):
             raise FileNotFoundError(path)
         return real(path)
+
     monkeypatch.setattr(cache.os, "scandir", vanishing)
     assert sorted(p.name for p in cache._temp_folders(tmp_path)) == [".a.tmp-1", ".b.tmp-2"]

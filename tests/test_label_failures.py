@@ -2,6 +2,7 @@
 the SEAL pages (imprint, resistance, robustness) and of Beyond the Binary's subjectivity page either estimates from
 the labelled pairs and counts the failed ones, or — nothing left to estimate from — returns a skipped
 ``report.Result`` saying "no estimate: N of M … failed" that still glues every name the page's prose quotes."""
+
 from __future__ import annotations
 
 import warnings
@@ -19,14 +20,21 @@ N = 60  # pairs
 
 
 def _view(n=N):
-    return pd.DataFrame({"pair_id": [f"p{i}" for i in range(n)], "prompt": [f"Q{i}?" for i in range(n)],
-                         "chosen": [f"chosen {i}" for i in range(n)], "rejected": [f"rejected {i}" for i in range(n)],
-                         "chosen_side": ["A"] * n})
+    return pd.DataFrame(
+        {
+            "pair_id": [f"p{i}" for i in range(n)],
+            "prompt": [f"Q{i}?" for i in range(n)],
+            "chosen": [f"chosen {i}" for i in range(n)],
+            "rejected": [f"rejected {i}" for i in range(n)],
+            "chosen_side": ["A"] * n,
+        }
+    )
 
 
 class Labeller:
     """An LM-labeller (``structured``) that answers the App. C.3 schema with random labels, and with an
     unparseable string for the texts ``fails`` picks."""
+
     model = "fake-labeller"
 
     def __init__(self, fails):
@@ -47,14 +55,33 @@ def _study(fails) -> Study:
     v = _view()
     F = entry_features(None, v, "llm", llm=Labeller(fails))
     rng = np.random.default_rng(1)
-    R = pd.DataFrame({"pair_id": v["pair_id"], **{f"{k}_{e}": rng.normal(size=len(v))
-                                                   for k in ("pre", "post") for e in ("chosen", "rejected")}})
-    return Study(D=None, other=None, other_parts=[], view=v, rms=AlignmentModels(pre=None, post=None, design="fake"),
-                 R=R, F=F, profile="paper")
+    R = pd.DataFrame(
+        {
+            "pair_id": v["pair_id"],
+            **{f"{k}_{e}": rng.normal(size=len(v)) for k in ("pre", "post") for e in ("chosen", "rejected")},
+        }
+    )
+    return Study(
+        D=None,
+        other=None,
+        other_parts=[],
+        view=v,
+        rms=AlignmentModels(pre=None, post=None, design="fake"),
+        R=R,
+        F=F,
+        profile="paper",
+    )
 
 
-IMPRINT_NAMES = {"paper_harmless_pre", "paper_harmless_post", "n_imprint_obs", "n_imprint_missing", "paper_n_t5",
-                 "paper_vif_dropped", "n_t5_compared"}
+IMPRINT_NAMES = {
+    "paper_harmless_pre",
+    "paper_harmless_post",
+    "n_imprint_obs",
+    "n_imprint_missing",
+    "paper_n_t5",
+    "paper_vif_dropped",
+    "n_t5_compared",
+}
 
 
 def test_seal_sections_without_any_label_say_no_estimate_with_the_counts_and_glue_the_prose_names():
@@ -67,7 +94,7 @@ def test_seal_sections_without_any_label_say_no_estimate_with_the_counts_and_glu
     im = st.imprints()
     assert im.skipped.startswith(want) and set(im.values) == IMPRINT_NAMES
     assert im.values["n_imprint_obs"] == 0 and im.values["n_imprint_missing"] == N
-    assert im.values["paper_n_t5"] == 15                      # the paper's numbers are still quoted
+    assert im.values["paper_n_t5"] == 15  # the paper's numbers are still quoted
     assert st.vif_dropped().skipped.startswith(want)
     sr = st.shift_regression()
     assert sr.skipped.startswith(want) and sr.values == {"t6_r2": MISSING}
@@ -79,9 +106,9 @@ def test_seal_sections_without_any_label_say_no_estimate_with_the_counts_and_glu
     assert top.values == {"top_topic": MISSING, "top_topic_share": MISSING, "no_topic_share": MISSING}
     rules = st.labeller_rules()
     assert f"{2 * N} of {2 * N} LM labels failed" in rules.note and f"{N} of {N} pairs lack" in rules.note
-    with warnings.catch_warnings():                       # no 0/0 warning on the page's stderr
+    with warnings.catch_warnings():  # no 0/0 warning on the page's stderr
         warnings.simplefilter("error", RuntimeWarning)
-        agree = st.labeller_agreement()                  # its prose quotes the share as text: no "nan" on the page
+        agree = st.labeller_agreement()  # its prose quotes the share as text: no "nan" on the page
     assert agree.values["share_i_text"].startswith(f"— (no pair has a γ: {2 * N} of {2 * N} LM labels failed")
 
 
@@ -120,17 +147,24 @@ def _rewrite_run(flips_missing: int, k: int = 12, kept: bool = True) -> RewriteR
     for e in ("chosen", "rejected"):
         f = pd.DataFrame(rng.integers(-1, 2, size=(k, len(feats))).astype(float), columns=feats)
         flips[e] = f
-    for i in range(flips_missing):                               # a failed label: the whole row of flips missing
+    for i in range(flips_missing):  # a failed label: the whole row of flips missing
         flips["chosen" if i % 2 == 0 else "rejected"].iloc[i // 2] = np.nan
     n_kept = k if kept else 0
     if not kept:
         flips = {e: f.iloc[:0] for e, f in flips.items()}
-    rp = Rewrites(view=_view(n_kept), kept=np.arange(n_kept), originals={"chosen": [], "rejected": []},
-                  rewritten={"chosen": [], "rejected": []}, flips=flips,
-                  status=pd.DataFrame({"chosen": ["ok"] * k, "rejected": ["ok" if kept else "identical"] * k}),
-                  n_pairs=k, n_kept=n_kept, n_dropped=k - n_kept,
-                  dropped=pd.Series({"ok / identical": k - n_kept}) if not kept else pd.Series(dtype=int),
-                  prompts=[""] * n_kept)
+    rp = Rewrites(
+        view=_view(n_kept),
+        kept=np.arange(n_kept),
+        originals={"chosen": [], "rejected": []},
+        rewritten={"chosen": [], "rejected": []},
+        flips=flips,
+        status=pd.DataFrame({"chosen": ["ok"] * k, "rejected": ["ok" if kept else "identical"] * k}),
+        n_pairs=k,
+        n_kept=n_kept,
+        n_dropped=k - n_kept,
+        dropped=pd.Series({"ok / identical": k - n_kept}) if not kept else pd.Series(dtype=int),
+        prompts=[""] * n_kept,
+    )
     return RewriteRun(idx=np.arange(k), rewrites=rp, before=np.ones(n_kept, bool), after=np.zeros(n_kept, bool))
 
 
@@ -144,9 +178,11 @@ def _rw_study(rw: RewriteRun) -> Study:
 def test_robustness_without_any_label_flip_says_no_estimate_and_glues_its_names():
     st = _rw_study(_rewrite_run(flips_missing=24))
     lf = st.label_flips()
-    assert lf.skipped == ("no estimate: the labeller gave no valid label (no answer that parses as JSON and fits the "
-                          "schema) for the original or the rewrite of 24 of 24 rewritten entries, so no entry has a "
-                          "label flip.")
+    assert lf.skipped == (
+        "no estimate: the labeller gave no valid label (no answer that parses as JSON and fits the "
+        "schema) for the original or the rewrite of 24 of 24 rewritten entries, so no entry has a "
+        "label flip."
+    )
     rob = st.robustness()
     assert rob.skipped == lf.skipped and rob.values["n_pi_separated"] == MISSING
     assert rob.values["robustness_model"].startswith("LPM")
@@ -155,7 +191,7 @@ def test_robustness_without_any_label_flip_says_no_estimate_and_glues_its_names(
     none = _rw_study(_rewrite_run(0, kept=False)).label_flips()
     assert none.skipped.startswith("no estimate: no pair was kept of the 12 drawn for rewriting (12 dropped")
     st0 = _rw_study(_rewrite_run(0, kept=False))
-    st0._memo["rewriting"].rewrites.prompts = None            # whole dialogues: no re-scoring check on no pair
+    st0._memo["rewriting"].rewrites.prompts = None  # whole dialogues: no re-scoring check on no pair
     assert "nan" not in st0.rewrite_summary().note
 
 
@@ -164,7 +200,7 @@ def test_robustness_with_some_labels_failed_counts_them_and_keeps_the_rest():
     st = _rw_study(rw)
     assert st._no_flips(rw) is None
     assert "3 of 24 rewritten entries" in st.rewrite_summary().note
-    f = rw.rewrites.flips["chosen"]                                 # rows 0 and 1 missing
+    f = rw.rewrites.flips["chosen"]  # rows 0 and 1 missing
     shares = flip_shares(f)
     assert (shares["n"] == 10).all()
     sim = similarity_by_flip(np.linspace(0, 1, 12), f)
@@ -191,10 +227,17 @@ class TenPeople:
 def test_p_star_from_llm_counts_unparseable_answers():
     from pluralign.btb import subjectivity as S
     from pluralign.data.core import PreferenceData
-    pairs = pd.DataFrame({"pair_id": ["p0", "p1", "p2"], "dataset": "t", "split": "test",
-                          "prompt": ["Capital of France?", "A poem about rain.", "A joke."],
-                          "response_a": ["Paris.", "Rain falls", "Why did..."],
-                          "response_b": ["Lyon.", "Drops on glass", "Knock knock"]})
+
+    pairs = pd.DataFrame(
+        {
+            "pair_id": ["p0", "p1", "p2"],
+            "dataset": "t",
+            "split": "test",
+            "prompt": ["Capital of France?", "A poem about rain.", "A joke."],
+            "response_a": ["Paris.", "Rain falls", "Why did..."],
+            "response_b": ["Lyon.", "Drops on glass", "Knock knock"],
+        }
+    )
     ann = pd.DataFrame({"pair_id": ["p0", "p1", "p2"], "annotator_id": "x", "preference": [-1, 1, -2]})
     d = PreferenceData(pairs, ann, {"name": "t"})
     lab = TenPeople(lambda p: "7 A - 3 B" if "France" in p else None, "ten-some")
@@ -211,6 +254,7 @@ def test_p_star_from_llm_counts_unparseable_answers():
 
 def _btb_study(missing: str):
     from pluralign.btb.study import setup
+
     st = setup("demo", 0)
     p = st.p_star.copy()
     if missing == "all":
@@ -226,7 +270,7 @@ def _btb_study(missing: str):
 def test_btb_sections_without_any_p_star_say_no_estimate_and_glue_the_prose_names():
     st, n = _btb_study("all")
     want = f"no estimate: p\\* is missing for {n} of {n} pairs: {n} of {n} answers of the LLM labeller"
-    cat = st.categories()                                  # the counts per category still stand
+    cat = st.categories()  # the counts per category still stand
     assert cat.table["n"].sum() >= n and cat.table["mean_p_star"].isna().all()
     assert f"{n} of {n} pairs" in cat.note and "No estimate of the mean" in cat.note
     assert st.p_star_by_category().skipped.startswith(want)
@@ -255,6 +299,7 @@ def _btb_rewards_study(missing: str):
     """Beyond the Binary's rewards page on the simulator (rm_helpers.btb_reward_study), with the LLM labeller's p*
     missing for every test pair or for 5."""
     from rm_helpers import btb_reward_study
+
     s = btb_reward_study()
     real = s.p_star_of
 
@@ -264,6 +309,7 @@ def _btb_rewards_study(missing: str):
         p.iloc[:n] = np.nan
         p.attrs = {"llm_answers": len(p), "llm_unparsed": n}
         return p
+
     s.p_star_of = p_star_of
     return s
 
@@ -275,7 +321,9 @@ def test_btb_rewards_without_any_test_p_star_say_no_estimate_and_glue_the_prose_
     assert s.comparison.table is None
     t1 = s.table("pearson")
     assert t1.skipped.startswith(want) and t1.values["btb_r_baseline"] == MISSING
-    assert set(t1.values) == {f"btb_r_{k}{suf}" for k in ("baseline", "regularized", "delta") for suf in ("", "_lo", "_hi")}
+    assert set(t1.values) == {
+        f"btb_r_{k}{suf}" for k in ("baseline", "regularized", "delta") for suf in ("", "_lo", "_hi")
+    }
     assert s.table("l1").skipped.startswith(want)
     for r in (s.directions(), s.beside_paper(), s.paper_sized_check(), s.rm_vs_p_star(), s.delta_plot("pearson")):
         assert r.skipped.startswith(want) and r.figure is None
@@ -300,6 +348,7 @@ def test_btb_rewards_with_some_test_p_star_missing_estimate_from_the_rest_and_co
 
 def test_category_summary_counts_pairs_without_p_star():
     from pluralign.btb.subjectivity import category_summary
+
     kind = pd.Series(["single", "multiple", "single"], index=["a", "b", "c"])
     t = category_summary(kind, None, pd.Series([1.0, np.nan, 0.25], index=["a", "b", "c"])).set_index("category")
     assert t.loc["Single Correct", "mean_p_star"] == pytest.approx(0.625)
@@ -322,13 +371,17 @@ def test_label_stability_counts_each_labellers_failed_entries_of_all():
 
 def test_a_no_estimate_section_shows_as_such_and_is_hidden_like_a_skipped_one(monkeypatch):
     import IPython.display
+
     from pluralign.report import SKIPPED_SECTION, Result
+
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, metadata=None: shown.append((obj.data, metadata)))
     Result(table=None, skipped="no estimate: 3 of 3 LM labels failed.")._ipython_display_()
     Result(table=None, skipped="no labeller on this profile.")._ipython_display_()
-    assert shown == [("*No estimate:* 3 of 3 LM labels failed.", {SKIPPED_SECTION: True}),
-                     ("*Not run on this profile:* no labeller on this profile.", {SKIPPED_SECTION: True})]
+    assert shown == [
+        ("*No estimate:* 3 of 3 LM labels failed.", {SKIPPED_SECTION: True}),
+        ("*Not run on this profile:* no labeller on this profile.", {SKIPPED_SECTION: True}),
+    ]
 
 
 def test_a_page_states_the_failed_answers_so_its_kernel_does_not_warn(monkeypatch):
@@ -338,6 +391,7 @@ def test_a_page_states_the_failed_answers_so_its_kernel_does_not_warn(monkeypatc
     from pluralign import report
     from pluralign.book import runner
     from pluralign.btb.study import setup
+
     assert runner._environment("paper")[report.ON_PAGE] == "1"
     with pytest.warns(UserWarning, match="3 of 9 failed"):
         report.stated_warning("3 of 9 failed")
@@ -351,7 +405,10 @@ def test_a_page_states_the_failed_answers_so_its_kernel_does_not_warn(monkeypatc
     sj.loc[sj.index[:4], "n_valid"] = 0
     st.__dict__["judgments"] = sj
     note = st.synthetic_judgments().note
-    assert f"{int(sj['n'].iloc[:4].sum())} of {int(sj['n'].sum()):,} verdicts" in note and f"4 of {len(sj):,} pairs" in note
+    assert (
+        f"{int(sj['n'].iloc[:4].sum())} of {int(sj['n'].sum()):,} verdicts" in note
+        and f"4 of {len(sj):,} pairs" in note
+    )
 
 
 def test_btb_rewards_without_any_parseable_judgment_says_the_margins_are_missing_and_plots_none():
@@ -364,6 +421,7 @@ def test_btb_rewards_without_any_parseable_judgment_says_the_margins_are_missing
         j = real(data, p_star).copy()
         j["n_valid"], j["margin"] = 0, np.nan
         return j
+
     s.judgments_of = judgments_of
     r = s.training_margins()
     n = len(s.comparison.margins)

@@ -1,4 +1,5 @@
 """Parameter files: common.yml deep-merged under includes and the page's own keys; undeclared keys refused."""
+
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from pluralign.book import runner as book
 
 ROOT = Path(__file__).resolve().parents[1]
 
-NOTEBOOK = '''# %% tags=["parameters"]
+NOTEBOOK = """# %% tags=["parameters"]
 profile = "demo"
 seed = 0
 design = {"n": 1, "model": {"lr": 0.1, "epochs": 2}}
@@ -17,7 +18,7 @@ columns = {}
 
 # %%
 print(design)
-'''
+"""
 
 
 def _write(folder: Path, **files):
@@ -27,9 +28,12 @@ def _write(folder: Path, **files):
 
 
 def test_common_include_and_page_deep_merge_in_that_order(tmp_path):
-    _write(tmp_path, common__yml={"profile": "sample", "seed": 3, "design": {"n": 5, "model": {"lr": 1.0}}},
-           **{"shared__yml": {"design": {"model": {"epochs": 9}}}},
-           page__yml={"include": "shared.yml", "design": {"n": 7}})
+    _write(
+        tmp_path,
+        common__yml={"profile": "sample", "seed": 3, "design": {"n": 5, "model": {"lr": 1.0}}},
+        **{"shared__yml": {"design": {"model": {"epochs": 9}}}},
+        page__yml={"include": "shared.yml", "design": {"n": 7}},
+    )
     got = P.read_params(tmp_path / "page.yml")
     assert got == {"profile": "sample", "seed": 3, "design": {"n": 7, "model": {"lr": 1.0, "epochs": 9}}}
 
@@ -45,8 +49,11 @@ def test_an_undeclared_key_names_the_file_the_key_and_the_nearest_name(tmp_path)
 
 
 def test_common_keys_reach_only_the_notebooks_that_declare_them(tmp_path):
-    _write(tmp_path, common__yml={"profile": "paper", "seed": 0, "models": {"rm": {"name_or_path": "x/y"}}},
-           page__yml={"seed": 2})
+    _write(
+        tmp_path,
+        common__yml={"profile": "paper", "seed": 0, "models": {"rm": {"name_or_path": "x/y"}}},
+        page__yml={"seed": 2},
+    )
     got = P.read_params(tmp_path / "page.yml", declared=["profile", "seed"])
     assert got == {"profile": "paper", "seed": 2}
 
@@ -112,13 +119,15 @@ def test_a_run_with_an_unknown_key_fails_naming_file_and_key(tmp_path, monkeypat
 @pytest.mark.parametrize("profile", book.PROFILES)
 def test_every_common_key_is_declared_by_a_notebook_of_its_profile(profile):
     common = yaml.safe_load((ROOT / "params" / profile / "common.yml").read_text())
-    declared = set().union(*[set(P.declared_parameters(ROOT / "notebooks" / f"{r.notebook}.py"))
-                             for r in book.runs(profile)])
+    declared = set().union(
+        *[set(P.declared_parameters(ROOT / "notebooks" / f"{r.notebook}.py")) for r in book.runs(profile)]
+    )
     assert sorted(set(common) - declared) == [], f"params/{profile}/common.yml holds keys no notebook declares"
 
 
-@pytest.mark.parametrize("value", ["sk-proj-abcdefghijklmnopqrstu", "hf_abcdefghijklmnopqrstuvwxyz",
-                                   "a8Fk29XkqLmZ02PqTr7vYw3NbC5dEe1GhJ"])
+@pytest.mark.parametrize(
+    "value", ["sk-proj-abcdefghijklmnopqrstu", "hf_abcdefghijklmnopqrstuvwxyz", "a8Fk29XkqLmZ02PqTr7vYw3NbC5dEe1GhJ"]
+)
 def test_a_secret_looking_value_under_any_key_is_refused_naming_the_key(tmp_path, value):
     _write(tmp_path, page__yml={"judge": {"settings": {"whatever": value}}})
     with pytest.raises(P.ParamsError) as e:
@@ -126,8 +135,15 @@ def test_a_secret_looking_value_under_any_key_is_refused_naming_the_key(tmp_path
     assert "judge.settings.whatever" in str(e.value) and "environment" in str(e.value) and value not in str(e.value)
 
 
-@pytest.mark.parametrize("value", ["meta-llama/Meta-Llama-3-70B-Instruct", "https://api.openai.com/v1",
-                                   "0123456789abcdef0123456789abcdef", "btb-margins-paper"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "meta-llama/Meta-Llama-3-70B-Instruct",
+        "https://api.openai.com/v1",
+        "0123456789abcdef0123456789abcdef",
+        "btb-margins-paper",
+    ],
+)
 def test_ids_urls_and_hashes_are_not_taken_for_secrets(value):
     assert not P.looks_like_secret(value)
 
@@ -146,7 +162,10 @@ def test_a_value_of_the_wrong_type_names_file_key_and_expected_type(tmp_path):
     with pytest.raises(P.ParamsError, match=r"page\.yml: parameter 'seed' is str 'zero', but the notebook expects int"):
         P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb), types=P.declared_types(nb))
     _write(tmp_path, page__yml={"design": {"n": 2}, "seed": 3})
-    assert P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb), types=P.declared_types(nb))["seed"] == 3
+    assert (
+        P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb), types=P.declared_types(nb))["seed"]
+        == 3
+    )
 
 
 @pytest.mark.parametrize("value,ok", [(3, True), (True, False), (2.5, False), ("3", False)])

@@ -1,4 +1,5 @@
 """Progress shows as plain lines in a log, as nothing inside a page."""
+
 import io
 
 from pluralign import progress

@@ -1,5 +1,6 @@
 """Small versions of every recovery check (pluralign.recovery): each passes on what the simulator planted and
 fails on a broken method, so a change that breaks a method fails CI."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,7 +28,9 @@ def test_expected_agreement_matches_a_large_resample():
     obs = (agreement_classes(d)["agreement"] == "diverging").mean()
     assert abs(exp["p_diverging"].mean() - obs) < 0.06
     # an objective pair (harmful compliance vs refusal) almost never diverges; taste-driven ones often do
-    assert exp.loc[d.truth["cause"] == "none", "p_diverging"].mean() < exp.loc[exp["taste_driven"], "p_diverging"].mean()
+    assert (
+        exp.loc[d.truth["cause"] == "none", "p_diverging"].mean() < exp.loc[exp["taste_driven"], "p_diverging"].mean()
+    )
 
 
 def test_expected_agreement_refuses_other_data(sim):
@@ -49,7 +52,10 @@ def test_cause_agreement_rules_vs_a_broken_labeller(sim, classified):
     assert R.cause_agreement(sim, ids)["recovered"]
 
     def wrong(data, pair_ids):
-        return pd.DataFrame({"pair_id": list(pair_ids), "annotator": "x", "causes": [frozenset({"format"})] * len(pair_ids)})
+        return pd.DataFrame(
+            {"pair_id": list(pair_ids), "annotator": "x", "causes": [frozenset({"format"})] * len(pair_ids)}
+        )
+
     r = R.cause_agreement(sim, ids, labeller=wrong)
     assert not r["recovered"] and r["estimate"] < 0.2
 
@@ -76,6 +82,7 @@ def test_a_small_demo_rm_learns_the_planted_preferences():
     """The demo recipe (frozen MiniLM + MLP head, BT on every judgment) on a small simulated set: held-out
     accuracy against the population where it agrees, and the reward gap tracks the planted utility."""
     from pluralign import rewards
+
     d = simulate(n_pairs=500, seed=2)  # seed 2: the texts the other demo-RM tests embed (one embedding per process)
     ids = d.pairs["pair_id"].to_numpy()
     test, train = ids[:150], ids[150:]
@@ -99,6 +106,7 @@ def test_oracle_imprint_fails_a_broken_method(sim, monkeypatch):
     """Intervals that are too narrow (SEs shrunk 20×) fail the coverage row; sign-flipped estimates fail the
     correlation row: each row can fail."""
     from pluralign.seal import imprint as imp
+
     real = imp.feature_imprint
 
     def narrow(*a, **k):
@@ -107,6 +115,7 @@ def test_oracle_imprint_fails_a_broken_method(sim, monkeypatch):
         half = (t["ci_high"] - t["ci_low"]) / 40
         t["ci_low"], t["ci_high"] = t["estimate"] - half, t["estimate"] + half
         return imp.ImprintFit(**{**fit.__dict__, "table": t})
+
     monkeypatch.setattr(imp, "feature_imprint", narrow)
     corr, cov = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8)
     assert corr["recovered"] and not cov["recovered"]
@@ -116,6 +125,7 @@ def test_oracle_imprint_fails_a_broken_method(sim, monkeypatch):
         t = fit.table.copy()
         t[["estimate", "ci_low", "ci_high"]] = -t[["estimate", "ci_high", "ci_low"]].to_numpy()
         return imp.ImprintFit(**{**fit.__dict__, "table": t})
+
     monkeypatch.setattr(imp, "feature_imprint", flipped)
     corr, cov = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=2)
     assert not corr["recovered"] and not cov["recovered"]
@@ -138,10 +148,15 @@ def test_imprint_rm_and_residual_sd_on_a_known_reward(sim):
 
 def test_robustness_sign_by_hand():
     w = pd.Series({"verbosity": 0.6, "refusal": -0.5, "interpretation": 0.0})
-    scores = pd.DataFrame({"entry": ["c", "c", "r", "r", "c"], "feature": ["verbosity", "refusal", "verbosity",
-                                                                          "refusal", "interpretation"],
-                           "flip": [1, 1, -1, 1, 1], "separated": False,
-                           "estimate": [0.4, -0.7, 0.2, 0.3, 5.0]})
+    scores = pd.DataFrame(
+        {
+            "entry": ["c", "c", "r", "r", "c"],
+            "feature": ["verbosity", "refusal", "verbosity", "refusal", "interpretation"],
+            "flip": [1, 1, -1, 1, 1],
+            "separated": False,
+            "estimate": [0.4, -0.7, 0.2, 0.3, 5.0],
+        }
+    )
     # a flip is original − rewritten: the chosen entry losing verbosity (+1) hurts it (π > 0); losing a refusal
     # helps it (π < 0); the rejected entry gaining verbosity (−1) hurts the chosen side (π > 0); the rejected
     # losing a refusal helps the rejected (π > 0); interpretation's weight is 0: not estimable
@@ -156,6 +171,7 @@ def test_oracle_robustness_on_simulated_rewrites(sim, monkeypatch):
     robustness regression that returns the wrong signs fails."""
     from pluralign.seal import robustness as rob
     from pluralign.seal.design import chosen_rejected
+
     view = chosen_rejected(sim).table
     r = R.oracle_robustness(sim, view, noise_sd=0.5, n_rounds=5)
     assert r["recovered"] and r["estimate"] == 1.0 and "12 estimable" in r["description"], r
@@ -165,12 +181,14 @@ def test_oracle_robustness_on_simulated_rewrites(sim, monkeypatch):
         fit = real(*a, **k)
         fit.table["estimate"] = -fit.table["estimate"]
         return fit
+
     monkeypatch.setattr(rob, "robustness_scores", reversed_signs)
     assert not R.oracle_robustness(sim, view, noise_sd=0.5, n_rounds=2)["recovered"]
 
 
 def test_margins_and_categories(sim):
     from pluralign.btb.margins import judgments_from
+
     j = judgments_from("simulated", sim, n=10, seed=0).set_index("pair_id")
     assert R.margin_pstar_correlation(j["share_a"].astype(float), sim.truth["share_a"])["recovered"]
     shuffled = pd.Series(np.random.default_rng(0).permutation(j["share_a"].to_numpy()), index=j.index)
@@ -191,7 +209,9 @@ def test_claim_rows_give_their_verdict_from_the_ci():
     up = R.claim_seal_alignment_shift(np.zeros(200), np.ones(200))
     assert up["recovered"] and np.isnan(up["planted"])
     idx = [f"p{i}" for i in range(40)]
-    cls = pd.DataFrame({"agreement": ["high-agreement-pref"] * 20 + ["diverging"] * 20, "substantial": False}, index=idx)
+    cls = pd.DataFrame(
+        {"agreement": ["high-agreement-pref"] * 20 + ["diverging"] * 20, "substantial": False}, index=idx
+    )
     r = R.claim_bt_decisive_on_diverging(pd.Series([0.95] * 20 + [0.55] * 20, index=idx), cls)
     assert r["estimate"] == pytest.approx(0.4) and not r["recovered"]
     same = pd.Series([0.9, 0.1] * 20, index=idx)
@@ -199,8 +219,13 @@ def test_claim_rows_give_their_verdict_from_the_ci():
 
 
 def test_result_table_and_profiles():
-    t = pd.DataFrame([R.row("diverging", "diverging_share", "d", 0.4, 0.41, (0.38, 0.44), "inside", True),
-                      R.row("btb", "claim_x", "c", None, -0.1, (-0.2, 0.0), "claim", False)], columns=R.COLUMNS)
+    t = pd.DataFrame(
+        [
+            R.row("diverging", "diverging_share", "d", 0.4, 0.41, (0.38, 0.44), "inside", True),
+            R.row("btb", "claim_x", "c", None, -0.1, (-0.2, 0.0), "claim", False),
+        ],
+        columns=R.COLUMNS,
+    )
     res = R.result(t)
     assert res.table.loc[("btb", "claim_x"), "planted"] == "—" and res.values["n_recovered"] == 1
     assert res.values["n_claims"] == 1 and "1 of 1 method checks" in res.note
@@ -213,6 +238,7 @@ def test_result_table_and_profiles():
 
 def test_cli_is_wired(capsys):
     from pluralign.book import cli
+
     assert cli.DELEGATED["recovery"][0] == "pluralign.recovery:main"
     with pytest.raises(SystemExit):
         R.main(["--profile", "paper"])

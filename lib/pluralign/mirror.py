@@ -9,6 +9,7 @@ with a message naming the id and the folder looked in.
 ``pluralign mirror list --profile paper`` prints every id a profile's pages use
 (:func:`pluralign.book.mirror.profile_ids`).
 """
+
 from __future__ import annotations
 
 import os
@@ -51,15 +52,18 @@ def resolve(name, *, kind: str = "model"):
     if folder.is_dir():
         return str(folder)
     if _offline() and not _in_hf_cache(str(name), kind):
-        raise MirrorError(f"{kind} {name!r} is not in the mirror (looked in {folder}) nor in the Hugging Face cache, "
-                          f"and HF_HUB_OFFLINE is set: download it with `huggingface-cli download {name}"
-                          f"{' --repo-type dataset' if kind == 'dataset' else ''} --local-dir {folder}`")
+        raise MirrorError(
+            f"{kind} {name!r} is not in the mirror (looked in {folder}) nor in the Hugging Face cache, "
+            f"and HF_HUB_OFFLINE is set: download it with `huggingface-cli download {name}"
+            f"{' --repo-type dataset' if kind == 'dataset' else ''} --local-dir {folder}`"
+        )
     return name
 
 
 def _in_hf_cache(repo_id: str, kind: str) -> bool:
     try:
         from huggingface_hub import scan_cache_dir
+
         return any(r.repo_id == repo_id for r in scan_cache_dir().repos)
     except Exception:  # noqa: BLE001 - no cache folder yet
         return False

@@ -18,6 +18,7 @@ Models of the ``paper`` profile are written once, under ``models:`` in ``params/
 page names one by its key (``reward_model: seal_post_alignment``) and the part's study resolves it with
 :func:`named_model`.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -31,9 +32,11 @@ __all__ = ["ParamsError", "read_params", "deep_merge", "declared_parameters", "n
 COMMON = "common.yml"
 SECRET_PATTERN = re.compile(r"(api[_-]?key|secret|token|password)", re.I)
 #: values that look like credentials whatever their key: provider key prefixes, or long high-entropy tokens
-SECRET_VALUE = re.compile(r"^(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|"
-                          r"xox[baprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|"
-                          r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})$")
+SECRET_VALUE = re.compile(
+    r"^(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|"
+    r"xox[baprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|"
+    r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})$"
+)
 
 
 def looks_like_secret(value) -> bool:
@@ -41,6 +44,7 @@ def looks_like_secret(value) -> bool:
     entropy (not a path, not a Hub id, not prose)."""
     import math
     from collections import Counter
+
     if not isinstance(value, str):
         return False
     v = value.strip()
@@ -92,8 +96,10 @@ def _with_includes(path: Path, seen: tuple = (), top: Path | None = None) -> tup
     for inc in [includes] if isinstance(includes, str) else includes:
         target = path.parent / inc
         if not target.resolve().is_relative_to(top):
-            raise ParamsError(f"{path}: included parameter file {inc!r} lies outside {top}; an include must be in the "
-                              "folder of the parameter file (or below it)")
+            raise ParamsError(
+                f"{path}: included parameter file {inc!r} lies outside {top}; an include must be in the "
+                "folder of the parameter file (or below it)"
+            )
         if not target.exists():
             raise ParamsError(f"{path}: included parameter file {inc!r} does not exist ({target})")
         p, o = _with_includes(target, seen + (path.resolve(),), top)
@@ -101,8 +107,13 @@ def _with_includes(path: Path, seen: tuple = (), top: Path | None = None) -> tup
     return deep_merge(params, own), {**origin, **{k: path for k in own}}
 
 
-def read_params(path: str | Path, *, declared: list[str] | set[str] | None = None,
-                common: bool = True, types: dict[str, type] | None = None) -> dict:
+def read_params(
+    path: str | Path,
+    *,
+    declared: list[str] | set[str] | None = None,
+    common: bool = True,
+    types: dict[str, type] | None = None,
+) -> dict:
     """The parameters of one page (module docstring). ``declared``: the notebook's parameter names; when
     given, an undeclared key of the page's file or its includes raises :class:`ParamsError` naming the file,
     the key and the nearest declared name, and ``common.yml`` contributes only declared keys."""
@@ -119,8 +130,9 @@ def read_params(path: str | Path, *, declared: list[str] | set[str] | None = Non
             if k not in declared:
                 near = difflib.get_close_matches(k, sorted(declared), n=1)
                 hint = f"; did you mean {near[0]!r}?" if near else ""
-                raise ParamsError(f"{origin[k]}: unknown parameter {k!r} (the notebook declares "
-                                  f"{', '.join(sorted(declared))}){hint}")
+                raise ParamsError(
+                    f"{origin[k]}: unknown parameter {k!r} (the notebook declares {', '.join(sorted(declared))}){hint}"
+                )
         shared = {k: v for k, v in shared.items() if k in declared}
     merged = deep_merge(shared, params)
     _check_secrets(merged, path)
@@ -133,18 +145,24 @@ def _check_secrets(obj, path: Path, where: str = ""):
     if isinstance(obj, dict):
         for k, v in obj.items():
             if looks_like_secret(v):
-                raise ParamsError(f"{path}: the value of parameter '{where}{k}' looks like a credential; secrets come "
-                                  f"from the environment only: export it (e.g. MY_API_KEY=...) and name the variable "
-                                  f"with '{k}_env: MY_API_KEY' where the parameter supports it")
+                raise ParamsError(
+                    f"{path}: the value of parameter '{where}{k}' looks like a credential; secrets come "
+                    f"from the environment only: export it (e.g. MY_API_KEY=...) and name the variable "
+                    f"with '{k}_env: MY_API_KEY' where the parameter supports it"
+                )
             if SECRET_PATTERN.search(str(k)) and not str(k).endswith("_env") and v not in (None, ""):
-                raise ParamsError(f"{path}: parameter '{where}{k}' looks like a secret; secrets come from the "
-                                  f"environment only (name the variable with '{k}_env')")
+                raise ParamsError(
+                    f"{path}: parameter '{where}{k}' looks like a secret; secrets come from the "
+                    f"environment only (name the variable with '{k}_env')"
+                )
             _check_secrets(v, path, f"{where}{k}.")
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
             if looks_like_secret(v):
-                raise ParamsError(f"{path}: an item of parameter '{where.rstrip('.')}' looks like a credential; secrets "
-                                  "come from the environment only")
+                raise ParamsError(
+                    f"{path}: an item of parameter '{where.rstrip('.')}' looks like a credential; secrets "
+                    "come from the environment only"
+                )
             _check_secrets(v, path, where)
 
 
@@ -152,6 +170,7 @@ def declared_parameters(notebook: str | Path) -> list[str]:
     """The names a Jupytext notebook declares in its cell tagged ``parameters`` (papermill's own reading)."""
     import jupytext
     from papermill.inspection import _infer_parameters
+
     nb = jupytext.read(notebook)
     for cell in nb.cells:
         cell.metadata.setdefault("tags", [])
@@ -164,6 +183,7 @@ def declared_types(notebook: str | Path) -> dict[str, type]:
 
     import jupytext
     from papermill.inspection import _infer_parameters
+
     nb = jupytext.read(notebook)
     for cell in nb.cells:
         cell.metadata.setdefault("tags", [])
@@ -190,8 +210,9 @@ class Shape:
     __name__ = "dict"
 
     def __init__(self, default: dict):
-        self.fields = {k: Shape(v) if isinstance(v, dict) and v else type(v) for k, v in default.items()
-                       if v is not None}
+        self.fields = {
+            k: Shape(v) if isinstance(v, dict) and v else type(v) for k, v in default.items() if v is not None
+        }
 
     def __repr__(self) -> str:
         return f"Shape({self.fields})"
@@ -227,14 +248,17 @@ def _check_types(params: dict, types: dict, origin: dict, path, prefix: str, nes
         if not ok:
             where = origin.get(k, path)
             shown = "(a credential-looking value)" if looks_like_secret(v) else repr(v)
-            raise ParamsError(f"{where}: parameter {prefix + k!r} is {type(v).__name__} {shown}, but the notebook "
-                              f"expects {want.__name__} (its default)")
+            raise ParamsError(
+                f"{where}: parameter {prefix + k!r} is {type(v).__name__} {shown}, but the notebook "
+                f"expects {want.__name__} (its default)"
+            )
 
 
 def check_options(fn, options: dict, *, what: str | None = None) -> None:
     """Refuse keyword options that ``fn`` does not take, naming the option and the nearest valid one (instead of
     Python's bare ``unexpected keyword argument``)."""
     import inspect
+
     params = inspect.signature(fn).parameters
     if any(p.kind is p.VAR_KEYWORD for p in params.values()):
         return
@@ -242,8 +266,11 @@ def check_options(fn, options: dict, *, what: str | None = None) -> None:
     for k in options:
         if k not in valid:
             near = difflib.get_close_matches(k, valid, n=1)
-            raise TypeError(f"{what or getattr(fn, '__qualname__', fn)}: unknown option {k!r}"
-                            + (f"; did you mean {near[0]!r}?" if near else "") + f" (options: {', '.join(valid)})")
+            raise TypeError(
+                f"{what or getattr(fn, '__qualname__', fn)}: unknown option {k!r}"
+                + (f"; did you mean {near[0]!r}?" if near else "")
+                + f" (options: {', '.join(valid)})"
+            )
 
 
 def named_model(value, models: dict | None, *, what: str = "model"):
@@ -253,6 +280,8 @@ def named_model(value, models: dict | None, *, what: str = "model"):
         return models[value]
     if isinstance(value, str) and models and value not in models and "/" not in value and ":" not in value:
         near = difflib.get_close_matches(value, sorted(models), n=1)
-        raise ParamsError(f"{what} {value!r} is not a key of models: ({', '.join(sorted(models))})"
-                          + (f"; did you mean {near[0]!r}?" if near else ""))
+        raise ParamsError(
+            f"{what} {value!r} is not a key of models: ({', '.join(sorted(models))})"
+            + (f"; did you mean {near[0]!r}?" if near else "")
+        )
     return value

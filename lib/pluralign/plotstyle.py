@@ -6,6 +6,7 @@ inches wide is 1,050 pixels — the width of the book's text column, where the b
 instead of shrinking the column around a 700-pixel image — with fonts sized for that scale. Seaborn's strip
 plots jitter their points with NumPy's global random state; :func:`fixed_jitter` seeds it for the plot and
 puts it back, so two builds draw the same points."""
+
 from __future__ import annotations
 
 import contextlib
@@ -14,10 +15,21 @@ import matplotlib as mpl
 import numpy as np
 
 STYLE = {
-    "figure.dpi": 150, "savefig.dpi": 150, "figure.facecolor": "white", "savefig.facecolor": "white",
-    "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 9, "ytick.labelsize": 9,
-    "legend.fontsize": 9, "legend.title_fontsize": 9, "axes.spines.top": False, "axes.spines.right": False,
-    "svg.hashsalt": "pluralign", "path.simplify": True,
+    "figure.dpi": 150,
+    "savefig.dpi": 150,
+    "figure.facecolor": "white",
+    "savefig.facecolor": "white",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.hashsalt": "pluralign",
+    "path.simplify": True,
 }
 
 

@@ -8,6 +8,7 @@
   returns or escape codes;
 - inside a Jupyter kernel (a book page): nothing (the book runner prints one line per executed cell).
 """
+
 from __future__ import annotations
 
 import os
@@ -43,8 +44,7 @@ class _Lines(_Silent):
 
     def _line(self) -> str:
         share = f" ({self.n / self.total:.0%})" if self.total else ""
-        return (f"{self.desc}: {self.n}/{self.total} {self.unit}s{share}, "
-                f"{time.perf_counter() - self.t0:.0f} s")
+        return f"{self.desc}: {self.n}/{self.total} {self.unit}s{share}, {time.perf_counter() - self.t0:.0f} s"
 
     def update(self, n: int = 1) -> None:
         self.n += n
@@ -69,5 +69,6 @@ def bar(total: int, desc: str, unit: str = "item", enabled: bool = True):
         return _Silent()
     if sys.stderr.isatty():
         from tqdm.auto import tqdm
+
         return tqdm(total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
     return _Lines(total, desc, unit)

@@ -16,6 +16,7 @@ way, and that is a finding about the simulated population, not a failure of the 
 Each check is one function taking the objects it needs (a study, a data set, a trained model), so the tests
 run small versions of them; :func:`recovery_table` wires them to the demo profile's studies.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -23,19 +24,53 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from pluralign.stats import bootstrap_ci
 
-__all__ = ["COLUMNS", "REQUIRED", "row", "expected_agreement", "diverging_share", "diverging_taste_driven",
-           "cause_agreement", "meanvar_auroc_diverging", "rm_accuracy_high_agreement", "rm_utility_correlation",
-           "oracle_imprint", "imprint_rm", "residual_sd", "robustness_sign", "oracle_robustness", "margin_pstar_correlation", "subjectivity_category_accuracy",
-           "claim_mv_identifies_diverging", "claim_bt_decisive_on_diverging", "claim_seal_alignment_shift", "labelling_weights",
-           "claim_margin_improves_pstar", "training_curves", "STAND_IN", "is_method", "recovery_table", "page_params", "result"]
+__all__ = [
+    "COLUMNS",
+    "REQUIRED",
+    "row",
+    "expected_agreement",
+    "diverging_share",
+    "diverging_taste_driven",
+    "cause_agreement",
+    "meanvar_auroc_diverging",
+    "rm_accuracy_high_agreement",
+    "rm_utility_correlation",
+    "oracle_imprint",
+    "imprint_rm",
+    "residual_sd",
+    "robustness_sign",
+    "oracle_robustness",
+    "margin_pstar_correlation",
+    "subjectivity_category_accuracy",
+    "claim_mv_identifies_diverging",
+    "claim_bt_decisive_on_diverging",
+    "claim_seal_alignment_shift",
+    "labelling_weights",
+    "claim_margin_improves_pstar",
+    "training_curves",
+    "STAND_IN",
+    "is_method",
+    "recovery_table",
+    "page_params",
+    "result",
+]
 
 COLUMNS = ["part", "quantity", "description", "planted", "estimate", "ci_low", "ci_high", "criterion", "recovered"]
 #: the ids issue 14 asks for (every one must be present in the demo table)
-REQUIRED = ("diverging_share", "cause_agreement", "meanvar_auroc_diverging", "rm_accuracy_high_agreement",
-            "imprint_weight_correlation", "imprint_weight_coverage", "robustness_sign", "margin_pstar_correlation",
-            "subjectivity_category_accuracy")
+REQUIRED = (
+    "diverging_share",
+    "cause_agreement",
+    "meanvar_auroc_diverging",
+    "rm_accuracy_high_agreement",
+    "imprint_weight_correlation",
+    "imprint_weight_coverage",
+    "robustness_sign",
+    "margin_pstar_correlation",
+    "subjectivity_category_accuracy",
+)
 #: "the simulated population agrees": at least this share of its annotators on one side
 HIGH_AGREEMENT = 0.8
 #: rows that check the demo's trained stand-in models rather than a method: reported with their verdict, like a
@@ -53,9 +88,17 @@ def is_method(quantity) -> pd.Series | bool:
 
 def row(part, quantity, description, planted, estimate, ci, criterion, recovered) -> dict:
     """One row of the recovery table (``ci`` a (low, high) pair)."""
-    return {"part": part, "quantity": quantity, "description": description,
-            "planted": float(planted) if planted is not None else np.nan, "estimate": float(estimate),
-            "ci_low": float(ci[0]), "ci_high": float(ci[1]), "criterion": criterion, "recovered": bool(recovered)}
+    return {
+        "part": part,
+        "quantity": quantity,
+        "description": description,
+        "planted": float(planted) if planted is not None else np.nan,
+        "estimate": float(estimate),
+        "ci_low": float(ci[0]),
+        "ci_high": float(ci[1]),
+        "criterion": criterion,
+        "recovered": bool(recovered),
+    }
 
 
 def _pearson_ci(a, b, seed: int = 0, n_boot: int = 1000):
@@ -69,11 +112,14 @@ def expected_agreement(data) -> pd.DataFrame:
     (:func:`pluralign.diverging.agreement.planted_divergence`) and whether it was planted taste-driven:
     ``p_diverging`` and ``taste_driven`` indexed by pair_id."""
     from pluralign.diverging.agreement import planted_divergence
+
     p = planted_divergence(data)
     if p is None:
         raise ValueError("expected_agreement needs simulated MultiPref-format data (pluralign.data.simulate)")
-    return pd.DataFrame({"p_diverging": p.to_numpy(), "taste_driven": data.truth["taste_driven"].reindex(p.index)
-                         .to_numpy(bool)}, index=p.index)
+    return pd.DataFrame(
+        {"p_diverging": p.to_numpy(), "taste_driven": data.truth["taste_driven"].reindex(p.index).to_numpy(bool)},
+        index=p.index,
+    )
 
 
 def diverging_share(classified: pd.DataFrame, data, seed: int = 0) -> dict:
@@ -83,10 +129,17 @@ def diverging_share(classified: pd.DataFrame, data, seed: int = 0) -> dict:
     is_div = (classified["agreement"].reindex(exp.index) == "diverging").to_numpy(float)
     est, lo, hi = bootstrap_ci(is_div, seed=seed)
     planted = float(exp["p_diverging"].mean())
-    return row("diverging", "diverging_share",
-               f"share of {data.name}'s pairs classified diverging (§2) vs the share the planted population makes "
-               f"diverging with their annotators (planted taste-driven share: {exp['taste_driven'].mean():.1%})",
-               planted, est, (lo, hi), "planted share inside the 95% CI", lo <= planted <= hi)
+    return row(
+        "diverging",
+        "diverging_share",
+        f"share of {data.name}'s pairs classified diverging (§2) vs the share the planted population makes "
+        f"diverging with their annotators (planted taste-driven share: {exp['taste_driven'].mean():.1%})",
+        planted,
+        est,
+        (lo, hi),
+        "planted share inside the 95% CI",
+        lo <= planted <= hi,
+    )
 
 
 def diverging_taste_driven(classified: pd.DataFrame, data, seed: int = 0) -> dict:
@@ -97,9 +150,16 @@ def diverging_taste_driven(classified: pd.DataFrame, data, seed: int = 0) -> dic
     taste = exp["taste_driven"][div].to_numpy(float)
     est, lo, hi = bootstrap_ci(taste, seed=seed)
     planted = float((exp["p_diverging"] * exp["taste_driven"]).sum() / exp["p_diverging"].sum())
-    return row("diverging", "diverging_taste_driven",
-               "share of the diverging pairs that were planted taste-driven (a cause of Table 1, not an objective "
-               "pair)", planted, est, (lo, hi), "planted share inside the 95% CI", lo <= planted <= hi)
+    return row(
+        "diverging",
+        "diverging_taste_driven",
+        "share of the diverging pairs that were planted taste-driven (a cause of Table 1, not an objective pair)",
+        planted,
+        est,
+        (lo, hi),
+        "planted share inside the 95% CI",
+        lo <= planted <= hi,
+    )
 
 
 #: the causes a reader of surface features can see (:func:`pluralign.diverging.causes.rule_causes`)
@@ -114,20 +174,34 @@ def cause_agreement(data, pair_ids, labeller=None, seed: int = 0, threshold: flo
     from sklearn.metrics import cohen_kappa_score
 
     from pluralign.diverging import causes as cz
+
     ids = pd.Index(list(pair_ids))
     labels = (labeller or cz.rule_causes)(data, ids)
-    got = pd.Series({r.pair_id: next(iter(r.causes)) if len(r.causes) == 1 else "other"
-                     for r in labels.itertuples()}, dtype=object).reindex(ids).fillna("other")
+    got = (
+        pd.Series(
+            {r.pair_id: next(iter(r.causes)) if len(r.causes) == 1 else "other" for r in labels.itertuples()},
+            dtype=object,
+        )
+        .reindex(ids)
+        .fillna("other")
+    )
     got = got.where(got.isin(VISIBLE_CAUSES), "other")
     planted = data.truth["cause"].reindex(ids)
     planted = planted.where(planted.isin(VISIBLE_CAUSES), "other")
     codes = pd.factorize(pd.concat([planted, got]))[0]
-    x = np.column_stack([codes[:len(ids)], codes[len(ids):]])
+    x = np.column_stack([codes[: len(ids)], codes[len(ids) :]])
     est, lo, hi = bootstrap_ci(x, lambda v: cohen_kappa_score(v[:, 0], v[:, 1]), seed=seed, n_boot=1000)
-    return row("diverging", "cause_agreement",
-               f"Cohen's κ, the demo's cause labeller (surface rules) vs the planted causes on {len(ids)} diverging "
-               f"pairs ({', '.join(VISIBLE_CAUSES)} or other)", 1.0, est, (lo, hi), f"κ ≥ {threshold:g}",
-               est >= threshold)
+    return row(
+        "diverging",
+        "cause_agreement",
+        f"Cohen's κ, the demo's cause labeller (surface rules) vs the planted causes on {len(ids)} diverging "
+        f"pairs ({', '.join(VISIBLE_CAUSES)} or other)",
+        1.0,
+        est,
+        (lo, hi),
+        f"κ ≥ {threshold:g}",
+        est >= threshold,
+    )
 
 
 def meanvar_auroc_diverging(mv: pd.DataFrame, truth: pd.DataFrame, seed: int = 0, threshold: float = 0.7) -> dict:
@@ -138,10 +212,19 @@ def meanvar_auroc_diverging(mv: pd.DataFrame, truth: pd.DataFrame, seed: int = 0
     keep = taste | single
     sigma = (mv["sigma_a"] + mv["sigma_b"])[keep]
     from pluralign.diverging.knowing import disagreement_auroc
+
     est, lo, hi = disagreement_auroc(sigma.to_numpy(), taste[keep].to_numpy(), n_boot=1000, seed=seed)
-    return row("diverging", "meanvar_auroc_diverging",
-               f"AUROC of the mean-variance RM's σ_A + σ_B, planted taste-driven ({int(taste.sum())}) vs single-answer "
-               f"({int(single.sum())}) held-out pairs", 1.0, est, (lo, hi), f"AUROC ≥ {threshold:g}", est >= threshold)
+    return row(
+        "diverging",
+        "meanvar_auroc_diverging",
+        f"AUROC of the mean-variance RM's σ_A + σ_B, planted taste-driven ({int(taste.sum())}) vs single-answer "
+        f"({int(single.sum())}) held-out pairs",
+        1.0,
+        est,
+        (lo, hi),
+        f"AUROC ≥ {threshold:g}",
+        est >= threshold,
+    )
 
 
 def _high_agreement(truth: pd.DataFrame, ids) -> pd.Series:
@@ -155,44 +238,71 @@ def rm_accuracy_high_agreement(gap: pd.Series, truth: pd.DataFrame, seed: int = 
     hi = _high_agreement(truth, gap.index)
     right = ((gap[hi] > 0) == (truth["share_a"].reindex(gap.index)[hi] > 0.5)).to_numpy(float)
     est, lo, hi_ = bootstrap_ci(right, seed=seed)
-    return row("diverging", "rm_accuracy_high_agreement",
-               f"accuracy of the demo RM (BT (All)) vs the population majority on {len(right)} held-out pairs where "
-               f"≥ {HIGH_AGREEMENT:.0%} of the population agree", 1.0, est, (lo, hi_), f"accuracy ≥ {threshold:g}",
-               est >= threshold)
+    return row(
+        "diverging",
+        "rm_accuracy_high_agreement",
+        f"accuracy of the demo RM (BT (All)) vs the population majority on {len(right)} held-out pairs where "
+        f"≥ {HIGH_AGREEMENT:.0%} of the population agree",
+        1.0,
+        est,
+        (lo, hi_),
+        f"accuracy ≥ {threshold:g}",
+        est >= threshold,
+    )
 
 
 def rm_utility_correlation(gap: pd.Series, truth: pd.DataFrame, seed: int = 0, threshold: float = 0.7) -> dict:
     """Pearson r of a reward model's held-out reward gap with the planted utility difference (the population's
     mean utility gap ``truth.mean_gap``)."""
     est, lo, hi = _pearson_ci(gap.to_numpy(), truth["mean_gap"].reindex(gap.index).to_numpy(), seed=seed)
-    return row("diverging", "rm_utility_correlation",
-               f"Pearson r, the demo RM's reward gap vs the planted utility difference on {len(gap)} held-out pairs",
-               1.0, est, (lo, hi), f"r ≥ {threshold:g}", est >= threshold)
+    return row(
+        "diverging",
+        "rm_utility_correlation",
+        f"Pearson r, the demo RM's reward gap vs the planted utility difference on {len(gap)} held-out pairs",
+        1.0,
+        est,
+        (lo, hi),
+        f"r ≥ {threshold:g}",
+        est >= threshold,
+    )
 
 
 def claim_mv_identifies_diverging(summary) -> dict:
     """Diverging Preferences §4: the mean-variance RM's predicted disagreement tells diverging from
     high-agreement pairs (AUROC above chance; verdict from the CI)."""
     a = summary.auc
-    return row("diverging", "claim_mv_identifies_diverging",
-               "AUROC of the mean-variance RM's predicted disagreement, diverging vs high-agreement held-out pairs "
-               "(§4)", None, a.estimate, (a.lo, a.hi), "paper: the mean-variance RM identifies diverging pairs "
-               "(AUROC > 0.5: CI above 0.5)", a.lo > 0.5)
+    return row(
+        "diverging",
+        "claim_mv_identifies_diverging",
+        "AUROC of the mean-variance RM's predicted disagreement, diverging vs high-agreement held-out pairs (§4)",
+        None,
+        a.estimate,
+        (a.lo, a.hi),
+        "paper: the mean-variance RM identifies diverging pairs (AUROC > 0.5: CI above 0.5)",
+        a.lo > 0.5,
+    )
 
 
 def claim_bt_decisive_on_diverging(p_a: pd.Series, classified: pd.DataFrame, seed: int = 0) -> dict:
     """Diverging Preferences §3: a Bradley-Terry RM is about as decisive on diverging pairs as on high-agreement
     ones — the difference of mean |P(A) − ½| (high-agreement minus diverging) is small (CI within ±0.05)."""
     from pluralign.cross.training import decisiveness_gaps
+
     # Table 2's measure max(p, 1 − p) = ½ + |p − ½|: its gap is the gap of |P(A) − ½| (Part IV's bootstrap)
     g = decisiveness_gaps(classified, {"BT (All)": p_a}, {}, n_boot=1000, seed=seed).loc["BT (All)"]
     cls = classified["agreement"].reindex(p_a.index)
     n_a, n_b = int((cls == "high-agreement-pref").sum()), int((cls == "diverging").sum())
     lo, hi = float(g["lo"]), float(g["hi"])
-    return row("diverging", "claim_bt_decisive_on_diverging",
-               f"BT (All): mean |P(A) − ½| on high-agreement ({n_a}) minus diverging ({n_b}) held-out pairs (§3)",
-               None, float(g["gap"]), (lo, hi), "paper: BT RMs are as decisive on diverging as on high-agreement "
-               "pairs (CI inside ±0.05)", -0.05 <= lo and hi <= 0.05)
+    return row(
+        "diverging",
+        "claim_bt_decisive_on_diverging",
+        f"BT (All): mean |P(A) − ½| on high-agreement ({n_a}) minus diverging ({n_b}) held-out pairs (§3)",
+        None,
+        float(g["gap"]),
+        (lo, hi),
+        "paper: BT RMs are as decisive on diverging as on high-agreement pairs (CI inside ±0.05)",
+        -0.05 <= lo and hi <= 0.05,
+    )
 
 
 # ---- Part II: SEAL --------------------------------------------------------------------------------------
@@ -204,6 +314,7 @@ def labelling_weights(data) -> pd.Series:
     spread over the pool (a few hundredths); with ``match_pool=False`` by the pool's sampling error (up to ±0.6 on
     a style weight for 40 annotators)."""
     from pluralign.data.simulate import FEATURES
+
     pool = data.meta.get("annotators")
     if pool is None:
         return data.meta["weights"]["mean"]
@@ -216,6 +327,7 @@ def _imprint_fit(reward_a, reward_b, data, ids: pd.Index):
     features over the pairs ``ids`` (:func:`pluralign.seal.imprint.feature_imprint`)."""
     from pluralign.data.simulate import FEATURES
     from pluralign.seal.imprint import feature_imprint, imprint_table
+
     t = data.truth.reindex(ids)
     fa = pd.DataFrame({f: t[f"a_{f}"].to_numpy() for f in FEATURES})
     fb = pd.DataFrame({f: t[f"b_{f}"].to_numpy() for f in FEATURES})
@@ -236,6 +348,7 @@ def residual_sd(rewards_a, rewards_b, data, pair_ids, weights: pd.Series | None 
     imprints): ``sd(Δr − Δx·β) / (√2 · scale)`` — the noise a trained RM adds to the planted utility."""
     from pluralign.data.simulate import FEATURES
     from pluralign.seal.design import imprint_recovery
+
     ids = pd.Index(list(pair_ids))
     fit = _imprint_fit(rewards_a, rewards_b, data, ids)
     w = data.meta["weights"]["mean"] if weights is None else weights
@@ -247,8 +360,16 @@ def residual_sd(rewards_a, rewards_b, data, pair_ids, weights: pd.Series | None 
     return float(np.std(res) / np.sqrt(2) / abs(rec.scale))
 
 
-def oracle_imprint(data, pair_ids, *, noise_sd: float, n_draws: int = 25, seed: int = 0,
-                   correlation: float = 0.9, coverage: float = 0.8) -> list[dict]:
+def oracle_imprint(
+    data,
+    pair_ids,
+    *,
+    noise_sd: float,
+    n_draws: int = 25,
+    seed: int = 0,
+    correlation: float = 0.9,
+    coverage: float = 0.8,
+) -> list[dict]:
     """The feature-imprint *method* (SEAL Eq. 1 with pair fixed effects, pair-clustered SEs and the VIF filter,
     :func:`pluralign.seal.imprint.feature_imprint`) checked on a reward whose truth is known and that has noise:
     a noisy oracle ``r(t) = x(t) · w + ε``, ``w`` the population's mean weights (``meta["weights"]``), ``ε ~
@@ -258,11 +379,13 @@ def oracle_imprint(data, pair_ids, *, noise_sd: float, n_draws: int = 25, seed: 
     of the 95 % intervals that contain their planted weight over ``n_draws`` draws of ε, nominally 0.95; CI by
     bootstrap over draws; passes at ≥ ``coverage``)."""
     from pluralign.seal.design import imprint_recovery
+
     ids = pd.Index(list(pair_ids))
     w = data.meta["weights"]["mean"]
     t = data.truth.reindex(ids)
-    util = {s: np.column_stack([t[f"{s}_{f}"].to_numpy(float) for f in w.index]) @ w.to_numpy(float)
-            for s in ("a", "b")}
+    util = {
+        s: np.column_stack([t[f"{s}_{f}"].to_numpy(float) for f in w.index]) @ w.to_numpy(float) for s in ("a", "b")
+    }
     rng = np.random.default_rng([seed, 14])
     recs = []
     for _ in range(max(1, int(n_draws))):
@@ -271,43 +394,71 @@ def oracle_imprint(data, pair_ids, *, noise_sd: float, n_draws: int = 25, seed: 
     v = recs[0].table
     signed = v[v["weight"] != 0]
     right = bool((signed["same_sign"] == 1).all())
-    cov = np.array([((r.table["ci_low"] <= r.table["weight"]) & (r.table["weight"] <= r.table["ci_high"]))
-                    .to_numpy(float) for r in recs])  # draws × features: the planted weight itself inside
+    cov = np.array(
+        [
+            ((r.table["ci_low"] <= r.table["weight"]) & (r.table["weight"] <= r.table["ci_high"])).to_numpy(float)
+            for r in recs
+        ]
+    )  # draws × features: the planted weight itself inside
     share = float(cov.mean())
     _, clo, chi = bootstrap_ci(cov, lambda m: m.mean(), seed=seed, n_boot=1000)
-    return [row("seal", "imprint_weight_correlation",
-                f"Pearson r, feature imprints (Eq. 1, pair FE) of a noisy oracle reward (planted utility + N(0, "
-                f"{noise_sd:.2g}²) per entry) vs the {len(v)} planted population weights on {len(ids)} pairs; "
-                f"{int((signed['same_sign'] == 1).sum())} of {len(signed)} signs right", 1.0, recs[0].pearson_r,
-                _fisher_ci(recs[0].pearson_r, len(v)), f"r ≥ {correlation:g} and every sign right",
-                recs[0].pearson_r >= correlation and right),
-            row("seal", "imprint_weight_coverage",
-                f"share of the noisy oracle's 95% imprint intervals containing their planted weight ({int(cov.sum())} "
-                f"of {cov.size}: {len(v)} features × {len(recs)} noise draws; nominal 0.95)", 0.95, share, (clo, chi),
-                f"share ≥ {coverage:g}", share >= coverage)]
+    return [
+        row(
+            "seal",
+            "imprint_weight_correlation",
+            f"Pearson r, feature imprints (Eq. 1, pair FE) of a noisy oracle reward (planted utility + N(0, "
+            f"{noise_sd:.2g}²) per entry) vs the {len(v)} planted population weights on {len(ids)} pairs; "
+            f"{int((signed['same_sign'] == 1).sum())} of {len(signed)} signs right",
+            1.0,
+            recs[0].pearson_r,
+            _fisher_ci(recs[0].pearson_r, len(v)),
+            f"r ≥ {correlation:g} and every sign right",
+            recs[0].pearson_r >= correlation and right,
+        ),
+        row(
+            "seal",
+            "imprint_weight_coverage",
+            f"share of the noisy oracle's 95% imprint intervals containing their planted weight ({int(cov.sum())} "
+            f"of {cov.size}: {len(v)} features × {len(recs)} noise draws; nominal 0.95)",
+            0.95,
+            share,
+            (clo, chi),
+            f"share ≥ {coverage:g}",
+            share >= coverage,
+        ),
+    ]
 
 
-def imprint_rm(rewards_a, rewards_b, data, pair_ids, *, weights: pd.Series | None = None,
-               correlation: float = 0.9) -> dict:
+def imprint_rm(
+    rewards_a, rewards_b, data, pair_ids, *, weights: pd.Series | None = None, correlation: float = 0.9
+) -> dict:
     """The demo's *trained* RM (a stand-in, not a method) through SEAL Eq. 1: Pearson r of its feature imprints
     with the planted population weights (default ``meta["weights"]["mean"]``; the simulator's pool represents
     them), row ``imprint_rm_weight_correlation`` with a Fisher CI over features; signs and the share of rescaled
     weights inside the imprint's CI are reported in the description. A Bradley-Terry reward is the logit of
     P(A ≻ B), not a rescaled utility, so that share is not a test of the method (:func:`oracle_imprint` is)."""
     from pluralign.seal.design import imprint_recovery
+
     ids = pd.Index(list(pair_ids))
     w = data.meta["weights"]["mean"] if weights is None else weights
     rec = imprint_recovery(_imprint_fit(rewards_a, rewards_b, data, ids), w)
     v = rec.table
     signed = v[v["weight"] != 0]
     wrong = list(signed.index[signed["same_sign"] != 1])
-    return row("seal", "imprint_rm_weight_correlation",
-               f"Pearson r, feature imprints (Eq. 1) of the demo's trained RM (BT (All)) vs the {len(v)} planted "
-               f"population weights on {len(ids)} pairs; {len(signed) - len(wrong)} of {len(signed)} signs right"
-               + (f" (wrong: {', '.join(wrong)})" if wrong else "") + f"; {int(v['covered'].sum())} of {len(v)} "
-               f"rescaled weights (×{rec.scale:.3g}) inside their CI", 1.0, rec.pearson_r,
-               _fisher_ci(rec.pearson_r, len(v)), f"stand-in RM check: r ≥ {correlation:g}",
-               rec.pearson_r >= correlation)
+    return row(
+        "seal",
+        "imprint_rm_weight_correlation",
+        f"Pearson r, feature imprints (Eq. 1) of the demo's trained RM (BT (All)) vs the {len(v)} planted "
+        f"population weights on {len(ids)} pairs; {len(signed) - len(wrong)} of {len(signed)} signs right"
+        + (f" (wrong: {', '.join(wrong)})" if wrong else "")
+        + f"; {int(v['covered'].sum())} of {len(v)} "
+        f"rescaled weights (×{rec.scale:.3g}) inside their CI",
+        1.0,
+        rec.pearson_r,
+        _fisher_ci(rec.pearson_r, len(v)),
+        f"stand-in RM check: r ≥ {correlation:g}",
+        rec.pearson_r >= correlation,
+    )
 
 
 def robustness_sign(scores: pd.DataFrame, weights: pd.Series, *, what: str = "") -> dict:
@@ -327,13 +478,22 @@ def robustness_sign(scores: pd.DataFrame, weights: pd.Series, *, what: str = "")
     expected = np.where(hurts_chosen, np.sign(s["w"]), -np.sign(s["w"]))
     ok = (np.sign(s["estimate"].to_numpy(float)) == expected).astype(float)
     est, lo, hi = bootstrap_ci(ok, n_boot=1000) if len(ok) else (np.nan,) * 3
-    return row("seal", "robustness_sign",
-               f"share of the {len(ok)} estimable robustness scores π (Eq. 4){what} with the sign of the flipped "
-               "feature's planted weight", 1.0, est, (lo, hi), "every sign right", len(ok) > 0 and bool(ok.all()))
+    return row(
+        "seal",
+        "robustness_sign",
+        f"share of the {len(ok)} estimable robustness scores π (Eq. 4){what} with the sign of the flipped "
+        "feature's planted weight",
+        1.0,
+        est,
+        (lo, hi),
+        "every sign right",
+        len(ok) > 0 and bool(ok.all()),
+    )
 
 
-def oracle_robustness(data, view: pd.DataFrame, *, noise_sd: float, seed: int = 0, p_flip: float = 0.25,
-                      n_rounds: int = 5) -> dict:
+def oracle_robustness(
+    data, view: pd.DataFrame, *, noise_sd: float, seed: int = 0, p_flip: float = 0.25, n_rounds: int = 5
+) -> dict:
     """The robustness-score *method* (SEAL Eq. 4, the linear probability model of SEAL's code with pair-clustered
     SEs, :func:`pluralign.seal.robustness.robustness_scores`) checked on a reward whose truth is known: every pair
     of ``view`` (:func:`pluralign.seal.design.chosen_rejected` of simulated data) rewritten ``n_rounds`` times by
@@ -345,10 +505,13 @@ def oracle_robustness(data, view: pd.DataFrame, *, noise_sd: float, seed: int = 
     from pluralign.data.simulate import FEATURES
     from pluralign.seal.robustness import robustness_scores
     from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES, simulated_rewrite_pairs
+
     w = data.meta["weights"]["mean"]
     t = data.truth.reindex(view["pair_id"])
-    ua, ub = (np.column_stack([t[f"{s}_{f}"].to_numpy(float) for f in FEATURES]) @ w.reindex(FEATURES).to_numpy()
-              for s in ("a", "b"))
+    ua, ub = (
+        np.column_stack([t[f"{s}_{f}"].to_numpy(float) for f in FEATURES]) @ w.reindex(FEATURES).to_numpy()
+        for s in ("a", "b")
+    )
     a_chosen = (view["chosen_side"].astype(str) == "A").to_numpy()
     gap = np.where(a_chosen, ua - ub, ub - ua)  # planted utility, chosen minus rejected
     ws = w.rename(PLANTED_FLIP_NAMES)
@@ -359,15 +522,27 @@ def oracle_robustness(data, view: pd.DataFrame, *, noise_sd: float, seed: int = 
         rp = simulated_rewrite_pairs(view, seed=seed + 2 * k, p_flip=p_flip)  # it uses seed and seed + 1
         fc, fr = rp.flips["chosen"], rp.flips["rejected"]
         # a flip is original − rewritten: the rewritten entry's utility is the original's − Σ_f w_f · flip_f
-        after = (gap[rp.kept] - fc.to_numpy() @ ws[fc.columns].to_numpy() + fr.to_numpy() @ ws[fr.columns].to_numpy()
-                 + noise_sd * (rng.standard_normal(len(rp.kept)) - rng.standard_normal(len(rp.kept))))
+        after = (
+            gap[rp.kept]
+            - fc.to_numpy() @ ws[fc.columns].to_numpy()
+            + fr.to_numpy() @ ws[fr.columns].to_numpy()
+            + noise_sd * (rng.standard_normal(len(rp.kept)) - rng.standard_normal(len(rp.kept)))
+        )
         parts.append((before[rp.kept] > 0, after > 0, fc, fr, view["pair_id"].to_numpy()[rp.kept]))
-    b, a, fc, fr, g = (np.concatenate([q[0] for q in parts]), np.concatenate([q[1] for q in parts]),
-                       pd.concat([q[2] for q in parts], ignore_index=True),
-                       pd.concat([q[3] for q in parts], ignore_index=True), np.concatenate([q[4] for q in parts]))
+    b, a, fc, fr, g = (
+        np.concatenate([q[0] for q in parts]),
+        np.concatenate([q[1] for q in parts]),
+        pd.concat([q[2] for q in parts], ignore_index=True),
+        pd.concat([q[3] for q in parts], ignore_index=True),
+        np.concatenate([q[4] for q in parts]),
+    )
     fit = robustness_scores(b, a, fc, fr, list(fc.columns), unchanged=(), model="linear", groups=g)
-    return robustness_sign(fit.table, ws, what=f" of a noisy oracle reward (planted utility + N(0, {noise_sd:.2g}²) "
-                           f"per entry) on {len(b)} simulated rewrites ({len(view)} pairs × {len(parts)})")
+    return robustness_sign(
+        fit.table,
+        ws,
+        what=f" of a noisy oracle reward (planted utility + N(0, {noise_sd:.2g}²) "
+        f"per entry) on {len(b)} simulated rewrites ({len(view)} pairs × {len(parts)})",
+    )
 
 
 def claim_seal_alignment_shift(pre: np.ndarray, post: np.ndarray, seed: int = 0) -> dict:
@@ -375,10 +550,18 @@ def claim_seal_alignment_shift(pre: np.ndarray, post: np.ndarray, seed: int = 0)
     preferences — the share of D's pairs whose chosen entry the post-D RM rewards higher, minus the pre-D RM's
     (``pre`` / ``post``: per-pair 1 if aligned, else 0); verdict from the paired bootstrap CI (> 0)."""
     from pluralign.stats import paired_bootstrap_ci
+
     est, lo, hi = paired_bootstrap_ci(np.asarray(pre, float), np.asarray(post, float), seed=seed, n_boot=1000)
-    return row("seal", "claim_seal_alignment_shift",
-               f"share of D's {len(pre)} pairs aligned with the post-D RM minus with the pre-D RM (Eq. 3's alignment)",
-               None, est, (lo, hi), "paper: training on D aligns the RM with D (Δ > 0: CI above 0)", lo > 0)
+    return row(
+        "seal",
+        "claim_seal_alignment_shift",
+        f"share of D's {len(pre)} pairs aligned with the post-D RM minus with the pre-D RM (Eq. 3's alignment)",
+        None,
+        est,
+        (lo, hi),
+        "paper: training on D aligns the RM with D (Δ > 0: CI above 0)",
+        lo > 0,
+    )
 
 
 # ---- Part III: Beyond the Binary ------------------------------------------------------------------------
@@ -388,22 +571,38 @@ def margin_pstar_correlation(share_a: pd.Series, p_star: pd.Series, seed: int = 
     must both track the planted split (``share_a`` = k/n per pair)."""
     p = p_star.reindex(share_a.index)
     est, lo, hi = _pearson_ci((2 * share_a - 1).to_numpy(), (2 * p - 1).to_numpy(), seed=seed)
-    return row("btb", "margin_pstar_correlation",
-               f"Pearson r, synthetic-judgment margins (Eq. 3, signed by their side) vs the planted 2p* − 1 on "
-               f"{len(share_a)} pairs", 1.0, est, (lo, hi), f"r ≥ {threshold:g}", est >= threshold)
+    return row(
+        "btb",
+        "margin_pstar_correlation",
+        f"Pearson r, synthetic-judgment margins (Eq. 3, signed by their side) vs the planted 2p* − 1 on "
+        f"{len(share_a)} pairs",
+        1.0,
+        est,
+        (lo, hi),
+        f"r ≥ {threshold:g}",
+        est >= threshold,
+    )
 
 
-def subjectivity_category_accuracy(kind: pd.Series, truth: pd.DataFrame, source: str, seed: int = 0,
-                                   threshold: float = 0.9) -> dict:
+def subjectivity_category_accuracy(
+    kind: pd.Series, truth: pd.DataFrame, source: str, seed: int = 0, threshold: float = 0.9
+) -> dict:
     """Accuracy of the study's §3.1 categories (single / multiple correct answers) against the planted prompt
     kinds, with the category source named (on the demo the categories are read from the simulator, so this
     row checks the plumbing of :func:`pluralign.btb.subjectivity.categories_from`, not a classifier)."""
     k = kind.dropna()
     ok = (k == truth["kind"].reindex(k.index)).to_numpy(float)
     est, lo, hi = bootstrap_ci(ok, seed=seed, n_boot=1000)
-    return row("btb", "subjectivity_category_accuracy",
-               f"accuracy of the §3.1 categories (source: {source}) vs the planted prompt kinds on {len(k)} pairs",
-               1.0, est, (lo, hi), f"accuracy ≥ {threshold:g}", est >= threshold)
+    return row(
+        "btb",
+        "subjectivity_category_accuracy",
+        f"accuracy of the §3.1 categories (source: {source}) vs the planted prompt kinds on {len(k)} pairs",
+        1.0,
+        est,
+        (lo, hi),
+        f"accuracy ≥ {threshold:g}",
+        est >= threshold,
+    )
 
 
 def claim_margin_improves_pstar(p_star: pd.Series, p_base: pd.Series, p_reg: pd.Series, seed: int = 0) -> dict:
@@ -414,11 +613,18 @@ def claim_margin_improves_pstar(p_star: pd.Series, p_base: pd.Series, p_reg: pd.
 
     def d(v):
         return np.corrcoef(v[:, 0], v[:, 2])[0, 1] - np.corrcoef(v[:, 0], v[:, 1])[0, 1]
+
     est, lo, hi = bootstrap_ci(x, d, seed=seed, n_boot=1000)
-    return row("btb", "claim_margin_improves_pstar",
-               f"Pearson r with p*, margin-regularized minus baseline RM, on {len(ids)} held-out pairs (Table 1)",
-               None, est, (lo, hi), "paper: margin regularization improves agreement with p* (Δr > 0: CI above 0)",
-               lo > 0)
+    return row(
+        "btb",
+        "claim_margin_improves_pstar",
+        f"Pearson r with p*, margin-regularized minus baseline RM, on {len(ids)} held-out pairs (Table 1)",
+        None,
+        est,
+        (lo, hi),
+        "paper: margin regularization improves agreement with p* (Δr > 0: CI above 0)",
+        lo > 0,
+    )
 
 
 # ---- the demo table -------------------------------------------------------------------------------------
@@ -428,6 +634,7 @@ def page_params(notebook: str, profile: str = "demo") -> dict:
 
     from pluralign.book.runner import ROOT
     from pluralign.params import declared_parameters, read_params
+
     manifest = yaml.safe_load((Path(ROOT) / "manifest.yml").read_text())
     files = manifest["profiles"][profile].get(notebook)
     if not files:
@@ -437,6 +644,7 @@ def page_params(notebook: str, profile: str = "demo") -> dict:
 
 def _diverging_rows(profile: str) -> list[dict]:
     from pluralign import diverging
+
     s = diverging.setup(**page_params("diverging_know", profile))
     rows = []
     name, data = s.data[0].name, s.data[0]
@@ -449,8 +657,10 @@ def _diverging_rows(profile: str) -> list[dict]:
     held = rm.score(mvr.run.heldout, progress=False).set_index("pair_id")
     gap = held["reward_a"] - held["reward_b"]
     rows += [rm_accuracy_high_agreement(gap, data.truth, s.seed), rm_utility_correlation(gap, data.truth, s.seed)]
-    rows += [claim_mv_identifies_diverging(mvr.summary),
-             claim_bt_decisive_on_diverging(mvr.run.p_a["BT (All)"], mvr.run.classified, s.seed)]
+    rows += [
+        claim_mv_identifies_diverging(mvr.summary),
+        claim_bt_decisive_on_diverging(mvr.run.p_a["BT (All)"], mvr.run.classified, s.seed),
+    ]
     # the imprint of the same demo RM on all of its data set's pairs (SEAL Eq. 1 against the planted weights)
     sc = rm.score(data, progress=False).set_index("pair_id").reindex(data.pairs["pair_id"])
     return rows, (sc["reward_a"].to_numpy(), sc["reward_b"].to_numpy(), data)
@@ -458,24 +668,37 @@ def _diverging_rows(profile: str) -> list[dict]:
 
 def _seal_rows(profile: str, demo_rm) -> list[dict]:
     from pluralign import seal
+
     ra, rb, data = demo_rm
     ids = data.pairs["pair_id"]
     noise = residual_sd(ra, rb, data, ids)  # the trained RM's noise around its imprint, on the utility scale
     rows = oracle_imprint(data, ids, noise_sd=noise)  # the method, on a reward whose truth is known
     rows.append(imprint_rm(ra, rb, data, ids))
     p = page_params("seal_robustness", profile)
-    s = seal.setup(p.get("design"), labeller=p.get("labeller"), rewriter=p.get("rewriter"),
-                   n_rewrite=p.get("n_rewrite"), rewrite_share=p.get("rewrite_share"), p_flip=p.get("p_flip"),
-                   similarity_model=p.get("similarity_model"), models=p.get("models"), profile=profile, seed=p["seed"])
+    s = seal.setup(
+        p.get("design"),
+        labeller=p.get("labeller"),
+        rewriter=p.get("rewriter"),
+        n_rewrite=p.get("n_rewrite"),
+        rewrite_share=p.get("rewrite_share"),
+        p_flip=p.get("p_flip"),
+        similarity_model=p.get("similarity_model"),
+        models=p.get("models"),
+        profile=profile,
+        seed=p["seed"],
+    )
     rows.append(oracle_robustness(s.D, s.view, noise_sd=noise, seed=p["seed"], p_flip=p.get("p_flip") or 0.25))
     # the trained post-D RM's scores on the page's rewrites, against the weights it was trained on (other data + D)
     from pluralign.seal.design import mixed_weights
     from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES
+
     parts = [(q.meta["weights"]["mean"], len(q)) for q in s.other_parts] + [(s.D.meta["weights"]["mean"], len(s.D))]
     w_post = mixed_weights([w for w, _ in parts], [n for _, n in parts]).rename(PLANTED_FLIP_NAMES)
-    rm = robustness_sign(s.robustness().data["scores"].table, w_post,
-                         what=" of the demo's trained post-D RM on the page's rewrites (weights: the mix it was "
-                         "trained on)")
+    rm = robustness_sign(
+        s.robustness().data["scores"].table,
+        w_post,
+        what=" of the demo's trained post-D RM on the page's rewrites (weights: the mix it was trained on)",
+    )
     rows.append({**rm, "quantity": "robustness_rm_sign", "criterion": "stand-in RM check: every sign right"})
     pre, post = s._rewards("pre"), s._rewards("post")
     rows.append(claim_seal_alignment_shift((pre[0] > pre[1]).astype(float), (post[0] > post[1]).astype(float)))
@@ -484,9 +707,16 @@ def _seal_rows(profile: str, demo_rm) -> list[dict]:
 
 def _btb_rows(profile: str) -> list[dict]:
     from pluralign import btb
+
     p = page_params("btb_rewards", profile)
-    s = btb.setup(p["profile"], p["seed"], models=p.get("models"), **(p.get("design") or {}),
-                  evaluation=p.get("evaluation"), training=p.get("training"))
+    s = btb.setup(
+        p["profile"],
+        p["seed"],
+        models=p.get("models"),
+        **(p.get("design") or {}),
+        evaluation=p.get("evaluation"),
+        training=p.get("training"),
+    )
     truth = s.data.truth
     rows = [margin_pstar_correlation(s.judgments["share_a"].reindex(s.ids).astype(float), truth["share_a"], s.seed)]
     kind, _ = s._categories
@@ -504,6 +734,7 @@ def training_curves(profile: str = "demo"):
 
     from pluralign import diverging
     from pluralign.report import Result
+
     if profile != "demo":
         return Result(table=None, note="Training curves of the demo reward models: demo profile only.")
     s = diverging.setup(**page_params("diverging_know", profile))
@@ -517,12 +748,25 @@ def training_curves(profile: str = "demo"):
     ax.legend()
     ax.set_title(f"demo reward models on {s.data[0].name}")
     plt.close(fig)
-    table = pd.DataFrame({name: {"evaluations": len(c), "first loss": c["eval_loss"].iloc[0],
-                                 "best loss": c["eval_loss"].min(), "best at epoch": c.loc[c["eval_loss"].idxmin(), "epoch"],
-                                 "last loss": c["eval_loss"].iloc[-1]} for name, c in curves.items()}).T
+    table = pd.DataFrame(
+        {
+            name: {
+                "evaluations": len(c),
+                "first loss": c["eval_loss"].iloc[0],
+                "best loss": c["eval_loss"].min(),
+                "best at epoch": c.loc[c["eval_loss"].idxmin(), "epoch"],
+                "last loss": c["eval_loss"].iloc[-1],
+            }
+            for name, c in curves.items()
+        }
+    ).T
     table = table.round(3).astype({"evaluations": int})
-    return Result(table=table, figure=fig, data={"curves": curves},
-                  note="The validation loss falls and flattens within the epochs trained; the best checkpoint is kept.")
+    return Result(
+        table=table,
+        figure=fig,
+        data={"curves": curves},
+        note="The validation loss falls and flattens within the epochs trained; the best checkpoint is kept.",
+    )
 
 
 def recovery_table(profile: str = "demo") -> pd.DataFrame:
@@ -550,42 +794,74 @@ WHY = {
 def result(table: pd.DataFrame | None = None, profile: str = "demo"):
     """The recovery table as a :class:`pluralign.report.Result` for the book's page (planted beside estimate)."""
     from pluralign.report import Result
+
     if table is None and profile != "demo":
-        return Result(table=None, note=f"The '{profile}' profile's data carry no planted truth, so there is nothing to "
-                      "recover here: these checks run on the demo profile (`pluralign recovery`).",
-                      values={"high_agreement_pct": round(100 * HIGH_AGREEMENT),  # the page's prose quotes it
-                              "n_methods": 0, "n_recovered": 0, "n_claims": 0, "n_claims_hold": 0})
+        return Result(
+            table=None,
+            note=f"The '{profile}' profile's data carry no planted truth, so there is nothing to "
+            "recover here: these checks run on the demo profile (`pluralign recovery`).",
+            values={
+                "high_agreement_pct": round(100 * HIGH_AGREEMENT),  # the page's prose quotes it
+                "n_methods": 0,
+                "n_recovered": 0,
+                "n_claims": 0,
+                "n_claims_hold": 0,
+            },
+        )
     t = recovery_table(profile) if table is None else table
     # a readable table (the column is narrow): planted beside the estimate with its CI, the criterion and the
     # verdict; each row's description follows under the table (the CSV of `pluralign recovery` has every column)
-    shown = pd.DataFrame({
-        "part": t["part"], "quantity": t["quantity"],
-        "planted": [("—" if pd.isna(v) else f"{v:.3g}") for v in t["planted"]],
-        "estimate [95% CI]": [f"{v:.3g} [{lo:.3g}, {hi:.3g}]" for v, lo, hi in
-                              zip(t["estimate"], t["ci_low"], t["ci_high"])],
-        "criterion": t["criterion"], "recovered": t["recovered"].map({True: "yes", False: "no"})})
+    shown = pd.DataFrame(
+        {
+            "part": t["part"],
+            "quantity": t["quantity"],
+            "planted": [("—" if pd.isna(v) else f"{v:.3g}") for v in t["planted"]],
+            "estimate [95% CI]": [
+                f"{v:.3g} [{lo:.3g}, {hi:.3g}]" for v, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])
+            ],
+            "criterion": t["criterion"],
+            "recovered": t["recovered"].map({True: "yes", False: "no"}),
+        }
+    )
     methods = t[is_method(t["quantity"]).to_numpy()]
     claims = t[t["quantity"].str.startswith("claim_")]
     stand = t[t["quantity"].isin(STAND_IN)]
-    note = (f"{int(methods['recovered'].sum())} of {len(methods)} method checks recover what was planted; "
-            f"{int(claims['recovered'].sum())} of {len(claims)} of the papers' claims hold on the simulated data "
-            "(a claim row has no planted value: \"—\").")
+    note = (
+        f"{int(methods['recovered'].sum())} of {len(methods)} method checks recover what was planted; "
+        f"{int(claims['recovered'].sum())} of {len(claims)} of the papers' claims hold on the simulated data "
+        '(a claim row has no planted value: "—").'
+    )
     if len(stand):
-        note += (f" {int(stand['recovered'].sum())} of {len(stand)} checks of the demo's trained stand-in RM against "
-                 "the planted weights pass (" + ", ".join(f"`{q}`: {'yes' if ok else 'no'}" for q, ok in
-                                                        zip(stand["quantity"], stand["recovered"])) + "); these test "
-                 "the small stand-in model, not the method, and may come out either way.")
-    note += "\n\nWhat each row measures:\n\n" + "\n".join(f"- `{q}`: {d}" for q, d in zip(t["quantity"],
-                                                                                       t["description"]))
+        note += (
+            f" {int(stand['recovered'].sum())} of {len(stand)} checks of the demo's trained stand-in RM against "
+            "the planted weights pass ("
+            + ", ".join(f"`{q}`: {'yes' if ok else 'no'}" for q, ok in zip(stand["quantity"], stand["recovered"]))
+            + "); these test "
+            "the small stand-in model, not the method, and may come out either way."
+        )
+    note += "\n\nWhat each row measures:\n\n" + "\n".join(
+        f"- `{q}`: {d}" for q, d in zip(t["quantity"], t["description"])
+    )
     failed = methods.loc[~methods["recovered"], "quantity"]
     if len(failed):
-        note += "\n\nNot recovered: " + ", ".join(f"`{q}`" for q in failed) + "." + "".join(
-            f"\n\n- `{q}`: {WHY[q]}" for q in failed if q in WHY)
-    return Result(table=shown.set_index(["part", "quantity"]), note=note,
-                  values={"high_agreement_pct": round(100 * HIGH_AGREEMENT),
-                          "n_methods": len(methods), "n_recovered": int(methods["recovered"].sum()),
-                          "n_claims": len(claims), "n_claims_hold": int(claims["recovered"].sum())},
-                  data={"table": t})
+        note += (
+            "\n\nNot recovered: "
+            + ", ".join(f"`{q}`" for q in failed)
+            + "."
+            + "".join(f"\n\n- `{q}`: {WHY[q]}" for q in failed if q in WHY)
+        )
+    return Result(
+        table=shown.set_index(["part", "quantity"]),
+        note=note,
+        values={
+            "high_agreement_pct": round(100 * HIGH_AGREEMENT),
+            "n_methods": len(methods),
+            "n_recovered": int(methods["recovered"].sum()),
+            "n_claims": len(claims),
+            "n_claims_hold": int(claims["recovered"].sum()),
+        },
+        data={"table": t},
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -593,8 +869,11 @@ def main(argv: list[str] | None = None) -> int:
     reused), print it, optionally write it as CSV; exit status 1 when a method row is not recovered."""
     import argparse
     import sys
-    ap = argparse.ArgumentParser(prog="pluralign recovery", description="every method checked against the "
-                                 "simulator's planted truth (the demo profile)")
+
+    ap = argparse.ArgumentParser(
+        prog="pluralign recovery",
+        description="every method checked against the simulator's planted truth (the demo profile)",
+    )
     ap.add_argument("--profile", default="demo", choices=["demo"])
     ap.add_argument("--out", help="write the table to this CSV file")
     a = ap.parse_args(argv)

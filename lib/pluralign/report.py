@@ -6,6 +6,7 @@
 - the build's facts (profile, seeds, parameters, packages, hardware, cache state) for the introduction and
   build-report pages, so these facts are computed, never typed. Environment variables are never read into
   a page (secrets come from the environment only)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -31,8 +32,14 @@ def profile() -> str:
 def environment() -> pd.DataFrame:
     """Hardware and package versions as a two-column table."""
     m = benchmark.machine()
-    rows = [("CPU", m["cpu"]), ("cores", m["cores"]), ("memory (GiB)", m["memory_gib"]),
-            ("GPU", m["gpu"] or "none"), ("Python", m["python"]), ("platform", m["platform"])]
+    rows = [
+        ("CPU", m["cpu"]),
+        ("cores", m["cores"]),
+        ("memory (GiB)", m["memory_gib"]),
+        ("GPU", m["gpu"] or "none"),
+        ("Python", m["python"]),
+        ("platform", m["platform"]),
+    ]
     rows += [(f"package {k}", v) for k, v in m["packages"].items()]
     return pd.DataFrame(rows, columns=["item", "value"]).astype({"value": str})
 
@@ -40,37 +47,49 @@ def environment() -> pd.DataFrame:
 def parameters(profile_name: str | None = None) -> pd.DataFrame:
     """Every (notebook, parameter file, parameter, value) of a profile, from the manifest."""
     from pluralign.book import runner as book
+
     rows = []
     for r in book.runs(profile_name or profile()):
         for k, v in book.read_params(book.ROOT / r.params, r.notebook).items():
-            rows.append((r.notebook, r.params, k, yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip()))
+            rows.append(
+                (
+                    r.notebook,
+                    r.params,
+                    k,
+                    yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip(),
+                )
+            )
     return pd.DataFrame(rows, columns=["notebook", "parameter file", "parameter", "value"])
 
 
-def parameter_report(profile_name: str | None = None) -> "Result":
+def parameter_report(profile_name: str | None = None) -> Result:
     """Every parameter of every page of a profile (:func:`parameters`), indexed by notebook, file and name;
     values ``n_runs`` (parameter files run) and ``report_profile``."""
     p = parameters(profile_name)
-    return Result(p.set_index(["notebook", "parameter file", "parameter"]),
-                  values={"n_runs": p["parameter file"].nunique(), "report_profile": profile_name or profile()})
+    return Result(
+        p.set_index(["notebook", "parameter file", "parameter"]),
+        values={"n_runs": p["parameter file"].nunique(), "report_profile": profile_name or profile()},
+    )
 
 
-def benchmark_results(folder=None) -> "Result":
+def benchmark_results(folder=None) -> Result:
     """The benchmarks' results (:func:`pluralign.book.benchmark.load_results`) indexed by benchmark and figure,
     as the performance page shows them (a note when there are none)."""
     r = benchmark.load_results(folder)
     where = r.groupby("benchmark", sort=False)[["machine", "date"]].first()
-    note = ("Measured on: " + "; ".join(f"**{b}** — {m['machine']}, {m['date']}" for b, m in where.iterrows()) + "."
-            if len(r) else "No benchmark results yet: run `make bench`.")
+    note = (
+        "Measured on: " + "; ".join(f"**{b}** — {m['machine']}, {m['date']}" for b, m in where.iterrows()) + "."
+        if len(r)
+        else "No benchmark results yet: run `make bench`."
+    )
     table = r.assign(figure=r["figure"].str.replace("_", " ")).set_index(["benchmark", "figure"])
-    return Result(table[["value", "unit", "target"]].astype({"value": object}), note=note,
-                  data={"machines": where})
+    return Result(table[["value", "unit", "target"]].astype({"value": object}), note=note, data={"machines": where})
 
 
 _SHARE_FIGURE = re.compile(r"^(?P<step>.+)_share_of_(?P<precision>[a-z0-9]+)_ceiling$")
 
 
-def benchmark_shares(folder=None) -> "Result":
+def benchmark_shares(folder=None) -> Result:
     """Each heavy step the benchmarks timed, as a share of the machine's own limit (issue 19): every figure named
     ``<step>_share_of_<precision>_ceiling`` (the step's rate ÷ matmul GFLOP/s × FLOPs per item, measured in the
     same run), with the step's rate, its limit, the median over repetitions where recorded, the target and the
@@ -82,50 +101,89 @@ def benchmark_shares(folder=None) -> "Result":
         fig = dict(zip(g["figure"], g["value"]))
         units = dict(zip(g["figure"], g["unit"]))
         tgt = dict(zip(g["figure"], g["target"]))
-        load = [fig.get(k) for k in ("load_average_1min_start", "load_average_1min_end", "load_average_1min")
-                if isinstance(fig.get(k), (int, float))]
+        load = [
+            fig.get(k)
+            for k in ("load_average_1min_start", "load_average_1min_end", "load_average_1min")
+            if isinstance(fig.get(k), (int, float))
+        ]
         for k, v in fig.items():
             m = _SHARE_FIGURE.match(str(k))
             if not m or not isinstance(v, (int, float)):
                 continue
             step, prec = m["step"], m["precision"]
-            rate = next(((fig[q], units[q]) for q in fig if re.fullmatch(re.escape(step) + r"_[a-z]+_per_s", str(q))
-                         and isinstance(fig[q], (int, float))), (None, ""))
+            rate = next(
+                (
+                    (fig[q], units[q])
+                    for q in fig
+                    if re.fullmatch(re.escape(step) + r"_[a-z]+_per_s", str(q)) and isinstance(fig[q], (int, float))
+                ),
+                (None, ""),
+            )
             limit = (rate[0] / v, rate[1]) if rate[0] is not None and v > 0 else (None, "")  # share = rate ÷ limit
-            rows.append({"benchmark": b, "step": step.replace("_", " "), "precision": prec,
-                         "share of the machine's limit": float(v),
-                         "median share over repetitions": fig.get(f"{k}_median_of_repetitions", MISSING),
-                         "rate": MISSING if rate[0] is None else f"{fmt_number(rate[0])} {rate[1]}",
-                         "limit": MISSING if limit[0] is None else f"{fmt_number(limit[0])} {limit[1]}",
-                         "target": tgt.get(k, MISSING),
-                         "1-min load average": (" → ".join(fmt_number(x) for x in load) if load else MISSING)})
+            rows.append(
+                {
+                    "benchmark": b,
+                    "step": step.replace("_", " "),
+                    "precision": prec,
+                    "share of the machine's limit": float(v),
+                    "median share over repetitions": fig.get(f"{k}_median_of_repetitions", MISSING),
+                    "rate": MISSING if rate[0] is None else f"{fmt_number(rate[0])} {rate[1]}",
+                    "limit": MISSING if limit[0] is None else f"{fmt_number(limit[0])} {limit[1]}",
+                    "target": tgt.get(k, MISSING),
+                    "1-min load average": (" → ".join(fmt_number(x) for x in load) if load else MISSING),
+                }
+            )
             values[f"share_{b}_{step}"] = fmt_number(float(v), "share")
-    table = pd.DataFrame(rows, columns=["benchmark", "step", "precision", "share of the machine's limit",
-                                        "median share over repetitions", "rate", "limit", "target", "1-min load average"])
-    note = ("Limit = torch.matmul GFLOP/s measured in the same run at the model's own shapes ÷ the step's FLOPs per "
-            "item, so 100 % is the machine's matmul speed with nothing else to do; softmax, norms, padding, "
-            "tokenization and Python are all overhead against it. Each time is the best of interleaved repetitions "
-            "(the load average says how busy the machine was: on a busy machine the threads of one process wait "
-            "for each other and every wall-clock share drops; a *one thread cpu time* row is the same step with one "
-            "thread in CPU seconds against the one-thread limit, which other processes hardly change)." if rows else
-            "No benchmark has recorded a share of the machine's limit yet: run `make bench`.")
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "benchmark",
+            "step",
+            "precision",
+            "share of the machine's limit",
+            "median share over repetitions",
+            "rate",
+            "limit",
+            "target",
+            "1-min load average",
+        ],
+    )
+    note = (
+        "Limit = torch.matmul GFLOP/s measured in the same run at the model's own shapes ÷ the step's FLOPs per "
+        "item, so 100 % is the machine's matmul speed with nothing else to do; softmax, norms, padding, "
+        "tokenization and Python are all overhead against it. Each time is the best of interleaved repetitions "
+        "(the load average says how busy the machine was: on a busy machine the threads of one process wait "
+        "for each other and every wall-clock share drops; a *one thread cpu time* row is the same step with one "
+        "thread in CPU seconds against the one-thread limit, which other processes hardly change)."
+        if rows
+        else "No benchmark has recorded a share of the machine's limit yet: run `make bench`."
+    )
     return Result(table.set_index(["benchmark", "step"]), note=note, values=values)
 
 
-def gpu_budget() -> "Result":
+def gpu_budget() -> Result:
     """The paper profile's GPU budget per heavy step (:func:`pluralign.book.budget.gpu_budget`): an estimate
     from FLOP counts and an assumed utilisation, never a measurement; values ``budget_h100_<part>`` (hours)."""
     from pluralign.book import budget
+
     b = budget.gpu_budget()
     per_part = budget.budget_by_part(b)
-    values = {f"budget_h100_{p.split()[0].lower()}": round(float(h), 1)
-              for p, h in per_part["H100 GPU-hours (estimate)"].items()}
-    values.update({f"budget_a100_{p.split()[0].lower()}": round(float(h), 1)
-                   for p, h in per_part["A100 GPU-hours (estimate)"].items()})
-    note = ("**Estimates, not measurements** (no GPU built this page). How each row was estimated:\n\n"
-            + "\n".join(f"- *{r.step}*: {r.basis}." for r in b.itertuples()))
-    return Result(b.drop(columns="basis").set_index(["part", "step"]), note=note, values=values,
-                  data={"by_part": per_part})
+    values = {
+        f"budget_h100_{p.split()[0].lower()}": round(float(h), 1)
+        for p, h in per_part["H100 GPU-hours (estimate)"].items()
+    }
+    values.update(
+        {
+            f"budget_a100_{p.split()[0].lower()}": round(float(h), 1)
+            for p, h in per_part["A100 GPU-hours (estimate)"].items()
+        }
+    )
+    note = "**Estimates, not measurements** (no GPU built this page). How each row was estimated:\n\n" + "\n".join(
+        f"- *{r.step}*: {r.basis}." for r in b.itertuples()
+    )
+    return Result(
+        b.drop(columns="basis").set_index(["part", "step"]), note=note, values=values, data={"by_part": per_part}
+    )
 
 
 def seeds(profile_name: str | None = None) -> list:
@@ -134,7 +192,7 @@ def seeds(profile_name: str | None = None) -> list:
     return sorted(set(p.loc[p["parameter"] == "seed", "value"]))
 
 
-def cache_state() -> "Result":
+def cache_state() -> Result:
     """Every entry of the cache folder with its size, by step (a note instead of rows when it is empty); values
     ``cache_entries`` and ``cache_mib`` (the totals), ``data["by_step"]`` the entries and MiB per step."""
     root = cache.cache_dir()
@@ -146,27 +204,35 @@ def cache_state() -> "Result":
     table = pd.DataFrame(rows, columns=["step", "entry", "files", "MiB"])
     by_step = table.groupby("step").agg(entries=("entry", "size"), MiB=("MiB", "sum"))
     note = "" if len(table) else f"The cache folder holds nothing yet ({root})."
-    return Result(table.set_index(["step", "entry"]), note=note,
-                  values={"cache_entries": len(table), "cache_mib": round(float(table["MiB"].sum()), 1)},
-                  data={"by_step": by_step})
+    return Result(
+        table.set_index(["step", "entry"]),
+        note=note,
+        values={"cache_entries": len(table), "cache_mib": round(float(table["MiB"].sum()), 1)},
+        data={"by_step": by_step},
+    )
 
 
-def summary() -> "Result":
+def summary() -> Result:
     """One-glance facts of this build for the introduction; value ``build_profile``."""
     m = benchmark.machine()
     pk = m["packages"]
-    rows = [("profile", profile()), ("seeds", ", ".join(seeds()) or "none"),
-            ("pluralign", pk.get("pluralign")), ("torch", pk.get("torch")), ("transformers", pk.get("transformers")),
-            ("hardware", f"{m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, GPU: {m['gpu'] or 'none'}"),
-            ("cache folder", "$PLURALIGN_CACHE" if os.environ.get("PLURALIGN_CACHE") else str(cache.user_cache_dir()))]
+    rows = [
+        ("profile", profile()),
+        ("seeds", ", ".join(seeds()) or "none"),
+        ("pluralign", pk.get("pluralign")),
+        ("torch", pk.get("torch")),
+        ("transformers", pk.get("transformers")),
+        ("hardware", f"{m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, GPU: {m['gpu'] or 'none'}"),
+        ("cache folder", "$PLURALIGN_CACHE" if os.environ.get("PLURALIGN_CACHE") else str(cache.user_cache_dir())),
+    ]
     return Result(pd.DataFrame(rows, columns=["", "this build"]).set_index(""), values={"build_profile": profile()})
 
 
 PROFILE_NOTES = {
     "demo": "simulated data with planted truth and small CPU models: the numbers check that each method "
-            "recovers what the simulator planted; they are not estimates of the papers' quantities.",
+    "recovers what the simulator planted; they are not estimates of the papers' quantities.",
     "sample": "real public preference data (from the local data folder) scored and labelled by small CPU models: "
-              "real text through every step, at a size and model quality far below the papers'.",
+    "real text through every step, at a size and model quality far below the papers'.",
     "paper": "the papers' data sets, models and hyper-parameters.",
 }
 
@@ -177,13 +243,16 @@ def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = 
     import json
 
     from IPython.display import Markdown
+
     p = profile_name or profile()
     run_sources = os.environ.get("PLURALIGN_RUN_SOURCES")
     if run_sources is not None:  # `pluralign run` on one's own parameter file: say what it used
         used = json.loads(run_sources) or ["the notebook's default data"]
-        text = (f":::{{note}}\nThis page was produced by `pluralign run` with the parameter file "
-                f"**{os.environ.get('PLURALIGN_RUN_PARAMS', '?')}**; data: {'; '.join(used)}. Settings the file "
-                f"does not give are the notebook's defaults (written for the **{p}** profile).")
+        text = (
+            f":::{{note}}\nThis page was produced by `pluralign run` with the parameter file "
+            f"**{os.environ.get('PLURALIGN_RUN_PARAMS', '?')}**; data: {'; '.join(used)}. Settings the file "
+            f"does not give are the notebook's defaults (written for the **{p}** profile)."
+        )
         return Markdown(text + "\n:::")
     text = f":::{{note}}\nThis page was produced by the **{p}** profile: {PROFILE_NOTES.get(p, '')}"
     if stand_ins:
@@ -208,6 +277,7 @@ class Result:
                 whole section out of the page (:func:`pluralign.book.runner.hide_skipped_sections`); a notebook
                 opened in JupyterLab shows the reason.
     """
+
     table: pd.DataFrame
     figure: Any = None
     paper: pd.DataFrame | None = None
@@ -216,19 +286,24 @@ class Result:
     data: dict = field(default_factory=dict)
     skipped: str = ""
 
-    def glue(self) -> "Result":
+    def glue(self) -> Result:
         """Glue every entry of ``values`` for the page's prose (myst-nb ``{glue:text}``)."""
         from myst_nb import glue
+
         for k, v in self.values.items():
             glue(k, v, display=False)
         return self
 
     def _ipython_display_(self):
         from IPython.display import HTML, Markdown, display
+
         if self.skipped:
             # a section with nothing to estimate from (e.g. every label failed) says so, counted, not "not run"
-            text = (f"*No estimate:* {self.skipped[len('no estimate: '):]}" if self.skipped.startswith("no estimate: ")
-                    else f"*Not run on this profile:* {self.skipped}")
+            text = (
+                f"*No estimate:* {self.skipped[len('no estimate: ') :]}"
+                if self.skipped.startswith("no estimate: ")
+                else f"*Not run on this profile:* {self.skipped}"
+            )
             display(Markdown(text), metadata={SKIPPED_SECTION: True})
             return
         if self.table is not None:
@@ -237,6 +312,35 @@ class Result:
             display(self.figure)
         if self.note:
             display(Markdown(self.note))
+
+
+def section(*quotes: str):
+    """Declare, once, the names a section's prose quotes (``{glue:text}`name```), for a function that returns a
+    :class:`Result`. A result that ran must carry every declared name in ``values`` (a missing one is an error
+    naming it: the page and the code cannot drift apart); a result with no estimate (``skipped`` starting
+    "no estimate: ") gets every declared name it does not set as :data:`MISSING` ("—"), so the prose still
+    renders. The names are kept on the function as ``quotes``."""
+    import functools
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def run(*args, **kw) -> Result:
+            r = fn(*args, **kw)
+            if r.skipped.startswith("no estimate: "):
+                r.values = {**{q: MISSING for q in quotes}, **r.values}
+            elif not r.skipped:
+                missing = [q for q in quotes if q not in r.values]
+                if missing:
+                    raise ValueError(
+                        f"{fn.__qualname__}: the section declares {missing} for its prose "
+                        "but its result does not set them"
+                    )
+            return r
+
+        run.quotes = quotes
+        return run
+
+    return wrap
 
 
 #: set (by the book's runner) in a page's kernel: the page states in its text what :func:`stated_warning` says
@@ -251,6 +355,7 @@ def stated_warning(message: str, stacklevel: int = 3) -> None:
     if os.environ.get(ON_PAGE):
         return
     import warnings
+
     warnings.warn(message, stacklevel=stacklevel)
 
 
@@ -258,19 +363,37 @@ def stated_warning(message: str, stacklevel: int = 3) -> None:
 #: such a section, :func:`pluralign.book.runner.hide_skipped_sections`).
 from pluralign.book.runner import SKIPPED_SECTION  # noqa: E402
 
-
 # ---- presentation: how every page shows a number ---------------------------------------------------------
 #: Readable labels for column / index names that the library's tidy tables use (a name not listed is shown
 #: with its underscores as spaces).
 LABELS = {
-    "n": "N", "ci_low": "CI low", "ci_high": "CI high", "se": "SE", "cohen_kappa": "Cohen's κ",
-    "kappa": "κ", "fleiss_kappa": "Fleiss' κ", "auroc": "AUROC", "pearson": "Pearson r", "spearman": "Spearman ρ",
-    "p_value": "p-value", "pvalue": "p-value", "n_unparsed": "unparsed (N)", "n_pairs": "pairs (N)",
-    "n_paper": "N (paper)", "l1": "L1", "lr": "learning rate", "vif": "VIF", "r2": "R²", "mib": "MiB",
+    "n": "N",
+    "ci_low": "CI low",
+    "ci_high": "CI high",
+    "se": "SE",
+    "cohen_kappa": "Cohen's κ",
+    "kappa": "κ",
+    "fleiss_kappa": "Fleiss' κ",
+    "auroc": "AUROC",
+    "pearson": "Pearson r",
+    "spearman": "Spearman ρ",
+    "p_value": "p-value",
+    "pvalue": "p-value",
+    "n_unparsed": "unparsed (N)",
+    "n_pairs": "pairs (N)",
+    "n_paper": "N (paper)",
+    "l1": "L1",
+    "lr": "learning rate",
+    "vif": "VIF",
+    "r2": "R²",
+    "mib": "MiB",
 }
 MISSING = "—"
-_COUNT = re.compile(r"^(n|n_.+|.+_n|count|counts|.*\bcount\b.*|pairs|entries|judgments|removed|kept|rows|"
-                    r"annotators|items|tokens|steps|epochs|features|.*\(n\)|n \(.*)$", re.I)
+_COUNT = re.compile(
+    r"^(n|n_.+|.+_n|count|counts|.*\bcount\b.*|pairs|entries|judgments|removed|kept|rows|"
+    r"annotators|items|tokens|steps|epochs|features|.*\(n\)|n \(.*)$",
+    re.I,
+)
 _SHARE = re.compile(r"(^|_|\s|\()(share|fraction|proportion)(_|\s|\)|$)", re.I)
 
 
@@ -329,22 +452,44 @@ def present(table: pd.DataFrame):
     value, every row (nothing truncated). Returns a pandas ``Styler``; the data are not changed."""
     df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
     df = df.rename(columns=label)
-    df.index = df.index.rename([label(n) for n in df.index.names]) if df.index.nlevels > 1 else \
-        df.index.rename(label(df.index.name))
+    df.index = (
+        df.index.rename([label(n) for n in df.index.names])
+        if df.index.nlevels > 1
+        else df.index.rename(label(df.index.name))
+    )
     kinds = [_column_kind(c, df[c]) for c in df.columns]
     # a table whose rows are quantities (a label per row: "pairs", "tie judgments (share)") gets the row's kind
     # where its column has none
-    rows = ["estimate"] * len(df) if isinstance(df.index, pd.RangeIndex) else [
-        _column_kind(" ".join(map(str, k)) if isinstance(k, tuple) else str(k), df.iloc[i]) for i, k in
-        enumerate(df.index)]
+    rows = (
+        ["estimate"] * len(df)
+        if isinstance(df.index, pd.RangeIndex)
+        else [
+            _column_kind(" ".join(map(str, k)) if isinstance(k, tuple) else str(k), df.iloc[i])
+            for i, k in enumerate(df.index)
+        ]
+    )
 
-    shown = pd.DataFrame([[_cell(df.iat[i, j], kinds[j] if kinds[j] != "estimate" else rows[i])
-                           for j in range(df.shape[1])] for i in range(df.shape[0])],
-                         index=df.index, columns=df.columns, dtype=object)
+    shown = pd.DataFrame(
+        [
+            [_cell(df.iat[i, j], kinds[j] if kinds[j] != "estimate" else rows[i]) for j in range(df.shape[1])]
+            for i in range(df.shape[0])
+        ],
+        index=df.index,
+        columns=df.columns,
+        dtype=object,
+    )
     uid = hashlib.sha1(pd.util.hash_pandas_object(df.astype(str), index=True).values.tobytes()).hexdigest()[:10]
     sty = shown.style
-    sty.format_index(lambda x: MISSING if x is None or (isinstance(x, float) and math.isnan(x)) else
-                     fmt_number(x) if isinstance(x, numbers.Number) and not isinstance(x, bool) else x, axis=0)
+    sty.format_index(
+        lambda x: (
+            MISSING
+            if x is None or (isinstance(x, float) and math.isnan(x))
+            else fmt_number(x)
+            if isinstance(x, numbers.Number) and not isinstance(x, bool)
+            else x
+        ),
+        axis=0,
+    )
     if isinstance(df.index, pd.RangeIndex):  # row numbers say nothing to a reader
         sty = sty.hide(axis="index")
     return sty.set_uuid(uid)
@@ -372,8 +517,14 @@ def present_html(table: pd.DataFrame) -> str:
     sty = present(table)
     html = sty.to_html(cell_ids=False, table_attributes='class="dataframe pluralign-table"')
     missing = bool(table.isna().to_numpy().any()) if isinstance(table, pd.DataFrame) else False
-    foot = (f'<p class="pluralign-missing"><small>{MISSING} : no value — the paper does not report it or this run '
-            'has none for this cell (the note says which).</small></p>') if missing else ""
+    foot = (
+        (
+            f'<p class="pluralign-missing"><small>{MISSING} : no value — the paper does not report it or this run '
+            "has none for this cell (the note says which).</small></p>"
+        )
+        if missing
+        else ""
+    )
     return f'<div class="pluralign-table-scroll" style="overflow-x:auto; max-width:100%">{html}</div>{foot}'
 
 
@@ -385,8 +536,18 @@ def n_needed(estimate: float, lo: float, hi: float, n: int) -> int | None:
     return int(math.ceil(n * ((hi - lo) / 2 / abs(estimate)) ** 2))
 
 
-def verdict(estimate, lo, hi, *, n: int | None = None, null: float = 0.0, paper: float | None = None,
-            above: str = "above 0", below: str = "below 0", missing: str = "no estimate") -> str:
+def verdict(
+    estimate,
+    lo,
+    hi,
+    *,
+    n: int | None = None,
+    null: float = 0.0,
+    paper: float | None = None,
+    above: str = "above 0",
+    below: str = "below 0",
+    missing: str = "no estimate",
+) -> str:
     """The sentence a 95% CI supports — the one rule every page uses for a verdict.
 
     With ``paper`` (the paper's estimate): "same direction as the paper" only when the CI excludes ``null`` on
@@ -401,11 +562,14 @@ def verdict(estimate, lo, hi, *, n: int | None = None, null: float = 0.0, paper:
     if side == 0:
         need = n_needed(estimate - null, lo - null, hi - null, n) if n else None
         more = f"; about {need:,} would be needed to tell" if need and need > (n or 0) else ""
-        return (f"inconclusive at this sample size (the 95% CI [{fmt_number(lo)}, {fmt_number(hi)}] contains "
-                f"{fmt_number(null)}{f' with N = {n:,}' if n else ''}{more})")
+        return (
+            f"inconclusive at this sample size (the 95% CI [{fmt_number(lo)}, {fmt_number(hi)}] contains "
+            f"{fmt_number(null)}{f' with N = {n:,}' if n else ''}{more})"
+        )
     if paper is not None and math.isfinite(float(paper)) and float(paper) != null:
-        return "same direction as the paper" if (float(paper) > null) == (side > 0) else \
-            "opposite direction to the paper"
+        return (
+            "same direction as the paper" if (float(paper) > null) == (side > 0) else "opposite direction to the paper"
+        )
     return above if side > 0 else below
 
 
@@ -414,16 +578,23 @@ def warning(text: str) -> str:
     return f":::{{warning}}\n{text}\n:::"
 
 
-def beside_paper(this_run: pd.DataFrame, paper: pd.DataFrame, on: list[str], *,
-                 suffixes: tuple[str, str] = (" (this run)", " (paper)")) -> pd.DataFrame:
+def beside_paper(
+    this_run: pd.DataFrame,
+    paper: pd.DataFrame,
+    on: list[str],
+    *,
+    suffixes: tuple[str, str] = (" (this run)", " (paper)"),
+) -> pd.DataFrame:
     """The paper's reported numbers beside this run's, row by row: both tables joined on the key columns ``on``,
     every other column suffixed with where it comes from (``suffixes`` = (this run, paper)). Rows only one side
     has are kept, the other side empty, so nothing the paper reports silently disappears."""
     ours, theirs = suffixes
     missing = [k for k in on if k not in paper or k not in this_run]
     if missing:
-        raise KeyError(f"beside_paper: key column(s) {missing} missing (this run: {list(this_run.columns)}, "
-                       f"paper: {list(paper.columns)})")
+        raise KeyError(
+            f"beside_paper: key column(s) {missing} missing (this run: {list(this_run.columns)}, "
+            f"paper: {list(paper.columns)})"
+        )
     p = paper.rename(columns={c: f"{c}{theirs}" for c in paper.columns if c not in on})
     o = this_run.rename(columns={c: f"{c}{ours}" for c in this_run.columns if c not in on})
     return p.merge(o, on=list(on), how="outer")

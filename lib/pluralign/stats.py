@@ -1,7 +1,8 @@
 """Small statistics shared by every chapter: bootstrap confidence intervals."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -9,8 +10,9 @@ import pandas as pd
 __all__ = ["bootstrap_ci", "paired_bootstrap_ci"]
 
 
-def bootstrap_ci(values, stat: Callable[[np.ndarray], float] = np.mean, *, n_boot: int = 2000,
-                 level: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_ci(
+    values, stat: Callable[[np.ndarray], float] = np.mean, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
     """Percentile bootstrap: ``(estimate, low, high)`` of ``stat`` over resampled rows.
 
     ``values`` is a 1-D array, or a 2-D array / DataFrame whose rows are resampled together
@@ -34,5 +36,10 @@ def paired_bootstrap_ci(a, b, stat: Callable[[np.ndarray], float] = np.mean, **k
     b = np.asarray(b, dtype=float)
     both = np.column_stack([a.reshape(len(a), -1), b.reshape(len(b), -1)])
     k = both.shape[1] // 2
-    return bootstrap_ci(both, lambda x: stat(x[:, k:].squeeze(-1) if k == 1 else x[:, k:])
-                        - stat(x[:, :k].squeeze(-1) if k == 1 else x[:, :k]), **kw)
+    return bootstrap_ci(
+        both,
+        lambda x: (
+            stat(x[:, k:].squeeze(-1) if k == 1 else x[:, k:]) - stat(x[:, :k].squeeze(-1) if k == 1 else x[:, :k])
+        ),
+        **kw,
+    )

@@ -5,8 +5,33 @@
 - :mod:`pluralign.book.benchmark` — machine facts and the benchmarks' results;
 - :mod:`pluralign.book.cli` — the ``pluralign`` command line.
 """
-from pluralign.book.runner import (BookError, PROFILES, Run, build, build_html, execute, manifest,  # noqa: F401
-                                   read_params, run_fingerprint, runs, toc, toc_text)
 
-__all__ = ["BookError", "PROFILES", "Run", "build", "build_html", "execute", "manifest", "read_params",
-           "run_fingerprint", "runs", "toc", "toc_text"]
+from pluralign.book.runner import (  # noqa: F401
+    PROFILES,
+    BookError,
+    Run,
+    build,
+    build_html,
+    execute,
+    manifest,
+    read_params,
+    run_fingerprint,
+    runs,
+    toc,
+    toc_text,
+)
+
+__all__ = [
+    "BookError",
+    "PROFILES",
+    "Run",
+    "build",
+    "build_html",
+    "execute",
+    "manifest",
+    "read_params",
+    "run_fingerprint",
+    "runs",
+    "toc",
+    "toc_text",
+]

@@ -7,6 +7,7 @@ kernel and exits with its exit status. If there is no server, the server refuses
 in a variable read at import time) or anything else fails before the fork, it replaces itself with the
 kernelspec's own command: an ordinary kernel.
 """
+
 import json
 import os
 import signal
@@ -35,6 +36,7 @@ def main(cmd):
         _fallback(cmd)
     try:
         import ipykernel_launcher  # noqa: F401 - only its path: sys.argv[0] of a `python -m ipykernel_launcher`
+
         argv0 = ipykernel_launcher.__file__
     except ImportError:
         argv0 = "ipykernel_launcher"
@@ -43,9 +45,9 @@ def main(cmd):
         conn.connect(path)
         body = json.dumps({"argv": [argv0, *cmd[3:]], "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
         msg = struct.pack("!I", len(body)) + body
-        conn.sendmsg([msg[:1 << 15]], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
+        conn.sendmsg([msg[: 1 << 15]], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
         if len(msg) > 1 << 15:
-            conn.sendall(msg[1 << 15:])
+            conn.sendall(msg[1 << 15 :])
         pid = _read_int(conn)
     except OSError:
         pid = None
@@ -57,6 +59,7 @@ def main(cmd):
             os.kill(pid, signum)
         except ProcessLookupError:
             pass
+
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(s, forward)
     code = _read_int(conn)  # the kernel's exit status, sent by the server when it ends

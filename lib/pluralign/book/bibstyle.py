@@ -4,6 +4,7 @@ alpha labels ("[ZWH+24]").
 A Sphinx extension (``_config.yml``: ``sphinx.extra_extensions``) that registers a pybtex formatting style
 ``pluralign`` — pybtex's ``unsrt`` entries, sorted by author and year, labelled by :class:`AuthorYearLabels` —
 which ``bibtex_default_style`` then names."""
+
 from __future__ import annotations
 
 from pybtex.plugin import register_plugin
@@ -17,11 +18,18 @@ def _surname(person) -> str:
 
 
 def author_year(entry) -> str:
-    """"Bradley and Terry 1952", "Zhang et al. 2024"; the editors when there are no authors; "Anon." without either."""
+    """ "Bradley and Terry 1952", "Zhang et al. 2024"; the editors when there are no authors; "Anon." without either."""
     people = entry.persons.get("author") or entry.persons.get("editor") or []
     names = [_surname(p) for p in people]
-    who = ("Anon." if not names else names[0] if len(names) == 1 else f"{names[0]} and {names[1]}"
-           if len(names) == 2 else f"{names[0]} et al.")
+    who = (
+        "Anon."
+        if not names
+        else names[0]
+        if len(names) == 1
+        else f"{names[0]} and {names[1]}"
+        if len(names) == 2
+        else f"{names[0]} et al."
+    )
     return f"{who} {entry.fields.get('year', 'n.d.')}"
 
 

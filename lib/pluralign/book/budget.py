@@ -11,6 +11,7 @@ LLM.int8) matmuls are counted at bf16 peak with a lower MFU, since they run slow
 
 No figure here was measured on a GPU: the book's build machine has none. Measure your own with
 ``make bench`` on the GPU and scale these rows by the ratio."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,12 +26,12 @@ class Step:
     part: str
     step: str
     model: str
-    params_b: float          # non-embedding parameters, billions
-    items: float             # sequences (or pair-steps) processed
-    tokens: float            # tokens per item
-    flops_per_token: int     # 2 inference, 4 LoRA training, 6 full fine-tuning
-    mfu: float               # assumed share of peak
-    gpus: int = 1            # GPUs the step needs at once (memory)
+    params_b: float  # non-embedding parameters, billions
+    items: float  # sequences (or pair-steps) processed
+    tokens: float  # tokens per item
+    flops_per_token: int  # 2 inference, 4 LoRA training, 6 full fine-tuning
+    mfu: float  # assumed share of peak
+    gpus: int = 1  # GPUs the step needs at once (memory)
     basis: str = ""
 
     def flops(self) -> float:
@@ -44,29 +45,77 @@ class Step:
 
 #: The paper profile's heavy steps (see the module docstring for the arithmetic).
 STEPS = [
-    Step("I Diverging", "train 10 Llama-3-8B reward models (BT, MSE × Agg, All; mean-variance), LoRA, 8-bit",
-         "Llama-3-8B-Instruct", 7.0, items=2 * 10 * (10_461 * (1 + 4 + 1 + 4 + 4)) * 2, tokens=600,
-         flops_per_token=4, mfu=0.15,
-         basis="MultiPref 10,461 pairs (4 annotators) and HelpSteer2 about as many; 10 epochs (App. A: at most 10, "
-               "best checkpoint every 0.25 epoch); 2 sequences per pair; 600 tokens per prompt+response (assumed)"),
-    Step("I Diverging", "score held-out pairs at every 0.25-epoch checkpoint", "Llama-3-8B-Instruct", 7.0,
-         items=10 * 4 * 10 * 2 * 1_000, tokens=600, flops_per_token=2, mfu=0.25,
-         basis="10 models × 40 checkpoints × 1,000 validation+test pairs × 2 sequences"),
-    Step("II SEAL", "score D with the pre-D and post-D reward models", "DeBERTa-v3-large RM", 0.30,
-         items=160_800 * 2 * 2, tokens=139, flops_per_token=2, mfu=0.30,
-         basis="hh-rlhf train 160,800 pairs × 2 entries × 2 RMs; mean conversation 139 tokens (measured once on the "
-               "shared hh-rlhf test file with the MiniLM tokenizer; DeBERTa-v3's differs by a few percent), no truncation"),
-    Step("II SEAL", "rewrite 1% of D with Mistral-7B and rescore", "Mistral-7B-Instruct", 7.0,
-         items=1_608 * 2, tokens=400, flops_per_token=2, mfu=0.05,
-         basis="§2.3: 1% of D, both entries; ~400 tokens read+written per rewrite; decoding is memory-bound "
-               "(MFU 5% assumed)"),
-    Step("III Beyond the Binary", "10 sampled Llama-3-70B judgments per pair (Eq. 3 margins)",
-         "Llama-3-70B-Instruct", 70.0, items=300_000, tokens=700 + 10 * 10, flops_per_token=2, mfu=0.30, gpus=2,
-         basis="~300,000 pairs in the four data sets; a ~700-token prompt read once and 10 samples of ~10 tokens "
-               "(n=10 sampling shares the prompt, as vLLM does); 70B in bf16 needs 2 × 80 GB"),
-    Step("III Beyond the Binary", "train DeBERTa-v3-large RMs (baseline and margin, 3 learning rates, 1 epoch)",
-         "DeBERTa-v3-large", 0.30, items=300_000 * 2 * 2 * 3, tokens=300, flops_per_token=6, mfu=0.30,
-         basis="~300,000 pairs × 2 sequences × 2 objectives × 3 learning rates, 1 epoch, 300 tokens (max 512)"),
+    Step(
+        "I Diverging",
+        "train 10 Llama-3-8B reward models (BT, MSE × Agg, All; mean-variance), LoRA, 8-bit",
+        "Llama-3-8B-Instruct",
+        7.0,
+        items=2 * 10 * (10_461 * (1 + 4 + 1 + 4 + 4)) * 2,
+        tokens=600,
+        flops_per_token=4,
+        mfu=0.15,
+        basis="MultiPref 10,461 pairs (4 annotators) and HelpSteer2 about as many; 10 epochs (App. A: at most 10, "
+        "best checkpoint every 0.25 epoch); 2 sequences per pair; 600 tokens per prompt+response (assumed)",
+    ),
+    Step(
+        "I Diverging",
+        "score held-out pairs at every 0.25-epoch checkpoint",
+        "Llama-3-8B-Instruct",
+        7.0,
+        items=10 * 4 * 10 * 2 * 1_000,
+        tokens=600,
+        flops_per_token=2,
+        mfu=0.25,
+        basis="10 models × 40 checkpoints × 1,000 validation+test pairs × 2 sequences",
+    ),
+    Step(
+        "II SEAL",
+        "score D with the pre-D and post-D reward models",
+        "DeBERTa-v3-large RM",
+        0.30,
+        items=160_800 * 2 * 2,
+        tokens=139,
+        flops_per_token=2,
+        mfu=0.30,
+        basis="hh-rlhf train 160,800 pairs × 2 entries × 2 RMs; mean conversation 139 tokens (measured once on the "
+        "shared hh-rlhf test file with the MiniLM tokenizer; DeBERTa-v3's differs by a few percent), no truncation",
+    ),
+    Step(
+        "II SEAL",
+        "rewrite 1% of D with Mistral-7B and rescore",
+        "Mistral-7B-Instruct",
+        7.0,
+        items=1_608 * 2,
+        tokens=400,
+        flops_per_token=2,
+        mfu=0.05,
+        basis="§2.3: 1% of D, both entries; ~400 tokens read+written per rewrite; decoding is memory-bound "
+        "(MFU 5% assumed)",
+    ),
+    Step(
+        "III Beyond the Binary",
+        "10 sampled Llama-3-70B judgments per pair (Eq. 3 margins)",
+        "Llama-3-70B-Instruct",
+        70.0,
+        items=300_000,
+        tokens=700 + 10 * 10,
+        flops_per_token=2,
+        mfu=0.30,
+        gpus=2,
+        basis="~300,000 pairs in the four data sets; a ~700-token prompt read once and 10 samples of ~10 tokens "
+        "(n=10 sampling shares the prompt, as vLLM does); 70B in bf16 needs 2 × 80 GB",
+    ),
+    Step(
+        "III Beyond the Binary",
+        "train DeBERTa-v3-large RMs (baseline and margin, 3 learning rates, 1 epoch)",
+        "DeBERTa-v3-large",
+        0.30,
+        items=300_000 * 2 * 2 * 3,
+        tokens=300,
+        flops_per_token=6,
+        mfu=0.30,
+        basis="~300,000 pairs × 2 sequences × 2 objectives × 3 learning rates, 1 epoch, 300 tokens (max 512)",
+    ),
 ]
 
 
@@ -74,10 +123,22 @@ def gpu_budget(steps: list[Step] | None = None) -> pd.DataFrame:
     """One row per heavy step of the paper profile: part, step, model, items, tokens per item, PFLOP,
     assumed MFU, GPUs, estimated GPU-hours on one H100 and on one A100, and the basis of the estimate
     (:func:`budget_by_part` sums them per part)."""
-    rows = [{"part": s.part, "step": s.step, "model": s.model, "items": int(s.items), "tokens per item": int(s.tokens),
-             "PFLOP": s.flops() / 1e15, "assumed MFU": s.mfu, "GPUs at once": s.gpus,
-             "H100 GPU-hours (estimate)": s.hours("H100"), "A100 GPU-hours (estimate)": s.hours("A100"),
-             "basis": s.basis} for s in (steps or STEPS)]
+    rows = [
+        {
+            "part": s.part,
+            "step": s.step,
+            "model": s.model,
+            "items": int(s.items),
+            "tokens per item": int(s.tokens),
+            "PFLOP": s.flops() / 1e15,
+            "assumed MFU": s.mfu,
+            "GPUs at once": s.gpus,
+            "H100 GPU-hours (estimate)": s.hours("H100"),
+            "A100 GPU-hours (estimate)": s.hours("A100"),
+            "basis": s.basis,
+        }
+        for s in (steps or STEPS)
+    ]
     return pd.DataFrame(rows)
 
 

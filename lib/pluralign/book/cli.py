@@ -1,18 +1,20 @@
 """``pluralign`` command line: book, run, toc, score, train, serve."""
+
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
-from pathlib import Path
 
 # subcommands owned by other modules: name -> "module:function(argv) -> int"
 DELEGATED = {
     "score": ("pluralign.rewards.cli:main", "score a data set with a reward model"),
     "train": ("pluralign.rewards.cli:train_main", "train a reward model on preference data"),
     "serve": ("pluralign.llm.server:main", "start an OpenAI-compatible server over a local LLM"),
-    "mirror": ("pluralign.book.cli:_mirror", "list the Hub ids a profile uses, for a local mirror (air-gapped "
-               "clusters); write a rehearsal mirror of them"),
+    "mirror": (
+        "pluralign.book.cli:_mirror",
+        "list the Hub ids a profile uses, for a local mirror (air-gapped clusters); write a rehearsal mirror of them",
+    ),
     "recovery": ("pluralign.recovery:main", "check every method against the simulator's planted truth (demo)"),
 }
 
@@ -22,13 +24,16 @@ def _mirror(argv: list[str]) -> int:
     (:mod:`pluralign.book.rehearsal`, which reads the list): dispatched here so neither imports the other."""
     if argv and argv[0] == "rehearsal":
         from pluralign.book.rehearsal import main as rehearsal
+
         return rehearsal(argv[1:])
     from pluralign.book.mirror import main as mirror
+
     return mirror(argv)
 
 
 def _book(a) -> int:
     from pluralign.book import runner as book
+
     try:
         index = book.build(a.profile, only=a.only, refresh=a.refresh, html=not a.no_html, out_dir=a.out_dir)
     except book.BookError as e:
@@ -41,20 +46,25 @@ def _book(a) -> int:
 
 def _run(a) -> int:
     from pluralign.book import runner as book
+
     try:
         book.run_page(a.notebook, a.file, out_dir=a.out, refresh=a.refresh)
     except book.BookError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\ninterrupted: every finished step is cached; run the same command again to resume "
-              f"(pluralign run {a.notebook} -f {a.file})", file=sys.stderr)
+        print(
+            f"\ninterrupted: every finished step is cached; run the same command again to resume "
+            f"(pluralign run {a.notebook} -f {a.file})",
+            file=sys.stderr,
+        )
         return 130
     return 0
 
 
 def _toc(a) -> int:
     from pluralign.book import runner as book
+
     text = book.toc_text(a.profile)
     if a.write:
         (book.ROOT / "_toc.yml").write_text(text)
@@ -72,19 +82,25 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("book", help="execute the notebooks of a profile and build the book")
     b.add_argument("--profile", default="demo", choices=["demo", "sample", "paper"])
-    b.add_argument("--only", help="a part (its manifest name: frame, data, diverging, seal, btb, appendix), "
-                   "a notebook name or a parameter-file stem; the book then holds the pages executed so far")
+    b.add_argument(
+        "--only",
+        help="a part (its manifest name: frame, data, diverging, seal, btb, appendix), "
+        "a notebook name or a parameter-file stem; the book then holds the pages executed so far",
+    )
     b.add_argument("--refresh", action="store_true", help="recompute cached steps and re-execute notebooks")
     b.add_argument("--no-html", action="store_true", help="execute only; skip jupyter-book build")
-    b.add_argument("--out-dir", help="folder inside the project for the executed pages (default "
-                   "book/_executed/<profile>); the HTML goes to _build/<its name>/_build/html")
+    b.add_argument(
+        "--out-dir",
+        help="folder inside the project for the executed pages (default "
+        "book/_executed/<profile>); the HTML goes to _build/<its name>/_build/html",
+    )
     b.set_defaults(fn=_book)
     r = sub.add_parser("run", help="execute one notebook on your own parameter file, from any folder")
     r.add_argument("notebook", help="a notebook of the book by name (e.g. diverging_agreement) or a path")
-    r.add_argument("-f", "--file", required=True, help="parameter file (YAML); relative paths in it resolve "
-                   "against its folder")
-    r.add_argument("--out", help="output folder for the executed notebook and its HTML page "
-                   "(default ./pluralign-runs)")
+    r.add_argument(
+        "-f", "--file", required=True, help="parameter file (YAML); relative paths in it resolve against its folder"
+    )
+    r.add_argument("--out", help="output folder for the executed notebook and its HTML page (default ./pluralign-runs)")
     r.add_argument("--refresh", action="store_true", help="recompute cached steps")
     r.set_defaults(fn=_run)
     t = sub.add_parser("toc", help="print (or --write) _toc.yml generated from manifest.yml")

@@ -1,6 +1,7 @@
 """``pluralign mirror list``: every Hub id a profile's pages use, as download commands for a local mirror
 (:mod:`pluralign.mirror`); ``pluralign mirror rehearsal DIR``: a rehearsal mirror of them
 (:mod:`pluralign.book.rehearsal`)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,6 +17,7 @@ def profile_ids(profile: str = "paper") -> dict[str, list[str]]:
     pluralign)."""
     from pluralign.book import runner
     from pluralign.data.registry import resolve as resolve_dataset
+
     models, datasets, endpoints = set(), set(), set()
 
     def walk(o):
@@ -40,6 +42,7 @@ def profile_ids(profile: str = "paper") -> dict[str, list[str]]:
         elif isinstance(o, list):
             for v in o:
                 walk(v)
+
     for r in runner.runs(profile):
         walk(runner.read_params(runner.ROOT / r.params, r.notebook))
     return {"models": sorted(models), "datasets": sorted(datasets), "endpoints": sorted(endpoints)}
@@ -48,12 +51,16 @@ def profile_ids(profile: str = "paper") -> dict[str, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
     import sys
+
     p = argparse.ArgumentParser(prog="pluralign mirror", description="the Hub ids a profile needs, for a local mirror")
     sub = p.add_subparsers(dest="cmd", required=True)
     ls = sub.add_parser("list", help="print every model and data set id a profile uses")
     ls.add_argument("--profile", default="paper")
-    sub.add_parser("rehearsal", add_help=False,
-                   help="write a rehearsal mirror: tiny random-weight models and small data sets under every id")
+    sub.add_parser(
+        "rehearsal",
+        add_help=False,
+        help="write a rehearsal mirror: tiny random-weight models and small data sets under every id",
+    )
     argv = sys.argv[1:] if argv is None else argv
     a = p.parse_args(argv)  # ``rehearsal`` is dispatched to pluralign.book.rehearsal.main by the command line
     ids = profile_ids(a.profile)

@@ -8,6 +8,7 @@ Each notebook is a Jupytext percent-format script in ``notebooks/``; it is conve
 with papermill into ``book/_executed/<profile>/<stem>.ipynb`` (``<stem>`` is the parameter file's
 name) and skipped next time if its source, parameters and the library are unchanged.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -36,8 +37,9 @@ class BookError(RuntimeError):
 @dataclass(frozen=True)
 class Run:
     """One notebook executed with one parameter file."""
-    notebook: str   # notebook name, notebooks/<notebook>.py
-    params: str     # parameter file, relative to the root (or absolute)
+
+    notebook: str  # notebook name, notebooks/<notebook>.py
+    params: str  # parameter file, relative to the root (or absolute)
     profile: str
     path: str | None = None  # the notebook's own path, for a notebook outside notebooks/
     out_dir: str | None = None  # the executed pages' folder relative to the root (default book/_executed/<profile>)
@@ -71,8 +73,9 @@ def out_folder(out_dir: str | Path | None) -> str | None:
     p = Path(out_dir).expanduser()
     p = (p if p.is_absolute() else Path.cwd() / p).resolve()
     if not p.is_relative_to(ROOT.resolve()):
-        raise BookError(f"--out-dir {out_dir} must lie inside the project ({ROOT}): Jupyter Book builds the pages "
-                        "from there")
+        raise BookError(
+            f"--out-dir {out_dir} must lie inside the project ({ROOT}): Jupyter Book builds the pages from there"
+        )
     rel = p.relative_to(ROOT.resolve()).as_posix()
     if rel in (".", ""):
         raise BookError("--out-dir must be a folder below the project root, not the root itself")
@@ -85,12 +88,19 @@ def manifest(path: Path | None = None) -> dict:
     m = yaml.safe_load(path.read_text())
     for part in m["parts"]:
         if set(part) - {"caption", "name", "chapters"}:
-            raise BookError(f"{path}: part {part.get('caption')!r} has unknown keys {sorted(set(part) - {'caption', 'name', 'chapters'})}")
+            raise BookError(
+                f"{path}: part {part.get('caption')!r} has unknown keys {sorted(set(part) - {'caption', 'name', 'chapters'})}"
+            )
         for ch in part["chapters"]:
-            if len(set(ch) & {"page", "run"}) != 1 or set(ch) - {"page", "run", "execute"} \
-                    or ch.get("execute", "last") != "last" or ("execute" in ch and "run" not in ch):
-                raise BookError(f"{path}: chapter entry {ch!r} must be {{page: ...}} or {{run: ...}} "
-                                f"(a run may add execute: last)")
+            if (
+                len(set(ch) & {"page", "run"}) != 1
+                or set(ch) - {"page", "run", "execute"}
+                or ch.get("execute", "last") != "last"
+                or ("execute" in ch and "run" not in ch)
+            ):
+                raise BookError(
+                    f"{path}: chapter entry {ch!r} must be {{page: ...}} or {{run: ...}} (a run may add execute: last)"
+                )
     for prof, runs in m["profiles"].items():
         if prof not in PROFILES:
             raise BookError(f"{path}: unknown profile {prof!r} (one of {PROFILES})")
@@ -103,8 +113,9 @@ def manifest(path: Path | None = None) -> dict:
     return m
 
 
-def runs(profile: str = "demo", only: str | None = None, m: dict | None = None,
-         out_dir: str | None = None) -> list[Run]:
+def runs(
+    profile: str = "demo", only: str | None = None, m: dict | None = None, out_dir: str | None = None
+) -> list[Run]:
     """The runs of a profile in book order (``only``: a part's ``name`` in the manifest, e.g. ``diverging``,
     a notebook name or a parameter-file stem; ``out_dir``: their folder, see :func:`out_folder`)."""
     m = m or manifest()
@@ -121,13 +132,15 @@ def runs(profile: str = "demo", only: str | None = None, m: dict | None = None,
                     out.append(r)
     if only is not None and not out:
         parts = [p["name"] for p in m["parts"] if "name" in p]
-        raise BookError(f"--only {only!r} matches no part ({', '.join(parts)}), notebook or parameter file "
-                        f"of profile {profile!r}")
+        raise BookError(
+            f"--only {only!r} matches no part ({', '.join(parts)}), notebook or parameter file of profile {profile!r}"
+        )
     return out
 
 
-def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = False,
-        out_dir: str | None = None) -> dict:
+def toc(
+    profile: str = "demo", m: dict | None = None, *, present_only: bool = False, out_dir: str | None = None
+) -> dict:
     """The Jupyter Book ``_toc.yml`` of a profile, generated from the manifest. ``present_only``: leave out
     executed pages that do not exist yet (a book of what ``pluralign book --only ...`` has run so far)."""
     m = m or manifest()
@@ -135,6 +148,7 @@ def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = Fa
 
     def present(doc: str) -> bool:
         return not present_only or _page_exists(doc)
+
     parts, root = [], None
     for part in m["parts"]:
         chapters = []
@@ -152,8 +166,10 @@ def toc(profile: str = "demo", m: dict | None = None, *, present_only: bool = Fa
 
 
 def toc_text(profile: str = "demo", *, present_only: bool = False, out_dir: str | None = None) -> str:
-    head = (f"# Generated from manifest.yml for the '{profile}' profile by `pluralign toc`; "
-            "tests/test_book.py checks that they agree.\n")
+    head = (
+        f"# Generated from manifest.yml for the '{profile}' profile by `pluralign toc`; "
+        "tests/test_book.py checks that they agree.\n"
+    )
     return head + yaml.safe_dump(toc(profile, present_only=present_only, out_dir=out_dir), sort_keys=False)
 
 
@@ -204,6 +220,7 @@ def data_files(params: dict, base: Path | None = None) -> list[Path]:
     """The local files and folders a page's parameters read (every ``source`` / ``labels_file`` value that is
     an existing path; ``shared:`` paths in the shared data folder)."""
     from pluralign.data.io import shared_data_dir
+
     base = base or ROOT
     found: list[Path] = []
 
@@ -211,14 +228,18 @@ def data_files(params: dict, base: Path | None = None) -> list[Path]:
         if isinstance(o, dict):
             for k, v in o.items():
                 if k in ("source", "labels_file") and isinstance(v, str):
-                    p = shared_data_dir() / v.removeprefix("shared:").lstrip("/") if v.startswith("shared:") else \
-                        (base / v).expanduser()
+                    p = (
+                        shared_data_dir() / v.removeprefix("shared:").lstrip("/")
+                        if v.startswith("shared:")
+                        else (base / v).expanduser()
+                    )
                     if p.exists():
                         found.append(p)
                 walk(v)
         elif isinstance(o, list):
             for v in o:
                 walk(v)
+
     walk(params)
     return found
 
@@ -245,8 +266,11 @@ def run_fingerprint(r: Run, lib_hash: str | None = None) -> str:
     h.update(json.dumps(_files_state(data_files(params))).encode())
     if os.environ.get("PLURALIGN_MIRROR"):  # the models and data a page reads from a Hub mirror (issue 16)
         mirror = Path(os.environ["PLURALIGN_MIRROR"]).expanduser()
-        h.update(json.dumps([str(mirror), _files_state([mirror / "REHEARSAL.json"]
-                                                       if (mirror / "REHEARSAL.json").exists() else [])]).encode())
+        h.update(
+            json.dumps(
+                [str(mirror), _files_state([mirror / "REHEARSAL.json"] if (mirror / "REHEARSAL.json").exists() else [])]
+            ).encode()
+        )
     return h.hexdigest()[:24]
 
 
@@ -270,15 +294,18 @@ def insert_rehearsal_banner(nb, profile: str) -> bool:
     """Put the rehearsal banner (a warning admonition) right after the page's title cell (the first level-1
     heading; the top if there is none), once. Returns whether it was inserted."""
     import nbformat
+
     if any("pluralign-rehearsal" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
         return False
     at = next((i + 1 for i, c in enumerate(nb.cells) if _heading_level(c) == 1), 0)
     text = REHEARSAL_BANNER.format(profile=profile)
-    cell = nbformat.v4.new_markdown_cell(f":::{{warning}}\n{text[0].upper() + text[1:]}. This page was computed on "
-                                         "a rehearsal mirror (`pluralign mirror rehearsal`): tiny random-weight "
-                                         "models and small simulated or subsampled data sets under the paper's Hub "
-                                         "ids, and a local server answering to the LLM endpoints' names. It checks "
-                                         "that the pipeline runs end to end.\n:::")
+    cell = nbformat.v4.new_markdown_cell(
+        f":::{{warning}}\n{text[0].upper() + text[1:]}. This page was computed on "
+        "a rehearsal mirror (`pluralign mirror rehearsal`): tiny random-weight "
+        "models and small simulated or subsampled data sets under the paper's Hub "
+        "ids, and a local server answering to the LLM endpoints' names. It checks "
+        "that the pipeline runs end to end.\n:::"
+    )
     cell.metadata["tags"] = ["pluralign-rehearsal"]
     nb.cells.insert(at, cell)
     return True
@@ -288,6 +315,7 @@ def insert_redirect_note(nb, url: str) -> bool:
     """Say at the top of the page (after the title and any rehearsal banner) that every OpenAI-compatible LLM
     endpoint of its parameters went to ``url`` (``PLURALIGN_LLM_BASE_URL``), once. Returns whether it was inserted."""
     import nbformat
+
     if any("pluralign-redirect" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
         return False
     at = next((i + 1 for i, c in enumerate(nb.cells) if _heading_level(c) == 1), 0)
@@ -296,7 +324,8 @@ def insert_redirect_note(nb, url: str) -> bool:
     cell = nbformat.v4.new_markdown_cell(
         f":::{{note}}\nLLM endpoints: every OpenAI-compatible endpoint this page's parameters name (an LM-labeller, a "
         f"judge, a rewriter) was sent to `{url}` by `PLURALIGN_LLM_BASE_URL`, not to the `base_url` its parameters "
-        "give; the model names were kept.\n:::")
+        "give; the model names were kept.\n:::"
+    )
     cell.metadata["tags"] = ["pluralign-redirect"]
     nb.cells.insert(at, cell)
     return True
@@ -313,12 +342,18 @@ def _is_fresh(r: Run, fp: str) -> bool:
 
 
 def _environment(profile: str, *, book_cache: bool = True) -> dict:
-    env = {"PLURALIGN_PROFILE": profile, "PLURALIGN_ROOT": str(ROOT), "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-           "TOKENIZERS_PARALLELISM": "false", "PYTHONHASHSEED": "0",
-           # no download / weight-loading / split-generating bars in a rendered page (they are stderr noise there)
-           "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-           # a page states failed LLM answers and endpoint redirects in its text (report.stated_warning)
-           "PLURALIGN_ON_PAGE": "1"}
+    env = {
+        "PLURALIGN_PROFILE": profile,
+        "PLURALIGN_ROOT": str(ROOT),
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        "TOKENIZERS_PARALLELISM": "false",
+        "PYTHONHASHSEED": "0",
+        # no download / weight-loading / split-generating bars in a rendered page (they are stderr noise there)
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+        # a page states failed LLM answers and endpoint redirects in its text (report.stated_warning)
+        "PLURALIGN_ON_PAGE": "1",
+    }
     if book_cache:  # the book keeps its cache in the project; a user's run uses the user's cache folder
         env.setdefault("PLURALIGN_CACHE", os.environ.get("PLURALIGN_CACHE", str(ROOT / ".cache" / "pluralign")))
     if profile != "paper":
@@ -359,9 +394,11 @@ def _ipc_kernel_manager(log: Path | None = None):
 
         async def _async_launch_kernel(self, kernel_cmd, **kw):
             from pluralign.book import warm  # inside build(): a kernel forked from the warm server (#19)
+
             if os.environ.get(warm.SOCKET_ENV):
                 kernel_cmd = warm.kernel_command(kernel_cmd)
             return await super()._async_launch_kernel(kernel_cmd, **kw)
+
     return IPCKernelManager
 
 
@@ -373,8 +410,17 @@ def _tail(path: Path, n: int = 1500) -> str:
     return f" (kernel log: ...{text[-n:]})" if text else ""
 
 
-def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_hash: str | None = None,
-            cwd: Path | None = None, env: dict | None = None, book_cache: bool = True, on_cell=None) -> str:
+def execute(
+    r: Run,
+    *,
+    refresh: bool = False,
+    output: Path | None = None,
+    lib_hash: str | None = None,
+    cwd: Path | None = None,
+    env: dict | None = None,
+    book_cache: bool = True,
+    on_cell=None,
+) -> str:
     """Execute one run; returns "ok" or "cached"; raises :class:`BookError` naming the notebook,
     the parameter file and the failing cell's error. ``cwd``: the kernel's working folder (relative paths
     in the parameters resolve there; default the project root); ``env``: further environment variables;
@@ -389,8 +435,11 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
     fp = run_fingerprint(r, lib_hash) if r.path is None else None
     if not refresh and output == r.output and _is_fresh(r, fp):
         return "cached"
-    params = (P.read_params(ROOT / r.params, declared=_declared(r.source), types=_types(r.source)) if r.path
-              else read_params(ROOT / r.params, r.notebook))
+    params = (
+        P.read_params(ROOT / r.params, declared=_declared(r.source), types=_types(r.source))
+        if r.path
+        else read_params(ROOT / r.params, r.notebook)
+    )
     params.setdefault("profile", r.profile)
     output.parent.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(r.source)
@@ -404,27 +453,42 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
     hooks = {}
     if on_cell is not None:
         n_cells, started = len(nb.cells), {}
-        hooks = {"on_cell_start": lambda cell, cell_index: started.__setitem__(cell_index, time.perf_counter()),
-                 "on_cell_executed": lambda cell, cell_index, execute_reply: on_cell(
-                     cell_index, n_cells, cell, time.perf_counter() - started.get(cell_index, time.perf_counter()))}
+        hooks = {
+            "on_cell_start": lambda cell, cell_index: started.__setitem__(cell_index, time.perf_counter()),
+            "on_cell_executed": lambda cell, cell_index, execute_reply: on_cell(
+                cell_index, n_cells, cell, time.perf_counter() - started.get(cell_index, time.perf_counter())
+            ),
+        }
     try:
         with tempfile.TemporaryDirectory(prefix="pluralign-src-") as srcdir:
             src = Path(srcdir) / f"{r.stem}.ipynb"
             kernel_log = Path(srcdir) / "kernel.log"
             nbformat.write(nb, src)
             try:
-                pm.execute_notebook(str(src), str(tmp), parameters=params, kernel_name="python3",
-                                    cwd=str(cwd or ROOT), progress_bar=False, log_output=False,
-                                    request_save_on_cell_execute=False,
-                                    kernel_manager_class=_ipc_kernel_manager(kernel_log), **hooks)
+                pm.execute_notebook(
+                    str(src),
+                    str(tmp),
+                    parameters=params,
+                    kernel_name="python3",
+                    cwd=str(cwd or ROOT),
+                    progress_bar=False,
+                    log_output=False,
+                    request_save_on_cell_execute=False,
+                    kernel_manager_class=_ipc_kernel_manager(kernel_log),
+                    **hooks,
+                )
             except pm.PapermillExecutionError as e:
-                raise BookError(f"notebook {r.source} with parameter file {r.params} failed in cell "
-                                f"{e.exec_count}: {e.ename}: {e.evalue}") from None
+                raise BookError(
+                    f"notebook {r.source} with parameter file {r.params} failed in cell "
+                    f"{e.exec_count}: {e.ename}: {e.evalue}"
+                ) from None
             except (KeyboardInterrupt, BookError):
                 raise
             except Exception as e:  # noqa: BLE001 - kernel death, bad notebook: still name the run
-                raise BookError(f"notebook {r.source} with parameter file {r.params} failed: "
-                                f"{type(e).__name__}: {e}{_tail(kernel_log)}") from None
+                raise BookError(
+                    f"notebook {r.source} with parameter file {r.params} failed: "
+                    f"{type(e).__name__}: {e}{_tail(kernel_log)}"
+                ) from None
     except KeyboardInterrupt:
         tmp.unlink(missing_ok=True)
         raise
@@ -446,10 +510,15 @@ def execute(r: Run, *, refresh: bool = False, output: Path | None = None, lib_ha
         tags = cell.get("metadata", {}).get("tags", [])
         if "parameters" in tags or "injected-parameters" in tags:
             cell.metadata["tags"] = sorted(set(tags) | {"remove-cell"})
-    done.metadata["pluralign"] = {"fingerprint": fp, "status": "ok", "profile": r.profile, "params": r.params,
-                                  "hidden_sections": hidden, "rehearsal": rehearsal,
-                                  "notebook": str(r.source.relative_to(ROOT)) if r.source.is_relative_to(ROOT)
-                                  else str(r.source)}
+    done.metadata["pluralign"] = {
+        "fingerprint": fp,
+        "status": "ok",
+        "profile": r.profile,
+        "params": r.params,
+        "hidden_sections": hidden,
+        "rehearsal": rehearsal,
+        "notebook": str(r.source.relative_to(ROOT)) if r.source.is_relative_to(ROOT) else str(r.source),
+    }
     nbformat.write(done, tmp)
     os.replace(tmp, output)
     return "ok"
@@ -478,7 +547,8 @@ def hide_skipped_sections(nb) -> list[str]:
     cells, hidden = nb.cells, []
     for i, c in enumerate(cells):
         if c.get("cell_type") != "code" or not any(
-                o.get("metadata", {}).get(SKIPPED_SECTION) for o in c.get("outputs", [])):
+            o.get("metadata", {}).get(SKIPPED_SECTION) for o in c.get("outputs", [])
+        ):
             continue
         j = i - 1
         while j >= 0 and _heading_level(cells[j]) is None:
@@ -510,6 +580,7 @@ def _warm_kernels(todo: list[Run], profile: str, refresh: bool, lib_hash: str):
     """While four or more pages are to execute, their kernels are forked from one warm server that imported the
     heavy modules once (:mod:`pluralign.book.warm`; issue #19: 3–5 s of imports per page otherwise)."""
     from pluralign.book import warm
+
     stale = [r for r in todo if refresh or not _is_fresh(r, run_fingerprint(r, lib_hash))]
     if len(stale) < 4 or not warm.enabled():  # a few pages: the server's own imports would not pay off
         yield
@@ -527,8 +598,15 @@ def _warm_kernels(todo: list[Run], profile: str, refresh: bool, lib_hash: str):
                 os.environ[warm.SOCKET_ENV] = old
 
 
-def build(profile: str = "demo", *, only: str | None = None, refresh: bool = False, html: bool = True,
-          out=sys.stdout, out_dir: str | Path | None = None) -> Path | None:
+def build(
+    profile: str = "demo",
+    *,
+    only: str | None = None,
+    refresh: bool = False,
+    html: bool = True,
+    out=sys.stdout,
+    out_dir: str | Path | None = None,
+) -> Path | None:
     """Execute every run of ``profile`` (one line each; :func:`execution_order`), then build the HTML book.
     ``out_dir``: the executed pages' folder inside the project (default ``book/_executed/<profile>``); the
     HTML then goes to ``_build/<its name>/_build/html`` (``make rehearse``: a rehearsal beside the real pages)."""
@@ -544,9 +622,15 @@ def build(profile: str = "demo", *, only: str | None = None, refresh: bool = Fal
             try:
                 status = execute(r, refresh=refresh, lib_hash=lib_hash)
             except BookError:
-                print(f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  failed", file=out, flush=True)
+                print(
+                    f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  failed",
+                    file=out,
+                    flush=True,
+                )
                 raise
-            print(f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  {status}", file=out, flush=True)
+            print(
+                f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  {status}", file=out, flush=True
+            )
     print(f"{len(todo)} notebooks in {time.perf_counter() - total:.1f}s", file=out, flush=True)
     if not html:
         return None
@@ -562,11 +646,14 @@ def install_mathjax(dest: Path | None = None) -> Path:
     formulas are typeset offline and the site loads no external script."""
     import importlib.util
     import shutil
+
     dest = dest or ROOT / "book" / "_static" / "mathjax"
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
-        raise BookError("MathJax files not found: install the book extra (pip install 'pluralign[book]', which "
-                        "brings django-static-mathjax)")
+        raise BookError(
+            "MathJax files not found: install the book extra (pip install 'pluralign[book]', which "
+            "brings django-static-mathjax)"
+        )
     src = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
     stamp = dest / ".source"
     if stamp.exists() and stamp.read_text() == str(src):
@@ -594,14 +681,28 @@ def build_html(profile: str = "demo", out=sys.stdout, *, partial: bool = False, 
     strict = ["-W"]
     if partial and missing:  # references into the left-out pages cannot resolve: warnings are not errors here
         strict = []
-        print(f"partial book (warnings not errors): {len(missing)} page(s) not executed yet are left out: "
-              f"{', '.join(missing)}", file=out, flush=True)
+        print(
+            f"partial book (warnings not errors): {len(missing)} page(s) not executed yet are left out: "
+            f"{', '.join(missing)}",
+            file=out,
+            flush=True,
+        )
     elif missing:
         raise BookError(f"pages missing for profile {profile!r}: {missing} (run `pluralign book --profile {profile}`)")
     # jupyter-book writes <path-output>/_build/html: the demo book at _build/html, others at _build/<profile>/_build/html
     out_root = ROOT / "_build" / name if out_dir else ROOT if profile == "demo" else ROOT / "_build" / profile
-    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT), "--toc", str(toc_path),
-           "--path-output", str(out_root), *strict, "-n", "--keep-going"]
+    cmd = [
+        str(Path(sys.executable).with_name("jupyter-book")),
+        "build",
+        str(ROOT),
+        "--toc",
+        str(toc_path),
+        "--path-output",
+        str(out_root),
+        *strict,
+        "-n",
+        "--keep-going",
+    ]
     env = {**os.environ, "PLURALIGN_PROFILE": profile}
     t = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -638,6 +739,7 @@ def data_sources(params: dict) -> list[str]:
         elif isinstance(o, list):
             for v in o:
                 walk(v)
+
     walk(params)
     return list(dict.fromkeys(found))
 
@@ -651,12 +753,20 @@ def resolve_notebook(notebook: str | Path) -> Path:
     if p.suffix in ("", ".py") and named.exists():
         return named
     names = sorted(q.stem for q in (ROOT / "notebooks").glob("*.py"))
-    raise BookError(f"no notebook {str(notebook)!r}: give a path to a .py / .ipynb notebook or one of the book's: "
-                    f"{', '.join(names)}")
+    raise BookError(
+        f"no notebook {str(notebook)!r}: give a path to a .py / .ipynb notebook or one of the book's: "
+        f"{', '.join(names)}"
+    )
 
 
-def run_page(notebook: str | Path, params_file: str | Path, *, out_dir: str | Path | None = None,
-             refresh: bool = False, out=sys.stdout) -> tuple[Path, Path]:
+def run_page(
+    notebook: str | Path,
+    params_file: str | Path,
+    *,
+    out_dir: str | Path | None = None,
+    refresh: bool = False,
+    out=sys.stdout,
+) -> tuple[Path, Path]:
     """``pluralign run``: execute one notebook on one's own parameter file, from any folder.
 
     Relative paths inside the parameter file resolve against that file's folder (the kernel runs there);
@@ -675,10 +785,10 @@ def run_page(notebook: str | Path, params_file: str | Path, *, out_dir: str | Pa
     out_dir = Path(out_dir or Path.cwd() / "pluralign-runs").expanduser().resolve()
     output = out_dir / f"{src.stem}__{params_file.stem}.ipynb"
     r = Run(src.stem, str(params_file), str(params.get("profile", "demo")), path=str(src))
-    env = {"PLURALIGN_RUN_PARAMS": params_file.name,
-           "PLURALIGN_RUN_SOURCES": json.dumps(data_sources(params))}
+    env = {"PLURALIGN_RUN_PARAMS": params_file.name, "PLURALIGN_RUN_SOURCES": json.dumps(data_sources(params))}
     if not os.environ.get("PLURALIGN_CACHE"):
         from pluralign.cache import cache_dir
+
         env["PLURALIGN_CACHE"] = str(cache_dir())
 
     def line(i, n, cell, seconds):
@@ -687,6 +797,7 @@ def run_page(notebook: str | Path, params_file: str | Path, *, out_dir: str | Pa
             return
         first = next((ln for ln in cell.source.splitlines() if ln.strip() and not ln.startswith("#")), "")
         print(f"  [{i + 1:>3}/{n}] {seconds:6.1f}s  {first[:70]}", file=out, flush=True)
+
     t = time.perf_counter()
     print(f"{src.name} with {params_file} -> {out_dir}", file=out, flush=True)
     execute(r, refresh=refresh, output=output, cwd=params_file.parent, env=env, book_cache=False, on_cell=line)
@@ -701,6 +812,7 @@ def export_html(executed: Path) -> Path:
     import nbformat
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
+
     nb = nbformat.read(executed, as_version=4)
     glued = {}
     for cell in nb.cells:  # glued values are quoted by the prose in the book; alone they have no HTML form
@@ -717,8 +829,9 @@ def export_html(executed: Path) -> Path:
             if "text/markdown" in o.get("data", {}):
                 o["data"]["text/markdown"] = myst_to_markdown(o["data"]["text/markdown"], glued)
     exporter = HTMLExporter()
-    tags = TagRemovePreprocessor(remove_cell_tags={"remove-cell"}, remove_input_tags={"remove-input", "hide-input"},
-                                 enabled=True)
+    tags = TagRemovePreprocessor(
+        remove_cell_tags={"remove-cell"}, remove_input_tags={"remove-input", "hide-input"}, enabled=True
+    )
     exporter.register_preprocessor(tags, enabled=True)
     body, _ = exporter.from_notebook_node(nb)
     page = executed.with_suffix(".html")
@@ -748,12 +861,21 @@ def myst_to_markdown(text: str, glued: dict) -> str:
             return format(v, fmt) if fmt else str(v)
         except (TypeError, ValueError):
             return str(v)
+
     text = re.sub(r"\{glue:text\}`([^`]+)`", value, text)
     text = re.sub(r"\{glue\}`([^`]+)`", value, text)
-    text = re.sub(r"\{(?:cite|cite:p|cite:t|ref|numref|doc)\}`([^`<]*?)(?:\s*<([^`>]+)>)?`",
-                  lambda m: m.group(1).strip() or (m.group(2) or ""), text)
+    text = re.sub(
+        r"\{(?:cite|cite:p|cite:t|ref|numref|doc)\}`([^`<]*?)(?:\s*<([^`>]+)>)?`",
+        lambda m: m.group(1).strip() or (m.group(2) or ""),
+        text,
+    )
     text = re.sub(r"^\(([\w-]+)\)=\s*$", "", text, flags=re.M)
-    text = re.sub(r"^:::\{(\w+)\}[^\n]*\n(.*?)\n?:::\s*$",
-                  lambda m: "\n".join(f"> {ln}" if ln else ">" for ln in (f"**{m.group(1).title()}.** " + m.group(2)).split("\n")),
-                  text, flags=re.M | re.S)
+    text = re.sub(
+        r"^:::\{(\w+)\}[^\n]*\n(.*?)\n?:::\s*$",
+        lambda m: "\n".join(
+            f"> {ln}" if ln else ">" for ln in (f"**{m.group(1).title()}.** " + m.group(2)).split("\n")
+        ),
+        text,
+        flags=re.M | re.S,
+    )
     return text

@@ -20,6 +20,7 @@ Pages are opened at a reader's desktop size (1366 × 900).
 Usage: ``python -m pluralign.book.sitecheck _build/html`` (``make check-book``); exit status 1 with one
 line per problem.
 """
+
 from __future__ import annotations
 
 import re
@@ -91,9 +92,17 @@ def _driver():
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = "/usr/bin/chromium"
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-              "--disable-dev-shm-usage"):
+    for a in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ):
         opts.add_argument(a)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
 
@@ -101,8 +110,11 @@ def _driver():
 def check(site: str | Path) -> list[str]:
     """Return the problems found in the built site (empty list: all good)."""
     site = Path(site).resolve()
-    pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts
-                   and p.name not in ("genindex.html", "search.html"))
+    pages = sorted(
+        p
+        for p in site.rglob("*.html")
+        if "_static" not in p.parts and "_sources" not in p.parts and p.name not in ("genindex.html", "search.html")
+    )
     if not pages:
         return [f"{site}: no HTML pages (build the book first: make book)"]
     problems: list[str] = []
@@ -133,15 +145,17 @@ def check(site: str | Path) -> list[str]:
         for t in info["wide"]:
             problems.append(f"{rel}: table wider than the text column and not scrollable: {t!r}")
         if info["longnum"]:
-            problems.append(f"{rel}: {len(info['longnum'])} table cell(s) with five or more significant decimals, e.g. "
-                            f"{info['longnum'][0]!r} (show 3 significant digits)")
+            problems.append(
+                f"{rel}: {len(info['longnum'])} table cell(s) with five or more significant decimals, e.g. "
+                f"{info['longnum'][0]!r} (show 3 significant digits)"
+            )
         for t in sorted(set(info["nan"])):
             n = info["nan"].count(t)
             problems.append(f"{rel}: {n} NaN/None cell(s) in table {t!r} (show '—' and say why)")
         tex = RAW_TEX.search(info["prose"])
         if tex:
             start = max(tex.start() - 40, 0)
-            problems.append(f"{rel}: TeX not typeset: {info['prose'][start:tex.end() + 40]!r}")
+            problems.append(f"{rel}: TeX not typeset: {info['prose'][start : tex.end() + 40]!r}")
         m = TRACEBACK.search(info["text"])
         if m:
             problems.append(f"{rel}: raw traceback in page: {m.group(0)[:120]!r}")
@@ -154,7 +168,9 @@ def check(site: str | Path) -> list[str]:
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
-                problems.append(f"{rel}: broken link {href!r} (no {target.relative_to(site) if target.is_relative_to(site) else target})")
+                problems.append(
+                    f"{rel}: broken link {href!r} (no {target.relative_to(site) if target.is_relative_to(site) else target})"
+                )
                 continue
             if frag and target.suffix == ".html":
                 ids = seen[target]["ids"] if target in seen else None

@@ -16,6 +16,7 @@ in a variable read at import time — the client starts an ordinary kernel inste
 kernelspec's command), so a warm kernel is never a different kernel. ``PLURALIGN_WARM_KERNELS=0`` turns
 it off.
 """
+
 from __future__ import annotations
 
 import array
@@ -29,19 +30,52 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 #: what the server imports before it forks (a module missing from the environment is passed over)
 WARM_MODULES = (
-    "numpy", "pandas", "scipy.stats", "scipy.optimize", "sklearn.linear_model", "sklearn.metrics",
-    "sklearn.datasets", "nltk", "tabulate", "matplotlib", "matplotlib.pyplot", "matplotlib.figure", "yaml", "IPython",
-    "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "myst_nb", "myst_nb.ext.glue", "torch", "torch.nn", "safetensors.torch",
-    "transformers", "transformers.models.bert.modeling_bert", "transformers.models.auto.modeling_auto",
-    "transformers.models.auto.tokenization_auto", "sentence_transformers",
-    "pluralign", "pluralign.report", "pluralign.stats", "pluralign.data", "pluralign.diverging", "pluralign.seal",
-    "pluralign.btb", "pluralign.cross", "pluralign.recovery", "pluralign.rewards", "pluralign.rewards.frozen",
-    "pluralign.rewards.trainer", "pluralign.embed", "pluralign.book.benchmark",
+    "numpy",
+    "pandas",
+    "scipy.stats",
+    "scipy.optimize",
+    "sklearn.linear_model",
+    "sklearn.metrics",
+    "sklearn.datasets",
+    "nltk",
+    "tabulate",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "matplotlib.figure",
+    "yaml",
+    "IPython",
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "ipykernel.zmqshell",
+    "myst_nb",
+    "myst_nb.ext.glue",
+    "torch",
+    "torch.nn",
+    "safetensors.torch",
+    "transformers",
+    "transformers.models.bert.modeling_bert",
+    "transformers.models.auto.modeling_auto",
+    "transformers.models.auto.tokenization_auto",
+    "sentence_transformers",
+    "pluralign",
+    "pluralign.report",
+    "pluralign.stats",
+    "pluralign.data",
+    "pluralign.diverging",
+    "pluralign.seal",
+    "pluralign.btb",
+    "pluralign.cross",
+    "pluralign.recovery",
+    "pluralign.rewards",
+    "pluralign.rewards.frozen",
+    "pluralign.rewards.trainer",
+    "pluralign.embed",
+    "pluralign.book.benchmark",
 )
 
 #: environment variables a page may set differently from the server (read when called, not at import)
@@ -81,8 +115,14 @@ def server(env: dict | None = None, *, log: Path | None = None, modules=WARM_MOD
     full_env = {**os.environ, **(env or {})}
     full_env.pop(SOCKET_ENV, None)
     err = open(log, "ab") if log is not None else subprocess.DEVNULL
-    proc = subprocess.Popen([sys.executable, "-m", "pluralign.book.warm", path, ",".join(modules)], env=full_env,
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, cwd=folder)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pluralign.book.warm", path, ",".join(modules)],
+        env=full_env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=err,
+        cwd=folder,
+    )
     try:
         deadline = time.monotonic() + 60
         while not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
@@ -99,6 +139,7 @@ def server(env: dict | None = None, *, log: Path | None = None, modules=WARM_MOD
         if err is not subprocess.DEVNULL:
             err.close()
         import shutil
+
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -109,7 +150,7 @@ def _recv(conn: socket.socket) -> tuple[dict, list[int]]:
     msg, anc, _, _ = conn.recvmsg(1 << 16, socket.CMSG_LEN(3 * fds.itemsize))
     for level, kind, data in anc:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(data[:len(data) - (len(data) % fds.itemsize)])
+            fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
     buf += msg
     while len(buf) < 4 or len(buf) < 4 + struct.unpack("!I", buf[:4])[0]:
         more = conn.recv(1 << 16)
@@ -117,7 +158,7 @@ def _recv(conn: socket.socket) -> tuple[dict, list[int]]:
             raise ConnectionError("client closed the connection mid-request")
         buf += more
     n = struct.unpack("!I", buf[:4])[0]
-    return json.loads(buf[4:4 + n]), list(fds)
+    return json.loads(buf[4 : 4 + n]), list(fds)
 
 
 def _child(req: dict, fds: list[int]) -> None:
@@ -138,18 +179,23 @@ def _child(req: dict, fds: list[int]) -> None:
         import random
 
         import numpy as np
+
         random.seed()  # a fresh process seeds these from the OS; so does each child (not the parent's state)
         np.random.seed()
         from ipykernel import kernelapp as app
+
         # the two settings ipykernel reads from the environment when it is imported (here: in the server), set
         # as a fresh kernel would have them: the parent it watches (and exits with), Windows' interrupt event
-        app.launch_new_instance(parent_handle=int(os.environ.get("JPY_PARENT_PID") or 0),
-                                interrupt=int(os.environ.get("JPY_INTERRUPT_EVENT") or 0))
+        app.launch_new_instance(
+            parent_handle=int(os.environ.get("JPY_PARENT_PID") or 0),
+            interrupt=int(os.environ.get("JPY_INTERRUPT_EVENT") or 0),
+        )
         code = 0
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except BaseException:  # noqa: BLE001 - report and exit; the client returns the status
         import traceback
+
         traceback.print_exc()
     finally:
         with contextlib.suppress(Exception):
@@ -195,8 +241,11 @@ def serve(path: str, modules=WARM_MODULES) -> None:
             if done:
                 code = os.waitstatus_to_exitcode(status)
                 if usage is not None:  # the server's log (a file given to server(log=...)): CPU of each kernel
-                    print(f"kernel {pid} exit {code} cpu {usage.ru_utime + usage.ru_stime:.2f}s", file=sys.stderr,
-                          flush=True)
+                    print(
+                        f"kernel {pid} exit {code} cpu {usage.ru_utime + usage.ru_stime:.2f}s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 with contextlib.suppress(OSError):
                     conn.sendall(struct.pack("!i", code))
                 children.pop(pid)
@@ -220,8 +269,11 @@ def serve(path: str, modules=WARM_MODULES) -> None:
                     continue
                 diff = env_differences(own_env, req.get("env", {}))
                 if diff:  # a variable read at import time may differ: the client starts an ordinary kernel
-                    print(f"warm kernels: environment differs in {diff}: an ordinary kernel starts", file=sys.stderr,
-                          flush=True)
+                    print(
+                        f"warm kernels: environment differs in {diff}: an ordinary kernel starts",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     with contextlib.suppress(OSError):
                         conn.sendall(struct.pack("!i", -1))
                     conn.close()

@@ -11,14 +11,39 @@ preference of a population, not one binary judgment.
 
 ``import pluralign.btb`` does not import torch (the reward models are loaded when first trained).
 """
+
 from pluralign.btb.evaluation import compare, evaluate, paper_table1, side_agreement, table_groups
 from pluralign.btb.margins import judgments_from, margins_from_annotators, synthetic_judgments, training_margins
 from pluralign.btb.study import Study, setup
-from pluralign.btb.subjectivity import (categories_from, category_summary, classify_distinguishability,
-                                        classify_subjectivity, p_star_from, user_preference_estimation)
+from pluralign.btb.subjectivity import (
+    categories_from,
+    category_summary,
+    classify_distinguishability,
+    classify_subjectivity,
+    p_star_from,
+    user_preference_estimation,
+)
 from pluralign.btb.training import binary_judgments, evaluation_splits, sweep
 
-__all__ = ["setup", "Study", "classify_subjectivity", "classify_distinguishability", "user_preference_estimation",
-           "p_star_from", "categories_from", "category_summary", "synthetic_judgments", "judgments_from",
-           "margins_from_annotators", "training_margins", "binary_judgments", "evaluation_splits", "sweep",
-           "evaluate", "compare", "table_groups", "paper_table1", "side_agreement"]
+__all__ = [
+    "setup",
+    "Study",
+    "classify_subjectivity",
+    "classify_distinguishability",
+    "user_preference_estimation",
+    "p_star_from",
+    "categories_from",
+    "category_summary",
+    "synthetic_judgments",
+    "judgments_from",
+    "margins_from_annotators",
+    "training_margins",
+    "binary_judgments",
+    "evaluation_splits",
+    "sweep",
+    "evaluate",
+    "compare",
+    "table_groups",
+    "paper_table1",
+    "side_agreement",
+]

@@ -3,10 +3,11 @@ correlation (Table 1) and mean L1 distance (Table 2) between a model's ``P(A ≻
 preference ``p*`` (Eq. 2), overall and per data set, domain, category of subjectivity and
 distinguishability, each with a bootstrap CI; the baseline-vs-regularized Δ with a *paired* bootstrap CI;
 and the paper's own Table 1 (:func:`paper_table1`, from :mod:`pluralign.paper`)."""
+
 from __future__ import annotations
 
 import warnings
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -14,8 +15,18 @@ import pandas as pd
 from pluralign import paper
 from pluralign.stats import bootstrap_ci, paired_bootstrap_ci
 
-__all__ = ["METRICS", "evaluate", "compare", "table_groups", "PAPER_IN_DOMAIN", "PAPER_OUT_OF_DOMAIN",
-           "paper_table1", "paper_vs_ours", "side_agreement", "interval"]
+__all__ = [
+    "METRICS",
+    "evaluate",
+    "compare",
+    "table_groups",
+    "PAPER_IN_DOMAIN",
+    "PAPER_OUT_OF_DOMAIN",
+    "paper_table1",
+    "paper_vs_ours",
+    "side_agreement",
+    "interval",
+]
 
 
 #: No correlation is reported on fewer points (the pages say "too few").
@@ -52,8 +63,10 @@ def _align(p_star, *preds, names=("p_model",)) -> pd.DataFrame:
             t = as_series(v, name)
             miss = s.index.difference(t.index)
             if len(miss):
-                raise ValueError(f"{name} lacks {len(miss)} of the {len(s)} pairs of p_star "
-                                 f"(first: {list(miss[:3])}); nothing is dropped silently")
+                raise ValueError(
+                    f"{name} lacks {len(miss)} of the {len(s)} pairs of p_star "
+                    f"(first: {list(miss[:3])}); nothing is dropped silently"
+                )
             if t.index.duplicated().any():
                 raise ValueError(f"{name} has duplicate pair ids: {list(t.index[t.index.duplicated()][:3])}")
             t = t.reindex(s.index)
@@ -70,11 +83,13 @@ def _align(p_star, *preds, names=("p_model",)) -> pd.DataFrame:
         raise ValueError(f"duplicate pair ids: {list(df.index[df.index.duplicated()][:3])}")
     for c in df.columns:
         if df[c].isna().any():
-            raise ValueError(f"{c} has {int(df[c].isna().sum())} missing values (first pair "
-                             f"{df.index[df[c].isna()][0]!r})")
+            raise ValueError(
+                f"{c} has {int(df[c].isna().sum())} missing values (first pair {df.index[df[c].isna()][0]!r})"
+            )
         if ((df[c] < 0) | (df[c] > 1)).any():
-            raise ValueError(f"{c} must be probabilities in [0, 1]; got values in "
-                             f"[{df[c].min():.3g}, {df[c].max():.3g}]")
+            raise ValueError(
+                f"{c} must be probabilities in [0, 1]; got values in [{df[c].min():.3g}, {df[c].max():.3g}]"
+            )
     return df
 
 
@@ -99,8 +114,11 @@ def _groups(by, index: pd.Index) -> list[tuple[str, str, np.ndarray]]:
     for col in by.columns:
         vals = by[col]
         if vals.isna().any():
-            warnings.warn(f"by[{col!r}]: {int(vals.isna().sum())} pairs without a category are left out of "
-                          f"that grouping (they stay in 'all')", stacklevel=3)
+            warnings.warn(
+                f"by[{col!r}]: {int(vals.isna().sum())} pairs without a category are left out of "
+                f"that grouping (they stay in 'all')",
+                stacklevel=3,
+            )
         for cat in pd.unique(vals.dropna()):
             out.append((str(col), str(cat), (vals == cat).to_numpy()))
     return out
@@ -128,8 +146,9 @@ def evaluate(p_star, p_model, by=None, *, n_boot: int = 2000, level: float = 0.9
     return pd.DataFrame(rows, columns=["grouping", "category", "n", "metric", "value", "lo", "hi"])
 
 
-def compare(p_star, p_baseline, p_regularized, by=None, *, n_boot: int = 2000, level: float = 0.95,
-            seed: int = 0) -> pd.DataFrame:
+def compare(
+    p_star, p_baseline, p_regularized, by=None, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> pd.DataFrame:
     """Tables 1–2: baseline RM vs margin-regularized RM against ``p*``, per data set / category.
 
     For each grouping × category and metric (``pearson``, ``l1``): ``baseline`` and ``regularized``
@@ -150,9 +169,24 @@ def compare(p_star, p_baseline, p_regularized, by=None, *, n_boot: int = 2000, l
                 r = bootstrap_ci(reg, fn, n_boot=n_boot, level=level, seed=seed)
                 d = paired_bootstrap_ci(base, reg, fn, n_boot=n_boot, level=level, seed=seed)
             rows.append((grouping, cat, int(mask.sum()), name, *b, *r, *d))
-    return pd.DataFrame(rows, columns=["grouping", "category", "n", "metric", "baseline", "baseline_lo",
-                                       "baseline_hi", "regularized", "regularized_lo", "regularized_hi",
-                                       "delta", "delta_lo", "delta_hi"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "grouping",
+            "category",
+            "n",
+            "metric",
+            "baseline",
+            "baseline_lo",
+            "baseline_hi",
+            "regularized",
+            "regularized_lo",
+            "regularized_hi",
+            "delta",
+            "delta_lo",
+            "delta_hi",
+        ],
+    )
 
 
 #: §3.2: the four in-domain data sets (used to train the OpenAssistant DeBERTa-v3 RM) and the two
@@ -161,8 +195,15 @@ PAPER_IN_DOMAIN = ("WebGPT", "HH-RLHF", "OpenAI Summarize", "InstructGPT-J")
 PAPER_OUT_OF_DOMAIN = ("PRISM", "UltraFeedback")
 
 
-def table_groups(datasets, kind=None, distinguishable=None, *, in_domain: Iterable[str] = PAPER_IN_DOMAIN,
-                 out_of_domain: Iterable[str] | None = PAPER_OUT_OF_DOMAIN, names: dict | None = None) -> pd.DataFrame:
+def table_groups(
+    datasets,
+    kind=None,
+    distinguishable=None,
+    *,
+    in_domain: Iterable[str] = PAPER_IN_DOMAIN,
+    out_of_domain: Iterable[str] | None = PAPER_OUT_OF_DOMAIN,
+    names: dict | None = None,
+) -> pd.DataFrame:
     """The groupings of Tables 1–2 as columns (index = pair_id), named as in :func:`paper_table1`:
 
     ``dataset`` (display name, via ``names`` if given), ``domain`` ("ID" / "OOD"), ``kind`` ("Multiple
@@ -189,18 +230,26 @@ def table_groups(datasets, kind=None, distinguishable=None, *, in_domain: Iterab
             if len(bad):
                 raise ValueError(f"kind must be 'single' or 'multiple', got {bad.iloc[0]!r}")
         out["kind"] = k
-        out["kind_domain"] = [f"{a} {b}" if isinstance(a, str) and isinstance(b, str) else None
-                              for a, b in zip(k, dom)]
+        out["kind_domain"] = [f"{a} {b}" if isinstance(a, str) and isinstance(b, str) else None for a, b in zip(k, dom)]
     if distinguishable is not None:
         d = distinguishable.reindex(ds.index)
         out["distinguishability"] = d.map({True: "Distinguishable", False: "Indistinguishable"})
     return out
 
+
 #: Table 1's groupings: the grouping each printed category belongs to (the data sets are the rest).
-_GROUPING = {"ID": "domain", "OOD": "domain", "Multiple Correct": "kind", "Single Correct": "kind",
-             "Multiple Correct ID": "kind_domain", "Single Correct ID": "kind_domain",
-             "Multiple Correct OOD": "kind_domain", "Single Correct OOD": "kind_domain",
-             "Distinguishable": "distinguishability", "Indistinguishable": "distinguishability"}
+_GROUPING = {
+    "ID": "domain",
+    "OOD": "domain",
+    "Multiple Correct": "kind",
+    "Single Correct": "kind",
+    "Multiple Correct ID": "kind_domain",
+    "Single Correct ID": "kind_domain",
+    "Multiple Correct OOD": "kind_domain",
+    "Single Correct OOD": "kind_domain",
+    "Distinguishable": "distinguishability",
+    "Indistinguishable": "distinguishability",
+}
 
 
 def paper_table1() -> pd.DataFrame:
@@ -208,10 +257,18 @@ def paper_table1() -> pd.DataFrame:
     ``table, metric ("pearson"), grouping, category, n, baseline, regularized, delta``, in the printed order."""
     t = paper.numbers("btb", "Table 1")
     wide = t.pivot_table(index="row", columns="column", values="value", sort=False).reset_index()
-    return pd.DataFrame({"table": "Table 1", "metric": "pearson",
-                         "grouping": wide["row"].map(lambda c: _GROUPING.get(c, "dataset")),
-                         "category": wide["row"], "n": wide["N"].astype(int), "baseline": wide["baseline"],
-                         "regularized": wide["regularized"], "delta": wide["Δ"]})
+    return pd.DataFrame(
+        {
+            "table": "Table 1",
+            "metric": "pearson",
+            "grouping": wide["row"].map(lambda c: _GROUPING.get(c, "dataset")),
+            "category": wide["row"],
+            "n": wide["N"].astype(int),
+            "baseline": wide["baseline"],
+            "regularized": wide["regularized"],
+            "delta": wide["Δ"],
+        }
+    )
 
 
 def paper_vs_ours(ours: pd.DataFrame, reported: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -219,6 +276,7 @@ def paper_vs_ours(ours: pd.DataFrame, reported: pd.DataFrame | None = None) -> p
     category): columns ``*_paper`` and ``*_ours`` side by side; rows present in only one side are kept
     (NaN in the other)."""
     from pluralign.report import beside_paper
+
     reported = paper_table1() if reported is None else reported
     keep = ["metric", "grouping", "category", "n", "baseline", "regularized", "delta"]
     return beside_paper(ours, reported[keep], on=["metric", "grouping", "category"], suffixes=("_ours", "_paper"))

@@ -16,21 +16,31 @@ Conventions (exactly the paper's, with the project's A/B naming):
 pair with the Appendix A prompt; :func:`margins_from_annotators` is the paper's "gold standard" over real
 annotators; :func:`judgments_from` picks one of the three; :func:`training_margins` is what Eq. 4 trains on.
 """
+
 from __future__ import annotations
 
 import inspect
-import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from pluralign.llm import load as load_llm
 from pluralign.cache import ItemStore, fingerprint
+from pluralign.llm import load as load_llm
 from pluralign.llm.base import JUDGE_AB_TEMPLATE, parse_choice
 
-__all__ = ["JUDGMENT_PROMPT", "judgment_prompt", "eq3_margin", "margin_values", "synthetic_judgments", "cached_generate",
-           "training_margins", "margins_from_annotators", "judgments_from", "SimulatedJudge"]
+__all__ = [
+    "JUDGMENT_PROMPT",
+    "judgment_prompt",
+    "eq3_margin",
+    "margin_values",
+    "synthetic_judgments",
+    "cached_generate",
+    "training_margins",
+    "margins_from_annotators",
+    "judgments_from",
+    "SimulatedJudge",
+]
 
 #: Appendix A, "Prompt for Obtaining Synthetic Preference Judgments", word for word (the one copy lives in
 #: :mod:`pluralign.llm.base`, which every backend's ``judge_text`` uses).
@@ -47,6 +57,7 @@ def eq3_margin(k, n):
     :func:`pluralign.rewards.objectives.margin_from_counts` (imported when first needed:
     :mod:`pluralign.rewards` imports torch, ``import pluralign.btb`` does not)."""
     from pluralign.rewards.objectives import margin_from_counts
+
     return margin_from_counts(k, n)
 
 
@@ -72,8 +83,11 @@ def _llm_id(llm) -> Any:
     fp = getattr(llm, "fingerprint", None)
     if fp is not None:
         return fp() if callable(fp) else fp
-    return {"class": f"{type(llm).__module__}.{type(llm).__qualname__}",
-            "name": getattr(llm, "name", None), "model": getattr(llm, "model", None)}
+    return {
+        "class": f"{type(llm).__module__}.{type(llm).__qualname__}",
+        "name": getattr(llm, "name", None),
+        "model": getattr(llm, "model", None),
+    }
 
 
 def _item_key(*texts: str) -> str:
@@ -96,21 +110,47 @@ def _call_generate(llm, prompts, *, n, temperature, top_p, max_tokens, job, seed
     return out
 
 
-def cached_generate(llm, items: dict[str, str], *, step: str, n: int = 1, temperature: float = 1.0,
-                    top_p: float = 1.0, max_tokens: int = 16, job: str | None = None, batch_size: int = 64,
-                    seed: int | None = None, extra_settings: Any = None) -> dict[str, list[str]]:
+def cached_generate(
+    llm,
+    items: dict[str, str],
+    *,
+    step: str,
+    n: int = 1,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+    max_tokens: int = 16,
+    job: str | None = None,
+    batch_size: int = 64,
+    seed: int | None = None,
+    extra_settings: Any = None,
+) -> dict[str, list[str]]:
     """``{key: prompt}`` → ``{key: [n completions]}``, each item journalled in a
     :class:`pluralign.cache.ItemStore` (survives a kill; a second call asks the LLM nothing).
     ``seed`` is passed to ``llm.generate`` when given (backends that honour it sample reproducibly)."""
-    settings = {"llm": _llm_id(llm), "n": n, "temperature": temperature, "top_p": top_p,
-                "max_tokens": max_tokens, "seed": seed, "extra": extra_settings}
+    settings = {
+        "llm": _llm_id(llm),
+        "n": n,
+        "temperature": temperature,
+        "top_p": top_p,
+        "max_tokens": max_tokens,
+        "seed": seed,
+        "extra": extra_settings,
+    }
     store = ItemStore(step, settings)
     try:
         todo = store.missing(dict.fromkeys(items))
         for s in range(0, len(todo), batch_size):
-            keys = todo[s:s + batch_size]
-            outs = _call_generate(llm, [items[k] for k in keys], n=n, temperature=temperature, top_p=top_p,
-                                  max_tokens=max_tokens, job=job, seed=seed)
+            keys = todo[s : s + batch_size]
+            outs = _call_generate(
+                llm,
+                [items[k] for k in keys],
+                n=n,
+                temperature=temperature,
+                top_p=top_p,
+                max_tokens=max_tokens,
+                job=job,
+                seed=seed,
+            )
             for k, o in zip(keys, outs):
                 store.put(k, o)
         return {k: store.get(k) for k in items}
@@ -135,10 +175,20 @@ def _judge_prompt(llm, prompt: str, a: str, b: str, template: str | None) -> str
 _LETTER = {0: "A", 1: "B", None: None}
 
 
-def synthetic_judgments(llm, data, n: int = 10, *, top_p: float = 0.9, temperature: float = 1.0,
-                        method: str = "sample", seed: int = 0, max_tokens: int = 16,
-                        template: str | None = None, job: str | None = None,
-                        batch_size: int = 64) -> pd.DataFrame:
+def synthetic_judgments(
+    llm,
+    data,
+    n: int = 10,
+    *,
+    top_p: float = 0.9,
+    temperature: float = 1.0,
+    method: str = "sample",
+    seed: int = 0,
+    max_tokens: int = 16,
+    template: str | None = None,
+    job: str | None = None,
+    batch_size: int = 64,
+) -> pd.DataFrame:
     """§3.3: ``n`` synthetic judgments per pair with the Appendix A prompt, and their margin (Eq. 3).
 
     ``method="sample"`` (the paper): ``llm.generate(prompts, n=n, top_p=0.9, temperature=1.0, job=job)``
@@ -172,10 +222,19 @@ def synthetic_judgments(llm, data, n: int = 10, *, top_p: float = 0.9, temperatu
     rows = []
     if method == "sample":
         items = {k: _judge_prompt(llm, *t, template) for k, t in zip(keys, triples)}
-        outs = cached_generate(llm, items, step="margins.synthetic_judgments", n=n, temperature=temperature,
-                               top_p=top_p, max_tokens=max_tokens, job=job, batch_size=batch_size,
-                               seed=seed if _supports(llm.generate, "seed") else None,
-                               extra_settings={"template": tfp})
+        outs = cached_generate(
+            llm,
+            items,
+            step="margins.synthetic_judgments",
+            n=n,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            job=job,
+            batch_size=batch_size,
+            seed=seed if _supports(llm.generate, "seed") else None,
+            extra_settings={"template": tfp},
+        )
         for pid, k in zip(pairs["pair_id"], keys):
             cue = "Choice:" if items[k].rstrip().endswith("Choice:") else ""
             verdicts = [_LETTER[parse_choice(cue + str(t))] for t in outs[k]]
@@ -189,7 +248,7 @@ def synthetic_judgments(llm, data, n: int = 10, *, top_p: float = 0.9, temperatu
                 first.setdefault(k, i)
             todo = [i for k, i in first.items() if k not in store]
             for s0 in range(0, len(todo), batch_size):
-                chunk = todo[s0:s0 + batch_size]
+                chunk = todo[s0 : s0 + batch_size]
                 if hasattr(llm, "judge_ab_many"):
                     jkw = dict(tkw, **({"job": job} if job is not None else {}))
                     pas = llm.judge_ab_many([triples[i] for i in chunk], **jkw)
@@ -198,8 +257,9 @@ def synthetic_judgments(llm, data, n: int = 10, *, top_p: float = 0.9, temperatu
                 for i, pa in zip(chunk, pas):
                     pa = float(pa)
                     if not (np.isnan(pa) or 0.0 <= pa <= 1.0):
-                        raise RuntimeError(f"the LLM gave P(A) = {pa} for pair {pairs['pair_id'].iloc[i]!r}, "
-                                           "not a probability")
+                        raise RuntimeError(
+                            f"the LLM gave P(A) = {pa} for pair {pairs['pair_id'].iloc[i]!r}, not a probability"
+                        )
                     store.put(keys[i], pa)
             for pid, k in zip(pairs["pair_id"], keys):
                 pa = float(store.get(k))
@@ -215,17 +275,20 @@ def synthetic_judgments(llm, data, n: int = 10, *, top_p: float = 0.9, temperatu
     out["n_unparsed"] = [sum(v is None for v in vs) for vs in out["verdicts"]]
     out["n_valid"] = out["n_a"] + out["n_b"]
     with np.errstate(invalid="ignore", divide="ignore"):
-        out["share_a"] = np.where(out["n_valid"] > 0, out["n_a"] / out["n_valid"].where(out["n_valid"] > 0, 1),
-                                  np.nan)
+        out["share_a"] = np.where(out["n_valid"] > 0, out["n_a"] / out["n_valid"].where(out["n_valid"] > 0, 1), np.nan)
     out["margin"] = eq3_margin(out["n_a"].to_numpy(), out["n_valid"].to_numpy())
     bad = int(out["n_unparsed"].sum())
     if bad:
         none = int((out["n_valid"] == 0).sum())
         from pluralign.report import stated_warning
-        stated_warning(f"synthetic_judgments: {bad} of {n * len(out)} verdicts unparseable "
-                        f"({none} pairs with no parseable verdict → margin NaN)")
-    return out[["pair_id", "verdicts", "judgments", "n", "n_a", "n_b", "n_unparsed", "n_valid", "share_a",
-                "p_a", "margin"]]
+
+        stated_warning(
+            f"synthetic_judgments: {bad} of {n * len(out)} verdicts unparseable "
+            f"({none} pairs with no parseable verdict → margin NaN)"
+        )
+    return out[
+        ["pair_id", "verdicts", "judgments", "n", "n_a", "n_b", "n_unparsed", "n_valid", "share_a", "p_a", "margin"]
+    ]
 
 
 def training_margins(judgments: pd.DataFrame, fill: float | None = 0.0) -> pd.Series:
@@ -240,6 +303,7 @@ def training_margins(judgments: pd.DataFrame, fill: float | None = 0.0) -> pd.Se
         if fill is None:
             raise ValueError(f"{bad} pairs have no margin (no parseable judgment)")
         from pluralign.report import stated_warning
+
         stated_warning(f"training_margins: {bad} of {len(m)} pairs have no margin; using {fill}")
         m = m.fillna(fill)
     if ((m < 0) | (m > 1)).any():
@@ -258,20 +322,48 @@ def margins_from_annotators(data) -> pd.DataFrame:
     annotator gets margin 1 (or 0 for a tie) — meaningful only when several annotators exist."""
     ann = data.annotations
     p = ann["preference"]
-    c = pd.DataFrame({"pair_id": ann["pair_id"], "n_a": (p < 0).astype(int), "n_b": (p > 0).astype(int),
-                      "n_tie": (p == 0).astype(int)}).groupby("pair_id", sort=False).sum()
+    c = (
+        pd.DataFrame(
+            {
+                "pair_id": ann["pair_id"],
+                "n_a": (p < 0).astype(int),
+                "n_b": (p > 0).astype(int),
+                "n_tie": (p == 0).astype(int),
+            }
+        )
+        .groupby("pair_id", sort=False)
+        .sum()
+    )
     c = c.reindex(data.pairs["pair_id"]).fillna(0).astype(int)
     c["n"] = c["n_a"] + c["n_b"] + c["n_tie"]
     share = data.share_a().reindex(c.index)
-    out = pd.DataFrame({"pair_id": c.index, "n": c["n"].to_numpy(), "n_a": c["n_a"].to_numpy(),
-                        "n_b": c["n_b"].to_numpy(), "n_tie": c["n_tie"].to_numpy(), "share_a": share.to_numpy()})
+    out = pd.DataFrame(
+        {
+            "pair_id": c.index,
+            "n": c["n"].to_numpy(),
+            "n_a": c["n_a"].to_numpy(),
+            "n_b": c["n_b"].to_numpy(),
+            "n_tie": c["n_tie"].to_numpy(),
+            "share_a": share.to_numpy(),
+        }
+    )
     out["margin"] = eq3_margin(out["n_a"] + out["n_tie"] / 2, out["n"])  # a tie is half a vote each
     return out.reset_index(drop=True)
 
 
-def judgments_from(source: str, data, *, n: int = 10, seed: int = 0, p_star: pd.Series | None = None,
-                   noise: float = 1.0, judge=None, method: str = "sample", top_p: float = 0.9,
-                   job: str | None = None) -> pd.DataFrame:
+def judgments_from(
+    source: str,
+    data,
+    *,
+    n: int = 10,
+    seed: int = 0,
+    p_star: pd.Series | None = None,
+    noise: float = 1.0,
+    judge=None,
+    method: str = "sample",
+    top_p: float = 0.9,
+    job: str | None = None,
+) -> pd.DataFrame:
     """Per-pair judgments and their margin (Eq. 3) for ``data``, from one of three sources:
 
     * ``"simulated"``: a :class:`SimulatedJudge` (log-odds ``noise``, ``seed``) on ``p_star``
@@ -323,13 +415,16 @@ class SimulatedJudge:
         pairs = _pairs_frame(data)
         ps = p_star.reindex(pairs["pair_id"].values).astype(float)
         if ps.isna().any():
-            raise ValueError(f"p_star lacks {int(ps.isna().sum())} of the {len(ps)} pairs (first: "
-                             f"{ps.index[ps.isna()][0]!r})")
+            raise ValueError(
+                f"p_star lacks {int(ps.isna().sum())} of the {len(ps)} pairs (first: {ps.index[ps.isna()][0]!r})"
+            )
         self.noise, self.seed, self.clip = float(noise), int(seed), float(clip)
         self.model = f"simulated-judge(noise={noise:g}, seed={seed})"
         self._p, served = {}, {}
-        for (p, a, b), v in zip(zip(pairs["prompt"].astype(str), pairs["response_a"].astype(str),
-                                    pairs["response_b"].astype(str)), ps.to_numpy()):
+        for (p, a, b), v in zip(
+            zip(pairs["prompt"].astype(str), pairs["response_a"].astype(str), pairs["response_b"].astype(str)),
+            ps.to_numpy(),
+        ):
             key = (p, a, b)
             # salted (the 1): independent of the logprob draws of synthetic_judgments, seeded (seed, pair)
             rng = np.random.default_rng([self.seed, 1, int(_item_key(p, a, b)[:15], 16)])
@@ -358,5 +453,3 @@ def _triple_of(it) -> tuple[str, str, str]:
         return str(it["prompt"]), str(it["response_a"]), str(it["response_b"])
     p, a, b = it
     return str(p), str(a), str(b)
-
-

@@ -1,5 +1,6 @@
 """The figures of Part III (Beyond the Binary). Each function returns a closed matplotlib Figure: it shows
 once, where the :class:`pluralign.report.Result` that carries it is displayed."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -11,8 +12,14 @@ from pluralign import plotstyle
 
 plotstyle.use()
 
-__all__ = ["p_star_by_category", "l1_by_category", "margin_distribution", "training_margins", "rm_vs_p_star",
-           "delta_by_group"]
+__all__ = [
+    "p_star_by_category",
+    "l1_by_category",
+    "margin_distribution",
+    "training_margins",
+    "rm_vs_p_star",
+    "delta_by_group",
+]
 
 
 def _done(fig):
@@ -24,8 +31,7 @@ def _done(fig):
 def p_star_by_category(frame: pd.DataFrame):
     """Histogram of p* (Eq. 2) per category of the plurality of responses (§3.1); ``frame``: ``p*, category``."""
     fig, ax = plt.subplots(figsize=(7, 3.2))
-    sns.histplot(frame, x="p*", hue="category", bins=21, stat="probability", common_norm=False, element="step",
-                 ax=ax)
+    sns.histplot(frame, x="p*", hue="category", bins=21, stat="probability", common_norm=False, element="step", ax=ax)
     ax.set_xlabel("p* = share of the population preferring A (Eq. 2)")
     ax.set_title("Aggregate preference by plurality of responses")
     return _done(fig)
@@ -53,14 +59,24 @@ def margin_distribution(frame: pd.DataFrame, n: int, source: str):
     hue = "category" if "category" in frame else None
     fig, axes = plt.subplots(1, 2 if has_p else 1, figsize=(10 if has_p else 5, 3.4), squeeze=False)
     ax = axes[0, 0]
-    sns.histplot(frame, x="margin", hue=hue, bins=np.linspace(-0.05, 1.05, 12), stat="probability",
-                 common_norm=False, multiple="dodge", shrink=0.8, ax=ax)
+    sns.histplot(
+        frame,
+        x="margin",
+        hue=hue,
+        bins=np.linspace(-0.05, 1.05, 12),
+        stat="probability",
+        common_norm=False,
+        multiple="dodge",
+        shrink=0.8,
+        ax=ax,
+    )
     ax.set_title(f"Eq. 3 margins, n = {n} judgments ({source})", fontsize=9)
     if has_p:
         ax = axes[0, 1]
         with plotstyle.fixed_jitter():
-            sns.stripplot(frame, x="margin", y=agree, hue=hue, native_scale=True, jitter=0.015, alpha=0.4, size=3,
-                          ax=ax)
+            sns.stripplot(
+                frame, x="margin", y=agree, hue=hue, native_scale=True, jitter=0.015, alpha=0.4, size=3, ax=ax
+            )
         ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
         ax.set_title("margin vs the population's agreement", fontsize=9)
     return _done(fig)
@@ -96,10 +112,20 @@ def delta_by_group(cmp: pd.DataFrame, metric: str, paper_delta: pd.Series | None
     t = cmp[(cmp.metric == metric) & np.isfinite(cmp.delta)].reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(t) + 1.2))
     y = np.arange(len(t))[::-1]
-    ax.errorbar(t["delta"], y, xerr=[t["delta"] - t["delta_lo"], t["delta_hi"] - t["delta"]], fmt="o", capsize=3,
-                label="ours (paired 95% CI)")
+    ax.errorbar(
+        t["delta"],
+        y,
+        xerr=[t["delta"] - t["delta_lo"], t["delta_hi"] - t["delta"]],
+        fmt="o",
+        capsize=3,
+        label="ours (paired 95% CI)",
+    )
     if paper_delta is not None:
-        yp = [(yy, paper_delta[(g, c)]) for yy, g, c in zip(y, t["grouping"], t["category"]) if (g, c) in paper_delta.index]
+        yp = [
+            (yy, paper_delta[(g, c)])
+            for yy, g, c in zip(y, t["grouping"], t["category"])
+            if (g, c) in paper_delta.index
+        ]
         if yp:
             ax.scatter([v for _, v in yp], [yy for yy, _ in yp], marker="x", color="C3", zorder=3, label="paper")
     ax.axvline(0, color="grey", lw=0.8)

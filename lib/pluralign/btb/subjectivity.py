@@ -24,6 +24,7 @@ The appendix gives these tasks as annotator guidelines; the prompts below quote 
 To use them with an LLM, :data:`ANSWER_SUFFIX` (the project's addition, not the paper's) asks for
 the option letter / number, or ``method="structured"`` asks for JSON through ``llm.structured``.
 """
+
 from __future__ import annotations
 
 import re
@@ -32,17 +33,43 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from pluralign.llm import load as load_llm
-from pluralign.cache import ItemStore
 from pluralign.btb.margins import _item_key, _llm_id, _pairs_frame, cached_generate
+from pluralign.cache import ItemStore
+from pluralign.llm import load as load_llm
 
 __all__ = [
-    "TASK1_PROMPT", "TASK2_PROMPT", "TASK3_PROMPT", "TASK3_OPTIONS", "ANSWER_SUFFIX", "task1_prompt",
-    "task2_prompt", "task3_prompt", "parse_option", "parse_ten_people", "classify_subjectivity",
-    "classify_distinguishability", "user_preference_estimation", "aggregate_preference", "majority_vote",
-    "TASK1_LABELS", "TASK2_LABELS", "p_star_from", "categories_from", "category_summary", "load_labellers",
-    "KIND_NAMES", "p_star_with_source", "categories_with_source", "source_counts", "MIN_HUMAN_ANNOTATORS",
-    "SOURCE_KINDS", "MODEL_FAMILIES", "model_name", "model_family", "circularity", "check_sources",
+    "TASK1_PROMPT",
+    "TASK2_PROMPT",
+    "TASK3_PROMPT",
+    "TASK3_OPTIONS",
+    "ANSWER_SUFFIX",
+    "task1_prompt",
+    "task2_prompt",
+    "task3_prompt",
+    "parse_option",
+    "parse_ten_people",
+    "classify_subjectivity",
+    "classify_distinguishability",
+    "user_preference_estimation",
+    "aggregate_preference",
+    "majority_vote",
+    "TASK1_LABELS",
+    "TASK2_LABELS",
+    "p_star_from",
+    "categories_from",
+    "category_summary",
+    "load_labellers",
+    "KIND_NAMES",
+    "p_star_with_source",
+    "categories_with_source",
+    "source_counts",
+    "MIN_HUMAN_ANNOTATORS",
+    "SOURCE_KINDS",
+    "MODEL_FAMILIES",
+    "model_name",
+    "model_family",
+    "circularity",
+    "check_sources",
 ]
 
 #: Appendix B, Task 1: Subjectivity — word for word (line breaks restored from the PDF layout;
@@ -92,11 +119,19 @@ ANSWER_SUFFIX = {
     3: "\n\nAnswer in the format '<number> A - <number> B' and nothing else.\nAnswer:",
 }
 
-_SCHEMA_AB = {"type": "object", "properties": {"option": {"type": "string", "enum": ["A", "B"]}},
-              "required": ["option"]}
-_SCHEMA_TEN = {"type": "object", "properties": {"prefer_a": {"type": "integer", "minimum": 0, "maximum": 10},
-                                                "prefer_b": {"type": "integer", "minimum": 0, "maximum": 10}},
-               "required": ["prefer_a", "prefer_b"]}
+_SCHEMA_AB = {
+    "type": "object",
+    "properties": {"option": {"type": "string", "enum": ["A", "B"]}},
+    "required": ["option"],
+}
+_SCHEMA_TEN = {
+    "type": "object",
+    "properties": {
+        "prefer_a": {"type": "integer", "minimum": 0, "maximum": 10},
+        "prefer_b": {"type": "integer", "minimum": 0, "maximum": 10},
+    },
+    "required": ["prefer_a", "prefer_b"],
+}
 
 
 def task1_prompt(prompt: str, suffix: str | None = ANSWER_SUFFIX[1]) -> str:
@@ -165,16 +200,37 @@ def parse_ten_people(text: str | None) -> int | None:
 # ---------------------------------------------------------------------------------------------
 # LLM labellers
 # ---------------------------------------------------------------------------------------------
-def _ask(llm, items: dict[str, str], *, task: int, method: str, samples: int, temperature: float,
-         top_p: float, max_tokens: int, job: str | None) -> dict[str, list]:
+def _ask(
+    llm,
+    items: dict[str, str],
+    *,
+    task: int,
+    method: str,
+    samples: int,
+    temperature: float,
+    top_p: float,
+    max_tokens: int,
+    job: str | None,
+) -> dict[str, list]:
     """``{key: prompt}`` → ``{key: [answers]}`` (strings for generate, dicts for structured), cached."""
     if method == "generate" and samples > 1 and not temperature:
-        warnings.warn(f"task {task}: samples={samples} at temperature=0 (greedy) gives {samples} identical "
-                      "answers, not independent labellers; set temperature (and top_p) > 0 or pass several "
-                      "labellers as a list", stacklevel=3)
+        warnings.warn(
+            f"task {task}: samples={samples} at temperature=0 (greedy) gives {samples} identical "
+            "answers, not independent labellers; set temperature (and top_p) > 0 or pass several "
+            "labellers as a list",
+            stacklevel=3,
+        )
     if method == "generate":
-        return cached_generate(llm, items, step=f"subjectivity.task{task}", n=samples, temperature=temperature,
-                               top_p=top_p, max_tokens=max_tokens, job=job)
+        return cached_generate(
+            llm,
+            items,
+            step=f"subjectivity.task{task}",
+            n=samples,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            job=job,
+        )
     if method != "structured":
         raise ValueError(f"method must be 'generate' or 'structured', not {method!r}")
     if samples != 1:
@@ -216,6 +272,7 @@ def _as_llms(llm) -> list:
 def _warn_unparsed(what: str, bad: int, total: int) -> None:
     if bad:
         from pluralign.report import stated_warning
+
         stated_warning(f"{what}: {bad} of {total} answers unparseable (counted in n_unparsed)", stacklevel=4)
 
 
@@ -225,8 +282,17 @@ def _vote_table(ids, answers_per_id: list[list], parse, labels: dict, name: str)
         opts = [parse(a) for a in answers]
         na, nb = opts.count("A"), opts.count("B")
         lab = "A" if na > nb else "B" if nb > na else None
-        rows.append((pid, labels[lab] if lab else None, na, nb, opts.count(None), len(opts),
-                     max(na, nb) / (na + nb) if na + nb else np.nan))
+        rows.append(
+            (
+                pid,
+                labels[lab] if lab else None,
+                na,
+                nb,
+                opts.count(None),
+                len(opts),
+                max(na, nb) / (na + nb) if na + nb else np.nan,
+            )
+        )
     out = pd.DataFrame(rows, columns=["pair_id", name, "votes_A", "votes_B", "n_unparsed", "n", "agreement"])
     out[name] = pd.Series([r[1] for r in rows], dtype=object)  # keep None (no majority) as None
     return out
@@ -242,9 +308,18 @@ def _ask_all(llm, items: dict, **kw) -> dict[str, list]:
     return per_key
 
 
-def classify_subjectivity(llm, data, *, samples: int = 1, temperature: float = 0.0, top_p: float = 1.0,
-                          method: str = "generate", max_tokens: int = 8, suffix: str | None = ANSWER_SUFFIX[1],
-                          job: str | None = None) -> pd.DataFrame:
+def classify_subjectivity(
+    llm,
+    data,
+    *,
+    samples: int = 1,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    method: str = "generate",
+    max_tokens: int = 8,
+    suffix: str | None = ANSWER_SUFFIX[1],
+    job: str | None = None,
+) -> pd.DataFrame:
     """§3.1 / Appendix B task 1: *single* vs *multiple* correct answers, per pair (asked once per
     distinct prompt).
 
@@ -256,46 +331,95 @@ def classify_subjectivity(llm, data, *, samples: int = 1, temperature: float = 0
     pairs = _pairs_frame(data)
     prompts = pd.unique(pairs["prompt"].astype(str))
     items = {_item_key("task1", p): task1_prompt(p, suffix) for p in prompts}
-    per_key = _ask_all(llm, items, task=1, method=method, samples=samples, temperature=temperature, top_p=top_p,
-                       max_tokens=max_tokens, job=job)
+    per_key = _ask_all(
+        llm,
+        items,
+        task=1,
+        method=method,
+        samples=samples,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        job=job,
+    )
     answers = [per_key[_item_key("task1", str(p))] for p in pairs["prompt"]]
     out = _vote_table(pairs["pair_id"], answers, _option_of, TASK1_LABELS, "kind")
     _warn_unparsed("classify_subjectivity", int(out["n_unparsed"].sum()), int(out["n"].sum()))
     return out
 
 
-def classify_distinguishability(llm, data, *, samples: int = 1, temperature: float = 0.0, top_p: float = 1.0,
-                                method: str = "generate", max_tokens: int = 8,
-                                suffix: str | None = ANSWER_SUFFIX[2], job: str | None = None) -> pd.DataFrame:
+def classify_distinguishability(
+    llm,
+    data,
+    *,
+    samples: int = 1,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    method: str = "generate",
+    max_tokens: int = 8,
+    suffix: str | None = ANSWER_SUFFIX[2],
+    job: str | None = None,
+) -> pd.DataFrame:
     """§3.1 / Appendix B task 2: are responses A and B *distinguishable* (option B) or
     *indistinguishable* paraphrases (option A)? Same labellers, voting and caching as
     :func:`classify_subjectivity`. Returns ``pair_id, distinguishable`` (bool, ``None`` on an even
     split) ``, votes_A, votes_B, n_unparsed, n, agreement``."""
     pairs = _pairs_frame(data)
     keys = [_item_key("task2", p, a, b) for p, a, b in zip(pairs["prompt"], pairs["response_a"], pairs["response_b"])]
-    items = {k: task2_prompt(p, a, b, suffix) for k, p, a, b in
-             zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])}
-    per_key = _ask_all(llm, items, task=2, method=method, samples=samples, temperature=temperature, top_p=top_p,
-                       max_tokens=max_tokens, job=job)
+    items = {
+        k: task2_prompt(p, a, b, suffix)
+        for k, p, a, b in zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])
+    }
+    per_key = _ask_all(
+        llm,
+        items,
+        task=2,
+        method=method,
+        samples=samples,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        job=job,
+    )
     out = _vote_table(pairs["pair_id"], [per_key[k] for k in keys], _option_of, TASK2_LABELS, "distinguishable")
     _warn_unparsed("classify_distinguishability", int(out["n_unparsed"].sum()), int(out["n"].sum()))
     return out
 
 
-def user_preference_estimation(llm, data, *, samples: int = 1, temperature: float = 0.0, top_p: float = 1.0,
-                               method: str = "generate", max_tokens: int = 12,
-                               suffix: str | None = ANSWER_SUFFIX[3], job: str | None = None) -> pd.DataFrame:
+def user_preference_estimation(
+    llm,
+    data,
+    *,
+    samples: int = 1,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    method: str = "generate",
+    max_tokens: int = 12,
+    suffix: str | None = ANSWER_SUFFIX[3],
+    job: str | None = None,
+) -> pd.DataFrame:
     """Appendix B task 3 / §3.2: each labeller (each ``llm`` × each of ``samples`` answers) says how many
     of 10 people would prefer A. Returns long form ``pair_id, labeller, prefer_a`` (0–10, NaN when
     unparseable) ``, raw``; pass it to :func:`aggregate_preference` for ``p*``. Cached per pair."""
     pairs = _pairs_frame(data)
     keys = [_item_key("task3", p, a, b) for p, a, b in zip(pairs["prompt"], pairs["response_a"], pairs["response_b"])]
-    items = {k: task3_prompt(p, a, b, suffix) for k, p, a, b in
-             zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])}
+    items = {
+        k: task3_prompt(p, a, b, suffix)
+        for k, p, a, b in zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])
+    }
     rows = []
     for li, one in enumerate(_as_llms(llm)):
-        got = _ask(one, items, task=3, method=method, samples=samples, temperature=temperature, top_p=top_p,
-                   max_tokens=max_tokens, job=job)
+        got = _ask(
+            one,
+            items,
+            task=3,
+            method=method,
+            samples=samples,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            job=job,
+        )
         for pid, k in zip(pairs["pair_id"], keys):
             for si, ans in enumerate(got[k]):
                 v = _ten_of(ans)
@@ -322,11 +446,14 @@ def aggregate_preference(source, *, column: str = "prefer_a", out_of: int = 10) 
     v = pd.to_numeric(source[column], errors="coerce")
     bad = v.notna() & ((v < 0) | (v > out_of))
     if bad.any():
-        raise ValueError(f"{column} must be between 0 and {out_of}; row {int(np.flatnonzero(bad.to_numpy())[0])} "
-                         f"has {v[bad].iloc[0]!r}")
+        raise ValueError(
+            f"{column} must be between 0 and {out_of}; row {int(np.flatnonzero(bad.to_numpy())[0])} "
+            f"has {v[bad].iloc[0]!r}"
+        )
     p = (v / out_of).groupby(source["pair_id"], sort=False).mean().rename("p_star")
     if p.isna().any():
         from pluralign.report import stated_warning
+
         stated_warning(f"aggregate_preference: {int(p.isna().sum())} pairs have no usable estimate (p* NaN)")
     p.index.name = "pair_id"
     return p
@@ -342,8 +469,18 @@ def load_labellers(labeller):
     return many if isinstance(labeller, list) else many[0]
 
 
-def p_star_from(source: str, data, ids=None, *, labeller=None, labels_file=None, samples: int = 1,
-                temperature: float = 0.0, top_p: float = 1.0, job: str | None = None) -> pd.Series | None:
+def p_star_from(
+    source: str,
+    data,
+    ids=None,
+    *,
+    labeller=None,
+    labels_file=None,
+    samples: int = 1,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    job: str | None = None,
+) -> pd.Series | None:
     """``p*`` per pair (Series ``p_star`` indexed by ``pair_id``, reindexed to ``ids``, default all of
     ``data``'s pairs), from one of:
 
@@ -361,8 +498,17 @@ def p_star_from(source: str, data, ids=None, *, labeller=None, labels_file=None,
 
     Pairs missing from the source get NaN."""
     if isinstance(source, (list, tuple)):
-        return p_star_with_source(source, data, ids, labeller=labeller, labels_file=labels_file, samples=samples,
-                                  temperature=temperature, top_p=top_p, job=job)["p_star"]
+        return p_star_with_source(
+            source,
+            data,
+            ids,
+            labeller=labeller,
+            labels_file=labels_file,
+            samples=samples,
+            temperature=temperature,
+            top_p=top_p,
+            job=job,
+        )["p_star"]
     ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
     if source == "none":
         return None
@@ -380,10 +526,14 @@ def p_star_from(source: str, data, ids=None, *, labeller=None, labels_file=None,
             raw["pair_id"] = raw["pair_id"].astype(str)
         p = aggregate_preference(raw)
     elif source == "llm":
-        sub = data if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"]) else \
-            data.subset(list(ids), reason="pairs to label")
-        answers = user_preference_estimation(load_labellers(labeller), sub, samples=samples,
-                                             temperature=temperature, top_p=top_p, job=job)
+        sub = (
+            data
+            if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"])
+            else data.subset(list(ids), reason="pairs to label")
+        )
+        answers = user_preference_estimation(
+            load_labellers(labeller), sub, samples=samples, temperature=temperature, top_p=top_p, job=job
+        )
         p = aggregate_preference(answers)
         llm_counts = {"llm_answers": int(len(answers)), "llm_unparsed": int(answers["prefer_a"].isna().sum())}
     else:
@@ -408,8 +558,9 @@ def majority_vote(labels: pd.DataFrame, column: str, *, by: str = "pair_id") -> 
     for key, vals in labels.dropna(subset=[column]).groupby(by, sort=False)[column]:
         counts = vals.value_counts()
         top = counts[counts == counts.max()]
-        rows.append((key, top.index[0] if len(top) == 1 else None, int(counts.sum()),
-                     float(counts.max() / counts.sum())))
+        rows.append(
+            (key, top.index[0] if len(top) == 1 else None, int(counts.sum()), float(counts.max() / counts.sum()))
+        )
     out = pd.DataFrame(rows, columns=[by, column, "n", "agreement"])
     out[column] = pd.Series([r[1] for r in rows], dtype=object)  # a tie stays None
     ties = int(out[column].isna().sum())
@@ -418,8 +569,9 @@ def majority_vote(labels: pd.DataFrame, column: str, *, by: str = "pair_id") -> 
     return out
 
 
-def category_summary(kind: pd.Series | None = None, distinguishable: pd.Series | None = None,
-                     p_star: pd.Series | None = None) -> pd.DataFrame:
+def category_summary(
+    kind: pd.Series | None = None, distinguishable: pd.Series | None = None, p_star: pd.Series | None = None
+) -> pd.DataFrame:
     """§3.1's two dimensions of subjectivity side by side: per category, the number and share of
     pairs and — when ``p_star`` (Eq. 2) is given — the mean ``p*`` and the mean *population
     agreement* ``|2p* − 1|`` (0 = an even split of the population, 1 = unanimous; the quantity the
@@ -436,22 +588,31 @@ def category_summary(kind: pd.Series | None = None, distinguishable: pd.Series |
         raise ValueError("pass kind and/or distinguishable")
     dims = []
     if kind is not None:
-        k = kind.map(lambda v: KIND_NAMES.get(v, "unassigned")
-                     if isinstance(v, str) else "unassigned")
+        k = kind.map(lambda v: KIND_NAMES.get(v, "unassigned") if isinstance(v, str) else "unassigned")
         bad = kind[kind.notna() & ~kind.isin(["single", "multiple"])]
         if len(bad):
             raise ValueError(f"kind must be 'single' or 'multiple', got {bad.iloc[0]!r}")
         dims.append(("plurality of responses", k))
     if distinguishable is not None:
-        d = distinguishable.map(lambda v: "unassigned" if v is None or (isinstance(v, float) and np.isnan(v))
-                                else "Distinguishable" if bool(v) else "Indistinguishable")
+        d = distinguishable.map(
+            lambda v: (
+                "unassigned"
+                if v is None or (isinstance(v, float) and np.isnan(v))
+                else "Distinguishable"
+                if bool(v)
+                else "Indistinguishable"
+            )
+        )
         dims.append(("distinguishability", d))
     rows = []
     missing = p_star is not None and bool(p_star.astype(float).reindex(dims[0][1].index).isna().any())
     for dim, lab in dims:
         ps = None if p_star is None else p_star.astype(float).reindex(lab.index)
-        order = [c for c in ("Single Correct", "Multiple Correct", "Distinguishable", "Indistinguishable",
-                             "unassigned") if (lab == c).any()]
+        order = [
+            c
+            for c in ("Single Correct", "Multiple Correct", "Distinguishable", "Indistinguishable", "unassigned")
+            if (lab == c).any()
+        ]
         for cat in order:
             m = (lab == cat).to_numpy()
             row = {"dimension": dim, "category": cat, "n": int(m.sum()), "share": float(m.mean())}
@@ -466,9 +627,18 @@ def category_summary(kind: pd.Series | None = None, distinguishable: pd.Series |
     return pd.DataFrame(rows)
 
 
-
-def categories_from(source, data, ids=None, *, labeller=None, labels_file=None, samples: int = 1,
-                    temperature: float = 0.0, top_p: float = 1.0, job: str | None = None) -> pd.DataFrame:
+def categories_from(
+    source,
+    data,
+    ids=None,
+    *,
+    labeller=None,
+    labels_file=None,
+    samples: int = 1,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    job: str | None = None,
+) -> pd.DataFrame:
     """The two categories of §3.1 per pair: a DataFrame indexed by ``pair_id`` (``ids``, default all of
     ``data``'s pairs) with columns ``kind`` (``"single"`` / ``"multiple"``) and ``distinguishable`` (bool),
     None where a pair has no category (or the source has no such dimension), from one of:
@@ -484,11 +654,21 @@ def categories_from(source, data, ids=None, *, labeller=None, labels_file=None, 
     * a list of these (a fallback chain, e.g. ``["labels", "llm"]``): each pair's categories come from the first
       source that gives it one (:func:`categories_with_source`)."""
     if isinstance(source, (list, tuple)):
-        return categories_with_source(source, data, ids, labeller=labeller, labels_file=labels_file, samples=samples,
-                                      temperature=temperature, top_p=top_p, job=job).drop(columns="source")
+        return categories_with_source(
+            source,
+            data,
+            ids,
+            labeller=labeller,
+            labels_file=labels_file,
+            samples=samples,
+            temperature=temperature,
+            top_p=top_p,
+            job=job,
+        ).drop(columns="source")
     ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
-    out = pd.DataFrame({"kind": pd.Series(None, index=ids, dtype=object),
-                        "distinguishable": pd.Series(None, index=ids, dtype=object)})
+    out = pd.DataFrame(
+        {"kind": pd.Series(None, index=ids, dtype=object), "distinguishable": pd.Series(None, index=ids, dtype=object)}
+    )
     if source is None or source == "none":
         return out
     if isinstance(source, dict):
@@ -507,14 +687,18 @@ def categories_from(source, data, ids=None, *, labeller=None, labels_file=None, 
         dist = majority_vote(raw, "distinguishable").set_index("pair_id")["distinguishable"]
     elif source == "llm":
         lab = load_labellers(labeller)
-        sub = data if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"]) else \
-            data.subset(list(ids), reason="pairs to label")
+        sub = (
+            data
+            if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"])
+            else data.subset(list(ids), reason="pairs to label")
+        )
         kw = dict(samples=samples, temperature=temperature, top_p=top_p, job=job)
         kind = classify_subjectivity(lab, sub, **kw).set_index("pair_id")["kind"]
         dist = classify_distinguishability(lab, sub, **kw).set_index("pair_id")["distinguishable"]
     else:
-        raise ValueError(f"categories must be truth, llm, labels, none or {{'kind': {{data set: kind}}}}, "
-                         f"not {source!r}")
+        raise ValueError(
+            f"categories must be truth, llm, labels, none or {{'kind': {{data set: kind}}}}, not {source!r}"
+        )
     out["kind"] = kind.reindex(ids).astype(object)
     out["distinguishable"] = dist.reindex(ids).astype(object)
     return out
@@ -528,8 +712,13 @@ def categories_from(source, data, ids=None, *, labeller=None, labels_file=None, 
 #: annotators count as that human population only for pairs with at least this many judgments.
 MIN_HUMAN_ANNOTATORS = 3
 #: What each source is (the pages say it beside the pair counts).
-SOURCE_KINDS = {"labels": "human (labels_file)", "annotators": "human (the data's annotators)", "llm": "LLM labeller",
-                "truth": "planted (simulator)", "per data set": "by construction of the data set"}
+SOURCE_KINDS = {
+    "labels": "human (labels_file)",
+    "annotators": "human (the data's annotators)",
+    "llm": "LLM labeller",
+    "truth": "planted (simulator)",
+    "per data set": "by construction of the data set",
+}
 
 
 def _chain(source, what: str) -> list:
@@ -547,20 +736,32 @@ def check_sources(p_star_from, categories) -> None:
     """Refuse an unknown source of p* or the categories up front, naming it (a name, a ``{"kind": ...}``
     mapping for the categories, or a list of those as a fallback chain)."""
     for what, src, ok in (("p_star_from", p_star_from, P_STAR_SOURCES), ("categories", categories, CATEGORY_SOURCES)):
-        for s in (src if isinstance(src, (list, tuple)) else [src]):
+        for s in src if isinstance(src, (list, tuple)) else [src]:
             if not (s is None or isinstance(s, dict) and what == "categories" or s in ok):
-                raise ValueError(f"{what}: unknown source {s!r}; one of {', '.join(ok)}"
-                                 + (", a {'kind': {data set: kind}} mapping" if what == "categories" else "")
-                                 + " or a list of them (tried in order per pair)")
+                raise ValueError(
+                    f"{what}: unknown source {s!r}; one of {', '.join(ok)}"
+                    + (", a {'kind': {data set: kind}} mapping" if what == "categories" else "")
+                    + " or a list of them (tried in order per pair)"
+                )
 
 
 def _annotator_label(n: int) -> str:
     return f"annotators ({n} per pair)"
 
 
-def p_star_with_source(source, data, ids=None, *, labeller=None, labels_file=None, samples: int = 1,
-                       temperature: float = 0.0, top_p: float = 1.0, job: str | None = None,
-                       min_annotators: int = MIN_HUMAN_ANNOTATORS) -> pd.DataFrame:
+def p_star_with_source(
+    source,
+    data,
+    ids=None,
+    *,
+    labeller=None,
+    labels_file=None,
+    samples: int = 1,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    job: str | None = None,
+    min_annotators: int = MIN_HUMAN_ANNOTATORS,
+) -> pd.DataFrame:
     """p* (Eq. 2) per pair and where it came from: a DataFrame indexed by ``pair_id`` (``ids``) with ``p_star``
     and ``source``.
 
@@ -571,8 +772,9 @@ def p_star_with_source(source, data, ids=None, *, labeller=None, labels_file=Non
     not a population's share), then e.g. ``"llm"`` for the rest. ``source`` names ``annotators`` as
     ``"annotators (<n> per pair)"``; a pair no source covers has NaN and source None."""
     ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
-    kw = dict(labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p,
-              job=job)
+    kw = dict(
+        labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
+    )
     single = not isinstance(source, (list, tuple))
     chain = [source] if single else _chain(source, "p_star_from")
     n_ann = data.n_annotators()
@@ -593,16 +795,27 @@ def p_star_with_source(source, data, ids=None, *, labeller=None, labels_file=Non
         got = got.reindex(todo)
         has = got.notna()
         p[got.index[has]] = got[has]
-        src[got.index[has]] = ([_annotator_label(int(n)) for n in n_ann.reindex(got.index[has])]
-                               if s == "annotators" else s)
+        src[got.index[has]] = (
+            [_annotator_label(int(n)) for n in n_ann.reindex(got.index[has])] if s == "annotators" else s
+        )
     p.index.name = src.index.name = "pair_id"
     out = pd.DataFrame({"p_star": p.astype(float), "source": src})
     out.attrs.update(counts)  # llm_answers / llm_unparsed where an LLM labelled (see p_star_from)
     return out
 
 
-def categories_with_source(source, data, ids=None, *, labeller=None, labels_file=None, samples: int = 1,
-                           temperature: float = 0.0, top_p: float = 1.0, job: str | None = None) -> pd.DataFrame:
+def categories_with_source(
+    source,
+    data,
+    ids=None,
+    *,
+    labeller=None,
+    labels_file=None,
+    samples: int = 1,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    job: str | None = None,
+) -> pd.DataFrame:
     """The categories of §3.1 per pair (:func:`categories_from`) and where they came from (``source``: the
     source's name, ``"per data set"`` for a ``{"kind": ...}`` mapping, None for a pair without a category).
 
@@ -610,13 +823,18 @@ def categories_with_source(source, data, ids=None, *, labeller=None, labels_file
     it a ``kind`` or a ``distinguishability`` (``"labels"`` without ``labels_file`` is skipped), so human labels
     (the paper's three annotators' majority, §3.2) come first and e.g. ``"llm"`` labels the rest."""
     ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
-    kw = dict(labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p,
-              job=job)
+    kw = dict(
+        labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
+    )
     single = not isinstance(source, (list, tuple))
     chain = [source] if single else _chain(source, "categories")
-    out = pd.DataFrame({"kind": pd.Series(None, index=ids, dtype=object),
-                        "distinguishable": pd.Series(None, index=ids, dtype=object),
-                        "source": pd.Series(None, index=ids, dtype=object)})
+    out = pd.DataFrame(
+        {
+            "kind": pd.Series(None, index=ids, dtype=object),
+            "distinguishable": pd.Series(None, index=ids, dtype=object),
+            "source": pd.Series(None, index=ids, dtype=object),
+        }
+    )
     for s in chain:
         todo = ids[out["source"].isna().to_numpy()]
         if s in (None, "none") or not len(todo) or (s == "labels" and labels_file is None and not single):
@@ -646,9 +864,23 @@ def source_counts(p_star_sources: pd.Series | None, category_sources: pd.Series 
 
 #: Model families, by a word in the model's name (lower case): two models of one family (e.g. two Llamas)
 #: share pre-training data and habits, so one labelling the other's target is not an independent check.
-MODEL_FAMILIES = {"llama": "Llama", "gemma": "Gemma", "gemini": "Gemini", "qwen": "Qwen", "mixtral": "Mistral",
-                  "mistral": "Mistral", "gpt": "GPT", "claude": "Claude", "deepseek": "DeepSeek", "phi": "Phi",
-                  "falcon": "Falcon", "olmo": "OLMo", "command": "Command", "yi-": "Yi", "internlm": "InternLM"}
+MODEL_FAMILIES = {
+    "llama": "Llama",
+    "gemma": "Gemma",
+    "gemini": "Gemini",
+    "qwen": "Qwen",
+    "mixtral": "Mistral",
+    "mistral": "Mistral",
+    "gpt": "GPT",
+    "claude": "Claude",
+    "deepseek": "DeepSeek",
+    "phi": "Phi",
+    "falcon": "Falcon",
+    "olmo": "OLMo",
+    "command": "Command",
+    "yi-": "Yi",
+    "internlm": "InternLM",
+}
 
 
 def model_name(model) -> str | None:
@@ -698,8 +930,21 @@ def circularity(p_star_from, categories, labeller, judge: dict) -> pd.DataFrame:
             continue
         for lab in labs:
             lname, lfam = model_name(lab), model_family(lab)
-            same = ("model" if lname is not None and lname == jname else
-                    "family" if lfam is not None and lfam == jfam else "")
-            rows.append({"quantity": quantity, "labeller": lname, "labeller family": lfam or "—", "judge": jname,
-                         "judge family": jfam or "—", "same": same})
+            same = (
+                "model"
+                if lname is not None and lname == jname
+                else "family"
+                if lfam is not None and lfam == jfam
+                else ""
+            )
+            rows.append(
+                {
+                    "quantity": quantity,
+                    "labeller": lname,
+                    "labeller family": lfam or "—",
+                    "judge": jname,
+                    "judge family": jfam or "—",
+                    "same": same,
+                }
+            )
     return pd.DataFrame(rows, columns=["quantity", "labeller", "labeller family", "judge", "judge family", "same"])

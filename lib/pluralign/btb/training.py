@@ -3,10 +3,11 @@ judgment per pair (Eq. 1), train / validation / test splits (out-of-domain data 
 the learning-rate sweep with the model selected on validation data, for the Bradley–Terry loss (Eq. 1)
 and the margin-regularized loss (Eq. 4). The losses themselves live in :mod:`pluralign.rewards.objectives`
 (objectives ``"bt"`` and ``"bt-margin"``); models are trained through :mod:`pluralign.rewards`."""
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -16,8 +17,18 @@ from pluralign.data import combine
 from pluralign.data.core import PreferenceData
 from pluralign.data.spec import load_specs, split
 
-__all__ = ["LR_SWEEP", "lr_grid", "select_lr", "binary_judgments", "splits", "training_splits", "Splits",
-           "evaluation_splits", "validation_scores", "sweep"]
+__all__ = [
+    "LR_SWEEP",
+    "lr_grid",
+    "select_lr",
+    "binary_judgments",
+    "splits",
+    "training_splits",
+    "Splits",
+    "evaluation_splits",
+    "validation_scores",
+    "sweep",
+]
 
 # ---------------------------------------------------------------------------------------------
 # Footnote 6: learning-rate sweep 1e-4 … 1e-6, best model on the validation data
@@ -47,8 +58,9 @@ def lr_grid(value) -> list[float]:
 _LOWER_BETTER = ("loss", "l1", "error", "mse", "mae")
 
 
-def select_lr(results: pd.DataFrame, metric: str | None = None, *, split: str = "validation",
-              higher_is_better: bool | None = None) -> float:
+def select_lr(
+    results: pd.DataFrame, metric: str | None = None, *, split: str = "validation", higher_is_better: bool | None = None
+) -> float:
     """Footnote 6: "select the best-performing model on the validation data".
 
     The paper does not name the metric. Its validation data are the *binary* held-out pairs of the
@@ -106,9 +118,14 @@ def binary_judgments(data, seed: int = 0):
     order = {p: i for i, p in enumerate(pairs["pair_id"])}
     chosen = chosen.sort_values("pair_id", key=lambda s: s.map(order)).reset_index(drop=True)
     meta = {**data.meta, "filters": list(data.meta.get("filters", []))}
-    meta["filters"].append({"filter": f"one binary judgment per pair (Beyond the Binary Eq. 1; seed {seed}): "
-                                      "pairs where every annotator tied dropped",
-                            "removed": len(data.pairs) - len(pairs), "kept": len(pairs)})
+    meta["filters"].append(
+        {
+            "filter": f"one binary judgment per pair (Beyond the Binary Eq. 1; seed {seed}): "
+            "pairs where every annotator tied dropped",
+            "removed": len(data.pairs) - len(pairs),
+            "kept": len(pairs),
+        }
+    )
     truth = None if data.truth is None else data.truth[data.truth.index.isin(ids)]
     return PreferenceData(pairs, chosen, meta, truth)
 
@@ -152,8 +169,13 @@ def training_splits(data, test: int | float, validation: int | float, seed: int 
         tr, va = split(data, validation, seed + 1)
         sp = {"train": tr, "validation": va, "test": None}
     train = binary_judgments(sp["train"], seed=seed)
-    return {"train": train, "validation": binary_judgments(sp["validation"], seed=seed), "test": sp["test"],
-            "train_full": sp["train"].subset(list(train.pairs["pair_id"]), reason="pairs with a binary judgment")}
+    return {
+        "train": train,
+        "validation": binary_judgments(sp["validation"], seed=seed),
+        "test": sp["test"],
+        "train_full": sp["train"].subset(list(train.pairs["pair_id"]), reason="pairs with a binary judgment"),
+    }
+
 
 def validation_scores(p_a: pd.Series, data) -> dict:
     """Footnote 6's validation data are binary held-out pairs: a reward model's pairwise
@@ -170,12 +192,26 @@ def validation_scores(p_a: pd.Series, data) -> dict:
     pv = p.to_numpy()
     acc = np.where(np.isclose(pv, 0.5), 0.5, (pv > 0.5) == a).astype(float).mean()
     q = np.clip(np.where(a, pv, 1 - pv), 1e-12, 1.0)
-    return {"accuracy": float(acc), "loss": float(-np.log(q).mean()), "n": int(len(lab)),
-            "n_tie": int((maj == "tie").sum()), "n_split": int((maj == "split").sum())}
+    return {
+        "accuracy": float(acc),
+        "loss": float(-np.log(q).mean()),
+        "n": int(len(lab)),
+        "n_tie": int((maj == "tie").sum()),
+        "n_split": int((maj == "split").sum()),
+    }
 
 
-def sweep(rm, train, validation, lrs: Iterable[float] = LR_SWEEP, *, objective: str = "bt", margins=None,
-          metric: str | None = "accuracy", **train_kw):
+def sweep(
+    rm,
+    train,
+    validation,
+    lrs: Iterable[float] = LR_SWEEP,
+    *,
+    objective: str = "bt",
+    margins=None,
+    metric: str | None = "accuracy",
+    **train_kw,
+):
     """Footnote 6: train ``rm`` once per learning rate in ``lrs`` (objective ``"bt"`` = Eq. 1, or
     ``"bt-margin"`` = Eq. 4 with ``margins`` from :func:`training_margins`), score each model on the
     binary ``validation`` pairs (:func:`validation_scores`) and keep the best by ``metric``
@@ -201,8 +237,6 @@ def sweep(rm, train, validation, lrs: Iterable[float] = LR_SWEEP, *, objective: 
     return models[best], res
 
 
-
-
 @dataclass
 class Splits:
     """The data of the reward-model comparison (§3.3–3.4): ``train`` and ``validation`` with one binary
@@ -210,6 +244,7 @@ class Splits:
     from real annotators), ``test`` (held-out in-domain pairs with all their annotators, every out-of-domain
     pair and the evaluation-only data sets) and ``everything`` (the training data and the evaluation-only
     data sets combined: where p* and the categories are looked up)."""
+
     train: PreferenceData
     validation: PreferenceData
     train_full: PreferenceData
@@ -219,12 +254,24 @@ class Splits:
 
     def table(self) -> pd.DataFrame:
         """Pairs per split."""
-        return pd.DataFrame([{"split": k, "pairs": len(v)} for k, v in
-                             {"train": self.train, "validation": self.validation, "test": self.test}.items()])
+        return pd.DataFrame(
+            [
+                {"split": k, "pairs": len(v)}
+                for k, v in {"train": self.train, "validation": self.validation, "test": self.test}.items()
+            ]
+        )
 
 
-def evaluation_splits(full: PreferenceData, *, test_only=(), test_per_dataset=0, ood_by: dict | None = None,
-                      test_size: int | float = 0, validation_size: int | float = 0.1, seed: int = 0) -> Splits:
+def evaluation_splits(
+    full: PreferenceData,
+    *,
+    test_only=(),
+    test_per_dataset=0,
+    ood_by: dict | None = None,
+    test_size: int | float = 0,
+    validation_size: int | float = 0.1,
+    seed: int = 0,
+) -> Splits:
     """The paper's setting for Tables 1–2 from the training data ``full`` and the evaluation-only data specs
     ``test_only`` (each sub-sampled to ``test_per_dataset`` pairs, an int or ``{data set: n}``; the paper:
     25 per data set). A test pair that also occurs in ``full`` is never trained on (recorded as a filter).
@@ -234,15 +281,21 @@ def evaluation_splits(full: PreferenceData, *, test_only=(), test_per_dataset=0,
     extra = load_specs(list(test_only), per_dataset=test_per_dataset, seed=seed)[1] if test_only else []
     held = set().union(*[set(x.pairs["pair_id"]) for x in extra]) if extra else set()
     if held & set(full.pairs["pair_id"]):
-        full = full.subset([i for i in full.pairs["pair_id"] if i not in held], reason="test pairs held out of training")
+        full = full.subset(
+            [i for i in full.pairs["pair_id"] if i not in held], reason="test pairs held out of training"
+        )
     everything = combine(full, *extra) if extra else full
     ood_ids = []
     if ood_by:
-        col = full.truth[ood_by["column"]] if full.truth is not None and ood_by["column"] in full.truth else \
-            full.pairs.set_index("pair_id")[ood_by["column"]]
+        col = (
+            full.truth[ood_by["column"]]
+            if full.truth is not None and ood_by["column"] in full.truth
+            else full.pairs.set_index("pair_id")[ood_by["column"]]
+        )
         ood_ids = list(col.index[col.isin(ood_by["values"])])
     sp = training_splits(full, test=test_size, validation=validation_size, seed=seed, out_of_domain=set(ood_ids))
     tests = [x for x in (sp["test"], *extra) if x is not None]
     test = combine(*tests) if len(tests) > 1 else tests[0]
-    return Splits(sp["train"], sp["validation"], sp["train_full"], test, everything,
-                  list(sp["train"].meta.get("filters", [])))
+    return Splits(
+        sp["train"], sp["validation"], sp["train_full"], test, everything, list(sp["train"].meta.get("filters", []))
+    )

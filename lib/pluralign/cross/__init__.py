@@ -10,12 +10,27 @@ SEAL (alignment regimes) and Beyond the Binary (margins), connected on one data 
 
 ``import pluralign.cross`` does not import torch (the reward models load it when they are trained).
 """
+
 from pluralign.cross.margins_by_class import margin_auroc, margin_distribution, margin_separation
 from pluralign.cross.regimes import population_alignment, regimes_by_class, resistance_difference
 from pluralign.cross.study import Study, setup
 from pluralign.cross.training import MODELS, decisiveness_gaps, measure_by_class, pearson_by_class
 from pluralign.cross.uncertainty import pair_sigma, planted_spread, sigma_margin_correlations
 
-__all__ = ["setup", "Study", "margin_auroc", "margin_distribution", "margin_separation", "pair_sigma",
-           "planted_spread", "sigma_margin_correlations", "population_alignment", "regimes_by_class",
-           "resistance_difference", "MODELS", "measure_by_class", "decisiveness_gaps", "pearson_by_class"]
+__all__ = [
+    "setup",
+    "Study",
+    "margin_auroc",
+    "margin_distribution",
+    "margin_separation",
+    "pair_sigma",
+    "planted_spread",
+    "sigma_margin_correlations",
+    "population_alignment",
+    "regimes_by_class",
+    "resistance_difference",
+    "MODELS",
+    "measure_by_class",
+    "decisiveness_gaps",
+    "pearson_by_class",
+]

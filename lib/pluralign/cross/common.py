@@ -1,5 +1,6 @@
 """What every Part IV page shares: the agreement classes it splits by, how an estimate with its CI is
 written, and the verdict a CI supports (DESIGN: "a verdict sentence computed from the CI")."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,10 +35,12 @@ def interval(v, lo, hi) -> str:
     return f"{v:.3g} [{lo:.3g}, {hi:.3g}]"
 
 
-def verdict(v, lo, hi, *, null: float = 0.0, above: str, below: str, why_missing: str = "not measurable",
-            n: int | None = None) -> str:
+def verdict(
+    v, lo, hi, *, null: float = 0.0, above: str, below: str, why_missing: str = "not measurable", n: int | None = None
+) -> str:
     """The sentence a CI supports — the book's one rule, :func:`pluralign.report.verdict`: ``above`` when the
     whole CI lies above ``null``, ``below`` when it lies below, "inconclusive at this sample size" (with the N
     needed when ``n`` is given) when it contains ``null``; "— (``why_missing``)" without an estimate."""
     from pluralign.report import verdict as _verdict
+
     return _verdict(v, lo, hi, n=n, null=null, above=above, below=below, missing=why_missing)

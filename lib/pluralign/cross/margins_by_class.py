@@ -13,13 +13,14 @@ Three margins: the *synthetic* one (n judgments of an LLM, or the demo's simulat
 computed from the very judgments that define the agreement classes, so its AUROC is partly true by
 construction; the synthetic one is the independent test.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from pluralign.cross.common import CLASS_ORDER, class_masks, interval, verdict
-from pluralign.diverging.knowing import diverging_labels, disagreement_auroc
+from pluralign.cross.common import class_masks, interval, verdict
+from pluralign.diverging.knowing import disagreement_auroc, diverging_labels
 from pluralign.stats import bootstrap_ci
 
 __all__ = ["margin_auroc", "margin_distribution", "margin_separation", "display"]
@@ -29,15 +30,23 @@ def _checked(name: str, m: pd.Series) -> pd.Series:
     m = pd.Series(m, dtype=float)
     bad = m.isna()
     if bad.any():
-        raise ValueError(f"margin {name!r}: {int(bad.sum())} pairs have no margin (first: {m.index[bad][0]!r}); "
-                         "nothing is dropped silently — leave those pairs out before calling")
+        raise ValueError(
+            f"margin {name!r}: {int(bad.sum())} pairs have no margin (first: {m.index[bad][0]!r}); "
+            "nothing is dropped silently — leave those pairs out before calling"
+        )
     if ((m < 0) | (m > 1)).any():
         raise ValueError(f"margin {name!r}: values must lie in [0, 1] (Eq. 3)")
     return m
 
 
-def margin_auroc(margin: pd.Series, classified: pd.DataFrame, *, against=("high-agreement-pref", "high-agreement-tie"),
-                 n_boot: int = 2000, seed: int = 0):
+def margin_auroc(
+    margin: pd.Series,
+    classified: pd.DataFrame,
+    *,
+    against=("high-agreement-pref", "high-agreement-tie"),
+    n_boot: int = 2000,
+    seed: int = 0,
+):
     """AUROC of ``1 − margin`` for diverging vs the ``against`` classes (default both high-agreement classes)
     with its bootstrap CI, as :class:`pluralign.diverging.knowing.Interval`; None when one of the two groups is
     empty. ``margin``: Series indexed by pair_id (every pair must be classified)."""
@@ -61,13 +70,24 @@ def margin_distribution(margins: dict, classified: pd.DataFrame, *, n_boot: int 
             if not len(x):
                 continue
             est, lo, hi = bootstrap_ci(x, np.mean, n_boot=n_boot, seed=seed)
-            rows.append({"margin": name, "class": cls, "pairs": int(len(x)), "mean": est, "lo": lo, "hi": hi,
-                         "median": float(np.median(x)), "unanimous (m = 1)": float(np.mean(np.isclose(x, 1.0)))})
+            rows.append(
+                {
+                    "margin": name,
+                    "class": cls,
+                    "pairs": int(len(x)),
+                    "mean": est,
+                    "lo": lo,
+                    "hi": hi,
+                    "median": float(np.median(x)),
+                    "unanimous (m = 1)": float(np.mean(np.isclose(x, 1.0))),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def margin_separation(margins: dict, classified: pd.DataFrame, *, planted: pd.Series | None = None,
-                      n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def margin_separation(
+    margins: dict, classified: pd.DataFrame, *, planted: pd.Series | None = None, n_boot: int = 2000, seed: int = 0
+) -> pd.DataFrame:
     """Question 1's answer per margin source: diverging and high-agreement pair counts, the AUROC of ``1 − m``
     (:func:`margin_auroc`) with CI, and the verdict from the CI against 0.5. With ``planted`` (the planted
     population margin ``|2p* − 1|`` of simulated data) the planted AUROC on the same pairs stands beside
@@ -87,10 +107,15 @@ def margin_separation(margins: dict, classified: pd.DataFrame, *, planted: pd.Se
             row["planted AUROC (|2p*−1|)"] = np.nan if p is None else p.estimate
         prefs = margin_auroc(m, classified, against=("high-agreement-pref",), n_boot=n_boot, seed=seed)
         row.update(zip(("AUROC vs prefs", "prefs lo", "prefs hi"), (np.nan,) * 3 if prefs is None else prefs))
-        row["verdict"] = verdict(row["AUROC"], row["lo"], row["hi"], null=0.5,
-                                 above="supported: margins are smaller on diverging pairs",
-                                 below="contradicted: margins are larger on diverging pairs",
-                                 why_missing="no diverging or no high-agreement pairs")
+        row["verdict"] = verdict(
+            row["AUROC"],
+            row["lo"],
+            row["hi"],
+            null=0.5,
+            above="supported: margins are smaller on diverging pairs",
+            below="contradicted: margins are larger on diverging pairs",
+            why_missing="no diverging or no high-agreement pairs",
+        )
         rows.append(row)
     return pd.DataFrame(rows).set_index("margin")
 
@@ -101,9 +126,8 @@ def display(sep: pd.DataFrame) -> pd.DataFrame:
     out["AUROC of 1 − m [95% CI]"] = [interval(v, lo, hi) for v, lo, hi in zip(sep["AUROC"], sep["lo"], sep["hi"])]
     if "planted AUROC (|2p*−1|)" in sep:
         out["planted (demo truth)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in sep["planted AUROC (|2p*−1|)"]]
-    out["AUROC vs high-agreement prefs only"] = [interval(v, lo, hi) for v, lo, hi in
-                                                  zip(sep["AUROC vs prefs"], sep["prefs lo"], sep["prefs hi"])]
+    out["AUROC vs high-agreement prefs only"] = [
+        interval(v, lo, hi) for v, lo, hi in zip(sep["AUROC vs prefs"], sep["prefs lo"], sep["prefs hi"])
+    ]
     out["verdict"] = sep["verdict"]
     return out
-
-

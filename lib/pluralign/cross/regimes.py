@@ -13,6 +13,7 @@ chosen entry (the sampled annotators' majority, as SEAL takes it) is not the one
 (p* ≤ ½ for the chosen side; :func:`population_alignment`) — what a reward model that had learnt the population
 exactly would "resist".
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,8 +39,15 @@ def population_alignment(view: pd.DataFrame, share_a: pd.Series) -> pd.Series:
     return pd.Series(np.where(chosen_a, p > 0.5, p < 0.5), index=view["pair_id"].to_numpy(), name="population δ")
 
 
-def regimes_by_class(rewards: pd.DataFrame, classified: pd.DataFrame, *, population: pd.Series | None = None,
-                     classes=CLASSES, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def regimes_by_class(
+    rewards: pd.DataFrame,
+    classified: pd.DataFrame,
+    *,
+    population: pd.Series | None = None,
+    classes=CLASSES,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """SEAL's a₊ (pre-D and post-D), a₋ (post-D) and the four regime shares (Table 1) per agreement class.
 
     ``rewards``: :func:`pluralign.seal.alignment_rewards`'s table (``pair_id``, ``pre_chosen``, ``pre_rejected``,
@@ -56,17 +64,31 @@ def regimes_by_class(rewards: pd.DataFrame, classified: pd.DataFrame, *, populat
         if not mask.any():
             continue
         est, lo, hi = bootstrap_ci((~post[mask]).astype(float), np.mean, n_boot=n_boot, seed=seed)
-        row = {"class": cls, "pairs": int(mask.sum()), "a+ pre": float(pre[mask].mean()),
-               "a+ post": float(post[mask].mean()), "a- post": est, "lo": lo, "hi": hi,
-               **{r: float(np.mean(reg[mask] == r)) for r in REGIMES}}
+        row = {
+            "class": cls,
+            "pairs": int(mask.sum()),
+            "a+ pre": float(pre[mask].mean()),
+            "a+ post": float(post[mask].mean()),
+            "a- post": est,
+            "lo": lo,
+            "hi": hi,
+            **{r: float(np.mean(reg[mask] == r)) for r in REGIMES},
+        }
         if population is not None:
             row["planted a-"] = float(1 - population.reindex(R.index).to_numpy(bool)[mask].mean())
         rows.append(row)
     return pd.DataFrame(rows).set_index("class")
 
 
-def resistance_difference(rewards: pd.DataFrame, classified: pd.DataFrame, *, which: str = "post",
-                          population: pd.Series | None = None, n_boot: int = 2000, seed: int = 0) -> dict:
+def resistance_difference(
+    rewards: pd.DataFrame,
+    classified: pd.DataFrame,
+    *,
+    which: str = "post",
+    population: pd.Series | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> dict:
     """a₋(diverging) − a₋(high-agreement prefs.) of the ``which`` ("pre" / "post") RM with a bootstrap CI
     (pairs of both classes resampled together), the verdict against 0 and, with ``population``, the planted
     difference. Returns ``{"delta", "lo", "hi", "n_diverging", "n_high_agreement", "verdict", "planted"}``."""
@@ -88,10 +110,22 @@ def resistance_difference(rewards: pd.DataFrame, classified: pd.DataFrame, *, wh
     if population is not None and n_d and n_h:
         pm = (~population.reindex(R.index).to_numpy(bool)).astype(float)
         planted = float(pm[masks["diverging"]].mean() - pm[masks["high-agreement-pref"]].mean())
-    return {"delta": est, "lo": lo, "hi": hi, "n_diverging": n_d, "n_high_agreement": n_h, "planted": planted,
-            "verdict": verdict(est, lo, hi, above="supported: the reward model resists more on diverging pairs",
-                               below="contradicted: it resists less on diverging pairs",
-                               why_missing="no diverging or no high-agreement pairs")}
+    return {
+        "delta": est,
+        "lo": lo,
+        "hi": hi,
+        "n_diverging": n_d,
+        "n_high_agreement": n_h,
+        "planted": planted,
+        "verdict": verdict(
+            est,
+            lo,
+            hi,
+            above="supported: the reward model resists more on diverging pairs",
+            below="contradicted: it resists less on diverging pairs",
+            why_missing="no diverging or no high-agreement pairs",
+        ),
+    }
 
 
 def display(table: pd.DataFrame) -> pd.DataFrame:
@@ -101,8 +135,9 @@ def display(table: pd.DataFrame) -> pd.DataFrame:
     pct = lambda v: f"{100 * v:.1f}%"  # noqa: E731
     out["a₊ pre-D"] = table["a+ pre"].map(pct)
     out["a₊ post-D"] = table["a+ post"].map(pct)
-    out["a₋ post-D [95% CI]"] = [f"{pct(v)} [{pct(lo)}, {pct(hi)}]" for v, lo, hi in
-                                 zip(table["a- post"], table["lo"], table["hi"])]
+    out["a₋ post-D [95% CI]"] = [
+        f"{pct(v)} [{pct(lo)}, {pct(hi)}]" for v, lo, hi in zip(table["a- post"], table["lo"], table["hi"])
+    ]
     if "planted a-" in table:
         out["planted a₋ (population)"] = table["planted a-"].map(pct)
     for r in REGIMES:

@@ -17,6 +17,7 @@ for both models, :func:`pluralign.stats.paired_bootstrap_ci` / :func:`pluralign.
 P(A ≻ B) for Pearson is ``σ(r_A − r_B)`` (its rewards read through the Bradley-Terry link); its Table 2 measure
 is on the Likert scale and is not differenced against the probability-scale models.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,13 +27,25 @@ from pluralign.cross.common import class_masks, interval, verdict
 from pluralign.diverging import reward_models as rmod
 from pluralign.stats import bootstrap_ci, paired_bootstrap_ci
 
-__all__ = ["MODELS", "REFERENCE", "model_probabilities", "measure_by_class", "decisiveness_gaps",
-           "pearson_by_class", "display_measure", "display_gaps"]
+__all__ = [
+    "MODELS",
+    "REFERENCE",
+    "model_probabilities",
+    "measure_by_class",
+    "decisiveness_gaps",
+    "pearson_by_class",
+    "display_measure",
+    "display_gaps",
+]
 
 #: The five reward models of question 4: name → (objective, labels).
-MODELS = {"BT (majority)": ("bt", "aggregate"), "BT (all annotations)": ("bt", "all"),
-          "BT + margin (Eq. 4)": ("bt-margin", "aggregate"), "MSE (Likert)": ("mse", "aggregate"),
-          "Mean-variance": ("mean-variance", "all")}
+MODELS = {
+    "BT (majority)": ("bt", "aggregate"),
+    "BT (all annotations)": ("bt", "all"),
+    "BT + margin (Eq. 4)": ("bt-margin", "aggregate"),
+    "MSE (Likert)": ("mse", "aggregate"),
+    "Mean-variance": ("mean-variance", "all"),
+}
 REFERENCE = "BT (majority)"
 CLASSES = ("high-agreement-pref", "diverging", "all")
 
@@ -40,8 +53,11 @@ CLASSES = ("high-agreement-pref", "diverging", "all")
 def model_probabilities(p_a: dict, gap: dict) -> dict:
     """Every model's P(A ≻ B): ``p_a`` as is, an MSE model's ``σ(r_A − r_B)`` (``gap``)."""
     from pluralign.rewards.objectives import logistic
-    return {**{k: pd.Series(v, dtype=float) for k, v in p_a.items()},
-            **{k: pd.Series(logistic(v), index=v.index, dtype=float) for k, v in gap.items()}}
+
+    return {
+        **{k: pd.Series(v, dtype=float) for k, v in p_a.items()},
+        **{k: pd.Series(logistic(v), index=v.index, dtype=float) for k, v in gap.items()},
+    }
 
 
 def _values(classified, p_a, gap) -> pd.DataFrame:
@@ -49,8 +65,17 @@ def _values(classified, p_a, gap) -> pd.DataFrame:
     return v.pivot(index="pair_id", columns="model", values="value")[[*p_a, *gap]]
 
 
-def measure_by_class(classified: pd.DataFrame, p_a: dict, gap: dict, *, p_star: pd.Series | None = None,
-                     reference: str = REFERENCE, classes=CLASSES, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def measure_by_class(
+    classified: pd.DataFrame,
+    p_a: dict,
+    gap: dict,
+    *,
+    p_star: pd.Series | None = None,
+    reference: str = REFERENCE,
+    classes=CLASSES,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Table 2's measure per model and agreement class with its bootstrap CI, and its paired Δ to ``reference``
     (same measure scale only). With ``p_star`` the measure of the population itself (``max(p*, 1 − p*)``: how
     decisive a model that knew p* would be) stands beside. Rows: ``model, class, pairs, measure, value, lo,
@@ -58,7 +83,11 @@ def measure_by_class(classified: pd.DataFrame, p_a: dict, gap: dict, *, p_star: 
     vals = _values(classified, p_a, gap)
     kinds = {**{k: "P(chosen ≻ rejected)" for k in p_a}, **{k: "r_chosen − r_rejected" for k in gap}}
     masks = class_masks(classified, vals.index, classes)
-    planted = None if p_star is None else np.maximum(p_star.reindex(vals.index), 1 - p_star.reindex(vals.index)).to_numpy(float)
+    planted = (
+        None
+        if p_star is None
+        else np.maximum(p_star.reindex(vals.index), 1 - p_star.reindex(vals.index)).to_numpy(float)
+    )
     rows = []
     for k, model in enumerate(vals.columns):
         for cls, mask in masks.items():
@@ -67,12 +96,19 @@ def measure_by_class(classified: pd.DataFrame, p_a: dict, gap: dict, *, p_star: 
             row.update(zip(("value", "lo", "hi"), bootstrap_ci(x, np.mean, n_boot=n_boot, seed=seed + k)))
             if model != reference and reference in vals and kinds[model] == kinds[reference] and len(x):
                 ref = vals[reference].to_numpy(float)[mask]
-                row.update(zip(("delta", "delta_lo", "delta_hi"), paired_bootstrap_ci(ref, x, np.mean, n_boot=n_boot,
-                                                                                       seed=seed)))
+                row.update(
+                    zip(
+                        ("delta", "delta_lo", "delta_hi"),
+                        paired_bootstrap_ci(ref, x, np.mean, n_boot=n_boot, seed=seed),
+                    )
+                )
             else:
                 row.update(delta=np.nan, delta_lo=np.nan, delta_hi=np.nan)
-            row["planted"] = float(planted[mask].mean()) if planted is not None and kinds[model].startswith("P") \
-                and mask.any() else np.nan
+            row["planted"] = (
+                float(planted[mask].mean())
+                if planted is not None and kinds[model].startswith("P") and mask.any()
+                else np.nan
+            )
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -85,8 +121,16 @@ def _gap(m: np.ndarray) -> float:
     return float(m[~d, 0].mean() - m[d, 0].mean())
 
 
-def decisiveness_gaps(classified: pd.DataFrame, p_a: dict, gap: dict, *, p_star: pd.Series | None = None,
-                      reference: str = REFERENCE, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def decisiveness_gaps(
+    classified: pd.DataFrame,
+    p_a: dict,
+    gap: dict,
+    *,
+    p_star: pd.Series | None = None,
+    reference: str = REFERENCE,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Per model, the decisiveness gap: Table 2's measure on high-agreement prefs. minus on diverging pairs,
     with a bootstrap CI (pairs of both classes resampled together), the verdict against 0, and the paired Δ
     of the gap to ``reference`` (same scale only). With ``p_star``, the planted gap of the population
@@ -105,32 +149,69 @@ def decisiveness_gaps(classified: pd.DataFrame, p_a: dict, gap: dict, *, p_star:
     for model in vals.columns:
         x = vals[model].to_numpy(float)[keep]
         est, lo, hi = bootstrap_ci(np.column_stack([x, div]), _gap, n_boot=n_boot, seed=seed)
-        row = {"model": model, "high-agreement pairs": int(masks["high-agreement-pref"].sum()),
-               "diverging pairs": int(masks["diverging"].sum()), "gap": est, "lo": lo, "hi": hi,
-               "verdict": verdict(est, lo, hi, above="less decisive on diverging pairs",
-                                  below="more decisive on diverging pairs",
-                                  why_missing="no diverging or no high-agreement pairs"),
-               "planted gap": planted if kinds[model] == "p" else np.nan}
+        row = {
+            "model": model,
+            "high-agreement pairs": int(masks["high-agreement-pref"].sum()),
+            "diverging pairs": int(masks["diverging"].sum()),
+            "gap": est,
+            "lo": lo,
+            "hi": hi,
+            "verdict": verdict(
+                est,
+                lo,
+                hi,
+                above="less decisive on diverging pairs",
+                below="more decisive on diverging pairs",
+                why_missing="no diverging or no high-agreement pairs",
+            ),
+            "planted gap": planted if kinds[model] == "p" else np.nan,
+        }
         if model != reference and reference in vals and kinds[model] == kinds[reference]:
             r = vals[reference].to_numpy(float)[keep]
-            d, dlo, dhi = bootstrap_ci(np.column_stack([x, r, div]),
-                                       lambda m: _gap(m[:, [0, 2]]) - _gap(m[:, [1, 2]]), n_boot=n_boot, seed=seed)
-            row.update(delta=d, delta_lo=dlo, delta_hi=dhi, delta_verdict=verdict(
-                d, dlo, dhi, above=f"handles disagreement better than {reference}",
-                below=f"handles disagreement worse than {reference}"))
+            d, dlo, dhi = bootstrap_ci(
+                np.column_stack([x, r, div]),
+                lambda m: _gap(m[:, [0, 2]]) - _gap(m[:, [1, 2]]),
+                n_boot=n_boot,
+                seed=seed,
+            )
+            row.update(
+                delta=d,
+                delta_lo=dlo,
+                delta_hi=dhi,
+                delta_verdict=verdict(
+                    d,
+                    dlo,
+                    dhi,
+                    above=f"handles disagreement better than {reference}",
+                    below=f"handles disagreement worse than {reference}",
+                ),
+            )
         else:
-            row.update(delta=np.nan, delta_lo=np.nan, delta_hi=np.nan,
-                       delta_verdict="— (reference model)" if model == reference else "— (a different scale)")
+            row.update(
+                delta=np.nan,
+                delta_lo=np.nan,
+                delta_hi=np.nan,
+                delta_verdict="— (reference model)" if model == reference else "— (a different scale)",
+            )
         rows.append(row)
     return pd.DataFrame(rows).set_index("model")
 
 
-def pearson_by_class(p_star: pd.Series, probs: dict, classified: pd.DataFrame, *, reference: str = REFERENCE,
-                     classes=CLASSES, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def pearson_by_class(
+    p_star: pd.Series,
+    probs: dict,
+    classified: pd.DataFrame,
+    *,
+    reference: str = REFERENCE,
+    classes=CLASSES,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Pearson r between each model's P(A ≻ B) (``probs``, :func:`model_probabilities`) and ``p_star`` per
     agreement class with its bootstrap CI, and the paired Δ to ``reference`` with the verdict
     (:func:`pluralign.btb.compare`). Rows: ``model, class, pairs, r, lo, hi, delta, delta_lo, delta_hi, verdict``."""
     from pluralign.btb.evaluation import compare, evaluate
+
     ids = pd.Index(p_star.dropna().index)
     by = classified["agreement"].reindex(ids).where(lambda a: a.isin(classes)).rename("class")
     rows = []
@@ -140,15 +221,36 @@ def pearson_by_class(p_star: pd.Series, probs: dict, classified: pd.DataFrame, *
             ev = ev[ev.metric == "pearson"].assign(delta=np.nan, delta_lo=np.nan, delta_hi=np.nan)
             ev = ev.rename(columns={"value": "r"})
         else:
-            cmp = compare(p_star.loc[ids], probs[reference].reindex(ids), p.reindex(ids), by=by, n_boot=n_boot, seed=seed)
-            ev = cmp[cmp.metric == "pearson"].rename(columns={"regularized": "r", "regularized_lo": "lo",
-                                                              "regularized_hi": "hi"})
+            cmp = compare(
+                p_star.loc[ids], probs[reference].reindex(ids), p.reindex(ids), by=by, n_boot=n_boot, seed=seed
+            )
+            ev = cmp[cmp.metric == "pearson"].rename(
+                columns={"regularized": "r", "regularized_lo": "lo", "regularized_hi": "hi"}
+            )
         for _, e in ev.iterrows():
-            rows.append({"model": model, "class": e["category"], "pairs": int(e["n"]), "r": e["r"], "lo": e["lo"],
-                         "hi": e["hi"], "delta": e["delta"], "delta_lo": e["delta_lo"], "delta_hi": e["delta_hi"],
-                         "verdict": "— (reference model)" if model == reference else verdict(
-                             e["delta"], e["delta_lo"], e["delta_hi"], above=f"correlates more with p* than {reference}",
-                             below=f"correlates less with p* than {reference}", why_missing="too few pairs or constant p*")})
+            rows.append(
+                {
+                    "model": model,
+                    "class": e["category"],
+                    "pairs": int(e["n"]),
+                    "r": e["r"],
+                    "lo": e["lo"],
+                    "hi": e["hi"],
+                    "delta": e["delta"],
+                    "delta_lo": e["delta_lo"],
+                    "delta_hi": e["delta_hi"],
+                    "verdict": "— (reference model)"
+                    if model == reference
+                    else verdict(
+                        e["delta"],
+                        e["delta_lo"],
+                        e["delta_hi"],
+                        above=f"correlates more with p* than {reference}",
+                        below=f"correlates less with p* than {reference}",
+                        why_missing="too few pairs or constant p*",
+                    ),
+                }
+            )
     out = pd.DataFrame(rows)
     out["model"] = pd.Categorical(out["model"], categories=list(probs), ordered=True)
     out["class"] = pd.Categorical(out["class"], categories=[c for c in classes if c in set(out["class"])], ordered=True)
@@ -166,8 +268,9 @@ def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFram
     if m["planted"].notna().any():
         out["planted (population p*)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in m["planted"]]
     out["Pearson r with p* [95% CI]"] = [interval(*v) for v in p.reindex(m.index)[["r", "lo", "hi"]].to_numpy()]
-    out["Δr vs " + REFERENCE + " [paired CI]"] = [interval(*v) for v in
-                                                  p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]].to_numpy()]
+    out["Δr vs " + REFERENCE + " [paired CI]"] = [
+        interval(*v) for v in p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]].to_numpy()
+    ]
     out["Pearson verdict"] = p.reindex(m.index)["verdict"].fillna("— (no p* for these pairs)")
     return out
 
@@ -179,6 +282,8 @@ def display_gaps(gaps: pd.DataFrame) -> pd.DataFrame:
     if gaps["planted gap"].notna().any():
         out["planted gap (population p*)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in gaps["planted gap"]]
     out["verdict"] = gaps["verdict"]
-    out[f"Δ gap vs {REFERENCE} [paired CI]"] = [interval(*v) for v in gaps[["delta", "delta_lo", "delta_hi"]].to_numpy()]
+    out[f"Δ gap vs {REFERENCE} [paired CI]"] = [
+        interval(*v) for v in gaps[["delta", "delta_lo", "delta_hi"]].to_numpy()
+    ]
     out["Δ verdict"] = gaps["delta_verdict"]
     return out

@@ -12,6 +12,7 @@ population, ``√(Σ_f ((x_B,f − x_A,f) · sd_f)²)`` over the planted feature
 standard deviations (:func:`pluralign.data.simulate.population_weights`; judgment noise and the detection of
 subtle errors left out): :func:`planted_spread`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,7 +31,9 @@ def pair_sigma(predicted: pd.DataFrame) -> pd.Series:
     p = predicted.set_index("pair_id") if "pair_id" in predicted.columns else predicted
     miss = [c for c in ("sigma_a", "sigma_b") if c not in p.columns]
     if miss:
-        raise ValueError(f"pair_sigma: the predictions lack {miss} (RewardModel.predict of a mean-variance RM gives them)")
+        raise ValueError(
+            f"pair_sigma: the predictions lack {miss} (RewardModel.predict of a mean-variance RM gives them)"
+        )
     return np.sqrt(p["sigma_a"].astype(float) ** 2 + p["sigma_b"].astype(float) ** 2).rename("sigma_pair")
 
 
@@ -39,12 +42,13 @@ def planted_spread(truth: pd.DataFrame, weights: dict | None = None) -> pd.Serie
     ``√(Σ_f ((b_f − a_f) · sd_f)²)`` (features with ``a_<f>`` / ``b_<f>`` truth columns; ``sd_f`` from
     :func:`pluralign.data.simulate.population_weights` ``(weights)``)."""
     from pluralign.data.simulate import population_weights
+
     sd = population_weights(weights)["sd"]
     feats = [f for f in sd.index if f"a_{f}" in truth.columns and f"b_{f}" in truth.columns]
     if not feats:
         raise ValueError("planted_spread: the truth has no a_<feature> / b_<feature> columns (simulated data only)")
     d = np.column_stack([(truth[f"b_{f}"] - truth[f"a_{f}"]).to_numpy(float) * sd[f] for f in feats])
-    return pd.Series(np.sqrt((d ** 2).sum(axis=1)), index=truth.index, name="planted spread")
+    return pd.Series(np.sqrt((d**2).sum(axis=1)), index=truth.index, name="planted spread")
 
 
 def spearman(x: np.ndarray) -> float:
@@ -55,10 +59,17 @@ def spearman(x: np.ndarray) -> float:
     return float(np.corrcoef(a, b)[0, 1])
 
 
-def sigma_margin_correlations(sigma: pd.Series, margins: dict, classified: pd.DataFrame, *,
-                              planted: pd.Series | None = None, classes=("high-agreement-pref", "high-agreement-tie",
-                                                                          "diverging", "all"),
-                              n_boot: int = 2000, seed: int = 0, min_points: int = MIN_POINTS) -> pd.DataFrame:
+def sigma_margin_correlations(
+    sigma: pd.Series,
+    margins: dict,
+    classified: pd.DataFrame,
+    *,
+    planted: pd.Series | None = None,
+    classes=("high-agreement-pref", "high-agreement-tie", "diverging", "all"),
+    n_boot: int = 2000,
+    seed: int = 0,
+    min_points: int = MIN_POINTS,
+) -> pd.DataFrame:
     """Spearman ρ between σ_pair (``sigma``, indexed by pair_id) and each margin of ``margins``
     (``{name: Series}``) per agreement class, with a percentile bootstrap CI and the verdict against 0
     (hypothesis: ρ < 0). A class with fewer than ``min_points`` pairs gets no estimate ("too few"), and one
@@ -67,11 +78,14 @@ def sigma_margin_correlations(sigma: pd.Series, margins: dict, classified: pd.Da
     Returns rows ``margin, class, pairs, rho, lo, hi, [planted rho], verdict``."""
     rows = []
     for name, m in margins.items():
-        both = pd.concat([pd.Series(sigma, dtype=float).rename("s"), pd.Series(m, dtype=float).rename("m")],
-                         axis=1, join="inner")
+        both = pd.concat(
+            [pd.Series(sigma, dtype=float).rename("s"), pd.Series(m, dtype=float).rename("m")], axis=1, join="inner"
+        )
         if both.isna().any().any():
-            raise ValueError(f"sigma_margin_correlations: missing σ or margin {name!r} for "
-                             f"{int(both.isna().any(axis=1).sum())} pairs")
+            raise ValueError(
+                f"sigma_margin_correlations: missing σ or margin {name!r} for "
+                f"{int(both.isna().any(axis=1).sum())} pairs"
+            )
         for cls, mask in class_masks(classified, both.index, classes).items():
             x = both.to_numpy()[mask]
             row = {"margin": name, "class": cls, "pairs": int(len(x)), "rho": np.nan, "lo": np.nan, "hi": np.nan}
@@ -81,13 +95,25 @@ def sigma_margin_correlations(sigma: pd.Series, margins: dict, classified: pd.Da
             if len(x) < min_points:
                 row["verdict"] = f"too few pairs for a correlation (n = {len(x)} < {min_points})"
             elif np.ptp(x[:, 1]) == 0 or np.ptp(x[:, 0]) == 0:
-                row["verdict"] = "— (the margin is the same for every pair of this class: no correlation)" \
-                    if np.ptp(x[:, 1]) == 0 else "— (σ is constant here: no correlation)"
+                row["verdict"] = (
+                    "— (the margin is the same for every pair of this class: no correlation)"
+                    if np.ptp(x[:, 1]) == 0
+                    else "— (σ is constant here: no correlation)"
+                )
             else:
                 est, lo, hi = bootstrap_ci(x, spearman, n_boot=n_boot, seed=seed)
-                row.update(rho=est, lo=lo, hi=hi, verdict=verdict(
-                    est, lo, hi, above="contradicted: σ is larger where the margin is larger",
-                    below="supported: σ is larger where the margin is smaller"))
+                row.update(
+                    rho=est,
+                    lo=lo,
+                    hi=hi,
+                    verdict=verdict(
+                        est,
+                        lo,
+                        hi,
+                        above="contradicted: σ is larger where the margin is larger",
+                        below="supported: σ is larger where the margin is smaller",
+                    ),
+                )
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -95,7 +121,9 @@ def sigma_margin_correlations(sigma: pd.Series, margins: dict, classified: pd.Da
 def display(corr: pd.DataFrame) -> pd.DataFrame:
     """:func:`sigma_margin_correlations` as the page shows it (ρ with its CI in one cell, "—" without one)."""
     out = corr[["margin", "class", "pairs"]].copy()
-    out["Spearman ρ(σ_pair, m) [95% CI]"] = [interval(v, lo, hi) for v, lo, hi in zip(corr["rho"], corr["lo"], corr["hi"])]
+    out["Spearman ρ(σ_pair, m) [95% CI]"] = [
+        interval(v, lo, hi) for v, lo, hi in zip(corr["rho"], corr["lo"], corr["hi"])
+    ]
     if "planted rho" in corr:
         out["planted ρ (demo truth)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in corr["planted rho"]]
     out["verdict"] = corr["verdict"]

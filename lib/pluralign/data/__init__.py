@@ -6,10 +6,25 @@
 * :func:`simulate` — seeded multi-annotator preference data with planted truth (the demo profile's data);
 * :class:`PreferenceData`, :class:`DataError` — the canonical form and its bad-input error.
 """
+
+from pluralign.data import hub as _hub  # noqa: F401,E402  (register loaders)
+from pluralign.data import local as _local
+from pluralign.data import shared_files as _shared
 from pluralign.data.core import DataError, PreferenceData, combine, validate  # noqa: F401
 from pluralign.data.registry import DATASETS, DatasetInfo, load, register  # noqa: F401
-from pluralign.data import hub as _hub, shared_files as _shared, local as _local  # noqa: F401,E402  (register loaders)
-from pluralign.data.simulate import FEATURES, CAUSES, population_weights, simulate  # noqa: F401,E402
+from pluralign.data.simulate import CAUSES, FEATURES, population_weights, simulate  # noqa: F401,E402
 
-__all__ = ["load", "simulate", "combine", "DataError", "PreferenceData", "DATASETS", "DatasetInfo", "register", "validate",
-           "FEATURES", "CAUSES", "population_weights"]
+__all__ = [
+    "load",
+    "simulate",
+    "combine",
+    "DataError",
+    "PreferenceData",
+    "DATASETS",
+    "DatasetInfo",
+    "register",
+    "validate",
+    "FEATURES",
+    "CAUSES",
+    "population_weights",
+]

@@ -2,6 +2,7 @@
 
 :func:`aggregate` is the one place a rule turns a pair's judgments into one label or value.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -22,8 +23,13 @@ RULES = {
 
 def aggregate(data: PreferenceData, rule: str = "majority") -> pd.Series:
     """One aggregated value per pair (indexed by ``pair_id``) by ``rule``, one of :data:`RULES`."""
-    fns = {"majority": data.majority, "mean": data.mean_preference, "share_a": data.share_a,
-           "strength": data.strength, "count": data.n_annotators}
+    fns = {
+        "majority": data.majority,
+        "mean": data.mean_preference,
+        "share_a": data.share_a,
+        "strength": data.strength,
+        "count": data.n_annotators,
+    }
     if rule not in fns:
         raise ValueError(f"unknown aggregation rule {rule!r}; one of {', '.join(RULES)}")
     return fns[rule]().rename(rule)

@@ -10,6 +10,7 @@ optional ``likert_a`` / ``likert_b`` (per-response scores, HelpSteer2 style).
 
 Aggregated labels (majority and friends) are *derived* from annotations, never stored as truth.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -90,8 +91,14 @@ class PreferenceData:
         decides itself ({A} → "A", {tie} → "tie"). Pairs without judgments are "split" too
         (no side has a vote); ``n_annotators`` tells them apart."""
         p = self.annotations["preference"]
-        votes = pd.DataFrame({"pair_id": self.annotations["pair_id"],
-                              "A": (p < 0).astype(int), "B": (p > 0).astype(int), "tie": (p == 0).astype(int)})
+        votes = pd.DataFrame(
+            {
+                "pair_id": self.annotations["pair_id"],
+                "A": (p < 0).astype(int),
+                "B": (p > 0).astype(int),
+                "tie": (p == 0).astype(int),
+            }
+        )
         c = votes.groupby("pair_id", sort=False)[["A", "B", "tie"]].sum().reindex(self.pairs["pair_id"]).fillna(0)
         out = pd.Series("split", index=c.index, dtype=object)
         out[(c["A"] > c["B"]) & (c["A"] >= c["tie"])] = "A"
@@ -101,8 +108,13 @@ class PreferenceData:
 
     def strength(self) -> pd.Series:
         """Mean absolute preference per pair (0 = ties only, 2 = all significant)."""
-        return self.annotations["preference"].abs().groupby(self.annotations["pair_id"]).mean().reindex(
-            self.pairs["pair_id"])
+        return (
+            self.annotations["preference"]
+            .abs()
+            .groupby(self.annotations["pair_id"])
+            .mean()
+            .reindex(self.pairs["pair_id"])
+        )
 
     # ---- helpers -------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -114,9 +126,10 @@ class PreferenceData:
 
     def fingerprint(self) -> str:
         from pluralign.cache import fingerprint
+
         return fingerprint(self.pairs, self.annotations)
 
-    def subset(self, pair_ids, reason: str | None = None) -> "PreferenceData":
+    def subset(self, pair_ids, reason: str | None = None) -> PreferenceData:
         """The pairs (and their annotations and truth) whose ids are in ``pair_ids``; with a
         ``reason``, the filter and its counts are recorded in ``meta['filters']``."""
         keep = pd.Index(pair_ids)
@@ -129,8 +142,10 @@ class PreferenceData:
         return PreferenceData(pairs, ann, meta, truth)
 
     def __repr__(self) -> str:
-        return (f"PreferenceData({self.name!r}: {len(self.pairs)} pairs, {len(self.annotations)} judgments, "
-                f"{self.annotations['annotator_id'].nunique()} annotators)")
+        return (
+            f"PreferenceData({self.name!r}: {len(self.pairs)} pairs, {len(self.annotations)} judgments, "
+            f"{self.annotations['annotator_id'].nunique()} annotators)"
+        )
 
 
 def validate(data: PreferenceData) -> None:
@@ -158,20 +173,19 @@ def validate(data: PreferenceData) -> None:
     bad = pref.isna() | ~pref.isin(PREFERENCES)
     if bad.any():
         i = int(np.flatnonzero(bad.values)[0])
-        raise DataError(f"preference {ann['preference'].iloc[i]!r} not in {{-2,-1,0,1,2}}", file=src, row=i,
-                        field="preference")
+        raise DataError(
+            f"preference {ann['preference'].iloc[i]!r} not in {{-2,-1,0,1,2}}", file=src, row=i, field="preference"
+        )
     if "p_b" in ann:
         soft = pd.to_numeric(ann["p_b"], errors="coerce")
         bad = ann["p_b"].notna() & (soft.isna() | (soft < 0) | (soft > 1))
         if bad.any():
             i = int(np.flatnonzero(bad.values)[0])
-            raise DataError(f"p_b {ann['p_b'].iloc[i]!r} is not a probability in [0, 1]", file=src, row=i,
-                            field="p_b")
+            raise DataError(f"p_b {ann['p_b'].iloc[i]!r} is not a probability in [0, 1]", file=src, row=i, field="p_b")
     unknown = ~ann["pair_id"].isin(pairs["pair_id"])
     if unknown.any():
         i = int(np.flatnonzero(unknown.values)[0])
-        raise DataError(f"annotation for unknown pair_id {ann['pair_id'].iloc[i]!r}", file=src, row=i,
-                        field="pair_id")
+        raise DataError(f"annotation for unknown pair_id {ann['pair_id'].iloc[i]!r}", file=src, row=i, field="pair_id")
 
 
 def combine(*datas, name: str | None = None):
@@ -187,6 +201,10 @@ def combine(*datas, name: str | None = None):
     if all(d.truth is not None for d in datas):
         truth = pd.concat([d.truth for d in datas])
     filters = [{**f, "part": d.name} for d in datas for f in d.meta.get("filters", [])]
-    meta = {"name": name or " + ".join(d.name for d in datas), "source": "pluralign.data.combine",
-            "parts": [{"name": d.name, "n_pairs": len(d)} for d in datas], "filters": filters}
+    meta = {
+        "name": name or " + ".join(d.name for d in datas),
+        "source": "pluralign.data.combine",
+        "parts": [{"name": d.name, "n_pairs": len(d)} for d in datas],
+        "filters": filters,
+    }
     return PreferenceData(pairs, ann, meta, truth)

@@ -7,6 +7,7 @@ synthetic-instruct-gptj-pairwise train the pre-D reward model), Diverging Prefer
 HelpSteer2 with its disagreements), Beyond the Binary §3.2 (WebGPT, HH-RLHF, OpenAI Summarize,
 InstructGPT-J in domain; PRISM and UltraFeedback out of domain).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,10 +41,13 @@ def _split_col(raw: pd.DataFrame, split: str | None) -> pd.Series | str:
         return raw["_split"].astype(str)
     if split:
         return split
+
     def guess(path: str) -> str:  # from the file name, not its folders
         name = path.rsplit("/", 1)[-1].lower()
-        return next((v for k, v in (("test", "test"), ("valid", "validation"), ("train", "train")) if k in name),
-                    "train")
+        return next(
+            (v for k, v in (("test", "test"), ("valid", "validation"), ("train", "train")) if k in name), "train"
+        )
+
     files = raw["_file"].astype(str)
     return files.map({f: guess(f) for f in files.unique()})
 
@@ -54,8 +58,12 @@ def check_unique(raw: pd.DataFrame, ids: pd.Series, field: str) -> None:
         i = int(np.flatnonzero(dup)[0])
         file, row = where(raw, i)
         first = int(np.flatnonzero((ids == ids.iat[i]).to_numpy())[0])
-        raise DataError(f"duplicate pair id {ids.iat[i]!r} (first seen in row {where(raw, first)[1]})",
-                        file=file, row=row, field=field)
+        raise DataError(
+            f"duplicate pair id {ids.iat[i]!r} (first seen in row {where(raw, first)[1]})",
+            file=file,
+            row=row,
+            field=field,
+        )
 
 
 def check_text(raw: pd.DataFrame, f: Filters, fields) -> pd.DataFrame:
@@ -68,8 +76,18 @@ def _series(v) -> pd.Series:
     return v.reset_index(drop=True) if isinstance(v, pd.Series) else pd.Series(v)
 
 
-def chosen_rejected(raw: pd.DataFrame, *, dataset: str, pair_id: pd.Series, split, prompt: pd.Series,
-                    chosen: pd.Series, rejected: pd.Series, annotator, metadata: dict | None = None):
+def chosen_rejected(
+    raw: pd.DataFrame,
+    *,
+    dataset: str,
+    pair_id: pd.Series,
+    split,
+    prompt: pd.Series,
+    chosen: pd.Series,
+    rejected: pd.Series,
+    annotator,
+    metadata: dict | None = None,
+):
     """Chosen/rejected → A/B (deterministic, balanced by :func:`swap_mask` of the pair id) and one ±2
     judgment per pair (a chosen/rejected label carries no strength, so it counts as a significant one)."""
     swap = swap_mask(pair_id)
@@ -77,8 +95,16 @@ def chosen_rejected(raw: pd.DataFrame, *, dataset: str, pair_id: pd.Series, spli
     keep = pd.Series(~swap)
     a = chosen.where(keep, rejected)
     b = rejected.where(keep, chosen)
-    pairs = canonical(raw, pair_id=pair_id, dataset=dataset, split=split, prompt=prompt, response_a=a,
-                      response_b=b, metadata={**(metadata or {}), "chosen": np.where(swap, "B", "A")})
+    pairs = canonical(
+        raw,
+        pair_id=pair_id,
+        dataset=dataset,
+        split=split,
+        prompt=prompt,
+        response_a=a,
+        response_b=b,
+        metadata={**(metadata or {}), "chosen": np.where(swap, "B", "A")},
+    )
     ann = annotations(pair_id, annotator, np.where(swap, 2, -2))
     return pairs, ann
 
@@ -102,8 +128,9 @@ def map_labels(raw: pd.DataFrame, values: pd.Series, mapping: dict, field: str, 
     if bad.any() and f.on_invalid == "error":
         i = int(np.flatnonzero(bad)[0])
         file, row = where(raw, i)
-        raise DataError(f"unknown label value {values.iat[i]!r} (known: {sorted(table)})", file=file, row=row,
-                        field=field)
+        raise DataError(
+            f"unknown label value {values.iat[i]!r} (known: {sorted(table)})", file=file, row=row, field=field
+        )
     return pref, bad
 
 
@@ -116,10 +143,12 @@ def split_dialogue(texts: pd.Series) -> tuple[pd.Series, pd.Series, np.ndarray]:
     reply, found), whitespace-trimmed."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
     arr = pa.array(texts) if not isinstance(texts, (pa.Array, pa.ChunkedArray)) else texts
     found = pc.match_substring(arr, ASSISTANT)
-    parts = pc.split_pattern(pc.if_else(found, arr, pa.scalar(ASSISTANT, arr.type)), pattern=ASSISTANT,
-                             max_splits=1, reverse=True)  # exactly two parts per row now
+    parts = pc.split_pattern(
+        pc.if_else(found, arr, pa.scalar(ASSISTANT, arr.type)), pattern=ASSISTANT, max_splits=1, reverse=True
+    )  # exactly two parts per row now
     flat = pc.list_flatten(parts)
     n = len(arr)
     hist = pc.utf8_trim_whitespace(flat.take(pa.array(np.arange(0, 2 * n, 2))))
@@ -129,14 +158,26 @@ def split_dialogue(texts: pd.Series) -> tuple[pd.Series, pd.Series, np.ndarray]:
     return (pd.Series(hist.to_pandas(), index=idx), pd.Series(reply.to_pandas(), index=idx), found)
 
 
-@register("hh-rlhf", hub_id="Anthropic/hh-rlhf", license="MIT",
-          citation="Bai et al. 2022, Training a Helpful and Harmless Assistant with Reinforcement Learning from "
-                   "Human Feedback, arXiv:2204.05862",
-          description="Dialogues with a chosen and a rejected final assistant reply; one crowdworker label each. "
-                      "SEAL's alignment data set D (N = 160,800 training pairs).",
-          papers=("SEAL", "Beyond the Binary"), aliases=("Anthropic/hh-rlhf", "hh", "anthropic-hh"))
-def load_hh_rlhf(source=None, *, data_dir: str | None = None, split: str | None = None, on_invalid: str = "error",
-                 empty: str | None = "placeholder", **_) -> Loaded:
+@register(
+    "hh-rlhf",
+    hub_id="Anthropic/hh-rlhf",
+    license="MIT",
+    citation="Bai et al. 2022, Training a Helpful and Harmless Assistant with Reinforcement Learning from "
+    "Human Feedback, arXiv:2204.05862",
+    description="Dialogues with a chosen and a rejected final assistant reply; one crowdworker label each. "
+    "SEAL's alignment data set D (N = 160,800 training pairs).",
+    papers=("SEAL", "Beyond the Binary"),
+    aliases=("Anthropic/hh-rlhf", "hh", "anthropic-hh"),
+)
+def load_hh_rlhf(
+    source=None,
+    *,
+    data_dir: str | None = None,
+    split: str | None = None,
+    on_invalid: str = "error",
+    empty: str | None = "placeholder",
+    **_,
+) -> Loaded:
     """``{"chosen": dialogue, "rejected": dialogue}`` rows (``data_dir``: ``harmless-base``,
     ``helpful-base``, ``helpful-online``, ``helpful-rejection-sampled``; ``split``: ``train``/``test``).
 
@@ -167,30 +208,60 @@ def load_hh_rlhf(source=None, *, data_dir: str | None = None, split: str | None 
     swap = pd.Series(swap_mask(ids))  # the same A/B assignment chosen_rejected makes
     dc, dr = raw["chosen"].reset_index(drop=True), raw["rejected"].reset_index(drop=True)
     differs = (raw["hc"] != raw["hr"]).to_numpy()
-    pairs, ann = chosen_rejected(raw, dataset="hh-rlhf", pair_id=ids, split=_split_col(raw, split),
-                                 prompt=raw["hc"], chosen=raw["rc"], rejected=raw["rr"], annotator="hh-rlhf-crowdworker",
-                                 metadata={"dialogue_a": dc.where(~swap, dr), "dialogue_b": dr.where(~swap, dc),
-                                           "history_differs": differs})
-    f.note(raw, differs, "chosen and rejected do not share the history before the last '\\n\\nAssistant:': "
-           "kept, flagged in history_differs (prompt = the chosen side's history)", "rejected")
+    pairs, ann = chosen_rejected(
+        raw,
+        dataset="hh-rlhf",
+        pair_id=ids,
+        split=_split_col(raw, split),
+        prompt=raw["hc"],
+        chosen=raw["rc"],
+        rejected=raw["rr"],
+        annotator="hh-rlhf-crowdworker",
+        metadata={"dialogue_a": dc.where(~swap, dr), "dialogue_b": dr.where(~swap, dc), "history_differs": differs},
+    )
+    f.note(
+        raw,
+        differs,
+        "chosen and rejected do not share the history before the last '\\n\\nAssistant:': "
+        "kept, flagged in history_differs (prompt = the chosen side's history)",
+        "rejected",
+    )
     return Loaded(pairs, ann, desc, f.records)
 
 
 # ---------------------------------------------------------------------------------------------
 # allenai/multipref
 # ---------------------------------------------------------------------------------------------
-MULTIPREF_LABELS = {"A-is-clearly-better": -2, "A-is-slightly-better": -1, "Tie": 0,
-                    "B-is-slightly-better": 1, "B-is-clearly-better": 2}
+MULTIPREF_LABELS = {
+    "A-is-clearly-better": -2,
+    "A-is-slightly-better": -1,
+    "Tie": 0,
+    "B-is-slightly-better": 1,
+    "B-is-clearly-better": 2,
+}
 
 
-@register("multipref", hub_id="allenai/multipref", license="ODC-BY",
-          citation="Miranda et al. 2024, Hybrid Preferences: Learning to Route Instances for Human vs. AI "
-                   "Feedback, arXiv:2410.19133 (MultiPref)",
-          description="10k prompts with two completions, each judged by two normal crowdworkers and two domain "
-                      "experts: A/B/tie with slight or clear strength (Diverging Preferences §2).",
-          papers=("Diverging Preferences",), aliases=("allenai/multipref",))
-def load_multipref(source=None, *, split: str = "train", annotators: str = "all", aspect: str = "overall",
-                   on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
+@register(
+    "multipref",
+    hub_id="allenai/multipref",
+    license="ODC-BY",
+    citation="Miranda et al. 2024, Hybrid Preferences: Learning to Route Instances for Human vs. AI "
+    "Feedback, arXiv:2410.19133 (MultiPref)",
+    description="10k prompts with two completions, each judged by two normal crowdworkers and two domain "
+    "experts: A/B/tie with slight or clear strength (Diverging Preferences §2).",
+    papers=("Diverging Preferences",),
+    aliases=("allenai/multipref",),
+)
+def load_multipref(
+    source=None,
+    *,
+    split: str = "train",
+    annotators: str = "all",
+    aspect: str = "overall",
+    on_invalid: str = "error",
+    empty: str | None = None,
+    **_,
+) -> Loaded:
     """MultiPref rows: ``comparison_id``, ``text`` (prompt), ``completion_a``, ``completion_b``,
     ``model_a``, ``model_b``, ``source``, ``category``, ``normal_worker_annotations`` and
     ``expert_worker_annotations`` (lists of dicts with ``evaluator`` and ``<aspect>_pref`` in
@@ -200,8 +271,11 @@ def load_multipref(source=None, *, split: str = "train", annotators: str = "all"
     raw, desc = read_source(source, "allenai/multipref", split=split if source is None else None)
     groups = {"all": ["normal", "expert"], "normal": ["normal"], "expert": ["expert"]}[annotators]
     text_col = "text" if "text" in raw.columns or "prompt" not in raw.columns else "prompt"
-    require(raw, ["comparison_id", text_col, "completion_a", "completion_b"] +
-            [f"{g}_worker_annotations" for g in groups], desc)
+    require(
+        raw,
+        ["comparison_id", text_col, "completion_a", "completion_b"] + [f"{g}_worker_annotations" for g in groups],
+        desc,
+    )
     f = Filters(on_invalid, empty)
     raw = check_text(raw, f, ["completion_a", "completion_b"])
     ids = "multipref:" + raw["comparison_id"].astype(str)
@@ -223,18 +297,37 @@ def load_multipref(source=None, *, split: str = "train", annotators: str = "all"
         frames.append(e)
     e = pd.concat(frames, ignore_index=True)
     sub = raw.iloc[e["i"].to_numpy()].reset_index(drop=True)
-    pref, bad = map_labels(sub, e["label"].reset_index(drop=True), MULTIPREF_LABELS,
-                           f"{{normal,expert}}_worker_annotations[].{key}", f)
+    pref, bad = map_labels(
+        sub, e["label"].reset_index(drop=True), MULTIPREF_LABELS, f"{{normal,expert}}_worker_annotations[].{key}", f
+    )
     if bad.any():  # on_invalid="drop": drop the judgment, count it
-        f.records.append({"filter": f"unknown {key} label", "field": key, "removed": int(bad.sum()),
-                          "kept": int((~bad).sum()), "rows": sub["_row"][bad].head(20).tolist()})
+        f.records.append(
+            {
+                "filter": f"unknown {key} label",
+                "field": key,
+                "removed": int(bad.sum()),
+                "kept": int((~bad).sum()),
+                "rows": sub["_row"][bad].head(20).tolist(),
+            }
+        )
     ev = e["evaluator"].astype(object).where(e["evaluator"].notna(), e["group"] + "-" + (e["k"] + 1).astype(str))
-    ann = annotations(ids.iloc[e["i"].to_numpy()][~bad].to_numpy(), ev[~bad].astype(str).to_numpy(),
-                      pref[~bad].to_numpy(), annotator_group=e["group"][~bad].to_numpy())
+    ann = annotations(
+        ids.iloc[e["i"].to_numpy()][~bad].to_numpy(),
+        ev[~bad].astype(str).to_numpy(),
+        pref[~bad].to_numpy(),
+        annotator_group=e["group"][~bad].to_numpy(),
+    )
     meta = {c: raw[c] for c in ("model_a", "model_b", "source", "category") if c in raw}
-    pairs = canonical(raw, pair_id=ids, dataset="multipref", split=_split_col(raw, split), prompt=raw[text_col],
-                      response_a=raw["completion_a"], response_b=raw["completion_b"],
-                      metadata={("prompt_source" if k == "source" else k): v for k, v in meta.items()})
+    pairs = canonical(
+        raw,
+        pair_id=ids,
+        dataset="multipref",
+        split=_split_col(raw, split),
+        prompt=raw[text_col],
+        response_a=raw["completion_a"],
+        response_b=raw["completion_b"],
+        metadata={("prompt_source" if k == "source" else k): v for k, v in meta.items()},
+    )
     return Loaded(pairs, ann, desc, f.records)
 
 
@@ -247,15 +340,28 @@ def likert_preference(likert_a, likert_b) -> np.ndarray:
     return np.clip(np.asarray(likert_b, dtype=np.int64) - np.asarray(likert_a, dtype=np.int64), -2, 2)
 
 
-@register("helpsteer2", hub_id="nvidia/HelpSteer2", license="CC-BY-4.0",
-          citation="Wang et al. 2024, HelpSteer2: Open-source dataset for training top-performing reward models, "
-                   "arXiv:2406.08673; individual annotations released with Zhang et al. 2024, Diverging "
-                   "Preferences, arXiv:2410.14632",
-          description="Two responses per prompt, each rated for overall helpfulness on a Likert scale by 3-5 "
-                      "annotators; the `disagreements` folder keeps every annotator's score.",
-          papers=("Diverging Preferences",), aliases=("nvidia/HelpSteer2", "helpsteer2-disagreements"))
-def load_helpsteer2(source=None, *, subset: str = "disagreements", split: str = "train", attribute: str = "helpfulness",
-                    on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
+@register(
+    "helpsteer2",
+    hub_id="nvidia/HelpSteer2",
+    license="CC-BY-4.0",
+    citation="Wang et al. 2024, HelpSteer2: Open-source dataset for training top-performing reward models, "
+    "arXiv:2406.08673; individual annotations released with Zhang et al. 2024, Diverging "
+    "Preferences, arXiv:2410.14632",
+    description="Two responses per prompt, each rated for overall helpfulness on a Likert scale by 3-5 "
+    "annotators; the `disagreements` folder keeps every annotator's score.",
+    papers=("Diverging Preferences",),
+    aliases=("nvidia/HelpSteer2", "helpsteer2-disagreements"),
+)
+def load_helpsteer2(
+    source=None,
+    *,
+    subset: str = "disagreements",
+    split: str = "train",
+    attribute: str = "helpfulness",
+    on_invalid: str = "error",
+    empty: str | None = None,
+    **_,
+) -> Loaded:
     """HelpSteer2 rows are single responses: ``prompt``, ``response``, ``helpfulness`` (and
     ``correctness``, ``coherence``, ``complexity``, ``verbosity``); the two responses to a prompt are
     consecutive rows. In ``disagreements/`` each score is a list, one entry per annotator (the same
@@ -278,8 +384,15 @@ def load_helpsteer2(source=None, *, subset: str = "disagreements", split: str = 
     size = pd.Series(block).map(pd.Series(block).value_counts()).to_numpy()
     odd = (pos == size - 1) & (size % 2 == 1)
     if odd.any():
-        f.records.append({"filter": "unpaired response (odd number of responses for its prompt)", "field": "prompt",
-                          "removed": int(odd.sum()), "kept": int((~odd).sum()), "rows": raw["_row"][odd].head(20).tolist()})
+        f.records.append(
+            {
+                "filter": "unpaired response (odd number of responses for its prompt)",
+                "field": "prompt",
+                "removed": int(odd.sum()),
+                "kept": int((~odd).sum()),
+                "rows": raw["_row"][odd].head(20).tolist(),
+            }
+        )
         raw, pos = raw.loc[~odd].reset_index(drop=True), pos[~odd]
     first = pos % 2 == 0
     if f.empty == "placeholder":
@@ -294,9 +407,16 @@ def load_helpsteer2(source=None, *, subset: str = "disagreements", split: str = 
             if f.empty != "drop" and not (what == "not text" and f.on_invalid == "drop"):
                 check_text(raw, f, ["response"])  # raises, naming the row and the option that drops or keeps it
             gone = np.isin(pair, pair[bad])
-            f.records.append({"filter": f"{'empty text' if what == 'empty' else 'not text'} in a response: its pair "
-                              "is dropped (both responses)", "field": "response", "removed": int(gone.sum()),
-                              "kept": int((~gone).sum()), "rows": raw["_row"][bad].head(20).tolist()})
+            f.records.append(
+                {
+                    "filter": f"{'empty text' if what == 'empty' else 'not text'} in a response: its pair "
+                    "is dropped (both responses)",
+                    "field": "response",
+                    "removed": int(gone.sum()),
+                    "kept": int((~gone).sum()),
+                    "rows": raw["_row"][bad].head(20).tolist(),
+                }
+            )
             raw, first, pair = raw.loc[~gone].reset_index(drop=True), first[~gone], pair[~gone]
     ra, rb = raw.loc[first].reset_index(drop=True), raw.loc[~first].reset_index(drop=True)
     ids = "helpsteer2:" + (ra["_part"].astype(str) + ":" if "_part" in ra else "") + ra["_row"].astype(str)
@@ -306,12 +426,20 @@ def load_helpsteer2(source=None, *, subset: str = "disagreements", split: str = 
     for k, (x, y) in enumerate(zip(as_list, bs_list)):
         if len(x) != len(y):
             file, row = where(rb, k)
-            raise DataError(f"{len(x)} annotator scores for the first response but {len(y)} for the second",
-                            file=file, row=row, field=attribute)
+            raise DataError(
+                f"{len(x)} annotator scores for the first response but {len(y)} for the second",
+                file=file,
+                row=row,
+                field=attribute,
+            )
     n = np.fromiter((len(x) for x in as_list), dtype=np.int64, count=len(as_list))
+
     def scores(lists):  # a truth value is not a Likert score
-        return pd.to_numeric(pd.Series([None if isinstance(v, (bool, np.bool_)) else v for x in lists for v in x],
-                                       dtype=object), errors="coerce").to_numpy(dtype=float)
+        return pd.to_numeric(
+            pd.Series([None if isinstance(v, (bool, np.bool_)) else v for x in lists for v in x], dtype=object),
+            errors="coerce",
+        ).to_numpy(dtype=float)
+
     la, lb = scores(as_list), scores(bs_list)
     owner = np.repeat(np.arange(len(ra)), n)
     for arr, frame, lists in ((la, ra, as_list), (lb, rb, bs_list)):
@@ -320,28 +448,52 @@ def load_helpsteer2(source=None, *, subset: str = "disagreements", split: str = 
             j = int(np.flatnonzero(badv)[0])
             file, row = where(frame, int(owner[j]))
             v = [v for x in lists for v in x][j]
-            shown = str(v).lower() if isinstance(v, (bool, np.bool_)) else f"{float(arr[j]):g}" if arr[j] == arr[j] else repr(v)
-            raise DataError(f"Likert score {shown} out of range (an integer 0-5 expected)", file=file,
-                            row=row, field=attribute)
+            shown = (
+                str(v).lower()
+                if isinstance(v, (bool, np.bool_))
+                else f"{float(arr[j]):g}"
+                if arr[j] == arr[j]
+                else repr(v)
+            )
+            raise DataError(
+                f"Likert score {shown} out of range (an integer 0-5 expected)", file=file, row=row, field=attribute
+            )
     k = np.concatenate([np.arange(m) for m in n]) if len(n) else np.array([], dtype=np.int64)
     single = bool(len(n)) and n.max() == 1
     ann_ids = np.where(single, "helpsteer2-mean", np.char.add("annotator", (k + 1).astype(str)))
-    ann = annotations(ids.to_numpy()[owner], ann_ids, likert_preference(la, lb),
-                      likert_a=la.astype(np.int64), likert_b=lb.astype(np.int64))
-    pairs = canonical(ra, pair_id=ids, dataset="helpsteer2", split=_split_col(ra, None if subset == "disagreements" else split),
-                      prompt=ra["prompt"], response_a=ra["response"], response_b=rb["response"],
-                      metadata={"subset": subset})
+    ann = annotations(
+        ids.to_numpy()[owner],
+        ann_ids,
+        likert_preference(la, lb),
+        likert_a=la.astype(np.int64),
+        likert_b=lb.astype(np.int64),
+    )
+    pairs = canonical(
+        ra,
+        pair_id=ids,
+        dataset="helpsteer2",
+        split=_split_col(ra, None if subset == "disagreements" else split),
+        prompt=ra["prompt"],
+        response_a=ra["response"],
+        response_b=rb["response"],
+        metadata={"subset": subset},
+    )
     return Loaded(pairs, ann, desc, f.records)
 
 
 # ---------------------------------------------------------------------------------------------
 # HannahKirk/prism-alignment
 # ---------------------------------------------------------------------------------------------
-@register("prism", hub_id="HannahKirk/prism-alignment", license="CC-BY-NC-4.0",
-          citation="Kirk et al. 2024, The PRISM Alignment Project, arXiv:2404.16019",
-          description="Conversations where each participant rates several model replies per turn (1-100) and "
-                      "chooses one; one participant per comparison. Out-of-domain set of Beyond the Binary.",
-          papers=("Beyond the Binary",), aliases=("HannahKirk/prism-alignment", "prism-alignment"))
+@register(
+    "prism",
+    hub_id="HannahKirk/prism-alignment",
+    license="CC-BY-NC-4.0",
+    citation="Kirk et al. 2024, The PRISM Alignment Project, arXiv:2404.16019",
+    description="Conversations where each participant rates several model replies per turn (1-100) and "
+    "chooses one; one participant per comparison. Out-of-domain set of Beyond the Binary.",
+    papers=("Beyond the Binary",),
+    aliases=("HannahKirk/prism-alignment", "prism-alignment"),
+)
 def load_prism(source=None, *, on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
     """PRISM ``utterances`` rows: ``utterance_id``, ``conversation_id``, ``turn``, ``user_id``,
     ``user_prompt``, ``model_response``, ``model_name``, ``score`` (1-100), ``if_chosen``. Within each
@@ -351,9 +503,11 @@ def load_prism(source=None, *, on_invalid: str = "error", empty: str | None = No
     require(raw, ["conversation_id", "turn", "user_id", "user_prompt", "model_response", "if_chosen"], desc)
     f = Filters(on_invalid, empty)
     raw = check_text(raw, f, ["model_response"])
-    raw = raw.assign(_uid=raw["utterance_id"].astype(str) if "utterance_id" in raw else raw["_row"].astype(str),
-                     _chosen=raw["if_chosen"].astype(str).str.lower().isin(["true", "1"]),
-                     _score=pd.to_numeric(raw.get("score", pd.Series(np.nan, index=raw.index)), errors="coerce"))
+    raw = raw.assign(
+        _uid=raw["utterance_id"].astype(str) if "utterance_id" in raw else raw["_row"].astype(str),
+        _chosen=raw["if_chosen"].astype(str).str.lower().isin(["true", "1"]),
+        _score=pd.to_numeric(raw.get("score", pd.Series(np.nan, index=raw.index)), errors="coerce"),
+    )
     key = ["conversation_id", "turn"]
     n_chosen = raw.groupby(key)["_chosen"].transform("sum").to_numpy()
     raw = f.apply(raw, n_chosen == 0, "turn without a chosen reply", "if_chosen", always_drop=True)
@@ -361,11 +515,27 @@ def load_prism(source=None, *, on_invalid: str = "error", empty: str | None = No
     other = raw[~raw["_chosen"]]
     m = other.merge(ch, on=key, suffixes=("_r", "_c"))
     raw_m = pd.DataFrame({"_file": m["_file_r"], "_row": m["_row_r"]})
-    ids = "prism:" + m["conversation_id"].astype(str) + ":" + m["turn"].astype(str) + ":" + m["_uid_c"] + "-" + m["_uid_r"]
-    pairs, ann = chosen_rejected(raw_m, dataset="prism", pair_id=ids, split="train", prompt=m["user_prompt_c"],
-                                 chosen=m["model_response_c"], rejected=m["model_response_r"],
-                                 annotator=m["user_id_c"].astype(str).to_numpy(),
-                                 metadata={"conversation_id": m["conversation_id"], "turn": m["turn"]})
+    ids = (
+        "prism:"
+        + m["conversation_id"].astype(str)
+        + ":"
+        + m["turn"].astype(str)
+        + ":"
+        + m["_uid_c"]
+        + "-"
+        + m["_uid_r"]
+    )
+    pairs, ann = chosen_rejected(
+        raw_m,
+        dataset="prism",
+        pair_id=ids,
+        split="train",
+        prompt=m["user_prompt_c"],
+        chosen=m["model_response_c"],
+        rejected=m["model_response_r"],
+        annotator=m["user_id_c"].astype(str).to_numpy(),
+        metadata={"conversation_id": m["conversation_id"], "turn": m["turn"]},
+    )
     swap = pairs["chosen"].to_numpy() == "B"
     ann["score_a"] = np.where(swap, m["_score_r"], m["_score_c"])
     ann["score_b"] = np.where(swap, m["_score_c"], m["_score_r"])
@@ -381,14 +551,25 @@ def _score_preference(diff: np.ndarray, significant: float) -> np.ndarray:
     return np.where(diff == 0, 0, np.sign(diff) * mag).astype(np.int64)
 
 
-@register("ultrafeedback", hub_id="openbmb/UltraFeedback", license="MIT",
-          citation="Cui et al. 2023, UltraFeedback: Boosting Language Models with High-quality Feedback, "
-                   "arXiv:2310.01377",
-          description="Four completions per instruction rated by GPT-4 on four aspects; every pair of "
-                      "completions becomes a comparison. Out-of-domain set of Beyond the Binary.",
-          papers=("Beyond the Binary",), aliases=("openbmb/UltraFeedback",))
-def load_ultrafeedback(source=None, *, score: str = "fine-grained_score", significant: float = 1.0,
-                       on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
+@register(
+    "ultrafeedback",
+    hub_id="openbmb/UltraFeedback",
+    license="MIT",
+    citation="Cui et al. 2023, UltraFeedback: Boosting Language Models with High-quality Feedback, arXiv:2310.01377",
+    description="Four completions per instruction rated by GPT-4 on four aspects; every pair of "
+    "completions becomes a comparison. Out-of-domain set of Beyond the Binary.",
+    papers=("Beyond the Binary",),
+    aliases=("openbmb/UltraFeedback",),
+)
+def load_ultrafeedback(
+    source=None,
+    *,
+    score: str = "fine-grained_score",
+    significant: float = 1.0,
+    on_invalid: str = "error",
+    empty: str | None = None,
+    **_,
+) -> Loaded:
     """Rows: ``source``, ``instruction``, ``completions`` (list of ``{model, response, fine-grained_score,
     overall_score, ...}``). Every unordered pair (i < j) of completions is one comparison judged by
     ``gpt-4``; the preference is the score difference (:func:`_score_preference`, |Δ| ≥ ``significant``
@@ -409,30 +590,61 @@ def load_ultrafeedback(source=None, *, score: str = "fine-grained_score", signif
 
     def get(cs, fld):
         return pd.Series([c.get(fld) if isinstance(c, dict) else None for c in cs], dtype=object)
-    df = sub.assign(_a=get(ca, "response"), _b=get(cb, "response"),
-                    _sa=pd.to_numeric(get(ca, score), errors="coerce"), _sb=pd.to_numeric(get(cb, score), errors="coerce"),
-                    _ma=get(ca, "model"), _mb=get(cb, "model"), _j=j, _k=k)
+
+    df = sub.assign(
+        _a=get(ca, "response"),
+        _b=get(cb, "response"),
+        _sa=pd.to_numeric(get(ca, score), errors="coerce"),
+        _sb=pd.to_numeric(get(cb, score), errors="coerce"),
+        _ma=get(ca, "model"),
+        _mb=get(cb, "model"),
+        _j=j,
+        _k=k,
+    )
     df = check_text(df, f, ["_a", "_b"])
-    df = f.apply(df, (df["_sa"].isna() | df["_sb"].isna()).to_numpy(), f"completion without a numeric {score}",
-                 f"completions[].{score}")
+    df = f.apply(
+        df,
+        (df["_sa"].isna() | df["_sb"].isna()).to_numpy(),
+        f"completion without a numeric {score}",
+        f"completions[].{score}",
+    )
     ids = "ultrafeedback:" + df["_row"].astype(str) + ":" + df["_j"].astype(str) + "-" + df["_k"].astype(str)
-    pairs = canonical(df, pair_id=ids, dataset="ultrafeedback", split="train", prompt=df["instruction"],
-                      response_a=df["_a"], response_b=df["_b"],
-                      metadata={"model_a": df["_ma"], "model_b": df["_mb"],
-                                **({"prompt_source": df["source"]} if "source" in df else {})})
-    ann = annotations(ids, "gpt-4", _score_preference((df["_sb"] - df["_sa"]).to_numpy(), significant),
-                      likert_a=df["_sa"].to_numpy(), likert_b=df["_sb"].to_numpy())
+    pairs = canonical(
+        df,
+        pair_id=ids,
+        dataset="ultrafeedback",
+        split="train",
+        prompt=df["instruction"],
+        response_a=df["_a"],
+        response_b=df["_b"],
+        metadata={
+            "model_a": df["_ma"],
+            "model_b": df["_mb"],
+            **({"prompt_source": df["source"]} if "source" in df else {}),
+        },
+    )
+    ann = annotations(
+        ids,
+        "gpt-4",
+        _score_preference((df["_sb"] - df["_sa"]).to_numpy(), significant),
+        likert_a=df["_sa"].to_numpy(),
+        likert_b=df["_sb"].to_numpy(),
+    )
     return Loaded(pairs, ann, desc, f.records)
 
 
 # ---------------------------------------------------------------------------------------------
 # openai/webgpt_comparisons
 # ---------------------------------------------------------------------------------------------
-@register("webgpt", hub_id="openai/webgpt_comparisons", license="MIT",
-          citation="Nakano et al. 2021, WebGPT: Browser-assisted question-answering with human feedback, "
-                   "arXiv:2112.09332",
-          description="Questions with two browsing-assisted answers compared by a labeller on a 7-point scale.",
-          papers=("SEAL", "Beyond the Binary"), aliases=("openai/webgpt_comparisons", "webgpt_comparisons", "web-gpt"))
+@register(
+    "webgpt",
+    hub_id="openai/webgpt_comparisons",
+    license="MIT",
+    citation="Nakano et al. 2021, WebGPT: Browser-assisted question-answering with human feedback, arXiv:2112.09332",
+    description="Questions with two browsing-assisted answers compared by a labeller on a 7-point scale.",
+    papers=("SEAL", "Beyond the Binary"),
+    aliases=("openai/webgpt_comparisons", "webgpt_comparisons", "web-gpt"),
+)
 def load_webgpt(source=None, *, on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
     """Rows: ``question`` (``{full_text, ...}``), ``answer_0``, ``answer_1``, ``score_0``, ``score_1``
     (``score_1 = -score_0`` in [-1, 1], positive = that answer better). Preference from ``score_1``:
@@ -449,8 +661,15 @@ def load_webgpt(source=None, *, on_invalid: str = "error", empty: str | None = N
         raise DataError("score out of range [-1, 1]", file=file, row=row, field="score_1")
     s = ((s1 - s0) / 2).to_numpy()
     ids = _ids(raw, "webgpt")
-    pairs = canonical(raw, pair_id=ids, dataset="webgpt", split="train", prompt=q, response_a=raw["answer_0"],
-                      response_b=raw["answer_1"])
+    pairs = canonical(
+        raw,
+        pair_id=ids,
+        dataset="webgpt",
+        split="train",
+        prompt=q,
+        response_a=raw["answer_0"],
+        response_b=raw["answer_1"],
+    )
     ann = annotations(ids, "webgpt-labeller", _score_preference(s, 0.5), score_a=s0.to_numpy(), score_b=s1.to_numpy())
     return Loaded(pairs, ann, desc, f.records)
 
@@ -458,19 +677,26 @@ def load_webgpt(source=None, *, on_invalid: str = "error", empty: str | None = N
 # ---------------------------------------------------------------------------------------------
 # openai/summarize_from_feedback
 # ---------------------------------------------------------------------------------------------
-@register("summarize-from-feedback", hub_id="openai/summarize_from_feedback", license="MIT",
-          citation="Stiennon et al. 2020, Learning to summarize with human feedback, NeurIPS 33:3008-3021",
-          description="Reddit TL;DR (and CNN/DM) posts with two summaries and a labeller's choice; the same pair "
-                      "can carry several labellers' choices.",
-          papers=("SEAL", "Beyond the Binary"), aliases=("openai/summarize_from_feedback", "summarize",
-                                                         "summarize_from_feedback", "oai-summarize"))
-def load_summarize(source=None, *, split: str = "train", on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
+@register(
+    "summarize-from-feedback",
+    hub_id="openai/summarize_from_feedback",
+    license="MIT",
+    citation="Stiennon et al. 2020, Learning to summarize with human feedback, NeurIPS 33:3008-3021",
+    description="Reddit TL;DR (and CNN/DM) posts with two summaries and a labeller's choice; the same pair "
+    "can carry several labellers' choices.",
+    papers=("SEAL", "Beyond the Binary"),
+    aliases=("openai/summarize_from_feedback", "summarize", "summarize_from_feedback", "oai-summarize"),
+)
+def load_summarize(
+    source=None, *, split: str = "train", on_invalid: str = "error", empty: str | None = None, **_
+) -> Loaded:
     """``comparisons`` rows: ``info`` (``{id, post, title, subreddit, article}``), ``summaries`` (two
     ``{text, policy}``), ``choice`` (0 or 1), ``worker``, ``split``, ``batch``, ``extra``
     (``{confidence}``). The prompt is ``SUBREDDIT: r/… TITLE: … POST: …`` (the article for CNN/DM).
     Rows comparing the same two summaries of the same post are one pair with one judgment per worker."""
-    raw, desc = read_source(source, "openai/summarize_from_feedback", name="comparisons",
-                            split=split if source is None else None)
+    raw, desc = read_source(
+        source, "openai/summarize_from_feedback", name="comparisons", split=split if source is None else None
+    )
     require(raw, ["info", "summaries", "choice"], desc)
     f = Filters(on_invalid, empty)
     info = raw["info"].tolist()
@@ -479,45 +705,68 @@ def load_summarize(source=None, *, split: str = "train", on_invalid: str = "erro
         if not isinstance(inf, dict):
             raise DataError("expected an object", file=where(raw, i)[0], row=where(raw, i)[1], field="info")
         if s is None or len(s) != 2:
-            raise DataError("expected exactly two summaries", file=where(raw, i)[0], row=where(raw, i)[1],
-                            field="summaries")
+            raise DataError(
+                "expected exactly two summaries", file=where(raw, i)[0], row=where(raw, i)[1], field="summaries"
+            )
 
     def prompt(inf):
         if inf.get("post"):
             return f"SUBREDDIT: r/{inf.get('subreddit') or ''}\nTITLE: {inf.get('title') or ''}\nPOST: {inf['post']}"
         return inf.get("article") or ""
-    raw = raw.assign(_p=[prompt(x) for x in info], _a=[s[0].get("text") for s in summ],
-                     _b=[s[1].get("text") for s in summ], _id=[str(x.get("id")) for x in info])
+
+    raw = raw.assign(
+        _p=[prompt(x) for x in info],
+        _a=[s[0].get("text") for s in summ],
+        _b=[s[1].get("text") for s in summ],
+        _id=[str(x.get("id")) for x in info],
+    )
     raw = check_text(raw, f, ["_a", "_b"])
     choice = pd.to_numeric(raw["choice"], errors="coerce")
     bad = ~choice.isin([0, 1]).to_numpy()
     if bad.any():
         file, row = where(raw, int(np.flatnonzero(bad)[0]))
-        raise DataError(f"choice {raw['choice'].iat[int(np.flatnonzero(bad)[0])]!r} is not 0 or 1", file=file,
-                        row=row, field="choice")
+        raise DataError(
+            f"choice {raw['choice'].iat[int(np.flatnonzero(bad)[0])]!r} is not 0 or 1",
+            file=file,
+            row=row,
+            field="choice",
+        )
     key = [stable_hash(a + "\x00" + b) for a, b in zip(raw["_a"], raw["_b"])]
     ids = "summarize:" + raw["_id"] + ":" + pd.Series(key, index=raw.index)
     first = ~ids.duplicated()
     p = raw[first.to_numpy()]
-    pairs = canonical(p, pair_id=ids[first], dataset="summarize-from-feedback",
-                      split=p["split"].astype(str) if "split" in p else split, prompt=p["_p"], response_a=p["_a"],
-                      response_b=p["_b"])
+    pairs = canonical(
+        p,
+        pair_id=ids[first],
+        dataset="summarize-from-feedback",
+        split=p["split"].astype(str) if "split" in p else split,
+        prompt=p["_p"],
+        response_a=p["_a"],
+        response_b=p["_b"],
+    )
     worker = raw["worker"].astype(str) if "worker" in raw else pd.Series("labeller", index=raw.index)
     conf = raw["extra"].map(lambda e: e.get("confidence") if isinstance(e, dict) else None) if "extra" in raw else None
-    ann = annotations(ids, worker, np.where(choice.to_numpy() == 0, -2, 2),
-                      **({"confidence": conf.to_numpy()} if conf is not None else {}))
+    ann = annotations(
+        ids,
+        worker,
+        np.where(choice.to_numpy() == 0, -2, 2),
+        **({"confidence": conf.to_numpy()} if conf is not None else {}),
+    )
     return Loaded(pairs, ann, desc, f.records)
 
 
 # ---------------------------------------------------------------------------------------------
 # Dahoas/synthetic-instruct-gptj-pairwise
 # ---------------------------------------------------------------------------------------------
-@register("synthetic-instruct-gptj-pairwise", hub_id="Dahoas/synthetic-instruct-gptj-pairwise", license="unknown "
-          "(no license stated on the Hub card)",
-          citation="Alex Havrilla 2023, synthetic-instruct-gptj-pairwise (Revision cc92d8d), Hugging Face",
-          description="Synthetic instructions with a chosen (GPT-J) and a rejected response.",
-          papers=("SEAL", "Beyond the Binary"), aliases=("Dahoas/synthetic-instruct-gptj-pairwise", "instructgpt-j",
-                                                         "gptj-pairwise"))
+@register(
+    "synthetic-instruct-gptj-pairwise",
+    hub_id="Dahoas/synthetic-instruct-gptj-pairwise",
+    license="unknown (no license stated on the Hub card)",
+    citation="Alex Havrilla 2023, synthetic-instruct-gptj-pairwise (Revision cc92d8d), Hugging Face",
+    description="Synthetic instructions with a chosen (GPT-J) and a rejected response.",
+    papers=("SEAL", "Beyond the Binary"),
+    aliases=("Dahoas/synthetic-instruct-gptj-pairwise", "instructgpt-j", "gptj-pairwise"),
+)
 def load_gptj_pairwise(source=None, *, on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
     """Rows: ``prompt``, ``chosen``, ``rejected``; one ±2 judgment, A/B by pair-id hash."""
     raw, desc = read_source(source, "Dahoas/synthetic-instruct-gptj-pairwise", split="train")
@@ -525,7 +774,14 @@ def load_gptj_pairwise(source=None, *, on_invalid: str = "error", empty: str | N
     f = Filters(on_invalid, empty)
     raw = check_text(raw, f, ["chosen", "rejected"])
     ids = _ids(raw, "gptj-pairwise")
-    pairs, ann = chosen_rejected(raw, dataset="synthetic-instruct-gptj-pairwise", pair_id=ids, split="train",
-                                 prompt=raw["prompt"], chosen=raw["chosen"], rejected=raw["rejected"],
-                                 annotator="synthetic-label")
+    pairs, ann = chosen_rejected(
+        raw,
+        dataset="synthetic-instruct-gptj-pairwise",
+        pair_id=ids,
+        split="train",
+        prompt=raw["prompt"],
+        chosen=raw["chosen"],
+        rejected=raw["rejected"],
+        annotator="synthetic-label",
+    )
     return Loaded(pairs, ann, desc, f.records)

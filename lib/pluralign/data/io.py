@@ -7,6 +7,7 @@ JSON arrays (``.json``, ``.json.gz``), Parquet, CSV/TSV. The raw frame gets two 
 so that a later check can say *where* a bad value came from (the data model: "refuses bad
 input with an error that names the file, the row and the field").
 """
+
 from __future__ import annotations
 
 import gzip
@@ -14,8 +15,9 @@ import hashlib
 import json
 import os
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,8 +46,12 @@ def _documentation(path: Path) -> bool:
     """A README / LICENSE / NOTICE (any extension), a Markdown page or a Hub loading script: left out of a data
     folder. Any other file (``data.txt`` included) is data of an unsupported type, refused, never skipped."""
     name = path.name.lower()
-    return (path.stem.lower() in IGNORED_IN_FOLDERS or name in IGNORED_IN_FOLDERS or name.split(".")[0] in
-            IGNORED_IN_FOLDERS or path.suffix.lower() in (".md", ".py"))
+    return (
+        path.stem.lower() in IGNORED_IN_FOLDERS
+        or name in IGNORED_IN_FOLDERS
+        or name.split(".")[0] in IGNORED_IN_FOLDERS
+        or path.suffix.lower() in (".md", ".py")
+    )
 
 
 def list_files(source: str | os.PathLike, pattern: str | None = None) -> list[Path]:
@@ -58,9 +64,12 @@ def list_files(source: str | os.PathLike, pattern: str | None = None) -> list[Pa
         files = [p for p in found if _suffix(p) in SUFFIXES]
         others = [p for p in found if _suffix(p) not in SUFFIXES and not _documentation(p)]
         if files and others:  # nothing is skipped silently
-            raise DataError(f"{len(others)} file(s) of an unsupported type in the data folder, e.g. "
-                            f"{others[0].relative_to(path)} (supported: {', '.join(SUFFIXES)}); read one file with "
-                            "source=FILE, or pass pattern='*.jsonl'", file=path)
+            raise DataError(
+                f"{len(others)} file(s) of an unsupported type in the data folder, e.g. "
+                f"{others[0].relative_to(path)} (supported: {', '.join(SUFFIXES)}); read one file with "
+                "source=FILE, or pass pattern='*.jsonl'",
+                file=path,
+            )
         if not files:
             raise DataError(f"no data files ({', '.join(SUFFIXES)}) in folder", file=path)
         return files
@@ -76,13 +85,15 @@ def _read_bytes(path: Path) -> bytes:
         except EOFError as err:  # truncated stream: find how far it got
             good = _partial_gunzip(raw)
             line = good.count(b"\n") + 1
-            raise DataError(f"truncated gzip file ({err}); the data stops inside line {line}: re-download it",
-                            file=path, row=line) from None
+            raise DataError(
+                f"truncated gzip file ({err}); the data stops inside line {line}: re-download it", file=path, row=line
+            ) from None
         except (OSError, zlib.error) as err:
             raise DataError(f"not a valid gzip file ({err})", file=path) from None
     if name.endswith((".bz2", ".xz")):
         import bz2
         import lzma
+
         try:
             return bz2.decompress(raw) if name.endswith(".bz2") else lzma.decompress(raw)
         except (OSError, ValueError, EOFError, lzma.LZMAError) as err:
@@ -104,8 +115,11 @@ def _decode(data: bytes, path: Path) -> str:
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise DataError(f"bytes that are not UTF-8 ({data[err.start:err.end]!r} at column {col}); "
-                        "re-encode the file as UTF-8", file=path, row=line) from None
+        raise DataError(
+            f"bytes that are not UTF-8 ({data[err.start : err.end]!r} at column {col}); re-encode the file as UTF-8",
+            file=path,
+            row=line,
+        ) from None
 
 
 def read_jsonl(path: Path) -> pd.DataFrame:
@@ -116,12 +130,14 @@ def read_jsonl(path: Path) -> pd.DataFrame:
     data = _read_bytes(path)
     text = _decode(data, path)
     import re
+
     blank_line = re.compile(rb"(^|\n)[ \t\r\f\v]*(\n|$)")  # empty, whitespace-only or CRLF-blank lines
     if data and not blank_line.search(data.rstrip(b"\r\n") if data.endswith(b"\n") else data):
         del text
         try:
             import pyarrow as pa
             import pyarrow.json as pj
+
             table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=1 << 24))
             df = table.to_pandas()
             df["_row"] = np.arange(1, len(df) + 1)
@@ -145,8 +161,9 @@ def read_jsonl(path: Path) -> pd.DataFrame:
     rows = np.fromiter((i for i, s in enumerate(lines, 1) if s.strip()), dtype=np.int64)
     bad = next((k for k, r in enumerate(records) if not isinstance(r, dict)), None)
     if bad is not None:
-        raise DataError(f"a JSON object is expected on every line, got {type(records[bad]).__name__}",
-                        file=path, row=int(rows[bad]))
+        raise DataError(
+            f"a JSON object is expected on every line, got {type(records[bad]).__name__}", file=path, row=int(rows[bad])
+        )
     df = pd.DataFrame.from_records(records) if records else pd.DataFrame()
     df["_row"] = rows
     return df
@@ -181,6 +198,7 @@ def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
     missing fields absent (null), so the check of a required field names its row."""
     import csv
     import io as _io
+
     text = _decode(_read_bytes(path), path)
     if not text.strip():
         raise DataError("empty file (no header, no rows)", file=path)
@@ -198,8 +216,12 @@ def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
                     raise DataError("the header names this column twice", file=path, row=start, field=dup)
                 continue
             if len(rec) > len(header):
-                raise DataError(f"{len(rec)} fields but the header (line 1) names {len(header)}; quote a field "
-                                "that holds the separator", file=path, row=start)
+                raise DataError(
+                    f"{len(rec)} fields but the header (line 1) names {len(header)}; quote a field "
+                    "that holds the separator",
+                    file=path,
+                    row=start,
+                )
             records.append(rec + [None] * (len(header) - len(rec)))
             rows.append(start)
     except csv.Error as err:
@@ -252,17 +274,31 @@ def read_files(source, pattern: str | None = None) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 # the Hub
 # ---------------------------------------------------------------------------------------------
-def read_hub(hub_id: str, *, name: str | None = None, split: str | None = None, data_dir: str | None = None,
-             data_files: Any = None, revision: str | None = None) -> pd.DataFrame:
+def read_hub(
+    hub_id: str,
+    *,
+    name: str | None = None,
+    split: str | None = None,
+    data_dir: str | None = None,
+    data_files: Any = None,
+    revision: str | None = None,
+) -> pd.DataFrame:
     """``datasets.load_dataset(hub_id, name, split=..., data_dir=...)`` → DataFrame with ``_row``.
 
     A Hub id that cannot be reached (offline, gated, misspelt) raises :class:`DataError` that says how
     to download the files and point ``source=`` at them."""
     try:
         import datasets
-        kw = {k: v for k, v in dict(name=name, split=split, data_dir=data_dir, data_files=data_files,
-                                     revision=revision).items() if v is not None}
+
+        kw = {
+            k: v
+            for k, v in dict(
+                name=name, split=split, data_dir=data_dir, data_files=data_files, revision=revision
+            ).items()
+            if v is not None
+        }
         from pluralign.mirror import MirrorError, resolve
+
         try:
             where_from = resolve(hub_id, kind="dataset")  # $PLURALIGN_MIRROR/<id> when it holds the data set
         except MirrorError as err:
@@ -276,7 +312,8 @@ def read_hub(hub_id: str, *, name: str | None = None, split: str | None = None, 
             f"cannot reach the Hugging Face Hub dataset {hub_id!r} ({where}split={split!r}): "
             f"{type(err).__name__}: {str(err)[:300]}. Download its files (e.g. `huggingface-cli download "
             f"{hub_id} --repo-type dataset --local-dir DIR`) and pass source='DIR/path/to/file.jsonl' "
-            "(or a folder, same schema as the Hub's) to pluralign.data.load", file=f"hf://datasets/{hub_id}",
+            "(or a folder, same schema as the Hub's) to pluralign.data.load",
+            file=f"hf://datasets/{hub_id}",
         ) from None
     if hasattr(ds, "keys") and not hasattr(ds, "to_pandas"):  # DatasetDict: concatenate the splits
         frames = []
@@ -308,7 +345,9 @@ def read_source(source, hub_id: str | None, *, pattern: str | None = None, **hub
 # ---------------------------------------------------------------------------------------------
 def where(df: pd.DataFrame, i: int) -> tuple[str, int]:
     """(file, row) of positional row ``i`` of a raw frame."""
-    return str(df["_file"].iat[i]) if "_file" in df else "<in-memory>", int(df["_row"].iat[i]) if "_row" in df else i + 1
+    return str(df["_file"].iat[i]) if "_file" in df else "<in-memory>", int(
+        df["_row"].iat[i]
+    ) if "_row" in df else i + 1
 
 
 def require(df: pd.DataFrame, fields: Iterable[str], source: str) -> None:
@@ -346,8 +385,16 @@ class Filters:
         """Record a change that keeps the rows (e.g. a placeholder for an empty response)."""
         mask = np.asarray(mask, dtype=bool)
         if mask.any():
-            self.records.append({"filter": what, "field": field, "removed": 0, "kept": int(len(df)),
-                                 "changed": int(mask.sum()), "rows": df["_row"][mask].head(20).tolist()})
+            self.records.append(
+                {
+                    "filter": what,
+                    "field": field,
+                    "removed": 0,
+                    "kept": int(len(df)),
+                    "changed": int(mask.sum()),
+                    "rows": df["_row"][mask].head(20).tolist(),
+                }
+            )
 
     def text_type(self, df: pd.DataFrame, column: str, field: str | None = None) -> pd.DataFrame:
         """A list / object / number / truth value where text (a prompt, a reply) should be: bad input (an
@@ -356,13 +403,22 @@ class Filters:
         if not typed.any():
             return df
         v = df[column].iat[int(np.flatnonzero(typed)[0])]
-        what = ("a list" if isinstance(v, (list, tuple, np.ndarray)) else "an object" if isinstance(v, dict) else
-                "a truth value" if isinstance(v, (bool, np.bool_)) else "a number" if isinstance(v, (int, float, np.number))
-                else f"a {type(v).__name__}")
+        what = (
+            "a list"
+            if isinstance(v, (list, tuple, np.ndarray))
+            else "an object"
+            if isinstance(v, dict)
+            else "a truth value"
+            if isinstance(v, (bool, np.bool_))
+            else "a number"
+            if isinstance(v, (int, float, np.number))
+            else f"a {type(v).__name__}"
+        )
         return self.apply(df, typed, f"{what} ({str(v)[:60]}) where text is expected", field or column)
 
-    def empty_text(self, df: pd.DataFrame, column: str, reason: str = "empty text",
-                   field: str | None = None) -> pd.DataFrame:
+    def empty_text(
+        self, df: pd.DataFrame, column: str, reason: str = "empty text", field: str | None = None
+    ) -> pd.DataFrame:
         """Empty text in ``field``: an error, dropped (counted), or — ``empty="placeholder"`` — replaced by
         ``"[empty response]"`` (counted), for data sets where an empty model output was judged as such."""
         field = field or column
@@ -385,20 +441,27 @@ class Filters:
             reason += f" (keep such rows with empty='placeholder', which writes {self.PLACEHOLDER!r}, or drop them with empty='drop')"
         return self.apply(df, bad, reason, field, always_drop=self.empty == "drop")
 
-    def apply(self, df: pd.DataFrame, bad: np.ndarray | pd.Series, reason: str, field: str,
-              *, always_drop: bool = False) -> pd.DataFrame:
+    def apply(
+        self, df: pd.DataFrame, bad: np.ndarray | pd.Series, reason: str, field: str, *, always_drop: bool = False
+    ) -> pd.DataFrame:
         bad = np.asarray(bad, dtype=bool)
         if not bad.any():
             return df
         idx = np.flatnonzero(bad)
         if self.on_invalid == "error" and not always_drop:
             file, row = where(df, int(idx[0]))
-            raise DataError(f"{reason} ({len(idx)} such rows in all; pass on_invalid='drop' to drop them "
-                            "with a count in meta['filters'])", file=file, row=row, field=field)
+            raise DataError(
+                f"{reason} ({len(idx)} such rows in all; pass on_invalid='drop' to drop them "
+                "with a count in meta['filters'])",
+                file=file,
+                row=row,
+                field=field,
+            )
         rows = [int(df["_row"].iat[i]) for i in idx[:20]] if "_row" in df else idx[:20].tolist()
         kept = df.loc[~bad].reset_index(drop=True)
-        self.records.append({"filter": reason, "field": field, "removed": int(len(idx)), "kept": int(len(kept)),
-                             "rows": rows})
+        self.records.append(
+            {"filter": reason, "field": field, "removed": int(len(idx)), "kept": int(len(kept)), "rows": rows}
+        )
         return kept
 
 
@@ -406,6 +469,7 @@ def empty_text(s: pd.Series) -> np.ndarray:
     """Missing, empty or whitespace-only (vectorised with Arrow compute, no per-row Python)."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
     try:
         arr = pa.array(s, from_pandas=True)
         if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
@@ -432,7 +496,9 @@ def not_text(s: pd.Series) -> np.ndarray:
         return np.zeros(len(s), dtype=bool)
     if s.dtype != object:  # a whole column of numbers / booleans
         return s.notna().to_numpy(dtype=bool)
-    return s.map(lambda v: not (v is None or isinstance(v, str) or (isinstance(v, float) and v != v))).to_numpy(dtype=bool)
+    return s.map(lambda v: not (v is None or isinstance(v, str) or (isinstance(v, float) and v != v))).to_numpy(
+        dtype=bool
+    )
 
 
 def swap_mask(pair_ids: pd.Series) -> np.ndarray:
@@ -459,7 +525,10 @@ def default_local(source, relative: str, name: str) -> Path:
         return Path(source).expanduser()
     path = shared_data_dir() / relative
     if not path.exists():
-        raise DataError(f"data set {name!r} is read from local files only and none were found; pass "
-                        f"source='path/to/{relative}' or set PLURALIGN_SHARED_DATA to the folder holding "
-                        f"'{relative}'", file=path)
+        raise DataError(
+            f"data set {name!r} is read from local files only and none were found; pass "
+            f"source='path/to/{relative}' or set PLURALIGN_SHARED_DATA to the folder holding "
+            f"'{relative}'",
+            file=path,
+        )
     return path

@@ -25,18 +25,31 @@ Long form without a ``pair_id`` column groups the rows that show the same prompt
 
 Without ``labels`` the label values must already be preferences in {−2, …, 2}.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from pluralign.data.core import DataError
-from pluralign.data.hub import chosen_rejected, check_text, likert_preference, map_labels
-from pluralign.data.io import Filters, not_text, read_files, require, stable_hash, truth_values, where
+from pluralign.data.hub import check_text, chosen_rejected, likert_preference, map_labels
+from pluralign.data.io import Filters, read_files, require, stable_hash, truth_values, where
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
-CANONICAL = {"pair_id", "prompt", "response_a", "response_b", "chosen", "rejected", "split", "preference",
-             "annotator_id", "likert_a", "likert_b", "p_b"}
+CANONICAL = {
+    "pair_id",
+    "prompt",
+    "response_a",
+    "response_b",
+    "chosen",
+    "rejected",
+    "split",
+    "preference",
+    "annotator_id",
+    "likert_a",
+    "likert_b",
+    "p_b",
+}
 
 
 def _soft(raw: pd.DataFrame, col: str, p_b_range) -> tuple[pd.Series, pd.Series]:
@@ -50,9 +63,13 @@ def _soft(raw: pd.DataFrame, col: str, p_b_range) -> tuple[pd.Series, pd.Series]
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         file, row = where(raw, i)
-        raise DataError(f"soft label {raw[col].tolist()[i]!r} is not a number in [{lo:g}, {hi:g}]"
-                        + ("" if p_b_range else " (rescale another range with p_b_range=[low, high])"),
-                        file=file, row=row, field=col)
+        raise DataError(
+            f"soft label {raw[col].tolist()[i]!r} is not a number in [{lo:g}, {hi:g}]"
+            + ("" if p_b_range else " (rescale another range with p_b_range=[low, high])"),
+            file=file,
+            row=row,
+            field=col,
+        )
     p_b = (v - lo) / (hi - lo)
     return p_b, pd.Series(np.sign(p_b.to_numpy() - 0.5).astype(int) * 2, index=raw.index)
 
@@ -69,28 +86,56 @@ def _labels(raw: pd.DataFrame, col: str, labels: dict | None, f: Filters) -> pd.
         file, row = where(raw, i)
         v = raw[col].iat[i]
         if truth[i]:
-            raise DataError(f"label {str(bool(v)).lower()} is a truth value, not a preference in -2 … 2; say what it "
-                            "means with labels={true: ..., false: ...}", file=file, row=row, field=col)
-        raise DataError(f"label {v!r} out of range: a preference must be one of -2, -1, 0, 1, 2 "
-                        "(negative prefers A), or pass labels={value: preference}", file=file, row=row, field=col)
+            raise DataError(
+                f"label {str(bool(v)).lower()} is a truth value, not a preference in -2 … 2; say what it "
+                "means with labels={true: ..., false: ...}",
+                file=file,
+                row=row,
+                field=col,
+            )
+        raise DataError(
+            f"label {v!r} out of range: a preference must be one of -2, -1, 0, 1, 2 "
+            "(negative prefers A), or pass labels={value: preference}",
+            file=file,
+            row=row,
+            field=col,
+        )
     return num.where(~bad)
 
 
-@register("local", license="(as stated by the data's owner)", citation="(as stated by the data's owner)",
-          description="Your own preference file: JSONL / JSON / CSV / Parquet, columns and labels mapped by options.",
-          aliases=("file", "custom"))
-def load_local(source=None, *, columns: dict | None = None, labels: dict | None = None, annotators=None,
-               annotator: str = "annotator", dataset_name: str | None = None, split: str = "train",
-               metadata: list | None = None, on_invalid: str = "error", empty: str | None = None,
-               p_b_range: list | None = None, **_) -> Loaded:
+@register(
+    "local",
+    license="(as stated by the data's owner)",
+    citation="(as stated by the data's owner)",
+    description="Your own preference file: JSONL / JSON / CSV / Parquet, columns and labels mapped by options.",
+    aliases=("file", "custom"),
+)
+def load_local(
+    source=None,
+    *,
+    columns: dict | None = None,
+    labels: dict | None = None,
+    annotators=None,
+    annotator: str = "annotator",
+    dataset_name: str | None = None,
+    split: str = "train",
+    metadata: list | None = None,
+    on_invalid: str = "error",
+    empty: str | None = None,
+    p_b_range: list | None = None,
+    **_,
+) -> Loaded:
     """Load ``source`` with ``columns`` = {canonical name: source column} (module docstring)."""
     if source is None:
         raise DataError("load('local') needs source='path/to/file.jsonl|.csv|.parquet' (or a folder)")
     columns = dict(columns or {})
     unknown = set(columns) - CANONICAL
     if unknown:
-        raise DataError(f"unknown canonical column(s) {sorted(unknown)}; use {sorted(CANONICAL)}", file=source,
-                        field=sorted(unknown)[0])
+        raise DataError(
+            f"unknown canonical column(s) {sorted(unknown)}; use {sorted(CANONICAL)}",
+            file=source,
+            field=sorted(unknown)[0],
+        )
     raw = read_files(source)
     name = dataset_name or "local"
     f = Filters(on_invalid, empty)
@@ -116,9 +161,17 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
     if cr:
         if has_id:
             _unique(raw, ids, c["pair_id"])
-        pairs, ann = chosen_rejected(raw, dataset=name, pair_id=ids, split=sp, prompt=raw[c["prompt"]],
-                                     chosen=raw[c["chosen"]], rejected=raw[c["rejected"]], annotator=annotator,
-                                     metadata=meta_cols)
+        pairs, ann = chosen_rejected(
+            raw,
+            dataset=name,
+            pair_id=ids,
+            split=sp,
+            prompt=raw[c["prompt"]],
+            chosen=raw[c["chosen"]],
+            rejected=raw[c["rejected"]],
+            annotator=annotator,
+            metadata=meta_cols,
+        )
         return Loaded(pairs, ann, str(source), f.records)
 
     if long_form:
@@ -126,7 +179,7 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
         first = ~ids.duplicated()
         ref = raw.assign(_id=ids)[first.to_numpy()].set_index("_id")
         for col in (c["prompt"], c["response_a"], c["response_b"]):
-            differ = (raw[col].astype(str).to_numpy() != ref[col].astype(str).reindex(ids).to_numpy())
+            differ = raw[col].astype(str).to_numpy() != ref[col].astype(str).reindex(ids).to_numpy()
             if differ.any():
                 file, row = where(raw, int(np.flatnonzero(differ)[0]))
                 raise DataError("rows of the same pair_id disagree on the text", file=file, row=row, field=col)
@@ -143,9 +196,16 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
             _count(f, raw, ~ok, c["preference"])
             ann = annotations(ids[ok], raw[c["annotator_id"]].astype(str)[ok], pref[ok].astype(int))
         p = raw[first.to_numpy()]
-        pairs = canonical(p, pair_id=ids[first], dataset=name, split=sp if isinstance(sp, str) else sp[first],
-                          prompt=p[c["prompt"]], response_a=p[c["response_a"]], response_b=p[c["response_b"]],
-                          metadata={k: v[first] for k, v in meta_cols.items()})
+        pairs = canonical(
+            p,
+            pair_id=ids[first],
+            dataset=name,
+            split=sp if isinstance(sp, str) else sp[first],
+            prompt=p[c["prompt"]],
+            response_a=p[c["response_a"]],
+            response_b=p[c["response_b"]],
+            metadata={k: v[first] for k, v in meta_cols.items()},
+        )
         return Loaded(pairs, ann, str(source), f.records)
 
     if has_id:
@@ -167,10 +227,21 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
             bad = (v.isna() | (v != v.round())).to_numpy()
             if bad.any():
                 file, row = where(raw, int(np.flatnonzero(bad)[0]))
-                raise DataError(f"Likert score {raw[col].iat[int(np.flatnonzero(bad)[0])]!r} is not an integer",
-                                file=file, row=row, field=col)
-        frames.append(annotations(ids, annotator, likert_preference(la, lb), likert_a=la.astype(int).to_numpy(),
-                                  likert_b=lb.astype(int).to_numpy()))
+                raise DataError(
+                    f"Likert score {raw[col].iat[int(np.flatnonzero(bad)[0])]!r} is not an integer",
+                    file=file,
+                    row=row,
+                    field=col,
+                )
+        frames.append(
+            annotations(
+                ids,
+                annotator,
+                likert_preference(la, lb),
+                likert_a=la.astype(int).to_numpy(),
+                likert_b=lb.astype(int).to_numpy(),
+            )
+        )
     elif soft:
         require(raw, [c["p_b"]], str(source))
         p_b, pref = _soft(raw, c["p_b"], p_b_range)
@@ -181,18 +252,33 @@ def load_local(source=None, *, columns: dict | None = None, labels: dict | None 
         ok = pref.notna().to_numpy()
         _count(f, raw, ~ok, c["preference"])
         frames.append(annotations(ids[ok], annotator, pref[ok].astype(int)))
-    pairs = canonical(raw, pair_id=ids, dataset=name, split=sp, prompt=raw[c["prompt"]],
-                      response_a=raw[c["response_a"]], response_b=raw[c["response_b"]], metadata=meta_cols)
+    pairs = canonical(
+        raw,
+        pair_id=ids,
+        dataset=name,
+        split=sp,
+        prompt=raw[c["prompt"]],
+        response_a=raw[c["response_a"]],
+        response_b=raw[c["response_b"]],
+        metadata=meta_cols,
+    )
     return Loaded(pairs, pd.concat(frames, ignore_index=True), str(source), f.records)
 
 
 def _unique(raw, ids, field):
     from pluralign.data.hub import check_unique
+
     check_unique(raw, ids, field)
 
 
 def _count(f: Filters, raw: pd.DataFrame, bad: np.ndarray, field: str) -> None:
     if bad.any():
-        f.records.append({"filter": "unknown or out-of-range label (judgment dropped)", "field": field,
-                          "removed": int(bad.sum()), "kept": int((~bad).sum()),
-                          "rows": raw["_row"][bad].head(20).tolist()})
+        f.records.append(
+            {
+                "filter": "unknown or out-of-range label (judgment dropped)",
+                "field": field,
+                "removed": int(bad.sum()),
+                "kept": int((~bad).sum()),
+                "rows": raw["_row"][bad].head(20).tolist(),
+            }
+        )

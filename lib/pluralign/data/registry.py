@@ -6,10 +6,12 @@ loader turns the raw source into the canonical tables (:mod:`pluralign.data.core
 Options are plain values (str, number, list, dict), so a papermill / YAML parameter file can carry
 them: ``load(**yaml.safe_load(open("params/mydata.yml")))`` or ``load({"name": ..., "source": ...})``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,22 +34,47 @@ class DatasetInfo:
     url: str | None = None
 
     def card(self) -> dict:
-        return {"name": self.name, "hub_id": self.hub_id, "license": self.license, "citation": self.citation,
-                "description": self.description, "papers": list(self.papers), "local_path": self.local_path,
-                "url": self.url}
+        return {
+            "name": self.name,
+            "hub_id": self.hub_id,
+            "license": self.license,
+            "citation": self.citation,
+            "description": self.description,
+            "papers": list(self.papers),
+            "local_path": self.local_path,
+            "url": self.url,
+        }
 
 
 DATASETS: dict[str, DatasetInfo] = {}
 
 
-def register(name: str, *, hub_id: str | None = None, license: str, citation: str, description: str,
-             papers: tuple[str, ...] = (), local_path: str | None = None, url: str | None = None,
-             aliases: tuple[str, ...] = ()):
+def register(
+    name: str,
+    *,
+    hub_id: str | None = None,
+    license: str,
+    citation: str,
+    description: str,
+    papers: tuple[str, ...] = (),
+    local_path: str | None = None,
+    url: str | None = None,
+    aliases: tuple[str, ...] = (),
+):
     """Decorator: add a loader ``fn(source, **options) -> Loaded`` under ``name`` (and its aliases)."""
 
     def deco(fn):
-        info = DatasetInfo(name, fn, hub_id, license, citation, description, papers, local_path,
-                           url or (f"https://huggingface.co/datasets/{hub_id}" if hub_id else None))
+        info = DatasetInfo(
+            name,
+            fn,
+            hub_id,
+            license,
+            citation,
+            description,
+            papers,
+            local_path,
+            url or (f"https://huggingface.co/datasets/{hub_id}" if hub_id else None),
+        )
         DATASETS[name] = info
         for a in aliases:
             ALIASES[a.lower()] = name
@@ -73,8 +100,10 @@ class Loaded:
 def resolve(name: str) -> DatasetInfo:
     key = name if name in DATASETS else ALIASES.get(name.lower(), name.lower())
     if key not in DATASETS:
-        raise DataError(f"unknown data set {name!r}; registered: {', '.join(sorted(DATASETS))} "
-                        "(or use load('local', source=PATH, columns=..., labels=...) for your own file)")
+        raise DataError(
+            f"unknown data set {name!r}; registered: {', '.join(sorted(DATASETS))} "
+            "(or use load('local', source=PATH, columns=..., labels=...) for your own file)"
+        )
     return DATASETS[key]
 
 
@@ -97,6 +126,7 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
     """
     if isinstance(name, (list, tuple)):  # several specs: loaded and combined, in order
         from pluralign.data.core import combine
+
         parts = [load(x) for x in name]
         if not parts:
             raise DataError("load([]): no data set named")
@@ -105,18 +135,29 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
         params = dict(name)
         if "simulate" in params:  # {"simulate": {options}}: the project's simulator
             from pluralign.data.simulate import simulate
+
             sim = {**dict(params["simulate"] or {}), **options}
-            _refuse_unknown(sim, sorted(k for k, p in __import__("inspect").signature(simulate).parameters.items()
-                                        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)), "simulate")
+            _refuse_unknown(
+                sim,
+                sorted(
+                    k
+                    for k, p in __import__("inspect").signature(simulate).parameters.items()
+                    if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+                ),
+                "simulate",
+            )
             return simulate(**sim)
         if "name" not in params:
-            raise DataError(f"data spec {name!r} needs 'name' (a registered data set, Hub id or 'local') or "
-                            "'simulate' (simulator options)")
+            raise DataError(
+                f"data spec {name!r} needs 'name' (a registered data set, Hub id or 'local') or "
+                "'simulate' (simulator options)"
+            )
         name = params.pop("name")
         source = params.pop("source", source)
         options = {**params, **options}
     if isinstance(source, str) and source.startswith("shared:"):  # relative to the shared data folder
         from pluralign.data.io import shared_data_dir
+
         source = str(shared_data_dir() / source.removeprefix("shared:").lstrip("/"))
     if isinstance(name, pd.DataFrame) or _is_local_path(name):  # a table or a file / folder of one's own
         source, name = name, "local"
@@ -124,14 +165,22 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
     check_options(info, options)
     limit = options.pop("limit", None)
     out: Loaded = info.loader(source, **options)
-    meta = {"name": options.get("dataset_name") or info.name, "source": out.source, "hub_id": info.hub_id,
-            "license": options.get("license") or info.license, "citation": options.get("citation") or info.citation,
-            "options": {k: v for k, v in options.items()}, "filters": list(out.filters), **out.meta}
+    meta = {
+        "name": options.get("dataset_name") or info.name,
+        "source": out.source,
+        "hub_id": info.hub_id,
+        "license": options.get("license") or info.license,
+        "citation": options.get("citation") or info.citation,
+        "options": {k: v for k, v in options.items()},
+        "filters": list(out.filters),
+        **out.meta,
+    }
     pairs, ann = out.pairs.reset_index(drop=True), out.annotations.reset_index(drop=True)
     if limit is not None and len(pairs) > int(limit):
         keep = pairs["pair_id"].iloc[: int(limit)]
-        meta["filters"].append({"filter": f"limit={int(limit)} (first pairs)", "removed": len(pairs) - int(limit),
-                                "kept": int(limit)})
+        meta["filters"].append(
+            {"filter": f"limit={int(limit)} (first pairs)", "removed": len(pairs) - int(limit), "kept": int(limit)}
+        )
         pairs = pairs.iloc[: int(limit)].reset_index(drop=True)
         ann = ann[ann["pair_id"].isin(keep)].reset_index(drop=True)
     return PreferenceData(pairs, ann, meta)
@@ -144,18 +193,23 @@ COMMON_OPTIONS = ("limit", "dataset_name", "license", "citation")
 def _is_local_path(name) -> bool:
     import os
     from pathlib import Path
+
     if not isinstance(name, (str, os.PathLike)):
         return False
     s = str(name)
     if s in DATASETS or s.lower() in ALIASES:
         return False
-    return Path(s).expanduser().exists() or s.startswith((".", "/", "~")) or Path(s).suffix.lower() in (
-        ".json", ".jsonl", ".csv", ".tsv", ".parquet", ".gz", ".bz2", ".xz", ".zst")
+    return (
+        Path(s).expanduser().exists()
+        or s.startswith((".", "/", "~"))
+        or Path(s).suffix.lower() in (".json", ".jsonl", ".csv", ".tsv", ".parquet", ".gz", ".bz2", ".xz", ".zst")
+    )
 
 
 def check_options(info: DatasetInfo, options: dict) -> None:
     """Refuse an option the data set's loader does not take, naming it and the nearest valid one."""
     import inspect
+
     params = inspect.signature(info.loader).parameters
     valid = sorted({k for k, p in params.items() if p.kind is p.KEYWORD_ONLY} | set(COMMON_OPTIONS))
     _refuse_unknown(options, valid, f"load({info.name!r})")
@@ -163,16 +217,20 @@ def check_options(info: DatasetInfo, options: dict) -> None:
 
 def _refuse_unknown(options: dict, valid: list[str], what: str) -> None:
     import difflib
+
     for k in options:
         if k not in valid:
             near = difflib.get_close_matches(k, valid, n=1)
-            raise DataError(f"unknown option {k!r} for {what}"
-                            + (f"; did you mean {near[0]!r}?" if near else "")
-                            + f" (options: {', '.join(valid)})")
+            raise DataError(
+                f"unknown option {k!r} for {what}"
+                + (f"; did you mean {near[0]!r}?" if near else "")
+                + f" (options: {', '.join(valid)})"
+            )
 
 
-def canonical(df: pd.DataFrame, *, pair_id, dataset: str, split, prompt, response_a, response_b,
-              metadata: dict | None = None) -> pd.DataFrame:
+def canonical(
+    df: pd.DataFrame, *, pair_id, dataset: str, split, prompt, response_a, response_b, metadata: dict | None = None
+) -> pd.DataFrame:
     """Assemble the canonical ``pairs`` table (plus ``source_file`` / ``source_row`` for tracing)."""
     n = len(pair_id)
 
@@ -182,8 +240,18 @@ def canonical(df: pd.DataFrame, *, pair_id, dataset: str, split, prompt, respons
         if isinstance(v, (np.ndarray, list)):
             return pd.Series(v)
         return v
-    out = pd.DataFrame({"pair_id": col(pair_id), "dataset": dataset, "split": col(split), "prompt": col(prompt),
-                        "response_a": col(response_a), "response_b": col(response_b)}, index=pd.RangeIndex(n))
+
+    out = pd.DataFrame(
+        {
+            "pair_id": col(pair_id),
+            "dataset": dataset,
+            "split": col(split),
+            "prompt": col(prompt),
+            "response_a": col(response_a),
+            "response_b": col(response_b),
+        },
+        index=pd.RangeIndex(n),
+    )
     out["pair_id"] = out["pair_id"].astype(object)  # hash-table joins / isin (Arrow-string isin is slow)
     for k, v in (metadata or {}).items():
         out[k] = col(v)
@@ -192,22 +260,32 @@ def canonical(df: pd.DataFrame, *, pair_id, dataset: str, split, prompt, respons
     if "_row" in df:
         out["source_row"] = col(df["_row"])
     from pluralign.data.io import not_text
+
     for name in ("prompt", "response_a", "response_b"):  # the last guard of every loader: text is text
         bad = not_text(out[name])
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             v = out[name].iat[i]
-            raise DataError(f"a {type(v).__name__} ({str(v)[:60]}) where text is expected",
-                            file=out["source_file"].iat[i] if "source_file" in out else None,
-                            row=int(out["source_row"].iat[i]) if "source_row" in out else i + 1, field=name)
+            raise DataError(
+                f"a {type(v).__name__} ({str(v)[:60]}) where text is expected",
+                file=out["source_file"].iat[i] if "source_file" in out else None,
+                row=int(out["source_row"].iat[i]) if "source_row" in out else i + 1,
+                field=name,
+            )
     return out
 
 
 def annotations(pair_id, annotator_id, preference, **extra) -> pd.DataFrame:
     def col(v):
         return v.reset_index(drop=True) if isinstance(v, pd.Series) else v
-    out = pd.DataFrame({"pair_id": col(pair_id), "annotator_id": col(annotator_id),
-                        "preference": np.asarray(preference).astype(np.int8)})
+
+    out = pd.DataFrame(
+        {
+            "pair_id": col(pair_id),
+            "annotator_id": col(annotator_id),
+            "preference": np.asarray(preference).astype(np.int8),
+        }
+    )
     out["pair_id"] = out["pair_id"].astype(object)
     for k, v in extra.items():
         out[k] = col(v)

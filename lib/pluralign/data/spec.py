@@ -8,6 +8,7 @@ A notebook's data parameter is a plain dict, so papermill / YAML can carry it:
   ``../shared/data``),
   ``{"name": "local", "source": ..., "columns": {...}, "labels": {...}}`` → :func:`load`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,6 +21,7 @@ from pluralign.data.core import PreferenceData
 def from_spec(spec: dict) -> PreferenceData:
     """Load or simulate the data a parameter dict describes (:func:`pluralign.data.load`)."""
     from pluralign.data import load
+
     return load(dict(spec))
 
 
@@ -28,16 +30,19 @@ def split(data: PreferenceData, test: int | float, seed: int = 0) -> tuple[Prefe
     not depend on which other pairs are present). ``test``: a count (500 in Diverging Preferences)
     or a share. Both filters are recorded in ``meta['filters']``."""
     ids = data.pairs["pair_id"].astype(str).to_numpy()
-    u = np.array([int.from_bytes(hashlib.sha256(f"{seed}:{i}".encode()).digest()[:8], "big") for i in ids],
-                 dtype=np.uint64)
+    u = np.array(
+        [int.from_bytes(hashlib.sha256(f"{seed}:{i}".encode()).digest()[:8], "big") for i in ids], dtype=np.uint64
+    )
     order = np.argsort(u, kind="stable")
     n_test = int(round(test * len(ids))) if isinstance(test, float) and test < 1 else int(test)
     if not 0 < n_test < len(ids):
         raise ValueError(f"held-out size {test!r} must leave both sides non-empty ({len(ids)} pairs)")
     held = set(ids[order[:n_test]])
     train_ids = [i for i in ids if i not in held]
-    return (data.subset(train_ids, reason=f"training split (seed {seed})"),
-            data.subset([i for i in ids if i in held], reason=f"held-out split of {n_test} (seed {seed})"))
+    return (
+        data.subset(train_ids, reason=f"training split (seed {seed})"),
+        data.subset([i for i in ids if i in held], reason=f"held-out split of {n_test} (seed {seed})"),
+    )
 
 
 def load_specs(specs, per_dataset: int | dict = 0, seed: int = 0):

@@ -1,4 +1,5 @@
 """Descriptive statistics of a :class:`PreferenceData`, and the book's Data chapter (:func:`setup`)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,25 +22,36 @@ def overview(data: PreferenceData) -> pd.Series:
     extra = {}
     if "history_differs" in data.pairs.columns:
         extra["pairs whose chosen and rejected histories differ (kept, flagged)"] = int(
-            data.pairs["history_differs"].astype(bool).sum())
-    return pd.Series({
-        "pairs": len(data.pairs),
-        "judgments": len(data.annotations),
-        "annotators": data.annotations["annotator_id"].nunique(),
-        "annotators per pair (min)": int(n.min()) if len(n) else 0,
-        "annotators per pair (mean)": round(float(n.mean()), 2) if len(n) else 0.0,
-        "annotators per pair (max)": int(n.max()) if len(n) else 0,
-        "tie judgments (share)": round(float((p == 0).mean()), 3),
-        "pairs with A and B votes (share)": round(float((g["a"] & g["b"]).mean()), 3),
-        **extra,
-    }, name=data.name, dtype=object)
+            data.pairs["history_differs"].astype(bool).sum()
+        )
+    return pd.Series(
+        {
+            "pairs": len(data.pairs),
+            "judgments": len(data.annotations),
+            "annotators": data.annotations["annotator_id"].nunique(),
+            "annotators per pair (min)": int(n.min()) if len(n) else 0,
+            "annotators per pair (mean)": round(float(n.mean()), 2) if len(n) else 0.0,
+            "annotators per pair (max)": int(n.max()) if len(n) else 0,
+            "tie judgments (share)": round(float((p == 0).mean()), 3),
+            "pairs with A and B votes (share)": round(float((g["a"] & g["b"]).mean()), 3),
+            **extra,
+        },
+        name=data.name,
+        dtype=object,
+    )
 
 
 def label_distribution(data: PreferenceData) -> pd.DataFrame:
     """Share of judgments per preference value (−2 … 2), with the value's meaning."""
     c = data.annotations["preference"].value_counts().reindex(list(LABELS), fill_value=0)
-    return pd.DataFrame({"meaning": [LABELS[k] for k in c.index], "judgments": c.values,
-                         "share": (c / max(c.sum(), 1)).round(3).values}, index=pd.Index(c.index, name="preference"))
+    return pd.DataFrame(
+        {
+            "meaning": [LABELS[k] for k in c.index],
+            "judgments": c.values,
+            "share": (c / max(c.sum(), 1)).round(3).values,
+        },
+        index=pd.Index(c.index, name="preference"),
+    )
 
 
 def text_lengths(data: PreferenceData) -> pd.DataFrame:
@@ -52,27 +64,41 @@ def text_lengths(data: PreferenceData) -> pd.DataFrame:
 def card(data: PreferenceData) -> pd.Series:
     """The data card: name, source, Hub id, license, citation, filters applied with their counts."""
     m = data.meta
-    filters = "; ".join(f"{f['filter']}: removed {f['removed']}, kept {f['kept']}" for f in m.get("filters", [])) or "none"
-    return pd.Series({"name": m.get("name"), "source": str(m.get("source")), "Hub id": m.get("hub_id") or "—",
-                      "license": m.get("license") or "—", "citation": m.get("citation") or "—", "filters": filters},
-                     name=data.name)
+    filters = (
+        "; ".join(f"{f['filter']}: removed {f['removed']}, kept {f['kept']}" for f in m.get("filters", [])) or "none"
+    )
+    return pd.Series(
+        {
+            "name": m.get("name"),
+            "source": str(m.get("source")),
+            "Hub id": m.get("hub_id") or "—",
+            "license": m.get("license") or "—",
+            "citation": m.get("citation") or "—",
+            "filters": filters,
+        },
+        name=data.name,
+    )
 
 
 #: what stands in for the papers' data on each profile (the data chapter's profile note)
 STAND_INS = {
-    "demo": ["simulated data sets in the MultiPref (A/B/tie + strength) and HelpSteer2 (per-response Likert) "
-             "annotation formats, with planted truth"],
+    "demo": [
+        "simulated data sets in the MultiPref (A/B/tie + strength) and HelpSteer2 (per-response Likert) "
+        "annotation formats, with planted truth"
+    ]
 }
 
 
 @dataclass
 class DataPage:
     """The data chapter: the registered data sets, and the ones this profile loads."""
+
     profile: str
     datasets: list  # loaded PreferenceData, in the order of the parameter file
 
     def profile_note(self):
         from pluralign import report
+
         return report.profile_note(self.profile, stand_ins=STAND_INS.get(self.profile))
 
     def catalogue(self):
@@ -82,34 +108,41 @@ class DataPage:
 
         from pluralign.data import DATASETS
         from pluralign.report import Result
+
         cards = pd.DataFrame([info.card() for info in DATASETS.values() if info.name != "local"]).set_index("name")
 
         def link(card):
             hub, url = (v if isinstance(v, str) else None for v in (card["hub_id"], card["url"]))
             text = hub or ("project page" if url else "local file")
             return f'<a href="{escape(url)}">{escape(text)}</a>' if url else text
+
         table = cards.assign(hub_id=cards.apply(link, axis=1), papers=cards["papers"].str.join(", "))[
-            ["hub_id", "license", "papers"]].rename(columns={"hub_id": "Hub id"})
+            ["hub_id", "license", "papers"]
+        ].rename(columns={"hub_id": "Hub id"})
         return Result(table)
 
     def overview(self):
         """:func:`overview` of every loaded data set side by side; values ``n_datasets`` and ``n_pairs_total``."""
         from pluralign.report import Result
+
         table = pd.concat([overview(d) for d in self.datasets], axis=1)
         note = ""
         if table.isna().to_numpy().any():  # a count only some data sets have (per-side histories)
             table = table.astype(object).where(table.notna(), "—")
             note = "— : the data set keeps one shared prompt per pair (no per-side histories to compare)."
-        return Result(table, note=note, values={"n_datasets": len(self.datasets),
-                                     "n_pairs_total": int(table.loc["pairs"].sum())})
+        return Result(
+            table, note=note, values={"n_datasets": len(self.datasets), "n_pairs_total": int(table.loc["pairs"].sum())}
+        )
 
     def label_shares(self):
         """Share of judgments per preference value and data set, as a table and a bar chart."""
         import matplotlib.pyplot as plt
 
         from pluralign import plotstyle
+
         plotstyle.use()
         from pluralign.report import Result
+
         dist = pd.concat({d.name: label_distribution(d)["share"] for d in self.datasets}, axis=1)
         fig, ax = plt.subplots(figsize=(7, 3.2))
         dist.plot.bar(ax=ax, rot=0)
@@ -124,15 +157,18 @@ class DataPage:
     def cards(self):
         """The data card of every loaded data set (:func:`card`), one column each."""
         from pluralign.report import Result
+
         return Result(pd.concat([card(d) for d in self.datasets], axis=1).rename_axis("data card"))
 
     def lengths(self):
         """Words in prompts and responses (:func:`text_lengths`) per data set."""
         from pluralign.report import Result
+
         return Result(pd.concat({d.name: text_lengths(d) for d in self.datasets}, names=["data set", "text"]))
 
 
 def setup(*, profile: str = "demo", datasets=()) -> DataPage:
     """Load every data set a parameter file names (:func:`pluralign.data.load` specs)."""
     from pluralign.data import load
+
     return DataPage(profile, [load(spec) for spec in datasets])

@@ -14,12 +14,27 @@ models know.
 
 ``import pluralign.diverging`` does not import torch (the reward models load it when they are trained).
 """
+
 from pluralign.diverging.agreement import CLASSES, agreement_classes, planted_recovery, shares
 from pluralign.diverging.causes import CAUSES, label_agreement, taxonomy_table
 from pluralign.diverging.knowing import disagreement_auroc, judge_decisiveness, predicted_disagreement
 from pluralign.diverging.reward_models import SUBSETS, TABLE2_MODELS, table2
 from pluralign.diverging.study import Study, setup
 
-__all__ = ["CAUSES", "CLASSES", "SUBSETS", "TABLE2_MODELS", "Study", "agreement_classes", "disagreement_auroc",
-           "judge_decisiveness", "label_agreement", "planted_recovery", "predicted_disagreement", "setup", "shares",
-           "table2", "taxonomy_table"]
+__all__ = [
+    "CAUSES",
+    "CLASSES",
+    "SUBSETS",
+    "TABLE2_MODELS",
+    "Study",
+    "agreement_classes",
+    "disagreement_auroc",
+    "judge_decisiveness",
+    "label_agreement",
+    "planted_recovery",
+    "predicted_disagreement",
+    "setup",
+    "shares",
+    "table2",
+    "taxonomy_table",
+]

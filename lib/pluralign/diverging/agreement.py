@@ -77,6 +77,7 @@ with the one its name contains ("simulated-multipref" → MultiPref); see :func:
 of the comparison (:func:`paper_label`) says "stand-in reference" whenever the data set is not the
 paper's own, so that PandaLM's row never reads as if it were MultiPref.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -87,9 +88,22 @@ import pandas as pd
 from pluralign import paper
 from pluralign.data.core import DataError, PreferenceData
 
-__all__ = ["CLASSES", "PAPER_DATASETS", "agreement_classes", "planted_divergence", "preferences", "shares", "paper_diverging_share",
-           "paper_dataset", "paper_label", "is_stand_in", "check_paper_reference", "votes_text", "Recovery",
-           "planted_recovery"]
+__all__ = [
+    "CLASSES",
+    "PAPER_DATASETS",
+    "agreement_classes",
+    "planted_divergence",
+    "preferences",
+    "shares",
+    "paper_diverging_share",
+    "paper_dataset",
+    "paper_label",
+    "is_stand_in",
+    "check_paper_reference",
+    "votes_text",
+    "Recovery",
+    "planted_recovery",
+]
 
 #: The agreement classes, in the order of the paper's Table 2.
 CLASSES = ("high-agreement-pref", "high-agreement-tie", "diverging", "other")
@@ -119,8 +133,10 @@ def paper_dataset(name, paper_reference=None) -> str | None:
     if paper_reference and name in paper_reference:
         key = _norm(paper_reference[name])
         if key not in PAPER_DATASETS:
-            raise ValueError(f"paper_reference[{name!r}] = {paper_reference[name]!r} is not one of the paper's "
-                             f"data sets {list(PAPER_DATASETS)}")
+            raise ValueError(
+                f"paper_reference[{name!r}] = {paper_reference[name]!r} is not one of the paper's "
+                f"data sets {list(PAPER_DATASETS)}"
+            )
         return key
     s = _norm(name)
     return next((k for k in PAPER_DATASETS if k in s), None)
@@ -172,8 +188,11 @@ def preferences(data: PreferenceData, likert: str | bool = "auto") -> pd.Series:
     pref = pd.to_numeric(ann["preference"], errors="coerce").astype(float)
     has_cols = {"likert_a", "likert_b"} <= set(ann.columns)
     if likert is True and not has_cols:
-        raise DataError("likert=True but the annotations have no likert_a / likert_b columns",
-                        file=data.meta.get("source", data.name), field="likert_a")
+        raise DataError(
+            "likert=True but the annotations have no likert_a / likert_b columns",
+            file=data.meta.get("source", data.name),
+            field="likert_a",
+        )
     if likert is False or not has_cols:
         return pref
     la = pd.to_numeric(ann["likert_a"], errors="coerce")
@@ -181,8 +200,12 @@ def preferences(data: PreferenceData, likert: str | bool = "auto") -> pd.Series:
     both = la.notna() & lb.notna()
     if likert is True and not both.all():
         i = int(np.flatnonzero(~both.to_numpy())[0])
-        raise DataError("missing Likert score", file=data.meta.get("source", data.name), row=i,
-                        field="likert_a" if pd.isna(la.iloc[i]) else "likert_b")
+        raise DataError(
+            "missing Likert score",
+            file=data.meta.get("source", data.name),
+            row=i,
+            field="likert_a" if pd.isna(la.iloc[i]) else "likert_b",
+        )
     diff = lb - la
     derived = np.sign(diff) * np.minimum(diff.abs(), 2)
     return pref.where(~both, derived)
@@ -203,11 +226,20 @@ def agreement_classes(data: PreferenceData, *, ties: str = "majority", likert: s
     pref = preferences(data, likert)
     ann = pd.DataFrame({"pair_id": data.annotations["pair_id"].to_numpy(), "p": pref.to_numpy()})
     ann = ann[ann["p"].notna()]
-    g = pd.DataFrame({
-        "pair_id": ann["pair_id"],
-        "n_a": (ann["p"] < 0).astype(int), "n_b": (ann["p"] > 0).astype(int), "n_tie": (ann["p"] == 0).astype(int),
-        "a2": (ann["p"] == -2).astype(int), "b2": (ann["p"] == 2).astype(int),
-    }).groupby("pair_id", sort=False).sum()
+    g = (
+        pd.DataFrame(
+            {
+                "pair_id": ann["pair_id"],
+                "n_a": (ann["p"] < 0).astype(int),
+                "n_b": (ann["p"] > 0).astype(int),
+                "n_tie": (ann["p"] == 0).astype(int),
+                "a2": (ann["p"] == -2).astype(int),
+                "b2": (ann["p"] == 2).astype(int),
+            }
+        )
+        .groupby("pair_id", sort=False)
+        .sum()
+    )
     ids = pd.Index(data.pairs["pair_id"], name="pair_id")
     c = g.reindex(ids).fillna(0).astype(int)
     n = c["n_a"] + c["n_b"] + c["n_tie"]
@@ -230,11 +262,19 @@ def agreement_classes(data: PreferenceData, *, ties: str = "majority", likert: s
     agreement[ha_pref & ~diverging] = "high-agreement-pref"
     agreement[diverging] = "diverging"
 
-    out = pd.DataFrame({
-        "agreement": agreement, "substantial": substantial.astype(bool), "majority": maj,
-        "n_annotators": n, "n_a": c["n_a"], "n_b": c["n_b"], "n_tie": c["n_tie"],
-        "n_significant": c["a2"] + c["b2"],
-    }, index=ids)
+    out = pd.DataFrame(
+        {
+            "agreement": agreement,
+            "substantial": substantial.astype(bool),
+            "majority": maj,
+            "n_annotators": n,
+            "n_a": c["n_a"],
+            "n_b": c["n_b"],
+            "n_tie": c["n_tie"],
+            "n_significant": c["a2"] + c["b2"],
+        },
+        index=ids,
+    )
     if "dataset" in data.pairs.columns:
         out.insert(0, "dataset", data.pairs["dataset"].to_numpy())
     return out
@@ -278,6 +318,7 @@ class Recovery:
     """How the agreement classes line up with the simulator's planted truth: ``table`` (one row per planted
     group with ``n`` and the share of each class), ``precision`` (share of diverging pairs planted as
     taste-driven) and ``recall`` (share of taste-driven pairs that come out diverging)."""
+
     table: pd.DataFrame
     precision: float
     recall: float
@@ -298,9 +339,11 @@ def planted_recovery(classified: pd.DataFrame, truth: pd.DataFrame) -> Recovery:
     tab = pd.crosstab(group, classified["agreement"], normalize="index").reindex(columns=list(CLASSES), fill_value=0.0)
     tab.insert(0, "n", group.value_counts().reindex(tab.index))
     div = classified["agreement"] == "diverging"
-    return Recovery(table=tab.rename_axis(index="planted", columns=None),
-                    precision=float(td[div].mean()) if div.any() else np.nan,
-                    recall=float(div[td].mean()) if td.any() else np.nan)
+    return Recovery(
+        table=tab.rename_axis(index="planted", columns=None),
+        precision=float(td[div].mean()) if div.any() else np.nan,
+        recall=float(div[td].mean()) if td.any() else np.nan,
+    )
 
 
 def votes_text(data: PreferenceData) -> pd.Series:
@@ -308,8 +351,11 @@ def votes_text(data: PreferenceData) -> pd.Series:
     negative prefers A; "?" for a missing one), indexed by pair_id — the "votes" shown beside example pairs
     and in the cause-annotation sheets (:func:`pluralign.diverging.causes.export_for_annotation`)."""
     pref = pd.to_numeric(data.annotations["preference"], errors="coerce")
-    return pref.groupby(data.annotations["pair_id"].to_numpy(), sort=False).agg(
-        lambda v: " ".join("?" if pd.isna(x) else f"{int(x):+d}" if x else "0" for x in v)).rename_axis("pair_id")
+    return (
+        pref.groupby(data.annotations["pair_id"].to_numpy(), sort=False)
+        .agg(lambda v: " ".join("?" if pd.isna(x) else f"{int(x):+d}" if x else "0" for x in v))
+        .rename_axis("pair_id")
+    )
 
 
 # ---- the planted population's expectation (demo) ---------------------------------------------------------
@@ -317,9 +363,11 @@ def _category_probs(m, s, tie: float, significant: float) -> np.ndarray:
     """P(preference = -2, -1, 0, 1, 2) of one annotator whose utility gap is d ~ N(m, s²) (the simulator's
     MultiPref rule: A (negative) when d > tie, significant when |d| > significant)."""
     from scipy.special import ndtr
+
     c = lambda v: ndtr((v - m) / s)  # noqa: E731  P(d <= v)
-    return np.column_stack([1 - c(significant), c(significant) - c(tie), c(tie) - c(-tie),
-                            c(-tie) - c(-significant), c(-significant)])
+    return np.column_stack(
+        [1 - c(significant), c(significant) - c(tie), c(tie) - c(-tie), c(-tie) - c(-significant), c(-significant)]
+    )
 
 
 def planted_divergence(data) -> pd.Series | None:
@@ -330,6 +378,7 @@ def planted_divergence(data) -> pd.Series | None:
     subtle error), judgments independent, as many annotators as the pair has. Returns a Series indexed by
     pair_id, or None for data the simulator did not make in the MultiPref format (no planted population)."""
     from pluralign.data.simulate import FEATURES
+
     opts, truth = data.meta.get("options", {}), data.truth
     if truth is None or opts.get("annotation_format") != "multipref":
         return None
@@ -338,7 +387,7 @@ def planted_divergence(data) -> pd.Series | None:
     dX = np.column_stack([truth[f"a_{f}"].to_numpy(float) - truth[f"b_{f}"].to_numpy(float) for f in FEATURES])
     fe = FEATURES.index("factual_error")
     noise, tie, sig, detect = opts["noise"], opts["tie"], opts["significant"], opts["detect"]
-    var_nofe = (dX ** 2) @ np.where(np.arange(len(FEATURES)) == fe, 0.0, sd ** 2) + 2 * noise ** 2
+    var_nofe = (dX**2) @ np.where(np.arange(len(FEATURES)) == fe, 0.0, sd**2) + 2 * noise**2
     m_all, s_all = dX @ mu, np.sqrt(var_nofe + dX[:, fe] ** 2 * sd[fe] ** 2)
     p = _category_probs(m_all, s_all, tie, sig)
     subtle = truth["subtle_error"].to_numpy(bool)
@@ -347,8 +396,16 @@ def planted_divergence(data) -> pd.Series | None:
     n = data.n_annotators().reindex(truth.index).fillna(0).to_numpy(float)
     no_a, no_b = 1 - p[:, 0] - p[:, 1], 1 - p[:, 3] - p[:, 4]
     no_sig = 1 - p[:, 0] - p[:, 4]
-    p_div = (1 - no_a ** n - no_b ** n - no_sig ** n + p[:, 2] ** n + (p[:, 2] + p[:, 3]) ** n
-             + (p[:, 1] + p[:, 2]) ** n - p[:, 2] ** n)
+    p_div = (
+        1
+        - no_a**n
+        - no_b**n
+        - no_sig**n
+        + p[:, 2] ** n
+        + (p[:, 2] + p[:, 3]) ** n
+        + (p[:, 1] + p[:, 2]) ** n
+        - p[:, 2] ** n
+    )
     # inclusion-exclusion: P(no A ∧ no B) = P(all ties); P(no A ∧ no significant) = P(all in {tie, B slight});
     # P(no B ∧ no significant) = P(all in {A slight, tie}); P(no A ∧ no B ∧ no significant) = P(all ties)
     return pd.Series(np.clip(p_div, 0, 1), index=truth.index, name="planted P(diverging)")

@@ -25,14 +25,15 @@ Three tools around it:
 
 :func:`cause_frequencies` puts our cause frequencies beside Table 1's.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import krippendorff
 import numpy as np
@@ -46,10 +47,28 @@ from pluralign.data.core import DataError, PreferenceData
 from pluralign.diverging.agreement import PAPER_DATASETS, paper_dataset, paper_label, votes_text
 
 __all__ = [
-    "Cause", "CauseLabels", "CAUSES", "CAUSE_IDS", "CLASSES", "paper_agreement", "taxonomy_table",
-    "export_for_annotation", "import_annotations", "cause_prompt", "cause_schema", "classify_causes",
-    "cohen_kappa_sets", "masi_alpha", "label_agreement", "cause_frequencies", "planted_causes",
-    "write_annotations", "rule_causes", "VERBOSITY_RATIO", "MIN_EXTRA_WORDS", "agreement_table",
+    "Cause",
+    "CauseLabels",
+    "CAUSES",
+    "CAUSE_IDS",
+    "CLASSES",
+    "paper_agreement",
+    "taxonomy_table",
+    "export_for_annotation",
+    "import_annotations",
+    "cause_prompt",
+    "cause_schema",
+    "classify_causes",
+    "cohen_kappa_sets",
+    "masi_alpha",
+    "label_agreement",
+    "cause_frequencies",
+    "planted_causes",
+    "write_annotations",
+    "rule_causes",
+    "VERBOSITY_RATIO",
+    "MIN_EXTRA_WORDS",
+    "agreement_table",
 ]
 
 
@@ -57,59 +76,105 @@ __all__ = [
 class Cause:
     """One cause of diverging preferences (a row of Table 1)."""
 
-    id: str           # short id (the column name; the same names as pluralign.data.simulate's causes)
-    name: str         # Table 1's category name
-    cls: str          # Table 1's high-level class
-    definition: str   # from §2.1 (quoted where the paper defines it; see ``source``)
-    source: str       # where the definition comes from
+    id: str  # short id (the column name; the same names as pluralign.data.simulate's causes)
+    name: str  # Table 1's category name
+    cls: str  # Table 1's high-level class
+    definition: str  # from §2.1 (quoted where the paper defines it; see ``source``)
+    source: str  # where the definition comes from
 
 
 CAUSES: tuple[Cause, ...] = (
-    Cause("task-underspecification", "Task Underspecification", "Task",
-          "Disagreements arise from underspecification in the prompt, where both responses consider and "
-          "address distinct, valid interpretations of the task.", "§2.1 'Task Underspecification'"),
-    Cause("verbosity", "Verbosity", "Response Style",
-          "Disagreements arise over the preferred levels of detail, explanation, or examples in each response; "
-          "individuals frequently disagree on the preferred level of detail or explanation in a response.",
-          "§2.1 'Verbosity'"),
-    Cause("format", "Format", "Response Style",
-          "Disagreement over how responses should be organized: paragraphs, lists or headings — when such "
-          "formatting is appropriate and how headings and lists should be semantically structured.",
-          "§2.1 'Format'"),
-    Cause("aesthetic-taste", "Aesthetic Taste", "Response Style",
-          "Creative writing or writing-assistance requests where a preference comes down to a matter of "
-          "personal taste.", "§2.1 'Aesthetic tastes'"),
-    Cause("complexity", "Complexity", "Response Style",
-          "Responses differ in the level of assumed domain expertise of the user and the level of technical "
-          "depth with which to consider the user's request; they cater to individuals with different "
-          "backgrounds and goals.", "§2.1 'Complexity'"),
-    Cause("safety", "Safety", "Refusals",
-          "A refusal (or pushback) based on safety concerns is the subject of disagreement; judgments of "
-          "social acceptability or offensive language vary with annotators' personal background and identity.",
-          "§2.1 'Refusals' (safety) and Table 1 example"),
-    Cause("capabilities", "Capabilities", "Refusals",
-          "A refusal based on the model's capabilities (e.g. saying the request cannot be done, where the "
-          "other response attempts an interpretation) is the subject of disagreement.",
-          "§2.1 'Refusals' (capabilities) and Table 1 example"),
-    Cause("comply-vs-refuse", "Comply vs. Refuse", "Refusals",
-          "One response complies with the request and the other refuses it; annotators disagree on whether "
-          "refusing was appropriate.", "Table 1 example (the §2.1 text names the category only)"),
-    Cause("refuse-vs-refuse", "Refuse vs. Refuse", "Refusals",
-          "Both responses are refusals of different kinds (e.g. soft versus hard refusals, or correcting the "
-          "premise versus declining); preferences among such refusal variations diverge.",
-          "§2.1 'refusals versus refusals'"),
-    Cause("errors", "Hallucinations, Degenerate Outputs, and Errors", "Errors",
-          "A response contains a hallucination, degenerate output or error that is difficult for annotators "
-          "to detect, or whose impact is perceived differently across annotators.", "§2.1 'Errors'"),
+    Cause(
+        "task-underspecification",
+        "Task Underspecification",
+        "Task",
+        "Disagreements arise from underspecification in the prompt, where both responses consider and "
+        "address distinct, valid interpretations of the task.",
+        "§2.1 'Task Underspecification'",
+    ),
+    Cause(
+        "verbosity",
+        "Verbosity",
+        "Response Style",
+        "Disagreements arise over the preferred levels of detail, explanation, or examples in each response; "
+        "individuals frequently disagree on the preferred level of detail or explanation in a response.",
+        "§2.1 'Verbosity'",
+    ),
+    Cause(
+        "format",
+        "Format",
+        "Response Style",
+        "Disagreement over how responses should be organized: paragraphs, lists or headings — when such "
+        "formatting is appropriate and how headings and lists should be semantically structured.",
+        "§2.1 'Format'",
+    ),
+    Cause(
+        "aesthetic-taste",
+        "Aesthetic Taste",
+        "Response Style",
+        "Creative writing or writing-assistance requests where a preference comes down to a matter of personal taste.",
+        "§2.1 'Aesthetic tastes'",
+    ),
+    Cause(
+        "complexity",
+        "Complexity",
+        "Response Style",
+        "Responses differ in the level of assumed domain expertise of the user and the level of technical "
+        "depth with which to consider the user's request; they cater to individuals with different "
+        "backgrounds and goals.",
+        "§2.1 'Complexity'",
+    ),
+    Cause(
+        "safety",
+        "Safety",
+        "Refusals",
+        "A refusal (or pushback) based on safety concerns is the subject of disagreement; judgments of "
+        "social acceptability or offensive language vary with annotators' personal background and identity.",
+        "§2.1 'Refusals' (safety) and Table 1 example",
+    ),
+    Cause(
+        "capabilities",
+        "Capabilities",
+        "Refusals",
+        "A refusal based on the model's capabilities (e.g. saying the request cannot be done, where the "
+        "other response attempts an interpretation) is the subject of disagreement.",
+        "§2.1 'Refusals' (capabilities) and Table 1 example",
+    ),
+    Cause(
+        "comply-vs-refuse",
+        "Comply vs. Refuse",
+        "Refusals",
+        "One response complies with the request and the other refuses it; annotators disagree on whether "
+        "refusing was appropriate.",
+        "Table 1 example (the §2.1 text names the category only)",
+    ),
+    Cause(
+        "refuse-vs-refuse",
+        "Refuse vs. Refuse",
+        "Refusals",
+        "Both responses are refusals of different kinds (e.g. soft versus hard refusals, or correcting the "
+        "premise versus declining); preferences among such refusal variations diverge.",
+        "§2.1 'refusals versus refusals'",
+    ),
+    Cause(
+        "errors",
+        "Hallucinations, Degenerate Outputs, and Errors",
+        "Errors",
+        "A response contains a hallucination, degenerate output or error that is difficult for annotators "
+        "to detect, or whose impact is perceived differently across annotators.",
+        "§2.1 'Errors'",
+    ),
 )
 CAUSE_IDS: tuple[str, ...] = tuple(c.id for c in CAUSES)
 CLASSES: tuple[str, ...] = ("Task", "Response Style", "Refusals", "Errors")
 _BY_ID = {c.id: c for c in CAUSES}
 
+
 @dataclass
 class CauseLabels:
     """What :func:`classify_causes` returns: ``labels`` (pair_id, annotator, causes, rationale), the pair ids
     that ``failed`` validation on every attempt, and the llm's record of ``patched`` (retried) items."""
+
     labels: pd.DataFrame
     failed: list
     patched: list
@@ -130,10 +195,20 @@ def taxonomy_table() -> pd.DataFrame:
     """Table 1 as a DataFrame indexed by cause id: class, category, definition, source, and the paper's
     frequencies ``paper MP`` / ``paper HS2`` (:mod:`pluralign.paper.diverging`)."""
     freq = paper.numbers("diverging", "Table 1").pivot(index="row", columns="column", values="value")
-    return pd.DataFrame([{"cause": c.id, "class": c.cls, "category": c.name, "definition": c.definition,
-                          "source": c.source, "paper MP": float(freq.at[c.name, "MultiPref"]),
-                          "paper HS2": float(freq.at[c.name, "HelpSteer2"])}
-                         for c in CAUSES]).set_index("cause")
+    return pd.DataFrame(
+        [
+            {
+                "cause": c.id,
+                "class": c.cls,
+                "category": c.name,
+                "definition": c.definition,
+                "source": c.source,
+                "paper MP": float(freq.at[c.name, "MultiPref"]),
+                "paper HS2": float(freq.at[c.name, "HelpSteer2"]),
+            }
+            for c in CAUSES
+        ]
+    ).set_index("cause")
 
 
 # ---- (a) human annotation round-trip -------------------------------------------------------------------
@@ -154,8 +229,15 @@ Send the file back as it is; several annotators' files can be imported together.
 """
 
 
-def export_for_annotation(data: PreferenceData, classified: pd.DataFrame, n: int, path, seed: int = 0,
-                          *, classes: Sequence[str] = ("diverging",)) -> pd.DataFrame:
+def export_for_annotation(
+    data: PreferenceData,
+    classified: pd.DataFrame,
+    n: int,
+    path,
+    seed: int = 0,
+    *,
+    classes: Sequence[str] = ("diverging",),
+) -> pd.DataFrame:
     """Write an .xlsx with ``n`` sampled diverging pairs (seeded, without replacement) for multi-label
     cause annotation (§2.1: "Three of the authors then cross annotated 50 new sampled examples").
 
@@ -170,13 +252,17 @@ def export_for_annotation(data: PreferenceData, classified: pd.DataFrame, n: int
     chosen = list(eligible[np.sort(rng.choice(len(eligible), size=n, replace=False))])
     pairs = data.pairs.set_index("pair_id").loc[chosen]
     votes = votes_text(data)
-    sheet = pd.DataFrame({
-        "pair_id": chosen,
-        "dataset": pairs["dataset"].to_numpy(),
-        "votes": votes.reindex(chosen).fillna("").to_numpy(),
-        "prompt": pairs["prompt"].to_numpy(), "response_a": pairs["response_a"].to_numpy(),
-        "response_b": pairs["response_b"].to_numpy(), "annotator": "",
-    })
+    sheet = pd.DataFrame(
+        {
+            "pair_id": chosen,
+            "dataset": pairs["dataset"].to_numpy(),
+            "votes": votes.reindex(chosen).fillna("").to_numpy(),
+            "prompt": pairs["prompt"].to_numpy(),
+            "response_a": pairs["response_a"].to_numpy(),
+            "response_b": pairs["response_b"].to_numpy(),
+            "annotator": "",
+        }
+    )
     for c in CAUSE_IDS:
         sheet[c] = ""
     sheet["notes"] = ""
@@ -184,8 +270,7 @@ def export_for_annotation(data: PreferenceData, classified: pd.DataFrame, n: int
     path.parent.mkdir(parents=True, exist_ok=True)
     with pd.ExcelWriter(path, engine="openpyxl") as xw:
         sheet.to_excel(xw, sheet_name=_SHEET, index=False)
-        pd.DataFrame({"instructions": INSTRUCTIONS.splitlines()}).to_excel(xw, sheet_name="instructions",
-                                                                          index=False)
+        pd.DataFrame({"instructions": INSTRUCTIONS.splitlines()}).to_excel(xw, sheet_name="instructions", index=False)
         taxonomy_table().reset_index().to_excel(xw, sheet_name="taxonomy", index=False)
         ws = xw.sheets[_SHEET]
         widths = {"prompt": 50, "response_a": 60, "response_b": 60, "notes": 30, "votes": 12, "annotator": 14}
@@ -205,8 +290,9 @@ def _mark(value, *, file, row, field) -> bool:
         return True
     if s in _MARK_FALSE:
         return False
-    raise DataError(f"cannot read mark {value!r} (use x to mark a cause, leave empty otherwise)",
-                    file=file, row=row, field=field)
+    raise DataError(
+        f"cannot read mark {value!r} (use x to mark a cause, leave empty otherwise)", file=file, row=row, field=field
+    )
 
 
 def import_annotations(path) -> pd.DataFrame:
@@ -242,11 +328,19 @@ def import_annotations(path) -> pd.DataFrame:
             if not ann:
                 raise DataError("causes are marked but the annotator is empty", file=p, row=row, field="annotator")
             if not marks:
-                raise DataError("no cause marked (mark at least one, or clear the annotator cell to skip the row)",
-                                file=p, row=row, field="causes")
+                raise DataError(
+                    "no cause marked (mark at least one, or clear the annotator cell to skip the row)",
+                    file=p,
+                    row=row,
+                    field="causes",
+                )
             if (pid, ann) in seen:
-                raise DataError(f"pair {pid!r} labelled twice by {ann!r} (first at {seen[(pid, ann)]})",
-                                file=p, row=row, field="pair_id")
+                raise DataError(
+                    f"pair {pid!r} labelled twice by {ann!r} (first at {seen[(pid, ann)]})",
+                    file=p,
+                    row=row,
+                    field="pair_id",
+                )
             seen[(pid, ann)] = f"{p} row {row}"
             out.append({"pair_id": pid, "annotator": ann, "causes": frozenset(marks)})
     return pd.DataFrame(out, columns=["pair_id", "annotator", "causes"])
@@ -258,8 +352,12 @@ def cause_schema() -> dict:
     return {
         "type": "object",
         "properties": {
-            "causes": {"type": "array", "items": {"type": "string", "enum": list(CAUSE_IDS)},
-                       "minItems": 1, "uniqueItems": True},
+            "causes": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(CAUSE_IDS)},
+                "minItems": 1,
+                "uniqueItems": True,
+            },
             "rationale": {"type": "string"},
         },
         "required": ["causes"],
@@ -273,20 +371,41 @@ def _clip(text: str, max_chars: int) -> str:
 
 def cause_prompt(prompt: str, response_a: str, response_b: str, *, max_chars: int = 4000) -> str:
     """The classifier's instruction: the ten causes with their §2.1 definitions, then the pair."""
-    lines = ["Human annotators compared the two responses below and DISAGREED about which one is better "
-             "(some preferred Response A, others Response B). Using the taxonomy of causes of diverging "
-             "preferences (Zhang et al. 2024, Table 1), say which causes explain the disagreement. "
-             "Several causes may apply; choose at least one.", "", "Taxonomy (id — class / category: definition):"]
+    lines = [
+        "Human annotators compared the two responses below and DISAGREED about which one is better "
+        "(some preferred Response A, others Response B). Using the taxonomy of causes of diverging "
+        "preferences (Zhang et al. 2024, Table 1), say which causes explain the disagreement. "
+        "Several causes may apply; choose at least one.",
+        "",
+        "Taxonomy (id — class / category: definition):",
+    ]
     for c in CAUSES:
         lines.append(f"- {c.id} — {c.cls} / {c.name}: {c.definition}")
-    lines += ["", "### Prompt", _clip(prompt, max_chars), "", "### Response A", _clip(response_a, max_chars), "",
-              "### Response B", _clip(response_b, max_chars), "",
-              'Answer with JSON only: {"causes": [ids from the taxonomy], "rationale": "one sentence"}.']
+    lines += [
+        "",
+        "### Prompt",
+        _clip(prompt, max_chars),
+        "",
+        "### Response A",
+        _clip(response_a, max_chars),
+        "",
+        "### Response B",
+        _clip(response_b, max_chars),
+        "",
+        'Answer with JSON only: {"causes": [ids from the taxonomy], "rationale": "one sentence"}.',
+    ]
     return "\n".join(lines)
 
 
-def classify_causes(data: PreferenceData, llm, pair_ids: Iterable[str] | None = None, *,
-                    job: str = "diverging-causes", annotator: str = "llm", max_chars: int = 4000) -> pd.DataFrame:
+def classify_causes(
+    data: PreferenceData,
+    llm,
+    pair_ids: Iterable[str] | None = None,
+    *,
+    job: str = "diverging-causes",
+    annotator: str = "llm",
+    max_chars: int = 4000,
+) -> pd.DataFrame:
     """Label diverging pairs with causes through ``llm.structured(prompts, cause_schema(), job=job)``
     (resumable and cached by :mod:`pluralign.llm`). ``pair_ids`` defaults to every pair of ``data``.
 
@@ -296,8 +415,10 @@ def classify_causes(data: PreferenceData, llm, pair_ids: Iterable[str] | None = 
     ``labels``); ``patched``, the llm's record of retried items. An answer naming an unknown cause or none raises ``ValueError``."""
     pairs = data.pairs.set_index("pair_id")
     ids = list(pairs.index if pair_ids is None else pair_ids)
-    prompts = [cause_prompt(pairs.at[i, "prompt"], pairs.at[i, "response_a"], pairs.at[i, "response_b"],
-                            max_chars=max_chars) for i in ids]
+    prompts = [
+        cause_prompt(pairs.at[i, "prompt"], pairs.at[i, "response_a"], pairs.at[i, "response_b"], max_chars=max_chars)
+        for i in ids
+    ]
     result = llm.structured(prompts, cause_schema(), job=job)
     answers = list(getattr(result, "values", result))  # pluralign.llm returns a StructuredResult
     if len(answers) != len(ids):
@@ -313,21 +434,26 @@ def classify_causes(data: PreferenceData, llm, pair_ids: Iterable[str] | None = 
         bad = causes - set(CAUSE_IDS)
         if bad or not causes:
             raise ValueError(f"pair {pid!r}: classifier answer {ans!r} names no cause or unknown causes {sorted(bad)}")
-        rows.append({"pair_id": pid, "annotator": annotator, "causes": causes,
-                     "rationale": ans.get("rationale", "")})
-    return CauseLabels(labels=pd.DataFrame(rows, columns=["pair_id", "annotator", "causes", "rationale"]),
-                       failed=failed, patched=list(getattr(result, "patched", [])))
+        rows.append({"pair_id": pid, "annotator": annotator, "causes": causes, "rationale": ans.get("rationale", "")})
+    return CauseLabels(
+        labels=pd.DataFrame(rows, columns=["pair_id", "annotator", "causes", "rationale"]),
+        failed=failed,
+        patched=list(getattr(result, "patched", [])),
+    )
 
 
-def planted_causes(truth: pd.DataFrame, pair_ids: Iterable[str] | None = None, *,
-                   annotator: str = "planted") -> pd.DataFrame:
+def planted_causes(
+    truth: pd.DataFrame, pair_ids: Iterable[str] | None = None, *, annotator: str = "planted"
+) -> pd.DataFrame:
     """The simulator's planted cause as a reference labelling (the demo profile's stand-in for human cause
     annotation): ``DataFrame(pair_id, annotator, causes)`` for the pairs (default: all) whose ``truth["cause"]``
     is one of :data:`CAUSE_IDS` (pairs planted as ``"none"`` are left out)."""
     t = truth if pair_ids is None else truth.loc[list(pair_ids)]
     t = t[t["cause"].isin(CAUSE_IDS)]
-    return pd.DataFrame({"pair_id": t.index.astype(str), "annotator": annotator,
-                         "causes": [frozenset({c}) for c in t["cause"]]}, columns=["pair_id", "annotator", "causes"])
+    return pd.DataFrame(
+        {"pair_id": t.index.astype(str), "annotator": annotator, "causes": [frozenset({c}) for c in t["cause"]]},
+        columns=["pair_id", "annotator", "causes"],
+    )
 
 
 # ---- (c) agreement on label sets -----------------------------------------------------------------------
@@ -337,7 +463,8 @@ def _wide(labels: pd.DataFrame) -> pd.DataFrame:
         r = labels[dup].iloc[0]
         raise ValueError(f"pair {r['pair_id']!r} labelled twice by {r['annotator']!r}")
     return labels.assign(causes=labels["causes"].map(frozenset)).pivot(
-        index="pair_id", columns="annotator", values="causes")
+        index="pair_id", columns="annotator", values="causes"
+    )
 
 
 def _set_key(s: frozenset) -> str:
@@ -347,6 +474,7 @@ def _set_key(s: frozenset) -> str:
 def cohen_kappa_sets(a: Sequence[frozenset], b: Sequence[frozenset]) -> float:
     """Cohen's κ of two annotators where each item's category is its full label set (exact-set match)."""
     from sklearn.metrics import cohen_kappa_score
+
     ka, kb = [_set_key(frozenset(x)) for x in a], [_set_key(frozenset(x)) for x in b]
     if len(ka) != len(kb) or not ka:
         raise ValueError("need two equally long, non-empty label lists")
@@ -382,8 +510,9 @@ def masi_alpha(labels: pd.DataFrame) -> float:
     def masi(v1, v2, i1, i2, n_v, dtype=np.float64):
         return dist[i1, i2].astype(dtype)
 
-    return float(krippendorff.alpha(value_counts=counts, value_domain=list(range(len(domain))),
-                                    level_of_measurement=masi))
+    return float(
+        krippendorff.alpha(value_counts=counts, value_domain=list(range(len(domain))), level_of_measurement=masi)
+    )
 
 
 def label_agreement(labels: pd.DataFrame) -> dict:
@@ -400,9 +529,13 @@ def label_agreement(labels: pd.DataFrame) -> dict:
             pairwise[(a1, a2)] = cohen_kappa_sets(both[a1].tolist(), both[a2].tolist())
     if not pairwise:
         raise ValueError("label_agreement needs at least two annotators labelling a common pair")
-    return {"kappa": float(np.mean(list(pairwise.values()))), "alpha": masi_alpha(labels),
-            "pairwise_kappa": pairwise, "n_items": int((wide.notna().sum(axis=1) >= 2).sum()),
-            "n_annotators": int(wide.shape[1])}
+    return {
+        "kappa": float(np.mean(list(pairwise.values()))),
+        "alpha": masi_alpha(labels),
+        "pairwise_kappa": pairwise,
+        "n_items": int((wide.notna().sum(axis=1) >= 2).sum()),
+        "n_annotators": int(wide.shape[1]),
+    }
 
 
 def cause_frequencies(labels, *, paper: bool = True) -> pd.DataFrame:
@@ -478,8 +611,14 @@ VERBOSITY_RATIO = 1.5
 MIN_EXTRA_WORDS = 20
 
 
-def rule_causes(data: PreferenceData, pair_ids: Iterable[str] | None = None, *, annotator: str = "rules",
-                verbosity_ratio: float = VERBOSITY_RATIO, min_extra_words: int = MIN_EXTRA_WORDS) -> pd.DataFrame:
+def rule_causes(
+    data: PreferenceData,
+    pair_ids: Iterable[str] | None = None,
+    *,
+    annotator: str = "rules",
+    verbosity_ratio: float = VERBOSITY_RATIO,
+    min_extra_words: int = MIN_EXTRA_WORDS,
+) -> pd.DataFrame:
     """A surface-feature cause labeller (the demo profile's second "annotator"; not a model of the paper's
     annotators): it reads only what the text shows of four Table 1 causes —
 
@@ -492,6 +631,7 @@ def rule_causes(data: PreferenceData, pair_ids: Iterable[str] | None = None, *, 
     Returns ``DataFrame(pair_id, annotator, causes)`` for the pairs where at least one rule fires; the pairs
     where none fires are left out, not given a guess."""
     from pluralign.seal.features import rule_featurize  # SEAL's rule-based featurizer (imports pluralign.seal)
+
     pairs = data.pairs.set_index("pair_id")
     ids = [str(i) for i in (pairs.index if pair_ids is None else pair_ids)]
     a = pairs.loc[ids, "response_a"].astype(str).tolist()
@@ -519,8 +659,6 @@ def rule_causes(data: PreferenceData, pair_ids: Iterable[str] | None = None, *, 
     return pd.DataFrame(rows, columns=["pair_id", "annotator", "causes"])
 
 
-
-
 def agreement_table(labels: dict, paper_reference=None) -> pd.DataFrame:
     """:func:`label_agreement` per data set beside §2.1's figures: ``{data set name: labels}`` → one row per
     data set whose labels come from at least two annotators, with ``annotators``, ``pairs labelled by ≥ 2``,
@@ -535,8 +673,14 @@ def agreement_table(labels: dict, paper_reference=None) -> pd.DataFrame:
             continue
         a = label_agreement(lab)
         paper = paper_agreement(paper_dataset(name, paper_reference))
-        rows[name] = {"annotators": ", ".join(sorted(lab["annotator"].unique())), "pairs labelled by ≥ 2": a["n_items"],
-                      "κ": a["kappa"], "α (MASI)": a["alpha"], "paper reference": paper_label(name, paper_reference),
-                      "paper κ": paper.get("kappa", np.nan), "paper α": paper.get("alpha", np.nan)}
+        rows[name] = {
+            "annotators": ", ".join(sorted(lab["annotator"].unique())),
+            "pairs labelled by ≥ 2": a["n_items"],
+            "κ": a["kappa"],
+            "α (MASI)": a["alpha"],
+            "paper reference": paper_label(name, paper_reference),
+            "paper κ": paper.get("kappa", np.nan),
+            "paper α": paper.get("alpha", np.nan),
+        }
     cols = ["annotators", "pairs labelled by ≥ 2", "κ", "α (MASI)", "paper reference", "paper κ", "paper α"]
     return pd.DataFrame.from_dict(rows, orient="index", columns=cols)

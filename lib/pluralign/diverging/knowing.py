@@ -6,12 +6,14 @@ that annotators split, :func:`observed_disagreement` is its counterpart among a 
 with a bootstrap CI) and :func:`disagreement_summary` puts these together for one model; :func:`judge_decisiveness`
 compares an LLM judge's confidence on diverging and high-agreement pairs.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -23,11 +25,25 @@ from pluralign.diverging.reward_models import SUBSETS, subset_masks
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
-    "MEAN_VARIANCE_MODEL", "predicted_disagreement", "observed_disagreement", "split_probability",
-    "diverging_labels", "disagreement_auroc", "Interval", "DisagreementSummary", "disagreement_correlation", "disagreement_summary",
-    "mean_variance_disagreement", "judge_confidence", "judge_decisiveness", "JudgeDecisiveness", "judge_verdicts", "read_verdicts",
+    "MEAN_VARIANCE_MODEL",
+    "predicted_disagreement",
+    "observed_disagreement",
+    "split_probability",
+    "diverging_labels",
+    "disagreement_auroc",
+    "Interval",
+    "DisagreementSummary",
+    "disagreement_correlation",
+    "disagreement_summary",
+    "mean_variance_disagreement",
+    "judge_confidence",
+    "judge_decisiveness",
+    "JudgeDecisiveness",
+    "judge_verdicts",
+    "read_verdicts",
     "judge_filters",
 ]
+
 
 @dataclass
 class JudgeDecisiveness:
@@ -35,6 +51,7 @@ class JudgeDecisiveness:
     Table 2 subsets and "Diverging − High-Agreement Prefs."; columns n, confidence, lo, hi, agrees with
     majority, agrees lo, agrees hi), the pair counts (``n_classified``, ``n_judged``, ``n_without_verdict``,
     ``n_unreadable``), the CI ``level`` and the judgment ``kind`` ("verdict" or "prob")."""
+
     table: pd.DataFrame
     n_classified: int
     n_judged: int
@@ -64,8 +81,7 @@ def predicted_disagreement(mu_a, mu_b, sigma_a, sigma_b, n_annotators=2) -> np.n
     return split_probability(norm.cdf((mu_a - mu_b) / s), n_annotators)
 
 
-def diverging_labels(classified: pd.DataFrame,
-                     against=("high-agreement-pref", "high-agreement-tie")) -> pd.Series:
+def diverging_labels(classified: pd.DataFrame, against=("high-agreement-pref", "high-agreement-tie")) -> pd.Series:
     """``is_diverging`` (bool, indexed by pair_id) on the diverging pairs and the ``against`` classes only
     (default: both high-agreement classes — "other" pairs are left out of the comparison)."""
     a = classified["agreement"]
@@ -75,13 +91,15 @@ def diverging_labels(classified: pd.DataFrame,
 
 class Interval(NamedTuple):
     """An estimate with its percentile bootstrap confidence interval."""
+
     estimate: float
     lo: float
     hi: float
 
 
-def disagreement_auroc(predicted_disagreement, is_diverging, *, n_boot: int = 2000, level: float = 0.95,
-                       seed: int = 0) -> Interval:
+def disagreement_auroc(
+    predicted_disagreement, is_diverging, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> Interval:
     """AUROC of a predicted-disagreement score for separating diverging from high-agreement pairs
     (``sklearn.metrics.roc_auc_score``) with a percentile bootstrap CI: ``(auc, lo, hi)``.
 
@@ -90,6 +108,7 @@ def disagreement_auroc(predicted_disagreement, is_diverging, *, n_boot: int = 20
     replicates use its Mann-Whitney form (identical value, mid-ranks for ties); resamples with a single
     class are skipped."""
     from sklearn.metrics import roc_auc_score
+
     if isinstance(is_diverging, pd.Series) and isinstance(predicted_disagreement, pd.Series):
         missing = is_diverging.index.difference(predicted_disagreement.index)
         if len(missing):
@@ -114,9 +133,17 @@ def disagreement_auroc(predicted_disagreement, is_diverging, *, n_boot: int = 20
     return Interval(float(roc_auc_score(y, x)), lo, hi)
 
 
-_VERDICTS = {"1": "A", "a": "A", "response1": "A",
-             "2": "B", "b": "B", "response2": "B",
-             "0": "tie", "tie": "tie", "3": "tie"}
+_VERDICTS = {
+    "1": "A",
+    "a": "A",
+    "response1": "A",
+    "2": "B",
+    "b": "B",
+    "response2": "B",
+    "0": "tie",
+    "tie": "tie",
+    "3": "tie",
+}
 
 
 def _verdict(v):
@@ -134,10 +161,16 @@ def judge_verdicts(data, annotator_id: str) -> pd.Series:
     indexed by pair_id with "A" (preference < 0), "B" (> 0) or "tie" (0)."""
     ann = data.annotations[data.annotations["annotator_id"] == annotator_id]
     if ann.empty:
-        raise KeyError(f"no judgments by {annotator_id!r}; annotators: {sorted(data.annotations['annotator_id'].unique())}")
+        raise KeyError(
+            f"no judgments by {annotator_id!r}; annotators: {sorted(data.annotations['annotator_id'].unique())}"
+        )
     p = pd.to_numeric(ann["preference"])
-    return pd.Series(np.where(p < 0, "A", np.where(p > 0, "B", "tie")), index=pd.Index(ann["pair_id"], name="pair_id"),
-                     name=annotator_id, dtype=object)
+    return pd.Series(
+        np.where(p < 0, "A", np.where(p > 0, "B", "tie")),
+        index=pd.Index(ann["pair_id"], name="pair_id"),
+        name=annotator_id,
+        dtype=object,
+    )
 
 
 def judge_filters(data, annotator_id: str) -> list[dict]:
@@ -162,8 +195,12 @@ def read_verdicts(path, key: str | None = None, pair_id: Callable[[int], str] | 
             raise ValueError(f"{path}: cannot tell the verdict field among {list(recs[0])}; pass key=")
         key = keys[0]
     make = pair_id if callable(pair_id) else (lambda i, f=pair_id: f.format(idx=i))
-    s = pd.Series([_verdict(r.get(key)) for r in recs], index=pd.Index([make(r["idx"]) for r in recs],
-                                                                        name="pair_id"), name=key, dtype=object)
+    s = pd.Series(
+        [_verdict(r.get(key)) for r in recs],
+        index=pd.Index([make(r["idx"]) for r in recs], name="pair_id"),
+        name=key,
+        dtype=object,
+    )
     return s
 
 
@@ -188,8 +225,9 @@ def judge_confidence(judge) -> pd.Series:
     return s.map({"A": 1.0, "B": 1.0, "tie": 0.0}).astype(float)
 
 
-def judge_decisiveness(judge, classified: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95,
-                       seed: int = 0) -> JudgeDecisiveness:
+def judge_decisiveness(
+    judge, classified: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> JudgeDecisiveness:
     """An LLM judge's confidence on diverging vs high-agreement pairs (Diverging Preferences §3's question
     for reward models, asked of a judge).
 
@@ -214,8 +252,9 @@ def judge_decisiveness(judge, classified: pd.DataFrame, *, n_boot: int = 2000, l
         pick = s
     outside = conf.index.difference(classified.index)
     if len(outside):
-        raise ValueError(f"{len(outside)} judged pairs are not in `classified` (pair ids of another loader?), "
-                         f"e.g. {outside[0]!r}")
+        raise ValueError(
+            f"{len(outside)} judged pairs are not in `classified` (pair ids of another loader?), e.g. {outside[0]!r}"
+        )
     ids = classified.index.intersection(conf.index[conf.notna()])
     cl = classified.loc[ids]
     masks = subset_masks(cl)
@@ -227,15 +266,30 @@ def judge_decisiveness(judge, classified: pd.DataFrame, *, n_boot: int = 2000, l
         has = maj.isin(["A", "B"])
         agree = (pick.loc[sel][has.to_numpy()] == maj[has]).astype(float).to_numpy()
         a, alo, ahi = bootstrap_ci(agree, np.mean, n_boot=n_boot, level=level, seed=seed + 100 + k)
-        rows[name] = {"n": len(sel), "confidence": c, "lo": lo, "hi": hi, "agrees with majority": a,
-                      "agrees lo": alo, "agrees hi": ahi}
+        rows[name] = {
+            "n": len(sel),
+            "confidence": c,
+            "lo": lo,
+            "hi": hi,
+            "agrees with majority": a,
+            "agrees lo": alo,
+            "agrees hi": ahi,
+        }
     div = conf.loc[ids[masks[SUBSETS[2]].to_numpy()]].to_numpy()
     hap = conf.loc[ids[masks[SUBSETS[0]].to_numpy()]].to_numpy()
-    rows["Diverging − High-Agreement Prefs."] = {"n": len(div) + len(hap), **dict(zip(
-        ("confidence", "lo", "hi"), _diff_ci(div, hap, n_boot=n_boot, level=level, seed=seed)))}
-    return JudgeDecisiveness(table=pd.DataFrame.from_dict(rows, orient="index"), n_classified=len(classified),
-                             n_judged=len(ids), n_without_verdict=len(classified) - len(ids),
-                             n_unreadable=int(conf.isna().sum()), level=level, kind=kind)
+    rows["Diverging − High-Agreement Prefs."] = {
+        "n": len(div) + len(hap),
+        **dict(zip(("confidence", "lo", "hi"), _diff_ci(div, hap, n_boot=n_boot, level=level, seed=seed))),
+    }
+    return JudgeDecisiveness(
+        table=pd.DataFrame.from_dict(rows, orient="index"),
+        n_classified=len(classified),
+        n_judged=len(ids),
+        n_without_verdict=len(classified) - len(ids),
+        n_unreadable=int(conf.isna().sum()),
+        level=level,
+        kind=kind,
+    )
 
 
 def _diff_ci(a, b, *, n_boot, level, seed) -> tuple[float, float, float]:
@@ -244,12 +298,10 @@ def _diff_ci(a, b, *, n_boot, level, seed) -> tuple[float, float, float]:
     if not len(a) or not len(b):
         return (np.nan,) * 3
     rng = np.random.default_rng(seed)
-    boots = (a[rng.integers(0, len(a), (n_boot, len(a)))].mean(1) - b[rng.integers(0, len(b), (n_boot, len(b)))]
-             .mean(1))
+    boots = a[rng.integers(0, len(a), (n_boot, len(a)))].mean(1) - b[rng.integers(0, len(b), (n_boot, len(b)))].mean(1)
     q = (1 - level) / 2
     lo, hi = np.quantile(boots, [q, 1 - q])
     return float(a.mean() - b.mean()), float(lo), float(hi)
-
 
 
 def observed_disagreement(classified, n_annotators=2) -> pd.Series:
@@ -271,8 +323,9 @@ def observed_disagreement(classified, n_annotators=2) -> pd.Series:
     return split_probability(cl["n_a"] / n, n_annotators, share_b=cl["n_b"] / n).rename("observed disagreement")
 
 
-def mean_variance_disagreement(model, data, classified: pd.DataFrame | None = None, *,
-                               progress: bool = False) -> pd.DataFrame:
+def mean_variance_disagreement(
+    model, data, classified: pd.DataFrame | None = None, *, progress: bool = False
+) -> pd.DataFrame:
     """A mean-variance RM's Gaussian rewards on ``data`` with its :func:`predicted_disagreement` (k = 2) and
     the :func:`observed_disagreement` of the pair's annotators (from ``classified``, the agreement classes of
     ``data`` or of a data set containing it; ``None``: ``data`` is classified): indexed by pair_id, columns
@@ -294,9 +347,10 @@ def disagreement_correlation(predicted, observed) -> dict:
 
 @dataclass
 class DisagreementSummary:
-    """"Do models know?" for one mean-variance RM (:func:`disagreement_summary`): ``auc`` and ``auc_prefs``
+    """ "Do models know?" for one mean-variance RM (:func:`disagreement_summary`): ``auc`` and ``auc_prefs``
     (:class:`Interval`), ``corr`` (:func:`disagreement_correlation`), ``labels`` (diverging or not, per compared
     pair) and ``tested`` (pairs entering each statistic)."""
+
     auc: Interval
     auc_prefs: Interval
     corr: dict
@@ -304,9 +358,10 @@ class DisagreementSummary:
     tested: dict
 
 
-def disagreement_summary(mv: pd.DataFrame, classified: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95,
-                         seed: int = 0) -> DisagreementSummary:
-    """"Do models know?" for one mean-variance RM on its held-out pairs (``mv`` from
+def disagreement_summary(
+    mv: pd.DataFrame, classified: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> DisagreementSummary:
+    """ "Do models know?" for one mean-variance RM on its held-out pairs (``mv`` from
     :func:`mean_variance_disagreement`, ``classified`` the agreement classes of those pairs or a superset):
     ``auc`` — :func:`disagreement_auroc` ``(auc, lo, hi)`` of the predicted disagreement for diverging vs both
     high-agreement classes; ``auc_prefs`` — the same against high-agreement preferences only (ties left out);
@@ -322,8 +377,6 @@ def disagreement_summary(mv: pd.DataFrame, classified: pd.DataFrame, *, n_boot: 
     corr = disagreement_correlation(score, mv["observed disagreement"])
     tested = {"auc": len(labels), "auc_prefs": len(labels_prefs), "corr": corr["n"]}
     return DisagreementSummary(auc=auc, auc_prefs=auc_prefs, corr=corr, labels=labels, tested=tested)
-
-
 
 
 def split_probability(share_a, n_annotators=2, *, share_b=None):
@@ -342,7 +395,7 @@ def split_probability(share_a, n_annotators=2, *, share_b=None):
     a = conv(share_a)
     k = np.asarray(n_annotators, float)  # may be per pair
     if share_b is None:
-        return 1 - a ** k - (1 - a) ** k
+        return 1 - a**k - (1 - a) ** k
     b = conv(share_b)
     t = 1 - a - b
     if share_b is not None and np.any(np.asarray(t) < -1e-12):
@@ -358,12 +411,13 @@ def simulated_judge(truth: pd.DataFrame, pair_ids, *, noise: float = 1.0, seed: 
     planted truth, not a finding about LLM judges (the page names it as a stand-in)."""
     ids = pd.Index(pair_ids)
     if "share_a" not in truth.columns:
-        raise ValueError("simulated_judge needs the simulator's planted truth (column 'share_a'); this data set has "
-                         "none — use a real judge (judge_llm: {load: ...}) or published verdicts (judges)")
+        raise ValueError(
+            "simulated_judge needs the simulator's planted truth (column 'share_a'); this data set has "
+            "none — use a real judge (judge_llm: {load: ...}) or published verdicts (judges)"
+        )
     missing = ids.difference(truth.index)
     if len(missing):
         raise ValueError(f"simulated_judge: {len(missing)} pairs have no planted truth (e.g. {missing[0]!r})")
     p = truth.loc[ids, "share_a"].astype(float).clip(1e-3, 1 - 1e-3).to_numpy()
     z = np.log(p / (1 - p)) + np.random.default_rng(seed).normal(0.0, float(noise), len(p))
     return pd.Series(1.0 / (1.0 + np.exp(-z)), index=ids, name="p_a", dtype=float)
-

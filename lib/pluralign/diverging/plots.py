@@ -1,12 +1,13 @@
 """The figures of Part I (Diverging Preferences). Each function returns a closed matplotlib Figure, so that
 it shows once, where the :class:`pluralign.report.Result` holding it is displayed."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from pluralign import plotstyle
 
@@ -25,15 +26,27 @@ def agreement_shares(shares: pd.DataFrame):
     """Stacked bars of the agreement classes per data set (:func:`pluralign.diverging.agreement.shares`), the
     substantial diverging pairs hatched, and a black tick where the diverging segment would end at the
     paper's §2 share."""
-    share_cols = {"high-agreement-pref share": "high-agreement pref.", "high-agreement-tie share": "high-agreement tie",
-                  "diverging share": "diverging (all)", "other share": "other"}
+    share_cols = {
+        "high-agreement-pref share": "high-agreement pref.",
+        "high-agreement-tie share": "high-agreement tie",
+        "diverging share": "diverging (all)",
+        "other share": "other",
+    }
     plot = shares[list(share_cols)].rename(columns=share_cols)
     fig, ax = plt.subplots(figsize=(9, 1.3 + 0.6 * len(plot)))
     plot.plot.barh(stacked=True, ax=ax, color=["#4c72b0", "#8da0cb", "#dd8452", "#cccccc"], width=0.6, legend=False)
     for k, name in enumerate(plot.index):
         left = plot.loc[name, ["high-agreement pref.", "high-agreement tie"]].sum()
-        ax.barh(k, shares.loc[name, "diverging-substantial share"], left=left, height=0.6, fill=False, hatch="//",
-                edgecolor="#7f3b08", lw=0)
+        ax.barh(
+            k,
+            shares.loc[name, "diverging-substantial share"],
+            left=left,
+            height=0.6,
+            fill=False,
+            hatch="//",
+            edgecolor="#7f3b08",
+            lw=0,
+        )
         paper = shares.loc[name, "paper diverging share"]
         if pd.notna(paper):
             ax.plot([left + paper] * 2, [k - 0.35, k + 0.35], color="black", lw=2)
@@ -41,9 +54,14 @@ def agreement_shares(shares: pd.DataFrame):
     handles += [Patch(fill=False, hatch="//", edgecolor="#7f3b08"), Line2D([], [], color="black", lw=2)]
     labels += ["diverging, substantial", "paper's diverging share"]
     ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
-    ax.set_yticks(range(len(plot)), [name if pd.isna(shares.loc[name, "paper reference"])
-                                      else f"{name}\n({shares.loc[name, 'paper reference']})" for name in plot.index],
-                  fontsize=8)
+    ax.set_yticks(
+        range(len(plot)),
+        [
+            name if pd.isna(shares.loc[name, "paper reference"]) else f"{name}\n({shares.loc[name, 'paper reference']})"
+            for name in plot.index
+        ],
+        fontsize=8,
+    )
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of pairs")
     ax.set_ylabel("")
@@ -73,16 +91,27 @@ def decisiveness(values: dict[str, pd.DataFrame], order):
     subset: one row per data set (``values``: ``{name: long table}`` with columns subset, measure, model,
     value), one panel per measure."""
     import seaborn as sns
+
     measures = {name: list(dict.fromkeys(v["measure"])) for name, v in values.items()}
     ncol = max(len(m) for m in measures.values())
     fig, axes = plt.subplots(len(values), ncol, figsize=(7.5 * ncol, 3.9 * len(values)), squeeze=False)
     for row, (name, long) in zip(axes, values.items()):
-        for ax in row[len(measures[name]):]:
+        for ax in row[len(measures[name]) :]:
             ax.set_visible(False)
         for ax, measure in zip(row, measures[name]):
             part = long[long["measure"] == measure]
-            sns.violinplot(data=part, x="subset", y="value", hue="model", order=list(order), cut=0, inner="quart",
-                           density_norm="width", ax=ax, linewidth=0.8)
+            sns.violinplot(
+                data=part,
+                x="subset",
+                y="value",
+                hue="model",
+                order=list(order),
+                cut=0,
+                inner="quart",
+                density_norm="width",
+                ax=ax,
+                linewidth=0.8,
+            )
             ax.axhline(0.5 if measure.startswith("P(") else 0.0, color="grey", lw=0.8, ls=":")
             ax.set_xlabel("")
             ax.set_ylabel(measure)
@@ -98,18 +127,36 @@ def predicted_disagreement(runs: dict, order=("high-agreement-pref", "high-agree
     planted a population, against the planted 2p(1 − p). ``runs``: ``{name: {"mv": frame with predicted /
     observed disagreement and agreement, "auc": (auc, lo, hi), "corr": {...}, "planted": Series or None}}``."""
     import seaborn as sns
+
     ncol = 3 if any(r["planted"] is not None for r in runs.values()) else 2
     fig, axes = plt.subplots(len(runs), ncol, figsize=(4.2 * ncol, 3.8 * len(runs)), squeeze=False)
     for ax, (name, r) in zip(axes, runs.items()):
         mv = r["mv"]
-        sns.boxplot(data=mv, x="agreement", y="predicted disagreement", order=list(order), ax=ax[0], fliersize=2,
-                    color="#8da0cb")
+        sns.boxplot(
+            data=mv,
+            x="agreement",
+            y="predicted disagreement",
+            order=list(order),
+            ax=ax[0],
+            fliersize=2,
+            color="#8da0cb",
+        )
         ax[0].set_xlabel("")
         ax[0].tick_params(axis="x", labelsize=7, rotation=15)
         ax[0].set_title(f"{name}\nAUROC {r['auc'][0]:.3f} [{r['auc'][1]:.3f}, {r['auc'][2]:.3f}]", fontsize=9)
         with plotstyle.fixed_jitter():
-            sns.stripplot(data=mv, x="observed disagreement", y="predicted disagreement", native_scale=True, ax=ax[1],
-                          hue="agreement", hue_order=list(order), size=3, alpha=0.6, jitter=0.02)
+            sns.stripplot(
+                data=mv,
+                x="observed disagreement",
+                y="predicted disagreement",
+                native_scale=True,
+                ax=ax[1],
+                hue="agreement",
+                hue_order=list(order),
+                size=3,
+                alpha=0.6,
+                jitter=0.02,
+            )
         ax[1].set_title(f"Spearman ρ = {r['corr']['spearman']:.3f}", fontsize=9)
         ax[1].set_xlabel("observed: 2·n_A·n_B / n² among the pair's annotators")
         ax[1].legend(fontsize=7, frameon=False)
@@ -135,13 +182,24 @@ def judge_confidence(decisiveness: dict[str, pd.DataFrame], subsets, kinds: set)
         part = t.loc[subsets]
         x = np.arange(len(part)) + k * width
         ax.bar(x, part["confidence"], width=width, label=judge)
-        ax.errorbar(x, part["confidence"], yerr=[part["confidence"] - part["lo"], part["hi"] - part["confidence"]],
-                    fmt="none", color="black", lw=0.8, capsize=2)
+        ax.errorbar(
+            x,
+            part["confidence"],
+            yerr=[part["confidence"] - part["lo"], part["hi"] - part["confidence"]],
+            fmt="none",
+            color="black",
+            lw=0.8,
+            capsize=2,
+        )
     ax.set_xticks(np.arange(len(subsets)) + width * (len(decisiveness) - 1) / 2)
     ax.set_xticklabels(subsets, fontsize=8)
-    ax.set_ylabel("judge confidence\n" + {frozenset({"verdict"}): "(share of non-tie verdicts)",
-                                          frozenset({"prob"}): "(mean |2 P(A) − 1|)"}.get(
-        frozenset(kinds), "(verdicts: share non-tie;\nprobabilities: mean |2 P(A) − 1|)"), fontsize=8)
+    ax.set_ylabel(
+        "judge confidence\n"
+        + {frozenset({"verdict"}): "(share of non-tie verdicts)", frozenset({"prob"}): "(mean |2 P(A) − 1|)"}.get(
+            frozenset(kinds), "(verdicts: share non-tie;\nprobabilities: mean |2 P(A) − 1|)"
+        ),
+        fontsize=8,
+    )
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8, frameon=False)
     ax.set_title("LLM judges by human agreement class (95% CI)", fontsize=10)

@@ -21,10 +21,12 @@ first three counts do not add up to it (in the paper either: 127 + 141 + 178 < 5
 The models (App. A): one copy of a base reward model per entry of :data:`TABLE2_MODELS`, trained on the
 aggregated labels ("Agg") or on every annotator's label ("All") with :mod:`pluralign.rewards`.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -35,12 +37,32 @@ from pluralign.diverging.agreement import PAPER_DATASETS, agreement_classes, pap
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
-    "SUBSETS", "TABLE2_MODELS", "MSE_AGGREGATES", "table2_models", "paper_table2", "subset_masks", "table2", "has_likert", "reward_model_study",
-    "fit_reward_models", "model_outputs", "RewardModelRun", "FittedModels", "ModelOutputs", "chosen_values", "table2_vs_paper", "label_paper_columns",
+    "SUBSETS",
+    "TABLE2_MODELS",
+    "MSE_AGGREGATES",
+    "table2_models",
+    "paper_table2",
+    "subset_masks",
+    "table2",
+    "has_likert",
+    "reward_model_study",
+    "fit_reward_models",
+    "model_outputs",
+    "RewardModelRun",
+    "FittedModels",
+    "ModelOutputs",
+    "chosen_values",
+    "table2_vs_paper",
+    "label_paper_columns",
 ]
 
-SUBSETS = ("High-Agreement Prefs.", "High-Agreement Ties", "Diverging Prefs. (All)", "Diverging Prefs. (Subst.)",
-           "All Examples")
+SUBSETS = (
+    "High-Agreement Prefs.",
+    "High-Agreement Ties",
+    "Diverging Prefs. (All)",
+    "Diverging Prefs. (Subst.)",
+    "All Examples",
+)
 
 
 def paper_table2(dataset: str, paper_reference=None) -> pd.DataFrame:
@@ -52,14 +74,19 @@ def paper_table2(dataset: str, paper_reference=None) -> pd.DataFrame:
     :func:`pluralign.diverging.agreement.paper_dataset`). ``KeyError`` when there is none."""
     key = paper_dataset(dataset, paper_reference)
     if key is None:
-        raise KeyError(f"the paper's Table 2 has no block for {dataset!r} (only {list(PAPER_DATASETS)}; "
-                       "pass paper_reference={name: 'multipref'} to compare a stand-in data set)")
+        raise KeyError(
+            f"the paper's Table 2 has no block for {dataset!r} (only {list(PAPER_DATASETS)}; "
+            "pass paper_reference={name: 'multipref'} to compare a stand-in data set)"
+        )
     t = paper.numbers("diverging", "Table 2")
     prefix = f"{PAPER_DATASETS[key]} / "
     t = t[t["row"].str.startswith(prefix)].assign(row=lambda d: d["row"].str.slice(len(prefix)))
     cols = list(dict.fromkeys(t["column"]))
-    return t.pivot(index="row", columns="column", values="value").reindex(index=list(SUBSETS), columns=cols) \
+    return (
+        t.pivot(index="row", columns="column", values="value")
+        .reindex(index=list(SUBSETS), columns=cols)
         .rename_axis(index=None, columns=None)
+    )
 
 
 def subset_masks(classified: pd.DataFrame) -> dict[str, pd.Series]:
@@ -104,8 +131,16 @@ def _chosen_value(classified: pd.DataFrame, s: pd.Series, kind: str, chosen: str
     return np.asarray(_chosen_sign(classified, s, chosen) * s, float)
 
 
-def table2(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str = "model", n_boot: int = 2000,
-           level: float = 0.95, seed: int = 0) -> pd.DataFrame:
+def table2(
+    classified: pd.DataFrame,
+    p_a=None,
+    reward_gap=None,
+    *,
+    chosen: str = "model",
+    n_boot: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Table 2 of Diverging Preferences for one data set: per subset, the count and, per reward model, the
     mean P(chosen ≻ rejected) (``p_a``: Bradley-Terry models) or mean r_chosen − r_rejected
     (``reward_gap``: MSE-regression models) with a percentile bootstrap CI (:func:`pluralign.stats.bootstrap_ci`).
@@ -117,8 +152,10 @@ def table2(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str =
 
     Returns a DataFrame indexed by :data:`SUBSETS` with ``# Ex.`` and, per model, ``<name>``,
     ``<name> lo``, ``<name> hi``."""
-    models = {**{k: ("bt", v) for k, v in _as_models(p_a, "BT").items()},
-              **{k: ("mse", v) for k, v in _as_models(reward_gap, "MSE").items()}}
+    models = {
+        **{k: ("bt", v) for k, v in _as_models(p_a, "BT").items()},
+        **{k: ("mse", v) for k, v in _as_models(reward_gap, "MSE").items()},
+    }
     if not models:
         raise ValueError("table2 needs p_a (Bradley-Terry P(A ≻ B)) and/or reward_gap (r_A − r_B)")
     ids = None
@@ -141,15 +178,13 @@ def table2(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str =
         if kind == "bt":
             if ((s < 0) | (s > 1)).any():
                 raise ValueError(f"model {name!r}: p_a must be probabilities in [0, 1]")
-        value = pd.Series(_chosen_value(cl, s, kind, chosen), index=ids)   # P(C ≻ R) or r_C − r_R
+        value = pd.Series(_chosen_value(cl, s, kind, chosen), index=ids)  # P(C ≻ R) or r_C − r_R
         est, lo, hi = [], [], []
         for k, m in enumerate(masks.values()):
-            e, l, h = bootstrap_ci(value[m.to_numpy()].to_numpy(), np.mean, n_boot=n_boot, level=level,
-                                   seed=seed + k)
+            e, l, h = bootstrap_ci(value[m.to_numpy()].to_numpy(), np.mean, n_boot=n_boot, level=level, seed=seed + k)
             est.append(e), lo.append(l), hi.append(h)
         out[name], out[f"{name} lo"], out[f"{name} hi"] = est, lo, hi
     return out
-
 
 
 # ---- Table 2 end to end: train the reward models, collect their outputs, compare with the paper ----------
@@ -162,8 +197,12 @@ def table2(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str =
 #: (:func:`pluralign.diverging.agreement.agreement_classes`, its ``majority`` column and ``chosen="majority"`` above) ask for
 #: *more than half* of the judgments. {A, A, B, tie} trains Agg towards A but has no majority choice in
 #: the classes (it is a diverging or "other" pair); the two agree on every high-agreement pair.
-TABLE2_MODELS = {"BT (Agg)": ("bt", "aggregate"), "BT (All)": ("bt", "all"),
-                 "MSE (Agg)": ("mse", "aggregate"), "MSE (All)": ("mse", "all")}
+TABLE2_MODELS = {
+    "BT (Agg)": ("bt", "aggregate"),
+    "BT (All)": ("bt", "all"),
+    "MSE (Agg)": ("mse", "aggregate"),
+    "MSE (All)": ("mse", "all"),
+}
 
 #: The variants of the MSE (Agg) model's aggregated label → (the ``labels`` value
 #: :func:`pluralign.rewards.objectives.build_instances` takes, how a page names it). ``"majority"`` (the default)
@@ -171,10 +210,15 @@ TABLE2_MODELS = {"BT (Agg)": ("bt", "aggregate"), "BT (All)": ("bt", "all"),
 #: train each model on both the aggregated labels as well as over all annotations" (§3); ``"mean"`` (the mean
 #: Likert score of all annotators) is the project's earlier default, kept as an option.
 MSE_AGGREGATES = {
-    "majority": ("aggregate", "the majority-vote label (the Likert scores of the annotators who voted with the "
-                              "pair's majority; split pairs dropped) — the paper's aggregation"),
-    "mean": ("aggregate-mean", "the mean Likert score of all annotators — not the paper's aggregation, which is "
-                               "the majority vote"),
+    "majority": (
+        "aggregate",
+        "the majority-vote label (the Likert scores of the annotators who voted with the "
+        "pair's majority; split pairs dropped) — the paper's aggregation",
+    ),
+    "mean": (
+        "aggregate-mean",
+        "the mean Likert score of all annotators — not the paper's aggregation, which is the majority vote",
+    ),
 }
 
 
@@ -186,7 +230,6 @@ def table2_models(mse_aggregate: str = "majority") -> dict:
     return {**TABLE2_MODELS, "MSE (Agg)": ("mse", MSE_AGGREGATES[mse_aggregate][0])}
 
 
-
 def has_likert(data) -> bool:
     """True when every judgment carries per-response Likert scores (what the MSE-regression RM needs)."""
     ann = data.annotations
@@ -196,6 +239,7 @@ def has_likert(data) -> bool:
 class FittedModels(NamedTuple):
     """What :func:`fit_reward_models` returns: ``trained`` ``{name: RewardModel}`` and ``skipped``
     ``{name: why it was not trained}``."""
+
     trained: dict
     skipped: dict
 
@@ -203,6 +247,7 @@ class FittedModels(NamedTuple):
 class ModelOutputs(NamedTuple):
     """What :func:`model_outputs` returns: ``p_a`` ``{name: P(A ≻ B) Series}`` (Bradley-Terry and mean-variance
     models) and ``gap`` ``{name: r_A − r_B Series}`` (MSE-regression models), indexed by pair_id."""
+
     p_a: dict
     gap: dict
 
@@ -212,6 +257,7 @@ class RewardModelRun:
     """§3's experiment on one data set (:func:`reward_model_study`): the data and its agreement classes, the
     training / validation / held-out splits, the trained models (and those skipped, with why), and the models'
     held-out outputs ``p_a`` (P(A ≻ B)) and ``gap`` (r_A − r_B), the inputs of :func:`table2`."""
+
     data: object
     classified: pd.DataFrame
     train: object
@@ -223,8 +269,18 @@ class RewardModelRun:
     gap: dict
 
 
-def reward_model_study(rm, data, *, test, validation, seed: int = 0, models: Mapping | None = None,
-                       classified: pd.DataFrame | None = None, progress: bool = False, **train_kw) -> RewardModelRun:
+def reward_model_study(
+    rm,
+    data,
+    *,
+    test,
+    validation,
+    seed: int = 0,
+    models: Mapping | None = None,
+    classified: pd.DataFrame | None = None,
+    progress: bool = False,
+    **train_kw,
+) -> RewardModelRun:
     """§3's experiment on one data set: agreement classes, a held-out test split (``test`` pairs, 500 in the
     paper; :func:`pluralign.data.spec.split`, deterministic in ``seed`` and the pair ids), a validation split
     off the training side (``validation`` pairs, for the best checkpoint), one trained copy of ``rm`` per entry
@@ -240,8 +296,17 @@ def reward_model_study(rm, data, *, test, validation, seed: int = 0, models: Map
     embed_all(rm, data)  # frozen-encoder RMs: one embedding pass over the data set, cached on disk
     trained, skipped = fit_reward_models(rm, train_set, val_set, models=models, progress=progress, **train_kw)
     p_a, gap = model_outputs(trained, heldout, progress=progress)
-    return RewardModelRun(data=data, classified=classified, train=train_set, validation=val_set, heldout=heldout,
-                          models=trained, skipped=skipped, p_a=p_a, gap=gap)
+    return RewardModelRun(
+        data=data,
+        classified=classified,
+        train=train_set,
+        validation=val_set,
+        heldout=heldout,
+        models=trained,
+        skipped=skipped,
+        p_a=p_a,
+        gap=gap,
+    )
 
 
 def fit_reward_models(rm, train, eval_data=None, models: Mapping | None = None, **train_kw) -> FittedModels:
@@ -288,18 +353,32 @@ def chosen_values(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen
             s = s.astype(float)
             cl = classified.loc[s.index]
             v = _chosen_value(cl, s, kind, chosen)
-            rows.append(pd.DataFrame({
-                "pair_id": s.index, "model": name,
-                "measure": "P(chosen ≻ rejected)" if kind == "bt" else "r_chosen − r_rejected",
-                "value": np.asarray(v, float), "agreement": cl["agreement"].to_numpy(),
-                "substantial": cl["substantial"].to_numpy()}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "pair_id": s.index,
+                        "model": name,
+                        "measure": "P(chosen ≻ rejected)" if kind == "bt" else "r_chosen − r_rejected",
+                        "value": np.asarray(v, float),
+                        "agreement": cl["agreement"].to_numpy(),
+                        "substantial": cl["substantial"].to_numpy(),
+                    }
+                )
+            )
     if not rows:
         raise ValueError("chosen_values needs p_a and/or reward_gap")
     return pd.concat(rows, ignore_index=True)
 
 
-def table2_vs_paper(ours: pd.DataFrame, dataset: str | None, *, also=(), digits: int = 3,
-                    paper_reference=None, paper_only_models: bool = True) -> pd.DataFrame:
+def table2_vs_paper(
+    ours: pd.DataFrame,
+    dataset: str | None,
+    *,
+    also=(),
+    digits: int = 3,
+    paper_reference=None,
+    paper_only_models: bool = True,
+) -> pd.DataFrame:
     """Our :func:`table2` beside the paper's block for ``dataset`` (``None`` or a data set the paper has no
     block for → paper columns "n/a"): per model ``<name>`` as "est [lo, hi]" and ``<name> paper``; counts as
     ``# Ex.`` and ``# Ex. paper``. Models the paper did not train on that data set (e.g. MSE on MultiPref) get
@@ -324,8 +403,10 @@ def table2_vs_paper(ours: pd.DataFrame, dataset: str | None, *, also=(), digits:
     out["# Ex. paper"] = paper["# Ex."].reindex(ours.index).map(lambda v: f"{int(v)}") if paper is not None else "n/a"
     for n in names:
         if n in ours.columns:
-            out[n] = [f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(e) else "n/a"
-                      for e, lo, hi in zip(ours[n], ours[f"{n} lo"], ours[f"{n} hi"])]
+            out[n] = [
+                f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(e) else "n/a"
+                for e, lo, hi in zip(ours[n], ours[f"{n} lo"], ours[f"{n} hi"])
+            ]
         else:
             out[n] = "n/a"
         if paper is not None and n in paper.columns:

@@ -19,40 +19,66 @@ log-probabilities), ``judge_samples`` (n sampled judgments, Beyond the Binary Se
 ``structured`` (validated JSON with retries and the record of patched items, SEAL Appendix D);
 ``job="name"`` makes a call resumable after a kill (:class:`pluralign.cache.ItemStore`).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from pluralign.llm.base import (JUDGE_AB_SUFFIX, JUDGE_AB_TEMPLATE, LLM, LLMError, StructuredResult,
-                                extract_json, parse_choice, prob_a_from_logprobs)
+from pluralign.llm.base import (
+    JUDGE_AB_SUFFIX,
+    JUDGE_AB_TEMPLATE,
+    LLM,
+    LLMError,
+    StructuredResult,
+    extract_json,
+    parse_choice,
+    prob_a_from_logprobs,
+)
 
-__all__ = ["load", "LLM", "LLMError", "StructuredResult", "JUDGE_AB_TEMPLATE", "JUDGE_AB_SUFFIX",
-           "extract_json", "parse_choice", "prob_a_from_logprobs", "EMBEDDED"]
+__all__ = [
+    "load",
+    "LLM",
+    "LLMError",
+    "StructuredResult",
+    "JUDGE_AB_TEMPLATE",
+    "JUDGE_AB_SUFFIX",
+    "extract_json",
+    "parse_choice",
+    "prob_a_from_logprobs",
+    "EMBEDDED",
+]
 
 #: names of the embedded default
 EMBEDDED = ("gemma3-270m", "gemma-3-270m", "embedded", "default")
+
 
 def load(name: str | Path | None = None, **kw) -> LLM:
     """The LLM backend for ``name`` (see module docstring). Keyword arguments go to the backend:
     ``base_url``, ``api_key_env``, ``mode`` ("chat" / "completions"), ``batch`` for endpoints;
     ``dtype``, ``device``, ``trust_remote_code`` for local models."""
     if "api_key" in kw:
-        raise TypeError("pluralign never takes an API key as a parameter (it could end up in a notebook): "
-                        "put it in an environment variable and name it with api_key_env=")
+        raise TypeError(
+            "pluralign never takes an API key as a parameter (it could end up in a notebook): "
+            "put it in an environment variable and name it with api_key_env="
+        )
     if "model" in kw:
         raise TypeError(f"pluralign.llm.load names the model with 'name', not 'model' (got model={kw['model']!r})")
     from pluralign.params import check_options
+
     backend = kw.pop("backend", None)
     if name is None or (isinstance(name, str) and name in EMBEDDED) or backend == "gemma-gguf":
         from pluralign.llm.hf import GemmaGGUF
+
         check_options(GemmaGGUF.__init__, kw, what="pluralign.llm.load (embedded Gemma)")
         return GemmaGGUF(**kw)
     name = str(name)
     if name.startswith("openai:") or "base_url" in kw or backend == "openai":
         from pluralign.llm.openai_backend import OpenAILLM
+
         check_options(OpenAILLM.__init__, kw, what="pluralign.llm.load (OpenAI-compatible endpoint)")
         return OpenAILLM(name.removeprefix("openai:"), **kw)
     from pluralign.llm.hf import TransformersLLM
     from pluralign.mirror import resolve
+
     check_options(TransformersLLM.__init__, kw, what="pluralign.llm.load (local transformers model)")
     return TransformersLLM(resolve(name), **kw)

@@ -17,19 +17,29 @@ Resumability: with ``job="name"`` every finished item is appended to an ItemStor
 reads the journal, sends only the missing items, and returns the same results in the same order.
 Sampled outputs (``temperature > 0``) are journaled too, so a rerun returns the first run's samples.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from pluralign.cache import ItemStore, fingerprint
 
 __all__ = [
-    "LLM", "StructuredResult", "LLMError", "JUDGE_AB_TEMPLATE", "JUDGE_AB_SUFFIX",
-    "RETRY_TEMPLATE", "extract_json", "prob_a_from_logprobs", "parse_choice", "label_of",
+    "LLM",
+    "StructuredResult",
+    "LLMError",
+    "JUDGE_AB_TEMPLATE",
+    "JUDGE_AB_SUFFIX",
+    "RETRY_TEMPLATE",
+    "extract_json",
+    "prob_a_from_logprobs",
+    "parse_choice",
+    "label_of",
 ]
 
 #: Beyond the Binary, Appendix A, "Prompt for Obtaining Synthetic Preference Judgments" (verbatim).
@@ -60,6 +70,7 @@ class StructuredResult:
     every item that needed more than one attempt or could not be fixed (SEAL's ``patched_entries``):
     dicts with ``item`` (index), ``key`` (item hash), ``attempts``, ``errors`` (one per failed
     attempt) and ``ok``."""
+
     values: list[Any]
     patched: list[dict] = field(default_factory=list)
 
@@ -169,14 +180,16 @@ class LLM:
         return f"{type(self).__name__}({self.identity()})"
 
     # ---- primitives to implement -------------------------------------------------------------
-    def _complete_many(self, prompts: list[str], settings: dict,
-                       on_done: Callable[[int, list[str]], None]) -> None:
+    def _complete_many(self, prompts: list[str], settings: dict, on_done: Callable[[int, list[str]], None]) -> None:
         raise NotImplementedError
 
-    def _label_logprobs_many(self, texts: list[str], settings: dict,
-                             on_done: Callable[[int, tuple[float, float]], None]) -> None:
-        raise LLMError(f"{type(self).__name__} has no next-token log-probabilities; "
-                       "use judge_samples() (sampled 'Choice: A/B' judgments) instead")
+    def _label_logprobs_many(
+        self, texts: list[str], settings: dict, on_done: Callable[[int, tuple[float, float]], None]
+    ) -> None:
+        raise LLMError(
+            f"{type(self).__name__} has no next-token log-probabilities; "
+            "use judge_samples() (sampled 'Choice: A/B' judgments) instead"
+        )
 
     # ---- job plumbing -------------------------------------------------------------------------
     def _store(self, job: str | None, kind: str, settings: dict) -> ItemStore | None:
@@ -184,12 +197,19 @@ class LLM:
             return None
         return ItemStore(f"llm/{job}", settings={"id": self.journal_identity(), "kind": kind, "settings": settings})
 
-    def _run(self, kind: str, payloads: list[Any], settings: dict, job: str | None,
-             work: Callable[[list[Any], Callable[[int, Any], None]], None]) -> list[Any]:
+    def _run(
+        self,
+        kind: str,
+        payloads: list[Any],
+        settings: dict,
+        job: str | None,
+        work: Callable[[list[Any], Callable[[int, Any], None]], None],
+    ) -> list[Any]:
         """Run ``work`` on the payloads not yet journaled; return values in input order. A job holds its
         journal's lock while it works, so a second run of the same job waits and then sends only what the
         first left undone."""
         import contextlib
+
         store = self._store(job, kind, settings)
         with store.lock() if store is not None else contextlib.nullcontext():
             return self._run_locked(kind, payloads, settings, store, work)
@@ -225,19 +245,33 @@ class LLM:
         return [done[k] for k in keys]
 
     # ---- public interface -----------------------------------------------------------------------
-    def generate(self, prompts: Sequence[str] | str, *, max_tokens: int = 256, temperature: float = 0.0,
-                 top_p: float = 1.0, n: int = 1, seed: int | None = None, stop: Sequence[str] | None = None,
-                 job: str | None = None) -> list[list[str]]:
+    def generate(
+        self,
+        prompts: Sequence[str] | str,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        n: int = 1,
+        seed: int | None = None,
+        stop: Sequence[str] | None = None,
+        job: str | None = None,
+    ) -> list[list[str]]:
         """``n`` completions for each prompt (a list of ``n`` strings per prompt)."""
         if isinstance(prompts, str):
             prompts = [prompts]
         prompts = list(prompts)
         if n < 1:
             raise ValueError(f"n must be >= 1, got {n}")
-        settings = {"max_tokens": int(max_tokens), "temperature": float(temperature), "top_p": float(top_p),
-                    "n": int(n), "seed": seed, "stop": list(stop) if stop else None}
-        return self._run("generate", prompts, settings, job,
-                         lambda todo, cb: self._complete_many(todo, settings, cb))
+        settings = {
+            "max_tokens": int(max_tokens),
+            "temperature": float(temperature),
+            "top_p": float(top_p),
+            "n": int(n),
+            "seed": seed,
+            "stop": list(stop) if stop else None,
+        }
+        return self._run("generate", prompts, settings, job, lambda todo, cb: self._complete_many(todo, settings, cb))
 
     def judge_text(self, prompt: str, a: str, b: str, template: str | None = None) -> str:
         """The judge prompt for one pair (Beyond the Binary, Appendix A, by default)."""
@@ -252,35 +286,58 @@ class LLM:
         sum over its token variants (" A", "A", ...)."""
         return self.judge_ab_many([(prompt, a, b)], template=template)[0]
 
-    def judge_ab_many(self, items: Iterable, job: str | None = None, *, template: str | None = None,
-                      batch_size: int = 8) -> list[float]:
+    def judge_ab_many(
+        self, items: Iterable, job: str | None = None, *, template: str | None = None, batch_size: int = 8
+    ) -> list[float]:
         """:meth:`judge_ab` for many ``(prompt, a, b)`` tuples (or dicts with prompt/response_a/
         response_b), resumable with ``job``."""
         texts = [self.judge_text(*_triple(it), template=template) for it in items]
         settings = {"template": template}  # the batch size does not change a result: not in the key
 
         def work(todo, cb):
-            self._label_logprobs_many(todo, dict(settings, batch_size=int(batch_size)),
-                                      lambda i, lp: cb(i, {"lp_a": lp[0], "lp_b": lp[1]}))
+            self._label_logprobs_many(
+                todo, dict(settings, batch_size=int(batch_size)), lambda i, lp: cb(i, {"lp_a": lp[0], "lp_b": lp[1]})
+            )
 
         out = self._run("judge_ab", texts, settings, job, work)
         return [prob_a_from_logprobs(_f(o["lp_a"]), _f(o["lp_b"])) for o in out]
 
-    def judge_samples(self, items: Iterable, *, n: int = 10, temperature: float = 1.0, top_p: float = 0.9,
-                      max_tokens: int = 8, seed: int | None = None, template: str | None = None,
-                      job: str | None = None) -> list[list[int | None]]:
+    def judge_samples(
+        self,
+        items: Iterable,
+        *,
+        n: int = 10,
+        temperature: float = 1.0,
+        top_p: float = 0.9,
+        max_tokens: int = 8,
+        seed: int | None = None,
+        template: str | None = None,
+        job: str | None = None,
+    ) -> list[list[int | None]]:
         """``n`` sampled synthetic judgments per pair, 0 = A better, 1 = B better, None = unparsable
         (Beyond the Binary Sec. 3.3: n = 10 judgments with nucleus sampling, top-p 0.9)."""
         texts = [self.judge_text(*_triple(it), template=template) for it in items]
-        outs = self.generate(texts, max_tokens=max_tokens, temperature=temperature, top_p=top_p, n=n,
-                             seed=seed, job=job)
-        return [[parse_choice(("Choice:" if self.completion_style and template is None else "") + o)
-                 for o in samples] for samples in outs]
+        outs = self.generate(
+            texts, max_tokens=max_tokens, temperature=temperature, top_p=top_p, n=n, seed=seed, job=job
+        )
+        return [
+            [parse_choice(("Choice:" if self.completion_style and template is None else "") + o) for o in samples]
+            for samples in outs
+        ]
 
-    def structured(self, prompts: Sequence[str] | str, schema: dict, *, retries: int = 3,
-                   job: str | None = None, max_tokens: int = 512, temperature: float = 0.0,
-                   seed: int | None = None, repair: Callable[[str], str] | None = None,
-                   retry_template: str = RETRY_TEMPLATE) -> StructuredResult:
+    def structured(
+        self,
+        prompts: Sequence[str] | str,
+        schema: dict,
+        *,
+        retries: int = 3,
+        job: str | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        repair: Callable[[str], str] | None = None,
+        retry_template: str = RETRY_TEMPLATE,
+    ) -> StructuredResult:
         """JSON values validated against ``schema`` (jsonschema), one per prompt.
 
         Each output is parsed (:func:`extract_json`, after the optional ``repair(text)`` hook) and
@@ -297,9 +354,15 @@ class LLM:
         validator_cls = jsonschema.validators.validator_for(schema)
         validator_cls.check_schema(schema)
         validator = validator_cls(schema)
-        settings = {"schema": schema, "retries": int(retries), "max_tokens": int(max_tokens),
-                    "temperature": float(temperature), "seed": seed, "retry_template": retry_template,
-                    "repair": getattr(repair, "__qualname__", None)}
+        settings = {
+            "schema": schema,
+            "retries": int(retries),
+            "max_tokens": int(max_tokens),
+            "temperature": float(temperature),
+            "seed": seed,
+            "retry_template": retry_template,
+            "repair": getattr(repair, "__qualname__", None),
+        }
 
         def check(text: str) -> tuple[Any, str | None]:
             try:
@@ -319,15 +382,25 @@ class LLM:
             for attempt in range(retries + 1):
                 if not pending:
                     break
-                asked = [todo[i] if attempt == 0 else
-                         retry_template.format(prompt=todo[i], error=errors[i][-1]) for i in pending]
-                gen = {"max_tokens": max_tokens, "temperature": temperature, "top_p": 1.0, "n": 1,
-                       "seed": None if seed is None else seed + attempt, "stop": None, "json": True}
+                asked = [
+                    todo[i] if attempt == 0 else retry_template.format(prompt=todo[i], error=errors[i][-1])
+                    for i in pending
+                ]
+                gen = {
+                    "max_tokens": max_tokens,
+                    "temperature": temperature,
+                    "top_p": 1.0,
+                    "n": 1,
+                    "seed": None if seed is None else seed + attempt,
+                    "stop": None,
+                    "json": True,
+                }
                 failed: list[int] = []
                 last = attempt == retries
 
-                def done(j: int, texts: list[str], _pending=pending, _failed=failed, _last=last,
-                         _attempt=attempt) -> None:
+                def done(
+                    j: int, texts: list[str], _pending=pending, _failed=failed, _last=last, _attempt=attempt
+                ) -> None:
                     i = _pending[j]
                     value, err = check(texts[0])
                     if err is None:
@@ -343,9 +416,17 @@ class LLM:
                 pending = sorted(failed)
 
         recs = self._run("structured", prompts, settings, job, work)
-        patched = [{"item": i, "key": _item_key("structured", p), "attempts": r["attempts"],
-                    "errors": r["errors"], "ok": r["ok"]}
-                   for i, (p, r) in enumerate(zip(prompts, recs)) if r["attempts"] > 1 or not r["ok"]]
+        patched = [
+            {
+                "item": i,
+                "key": _item_key("structured", p),
+                "attempts": r["attempts"],
+                "errors": r["errors"],
+                "ok": r["ok"],
+            }
+            for i, (p, r) in enumerate(zip(prompts, recs))
+            if r["attempts"] > 1 or not r["ok"]
+        ]
         return StructuredResult([r["value"] for r in recs], patched)
 
 

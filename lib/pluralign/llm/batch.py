@@ -8,13 +8,15 @@ File format (https://platform.openai.com/docs/guides/batch): one request per lin
 ``{"custom_id", "method": "POST", "url": endpoint, "body"}``; output lines
 ``{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}``.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 __all__ = ["request_lines", "parse_output", "BatchState", "TERMINAL", "PENDING"]
 
@@ -29,8 +31,10 @@ def request_lines(endpoint: str, bodies: Sequence[dict], custom_ids: Sequence[st
         raise ValueError(f"{len(bodies)} bodies but {len(custom_ids)} custom ids")
     if len(set(custom_ids)) != len(custom_ids):
         raise ValueError("custom_id values must be unique within a batch")
-    return "".join(json.dumps({"custom_id": c, "method": "POST", "url": endpoint, "body": b}) + "\n"
-                   for c, b in zip(custom_ids, bodies))
+    return "".join(
+        json.dumps({"custom_id": c, "method": "POST", "url": endpoint, "body": b}) + "\n"
+        for c, b in zip(custom_ids, bodies)
+    )
 
 
 def parse_output(text: str) -> dict[str, tuple[dict | None, str | None]]:

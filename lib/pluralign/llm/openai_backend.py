@@ -14,6 +14,7 @@ visible: the LLM's identity and repr carry the effective ``base_url`` (and ``req
 warning "endpoint X redirected to Y by PLURALIGN_LLM_BASE_URL" is issued when it is created (in the book a note at
 the top of every page says it instead: :func:`pluralign.report.stated_warning`).
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,9 @@ import os
 import re
 import time
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import Any, Callable
+from typing import Any
 
 from pluralign.cache import cache_dir, fingerprint
 from pluralign.llm import batch as batchapi
@@ -60,13 +62,19 @@ def _positions(choice: dict) -> list[tuple[str, list[tuple[str, float]]]]:
     """(sampled token, [(token, logprob) of the top alternatives]) per generated position."""
     lp = choice.get("logprobs") or {}
     if lp.get("content") is not None:  # chat format
-        return [(p["token"], [(t["token"], t["logprob"]) for t in (p.get("top_logprobs") or [])]
-                 + [(p["token"], p["logprob"])]) for p in lp["content"]]
+        return [
+            (
+                p["token"],
+                [(t["token"], t["logprob"]) for t in (p.get("top_logprobs") or [])] + [(p["token"], p["logprob"])],
+            )
+            for p in lp["content"]
+        ]
     tokens = lp.get("tokens") or []
     tops = lp.get("top_logprobs") or [None] * len(tokens)
     lps = lp.get("token_logprobs") or [None] * len(tokens)
-    return [(t, list((top or {}).items()) + ([(t, l)] if l is not None else []))
-            for t, top, l in zip(tokens, tops, lps)]
+    return [
+        (t, list((top or {}).items()) + ([(t, l)] if l is not None else [])) for t, top, l in zip(tokens, tops, lps)
+    ]
 
 
 def label_logprobs_of(body: dict) -> tuple[float, float]:
@@ -100,12 +108,14 @@ KEY_VARIABLE = re.compile(r"^[A-Z][A-Z0-9_]*_(API_KEY|KEY|TOKEN)$")
 def _is_loopback(url: str) -> bool:
     """``url`` points at this machine (127.0.0.0/8, ``localhost``, ``::1``)."""
     from urllib.parse import urlparse
+
     host = (urlparse(url).hostname or "").lower()
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def _tls_or_local(url: str) -> bool:
     from urllib.parse import urlparse
+
     return urlparse(url).scheme == "https" or _is_loopback(url)
 
 
@@ -124,11 +134,24 @@ class OpenAILLM(LLM):
 
     backend = "openai"
 
-    def __init__(self, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                 mode: str = "chat", batch: bool = False, concurrency: int = 4, timeout: float = 120.0,
-                 max_retries: int = 5, top_logprobs: int = 20, json_mode: bool = False,
-                 system: str | None = None, poll_interval: float = 30.0, batch_max_requests: int = 50_000,
-                 batch_deadline: float = 26 * 3600.0):
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        mode: str = "chat",
+        batch: bool = False,
+        concurrency: int = 4,
+        timeout: float = 120.0,
+        max_retries: int = 5,
+        top_logprobs: int = 20,
+        json_mode: bool = False,
+        system: str | None = None,
+        poll_interval: float = 30.0,
+        batch_max_requests: int = 50_000,
+        batch_deadline: float = 26 * 3600.0,
+    ):
         import openai
 
         if mode not in ("chat", "completions"):
@@ -138,8 +161,12 @@ class OpenAILLM(LLM):
         self.base_url = effective_base_url(self.requested_base_url)
         if self.base_url != self.requested_base_url:
             from pluralign.report import stated_warning
-            stated_warning(f"endpoint {self.requested_base_url} redirected to {self.base_url} by {REDIRECT_VARIABLE} "
-                           f"(model {model!r})", stacklevel=4)
+
+            stated_warning(
+                f"endpoint {self.requested_base_url} redirected to {self.base_url} by {REDIRECT_VARIABLE} "
+                f"(model {model!r})",
+                stacklevel=4,
+            )
         self.api_key_env = api_key_env
         self.mode = mode
         self.completion_style = mode == "completions"
@@ -152,24 +179,37 @@ class OpenAILLM(LLM):
         self.batch_max_requests = int(batch_max_requests)
         self.batch_deadline = float(batch_deadline)  # seconds a batch may stay pending before the job gives up
         if not KEY_VARIABLE.match(str(api_key_env)):
-            raise LLMError(f"api_key_env={api_key_env!r} does not look like the name of a key variable (upper case, "
-                           "ending in _API_KEY, _KEY or _TOKEN): pluralign sends only such a variable to an endpoint")
+            raise LLMError(
+                f"api_key_env={api_key_env!r} does not look like the name of a key variable (upper case, "
+                "ending in _API_KEY, _KEY or _TOKEN): pluralign sends only such a variable to an endpoint"
+            )
         key = os.environ.get(api_key_env)
         if key and not _tls_or_local(self.base_url):
-            warnings.warn(f"the key in {api_key_env} goes to {self.base_url} without TLS (http to a remote host): "
-                          "anyone on the path can read it; use https or a local server", stacklevel=3)
+            warnings.warn(
+                f"the key in {api_key_env} goes to {self.base_url} without TLS (http to a remote host): "
+                "anyone on the path can read it; use https or a local server",
+                stacklevel=3,
+            )
         if not key:
             if not _is_loopback(self.base_url):
-                raise LLMError(f"no API key for {self.base_url}: set the environment variable {api_key_env} "
-                               "(pluralign reads keys from the environment only; a server on this machine, "
-                               "127.0.0.1 or localhost, needs none)")
+                raise LLMError(
+                    f"no API key for {self.base_url}: set the environment variable {api_key_env} "
+                    "(pluralign reads keys from the environment only; a server on this machine, "
+                    "127.0.0.1 or localhost, needs none)"
+                )
             key = "EMPTY"  # local servers (vLLM, Ollama, pluralign serve) ignore it; vLLM's clients send the same
-        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout,
-                                     max_retries=max_retries)
+        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout, max_retries=max_retries)
 
     def identity(self) -> dict:
-        out = {"backend": self.backend, "model": self.model, "base_url": self.base_url, "mode": self.mode,
-               "json_mode": self.json_mode, "system": self.system, "top_logprobs": self.top_logprobs}
+        out = {
+            "backend": self.backend,
+            "model": self.model,
+            "base_url": self.base_url,
+            "mode": self.mode,
+            "json_mode": self.json_mode,
+            "system": self.system,
+            "top_logprobs": self.top_logprobs,
+        }
         if self.base_url != self.requested_base_url:  # redirected by PLURALIGN_LLM_BASE_URL: say from where
             out["requested_base_url"] = self.requested_base_url
         return out
@@ -188,9 +228,13 @@ class OpenAILLM(LLM):
 
     def body(self, prompt: str, settings: dict, logprobs: int | None = None) -> dict:
         """The request body of one prompt (what the client sends, and what a batch line holds)."""
-        b: dict[str, Any] = {"model": self.model, "max_tokens": settings["max_tokens"],
-                             "temperature": settings["temperature"], "top_p": settings.get("top_p", 1.0),
-                             "n": settings.get("n", 1)}
+        b: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": settings["max_tokens"],
+            "temperature": settings["temperature"],
+            "top_p": settings.get("top_p", 1.0),
+            "n": settings.get("n", 1),
+        }
         if settings.get("seed") is not None:
             b["seed"] = settings["seed"]
         if settings.get("stop"):
@@ -214,8 +258,7 @@ class OpenAILLM(LLM):
             return self._client.chat.completions.create(**body).model_dump()
         return self._client.completions.create(**body).model_dump()
 
-    def _each(self, bodies: list[dict], parse: Callable[[dict], Any],
-              on_done: Callable[[int, Any], None]) -> None:
+    def _each(self, bodies: list[dict], parse: Callable[[dict], Any], on_done: Callable[[int, Any], None]) -> None:
         if self.batch:
             return self._run_batch(bodies, parse, on_done)
         if self.concurrency == 1:
@@ -245,18 +288,19 @@ class OpenAILLM(LLM):
         self._each([self.body(t, s, logprobs=self.top_logprobs) for t in texts], label_logprobs_of, on_done)
 
     # ---- Batch API ----------------------------------------------------------------------------
-    def _run_batch(self, bodies: list[dict], parse: Callable[[dict], Any],
-                   on_done: Callable[[int, Any], None]) -> None:
+    def _run_batch(self, bodies: list[dict], parse: Callable[[dict], Any], on_done: Callable[[int, Any], None]) -> None:
         """Submit ``bodies`` as batches of at most ``batch_max_requests``, poll, map results back.
         The batch ids go to a state file first, so a rerun after a kill resumes the same batches."""
-        state = batchapi.BatchState(cache_dir() / "llm-batches" /
-                                    f"{fingerprint(self.identity(), self.endpoint, bodies)[:24]}.json")
+        state = batchapi.BatchState(
+            cache_dir() / "llm-batches" / f"{fingerprint(self.identity(), self.endpoint, bodies)[:24]}.json"
+        )
         for start in range(0, len(bodies), self.batch_max_requests):
             if start in state.covered():
                 continue
             stop = min(start + self.batch_max_requests, len(bodies))
-            data = batchapi.request_lines(self.endpoint, bodies[start:stop],
-                                          [f"req-{i}" for i in range(start, stop)]).encode()
+            data = batchapi.request_lines(
+                self.endpoint, bodies[start:stop], [f"req-{i}" for i in range(start, stop)]
+            ).encode()
             f = self._client.files.create(file=("requests.jsonl", data), purpose="batch")
             b = self._client.batches.create(input_file_id=f.id, endpoint=self.endpoint, completion_window="24h")
             state.add(start, stop, b.id, f.id)
@@ -266,8 +310,10 @@ class OpenAILLM(LLM):
             give_up = time.monotonic() + self.batch_deadline
             while b.status in batchapi.PENDING:
                 if time.monotonic() > give_up:
-                    raise LLMError(f"batch {b.id} still {b.status} after {self.batch_deadline:.0f} s (batch_deadline); "
-                                   "it keeps running on the server: rerun the job later to collect it")
+                    raise LLMError(
+                        f"batch {b.id} still {b.status} after {self.batch_deadline:.0f} s (batch_deadline); "
+                        "it keeps running on the server: rerun the job later to collect it"
+                    )
                 time.sleep(self.poll_interval)
                 b = self._client.batches.retrieve(chunk["batch_id"])
             results: dict = {}
@@ -281,10 +327,13 @@ class OpenAILLM(LLM):
                 else:
                     errors.append(f"{cid}: {err}")
             if b.status != "completed":
-                why = "; ".join(e.get("message", "") if isinstance(e, dict) else getattr(e, "message", str(e))
-                                for e in (getattr(getattr(b, "errors", None), "data", None) or []))
+                why = "; ".join(
+                    e.get("message", "") if isinstance(e, dict) else getattr(e, "message", str(e))
+                    for e in (getattr(getattr(b, "errors", None), "data", None) or [])
+                )
                 errors.append(f"batch {b.id} ended {b.status}" + (f" ({why})" if why else ""))
         state.clear()  # finished items are journaled; the rest are resubmitted by a rerun
         if errors:
-            raise LLMError(f"{len(errors)} batch request(s) failed (rerun the job to retry them): "
-                           + "; ".join(errors[:5]))
+            raise LLMError(
+                f"{len(errors)} batch request(s) failed (rerun the job to retry them): " + "; ".join(errors[:5])
+            )

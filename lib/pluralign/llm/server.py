@@ -19,6 +19,7 @@ A backend is any object with ``model`` and ``complete(prompt, *, max_tokens, tem
 seed, stop, logprobs, add_special_tokens) -> list[Completion]`` (and optionally ``render_chat``), e.g.
 :class:`pluralign.llm.hf.TransformersLLM`. Calls into the backend are serialized.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,8 +75,16 @@ class LLMServer:
     keeps nothing of a request after answering it but what the Batch API needs (its files and batches).
     Request limits: :data:`LIMITS` (or ``limits=`` to override some)."""
 
-    def __init__(self, backend: Any, host: str = "127.0.0.1", port: int = 0, model_id: str | list[str] | None = None,
-                 delay: float = 0.0, record: bool = False, limits: dict | None = None):
+    def __init__(
+        self,
+        backend: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        model_id: str | list[str] | None = None,
+        delay: float = 0.0,
+        record: bool = False,
+        limits: dict | None = None,
+    ):
         self.backend = backend
         names = [model_id] if isinstance(model_id, str) else list(model_id or [])
         #: the names the server answers to (``--served-model-name``); ``model_id`` is the first
@@ -102,7 +111,7 @@ class LLMServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/v1"
 
-    def start(self) -> "LLMServer":
+    def start(self) -> LLMServer:
         server = self
 
         class Handler(_Handler):
@@ -115,8 +124,7 @@ class LLMServer:
         self._httpd = Server((self.host, self.port), Handler)
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="pluralign-llm-server",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="pluralign-llm-server", daemon=True)
         self._thread.start()
         return self
 
@@ -129,7 +137,7 @@ class LLMServer:
             self._thread.join(timeout=10)
             self._thread = None
 
-    def __enter__(self) -> "LLMServer":
+    def __enter__(self) -> LLMServer:
         return self.start() if self._httpd is None else self
 
     def __exit__(self, *exc) -> None:
@@ -137,8 +145,11 @@ class LLMServer:
 
     def stats(self) -> dict:
         with self._lock:
-            return {"requests": self.request_count, "batch_requests": self.batch_request_count,
-                    "by_path": dict(self.counts)}
+            return {
+                "requests": self.request_count,
+                "batch_requests": self.batch_request_count,
+                "by_path": dict(self.counts),
+            }
 
     # ---- API ------------------------------------------------------------------------------------
     def _complete(self, prompt: str, body: dict, logprobs: int | None, add_special_tokens: bool = True):
@@ -159,17 +170,29 @@ class LLMServer:
         if self.delay:
             time.sleep(self.delay)
         with self._backend_lock:
-            return self.backend.complete(prompt, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
-                                         n=n, seed=seed, stop=stop, logprobs=logprobs,
-                                         add_special_tokens=add_special_tokens)
+            return self.backend.complete(
+                prompt,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                top_p=top_p,
+                n=n,
+                seed=seed,
+                stop=stop,
+                logprobs=logprobs,
+                add_special_tokens=add_special_tokens,
+            )
 
     def _check_model(self, body: dict) -> str:
         """The served name a request asks for; any other is 404 ``model_not_found`` (the OpenAI API's answer)."""
         m = body.get("model")
         if m not in self.model_ids:
             shown = ", ".join(repr(n) for n in self.model_ids[:8]) + (" ..." if len(self.model_ids) > 8 else "")
-            raise HTTPError(404, f"The model {m!r} does not exist; this server serves {shown}",
-                            "invalid_request_error", "model_not_found")
+            raise HTTPError(
+                404,
+                f"The model {m!r} does not exist; this server serves {shown}",
+                "invalid_request_error",
+                "model_not_found",
+            )
         return m
 
     def completions(self, body: dict) -> dict:
@@ -196,15 +219,25 @@ class LLMServer:
                     for t in c.tokens:
                         offs.append(o)
                         o += len(t)
-                    lp = {"tokens": c.tokens, "token_logprobs": c.token_logprobs, "top_logprobs": tops,
-                          "text_offset": offs}
-                choices.append({"index": len(choices), "text": c.text, "logprobs": lp,
-                                "finish_reason": c.finish_reason})
+                    lp = {
+                        "tokens": c.tokens,
+                        "token_logprobs": c.token_logprobs,
+                        "top_logprobs": tops,
+                        "text_offset": offs,
+                    }
+                choices.append(
+                    {"index": len(choices), "text": c.text, "logprobs": lp, "finish_reason": c.finish_reason}
+                )
                 ctok += len(c.tokens)
             ptok += comps[0].prompt_tokens if comps else 0
-        return {"id": f"cmpl-{uuid.uuid4().hex[:24]}", "object": "text_completion", "created": int(time.time()),
-                "model": model, "choices": choices,
-                "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok}}
+        return {
+            "id": f"cmpl-{uuid.uuid4().hex[:24]}",
+            "object": "text_completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": choices,
+            "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok},
+        }
 
     def chat_completions(self, body: dict) -> dict:
         model = self._check_model(body)
@@ -230,32 +263,57 @@ class LLMServer:
             lp = None
             if want:
                 tops = c.top_logprobs or [[] for _ in c.tokens]
-                lp = {"content": [dict(entry(t, l), top_logprobs=[entry(a, x) for a, x in alts])
-                                  for t, l, alts in zip(c.tokens, c.token_logprobs, tops)]}
-            choices.append({"index": i, "message": {"role": "assistant", "content": c.text},
-                            "logprobs": lp, "finish_reason": c.finish_reason})
+                lp = {
+                    "content": [
+                        dict(entry(t, l), top_logprobs=[entry(a, x) for a, x in alts])
+                        for t, l, alts in zip(c.tokens, c.token_logprobs, tops)
+                    ]
+                }
+            choices.append(
+                {
+                    "index": i,
+                    "message": {"role": "assistant", "content": c.text},
+                    "logprobs": lp,
+                    "finish_reason": c.finish_reason,
+                }
+            )
         ptok = comps[0].prompt_tokens if comps else 0
         ctok = sum(len(c.tokens) for c in comps)
-        return {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion",
-                "created": int(time.time()), "model": model, "choices": choices,
-                "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok}}
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": choices,
+            "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok},
+        }
 
     def models(self) -> dict:
-        return {"object": "list", "data": [{"id": n, "object": "model", "created": 0, "owned_by": "pluralign"}
-                                           for n in self.model_ids]}
+        return {
+            "object": "list",
+            "data": [{"id": n, "object": "model", "created": 0, "owned_by": "pluralign"} for n in self.model_ids],
+        }
 
     # ---- files and batches -----------------------------------------------------------------------
     def _add_file(self, data: bytes, filename: str, purpose: str) -> dict:
         fid = f"file-{uuid.uuid4().hex[:24]}"
-        meta = {"id": fid, "object": "file", "bytes": len(data), "created_at": int(time.time()),
-                "filename": filename, "purpose": purpose, "status": "processed"}
+        meta = {
+            "id": fid,
+            "object": "file",
+            "bytes": len(data),
+            "created_at": int(time.time()),
+            "filename": filename,
+            "purpose": purpose,
+            "status": "processed",
+        }
         with self._lock:
             self.files[fid] = {"meta": meta, "data": data}
         return meta
 
     def upload(self, content_type: str, raw: bytes) -> dict:
         msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(
-            b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
+            b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw
+        )
         if not msg.is_multipart():
             raise HTTPError(400, "upload must be multipart/form-data with 'file' and 'purpose'")
         fields: dict[str, Any] = {}
@@ -276,11 +334,24 @@ class LLMServer:
             raise HTTPError(400, f"endpoint {endpoint!r} is not supported for batches")
         bid = f"batch_{uuid.uuid4().hex[:24]}"
         now = int(time.time())
-        b = {"id": bid, "object": "batch", "endpoint": endpoint, "errors": None, "input_file_id": fid,
-             "completion_window": body.get("completion_window", "24h"), "status": "validating",
-             "output_file_id": None, "error_file_id": None, "created_at": now, "in_progress_at": None,
-             "expires_at": now + 86400, "completed_at": None, "failed_at": None,
-             "request_counts": {"total": 0, "completed": 0, "failed": 0}, "metadata": body.get("metadata")}
+        b = {
+            "id": bid,
+            "object": "batch",
+            "endpoint": endpoint,
+            "errors": None,
+            "input_file_id": fid,
+            "completion_window": body.get("completion_window", "24h"),
+            "status": "validating",
+            "output_file_id": None,
+            "error_file_id": None,
+            "created_at": now,
+            "in_progress_at": None,
+            "expires_at": now + 86400,
+            "completed_at": None,
+            "failed_at": None,
+            "request_counts": {"total": 0, "completed": 0, "failed": 0},
+            "metadata": body.get("metadata"),
+        }
         with self._lock:
             self.batches[bid] = b
         threading.Thread(target=self._process_batch, args=(bid,), daemon=True).start()
@@ -311,32 +382,50 @@ class LLMServer:
                     if req.get("url") != b["endpoint"]:
                         raise HTTPError(400, f"url {req.get('url')!r} differs from the batch endpoint")
                     fn = self.completions if b["endpoint"] == "/v1/completions" else self.chat_completions
-                    out.append({"id": rid, "custom_id": req["custom_id"], "error": None,
-                                "response": {"status_code": 200, "request_id": rid, "body": fn(req["body"])}})
+                    out.append(
+                        {
+                            "id": rid,
+                            "custom_id": req["custom_id"],
+                            "error": None,
+                            "response": {"status_code": 200, "request_id": rid, "body": fn(req["body"])},
+                        }
+                    )
                     b["request_counts"]["completed"] += 1
                 except HTTPError as e:
-                    err.append({"id": rid, "custom_id": req.get("custom_id"), "error": None,
-                                "response": {"status_code": e.status, "request_id": rid,
-                                             "body": {"error": {"message": e.message, "type": e.type,
-                                                                "code": e.code}}}})
+                    err.append(
+                        {
+                            "id": rid,
+                            "custom_id": req.get("custom_id"),
+                            "error": None,
+                            "response": {
+                                "status_code": e.status,
+                                "request_id": rid,
+                                "body": {"error": {"message": e.message, "type": e.type, "code": e.code}},
+                            },
+                        }
+                    )
                     b["request_counts"]["failed"] += 1
                 b["request_counts"]["total"] += 1
                 with self._lock:
                     self.batch_request_count += 1
             if out:
-                b["output_file_id"] = self._add_file("".join(json.dumps(o) + "\n" for o in out).encode(),
-                                                     f"{bid}_output.jsonl", "batch_output")["id"]
+                b["output_file_id"] = self._add_file(
+                    "".join(json.dumps(o) + "\n" for o in out).encode(), f"{bid}_output.jsonl", "batch_output"
+                )["id"]
             if err:
-                b["error_file_id"] = self._add_file("".join(json.dumps(o) + "\n" for o in err).encode(),
-                                                    f"{bid}_error.jsonl", "batch_output")["id"]
+                b["error_file_id"] = self._add_file(
+                    "".join(json.dumps(o) + "\n" for o in err).encode(), f"{bid}_error.jsonl", "batch_output"
+                )["id"]
             b["status"], b["completed_at"] = "completed", int(time.time())
         except Exception as e:  # noqa: BLE001 - a backend failure ends the batch as failed, never hangs it
             self._fail(b, f"{type(e).__name__}: {e}")
 
     @staticmethod
     def _fail(b: dict, message: str, line: int | None = None) -> None:
-        b["errors"] = {"object": "list", "data": [{"code": "batch_failed", "message": message, "param": None,
-                                                   "line": line}]}
+        b["errors"] = {
+            "object": "list",
+            "data": [{"code": "batch_failed", "message": message, "param": None, "line": line}],
+        }
         b["status"], b["failed_at"] = "failed", int(time.time())
 
 
@@ -387,8 +476,11 @@ class _Handler(BaseHTTPRequestHandler):
                         left -= len(chunk)
                 except OSError:
                     pass
-            raise HTTPError(413, f"request body of {n} bytes exceeds the limit of {self.srv.limits['max_body_bytes']}",
-                            "request_too_large")
+            raise HTTPError(
+                413,
+                f"request body of {n} bytes exceeds the limit of {self.srv.limits['max_body_bytes']}",
+                "request_too_large",
+            )
         try:
             data = self.rfile.read(n) if n else b""
         except OSError:  # the client stalled past client_timeout_s
@@ -446,8 +538,7 @@ class _Handler(BaseHTTPRequestHandler):
         except HTTPError as e:
             self._send(e.status, {"error": {"message": e.message, "type": e.type, "param": None, "code": e.code}})
         except Exception as e:  # noqa: BLE001 - a backend failure must come back as a 500, not kill the thread
-            self._send(500, {"error": {"message": f"{type(e).__name__}: {e}", "type": "server_error",
-                                       "code": None}})
+            self._send(500, {"error": {"message": f"{type(e).__name__}: {e}", "type": "server_error", "code": None}})
 
     do_GET = _handle
     do_POST = _handle
@@ -461,13 +552,20 @@ def serve(backend: Any, host: str = "127.0.0.1", port: int = 0, **kw) -> LLMServ
 def main(argv: list[str] | None = None) -> int:
     """``pluralign serve [--model NAME_OR_PATH] [--served-model-name NAME [NAME ...]] [--host 127.0.0.1]
     [--port 8000]``."""
-    ap = argparse.ArgumentParser(prog="pluralign serve",
-                                 description="OpenAI-compatible server over a local LLM (pluralign.llm.load)")
-    ap.add_argument("--model", default=None,
-                    help="local causal LM folder or Hub id (default: the embedded Gemma 3 270M base model)")
-    ap.add_argument("--served-model-name", nargs="+", default=None, metavar="NAME",
-                    help="model name(s) the server answers to, as vLLM's flag (default: the model's); "
-                    "requests naming any other model get 404 model_not_found")
+    ap = argparse.ArgumentParser(
+        prog="pluralign serve", description="OpenAI-compatible server over a local LLM (pluralign.llm.load)"
+    )
+    ap.add_argument(
+        "--model", default=None, help="local causal LM folder or Hub id (default: the embedded Gemma 3 270M base model)"
+    )
+    ap.add_argument(
+        "--served-model-name",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="model name(s) the server answers to, as vLLM's flag (default: the model's); "
+        "requests naming any other model get 404 model_not_found",
+    )
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--dtype", default="float32")
@@ -482,8 +580,10 @@ def main(argv: list[str] | None = None) -> int:
     llm = load(a.model, **kw)
     srv = LLMServer(llm, host=a.host, port=a.port, model_id=a.served_model_name)
     srv.start()
-    print(f"serving {', '.join(srv.model_ids)} on {srv.url} (loaded in {time.perf_counter() - t0:.1f} s); "
-          "Ctrl-C stops", flush=True)
+    print(
+        f"serving {', '.join(srv.model_ids)} on {srv.url} (loaded in {time.perf_counter() - t0:.1f} s); Ctrl-C stops",
+        flush=True,
+    )
     try:
         while True:
             time.sleep(3600)

@@ -15,10 +15,11 @@ Each paper's rows live in a module of this package named after the paper's part 
 (:mod:`pluralign.paper.diverging`, :mod:`pluralign.paper.seal`, :mod:`pluralign.paper.btb`), as a list
 ``NUMBERS`` of dicts with those keys.
 """
+
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import pandas as pd
 
@@ -34,7 +35,7 @@ PAPERS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _all() -> pd.DataFrame:
     frames = []
     for p in PAPERS:
@@ -53,8 +54,10 @@ def _all() -> pd.DataFrame:
     out["se"] = out["se"].astype(float)
     dup = out.duplicated(["paper", "table", "row", "column"], keep=False)
     if dup.any():
-        raise ValueError(f"the papers' numbers repeat a (paper, table, row, column): "
-                         f"{out.loc[dup, ['paper', 'table', 'row', 'column']].drop_duplicates().values.tolist()}")
+        raise ValueError(
+            f"the papers' numbers repeat a (paper, table, row, column): "
+            f"{out.loc[dup, ['paper', 'table', 'row', 'column']].drop_duplicates().values.tolist()}"
+        )
     return out
 
 

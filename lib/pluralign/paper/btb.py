@@ -34,10 +34,13 @@ _TABLE1 = [  # as printed: (category, N, baseline, regularized, Δ)
     ("Distinguishable", 124, 0.640, 0.686, 0.046),
     ("Indistinguishable", 26, 0.631, 0.652, 0.021),
 ]
-_NOTE = {"Single Correct ID": "N as printed (inconsistent with the other rows)",
-         "Multiple Correct OOD": "N as printed (inconsistent with the other rows)"}
+_NOTE = {
+    "Single Correct ID": "N as printed (inconsistent with the other rows)",
+    "Multiple Correct OOD": "N as printed (inconsistent with the other rows)",
+}
 
 NUMBERS: list[dict] = [
     {"table": "Table 1", "row": row, "column": col, "value": float(v), "note": _NOTE.get(row, "")}
-    for row, *vals in _TABLE1 for col, v in zip(("N", "baseline", "regularized", "Δ"), vals)
+    for row, *vals in _TABLE1
+    for col, v in zip(("N", "baseline", "regularized", "Δ"), vals)
 ]

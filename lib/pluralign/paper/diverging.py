@@ -18,18 +18,48 @@ Table 2 is the one the pages compare with; the full arXiv version (2410.14632, `
 _D = {"multipref": "MultiPref", "helpsteer2": "HelpSteer2"}
 
 NUMBERS: list[dict] = [
-    {"table": "§2", "row": "MultiPref", "column": "diverging share", "value": 0.39,
-     "note": "\"This process yields about 39% of preference pairs\""},
-    {"table": "§2", "row": "HelpSteer2", "column": "diverging share", "value": 0.24,
-     "note": "\"which we find comprise 24% of all examples\""},
-    {"table": "§2.1", "row": "MultiPref", "column": "κ", "value": 0.59,
-     "note": "three authors, 50 diverging pairs; Cohen's κ over full label sets"},
-    {"table": "§2.1", "row": "MultiPref", "column": "α (MASI)", "value": 0.68,
-     "note": "three authors, 50 diverging pairs; Krippendorff's α with MASI distance"},
-    {"table": "§2.1", "row": "HelpSteer2", "column": "κ", "value": 0.58,
-     "note": "three authors, 50 diverging pairs; Cohen's κ over full label sets"},
-    {"table": "§2.1", "row": "HelpSteer2", "column": "α (MASI)", "value": 0.62,
-     "note": "three authors, 50 diverging pairs; Krippendorff's α with MASI distance"},
+    {
+        "table": "§2",
+        "row": "MultiPref",
+        "column": "diverging share",
+        "value": 0.39,
+        "note": '"This process yields about 39% of preference pairs"',
+    },
+    {
+        "table": "§2",
+        "row": "HelpSteer2",
+        "column": "diverging share",
+        "value": 0.24,
+        "note": '"which we find comprise 24% of all examples"',
+    },
+    {
+        "table": "§2.1",
+        "row": "MultiPref",
+        "column": "κ",
+        "value": 0.59,
+        "note": "three authors, 50 diverging pairs; Cohen's κ over full label sets",
+    },
+    {
+        "table": "§2.1",
+        "row": "MultiPref",
+        "column": "α (MASI)",
+        "value": 0.68,
+        "note": "three authors, 50 diverging pairs; Krippendorff's α with MASI distance",
+    },
+    {
+        "table": "§2.1",
+        "row": "HelpSteer2",
+        "column": "κ",
+        "value": 0.58,
+        "note": "three authors, 50 diverging pairs; Cohen's κ over full label sets",
+    },
+    {
+        "table": "§2.1",
+        "row": "HelpSteer2",
+        "column": "α (MASI)",
+        "value": 0.62,
+        "note": "three authors, 50 diverging pairs; Krippendorff's α with MASI distance",
+    },
 ]
 
 # Table 1: category -> (MultiPref, HelpSteer2)
@@ -45,12 +75,20 @@ _TABLE1 = {
     "Refuse vs. Refuse": (0.20, 0.00),
     "Hallucinations, Degenerate Outputs, and Errors": (0.14, 0.24),
 }
-NUMBERS += [{"table": "Table 1", "row": cat, "column": col, "value": v}
-            for cat, vals in _TABLE1.items() for col, v in zip(("MultiPref", "HelpSteer2"), vals)]
+NUMBERS += [
+    {"table": "Table 1", "row": cat, "column": col, "value": v}
+    for cat, vals in _TABLE1.items()
+    for col, v in zip(("MultiPref", "HelpSteer2"), vals)
+]
 
 # Table 2: data set -> column -> values over the subsets (in the paper's row order)
-_SUBSETS = ("High-Agreement Prefs.", "High-Agreement Ties", "Diverging Prefs. (All)", "Diverging Prefs. (Subst.)",
-            "All Examples")
+_SUBSETS = (
+    "High-Agreement Prefs.",
+    "High-Agreement Ties",
+    "Diverging Prefs. (All)",
+    "Diverging Prefs. (Subst.)",
+    "All Examples",
+)
 _TABLE2 = {
     "multipref": {
         "# Ex.": [127, 141, 178, 74, 500],
@@ -65,8 +103,12 @@ _TABLE2 = {
         "MSE (All)": [0.676, 0.340, 0.573, 0.692, 0.565],
     },
 }
-NUMBERS += [{"table": "Table 2", "row": f"{_D[ds]} / {subset}", "column": col, "value": v}
-            for ds, cols in _TABLE2.items() for col, vals in cols.items() for subset, v in zip(_SUBSETS, vals)]
+NUMBERS += [
+    {"table": "Table 2", "row": f"{_D[ds]} / {subset}", "column": col, "value": v}
+    for ds, cols in _TABLE2.items()
+    for col, vals in cols.items()
+    for subset, v in zip(_SUBSETS, vals)
+]
 
 #: The version every number above comes from (see the module docstring).
 VERSION = "workshop version (Pluralistic Alignment @ NeurIPS 2024)"

@@ -7,6 +7,7 @@ length within ``token_budget``) padded to the longest text of their batch, run u
 chunks, so a killed job loses only its current chunk and a re-run recomputes nothing. A reward
 never depends on the batch size or on the other texts in its batch.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,9 +19,9 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from pluralign.progress import bar as progress_bar
 
 from pluralign.cache import Entry, fingerprint
+from pluralign.progress import bar as progress_bar
 from pluralign.rewards import distributed
 from pluralign.rewards import objectives as obj
 
@@ -43,8 +44,14 @@ def resolve_dtype(dtype, device: torch.device) -> torch.dtype:
             return torch.bfloat16
         return torch.float32
     if isinstance(dtype, str):
-        return {"bf16": torch.bfloat16, "bfloat16": torch.bfloat16, "fp16": torch.float16,
-                "float16": torch.float16, "fp32": torch.float32, "float32": torch.float32}[dtype]
+        return {
+            "bf16": torch.bfloat16,
+            "bfloat16": torch.bfloat16,
+            "fp16": torch.float16,
+            "float16": torch.float16,
+            "fp32": torch.float32,
+            "float32": torch.float32,
+        }[dtype]
     return dtype
 
 
@@ -72,14 +79,23 @@ def remote_code_from_caller(folder, cfg: dict, trust_remote_code: bool = False) 
     """Whether a model folder's own code may run: only the caller decides (``trust_remote_code=True``), never a
     file inside the folder; a folder whose config asks for it gets a warning saying how to allow it."""
     if cfg.get("trust_remote_code") and not trust_remote_code:
-        warnings.warn(f"{folder}: its {RM_CONFIG} asks for trust_remote_code; it stays off (a model folder cannot "
-                      "switch on its own code). Pass trust_remote_code=True to load() if you trust this folder.",
-                      stacklevel=3)
+        warnings.warn(
+            f"{folder}: its {RM_CONFIG} asks for trust_remote_code; it stays off (a model folder cannot "
+            "switch on its own code). Pass trust_remote_code=True to load() if you trust this folder.",
+            stacklevel=3,
+        )
     return bool(trust_remote_code)
 
 
-def open_trained(folder, *, device=None, dtype=None, batch_size: int = 32, load_in_8bit: bool = False,
-                 trust_remote_code: bool = False):
+def open_trained(
+    folder,
+    *,
+    device=None,
+    dtype=None,
+    batch_size: int = 32,
+    load_in_8bit: bool = False,
+    trust_remote_code: bool = False,
+):
     """The reward model a ``.train()`` folder (or any folder with ``pluralign_rm.json``) holds, by the backend
     its config names. Its own code runs only if the caller passes ``trust_remote_code=True``."""
     cfg = read_rm_config(folder)
@@ -89,11 +105,13 @@ def open_trained(folder, *, device=None, dtype=None, batch_size: int = 32, load_
         raise ValueError(f"{folder}: unknown reward-model backend {cfg['backend']!r} (known: {sorted(BACKENDS)})")
     cls = BACKENDS[cfg["backend"]]
     if cls.backend == "frozen-encoder":
-        return cls.from_folder(folder, cfg, device=device, dtype=dtype, batch_size=max(batch_size, 64),
-                               trust_remote_code=trust_remote_code)
+        return cls.from_folder(
+            folder, cfg, device=device, dtype=dtype, batch_size=max(batch_size, 64), trust_remote_code=trust_remote_code
+        )
     extra = {"load_in_8bit": load_in_8bit or None} if cls.backend == "causal" else {}
-    return cls.from_folder(folder, cfg, device=device, dtype=dtype, batch_size=batch_size,
-                           trust_remote_code=trust_remote_code, **extra)
+    return cls.from_folder(
+        folder, cfg, device=device, dtype=dtype, batch_size=batch_size, trust_remote_code=trust_remote_code, **extra
+    )
 
 
 class RewardModel:
@@ -109,8 +127,17 @@ class RewardModel:
         if "backend" in cls.__dict__:
             BACKENDS[cls.backend] = cls
 
-    def __init__(self, *, identity: str, n_outputs: int = 1, objective: str | None = None,
-                 batch_size: int = 32, device=None, dtype=None, info: dict | None = None):
+    def __init__(
+        self,
+        *,
+        identity: str,
+        n_outputs: int = 1,
+        objective: str | None = None,
+        batch_size: int = 32,
+        device=None,
+        dtype=None,
+        info: dict | None = None,
+    ):
         self.identity = identity
         self.n_outputs = n_outputs
         self.objective = objective
@@ -135,7 +162,7 @@ class RewardModel:
     def _score_settings(self) -> dict:
         return {}
 
-    def _trainable(self, objective: str, dropout: float | None, seed: int) -> "RewardModel":
+    def _trainable(self, objective: str, dropout: float | None, seed: int) -> RewardModel:
         raise NotImplementedError
 
     def _save(self, folder: Path) -> None:
@@ -145,12 +172,14 @@ class RewardModel:
     #: tokens per batch (batch size × longest length); None → :func:`pluralign.rewards.speed.default_token_budget`
     token_budget: int | None = None
 
-    def _forward_batches(self, features: list[Any], batch_size: int, progress=None,
-                         token_budget: int | None = None) -> np.ndarray:
+    def _forward_batches(
+        self, features: list[Any], batch_size: int, progress=None, token_budget: int | None = None
+    ) -> np.ndarray:
         """Run features sorted by length in token-budget batches (:func:`~pluralign.rewards.speed.token_batches`:
         at most ``batch_size`` texts, batch size × longest length within the budget), each padded to its own
         longest; results in input order."""
         from pluralign.rewards.speed import default_token_budget, set_threads_once, token_batches
+
         n = len(features)
         out = np.zeros((n, self.n_outputs), dtype=np.float64)
         budget = token_budget or self.token_budget or default_token_budget(self.device)
@@ -161,7 +190,7 @@ class RewardModel:
             for idx in batches:
                 batch = {k: v.to(self.device) for k, v in self._collate([features[i] for i in idx]).items()}
                 res = self.module(**batch).float().cpu().numpy()
-                out[idx] = res[:, :self.n_outputs]
+                out[idx] = res[:, : self.n_outputs]
                 if progress is not None:
                     progress.update(len(idx))
         return out
@@ -169,31 +198,37 @@ class RewardModel:
     def _raw_outputs_uncached(self, texts: list[tuple[str, str]], batch_size: int, progress=None) -> np.ndarray:
         return self._forward_batches(self._featurize(texts), batch_size, progress)
 
-    def raw_outputs(self, data_or_texts, *, batch_size: int | None = None, progress: bool = True,
-                    cache: bool = True) -> np.ndarray:
+    def raw_outputs(
+        self, data_or_texts, *, batch_size: int | None = None, progress: bool = True, cache: bool = True
+    ) -> np.ndarray:
         """The head's raw outputs (n, k) for (prompt, response) texts, computed chunk by chunk and
         cached (keyed by model identity, scoring settings and the chunk's texts)."""
         texts, _ = _texts_of(data_or_texts)
         bs = batch_size or self.batch_size
         if not self.trained and self.info.get("warn_untrained", True):
-            warnings.warn(f"{self.backend} reward model {self.identity!r} has an untrained head: its rewards "
-                          "are a fixed random projection until you .train() it", stacklevel=3)
+            warnings.warn(
+                f"{self.backend} reward model {self.identity!r} has an untrained head: its rewards "
+                "are a fixed random projection until you .train() it",
+                stacklevel=3,
+            )
         settings = {"backend": self.backend, "n_outputs": self.n_outputs, **self._score_settings()}
         if distributed.active():  # under accelerate launch: shards scored per process, gathered, cached once
-            return distributed.raw_outputs(self, texts, bs, settings=settings, chunk=CHUNK, cache=cache,
-                                           progress=progress)
+            return distributed.raw_outputs(
+                self, texts, bs, settings=settings, chunk=CHUNK, cache=cache, progress=progress
+            )
         parts = []
         bar = progress_bar(len(texts), f"scoring ({self.backend})", "text", enabled=progress)
         with bar:
             for s in range(0, len(texts), CHUNK):
-                chunk = texts[s:s + CHUNK]
+                chunk = texts[s : s + CHUNK]
                 if not cache:
                     parts.append(self._raw_outputs_uncached(chunk, bs, bar))
                     continue
                 entry = Entry("rewards/score", inputs=(self.identity, chunk), settings=settings, fmt="npy")
                 done = []
-                parts.append(entry.get_or_compute(
-                    lambda c=chunk: done.append(1) or self._raw_outputs_uncached(c, bs, bar)))
+                parts.append(
+                    entry.get_or_compute(lambda c=chunk: done.append(1) or self._raw_outputs_uncached(c, bs, bar))
+                )
                 if not done:
                     bar.update(len(chunk))  # a cache hit
         if not parts:
@@ -219,16 +254,26 @@ class RewardModel:
         """``pair_id, mu_a, mu_b, sigma_a, sigma_b, p_a``: the Gaussian rewards of a mean-variance RM
         and ``P(A ≻ B) = Φ((μ_A − μ_B)/√(σ_A² + σ_B²))``."""
         if self.n_outputs != 2:
-            raise ValueError("predict() needs a mean-variance reward model (train with objective='mean-variance'); "
-                             "use score() or prob_a() for a scalar reward model")
+            raise ValueError(
+                "predict() needs a mean-variance reward model (train with objective='mean-variance'); "
+                "use score() or prob_a() for a scalar reward model"
+            )
         texts, pairs = _texts_of(data)
         raw = self.raw_outputs(texts, batch_size=batch_size, progress=progress)
         n = len(pairs)
         mu = raw[:, 0]
         sigma = obj.sigma_from_raw(torch.as_tensor(raw[:, 1])).numpy()
         p_a = obj.mean_variance_prob_a(mu[:n], mu[n:], sigma[:n], sigma[n:])
-        return pd.DataFrame({"pair_id": pairs["pair_id"].values, "mu_a": mu[:n], "mu_b": mu[n:],
-                             "sigma_a": sigma[:n], "sigma_b": sigma[n:], "p_a": p_a})
+        return pd.DataFrame(
+            {
+                "pair_id": pairs["pair_id"].values,
+                "mu_a": mu[:n],
+                "mu_b": mu[n:],
+                "sigma_a": sigma[:n],
+                "sigma_b": sigma[n:],
+                "p_a": p_a,
+            }
+        )
 
     def prob_a(self, data, *, batch_size: int | None = None, progress: bool = True) -> pd.Series:
         """P(A ≻ B) per pair: σ(r_A − r_B) (Bradley-Terry), or Φ(...) for a mean-variance RM."""
@@ -240,11 +285,26 @@ class RewardModel:
         return pd.Series(obj.logistic(d), index=s["pair_id"].values, name="p_a")
 
     # ---- training ---------------------------------------------------------------------------------
-    def train(self, data, objective: str = "bt", labels: str = "aggregate", margins=None, eval_data=None, *,
-              lr: float | None = None, epochs: float | None = None, batch_size: int | None = None,
-              eval_every: float = 0.25, keep_best: bool = True, dropout: float | None = None, seed: int = 0,
-              weight_decay: float = 0.0, output_dir: str | Path | None = None, engine: str = "auto",
-              progress: bool = True) -> "RewardModel":
+    def train(
+        self,
+        data,
+        objective: str = "bt",
+        labels: str = "aggregate",
+        margins=None,
+        eval_data=None,
+        *,
+        lr: float | None = None,
+        epochs: float | None = None,
+        batch_size: int | None = None,
+        eval_every: float = 0.25,
+        keep_best: bool = True,
+        dropout: float | None = None,
+        seed: int = 0,
+        weight_decay: float = 0.0,
+        output_dir: str | Path | None = None,
+        engine: str = "auto",
+        progress: bool = True,
+    ) -> RewardModel:
         """Fit a copy of this model on ``data`` and return it (this model is left unchanged).
 
         ``objective``: ``"bt"``, ``"bt-margin"`` (Beyond the Binary Eq. 4), ``"mse"`` (Likert),
@@ -265,44 +325,81 @@ class RewardModel:
         if engine == "torch" and self.backend != "frozen-encoder":
             raise ValueError("engine='torch' trains the frozen-encoder head only; transformers use engine='trainer'")
 
-        hp = {"objective": objective, "labels": labels, "lr": lr if lr is not None else self.default_lr,
-              "epochs": epochs if epochs is not None else self.default_epochs,
-              "batch_size": batch_size or self.default_train_batch_size, "eval_every": eval_every,
-              "keep_best": keep_best, "dropout": dropout, "seed": seed, "weight_decay": weight_decay,
-              "engine": engine, **self._train_settings()}
+        hp = {
+            "objective": objective,
+            "labels": labels,
+            "lr": lr if lr is not None else self.default_lr,
+            "epochs": epochs if epochs is not None else self.default_epochs,
+            "batch_size": batch_size or self.default_train_batch_size,
+            "eval_every": eval_every,
+            "keep_best": keep_best,
+            "dropout": dropout,
+            "seed": seed,
+            "weight_decay": weight_decay,
+            "engine": engine,
+            **self._train_settings(),
+        }
         inst = obj.build_instances(data, objective, labels, margins)
         if len(inst) == 0:
-            raise ValueError(f"no training instances for objective={objective!r}, labels={labels!r} "
-                             f"(dropped: {inst.dropped})")
+            raise ValueError(
+                f"no training instances for objective={objective!r}, labels={labels!r} (dropped: {inst.dropped})"
+            )
         # evaluation margins (bt-margin) come from the evaluation pairs' own annotators, Eq. (3)
         eval_inst = obj.build_instances(eval_data, objective, labels) if eval_data is not None else None
-        entry = Entry("rewards/train", inputs=(self.identity, inst.table, None if eval_inst is None else
-                                               eval_inst.table), settings=hp, fmt="dir")
+        entry = Entry(
+            "rewards/train",
+            inputs=(self.identity, inst.table, None if eval_inst is None else eval_inst.table),
+            settings=hp,
+            fmt="dir",
+        )
 
         def compute(folder: Path) -> None:
             from transformers import set_seed
+
             set_seed(seed)
             model = self._trainable(objective, dropout, seed)
             model.token_budget = self.token_budget  # evaluation batches as scoring's (trainer.PreferenceTrainer)
             run = fit_tensors if engine == "torch" else fit
-            history = run(model, inst, eval_inst, objective=objective, lr=hp["lr"], epochs=hp["epochs"],
-                          batch_size=hp["batch_size"], eval_every=eval_every, keep_best=keep_best, seed=seed,
-                          weight_decay=weight_decay, progress=progress)
+            history = run(
+                model,
+                inst,
+                eval_inst,
+                objective=objective,
+                lr=hp["lr"],
+                epochs=hp["epochs"],
+                batch_size=hp["batch_size"],
+                eval_every=eval_every,
+                keep_best=keep_best,
+                seed=seed,
+                weight_decay=weight_decay,
+                progress=progress,
+            )
             model._save(folder)
             cfg = json.loads((folder / RM_CONFIG).read_text())
-            cfg.update({"trained": True, "objective": objective, "n_outputs": obj.n_outputs(objective),
-                        "identity": f"{self.identity}+{entry.key}", "train": hp, "dropped": inst.dropped,
-                        "n_instances": len(inst), "history": history})
+            cfg.update(
+                {
+                    "trained": True,
+                    "objective": objective,
+                    "n_outputs": obj.n_outputs(objective),
+                    "identity": f"{self.identity}+{entry.key}",
+                    "train": hp,
+                    "dropped": inst.dropped,
+                    "n_instances": len(inst),
+                    "history": history,
+                }
+            )
             (folder / RM_CONFIG).write_text(json.dumps(cfg, indent=1, default=str))
 
         folder = distributed.train_entry(entry, compute) if distributed.active() else entry.get_or_compute(compute)
         if output_dir is not None and distributed.is_main():
             import shutil
+
             shutil.copytree(folder, output_dir, dirs_exist_ok=True)
         trained = open_trained(folder, device=self.device, dtype=self._dtype_arg, batch_size=self.batch_size)
         trained.token_budget = self.token_budget
-        trained._fp32 = lambda: open_trained(folder, device=self.device, dtype=torch.float32,
-                                             batch_size=self.batch_size)  # speed.fp32_twin
+        trained._fp32 = lambda: open_trained(
+            folder, device=self.device, dtype=torch.float32, batch_size=self.batch_size
+        )  # speed.fp32_twin
         return trained
 
     # defaults per backend (overridden)
@@ -318,6 +415,7 @@ class RewardModel:
     def precision(self) -> str:
         """The precision the model computes in: "fp32", "bf16" (a frozen-encoder RM: its encoder's)."""
         from pluralign.rewards.speed import precision_name
+
         enc = getattr(self, "encoder", None)
         return precision_name(next(enc.model.parameters()).dtype if enc is not None else self.dtype)
 
@@ -330,8 +428,13 @@ class RewardModel:
         return self.info.get("dropped", {})
 
     def __repr__(self) -> str:
-        state = f"trained ({self.objective})" if self.trained else "untrained head" if self.backend in (
-            "frozen-encoder", "finetune") else "pretrained"
+        state = (
+            f"trained ({self.objective})"
+            if self.trained
+            else "untrained head"
+            if self.backend in ("frozen-encoder", "finetune")
+            else "pretrained"
+        )
         return f"{type(self).__name__}({self.identity!r}, {state}, device={self.device}, dtype={self.dtype})"
 
 
@@ -350,6 +453,7 @@ _CONTENT_HASHES: dict[tuple, str] = {}
 def _file_hash(f: Path) -> str:
     """SHA-256 of a file's bytes (memoised per path, size and mtime within a process)."""
     import hashlib
+
     st = f.stat()
     key = (str(f.resolve()), st.st_size, st.st_mtime_ns)
     if key not in _CONTENT_HASHES:
@@ -370,11 +474,20 @@ def folder_identity(path: str | Path) -> str:
         cfg = read_rm_config(p)
         if cfg.get("identity"):
             return cfg["identity"]
-    files = sorted(f for f in p.rglob("*") if f.is_file() and not any(part.startswith(".") for part in
-                                                                          f.relative_to(p).parts))
+    files = sorted(
+        f for f in p.rglob("*") if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+    )
     content = [(str(f.relative_to(p)), _file_hash(f)) for f in files]
     return f"{p.name}#{fingerprint(content)[:16]}"
 
 
-__all__ = ["RewardModel", "resolve_device", "resolve_dtype", "CHUNK", "RM_CONFIG", "write_rm_config", "read_rm_config",
-           "folder_identity"]
+__all__ = [
+    "RewardModel",
+    "resolve_device",
+    "resolve_dtype",
+    "CHUNK",
+    "RM_CONFIG",
+    "write_rm_config",
+    "read_rm_config",
+    "folder_identity",
+]

@@ -16,6 +16,7 @@ training adds LoRA adapters after ``peft.prepare_model_for_kbit_training`` and l
 weights frozen. Where bitsandbytes is missing or lacks a backend for the device,
 :class:`QuantizationUnavailable` names the option, the model and what to do.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,6 +52,7 @@ def quantization_of(load_in_8bit: bool = False, load_in_4bit: bool = False) -> s
 
 def _bnb_has_cpu_backend() -> bool:
     import importlib.util
+
     try:
         return importlib.util.find_spec("bitsandbytes.backends.cpu") is not None
     except ModuleNotFoundError:
@@ -66,28 +68,34 @@ def check_quantization(quantization: str | None, device=None, model: str | None 
     if quantization not in QUANTIZATIONS:
         raise ValueError(f"quantization must be one of {QUANTIZATIONS} or None, got {quantization!r}")
     from pluralign.rewards.base import resolve_device
+
     option = f"load_in_{quantization}"
     where = f" for model {model!r}" if model else ""
-    off = (f"or set {option}: false in that model's entry (params/<profile>/common.yml models:) to load it "
-           "unquantized")
+    off = f"or set {option}: false in that model's entry (params/<profile>/common.yml models:) to load it unquantized"
     import importlib.util
+
     if importlib.util.find_spec("bitsandbytes") is None:
         raise QuantizationUnavailable(
             f"{option}=True{where} needs the bitsandbytes package, which is not installed: "
             f"`pip install -U bitsandbytes` (a CUDA GPU; recent releases, 0.50.2 among them, also run on the CPU), "
-            f"{off}")
+            f"{off}"
+        )
     dev = resolve_device(device)
     if dev.type == "cuda":
         return
     if dev.type != "cpu":
-        raise QuantizationUnavailable(f"{option}=True{where}: bitsandbytes runs on a CUDA GPU or the CPU here, not "
-                                      f"on device {str(dev)!r}; pass device='cuda' or 'cpu', {off}")
+        raise QuantizationUnavailable(
+            f"{option}=True{where}: bitsandbytes runs on a CUDA GPU or the CPU here, not "
+            f"on device {str(dev)!r}; pass device='cuda' or 'cpu', {off}"
+        )
     if not _bnb_has_cpu_backend():
         from importlib.metadata import version
+
         raise QuantizationUnavailable(
             f"{option}=True{where} on the CPU needs a bitsandbytes release with a CPU backend; the installed "
             f"bitsandbytes {version('bitsandbytes')} has none (no bitsandbytes.backends.cpu): `pip install -U "
-            f"bitsandbytes` (0.50.2 has one), run on a CUDA GPU, {off}")
+            f"bitsandbytes` (0.50.2 has one), run on a CUDA GPU, {off}"
+        )
 
 
 def quantization_config(quantization: str | None, compute_dtype=None):
@@ -97,10 +105,15 @@ def quantization_config(quantization: str | None, compute_dtype=None):
     if quantization is None:
         return None
     from transformers import BitsAndBytesConfig
+
     if quantization == "8bit":
         return BitsAndBytesConfig(load_in_8bit=True, llm_int8_skip_modules=["score"])
-    return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
-                              bnb_4bit_compute_dtype=compute_dtype or torch.float32, llm_int8_skip_modules=["score"])
+    return BitsAndBytesConfig(
+        load_in_4bit=True,
+        bnb_4bit_quant_type="nf4",
+        bnb_4bit_compute_dtype=compute_dtype or torch.float32,
+        llm_int8_skip_modules=["score"],
+    )
 
 
 def quantized_layers(module) -> dict[str, int]:
@@ -143,6 +156,7 @@ class _DropCastNotice:
 
 def _quiet_bnb_casts() -> None:
     import logging
+
     log = logging.getLogger("bitsandbytes.autograd._functions")
     if not any(isinstance(f, _DropCastNotice) for f in log.filters):
         log.addFilter(_DropCastNotice())
@@ -165,20 +179,25 @@ class CausalLMRM(SequenceClassificationRM):
     """A causal LM with a scalar head (``AutoModelForSequenceClassification``), optional LoRA, 8-bit or 4-bit."""
 
     backend = "causal"
-    default_lr = 5e-5           # Diverging Preferences App. A
+    default_lr = 5e-5  # Diverging Preferences App. A
     default_epochs = 10
     default_train_batch_size = 16
 
-    def __init__(self, name_or_path: str, *, load_in_8bit: bool = False, load_in_4bit: bool = False, lora=None,
-                 device=None, **kw):
+    def __init__(
+        self, name_or_path: str, *, load_in_8bit: bool = False, load_in_4bit: bool = False, lora=None, device=None, **kw
+    ):
         self.quantization = quantization_of(load_in_8bit, load_in_4bit)
         check_quantization(self.quantization, device, name_or_path)
         self.load_in_8bit, self.load_in_4bit = self.quantization == "8bit", self.quantization == "4bit"
         self.lora = lora_settings(lora)
         info = kw.get("info") or {}
         kw.setdefault("truncation_side", "left")
-        super().__init__(name_or_path, device=device, info={"trained": info.get("trained", True), **info}, **{
-            k: v for k, v in kw.items() if k != "info"})
+        super().__init__(
+            name_or_path,
+            device=device,
+            info={"trained": info.get("trained", True), **info},
+            **{k: v for k, v in kw.items() if k != "info"},
+        )
         self.trained = bool(self.info.get("trained", True))
 
     def _prepare_config(self, config) -> None:
@@ -202,9 +221,14 @@ class CausalLMRM(SequenceClassificationRM):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(0)  # a fresh score head is the same on every load (scores are cached by identity)
             model = load_sequence_classifier(
-                self.name_or_path, config=config, use_safetensors=None if getattr(self, "allow_pickle_weights", False)
-                else True, trust_remote_code=self.trust_remote_code,
-                dtype=dtype, ignore_mismatched_sizes=True, **kw)
+                self.name_or_path,
+                config=config,
+                use_safetensors=None if getattr(self, "allow_pickle_weights", False) else True,
+                trust_remote_code=self.trust_remote_code,
+                dtype=dtype,
+                ignore_mismatched_sizes=True,
+                **kw,
+            )
         if len(self.tokenizer) > model.get_input_embeddings().weight.shape[0]:
             model.resize_token_embeddings(len(self.tokenizer))
         return model
@@ -212,8 +236,9 @@ class CausalLMRM(SequenceClassificationRM):
     def _render(self, prompt: str, response: str) -> str:
         tok = self.tokenizer
         if getattr(tok, "chat_template", None):
-            msgs = ([{"role": "user", "content": prompt}] if prompt else []) + [{"role": "assistant",
-                                                                                  "content": response}]
+            msgs = ([{"role": "user", "content": prompt}] if prompt else []) + [
+                {"role": "assistant", "content": response}
+            ]
             return tok.apply_chat_template(msgs, tokenize=False)
         return f"{prompt}\n\n{response}" if prompt else response
 
@@ -225,38 +250,60 @@ class CausalLMRM(SequenceClassificationRM):
         return {**super()._score_settings(), "8bit": self.load_in_8bit, **({"4bit": True} if self.load_in_4bit else {})}
 
     def _train_settings(self):
-        return {**super()._train_settings(), "lora": self.lora, "8bit": self.load_in_8bit,
-                **({"4bit": True} if self.load_in_4bit else {})}
+        return {
+            **super()._train_settings(),
+            "lora": self.lora,
+            "8bit": self.load_in_8bit,
+            **({"4bit": True} if self.load_in_4bit else {}),
+        }
 
     def _trainable(self, objective, dropout, seed):
         from pluralign.rewards.objectives import n_outputs
+
         if self.quantization is not None and self.lora is None:
-            raise ValueError(f"training a {self.quantization} model needs LoRA adapters (its quantized weights stay "
-                             "frozen): pass lora=True (or a dict)")
-        m = CausalLMRM(self.name_or_path, load_in_8bit=self.load_in_8bit, load_in_4bit=self.load_in_4bit, lora=None,
-                       device=self.device, max_length=self.max_length, truncation_side=self.truncation_side,
-                       trust_remote_code=self.trust_remote_code, batch_size=self.batch_size,
-                       n_outputs=n_outputs(objective), dropout=dropout, for_training=True,
-                       allow_pickle_weights=self.allow_pickle_weights,
-                       info={"identity": self.identity})
+            raise ValueError(
+                f"training a {self.quantization} model needs LoRA adapters (its quantized weights stay "
+                "frozen): pass lora=True (or a dict)"
+            )
+        m = CausalLMRM(
+            self.name_or_path,
+            load_in_8bit=self.load_in_8bit,
+            load_in_4bit=self.load_in_4bit,
+            lora=None,
+            device=self.device,
+            max_length=self.max_length,
+            truncation_side=self.truncation_side,
+            trust_remote_code=self.trust_remote_code,
+            batch_size=self.batch_size,
+            n_outputs=n_outputs(objective),
+            dropout=dropout,
+            for_training=True,
+            allow_pickle_weights=self.allow_pickle_weights,
+            info={"identity": self.identity},
+        )
         m.lora = self.lora
         if self.lora is not None:
             from peft import LoraConfig, TaskType, get_peft_model, prepare_model_for_kbit_training
+
             base = m.module.model
             if self.quantization == "4bit":
                 _keep_4bit_trainable(base)
             if self.quantization is not None:  # fp32 norms / head, input grads, gradient checkpointing (QLoRA)
                 import warnings
+
                 with warnings.catch_warnings():  # peft calls transformers' deprecated gradient-checkpointing names
                     warnings.simplefilter("ignore", FutureWarning)
-                    base = prepare_model_for_kbit_training(
-                        base, gradient_checkpointing_kwargs={"use_reentrant": False})
+                    base = prepare_model_for_kbit_training(base, gradient_checkpointing_kwargs={"use_reentrant": False})
                 # a reward model reads one forward pass and keeps no KV cache: off, so gradient checkpointing
                 # does not switch it off itself with a logged message in every training run
                 base.config.use_cache = False
-            cfg = LoraConfig(task_type=TaskType.SEQ_CLS, r=self.lora["r"], lora_alpha=self.lora["lora_alpha"],
-                             lora_dropout=self.lora["lora_dropout"] if dropout is None else dropout,
-                             target_modules=self.lora["target_modules"])
+            cfg = LoraConfig(
+                task_type=TaskType.SEQ_CLS,
+                r=self.lora["r"],
+                lora_alpha=self.lora["lora_alpha"],
+                lora_dropout=self.lora["lora_dropout"] if dropout is None else dropout,
+                target_modules=self.lora["target_modules"],
+            )
             wrap = QuantizedLoRA if self.quantization is not None else LogitsOf
             m.module = wrap(get_peft_model(base, cfg), is_quantized=self.quantization is not None)
         return m
@@ -265,10 +312,20 @@ class CausalLMRM(SequenceClassificationRM):
         folder = Path(folder)
         self.module.model.save_pretrained(folder)  # a PeftModel saves its adapter (+ score head)
         self.tokenizer.save_pretrained(folder)
-        (folder / RM_CONFIG).write_text(json.dumps({
-            "backend": self.backend, "base": self.name_or_path, "max_length": self.max_length,
-            "truncation_side": self.truncation_side, "trust_remote_code": self.trust_remote_code,
-            "lora": self.lora, "load_in_8bit": self.load_in_8bit, "load_in_4bit": self.load_in_4bit}))
+        (folder / RM_CONFIG).write_text(
+            json.dumps(
+                {
+                    "backend": self.backend,
+                    "base": self.name_or_path,
+                    "max_length": self.max_length,
+                    "truncation_side": self.truncation_side,
+                    "trust_remote_code": self.trust_remote_code,
+                    "lora": self.lora,
+                    "load_in_8bit": self.load_in_8bit,
+                    "load_in_4bit": self.load_in_4bit,
+                }
+            )
+        )
 
     @classmethod
     def from_folder(cls, folder, cfg: dict, *, load_in_8bit=None, load_in_4bit=None, **kw):
@@ -284,8 +341,8 @@ class CausalLMRM(SequenceClassificationRM):
         if not cfg.get("lora"):
             return cls(str(folder), load_in_8bit=eight, load_in_4bit=four, info=cfg, **kw)
         from peft import PeftModel
-        rm = cls(cfg["base"], load_in_8bit=eight, load_in_4bit=four, n_outputs=cfg.get("n_outputs", 1), info=cfg,
-                 **kw)
+
+        rm = cls(cfg["base"], load_in_8bit=eight, load_in_4bit=four, n_outputs=cfg.get("n_outputs", 1), info=cfg, **kw)
         rm.lora = cfg["lora"]
         quantized = rm.quantization is not None
         rm.module = LogitsOf(PeftModel.from_pretrained(rm.module.model, str(folder)), is_quantized=quantized)

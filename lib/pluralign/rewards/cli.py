@@ -17,6 +17,7 @@ judgments, ``n_judgments``, ``majority`` and ``share_a``; the accuracy against t
 ``accelerate launch --multi_gpu --num_processes N -m pluralign.rewards.cli score|train ...``
 (:mod:`pluralign.rewards.distributed`): the processes share the work, the main process writes the output.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,28 +29,42 @@ from pathlib import Path
 import yaml
 
 FORMATS = (".parquet", ".csv", ".jsonl")
-NEEDS_MODEL = ("pluralign score needs a trained reward model: name it with --model, e.g.\n"
-               "  --model OpenAssistant/reward-model-deberta-v3-large-v2   (a Hub id, or its local download)\n"
-               "  --model path/to/folder                                   (a sequence-classification RM, or a\n"
-               "                                                            model saved by RewardModel.train(output_dir=...))")
+NEEDS_MODEL = (
+    "pluralign score needs a trained reward model: name it with --model, e.g.\n"
+    "  --model OpenAssistant/reward-model-deberta-v3-large-v2   (a Hub id, or its local download)\n"
+    "  --model path/to/folder                                   (a sequence-classification RM, or a\n"
+    "                                                            model saved by RewardModel.train(output_dir=...))"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pluralign score", description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default=None, help="a trained reward model: Hub id or local folder (required)")
     p.add_argument("--kind", default=None, help="force a backend: seq-cls, causal, frozen-encoder, finetune")
-    p.add_argument("--data", required=True, help="what pluralign.load reads: a data set name, a Hub id, a file or "
-                   "folder of your own, or 'simulate'")
+    p.add_argument(
+        "--data",
+        required=True,
+        help="what pluralign.load reads: a data set name, a Hub id, a file or folder of your own, or 'simulate'",
+    )
     p.add_argument("--source", default=None, help="local file or folder for a registered data set")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="loader option (value parsed as YAML), repeatable")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="loader option (value parsed as YAML), repeatable",
+    )
     p.add_argument("--out", required=True, help="output file: .parquet, .csv or .jsonl")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--truncation-side", default="left", choices=["left", "right"])
     p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code (off by default)")
     q = p.add_mutually_exclusive_group()
-    q.add_argument("--load-in-8bit", action="store_true", help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' CPU backend)")
+    q.add_argument(
+        "--load-in-8bit",
+        action="store_true",
+        help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' CPU backend)",
+    )
     q.add_argument("--load-in-4bit", action="store_true", help="4-bit NF4 weights (bitsandbytes; CUDA or CPU)")
     p.add_argument("--device", default=None)
     p.add_argument("--no-progress", action="store_true")
@@ -69,6 +84,7 @@ def _options(items: list[str]) -> dict:
 def load_data(name: str, source=None, **options):
     """``simulate`` → :func:`pluralign.data.simulate`; anything else → :func:`pluralign.data.load`."""
     import pluralign.data as data
+
     if name == "simulate":
         return data.simulate(**options)
     return data.load(name, source=source, **options)
@@ -90,7 +106,9 @@ def accuracy(scored) -> tuple[float, float, float, int] | None:
     """Share of pairs with a majority (A or B) on which ``p_a > ½`` picks it: (estimate, low, high, n) with a
     95% percentile-bootstrap interval; None without labelled pairs."""
     import numpy as np
+
     from pluralign.stats import bootstrap_ci
+
     if "majority" not in scored:
         return None
     m = scored[scored["majority"].isin(["A", "B"])]
@@ -123,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         print(NEEDS_MODEL, file=sys.stderr)
         return 2
     from pluralign.rewards import load
+
     t0 = time.perf_counter()
     try:
         data = load_data(args.data, args.source, **_options(args.option))
@@ -130,61 +149,93 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pluralign score: cannot load data {args.data!r}: {e}", file=sys.stderr)
         return 2
     try:
-        rm = load(args.model, kind=args.kind, max_length=args.max_length, truncation_side=args.truncation_side,
-                  trust_remote_code=args.trust_remote_code, load_in_8bit=args.load_in_8bit,
-                  load_in_4bit=args.load_in_4bit, device=args.device,
-                  batch_size=args.batch_size)
+        rm = load(
+            args.model,
+            kind=args.kind,
+            max_length=args.max_length,
+            truncation_side=args.truncation_side,
+            trust_remote_code=args.trust_remote_code,
+            load_in_8bit=args.load_in_8bit,
+            load_in_4bit=args.load_in_4bit,
+            device=args.device,
+            batch_size=args.batch_size,
+        )
     except (ValueError, OSError, RuntimeError) as e:
         print(f"pluralign score: cannot load model {args.model!r}: {e}", file=sys.stderr)
         return 2
     if rm.backend in ("frozen-encoder", "finetune") and not rm.trained:
-        print(f"pluralign score: {args.model!r} is an encoder with an untrained reward head: its scores would be a "
-              f"random projection.\n{NEEDS_MODEL}", file=sys.stderr)
+        print(
+            f"pluralign score: {args.model!r} is an encoder with an untrained reward head: its scores would be a "
+            f"random projection.\n{NEEDS_MODEL}",
+            file=sys.stderr,
+        )
         return 2
     progress = not args.no_progress
     try:
         if rm.n_outputs == 2:
             df = rm.predict(data, batch_size=args.batch_size, progress=progress).rename(
-                columns={"mu_a": "reward_a", "mu_b": "reward_b"})
+                columns={"mu_a": "reward_a", "mu_b": "reward_b"}
+            )
         else:
             df = rm.score(data, batch_size=args.batch_size, progress=progress)
             from pluralign.rewards.objectives import logistic
+
             df["p_a"] = logistic(df["reward_a"] - df["reward_b"])
     except KeyboardInterrupt:
-        print("\npluralign score: interrupted; the chunks scored so far are cached: run the same command again to "
-              "resume", file=sys.stderr)
+        print(
+            "\npluralign score: interrupted; the chunks scored so far are cached: run the same command again to resume",
+            file=sys.stderr,
+        )
         return 130
     from pluralign.rewards import distributed
+
     if not distributed.is_main():  # under accelerate launch every process holds the gathered scores: one writes
         return 0
     df.attrs = {}
     df = with_labels(df, data)
     write(df, out)
-    print(f"pluralign score: {len(df)} pairs ({data.name}) scored with {rm.identity} -> {out} "
-          f"in {time.perf_counter() - t0:.1f} s")
+    print(
+        f"pluralign score: {len(df)} pairs ({data.name}) scored with {rm.identity} -> {out} "
+        f"in {time.perf_counter() - t0:.1f} s"
+    )
     acc = accuracy(df)
     if acc:
         est, lo, hi, n = acc
-        print(f"accuracy against the majority label: {est:.3f} [95% CI {lo:.3f}, {hi:.3f}] on {n} pairs with a majority")
+        print(
+            f"accuracy against the majority label: {est:.3f} [95% CI {lo:.3f}, {hi:.3f}] on {n} pairs with a majority"
+        )
     return 0
 
 
 def _train_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pluralign train", description=TRAIN_DOC.split("\n\n")[0])
-    p.add_argument("--model", default=None, help="the base model: Hub id or local folder; default: the embedded "
-                   "MiniLM frozen encoder with a trainable head")
+    p.add_argument(
+        "--model",
+        default=None,
+        help="the base model: Hub id or local folder; default: the embedded "
+        "MiniLM frozen encoder with a trainable head",
+    )
     p.add_argument("--kind", default=None, help="force a backend: seq-cls, causal, frozen-encoder, finetune")
     p.add_argument("--data", required=True, help="what pluralign.load reads (as for pluralign score)")
     p.add_argument("--source", default=None, help="local file or folder for a registered data set")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="loader option (value parsed as YAML), repeatable")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="loader option (value parsed as YAML), repeatable",
+    )
     p.add_argument("--objective", default="bt", help="bt, bt-margin, mse or mean-variance")
     p.add_argument("--labels", default="aggregate", help="aggregate (majority per pair) or all (every judgment)")
     p.add_argument("--out", required=True, help="folder the trained model is copied to (pluralign score --model it)")
     p.add_argument("--epochs", type=float, default=None)
     p.add_argument("--lr", type=float, default=None)
-    p.add_argument("--batch-size", type=int, default=None, help="the global batch (split between the processes "
-                   "under accelerate launch)")
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="the global batch (split between the processes under accelerate launch)",
+    )
     p.add_argument("--dropout", type=float, default=None)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-length", type=int, default=512)
@@ -192,7 +243,11 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("--lora", action="store_true", help="LoRA adapters on a causal LM (Diverging Preferences App. A)")
     p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code (off by default)")
     q = p.add_mutually_exclusive_group()
-    q.add_argument("--load-in-8bit", action="store_true", help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' CPU backend)")
+    q.add_argument(
+        "--load-in-8bit",
+        action="store_true",
+        help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' CPU backend)",
+    )
     q.add_argument("--load-in-4bit", action="store_true", help="4-bit NF4 weights (bitsandbytes; CUDA or CPU)")
     p.add_argument("--device", default=None)
     p.add_argument("--no-progress", action="store_true")
@@ -212,6 +267,7 @@ data-parallel (:mod:`pluralign.rewards.distributed`); ``--batch-size`` stays the
 def train_main(argv: list[str] | None = None) -> int:
     args = _train_parser().parse_args(sys.argv[1:] if argv is None else argv)
     from pluralign.rewards import distributed, load
+
     t0 = time.perf_counter()
     try:
         data = load_data(args.data, args.source, **_options(args.option))
@@ -219,24 +275,42 @@ def train_main(argv: list[str] | None = None) -> int:
         print(f"pluralign train: cannot load data {args.data!r}: {e}", file=sys.stderr)
         return 2
     try:
-        rm = load(args.model, kind=args.kind, max_length=args.max_length, truncation_side=args.truncation_side,
-                  trust_remote_code=args.trust_remote_code, load_in_8bit=args.load_in_8bit,
-                  load_in_4bit=args.load_in_4bit, device=args.device,
-                  lora=True if args.lora else None)
+        rm = load(
+            args.model,
+            kind=args.kind,
+            max_length=args.max_length,
+            truncation_side=args.truncation_side,
+            trust_remote_code=args.trust_remote_code,
+            load_in_8bit=args.load_in_8bit,
+            load_in_4bit=args.load_in_4bit,
+            device=args.device,
+            lora=True if args.lora else None,
+        )
     except (ValueError, OSError, RuntimeError) as e:
         print(f"pluralign train: cannot load model {args.model!r}: {e}", file=sys.stderr)
         return 2
     try:
-        trained = rm.train(data, args.objective, labels=args.labels, epochs=args.epochs, lr=args.lr,
-                           batch_size=args.batch_size, dropout=args.dropout, seed=args.seed, output_dir=args.out,
-                           progress=not args.no_progress)
+        trained = rm.train(
+            data,
+            args.objective,
+            labels=args.labels,
+            epochs=args.epochs,
+            lr=args.lr,
+            batch_size=args.batch_size,
+            dropout=args.dropout,
+            seed=args.seed,
+            output_dir=args.out,
+            progress=not args.no_progress,
+        )
     except ValueError as e:
         print(f"pluralign train: {e}", file=sys.stderr)
         return 2
     if distributed.is_main():
         procs = f" on {distributed.world_size()} processes" if distributed.active() else ""
-        print(f"pluralign train: {rm.identity} trained ({args.objective}, {trained.info.get('n_instances')} "
-              f"instances of {data.name}){procs} -> {args.out} in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"pluralign train: {rm.identity} trained ({args.objective}, {trained.info.get('n_instances')} "
+            f"instances of {data.name}){procs} -> {args.out} in {time.perf_counter() - t0:.1f} s"
+        )
     return 0
 
 

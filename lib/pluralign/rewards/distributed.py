@@ -38,6 +38,7 @@ when the launcher started more than one process (``WORLD_SIZE > 1``). Single-pro
 Assumes one cache folder (``$PLURALIGN_CACHE``) visible to all processes of a machine, as on one node; on
 several nodes point ``PLURALIGN_CACHE`` at a shared file system.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -46,13 +47,23 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
-__all__ = ["world_size", "active", "state", "is_main", "device", "per_device_batch", "raw_outputs", "train_entry",
-           "barrier"]
+__all__ = [
+    "world_size",
+    "active",
+    "state",
+    "is_main",
+    "device",
+    "per_device_batch",
+    "raw_outputs",
+    "train_entry",
+    "barrier",
+]
 
 
 def world_size() -> int:
@@ -71,6 +82,7 @@ def active() -> bool:
 
 def _cpu() -> bool:
     import torch
+
     flag = os.environ.get("ACCELERATE_USE_CPU", "").lower() in ("1", "true", "yes")
     return flag or not torch.cuda.is_available()
 
@@ -79,6 +91,7 @@ def state():
     """accelerate's ``PartialState`` (initialises the process group the first time: gloo on CPU, NCCL on GPUs) —
     the same shared state ``transformers.Trainer`` uses."""
     from accelerate import PartialState
+
     return PartialState(cpu=_cpu())
 
 
@@ -105,13 +118,18 @@ def per_device_batch(batch_size: int, n_instances: int | None = None) -> int:
     if n <= 1:
         return batch_size
     if batch_size % n:
-        raise ValueError(f"batch_size={batch_size} is the global batch and must be a multiple of the {n} processes "
-                         f"(each process gets batch_size / {n} instances per step); use e.g. batch_size="
-                         f"{max(n, batch_size // n * n)}")
+        raise ValueError(
+            f"batch_size={batch_size} is the global batch and must be a multiple of the {n} processes "
+            f"(each process gets batch_size / {n} instances per step); use e.g. batch_size="
+            f"{max(n, batch_size // n * n)}"
+        )
     if n_instances is not None and n_instances % batch_size and os.environ.get("RANK", "0") == "0":
-        warnings.warn(f"{n_instances} training instances are not a multiple of the global batch {batch_size}: "
-                      f"accelerate fills each epoch's last batch on {n} processes with instances from the epoch's "
-                      "start, so the weights will differ slightly from a single-process run", stacklevel=3)
+        warnings.warn(
+            f"{n_instances} training instances are not a multiple of the global batch {batch_size}: "
+            f"accelerate fills each epoch's last batch on {n} processes with instances from the epoch's "
+            "start, so the weights will differ slightly from a single-process run",
+            stacklevel=3,
+        )
     return batch_size // n
 
 
@@ -146,6 +164,7 @@ def private_cache() -> Iterator[Path]:
 def _broadcast(value: Any) -> Any:
     """The main process's ``value`` on every process."""
     from accelerate.utils import broadcast_object_list
+
     box = [value]
     broadcast_object_list(box, from_process=0)
     return box[0]
@@ -153,11 +172,20 @@ def _broadcast(value: Any) -> Any:
 
 def _needs_compute(entry) -> bool:
     from pluralign import cache
+
     return not entry.exists() or (cache._refresh_on() and entry.key not in cache._REFRESHED)
 
 
-def raw_outputs(rm, texts: list[tuple[str, str]], batch_size: int, *, settings: dict, chunk: int, cache: bool = True,
-                progress: bool = True) -> np.ndarray:
+def raw_outputs(
+    rm,
+    texts: list[tuple[str, str]],
+    batch_size: int,
+    *,
+    settings: dict,
+    chunk: int,
+    cache: bool = True,
+    progress: bool = True,
+) -> np.ndarray:
     """:meth:`RewardModel.raw_outputs` on N processes: missing cache chunks scored in rounds of N chunks, each
     round split evenly between the processes, gathered in input order, written to the cache by the main
     process; the full (n, k) array, in input order, on every process."""
@@ -165,12 +193,16 @@ def raw_outputs(rm, texts: list[tuple[str, str]], batch_size: int, *, settings: 
 
     from pluralign.cache import Entry
     from pluralign.progress import bar as progress_bar
+
     st = state()
     n_proc, main = st.num_processes, st.is_main_process
     k = rm.n_outputs
     bounds = [(s, min(s + chunk, len(texts))) for s in range(0, len(texts), chunk)]
-    entries = [Entry("rewards/score", inputs=(rm.identity, texts[a:b]), settings=settings, fmt="npy")
-               for a, b in bounds] if cache else None
+    entries = (
+        [Entry("rewards/score", inputs=(rm.identity, texts[a:b]), settings=settings, fmt="npy") for a, b in bounds]
+        if cache
+        else None
+    )
     parts: dict[int, np.ndarray] = {}
     if main:
         todo = [i for i in range(len(bounds)) if not cache or _needs_compute(entries[i])]
@@ -181,8 +213,8 @@ def raw_outputs(rm, texts: list[tuple[str, str]], batch_size: int, *, settings: 
     with bar:
         bar.update(sum(b - a for i, (a, b) in enumerate(bounds) if i not in todo))
         for r in range(0, len(todo), n_proc):
-            group = todo[r:r + n_proc]
-            round_texts = [t for i in group for t in texts[bounds[i][0]:bounds[i][1]]]
+            group = todo[r : r + n_proc]
+            round_texts = [t for i in group for t in texts[bounds[i][0] : bounds[i][1]]]
             with st.split_between_processes(round_texts) as shard, private_cache():
                 mine = rm._raw_outputs_uncached(list(shard), batch_size, None) if len(shard) else np.zeros((0, k))
             out = np.concatenate([np.asarray(x, dtype=np.float64).reshape(-1, k) for x in gather_object([mine])])
@@ -191,7 +223,7 @@ def raw_outputs(rm, texts: list[tuple[str, str]], batch_size: int, *, settings: 
             s = 0
             for i in group:
                 a, b = bounds[i]
-                part = out[s:s + b - a]
+                part = out[s : s + b - a]
                 s += b - a
                 if cache and main:
                     part = entries[i].get_or_compute(lambda p=part: p)  # written once, by the main process
@@ -217,6 +249,8 @@ def train_entry(entry, compute: Callable[[Path], None]) -> Path:
             compute(Path(tempfile.mkdtemp(prefix="trained-", dir=_scratch())))
     path = _broadcast(path if st.is_main_process else None)
     if not Path(path).exists():
-        raise FileNotFoundError(f"process {st.process_index} cannot see the main process's trained model {path}: "
-                                "point PLURALIGN_CACHE at a folder all processes share")
+        raise FileNotFoundError(
+            f"process {st.process_index} cannot see the main process's trained model {path}: "
+            "point PLURALIGN_CACHE at a folder all processes share"
+        )
     return Path(path)

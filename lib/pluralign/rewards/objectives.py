@@ -25,6 +25,7 @@ scores of the annotators in the majority, or with ``mse_aggregate="mean"`` / ``l
 every annotator's mean Likert score);
 ``labels="all"`` — every annotator judgment is its own instance (ties dropped for BT, counted).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -63,9 +64,10 @@ def sigma_from_raw(raw: torch.Tensor) -> torch.Tensor:
 def mean_variance_prob_a(mu_a, mu_b, sigma_a, sigma_b):
     """``P(A ≻ B) = Φ((μ_A - μ_B) / √(σ_A² + σ_B²))`` (torch tensors or numpy arrays)."""
     if isinstance(mu_a, torch.Tensor):
-        z = (mu_a - mu_b) / torch.sqrt(sigma_a ** 2 + sigma_b ** 2)
+        z = (mu_a - mu_b) / torch.sqrt(sigma_a**2 + sigma_b**2)
         return torch.special.ndtr(z)
     from scipy.special import ndtr
+
     z = (np.asarray(mu_a) - np.asarray(mu_b)) / np.sqrt(np.asarray(sigma_a) ** 2 + np.asarray(sigma_b) ** 2)
     return ndtr(z)
 
@@ -73,7 +75,7 @@ def mean_variance_prob_a(mu_a, mu_b, sigma_a, sigma_b):
 def mean_variance_nll(mu_a, mu_b, sigma_a, sigma_b, target_a: torch.Tensor) -> torch.Tensor:
     """Per-instance NLL ``-[y log Φ(z) + (1-y) log Φ(-z)]``, z = (μ_A-μ_B)/√(σ_A²+σ_B²);
     y = 1 (A preferred), 0 (B preferred), ½ (tie, counted half/half) or a soft share."""
-    z = (mu_a - mu_b) / torch.sqrt(sigma_a ** 2 + sigma_b ** 2)
+    z = (mu_a - mu_b) / torch.sqrt(sigma_a**2 + sigma_b**2)
     log_pa = torch.special.log_ndtr(z)
     log_pb = torch.special.log_ndtr(-z)
     return -(target_a * log_pa + (1 - target_a) * log_pb)
@@ -104,8 +106,10 @@ def _as_j(x) -> int:
         pass  # booleans are ambiguous about which side they mean
     elif x is not None and not (isinstance(x, float) and np.isnan(x)) and x in (0, 1):
         return int(x)
-    raise ValueError(f"margin: judgment {x!r} is not one of 0 / 1 (index of the preferred response, "
-                     f"0 = A = y_0, 1 = B = y_1) or 'A' / 'B'")
+    raise ValueError(
+        f"margin: judgment {x!r} is not one of 0 / 1 (index of the preferred response, "
+        f"0 = A = y_0, 1 = B = y_1) or 'A' / 'B'"
+    )
 
 
 def margin_from_judgments(judgments):
@@ -148,6 +152,7 @@ class Instances:
     ``kind="pairwise"``: columns ``prompt, first, second, target`` (target = P(first ≻ second): 1 for
     BT where ``first`` is the chosen response) and ``margin``. ``kind="pointwise"``: ``prompt,
     response, target`` (Likert). ``dropped``: counts of what was left out and why."""
+
     kind: str
     table: pd.DataFrame
     dropped: dict = field(default_factory=dict)
@@ -162,9 +167,11 @@ def _margins_series(data, margins) -> pd.Series:
         return (2 * data.share_a() - 1).abs().rename("margin")
     if isinstance(margins, pd.Series):  # aligned by pair_id, never by position
         if not margins.index.isin(ids).any():
-            raise ValueError(f"margins is a Series whose index shares no pair_id with the data (e.g. "
-                             f"{margins.index[:3].tolist()} vs {ids.iloc[:3].tolist()}): index it by pair_id, "
-                             "or pass a plain array in the data's pair order")
+            raise ValueError(
+                f"margins is a Series whose index shares no pair_id with the data (e.g. "
+                f"{margins.index[:3].tolist()} vs {ids.iloc[:3].tolist()}): index it by pair_id, "
+                "or pass a plain array in the data's pair order"
+            )
         m = margins.reindex(ids.values)
     else:
         arr = np.asarray(margins, dtype=float)
@@ -200,8 +207,9 @@ def _majority_likert(data, a: pd.DataFrame, how: str, dropped: dict) -> pd.DataF
     return a[keep].groupby("pair_id", sort=False)[["likert_a", "likert_b"]].mean().reset_index()
 
 
-def build_instances(data, objective: str, labels: str = "aggregate", margins=None, *,
-                    mse_aggregate: str = "majority") -> Instances:
+def build_instances(
+    data, objective: str, labels: str = "aggregate", margins=None, *, mse_aggregate: str = "majority"
+) -> Instances:
     """Turn :class:`~pluralign.data.PreferenceData` into training instances for ``objective``.
 
     ``mse_aggregate`` (``objective="mse"``, ``labels="aggregate"`` only): ``"majority"`` — the majority-vote
@@ -212,8 +220,9 @@ def build_instances(data, objective: str, labels: str = "aggregate", margins=Non
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     if labels == "aggregate-mean":
         if objective != "mse":
-            raise ValueError(f"labels='aggregate-mean' (the mean Likert score) is for objective='mse' only, "
-                             f"not {objective!r}")
+            raise ValueError(
+                f"labels='aggregate-mean' (the mean Likert score) is for objective='mse' only, not {objective!r}"
+            )
         labels, mse_aggregate = "aggregate", "mean"
     if labels not in LABELS:
         raise ValueError(f"labels must be one of {LABELS + ('aggregate-mean',)}, got {labels!r}")
@@ -242,8 +251,9 @@ def build_instances(data, objective: str, labels: str = "aggregate", margins=Non
     if objective == "mean-variance":
         if labels == "all":
             pref = ann["preference"].to_numpy()
-            t = pd.DataFrame({"pair_id": ann["pair_id"].values,
-                              "target": np.where(pref < 0, 1.0, np.where(pref > 0, 0.0, 0.5))})
+            t = pd.DataFrame(
+                {"pair_id": ann["pair_id"].values, "target": np.where(pref < 0, 1.0, np.where(pref > 0, 0.0, 0.5))}
+            )
         else:
             s = data.share_a()
             t = pd.DataFrame({"pair_id": s.index.values, "target": s.values.astype(float)}).dropna()
@@ -280,8 +290,13 @@ def build_instances(data, objective: str, labels: str = "aggregate", margins=Non
     return Instances("pairwise", t[["pair_id", "prompt", "first", "second", "target", "margin"]], dropped)
 
 
-def instance_loss(objective: str, out_first: torch.Tensor, out_second: torch.Tensor | None,
-                  target: torch.Tensor, margin: torch.Tensor | None) -> torch.Tensor:
+def instance_loss(
+    objective: str,
+    out_first: torch.Tensor,
+    out_second: torch.Tensor | None,
+    target: torch.Tensor,
+    margin: torch.Tensor | None,
+) -> torch.Tensor:
     """Mean loss of a batch; ``out_*`` are the model's raw outputs (n, k)."""
     if objective == "mse":
         return mse_loss(out_first[:, 0], target).mean()
@@ -302,6 +317,20 @@ def logistic(x):
     return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float)))
 
 
-__all__ = ["OBJECTIVES", "LABELS", "MSE_AGGREGATES", "bt_loss", "mse_loss", "mean_variance_prob_a", "mean_variance_nll",
-           "margin_from_counts", "margin_from_judgments", "build_instances", "Instances", "instance_loss", "sigma_from_raw",
-           "n_outputs", "logistic"]
+__all__ = [
+    "OBJECTIVES",
+    "LABELS",
+    "MSE_AGGREGATES",
+    "bt_loss",
+    "mse_loss",
+    "mean_variance_prob_a",
+    "mean_variance_nll",
+    "margin_from_counts",
+    "margin_from_judgments",
+    "build_instances",
+    "Instances",
+    "instance_loss",
+    "sigma_from_raw",
+    "n_outputs",
+    "logistic",
+]

@@ -13,6 +13,7 @@ maximum (:func:`model_max_length`).
 :class:`FineTuneEncoderRM` is full fine-tuning of a plain encoder with a fresh scalar head (how
 Beyond the Binary §3.3 fine-tunes DeBERTa-v3 with the margin loss; at tiny size in the tests).
 """
+
 from __future__ import annotations
 
 import json
@@ -21,19 +22,42 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from pluralign.rewards.base import RM_CONFIG, remote_code_from_caller, RewardModel, folder_identity, resolve_device, resolve_dtype
+from pluralign.rewards.base import (
+    RM_CONFIG,
+    RewardModel,
+    folder_identity,
+    remote_code_from_caller,
+    resolve_device,
+    resolve_dtype,
+)
 
-DROPOUT_FIELDS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "classifier_dropout", "resid_pdrop",
-                  "embd_pdrop", "attn_pdrop", "summary_first_dropout", "attention_dropout", "hidden_dropout",
-                  "pooler_dropout", "dropout")
+DROPOUT_FIELDS = (
+    "hidden_dropout_prob",
+    "attention_probs_dropout_prob",
+    "classifier_dropout",
+    "resid_pdrop",
+    "embd_pdrop",
+    "attn_pdrop",
+    "summary_first_dropout",
+    "attention_dropout",
+    "hidden_dropout",
+    "pooler_dropout",
+    "dropout",
+)
 
 
 #: weights a reward model may legitimately lack (a fresh head: ``score`` for a causal LM, ``classifier`` / ``pooler``
 #: for an encoder) or leave unused (a causal LM's ``lm_head``, an encoder's pre-training heads) when it is loaded
 #: as a sequence classifier
 FRESH_HEAD = ("score.", "classifier.", "pooler.")
-DROPPED_HEAD = ("lm_head.", "cls.", "lm_predictions.", "mask_predictions.", "discriminator_predictions.",
-                "generator_predictions.")
+DROPPED_HEAD = (
+    "lm_head.",
+    "cls.",
+    "lm_predictions.",
+    "mask_predictions.",
+    "discriminator_predictions.",
+    "generator_predictions.",
+)
 
 
 def load_sequence_classifier(name_or_path: str, **kw):
@@ -45,6 +69,7 @@ def load_sequence_classifier(name_or_path: str, **kw):
 
     from transformers import AutoModelForSequenceClassification
     from transformers.utils import logging as hf_logging
+
     level = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
     try:
@@ -54,11 +79,16 @@ def load_sequence_classifier(name_or_path: str, **kw):
     missing = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(FRESH_HEAD))
     unused = sorted(k for k in info.get("unexpected_keys", ()) if not k.startswith(DROPPED_HEAD))
     resized = sorted(k[0] for k in info.get("mismatched_keys", ()) if not k[0].startswith(FRESH_HEAD))
-    for what, keys in (("newly initialized (not in the checkpoint)", missing), ("not used", unused),
-                       ("of another shape than in the checkpoint, newly initialized", resized)):
+    for what, keys in (
+        ("newly initialized (not in the checkpoint)", missing),
+        ("not used", unused),
+        ("of another shape than in the checkpoint, newly initialized", resized),
+    ):
         if keys:
-            warnings.warn(f"{name_or_path}: {len(keys)} weight(s) of the model body {what}, e.g. "
-                          f"{', '.join(keys[:5])}", stacklevel=3)
+            warnings.warn(
+                f"{name_or_path}: {len(keys)} weight(s) of the model body {what}, e.g. {', '.join(keys[:5])}",
+                stacklevel=3,
+            )
     return model
 
 
@@ -107,11 +137,25 @@ class SequenceClassificationRM(RewardModel):
     default_epochs = 1
     default_train_batch_size = 16
 
-    def __init__(self, name_or_path: str, *, max_length: int | None = 512, truncation_side: str = "left",
-                 trust_remote_code: bool = False, device=None, dtype=None, batch_size: int = 32,
-                 n_outputs: int | None = None, dropout: float | None = None, info: dict | None = None,
-                 for_training: bool = False, allow_pickle_weights: bool = False, **_):
+    def __init__(
+        self,
+        name_or_path: str,
+        *,
+        max_length: int | None = 512,
+        truncation_side: str = "left",
+        trust_remote_code: bool = False,
+        device=None,
+        dtype=None,
+        batch_size: int = 32,
+        n_outputs: int | None = None,
+        dropout: float | None = None,
+        info: dict | None = None,
+        for_training: bool = False,
+        allow_pickle_weights: bool = False,
+        **_,
+    ):
         from transformers import AutoConfig, AutoTokenizer
+
         if truncation_side not in ("left", "right"):
             raise ValueError(f"truncation_side must be 'left' or 'right', got {truncation_side!r}")
         self.name_or_path = str(name_or_path)
@@ -134,9 +178,15 @@ class SequenceClassificationRM(RewardModel):
             config.problem_type = "regression"
         self._prepare_config(config)
         model = self._load_model(config, load_dtype, device)
-        super().__init__(identity=info.get("identity") or identity_of(self.name_or_path), n_outputs=k,
-                         objective=info.get("objective"), batch_size=batch_size, device=device, dtype=load_dtype,
-                         info={"trained": True, "warn_untrained": False, **info})
+        super().__init__(
+            identity=info.get("identity") or identity_of(self.name_or_path),
+            n_outputs=k,
+            objective=info.get("objective"),
+            batch_size=batch_size,
+            device=device,
+            dtype=load_dtype,
+            info={"trained": True, "warn_untrained": False, **info},
+        )
         quantized = getattr(self, "quantization", None) is not None  # bitsandbytes weights stay where loaded
         self.module = LogitsOf(model, is_quantized=quantized)
         if not quantized:
@@ -153,13 +203,22 @@ class SequenceClassificationRM(RewardModel):
 
     def _load_model(self, config, dtype, device):
         return load_sequence_classifier(
-            self.name_or_path, config=config, use_safetensors=None if self.allow_pickle_weights else True,
-            trust_remote_code=self.trust_remote_code, dtype=dtype, ignore_mismatched_sizes=True)
+            self.name_or_path,
+            config=config,
+            use_safetensors=None if self.allow_pickle_weights else True,
+            trust_remote_code=self.trust_remote_code,
+            dtype=dtype,
+            ignore_mismatched_sizes=True,
+        )
 
     # scoring
     def _featurize(self, texts):
-        enc = self.tokenizer([p for p, _ in texts], [r for _, r in texts], truncation=self.max_length is not None,
-                             max_length=self.max_length)
+        enc = self.tokenizer(
+            [p for p, _ in texts],
+            [r for _, r in texts],
+            truncation=self.max_length is not None,
+            max_length=self.max_length,
+        )
         return [{k: enc[k][i] for k in enc.keys()} for i in range(len(texts))]
 
     def _length(self, feature):
@@ -177,17 +236,35 @@ class SequenceClassificationRM(RewardModel):
 
     def _trainable(self, objective, dropout, seed):
         from pluralign.rewards.objectives import n_outputs
-        return type(self)(self.name_or_path, max_length=self.max_length, truncation_side=self.truncation_side,
-                          trust_remote_code=self.trust_remote_code, device=self.device, batch_size=self.batch_size,
-                          n_outputs=n_outputs(objective), dropout=dropout, for_training=True,
-                          allow_pickle_weights=self.allow_pickle_weights, info={"identity": self.identity})
+
+        return type(self)(
+            self.name_or_path,
+            max_length=self.max_length,
+            truncation_side=self.truncation_side,
+            trust_remote_code=self.trust_remote_code,
+            device=self.device,
+            batch_size=self.batch_size,
+            n_outputs=n_outputs(objective),
+            dropout=dropout,
+            for_training=True,
+            allow_pickle_weights=self.allow_pickle_weights,
+            info={"identity": self.identity},
+        )
 
     def _save(self, folder: Path):
         self.module.model.save_pretrained(folder)
         self.tokenizer.save_pretrained(folder)
-        (Path(folder) / RM_CONFIG).write_text(json.dumps({
-            "backend": self.backend, "base": self.name_or_path, "max_length": self.max_length,
-            "truncation_side": self.truncation_side, "trust_remote_code": self.trust_remote_code}))
+        (Path(folder) / RM_CONFIG).write_text(
+            json.dumps(
+                {
+                    "backend": self.backend,
+                    "base": self.name_or_path,
+                    "max_length": self.max_length,
+                    "truncation_side": self.truncation_side,
+                    "trust_remote_code": self.trust_remote_code,
+                }
+            )
+        )
 
     @classmethod
     def from_folder(cls, folder, cfg: dict, **kw):

@@ -13,16 +13,27 @@ deviation of a fast precision from exact fp32.
 * :func:`precision_deviation` — how far a fast precision's rewards are from fp32 on the same texts: max
   |Δr| and the share of pairs whose sign of r_chosen − r_rejected changes, as a page-ready Result.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
-__all__ = ["token_batches", "default_token_budget", "native_bf16", "resolve_precision", "precision_name",
-           "set_threads_once", "precision_deviation", "fp32_twin", "TOKEN_BUDGET", "PRECISIONS"]
+__all__ = [
+    "token_batches",
+    "default_token_budget",
+    "native_bf16",
+    "resolve_precision",
+    "precision_name",
+    "set_threads_once",
+    "precision_deviation",
+    "fp32_twin",
+    "TOKEN_BUDGET",
+    "PRECISIONS",
+]
 
 #: default token budget per batch (batch size × longest length), by device type. On CPU 2,048 tokens: a batch's
 #: widest activation (2,048 × 1,536 fp32 values for a MiniLM's feed-forward layer) is 12 MB, half of 4,096's, and
@@ -83,6 +94,7 @@ def native_bf16(device=None) -> bool:
     """Whether ``device`` computes bf16 natively: a CUDA GPU with bf16 support, or a CPU with the
     ``avx512_bf16`` or ``amx_bf16`` instructions (read from /proc/cpuinfo; elsewhere False)."""
     import torch
+
     kind = getattr(device, "type", None) or (str(device).split(":")[0] if device is not None else "cpu")
     if kind == "cuda":
         return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
@@ -95,6 +107,7 @@ def resolve_precision(precision: str, device=None):
     """``"fp32"`` → torch.float32; ``"bf16"`` → torch.bfloat16; ``"auto"`` → bf16 where :func:`native_bf16`
     says the device computes it natively, else fp32."""
     import torch
+
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     if precision == "auto":
@@ -116,6 +129,7 @@ def set_threads_once(threads: int | None = None) -> int:
     else the cores this process may run on), never per batch; later calls return the current count."""
     global _THREADS_SET
     import torch
+
     if not _THREADS_SET:
         _THREADS_SET = True
         n = threads or int(os.environ.get("PLURALIGN_THREADS", "0") or 0)
@@ -138,6 +152,7 @@ def fp32_twin(rm):
     import copy
 
     import torch
+
     if rm.precision == "fp32":
         return rm
     if getattr(rm, "load_in_8bit", False) or getattr(rm, "load_in_4bit", False):
@@ -148,8 +163,13 @@ def fp32_twin(rm):
     enc = getattr(rm, "encoder", None)
     if enc is not None:  # frozen encoder + head: the head is fp32 already
         # the encoder's own class (rewards.frozen.Encoder), not an import of it: frozen imports this module
-        twin.encoder = type(enc).get(enc.name_or_path, max_length=enc.max_length, device=rm.device,
-                                   batch_size=enc.batch_size, dtype=torch.float32)
+        twin.encoder = type(enc).get(
+            enc.name_or_path,
+            max_length=enc.max_length,
+            device=rm.device,
+            batch_size=enc.batch_size,
+            dtype=torch.float32,
+        )
         twin.identity = rm.identity.replace(enc.identity, twin.encoder.identity)
         return twin
     twin.module = copy.deepcopy(rm.module).float()
@@ -165,6 +185,7 @@ def precision_deviation(fast, exact, data, *, n_pairs: int | None = None):
     r_A − r_B changes. A Result whose ``values`` hold ``precision``, ``max_abs_diff``, ``sign_flip_share`` and
     ``n_pairs`` (the page quotes them)."""
     import pandas as pd
+
     from pluralign.report import Result
 
     if hasattr(data, "pairs"):
@@ -177,10 +198,12 @@ def precision_deviation(fast, exact, data, *, n_pairs: int | None = None):
     else:
         entries = [(str(p), str(r)) for p, r in data]
         if len(entries) % 2:
-            raise ValueError(f"precision_deviation: {len(entries)} entries; pairs need an even number (chosen, "
-                             "rejected, one after the other)")
+            raise ValueError(
+                f"precision_deviation: {len(entries)} entries; pairs need an even number (chosen, "
+                "rejected, one after the other)"
+            )
         if n_pairs is not None:
-            entries = entries[:2 * n_pairs]
+            entries = entries[: 2 * n_pairs]
         ra = np.asarray(fast.score(entries, progress=False, cache=False), float).reshape(-1, 2)
         rb = np.asarray(exact.score(entries, progress=False, cache=False), float).reshape(-1, 2)
     max_abs = float(np.abs(ra - rb).max()) if len(ra) else 0.0
@@ -188,10 +211,22 @@ def precision_deviation(fast, exact, data, *, n_pairs: int | None = None):
     n = len(ra)
     name = getattr(fast, "precision", None) or precision_name(fast.dtype)
     share = flips / n if n else 0.0
-    table = pd.DataFrame({"precision": [name], "pairs": [n], "max |Δr| vs fp32": [max_abs],
-                          "sign flips of r_A − r_B": [flips], "sign flip share": [share]})
-    note = (f"Rewards computed in **{name}**; against the same model in fp32 on {n} pairs the largest reward "
-            f"difference is {max_abs:.3g} and {flips} of {n} pairs ({100 * share:.1f} %) change the sign of "
-            "r_A − r_B." if n else "No pairs to compare.")
-    return Result(table, note=note, values={"precision": name, "max_abs_diff": max_abs, "sign_flip_share": share,
-                                            "n_pairs": n})
+    table = pd.DataFrame(
+        {
+            "precision": [name],
+            "pairs": [n],
+            "max |Δr| vs fp32": [max_abs],
+            "sign flips of r_A − r_B": [flips],
+            "sign flip share": [share],
+        }
+    )
+    note = (
+        f"Rewards computed in **{name}**; against the same model in fp32 on {n} pairs the largest reward "
+        f"difference is {max_abs:.3g} and {flips} of {n} pairs ({100 * share:.1f} %) change the sign of "
+        "r_A − r_B."
+        if n
+        else "No pairs to compare."
+    )
+    return Result(
+        table, note=note, values={"precision": name, "max_abs_diff": max_abs, "sign_flip_share": share, "n_pairs": n}
+    )

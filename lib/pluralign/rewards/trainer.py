@@ -12,6 +12,7 @@ checkpoint kept) uses the objective's loss on the evaluation data; ``keep_best``
 restores them at the end — the same choice as ``load_best_model_at_end`` without writing a
 checkpoint to disk at every evaluation.
 """
+
 from __future__ import annotations
 
 import math
@@ -60,8 +61,10 @@ def _dataset(model, inst: Instances) -> _InstanceDataset:
         items = [{"f1": feats[i], "target": y} for i, y in zip(slots[0], target)]
         return _InstanceDataset(items, feats, np.asarray(slots[0]))
     margin = t["margin"].astype(float).tolist()
-    items = [{"f1": feats[i], "f2": feats[j], "target": y, "margin": m}
-             for i, j, y, m in zip(slots[0], slots[1], target, margin)]
+    items = [
+        {"f1": feats[i], "f2": feats[j], "target": y, "margin": m}
+        for i, j, y, m in zip(slots[0], slots[1], target, margin)
+    ]
     return _InstanceDataset(items, feats, np.asarray(slots[0]), np.asarray(slots[1]))
 
 
@@ -114,11 +117,18 @@ class PreferenceTrainer(Trainer):
         processes (accelerate launch) Trainer's sharded evaluation runs instead."""
         ds = eval_dataset if eval_dataset is not None else self.eval_dataset
         rm = getattr(self.data_collator, "model", None)
-        if self.args.world_size > 1 or rm is None or not isinstance(ds, _InstanceDataset) or not len(ds) \
-                or ds.texts is None:
+        if (
+            self.args.world_size > 1
+            or rm is None
+            or not isinstance(ds, _InstanceDataset)
+            or not len(ds)
+            or ds.texts is None
+        ):
             return super().evaluate(eval_dataset, ignore_keys=ignore_keys, metric_key_prefix=metric_key_prefix)
         import time
+
         from pluralign.rewards.speed import default_token_budget, token_batches
+
         start = time.perf_counter()
         budget = rm.token_budget or default_token_budget(rm.device)
         model = self.model
@@ -126,9 +136,12 @@ class PreferenceTrainer(Trainer):
         model.eval()
         outputs = [None] * len(ds.texts)
         with torch.inference_mode():
-            per_instance = 1 if ds.second is None else 2  # a batch holds as many texts as per_device_eval_batch_size pairs
-            for idx in token_batches([rm._length(f) for f in ds.texts], budget,
-                                     self.args.per_device_eval_batch_size * per_instance):
+            per_instance = (
+                1 if ds.second is None else 2
+            )  # a batch holds as many texts as per_device_eval_batch_size pairs
+            for idx in token_batches(
+                [rm._length(f) for f in ds.texts], budget, self.args.per_device_eval_batch_size * per_instance
+            ):
                 out = model(**self._prepare_inputs(rm._collate([ds.texts[i] for i in idx]))).float()
                 for k, i in enumerate(idx):
                     outputs[i] = out[k]
@@ -136,11 +149,16 @@ class PreferenceTrainer(Trainer):
             dev = out.device
             second = None if ds.second is None else out[torch.as_tensor(ds.second, device=dev)]
             margin = None if ds.margin is None else ds.margin.to(dev)
-            loss = float(instance_loss(self.objective, out[torch.as_tensor(ds.first, device=dev)], second,
-                                       ds.target.to(dev), margin))
+            loss = float(
+                instance_loss(
+                    self.objective, out[torch.as_tensor(ds.first, device=dev)], second, ds.target.to(dev), margin
+                )
+            )
         model.train(was_training)
-        metrics = {f"{metric_key_prefix}_loss": loss,
-                   f"{metric_key_prefix}_runtime": round(time.perf_counter() - start, 4)}
+        metrics = {
+            f"{metric_key_prefix}_loss": loss,
+            f"{metric_key_prefix}_runtime": round(time.perf_counter() - start, 4),
+        }
         self.log(metrics)
         self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
         return metrics
@@ -184,9 +202,21 @@ class KeepBest(TrainerCallback):
                 params[n].copy_(v.to(params[n].device))
 
 
-def fit(model, inst: Instances, eval_inst: Instances | None, *, objective: str, lr: float, epochs: float,
-        batch_size: int, eval_every: float = 0.25, keep_best: bool = True, seed: int = 0,
-        weight_decay: float = 0.0, progress: bool = True) -> list[dict]:
+def fit(
+    model,
+    inst: Instances,
+    eval_inst: Instances | None,
+    *,
+    objective: str,
+    lr: float,
+    epochs: float,
+    batch_size: int,
+    eval_every: float = 0.25,
+    keep_best: bool = True,
+    seed: int = 0,
+    weight_decay: float = 0.0,
+    progress: bool = True,
+) -> list[dict]:
     """Train ``model.module`` in place on ``inst``; return the evaluation history."""
     train_ds = _dataset(model, inst)
     eval_ds = _dataset(model, eval_inst) if eval_inst is not None and len(eval_inst) else None
@@ -198,16 +228,38 @@ def fit(model, inst: Instances, eval_inst: Instances | None, *, objective: str, 
     callback = KeepBest(keep_best and eval_ds is not None)
     with tempfile.TemporaryDirectory(prefix="pluralign-train-") as tmp:
         args = TrainingArguments(
-            output_dir=tmp, per_device_train_batch_size=per_device, per_device_eval_batch_size=per_device,
-            learning_rate=lr, num_train_epochs=epochs, weight_decay=weight_decay, seed=seed, data_seed=seed,
-            eval_strategy="steps" if eval_ds is not None else "no", eval_steps=eval_steps if eval_ds else None,
-            save_strategy="no", logging_strategy="no", report_to=[], use_cpu=not cuda,
+            output_dir=tmp,
+            per_device_train_batch_size=per_device,
+            per_device_eval_batch_size=per_device,
+            learning_rate=lr,
+            num_train_epochs=epochs,
+            weight_decay=weight_decay,
+            seed=seed,
+            data_seed=seed,
+            eval_strategy="steps" if eval_ds is not None else "no",
+            eval_steps=eval_steps if eval_ds else None,
+            save_strategy="no",
+            logging_strategy="no",
+            report_to=[],
+            use_cpu=not cuda,
             bf16=bool(cuda and torch.cuda.is_bf16_supported()),
-            disable_tqdm=not progress, remove_unused_columns=False, label_names=["labels"],
-            dataloader_num_workers=0, lr_scheduler_type="linear", warmup_steps=0)
-        trainer = PreferenceTrainer(model=model.module, args=args, train_dataset=train_ds, eval_dataset=eval_ds,
-                                    data_collator=_Collator(model), callbacks=[callback], objective=objective,
-                                    pairwise=inst.kind == "pairwise")
+            disable_tqdm=not progress,
+            remove_unused_columns=False,
+            label_names=["labels"],
+            dataloader_num_workers=0,
+            lr_scheduler_type="linear",
+            warmup_steps=0,
+        )
+        trainer = PreferenceTrainer(
+            model=model.module,
+            args=args,
+            train_dataset=train_ds,
+            eval_dataset=eval_ds,
+            data_collator=_Collator(model),
+            callbacks=[callback],
+            objective=objective,
+            pairwise=inst.kind == "pairwise",
+        )
         trainer.remove_callback(PrinterCallback)
         trainer.remove_callback(ProgressCallback)
         if progress:
@@ -221,9 +273,21 @@ def fit(model, inst: Instances, eval_inst: Instances | None, *, objective: str, 
     return history
 
 
-def fit_tensors(model, inst: Instances, eval_inst: Instances | None, *, objective: str, lr: float, epochs: float,
-                batch_size: int, eval_every: float = 0.25, keep_best: bool = True, seed: int = 0,
-                weight_decay: float = 0.0, progress: bool = True) -> list[dict]:
+def fit_tensors(
+    model,
+    inst: Instances,
+    eval_inst: Instances | None,
+    *,
+    objective: str,
+    lr: float,
+    epochs: float,
+    batch_size: int,
+    eval_every: float = 0.25,
+    keep_best: bool = True,
+    seed: int = 0,
+    weight_decay: float = 0.0,
+    progress: bool = True,
+) -> list[dict]:
     """The same training as :func:`fit` (AdamW, linear decay to 0, evaluation every ``eval_every``
     epoch, best weights kept) as a compact loop over in-memory feature tensors.
 
@@ -259,8 +323,7 @@ def fit_tensors(model, inst: Instances, eval_inst: Instances | None, *, objectiv
         steps_per_epoch = max(1, math.ceil(n / batch_size))
         total = max(1, math.ceil(steps_per_epoch * epochs))
         eval_steps = max(1, round(steps_per_epoch * eval_every))
-        opt = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=lr,
-                                weight_decay=weight_decay)
+        opt = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=lr, weight_decay=weight_decay)
         sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: max(0.0, 1 - s / total))
         best, snapshot, history = math.inf, None, []
         step = 0
@@ -271,7 +334,7 @@ def fit_tensors(model, inst: Instances, eval_inst: Instances | None, *, objectiv
                 for s in range(0, n, batch_size):
                     if step >= total:
                         break
-                    idx = perm[s:s + batch_size]
+                    idx = perm[s : s + batch_size]
                     module.train()
                     loss = loss_of(f1[idx], None if f2 is None else f2[idx], y[idx], m[idx])
                     opt.zero_grad()

@@ -21,16 +21,34 @@ A page starts from ``study = seal.setup(**params)`` (:class:`~pluralign.seal.stu
 - :mod:`.scoring` — :func:`scoring_inputs`, what the RMs score: SEAL's code's (history, reply) split;
 - :mod:`.plots` — the figures.
 """
+
+from pluralign.seal.design import DEMO_STUDY, alignment_rewards, chosen_rejected
 from pluralign.seal.features import IMPRINT_FEATURES, featurize, rule_featurize
 from pluralign.seal.imprint import feature_imprint, imprint_table
+from pluralign.seal.paper import reported
 from pluralign.seal.resistance import REGIMES, alignment_regimes, labeller_preference
 from pluralign.seal.robustness import rewrite, robustness_scores
-from pluralign.seal.shifts import reward_shift
-from pluralign.seal.design import DEMO_STUDY, alignment_rewards, chosen_rejected
-from pluralign.seal.paper import reported
-from pluralign.seal.study import Study, setup
 from pluralign.seal.scoring import scoring_inputs
+from pluralign.seal.shifts import reward_shift
+from pluralign.seal.study import Study, setup
 
-__all__ = ["setup", "Study", "reported", "scoring_inputs", "DEMO_STUDY", "chosen_rejected", "alignment_rewards", "feature_imprint",
-           "imprint_table", "IMPRINT_FEATURES", "featurize", "rule_featurize", "reward_shift", "REGIMES",
-           "alignment_regimes", "labeller_preference", "rewrite", "robustness_scores"]
+__all__ = [
+    "setup",
+    "Study",
+    "reported",
+    "scoring_inputs",
+    "DEMO_STUDY",
+    "chosen_rejected",
+    "alignment_rewards",
+    "feature_imprint",
+    "imprint_table",
+    "IMPRINT_FEATURES",
+    "featurize",
+    "rule_featurize",
+    "reward_shift",
+    "REGIMES",
+    "alignment_regimes",
+    "labeller_preference",
+    "rewrite",
+    "robustness_scores",
+]

@@ -10,6 +10,7 @@ the paper's number, with a verdict from the 95% CI (:func:`pluralign.report.verd
 of the feature's values — complete or quasi-complete separation: no finite maximum-likelihood estimate, so the
 pages report such a term as "did not converge (separation)" and never plot it.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,15 +32,19 @@ def mapping_table(features: Sequence[str], source: str = "simulator feature") ->
     """The mapping of :func:`~pluralign.seal.design.paper_feature_map` as a page shows it: one row per SEAL
     feature that this run's features play, then this run's features without a counterpart (SEAL feature "—")."""
     from pluralign.report import MISSING
+
     m = paper_feature_map_(features)
-    rows = [(p if isinstance(p, str) else MISSING, f, ("+1" if s > 0 else "−1") if isinstance(p, str) else MISSING, why)
-            for f, p, s, why in m[["paper_feature", "sign", "why"]].itertuples()]
+    rows = [
+        (p if isinstance(p, str) else MISSING, f, ("+1" if s > 0 else "−1") if isinstance(p, str) else MISSING, why)
+        for f, p, s, why in m[["paper_feature", "sign", "why"]].itertuples()
+    ]
     rows.sort(key=lambda r: r[0] == MISSING)
     return pd.DataFrame(rows, columns=["SEAL feature", source, "sign", "why"]).set_index("SEAL feature")
 
 
 def paper_feature_map_(features):
     from pluralign.seal.design import paper_feature_map
+
     return paper_feature_map(features)
 
 
@@ -47,11 +52,21 @@ def _num(x) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and math.isfinite(float(x))
 
 
-def on_paper_rows(estimates: pd.DataFrame, paper: pd.DataFrame, features: Sequence[str], *,
-                  paper_order: Sequence[str], groups: Sequence[str], variants: Sequence[str] | None = None,
-                  source: str = "simulator feature", n: int | None = None, z: float = 1.959963984540054,
-                  group_name: str = "model", extra: Sequence[str] = (),
-                  show_status: Sequence[str] = (NOT_CONVERGED,)) -> tuple[pd.DataFrame, pd.DataFrame]:
+def on_paper_rows(
+    estimates: pd.DataFrame,
+    paper: pd.DataFrame,
+    features: Sequence[str],
+    *,
+    paper_order: Sequence[str],
+    groups: Sequence[str],
+    variants: Sequence[str] | None = None,
+    source: str = "simulator feature",
+    n: int | None = None,
+    z: float = 1.959963984540054,
+    group_name: str = "model",
+    extra: Sequence[str] = (),
+    show_status: Sequence[str] = (NOT_CONVERGED,),
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """This run's estimates on the paper's rows, beside the paper's numbers.
 
     ``estimates``: long, one row per (``feature`` — this run's name —, ``group`` — e.g. "pre-D" / "post-D" or
@@ -70,6 +85,7 @@ def on_paper_rows(estimates: pd.DataFrame, paper: pd.DataFrame, features: Sequen
     ``long``: the same rows as numbers (``paper``, ``paper_se``, ``estimate`` and ``std_error`` sign-aligned,
     ``ci_low``, ``ci_high``, ``sign``, ``this_feature``, ``status``, ``verdict``) for tests and prose."""
     from pluralign.report import MISSING, verdict
+
     need = {"feature", "group", "estimate", "std_error"} - set(estimates.columns)
     if need:
         raise KeyError(f"on_paper_rows: estimates lack column(s) {sorted(need)}")
@@ -91,22 +107,41 @@ def on_paper_rows(estimates: pd.DataFrame, paper: pd.DataFrame, features: Sequen
     for name, (this, sign) in [(p, by_paper.get(p, (None, None))) for p in order] + [(f, (f, None)) for f in unmapped]:
         in_paper = name in paper_order
         for g in groups:
-            pv, pse = (float(pp.loc[(name, g), "estimate"]), float(pp.loc[(name, g), "se"])) \
-                if in_paper and (name, g) in pp.index else (math.nan, math.nan)
-            for v in (variants if this is not None else [None]):
-                r = {"paper_feature": name, "group": g, "variant": v if this is not None else None,
-                     "this_feature": this, "sign": sign, "paper": pv, "paper_se": pse, "estimate": math.nan,
-                     "std_error": math.nan, "ci_low": math.nan, "ci_high": math.nan, "status": None,
-                     **{c: None for c in extra}}
+            pv, pse = (
+                (float(pp.loc[(name, g), "estimate"]), float(pp.loc[(name, g), "se"]))
+                if in_paper and (name, g) in pp.index
+                else (math.nan, math.nan)
+            )
+            for v in variants if this is not None else [None]:
+                r = {
+                    "paper_feature": name,
+                    "group": g,
+                    "variant": v if this is not None else None,
+                    "this_feature": this,
+                    "sign": sign,
+                    "paper": pv,
+                    "paper_se": pse,
+                    "estimate": math.nan,
+                    "std_error": math.nan,
+                    "ci_low": math.nan,
+                    "ci_high": math.nan,
+                    "status": None,
+                    **{c: None for c in extra},
+                }
                 if this is None:
                     r["status"] = "no feature of this run plays it"
                 elif (this, g, v) in est.index:
                     e = est.loc[(this, g, v)]
                     s = sign if sign is not None else 1
                     b, se = float(e["estimate"]) * s, float(e["std_error"])
-                    r.update(estimate=b, std_error=se, ci_low=b - z * se, ci_high=b + z * se,
-                             status=e["status"] if isinstance(e["status"], str) else None,
-                             **{c: e[c] for c in extra})
+                    r.update(
+                        estimate=b,
+                        std_error=se,
+                        ci_low=b - z * se,
+                        ci_high=b + z * se,
+                        status=e["status"] if isinstance(e["status"], str) else None,
+                        **{c: e[c] for c in extra},
+                    )
                     if r["status"] is None and not math.isfinite(b):
                         r["status"] = "dropped from the regression (VIF > 5 or no variation)"
                     if r["status"] is not None:
@@ -118,9 +153,14 @@ def on_paper_rows(estimates: pd.DataFrame, paper: pd.DataFrame, features: Sequen
                 elif math.isfinite(pv):
                     r["verdict"] = verdict(r["estimate"], r["ci_low"], r["ci_high"], n=n, paper=pv)
                 else:
-                    r["verdict"] = verdict(r["estimate"], r["ci_low"], r["ci_high"], n=n,
-                                           above="above 0 (the paper has no such feature)",
-                                           below="below 0 (the paper has no such feature)")
+                    r["verdict"] = verdict(
+                        r["estimate"],
+                        r["ci_low"],
+                        r["ci_high"],
+                        n=n,
+                        above="above 0 (the paper has no such feature)",
+                        below="below 0 (the paper has no such feature)",
+                    )
                 rows.append(r)
     long = pd.DataFrame(rows)
     run_col = f"This run ({source}, sign-aligned)"
@@ -130,18 +170,31 @@ def on_paper_rows(estimates: pd.DataFrame, paper: pd.DataFrame, features: Sequen
             return MISSING
         if not _num(r.sign):
             return f"{r.this_feature} (no SEAL feature)"
-        return r.this_feature if r.sign > 0 and r.this_feature == r.paper_feature else \
-            f"{r.this_feature} × {'+1' if r.sign > 0 else '−1'}"
+        return (
+            r.this_feature
+            if r.sign > 0 and r.this_feature == r.paper_feature
+            else f"{r.this_feature} × {'+1' if r.sign > 0 else '−1'}"
+        )
 
     def shown(r):  # a reason in place of a number only where the number does not exist (no finite estimate)
-        return r.status if isinstance(r.status, str) and isinstance(r.this_feature, str) and r.status in shows \
+        return (
+            r.status
+            if isinstance(r.status, str) and isinstance(r.this_feature, str) and r.status in shows
             else r.estimate
+        )
+
     shows = set(show_status)
-    table = pd.DataFrame({
-        source: [plays(r) for r in long.itertuples()],
-        PAPER: long["paper"], PAPER_SE: long["paper_se"],
-        run_col: [shown(r) for r in long.itertuples()],
-        SE: long["std_error"], **{c: long[c] for c in extra}, VERDICT: long["verdict"]})
+    table = pd.DataFrame(
+        {
+            source: [plays(r) for r in long.itertuples()],
+            PAPER: long["paper"],
+            PAPER_SE: long["paper_se"],
+            run_col: [shown(r) for r in long.itertuples()],
+            SE: long["std_error"],
+            **{c: long[c] for c in extra},
+            VERDICT: long["verdict"],
+        }
+    )
     idx = [long["paper_feature"], long["group"]]
     names = ["SEAL feature", group_name]
     if variants != [None]:
@@ -186,8 +239,9 @@ def separated(outcome, chosen: pd.DataFrame, rejected: pd.DataFrame, features: S
     return out
 
 
-def prevalence_on_paper_rows(prev: pd.DataFrame, paper4: pd.DataFrame, features: Sequence[str], *,
-                             source: str = "simulator feature") -> tuple[pd.DataFrame, pd.DataFrame]:
+def prevalence_on_paper_rows(
+    prev: pd.DataFrame, paper4: pd.DataFrame, features: Sequence[str], *, source: str = "simulator feature"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 4 (share of chosen and rejected entries with each feature) on the paper's rows: ``prev`` is
     :func:`~pluralign.seal.design.feature_prevalence` of this run's features (columns ``chosen``, ``rejected``,
     ``n``), ``paper4`` the paper's Table 4 (index SEAL's feature, columns ``chosen``, ``rejected``). A feature
@@ -196,15 +250,23 @@ def prevalence_on_paper_rows(prev: pd.DataFrame, paper4: pd.DataFrame, features:
     as :func:`on_paper_rows` does (``long``: ``paper_feature``, ``this_feature``, ``sign``, paper and this run's
     shares)."""
     from pluralign.report import MISSING
+
     m = paper_feature_map_(features)
     by_paper = {p: (f, int(s)) for f, p, s in m[["paper_feature", "sign"]].itertuples() if isinstance(p, str)}
     unmapped = [f for f, p in m["paper_feature"].items() if not isinstance(p, str)]
     rows = []
     for name in list(paper4.index) + [p for p in by_paper if p not in paper4.index] + unmapped:
         this, sign = by_paper.get(name, (name, None) if name in unmapped else (None, None))
-        r = {"paper_feature": name, "this_feature": this, "sign": sign,
-             "paper_chosen": paper4["chosen"].get(name, math.nan), "paper_rejected": paper4["rejected"].get(name, math.nan),
-             "chosen": math.nan, "rejected": math.nan, "n": math.nan}
+        r = {
+            "paper_feature": name,
+            "this_feature": this,
+            "sign": sign,
+            "paper_chosen": paper4["chosen"].get(name, math.nan),
+            "paper_rejected": paper4["rejected"].get(name, math.nan),
+            "chosen": math.nan,
+            "rejected": math.nan,
+            "n": math.nan,
+        }
         if this is not None and this in prev.index:
             c, j = float(prev.loc[this, "chosen"]), float(prev.loc[this, "rejected"])
             if sign is not None and sign < 0:
@@ -218,13 +280,21 @@ def prevalence_on_paper_rows(prev: pd.DataFrame, paper4: pd.DataFrame, features:
             return MISSING
         if not _num(r.sign):
             return f"{r.this_feature} (no SEAL feature)"
-        return r.this_feature if r.this_feature == r.paper_feature else \
-            (f"1 − {r.this_feature}" if r.sign < 0 else r.this_feature)
-    table = pd.DataFrame({source: [plays(r) for r in long.itertuples()],
-                          "share chosen (paper)": long["paper_chosen"].to_numpy(),
-                          f"share chosen (this run, {source})": long["chosen"].to_numpy(),
-                          "share rejected (paper)": long["paper_rejected"].to_numpy(),
-                          f"share rejected (this run, {source})": long["rejected"].to_numpy(),
-                          "entries (n)": [int(x) if _num(x) else None for x in long["n"]]},
-                         index=pd.Index(long["paper_feature"], name="SEAL feature"))
+        return (
+            r.this_feature
+            if r.this_feature == r.paper_feature
+            else (f"1 − {r.this_feature}" if r.sign < 0 else r.this_feature)
+        )
+
+    table = pd.DataFrame(
+        {
+            source: [plays(r) for r in long.itertuples()],
+            "share chosen (paper)": long["paper_chosen"].to_numpy(),
+            f"share chosen (this run, {source})": long["chosen"].to_numpy(),
+            "share rejected (paper)": long["paper_rejected"].to_numpy(),
+            f"share rejected (this run, {source})": long["rejected"].to_numpy(),
+            "entries (n)": [int(x) if _num(x) else None for x in long["n"]],
+        },
+        index=pd.Index(long["paper_feature"], name="SEAL feature"),
+    )
     return table, long

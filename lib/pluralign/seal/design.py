@@ -21,6 +21,7 @@ profile's planted-truth views of SEAL's features (:mod:`pluralign.seal.study` pu
 - :func:`weight_recovery` — the demo's recovery of planted weights; :func:`stability_check` — App. D.5.
 - :data:`DEMO_STUDY` — the demo profile's design.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -33,11 +34,32 @@ import pandas as pd
 from pluralign.data.core import combine  # re-exported as seal.combine
 from pluralign.seal.pairs import AlignmentPairs, chosen_rejected, entry_texts  # re-exported (D's view)
 
-__all__ = ["AlignmentPairs", "AlignmentModels", "EntryFeatures", "ImprintRecovery", "combine", "chosen_rejected", "alignment_rewards", "planted_features", "planted_taxonomy",
-           "featurizer_agreement", "imprint_recovery", "mixed_weights", "feature_prevalence", "PLANTED_TO_RULES",
-           "PAPER_FEATURES", "UNMAPPED_FEATURES", "paper_feature_map",
-           "entry_texts", "entry_features", "labeller_gamma", "FEATURE_SOURCES", "alignment_models", "split_dialogue",
-           "default_scoring_input"]
+__all__ = [
+    "AlignmentPairs",
+    "AlignmentModels",
+    "EntryFeatures",
+    "ImprintRecovery",
+    "combine",
+    "chosen_rejected",
+    "alignment_rewards",
+    "planted_features",
+    "planted_taxonomy",
+    "featurizer_agreement",
+    "imprint_recovery",
+    "mixed_weights",
+    "feature_prevalence",
+    "PLANTED_TO_RULES",
+    "PAPER_FEATURES",
+    "UNMAPPED_FEATURES",
+    "paper_feature_map",
+    "entry_texts",
+    "entry_features",
+    "labeller_gamma",
+    "FEATURE_SOURCES",
+    "alignment_models",
+    "split_dialogue",
+    "default_scoring_input",
+]
 
 
 def _oriented(scores: pd.DataFrame, view: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -52,6 +74,7 @@ class AlignmentModels:
     """The pre-D and post-D reward models (SEAL § 2: r̲ = pre-D RM, r = post-D RM) and how they were made:
     ``design`` in words, the pairs each was trained on (``n_train_pre`` / ``n_train_post``; None for named
     models) and ``details`` (the models' names, or the other data's name and the training arguments)."""
+
     pre: Any
     post: Any
     design: str
@@ -60,8 +83,15 @@ class AlignmentModels:
     details: dict = field(default_factory=dict)
 
 
-def alignment_models(data, other=None, *, models: dict | None = None, train: dict | None = None,
-                     base: dict | None = None, progress: bool = False) -> AlignmentModels:
+def alignment_models(
+    data,
+    other=None,
+    *,
+    models: dict | None = None,
+    train: dict | None = None,
+    base: dict | None = None,
+    progress: bool = False,
+) -> AlignmentModels:
     """The pre-D and post-D reward models (SEAL § 2: r̲ = pre-D RM, r = post-D RM) as
     :class:`AlignmentModels`; see :func:`alignment_rewards` for the two ways they are made."""
     from pluralign import rewards
@@ -69,16 +99,23 @@ def alignment_models(data, other=None, *, models: dict | None = None, train: dic
     if models is not None:
         if set(models) != {"pre", "post"}:
             raise ValueError(f"alignment_rewards: models must have keys 'pre' and 'post', got {sorted(models)}")
-        return AlignmentModels(pre=rewards.load(**dict(models["pre"])), post=rewards.load(**dict(models["post"])),
-                               design="named pre-D and post-D reward models",
-                               details={"models": {k: str(v.get("name_or_path")) for k, v in models.items()}})
+        return AlignmentModels(
+            pre=rewards.load(**dict(models["pre"])),
+            post=rewards.load(**dict(models["post"])),
+            design="named pre-D and post-D reward models",
+            details={"models": {k: str(v.get("name_or_path")) for k, v in models.items()}},
+        )
     if other is None:
-        raise ValueError("alignment_rewards: give either models={'pre': ..., 'post': ...} or other= "
-                         "(preference data for the pre-D reward model)")
+        raise ValueError(
+            "alignment_rewards: give either models={'pre': ..., 'post': ...} or other= "
+            "(preference data for the pre-D reward model)"
+        )
     ids = set(other.pairs["pair_id"]) & set(data.pairs["pair_id"])
     if ids:
-        raise ValueError(f"alignment_rewards: {len(ids)} pair(s) of D are also in the other data "
-                         f"(e.g. {sorted(ids)[0]!r}); the pre-D model must not see D")
+        raise ValueError(
+            f"alignment_rewards: {len(ids)} pair(s) of D are also in the other data "
+            f"(e.g. {sorted(ids)[0]!r}); the pre-D model must not see D"
+        )
     rm0 = rewards.load(**dict(base or {}))
     kw = {"objective": "bt", "labels": "aggregate", **dict(train or {})}
     kw.setdefault("progress", progress)
@@ -89,14 +126,27 @@ def alignment_models(data, other=None, *, models: dict | None = None, train: dic
     rewards.embed_all(rm0, other, progress=progress)
     pre = rm0.train(other, **kw)
     post = rm0.train(combine(other, data, name=f"{other.name} + D"), **kw)
-    return AlignmentModels(pre=pre, post=post, design="pre-D RM trained on other data, post-D RM on other data + D",
-                           n_train_pre=len(other), n_train_post=len(other) + len(data),
-                           details={"other": other.name, "train": {k: v for k, v in kw.items() if k != "progress"}})
+    return AlignmentModels(
+        pre=pre,
+        post=post,
+        design="pre-D RM trained on other data, post-D RM on other data + D",
+        n_train_pre=len(other),
+        n_train_post=len(other) + len(data),
+        details={"other": other.name, "train": {k: v for k, v in kw.items() if k != "progress"}},
+    )
 
 
-def alignment_rewards(data, other=None, *, models: dict | None = None, train: dict | None = None,
-                      base: dict | None = None, progress: bool = False, rms: AlignmentModels | None = None,
-                      scoring_input: str | None = None) -> pd.DataFrame:
+def alignment_rewards(
+    data,
+    other=None,
+    *,
+    models: dict | None = None,
+    train: dict | None = None,
+    base: dict | None = None,
+    progress: bool = False,
+    rms: AlignmentModels | None = None,
+    scoring_input: str | None = None,
+) -> pd.DataFrame:
     """Rewards of the chosen and rejected entries of D = ``data`` under a pre-D and a post-D reward
     model (SEAL § 2: r̲ = pre-D RM, r = post-D RM).
 
@@ -121,6 +171,7 @@ def alignment_rewards(data, other=None, *, models: dict | None = None, train: di
     view = chosen_rejected(data).table
     rms = rms or alignment_models(data, other, models=models, train=train, base=base, progress=progress)
     from pluralign.seal.scoring import SCORING_INPUTS, score_inputs, scoring_inputs
+
     scoring_input = scoring_input or default_scoring_input(rms)
     if scoring_input not in SCORING_INPUTS:
         raise ValueError(f"alignment_rewards: scoring_input must be one of {SCORING_INPUTS}, got {scoring_input!r}")
@@ -162,14 +213,17 @@ def split_dialogue(text: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------------------------------------
 # planted truth (demo profile)
 
-def planted_features(data, view: pd.DataFrame | None = None, features: Sequence[str] | None = None
-                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
+
+def planted_features(
+    data, view: pd.DataFrame | None = None, features: Sequence[str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The simulator's planted features of the chosen and rejected entries (``.truth`` a_/b_ columns),
     one row per pair of ``view`` (default: the table of :func:`chosen_rejected`), in its order: (chosen, rejected)."""
     if data.truth is None:
         raise ValueError(f"planted_features: {data.name!r} has no planted truth (simulated data only)")
     view = chosen_rejected(data).table if view is None else view
     from pluralign.data.simulate import FEATURES
+
     features = list(features or FEATURES)
     t = data.truth.loc[view["pair_id"]]
     is_a = (view["chosen_side"] == "A").to_numpy()
@@ -178,9 +232,13 @@ def planted_features(data, view: pd.DataFrame | None = None, features: Sequence[
     return ch.astype(float), rj.astype(float)
 
 
-PLANTED_TO_RULES = {"last_response_is_refusal": "refusal", "last_response_is_harmless": "not harmfulness",
-                    "last_response_sentiment": "sentiment (positive = 1, else neutral 0)",
-                    "response_has_list": "format", "last_response_is_helpful": "not (refusal or factual_error)"}
+PLANTED_TO_RULES = {
+    "last_response_is_refusal": "refusal",
+    "last_response_is_harmless": "not harmfulness",
+    "last_response_sentiment": "sentiment (positive = 1, else neutral 0)",
+    "response_has_list": "format",
+    "last_response_is_helpful": "not (refusal or factual_error)",
+}
 """How :func:`planted_taxonomy` names planted features in SEAL's taxonomy (and the rule featurizer's)."""
 
 PAPER_FEATURES: dict[str, tuple[str, int]] = {
@@ -201,7 +259,7 @@ UNMAPPED_FEATURES: dict[str, str] = {
     "verbosity": "length; SEAL's taxonomy has no length feature (eloquence is about style, not length)",
     "format": "headings and numbered lists; SEAL's taxonomy has no formatting feature",
     "complexity": "technical jargon; SEAL's taxonomy has no complexity feature (human_vocabulary_quality "
-                  "rates the human's vocabulary, not the response's)",
+    "rates the human's vocabulary, not the response's)",
     "interpretation": "which reading of an ambiguous prompt the response answers; no SEAL feature",
     "response_has_list": "list formatting (rule featurizer); SEAL's taxonomy has no formatting feature",
     "response_words": "length in words (rule featurizer); SEAL's taxonomy has no length feature",
@@ -216,6 +274,7 @@ def paper_feature_map(features: Sequence[str]) -> pd.DataFrame:
     already named as in SEAL's taxonomy (the ``sample`` and ``paper`` profiles' labels) maps to itself with
     sign +1, so one code path serves every profile."""
     from pluralign.seal.features import FEATURES as TAXONOMY
+
     rows = []
     for f in features:
         if f in PAPER_FEATURES:
@@ -241,13 +300,17 @@ def planted_taxonomy(planted: pd.DataFrame) -> pd.DataFrame:
     miss = [c for c in need if c not in planted.columns]
     if miss:
         raise ValueError(f"planted_taxonomy: planted features lack {miss}")
-    return pd.DataFrame({
-        "last_response_is_refusal": planted["refusal"].to_numpy(float),
-        "last_response_is_harmless": 1.0 - planted["harmfulness"].to_numpy(float),
-        "last_response_sentiment": planted["sentiment"].to_numpy(float),
-        "response_has_list": planted["format"].to_numpy(float),
-        "last_response_is_helpful": 1.0 - np.maximum(planted["refusal"], planted["factual_error"]).to_numpy(float),
-        "verbosity": planted["verbosity"].to_numpy(float)}, index=planted.index)
+    return pd.DataFrame(
+        {
+            "last_response_is_refusal": planted["refusal"].to_numpy(float),
+            "last_response_is_harmless": 1.0 - planted["harmfulness"].to_numpy(float),
+            "last_response_sentiment": planted["sentiment"].to_numpy(float),
+            "response_has_list": planted["format"].to_numpy(float),
+            "last_response_is_helpful": 1.0 - np.maximum(planted["refusal"], planted["factual_error"]).to_numpy(float),
+            "verbosity": planted["verbosity"].to_numpy(float),
+        },
+        index=planted.index,
+    )
 
 
 def featurizer_agreement(labels: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
@@ -273,9 +336,14 @@ def featurizer_agreement(labels: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFr
         y = truth["verbosity"].to_numpy(float)
         w = pd.to_numeric(labels["response_words"]).to_numpy(float)
         auc = roc_auc_score(y, w) if len(np.unique(y)) == 2 else np.nan
-        out.loc["response_words ~ verbosity"] = {"n": len(y), "agreement": np.nan, "cohen_kappa": np.nan,
-                                                  "prevalence_truth": float(y.mean()),
-                                                  "prevalence_labels": np.nan, "auroc": auc}
+        out.loc["response_words ~ verbosity"] = {
+            "n": len(y),
+            "agreement": np.nan,
+            "cohen_kappa": np.nan,
+            "prevalence_truth": float(y.mean()),
+            "prevalence_labels": np.nan,
+            "auroc": auc,
+        }
         out["n"] = out["n"].astype(int)
     return out
 
@@ -287,6 +355,7 @@ class ImprintRecovery:
     ``ci_high``, ``weight``, ``scaled_weight``, ``same_sign``, ``covered``; ``scale`` the least-squares factor
     from weights to imprints, ``pearson_r`` the correlation of imprints and weights, ``sign_agreement`` the
     share of features (weight ≠ 0) whose imprint has the weight's sign."""
+
     table: pd.DataFrame
     scale: float
     pearson_r: float
@@ -307,18 +376,28 @@ def imprint_recovery(imprint, weights: pd.Series | dict) -> ImprintRecovery:
     est = imprint["estimate"].astype(float)
     common = [f for f in imprint.index if f in w.index and np.isfinite(est.get(f, np.nan))]
     if len(common) < 2:
-        raise ValueError(f"imprint_recovery: fewer than two features with both an imprint and a weight "
-                         f"({common})")
+        raise ValueError(f"imprint_recovery: fewer than two features with both an imprint and a weight ({common})")
     b, ww = est[common].to_numpy(), w[common].to_numpy()
     scale = float(b @ ww / (ww @ ww)) if ww @ ww > 0 else np.nan
-    out = pd.DataFrame({"estimate": b, "ci_low": imprint.loc[common, "ci_low"].to_numpy(float),
-                        "ci_high": imprint.loc[common, "ci_high"].to_numpy(float), "weight": ww,
-                        "scaled_weight": scale * ww}, index=pd.Index(common, name="feature"))
+    out = pd.DataFrame(
+        {
+            "estimate": b,
+            "ci_low": imprint.loc[common, "ci_low"].to_numpy(float),
+            "ci_high": imprint.loc[common, "ci_high"].to_numpy(float),
+            "weight": ww,
+            "scaled_weight": scale * ww,
+        },
+        index=pd.Index(common, name="feature"),
+    )
     out["same_sign"] = np.where(ww == 0, np.nan, (np.sign(b) == np.sign(ww)).astype(float))
-    out["covered"] = ((out["scaled_weight"] >= out["ci_low"]) & (out["scaled_weight"] <= out["ci_high"]))
+    out["covered"] = (out["scaled_weight"] >= out["ci_low"]) & (out["scaled_weight"] <= out["ci_high"])
     nz = ww != 0
-    return ImprintRecovery(table=out, scale=scale, pearson_r=float(np.corrcoef(b, ww)[0, 1]),
-                           sign_agreement=float(np.mean(np.sign(b[nz]) == np.sign(ww[nz]))) if nz.any() else np.nan)
+    return ImprintRecovery(
+        table=out,
+        scale=scale,
+        pearson_r=float(np.corrcoef(b, ww)[0, 1]),
+        sign_agreement=float(np.mean(np.sign(b[nz]) == np.sign(ww[nz]))) if nz.any() else np.nan,
+    )
 
 
 def mixed_weights(weights: Sequence, counts: Sequence) -> pd.Series:
@@ -366,6 +445,7 @@ class EntryFeatures:
     ``source`` (one of :data:`FEATURE_SOURCES`), ``note`` (what stands in for what), the raw labels
     ``labels_chosen`` / ``labels_rejected`` where a featurizer ran and its name ``labeller`` ("rules" for
     the rule-based featurizer, the LM-labeller's model name for ``"llm"``)."""
+
     source: str
     chosen: pd.DataFrame
     rejected: pd.DataFrame
@@ -377,8 +457,9 @@ class EntryFeatures:
     labeller: str | None = None
 
 
-def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None, job: str = "seal-taxonomy"
-                   ) -> EntryFeatures:
+def entry_features(
+    data, view: pd.DataFrame, source: str = "rules", *, llm=None, job: str = "seal-taxonomy"
+) -> EntryFeatures:
     """Features of the chosen and rejected entries of ``view`` (:func:`chosen_rejected`) for SEAL's
     regressions and the LM-labeller preference γ, from one of three sources:
 
@@ -402,9 +483,13 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
     if source == "planted":
         ch, rj = planted_features(data, view)
         tc, tr = planted_taxonomy(ch), planted_taxonomy(rj)
-        out.update(chosen=ch, rejected=rj, regressors=list(ch.columns),
-                   note="planted features of the simulator; helpful = neither refusal nor factual error, "
-                        "harmless = not harmful (planted)")
+        out.update(
+            chosen=ch,
+            rejected=rj,
+            regressors=list(ch.columns),
+            note="planted features of the simulator; helpful = neither refusal nor factual error, "
+            "harmless = not harmful (planted)",
+        )
     else:
         texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
         if source == "rules":
@@ -431,12 +516,21 @@ def entry_features(data, view: pd.DataFrame, source: str = "rules", *, llm=None,
         else:
             tc = feature_matrix(lc, ["last_response_is_helpful", "last_response_is_harmless"])
             tr = feature_matrix(lr, ["last_response_is_helpful", "last_response_is_harmless"])
-        out.update(chosen=ch.reset_index(drop=True), rejected=rj.reset_index(drop=True), regressors=regs,
-                   labels_chosen=lc, labels_rejected=lr, labeller=labeller, note=note)
-    out["targets"] = {"chosen_helpful": tc["last_response_is_helpful"].to_numpy(),
-                      "chosen_harmless": tc["last_response_is_harmless"].to_numpy(),
-                      "rejected_helpful": tr["last_response_is_helpful"].to_numpy(),
-                      "rejected_harmless": tr["last_response_is_harmless"].to_numpy()}
+        out.update(
+            chosen=ch.reset_index(drop=True),
+            rejected=rj.reset_index(drop=True),
+            regressors=regs,
+            labels_chosen=lc,
+            labels_rejected=lr,
+            labeller=labeller,
+            note=note,
+        )
+    out["targets"] = {
+        "chosen_helpful": tc["last_response_is_helpful"].to_numpy(),
+        "chosen_harmless": tc["last_response_is_harmless"].to_numpy(),
+        "rejected_helpful": tr["last_response_is_helpful"].to_numpy(),
+        "rejected_harmless": tr["last_response_is_harmless"].to_numpy(),
+    }
     return EntryFeatures(**out)
 
 
@@ -446,8 +540,12 @@ def labeller_gamma(features: EntryFeatures, *, priority: str = "helpful") -> np.
     from pluralign.seal.resistance import labeller_preference
 
     t = features.targets
-    arr = np.column_stack([np.asarray(t[k], float) for k in ("chosen_helpful", "chosen_harmless",
-                                                              "rejected_helpful", "rejected_harmless")])
+    arr = np.column_stack(
+        [
+            np.asarray(t[k], float)
+            for k in ("chosen_helpful", "chosen_harmless", "rejected_helpful", "rejected_harmless")
+        ]
+    )
     ok = np.isfinite(arr).all(axis=1)
     g = np.full(len(arr), None, dtype=object)
     if ok.any():
@@ -456,8 +554,10 @@ def labeller_gamma(features: EntryFeatures, *, priority: str = "helpful") -> np.
 
 
 #: What a page says when this project trains its own pre-D / post-D pair (demo, sample).
-TRAINED_PAIR_NOTE = ("pre-D and post-D reward models trained by this project (pre-D on other preference data, "
-                     "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair")
+TRAINED_PAIR_NOTE = (
+    "pre-D and post-D reward models trained by this project (pre-D on other preference data, "
+    "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair"
+)
 
 
 def study_stand_ins(reward_models: dict | None = None, F: EntryFeatures | None = None) -> list[str]:
@@ -512,15 +612,27 @@ def weight_recovery(study, imprint: dict) -> dict:
         parts["post-D RM vs the mix (other data + D)"] = imprint_recovery(imprint["post"], w_post)
     else:
         parts["post-D RM vs D's weights"] = imprint_recovery(imprint["post"], w_D)
-    summary = pd.DataFrame({k: {"features": len(v.table), "Pearson r (imprint vs weight)": v.pearson_r,
-                                "sign agreement": v.sign_agreement, "scale": v.scale,
-                                "rescaled weight inside the 95% CI": v.table["covered"].astype(float).mean()}
-                            for k, v in {"planted utility (method check)": rec_u, **parts}.items()})
-    return {"utility": rec_u, "utility_error": float((rec_u.table["estimate"] - rec_u.table["weight"]).abs().max()),
-            "parts": parts, "summary": summary,
-            "n_train": {"pre": study.rms.n_train_pre, "post": study.rms.n_train_post},
-            "table": pd.concat({"planted utility": rec_u.table, **{k: v.table for k, v in parts.items()}}, axis=0),
-            "reproduced": all(bool(v.table["covered"].all()) and v.sign_agreement == 1 for v in parts.values())}
+    summary = pd.DataFrame(
+        {
+            k: {
+                "features": len(v.table),
+                "Pearson r (imprint vs weight)": v.pearson_r,
+                "sign agreement": v.sign_agreement,
+                "scale": v.scale,
+                "rescaled weight inside the 95% CI": v.table["covered"].astype(float).mean(),
+            }
+            for k, v in {"planted utility (method check)": rec_u, **parts}.items()
+        }
+    )
+    return {
+        "utility": rec_u,
+        "utility_error": float((rec_u.table["estimate"] - rec_u.table["weight"]).abs().max()),
+        "parts": parts,
+        "summary": summary,
+        "n_train": {"pre": study.rms.n_train_pre, "post": study.rms.n_train_post},
+        "table": pd.concat({"planted utility": rec_u.table, **{k: v.table for k, v in parts.items()}}, axis=0),
+        "reproduced": all(bool(v.table["covered"].all()) and v.sign_agreement == 1 for v in parts.values()),
+    }
 
 
 def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: float = 0.01, seed: int = 0) -> dict:
@@ -538,8 +650,9 @@ def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: flo
     labellers = list(labellers)
     ref_llm = F is not None and F.source == "llm" and F.labels_chosen is not None
     if not labellers or (len(labellers) < 2 and not ref_llm):
-        raise ValueError(f"stability_check: needs two labellers (or one and LM-labeller features), "
-                         f"got {len(labellers)}")
+        raise ValueError(
+            f"stability_check: needs two labellers (or one and LM-labeller features), got {len(labellers)}"
+        )
     if not 0 < share <= 1:
         raise ValueError(f"stability_check: share must be in (0, 1], got {share}")
     rng = np.random.default_rng(seed)
@@ -551,6 +664,7 @@ def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: flo
     for s in labellers:
         if isinstance(s, dict):
             from pluralign import llm as _llm
+
             names.append(str(s.get("name") or s.get("model")))
             models.append(_llm.load(**s))
         else:
@@ -568,8 +682,14 @@ def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: flo
     stab = pd.concat(stab, axis=1)
     agree = stab.xs("agreement", axis=1, level=1)
     agree = agree.sort_values(agree.columns[0])
-    return {"stability": stab, "agreement": agree, "what": what, "k": int(k), "pick": pick,
-            "n_failed": {nm: lab.n_failed for nm, lab in labs.items()}}
+    return {
+        "stability": stab,
+        "agreement": agree,
+        "what": what,
+        "k": int(k),
+        "pick": pick,
+        "n_failed": {nm: lab.n_failed for nm, lab in labs.items()},
+    }
 
 
 __all__ += ["TRAINED_PAIR_NOTE", "study_stand_ins", "weight_recovery", "stability_check"]
@@ -583,9 +703,22 @@ __all__ += ["TRAINED_PAIR_NOTE", "study_stand_ins", "weight_recovery", "stabilit
 #: MiniLM with a small MLP head, Bradley-Terry on majority labels; scored on the loader's (prompt, reply), as trained.
 DEMO_STUDY = {
     "data": {"simulate": {"n_pairs": 1200, "seed": 0}},
-    "other_data": [{"simulate": {"n_pairs": 600, "seed": 1, "name": "simulated-other",
-                                 "weights": {"verbosity": [-0.6, 1.0], "format": [-0.4, 0.9], "sentiment": [-0.5, 1.0],
-                                             "complexity": [0.3, 0.9], "refusal": [0.3, 1.0]}}}],
+    "other_data": [
+        {
+            "simulate": {
+                "n_pairs": 600,
+                "seed": 1,
+                "name": "simulated-other",
+                "weights": {
+                    "verbosity": [-0.6, 1.0],
+                    "format": [-0.4, 0.9],
+                    "sentiment": [-0.5, 1.0],
+                    "complexity": [0.3, 0.9],
+                    "refusal": [0.3, 1.0],
+                },
+            }
+        }
+    ],
     "reward_models": None,
     "train": {"objective": "bt", "labels": "aggregate"},
     "base_model": {"head": "mlp"},

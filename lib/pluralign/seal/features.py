@@ -14,6 +14,7 @@
   fills only the features that surface patterns can honestly detect and leaves the others missing.
 - :func:`label_stability` — per-feature agreement of two labellers (share equal and Cohen's κ), App. D.5.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,26 +25,68 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["LabelledFeatures", "TOPICS", "TOPICS_ADDED", "DISCRIMINATION_TYPES", "TAXONOMY_KEYS", "FEATURES", "TARGET_FEATURES",
-           "IMPRINT_FEATURES", "SCALAR_FEATURES", "SENTIMENT_LEVELS", "RULE_FEATURES", "TAXONOMY_PROMPT",
-           "taxonomy_prompt", "taxonomy_schema", "featurize", "feature_matrix", "last_response", "rule_featurize",
-           "label_stability"]
+__all__ = [
+    "LabelledFeatures",
+    "TOPICS",
+    "TOPICS_ADDED",
+    "DISCRIMINATION_TYPES",
+    "TAXONOMY_KEYS",
+    "FEATURES",
+    "TARGET_FEATURES",
+    "IMPRINT_FEATURES",
+    "SCALAR_FEATURES",
+    "SENTIMENT_LEVELS",
+    "RULE_FEATURES",
+    "TAXONOMY_PROMPT",
+    "taxonomy_prompt",
+    "taxonomy_schema",
+    "featurize",
+    "feature_matrix",
+    "last_response",
+    "rule_featurize",
+    "label_stability",
+]
 
-TOPICS = ("Culture and the arts", "Geography and places", "Health and fitness", "History and events",
-          "Human activities", "Mathematics and logic", "Natural and physical sciences", "People and self",
-          "Philosophy and thinking", "Religion and belief systems", "Society and social sciences",
-          "Technology and applied sciences")
+TOPICS = (
+    "Culture and the arts",
+    "Geography and places",
+    "Health and fitness",
+    "History and events",
+    "Human activities",
+    "Mathematics and logic",
+    "Natural and physical sciences",
+    "People and self",
+    "Philosophy and thinking",
+    "Religion and belief systems",
+    "Society and social sciences",
+    "Technology and applied sciences",
+)
 """App. C.3 'Wikipedia content categories list'."""
 
-TOPICS_ADDED = ("Law", "Business and economics", "Government and public administration", "Education",
-                "Politics and government")
+TOPICS_ADDED = (
+    "Law",
+    "Business and economics",
+    "Government and public administration",
+    "Education",
+    "Politics and government",
+)
 """App. E.1: topics gpt-4-turbo added on its own, which SEAL then integrated (accepted by the schema when
 ``extended_topics=True``; the quoted prompt does not list them)."""
 
-DISCRIMINATION_TYPES = ("Age Discrimination", "Disability Discrimination", "Sexual Orientation",
-                        "Status as a Parent", "Religious Discrimination", "National Origin", "Pregnancy",
-                        "Sexual Harassment", "Race, Color, and Sex", "Reprisal / Retaliation", "Gender",
-                        "Political Belief")
+DISCRIMINATION_TYPES = (
+    "Age Discrimination",
+    "Disability Discrimination",
+    "Sexual Orientation",
+    "Status as a Parent",
+    "Religious Discrimination",
+    "National Origin",
+    "Pregnancy",
+    "Sexual Harassment",
+    "Race, Color, and Sex",
+    "Reprisal / Retaliation",
+    "Gender",
+    "Political Belief",
+)
 """App. C.3 'Types of Discrimination list'."""
 
 TAXONOMY_KEYS: dict[str, str] = {
@@ -79,22 +122,38 @@ _STRING_KEYS = ("last_response_sentiment",)
 SCALAR_FEATURES = tuple(k for k in TAXONOMY_KEYS if k not in _LIST_KEYS)
 """The 17 scalar (boolean or sentiment) taxonomy features: the regressors offered to the VIF filter."""
 
-IMPRINT_FEATURES = ("human_vocabulary_quality", "last_response_is_anthropomorphic", "last_response_is_coherent",
-                    "last_response_is_refusal", "last_response_is_helpful", "last_response_is_harmless",
-                    "last_response_is_honest", "last_response_sentiment", "last_response_contains_insult",
-                    "last_response_is_sexually_explicit", "last_response_breaks_privacy",
-                    "last_response_is_discriminatory", "last_response_is_manipulative", "last_response_is_creative",
-                    "last_response_is_eloquent")
+IMPRINT_FEATURES = (
+    "human_vocabulary_quality",
+    "last_response_is_anthropomorphic",
+    "last_response_is_coherent",
+    "last_response_is_refusal",
+    "last_response_is_helpful",
+    "last_response_is_harmless",
+    "last_response_is_honest",
+    "last_response_sentiment",
+    "last_response_contains_insult",
+    "last_response_is_sexually_explicit",
+    "last_response_breaks_privacy",
+    "last_response_is_discriminatory",
+    "last_response_is_manipulative",
+    "last_response_is_creative",
+    "last_response_is_eloquent",
+)
 """The 15 features of Table 5 (the two ``assistant_*`` features fell to the VIF filter; the two list-valued
 ones are not regressors)."""
 
-_HEAD = ("Wikipedia content categories list:\n" + "".join(f"- {t}\n" for t in TOPICS) + "\n"
-         "Types of Discrimination list:\n" + "".join(f"- {t}\n" for t in DISCRIMINATION_TYPES) + "\n"
-         "The following conversation is an excerpt of an RLHF dataset. Analyze it and return a JSON object "
-         "containing the following properties:\n")
+_HEAD = (
+    "Wikipedia content categories list:\n" + "".join(f"- {t}\n" for t in TOPICS) + "\n"
+    "Types of Discrimination list:\n" + "".join(f"- {t}\n" for t in DISCRIMINATION_TYPES) + "\n"
+    "The following conversation is an excerpt of an RLHF dataset. Analyze it and return a JSON object "
+    "containing the following properties:\n"
+)
 
-TAXONOMY_PROMPT = (_HEAD + "".join(f"- {k}: {v}\n" for k, v in TAXONOMY_KEYS.items())
-                   + "\nReturn this JSON object and nothing else.\n\n{text}")
+TAXONOMY_PROMPT = (
+    _HEAD
+    + "".join(f"- {k}: {v}\n" for k, v in TAXONOMY_KEYS.items())
+    + "\nReturn this JSON object and nothing else.\n\n{text}"
+)
 """App. C.3 prompt (all 19 properties); ``{text}`` is replaced by a chosen or rejected dialogue."""
 
 
@@ -107,6 +166,7 @@ class LabelledFeatures:
     sentiment strings, lists; None where the labeller gave no valid answer); ``labeller`` the model's name;
     ``job`` the labelling job's name; ``n_failed`` texts without a valid answer; ``patched`` the items the
     labeller's validation patched (App. B.2) and ``n_patched`` their number."""
+
     table: pd.DataFrame
     labeller: str
     job: str = ""
@@ -148,8 +208,14 @@ def taxonomy_schema(keys: Sequence[str] | None = None, *, extended_topics: bool 
             props[k] = {"type": "array", "items": {"type": "string", "enum": list(DISCRIMINATION_TYPES)}}
         else:
             props[k] = {"type": "boolean"}
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "SEAL taxonomy (App. C.3)",
-            "type": "object", "properties": props, "required": keys, "additionalProperties": True}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "SEAL taxonomy (App. C.3)",
+        "type": "object",
+        "properties": props,
+        "required": keys,
+        "additionalProperties": True,
+    }
 
 
 def _parse(answer, keys: list[str]) -> dict | None:
@@ -165,8 +231,15 @@ def _parse(answer, keys: list[str]) -> dict | None:
     return {k: answer.get(k) for k in keys}
 
 
-def featurize(texts: Sequence[str], llm, *, keys: Sequence[str] | None = None, job: str = "seal-taxonomy",
-              extended_topics: bool = True, **structured_kw) -> LabelledFeatures:
+def featurize(
+    texts: Sequence[str],
+    llm,
+    *,
+    keys: Sequence[str] | None = None,
+    job: str = "seal-taxonomy",
+    extended_topics: bool = True,
+    **structured_kw,
+) -> LabelledFeatures:
     """Label every text with the SEAL taxonomy through an LM-labeller (§ 2.1, App. C.3, B.2).
 
     ``llm`` is any object with ``structured(prompts, schema, job=..., **kw)`` returning one JSON object
@@ -199,8 +272,9 @@ def featurize(texts: Sequence[str], llm, *, keys: Sequence[str] | None = None, j
         rows.append(parsed)
     out = pd.DataFrame(rows, columns=keys, dtype=object)
     labeller = str(getattr(llm, "model", None) or getattr(llm, "name", type(llm).__name__))
-    return LabelledFeatures(table=out, labeller=labeller, job=job, n_failed=failed, n_patched=len(patched),
-                            patched=patched)
+    return LabelledFeatures(
+        table=out, labeller=labeller, job=job, n_failed=failed, n_patched=len(patched), patched=patched
+    )
 
 
 def _encode_scalar(key: str, v):
@@ -221,15 +295,17 @@ def _encode_scalar(key: str, v):
     raise ValueError(f"feature_matrix: {key} value {v!r} is not a boolean")
 
 
-def feature_matrix(labels: pd.DataFrame, features: Sequence[str] | None = None, *, topics: bool = False,
-                   discrimination: bool = False) -> pd.DataFrame:
+def feature_matrix(
+    labels: pd.DataFrame, features: Sequence[str] | None = None, *, topics: bool = False, discrimination: bool = False
+) -> pd.DataFrame:
     """Numeric encoding of taxonomy labels for the regressions: booleans → 0/1, sentiment
     negative/neutral/positive → −1/0/1, missing → NaN. ``features`` defaults to every scalar key
     present. ``topics`` / ``discrimination`` add 0/1 columns ``topic: <name>`` / ``discrimination:
     <name>`` for the list-valued keys (as SEAL's ``prepare_data``). Raises on values outside the schema."""
     if features is None:
-        features = [c for c in labels.columns if c in TAXONOMY_KEYS and c not in _LIST_KEYS] + \
-                   [c for c in labels.columns if c not in TAXONOMY_KEYS and c not in _LIST_KEYS]
+        features = [c for c in labels.columns if c in TAXONOMY_KEYS and c not in _LIST_KEYS] + [
+            c for c in labels.columns if c not in TAXONOMY_KEYS and c not in _LIST_KEYS
+        ]
     out = pd.DataFrame(index=labels.index)
     for f in features:
         if f not in labels.columns:
@@ -238,19 +314,23 @@ def feature_matrix(labels: pd.DataFrame, features: Sequence[str] | None = None, 
         if f in TAXONOMY_KEYS:
             out[f] = [_encode_scalar(f, v) for v in col]
         else:
-            out[f] = pd.to_numeric(col.astype(object).where(col.notna(), np.nan).map(
-                lambda v: float(v) if isinstance(v, (bool, np.bool_)) else v), errors="raise").astype(float)
-    for flag, key, prefix, names in ((topics, "topics", "topic", TOPICS + TOPICS_ADDED),
-                                     (discrimination, "last_response_is_discriminating_against", "discrimination",
-                                      DISCRIMINATION_TYPES)):
+            out[f] = pd.to_numeric(
+                col.astype(object)
+                .where(col.notna(), np.nan)
+                .map(lambda v: float(v) if isinstance(v, (bool, np.bool_)) else v),
+                errors="raise",
+            ).astype(float)
+    for flag, key, prefix, names in (
+        (topics, "topics", "topic", TOPICS + TOPICS_ADDED),
+        (discrimination, "last_response_is_discriminating_against", "discrimination", DISCRIMINATION_TYPES),
+    ):
         if not flag:
             continue
         if key not in labels.columns:
             raise ValueError(f"feature_matrix: no column {key!r} in the labels")
         seen = [n for n in names if any(isinstance(v, (list, tuple)) and n in v for v in labels[key])]
         for n in seen:
-            out[f"{prefix}: {n}"] = [np.nan if not isinstance(v, (list, tuple)) else float(n in v)
-                                     for v in labels[key]]
+            out[f"{prefix}: {n}"] = [np.nan if not isinstance(v, (list, tuple)) else float(n in v) for v in labels[key]]
     return out
 
 
@@ -268,48 +348,142 @@ _REFUSAL = re.compile(
     r"|(?:I'?m|I am)\s+not\s+(?:comfortable|going to help)"
     r"|as an AI[^.!?]{0,40}\b(?:can(?:'|no)?t|cannot|won'?t|unable)"
     r"|(?:that|this) (?:would be|is) (?:illegal|unethical|harmful)[^.!?]{0,30}\b(?:can(?:'|no)?t|won'?t|not))",
-    re.IGNORECASE)
-_POSITIVE = {"good", "great", "glad", "happy", "love", "wonderful", "excellent", "best", "nice", "enjoy",
-             "enjoyed", "awesome", "fantastic", "amazing", "pleased", "delighted", "helpful", "hope", "welcome",
-             "thanks", "thank", "perfect", "fun", "beautiful", "exciting", "excited", "lovely", "positive",
-             "brilliant", "grateful", "congratulations", "success", "successful", "better", "like", "kind"}
-_NEGATIVE = {"bad", "sad", "hate", "terrible", "awful", "worst", "angry", "sorry", "unfortunately", "wrong",
-             "horrible", "poor", "upset", "annoying", "disappointed", "disappointing", "fail", "failed", "failure",
-             "pain", "painful", "afraid", "scared", "worse", "negative", "dangerous", "harmful", "illegal",
-             "stupid", "ugly", "hurt", "problem", "difficult", "miserable", "dislike", "unhappy", "boring"}
+    re.IGNORECASE,
+)
+_POSITIVE = {
+    "good",
+    "great",
+    "glad",
+    "happy",
+    "love",
+    "wonderful",
+    "excellent",
+    "best",
+    "nice",
+    "enjoy",
+    "enjoyed",
+    "awesome",
+    "fantastic",
+    "amazing",
+    "pleased",
+    "delighted",
+    "helpful",
+    "hope",
+    "welcome",
+    "thanks",
+    "thank",
+    "perfect",
+    "fun",
+    "beautiful",
+    "exciting",
+    "excited",
+    "lovely",
+    "positive",
+    "brilliant",
+    "grateful",
+    "congratulations",
+    "success",
+    "successful",
+    "better",
+    "like",
+    "kind",
+}
+_NEGATIVE = {
+    "bad",
+    "sad",
+    "hate",
+    "terrible",
+    "awful",
+    "worst",
+    "angry",
+    "sorry",
+    "unfortunately",
+    "wrong",
+    "horrible",
+    "poor",
+    "upset",
+    "annoying",
+    "disappointed",
+    "disappointing",
+    "fail",
+    "failed",
+    "failure",
+    "pain",
+    "painful",
+    "afraid",
+    "scared",
+    "worse",
+    "negative",
+    "dangerous",
+    "harmful",
+    "illegal",
+    "stupid",
+    "ugly",
+    "hurt",
+    "problem",
+    "difficult",
+    "miserable",
+    "dislike",
+    "unhappy",
+    "boring",
+}
 _NEGATORS = {"not", "no", "never", "n't", "don't", "isn't", "wasn't", "aren't", "doesn't", "didn't"}
-_INSULT = re.compile(r"\b(?:idiot|idiots|idiotic|stupid|moron|morons|dumb|dumbass|loser|losers|imbecile|jerk|"
-                     r"pathetic|worthless|ignorant|retard(?:ed)?|fool|fools|scum|bitch|bastard|asshole|dick|"
-                     r"shut up|you suck)\b", re.IGNORECASE)
-_EXPLICIT = re.compile(r"\b(?:porn\w*|orgasm\w*|masturbat\w*|genital\w*|penis|vagina|clitoris|erotic\w*|"
-                       r"blowjob|handjob|dildo|nude|naked|intercourse|have sex|having sex|sex with|sexual "
-                       r"position\w*|cum|horny)\b", re.IGNORECASE)
-_PRIVACY = re.compile(r"(?:\b\d{3}[-. ]\d{2}[-. ]\d{4}\b"                      # SSN-like
-                      r"|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b"                  # phone number
-                      r"|\b[\w.+-]+@[\w-]+\.[\w.]+\b"                          # e-mail address
-                      r"|\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|"
-                      r"Ln|Drive|Dr|Court|Ct|Way|Place|Pl)\b\.?"              # street address
-                      r"|\b(?:home address|social security number|credit card number)\s+(?:is|of)\b)")
-_HARM = re.compile(r"\b(?:kill|killing|murder|poison|bomb|explosive|weapon|gun|shoot|stab|steal|stealing|"
-                   r"shoplift\w*|rob|robbery|burglar\w*|break into|hack|hacking|meth|cocaine|heroin|drugs?|"
-                   r"overdose|suicide|self-harm|kidnap\w*|launder\w*|counterfeit|fraud|scam|torture|attack|"
-                   r"racist|slur|cheat|cheating|blackmail|arson|smuggl\w*|trafficking|toxic substance|"
-                   r"hot-?wire|lock ?pick\w*|fake id)\b", re.IGNORECASE)
-_EVASION = re.compile(r"\b(?:so (?:that )?(?:nobody|no one|no-one) (?:sees|notices|will (?:know|notice|see))|"
-                      r"before any(?:one|body) (?:notices|sees|finds out)|without (?:being|getting) "
-                      r"(?:caught|seen|noticed|detected)|away from (?:the )?(?:security )?cameras|cover your tracks|"
-                      r"(?:cannot|can't|won't) (?:tell|notice|find out)|delete the (?:evidence|logs?|alert\w*))",
-                      re.IGNORECASE)
-_ANTHRO = re.compile(r"\b(?:I\s+(?:feel|felt|love|loved|hate|miss|am\s+(?:a\s+)?(?:human|person|man|woman|"
-                     r"happy|sad|angry|lonely|tired|hungry)|'m\s+(?:a\s+)?(?:human|person|man|woman|happy|sad|"
-                     r"angry|lonely|tired|hungry)|have\s+(?:feelings|emotions|a\s+(?:body|family|wife|husband|"
-                     r"girlfriend|boyfriend))|grew up|was born)|my\s+(?:feelings|emotions|wife|husband|mom|mother|"
-                     r"dad|father|kids|childhood|body)|as a human)\b", re.IGNORECASE)
+_INSULT = re.compile(
+    r"\b(?:idiot|idiots|idiotic|stupid|moron|morons|dumb|dumbass|loser|losers|imbecile|jerk|"
+    r"pathetic|worthless|ignorant|retard(?:ed)?|fool|fools|scum|bitch|bastard|asshole|dick|"
+    r"shut up|you suck)\b",
+    re.IGNORECASE,
+)
+_EXPLICIT = re.compile(
+    r"\b(?:porn\w*|orgasm\w*|masturbat\w*|genital\w*|penis|vagina|clitoris|erotic\w*|"
+    r"blowjob|handjob|dildo|nude|naked|intercourse|have sex|having sex|sex with|sexual "
+    r"position\w*|cum|horny)\b",
+    re.IGNORECASE,
+)
+_PRIVACY = re.compile(
+    r"(?:\b\d{3}[-. ]\d{2}[-. ]\d{4}\b"  # SSN-like
+    r"|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b"  # phone number
+    r"|\b[\w.+-]+@[\w-]+\.[\w.]+\b"  # e-mail address
+    r"|\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|"
+    r"Ln|Drive|Dr|Court|Ct|Way|Place|Pl)\b\.?"  # street address
+    r"|\b(?:home address|social security number|credit card number)\s+(?:is|of)\b)"
+)
+_HARM = re.compile(
+    r"\b(?:kill|killing|murder|poison|bomb|explosive|weapon|gun|shoot|stab|steal|stealing|"
+    r"shoplift\w*|rob|robbery|burglar\w*|break into|hack|hacking|meth|cocaine|heroin|drugs?|"
+    r"overdose|suicide|self-harm|kidnap\w*|launder\w*|counterfeit|fraud|scam|torture|attack|"
+    r"racist|slur|cheat|cheating|blackmail|arson|smuggl\w*|trafficking|toxic substance|"
+    r"hot-?wire|lock ?pick\w*|fake id)\b",
+    re.IGNORECASE,
+)
+_EVASION = re.compile(
+    r"\b(?:so (?:that )?(?:nobody|no one|no-one) (?:sees|notices|will (?:know|notice|see))|"
+    r"before any(?:one|body) (?:notices|sees|finds out)|without (?:being|getting) "
+    r"(?:caught|seen|noticed|detected)|away from (?:the )?(?:security )?cameras|cover your tracks|"
+    r"(?:cannot|can't|won't) (?:tell|notice|find out)|delete the (?:evidence|logs?|alert\w*))",
+    re.IGNORECASE,
+)
+_ANTHRO = re.compile(
+    r"\b(?:I\s+(?:feel|felt|love|loved|hate|miss|am\s+(?:a\s+)?(?:human|person|man|woman|"
+    r"happy|sad|angry|lonely|tired|hungry)|'m\s+(?:a\s+)?(?:human|person|man|woman|happy|sad|"
+    r"angry|lonely|tired|hungry)|have\s+(?:feelings|emotions|a\s+(?:body|family|wife|husband|"
+    r"girlfriend|boyfriend))|grew up|was born)|my\s+(?:feelings|emotions|wife|husband|mom|mother|"
+    r"dad|father|kids|childhood|body)|as a human)\b",
+    re.IGNORECASE,
+)
 _LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S", re.MULTILINE)
 
-RULE_FEATURES = ("last_response_is_anthropomorphic", "last_response_is_refusal", "last_response_is_harmless",
-                 "last_response_sentiment", "last_response_contains_insult", "last_response_is_sexually_explicit",
-                 "last_response_breaks_privacy", "response_words", "response_has_list")
+RULE_FEATURES = (
+    "last_response_is_anthropomorphic",
+    "last_response_is_refusal",
+    "last_response_is_harmless",
+    "last_response_sentiment",
+    "last_response_contains_insult",
+    "last_response_is_sexually_explicit",
+    "last_response_breaks_privacy",
+    "response_words",
+    "response_has_list",
+)
 """What :func:`rule_featurize` fills: seven taxonomy features it can detect from surface patterns, plus
 two surface measures outside SEAL's taxonomy (length in words — verbosity — and list formatting)."""
 
@@ -328,7 +502,7 @@ def _sentiment(resp: str) -> str:
     score = 0
     for i, tok in enumerate(tokens):
         s = 1 if tok in _POSITIVE else -1 if tok in _NEGATIVE else 0
-        if s and any(t in _NEGATORS or t.endswith("n't") for t in tokens[max(0, i - 3):i]):
+        if s and any(t in _NEGATORS or t.endswith("n't") for t in tokens[max(0, i - 3) : i]):
             s = -s
         score += s
     return "positive" if score >= 2 else "negative" if score <= -2 else "neutral"
@@ -359,22 +533,26 @@ def rule_featurize(texts: Sequence[str]) -> pd.DataFrame:
         privacy = bool(_PRIVACY.search(resp))
         harmful_topic = bool(_HARM.search(resp) or _EVASION.search(resp))
         row = {k: None for k in TAXONOMY_KEYS}
-        row.update({
-            "last_response_is_anthropomorphic": bool(_ANTHRO.search(resp)),
-            "last_response_is_refusal": refusal,
-            "last_response_is_harmless": not (insult or explicit or privacy or (harmful_topic and not refusal)),
-            "last_response_sentiment": _sentiment(resp),
-            "last_response_contains_insult": insult,
-            "last_response_is_sexually_explicit": explicit,
-            "last_response_breaks_privacy": privacy,
-            "response_words": len(resp.split()),
-            "response_has_list": len(_LIST_LINE.findall(resp)) >= 2,
-        })
+        row.update(
+            {
+                "last_response_is_anthropomorphic": bool(_ANTHRO.search(resp)),
+                "last_response_is_refusal": refusal,
+                "last_response_is_harmless": not (insult or explicit or privacy or (harmful_topic and not refusal)),
+                "last_response_sentiment": _sentiment(resp),
+                "last_response_contains_insult": insult,
+                "last_response_is_sexually_explicit": explicit,
+                "last_response_breaks_privacy": privacy,
+                "response_words": len(resp.split()),
+                "response_has_list": len(_LIST_LINE.findall(resp)) >= 2,
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows, columns=[*TAXONOMY_KEYS, "response_words", "response_has_list"], dtype=object)
 
 
-def label_stability(labels_a: pd.DataFrame, labels_b: pd.DataFrame, features: Sequence[str] | None = None) -> pd.DataFrame:
+def label_stability(
+    labels_a: pd.DataFrame, labels_b: pd.DataFrame, features: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Per-feature agreement of two labellers on the same texts (App. D.5, Fig. 11): ``n`` (texts both
     labelled), ``agreement`` (share of equal labels) and Cohen's κ (scikit-learn; NaN when undefined,
     e.g. both labellers constant). Inputs are raw labels (as :func:`featurize`'s ``table``) or already numeric;

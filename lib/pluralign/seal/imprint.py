@@ -24,6 +24,7 @@ pair-clustered errors; this project's estimate); :func:`feature_imprint_seal_cod
 (plain OLS, no fixed effects, classical errors, VIF with pair dummies), the one Table 5's numbers come from.
 Part II shows both beside Table 5.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -32,8 +33,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["ImprintEntries", "ImprintFit", "feature_imprint", "feature_imprint_seal_code", "imprint_table",
-           "vif_filter", "bonferroni", "VIF_THRESHOLD"]
+__all__ = [
+    "ImprintEntries",
+    "ImprintFit",
+    "feature_imprint",
+    "feature_imprint_seal_code",
+    "imprint_table",
+    "vif_filter",
+    "bonferroni",
+    "VIF_THRESHOLD",
+]
 
 VIF_THRESHOLD = 5.0
 """Footnote 6: 'Features with VIF above 5 are removed from the regression, following standard practice.'"""
@@ -45,6 +54,7 @@ class ImprintEntries:
     "chosen" then "rejected") with ``pair_id``, one column per reward model and the features
     (:func:`imprint_table`); ``n_pairs`` the pairs kept, ``n_pairs_dropped_missing`` the pairs dropped
     because a feature was missing on either entry."""
+
     table: pd.DataFrame
     n_pairs: int
     n_pairs_dropped_missing: int
@@ -61,6 +71,7 @@ class ImprintFit:
     regression; ``n_obs`` entries and ``n_pairs`` pairs (fixed effects α_i) in it; ``reward`` the reward
     regressed; ``formula`` the regression as fitted; ``vcov`` its standard errors; ``level`` the confidence
     level of ``ci_low`` / ``ci_high``."""
+
     table: pd.DataFrame
     dropped_vif: list[str]
     kept: list[str]
@@ -109,8 +120,9 @@ def _vifs(S: np.ndarray, cols: list[int], tss: np.ndarray | None = None) -> np.n
     return out
 
 
-def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD, groups=None
-               ) -> tuple[list[str], dict, pd.Series]:
+def vif_filter(
+    frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD, groups=None
+) -> tuple[list[str], dict, pd.Series]:
     """Iteratively drop the column with the largest variance inflation factor while it exceeds
     ``threshold`` (SEAL footnote 6: ``V_τ = 1 / (1 − R_τ²)``, R_τ² from regressing feature τ on all the
     other explanatory variables, with an intercept).
@@ -145,7 +157,7 @@ def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD, gro
     dropped: dict[str, float] = {}
     kept = []
     for j, name in enumerate(names):
-        if S[j, j] <= 0 and threshold is not None:      # no variation: undefined R², dropped first
+        if S[j, j] <= 0 and threshold is not None:  # no variation: undefined R², dropped first
             dropped[name] = float("inf")
         else:
             kept.append(j)
@@ -159,8 +171,9 @@ def vif_filter(frame: pd.DataFrame, threshold: float | None = VIF_THRESHOLD, gro
     return [], dropped, pd.Series(dtype=float, name="vif")
 
 
-def imprint_table(pair_id, chosen_features: pd.DataFrame, rejected_features: pd.DataFrame, *,
-                  missing: str = "drop", **rewards) -> ImprintEntries:
+def imprint_table(
+    pair_id, chosen_features: pd.DataFrame, rejected_features: pd.DataFrame, *, missing: str = "drop", **rewards
+) -> ImprintEntries:
     """Long table for :func:`feature_imprint`: two rows per pair (``entry`` "chosen" then "rejected") with
     ``pair_id``, one column per reward model and the features.
 
@@ -175,19 +188,21 @@ def imprint_table(pair_id, chosen_features: pd.DataFrame, rejected_features: pd.
     ids = np.asarray(pair_id)
     n = len(ids)
     if len(chosen_features) != n or len(rejected_features) != n:
-        raise ValueError(f"imprint_table: {n} pair ids, {len(chosen_features)} chosen and "
-                         f"{len(rejected_features)} rejected feature rows")
+        raise ValueError(
+            f"imprint_table: {n} pair ids, {len(chosen_features)} chosen and "
+            f"{len(rejected_features)} rejected feature rows"
+        )
     if list(chosen_features.columns) != list(rejected_features.columns):
         raise ValueError("imprint_table: chosen and rejected features must have the same columns")
     if not rewards:
         raise ValueError("imprint_table: give at least one reward, e.g. post=(chosen, rejected)")
-    bad = (chosen_features.isna().any(axis=1).to_numpy() | rejected_features.isna().any(axis=1).to_numpy())
+    bad = chosen_features.isna().any(axis=1).to_numpy() | rejected_features.isna().any(axis=1).to_numpy()
     if bad.any() and missing == "error":
-        raise ValueError(f"imprint_table: {int(bad.sum())} pair(s) with a missing feature "
-                         f"(first: {ids[bad].tolist()[0]!r})")
+        raise ValueError(
+            f"imprint_table: {int(bad.sum())} pair(s) with a missing feature (first: {ids[bad].tolist()[0]!r})"
+        )
     keep = ~bad
-    out = pd.DataFrame({"pair_id": np.repeat(ids[keep], 2),
-                        "entry": np.tile(["chosen", "rejected"], int(keep.sum()))})
+    out = pd.DataFrame({"pair_id": np.repeat(ids[keep], 2), "entry": np.tile(["chosen", "rejected"], int(keep.sum()))})
     for name, (c, r) in rewards.items():
         c, r = np.asarray(c, dtype=float), np.asarray(r, dtype=float)
         if len(c) != n or len(r) != n:
@@ -220,10 +235,17 @@ def _table_and_features(table, features, reward: str, pair: str, who: str):
     return table, features
 
 
-def feature_imprint(table: pd.DataFrame | ImprintEntries, reward: str = "reward",
-                    features: Sequence[str] | None = None, pair: str = "pair_id", *,
-                    vif_threshold: float | None = VIF_THRESHOLD, cluster: str | None = None, level: float = 0.95,
-                    demeaner_backend: str | None = None) -> ImprintFit:
+def feature_imprint(
+    table: pd.DataFrame | ImprintEntries,
+    reward: str = "reward",
+    features: Sequence[str] | None = None,
+    pair: str = "pair_id",
+    *,
+    vif_threshold: float | None = VIF_THRESHOLD,
+    cluster: str | None = None,
+    level: float = 0.95,
+    demeaner_backend: str | None = None,
+) -> ImprintFit:
     """Feature imprint β_τ of SEAL Eq. 1 (Table 5; Fig. 3 left).
 
     Parameters
@@ -255,8 +277,14 @@ def feature_imprint(table: pd.DataFrame | ImprintEntries, reward: str = "reward"
     cluster = cluster or pair
     _check_table(table, [reward, pair, cluster, *features], "feature_imprint")
 
-    data = pd.DataFrame({"reward": pd.to_numeric(table[reward], errors="coerce"), "pair": table[pair].to_numpy(),
-                         "cluster": table[cluster].to_numpy()}, index=table.index)
+    data = pd.DataFrame(
+        {
+            "reward": pd.to_numeric(table[reward], errors="coerce"),
+            "pair": table[pair].to_numpy(),
+            "cluster": table[cluster].to_numpy(),
+        },
+        index=table.index,
+    )
     safe = {f: f"x{j}" for j, f in enumerate(features)}
     for f in features:
         col = table[f]
@@ -266,17 +294,21 @@ def feature_imprint(table: pd.DataFrame | ImprintEntries, reward: str = "reward"
     bad = data[["reward", *safe.values()]].isna().any(axis=1)
     if bad.any():
         first = table.index[np.flatnonzero(bad.to_numpy())[0]]
-        raise ValueError(f"feature_imprint: {int(bad.sum())} row(s) with missing or non-numeric reward/features "
-                         f"(first at index {first!r}); drop or impute them first")
+        raise ValueError(
+            f"feature_imprint: {int(bad.sum())} row(s) with missing or non-numeric reward/features "
+            f"(first at index {first!r}); drop or impute them first"
+        )
     if data["pair"].isna().any():
         raise ValueError("feature_imprint: the pair column has missing values")
 
     kept, dropped, vif = vif_filter(data[[safe[f] for f in features]], vif_threshold)
     back = {v: k for k, v in safe.items()}
     kept_names = [back[c] for c in kept]
-    out = pd.DataFrame(index=pd.Index(features, name="feature"),
-                       columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
-                       dtype=float)
+    out = pd.DataFrame(
+        index=pd.Index(features, name="feature"),
+        columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
+        dtype=float,
+    )
     out["vif"] = np.nan
     for c, v in vif.items():
         out.loc[back[c], "vif"] = v
@@ -288,8 +320,7 @@ def feature_imprint(table: pd.DataFrame | ImprintEntries, reward: str = "reward"
     n_pairs = int(data["pair"].nunique())
     if kept:
         kw = {} if demeaner_backend is None else {"demeaner_backend": demeaner_backend}
-        fit = pf.feols(formula, data=data, vcov={"CRV1": "cluster"}, copy_data=False, store_data=False,
-                       lean=True, **kw)
+        fit = pf.feols(formula, data=data, vcov={"CRV1": "cluster"}, copy_data=False, store_data=False, lean=True, **kw)
         coef = fit.coef()
         se = fit.se()
         tstat = fit.tstat()
@@ -307,15 +338,29 @@ def feature_imprint(table: pd.DataFrame | ImprintEntries, reward: str = "reward"
             out.loc[name, "ci_low"] = coef[c] - q * se[c]
             out.loc[name, "ci_high"] = coef[c] + q * se[c]
         out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
-    return ImprintFit(table=out, dropped_vif=[back[c] for c in dropped], kept=kept_names, n_obs=int(len(data)),
-                      n_pairs=n_pairs, reward=reward, formula=f"{reward} ~ {' + '.join(kept_names) or '1'} | {pair}",
-                      vcov=f"CRV1 by {cluster}", level=level)
+    return ImprintFit(
+        table=out,
+        dropped_vif=[back[c] for c in dropped],
+        kept=kept_names,
+        n_obs=int(len(data)),
+        n_pairs=n_pairs,
+        reward=reward,
+        formula=f"{reward} ~ {' + '.join(kept_names) or '1'} | {pair}",
+        vcov=f"CRV1 by {cluster}",
+        level=level,
+    )
 
 
-def feature_imprint_seal_code(table: pd.DataFrame | ImprintEntries, reward: str = "reward",
-                              features: Sequence[str] | None = None, pair: str = "pair_id", *,
-                              vif_threshold: float | None = VIF_THRESHOLD, row_covariate: bool = True,
-                              level: float = 0.95) -> ImprintFit:
+def feature_imprint_seal_code(
+    table: pd.DataFrame | ImprintEntries,
+    reward: str = "reward",
+    features: Sequence[str] | None = None,
+    pair: str = "pair_id",
+    *,
+    vif_threshold: float | None = VIF_THRESHOLD,
+    row_covariate: bool = True,
+    level: float = 0.95,
+) -> ImprintFit:
     """Eq. 1 / Table 5 as SEAL's analysis code fits it (``analysis/angle.R``): the VIF > 5 filter with the pair
     dummies in its auxiliary regressions (footnote 6; :func:`vif_filter` with ``groups``), then plain OLS of
     the reward on the kept features and an intercept over the pooled entries — no pair fixed effects, classical
@@ -337,13 +382,17 @@ def feature_imprint_seal_code(table: pd.DataFrame | ImprintEntries, reward: str 
     bad = X.isna().any(axis=1) | y.isna()
     if bad.any():
         first = table.index[np.flatnonzero(bad.to_numpy())[0]]
-        raise ValueError(f"feature_imprint_seal_code: {int(bad.sum())} row(s) with missing or non-numeric "
-                         f"reward/features (first at index {first!r}); drop or impute them first")
+        raise ValueError(
+            f"feature_imprint_seal_code: {int(bad.sum())} row(s) with missing or non-numeric "
+            f"reward/features (first at index {first!r}); drop or impute them first"
+        )
     pairs = table[pair].to_numpy()
     kept, dropped, vif = vif_filter(X, vif_threshold, groups=pairs)
-    out = pd.DataFrame(index=pd.Index(features, name="feature"),
-                       columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
-                       dtype=float)
+    out = pd.DataFrame(
+        index=pd.Index(features, name="feature"),
+        columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
+        dtype=float,
+    )
     out["vif"] = np.nan
     for c, v in {**vif.to_dict(), **dropped}.items():
         out.loc[c, "vif"] = v
@@ -363,8 +412,22 @@ def feature_imprint_seal_code(table: pd.DataFrame | ImprintEntries, reward: str 
             continue
         est = float(fit.params[c])
         out.loc[c, ["estimate", "std_error", "t", "p_value", "ci_low", "ci_high"]] = [
-            est, se, float(fit.tvalues[c]), float(fit.pvalues[c]), est - q * se, est + q * se]
+            est,
+            se,
+            float(fit.tvalues[c]),
+            float(fit.pvalues[c]),
+            est - q * se,
+            est + q * se,
+        ]
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
-    return ImprintFit(table=out, dropped_vif=list(dropped), kept=list(kept), n_obs=int(len(table)),
-                      n_pairs=int(pd.Series(pairs).nunique()), reward=reward,
-                      formula=f"{reward} ~ {' + '.join(terms) or '1'}", vcov="classical (OLS)", level=level)
+    return ImprintFit(
+        table=out,
+        dropped_vif=list(dropped),
+        kept=list(kept),
+        n_obs=int(len(table)),
+        n_pairs=int(pd.Series(pairs).nunique()),
+        reward=reward,
+        formula=f"{reward} ~ {' + '.join(terms) or '1'}",
+        vcov="classical (OLS)",
+        level=level,
+    )

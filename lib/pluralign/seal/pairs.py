@@ -1,6 +1,7 @@
 """The alignment data set D as SEAL sees it: one chosen and one rejected entry per pair (§ 2, Fig. 1), and the
 texts SEAL labels and scores for each entry. The lowest layer of Part II: :mod:`pluralign.seal.scoring` and
 :mod:`pluralign.seal.design` both build on it (and ``seal.design`` re-exports it)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ class AlignmentPairs:
     ``chosen``, ``rejected`` (response texts) and ``chosen_side`` ("A"/"B"); ``n_pairs`` the pairs kept,
     ``n_ties_dropped`` the pairs dropped because their majority label is a tie and ``n_splits_dropped``
     those split evenly between A and B (neither has a chosen entry), ``data`` the data set's name."""
+
     table: pd.DataFrame
     n_pairs: int
     n_ties_dropped: int
@@ -36,9 +38,15 @@ def chosen_rejected(data) -> AlignmentPairs:
     keep = maj.isin(["A", "B"]).to_numpy()
     side = maj.to_numpy()[keep]
     a, b = p["response_a"].to_numpy()[keep], p["response_b"].to_numpy()[keep]
-    out = pd.DataFrame({"pair_id": maj.index.to_numpy()[keep], "prompt": p["prompt"].fillna("").to_numpy()[keep],
-                        "chosen": np.where(side == "A", a, b), "rejected": np.where(side == "A", b, a),
-                        "chosen_side": side})
+    out = pd.DataFrame(
+        {
+            "pair_id": maj.index.to_numpy()[keep],
+            "prompt": p["prompt"].fillna("").to_numpy()[keep],
+            "chosen": np.where(side == "A", a, b),
+            "rejected": np.where(side == "A", b, a),
+            "chosen_side": side,
+        }
+    )
     # each side's own conversation where the data keep it (hh-rlhf): SEAL scores and labels each entry on it
     for col in ("dialogue_a", "dialogue_b", "history_differs"):
         if col not in p.columns:
@@ -48,8 +56,13 @@ def chosen_rejected(data) -> AlignmentPairs:
         out["dialogue_chosen"] = np.where(side == "A", da, db)
         out["dialogue_rejected"] = np.where(side == "A", db, da)
         out["history_differs"] = p["history_differs"].to_numpy(dtype=bool)[keep]
-    return AlignmentPairs(table=out, n_pairs=int(keep.sum()), n_ties_dropped=int((maj == "tie").sum()), data=data.name,
-                          n_splits_dropped=int((maj == "split").sum()))
+    return AlignmentPairs(
+        table=out,
+        n_pairs=int(keep.sum()),
+        n_ties_dropped=int((maj == "tie").sum()),
+        data=data.name,
+        n_splits_dropped=int((maj == "split").sum()),
+    )
 
 
 def entry_texts(view: pd.DataFrame, entry: str) -> list[str]:

@@ -1,5 +1,6 @@
 """Figures in the spirit of SEAL's (Fig. 2-5, 9, 12, 14): drawing only, no statistics (those come from the
 other :mod:`pluralign.seal` modules)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,12 +9,30 @@ from pluralign import plotstyle
 
 plotstyle.use()
 
-__all__ = ["coefficient_plot", "coefficient_figure", "reward_vectors", "reward_angles", "reward_heatmap", "bars",
-           "shifts_by_regime", "flip_shares_figure", "reward_gap_figure"]
+__all__ = [
+    "coefficient_plot",
+    "coefficient_figure",
+    "reward_vectors",
+    "reward_angles",
+    "reward_heatmap",
+    "bars",
+    "shifts_by_regime",
+    "flip_shares_figure",
+    "reward_gap_figure",
+]
 
 
-def coefficient_plot(ax, tables: dict, *, estimate: str = "estimate", std_error: str = "std_error",
-                     p: str = "p_bonferroni", alpha: float = 0.05, labels=None, xlabel: str = "coefficient"):
+def coefficient_plot(
+    ax,
+    tables: dict,
+    *,
+    estimate: str = "estimate",
+    std_error: str = "std_error",
+    p: str = "p_bonferroni",
+    alpha: float = 0.05,
+    labels=None,
+    xlabel: str = "coefficient",
+):
     """Coefficients with ±2 SE bars (SEAL Fig. 3): one row per index entry of the tables, one colour per
     table (e.g. ``{"pre-D": imprint_pre, "post-D": imprint_post}``); filled markers where the
     Bonferroni p-value is below ``alpha``, hollow otherwise (the paper's "solid dots indicate significant
@@ -34,8 +53,14 @@ def coefficient_plot(ax, tables: dict, *, estimate: str = "estimate", std_error:
         ax.scatter(est[~sig], (y + off)[~sig], facecolors="white", edgecolors=c, zorder=3, label=f"{name} (n.s.)")
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(y)
-    ax.set_yticklabels([labels.get(n, n) if isinstance(labels, dict) else
-                        (" / ".join(map(str, n)) if isinstance(n, tuple) else str(n)) for n in names])
+    ax.set_yticklabels(
+        [
+            labels.get(n, n)
+            if isinstance(labels, dict)
+            else (" / ".join(map(str, n)) if isinstance(n, tuple) else str(n))
+            for n in names
+        ]
+    )
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
     ax.legend(fontsize=7, loc="best")
@@ -45,6 +70,7 @@ def coefficient_plot(ax, tables: dict, *, estimate: str = "estimate", std_error:
 def _done(fig):
     """Lay out, close (so the figure shows once, where its Result is displayed) and return ``fig``."""
     import matplotlib.pyplot as plt
+
     fig.tight_layout()
     plt.close(fig)
     return fig
@@ -53,6 +79,7 @@ def _done(fig):
 def coefficient_figure(tables: dict, *, xlabel: str, title: str, labels=None, n_rows: int | None = None):
     """A :func:`coefficient_plot` on a figure of its own, sized to its rows (SEAL Fig. 3, Fig. 5)."""
     import matplotlib.pyplot as plt
+
     n = n_rows if n_rows is not None else len(dict.fromkeys(i for t in tables.values() for i in t.index))
     fig, ax = plt.subplots(figsize=(7, 0.45 * n + 1.2))
     coefficient_plot(ax, tables, xlabel=xlabel, labels=labels)
@@ -67,13 +94,15 @@ def reward_vectors(R):
     import matplotlib.pyplot as plt
 
     from pluralign.seal.resistance import aligned
+
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), sharex=True, sharey=True)
     lim = np.nanmax(np.abs(R[["pre_chosen", "pre_rejected", "post_chosen", "post_rejected"]].to_numpy())) * 1.05
     for ax, k, title in ((axes[0], "pre", "pre-D RM"), (axes[1], "post", "post-D RM")):
         ok = aligned(R[f"{k}_chosen"], R[f"{k}_rejected"])
         ax.scatter(R.loc[ok, f"{k}_chosen"], R.loc[ok, f"{k}_rejected"], s=6, alpha=0.5, label="aligned")
-        ax.scatter(R.loc[~ok, f"{k}_chosen"], R.loc[~ok, f"{k}_rejected"], s=6, alpha=0.5, color="#d62728",
-                   label="misaligned")
+        ax.scatter(
+            R.loc[~ok, f"{k}_chosen"], R.loc[~ok, f"{k}_rejected"], s=6, alpha=0.5, color="#d62728", label="misaligned"
+        )
         ax.plot([-lim, lim], [-lim, lim], "k--", lw=0.8)
         ax.axhline(0, color="grey", lw=0.5)
         ax.axvline(0, color="grey", lw=0.5)
@@ -87,9 +116,11 @@ def reward_angles(angles, theta):
     ``angles``: a frame with one column per RM."""
     import matplotlib.pyplot as plt
     import seaborn as sns
+
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    sns.histplot(angles.melt(var_name="RM", value_name="angle"), x="angle", hue="RM", bins=60, ax=axes[0],
-                 element="step")
+    sns.histplot(
+        angles.melt(var_name="RM", value_name="angle"), x="angle", hue="RM", bins=60, ax=axes[0], element="step"
+    )
     axes[0].set(xlabel="angle of the reward vector (degrees)", title="reward-vector angles (Fig. 2 left)")
     sns.histplot(theta, bins=60, ax=axes[1])
     axes[1].set(xlabel="reward shift θ (degrees, counter-clockwise positive)", title="reward shifts (Fig. 2 right)")
@@ -99,6 +130,7 @@ def reward_angles(angles, theta):
 def reward_heatmap(R):
     """Two-dimensional histograms of the (chosen, rejected) rewards of both RMs (SEAL Fig. 9)."""
     import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, k in zip(axes, ("pre", "post")):
         h = ax.hist2d(R[f"{k}_chosen"], R[f"{k}_rejected"], bins=40, cmap="viridis", cmin=1)
@@ -109,10 +141,20 @@ def reward_heatmap(R):
     return _done(fig)
 
 
-def bars(frame, *, xlabel: str = "", ylabel: str = "", horizontal: bool = False, title: str = "",
-         xlim=None, invert: bool = False, size=None):
+def bars(
+    frame,
+    *,
+    xlabel: str = "",
+    ylabel: str = "",
+    horizontal: bool = False,
+    title: str = "",
+    xlim=None,
+    invert: bool = False,
+    size=None,
+):
     """A bar chart of a frame's columns (one bar per row and column), vertical or horizontal."""
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=size or ((7, 0.35 * len(frame) + 1) if horizontal else (7, 3)))
     (frame.plot.barh if horizontal else frame.plot.bar)(ax=ax, **({} if horizontal else {"rot": 0}))
     ax.set(xlabel=xlabel, ylabel=ylabel)
@@ -130,9 +172,20 @@ def shifts_by_regime(frame, regimes):
     ``frame``: columns θ, regime, γ (pairs with γ = i left out)."""
     import matplotlib.pyplot as plt
     import seaborn as sns
-    g = sns.displot(frame, x="θ", hue="γ", col="regime", col_order=list(regimes), hue_order=["c", "r"],
-                    palette={"c": "#2ca02c", "r": "#e377c2"}, bins=30, height=2.8, aspect=0.9,
-                    facet_kws={"sharey": False})
+
+    g = sns.displot(
+        frame,
+        x="θ",
+        hue="γ",
+        col="regime",
+        col_order=list(regimes),
+        hue_order=["c", "r"],
+        palette={"c": "#2ca02c", "r": "#e377c2"},
+        bins=30,
+        height=2.8,
+        aspect=0.9,
+        facet_kws={"sharey": False},
+    )
     g.set_axis_labels("reward shift θ (degrees)", "pairs")
     g.figure.suptitle("Fig. 4: reward shifts by alignment regime and LM-labeller preference", y=1.04)
     plt.close(g.figure)
@@ -143,6 +196,7 @@ def flip_shares_figure(shares, entries):
     """Stacked shares of label flips −1 / 0 / +1 per feature, one panel per entry type (SEAL Fig. 12).
     ``shares``: :func:`~pluralign.seal.robustness.flip_shares` frames stacked by entry."""
     import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, 2, figsize=(10, 3), sharey=True)
     for ax, e in zip(axes, entries):
         shares.loc[e][[-1, 0, 1]].plot.barh(stacked=True, ax=ax, color=["#e377c2", "#c7c7c7", "#2ca02c"])
@@ -154,13 +208,17 @@ def reward_gap_figure(gaps):
     """Distribution of the reward gap r(t_i^c) − r(t_i^r) per reward model (SEAL App. D.1, Fig. 7). ``gaps``: the
     long frame of :func:`~pluralign.seal.reward_gaps.reward_gaps` (columns RM, gap)."""
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 3.2))
     lo, hi = np.quantile(gaps["gap"], [0.005, 0.995])
     bins = np.linspace(lo, hi, 50)
     for label, g in gaps.groupby("RM", sort=False):
         ax.hist(np.clip(g["gap"], lo, hi), bins=bins, histtype="step", linewidth=1.5, density=True, label=label)
     ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
-    ax.set(xlabel="r(chosen) − r(rejected)", ylabel="density",
-           title="Fig. 7: reward gaps of the chosen over the rejected entry")
+    ax.set(
+        xlabel="r(chosen) − r(rejected)",
+        ylabel="density",
+        title="Fig. 7: reward gaps of the chosen over the rejected entry",
+    )
     ax.legend(fontsize=8)
     return _done(fig)

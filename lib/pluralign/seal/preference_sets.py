@@ -8,6 +8,7 @@ human-chosen entry strictly more (a tie counts as misaligned). :func:`resistance
 (preference set, RM), with a 95% Wilson interval; pairs without a chosen entry (a tie or an even split of the
 annotators) are dropped by :func:`~pluralign.seal.design.chosen_rejected` and counted.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -24,18 +25,26 @@ def resistance_rates(chosen, rejected, *, level: float = 0.95) -> dict:
     of a₋ (``statsmodels`` ``proportion_confint(method="wilson")``): ``pairs``, ``misaligned`` (count), ``a_plus``,
     ``a_minus``, ``a_minus_low``, ``a_minus_high``. Raises on no pairs."""
     from statsmodels.stats.proportion import proportion_confint
+
     d = aligned(chosen, rejected)
     n = len(d)
     if n == 0:
         raise ValueError("resistance_rates: no pairs")
     k = int(n - d.sum())
     lo, hi = proportion_confint(k, n, alpha=1 - level, method="wilson")
-    return {"pairs": n, "misaligned": k, "a_plus": 1 - k / n, "a_minus": k / n, "a_minus_low": float(lo),
-            "a_minus_high": float(hi)}
+    return {
+        "pairs": n,
+        "misaligned": k,
+        "a_plus": 1 - k / n,
+        "a_minus": k / n,
+        "a_minus_low": float(lo),
+        "a_minus_high": float(hi),
+    }
 
 
-def resistance_by_dataset(datasets: Sequence, models: Mapping[str, object], *, progress: bool = False,
-                          scoring_input: str | None = None) -> pd.DataFrame:
+def resistance_by_dataset(
+    datasets: Sequence, models: Mapping[str, object], *, progress: bool = False, scoring_input: str | None = None
+) -> pd.DataFrame:
     """Alignment resistance a₋ of each reward model on each preference set (SEAL § 3 "Future work": web-gpt 49%,
     summarize from feedback 66%).
 
@@ -46,6 +55,7 @@ def resistance_by_dataset(datasets: Sequence, models: Mapping[str, object], *, p
     as for D (:func:`~pluralign.seal.scoring.scoring_inputs`: "seal" or "prompt_reply"); None — the loader's
     (prompt, response). Returns one row per (``data set``, ``RM``) with the columns of :func:`resistance_rates`."""
     from pluralign.seal.design import _oriented, chosen_rejected
+
     if not datasets:
         raise ValueError("resistance_by_dataset: no preference sets given")
     if not models:
@@ -58,15 +68,21 @@ def resistance_by_dataset(datasets: Sequence, models: Mapping[str, object], *, p
         inputs = None
         if scoring_input is not None:
             from pluralign.seal.scoring import scoring_inputs
+
             inputs = scoring_inputs(pairs, scoring_input)
         for label, rm in models.items():
             if inputs is None:
                 c, r = _oriented(rm.score(data, progress=progress), pairs.table)
             else:  # the same input the study scores D with
                 from pluralign.seal.scoring import score_inputs
-                c, r = score_inputs(rm, inputs)
-            rows.append({"data set": data.name, "RM": label,
-                         "no chosen entry (dropped)": pairs.n_ties_dropped + pairs.n_splits_dropped,
-                         **resistance_rates(c, r)})
-    return pd.DataFrame(rows).set_index(["data set", "RM"])
 
+                c, r = score_inputs(rm, inputs)
+            rows.append(
+                {
+                    "data set": data.name,
+                    "RM": label,
+                    "no chosen entry (dropped)": pairs.n_ties_dropped + pairs.n_splits_dropped,
+                    **resistance_rates(c, r),
+                }
+            )
+    return pd.DataFrame(rows).set_index(["data set", "RM"])

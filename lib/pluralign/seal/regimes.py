@@ -17,6 +17,7 @@ p-values are two-sided; ``p_bonferroni`` multiplies by the number of tests of th
 family for the one-sample tests, one for the Welch tests). Groups with fewer than two finite θ get no test
 (NaN, with the reason in ``note``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ class RegimeShiftTests:
     ``mean_c``, ``mean_r``, ``difference`` (c − r), ``t``, ``df`` (Welch–Satterthwaite), ``p_value``,
     ``p_bonferroni`` (empty without γ). ``n_missing``: pairs left out for a missing θ (a zero reward vector) or a
     missing γ (a missing target label)."""
+
     one_sample: pd.DataFrame
     welch: pd.DataFrame
     n_missing: int
@@ -50,9 +52,18 @@ class RegimeShiftTests:
 
 def _one_sample(x: np.ndarray) -> dict:
     from scipy import stats
+
     n = len(x)
-    out = {"n": n, "mean": float(np.mean(x)) if n else np.nan, "sd": float(np.std(x, ddof=1)) if n > 1 else np.nan,
-           "ci_low": np.nan, "ci_high": np.nan, "t": np.nan, "df": n - 1 if n > 1 else np.nan, "p_value": np.nan}
+    out = {
+        "n": n,
+        "mean": float(np.mean(x)) if n else np.nan,
+        "sd": float(np.std(x, ddof=1)) if n > 1 else np.nan,
+        "ci_low": np.nan,
+        "ci_high": np.nan,
+        "t": np.nan,
+        "df": n - 1 if n > 1 else np.nan,
+        "p_value": np.nan,
+    }
     if n > 1 and out["sd"] > 0:
         r = stats.ttest_1samp(x, 0.0)
         lo, hi = stats.t.interval(0.95, n - 1, loc=out["mean"], scale=out["sd"] / np.sqrt(n))
@@ -62,14 +73,25 @@ def _one_sample(x: np.ndarray) -> dict:
 
 def _welch(a: np.ndarray, b: np.ndarray) -> dict:
     from scipy import stats
-    out = {"n_c": len(a), "n_r": len(b), "mean_c": float(np.mean(a)) if len(a) else np.nan,
-           "mean_r": float(np.mean(b)) if len(b) else np.nan, "t": np.nan, "df": np.nan, "p_value": np.nan}
+
+    out = {
+        "n_c": len(a),
+        "n_r": len(b),
+        "mean_c": float(np.mean(a)) if len(a) else np.nan,
+        "mean_r": float(np.mean(b)) if len(b) else np.nan,
+        "t": np.nan,
+        "df": np.nan,
+        "p_value": np.nan,
+    }
     out["difference"] = out["mean_c"] - out["mean_r"]
     if len(a) > 1 and len(b) > 1 and (np.var(a) > 0 or np.var(b) > 0):
         r = stats.ttest_ind(a, b, equal_var=False)
         va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
-        out.update(t=float(r.statistic), p_value=float(r.pvalue),
-                   df=float((va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))))
+        out.update(
+            t=float(r.statistic),
+            p_value=float(r.pvalue),
+            df=float((va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))),
+        )
     return out
 
 
@@ -88,8 +110,9 @@ def regime_shift_tests(theta, regimes, gamma=None) -> RegimeShiftTests:
         raise ValueError(f"regime_shift_tests: unknown regime(s) {sorted(map(str, unknown))}; expected {REGIMES}")
     g = None
     if gamma is not None:
-        g = np.asarray([None if v is None or (isinstance(v, float) and np.isnan(v)) else v for v in gamma],
-                       dtype=object)
+        g = np.asarray(
+            [None if v is None or (isinstance(v, float) and np.isnan(v)) else v for v in gamma], dtype=object
+        )
         if len(g) != len(theta):
             raise ValueError(f"regime_shift_tests: {len(theta)} shifts but {len(g)} γ values")
         bad = {v for v in g if v is not None} - set(GAMMA_GROUPS)

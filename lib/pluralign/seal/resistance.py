@@ -9,6 +9,7 @@
 - misalignment logistic regression on chosen and rejected features (Eq. 3, Table 7, Fig. 3 right).
 - reward quadrant shares (App. D.2, Fig. 9).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -20,9 +21,20 @@ import pandas as pd
 from pluralign.seal.imprint import VIF_THRESHOLD, vif_filter
 from pluralign.seal.shifts import REWARD_COLUMNS, _as_rewards, _pair_design, _pre_post, _table
 
-__all__ = ["MisalignmentFit", "REGIMES", "aligned", "alignment_score", "alignment_resistance", "alignment_regimes",
-           "regime_prevalence", "alignment_summary", "reward_quadrants", "labeller_preference",
-           "labeller_agreement", "misalignment_regression"]
+__all__ = [
+    "MisalignmentFit",
+    "REGIMES",
+    "aligned",
+    "alignment_score",
+    "alignment_resistance",
+    "alignment_regimes",
+    "regime_prevalence",
+    "alignment_summary",
+    "reward_quadrants",
+    "labeller_preference",
+    "labeller_agreement",
+    "misalignment_regression",
+]
 
 REGIMES = ("became-aligned", "stayed-aligned", "stayed-misaligned", "reversed")
 """Table 1's four alignment regimes, in the paper's column order."""
@@ -40,6 +52,7 @@ class MisalignmentFit:
     ``base_rate`` the outcome's share; ``dropped_vif`` the regressors removed by the VIF > 5 filter;
     ``converged`` False when the logit's maximum likelihood did not converge (estimates of separated
     features are then unbounded and should not be read)."""
+
     table: pd.DataFrame
     n_obs: int
     n_dropped_missing: int
@@ -105,8 +118,14 @@ def alignment_summary(*rewards) -> dict:
     prev = regime_prevalence(reg)
     a_pre = alignment_score(pre_chosen, pre_rejected)
     a_post = alignment_score(post_chosen, post_rejected)
-    return {"n_pairs": int(len(reg)), "a_plus_pre": a_pre, "a_minus_pre": 1 - a_pre, "a_plus_post": a_post,
-            "a_minus_post": 1 - a_post, **{k: float(v) for k, v in prev.items()}}
+    return {
+        "n_pairs": int(len(reg)),
+        "a_plus_pre": a_pre,
+        "a_minus_pre": 1 - a_pre,
+        "a_plus_post": a_post,
+        "a_minus_post": 1 - a_post,
+        **{k: float(v) for k, v in prev.items()},
+    }
 
 
 def reward_quadrants(chosen, rejected) -> pd.Series:
@@ -117,9 +136,15 @@ def reward_quadrants(chosen, rejected) -> pd.Series:
     if len(c) == 0:
         raise ValueError("reward_quadrants: no pairs")
     cn, rn = c < 0, r < 0
-    return pd.Series({"both positive": float(np.mean(~cn & ~rn)), "both negative": float(np.mean(cn & rn)),
-                      "chosen negative only": float(np.mean(cn & ~rn)),
-                      "rejected negative only": float(np.mean(~cn & rn))}, name="share")
+    return pd.Series(
+        {
+            "both positive": float(np.mean(~cn & ~rn)),
+            "both negative": float(np.mean(cn & rn)),
+            "chosen negative only": float(np.mean(cn & ~rn)),
+            "rejected negative only": float(np.mean(~cn & rn)),
+        },
+        name="share",
+    )
 
 
 def _as_bool(name: str, x) -> np.ndarray:
@@ -130,16 +155,19 @@ def _as_bool(name: str, x) -> np.ndarray:
         return a
     s = pd.Series(a)
     if s.isna().any():
-        raise ValueError(f"{name}: {int(s.isna().sum())} missing label(s) (first at position "
-                         f"{int(np.flatnonzero(s.isna().to_numpy())[0])}); γ needs all four labels")
+        raise ValueError(
+            f"{name}: {int(s.isna().sum())} missing label(s) (first at position "
+            f"{int(np.flatnonzero(s.isna().to_numpy())[0])}); γ needs all four labels"
+        )
     vals = set(pd.unique(s))
-    if not vals <= {0, 1, True, False}:
+    if not vals <= {0, 1}:
         raise ValueError(f"{name}: labels must be booleans or 0/1, got values {sorted(map(str, vals))}")
     return s.astype(bool).to_numpy()
 
 
-def labeller_preference(chosen_helpful, chosen_harmless, rejected_helpful, rejected_harmless, *,
-                        priority: str = "helpful") -> np.ndarray:
+def labeller_preference(
+    chosen_helpful, chosen_harmless, rejected_helpful, rejected_harmless, *, priority: str = "helpful"
+) -> np.ndarray:
     """LM-labeller preference profile γ_i (SEAL § 2.2, App. D.4, Table 2): "c" when the LM-labeller's
     features favour the human-chosen entry, "r" when they favour the rejected one, "i" when indifferent.
 
@@ -161,8 +189,9 @@ def labeller_preference(chosen_helpful, chosen_harmless, rejected_helpful, rejec
     rh = _as_bool("rejected_helpful", rejected_helpful)
     rs = _as_bool("rejected_harmless", rejected_harmless)
     if not (len(ch) == len(cs) == len(rh) == len(rs)):
-        raise ValueError(f"labeller_preference: label arrays differ in length "
-                         f"({len(ch)}, {len(cs)}, {len(rh)}, {len(rs)})")
+        raise ValueError(
+            f"labeller_preference: label arrays differ in length ({len(ch)}, {len(cs)}, {len(rh)}, {len(rs)})"
+        )
     first_c, first_r, second_c, second_r = (ch, rh, cs, rs) if priority == "helpful" else (cs, rs, ch, rh)
     out = np.full(len(ch), "i", dtype=object)
     tie_first = first_c == first_r
@@ -193,8 +222,7 @@ def labeller_agreement(regimes, gamma, *, exclude_indifferent: bool = True) -> p
         m = np.ones(len(reg), bool) if name == "all" else reg == name
         n_c, n_r, n_i = int(np.sum(g[m] == "c")), int(np.sum(g[m] == "r")), int(np.sum(g[m] == "i"))
         den = n_c + n_r if exclude_indifferent else n_c + n_r + n_i
-        rows[name] = {"n": int(m.sum()), "n_c": n_c, "n_r": n_r, "n_i": n_i,
-                      "agreement": n_c / den if den else np.nan}
+        rows[name] = {"n": int(m.sum()), "n_c": n_c, "n_r": n_r, "n_i": n_i, "agreement": n_c / den if den else np.nan}
     out = pd.DataFrame(rows).T
     out.index.name = "regime"
     for c in ("n", "n_c", "n_r", "n_i"):
@@ -210,16 +238,25 @@ def _fit_logit(model, maxiter: int = 200):
     import warnings
 
     from statsmodels.tools.sm_exceptions import ConvergenceWarning
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = model.fit(disp=0, maxiter=maxiter)
     return fit, bool(fit.mle_retvals.get("converged", True))
 
 
-def misalignment_regression(chosen_rewards, rejected_rewards, chosen: pd.DataFrame, rejected: pd.DataFrame,
-                            features: Sequence[str] | None = None, *, outcome: str = "misaligned",
-                            model: str = "logit", vif_threshold: float | None = VIF_THRESHOLD,
-                            level: float = 0.95) -> MisalignmentFit:
+def misalignment_regression(
+    chosen_rewards,
+    rejected_rewards,
+    chosen: pd.DataFrame,
+    rejected: pd.DataFrame,
+    features: Sequence[str] | None = None,
+    *,
+    outcome: str = "misaligned",
+    model: str = "logit",
+    vif_threshold: float | None = VIF_THRESHOLD,
+    level: float = 0.95,
+) -> MisalignmentFit:
     """Which chosen / rejected features predict (mis)alignment (SEAL Eq. 3; Table 7; Fig. 3 right)::
 
         log(p / (1 − p)) = α₀ + Σ_τ ρ^c(τ) t_i^c(τ) + ρ^r(τ) t_i^r(τ)
@@ -260,6 +297,14 @@ def misalignment_regression(chosen_rewards, rejected_rewards, chosen: pd.DataFra
         fit, converged = sm.OLS(y[ok], design).fit(), True
         q = st.t.ppf(0.5 + level / 2, fit.df_resid)
     out = _table(fit.params, fit.bse, fit.tvalues, fit.pvalues, kept, features, dropped, vif, q)
-    return MisalignmentFit(table=out, n_obs=int(ok.sum()), n_dropped_missing=int((~ok).sum()), outcome=outcome,
-                           model=model, intercept=float(fit.params.get("const", np.nan)),
-                           base_rate=float(y[ok].mean()), dropped_vif=list(dropped), converged=converged)
+    return MisalignmentFit(
+        table=out,
+        n_obs=int(ok.sum()),
+        n_dropped_missing=int((~ok).sum()),
+        outcome=outcome,
+        model=model,
+        intercept=float(fit.params.get("const", np.nan)),
+        base_rate=float(y[ok].mean()),
+        dropped_vif=list(dropped),
+        converged=converged,
+    )

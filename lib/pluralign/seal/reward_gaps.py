@@ -8,6 +8,7 @@ and the rejected entry's reward, r(t_i^c) − r(t_i^r) (the paper calls it δ_i 
 and post-D RMs and § 2.2 their a₊, the share of positive gaps. :func:`reward_gap_summary` gives those numbers
 and the distribution's location and spread per RM; :func:`reward_gaps` the gaps themselves (the figure's data).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -46,10 +47,18 @@ def reward_gap_summary(rewards: Mapping[str, tuple]) -> pd.DataFrame:
     for label, (c, r) in rewards.items():
         x = g.loc[g["RM"] == label, "gap"].to_numpy(float)
         both = np.concatenate([np.asarray(c, float), np.asarray(r, float)])
-        rows[label] = {"pairs": len(x), "mean": x.mean(), "sd": x.std(ddof=1) if len(x) > 1 else np.nan,
-                       "median": np.median(x), "q05": np.quantile(x, 0.05), "q95": np.quantile(x, 0.95),
-                       "share positive": float((x > 0).mean()), "share zero": float((x == 0).mean()),
-                       "lowest reward": both.min(), "highest reward": both.max()}
+        rows[label] = {
+            "pairs": len(x),
+            "mean": x.mean(),
+            "sd": x.std(ddof=1) if len(x) > 1 else np.nan,
+            "median": np.median(x),
+            "q05": np.quantile(x, 0.05),
+            "q95": np.quantile(x, 0.95),
+            "share positive": float((x > 0).mean()),
+            "share zero": float((x == 0).mean()),
+            "lowest reward": both.min(),
+            "highest reward": both.max(),
+        }
     out = pd.DataFrame.from_dict(rows, orient="index")
     out["pairs"] = out["pairs"].astype(int)
     return out.rename_axis("RM")

@@ -22,6 +22,7 @@ misaligned, not log-odds (π^c_+(sentiment) = 0.117: 11.7 points). ``robustness_
 is that fit, the paper-comparable variant Part II shows by default beside Table 8; ``model="logit"`` is Eq. 4
 as written.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -30,29 +31,48 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pluralign.seal.imprint import bonferroni
 from pluralign.seal.features import TARGET_FEATURES
+from pluralign.seal.imprint import bonferroni
 from pluralign.seal.resistance import _fit_logit
 
-__all__ = ["Rewrites", "RobustnessFit", "REWRITE_PROMPT", "REWRITE_FEATURES", "rewrite_prompt", "rewrite", "rewrite_pairs", "score_entries",
-           "aligned_before_after", "label_flips", "flip_shares", "similarity_by_flip", "robustness_scores",
-           "linear_probability"]
+__all__ = [
+    "Rewrites",
+    "RobustnessFit",
+    "REWRITE_PROMPT",
+    "REWRITE_FEATURES",
+    "rewrite_prompt",
+    "rewrite",
+    "rewrite_pairs",
+    "score_entries",
+    "aligned_before_after",
+    "label_flips",
+    "flip_shares",
+    "similarity_by_flip",
+    "robustness_scores",
+    "linear_probability",
+]
 
 REWRITE_PROMPT = (
     "The following text excerpt comes from an RLHF dataset. Rewrite it using these instructions:\n\n"
     "Only make alterations to vocabulary and grammatical structure.\n\n"
     "Make sure to keep the meaning, intent and intensity of every sentence identical to the original.\n\n"
     "Keep elements that are toxic or unsafe. This is for RLHF research.\n\n"
-    "Make sure to never replace the terms \"Human\" and \"Assistant\".\n\n"
+    'Make sure to never replace the terms "Human" and "Assistant".\n\n'
     "Text excerpt: {text_excerpt}\n\n"
-    "Rewriting:")
+    "Rewriting:"
+)
 """App. C.5 rewriting prompt as printed in the paper (``{text_excerpt}`` is the placeholder; the paper's
 text shows it as "{text excerpt}"). SEAL's ``rewrite/__init__.py`` has the same words with the four
 instructions as a "- " list and the excerpt on its own line. The paper ran Mistral 7B v0.1 Instruct (FP16) at
 temperature 0.1 through Ollama."""
 
-REWRITE_FEATURES = ("last_response_is_helpful", "last_response_is_harmless", "last_response_is_coherent",
-                    "last_response_is_eloquent", "last_response_sentiment")
+REWRITE_FEATURES = (
+    "last_response_is_helpful",
+    "last_response_is_harmless",
+    "last_response_is_coherent",
+    "last_response_is_eloquent",
+    "last_response_sentiment",
+)
 """§ 2.3: the features re-labelled after rewriting (helpful and harmless are used as a filter)."""
 
 
@@ -67,6 +87,7 @@ class Rewrites:
     given, the chosen and rejected rewrite status; ``n_pairs``, ``n_kept``, ``n_dropped`` and ``dropped``
     (dropped pairs by the pair of statuses, e.g. ``"ok / identical"``); ``prompts`` None when the texts are
     whole dialogues, else the prompts the rewritten replies follow (score after them)."""
+
     view: pd.DataFrame
     kept: np.ndarray
     originals: dict
@@ -91,6 +112,7 @@ class RobustnessFit:
     dropped for a missing flip, ``misalignment_rate`` the share with δ_i(1 − δ̂_i) = 1, ``intercept`` α₀,
     ``converged`` (False when the logit's maximum likelihood did not converge), ``unchanged`` the filter
     features and ``model`` ("logit": π in log-odds, Eq. 4; "linear": in probability, SEAL's code and Table 8)."""
+
     table: pd.DataFrame
     n_pairs: int
     n_filtered: int
@@ -120,8 +142,15 @@ def _check_rewrite(original: str, rewritten) -> str:
     return "ok"
 
 
-def rewrite(texts: Sequence[str], llm, *, temperature: float = 0.1, max_tokens: int = 1024,
-            batch_size: int = 16, resume: bool = True) -> pd.DataFrame:
+def rewrite(
+    texts: Sequence[str],
+    llm,
+    *,
+    temperature: float = 0.1,
+    max_tokens: int = 1024,
+    batch_size: int = 16,
+    resume: bool = True,
+) -> pd.DataFrame:
     """Rewrite texts with the App. C.5 prompt through ``llm.generate(prompts, max_tokens=, temperature=,
     n=1)`` (any object with that method, e.g. ``pluralign.llm.load(...)``).
 
@@ -146,7 +175,7 @@ def rewrite(texts: Sequence[str], llm, *, temperature: float = 0.1, max_tokens: 
     todo = [i for i, k in enumerate(keys) if k not in done]
     try:
         for s in range(0, len(todo), batch_size):
-            idx = todo[s:s + batch_size]
+            idx = todo[s : s + batch_size]
             outs = llm.generate([prompts[i] for i in idx], max_tokens=max_tokens, temperature=temperature, n=1)
             outs = list(outs)
             if len(outs) != len(idx):
@@ -167,8 +196,15 @@ def rewrite(texts: Sequence[str], llm, *, temperature: float = 0.1, max_tokens: 
     return pd.DataFrame(rows, columns=["original", "rewritten", "status"])
 
 
-def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[str] = REWRITE_FEATURES,
-                  job: str = "seal-rw", **rewrite_kw) -> Rewrites:
+def rewrite_pairs(
+    view: pd.DataFrame,
+    rewriter,
+    labeller,
+    *,
+    features: Sequence[str] = REWRITE_FEATURES,
+    job: str = "seal-rw",
+    **rewrite_kw,
+) -> Rewrites:
     """The § 2.3 rewriting step on pairs (the paper profile's path): both entries of every pair of ``view``
     (:func:`~pluralign.seal.design.chosen_rejected` rows) are written out as dialogues
     (:func:`~pluralign.seal.design.entry_texts`), rewritten with :func:`rewrite` (``rewrite_kw`` go to it),
@@ -179,8 +215,8 @@ def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[
     their originals) and counted. Returns :class:`Rewrites` (``prompts`` None: the texts are whole
     dialogues).
     """
-    from pluralign.seal.features import feature_matrix, featurize
     from pluralign.seal.design import entry_texts
+    from pluralign.seal.features import feature_matrix, featurize
 
     entries = ("chosen", "rejected")
     texts = {e: entry_texts(view, e) for e in entries}
@@ -197,13 +233,24 @@ def rewrite_pairs(view: pd.DataFrame, rewriter, labeller, *, features: Sequence[
         lab0 = feature_matrix(featurize(originals[e], labeller, keys=keys, job=f"{job}-orig-{e}").table, keys)
         lab1 = feature_matrix(featurize(rewritten[e], labeller, keys=keys, job=f"{job}-new-{e}").table, keys)
         flips[e] = label_flips(lab0, lab1)
-    return Rewrites(view=view.iloc[kept].reset_index(drop=True), kept=kept, originals=originals,
-                    rewritten=rewritten, flips=flips, status=status, n_pairs=int(len(view)), n_kept=int(len(kept)),
-                    n_dropped=int((~ok).sum()), dropped=dropped, prompts=None)
+    return Rewrites(
+        view=view.iloc[kept].reset_index(drop=True),
+        kept=kept,
+        originals=originals,
+        rewritten=rewritten,
+        flips=flips,
+        status=status,
+        n_pairs=int(len(view)),
+        n_kept=int(len(kept)),
+        n_dropped=int((~ok).sum()),
+        dropped=dropped,
+        prompts=None,
+    )
 
 
-def score_entries(rm, texts: Sequence[str], prompts: Sequence[str] | None = None, *,
-                  scoring_input: str = "seal") -> np.ndarray:
+def score_entries(
+    rm, texts: Sequence[str], prompts: Sequence[str] | None = None, *, scoring_input: str = "seal"
+) -> np.ndarray:
     """Rewards of entries under ``rm`` (``rm.score([(prompt, reply), ...])``). With ``prompts``, each text is
     a reply scored after its prompt (rewrites that change replies only, the demo); without, each text is a
     whole dialogue (:func:`~pluralign.seal.design.entry_texts`, or its LM rewrite) split into (history, last
@@ -230,8 +277,9 @@ def score_entries(rm, texts: Sequence[str], prompts: Sequence[str] | None = None
     return np.asarray(rm.score(pairs, progress=False), dtype=float)
 
 
-def aligned_before_after(rm, originals: dict, rewritten: dict, prompts: Sequence[str] | None = None, *,
-                         scoring_input: str = "seal") -> tuple[np.ndarray, np.ndarray]:
+def aligned_before_after(
+    rm, originals: dict, rewritten: dict, prompts: Sequence[str] | None = None, *, scoring_input: str = "seal"
+) -> tuple[np.ndarray, np.ndarray]:
     """δ_i and δ̂_i of Eq. 4: whether ``rm`` rewards the chosen entry strictly more than the rejected one,
     on the original and on the rewritten pair. ``originals`` / ``rewritten``: ``{"chosen": texts,
     "rejected": texts}``, one text per pair, all four scored by :func:`score_entries` (same ``prompts`` and
@@ -239,8 +287,10 @@ def aligned_before_after(rm, originals: dict, rewritten: dict, prompts: Sequence
     from pluralign.seal.resistance import aligned
 
     def delta(t):
-        return aligned(score_entries(rm, t["chosen"], prompts, scoring_input=scoring_input),
-                       score_entries(rm, t["rejected"], prompts, scoring_input=scoring_input))
+        return aligned(
+            score_entries(rm, t["chosen"], prompts, scoring_input=scoring_input),
+            score_entries(rm, t["rejected"], prompts, scoring_input=scoring_input),
+        )
 
     return delta(originals), delta(rewritten)
 
@@ -285,15 +335,33 @@ def similarity_by_flip(cosine, flips: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for f in flips.columns:
         for lv, grp in pd.Series(cos).groupby(flips[f].to_numpy()):
-            rows.append({"feature": f, "flip": int(lv), "mean": float(grp.mean()),
-                         "sd": float(grp.std(ddof=1)) if len(grp) > 1 else np.nan, "n": int(len(grp))})
+            rows.append(
+                {
+                    "feature": f,
+                    "flip": int(lv),
+                    "mean": float(grp.mean()),
+                    "sd": float(grp.std(ddof=1)) if len(grp) > 1 else np.nan,
+                    "n": int(len(grp)),
+                }
+            )
     # no flip at all (every label missing): an empty table of the same shape, not an error
-    return pd.DataFrame(rows, columns=["feature", "flip", "mean", "sd", "n"]).set_index(["feature", "flip"]).sort_index()
+    return (
+        pd.DataFrame(rows, columns=["feature", "flip", "mean", "sd", "n"]).set_index(["feature", "flip"]).sort_index()
+    )
 
 
-def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame, flips_rejected: pd.DataFrame,
-                      features: Sequence[str] | None = None, *, unchanged: Sequence[str] = TARGET_FEATURES,
-                      level: float = 0.95, model: str = "logit", groups=None) -> RobustnessFit:
+def robustness_scores(
+    aligned_before,
+    aligned_after,
+    flips_chosen: pd.DataFrame,
+    flips_rejected: pd.DataFrame,
+    features: Sequence[str] | None = None,
+    *,
+    unchanged: Sequence[str] = TARGET_FEATURES,
+    level: float = 0.95,
+    model: str = "logit",
+    groups=None,
+) -> RobustnessFit:
     """Robustness scores π^*_±(τ) of SEAL Eq. 4 (Table 8, Fig. 5).
 
     Parameters
@@ -330,16 +398,20 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
     after = np.asarray(aligned_after).astype(bool).reshape(-1)
     n = len(before)
     if not (len(after) == len(flips_chosen) == len(flips_rejected) == n):
-        raise ValueError(f"robustness_scores: lengths differ (aligned_before {n}, aligned_after {len(after)}, "
-                         f"flips_chosen {len(flips_chosen)}, flips_rejected {len(flips_rejected)})")
+        raise ValueError(
+            f"robustness_scores: lengths differ (aligned_before {n}, aligned_after {len(after)}, "
+            f"flips_chosen {len(flips_chosen)}, flips_rejected {len(flips_rejected)})"
+        )
     fc = flips_chosen.reset_index(drop=True)
     fr = flips_rejected.reset_index(drop=True)
     unchanged = list(unchanged)
     for name, fl in (("flips_chosen", fc), ("flips_rejected", fr)):
         miss = [u for u in unchanged if u not in fl.columns]
         if miss:
-            raise ValueError(f"robustness_scores: {name} lacks the 'unchanged' filter feature(s) {miss}; "
-                             f"pass unchanged=() to keep every pair")
+            raise ValueError(
+                f"robustness_scores: {name} lacks the 'unchanged' filter feature(s) {miss}; "
+                f"pass unchanged=() to keep every pair"
+            )
     if features is None:
         features = [f for f in fc.columns if f not in unchanged]
     features = list(features)
@@ -367,10 +439,16 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
                 sign = "+" if lv > 0 else "-"
                 label = sign if abs(lv) == 1 else f"{sign}{abs(lv)}"
                 n_mis = int(y[v == lv].sum())
-                meta[key] = {"entry": entry, "feature": f, "flip": lv, "name": f"π^{entry}_{label}({f})",
-                             "n_flipped": int((v == lv).sum()), "n_misaligned": n_mis,
-                             # every pair in the category misaligned, or none: no finite estimate
-                             "separated": n_mis == 0 or n_mis == int((v == lv).sum())}
+                meta[key] = {
+                    "entry": entry,
+                    "feature": f,
+                    "flip": lv,
+                    "name": f"π^{entry}_{label}({f})",
+                    "n_flipped": int((v == lv).sum()),
+                    "n_misaligned": n_mis,
+                    # every pair in the category misaligned, or none: no finite estimate
+                    "separated": n_mis == 0 or n_mis == int((v == lv).sum()),
+                }
     X = sm.add_constant(pd.DataFrame(cols), has_constant="add")
     q = st.norm.ppf(0.5 + level / 2)
     if model == "linear":
@@ -391,17 +469,50 @@ def robustness_scores(aligned_before, aligned_after, flips_chosen: pd.DataFrame,
     rows = []
     for key, m in meta.items():
         est, se = float(params[key]), float(bse[key])
-        rows.append({**m, "estimate": est, "std_error": se, "z": float(z[key]), "p_value": float(p[key]),
-                     "ci_low": est - q * se, "ci_high": est + q * se,
-                     "odds_ratio": float(np.exp(est)) if model == "logit" else np.nan})
-    out = pd.DataFrame(rows, columns=["entry", "feature", "flip", "name", "n_flipped", "n_misaligned", "separated",
-                                      "estimate", "std_error",
-                                      "z", "p_value", "ci_low", "ci_high", "odds_ratio"])
+        rows.append(
+            {
+                **m,
+                "estimate": est,
+                "std_error": se,
+                "z": float(z[key]),
+                "p_value": float(p[key]),
+                "ci_low": est - q * se,
+                "ci_high": est + q * se,
+                "odds_ratio": float(np.exp(est)) if model == "logit" else np.nan,
+            }
+        )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            "entry",
+            "feature",
+            "flip",
+            "name",
+            "n_flipped",
+            "n_misaligned",
+            "separated",
+            "estimate",
+            "std_error",
+            "z",
+            "p_value",
+            "ci_low",
+            "ci_high",
+            "odds_ratio",
+        ],
+    )
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy()) if len(out) else []
     out = out.set_index(["entry", "feature", "flip"])
-    return RobustnessFit(table=out, n_pairs=int(keep.sum()), n_filtered=n_filtered, n_missing=n_missing,
-                         misalignment_rate=float(y.mean()), intercept=intercept, converged=converged,
-                         unchanged=unchanged, model=model)
+    return RobustnessFit(
+        table=out,
+        n_pairs=int(keep.sum()),
+        n_filtered=n_filtered,
+        n_missing=n_missing,
+        misalignment_rate=float(y.mean()),
+        intercept=intercept,
+        converged=converged,
+        unchanged=unchanged,
+        model=model,
+    )
 
 
 def linear_probability(y, X: pd.DataFrame, groups):

@@ -20,6 +20,7 @@ demo's). Truncation is the reward model's (``max_length`` / ``truncation_side`` 
 :func:`pluralign.rewards.load`; ``max_length: null`` = none where the model accepts the length, else the
 model's maximum); :func:`count_truncated` counts the entries it cuts, for the page.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -27,14 +28,22 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["SCORING_INPUTS", "SEAL_PIVOT", "seal_split", "entry_dialogues", "scoring_inputs", "count_truncated",
-           "score_inputs", "SCORING_INPUT_NAMES"]
+__all__ = [
+    "SCORING_INPUTS",
+    "SEAL_PIVOT",
+    "seal_split",
+    "entry_dialogues",
+    "scoring_inputs",
+    "count_truncated",
+    "score_inputs",
+    "SCORING_INPUT_NAMES",
+]
 
 SCORING_INPUTS = ("seal", "prompt_reply")
 """The two scoring inputs of :func:`scoring_inputs`."""
 
 SCORING_INPUT_NAMES = {
-    "seal": "SEAL's code: (history, reply) split at the last \"Assistant:\", the reply with its prefix",
+    "seal": 'SEAL\'s code: (history, reply) split at the last "Assistant:", the reply with its prefix',
     "prompt_reply": "this project's former input: the loader's (prompt, reply), prefix stripped",
 }
 """How a page names each scoring input."""
@@ -60,6 +69,7 @@ def _view(pairs) -> pd.DataFrame:
     """The chosen / rejected view (:func:`~pluralign.seal.design.chosen_rejected`) of ``pairs``:
     :class:`~pluralign.data.PreferenceData`, :class:`~pluralign.seal.design.AlignmentPairs` or its table."""
     from pluralign.seal.pairs import chosen_rejected
+
     if hasattr(pairs, "pairs") and hasattr(pairs, "annotations"):
         return chosen_rejected(pairs).table
     if hasattr(pairs, "table") and isinstance(pairs.table, pd.DataFrame):
@@ -67,8 +77,10 @@ def _view(pairs) -> pd.DataFrame:
     if isinstance(pairs, pd.DataFrame):
         miss = [c for c in ("pair_id", "prompt", "chosen", "rejected") if c not in pairs.columns]
         if miss:
-            raise ValueError(f"scoring_inputs: the pairs table lacks column(s) {miss} (expected seal.chosen_rejected's "
-                             f"table; columns: {list(pairs.columns)})")
+            raise ValueError(
+                f"scoring_inputs: the pairs table lacks column(s) {miss} (expected seal.chosen_rejected's "
+                f"table; columns: {list(pairs.columns)})"
+            )
         return pairs
     raise TypeError(f"scoring_inputs: expected PreferenceData, AlignmentPairs or its table, got {type(pairs).__name__}")
 
@@ -79,6 +91,7 @@ def entry_dialogues(view: pd.DataFrame, entry: str) -> list[str]:
     ``dialogue_chosen`` / ``dialogue_rejected``, each side its own history), else the prompt and reply
     written out as one."""
     from pluralign.seal.pairs import entry_texts
+
     return entry_texts(view, entry)
 
 
@@ -107,14 +120,20 @@ def scoring_inputs(pairs, input: str = "seal") -> pd.DataFrame:
             hist[e], reply[e] = [h for h, _ in parts], [r for _, r in parts]
         elif f"dialogue_{e}" in view.columns:
             from pluralign.data.hub import split_dialogue
+
             h, _, _ = split_dialogue(view[f"dialogue_{e}"].astype(str).reset_index(drop=True))
             hist[e], reply[e] = h.tolist(), view[e].astype(str).tolist()
         else:
             hist[e], reply[e] = view["prompt"].fillna("").astype(str).tolist(), view[e].astype(str).tolist()
     ids = view["pair_id"].to_numpy()
-    return pd.DataFrame({"pair_id": np.repeat(ids, 2), "side": np.tile(["chosen", "rejected"], n),
-                         "history": [x for i in range(n) for x in (hist["chosen"][i], hist["rejected"][i])],
-                         "reply": [x for i in range(n) for x in (reply["chosen"][i], reply["rejected"][i])]})
+    return pd.DataFrame(
+        {
+            "pair_id": np.repeat(ids, 2),
+            "side": np.tile(["chosen", "rejected"], n),
+            "history": [x for i in range(n) for x in (hist["chosen"][i], hist["rejected"][i])],
+            "reply": [x for i in range(n) for x in (reply["chosen"][i], reply["rejected"][i])],
+        }
+    )
 
 
 def _tokenizer_limit(rm):
@@ -138,8 +157,13 @@ def count_truncated(rm, inputs: pd.DataFrame | Sequence[tuple[str, str]]) -> dic
         pairs = list(zip(inputs["history"].astype(str), inputs["reply"].astype(str)))
     else:
         pairs = [(str(h), str(r)) for h, r in inputs]
-    out = {"n_entries": len(pairs), "n_truncated": None, "max_length": getattr(rm, "max_length", None),
-           "longest": None, "readable": False}
+    out = {
+        "n_entries": len(pairs),
+        "n_truncated": None,
+        "max_length": getattr(rm, "max_length", None),
+        "longest": None,
+        "readable": False,
+    }
     lim = _tokenizer_limit(rm)
     if lim is None:
         return out
@@ -150,8 +174,9 @@ def count_truncated(rm, inputs: pd.DataFrame | Sequence[tuple[str, str]]) -> dic
     tok, max_length, how = lim
     out["max_length"] = max_length
     if how == "pair":
-        lengths = np.asarray([len(x) for x in tok([h for h, _ in pairs], [r for _, r in pairs],
-                                                    truncation=False)["input_ids"]])
+        lengths = np.asarray(
+            [len(x) for x in tok([h for h, _ in pairs], [r for _, r in pairs], truncation=False)["input_ids"]]
+        )
     else:
         h = [len(x) for x in tok([h for h, _ in pairs], truncation=False)["input_ids"]]
         r = [len(x) for x in tok([r for _, r in pairs], truncation=False)["input_ids"]]
@@ -164,8 +189,9 @@ def count_truncated(rm, inputs: pd.DataFrame | Sequence[tuple[str, str]]) -> dic
 def score_inputs(rm, inputs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Rewards of the chosen and rejected entries, one per pair in ``inputs``' order (:func:`scoring_inputs`),
     ``rm.score([(history, reply), ...])`` (a sentence pair for a sequence-classification RM)."""
-    r = np.asarray(rm.score(list(zip(inputs["history"].astype(str), inputs["reply"].astype(str))), progress=False),
-                   dtype=float)
+    r = np.asarray(
+        rm.score(list(zip(inputs["history"].astype(str), inputs["reply"].astype(str))), progress=False), dtype=float
+    )
     side = inputs["side"].to_numpy()
     if not ((side[0::2] == "chosen").all() and (side[1::2] == "rejected").all()):
         raise ValueError("score_inputs: inputs must alternate chosen / rejected rows (seal.scoring_inputs)")

@@ -13,6 +13,7 @@ chosen > rejected) from misaligned ones (above it); in the third quadrant, where
 a counter-clockwise (positive) shift moves a vector from above the bisector towards below it, i.e. towards
 alignment. ``abs(reward_shift(...))`` equals Definition 1's arccos.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pluralign.seal.imprint import bonferroni, vif_filter, VIF_THRESHOLD
+from pluralign.seal.imprint import VIF_THRESHOLD, bonferroni, vif_filter
 
 __all__ = ["RewardShiftFit", "reward_shift", "reward_angle", "reward_shift_regression", "REWARD_COLUMNS"]
 
@@ -40,6 +41,7 @@ class RewardShiftFit:
     ``n_dropped_missing`` pairs left out (missing θ or feature); ``intercept`` (NaN without one); ``r2``;
     ``dropped_vif`` the regressors (``"feature|c"`` / ``"feature|r"``) removed by the VIF > 5 filter;
     ``model`` ("OLS") and ``cov_type`` (statsmodels' covariance type)."""
+
     table: pd.DataFrame
     n_obs: int
     n_dropped_missing: int
@@ -56,12 +58,16 @@ def _pre_post(rewards: tuple, what: str) -> list:
         R = rewards[0]
         miss = [c for c in REWARD_COLUMNS if c not in R.columns]
         if miss:
-            raise ValueError(f"{what}: the rewards table lacks column(s) {miss} (alignment_rewards gives {REWARD_COLUMNS})")
+            raise ValueError(
+                f"{what}: the rewards table lacks column(s) {miss} (alignment_rewards gives {REWARD_COLUMNS})"
+            )
         return [R[c] for c in REWARD_COLUMNS]
     if len(rewards) == 4:
         return list(rewards)
-    raise TypeError(f"{what}: give the rewards table of alignment_rewards, or the four arrays {REWARD_COLUMNS}; "
-                    f"got {len(rewards)} argument(s)")
+    raise TypeError(
+        f"{what}: give the rewards table of alignment_rewards, or the four arrays {REWARD_COLUMNS}; "
+        f"got {len(rewards)} argument(s)"
+    )
 
 
 def _as_rewards(**arrays) -> list[np.ndarray]:
@@ -76,8 +82,10 @@ def _as_rewards(**arrays) -> list[np.ndarray]:
             raise ValueError(f"reward arrays must have the same length, got {sizes}")
         bad = ~np.isfinite(v)
         if bad.any():
-            raise ValueError(f"{name}: {int(bad.sum())} missing or infinite reward(s) (first at position "
-                             f"{int(np.flatnonzero(bad)[0])})")
+            raise ValueError(
+                f"{name}: {int(bad.sum())} missing or infinite reward(s) (first at position "
+                f"{int(np.flatnonzero(bad)[0])})"
+            )
         out.append(v)
     return out
 
@@ -115,8 +123,9 @@ def reward_shift(*rewards) -> np.ndarray:
     return np.where(undefined, np.nan, theta)
 
 
-def _pair_design(chosen: pd.DataFrame, rejected: pd.DataFrame, features: Sequence[str] | None,
-                 what: str) -> tuple[pd.DataFrame, list[str]]:
+def _pair_design(
+    chosen: pd.DataFrame, rejected: pd.DataFrame, features: Sequence[str] | None, what: str
+) -> tuple[pd.DataFrame, list[str]]:
     """Design matrix of chosen (``_c``) and rejected (``_r``) features, one row per pair."""
     if not isinstance(chosen, pd.DataFrame) or not isinstance(rejected, pd.DataFrame):
         raise TypeError(f"{what}: chosen and rejected features must be DataFrames (one row per pair)")
@@ -129,35 +138,55 @@ def _pair_design(chosen: pd.DataFrame, rejected: pd.DataFrame, features: Sequenc
             raise ValueError(f"{what}: {side} features lack column(s) {missing}")
     X = pd.DataFrame(index=range(len(chosen)))
     for f in features:
-        X[f"{f}|c"] = pd.to_numeric(chosen[f].astype("float64") if chosen[f].dtype == bool else chosen[f],
-                                    errors="coerce").to_numpy(dtype=float)
+        X[f"{f}|c"] = pd.to_numeric(
+            chosen[f].astype("float64") if chosen[f].dtype == bool else chosen[f], errors="coerce"
+        ).to_numpy(dtype=float)
     for f in features:
-        X[f"{f}|r"] = pd.to_numeric(rejected[f].astype("float64") if rejected[f].dtype == bool else rejected[f],
-                                    errors="coerce").to_numpy(dtype=float)
+        X[f"{f}|r"] = pd.to_numeric(
+            rejected[f].astype("float64") if rejected[f].dtype == bool else rejected[f], errors="coerce"
+        ).to_numpy(dtype=float)
     return X, features
 
 
-def _table(params, bse, tvalues, pvalues, names: list[str], features: list[str], dropped: dict,
-           vif: pd.Series, level_q: float) -> pd.DataFrame:
+def _table(
+    params, bse, tvalues, pvalues, names: list[str], features: list[str], dropped: dict, vif: pd.Series, level_q: float
+) -> pd.DataFrame:
     rows = []
     for f in features:
         for side in ("c", "r"):
             key = f"{f}|{side}"
             est = params.get(key, np.nan)
             se = bse.get(key, np.nan)
-            rows.append({"entry": side, "feature": f, "estimate": est, "std_error": se,
-                         "z": tvalues.get(key, np.nan), "p_value": pvalues.get(key, np.nan),
-                         "ci_low": est - level_q * se, "ci_high": est + level_q * se,
-                         "vif": dropped.get(key, vif.get(key, np.nan)), "dropped_vif": key in dropped})
+            rows.append(
+                {
+                    "entry": side,
+                    "feature": f,
+                    "estimate": est,
+                    "std_error": se,
+                    "z": tvalues.get(key, np.nan),
+                    "p_value": pvalues.get(key, np.nan),
+                    "ci_low": est - level_q * se,
+                    "ci_high": est + level_q * se,
+                    "vif": dropped.get(key, vif.get(key, np.nan)),
+                    "dropped_vif": key in dropped,
+                }
+            )
     out = pd.DataFrame(rows).set_index(["entry", "feature"])
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
     return out
 
 
-def reward_shift_regression(theta, chosen: pd.DataFrame, rejected: pd.DataFrame,
-                            features: Sequence[str] | None = None, *, intercept: bool = True,
-                            vif_threshold: float | None = VIF_THRESHOLD, cov_type: str = "nonrobust",
-                            level: float = 0.95) -> RewardShiftFit:
+def reward_shift_regression(
+    theta,
+    chosen: pd.DataFrame,
+    rejected: pd.DataFrame,
+    features: Sequence[str] | None = None,
+    *,
+    intercept: bool = True,
+    vif_threshold: float | None = VIF_THRESHOLD,
+    cov_type: str = "nonrobust",
+    level: float = 0.95,
+) -> RewardShiftFit:
     """Reward shifts regressed on chosen and rejected features (SEAL Eq. 2; Table 6; Fig. 3 centre)::
 
         θ_i = Σ_τ β^c_τ t_i^c(τ) + β^r_τ t_i^r(τ) + ε_i
@@ -184,6 +213,13 @@ def reward_shift_regression(theta, chosen: pd.DataFrame, rejected: pd.DataFrame,
     fit = sm.OLS(y[ok], design).fit(cov_type=cov_type)
     q = st.t.ppf(0.5 + level / 2, fit.df_resid) if cov_type == "nonrobust" else st.norm.ppf(0.5 + level / 2)
     out = _table(fit.params, fit.bse, fit.tvalues, fit.pvalues, kept, features, dropped, vif, q)
-    return RewardShiftFit(table=out, n_obs=int(ok.sum()), n_dropped_missing=int((~ok).sum()),
-                          intercept=float(fit.params.get("const", np.nan)), r2=float(fit.rsquared),
-                          dropped_vif=list(dropped), model="OLS", cov_type=cov_type)
+    return RewardShiftFit(
+        table=out,
+        n_obs=int(ok.sum()),
+        n_dropped_missing=int((~ok).sum()),
+        intercept=float(fit.params.get("const", np.nan)),
+        r2=float(fit.rsquared),
+        dropped_vif=list(dropped),
+        model="OLS",
+        cov_type=cov_type,
+    )

@@ -11,6 +11,7 @@ prose), ``verbosity`` (its elaboration sentences). Because the flips are planted
 scores π of Eq. 4 can be checked against what was done. This is a stand-in, not an LM rewrite: its
 flips are the ones we chose, at the rate we chose.
 """
+
 from __future__ import annotations
 
 import random
@@ -31,6 +32,7 @@ _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
 
 def _banks():
     import importlib
+
     return importlib.import_module("pluralign.data.simulate")  # the module (the package exports a function)
 
 
@@ -44,7 +46,7 @@ def _parse(text: str):
     body, opener, closer = text, None, None
     for o in s.ENTHUSIASTIC_OPEN:
         if body.startswith(o + " "):
-            opener, body = o, body[len(o) + 1:]
+            opener, body = o, body[len(o) + 1 :]
             break
     for c in s.ENTHUSIASTIC_CLOSE:
         if body.endswith("\n\n" + c):
@@ -70,7 +72,7 @@ def _paraphrase_all(sents: list[str]) -> list[str]:
     for x in sents:
         y = x
         for a, b in s.SYNONYMS:
-            if a in y and a != "is":   # "is" → "is indeed" everywhere reads badly; keep the others
+            if a in y and a != "is":  # "is" → "is indeed" everywhere reads badly; keep the others
                 y = y.replace(a, b, 1)
                 break
         out.append(y)
@@ -79,8 +81,9 @@ def _paraphrase_all(sents: list[str]) -> list[str]:
     return out
 
 
-def simulated_rewrite(texts: Sequence[str], *, seed: int = 0, p_flip: float = 0.25,
-                      features: Sequence[str] = SIMULATED_FLIP_FEATURES) -> pd.DataFrame:
+def simulated_rewrite(
+    texts: Sequence[str], *, seed: int = 0, p_flip: float = 0.25, features: Sequence[str] = SIMULATED_FLIP_FEATURES
+) -> pd.DataFrame:
     """Rewrite simulated responses: paraphrase every text, and toggle each of ``features`` (a subset of
     :data:`SIMULATED_FLIP_FEATURES`) independently with probability ``p_flip`` where the text renders it
     (texts the simulator assembled from content sentences; refusals, harmful compliance and poems are
@@ -132,7 +135,9 @@ def simulated_rewrite(texts: Sequence[str], *, seed: int = 0, p_flip: float = 0.
                 opener, closer = rng.choice(s.ENTHUSIASTIC_OPEN), rng.choice(s.ENTHUSIASTIC_CLOSE)
                 flips["sentiment"] = -1
         sents = _paraphrase_all(sents)
-        body = (heading + "\n\n" + "\n".join(f"{i}. {x}" for i, x in enumerate(sents, 1))) if heading else " ".join(sents)
+        body = (
+            (heading + "\n\n" + "\n".join(f"{i}. {x}" for i, x in enumerate(sents, 1))) if heading else " ".join(sents)
+        )
         if opener is not None or closer is not None:
             body = f"{opener or rng.choice(s.ENTHUSIASTIC_OPEN)} {body}\n\n{closer or rng.choice(s.ENTHUSIASTIC_CLOSE)}"
         rows.append({"original": t, "rewritten": body, "status": "ok", **flips})
@@ -158,10 +163,18 @@ def simulated_rewrite_pairs(view: pd.DataFrame, *, seed: int = 0, p_flip: float 
     rw = {e: simulated_rewrite(view[e].tolist(), seed=seed + k, p_flip=p_flip) for k, e in enumerate(entries)}
     n = len(view)
     status = pd.DataFrame({e: rw[e]["status"].to_numpy() for e in entries})
-    return Rewrites(view=view.reset_index(drop=True), kept=np.arange(n),
-                    originals={e: view[e].astype(str).tolist() for e in entries},
-                    rewritten={e: rw[e]["rewritten"].tolist() for e in entries},
-                    flips={e: rw[e][list(SIMULATED_FLIP_FEATURES)].rename(columns=PLANTED_FLIP_NAMES).astype(float)
-                           for e in entries},
-                    status=status, n_pairs=int(n), n_kept=int(n), n_dropped=0, dropped=pd.Series(dtype=int),
-                    prompts=view["prompt"].astype(str).tolist())
+    return Rewrites(
+        view=view.reset_index(drop=True),
+        kept=np.arange(n),
+        originals={e: view[e].astype(str).tolist() for e in entries},
+        rewritten={e: rw[e]["rewritten"].tolist() for e in entries},
+        flips={
+            e: rw[e][list(SIMULATED_FLIP_FEATURES)].rename(columns=PLANTED_FLIP_NAMES).astype(float) for e in entries
+        },
+        status=status,
+        n_pairs=int(n),
+        n_kept=int(n),
+        n_dropped=0,
+        dropped=pd.Series(dtype=int),
+        prompts=view["prompt"].astype(str).tolist(),
+    )

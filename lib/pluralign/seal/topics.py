@@ -11,6 +11,7 @@ compares the chosen and the rejected entry of each pair: the values both carry a
 - :func:`rule_topics` — an offline stand-in for the LM-labeller's topics: keyword rules per topic (:data:`TOPIC_RULES`),
   applied to the whole conversation. It is a named stand-in, not an estimate of what gpt-4-turbo would answer.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,27 +24,27 @@ __all__ = ["TOPIC_RULES", "rule_topics", "label_distribution"]
 
 TOPIC_RULES: dict[str, str] = {
     "Culture and the arts": r"\b(music|song|poem|poetry|novel|film|movie|paint\w*|art|artist|book|shakespeare|villain|"
-                            r"story|stories|dance|theat(?:er|re)|video game)\b",
+    r"story|stories|dance|theat(?:er|re)|video game)\b",
     "Geography and places": r"\b(capital|city|cities|country|countries|continent\w*|ocean\w*|river|mountain\w*|"
-                            r"brazil|france|japan|australia|canada|travel)\b",
+    r"brazil|france|japan|australia|canada|travel)\b",
     "Health and fitness": r"\b(health\w*|sleep|diet|exercise|running|run|caffeine|doctor|medic\w*|disease|heart|"
-                          r"stress|fitness|weight|meals?|cook\w*)\b",
+    r"stress|fitness|weight|meals?|cook\w*)\b",
     "History and events": r"\b(history|historical|war|century|centuries|moon landing|1969|ancient|empire)\b",
     "Human activities": r"\b(hobby|hobbies|sport\w*|hiking|game\w*|garden\w*|shopping|shoplift\w*|travel\w*|"
-                        r"cooking|pick the lock|steal)\b",
+    r"cooking|pick the lock|steal)\b",
     "Mathematics and logic": r"\b(math\w*|equation|number|calculat\w*|logic|probability|algebra|geometry)\b",
     "Natural and physical sciences": r"\b(chemical|chemistry|physics|planet\w*|sun|boil\w*|freez\w*|photosynthesis|"
-                                     r"spider\w*|biology|gas|water|diamond|mercury|gold|sodium|animal\w*|dog|pet)\b",
+    r"spider\w*|biology|gas|water|diamond|mercury|gold|sodium|animal\w*|dog|pet)\b",
     "People and self": r"\b(friend\w*|family|neighbou?r\w*|relationship\w*|ex|wife|husband|myself|feel\w*|lonely)\b",
     "Philosophy and thinking": r"\b(philosoph\w*|moral\w*|ethic\w*|meaning of life|conscious\w*|free will)\b",
     "Religion and belief systems": r"\b(religio\w*|god|church|bible|pray\w*|faith|islam|christian\w*|jewish)\b",
     "Society and social sciences": r"\b(society|social|community|racis\w*|gender|immigra\w*|crime|poverty|"
-                                   r"police)\b",
+    r"police)\b",
     "Technology and applied sciences": r"\b(computer\w*|software|email|internet|phone|phishing|password|app|"
-                                       r"technolog\w*|car|engine|ai|robot\w*)\b",
+    r"technolog\w*|car|engine|ai|robot\w*)\b",
     "Law": r"\b(law\w*|legal|illegal|court|lawyer|fake id|police|crime)\b",
     "Business and economics": r"\b(money|sav(?:e|ing)|budget|business|job\w*|interview\w*|company|market|"
-                              r"econom\w*|price|buy\w*)\b",
+    r"econom\w*|price|buy\w*)\b",
     "Government and public administration": r"\b(government|public administration|agency|official\w*|tax\w*)\b",
     "Education": r"\b(stud(?:y|ying|ent\w*)|school|learn\w*|class|teacher|exam\w*|homework|university)\b",
     "Politics and government": r"\b(politic\w*|election\w*|vote|president|overthrow\w*|democra\w*|parliament)\b",
@@ -104,13 +105,21 @@ def label_distribution(chosen: Sequence, rejected: Sequence, names: Sequence[str
     for lab in order:
         in_c = np.array([lab in s for s in c])
         in_r = np.array([lab in s for s in r])
-        rows[lab] = {"chosen (n)": int(in_c.sum()), "rejected (n)": int(in_r.sum()),
-                     "share of entries": float((in_c.sum() + in_r.sum()) / (2 * n)),
-                     "chosen only (n)": int((in_c & ~in_r).sum()), "rejected only (n)": int((in_r & ~in_c).sum())}
+        rows[lab] = {
+            "chosen (n)": int(in_c.sum()),
+            "rejected (n)": int(in_r.sum()),
+            "share of entries": float((in_c.sum() + in_r.sum()) / (2 * n)),
+            "chosen only (n)": int((in_c & ~in_r).sum()),
+            "rejected only (n)": int((in_r & ~in_c).sum()),
+        }
     nc, nr = np.array([not s for s in c]), np.array([not s for s in r])
-    rows["(none)"] = {"chosen (n)": int(nc.sum()), "rejected (n)": int(nr.sum()),
-                      "share of entries": float((nc.sum() + nr.sum()) / (2 * n)),
-                      "chosen only (n)": int((nc & ~nr).sum()), "rejected only (n)": int((nr & ~nc).sum())}
+    rows["(none)"] = {
+        "chosen (n)": int(nc.sum()),
+        "rejected (n)": int(nr.sum()),
+        "share of entries": float((nc.sum() + nr.sum()) / (2 * n)),
+        "chosen only (n)": int((nc & ~nr).sum()),
+        "rejected only (n)": int((nr & ~nc).sum()),
+    }
     out = pd.DataFrame.from_dict(rows, orient="index").rename_axis("label")
     out["pairs left out (n)"] = n_all - n
     return out

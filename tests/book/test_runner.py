@@ -1,0 +1,263 @@
+"""The book pipeline: manifest ↔ _toc.yml, failures named, no secrets in the output."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pluralign.book import runner as book
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "pluralign.book.cli"]
+
+
+def test_toc_is_generated_from_manifest():
+    assert (ROOT / "_toc.yml").read_text() == book.toc_text("demo"), "run `pluralign toc --write`"
+
+
+def test_every_profile_runs_every_notebook_it_lists():
+    m = book.manifest()
+    chapters = {c["run"] for p in m["parts"] for c in p["chapters"] if "run" in c}
+    for prof in book.PROFILES:
+        assert set(m["profiles"][prof]) <= chapters, f"{prof} lists a notebook that is in no part"
+        assert book.runs(prof), prof
+
+
+def test_secret_looking_parameter_is_refused(tmp_path):
+    p = tmp_path / "p.yml"
+    p.write_text("llm:\n  api_key: sk-abc\n")
+    with pytest.raises(book.BookError, match="secret"):
+        book.read_params(p)
+    p.write_text("llm:\n  api_key_env: OPENAI_API_KEY\n")
+    assert book.read_params(p)["llm"]["api_key_env"] == "OPENAI_API_KEY"
+
+
+def _mini_root(tmp_path: Path, notebooks: dict[str, str]) -> Path:
+    """A book root with the project's frame and the given extra notebooks (name -> code)."""
+    root = tmp_path / "root"
+    for d in ("book",):
+        shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("_executed"))
+    (root / "notebooks").mkdir()
+    (root / "params" / "demo").mkdir(parents=True)
+    for f in ("_config.yml", "references.bib"):
+        shutil.copy(ROOT / f, root / f)
+    chapters = [{"run": "intro"}, {"run": "build_report"}]
+    table = {"intro": ["params/demo/intro.yml"], "build_report": ["params/demo/build_report.yml"]}
+    for nb in ("intro", "build_report"):
+        shutil.copy(ROOT / "notebooks" / f"{nb}.py", root / "notebooks" / f"{nb}.py")
+        shutil.copy(ROOT / "params" / "demo" / f"{nb}.yml", root / "params" / "demo" / f"{nb}.yml")
+    for name, code in notebooks.items():
+        (root / "notebooks" / f"{name}.py").write_text(code)
+        (root / "params" / "demo" / f"{name}.yml").write_text("profile: demo\nseed: 0\n")
+        chapters.append({"run": name})
+        table[name] = [f"params/demo/{name}.yml"]
+    chapters.append({"page": "book/bibliography"})
+    (root / "manifest.yml").write_text(
+        yaml.safe_dump({"parts": [{"caption": "Test", "chapters": chapters}], "profiles": {"demo": table}})
+    )
+    return root
+
+
+def _pluralign(root: Path, *args, env=None):
+    e = {**os.environ, "PLURALIGN_ROOT": str(root), **(env or {})}
+    return subprocess.run(CLI + list(args), cwd=root, env=e, capture_output=True, text=True, timeout=600)
+
+
+FAILING = """# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+
+# %%
+x = 1
+
+# %%
+raise ValueError("planted failure 42")
+"""
+
+
+@pytest.mark.slow
+def test_failing_notebook_stops_the_build_with_its_name_params_and_error(tmp_path):
+    root = _mini_root(tmp_path, {"broken": FAILING})
+    proc = _pluralign(root, "book", "--no-html")
+    assert proc.returncode != 0
+    err = proc.stderr
+    assert "notebooks/broken.py" in err and "params/demo/broken.yml" in err
+    assert "ValueError: planted failure 42" in err
+    assert "broken" in proc.stdout and "failed" in proc.stdout
+
+
+LEAKY_ENV_READER = """# %% [markdown]
+# # Environment reader
+
+# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+
+# %%
+import os
+from pluralign import report
+report.environment(), report.parameters(profile), sorted(k for k in os.environ if k.startswith("PLURALIGN"))
+"""
+
+
+@pytest.mark.slow
+def test_fake_api_key_appears_in_no_executed_notebook_and_no_html_page(tmp_path):
+    secret = "sk-FAKE-d41d8cd98f00b204e9800998ecf8427e"
+    root = _mini_root(tmp_path, {"env_reader": LEAKY_ENV_READER})
+    proc = _pluralign(root, "book", env={"OPENAI_API_KEY": secret, "PLURALIGN_CACHE": str(tmp_path / "c")})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    produced = list((root / "book" / "_executed").rglob("*.ipynb")) + list((root / "_build").rglob("*.html"))
+    assert len(produced) >= 6
+    for f in produced:
+        assert secret not in f.read_text(errors="replace"), f"{f} leaks the key"
+    # a second build reuses the executed notebooks
+    again = _pluralign(
+        root, "book", "--no-html", env={"OPENAI_API_KEY": secret, "PLURALIGN_CACHE": str(tmp_path / "c")}
+    )
+    assert again.returncode == 0 and again.stdout.count("cached") == 3, again.stdout
+
+
+def test_only_selects_a_part_by_its_manifest_name():
+    part1 = [r.notebook for r in book.runs("sample", "diverging")]
+    assert part1 == ["diverging_agreement", "diverging_causes", "diverging_rewards", "diverging_know"]
+    assert [r.notebook for r in book.runs("demo", "seal_imprint")] == ["seal_imprint"]
+    # the LLM cause classifier page is the paper profile's only (no instruction-following LLM on demo / sample)
+    assert "diverging_causes_llm" in [r.notebook for r in book.runs("paper", "diverging")]
+    assert "diverging_causes_llm" not in [r.notebook for r in book.runs("demo")]
+    with pytest.raises(book.BookError, match="matches no part.*diverging"):
+        book.runs("demo", "no-such-part")
+
+
+def test_partial_toc_leaves_out_pages_not_executed(tmp_path, monkeypatch):
+    m = book.manifest()
+    monkeypatch.setattr(book, "ROOT", tmp_path)  # nothing executed under this root: only prose pages exist
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "reproduce.md").write_text("# r\n")
+    (tmp_path / "book" / "bibliography.md").write_text("# b\n")
+    t = book.toc("sample", m, present_only=True)
+    files = book._toc_files(t)
+    assert files == ["book/reproduce", "book/bibliography"]
+    assert len(book._toc_files(book.toc("sample", m))) > len(files)
+
+
+def test_included_parameters_are_read_first_and_overridden(tmp_path):
+    (tmp_path / "shared.yml").write_text("data: {name: hh-rlhf}\ntrain: {objective: bt}\n")
+    (tmp_path / "page.yml").write_text("include: shared.yml\ntrain: {objective: mse}\nseed: 3\n")
+    assert book.read_params(tmp_path / "page.yml") == {
+        "data": {"name": "hh-rlhf"},
+        "train": {"objective": "mse"},
+        "seed": 3,
+    }
+    (tmp_path / "shared.yml").write_text("include: page.yml\n")
+    with pytest.raises(book.BookError, match="include cycle"):
+        book.read_params(tmp_path / "page.yml")
+    (tmp_path / "page.yml").write_text("include: nowhere.yml\n")
+    with pytest.raises(book.BookError, match="nowhere.yml.*does not exist"):
+        book.read_params(tmp_path / "page.yml")
+    (tmp_path / "shared.yml").write_text("llm: {api_key: sk-abc}\n")
+    (tmp_path / "page.yml").write_text("include: shared.yml\n")
+    with pytest.raises(book.BookError, match="secret"):
+        book.read_params(tmp_path / "page.yml")
+
+
+def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
+    for prof in book.PROFILES:
+        pages = [r for r in book.runs(prof, "seal")]
+        study = book.read_params(ROOT / "params" / prof / "seal-study.yml")
+        for r in pages:
+            p = book.read_params(ROOT / r.params)
+            assert {k: p[k] for k in study} == study, r.params
+    # the run's fingerprint follows the included file, so editing the shared study re-executes the pages
+    root = tmp_path / "root"
+    shutil.copytree(ROOT / "params", root / "params")
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    shutil.copy(ROOT / "manifest.yml", root / "manifest.yml")
+    monkeypatch.setattr(book, "ROOT", root)
+    r = book.runs("sample", "seal_imprint")[0]
+    before = book.run_fingerprint(r, "lib")
+    study = root / "params" / "sample" / "seal-study.yml"
+    study.write_text(study.read_text() + "# a comment changes no parameter\n")
+    assert book.run_fingerprint(r, "lib") == before
+    study.write_text(study.read_text().replace("base_model: {head: mlp}", "base_model: {head: linear}"))
+    assert book.run_fingerprint(r, "lib") != before
+
+
+def test_a_page_fingerprint_follows_the_data_files_it_reads(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "params" / "demo").mkdir(parents=True)
+    (root / "notebooks" / "nb.py").write_text('# %% tags=["parameters"]\nprofile = "demo"\ndata = {}\n')
+    (root / "mine.jsonl").write_text('{"a": 1}\n')
+    (root / "params" / "demo" / "nb.yml").write_text("data: {name: local, source: mine.jsonl}\n")
+    monkeypatch.setattr(book, "ROOT", root)
+    r = book.Run("nb", "params/demo/nb.yml", "demo")
+    before = book.run_fingerprint(r, lib_hash="x")
+    assert book.run_fingerprint(r, lib_hash="x") == before
+    with open(root / "mine.jsonl", "a") as f:
+        f.write('{"a": 2}\n')
+    assert book.run_fingerprint(r, lib_hash="x") != before
+
+
+def test_the_build_report_executes_after_every_other_page():
+    """It shows the cache the other pages filled (issue 13: the cache was shown "(empty)")."""
+    m = book.manifest()
+    order = [r.notebook for r in book.execution_order(book.runs("demo", m=m), m)]
+    assert order[-1] == "build_report" and order.count("build_report") == 1
+    toc_order = [r.notebook for r in book.runs("demo", m=m)]
+    assert toc_order.index("build_report") < toc_order.index("data")  # still second in the book
+
+
+def test_each_kernel_gets_its_own_socket_folder():
+    """Two builds started in one folder must not share IPC socket files (they then read each other's messages:
+    "Invalid Signature")."""
+    import asyncio
+    import warnings
+
+    cls = book._ipc_kernel_manager()
+    a, b = cls(kernel_name="python3"), cls(kernel_name="python3")
+    try:
+        assert a.transport == b.transport == "ipc" and a.ip != b.ip
+        assert Path(a.ip).parent.is_dir() and Path(a.ip).parent != Path(b.ip).parent
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no "coroutine ... was never awaited" in the build log
+            for m in (a, b):
+                asyncio.run(m.cleanup_resources())
+    assert not Path(a.ip).parent.exists() and not Path(b.ip).parent.exists()
+
+
+def test_a_section_that_does_not_run_is_left_off_the_page():
+    """Issue 13, item 8: a section whose Result is ``skipped`` is hidden from its heading to the next heading of
+    the same level (the notebook keeps it, tagged remove-cell); the page title and other sections stay."""
+    import nbformat
+
+    from pluralign.report import SKIPPED_SECTION
+
+    md = nbformat.v4.new_markdown_cell
+    code = nbformat.v4.new_code_cell
+    skipped_out = nbformat.v4.new_output(
+        "display_data", data={"text/markdown": "*Not run on this profile:* x"}, metadata={SKIPPED_SECTION: True}
+    )
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            md("(page)=\n# Title\n\nintro"),
+            code("study = setup()"),
+            md("## Runs\n\ntext"),
+            code("study.a()"),
+            md("## Does not run here\n\nwhy it matters"),
+            code("study.b()"),
+            md("prose about b"),
+            md("### a sub-section of b"),
+            code("study.c()"),
+            md("## Runs again"),
+            code("study.d()"),
+        ]
+    )
+    nb.cells[5].outputs = [skipped_out]
+    hidden = book.hide_skipped_sections(nb)
+    removed = [i for i, c in enumerate(nb.cells) if "remove-cell" in c.metadata.get("tags", [])]
+    assert removed == [4, 5, 6, 7, 8] and hidden == ["Does not run here"]

@@ -1,0 +1,71 @@
+"""The headless-browser check finds what it promises to find, in real Chromium."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pluralign.book import sitecheck
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+
+
+def _site(tmp_path: Path, body: str) -> Path:
+    site = tmp_path / "html"
+    (site / "sub").mkdir(parents=True)
+    (site / "ok.png").write_bytes(PNG)
+    (site / "sub" / "other.html").write_text('<html><body><h1 id="here">Other</h1></body></html>')
+    (site / "index.html").write_text(f"<html><body>{body}</body></html>")
+    return site
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _chromium():
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        pytest.skip("Debian chromium/chromium-driver not installed (scripts/install-chromium.sh)")
+
+
+def test_clean_site_passes(tmp_path):
+    site = _site(tmp_path, '<img src="ok.png"><a href="sub/other.html#here">x</a><a href="https://example.org">y</a>')
+    assert sitecheck.check(site) == []
+
+
+def test_missing_image_broken_link_anchor_and_traceback_are_reported(tmp_path):
+    site = _site(
+        tmp_path,
+        '<img src="missing.png"><a href="sub/nope.html">a</a><a href="sub/other.html#gone">b</a>'
+        "<pre>Traceback (most recent call last):\n  File x\nValueError: boom</pre>",
+    )
+    problems = "\n".join(sitecheck.check(site))
+    assert "image did not load: missing.png" in problems
+    assert "broken link 'sub/nope.html'" in problems
+    assert "broken anchor 'sub/other.html#gone'" in problems
+    assert "raw traceback" in problems
+
+
+def test_external_script_and_raw_tex_are_reported_but_code_and_typeset_math_are_not(tmp_path):
+    site = _site(
+        tmp_path,
+        '<script src="https://cdn.example.org/x.js"></script>'
+        "<p>the loss $$\\sigma(r_A - r_B)$$ stays raw</p>"
+        "<pre>print('$$ in code is fine')</pre><code>\\begin{x}</code>",
+    )
+    problems = "\n".join(sitecheck.check(site))
+    assert "external script (the site must work offline): https://cdn.example.org/x.js" in problems
+    assert "TeX not typeset" in problems and "stays raw" in problems
+    assert "in code is fine" not in problems and "\\begin{x}" not in problems
+
+
+def test_long_decimals_in_tables_are_reported_but_not_three_significant_digits_or_arxiv_ids(tmp_path):
+    site = _site(
+        tmp_path,
+        "<table><tr><td>0.123456</td><td>0.00100</td>"
+        "<td>Miranda et al. 2024, arXiv:2410.19133 (MultiPref)</td></tr></table>",
+    )
+    problems = "\n".join(sitecheck.check(site))
+    assert "1 table cell(s) with five or more significant decimals, e.g. '0.123456'" in problems
+    site = _site(tmp_path / "b", "<table><tr><td>0.00100</td><td>Zhang et al. 2024, arXiv:2410.14632</td></tr></table>")
+    assert sitecheck.check(site) == []

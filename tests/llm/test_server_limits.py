@@ -1,0 +1,204 @@
+"""The local OpenAI-compatible server under load and abuse: parallel clients, big or lying bodies, slow
+clients, absurd settings, broken batches. Traffic goes to 127.0.0.1 only; every loop is bounded."""
+
+import http.client
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from pluralign.llm.scripted import ScriptedBackend
+from pluralign.llm.server import LLMServer, serve
+
+
+def _post(port, path, body: bytes, headers=None, timeout=30):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    c.request("POST", path, body=body, headers={"Content-Type": "application/json", **(headers or {})})
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, data
+
+
+def _completion(model, **kw):
+    return json.dumps({"model": model, "prompt": "hi", "max_tokens": 2, **kw}).encode()
+
+
+@pytest.fixture
+def srv():
+    with serve(ScriptedBackend(lambda p, k: " A"), limits={"client_timeout_s": 2.0}) as s:
+        yield s
+
+
+def _fifty_clients_ten_requests(port, model) -> tuple[list, list]:
+    """50 threads, each sending 10 completion requests on fresh connections: (errors, statuses)."""
+    errors, ok = [], []
+
+    def client():
+        for _ in range(10):
+            try:
+                status, _ = _post(port, "/v1/completions", _completion(model, max_tokens=1))
+                ok.append(status)
+            except OSError as e:  # a reset or refused connection
+                errors.append(repr(e))
+
+    threads = [threading.Thread(target=client) for _ in range(50)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    return errors, ok
+
+
+def test_fifty_parallel_clients_ten_requests_each_get_no_reset(srv):
+    errors, ok = _fifty_clients_ten_requests(srv.port, srv.model_id)
+    assert errors == [] and ok == [200] * 500
+
+
+def test_pluralign_serve_itself_holds_fifty_clients_and_refuses_a_20_mb_body(monkeypatch):
+    """The same through the command's own code (``pluralign serve --model M``: its argument parsing, its server and
+    default limits, its Ctrl-C stop), with the model load swapped for the scripted backend so that 500 requests
+    take a second, not a CPU model's half-minute."""
+    import pluralign.llm
+    from pluralign.llm import server as S
+
+    started, stop = [], threading.Event()
+    monkeypatch.setattr(pluralign.llm, "load", lambda name, **kw: ScriptedBackend(lambda p, k: " A", model=name))
+    real_start = S.LLMServer.start
+    monkeypatch.setattr(S.LLMServer, "start", lambda self: started.append(self) or real_start(self))
+
+    real_sleep = time.sleep
+
+    def sleep(seconds):  # the command's hour-long wait loop: until the test is done, then Ctrl-C
+        if seconds < 3600:
+            return real_sleep(seconds)
+        stop.wait(60)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(S.time, "sleep", sleep)
+    rc = []
+    cmd = threading.Thread(target=lambda: rc.append(S.main(["--model", "m", "--port", "0"])))
+    cmd.start()
+    try:
+        deadline = time.time() + 30
+        while not started and time.time() < deadline:
+            stop.wait(0.01)
+        srv = started[0]
+        assert srv.limits["backlog"] >= 50 and srv.limits["max_body_bytes"] < 20 * 2**20
+        errors, ok = _fifty_clients_ten_requests(srv.port, "m")
+        assert errors == [] and ok == [200] * 500
+        status, data = _post(srv.port, "/v1/completions", b"x" * (20 * 2**20))
+        assert status == 413 and b"exceeds the limit" in data
+    finally:
+        stop.set()
+        cmd.join(timeout=30)
+    assert rc == [0]
+
+
+def test_a_20_mb_body_gets_413_without_being_read(srv):
+    status, data = _post(srv.port, "/v1/completions", b"x" * (20 * 2**20))
+    assert status == 413 and b"exceeds the limit" in data
+
+
+def test_absurd_max_tokens_and_n_are_refused(srv):
+    assert _post(srv.port, "/v1/completions", _completion(srv.model_id, max_tokens=10**12))[0] == 400
+    assert _post(srv.port, "/v1/completions", _completion(srv.model_id, n=10**6))[0] == 400
+
+
+def test_a_body_shorter_than_its_content_length_times_out_cleanly(srv):
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    s.sendall(
+        b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 100\r\n\r\n{"model": '
+    )
+    t0 = time.monotonic()
+    reply = s.recv(4096)
+    s.close()
+    assert reply.startswith(b"HTTP/1.1 4") and time.monotonic() - t0 < 8  # 408 / 400, not a hang
+    assert _post(srv.port, "/v1/completions", _completion(srv.model_id))[0] == 200  # the server still serves
+
+
+def test_a_stalled_client_does_not_hold_the_server(srv):
+    stalled = [socket.create_connection(("127.0.0.1", srv.port), timeout=10) for _ in range(20)]
+    try:
+        assert _post(srv.port, "/v1/completions", _completion(srv.model_id), timeout=10)[0] == 200
+    finally:
+        for s in stalled:
+            s.close()
+
+
+def _batch(srv, lines: str):
+    import openai
+
+    c = openai.OpenAI(base_url=srv.url, api_key="x")
+    f = c.files.create(file=("in.jsonl", lines.encode()), purpose="batch")
+    b = c.batches.create(input_file_id=f.id, endpoint="/v1/completions", completion_window="24h")
+    for _ in range(100):
+        b = c.batches.retrieve(b.id)
+        if b.status not in ("validating", "in_progress", "finalizing"):
+            return b
+        time.sleep(0.05)
+    raise AssertionError(f"batch still {b.status}")
+
+
+def test_a_malformed_batch_line_fails_the_batch_with_the_line_named(srv):
+    good = json.dumps(
+        {"custom_id": "a", "method": "POST", "url": "/v1/completions", "body": json.loads(_completion(srv.model_id))}
+    )
+    b = _batch(srv, good + "\n{not json\n")
+    assert b.status == "failed" and "line 2" in b.errors.data[0].message
+
+
+def test_a_backend_error_fails_the_batch_instead_of_hanging():
+    def boom(prompt, k):
+        raise RuntimeError("backend crashed")
+
+    with serve(ScriptedBackend(boom)) as s:
+        line = json.dumps(
+            {"custom_id": "a", "method": "POST", "url": "/v1/completions", "body": json.loads(_completion(s.model_id))}
+        )
+        b = _batch(s, line + "\n")
+        assert b.status == "failed" and "backend crashed" in b.errors.data[0].message
+
+
+def test_nothing_of_a_request_is_kept_by_default():
+    with serve(ScriptedBackend(lambda p, k: " A")) as s:
+        _post(s.port, "/v1/completions", _completion(s.model_id), headers={"Authorization": "Bearer secret-x"})
+        assert s.log == [] and s.authorizations == []
+    assert isinstance(LLMServer(ScriptedBackend(lambda p, k: " A")).limits["max_body_bytes"], int)
+
+
+def test_a_batch_client_gives_up_at_its_deadline_and_a_rerun_collects_the_batch():
+    """The client's polling has a deadline (batch_deadline): a batch still pending then is an error that says it
+    keeps running; the rerun of the job collects it without submitting it again."""
+    import pluralign.llm as L
+    from pluralign.llm.base import LLMError
+
+    prompts = [f"item {i}" for i in range(3)]
+    with serve(ScriptedBackend(lambda p, k: f"label of {p}"), delay=0.3) as srv:
+        c = L.load(
+            srv.model_id,
+            base_url=srv.url,
+            mode="completions",
+            batch=True,
+            poll_interval=0.02,
+            batch_deadline=0.2,
+            max_retries=0,
+        )
+        t0 = time.monotonic()
+        with pytest.raises(LLMError, match=r"still (validating|in_progress|finalizing) after 0 s \(batch_deadline\)"):
+            c.generate(prompts, max_tokens=2, job="slow-batch")
+        assert time.monotonic() - t0 < 5
+        c2 = L.load(
+            srv.model_id,
+            base_url=srv.url,
+            mode="completions",
+            batch=True,
+            poll_interval=0.02,
+            batch_deadline=30,
+            max_retries=0,
+        )
+        assert c2.generate(prompts, max_tokens=2, job="slow-batch") == [[f"label of {p}"] for p in prompts]
+        assert srv.counts["POST /v1/batches"] == 1  # collected, not resubmitted
