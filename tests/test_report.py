@@ -24,3 +24,18 @@ def test_result_glues_its_values_under_their_names(monkeypatch):
     monkeypatch.setattr(myst_nb, "glue", lambda k, v, display=True: glued.__setitem__(k, v))
     r = report.Result(pd.DataFrame(), values={"a": 1, "b": 0.5})
     assert r.glue() is r and glued == {"a": 1, "b": 0.5}
+
+
+def test_a_no_estimate_section_shows_as_such_and_is_hidden_like_a_skipped_one(monkeypatch):
+    import IPython.display
+
+    from pluralign.report import SKIPPED_SECTION, Result
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, metadata=None: shown.append((obj.data, metadata)))
+    Result(table=None, skipped="no estimate: 3 of 3 LM labels failed.")._ipython_display_()
+    Result(table=None, skipped="no labeller on this profile.")._ipython_display_()
+    assert shown == [
+        ("*No estimate:* 3 of 3 LM labels failed.", {SKIPPED_SECTION: True}),
+        ("*Not run on this profile:* no labeller on this profile.", {SKIPPED_SECTION: True}),
+    ]

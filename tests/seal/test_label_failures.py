@@ -1,0 +1,222 @@
+"""When the LM-labeller's answers fail (unparseable JSON, a random-weight or a real model), each section of the
+SEAL pages (imprint, resistance, robustness) either estimates from the labelled pairs and counts the failed ones, or
+— nothing left to estimate from — returns a skipped ``report.Result`` saying "no estimate: N of M … failed" that
+still glues every name the page's prose quotes."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from pluralign.report import MISSING
+from pluralign.seal.design import AlignmentModels, entry_features
+from pluralign.seal.robustness import Rewrites, flip_shares, similarity_by_flip
+from pluralign.seal.study import RewriteRun, Study
+
+N = 60  # pairs
+
+
+def _view(n=N):
+    return pd.DataFrame(
+        {
+            "pair_id": [f"p{i}" for i in range(n)],
+            "prompt": [f"Q{i}?" for i in range(n)],
+            "chosen": [f"chosen {i}" for i in range(n)],
+            "rejected": [f"rejected {i}" for i in range(n)],
+            "chosen_side": ["A"] * n,
+        }
+    )
+
+
+class Labeller:
+    """An LM-labeller (``structured``) that answers the App. C.3 schema with random labels, and with an
+    unparseable string for the texts ``fails`` picks."""
+
+    model = "fake-labeller"
+
+    def __init__(self, fails):
+        self.fails, self.rng = fails, np.random.default_rng(0)
+
+    def structured(self, prompts, schema, job=None, **kw):
+        out = []
+        for p in prompts:
+            lab = {k: bool(self.rng.integers(2)) for k in schema["properties"]}
+            lab["last_response_sentiment"] = str(self.rng.choice(["negative", "neutral", "positive"]))
+            lab["topics"] = [str(self.rng.choice(["health", "politics"]))]
+            lab["last_response_is_discriminating_against"] = []
+            out.append("{'not': json" if self.fails(p) else lab)
+        return out
+
+
+def _study(fails) -> Study:
+    v = _view()
+    F = entry_features(None, v, "llm", llm=Labeller(fails))
+    rng = np.random.default_rng(1)
+    R = pd.DataFrame(
+        {
+            "pair_id": v["pair_id"],
+            **{f"{k}_{e}": rng.normal(size=len(v)) for k in ("pre", "post") for e in ("chosen", "rejected")},
+        }
+    )
+    return Study(
+        D=None,
+        other=None,
+        other_parts=[],
+        view=v,
+        rms=AlignmentModels(pre=None, post=None, design="fake"),
+        R=R,
+        F=F,
+        profile="paper",
+    )
+
+
+IMPRINT_NAMES = {
+    "paper_harmless_pre",
+    "paper_harmless_post",
+    "n_imprint_obs",
+    "n_imprint_missing",
+    "paper_n_t5",
+    "paper_vif_dropped",
+    "n_t5_compared",
+}
+
+
+def test_seal_sections_without_any_label_say_no_estimate_with_the_counts_and_glue_the_prose_names():
+    st = _study(lambda p: True)
+    check = st.featurizer_check()
+    assert check.table["entries without a valid label"].iloc[0] == 2 * N
+    assert check.table["pairs labelled on both entries"].iloc[0] == 0
+    assert f"{2 * N} of {2 * N} LM labels failed" in check.note and "JSON" in check.note
+    want = f"no estimate: {2 * N} of {2 * N} LM labels failed"
+    im = st.imprints()
+    assert im.skipped.startswith(want) and set(im.values) == IMPRINT_NAMES
+    assert im.values["n_imprint_obs"] == 0 and im.values["n_imprint_missing"] == N
+    assert im.values["paper_n_t5"] == 15  # the paper's numbers are still quoted
+    assert st.vif_dropped().skipped.startswith(want)
+    sr = st.shift_regression()
+    assert sr.skipped.startswith(want) and sr.values == {"t6_r2": MISSING}
+    mis = st.misalignment()
+    assert mis.skipped.startswith(want) and set(mis.values) == {"t7_base", "n_t7_separated"}
+    assert mis.values["n_t7_separated"] == MISSING and 0 <= mis.values["t7_base"] <= 1
+    top = st.topic_distribution("llm")
+    assert top.skipped.startswith(want)
+    assert top.values == {"top_topic": MISSING, "top_topic_share": MISSING, "no_topic_share": MISSING}
+    rules = st.labeller_rules()
+    assert f"{2 * N} of {2 * N} LM labels failed" in rules.note and f"{N} of {N} pairs lack" in rules.note
+    with warnings.catch_warnings():  # no 0/0 warning on the page's stderr
+        warnings.simplefilter("error", RuntimeWarning)
+        agree = st.labeller_agreement()  # its prose quotes the share as text: no "nan" on the page
+    assert agree.values["share_i_text"].startswith(f"— (no pair has a γ: {2 * N} of {2 * N} LM labels failed")
+
+
+def test_seal_sections_with_some_labels_failed_estimate_and_count_them():
+    # the chosen entry of pairs 3 and 7 and the rejected entry of pair 7 fail: two pairs lose a label
+    st = _study(lambda p: p.endswith(("chosen 3", "chosen 7", "rejected 7")))
+    check = st.featurizer_check()
+    assert check.table["entries without a valid label"].iloc[0] == 3
+    assert check.table["pairs labelled on both entries"].iloc[0] == N - 2
+    assert f"3 of {2 * N} LM labels failed" in check.note
+    im = st.imprints()
+    assert not im.skipped and im.table is not None
+    assert im.values["n_imprint_missing"] == 2 and im.values["n_imprint_obs"] == 2 * (N - 2)
+    assert not st.vif_dropped().skipped
+    sr = st.shift_regression()
+    assert not sr.skipped and np.isfinite(sr.values["t6_r2"])
+    agree = st.labeller_agreement()
+    assert agree.values["share_i_text"] == f"{agree.values['share_i']:.3f}"
+    top = st.topic_distribution("llm")
+    assert not top.skipped and (top.table["pairs left out (n)"] == 2).all()
+    assert top.values["top_topic"] in ("health", "politics")
+
+
+def test_seal_planted_or_rule_features_have_no_label_failures():
+    st = _study(lambda p: True)
+    st.F = entry_features(None, st.view, "rules")
+    assert st._label_failures() is None and st._no_label_estimate() is None
+    assert "entries without a valid label" not in st.featurizer_check().table
+
+
+# ---- robustness: label flips of the rewritten entries ----------------------------------------------------
+def _rewrite_run(flips_missing: int, k: int = 12, kept: bool = True) -> RewriteRun:
+    rng = np.random.default_rng(2)
+    feats = ["last_response_is_helpful", "last_response_is_harmless", "last_response_is_coherent"]
+    flips = {}
+    for e in ("chosen", "rejected"):
+        f = pd.DataFrame(rng.integers(-1, 2, size=(k, len(feats))).astype(float), columns=feats)
+        flips[e] = f
+    for i in range(flips_missing):  # a failed label: the whole row of flips missing
+        flips["chosen" if i % 2 == 0 else "rejected"].iloc[i // 2] = np.nan
+    n_kept = k if kept else 0
+    if not kept:
+        flips = {e: f.iloc[:0] for e, f in flips.items()}
+    rp = Rewrites(
+        view=_view(n_kept),
+        kept=np.arange(n_kept),
+        originals={"chosen": [], "rejected": []},
+        rewritten={"chosen": [], "rejected": []},
+        flips=flips,
+        status=pd.DataFrame({"chosen": ["ok"] * k, "rejected": ["ok" if kept else "identical"] * k}),
+        n_pairs=k,
+        n_kept=n_kept,
+        n_dropped=k - n_kept,
+        dropped=pd.Series({"ok / identical": k - n_kept}) if not kept else pd.Series(dtype=int),
+        prompts=[""] * n_kept,
+    )
+    return RewriteRun(idx=np.arange(k), rewrites=rp, before=np.ones(n_kept, bool), after=np.zeros(n_kept, bool))
+
+
+def _rw_study(rw: RewriteRun) -> Study:
+    st = _study(lambda p: False)
+    st.settings = {"rewriter": {"backend": "none"}}
+    st._memo["rewriting"] = rw
+    return st
+
+
+def test_robustness_without_any_label_flip_says_no_estimate_and_glues_its_names():
+    st = _rw_study(_rewrite_run(flips_missing=24))
+    lf = st.label_flips()
+    assert lf.skipped == (
+        "no estimate: the labeller gave no valid label (no answer that parses as JSON and fits the "
+        "schema) for the original or the rewrite of 24 of 24 rewritten entries, so no entry has a "
+        "label flip."
+    )
+    rob = st.robustness()
+    assert rob.skipped == lf.skipped and rob.values["n_pi_separated"] == MISSING
+    assert rob.values["robustness_model"].startswith("LPM")
+    assert "24 of 24 rewritten entries" in st.rewrite_summary().note
+    # no pair kept at all: nothing was labelled, and the reason is the rewrites' checks
+    none = _rw_study(_rewrite_run(0, kept=False)).label_flips()
+    assert none.skipped.startswith("no estimate: no pair was kept of the 12 drawn for rewriting (12 dropped")
+    st0 = _rw_study(_rewrite_run(0, kept=False))
+    st0._memo["rewriting"].rewrites.prompts = None  # whole dialogues: no re-scoring check on no pair
+    assert "nan" not in st0.rewrite_summary().note
+
+
+def test_robustness_with_some_labels_failed_counts_them_and_keeps_the_rest():
+    rw = _rewrite_run(flips_missing=3)
+    st = _rw_study(rw)
+    assert st._no_flips(rw) is None
+    assert "3 of 24 rewritten entries" in st.rewrite_summary().note
+    f = rw.rewrites.flips["chosen"]  # rows 0 and 1 missing
+    shares = flip_shares(f)
+    assert (shares["n"] == 10).all()
+    sim = similarity_by_flip(np.linspace(0, 1, 12), f)
+    assert sim.groupby(level="feature")["n"].sum().eq(10).all()
+
+
+def test_similarity_by_flip_without_flips_is_an_empty_table():
+    f = pd.DataFrame({"a": [np.nan, np.nan]})
+    out = similarity_by_flip([0.5, 0.7], f)
+    assert len(out) == 0 and list(out.columns) == ["mean", "sd", "n"] and out.index.names == ["feature", "flip"]
+
+
+def test_label_stability_counts_each_labellers_failed_entries_of_all():
+    st = _study(lambda p: p.endswith("chosen 3"))
+    good, bad = Labeller(lambda p: False), Labeller(lambda p: True)
+    good.name, bad.name = "good", "bad"
+    st.settings = {"stability_labellers": [good, bad], "stability_share": 0.1}
+    res = st.label_stability()
+    k = res.data["k"]
+    assert f"good: 0 of {2 * k}; bad: {2 * k} of {2 * k}." in res.note and "JSON" in res.note
