@@ -7,12 +7,14 @@
 * :class:`PreferenceData`, :class:`DataError` — the canonical form and its bad-input error.
 """
 
-from pluralign.data import hub as _hub  # noqa: F401,E402  (register loaders)
-from pluralign.data import local as _local
-from pluralign.data import shared_files as _shared
-from pluralign.data.core import DataError, PreferenceData, combine, validate  # noqa: F401
-from pluralign.data.registry import DATASETS, DatasetInfo, load, register  # noqa: F401
-from pluralign.data.simulate import CAUSES, FEATURES, population_weights, simulate  # noqa: F401,E402
+# importing the loader modules registers their data sets (in this order: the order of DATASETS)
+from pluralign.data import hub as _hub  # noqa: F401
+from pluralign.data import hub_comparisons as _hub_comparisons  # noqa: F401
+from pluralign.data import local as _local  # noqa: F401
+from pluralign.data import shared_files as _shared  # noqa: F401
+from pluralign.data.core import DataError, PreferenceData, combine, validate
+from pluralign.data.registry import DATASETS, DatasetInfo, load, register
+from pluralign.data.simulate import CAUSES, FEATURES, population_weights, simulate
 
 __all__ = [
     "load",

@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from pluralign.data.core import DataError
-from pluralign.data.hub import check_text, chosen_rejected, likert_preference, map_labels
+from pluralign.data.fields import check_text, chosen_rejected, map_labels
+from pluralign.data.hub import likert_preference
 from pluralign.data.io import Filters, read_files, require, stable_hash, truth_values, where
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
@@ -266,7 +267,7 @@ def load_local(
 
 
 def _unique(raw, ids, field):
-    from pluralign.data.hub import check_unique
+    from pluralign.data.fields import check_unique
 
     check_unique(raw, ids, field)
 

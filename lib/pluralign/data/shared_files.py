@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.data.core import DataError
-from pluralign.data.hub import check_text, check_unique, chosen_rejected, map_labels
+from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels
 from pluralign.data.io import Filters, default_local, read_table, require, where
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
