@@ -13,7 +13,8 @@ __all__ = ["aggregate", "RULES"]
 
 #: rule -> what it returns per pair
 RULES = {
-    "majority": '"A", "B", "tie" or "split" (PreferenceData.majority: the plurality of A / B / tie votes; a side drawing with the ties wins; A and B drawing is a split)',
+    "majority": '"A", "B", "tie" or "split" (PreferenceData.majority: the plurality of A / B / tie votes; a side '
+    "drawing with the ties wins; A and B drawing is a split)",
     "mean": "mean signed preference, −2 … 2 (negative favours A)",
     "share_a": "share of judgments preferring A, ties counting half (the empirical P(A ≻ B))",
     "strength": "mean absolute preference, 0 (ties only) … 2 (all significant)",

@@ -438,7 +438,10 @@ class Filters:
             finally:
                 self.on_invalid = "drop"
         if self.on_invalid == "error" and self.empty != "drop":
-            reason += f" (keep such rows with empty='placeholder', which writes {self.PLACEHOLDER!r}, or drop them with empty='drop')"
+            reason += (
+                f" (keep such rows with empty='placeholder', which writes {self.PLACEHOLDER!r}, "
+                "or drop them with empty='drop')"
+            )
         return self.apply(df, bad, reason, field, always_drop=self.empty == "drop")
 
     def apply(

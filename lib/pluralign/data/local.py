@@ -28,11 +28,14 @@ Without ``labels`` the label values must already be preferences in {−2, …, 2
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from pluralign.data.core import DataError
-from pluralign.data.fields import check_text, chosen_rejected, map_labels
+from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels
 from pluralign.data.hub import likert_preference
 from pluralign.data.io import Filters, read_files, require, stable_hash, truth_values, where
 from pluralign.data.registry import Loaded, annotations, canonical, register
@@ -148,7 +151,6 @@ def load_local(
     raw = f.text_type(raw, c["prompt"])
     has_id = "pair_id" in columns or "pair_id" in raw.columns
     long_form = "annotator_id" in columns
-    soft = "p_b" in columns
     if has_id:
         ids = name + ":" + raw[c["pair_id"]].astype(str)
     elif long_form and not cr:  # rows showing the same texts are one pair, judged by several annotators
@@ -158,7 +160,7 @@ def load_local(
         ids = name + ":" + (raw["_part"].astype(str) + ":" if "_part" in raw else "") + raw["_row"].astype(str)
     sp = raw[c["split"]].astype(str) if c["split"] in raw.columns else split
     meta_cols = {m: raw[m] for m in (metadata or []) if m in raw}
-
+    rows = _Rows(raw, ids, c, name, sp, meta_cols, f, str(source))
     if cr:
         if has_id:
             _unique(raw, ids, c["pair_id"])
@@ -174,85 +176,11 @@ def load_local(
             metadata=meta_cols,
         )
         return Loaded(pairs, ann, str(source), f.records)
-
     if long_form:
-        require(raw, [c["annotator_id"], c["p_b"] if soft else c["preference"]], str(source))
-        first = ~ids.duplicated()
-        ref = raw.assign(_id=ids)[first.to_numpy()].set_index("_id")
-        for col in (c["prompt"], c["response_a"], c["response_b"]):
-            differ = raw[col].astype(str).to_numpy() != ref[col].astype(str).reindex(ids).to_numpy()
-            if differ.any():
-                file, row = where(raw, int(np.flatnonzero(differ)[0]))
-                raise DataError("rows of the same pair_id disagree on the text", file=file, row=row, field=col)
-        dup = raw.assign(_id=ids).duplicated(["_id", c["annotator_id"]]).to_numpy()
-        if dup.any():
-            file, row = where(raw, int(np.flatnonzero(dup)[0]))
-            raise DataError("duplicate pair id for this annotator", file=file, row=row, field=c["pair_id"])
-        if soft:
-            p_b, pref = _soft(raw, c["p_b"], p_b_range)
-            ann = annotations(ids, raw[c["annotator_id"]].astype(str), pref, p_b=p_b.to_numpy())
-        else:
-            pref = _labels(raw, c["preference"], labels, f)
-            ok = pref.notna().to_numpy()
-            _count(f, raw, ~ok, c["preference"])
-            ann = annotations(ids[ok], raw[c["annotator_id"]].astype(str)[ok], pref[ok].astype(int))
-        p = raw[first.to_numpy()]
-        pairs = canonical(
-            p,
-            pair_id=ids[first],
-            dataset=name,
-            split=sp if isinstance(sp, str) else sp[first],
-            prompt=p[c["prompt"]],
-            response_a=p[c["response_a"]],
-            response_b=p[c["response_b"]],
-            metadata={k: v[first] for k, v in meta_cols.items()},
-        )
-        return Loaded(pairs, ann, str(source), f.records)
-
+        return _long_form(rows, soft="p_b" in columns, labels=labels, p_b_range=p_b_range)
     if has_id:
         _unique(raw, ids, c["pair_id"])
-    frames = []
-    if annotators:
-        amap = dict(annotators) if isinstance(annotators, dict) else {a: a for a in annotators}
-        require(raw, list(amap.values()), str(source))
-        for aid, col in amap.items():
-            pref = _labels(raw, col, labels, f)
-            ok = pref.notna().to_numpy()
-            _count(f, raw, ~ok, col)
-            frames.append(annotations(ids[ok], str(aid), pref[ok].astype(int)))
-    elif "likert_a" in columns:
-        require(raw, [c["likert_a"], c["likert_b"]], str(source))
-        la = pd.to_numeric(raw[c["likert_a"]].where(~truth_values(raw[c["likert_a"]])), errors="coerce")
-        lb = pd.to_numeric(raw[c["likert_b"]].where(~truth_values(raw[c["likert_b"]])), errors="coerce")
-        for col, v in ((c["likert_a"], la), (c["likert_b"], lb)):
-            bad = (v.isna() | (v != v.round())).to_numpy()
-            if bad.any():
-                file, row = where(raw, int(np.flatnonzero(bad)[0]))
-                raise DataError(
-                    f"Likert score {raw[col].iat[int(np.flatnonzero(bad)[0])]!r} is not an integer",
-                    file=file,
-                    row=row,
-                    field=col,
-                )
-        frames.append(
-            annotations(
-                ids,
-                annotator,
-                likert_preference(la, lb),
-                likert_a=la.astype(int).to_numpy(),
-                likert_b=lb.astype(int).to_numpy(),
-            )
-        )
-    elif soft:
-        require(raw, [c["p_b"]], str(source))
-        p_b, pref = _soft(raw, c["p_b"], p_b_range)
-        frames.append(annotations(ids, annotator, pref, p_b=p_b.to_numpy()))
-    else:
-        require(raw, [c["preference"]], str(source))
-        pref = _labels(raw, c["preference"], labels, f)
-        ok = pref.notna().to_numpy()
-        _count(f, raw, ~ok, c["preference"])
-        frames.append(annotations(ids[ok], annotator, pref[ok].astype(int)))
+    ann = _one_row_per_pair(rows, columns, annotators, annotator, labels, p_b_range)
     pairs = canonical(
         raw,
         pair_id=ids,
@@ -263,12 +191,117 @@ def load_local(
         response_b=raw[c["response_b"]],
         metadata=meta_cols,
     )
-    return Loaded(pairs, pd.concat(frames, ignore_index=True), str(source), f.records)
+    return Loaded(pairs, ann, str(source), f.records)
+
+
+@dataclass
+class _Rows:
+    """A local file's rows on their way to the canonical tables: the raw rows, each row's pair id, the source
+    column of each canonical name (``c``), the data set's name, its split (a name or a column), the metadata
+    columns kept, the filters applied so far and the source's name."""
+
+    raw: pd.DataFrame
+    ids: pd.Series
+    c: dict
+    name: str
+    split: Any
+    meta: dict
+    f: Filters
+    source: str
+
+
+def _long_form(r: _Rows, *, soft: bool, labels: dict | None, p_b_range) -> Loaded:
+    """Long form (one row per annotator judgment, ``annotator_id`` mapped): rows of one pair must show the same
+    texts, and an annotator judges a pair once."""
+    raw, ids, c, f = r.raw, r.ids, r.c, r.f
+    require(raw, [c["annotator_id"], c["p_b"] if soft else c["preference"]], r.source)
+    first = ~ids.duplicated()
+    ref = raw.assign(_id=ids)[first.to_numpy()].set_index("_id")
+    for col in (c["prompt"], c["response_a"], c["response_b"]):
+        differ = raw[col].astype(str).to_numpy() != ref[col].astype(str).reindex(ids).to_numpy()
+        if differ.any():
+            file, row = where(raw, int(np.flatnonzero(differ)[0]))
+            raise DataError("rows of the same pair_id disagree on the text", file=file, row=row, field=col)
+    dup = raw.assign(_id=ids).duplicated(["_id", c["annotator_id"]]).to_numpy()
+    if dup.any():
+        file, row = where(raw, int(np.flatnonzero(dup)[0]))
+        raise DataError("duplicate pair id for this annotator", file=file, row=row, field=c["pair_id"])
+    if soft:
+        p_b, pref = _soft(raw, c["p_b"], p_b_range)
+        ann = annotations(ids, raw[c["annotator_id"]].astype(str), pref, p_b=p_b.to_numpy())
+    else:
+        pref = _labels(raw, c["preference"], labels, f)
+        ok = pref.notna().to_numpy()
+        _count(f, raw, ~ok, c["preference"])
+        ann = annotations(ids[ok], raw[c["annotator_id"]].astype(str)[ok], pref[ok].astype(int))
+    p = raw[first.to_numpy()]
+    pairs = canonical(
+        p,
+        pair_id=ids[first],
+        dataset=r.name,
+        split=r.split if isinstance(r.split, str) else r.split[first],
+        prompt=p[c["prompt"]],
+        response_a=p[c["response_a"]],
+        response_b=p[c["response_b"]],
+        metadata={k: v[first] for k, v in r.meta.items()},
+    )
+    return Loaded(pairs, ann, r.source, f.records)
+
+
+def _one_row_per_pair(r: _Rows, columns: dict, annotators, annotator: str, labels, p_b_range) -> pd.DataFrame:
+    """The judgments of a file with one row per pair: one column per annotator (``annotators``), two Likert
+    columns, a soft label, or one preference column."""
+    raw, ids, c, f = r.raw, r.ids, r.c, r.f
+    frames = []
+    if annotators:
+        amap = dict(annotators) if isinstance(annotators, dict) else {a: a for a in annotators}
+        require(raw, list(amap.values()), r.source)
+        for aid, col in amap.items():
+            pref = _labels(raw, col, labels, f)
+            ok = pref.notna().to_numpy()
+            _count(f, raw, ~ok, col)
+            frames.append(annotations(ids[ok], str(aid), pref[ok].astype(int)))
+    elif "likert_a" in columns:
+        frames.append(_likert(r, annotator))
+    elif "p_b" in columns:
+        require(raw, [c["p_b"]], r.source)
+        p_b, pref = _soft(raw, c["p_b"], p_b_range)
+        frames.append(annotations(ids, annotator, pref, p_b=p_b.to_numpy()))
+    else:
+        require(raw, [c["preference"]], r.source)
+        pref = _labels(raw, c["preference"], labels, f)
+        ok = pref.notna().to_numpy()
+        _count(f, raw, ~ok, c["preference"])
+        frames.append(annotations(ids[ok], annotator, pref[ok].astype(int)))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _likert(r: _Rows, annotator: str) -> pd.DataFrame:
+    """One judgment per pair from two integer Likert columns (:func:`~pluralign.data.hub.likert_preference`)."""
+    raw, c = r.raw, r.c
+    require(raw, [c["likert_a"], c["likert_b"]], r.source)
+    la = pd.to_numeric(raw[c["likert_a"]].where(~truth_values(raw[c["likert_a"]])), errors="coerce")
+    lb = pd.to_numeric(raw[c["likert_b"]].where(~truth_values(raw[c["likert_b"]])), errors="coerce")
+    for col, v in ((c["likert_a"], la), (c["likert_b"], lb)):
+        bad = (v.isna() | (v != v.round())).to_numpy()
+        if bad.any():
+            file, row = where(raw, int(np.flatnonzero(bad)[0]))
+            raise DataError(
+                f"Likert score {raw[col].iat[int(np.flatnonzero(bad)[0])]!r} is not an integer",
+                file=file,
+                row=row,
+                field=col,
+            )
+    return annotations(
+        r.ids,
+        annotator,
+        likert_preference(la, lb),
+        likert_a=la.astype(int).to_numpy(),
+        likert_b=lb.astype(int).to_numpy(),
+    )
 
 
 def _unique(raw, ids, field):
-    from pluralign.data.fields import check_unique
-
     check_unique(raw, ids, field)
 
 

@@ -80,15 +80,6 @@ def card(data: PreferenceData) -> pd.Series:
     )
 
 
-#: what stands in for the papers' data on each profile (the data chapter's profile note)
-STAND_INS = {
-    "demo": [
-        "simulated data sets in the MultiPref (A/B/tie + strength) and HelpSteer2 (per-response Likert) "
-        "annotation formats, with planted truth"
-    ]
-}
-
-
 @dataclass
 class DataPage:
     """The data chapter: the registered data sets, and the ones this profile loads."""
@@ -97,9 +88,9 @@ class DataPage:
     datasets: list  # loaded PreferenceData, in the order of the parameter file
 
     def profile_note(self):
-        from pluralign import report
+        from pluralign import profiles, report
 
-        return report.profile_note(self.profile, stand_ins=STAND_INS.get(self.profile))
+        return report.profile_note(self.profile, stand_ins=profiles.stand_ins(self.profile, "data"))
 
     def catalogue(self):
         """Every registered data set: Hub id linked to its page (or its project page, or "local file"), license,
