@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from pluralign import cache
+from pluralign import cache, profiles
 from pluralign.book import benchmark
 
 
@@ -90,7 +90,7 @@ _SHARE_FIGURE = re.compile(r"^(?P<step>.+)_share_of_(?P<precision>[a-z0-9]+)_cei
 
 
 def benchmark_shares(folder=None) -> Result:
-    """Each heavy step the benchmarks timed, as a share of the machine's own limit (issue 19): every figure named
+    """Each heavy step the benchmarks timed, as a share of the machine's own limit: every figure named
     ``<step>_share_of_<precision>_ceiling`` (the step's rate ÷ matmul GFLOP/s × FLOPs per item, measured in the
     same run), with the step's rate, its limit, the median over repetitions where recorded, the target and the
     1-minute load average during the run (a busy machine lowers every share). Values
@@ -228,15 +228,6 @@ def summary() -> Result:
     return Result(pd.DataFrame(rows, columns=["", "this build"]).set_index(""), values={"build_profile": profile()})
 
 
-PROFILE_NOTES = {
-    "demo": "simulated data with planted truth and small CPU models: the numbers check that each method "
-    "recovers what the simulator planted; they are not estimates of the papers' quantities.",
-    "sample": "real public preference data (from the local data folder) scored and labelled by small CPU models: "
-    "real text through every step, at a size and model quality far below the papers'.",
-    "paper": "the papers' data sets, models and hyper-parameters.",
-}
-
-
 def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = None):
     """A Markdown admonition naming the profile that produced the page and any offline stand-ins
     used in place of the papers' components (display it at the top of every chapter)."""
@@ -254,7 +245,7 @@ def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = 
             f"does not give are the notebook's defaults (written for the **{p}** profile)."
         )
         return Markdown(text + "\n:::")
-    text = f":::{{note}}\nThis page was produced by the **{p}** profile: {PROFILE_NOTES.get(p, '')}"
+    text = f":::{{note}}\nThis page was produced by the **{p}** profile: {profiles.summary(p)}"
     if stand_ins:
         text += "\n\nStand-ins on this profile:\n" + "\n".join(f"- {s}" for s in stand_ins)
     return Markdown(text + "\n:::")
