@@ -6,7 +6,7 @@ the project's OpenAI-compatible server (judge_ab over HTTP vs direct).
 ``--cold`` measures the first load (GGUF de-quantization + conversion to the cache) in a fresh cache
 folder; without it the load reads the converted folder from the pluralign cache (converting once if
 missing). ``--quick`` uses fewer judgments and tokens. The log-probability judgment step is also given as a share
-of the machine's own limit (issue 19; ``bench/machine_limit.py``).
+of the machine's own limit (``bench/machine_limit.py``).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def main() -> None:
     figures["judge_ab_many_pairs_per_s"] = k / t()
     units["judge_ab_many_pairs_per_s"] = "pairs/s (batches of 8)"
 
-    # the log-probability judgment step against the machine's own limit (issue 19; bench/machine_limit.py):
+    # the log-probability judgment step against the machine's own limit (bench/machine_limit.py):
     # next-token log-probs of judgment prompts in the library's token-budget batches, best of 2, interleaved with
     # matmul timings at the model's shapes; FLOPs per text = the transformer's + the tied LM head at one position
     import numpy as np

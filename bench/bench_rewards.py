@@ -10,7 +10,7 @@ Scoring (texts/s): all-MiniLM-L6-v2 with a scalar head (``AutoModelForSequenceCl
   order, fp32, no inference mode (autograd on); and the same with ``torch.no_grad`` for reference.
 
 Both produce the same rewards (max |difference| is recorded). A cached re-score is also timed. Against the
-machine's own limit (issue 19; ``bench/machine_limit.py``: matmul GFLOP/s at the model's shapes ÷ FLOPs per
+machine's own limit (``bench/machine_limit.py``: matmul GFLOP/s at the model's shapes ÷ FLOPs per
 text): the library's scoring and the frozen encoder's embedding step (no cache), each as a share.
 
 Training (pairs/s): Bradley-Terry on simulator pairs for (a) the frozen MiniLM encoder + linear head
@@ -123,7 +123,7 @@ def main() -> None:
     head.score(dh, progress=False)  # embeds prompts and responses once (cached)
     n_emb = len(set(dh.pairs.prompt) | set(dh.pairs.response_a) | set(dh.pairs.response_b))
     figures["embed_texts_per_s"] = n_emb / (time.perf_counter() - t0)
-    # the embedding step against the machine's limit (issue 19): the encoder alone, no cache, best of reps,
+    # the embedding step against the machine's limit: the encoder alone, no cache, best of reps,
     # interleaved with matmul timings at the encoder's shapes
     from machine_limit import flops_per_text, matmul_gflops
 
@@ -212,7 +212,7 @@ def main() -> None:
         units,
         target={
             "score_speedup_bs32": ">= 5x the plain baseline on 2 cores",
-            "score_optimized_share_of_fp32_ceiling": ">= 0.80 (issue 19)",
+            "score_optimized_share_of_fp32_ceiling": ">= 0.80",
         },
         notes=(
             "MiniLM-L6 (all-MiniLM-L6-v2) seq-cls scoring, max_length 256, simulator texts; baseline = "

@@ -1,4 +1,4 @@
-"""The machine's own limit for a model step (issue 19): torch.matmul GFLOP/s at the model's shapes, and the FLOPs
+"""The machine's own limit for a model step: torch.matmul GFLOP/s at the model's shapes, and the FLOPs
 a transformer needs per text, so a bench can give a step's throughput as a share of what the machine could do.
 
 * :func:`matmul_gflops` — best GFLOP/s of one layer's linear maps (hidden → 3·hidden, hidden → hidden,

@@ -32,7 +32,7 @@ report.benchmark_results()
 #
 # A time means little without the speed the machine could reach: each benchmark also measures torch's matmul
 # GFLOP/s at the model's shapes in the same run, and gives a model step's throughput as a share of matmul
-# GFLOP/s ÷ FLOPs per item (issue 19's targets: reward scoring at least 80 % of the fp32 limit, the bf16 fast
+# GFLOP/s ÷ FLOPs per item (the targets: reward scoring at least 80 % of the fp32 limit, the bf16 fast
 # path at least 40 % of the bf16 limit where the CPU has native bf16).
 
 # %% tags=["remove-input"]

@@ -1,5 +1,5 @@
-"""One figure style for every page (issue 13: figures at the column width, legible fonts, identical bytes
-across builds).
+"""One figure style for every page: figures at the column width, legible fonts, identical bytes across
+builds.
 
 Every part's ``plots`` module calls :func:`use` when imported: figures are drawn at 150 dpi, so a figure 7
 inches wide is 1,050 pixels — the width of the book's text column, where the browser shows it at full width

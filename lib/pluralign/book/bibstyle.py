@@ -1,4 +1,4 @@
-"""Author–year labels in the book's bibliography (issue 13, item 5): "Zhang et al. 2024" instead of pybtex's
+"""Author–year labels in the book's bibliography : "Zhang et al. 2024" instead of pybtex's
 alpha labels ("[ZWH+24]").
 
 A Sphinx extension (``_config.yml``: ``sphinx.extra_extensions``) that registers a pybtex formatting style

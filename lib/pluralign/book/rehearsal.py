@@ -1,4 +1,4 @@
-"""A rehearsal mirror (issue #16, item 2): every Hub id a profile uses, written locally so that the profile runs
+"""A rehearsal mirror: every Hub id a profile uses, written locally so that the profile runs
 offline on CPU before anyone spends GPU hours on it.
 
 ``build_mirror(dir, profile="paper")`` (``pluralign mirror rehearsal DIR``) writes, under ``DIR/<owner>/<name>``

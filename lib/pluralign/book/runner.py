@@ -264,7 +264,7 @@ def run_fingerprint(r: Run, lib_hash: str | None = None) -> str:
     h.update(r.profile.encode())
     h.update((lib_hash or _lib_hash()).encode())
     h.update(json.dumps(_files_state(data_files(params))).encode())
-    if os.environ.get("PLURALIGN_MIRROR"):  # the models and data a page reads from a Hub mirror (issue 16)
+    if os.environ.get("PLURALIGN_MIRROR"):  # the models and data a page reads from a Hub mirror
         mirror = Path(os.environ["PLURALIGN_MIRROR"]).expanduser()
         h.update(
             json.dumps(
@@ -274,7 +274,7 @@ def run_fingerprint(r: Run, lib_hash: str | None = None) -> str:
     return h.hexdigest()[:24]
 
 
-#: the sentence every page computed on a rehearsal mirror carries at its top (issue 16)
+#: the sentence every page computed on a rehearsal mirror carries at its top
 REHEARSAL_BANNER = "{profile} profile — rehearsal on random-weight models; numbers are meaningless"
 REHEARSAL_SIDECAR = ".pluralign-rehearsal.json"
 
@@ -542,7 +542,7 @@ SKIPPED_SECTION = "pluralign_skipped_section"
 def hide_skipped_sections(nb) -> list[str]:
     """Tag ``remove-cell`` every cell of a section that does not run on this profile — one whose cell displayed a
     :class:`~pluralign.report.Result` with ``skipped`` set — from its heading to the next heading of the same or a
-    higher level, so the book shows only sections that run (issue 13: no empty section with its code on the page).
+    higher level, so the book shows only sections that run (no empty section with its code on the page).
     The page title (level 1) is never hidden. Returns the hidden headings."""
     cells, hidden = nb.cells, []
     for i, c in enumerate(cells):
@@ -578,7 +578,7 @@ def execution_order(todo: list[Run], m: dict) -> list[Run]:
 @contextlib.contextmanager
 def _warm_kernels(todo: list[Run], profile: str, refresh: bool, lib_hash: str):
     """While four or more pages are to execute, their kernels are forked from one warm server that imported the
-    heavy modules once (:mod:`pluralign.book.warm`; issue #19: 3–5 s of imports per page otherwise)."""
+    heavy modules once (:mod:`pluralign.book.warm`: 3–5 s of imports per page otherwise)."""
     from pluralign.book import warm
 
     stale = [r for r in todo if refresh or not _is_fresh(r, run_fingerprint(r, lib_hash))]

@@ -2,7 +2,7 @@
 
 Every page of the book runs in its own fresh Jupyter kernel, and each kernel used to pay the same start-up
 cost: importing numpy, pandas, scipy, matplotlib, torch, transformers, sentence-transformers and pluralign
-(about 3–5 s of CPU per page, × 20 pages of the demo book; issue #19). :func:`server` starts one process
+(about 3–5 s of CPU per page, × 20 pages of the demo book). :func:`server` starts one process
 that imports those modules once and then waits; each kernel the runner starts is a tiny client
 (``_warm_client.py``) that asks that process to ``fork`` a child, and the child becomes the page's IPython
 kernel. A forked child starts with the modules already imported and nothing else: no figure, no cache

@@ -1,4 +1,4 @@
-"""Beyond one GPU: reward-model training and scoring data-parallel under ``accelerate launch`` (issue 16, item 5).
+"""Beyond one GPU: reward-model training and scoring data-parallel under ``accelerate launch``.
 
 The library needs no code of its own to be launched on several processes; the same notebook call or
 ``pluralign score`` / ``pluralign train`` command runs under ::

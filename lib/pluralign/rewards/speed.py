@@ -1,4 +1,4 @@
-"""Scoring near the machine's limit (issue 19): token-budget batches, the precision switch, and the measured
+"""Scoring near the machine's limit: token-budget batches, the precision switch, and the measured
 deviation of a fast precision from exact fp32.
 
 * :func:`token_batches` — inputs sorted by token length (longest first), cut into batches whose
@@ -37,8 +37,8 @@ __all__ = [
 
 #: default token budget per batch (batch size × longest length), by device type. On CPU 2,048 tokens: a batch's
 #: widest activation (2,048 × 1,536 fp32 values for a MiniLM's feed-forward layer) is 12 MB, half of 4,096's, and
-#: stays in cache better, while per-call overhead is still small; measured in issue 19 on the first 128 hh-rlhf pairs (single thread, CPU time,
-#: attention FLOPs counted in the limit): 72 % of the fp32 matmul limit at 4,096 tokens, 80 % at 2,048, 82 % at
+#: stays in cache better, while per-call overhead is still small; measured on the first 128 hh-rlhf pairs
+#: (single thread, CPU time, attention FLOPs counted in the limit): 72 % of the fp32 matmul limit at 4,096 tokens, 80 % at 2,048, 82 % at
 #: 1,024 (more, smaller batches parallelise worse over two threads: 2,048 was also best with two on a busy
 #: machine). A GPU wants far larger batches.
 TOKEN_BUDGET = {"cpu": 2048, "cuda": 65536}

@@ -109,7 +109,7 @@ class PreferenceTrainer(Trainer):
 
     def evaluate(self, eval_dataset=None, ignore_keys=None, metric_key_prefix: str = "eval"):
         """The objective's mean loss per evaluation instance, under ``torch.inference_mode``. Each distinct text
-        of the evaluation set is scored once, in token-budget batches (issue 19: the batching of scoring,
+        of the evaluation set is scored once, in token-budget batches (the batching of scoring,
         :func:`pluralign.rewards.speed.token_batches`, at most the texts of ``per_device_eval_batch_size`` instances
         a batch), and the loss is taken over every instance from those outputs: with every annotator's label as an
         instance (``labels="all"``) a pair's two texts are scored once, not once per annotator. The result is the exact
