@@ -26,17 +26,28 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None   # the profile's models (common.yml): a model parameter may name one of them
-# the Part IV study shared by its four pages (params/<profile>/cross-study.yml; pluralign.cross.setup arguments):
-# data (one multi-annotator data spec, or a list analysed apart), ties, p_star_from, judge (the synthetic judge
-# of Eq. 3: simulated / llm / null), split, reward_model, train, train_margin (synthetic / gold), seal (the pre-D
-# and post-D reward models), n_boot
-design = {}
+models = None   # the profile's models (common.yml): a model setting may name one of them
+# Part IV's settings, shared by its four pages (params/<profile>/cross-study.yml); what each one means and its
+# default: pluralign.cross.CrossSettings.documentation(). A dict setting holds overrides of its default.
+data = None         # one multi-annotator data spec, or a list analysed apart (None: the demo's simulated pairs)
+ties = "majority"
+p_star_from = "truth"
+labeller = None
+judge = {}          # the synthetic judge of Eq. 3 (from: simulated / llm / null)
+split = {}
+reward_model = None
+train = {}
+train_margin = "synthetic"
+seal = {}           # SEAL's pre-D and post-D reward models
+n_boot = 2000
 
 # %% tags=["remove-input"]
 from pluralign import cross
+from pluralign.cross.pages import margins
 
-study = cross.setup(profile, seed, models=models, **design)
+study = cross.setup(profile, seed, models=models, data=data, ties=ties, p_star_from=p_star_from, labeller=labeller,
+                    judge=judge, split=split, reward_model=reward_model, train=train, train_margin=train_margin,
+                    seal=seal, n_boot=n_boot)
 study.profile_note()
 
 # %% [markdown]
@@ -46,7 +57,7 @@ study.profile_note()
 # the demo, the planted population margin $|2p^* - 1|$ is the truth the two estimates are read against):
 
 # %% tags=["hide-input"]
-study.margin_distribution()
+margins.distribution(study)
 
 # %% [markdown]
 # ## Do margins separate diverging from high-agreement pairs?
@@ -55,7 +66,7 @@ study.margin_distribution()
 # pair (0.5: no separation). Pairs of the class "other" are left out.
 
 # %% tags=["hide-input"]
-study.margin_separation().glue()
+margins.separation(study).glue()
 
 # %% [markdown]
 # High-agreement *ties* split their votes evenly, so Eq. 3 gives them small margins as well: the column against

@@ -25,30 +25,41 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None   # the profile's models (common.yml): a model parameter may name one of them
-# the Part IV study shared by its four pages (params/<profile>/cross-study.yml; pluralign.cross.setup arguments):
-# data (one multi-annotator data spec, or a list analysed apart), ties, p_star_from, judge (the synthetic judge
-# of Eq. 3: simulated / llm / null), split, reward_model, train, train_margin (synthetic / gold), seal (the pre-D
-# and post-D reward models), n_boot
-design = {}
+models = None   # the profile's models (common.yml): a model setting may name one of them
+# Part IV's settings, shared by its four pages (params/<profile>/cross-study.yml); what each one means and its
+# default: pluralign.cross.CrossSettings.documentation(). A dict setting holds overrides of its default.
+data = None         # one multi-annotator data spec, or a list analysed apart (None: the demo's simulated pairs)
+ties = "majority"
+p_star_from = "truth"
+labeller = None
+judge = {}          # the synthetic judge of Eq. 3 (from: simulated / llm / null)
+split = {}
+reward_model = None
+train = {}
+train_margin = "synthetic"
+seal = {}           # SEAL's pre-D and post-D reward models
+n_boot = 2000
 
 # %% tags=["remove-input"]
 from pluralign import cross
+from pluralign.cross.pages import regimes
 
-study = cross.setup(profile, seed, models=models, **design)
+study = cross.setup(profile, seed, models=models, data=data, ties=ties, p_star_from=p_star_from, labeller=labeller,
+                    judge=judge, split=split, reward_model=reward_model, train=train, train_margin=train_margin,
+                    seal=seal, n_boot=n_boot)
 study.profile_note()
 
 # %% [markdown]
 # ## Regimes and resistance in each agreement class
 
 # %% tags=["hide-input"]
-study.regimes()
+regimes.by_class(study)
 
 # %% [markdown]
 # ## Is the resistance larger on diverging pairs?
 
 # %% tags=["hide-input"]
-study.resistance_gap().glue()
+regimes.resistance_gap(study).glue()
 
 # %% [markdown]
 # The post-D difference is {glue:text}`x_res_delta:.3f` (95% CI {glue:text}`x_res_lo:.3f` to

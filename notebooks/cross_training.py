@@ -28,24 +28,35 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None   # the profile's models (common.yml): a model parameter may name one of them
-# the Part IV study shared by its four pages (params/<profile>/cross-study.yml; pluralign.cross.setup arguments):
-# data (one multi-annotator data spec, or a list analysed apart), ties, p_star_from, judge (the synthetic judge
-# of Eq. 3: simulated / llm / null), split, reward_model, train, train_margin (synthetic / gold), seal (the pre-D
-# and post-D reward models), n_boot
-design = {}
+models = None   # the profile's models (common.yml): a model setting may name one of them
+# Part IV's settings, shared by its four pages (params/<profile>/cross-study.yml); what each one means and its
+# default: pluralign.cross.CrossSettings.documentation(). A dict setting holds overrides of its default.
+data = None         # one multi-annotator data spec, or a list analysed apart (None: the demo's simulated pairs)
+ties = "majority"
+p_star_from = "truth"
+labeller = None
+judge = {}          # the synthetic judge of Eq. 3 (from: simulated / llm / null)
+split = {}
+reward_model = None
+train = {}
+train_margin = "synthetic"
+seal = {}           # SEAL's pre-D and post-D reward models
+n_boot = 2000
 
 # %% tags=["remove-input"]
 from pluralign import cross
+from pluralign.cross.pages import training
 
-study = cross.setup(profile, seed, models=models, **design)
+study = cross.setup(profile, seed, models=models, data=data, ties=ties, p_star_from=p_star_from, labeller=labeller,
+                    judge=judge, split=split, reward_model=reward_model, train=train, train_margin=train_margin,
+                    seal=seal, n_boot=n_boot)
 study.profile_note()
 
 # %% [markdown]
 # ## The models
 
 # %% tags=["hide-input"]
-study.models_trained().glue()
+training.models_trained(study).glue()
 
 # %% [markdown]
 # ## Table 2's measure and Pearson r with p\*, per agreement class
@@ -54,7 +65,12 @@ study.models_trained().glue()
 # decisive a model that knew the population exactly would be on those pairs.
 
 # %% tags=["hide-input"]
-study.training_measures()
+training.measures(study)
+
+# %% [markdown]
+# Table 2's measure is the mean $P(\text{chosen} \succ \text{rejected})$ (the model's own chosen response) for the
+# probability models and $r_\text{chosen} - r_\text{rejected}$ on the Likert scale for MSE, whose Δ is therefore not
+# taken; for Pearson the MSE model's $P(A \succ B)$ is $\sigma(r_A - r_B)$.
 
 # %% [markdown]
 # ## The decisiveness gap
@@ -63,7 +79,7 @@ study.training_measures()
 # of itself where people disagree.
 
 # %% tags=["hide-input"]
-study.decisiveness_gaps().glue()
+training.decisiveness_gaps(study).glue()
 
 # %% [markdown]
 # A model "handles" disagreement on this evidence when its gap is positive and its Pearson r with $p^*$ is at least

@@ -36,6 +36,7 @@ __all__ = [
     "pearson_by_class",
     "display_measure",
     "display_gaps",
+    "train_models",
 ]
 
 #: The five reward models of question 4: name → (objective, labels).
@@ -48,6 +49,38 @@ MODELS = {
 }
 REFERENCE = "BT (majority)"
 CLASSES = ("high-agreement-pref", "diverging", "all")
+
+
+def train_models(rm, data, classified, *, split: dict, seed: int, train: dict, margins: pd.Series | None):
+    """The five reward models of :data:`MODELS` trained on one split: four through
+    :func:`pluralign.diverging.reward_models.reward_model_study`, the margin-regularized one (Beyond the Binary
+    Eq. 4) on the same training pairs with ``margins`` (None: the pairs' gold margins; a pair without one trains
+    with margin 0); the run with the held-out outputs ``p_a`` and ``gap`` of every model."""
+    plain = {k: v for k, v in MODELS.items() if v[0] != "bt-margin"}
+    r = rmod.reward_model_study(
+        rm,
+        data,
+        test=split["test"],
+        validation=split["validation"],
+        seed=seed,
+        models=plain,
+        classified=classified,
+        **train,
+    )
+    name = next(k for k, v in MODELS.items() if v[0] == "bt-margin")
+    m = rm.train(
+        r.train,
+        objective="bt-margin",
+        labels="aggregate",
+        margins=None if margins is None else margins.reindex(r.train.pairs["pair_id"]).fillna(0.0),
+        eval_data=r.validation,
+        progress=False,
+        **train,
+    )
+    r.models = {k: (m if k == name else r.models[k]) for k in MODELS if k == name or k in r.models}
+    outs = rmod.model_outputs(r.models, r.heldout)
+    r.p_a, r.gap = outs.p_a, outs.gap
+    return r
 
 
 def model_probabilities(p_a: dict, gap: dict) -> dict:

@@ -1,0 +1,88 @@
+"""Page "Margins by agreement class" (question 1): are Beyond the Binary's margins (Eq. 3) small exactly on Diverging
+Preferences' diverging pairs? (:mod:`pluralign.cross.margins_by_class`)"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pluralign import report
+from pluralign.cross import margins_by_class as q1
+from pluralign.cross import plots
+from pluralign.cross.studies import each_data_set
+from pluralign.cross.study import Study
+
+__all__ = ["distribution", "separation"]
+
+
+@report.section()
+@each_data_set
+def distribution(study: Study) -> report.Result:
+    """Margins per agreement class (mean with its 95% CI, median, share unanimous) for every margin source, the
+    planted one beside on the demo, and the figure with the AUROCs."""
+    margins = dict(study.margins)
+    if study.planted_margin is not None:
+        margins["planted |2p*−1| (demo truth)"] = study.planted_margin.reindex(study.classified.index)
+    dist = q1.margin_distribution(margins, study.classified, n_boot=study.n_boot, seed=study.seed)
+    table = dist.assign(
+        **{
+            "mean margin [95% CI]": [q1.interval(*v) for v in dist[["mean", "lo", "hi"]].to_numpy()],
+            "median": dist["median"].map(lambda v: f"{v:.3g}"),
+            "unanimous (m = 1)": dist["unanimous (m = 1)"].map(lambda v: f"{100 * v:.1f}%"),
+        }
+    )
+    table = table.set_index(["margin", "class"])[["pairs", "mean margin [95% CI]", "median", "unanimous (m = 1)"]]
+    agreement = study.classified["agreement"]
+    long = pd.concat(
+        [
+            pd.DataFrame({"margin source": k, "m": v.to_numpy(float), "class": agreement.reindex(v.index).to_numpy()})
+            for k, v in margins.items()
+        ],
+        ignore_index=True,
+    )
+    left = {k: v for k, v in study.margins_left_out.items() if v}
+    note = "".join(
+        f"{v} pairs have no {k} margin (no parseable judgment) and are left out of it. " for k, v in left.items()
+    )
+    return report.Result(
+        table=table,
+        figure=plots.margins_by_class(long, study.separation),
+        note=note,
+        data={"distribution": dist, "long": long},
+    )
+
+
+@report.section("x_auc_0", "x_auc_lo_0", "x_auc_hi_0", "x_auc_name_0", "x_auc_verdict_0")
+@each_data_set
+def separation(study: Study) -> report.Result:
+    """Question 1's test: AUROC of 1 − m for diverging vs high-agreement pairs per margin source, 95% CI, verdict
+    against 0.5, the planted AUROC beside on the demo; values ``x_auc_<k>``, ``x_auc_lo_<k>``, ``x_auc_hi_<k>``,
+    ``x_auc_name_<k>``, ``x_auc_verdict_<k>`` per source k = 0, 1, … (the gold margin is always one)."""
+    sep = study.separation
+    values = {}
+    for k, (name, r) in enumerate(sep.iterrows()):
+        values.update(
+            {
+                f"x_auc_{k}": float(r["AUROC"]),
+                f"x_auc_lo_{k}": float(r["lo"]),
+                f"x_auc_hi_{k}": float(r["hi"]),
+                f"x_auc_name_{k}": name,
+                f"x_auc_verdict_{k}": r["verdict"],
+            }
+        )
+    lines = [
+        f"- **{name}**: AUROC {q1.interval(r['AUROC'], r['lo'], r['hi'])} — {r['verdict']}."
+        for name, r in sep.iterrows()
+    ]
+    if "gold (annotators)" in sep.index:
+        lines.append(
+            "- The gold margin and the agreement classes are computed from the same judgments, so its "
+            "AUROC is partly true by construction (Eq. 3 ignores strength and ties count half, the "
+            "classes do not); "
+            + (
+                "the synthetic margin is the independent test."
+                if len(sep) > 1
+                else "there is no synthetic margin on this profile, so the hypothesis is "
+                "not tested independently of the annotators here."
+            )
+        )
+    return report.Result(table=q1.display(sep), note="\n".join(lines), values=values, data={"separation": sep})

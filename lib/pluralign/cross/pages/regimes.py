@@ -1,0 +1,66 @@
+"""Page "Alignment regimes by agreement class" (question 3): does a reward model "resist" (SEAL's a₋) mostly where
+people disagree? (:mod:`pluralign.cross.regimes`)"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pluralign import report
+from pluralign.cross import margins_by_class as q1
+from pluralign.cross import plots
+from pluralign.cross import regimes as q3
+from pluralign.cross.studies import each_data_set
+from pluralign.cross.study import Study
+
+__all__ = ["by_class", "resistance_gap"]
+
+
+@report.section()
+@each_data_set
+def by_class(study: Study) -> report.Result:
+    """SEAL's a₊ / a₋ and four regimes (Table 1) per agreement class (the planted population a₋ beside on the
+    demo); the note names the reward models and counts the pairs without a chosen entry."""
+    R, rms, _ = study.seal_rewards
+    table = q3.regimes_by_class(R, study.classified, population=study.population, n_boot=study.n_boot, seed=study.seed)
+    n_ties = len(study.data.pairs) - len(R)
+    note = (
+        f"Reward models: {rms.design}. SEAL's chosen entry is the majority label; {n_ties} pairs whose "
+        "majority is a tie have none and are left out (so high-agreement ties barely appear)."
+    )
+    return report.Result(
+        table=q3.display(table), figure=plots.regimes_by_class(table), note=note, data={"regimes": table}
+    )
+
+
+@report.section("x_res_delta", "x_res_lo", "x_res_hi", "x_res_verdict")
+@each_data_set
+def resistance_gap(study: Study) -> report.Result:
+    """a₋(diverging) − a₋(high-agreement prefs.) for the pre-D and post-D RM with 95% CIs and verdicts, the
+    planted population difference beside on the demo; the post-D one's values ``x_res_*``."""
+    R, _, _ = study.seal_rewards
+    kw = {"population": study.population, "n_boot": study.n_boot, "seed": study.seed}
+    rows = {w: q3.resistance_difference(R, study.classified, which=w, **kw) for w in ("pre", "post")}
+    planted = study.population is not None
+    table = pd.DataFrame(
+        {
+            f"{w}-D RM": {
+                "diverging pairs": d["n_diverging"],
+                "high-agreement pairs": d["n_high_agreement"],
+                "a₋(diverging) − a₋(high-agreement) [95% CI]": q1.interval(d["delta"], d["lo"], d["hi"]),
+                **({"planted (population)": f"{d['planted']:.3g}"} if planted else {}),
+                "verdict": d["verdict"],
+            }
+            for w, d in rows.items()
+        }
+    ).T
+    post = rows["post"]
+    return report.Result(
+        table=table,
+        values={
+            "x_res_delta": float(post["delta"]),
+            "x_res_lo": float(post["lo"]),
+            "x_res_hi": float(post["hi"]),
+            "x_res_verdict": post["verdict"],
+        },
+        data={"differences": rows},
+    )

@@ -1,0 +1,83 @@
+"""Page "Which training handles disagreement?" (question 4): five reward models trained on the same pairs
+(:data:`pluralign.cross.training.MODELS`) compared per agreement class on Diverging Preferences' Table 2 measure
+and on Pearson r with p* (Beyond the Binary Table 1). (:mod:`pluralign.cross.training`)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pluralign import report
+from pluralign.cross import margins_by_class as q1
+from pluralign.cross import plots
+from pluralign.cross import training as q4
+from pluralign.cross.studies import each_data_set
+from pluralign.cross.study import Study
+
+__all__ = ["models_trained", "measures", "decisiveness_gaps"]
+
+
+@report.section("x_n_train", "x_n_test")
+@each_data_set
+def models_trained(study: Study) -> report.Result:
+    """The split, the models trained (with their training instances) and those not trained, with why."""
+    r = study.run
+    _, source = study.training_margins
+    rows = [
+        {
+            "model": k,
+            "objective": q4.MODELS[k][0],
+            "labels": q4.MODELS[k][1],
+            "training instances": int(r.models[k].info.get("n_instances", 0)) if k in r.models else "—",
+            "trained": "yes" if k in r.models else f"no — {r.skipped.get(k, 'not trained')}",
+        }
+        for k in q4.MODELS
+    ]
+    note = (
+        f"Pairs: {len(r.train.pairs)} training, {len(r.validation.pairs)} validation (best checkpoint), "
+        f"{len(r.heldout.pairs)} held out. The margin-regularized model trains on {source}."
+    )
+    return report.Result(
+        table=pd.DataFrame(rows).set_index("model"),
+        note=note,
+        values={"x_n_train": len(r.train.pairs), "x_n_test": len(r.heldout.pairs)},
+    )
+
+
+@report.section()
+@each_data_set
+def measures(study: Study) -> report.Result:
+    """Per model and agreement class: Table 2's measure and Pearson r with p*, each with its 95% CI and its paired
+    Δ to BT on majority labels (with the verdict), the planted population value beside on the demo."""
+    measure, _, pearson = study.measures
+    if pearson is None:
+        pearson = measure[["model", "class"]].assign(
+            r=np.nan,
+            lo=np.nan,
+            hi=np.nan,
+            delta=np.nan,
+            delta_lo=np.nan,
+            delta_hi=np.nan,
+            verdict="— (no p* on this profile)",
+        )
+    return report.Result(
+        table=q4.display_measure(measure, pearson),
+        figure=plots.training_measures(measure),
+        data={"measure": measure, "pearson": pearson},
+    )
+
+
+@report.section()
+@each_data_set
+def decisiveness_gaps(study: Study) -> report.Result:
+    """Per model, the decisiveness gap (Table 2 measure on high-agreement prefs. − on diverging pairs) with its
+    95% CI and verdict, and its paired Δ to BT on majority labels; the population's planted gap beside; values
+    ``x_gap_<k>`` per model k = 0, 1, … (the models trained)."""
+    _, gaps, _ = study.measures
+    values = {f"x_gap_{k}": float(r["gap"]) for k, (_, r) in enumerate(gaps.iterrows())}
+    lines = [
+        f"- **{m}**: gap {q1.interval(r['gap'], r['lo'], r['hi'])} — {r['verdict']}; "
+        f"against {q4.REFERENCE}: {r['delta_verdict']}."
+        for m, r in gaps.iterrows()
+    ]
+    return report.Result(table=q4.display_gaps(gaps), note="\n".join(lines), values=values, data={"gaps": gaps})

@@ -1,0 +1,42 @@
+"""Question 4 (pluralign.cross.training): decisiveness gaps, Table 2's measure and Pearson r with p* on hand cases."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pluralign.cross import training as q4
+
+
+def _toy_models(classes):
+    cl = classes(["high-agreement-pref"] * 20 + ["diverging"] * 20)
+    cl["majority"] = "A"
+    hedging = pd.Series([0.9] * 20 + [0.5] * 20, index=cl.index)  # decisive only where people agree
+    flat = pd.Series([0.8] * 40, index=cl.index)  # equally decisive everywhere
+    gap = pd.Series([2.0] * 20 + [0.0] * 20, index=cl.index)  # an MSE model's r_A − r_B
+    return cl, {"flat": flat, "hedging": hedging}, {"mse": gap}
+
+
+def test_decisiveness_gap_exact_and_paired_against_the_reference(classes):
+    cl, p_a, gap = _toy_models(classes)
+    g = q4.decisiveness_gaps(cl, p_a, gap, reference="flat", n_boot=100)
+    assert g.loc["hedging", "gap"] == pytest.approx(0.4) and g.loc["flat", "gap"] == pytest.approx(0.0)
+    assert g.loc["hedging", "verdict"] == "less decisive on diverging pairs"
+    assert g.loc["hedging", "delta"] == pytest.approx(0.4)
+    assert g.loc["hedging", "delta_verdict"].startswith("handles disagreement better")
+    assert g.loc["mse", "delta_verdict"] == "— (a different scale)" and g.loc["mse", "gap"] == pytest.approx(2.0)
+    m = q4.measure_by_class(cl, p_a, gap, reference="flat", n_boot=50).set_index(["model", "class"])
+    assert m.loc[("hedging", "diverging"), "value"] == pytest.approx(0.5)
+    assert m.loc[("hedging", "diverging"), "delta"] == pytest.approx(-0.3)
+    assert np.isnan(m.loc[("mse", "all"), "delta"])
+
+
+def test_pearson_with_p_star_per_class(classes):
+    rng = np.random.default_rng(1)
+    cl = classes(["high-agreement-pref"] * 30 + ["diverging"] * 30)
+    p_star = pd.Series(rng.uniform(0.05, 0.95, 60), index=cl.index)
+    noisy = (p_star + rng.normal(0, 0.3, 60)).clip(0, 1)
+    out = q4.pearson_by_class(p_star, {"noisy": noisy, "exact": p_star}, cl, reference="noisy", n_boot=200)
+    ex = out[out.model == "exact"].set_index("class")
+    assert ex.loc["all", "r"] == pytest.approx(1.0) and ex.loc["all", "delta_lo"] > 0
+    assert ex.loc["all", "verdict"].startswith("correlates more")
+    assert list(out["model"].unique()) == ["noisy", "exact"]
