@@ -149,7 +149,7 @@ def _pairs(n_topics=12, seed=0) -> PreferenceData:
 def _texts(n=40, seed=0):
     rng = np.random.default_rng(seed)
     out = []
-    for i in range(n):
+    for _ in range(n):
         p = " ".join(rng.choice(WORDS, size=int(rng.integers(0, 25))))
         r = " ".join(rng.choice(WORDS, size=int(rng.integers(1, 40))))
         out.append((p, r))

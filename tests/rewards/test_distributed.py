@@ -1,4 +1,4 @@
-"""Beyond one GPU (issue 16, item 5): training and scoring data-parallel under ``accelerate launch``.
+"""Beyond one GPU: training and scoring data-parallel under ``accelerate launch``.
 
 tests/distributed_job.py runs once in this process and once on two CPU processes (``accelerate launch
 --multi_gpu --num_processes 2`` with ``ACCELERATE_USE_CPU=1``: torchrun, gloo), each with its own cache. The

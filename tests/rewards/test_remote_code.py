@@ -72,7 +72,10 @@ def test_the_folder_would_run_its_code_were_the_caller_to_allow_it(hostile_folde
     _ask_for_remote_code(
         folder, marker, {"AutoConfig": "evil.EvilConfig", "AutoModelForSequenceClassification": "evil.EvilModel"}
     )
-    code = f"import pluralign.rewards as R\ntry:\n    R.load({str(folder)!r}, trust_remote_code=True)\nexcept Exception:\n    pass\n"
+    code = (
+        f"import pluralign.rewards as R\ntry:\n    R.load({str(folder)!r}, trust_remote_code=True)\n"
+        "except Exception:\n    pass\n"
+    )
     env = dict(os.environ, HF_MODULES_CACHE=str(tmp_path / "modules"))
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=120)
     assert marker.exists()

@@ -1,4 +1,4 @@
-"""Scoring near the machine's limit (issue 19): token-budget batches (shapes within the budget, no padding beyond
+"""Scoring near the machine's limit: token-budget batches (shapes within the budget, no padding beyond
 a batch's longest, results in input order and independent of the batch company), the precision switch
 (``"auto"`` is fp32 where bf16 is not native), and the measured deviation of bf16 from fp32."""
 

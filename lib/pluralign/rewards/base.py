@@ -10,6 +10,7 @@ never depends on the batch size or on the other texts in its batch.
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from pathlib import Path
@@ -225,9 +226,11 @@ class RewardModel:
                     parts.append(self._raw_outputs_uncached(chunk, bs, bar))
                     continue
                 entry = Entry("rewards/score", inputs=(self.identity, chunk), settings=settings, fmt="npy")
-                done = []
+                done = []  # filled when the chunk is computed, not read from the cache (in this iteration)
                 parts.append(
-                    entry.get_or_compute(lambda c=chunk: done.append(1) or self._raw_outputs_uncached(c, bs, bar))
+                    entry.get_or_compute(
+                        lambda c=chunk, done=done: done.append(1) or self._raw_outputs_uncached(c, bs, bar)
+                    )
                 )
                 if not done:
                     bar.update(len(chunk))  # a cache hit
@@ -316,15 +319,7 @@ class RewardModel:
         copies the trained model there. ``engine``: ``"trainer"`` (``transformers.Trainer`` subclass),
         ``"torch"`` (compact loop, frozen-encoder head only) or ``"auto"`` (torch for the head,
         Trainer otherwise)."""
-        from pluralign.rewards.trainer import fit, fit_tensors
-
-        if engine == "auto":
-            engine = "torch" if self.backend == "frozen-encoder" else "trainer"
-        if engine not in ("torch", "trainer"):
-            raise ValueError(f"engine must be 'auto', 'torch' or 'trainer', got {engine!r}")
-        if engine == "torch" and self.backend != "frozen-encoder":
-            raise ValueError("engine='torch' trains the frozen-encoder head only; transformers use engine='trainer'")
-
+        engine = _engine(self, engine)
         hp = {
             "objective": objective,
             "labels": labels,
@@ -352,44 +347,9 @@ class RewardModel:
             settings=hp,
             fmt="dir",
         )
-
-        def compute(folder: Path) -> None:
-            from transformers import set_seed
-
-            set_seed(seed)
-            model = self._trainable(objective, dropout, seed)
-            model.token_budget = self.token_budget  # evaluation batches as scoring's (trainer.PreferenceTrainer)
-            run = fit_tensors if engine == "torch" else fit
-            history = run(
-                model,
-                inst,
-                eval_inst,
-                objective=objective,
-                lr=hp["lr"],
-                epochs=hp["epochs"],
-                batch_size=hp["batch_size"],
-                eval_every=eval_every,
-                keep_best=keep_best,
-                seed=seed,
-                weight_decay=weight_decay,
-                progress=progress,
-            )
-            model._save(folder)
-            cfg = json.loads((folder / RM_CONFIG).read_text())
-            cfg.update(
-                {
-                    "trained": True,
-                    "objective": objective,
-                    "n_outputs": obj.n_outputs(objective),
-                    "identity": f"{self.identity}+{entry.key}",
-                    "train": hp,
-                    "dropped": inst.dropped,
-                    "n_instances": len(inst),
-                    "history": history,
-                }
-            )
-            (folder / RM_CONFIG).write_text(json.dumps(cfg, indent=1, default=str))
-
+        compute = functools.partial(
+            _fit_into, base=self, inst=inst, eval_inst=eval_inst, hp=hp, key=entry.key, progress=progress
+        )
         folder = distributed.train_entry(entry, compute) if distributed.active() else entry.get_or_compute(compute)
         if output_dir is not None and distributed.is_main():
             import shutil
@@ -436,6 +396,62 @@ class RewardModel:
             else "pretrained"
         )
         return f"{type(self).__name__}({self.identity!r}, {state}, device={self.device}, dtype={self.dtype})"
+
+
+def _engine(model: RewardModel, engine: str) -> str:
+    """The training engine ``engine`` names for ``model`` ("auto": the compact torch loop for a frozen-encoder
+    head, ``transformers.Trainer`` otherwise); an engine that cannot train this backend is refused."""
+    if engine == "auto":
+        engine = "torch" if model.backend == "frozen-encoder" else "trainer"
+    if engine not in ("torch", "trainer"):
+        raise ValueError(f"engine must be 'auto', 'torch' or 'trainer', got {engine!r}")
+    if engine == "torch" and model.backend != "frozen-encoder":
+        raise ValueError("engine='torch' trains the frozen-encoder head only; transformers use engine='trainer'")
+    return engine
+
+
+def _fit_into(folder: Path, *, base: RewardModel, inst, eval_inst, hp: dict, key: str, progress: bool) -> None:
+    """Train a copy of ``base`` on ``inst`` with the hyper-parameters ``hp`` and write it into ``folder`` with its
+    config: trained, its objective, its identity (``base``'s + the training cache key), the hyper-parameters, the
+    instances dropped and the evaluation history."""
+    from transformers import set_seed
+
+    from pluralign.rewards.trainer import fit, fit_tensors
+
+    objective, seed = hp["objective"], hp["seed"]
+    set_seed(seed)
+    model = base._trainable(objective, hp["dropout"], seed)
+    model.token_budget = base.token_budget  # evaluation batches as scoring's (trainer.PreferenceTrainer)
+    run = fit_tensors if hp["engine"] == "torch" else fit
+    history = run(
+        model,
+        inst,
+        eval_inst,
+        objective=objective,
+        lr=hp["lr"],
+        epochs=hp["epochs"],
+        batch_size=hp["batch_size"],
+        eval_every=hp["eval_every"],
+        keep_best=hp["keep_best"],
+        seed=seed,
+        weight_decay=hp["weight_decay"],
+        progress=progress,
+    )
+    model._save(folder)
+    cfg = json.loads((folder / RM_CONFIG).read_text())
+    cfg.update(
+        {
+            "trained": True,
+            "objective": objective,
+            "n_outputs": obj.n_outputs(objective),
+            "identity": f"{base.identity}+{key}",
+            "train": hp,
+            "dropped": inst.dropped,
+            "n_instances": len(inst),
+            "history": history,
+        }
+    )
+    (folder / RM_CONFIG).write_text(json.dumps(cfg, indent=1, default=str))
 
 
 def write_rm_config(folder: Path, cfg: dict) -> None:

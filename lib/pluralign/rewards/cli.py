@@ -63,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument(
         "--load-in-8bit",
         action="store_true",
-        help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' CPU backend)",
+        help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' "
+        "CPU backend)",
     )
     q.add_argument("--load-in-4bit", action="store_true", help="4-bit NF4 weights (bitsandbytes; CUDA or CPU)")
     p.add_argument("--device", default=None)
@@ -246,7 +247,8 @@ def _train_parser() -> argparse.ArgumentParser:
     q.add_argument(
         "--load-in-8bit",
         action="store_true",
-        help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' CPU backend)",
+        help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' "
+        "CPU backend)",
     )
     q.add_argument("--load-in-4bit", action="store_true", help="4-bit NF4 weights (bitsandbytes; CUDA or CPU)")
     p.add_argument("--device", default=None)

@@ -128,8 +128,10 @@ class Encoder:
                         settings={"pool": "mean", "norm": True},
                         fmt="npy",
                     )
-                    done = []
-                    vecs = entry.get_or_compute(lambda p=part: done.append(1) or self._embed_uncached(p, bar))
+                    done = []  # filled when the chunk is computed, not read from the cache (in this iteration)
+                    vecs = entry.get_or_compute(
+                        lambda p=part, done=done: done.append(1) or self._embed_uncached(p, bar)
+                    )
                     if not done:
                         bar.update(len(part))  # a cache hit
                     for t, v in zip(part, vecs):

@@ -113,6 +113,29 @@ def load(
     anyway) as before ``precision`` existed: bf16 on a GPU that supports it, fp32 elsewhere. Where bitsandbytes
     cannot run them, :class:`pluralign.rewards.causal.QuantizationUnavailable` says what to do.
     :func:`describe_loading` states in one line how a loaded model was loaded."""
+    dtype = _compute_dtype(name_or_path, precision, dtype, load_in_8bit, load_in_4bit, device)
+    opts = dict(
+        kind=kind,
+        max_length=max_length,
+        truncation_side=truncation_side,
+        trust_remote_code=trust_remote_code,
+        lora=lora,
+        device=device,
+        batch_size=batch_size,
+        head=head,
+        allow_pickle_weights=allow_pickle_weights,
+    )
+    rm = _load(name_or_path, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit, dtype=dtype, **opts)
+    rm.token_budget = token_budget
+    if not load_in_8bit:  # the same weights in fp32, for speed.fp32_twin (a fast precision's measured deviation)
+        rm._fp32 = lambda: load(name_or_path, dtype=torch.float32, token_budget=token_budget, **opts)
+    return rm
+
+
+def _compute_dtype(name_or_path, precision, dtype, load_in_8bit, load_in_4bit, device):
+    """The dtype a model loads in: ``dtype`` where given, else ``precision``'s on ``device`` (fp32 by default);
+    quantized weights with no precision given keep the backend's own choice (None). Refuses a quantization the
+    device cannot run and an unknown precision."""
     quantization = quantization_of(load_in_8bit, load_in_4bit)
     check_quantization(quantization, device, None if name_or_path is None else str(name_or_path))
     from pluralign.rewards.speed import PRECISIONS
@@ -124,38 +147,7 @@ def load(
         from pluralign.rewards.speed import resolve_precision
 
         dtype = resolve_precision(precision or "fp32", resolve_device(device))
-    rm = _load(
-        name_or_path,
-        kind=kind,
-        max_length=max_length,
-        truncation_side=truncation_side,
-        trust_remote_code=trust_remote_code,
-        load_in_8bit=load_in_8bit,
-        load_in_4bit=load_in_4bit,
-        lora=lora,
-        device=device,
-        dtype=dtype,
-        batch_size=batch_size,
-        head=head,
-        allow_pickle_weights=allow_pickle_weights,
-    )
-    rm.token_budget = token_budget
-    if not load_in_8bit:  # the same weights in fp32, for speed.fp32_twin (a fast precision's measured deviation)
-        rm._fp32 = lambda: load(
-            name_or_path,
-            kind=kind,
-            max_length=max_length,
-            truncation_side=truncation_side,
-            trust_remote_code=trust_remote_code,
-            lora=lora,
-            device=device,
-            dtype=torch.float32,
-            batch_size=batch_size,
-            head=head,
-            allow_pickle_weights=allow_pickle_weights,
-            token_budget=token_budget,
-        )
-    return rm
+    return dtype
 
 
 def _load(
@@ -174,6 +166,8 @@ def _load(
     head,
     allow_pickle_weights,
 ) -> RewardModel:
+    """The reward model ``name_or_path`` names (a mirror copy where ``$PLURALIGN_MIRROR`` holds it), by the
+    backend its folder's config, ``kind`` or :func:`detect_kind` says; None is the embedded default."""
     classes = BACKENDS
     if name_or_path is not None:
         from pluralign.mirror import resolve
@@ -193,8 +187,8 @@ def _load(
         )
     name_or_path = str(name_or_path)
     cfg = read_rm_config(name_or_path) if Path(name_or_path).is_dir() else None
-    if cfg is not None and cfg.get("backend") == "causal" and (load_in_8bit or load_in_4bit):
-        return CausalLMRM.from_folder(
+    if cfg is not None:
+        return _open_written(
             name_or_path,
             cfg,
             load_in_8bit=load_in_8bit,
@@ -202,15 +196,6 @@ def _load(
             device=device,
             dtype=dtype,
             batch_size=batch_size,
-            trust_remote_code=trust_remote_code,
-        )
-    if cfg is not None:
-        return open_trained(
-            name_or_path,
-            device=device,
-            dtype=dtype,
-            batch_size=batch_size,
-            load_in_8bit=load_in_8bit,
             trust_remote_code=trust_remote_code,
         )
     kind = kind or detect_kind(name_or_path, trust_remote_code)
@@ -239,6 +224,30 @@ def _load(
     if load_in_8bit or load_in_4bit or lora:
         raise ValueError(f"load_in_8bit / load_in_4bit / lora apply to causal LMs (kind='causal'), not kind={kind!r}")
     return cls(name_or_path, **kw)
+
+
+def _open_written(name_or_path, cfg, *, load_in_8bit, load_in_4bit, device, dtype, batch_size, trust_remote_code):
+    """A folder pluralign wrote (its ``pluralign_rm.json`` is ``cfg``), by the backend it names; a causal RM
+    asked for 8-bit or 4-bit weights is opened quantized."""
+    if cfg.get("backend") == "causal" and (load_in_8bit or load_in_4bit):
+        return CausalLMRM.from_folder(
+            name_or_path,
+            cfg,
+            load_in_8bit=load_in_8bit,
+            load_in_4bit=load_in_4bit,
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            trust_remote_code=trust_remote_code,
+        )
+    return open_trained(
+        name_or_path,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        load_in_8bit=load_in_8bit,
+        trust_remote_code=trust_remote_code,
+    )
 
 
 def describe_loading(rm) -> str:

@@ -229,40 +229,56 @@ def build_instances(
     if mse_aggregate not in MSE_AGGREGATES:
         raise ValueError(f"mse_aggregate must be one of {MSE_AGGREGATES}, got {mse_aggregate!r}")
     pairs = data.pairs.set_index("pair_id")
-    ann = data.annotations
     dropped: dict = {}
-
     if objective == "mse":
-        for col in ("likert_a", "likert_b"):
-            if col not in ann.columns or ann[col].isna().all():
-                raise ValueError(f"objective='mse' needs Likert scores: annotations column {col!r} is missing or empty")
-        a = ann.dropna(subset=["likert_a", "likert_b"])
-        dropped["judgments without Likert scores"] = int(len(ann) - len(a))
-        if labels == "aggregate":
-            a = _majority_likert(data, a, mse_aggregate, dropped)
-        rows_a = pd.DataFrame({"pair_id": a["pair_id"].values, "side": "a", "target": a["likert_a"].values})
-        rows_b = pd.DataFrame({"pair_id": a["pair_id"].values, "side": "b", "target": a["likert_b"].values})
-        t = pd.concat([rows_a, rows_b], ignore_index=True)
-        p = pairs.loc[t["pair_id"]]
-        t["prompt"] = p["prompt"].values
-        t["response"] = np.where(t["side"] == "a", p["response_a"].values, p["response_b"].values)
-        return Instances("pointwise", t[["pair_id", "prompt", "response", "target"]].astype({"target": float}), dropped)
-
+        return _pointwise_likert(data, pairs, labels, mse_aggregate, dropped)
     if objective == "mean-variance":
-        if labels == "all":
-            pref = ann["preference"].to_numpy()
-            t = pd.DataFrame(
-                {"pair_id": ann["pair_id"].values, "target": np.where(pref < 0, 1.0, np.where(pref > 0, 0.0, 0.5))}
-            )
-        else:
-            s = data.share_a()
-            t = pd.DataFrame({"pair_id": s.index.values, "target": s.values.astype(float)}).dropna()
-        p = pairs.loc[t["pair_id"]]
-        t["prompt"], t["first"], t["second"] = p["prompt"].values, p["response_a"].values, p["response_b"].values
-        t["margin"] = 0.0
-        return Instances("pairwise", t[["pair_id", "prompt", "first", "second", "target", "margin"]], dropped)
+        return _preference_shares(data, pairs, labels, dropped)
+    return _bradley_terry(data, pairs, objective, labels, margins, dropped)
 
-    # Bradley-Terry (with or without margin)
+
+def _pointwise_likert(data, pairs: pd.DataFrame, labels: str, mse_aggregate: str, dropped: dict) -> Instances:
+    """MSE instances: one (prompt, response) per side of each judgment (or of each pair's aggregate), with its
+    Likert score as the target."""
+    ann = data.annotations
+    for col in ("likert_a", "likert_b"):
+        if col not in ann.columns or ann[col].isna().all():
+            raise ValueError(f"objective='mse' needs Likert scores: annotations column {col!r} is missing or empty")
+    a = ann.dropna(subset=["likert_a", "likert_b"])
+    dropped["judgments without Likert scores"] = int(len(ann) - len(a))
+    if labels == "aggregate":
+        a = _majority_likert(data, a, mse_aggregate, dropped)
+    rows_a = pd.DataFrame({"pair_id": a["pair_id"].values, "side": "a", "target": a["likert_a"].values})
+    rows_b = pd.DataFrame({"pair_id": a["pair_id"].values, "side": "b", "target": a["likert_b"].values})
+    t = pd.concat([rows_a, rows_b], ignore_index=True)
+    p = pairs.loc[t["pair_id"]]
+    t["prompt"] = p["prompt"].values
+    t["response"] = np.where(t["side"] == "a", p["response_a"].values, p["response_b"].values)
+    return Instances("pointwise", t[["pair_id", "prompt", "response", "target"]].astype({"target": float}), dropped)
+
+
+def _preference_shares(data, pairs: pd.DataFrame, labels: str, dropped: dict) -> Instances:
+    """Mean-variance instances: (A, B) with the share preferring A as the target (per judgment: 1, 0, or ½ for a
+    tie; aggregated: the pair's share)."""
+    ann = data.annotations
+    if labels == "all":
+        pref = ann["preference"].to_numpy()
+        t = pd.DataFrame(
+            {"pair_id": ann["pair_id"].values, "target": np.where(pref < 0, 1.0, np.where(pref > 0, 0.0, 0.5))}
+        )
+    else:
+        s = data.share_a()
+        t = pd.DataFrame({"pair_id": s.index.values, "target": s.values.astype(float)}).dropna()
+    p = pairs.loc[t["pair_id"]]
+    t["prompt"], t["first"], t["second"] = p["prompt"].values, p["response_a"].values, p["response_b"].values
+    t["margin"] = 0.0
+    return Instances("pairwise", t[["pair_id", "prompt", "first", "second", "target", "margin"]], dropped)
+
+
+def _bradley_terry(data, pairs: pd.DataFrame, objective: str, labels: str, margins, dropped: dict) -> Instances:
+    """Bradley-Terry instances (with or without margin): (preferred, other) per judgment or per majority label;
+    ties and even splits are dropped and counted."""
+    ann = data.annotations
     if labels == "aggregate":
         maj = data.majority()
         dropped["pairs whose majority label is a tie"] = int((maj == "tie").sum())

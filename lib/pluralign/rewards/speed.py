@@ -38,9 +38,9 @@ __all__ = [
 #: default token budget per batch (batch size × longest length), by device type. On CPU 2,048 tokens: a batch's
 #: widest activation (2,048 × 1,536 fp32 values for a MiniLM's feed-forward layer) is 12 MB, half of 4,096's, and
 #: stays in cache better, while per-call overhead is still small; measured on the first 128 hh-rlhf pairs
-#: (single thread, CPU time, attention FLOPs counted in the limit): 72 % of the fp32 matmul limit at 4,096 tokens, 80 % at 2,048, 82 % at
-#: 1,024 (more, smaller batches parallelise worse over two threads: 2,048 was also best with two on a busy
-#: machine). A GPU wants far larger batches.
+#: (single thread, CPU time, attention FLOPs counted in the limit): 72 % of the fp32 matmul limit at 4,096 tokens,
+#: 80 % at 2,048, 82 % at 1,024 (more, smaller batches parallelise worse over two threads: 2,048 was also best with
+#: two on a busy machine). A GPU wants far larger batches.
 TOKEN_BUDGET = {"cpu": 2048, "cuda": 65536}
 PRECISIONS = ("fp32", "bf16", "auto")
 

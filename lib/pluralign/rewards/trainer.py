@@ -15,6 +15,7 @@ checkpoint to disk at every evaluation.
 
 from __future__ import annotations
 
+import functools
 import math
 import tempfile
 
@@ -273,6 +274,24 @@ def fit(
     return history
 
 
+def _feature_tensors(model, inst: Instances):
+    """``inst`` as in-memory tensors on the model's device: first and second features (None for pointwise
+    instances), targets and margins."""
+    items = _items(model, inst)
+    f1 = torch.as_tensor(np.stack([it["f1"] for it in items])).to(model.device)
+    f2 = torch.as_tensor(np.stack([it["f2"] for it in items])).to(model.device) if "f2" in items[0] else None
+    y = torch.tensor([it["target"] for it in items], dtype=torch.float32, device=model.device)
+    m = torch.tensor([it.get("margin", 0.0) for it in items], dtype=torch.float32, device=model.device)
+    return f1, f2, y, m
+
+
+def _head_loss(module, objective: str, f1, f2, y, m):
+    """The objective's mean loss of a head ``module`` on feature tensors (:func:`instance_loss`)."""
+    out1 = module(x=f1)
+    out2 = module(x=f2) if f2 is not None else None
+    return instance_loss(objective, out1, out2, y, m)
+
+
 def fit_tensors(
     model,
     inst: Instances,
@@ -298,23 +317,10 @@ def fit_tensors(
     slower per step on 2 busy cores)."""
     from pluralign.progress import bar as progress_bar
 
-    def tensors(i: Instances):
-        items = _items(model, i)
-        f1 = torch.as_tensor(np.stack([it["f1"] for it in items])).to(model.device)
-        f2 = torch.as_tensor(np.stack([it["f2"] for it in items])).to(model.device) if "f2" in items[0] else None
-        y = torch.tensor([it["target"] for it in items], dtype=torch.float32, device=model.device)
-        m = torch.tensor([it.get("margin", 0.0) for it in items], dtype=torch.float32, device=model.device)
-        return f1, f2, y, m
-
     module = model.module
-
-    def loss_of(f1, f2, y, m):
-        out1 = module(x=f1)
-        out2 = module(x=f2) if f2 is not None else None
-        return instance_loss(objective, out1, out2, y, m)
-
-    train_t = tensors(inst)  # embeds any new texts (all threads)
-    eval_t = tensors(eval_inst) if eval_inst is not None and len(eval_inst) else None
+    loss_of = functools.partial(_head_loss, module, objective)
+    train_t = _feature_tensors(model, inst)  # embeds any new texts (all threads)
+    eval_t = _feature_tensors(model, eval_inst) if eval_inst is not None and len(eval_inst) else None
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
