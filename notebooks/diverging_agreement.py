@@ -43,8 +43,9 @@ paper_reference = {}
 
 # %% tags=["remove-input"]
 from pluralign import diverging
+from pluralign.diverging.pages import agreement
 
-study = diverging.setup(profile=profile, seed=seed, datasets=datasets, ties=ties, paper_reference=paper_reference)
+study = diverging.setup(profile, seed, datasets=datasets, ties=ties, paper_reference=paper_reference)
 study.profile_note("agreement")
 
 # %% [markdown]
@@ -71,7 +72,7 @@ study.profile_note("agreement")
 # pairs (in the figure, the black tick marks where the diverging segment would end at the paper's share):
 
 # %%
-shares = study.agreement_shares().glue()
+shares = agreement.shares(study).glue()
 shares
 
 # %% [markdown]
@@ -88,7 +89,7 @@ shares
 # A few pairs of each class from the first data set, with their judgments (−2 … 2; negative prefers A):
 
 # %% tags=["hide-input"]
-study.class_examples()
+agreement.examples(study)
 
 # %% [markdown]
 # ## Checking against the planted truth
@@ -99,7 +100,7 @@ study.class_examples()
 # definition captures what the paper means, diverging pairs should come from the taste-driven plans.
 
 # %% tags=["remove-input"]
-study.planted_recovery()
+agreement.planted_recovery(study)
 
 # %% [markdown]
 # Not every taste-driven pair diverges (four annotators may happen to share a taste, or feel only

@@ -19,10 +19,11 @@
 # sampled diverging pairs per data set with the causes (several may apply) and report their agreement as
 # Cohen's κ over full label sets and Krippendorff's α with MASI distance.
 #
-# This page has the tools for that study in `pluralign.diverging.causes`: Table 1 as data, a spreadsheet
-# round-trip for human cause annotation and the two agreement statistics. The `paper` profile adds a page
-# with an LLM cause classifier prompted with the taxonomy (`causes.classify_causes`); the demo and sample
-# profiles ship no instruction-following LLM to run it with, so their books leave that page out.
+# This page has the tools for that study in `pluralign.diverging`: Table 1 as data and the two agreement
+# statistics (`causes`), a spreadsheet round-trip for human cause annotation (`cause_annotation`). The `paper`
+# profile adds a page with an LLM cause classifier prompted with the taxonomy (`cause_classifier.classify_causes`);
+# the demo and sample profiles ship no instruction-following LLM to run it with, so their books leave that page
+# out.
 #
 # *Version followed:* the workshop version of the paper {cite}`zhang2024divergingworkshop` (Workshop on
 # Pluralistic Alignment, NeurIPS 2024; the project's seed text): its §2.1, Table 1 and the κ / α it reports.
@@ -46,9 +47,9 @@ paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the pape
 
 # %% tags=["remove-input"]
 from pluralign import diverging
+from pluralign.diverging.pages import causes
 
-study = diverging.setup(profile=profile, seed=seed, datasets=datasets, annotation=annotation,
-                        paper_reference=paper_reference)
+study = diverging.setup(profile, seed, datasets=datasets, annotation=annotation, paper_reference=paper_reference)
 study.profile_note("causes")
 
 # %% [markdown]
@@ -58,19 +59,19 @@ study.profile_note("causes")
 # the authors' sampled diverging pairs that carry each cause (a pair can carry several).
 
 # %% tags=["remove-input"]
-study.taxonomy()
+causes.taxonomy(study)
 
 # %% [markdown]
 # ## The diverging pairs of this build
 
 # %%
-study.diverging_pairs()
+causes.diverging_pairs(study)
 
 # %% [markdown]
 # ## Cause frequencies beside Table 1
 
 # %% tags=["hide-input"]
-study.cause_frequencies()
+causes.frequencies(study)
 
 # %% [markdown]
 # The simulator's mix of causes is a parameter (`pluralign.data.simulate(mix=...)`), so the demo
@@ -79,21 +80,21 @@ study.cause_frequencies()
 #
 # ## (a) Human annotation: a spreadsheet round-trip
 #
-# `causes.export_for_annotation` samples diverging pairs (seeded) into an `.xlsx` with the prompt, both
+# `cause_annotation.export_for_annotation` samples diverging pairs (seeded) into an `.xlsx` with the prompt, both
 # responses, the annotators' votes, an `annotator` column and one column per cause; its `instructions` and
 # `taxonomy` sheets carry Table 1. An annotator writes her name and an `x` under every cause that applies;
-# `causes.import_annotations` reads one or several such files back and refuses a bad sheet with an error
+# `cause_annotation.import_annotations` reads one or several such files back and refuses a bad sheet with an error
 # naming the file, the row and the column. The exported sheet is empty: nobody has marked a cause yet, and
 # reading it back gives no labels.
 
 # %%
-study.annotation_sheets()
+causes.annotation_sheets(study)
 
 # %% [markdown]
 # Filled in, the sheets are read back:
 
 # %%
-study.annotation_round_trip()
+causes.round_trip(study)
 
 # %% [markdown]
 # ## (b) Agreement on label sets: κ and α-MASI
@@ -103,7 +104,7 @@ study.annotation_round_trip()
 # of causes are identical; α with MASI gives partial credit for overlapping sets.
 
 # %% tags=["remove-input"]
-study.label_agreement()
+causes.label_agreement(study)
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

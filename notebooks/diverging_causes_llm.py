@@ -34,23 +34,39 @@ models = {}              # the profile's named models (common.yml): cause_classi
 
 # %% tags=["remove-input"]
 from pluralign import diverging
+from pluralign.diverging.pages import causes_llm
 
-study = diverging.setup(profile=profile, seed=seed, datasets=datasets, annotation=annotation,
-                        cause_classifier=cause_classifier, paper_reference=paper_reference, models=models)
+study = diverging.setup(
+    profile,
+    seed,
+    models=models,
+    datasets=datasets,
+    annotation=annotation,
+    cause_classifier=cause_classifier,
+    paper_reference=paper_reference,
+)
 study.profile_note("causes")
 
 # %% [markdown]
 # ## The classifier
 #
-# `causes.classify_causes(data, llm, pair_ids, job=...)` sends each pair to an instruction-following LLM with
+# `cause_classifier.classify_causes(data, llm, pair_ids, job=...)` sends each pair to an instruction-following LLM with
 # the ten causes and their definitions, asks for JSON (`{"causes": [...], "rationale": ...}`), validates the
 # answer against a schema (retrying a bad answer, recording retried items), and returns labels in the same
 # format as the spreadsheet, so `label_agreement` compares the classifier with human annotators directly.
-# The job is journaled: a killed run resumes where it stopped. This is the prompt for the first sampled pair:
+# The job is journaled: a killed run resumes where it stopped.
+#
+# Without a classifier (`cause_classifier.llm: null`) this section is left out. The only LLM shipped with the demo
+# and sample profiles is Gemma 3 270M, a *base* model: it continues text but does not follow an instruction to
+# answer in JSON, so its labels would be noise. The path itself is exercised in `tests/diverging/test_cause_classifier.py`
+# against a real OpenAI-compatible server on 127.0.0.1, and the paper profile runs it (parameter `cause_classifier`,
+# e.g. `{llm: {name: "openai:gpt-4o-2024-08-06", api_key_env: OPENAI_API_KEY}, pairs: 50}`).
+#
+# This is the prompt for the first sampled pair:
 
 # %% tags=["hide-input"]
-study.cause_prompt()
+causes_llm.prompt(study)
 
 # %%
-study.llm_causes()
+causes_llm.llm_causes(study)
 

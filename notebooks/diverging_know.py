@@ -46,10 +46,21 @@ paper_reference = {}  # {data-set name: "multipref" | "helpsteer2"}: the paper's
 
 # %% tags=["remove-input"]
 from pluralign import diverging
+from pluralign.diverging.pages import know
 
-study = diverging.setup(profile=profile, seed=seed, datasets=datasets, split=split, reward_model=reward_model,
-                        models=models, train=train, n_boot=n_boot, judges=judges, judge_llm=judge_llm,
-                        paper_reference=paper_reference)
+study = diverging.setup(
+    profile,
+    seed,
+    models=models,
+    datasets=datasets,
+    split=split,
+    reward_model=reward_model,
+    train=train,
+    n_boot=n_boot,
+    judges=judges,
+    judge_llm=judge_llm,
+    paper_reference=paper_reference,
+)
 study.profile_note("know")
 
 # %% [markdown]
@@ -73,7 +84,7 @@ study.profile_note("know")
 # simulator's population.
 
 # %%
-mean_variance = study.mean_variance().glue()
+mean_variance = know.mean_variance(study).glue()
 mean_variance
 
 # %% [markdown]
@@ -93,7 +104,7 @@ mean_variance
 # The paper has no mean-variance row; its BT (All) values are shown for reference.
 
 # %% tags=["remove-input"]
-study.mean_variance_table2()
+know.mean_variance_table2(study)
 
 # %% [markdown]
 # ## LLM judges on diverging pairs
@@ -103,7 +114,17 @@ study.mean_variance_table2()
 # for probabilities, |2 P(A) − 1| — and how often it sides with the annotators' majority where there is one.
 
 # %% tags=["hide-input"]
-study.judge_decisiveness()
+know.judges(study)
+
+# %% [markdown]
+# A judge that knew when people disagree would name a winner less often on diverging pairs than on high-agreement
+# preferences; the row *Diverging − High-Agreement Prefs.* of each table gives that difference with its CI.
+#
+# A profile with neither published verdicts (`judges`) nor an LLM judge (`judge_llm`) leaves this section out: a
+# simulated pair has no judge verdicts, and Gemma 3 270M, the only LLM the demo profile ships, is a base model whose
+# A/B log-probabilities on simulated text would measure its position bias more than its judgment. The demo profile
+# runs the simulated judge its profile note names instead, and the sample profile the GPT-3.5 and PandaLM-7B
+# verdicts PandaLM published for the same pairs as its three human annotators.
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

@@ -52,10 +52,20 @@ mse_aggregate = "majority"  # MSE (Agg)'s label: "majority" (the paper's majorit
 
 # %% tags=["remove-input"]
 from pluralign import diverging
+from pluralign.diverging.pages import rewards
 
-study = diverging.setup(profile=profile, seed=seed, datasets=datasets, split=split, reward_model=reward_model,
-                        models=models, train=train, n_boot=n_boot, paper_reference=paper_reference,
-                        mse_aggregate=mse_aggregate)
+study = diverging.setup(
+    profile,
+    seed,
+    models=models,
+    datasets=datasets,
+    split=split,
+    reward_model=reward_model,
+    train=train,
+    n_boot=n_boot,
+    paper_reference=paper_reference,
+    mse_aggregate=mse_aggregate,
+)
 study.profile_note("rewards")
 
 # %% [markdown]
@@ -68,7 +78,7 @@ study.profile_note("rewards")
 # at most 10 epochs (App. A); the `paper` profile's parameter file sets exactly that.
 
 # %%
-study.reward_models()
+rewards.reward_models(study)
 
 # %% [markdown]
 # ## Table 2
@@ -79,7 +89,7 @@ study.reward_models()
 # not add up to it ({glue:text}`t2_paper_sum` in the paper too).
 
 # %%
-table2 = study.table2().glue()
+table2 = rewards.table2(study).glue()
 table2
 
 # %% [markdown]
@@ -97,7 +107,7 @@ table2
 # split would put its diverging pairs near 0.5 (BT) or 0 (MSE).
 
 # %% tags=["hide-input"]
-study.decisiveness()
+rewards.decisiveness(study)
 
 # %% [markdown]
 # The next chapter, {ref}`diverging-know`, trains a reward model that can represent disagreement — a

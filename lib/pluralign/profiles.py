@@ -47,6 +47,13 @@ DEMO = {
             "the measure finds that, not what LLM judges do (the sample profile shows real "
             "judges' published verdicts)",
         ],
+        # the caveat under Table 2 ({head}: the reward-model head, {n}: its training pairs)
+        "diverging.rewards.table2": [
+            "On the demo profile the reward models are a {head} head over frozen sentence "
+            "embeddings trained on {n} simulated pairs, not the paper's fine-tuned 8B models on thousands of "
+            "real ones: their levels say little about the paper's columns; the comparison that carries over is "
+            "across rows — diverging against high-agreement pairs."
+        ],
         "btb.subjectivity": [
             "The categories are the simulator's planted ones (single- vs multiple-correct "
             "prompt plans; paraphrase-only pairs are the indistinguishable ones), not an "

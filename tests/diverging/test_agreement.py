@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy.stats import fisher_exact
 
+from pluralign.data.core import DataError, PreferenceData
 from pluralign.diverging.agreement import (
     CLASSES,
     agreement_classes,
@@ -21,7 +22,6 @@ from pluralign.diverging.agreement import (
 )
 
 classify = agreement_classes
-from pluralign.data.core import DataError, PreferenceData
 
 
 def make(cases: dict[str, list[int]], dataset: str = "multipref") -> PreferenceData:
@@ -309,3 +309,21 @@ def test_simulator_diverging_pairs_are_the_planted_taste_driven_ones(fmt):
     assert (~taste[hap]).mean() > 0.6
     if fmt == "helpsteer2":  # classes come from the Likert columns: identical with likert=True
         assert classify(data, likert=True)["agreement"].equals(cl["agreement"])
+
+
+def test_planted_recovery_by_hand(hand_data):
+    from pluralign.diverging import agreement
+
+    planted_recovery = agreement.planted_recovery
+    d = hand_data()
+    cl = classify(d)
+    truth = pd.DataFrame(
+        {"taste_driven": [False, False, False, True, True, True]}, index=["hp1", "hp2", "ht1", "d1", "d2", "o1"]
+    )
+    rec = planted_recovery(cl, truth)
+    r = rec.table
+    assert r.loc["taste-driven", "n"] == 3 and r.loc["taste-driven", "diverging"] == pytest.approx(2 / 3)
+    assert r.loc["objective", "high-agreement-pref"] == pytest.approx(2 / 3)
+    assert rec.precision == pytest.approx(1.0) and rec.recall == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="taste_driven"):
+        planted_recovery(cl, truth.rename(columns={"taste_driven": "x"}))

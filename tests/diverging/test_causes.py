@@ -1,34 +1,29 @@
-"""Taxonomy of disagreement causes (Diverging Preferences Table 1, §2.1): data, annotation round-trip,
-LLM classifier through a fake ``.structured``, κ over full label sets and α with MASI against hand values."""
+"""The taxonomy of disagreement causes (Diverging Preferences Table 1, §2.1; :mod:`pluralign.diverging.causes`):
+Table 1 as data, κ over full label sets and α with MASI against hand values, cause frequencies, the planted and
+the surface-feature labellers, agreement beside the paper's."""
 
 from __future__ import annotations
 
 import itertools
 
-import jsonschema
 import numpy as np
-import openpyxl
 import pandas as pd
 import pytest
 from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import masi_distance
 
-from pluralign.data.core import DataError, PreferenceData
-from pluralign.diverging.agreement import agreement_classes as classify
+from pluralign.data.core import PreferenceData
+from pluralign.diverging import causes
 from pluralign.diverging.causes import (
     CAUSE_IDS,
     CAUSES,
     CLASSES,
     cause_frequencies,
-    cause_prompt,
-    cause_schema,
-    classify_causes,
     cohen_kappa_sets,
-    export_for_annotation,
-    import_annotations,
     label_agreement,
     masi_alpha,
     paper_agreement,
+    planted_causes,
     taxonomy_table,
 )
 
@@ -139,168 +134,9 @@ def test_cause_frequencies_beside_table1():
     assert g.loc["verbosity", ["a", "b"]].tolist() == [1.0, 0.0] and "paper MP" not in g
 
 
-# ---- annotation round-trip ----------------------------------------------------------------------------
-def small_data(n=12) -> PreferenceData:
-    pairs = pd.DataFrame(
-        {
-            "pair_id": [f"q{i}" for i in range(n)],
-            "dataset": "demo",
-            "split": "test",
-            "prompt": [f"prompt {i}" for i in range(n)],
-            "response_a": [f"A{i}" for i in range(n)],
-            "response_b": [f"B{i}" for i in range(n)],
-        }
-    )
-    votes = [[-2, 2, 0] if i % 2 == 0 else [-2, -2, -1] for i in range(n)]  # even ids diverging
-    ann = pd.DataFrame(
-        [
-            {"pair_id": f"q{i}", "annotator_id": f"w{j}", "preference": v}
-            for i, vs in enumerate(votes)
-            for j, v in enumerate(vs)
-        ]
-    )
-    return PreferenceData(pairs, ann, {"name": "demo"})
-
-
-def fill(path, marks: dict[int, tuple[str, list[str]]], raw: dict[tuple[int, str], object] | None = None):
-    """Mark the exported sheet like a person would: {sheet data row (0-based): (annotator, causes)}."""
-    wb = openpyxl.load_workbook(path)
-    ws = wb["pairs"]
-    header = [c.value for c in ws[1]]
-    for i, (ann, causes) in marks.items():
-        ws.cell(row=i + 2, column=header.index("annotator") + 1, value=ann)
-        for c in causes:
-            ws.cell(row=i + 2, column=header.index(c) + 1, value="x")
-    for (i, col), v in (raw or {}).items():
-        ws.cell(row=i + 2, column=header.index(col) + 1).value = v  # (cell(value=None) would not clear)
-    wb.save(path)
-
-
-def test_export_import_round_trip(tmp_path):
-    data = small_data()
-    cl = classify(data)
-    p = tmp_path / "to_annotate.xlsx"
-    sheet = export_for_annotation(data, cl, 4, p, seed=1)
-    assert len(sheet) == 4 and set(sheet["pair_id"]) <= set(cl.index[cl["agreement"] == "diverging"])
-    assert sheet["votes"].iloc[0] == "-2 +2 0"
-    again = export_for_annotation(data, cl, 4, tmp_path / "again.xlsx", seed=1)
-    assert again["pair_id"].tolist() == sheet["pair_id"].tolist()  # seeded
-    wb = openpyxl.load_workbook(p)
-    assert {"pairs", "instructions", "taxonomy"} <= set(wb.sheetnames)
-    header = [c.value for c in wb["pairs"][1]]
-    assert {"pair_id", "prompt", "response_a", "response_b", "annotator", *CAUSE_IDS} <= set(header)
-    assert wb["taxonomy"].max_row == 11
-    # nothing marked yet → nothing imported
-    assert import_annotations(p).empty
-    fill(p, {0: ("alice", ["verbosity"]), 1: ("alice", ["format", "verbosity"]), 3: ("alice", ["safety"])})
-    q = tmp_path / "bob.xlsx"
-    export_for_annotation(data, cl, 4, q, seed=1)
-    fill(
-        q,
-        {0: ("bob", ["verbosity"]), 1: ("bob", ["verbosity"]), 2: ("bob", ["errors"]), 3: ("bob", ["safety"])},
-        raw={(3, "complexity"): 1},
-    )
-    got = import_annotations([p, q])
-    assert len(got) == 7
-    ids = sheet["pair_id"].tolist()
-    alice = got[got["annotator"] == "alice"].set_index("pair_id")["causes"]
-    assert alice[ids[1]] == frozenset({"format", "verbosity"})
-    bob = got[got["annotator"] == "bob"].set_index("pair_id")["causes"]
-    assert bob[ids[3]] == frozenset({"safety", "complexity"})  # a 1 counts as a mark
-    res = label_agreement(got)
-    assert res["n_items"] == 3 and res["n_annotators"] == 2
-
-
-@pytest.mark.parametrize(
-    "raw,pattern",
-    [
-        ({(1, "format"): "maybe"}, r"bad\.xlsx, row 3, field 'format': cannot read mark 'maybe'"),
-        ({(2, "verbosity"): "x"}, r"row 4, field 'annotator': causes are marked but the annotator is empty"),
-        ({(2, "annotator"): "carol"}, r"row 4, field 'causes': no cause marked"),
-        ({(1, "pair_id"): None}, r"row 3, field 'pair_id': empty pair_id"),
-        ({(1, "pair_id"): "SAME", (0, "pair_id"): "SAME"}, r"row 3, field 'pair_id': pair 'SAME' labelled twice"),
-    ],
-)
-def test_import_refuses_a_bad_sheet(tmp_path, raw, pattern):
-    data = small_data()
-    p = tmp_path / "bad.xlsx"
-    export_for_annotation(data, classify(data), 4, p, seed=0)
-    fill(p, {0: ("alice", ["verbosity"]), 1: ("alice", ["verbosity"])}, raw=raw)
-    with pytest.raises(DataError, match=pattern):
-        import_annotations(p)
-
-
-def test_import_missing_column_and_too_many_requested(tmp_path):
-    data = small_data()
-    cl = classify(data)
-    p = tmp_path / "cols.xlsx"
-    sheet = export_for_annotation(data, cl, 2, p)
-    sheet.drop(columns=["errors"]).to_excel(p, sheet_name="pairs", index=False)
-    with pytest.raises(DataError, match=r"cols\.xlsx, row 1, field 'errors': missing column"):
-        import_annotations(p)
-    with pytest.raises(ValueError, match="only 6 are in classes"):
-        export_for_annotation(data, cl, 7, tmp_path / "x.xlsx")
-
-
-# ---- LLM cause classifier through a fake .structured --------------------------------------------------
-class FakeLLM:
-    """Stands in for pluralign.llm.LLM: checks the schema and answers from the pair's text."""
-
-    def __init__(self, answer=None):
-        self.calls = []
-        self.answer = answer
-
-    def structured(self, prompts, schema, retries=2, job=None):
-        self.calls.append((list(prompts), schema, job))
-        out = []
-        for p in prompts:
-            pair_text = p.split("### Prompt", 1)[1]
-            ans = self.answer or (
-                {"causes": ["format"], "rationale": "lists vs prose"}
-                if "- item" in pair_text
-                else {"causes": ["verbosity", "complexity"], "rationale": "length"}
-            )
-            jsonschema.validate(ans, schema)
-            out.append(ans)
-        return out
-
-
-def test_llm_classifier_prompt_schema_and_labels():
-    data = small_data(4)
-    pairs = data.pairs.copy()
-    pairs.loc[1, "response_a"] = "- item one\n- item two"
-    data = PreferenceData(pairs, data.annotations, data.meta)
-    llm = FakeLLM()
-    got = classify_causes(data, llm, ["q0", "q1"], job="causes-demo").labels
-    prompts, schema, job = llm.calls[0]
-    assert job == "causes-demo" and len(prompts) == 2
-    for c in CAUSES:  # the taxonomy's definitions are in the prompt
-        assert c.definition in prompts[0] and c.id in prompts[0]
-    assert "prompt 0" in prompts[0] and "A0" in prompts[0] and "B0" in prompts[0]
-    assert schema == cause_schema() and schema["properties"]["causes"]["items"]["enum"] == list(CAUSE_IDS)
-    assert got.set_index("pair_id")["causes"].to_dict() == {
-        "q0": frozenset({"verbosity", "complexity"}),
-        "q1": frozenset({"format"}),
-    }
-    assert (got["annotator"] == "llm").all()
-    long = cause_prompt("p", "x" * 100, "y", max_chars=10)
-    assert "x" * 10 + " […]" in long and "x" * 11 not in long
-
-
-class _NoValidate(FakeLLM):
-    def structured(self, prompts, schema, retries=2, job=None):
-        return [{"causes": ["vibes"]} for _ in prompts]
-
-
-def test_llm_classifier_rejects_answers_outside_the_taxonomy():
-    with pytest.raises(ValueError, match=r"pair 'q0'.*unknown causes \['vibes'\]"):
-        classify_causes(small_data(2), _NoValidate(), ["q0"])
-
-
 def test_cause_ids_match_the_simulator_and_planted_reference():
     from pluralign.data import simulate
     from pluralign.data.simulate import CAUSES as SIM_CAUSES
-    from pluralign.diverging.causes import planted_causes
 
     assert set(SIM_CAUSES) - {"none"} == set(CAUSE_IDS)
     data = simulate(n_pairs=300, seed=2)
@@ -310,37 +146,73 @@ def test_cause_ids_match_the_simulator_and_planted_reference():
     f = cause_frequencies({"demo": ref})
     planted = data.truth.loc[data.truth["cause"] != "none", "cause"].value_counts(normalize=True)
     assert f["demo"].to_dict() == pytest.approx(planted.reindex(list(CAUSE_IDS)).fillna(0).to_dict())
-    # a classifier that returns the planted cause agrees perfectly with the reference
-    llm = FakeLLM()
-    llm.structured = lambda prompts, schema, retries=2, job=None: [
-        {"causes": [c]} for c in data.truth.loc[ref["pair_id"], "cause"]
-    ]
-    got = classify_causes(data, llm, ref["pair_id"]).labels
-    res = label_agreement(pd.concat([ref, got[["pair_id", "annotator", "causes"]]]))
-    assert res["kappa"] == pytest.approx(1.0) and res["alpha"] == pytest.approx(1.0)
 
 
-def test_llm_classifier_through_the_real_llm_client_and_server():
-    """pluralign.llm's OpenAI-compatible client against its own server on 127.0.0.1 with a scripted model:
-    the prompt travels over HTTP, answers are schema-validated (a bad answer is retried), and a pair that
-    never validates is reported, not guessed."""
-    import pluralign.llm as llm_mod
-    from llm_helpers import ScriptedBackend
-    from pluralign.llm.server import serve
+def test_rule_causes_reads_surface_features():
+    long = " ".join(["word"] * 60)
+    texts = {  # pair: (A, B, expected causes)
+        "v": ("Short answer here.", f"A long answer. {long}", {"verbosity"}),
+        "f": ("Use flour and water.", "Steps:\n1. Use flour.\n2. Use water.", {"format"}),
+        "h": ("Paris.", "## Answer\nParis.", {"format"}),
+        "c": ("I'm sorry, but I can't help with that.", "Sure, here is how you do it.", {"comply-vs-refuse"}),
+        "r": ("I'm sorry, but I can't help with that.", "I cannot assist with that request.", {"refuse-vs-refuse"}),
+        "n": ("The capital is Paris.", "Paris is the capital.", None),
+    }
+    pairs = pd.DataFrame(
+        {
+            "pair_id": list(texts),
+            "dataset": "hand",
+            "split": "test",
+            "prompt": "q",
+            "response_a": [v[0] for v in texts.values()],
+            "response_b": [v[1] for v in texts.values()],
+        }
+    )
+    ann = pd.DataFrame({"pair_id": list(texts), "annotator_id": "w", "preference": -2})
+    out = causes.rule_causes(PreferenceData(pairs, ann, {"name": "hand"}))
+    got = dict(zip(out["pair_id"], out["causes"]))
+    assert got == {k: frozenset(v[2]) for k, v in texts.items() if v[2] is not None}
+    assert "n" not in set(out["pair_id"]) and set(out["annotator"]) == {"rules"}
 
-    def reply(prompt, k):
-        pair = prompt.split("### Prompt", 1)[-1]
-        if "prompt 2" in pair:
-            return "no idea"  # never JSON → failed
-        if "prompt 1" in pair and "could not be used" not in prompt:
-            return '{"causes": ["vibes"]}'  # fails the enum → retried
-        return '{"causes": ["verbosity", "format"], "rationale": "length and lists"}'
 
-    data = small_data(4)
-    with serve(ScriptedBackend(reply)) as s:
-        client = llm_mod.load(s.model_id, base_url=s.url, mode="chat", concurrency=1, max_retries=0)
-        got = classify_causes(data, client, ["q0", "q1", "q2"], job="causes-http")
-    assert got.labels["pair_id"].tolist() == ["q0", "q1"]
-    assert set(got.labels["causes"]) == {frozenset({"verbosity", "format"})}
-    assert got.failed == ["q2"]
-    assert {p["item"] for p in got.patched} == {1, 2}
+def test_rule_causes_agree_with_planted_causes_where_the_text_shows_them():
+    from pluralign.data import simulate
+
+    d = simulate(n_pairs=400, seed=3)
+    t = d.truth
+    ids = t.index[t["cause"].isin(["verbosity", "comply-vs-refuse", "refuse-vs-refuse"])]
+    rules = causes.rule_causes(d, ids).set_index("pair_id")["causes"]
+    hit = [t.at[i, "cause"] in rules.get(i, frozenset()) for i in ids]
+    assert np.mean(hit) > 0.7  # the surface features the simulator plants for these causes are visible
+
+
+def test_agreement_table_beside_the_paper():
+    lab = pd.DataFrame(
+        [
+            {"pair_id": "p1", "annotator": "x", "causes": frozenset({"verbosity"})},
+            {"pair_id": "p1", "annotator": "y", "causes": frozenset({"verbosity"})},
+            {"pair_id": "p2", "annotator": "x", "causes": frozenset({"format"})},
+            {"pair_id": "p2", "annotator": "y", "causes": frozenset({"format"})},
+        ]
+    )
+    single = lab[lab["annotator"] == "x"]
+    t = causes.agreement_table({"simulated-multipref": lab, "pandalm": lab, "one annotator": single})
+    assert list(t.index) == ["simulated-multipref", "pandalm"]
+    assert t.loc["simulated-multipref", "κ"] == pytest.approx(1.0) and t.loc["pandalm", "α (MASI)"] == pytest.approx(
+        1.0
+    )
+    assert t.loc["simulated-multipref", "paper κ"] == 0.59 and t.loc["simulated-multipref", "paper α"] == 0.68
+    assert np.isnan(t.loc["pandalm", "paper κ"]) and t.loc["pandalm", "pairs labelled by ≥ 2"] == 2
+    assert pd.isna(t.loc["pandalm", "paper reference"]) and "one annotator" not in t.index
+    assert t.loc["simulated-multipref", "paper reference"] == "paper (MultiPref, stand-in reference)"
+    r = causes.agreement_table({"pandalm": lab}, paper_reference={"pandalm": "helpsteer2"})
+    assert r.loc["pandalm", "paper κ"] == 0.58 and r.loc["pandalm", "paper α"] == 0.62
+    assert r.loc["pandalm", "paper reference"] == "paper (HelpSteer2, stand-in reference)"
+
+
+def test_rule_causes_verbosity_thresholds_are_the_module_constants():
+    import inspect
+
+    sig = inspect.signature(causes.rule_causes).parameters
+    assert sig["verbosity_ratio"].default == causes.VERBOSITY_RATIO
+    assert sig["min_extra_words"].default == causes.MIN_EXTRA_WORDS

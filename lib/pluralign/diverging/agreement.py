@@ -218,8 +218,8 @@ def agreement_classes(data: PreferenceData, *, ties: str = "majority", likert: s
     ``agreement`` (one of :data:`CLASSES`), ``substantial`` (bool; only diverging pairs can be
     substantial), ``majority`` ("A", "B", "tie" or "none": the response chosen by more than half of the
     judgments, "tie" when more than half are ties — a strict majority, unlike the plurality label
-    :meth:`PreferenceData.majority` that "Agg" reward models are trained on; decision 4), ``n_annotators``, ``n_a``, ``n_b``, ``n_tie``,
-    ``n_significant`` (judgments with |p| = 2), and ``dataset`` when the pairs have one.
+    :meth:`PreferenceData.majority` that "Agg" reward models are trained on; decision 4), ``n_annotators``,
+    ``n_a``, ``n_b``, ``n_tie``, ``n_significant`` (judgments with |p| = 2), and ``dataset`` when the pairs have one.
     """
     if ties not in ("majority", "plurality"):
         raise ValueError(f"ties must be 'majority' or 'plurality', not {ties!r}")
@@ -288,8 +288,8 @@ def shares(classified: pd.DataFrame, by: str | None = "dataset", *, paper_refere
     One row per data set (``by`` column of ``classified``; one row "all" without it); columns
     ``n``, ``<class>`` and ``<class> share`` for every class, ``diverging-substantial`` (+ share),
     ``paper diverging share``, ``paper reference`` (:func:`paper_label`, e.g. "paper (MultiPref,
-    stand-in reference)"; ``None`` without a comparison) and ``paper stand-in`` (:func:`is_stand_in`). ``paper_reference``: ``{data-set name: paper data
-    set}``, the explicit lookup of :func:`paper_dataset`."""
+    stand-in reference)"; ``None`` without a comparison) and ``paper stand-in`` (:func:`is_stand_in`).
+    ``paper_reference``: ``{data-set name: paper data set}``, the explicit lookup of :func:`paper_dataset`."""
     df = classified
     key = df[by] if by and by in df.columns else pd.Series("all", index=df.index)
     rows = {}

@@ -1,70 +1,55 @@
-"""The causes of diverging preferences: the taxonomy of Diverging Preferences Table 1 and §2.1.
+"""The causes of diverging preferences: the taxonomy of Diverging Preferences Table 1 and §2.1, cause labels and
+their agreement.
 
 Ten causes in four classes (Task, Response Style, Refusals, Errors), each with its definition from the
 §2.1 text; its Table 1 frequency on MultiPref (MP) and HelpSteer2 (HS2) — the share of sampled diverging
 pairs that carry the cause; a pair can carry several, so a column sums to more than 100% — is read from
-:mod:`pluralign.paper.diverging`.
+:mod:`pluralign.paper.diverging`. :func:`cause_frequencies` puts cause frequencies beside Table 1's.
 
-Three tools around it:
+Cause labels are a ``DataFrame(pair_id, annotator, causes)`` with ``causes`` a ``frozenset`` of cause ids; they
+come from people (the spreadsheet round-trip of :mod:`pluralign.diverging.cause_annotation`), an LLM
+(:mod:`pluralign.diverging.cause_classifier`), the simulator's planted causes (:func:`planted_causes`) or a
+reader of surface features (:func:`rule_causes`, the demo's second "annotator").
 
-(a) a human annotation round-trip: :func:`export_for_annotation` writes a spreadsheet of sampled diverging
-    pairs with one column per cause; :func:`import_annotations` reads the marked sheet(s) back, refusing a
-    bad sheet with an error that names the file, row and field;
-(b) an LLM cause classifier, :func:`classify_causes`, prompted with the taxonomy's definitions and
-    called through ``llm.structured(prompts, schema, job=...)`` (:mod:`pluralign.llm`);
-(c) agreement on label sets, :func:`label_agreement`, as in §2.1: "we evaluate agreement using both
-    Cohen's κ (comparing full label set equivalence), as well as Krippendorff's α with MASI distance".
+Agreement on label sets, :func:`label_agreement`, as in §2.1: "we evaluate agreement using both Cohen's κ
+(comparing full label set equivalence), as well as Krippendorff's α with MASI distance".
 
-    * **κ** — each item's category is its full label set (two annotators agree only when their sets are
-      identical); Cohen's κ (``sklearn.metrics.cohen_kappa_score``) for every pair of annotators over the
-      items both labelled, averaged over annotator pairs when there are more than two (Light's κ; the
-      paper had three annotators and does not say how it combined them).
-    * **α** — Krippendorff's α (``krippendorff.alpha``) whose distance between two label sets is MASI
-      (``nltk.metrics.distance.masi_distance``, Passonneau 2006), over all annotators at once; items with
-      fewer than two labels are not pairable and drop out, as in Krippendorff's definition.
-
-:func:`cause_frequencies` puts our cause frequencies beside Table 1's.
+* **κ** — each item's category is its full label set (two annotators agree only when their sets are
+  identical); Cohen's κ (``sklearn.metrics.cohen_kappa_score``) for every pair of annotators over the
+  items both labelled, averaged over annotator pairs when there are more than two (Light's κ; the
+  paper had three annotators and does not say how it combined them).
+* **α** — Krippendorff's α (``krippendorff.alpha``) whose distance between two label sets is MASI
+  (``nltk.metrics.distance.masi_distance``, Passonneau 2006), over all annotators at once; items with
+  fewer than two labels are not pairable and drop out, as in Krippendorff's definition.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from pathlib import Path
 
 import krippendorff
 import numpy as np
 import pandas as pd
-from openpyxl import load_workbook
-from openpyxl.styles import Alignment
-from openpyxl.utils import get_column_letter
 
 from pluralign import paper
-from pluralign.data.core import DataError, PreferenceData
-from pluralign.diverging.agreement import PAPER_DATASETS, paper_dataset, paper_label, votes_text
+from pluralign.data.core import PreferenceData
+from pluralign.diverging.agreement import PAPER_DATASETS, paper_dataset, paper_label
 
 __all__ = [
     "Cause",
-    "CauseLabels",
     "CAUSES",
     "CAUSE_IDS",
     "CLASSES",
     "paper_agreement",
     "taxonomy_table",
-    "export_for_annotation",
-    "import_annotations",
-    "cause_prompt",
-    "cause_schema",
-    "classify_causes",
     "cohen_kappa_sets",
     "masi_alpha",
     "label_agreement",
     "cause_frequencies",
     "planted_causes",
-    "write_annotations",
     "rule_causes",
     "VERBOSITY_RATIO",
     "MIN_EXTRA_WORDS",
@@ -167,17 +152,6 @@ CAUSES: tuple[Cause, ...] = (
 )
 CAUSE_IDS: tuple[str, ...] = tuple(c.id for c in CAUSES)
 CLASSES: tuple[str, ...] = ("Task", "Response Style", "Refusals", "Errors")
-_BY_ID = {c.id: c for c in CAUSES}
-
-
-@dataclass
-class CauseLabels:
-    """What :func:`classify_causes` returns: ``labels`` (pair_id, annotator, causes, rationale), the pair ids
-    that ``failed`` validation on every attempt, and the llm's record of ``patched`` (retried) items."""
-
-    labels: pd.DataFrame
-    failed: list
-    patched: list
 
 
 def paper_agreement(key: str | None) -> dict:
@@ -211,237 +185,6 @@ def taxonomy_table() -> pd.DataFrame:
     ).set_index("cause")
 
 
-# ---- (a) human annotation round-trip -------------------------------------------------------------------
-_MARK_TRUE = {"x", "1", "1.0", "yes", "y", "true", "✓", "✔"}
-_MARK_FALSE = {"", "0", "0.0", "no", "n", "false", "nan", "none"}
-_SHEET = "pairs"
-_FIXED = ["pair_id", "dataset", "votes", "prompt", "response_a", "response_b", "annotator"]
-
-INSTRUCTIONS = """\
-Why do the annotators disagree? (Diverging Preferences, Zhang et al. 2024, Table 1)
-
-Each row of the sheet "pairs" is a prompt with two responses on which human annotators disagreed about which
-response is better ("votes" lists their judgments: -2/-1 prefer A significantly/slightly, 0 tie, 1/2 prefer B).
-1. Write your name or id in the "annotator" column of every row you label.
-2. Mark every cause that explains the disagreement with an x in its column (several causes may apply).
-3. Leave both the annotator cell and all cause cells empty to skip a row. Do not edit pair_id or add rows.
-Send the file back as it is; several annotators' files can be imported together.
-"""
-
-
-def export_for_annotation(
-    data: PreferenceData,
-    classified: pd.DataFrame,
-    n: int,
-    path,
-    seed: int = 0,
-    *,
-    classes: Sequence[str] = ("diverging",),
-) -> pd.DataFrame:
-    """Write an .xlsx with ``n`` sampled diverging pairs (seeded, without replacement) for multi-label
-    cause annotation (§2.1: "Three of the authors then cross annotated 50 new sampled examples").
-
-    Sheets: ``pairs`` (pair_id, dataset, votes, prompt, response_a, response_b, an empty ``annotator``
-    column, one empty column per cause id, ``notes``), ``instructions`` and ``taxonomy`` (Table 1 with the
-    definitions). Returns the sampled rows (the ``pairs`` sheet). Asking for more pairs than there are
-    raises ``ValueError``."""
-    eligible = classified.index[classified["agreement"].isin(classes)]
-    if n > len(eligible):
-        raise ValueError(f"asked for {n} pairs but only {len(eligible)} are in classes {list(classes)}")
-    rng = np.random.default_rng(seed)
-    chosen = list(eligible[np.sort(rng.choice(len(eligible), size=n, replace=False))])
-    pairs = data.pairs.set_index("pair_id").loc[chosen]
-    votes = votes_text(data)
-    sheet = pd.DataFrame(
-        {
-            "pair_id": chosen,
-            "dataset": pairs["dataset"].to_numpy(),
-            "votes": votes.reindex(chosen).fillna("").to_numpy(),
-            "prompt": pairs["prompt"].to_numpy(),
-            "response_a": pairs["response_a"].to_numpy(),
-            "response_b": pairs["response_b"].to_numpy(),
-            "annotator": "",
-        }
-    )
-    for c in CAUSE_IDS:
-        sheet[c] = ""
-    sheet["notes"] = ""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with pd.ExcelWriter(path, engine="openpyxl") as xw:
-        sheet.to_excel(xw, sheet_name=_SHEET, index=False)
-        pd.DataFrame({"instructions": INSTRUCTIONS.splitlines()}).to_excel(xw, sheet_name="instructions", index=False)
-        taxonomy_table().reset_index().to_excel(xw, sheet_name="taxonomy", index=False)
-        ws = xw.sheets[_SHEET]
-        widths = {"prompt": 50, "response_a": 60, "response_b": 60, "notes": 30, "votes": 12, "annotator": 14}
-        for j, col in enumerate(sheet.columns, start=1):
-            ws.column_dimensions[get_column_letter(j)].width = widths.get(col, 14)
-        for row in ws.iter_rows(min_row=2, max_row=len(sheet) + 1):
-            for cell in row:
-                cell.alignment = Alignment(wrap_text=True, vertical="top")
-        ws.freeze_panes = "B2"
-        xw.sheets["instructions"].column_dimensions["A"].width = 120
-    return sheet
-
-
-def _mark(value, *, file, row, field) -> bool:
-    s = "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value).strip().lower()
-    if s in _MARK_TRUE:
-        return True
-    if s in _MARK_FALSE:
-        return False
-    raise DataError(
-        f"cannot read mark {value!r} (use x to mark a cause, leave empty otherwise)", file=file, row=row, field=field
-    )
-
-
-def import_annotations(path) -> pd.DataFrame:
-    """Read marked annotation sheet(s) back: ``DataFrame(pair_id, annotator, causes)`` with ``causes`` a
-    ``frozenset`` of cause ids. ``path`` is one file or a list of files (one per annotator, say).
-
-    Validation (a :class:`~pluralign.data.core.DataError` naming file, spreadsheet row and field): the
-    ``pairs`` sheet and every fixed / cause column exist; pair_id is non-empty; a mark is x / 1 / yes /
-    true or empty; a labelled row has an annotator and at least one cause; a (pair_id, annotator) is not
-    labelled twice. Rows with neither annotator nor marks are skipped (unlabelled)."""
-    paths = [path] if isinstance(path, (str, Path)) else list(path)
-    out, seen = [], {}
-    for p in paths:
-        p = Path(p)
-        try:
-            sheet = pd.read_excel(p, sheet_name=_SHEET, dtype=object, engine="openpyxl")
-        except ValueError as e:
-            raise DataError(f"no sheet {_SHEET!r} ({e})", file=p) from None
-        for col in ["pair_id", "annotator", *CAUSE_IDS]:
-            if col not in sheet.columns:
-                raise DataError("missing column", file=p, row=1, field=col)
-        for i, rec in enumerate(sheet.to_dict("records")):
-            row = i + 2  # spreadsheet row: header is row 1
-            marks = {c for c in CAUSE_IDS if _mark(rec[c], file=p, row=row, field=c)}
-            ann = rec["annotator"]
-            ann = "" if ann is None or (isinstance(ann, float) and np.isnan(ann)) else str(ann).strip()
-            pid = rec["pair_id"]
-            pid = "" if pid is None or (isinstance(pid, float) and np.isnan(pid)) else str(pid).strip()
-            if not ann and not marks:
-                continue
-            if not pid:
-                raise DataError("empty pair_id", file=p, row=row, field="pair_id")
-            if not ann:
-                raise DataError("causes are marked but the annotator is empty", file=p, row=row, field="annotator")
-            if not marks:
-                raise DataError(
-                    "no cause marked (mark at least one, or clear the annotator cell to skip the row)",
-                    file=p,
-                    row=row,
-                    field="causes",
-                )
-            if (pid, ann) in seen:
-                raise DataError(
-                    f"pair {pid!r} labelled twice by {ann!r} (first at {seen[(pid, ann)]})",
-                    file=p,
-                    row=row,
-                    field="pair_id",
-                )
-            seen[(pid, ann)] = f"{p} row {row}"
-            out.append({"pair_id": pid, "annotator": ann, "causes": frozenset(marks)})
-    return pd.DataFrame(out, columns=["pair_id", "annotator", "causes"])
-
-
-# ---- (b) LLM cause classifier --------------------------------------------------------------------------
-def cause_schema() -> dict:
-    """JSON schema of the classifier's answer: ``{"causes": [cause ids, ≥ 1, unique], "rationale": str}``."""
-    return {
-        "type": "object",
-        "properties": {
-            "causes": {
-                "type": "array",
-                "items": {"type": "string", "enum": list(CAUSE_IDS)},
-                "minItems": 1,
-                "uniqueItems": True,
-            },
-            "rationale": {"type": "string"},
-        },
-        "required": ["causes"],
-    }
-
-
-def _clip(text: str, max_chars: int) -> str:
-    text = str(text)
-    return text if len(text) <= max_chars else text[:max_chars] + " […]"
-
-
-def cause_prompt(prompt: str, response_a: str, response_b: str, *, max_chars: int = 4000) -> str:
-    """The classifier's instruction: the ten causes with their §2.1 definitions, then the pair."""
-    lines = [
-        "Human annotators compared the two responses below and DISAGREED about which one is better "
-        "(some preferred Response A, others Response B). Using the taxonomy of causes of diverging "
-        "preferences (Zhang et al. 2024, Table 1), say which causes explain the disagreement. "
-        "Several causes may apply; choose at least one.",
-        "",
-        "Taxonomy (id — class / category: definition):",
-    ]
-    for c in CAUSES:
-        lines.append(f"- {c.id} — {c.cls} / {c.name}: {c.definition}")
-    lines += [
-        "",
-        "### Prompt",
-        _clip(prompt, max_chars),
-        "",
-        "### Response A",
-        _clip(response_a, max_chars),
-        "",
-        "### Response B",
-        _clip(response_b, max_chars),
-        "",
-        'Answer with JSON only: {"causes": [ids from the taxonomy], "rationale": "one sentence"}.',
-    ]
-    return "\n".join(lines)
-
-
-def classify_causes(
-    data: PreferenceData,
-    llm,
-    pair_ids: Iterable[str] | None = None,
-    *,
-    job: str = "diverging-causes",
-    annotator: str = "llm",
-    max_chars: int = 4000,
-) -> pd.DataFrame:
-    """Label diverging pairs with causes through ``llm.structured(prompts, cause_schema(), job=job)``
-    (resumable and cached by :mod:`pluralign.llm`). ``pair_ids`` defaults to every pair of ``data``.
-
-    Returns :class:`CauseLabels`: ``labels``, a ``DataFrame(pair_id, annotator, causes, rationale)`` in the
-    format of :func:`import_annotations`, so :func:`label_agreement` compares the classifier with human
-    annotators directly; ``failed``, the pairs whose every attempt failed validation (left out of
-    ``labels``); ``patched``, the llm's record of retried items. An answer naming an unknown cause or none raises ``ValueError``."""
-    pairs = data.pairs.set_index("pair_id")
-    ids = list(pairs.index if pair_ids is None else pair_ids)
-    prompts = [
-        cause_prompt(pairs.at[i, "prompt"], pairs.at[i, "response_a"], pairs.at[i, "response_b"], max_chars=max_chars)
-        for i in ids
-    ]
-    result = llm.structured(prompts, cause_schema(), job=job)
-    answers = list(getattr(result, "values", result))  # pluralign.llm returns a StructuredResult
-    if len(answers) != len(ids):
-        raise ValueError(f"llm.structured returned {len(answers)} answers for {len(ids)} prompts")
-    rows, failed = [], []
-    for pid, ans in zip(ids, answers):
-        if ans is None:  # every attempt failed validation (recorded in result.patched)
-            failed.append(pid)
-            continue
-        if isinstance(ans, str):
-            ans = json.loads(ans)
-        causes = frozenset(ans.get("causes", []))
-        bad = causes - set(CAUSE_IDS)
-        if bad or not causes:
-            raise ValueError(f"pair {pid!r}: classifier answer {ans!r} names no cause or unknown causes {sorted(bad)}")
-        rows.append({"pair_id": pid, "annotator": annotator, "causes": causes, "rationale": ans.get("rationale", "")})
-    return CauseLabels(
-        labels=pd.DataFrame(rows, columns=["pair_id", "annotator", "causes", "rationale"]),
-        failed=failed,
-        patched=list(getattr(result, "patched", [])),
-    )
-
-
 def planted_causes(
     truth: pd.DataFrame, pair_ids: Iterable[str] | None = None, *, annotator: str = "planted"
 ) -> pd.DataFrame:
@@ -456,7 +199,7 @@ def planted_causes(
     )
 
 
-# ---- (c) agreement on label sets -----------------------------------------------------------------------
+# ---- agreement on label sets ---------------------------------------------------------------------------
 def _wide(labels: pd.DataFrame) -> pd.DataFrame:
     dup = labels.duplicated(["pair_id", "annotator"])
     if dup.any():
@@ -517,7 +260,8 @@ def masi_alpha(labels: pd.DataFrame) -> float:
 
 def label_agreement(labels: pd.DataFrame) -> dict:
     """§2.1's two agreement figures for multi-label cause annotations (``labels``: pair_id, annotator,
-    causes — e.g. :func:`import_annotations` output, possibly concatenated with :func:`classify_causes`).
+    causes — e.g. :func:`~pluralign.diverging.cause_annotation.import_annotations` output, possibly concatenated
+    with the labels of :func:`~pluralign.diverging.cause_classifier.classify_causes`).
 
     Returns ``{"kappa": mean pairwise Cohen's κ over full label sets, "alpha": Krippendorff's α (MASI),
     "pairwise_kappa": {(a1, a2): κ}, "n_items": items labelled by ≥ 2 annotators, "n_annotators"}``."""
@@ -564,47 +308,7 @@ def cause_frequencies(labels, *, paper: bool = True) -> pd.DataFrame:
     return tab
 
 
-# ---- helpers for the round-trip and a surface-feature labeller ------------------------------------------
-def write_annotations(sheet, labels: pd.DataFrame, path=None) -> Path:
-    """Fill cause marks into a sheet written by :func:`export_for_annotation`, as an annotator would:
-    for every row of ``labels`` (pair_id, annotator, causes) put the annotator's name in ``annotator`` and an
-    ``x`` under each of its causes. The first annotator of a pair fills the pair's own row; each further
-    annotator of the same pair gets a copy of the row appended (the layout :func:`import_annotations` reads).
-    Writes to ``path`` (default: over ``sheet``) and returns it. A pair_id that is not in the sheet or a cause
-    that is not in :data:`CAUSE_IDS` raises ``ValueError``."""
-    sheet = Path(sheet)
-    path = Path(path) if path is not None else sheet
-    wb = load_workbook(sheet)
-    ws = wb[_SHEET]
-    header = [c.value for c in ws[1]]
-    col = {h: j for j, h in enumerate(header) if h is not None}
-    rows = {}
-    for r in range(2, ws.max_row + 1):
-        pid = ws.cell(row=r, column=col["pair_id"] + 1).value
-        if pid is not None:
-            rows.setdefault(str(pid), r)
-    used = set()
-    for rec in labels.to_dict("records"):
-        pid, ann, causes = str(rec["pair_id"]), str(rec["annotator"]), frozenset(rec["causes"])
-        if pid not in rows:
-            raise ValueError(f"pair {pid!r} is not in the sheet {sheet}")
-        bad = causes - set(CAUSE_IDS)
-        if bad or not causes:
-            raise ValueError(f"pair {pid!r}: causes {sorted(causes)} must be a non-empty subset of CAUSE_IDS")
-        r = rows[pid]
-        if pid in used:  # a further annotator: append a copy of the pair's row
-            src = [ws.cell(row=r, column=j + 1).value for j in range(len(header))]
-            ws.append(src)
-            r = ws.max_row
-        used.add(pid)
-        ws.cell(row=r, column=col["annotator"] + 1).value = ann
-        for c in CAUSE_IDS:  # .value = None clears a cell (cell(..., value=None) would leave it as it was)
-            ws.cell(row=r, column=col[c] + 1).value = "x" if c in causes else None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    wb.save(path)
-    return path
-
-
+# ---- a surface-feature labeller -------------------------------------------------------------------------
 #: :func:`rule_causes`'s verbosity rule: one response has at least this many times the other's words …
 VERBOSITY_RATIO = 1.5
 #: … and at least this many more words.

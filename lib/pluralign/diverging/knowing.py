@@ -240,10 +240,11 @@ def judge_decisiveness(
     judge picks it: P(A) > ½ or verdict "A" for "A") with ``agrees lo`` / ``agrees hi``.
 
     Only pairs of ``classified`` with a readable judgment enter; a judged pair that is not in ``classified``
-    raises ``ValueError``. Returns a :class:`JudgeDecisiveness`: that ``table`` with ``n_classified``, ``n_judged`` (pairs with a readable judgment),
-    ``n_without_verdict`` (= ``n_classified − n_judged``: pairs the judge has no readable judgment for —
-    absent from ``judge``, e.g. verdicts a loader dropped, see :func:`judge_filters`, or unreadable in it),
-    ``n_unreadable`` (the NaN / unreadable entries of ``judge`` itself), ``level``, ``kind``."""
+    raises ``ValueError``. Returns a :class:`JudgeDecisiveness`: that ``table`` with ``n_classified``,
+    ``n_judged`` (pairs with a readable judgment), ``n_without_verdict`` (= ``n_classified − n_judged``: pairs
+    the judge has no readable judgment for — absent from ``judge``, e.g. verdicts a loader dropped, see
+    :func:`judge_filters`, or unreadable in it), ``n_unreadable`` (the NaN / unreadable entries of ``judge``
+    itself), ``level``, ``kind``."""
     conf = judge_confidence(judge)
     kind, s = _judge(judge)
     if kind == "prob":
@@ -310,14 +311,15 @@ def observed_disagreement(classified, n_annotators=2) -> pd.Series:
     prefers B. With ``a = n_A / n`` and ``b = n_B / n`` (``n``: all judgments of the pair, ties included),
     that is :func:`split_probability` ``(a, k, share_b=b)``; for k = 2, ``2 · n_A · n_B / n²``.
 
-    **Ties** agree with nobody and disagree with nobody (as in :func:`pluralign.diverging.agreement.agreement_classes`, where a
-    tie does not disagree on *which* response is better, §2): an all-tie pair scores 0, like a unanimous one,
-    while a 2–2 A/B split scores ½. (Counting ties as half votes, as :meth:`PreferenceData.share_a` does,
-    would give the all-tie pair ½ as well.) Pairs without a judgment are NaN.
+    **Ties** agree with nobody and disagree with nobody (as in
+    :func:`pluralign.diverging.agreement.agreement_classes`, where a tie does not disagree on *which* response
+    is better, §2): an all-tie pair scores 0, like a unanimous one, while a 2–2 A/B split scores ½. (Counting
+    ties as half votes, as :meth:`PreferenceData.share_a` does, would give the all-tie pair ½ as well.) Pairs
+    without a judgment are NaN.
 
-    ``classified``: :func:`pluralign.diverging.agreement.agreement_classes`'s table (its ``n_a``, ``n_b``, ``n_annotators``
-    columns; on HelpSteer2-format data the judgments re-derived from the Likert scores), or a PreferenceData,
-    which is classified first."""
+    ``classified``: :func:`pluralign.diverging.agreement.agreement_classes`'s table (its ``n_a``, ``n_b``,
+    ``n_annotators`` columns; on HelpSteer2-format data the judgments re-derived from the Likert scores), or a
+    PreferenceData, which is classified first."""
     cl = agreement_classes(classified) if isinstance(classified, PreferenceData) else classified
     n = cl["n_annotators"].where(cl["n_annotators"] > 0)
     return split_probability(cl["n_a"] / n, n_annotators, share_b=cl["n_b"] / n).rename("observed disagreement")

@@ -33,7 +33,7 @@ import pandas as pd
 
 from pluralign import paper
 from pluralign.data.spec import split
-from pluralign.diverging.agreement import PAPER_DATASETS, agreement_classes, paper_dataset
+from pluralign.diverging.agreement import PAPER_DATASETS, agreement_classes, is_stand_in, paper_dataset, paper_label
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "chosen_values",
     "table2_vs_paper",
     "label_paper_columns",
+    "table2_beside_paper",
 ]
 
 SUBSETS = (
@@ -181,8 +182,8 @@ def table2(
         value = pd.Series(_chosen_value(cl, s, kind, chosen), index=ids)  # P(C ≻ R) or r_C − r_R
         est, lo, hi = [], [], []
         for k, m in enumerate(masks.values()):
-            e, l, h = bootstrap_ci(value[m.to_numpy()].to_numpy(), np.mean, n_boot=n_boot, level=level, seed=seed + k)
-            est.append(e), lo.append(l), hi.append(h)
+            ci = bootstrap_ci(value[m.to_numpy()].to_numpy(), np.mean, n_boot=n_boot, level=level, seed=seed + k)
+            est.append(ci[0]), lo.append(ci[1]), hi.append(ci[2])
         out[name], out[f"{name} lo"], out[f"{name} hi"] = est, lo, hi
     return out
 
@@ -194,8 +195,8 @@ def table2(
 #: (A when A outnumbers B and has at least as many votes as tie; "split" when A and B draw; pairs whose label is a
 #: tie or a split are dropped for BT —
 #: :mod:`pluralign.rewards.objectives`), whereas the agreement classes that split the evaluation rows
-#: (:func:`pluralign.diverging.agreement.agreement_classes`, its ``majority`` column and ``chosen="majority"`` above) ask for
-#: *more than half* of the judgments. {A, A, B, tie} trains Agg towards A but has no majority choice in
+#: (:func:`pluralign.diverging.agreement.agreement_classes`, its ``majority`` column and ``chosen="majority"``
+#: above) ask for *more than half* of the judgments. {A, A, B, tie} trains Agg towards A but has no majority choice in
 #: the classes (it is a diverging or "other" pair); the two agree on every high-agreement pair.
 TABLE2_MODELS = {
     "BT (Agg)": ("bt", "aggregate"),
@@ -418,8 +419,72 @@ def table2_vs_paper(
 
 def label_paper_columns(table: pd.DataFrame, label: str | None) -> pd.DataFrame:
     """``table`` (from :func:`table2_vs_paper`) with every "<name> paper" column renamed to "<name> <label>",
-    e.g. "BT (Agg) paper (MultiPref, stand-in reference)" (``label``: :func:`pluralign.diverging.agreement.paper_label`),
-    for display; unchanged when ``label`` is None."""
+    e.g. "BT (Agg) paper (MultiPref, stand-in reference)" (``label``:
+    :func:`pluralign.diverging.agreement.paper_label`), for display; unchanged when ``label`` is None."""
     if not label:
         return table
     return table.rename(columns={c: c[: -len("paper")] + label for c in table.columns if c.endswith(" paper")})
+
+
+#: The note under a Table 2 whose held-out pairs are simulated: what the "planted" column is.
+_PLANTED_NOTE = (
+    "*Planted: the simulated population's own P(chosen ≻ rejected) on the same pairs "
+    "(the mean of max(p*, 1 − p*)) — what a reward model that knew how the whole "
+    "population splits would show; a model's column above it overstates the "
+    "population's agreement, below it understates it.*"
+)
+
+
+def _paper_note(name: str, paper_reference) -> str | None:
+    label = paper_label(name, paper_reference)
+    if label is not None and is_stand_in(name, paper_reference):
+        return (
+            f'*{name}: the columns marked "(paper)" are {label}, the paper\'s values for a '
+            f"different data set, which {name} stands in for: a reference point, not a "
+            "replication target.*"
+        )
+    return None if label is None else f'*{name}: the columns marked "(paper)" are {label}.*'
+
+
+def table2_beside_paper(
+    runs: Mapping[str, RewardModelRun],
+    *,
+    n_boot: int,
+    seed: int,
+    paper_reference=None,
+    also: bool = True,
+    paper_only_models: bool = True,
+) -> tuple[pd.DataFrame, dict, list]:
+    """Table 2 of every run (:func:`table2` on its held-out outputs) beside the paper's block
+    (:func:`table2_vs_paper`; ``also``: the models a run skipped get "n/a" rows), one block per data set; on
+    simulated held-out pairs with the planted population share, the population's own P(chosen ≻ rejected) per
+    subset beside them. Returns (the displayed table, ``{data set: table2}``, notes saying what the paper and
+    planted columns are)."""
+    frames, raw, notes = {}, {}, []
+    for name, r in runs.items():
+        raw[name] = t = table2(r.classified, p_a=r.p_a, reward_gap=r.gap or None, n_boot=n_boot, seed=seed)
+        beside = table2_vs_paper(
+            t,
+            name,
+            also=r.skipped if also else (),
+            paper_reference=paper_reference,
+            paper_only_models=paper_only_models,
+        )
+        note = _paper_note(name, paper_reference)
+        if note is not None:
+            notes.append(note)
+        beside.columns = [c.removesuffix(" paper") + " (paper)" if c.endswith(" paper") else c for c in beside.columns]
+        truth = getattr(r.heldout, "truth", None)
+        if truth is not None and "share_a" in truth.columns:  # simulated: what the planted population does
+            ids = pd.Index(r.heldout.pairs["pair_id"])  # the held-out pairs every model is evaluated on
+            planted = table2(
+                r.classified, p_a={"population": truth["share_a"].reindex(ids).astype(float)}, n_boot=n_boot, seed=seed
+            )
+            if _PLANTED_NOTE not in notes:
+                notes.append(_PLANTED_NOTE)
+            beside["planted: the population's P(chosen ≻ rejected)"] = [
+                f"{v:.3f}" if v == v else "n/a" for v in planted["population"].reindex(beside.index)
+            ]
+        frames[name] = beside
+    table = pd.concat(frames, names=["data set", "subset"]).fillna("n/a")
+    return table, raw, notes

@@ -1,0 +1,75 @@
+"""The sections of the page "An LLM cause classifier" (the full version of Diverging Preferences, arXiv
+2410.14632): the classifier's prompt and its labels beside the human annotators'."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pluralign import report
+from pluralign.diverging import cause_classifier as classifier
+from pluralign.diverging import causes as cz
+from pluralign.diverging.pages.causes import frequencies_figure
+from pluralign.diverging.study import Study
+from pluralign.report import Result
+
+__all__ = ["prompt", "llm_causes"]
+
+
+@report.section()
+def prompt(study: Study, max_chars: int = 600) -> Result:
+    """The cause classifier's prompt for the first sampled pair
+    (:func:`~pluralign.diverging.cause_classifier.cause_prompt`)."""
+    name, (_, sheet) = next(iter(study.sheets.items()))
+    row = study.dataset(name).pairs.set_index("pair_id").loc[sheet["pair_id"].iloc[0]]
+    text = classifier.cause_prompt(row["prompt"], row["response_a"], row["response_b"], max_chars=max_chars)
+    return Result(table=None, note=f"```text\n{text}\n```", data={"prompt": text})
+
+
+def _agreement_with_people(humans: pd.DataFrame | None, labels: pd.DataFrame) -> str | None:
+    """κ per annotator pair and α (MASI) of all, the classifier counted as one more annotator (Markdown)."""
+    if humans is None or not len(humans):
+        return None
+    a = cz.label_agreement(pd.concat([humans, labels[["pair_id", "annotator", "causes"]]], ignore_index=True))
+    return (
+        pd.Series(a["pairwise_kappa"], name="κ")
+        .to_frame()
+        .assign(**{"α (MASI), all annotators": a["alpha"]})
+        .pipe(report.present_markdown)
+    )
+
+
+@report.section()
+def llm_causes(study: Study) -> Result:
+    """Label the sampled diverging pairs with the LLM cause classifier (``cause_classifier.llm``, at most
+    ``cause_classifier.pairs`` per data set) and compare it with the imported human labels; without a
+    classifier the section does not run."""
+    spec = study.settings.cause_classifier["llm"]
+    if spec is None:
+        return Result(
+            table=None, skipped="The cause classifier is not run on this profile (no `cause_classifier.llm`)."
+        )
+    from pluralign import llm as llms
+
+    model = llms.load(**spec)
+    _, imported = study.round_trip
+    tables, notes, figs = {}, [], []
+    for name, (_, sheet) in study.sheets.items():
+        ids = list(sheet["pair_id"])[: int(study.settings.cause_classifier["pairs"])]
+        got = classifier.classify_causes(study.dataset(name), model, ids, job=f"diverging-causes-{name}")
+        notes.append(
+            f"**{name}**: {len(got.labels)} pairs labelled, {len(got.failed)} failed "
+            f"validation, {len(got.patched)} needed a retry."
+        )
+        freq, fig = frequencies_figure(
+            {f"{name} (LLM)": got.labels}, f"{name}: causes from the LLM classifier vs Table 1"
+        )
+        tables[name], figs = freq, [*figs, fig]
+        agreement = _agreement_with_people(imported.get(name), got.labels)
+        if agreement is not None:
+            notes.append(agreement)
+    return Result(
+        table=pd.concat(tables, names=["data set", "cause"]),
+        figure=figs[0] if figs else None,
+        note="\n\n".join(notes),
+        data={"figures": figs},
+    )

@@ -1,0 +1,153 @@
+"""The sections of the page "Do models know when annotators disagree?" (the full version of Diverging
+Preferences, arXiv 2410.14632): the mean-variance reward model's predicted disagreement, its Table 2 row, and LLM
+judges' decisiveness per agreement subset."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pluralign import data as pdata
+from pluralign import paper, report
+from pluralign.diverging import agreement as agr
+from pluralign.diverging import knowing as kn
+from pluralign.diverging import plots
+from pluralign.diverging import reward_models as rmod
+from pluralign.diverging.study import Study
+from pluralign.report import Result
+
+__all__ = ["mean_variance", "mean_variance_table2", "judges"]
+
+
+def _summary_row(m) -> dict:
+    s = m.summary
+    return {
+        "diverging pairs": int(s.labels.sum()),
+        "high-agreement pairs": int((~s.labels).sum()),
+        "AUROC": round(s.auc.estimate, 3),
+        "AUROC 95% CI": f"[{s.auc.lo:.3f}, {s.auc.hi:.3f}]",
+        "AUROC vs high-agreement prefs only": round(s.auc_prefs.estimate, 3),
+        "its 95% CI": f"[{s.auc_prefs.lo:.3f}, {s.auc_prefs.hi:.3f}]",
+        "Spearman ρ (predicted, observed)": round(s.corr["spearman"], 3),
+        "pairs": s.corr["n"],
+    }
+
+
+def _figure_run(m) -> dict:
+    """What the predicted-disagreement figure draws of one data set, with the planted split where there is one."""
+    truth = m.run.data.truth
+    planted = None
+    if truth is not None and "share_a" in truth.columns:
+        planted = kn.split_probability(truth["share_a"].reindex(m.mv.index))
+    return {
+        "mv": m.mv.join(m.run.classified[["agreement"]]),
+        "auc": m.summary.auc,
+        "corr": m.summary.corr,
+        "planted": planted,
+    }
+
+
+@report.section("auc_name_0", "auc_0", "auc_lo_0", "auc_hi_0")
+def mean_variance(study: Study) -> Result:
+    """How well the mean-variance RM's predicted disagreement separates diverging from high-agreement
+    held-out pairs (AUROC, 95% bootstrap CI; also against high-agreement preferences only) and its rank
+    correlation with the observed disagreement, with the figure of both."""
+    runs = study.mv_runs
+    table = pd.DataFrame({name: _summary_row(m) for name, m in runs.items()}).T
+    values = {}
+    for i, (name, m) in enumerate(runs.items()):
+        auc = m.summary.auc
+        values.update({f"auc_{i}": float(auc.estimate), f"auc_lo_{i}": float(auc.lo), f"auc_hi_{i}": float(auc.hi)})
+        values[f"auc_name_{i}"] = name
+    return Result(
+        table=table,
+        figure=plots.predicted_disagreement({name: _figure_run(m) for name, m in runs.items()}),
+        values=values,
+        note=study.loading_line(),
+        data={"runs": runs},
+    )
+
+
+@report.section()
+def mean_variance_table2(study: Study) -> Result:
+    """The mean-variance RM's Table 2 row (P(chosen ≻ rejected) per subset) beside BT (All) and the paper's
+    BT (All) values (the paper has no mean-variance row)."""
+    table, raw, notes = rmod.table2_beside_paper(
+        {n: m.run for n, m in study.mv_runs.items()},
+        n_boot=study.settings.n_boot,
+        seed=study.seed,
+        paper_reference=study.settings.paper_reference,
+        also=False,
+        paper_only_models=False,
+    )
+    return Result(
+        table=table, note="\n\n".join(notes), paper=paper.numbers("diverging", "Table 2"), data={"table2": raw}
+    )
+
+
+def _published_judges(study: Study) -> tuple[dict, dict]:
+    """The decisiveness of each judge whose verdicts ``judges`` names, and what the data loader dropped."""
+    spec, s = study.settings.judges, study.settings
+    humans, verdicts = pdata.load(spec["humans"]), pdata.load(spec["verdicts"])
+    classes = agr.agreement_classes(humans, ties=s.ties)
+    decisiveness, dropped = {}, {}
+    for judge in spec["annotators"]:
+        decisiveness[judge] = kn.judge_decisiveness(
+            kn.judge_verdicts(verdicts, judge), classes, n_boot=s.n_boot, seed=study.seed
+        )
+        dropped[judge] = kn.judge_filters(verdicts, judge)
+    return decisiveness, dropped
+
+
+def _llm_judge(study: Study) -> dict:
+    """The decisiveness of ``judge_llm`` (an LLM's P(A), or the demo's simulated judge) on the held-out pairs of
+    §4's runs (the same split as Table 2's: no Table 2 model is trained for this)."""
+    spec, s = study.settings.judge_llm, study.settings
+    model = None
+    if spec["simulated"] is None:
+        from pluralign import llm as llms
+
+        model = llms.load(**spec["load"])
+    out = {}
+    for name, r in ((n, m.run) for n, m in study.mv_runs.items()):
+        pairs = r.heldout.pairs.head(spec["n_pairs"] if spec["n_pairs"] is not None else len(r.heldout.pairs))
+        if model is None:  # the demo's named stand-in: a judge that knows the planted population split
+            probs = kn.simulated_judge(r.heldout.truth, pairs["pair_id"], seed=study.seed, **spec["simulated"])
+            probs = probs.to_numpy()
+        else:
+            probs = model.judge_ab_many(
+                pairs[["prompt", "response_a", "response_b"]].to_dict("records"), job=f"diverging-know-judge-{name}"
+            )
+        out[f"{spec['label']} on {name}"] = kn.judge_decisiveness(
+            pd.Series(probs, index=pairs["pair_id"].to_numpy(), dtype=float),
+            r.classified.loc[pairs["pair_id"].to_numpy()],
+            n_boot=s.n_boot,
+            seed=study.seed,
+        )
+    return out
+
+
+def _judge_note(judge: str, d: kn.JudgeDecisiveness, dropped: list) -> str:
+    why = [f"{f['removed']} dropped by the data loader ({f['filter']})" for f in dropped]
+    if d.n_unreadable:
+        why.append(f"{d.n_unreadable} unreadable judgments")
+    return (
+        f"**{judge}**: a readable judgment on {d.n_judged} of the {d.n_classified} pairs; "
+        f"{d.n_without_verdict} pairs without one are left out" + (f" — {'; '.join(why)}." if why else ".")
+    )
+
+
+@report.section()
+def judges(study: Study) -> Result:
+    """LLM judges' confidence per human agreement subset (:func:`~pluralign.diverging.knowing.judge_decisiveness`):
+    published verdicts (``judges``) and/or an LLM's P(A) on the held-out pairs (``judge_llm``)."""
+    s = study.settings
+    if s.judges is None and s.judge_llm is None:
+        return Result(table=None, skipped="No LLM judge runs on this profile (`judges` and `judge_llm` are null).")
+    decisiveness, dropped = _published_judges(study) if s.judges is not None else ({}, {})
+    if s.judge_llm is not None:
+        decisiveness.update(_llm_judge(study))
+    notes = [_judge_note(j, d, dropped.get(j, [])) for j, d in decisiveness.items()]
+    tables = {j: d.table for j, d in decisiveness.items()}
+    table = pd.concat(tables, names=["judge", "subset"]).round(3)
+    fig = plots.judge_confidence(tables, rmod.SUBSETS[:3], {d.kind for d in decisiveness.values()})
+    return Result(table=table, figure=fig, note="\n\n".join(notes), data={"decisiveness": decisiveness})

@@ -1,0 +1,111 @@
+"""The sections of the page "Reward models make decisive decisions over divisive preferences" (Diverging
+Preferences §3, App. A and Table 2): the reward models trained, Table 2 beside the paper's, and each model's
+decisiveness pair by pair."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pluralign import paper, profiles, report
+from pluralign.diverging import plots
+from pluralign.diverging import reward_models as rmod
+from pluralign.diverging.study import Study
+from pluralign.report import Result
+
+__all__ = ["reward_models", "table2", "decisiveness"]
+
+
+@report.section()
+def reward_models(study: Study) -> Result:
+    """Training, validation and held-out pairs per data set, the models trained and the training instances
+    per model (BT drops ties: a pair whose majority is a tie for Agg, each tie judgment for All)."""
+    runs = study.runs
+    table = pd.DataFrame(
+        {
+            name: {
+                "training pairs": len(r.train.pairs),
+                "validation pairs": len(r.validation.pairs),
+                "held-out pairs": len(r.heldout.pairs),
+                "models": ", ".join(r.models),
+                "not trained": ", ".join(r.skipped) or "—",
+            }
+            for name, r in runs.items()
+        }
+    ).T
+    inst = pd.DataFrame(
+        {
+            (name, m): {"training instances": model.info.get("n_instances"), **model.dropped}
+            for name, r in runs.items()
+            for m, model in r.models.items()
+        }
+    ).T
+    inst = inst.fillna(0).astype(int)
+    note = (
+        study.loading_line() + "\n\n"
+        "Training instances per model (BT drops ties: a pair whose majority is a tie or a split for Agg, "
+        "each tie judgment for All; MSE (Agg) on the majority vote drops the split pairs, which have no "
+        "majority):\n\n" + report.present_markdown(inst)
+    )
+    note += "".join(
+        f"\n\n*{name}: {m} is not trained — {why}.*" for name, r in runs.items() for m, why in r.skipped.items()
+    )
+    return Result(table=table, note=note, data={"instances": inst})
+
+
+def _key(column: str) -> str:
+    return column.replace(" ", "").replace("(", "_").replace(")", "")
+
+
+@report.section("t2_name", "t2_paper_sum", "t2_BT_Agg_hap", "t2_BT_Agg_div", "t2_BT_All_hap", "t2_BT_All_div")
+def table2(study: Study) -> Result:
+    """Table 2: per data set and agreement subset of the held-out pairs, the count and each model's mean
+    P(chosen ≻ rejected) (BT) or r_chosen − r_rejected (MSE) with a 95% bootstrap CI, beside the paper's."""
+    s = study.settings
+    table, raw, notes = rmod.table2_beside_paper(
+        study.runs, n_boot=s.n_boot, seed=study.seed, paper_reference=s.paper_reference
+    )
+    first = next(iter(raw))
+    t = raw[first]
+    counts = rmod.paper_table2("multipref")["# Ex."]  # MultiPref's: the first three rows < All Examples
+    values = {
+        "t2_name": first,
+        "t2_paper_sum": " + ".join(str(int(v)) for v in counts.iloc[:3]) + f" < {int(counts.iloc[-1])}",
+    }
+    for col in ("BT (Agg)", "BT (All)"):
+        values[f"t2_{_key(col)}_hap"] = float(t.loc["High-Agreement Prefs.", col])
+        values[f"t2_{_key(col)}_div"] = float(t.loc["Diverging Prefs. (All)", col])
+    if any("MSE (Agg)" in r.models for r in study.runs.values()):
+        notes.append(
+            f"*MSE (Agg) is trained on {rmod.MSE_AGGREGATES[s.mse_aggregate][1]} (`mse_aggregate: {s.mse_aggregate}`).*"
+        )
+    values["t2_mse_aggregate"] = s.mse_aggregate
+    n_train = len(next(iter(study.runs.values())).train.pairs)
+    notes += profiles.stand_ins(study.profile, "diverging.rewards.table2", head=study.head, n=n_train)
+    return Result(
+        table=table,
+        note="\n\n".join(notes),
+        values=values,
+        paper=paper.numbers("diverging", "Table 2"),
+        data={"table2": raw},
+    )
+
+
+@report.section()
+def decisiveness(study: Study) -> Result:
+    """Per held-out pair and model, P(chosen ≻ rejected) (BT) or r_chosen − r_rejected (MSE) by Table 2
+    subset (a pair appears in every subset it belongs to), as violins; the table gives the medians."""
+    values = {}
+    for name, r in study.runs.items():
+        v = rmod.chosen_values(r.classified, p_a=r.p_a, reward_gap=r.gap or None)
+        values[name] = pd.concat(
+            [v[m.to_numpy()].assign(subset=s) for s, m in rmod.subset_masks(v).items()], ignore_index=True
+        )
+    long = pd.concat(values, names=["data set"]).reset_index(level=0)
+    table = long.pivot_table(
+        index=["data set", "model"], columns="subset", values="value", aggfunc="median", sort=False
+    )[list(rmod.SUBSETS)].round(3)
+    return Result(
+        table=table.rename_axis(columns="median by subset"),
+        figure=plots.decisiveness(values, rmod.SUBSETS),
+        data={"values": values},
+    )

@@ -1,0 +1,67 @@
+"""The sections of the agreement page (:mod:`pluralign.diverging.pages.agreement`): their numbers are the library's."""
+
+from __future__ import annotations
+
+import matplotlib.figure
+import pytest
+
+from pluralign import diverging
+from pluralign.diverging import agreement as agreement_lib
+from pluralign.diverging.pages import agreement
+from pluralign.report import Result
+
+SPECS = [
+    {"simulate": {"n_pairs": 300, "seed": 0, "annotation_format": "multipref"}},
+    {"simulate": {"n_pairs": 300, "seed": 0, "annotation_format": "helpsteer2"}},
+]
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    return diverging.setup(
+        datasets=SPECS, annotation={"dir": str(tmp_path_factory.mktemp("sheets")), "reference": "planted", "n": 20}
+    )
+
+
+def test_agreement_shares_are_the_librarys(study):
+    r = agreement.shares(study)
+    assert isinstance(r, Result) and isinstance(r.figure, matplotlib.figure.Figure)
+    sh = agreement_lib.shares(agreement_lib.agreement_classes(study.data[0]))
+    assert r.values["div_share_0"] == sh["diverging share"].iloc[0]
+    assert r.values["div_n_0"] == 300 and r.values["paper_mp"] == 0.39 and r.values["paper_hs2"] == 0.24
+    assert r.table.loc["simulated-multipref", "paper: diverging"] == "39%"
+    assert "stand-in reference" in r.note and sum(ln.startswith("- **") for ln in r.note.splitlines()) == 2
+    # the planted population's diverging share beside the estimate (MultiPref format only; "—" otherwise)
+    from pluralign.diverging.agreement import planted_divergence
+
+    assert r.table.loc["simulated-multipref", "planted: diverging"] == f"{planted_divergence(study.data[0]).mean():.1%}"
+    assert r.table.loc["simulated-helpsteer2", "planted: diverging"] == "—" and "planted: diverging" in r.note
+    assert list(agreement.examples(study).table.columns) == ["agreement", "substantial", "votes", "prompt"]
+
+
+def test_planted_recovery_per_data_set_and_none_on_real_data(study):
+    r = agreement.planted_recovery(study)
+    rec = agreement_lib.planted_recovery(study.classified["simulated-multipref"], study.data[0].truth)
+    assert r.data["recovery"]["simulated-multipref"].table.equals(rec.table)
+    assert (
+        r.table.loc[("simulated-multipref", "objective"), "diverging"]
+        == f"{rec.table.at['objective', 'diverging']:.1%}"
+    )
+    assert f"{rec.precision:.1%} of the diverging pairs" in r.note
+    real = diverging.setup(datasets=SPECS[:1])
+    real.data[0].truth = None
+    assert agreement.planted_recovery(real).table is None
+
+
+def test_the_agreement_page_warns_when_there_is_one_judgment_per_pair(tmp_path):
+    import json
+
+    rows = [{"prompt": f"p{i}", "response_a": "a", "response_b": "b", "preference": 2} for i in range(5)]
+    (tmp_path / "single.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    study = diverging.setup(
+        datasets=[{"name": "local", "source": str(tmp_path / "single.jsonl"), "dataset_name": "single"}]
+    )
+    note = agreement.shares(study).note
+    assert ":::{warning}" in note and "one judgment per pair" in note and "single" in note
+    multi = diverging.setup(datasets=[{"simulate": {"n_pairs": 30, "seed": 0}}])
+    assert ":::{warning}" not in agreement.shares(multi).note
