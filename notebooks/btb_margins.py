@@ -29,36 +29,55 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-# the Part III study shared by its three pages (params/<profile>/btb-study.yml; pluralign.btb.setup
-# arguments; btb-subjectivity says what each entry means). Here:
-#   judge: where the synthetic judgments for every pair come from: from = "simulated" (the offline stand-in:
-#     the population share with log-odds noise, demo only), "llm" (model: pluralign.llm.load arguments, with
-#     method "sample": n sampled 'Choice: A/B' completions with nucleus sampling top_p, as the paper, or
-#     "logprob": n draws from the model's P(A)) or "annotators" (the data's own annotators); n = n in Eq. 3
-#     (§3.3: 10); job: a resumable job name
-design = {}      # overrides of pluralign.btb.setup's defaults, which are the demo's (keys above)
-models = None   # the profile's models (common.yml): a model parameter may name one of them
+models = None  # the profile's models (common.yml): a model parameter may name one of them
+# the Part III study shared by its three pages (params/<profile>/btb-study.yml): each name below is a setting of
+# pluralign.btb.BtbSettings, which documents it (btb-subjectivity lists the data and p* ones); None = its default.
+# Here judge says where the synthetic judgments for every pair come from: from = "simulated" (the offline
+# stand-in: the population share with log-odds noise, demo only), "llm" (model: pluralign.llm.load arguments,
+# with method "sample": n sampled 'Choice: A/B' completions with nucleus sampling top_p, as the paper, or
+# "logprob": n draws from the model's P(A)) or "annotators" (the data's own annotators); n = n in Eq. 3 (§3.3: 10)
+data = None
+per_dataset = None
+p_star_from = None
+categories = None
+labels_file = None
+labeller = None
+judge = None
 # the embedded base model (Gemma 3 270M) on a handful of pairs, to show the real LLM path (0 = skip)
 embedded_pairs = 8
 show_prompt = True
 
 # %% tags=["remove-input"]
 from pluralign import btb
+from pluralign.btb.pages import margins
 
-study = btb.setup(profile, seed, models=models, **design)
-study.profile_note("margins", embedded_pairs=embedded_pairs)
+study = btb.setup(
+    profile,
+    seed,
+    models=models,
+    data=data,
+    per_dataset=per_dataset,
+    p_star_from=p_star_from,
+    categories=categories,
+    labels_file=labels_file,
+    labeller=labeller,
+    judge=judge,
+    embedded_pairs=embedded_pairs,
+    show_prompt=show_prompt,
+)
+margins.profile_note(study)
 
 # %% [markdown]
 # ## The judgment prompt (Appendix A)
 
 # %% tags=["hide-input"]
-study.judgment_prompt(show=show_prompt)
+margins.judgment_prompt(study)
 
 # %% [markdown]
 # ## Synthetic judgments for every pair
 
 # %% tags=["hide-input"]
-study.synthetic_judgments()
+margins.synthetic_judgments(study)
 
 # %% [markdown]
 # ## How good is the judge?
@@ -69,13 +88,17 @@ study.synthetic_judgments()
 # A votes and p\* — the statistics of Tables 1–2, with 95% bootstrap intervals.
 
 # %% tags=["hide-input"]
-study.judge_quality().glue()
+margins.judge_quality(study).glue()
+
+# %% [markdown]
+# The paper does not report its judge's accuracy; it is the first thing to measure before trusting margins from
+# any LLM.
 
 # %% [markdown]
 # ## The margin distribution
 
 # %% tags=["hide-input"]
-study.margin_distribution().glue()
+margins.margin_distribution(study).glue()
 
 # %% [markdown]
 # ## The embedded LLM on a handful of pairs
@@ -87,7 +110,7 @@ study.margin_distribution().glue()
 # long prompt takes seconds.
 
 # %% tags=["hide-input"]
-study.embedded_judge(embedded_pairs).glue()
+margins.embedded_judge(study).glue()
 
 # %% [markdown]
 # This is why the demo uses the simulated judge for every pair and the `paper` profile an

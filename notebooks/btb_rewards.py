@@ -31,17 +31,19 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-# the Part III study shared by its three pages (params/<profile>/btb-study.yml; pluralign.btb.setup
-# arguments; btb-subjectivity and btb-margins say what each entry means). Here `data` is the training data:
-# the RMs are trained on ONE binary judgment per pair (Eq. 1) drawn from it, with margins (Eq. 3) from `judge`
-design = {}      # overrides of pluralign.btb.setup's defaults, which are the demo's (keys above)
-models = None   # the profile's models (common.yml): a model parameter may name one of them
-# the test set of Tables 1-2 (pluralign.btb.study.EVALUATION): evaluation-only data specs (never trained on),
-# each sub-sampled to test_per_dataset pairs (the paper: 25; or {data-set name: n}); pairs held out as
-# out-of-domain by a column of the simulator's truth (ood_by); test_size in-domain held-out pairs (0: test on
-# test_only only); the data-set names of Tables 1-2 ("dataset" or a truth column; display_names: the
-# paper's names) and which are in- / out-of-domain; bootstrap resamples; paper_sized_check: also report the
-# paired CI of Δ on a random test subset of this size (0 = skip)
+models = None  # the profile's models (common.yml): a model parameter may name one of them
+# the Part III study shared by its three pages (params/<profile>/btb-study.yml): each name below is a setting of
+# pluralign.btb.BtbSettings, which documents it (btb-subjectivity and btb-margins say what the study's ones mean);
+# None = its default. Here `data` is the training data: the RMs are trained on ONE binary judgment per pair
+# (Eq. 1) drawn from it, with margins (Eq. 3) from `judge`
+data = None
+per_dataset = None
+p_star_from = None
+categories = None
+labels_file = None
+labeller = None
+judge = None
+# the test set of Tables 1-2 (keys and defaults: pluralign.btb.settings.EVALUATION; BtbSettings documents them)
 evaluation = {
     "test_only": [],
     "test_per_dataset": 0,
@@ -54,12 +56,8 @@ evaluation = {
     "n_boot": 2000,
     "paper_sized_check": 150,
 }
-# the reward models (pluralign.btb.study.TRAINING): reward_model = pluralign.rewards.load arguments (None =
-# frozen all-MiniLM-L6-v2 + linear head); baseline_model = None (train reward_model with Eq. 1 and the same
-# sweep) or an already trained RM (the paper: OpenAssistant/reward-model-deberta-v3-large-v2); the learning
-# rates of the sweep (footnote 6; "paper" = the paper's 1e-4, 1e-5, 1e-6 for fine-tuning DeBERTa-v3, written once in
-# pluralign.btb.training.LR_SWEEP; a linear head on frozen embeddings needs larger steps), chosen on validation_size pairs by select_on (accuracy or loss; footnote 6
-# names none); any other entry (epochs, batch_size, ...) is passed to RewardModel.train
+# the reward models and the learning-rate sweep of footnote 6 (keys and defaults: pluralign.btb.settings.TRAINING;
+# BtbSettings documents them); any other entry (epochs, batch_size, ...) is passed to RewardModel.train
 training = {
     "reward_model": None,
     "baseline_model": None,
@@ -72,23 +70,37 @@ training = {
 
 # %% tags=["remove-input"]
 from pluralign import btb
+from pluralign.btb.pages import rewards
 
-study = btb.setup(profile, seed, models=models, **design, evaluation=evaluation, training=training)
-study.paper_numbers("rewards").glue()
-study.profile_note("rewards")
+study = btb.setup(
+    profile,
+    seed,
+    models=models,
+    data=data,
+    per_dataset=per_dataset,
+    p_star_from=p_star_from,
+    categories=categories,
+    labels_file=labels_file,
+    labeller=labeller,
+    judge=judge,
+    evaluation=evaluation,
+    training=training,
+)
+rewards.paper_numbers(study).glue()
+rewards.profile_note(study)
 
 # %% [markdown]
 # ## Data: one binary judgment per pair, train / validation / test
 
 # %% tags=["hide-input"]
-study.splits()
+rewards.splits(study)
 
 # %% [markdown]
 # ### Where p\* and the categories come from
 #
 # In the paper both are human: three annotators put each test pair in a category by majority vote
 # and estimated p\* by answering "If you asked 10 people…" (Appendix B, §3.2). With
-# `p_star_from: llm` / `categories: llm` (entries of `design`) they come from an LLM labeller instead; a list
+# `p_star_from: llm` / `categories: llm` (parameters of the pages) they come from an LLM labeller instead; a list
 # such as `[labels, annotators, llm]` takes each pair's value from the first source that has it (human
 # labels in `labels_file`, then the data's own annotators where a pair has at least three, then the LLM).
 # If the LLM labeller is also the judge whose ten votes give the training margins (Eq. 3), or of its model
@@ -98,13 +110,13 @@ study.splits()
 # test pairs it labels:
 
 # %% tags=["remove-input"]
-study.sources("rewards")
+rewards.sources(study)
 
 # %% [markdown]
 # ## Margins for the training pairs (Eq. 3)
 
 # %% tags=["hide-input"]
-study.training_margins()
+rewards.training_margins(study)
 
 # %% [markdown]
 # ## Learning-rate sweep, selected on validation (footnote 6)
@@ -117,7 +129,7 @@ study.training_margins()
 # accuracy is kept (the paper does not name its metric).
 
 # %% tags=["hide-input"]
-study.learning_rate_sweep().glue()
+rewards.learning_rate_sweep(study).glue()
 
 # %% [markdown]
 # ## Tables 1 and 2: correlation and L1 distance to p\*
@@ -125,13 +137,13 @@ study.learning_rate_sweep().glue()
 # **Table 1 — Pearson r between P(A ≻ B) and p\*** (95% bootstrap CIs; Δ = regularized − baseline)
 
 # %% tags=["hide-input"]
-study.table("pearson").glue()
+rewards.table_1(study).glue()
 
 # %% [markdown]
 # **Table 2 — mean L1 distance |P(A ≻ B) − p\*|** (lower is better; a negative Δ is an improvement)
 
 # %% tags=["hide-input"]
-study.table("l1").glue()
+rewards.table_2(study).glue()
 
 # %% [markdown]
 # Over all {glue:text}`btb_n_test` test pairs the baseline's correlation with p\* is
@@ -153,7 +165,13 @@ study.table("l1").glue()
 # The Δ measured here on the same groupings, with paired 95% intervals:
 
 # %% tags=["remove-input"]
-study.directions().glue()
+rewards.directions(study).glue()
+
+# %% [markdown]
+# A verdict follows the 95% interval: "same direction as the paper" only when it excludes 0 on the paper's side.
+# This page runs the paper's procedure with other data, judges and models (see the note at the top): agreeing or
+# disagreeing with the paper's direction is a measurement of this setting, neither a reproduction nor a
+# refutation of the paper's numbers.
 
 # %% [markdown]
 # ## Beside the paper's Table 1
@@ -163,7 +181,11 @@ study.directions().glue()
 # (on demo they are simulated prompt types).
 
 # %% tags=["hide-input"]
-study.beside_paper()
+rewards.beside_paper(study)
+
+# %% [markdown]
+# Each row of the paper's Table 1 beside this run's row of the same name. A verdict follows this run's 95% paired
+# interval of Δ. — : the paper has no such row, or this profile has no such pairs.
 
 # %% [markdown]
 # ## How uncertain is a Δ on a test set of the paper's size?
@@ -174,7 +196,7 @@ study.beside_paper()
 # that size.
 
 # %% tags=["hide-input"]
-study.paper_sized_check().glue()
+rewards.paper_sized_check(study).glue()
 
 # %% [markdown]
 # On {glue:text}`btb_small_n` test pairs (a random subset of ours, or the whole test set when it is that small) the paired
@@ -191,17 +213,17 @@ study.paper_sized_check().glue()
 # Each reward model's P(A ≻ B) against p\* on the test pairs:
 
 # %% tags=["hide-input"]
-study.rm_vs_p_star()
+rewards.rm_vs_p_star(study)
 
 # %% [markdown]
 # Δ per grouping and category with its paired 95% interval, for Pearson r (beside the paper's Δ where it
 # reports one) and for the mean L1 distance:
 
 # %% tags=["hide-input"]
-study.delta_plot("pearson")
+rewards.delta_plot(study, "pearson")
 
 # %% tags=["hide-input"]
-study.delta_plot("l1")
+rewards.delta_plot(study, "l1")
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

@@ -33,40 +33,50 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-# the Part III study shared by its three pages (params/<profile>/btb-study.yml; pluralign.btb.setup arguments):
-#   data: a list of data specs (pluralign.data.spec.from_spec), concatenated; per_dataset: > 0 a random
-#     subset of this many pairs per data set (the paper: 25), or {data-set name: n} for the named ones only;
-#   p_star_from (Eq. 2): "truth" = the simulator's planted population share; "annotators" = the share of a
-#     data set's real annotators; "labels" = human answers to Appendix B task 3 in labels_file (pair_id,
-#     labeller, prefer_a out of 10), averaged; "llm" = task 3 asked of the labeller; "none"; or a list of
-#     these, tried in order per pair (e.g. [labels, annotators, llm]: human labels where labels_file has
-#     them, the data's annotators where a pair has at least 3, the LLM labeller for the rest);
-#   categories (§3.1): "truth" = the simulator's planted kind / distinguishability; "llm" = Appendix B
-#     tasks 1-2 asked of the labeller; "labels" = human labels in labels_file (majority vote);
-#     {"kind": {data-set name: "single" | "multiple"}} = one category per data set; "none"; or a list;
-#     an LLM labeller of the margin judge's model family makes the evaluation circular (the pages warn);
-#   labeller: {model: pluralign.llm.load arguments (an API key only through api_key_env) or a list of them,
-#     samples: answers per model (distinct "labellers" only if sampled: temperature > 0), temperature, top_p, job};
+models = None  # the profile's models (common.yml): a model parameter may name one of them
+# the Part III study shared by its three pages (params/<profile>/btb-study.yml): each name below is a setting of
+# pluralign.btb.BtbSettings, which documents it (BtbSettings.documentation()); None = its default, the demo's.
+#   data: data specs, concatenated; per_dataset: pairs of each (0 = all; the paper: 25; or {data set: n});
+#   p_star_from (Eq. 2) and categories (§3.1): truth | annotators | labels | llm | none, or a list tried in order
+#     per pair (human sources first); labels_file: human answers to Appendix B; labeller: the LLM labeller;
 #   judge: where the synthetic judgments of Eq. 3 come from (see btb-margins)
-design = {}      # overrides of pluralign.btb.setup's defaults, which are the demo's (keys above)
-models = None   # the profile's models (common.yml): a model parameter may name one of them
+data = None
+per_dataset = None
+p_star_from = None
+categories = None
+labels_file = None
+labeller = None
+judge = None
 n_examples = 1  # example pairs shown per category
 
 # %% tags=["remove-input"]
 import pandas as pd
 
 from pluralign import btb
+from pluralign.btb.pages import subjectivity
 
 pd.set_option("display.max_colwidth", 160)
-study = btb.setup(profile, seed, models=models, **design)
-study.paper_numbers("subjectivity").glue()
-study.profile_note("subjectivity")
+study = btb.setup(
+    profile,
+    seed,
+    models=models,
+    data=data,
+    per_dataset=per_dataset,
+    p_star_from=p_star_from,
+    categories=categories,
+    labels_file=labels_file,
+    labeller=labeller,
+    judge=judge,
+    n_examples=n_examples,
+)
+subjectivity.paper_numbers(study).glue()
+subjectivity.profile_note(study)
 
 # %% [markdown]
 # ## The data
 
 # %% tags=["hide-input"]
-study.data_sets()
+subjectivity.data_sets(study)
 
 # %% [markdown]
 # ## Where p\* and the categories come from
@@ -76,7 +86,7 @@ study.data_sets()
 # judge whose votes give the training margins of {ref}`btb-margins` (or of its model family).
 
 # %% tags=["remove-input"]
-study.sources("subjectivity")
+subjectivity.sources(study)
 
 # %% [markdown]
 # ## Two dimensions of subjectivity (§3.1)
@@ -84,15 +94,17 @@ study.sources("subjectivity")
 # The paper's annotators answered two questions per pair, quoted word for word from Appendix B:
 
 # %% tags=["remove-input"]
-study.appendix_b()
+subjectivity.appendix_b_tasks(study)
 
 # %% [markdown]
 # Per category, the number of pairs, the mean p\* and the mean population agreement:
 
 # %% tags=["hide-input"]
-study.categories()
+subjectivity.categories(study)
 
 # %% [markdown]
+# (The paper's premise: where many answers are correct, the population splits.)
+#
 # `mean_agreement` is the mean of $|2p^* - 1|$: 1 when the whole population prefers the same
 # answer, 0 when it splits evenly. It is what the margin of Eq. 3 estimates from synthetic
 # judgments.
@@ -100,13 +112,13 @@ study.categories()
 # One example per category:
 
 # %% tags=["hide-input"]
-study.examples(n_examples)
+subjectivity.examples(study)
 
 # %% [markdown]
 # ## The aggregate preference p\* per category
 
 # %% tags=["hide-input"]
-study.p_star_by_category()
+subjectivity.p_star_by_category(study)
 
 # %% [markdown]
 # ## What one binary judgment says about p\*
@@ -117,7 +129,7 @@ study.p_star_by_category()
 # have several annotators, the share of all of them is shown too.
 
 # %% tags=["hide-input"]
-study.binary_judgment_gap().glue()
+subjectivity.binary_judgment_gap(study).glue()
 
 # %% [markdown]
 # A single binary judgment is on average {glue:text}`btb_binary_l1:.3f` (95% CI

@@ -1,4 +1,5 @@
-"""Beyond the Binary (004) Eqs. 3–4, Appendix A judgments, Tables 1–2 evaluation, footnote 6 (pluralign.btb)."""
+"""Beyond the Binary (004) Eqs. 3–4, Appendix A: synthetic judgments (LLM and the offline simulated judge), their
+margins, and the margin source of a page (pluralign.btb.margins)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import torch
 
 from pluralign.btb import evaluation as E
 from pluralign.btb import margins as M
-from pluralign.btb import training as T
+from pluralign.btb.llm_answers import item_key
 from pluralign.data.core import PreferenceData
 from pluralign.llm.base import parse_choice
 from pluralign.rewards import objectives as O
@@ -246,186 +247,6 @@ def test_margins_from_annotators_three_humans():
 
 
 # ---------------------------------------------------------------------------------------------
-# Tables 1–2: evaluate / compare
-# ---------------------------------------------------------------------------------------------
-def _frame(res, metric, grouping="all", category="all"):
-    r = res[(res["metric"] == metric) & (res["grouping"] == grouping) & (res["category"] == category)]
-    assert len(r) == 1
-    return r.iloc[0]
-
-
-def test_evaluate_perfect_and_known_values():
-    rng = np.random.default_rng(0)
-    ids = [f"p{i}" for i in range(60)]
-    p_star = pd.Series(rng.uniform(size=60), index=ids)
-    cats = pd.DataFrame({"kind": ["single"] * 30 + ["multiple"] * 30}, index=ids)
-    res = E.evaluate(p_star, p_star.sample(frac=1, random_state=1), by=cats, n_boot=200)  # shuffled order
-    for g, c in [("all", "all"), ("kind", "single"), ("kind", "multiple")]:
-        assert _frame(res, "pearson", g, c)["value"] == pytest.approx(1.0)
-        assert _frame(res, "l1", g, c)["value"] == pytest.approx(0.0)
-    assert _frame(res, "l1", "kind", "single")["n"] == 30
-    # hand-computed: constant shift by 0.1 → r = 1, L1 = 0.1 (ten points: no correlation is reported on fewer)
-    p = pd.Series(np.linspace(0.05, 0.8, 10), index=list("abcdefghij"))
-    res = E.evaluate(p, p + 0.1, n_boot=50)
-    assert _frame(res, "pearson")["value"] == pytest.approx(1.0)
-    assert _frame(res, "l1")["value"] == pytest.approx(0.1)
-    # anti-correlated
-    res = E.evaluate(p, 1 - p, n_boot=50)
-    assert _frame(res, "pearson")["value"] == pytest.approx(-1.0)
-    assert _frame(res, "l1")["value"] == pytest.approx(np.mean(np.abs(1 - 2 * p)))
-    # on nine points the correlation is "too few" (NaN), the L1 distance is still reported
-    res = E.evaluate(p.iloc[:9], p.iloc[:9] + 0.1, n_boot=50)
-    assert np.isnan(_frame(res, "pearson")["value"]) and _frame(res, "l1")["value"] == pytest.approx(0.1)
-
-
-def test_evaluate_refuses_bad_input():
-    p = pd.Series([0.1, 0.3, 0.5], index=list("abc"))
-    with pytest.raises(ValueError, match="lacks 1 of the 3 pairs"):
-        E.evaluate(p, p.iloc[:2])
-    with pytest.raises(ValueError, match=r"probabilities in \[0, 1\]"):
-        E.evaluate(p, p * 4)
-    with pytest.raises(ValueError, match="3 values, p_star 2"):
-        E.evaluate(np.array([0.1, 0.2]), np.array([0.1, 0.2, 0.3]))
-
-
-def test_compare_delta_ci_covers_true_delta():
-    """Synthetic check: p* ~ U(0, 1); baseline = logistic noise of scale 1.2, regularized of scale 0.5
-    around logit p*. The true Δr and ΔL1 come from 10^6 Monte-Carlo pairs; the paired bootstrap CI
-    from 150 pairs must cover them in most replications, and the Δ must be detected."""
-
-    def draw(rng, n):
-        p = rng.uniform(0.02, 0.98, n)
-        logit = np.log(p / (1 - p))
-        base = 1 / (1 + np.exp(-(logit + rng.normal(0, 1.2, n))))
-        reg = 1 / (1 + np.exp(-(logit + rng.normal(0, 0.5, n))))
-        return p, base, reg
-
-    p, b, r = draw(np.random.default_rng(123), 1_000_000)
-    true_dr = np.corrcoef(p, r)[0, 1] - np.corrcoef(p, b)[0, 1]
-    true_dl1 = np.mean(np.abs(p - r)) - np.mean(np.abs(p - b))
-    assert true_dr > 0.05 and true_dl1 < -0.05
-    cover_r = cover_l1 = excl0 = 0
-    reps = 20
-    for s in range(reps):
-        p, b, r = draw(np.random.default_rng(s), 150)
-        res = E.compare(p, b, r, n_boot=300, seed=s)
-        row_r, row_l = _frame(res, "pearson"), _frame(res, "l1")
-        assert row_r["delta"] == pytest.approx(row_r["regularized"] - row_r["baseline"])
-        assert row_r["baseline_lo"] <= row_r["baseline"] <= row_r["baseline_hi"]
-        cover_r += row_r["delta_lo"] <= true_dr <= row_r["delta_hi"]
-        cover_l1 += row_l["delta_lo"] <= true_dl1 <= row_l["delta_hi"]
-        excl0 += row_l["delta_hi"] < 0
-    assert cover_r >= 0.8 * reps and cover_l1 >= 0.8 * reps
-    assert excl0 >= 0.8 * reps
-    # no difference at all → Δ = 0 exactly, CI includes 0
-    p, b, _ = draw(np.random.default_rng(9), 100)
-    res = E.compare(p, b, b, n_boot=100)
-    assert _frame(res, "pearson")["delta"] == 0 and _frame(res, "pearson")["delta_lo"] == 0
-
-
-def test_table_groups_and_compare_by_category():
-    ids = [f"p{i}" for i in range(12)]
-    ds = pd.Series(["webgpt"] * 4 + ["prism"] * 4 + ["other"] * 4, index=ids)
-    kind = pd.Series(["single", "multiple"] * 6, index=ids)
-    dist = pd.Series([True, True, False] * 4, index=ids)
-    g = E.table_groups(ds, kind, dist, names={"webgpt": "WebGPT", "prism": "PRISM"})
-    assert g.loc["p0", "dataset"] == "WebGPT" and g.loc["p0", "domain"] == "ID"
-    assert g.loc["p4", "domain"] == "OOD" and g.loc["p9", "domain"] is None
-    assert g.loc["p5", "kind_domain"] == "Multiple Correct OOD"
-    assert g.loc["p2", "distinguishability"] == "Indistinguishable"
-    with pytest.raises(ValueError, match="'single' or 'multiple'"):
-        E.table_groups(ds, kind.replace("single", "one"))
-    rng = np.random.default_rng(0)
-    p = pd.Series(rng.uniform(size=12), index=ids)
-    with pytest.warns(UserWarning, match="without a category"):
-        res = E.compare(p, p.clip(0.2, 0.8), p, by=g, n_boot=50)
-    cats = set(zip(res["grouping"], res["category"]))
-    assert {
-        ("domain", "ID"),
-        ("kind_domain", "Single Correct ID"),
-        ("dataset", "other"),
-        ("distinguishability", "Distinguishable"),
-    } <= cats
-    joined = E.paper_vs_ours(res)
-    row = joined[(joined["metric"] == "pearson") & (joined["category"] == "PRISM")].iloc[0]
-    assert row["baseline_paper"] == 0.472 and row["n_ours"] == 4
-
-
-# ---------------------------------------------------------------------------------------------
-# The paper's Table 1 (pluralign.paper.btb) and footnote 6
-# ---------------------------------------------------------------------------------------------
-def test_paper_table1_is_internally_consistent():
-    t = E.paper_table1()
-    assert len(t) == 16 and (t["metric"] == "pearson").all()
-    # Δ = regularized − baseline on every row, as printed (transcription check)
-    np.testing.assert_allclose(t["regularized"] - t["baseline"], t["delta"], atol=1e-9)
-    row = t.set_index("category")
-    assert row.loc["PRISM", "delta"] == 0.186 and row.loc["HH-RLHF", "baseline"] == 0.974
-    assert row.loc["Multiple Correct", "n"] == 106 and row.loc["Distinguishable", "n"] == 124
-    assert t[t["grouping"] == "dataset"]["n"].sum() == 150
-    assert row.loc["Distinguishable", "n"] + row.loc["Indistinguishable", "n"] == 150
-
-
-def test_select_lr_on_validation():
-    res = pd.DataFrame(
-        {
-            "lr": [1e-4, 1e-5, 1e-6] * 2,
-            "split": ["validation"] * 3 + ["test"] * 3,
-            "accuracy": [0.61, 0.68, 0.64, 0.9, 0.5, 0.5],
-            "loss": [0.7, 0.6, 0.65, 0.1, 0.9, 0.9],
-        }
-    )
-    assert T.select_lr(res) == 1e-5  # accuracy, validation rows only
-    assert T.select_lr(res, "loss") == 1e-5  # minimised
-    assert T.select_lr(res, "accuracy", split="test") == 1e-4
-    assert T.select_lr(res.drop(columns="accuracy")) == 1e-5
-    with pytest.raises(ValueError, match="never the test set"):
-        T.select_lr(res[res["split"] == "test"])
-    with pytest.raises(ValueError, match="lack the metric"):
-        T.select_lr(res, "pearson")
-
-
-def test_the_learning_rate_grid_is_written_once():
-    """Footnote 6 ("from 1e-04 to 1e-06"): the grid lives in btb.training.LR_SWEEP only; parameters name it
-    ("paper") and no file of the library, the notebooks or the parameter files writes it again."""
-    import re
-    from pathlib import Path
-
-    assert T.LR_SWEEP == (1e-4, 1e-5, 1e-6) and not hasattr(T, "lr_sweep")
-    assert T.lr_grid("paper") == list(T.LR_SWEEP) and T.lr_grid([0.1, 1e-2]) == [0.1, 0.01]
-    for bad in ("1e-4..1e-6", [], [1e-4, 0]):
-        with pytest.raises(ValueError, match="lr_sweep must be 'paper'"):
-            T.lr_grid(bad)
-    root = Path(__file__).resolve().parents[2]
-    # a list, tuple or logspace that starts at 1e-4 (however written) is a second copy of the grid
-    again = re.compile(r"[\[(]\s*1(\.0*)?e-0*4\s*,|logspace\(\s*-4")
-    hits = [
-        f"{f.relative_to(root)}:{i}"
-        for folder in ("lib", "notebooks", "params")
-        for f in (root / folder).rglob("*")
-        if f.suffix in (".py", ".yml", ".yaml")
-        for i, line in enumerate(f.read_text().splitlines(), 1)
-        if again.search(line) and not line.lstrip().startswith("assert")
-    ]
-    assert hits == [
-        "lib/pluralign/btb/training.py:"
-        + str(
-            next(
-                i
-                for i, line in enumerate((root / "lib/pluralign/btb/training.py").read_text().splitlines(), 1)
-                if line.startswith("LR_SWEEP = ")
-            )
-        )
-    ], hits
-    from pluralign import btb
-    from pluralign.params import read_params
-
-    paper = read_params(root / "params" / "paper" / "btb-rewards.yml")
-    assert paper["training"]["lr_sweep"] == "paper"
-    assert btb.setup(training={"lr_sweep": paper["training"]["lr_sweep"]}).training["lr_sweep"] == list(T.LR_SWEEP)
-
-
-# ---------------------------------------------------------------------------------------------
 # through the project's own LLM interface (pluralign.llm.base.LLM with scripted primitives)
 # ---------------------------------------------------------------------------------------------
 def test_synthetic_judgments_through_pluralign_llm_interface():
@@ -440,7 +261,7 @@ def test_synthetic_judgments_through_pluralign_llm_interface():
 
         def _complete_many(self, prompts, settings, on_done):
             self.prompts += prompts
-            for i, p in enumerate(prompts):  # a base model continues after "Choice:"
+            for i, _p in enumerate(prompts):  # a base model continues after "Choice:"
                 on_done(i, [" A", " B", " A", " ?"][: settings["n"]])
 
         def _label_logprobs_many(self, texts, settings, on_done):
@@ -501,3 +322,85 @@ def test_simulator_truth_through_margins_and_evaluate_by_category():
     cmp = E.compare(p_star, d.share_a(), sj["share_a"], by=groups, n_boot=200)
     overall = cmp[(cmp.grouping == "all") & (cmp.metric == "l1")].iloc[0]
     assert overall["delta_hi"] < 0
+
+
+def _prefs_data(prefs: dict[str, list[int]]) -> PreferenceData:
+    ids = list(prefs)
+    pairs = pd.DataFrame(
+        {
+            "pair_id": ids,
+            "dataset": "t",
+            "split": "test",
+            "prompt": [f"q{i}" for i in ids],
+            "response_a": [f"a{i}" for i in ids],
+            "response_b": [f"b{i}" for i in ids],
+        }
+    )
+    rows = [(pid, f"h{k}", v) for pid, vs in prefs.items() for k, v in enumerate(vs)]
+    ann = pd.DataFrame(rows, columns=["pair_id", "annotator_id", "preference"])
+    return PreferenceData(pairs, ann, {"name": "t"})
+
+
+def test_simulated_judge_is_p_star_plus_seeded_log_odds_noise():
+    d = _prefs_data({"p1": [-1], "p2": [1], "p3": [0]})
+    p_star = pd.Series({"p1": 0.8, "p2": 0.0, "p3": 0.5})
+    exact = M.SimulatedJudge(d, p_star, noise=0.0)
+    assert exact.judge_ab("qp1", "ap1", "bp1") == pytest.approx(0.8)
+    assert exact.judge_ab("qp2", "ap2", "bp2") == pytest.approx(1e-3)  # clipped away from 0
+    noisy = M.SimulatedJudge(d, p_star, noise=1.0, seed=7)
+    z = math.log(noisy.judge_ab("qp1", "ap1", "bp1") / (1 - noisy.judge_ab("qp1", "ap1", "bp1")))
+    # logit(p*) + noise · ε, ε from the judge's own salted stream (seed, 1, pair)
+    key = int(item_key("qp1", "ap1", "bp1")[:15], 16)
+    eps = np.random.default_rng([7, 1, key]).standard_normal()
+    assert z == pytest.approx(math.log(4) + eps)
+    louder = M.SimulatedJudge(d, p_star, noise=2.5, seed=7).judge_ab("qp1", "ap1", "bp1")
+    assert math.log(louder / (1 - louder)) == pytest.approx(math.log(4) + 2.5 * eps)  # noise scales ε
+    # not the stream synthetic_judgments(method="logprob", seed=7) draws the pair's n votes from
+    assert eps != np.random.default_rng([7, key]).standard_normal()
+    # the noise of a pair does not depend on the other pairs, only on (seed, texts)
+    again = M.SimulatedJudge(d.subset(["p1"]), p_star, noise=1.0, seed=7)
+    assert again.judge_ab("qp1", "ap1", "bp1") == noisy.judge_ab("qp1", "ap1", "bp1")
+    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star, noise=1.0, seed=8).fingerprint()
+    # fingerprint = (noise, seed, clip) and the p* it serves: the same inputs → the same fingerprint,
+    # any of them changed → a different one
+    assert noisy.fingerprint() == M.SimulatedJudge(d, p_star.copy(), noise=1.0, seed=7).fingerprint()
+    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star, noise=1.5, seed=7).fingerprint()
+    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star, noise=1.0, seed=7, clip=0.01).fingerprint()
+    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star.replace(0.8, 0.6), noise=1.0, seed=7).fingerprint()
+    with pytest.raises(KeyError, match="only for the pairs"):
+        noisy.judge_ab("other", "a", "b")
+    with pytest.raises(ValueError, match="lacks 1"):
+        M.SimulatedJudge(d, p_star.drop("p3"))
+
+
+def test_simulated_judge_through_synthetic_judgments_and_side_agreement():
+    from pluralign.data import simulate
+
+    d = simulate(n_pairs=500, seed=4)
+    p_star = d.truth["share_a"]
+    acc = []
+    for noise in (0.0, 1.0, 3.0):
+        judge = M.SimulatedJudge(d, p_star, noise=noise, seed=0)
+        sj = M.synthetic_judgments(judge, d, n=10, method="logprob", seed=0).set_index("pair_id")
+        acc.append(E.side_agreement(p_star, sj["p_a"], n_boot=200)["value"])
+        if noise == 0.0:  # n = 10 Bernoulli(p*) votes: the margin tracks |2p* − 1|
+            assert np.corrcoef(sj["margin"], (2 * p_star - 1).abs().reindex(sj.index))[0, 1] > 0.8
+    assert acc[0] == pytest.approx(1.0)
+    assert acc[0] > acc[1] > acc[2] > 0.5  # a noisier judge sides with the population less often
+
+
+def test_judgments_from_dispatches_the_margin_source():
+    from pluralign.data import simulate
+
+    d = simulate(n_pairs=60, seed=1)
+    got = M.judgments_from("simulated", d, n=10, seed=3, noise=0.5)
+    want = M.synthetic_judgments(
+        M.SimulatedJudge(d, d.truth["share_a"], noise=0.5, seed=3), d, n=10, method="logprob", seed=3
+    )
+    pd.testing.assert_frame_equal(got, want)
+    ann = M.judgments_from("annotators", d)
+    pd.testing.assert_frame_equal(ann, M.margins_from_annotators(d))
+    with pytest.raises(ValueError, match="needs judge"):
+        M.judgments_from("llm", d)
+    with pytest.raises(ValueError, match="simulated, llm or annotators"):
+        M.judgments_from("oracle", d)

@@ -211,7 +211,7 @@ def table_groups(
     ``distinguishability`` ("Distinguishable" / "Indistinguishable").
 
     ``datasets``: Series of data-set names indexed by pair_id; ``kind``: Series of "single" /
-    "multiple" (:func:`pluralign.btb.subjectivity.classify_subjectivity`); ``distinguishable``: Series of
+    "multiple" (:func:`pluralign.btb.appendix_b.classify_subjectivity`); ``distinguishable``: Series of
     booleans. A data set in neither ``in_domain`` nor ``out_of_domain`` gets no domain (left out of
     the domain groupings, with a warning from :func:`evaluate`); ``out_of_domain=None`` means "every
     data set not in ``in_domain``"."""

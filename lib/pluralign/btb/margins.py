@@ -20,11 +20,11 @@ annotators; :func:`judgments_from` picks one of the three; :func:`training_margi
 from __future__ import annotations
 
 import inspect
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pluralign.btb.llm_answers import cached_generate, item_key, llm_id, pairs_frame
 from pluralign.cache import ItemStore, fingerprint
 from pluralign.llm import load as load_llm
 from pluralign.llm.base import JUDGE_AB_TEMPLATE, parse_choice
@@ -64,98 +64,6 @@ def eq3_margin(k, n):
 def margin_values(n: int) -> list[float]:
     """The distinct values Eq. 3 can take with ``n`` judgments (``k = 0 … n`` votes for one response)."""
     return sorted({round(float(eq3_margin(k, n)), 6) for k in range(n + 1)})
-
-
-# ---------------------------------------------------------------------------------------------
-# §3.3: synthetic judgments from an LLM
-# ---------------------------------------------------------------------------------------------
-def _pairs_frame(data) -> pd.DataFrame:
-    pairs = data.pairs if hasattr(data, "pairs") else data
-    if not isinstance(pairs, pd.DataFrame):
-        raise TypeError("expected a PreferenceData or a DataFrame with pair_id, prompt, response_a, response_b")
-    missing = [c for c in ("pair_id", "prompt", "response_a", "response_b") if c not in pairs.columns]
-    if missing:
-        raise ValueError(f"pairs table lacks column(s) {missing}")
-    return pairs
-
-
-def _llm_id(llm) -> Any:
-    fp = getattr(llm, "fingerprint", None)
-    if fp is not None:
-        return fp() if callable(fp) else fp
-    return {
-        "class": f"{type(llm).__module__}.{type(llm).__qualname__}",
-        "name": getattr(llm, "name", None),
-        "model": getattr(llm, "model", None),
-    }
-
-
-def _item_key(*texts: str) -> str:
-    return fingerprint(*[str(t) for t in texts])[:32]
-
-
-def _call_generate(llm, prompts, *, n, temperature, top_p, max_tokens, job, seed=None):
-    kw = dict(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens)
-    if job is not None:
-        kw["job"] = job
-    if seed is not None:
-        kw["seed"] = seed
-    out = llm.generate(list(prompts), **kw)
-    if len(out) != len(prompts):
-        raise RuntimeError(f"llm.generate returned {len(out)} results for {len(prompts)} prompts")
-    out = [[o] if isinstance(o, str) else list(o) for o in out]
-    for o in out:
-        if len(o) != n:
-            raise RuntimeError(f"llm.generate returned {len(o)} samples for a prompt, expected n={n}")
-    return out
-
-
-def cached_generate(
-    llm,
-    items: dict[str, str],
-    *,
-    step: str,
-    n: int = 1,
-    temperature: float = 1.0,
-    top_p: float = 1.0,
-    max_tokens: int = 16,
-    job: str | None = None,
-    batch_size: int = 64,
-    seed: int | None = None,
-    extra_settings: Any = None,
-) -> dict[str, list[str]]:
-    """``{key: prompt}`` → ``{key: [n completions]}``, each item journalled in a
-    :class:`pluralign.cache.ItemStore` (survives a kill; a second call asks the LLM nothing).
-    ``seed`` is passed to ``llm.generate`` when given (backends that honour it sample reproducibly)."""
-    settings = {
-        "llm": _llm_id(llm),
-        "n": n,
-        "temperature": temperature,
-        "top_p": top_p,
-        "max_tokens": max_tokens,
-        "seed": seed,
-        "extra": extra_settings,
-    }
-    store = ItemStore(step, settings)
-    try:
-        todo = store.missing(dict.fromkeys(items))
-        for s in range(0, len(todo), batch_size):
-            keys = todo[s : s + batch_size]
-            outs = _call_generate(
-                llm,
-                [items[k] for k in keys],
-                n=n,
-                temperature=temperature,
-                top_p=top_p,
-                max_tokens=max_tokens,
-                job=job,
-                seed=seed,
-            )
-            for k, o in zip(keys, outs):
-                store.put(k, o)
-        return {k: store.get(k) for k in items}
-    finally:
-        store.close()
 
 
 def _supports(fn, name: str) -> bool:  # does a backend method take keyword ``name``?
@@ -215,58 +123,81 @@ def synthetic_judgments(
         raise ValueError("n must be >= 1")
     if method not in ("sample", "logprob"):
         raise ValueError(f"method must be 'sample' or 'logprob', not {method!r}")
-    pairs = _pairs_frame(data)
+    pairs = pairs_frame(data)
     triples = list(zip(pairs["prompt"].astype(str), pairs["response_a"].astype(str), pairs["response_b"].astype(str)))
-    keys = [_item_key(*t) for t in triples]
-    tfp = None if template is None else fingerprint(template)
-    rows = []
+    keys = [item_key(*t) for t in triples]
+    kw = dict(template=template, job=job, batch_size=batch_size, seed=seed)
     if method == "sample":
-        items = {k: _judge_prompt(llm, *t, template) for k, t in zip(keys, triples)}
-        outs = cached_generate(
-            llm,
-            items,
-            step="margins.synthetic_judgments",
-            n=n,
-            temperature=temperature,
-            top_p=top_p,
-            max_tokens=max_tokens,
-            job=job,
-            batch_size=batch_size,
-            seed=seed if _supports(llm.generate, "seed") else None,
-            extra_settings={"template": tfp},
+        rows = _sampled_verdicts(
+            llm, pairs, triples, keys, n=n, top_p=top_p, temperature=temperature, max_tokens=max_tokens, **kw
         )
-        for pid, k in zip(pairs["pair_id"], keys):
-            cue = "Choice:" if items[k].rstrip().endswith("Choice:") else ""
-            verdicts = [_LETTER[parse_choice(cue + str(t))] for t in outs[k]]
-            rows.append((pid, verdicts, np.nan))
     else:
-        settings = {"llm": _llm_id(llm), "template": tfp}
-        tkw = {} if template is None else {"template": template}
-        with ItemStore("margins.synthetic_judgments.logprob", settings) as store:
-            first = {}
-            for i, k in enumerate(keys):
-                first.setdefault(k, i)
-            todo = [i for k, i in first.items() if k not in store]
-            for s0 in range(0, len(todo), batch_size):
-                chunk = todo[s0 : s0 + batch_size]
-                if hasattr(llm, "judge_ab_many"):
-                    jkw = dict(tkw, **({"job": job} if job is not None else {}))
-                    pas = llm.judge_ab_many([triples[i] for i in chunk], **jkw)
-                else:
-                    pas = [llm.judge_ab(*triples[i], **tkw) for i in chunk]
-                for i, pa in zip(chunk, pas):
-                    pa = float(pa)
-                    if not (np.isnan(pa) or 0.0 <= pa <= 1.0):
-                        raise RuntimeError(
-                            f"the LLM gave P(A) = {pa} for pair {pairs['pair_id'].iloc[i]!r}, not a probability"
-                        )
-                    store.put(keys[i], pa)
-            for pid, k in zip(pairs["pair_id"], keys):
-                pa = float(store.get(k))
-                rng = np.random.default_rng([int(seed), int(k[:15], 16)])
-                # no usable log-probabilities (NaN): n unparseable judgments, counted like the rest
-                verdicts = [None] * n if np.isnan(pa) else ["A" if u < pa else "B" for u in rng.random(n)]
-                rows.append((pid, verdicts, pa))
+        rows = _logprob_verdicts(llm, pairs, triples, keys, n=n, **kw)
+    return _judgment_table(rows, n)
+
+
+def _sampled_verdicts(
+    llm, pairs, triples, keys, *, n, top_p, temperature, max_tokens, template, job, batch_size, seed
+) -> list[tuple]:
+    """``method="sample"`` of :func:`synthetic_judgments`: ``(pair_id, verdicts, nan)`` per pair."""
+    items = {k: _judge_prompt(llm, *t, template) for k, t in zip(keys, triples)}
+    outs = cached_generate(
+        llm,
+        items,
+        step="margins.synthetic_judgments",
+        n=n,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        job=job,
+        batch_size=batch_size,
+        seed=seed if _supports(llm.generate, "seed") else None,
+        extra_settings={"template": None if template is None else fingerprint(template)},
+    )
+    rows = []
+    for pid, k in zip(pairs["pair_id"], keys):
+        cue = "Choice:" if items[k].rstrip().endswith("Choice:") else ""
+        rows.append((pid, [_LETTER[parse_choice(cue + str(t))] for t in outs[k]], np.nan))
+    return rows
+
+
+def _logprob_verdicts(llm, pairs, triples, keys, *, n, template, job, batch_size, seed) -> list[tuple]:
+    """``method="logprob"`` of :func:`synthetic_judgments`: ``(pair_id, verdicts, p_a)`` per pair, the verdicts
+    ``n`` draws from ``p_a`` seeded by ``(seed, pair)``."""
+    settings = {"llm": llm_id(llm), "template": None if template is None else fingerprint(template)}
+    tkw = {} if template is None else {"template": template}
+    rows = []
+    with ItemStore("margins.synthetic_judgments.logprob", settings) as store:
+        first = {}
+        for i, k in enumerate(keys):
+            first.setdefault(k, i)
+        todo = [i for k, i in first.items() if k not in store]
+        for s0 in range(0, len(todo), batch_size):
+            chunk = todo[s0 : s0 + batch_size]
+            if hasattr(llm, "judge_ab_many"):
+                jkw = dict(tkw, **({"job": job} if job is not None else {}))
+                pas = llm.judge_ab_many([triples[i] for i in chunk], **jkw)
+            else:
+                pas = [llm.judge_ab(*triples[i], **tkw) for i in chunk]
+            for i, pa in zip(chunk, pas):
+                pa = float(pa)
+                if not (np.isnan(pa) or 0.0 <= pa <= 1.0):
+                    raise RuntimeError(
+                        f"the LLM gave P(A) = {pa} for pair {pairs['pair_id'].iloc[i]!r}, not a probability"
+                    )
+                store.put(keys[i], pa)
+        for pid, k in zip(pairs["pair_id"], keys):
+            pa = float(store.get(k))
+            rng = np.random.default_rng([int(seed), int(k[:15], 16)])
+            # no usable log-probabilities (NaN): n unparseable judgments, counted like the rest
+            verdicts = [None] * n if np.isnan(pa) else ["A" if u < pa else "B" for u in rng.random(n)]
+            rows.append((pid, verdicts, pa))
+    return rows
+
+
+def _judgment_table(rows: list[tuple], n: int) -> pd.DataFrame:
+    """The table of :func:`synthetic_judgments` from ``(pair_id, verdicts, p_a)`` rows: the counts, the share
+    of A votes and the margin (Eq. 3); unparseable verdicts are counted and warned about."""
     out = pd.DataFrame(rows, columns=["pair_id", "verdicts", "p_a"])
     out["judgments"] = [[0 if v == "A" else 1 for v in vs if v is not None] for vs in out["verdicts"]]
     out["n"] = n
@@ -284,7 +215,8 @@ def synthetic_judgments(
 
         stated_warning(
             f"synthetic_judgments: {bad} of {n * len(out)} verdicts unparseable "
-            f"({none} pairs with no parseable verdict → margin NaN)"
+            f"({none} pairs with no parseable verdict → margin NaN)",
+            stacklevel=4,
         )
     return out[
         ["pair_id", "verdicts", "judgments", "n", "n_a", "n_b", "n_unparsed", "n_valid", "share_a", "p_a", "margin"]
@@ -412,7 +344,7 @@ class SimulatedJudge:
             raise ValueError("noise must be >= 0")
         if not 0 < clip < 0.5:
             raise ValueError("clip must lie in (0, 0.5)")
-        pairs = _pairs_frame(data)
+        pairs = pairs_frame(data)
         ps = p_star.reindex(pairs["pair_id"].values).astype(float)
         if ps.isna().any():
             raise ValueError(
@@ -427,11 +359,11 @@ class SimulatedJudge:
         ):
             key = (p, a, b)
             # salted (the 1): independent of the logprob draws of synthetic_judgments, seeded (seed, pair)
-            rng = np.random.default_rng([self.seed, 1, int(_item_key(p, a, b)[:15], 16)])
+            rng = np.random.default_rng([self.seed, 1, int(item_key(p, a, b)[:15], 16)])
             q = min(max(v, self.clip), 1 - self.clip)
             z = np.log(q / (1 - q)) + self.noise * rng.standard_normal()
             self._p[key] = float(1.0 / (1.0 + np.exp(-z)))
-            served[_item_key(p, a, b)] = float(q)
+            served[item_key(p, a, b)] = float(q)
         # its answers are a function of (noise, seed, clip) and the p* it serves for each pair
         self._fp = fingerprint("simulated-judge", self.noise, self.seed, self.clip, sorted(served.items()))
 

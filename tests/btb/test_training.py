@@ -1,6 +1,5 @@
-"""Beyond the Binary (004) Part III helpers in pluralign.btb: the paper's one-binary-judgment
-training data (Eq. 1), ID/OOD splits (§3.2), the offline simulated judge (§3.3 stand-in), side
-agreement, validation scores and the footnote-6 learning-rate sweep."""
+"""Beyond the Binary (004) Eq. 1's one binary judgment per pair, the ID/OOD splits (§3.2), validation scores and the
+footnote-6 learning-rate sweep (pluralign.btb.training)."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from pluralign.btb import training as T
 from pluralign.data.core import PreferenceData
 
 
-def _data(prefs: dict[str, list[int]]) -> PreferenceData:
+def _prefs_data(prefs: dict[str, list[int]]) -> PreferenceData:
     ids = list(prefs)
     pairs = pd.DataFrame(
         {
@@ -34,7 +33,7 @@ def _data(prefs: dict[str, list[int]]) -> PreferenceData:
 
 
 def test_binary_judgments_one_non_tie_judgment_per_pair():
-    d = _data({"p1": [-2, 0, 1], "p2": [0, 0], "p3": [1], "p4": [-1, -2, -1]})
+    d = _prefs_data({"p1": [-2, 0, 1], "p2": [0, 0], "p3": [1], "p4": [-1, -2, -1]})
     b = T.binary_judgments(d, seed=0)
     assert list(b.pairs["pair_id"]) == ["p1", "p3", "p4"]  # p2: every annotator tied → dropped
     assert b.n_annotators().tolist() == [1, 1, 1]
@@ -84,67 +83,8 @@ def test_splits_keep_out_of_domain_pairs_out_of_training():
     )
 
 
-def test_simulated_judge_is_p_star_plus_seeded_log_odds_noise():
-    d = _data({"p1": [-1], "p2": [1], "p3": [0]})
-    p_star = pd.Series({"p1": 0.8, "p2": 0.0, "p3": 0.5})
-    exact = M.SimulatedJudge(d, p_star, noise=0.0)
-    assert exact.judge_ab("qp1", "ap1", "bp1") == pytest.approx(0.8)
-    assert exact.judge_ab("qp2", "ap2", "bp2") == pytest.approx(1e-3)  # clipped away from 0
-    noisy = M.SimulatedJudge(d, p_star, noise=1.0, seed=7)
-    z = math.log(noisy.judge_ab("qp1", "ap1", "bp1") / (1 - noisy.judge_ab("qp1", "ap1", "bp1")))
-    # logit(p*) + noise · ε, ε from the judge's own salted stream (seed, 1, pair)
-    key = int(M._item_key("qp1", "ap1", "bp1")[:15], 16)
-    eps = np.random.default_rng([7, 1, key]).standard_normal()
-    assert z == pytest.approx(math.log(4) + eps)
-    louder = M.SimulatedJudge(d, p_star, noise=2.5, seed=7).judge_ab("qp1", "ap1", "bp1")
-    assert math.log(louder / (1 - louder)) == pytest.approx(math.log(4) + 2.5 * eps)  # noise scales ε
-    # not the stream synthetic_judgments(method="logprob", seed=7) draws the pair's n votes from
-    assert eps != np.random.default_rng([7, key]).standard_normal()
-    # the noise of a pair does not depend on the other pairs, only on (seed, texts)
-    again = M.SimulatedJudge(d.subset(["p1"]), p_star, noise=1.0, seed=7)
-    assert again.judge_ab("qp1", "ap1", "bp1") == noisy.judge_ab("qp1", "ap1", "bp1")
-    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star, noise=1.0, seed=8).fingerprint()
-    # fingerprint = (noise, seed, clip) and the p* it serves: the same inputs → the same fingerprint,
-    # any of them changed → a different one
-    assert noisy.fingerprint() == M.SimulatedJudge(d, p_star.copy(), noise=1.0, seed=7).fingerprint()
-    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star, noise=1.5, seed=7).fingerprint()
-    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star, noise=1.0, seed=7, clip=0.01).fingerprint()
-    assert noisy.fingerprint() != M.SimulatedJudge(d, p_star.replace(0.8, 0.6), noise=1.0, seed=7).fingerprint()
-    with pytest.raises(KeyError, match="only for the pairs"):
-        noisy.judge_ab("other", "a", "b")
-    with pytest.raises(ValueError, match="lacks 1"):
-        M.SimulatedJudge(d, p_star.drop("p3"))
-
-
-def test_simulated_judge_through_synthetic_judgments_and_side_agreement():
-    from pluralign.data import simulate
-
-    d = simulate(n_pairs=500, seed=4)
-    p_star = d.truth["share_a"]
-    acc = []
-    for noise in (0.0, 1.0, 3.0):
-        judge = M.SimulatedJudge(d, p_star, noise=noise, seed=0)
-        sj = M.synthetic_judgments(judge, d, n=10, method="logprob", seed=0).set_index("pair_id")
-        acc.append(E.side_agreement(p_star, sj["p_a"], n_boot=200)["value"])
-        if noise == 0.0:  # n = 10 Bernoulli(p*) votes: the margin tracks |2p* − 1|
-            assert np.corrcoef(sj["margin"], (2 * p_star - 1).abs().reindex(sj.index))[0, 1] > 0.8
-    assert acc[0] == pytest.approx(1.0)
-    assert acc[0] > acc[1] > acc[2] > 0.5  # a noisier judge sides with the population less often
-
-
-def test_side_agreement_hand_values():
-    p_star = pd.Series({"a": 0.9, "b": 0.2, "c": 0.5, "d": 0.7})
-    p = pd.Series({"a": 0.6, "b": 0.7, "c": 0.1, "d": 0.5})
-    r = E.side_agreement(p_star, p, n_boot=200)
-    assert r["value"] == pytest.approx((1 + 0 + 0.5) / 3)  # c has p* = 1/2: left out; d: p = 1/2 counts half
-    assert (r["n"], r["n_even"]) == (3, 1)
-    assert r["lo"] <= r["value"] <= r["hi"]
-    with pytest.raises(ValueError, match="no side"):
-        E.side_agreement(pd.Series({"a": 0.5}), pd.Series({"a": 0.3}))
-
-
 def test_validation_scores_hand_values():
-    d = _data({"p1": [-2], "p2": [1, 2], "p3": [0], "p4": [-1, 1]})  # majorities A, B, tie, split
+    d = _prefs_data({"p1": [-2], "p2": [1, 2], "p3": [0], "p4": [-1, 1]})  # majorities A, B, tie, split
     p = pd.Series({"p1": 0.8, "p2": 0.3, "p3": 0.9, "p4": 0.1})
     s = T.validation_scores(p, d)
     assert s["accuracy"] == pytest.approx(1.0) and (s["n"], s["n_tie"], s["n_split"]) == (2, 1, 1)
@@ -179,7 +119,7 @@ class _Fitted:
 
 
 def test_sweep_selects_on_validation_and_passes_margins():
-    d = _data({f"p{i}": [-1 if i % 2 else 1] for i in range(10)})
+    d = _prefs_data({f"p{i}": [-1 if i % 2 else 1] for i in range(10)})
     calls = []
     best, res = T.sweep(
         _LRModel(calls), d, d, objective="bt-margin", margins=pd.Series(0.5, index=d.pairs["pair_id"]), epochs=3
@@ -231,7 +171,7 @@ def test_training_splits_keep_all_tie_pairs_testable():
     """Split the full data first, binary judgments for train / validation only: pairs where every
     annotator tied (p* = ½) can land in the test set (they could not when splitting binary data)."""
     prefs = {f"p{i:02d}": ([0, 0, 0] if i % 4 == 0 else [-1, 1, -2]) for i in range(40)}
-    d = _data(prefs)
+    d = _prefs_data(prefs)
     ties = {k for k, v in prefs.items() if v == [0, 0, 0]}
     s = T.training_splits(d, test=20, validation=8, seed=0)
     test_ids = set(s["test"].pairs["pair_id"])
@@ -251,18 +191,76 @@ def test_training_splits_keep_all_tie_pairs_testable():
     assert set(s0["train"].pairs["pair_id"]) | set(s0["validation"].pairs["pair_id"]) == set(prefs) - ties
 
 
-def test_judgments_from_dispatches_the_margin_source():
+def test_select_lr_on_validation():
+    res = pd.DataFrame(
+        {
+            "lr": [1e-4, 1e-5, 1e-6] * 2,
+            "split": ["validation"] * 3 + ["test"] * 3,
+            "accuracy": [0.61, 0.68, 0.64, 0.9, 0.5, 0.5],
+            "loss": [0.7, 0.6, 0.65, 0.1, 0.9, 0.9],
+        }
+    )
+    assert T.select_lr(res) == 1e-5  # accuracy, validation rows only
+    assert T.select_lr(res, "loss") == 1e-5  # minimised
+    assert T.select_lr(res, "accuracy", split="test") == 1e-4
+    assert T.select_lr(res.drop(columns="accuracy")) == 1e-5
+    with pytest.raises(ValueError, match="never the test set"):
+        T.select_lr(res[res["split"] == "test"])
+    with pytest.raises(ValueError, match="lack the metric"):
+        T.select_lr(res, "pearson")
+
+
+def test_the_learning_rate_grid_is_written_once():
+    """Footnote 6 ("from 1e-04 to 1e-06"): the grid lives in btb.training.LR_SWEEP only; parameters name it
+    ("paper") and no file of the library, the notebooks or the parameter files writes it again."""
+    import re
+    from pathlib import Path
+
+    assert T.LR_SWEEP == (1e-4, 1e-5, 1e-6) and not hasattr(T, "lr_sweep")
+    assert T.lr_grid("paper") == list(T.LR_SWEEP) and T.lr_grid([0.1, 1e-2]) == [0.1, 0.01]
+    for bad in ("1e-4..1e-6", [], [1e-4, 0]):
+        with pytest.raises(ValueError, match="lr_sweep must be 'paper'"):
+            T.lr_grid(bad)
+    root = Path(__file__).resolve().parents[2]
+    # a list, tuple or logspace that starts at 1e-4 (however written) is a second copy of the grid
+    again = re.compile(r"[\[(]\s*1(\.0*)?e-0*4\s*,|logspace\(\s*-4")
+    hits = [
+        f"{f.relative_to(root)}:{i}"
+        for folder in ("lib", "notebooks", "params")
+        for f in (root / folder).rglob("*")
+        if f.suffix in (".py", ".yml", ".yaml")
+        for i, line in enumerate(f.read_text().splitlines(), 1)
+        if again.search(line) and not line.lstrip().startswith("assert")
+    ]
+    assert hits == [
+        "lib/pluralign/btb/training.py:"
+        + str(
+            next(
+                i
+                for i, line in enumerate((root / "lib/pluralign/btb/training.py").read_text().splitlines(), 1)
+                if line.startswith("LR_SWEEP = ")
+            )
+        )
+    ], hits
+    from pluralign import btb
+    from pluralign.params import read_params
+
+    paper = read_params(root / "params" / "paper" / "btb-rewards.yml")
+    assert paper["training"]["lr_sweep"] == "paper"
+    s = btb.setup(training={"lr_sweep": paper["training"]["lr_sweep"]})
+    assert s.settings.training["lr_sweep"] == list(T.LR_SWEEP)
+
+
+def test_evaluation_splits_hold_out_ood_and_test_only():
     from pluralign.data import simulate
 
-    d = simulate(n_pairs=60, seed=1)
-    got = M.judgments_from("simulated", d, n=10, seed=3, noise=0.5)
-    want = M.synthetic_judgments(
-        M.SimulatedJudge(d, d.truth["share_a"], noise=0.5, seed=3), d, n=10, method="logprob", seed=3
+    d = simulate(n_pairs=200, seed=4)
+    sp = T.evaluation_splits(
+        d, ood_by={"column": "prompt_type", "values": ["creative"]}, test_size=40, validation_size=30, seed=0
     )
-    pd.testing.assert_frame_equal(got, want)
-    ann = M.judgments_from("annotators", d)
-    pd.testing.assert_frame_equal(ann, M.margins_from_annotators(d))
-    with pytest.raises(ValueError, match="needs judge"):
-        M.judgments_from("llm", d)
-    with pytest.raises(ValueError, match="simulated, llm or annotators"):
-        M.judgments_from("oracle", d)
+    creative = set(d.truth.index[d.truth["prompt_type"] == "creative"])
+    train_ids = set(sp.train.pairs["pair_id"]) | set(sp.validation.pairs["pair_id"])
+    assert creative and not creative & train_ids and creative <= set(sp.test.pairs["pair_id"])
+    assert len(sp.test) == 40 + len(creative)
+    assert sp.table()["pairs"].tolist() == [len(sp.train), len(sp.validation), len(sp.test)]
+    assert sp.everything is d

@@ -1,0 +1,180 @@
+"""The page "Synthetic judgments and preference margins" (Beyond the Binary §3.3, Eq. 3, Appendix A): its
+sections as functions of the study."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import time
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from pluralign import profiles, report
+from pluralign.btb import evaluation, plots
+from pluralign.btb import margins as eq3
+from pluralign.btb.categories import KIND_NAMES
+from pluralign.llm import load as load_llm
+
+if TYPE_CHECKING:
+    from pluralign.btb.study import Study
+
+__all__ = [
+    "profile_note",
+    "judgment_prompt",
+    "synthetic_judgments",
+    "judge_quality",
+    "margin_distribution",
+    "embedded_judge",
+]
+
+
+def profile_note(study: Study):
+    """The note naming the profile that produced the page and its offline stand-ins on this profile."""
+    s = study.settings
+    stand_ins = profiles.stand_ins(
+        study.profile, "btb.margins", noise=s.judge["noise"], n=s.judge["n"], embedded_pairs=s.embedded_pairs
+    )
+    return report.profile_note(study.profile, stand_ins)
+
+
+def judgment_prompt(study: Study, show: bool | None = None) -> report.Result:
+    """The Appendix A prompt filled with the first pair (nothing when ``show``, by default the setting
+    ``show_prompt``, is false)."""
+    show = study.settings.show_prompt if show is None else show
+    ex = study.pairs.iloc[0]
+    text = eq3.judgment_prompt(ex["prompt"][:300], ex["response_a"][:300], ex["response_b"][:300])
+    return report.Result(table=None, note="```text\n" + text + "\n```" if show else "")
+
+
+def synthetic_judgments(study: Study) -> report.Result:
+    """The first pairs' judgment counts, share of A votes and margin (Eq. 3)."""
+    sj = study.judgments
+    head = sj.drop(columns=[c for c in ("verdicts", "judgments") if c in sj.columns]).head(6).round(3)
+    note = ""
+    bad = int(sj["n_unparsed"].sum()) if "n_unparsed" in sj else 0
+    if bad:  # a judge's unparseable verdicts, counted (the library warns outside the book)
+        none = int((sj["n_valid"] == 0).sum())
+        note = report.warning(
+            f"**{bad:,} of {int(sj['n'].sum()):,} verdicts of the judge were unparseable**; {none:,} of "
+            f"{len(sj):,} pairs have no parseable verdict and so no margin (Eq. 3 needs at least one), and "
+            "training gives them a margin of 0 (plain Bradley–Terry)."
+        )
+    return report.Result(table=head, note=note, data={"judgments": sj})
+
+
+def judge_quality(study: Study) -> report.Result:
+    """How often the judge sides with the population majority, and Pearson r / mean L1 between its
+    share of A votes and p* (95% bootstrap CIs)."""
+    if study.settings.judge["from"] == "annotators":
+        return report.Result(
+            table=None,
+            note="Here the margins come from the data set's own annotators (the "
+            "paper's gold standard), and p\\* is their share: there is no separate judge to check.",
+        )
+    if study.p_star is None:
+        return report.Result(table=None, note="No p\\* for these data: the judge's quality cannot be measured here.")
+    sj, ids, p_star = study.judgments, study.ids, study.p_star
+    judge_p = (sj["p_a"] if sj.get("p_a") is not None and sj["p_a"].notna().all() else sj["share_a"]).astype(float)
+    side = evaluation.side_agreement(p_star, judge_p.reindex(ids), seed=study.seed)
+    ev = evaluation.evaluate(p_star, sj["share_a"].reindex(ids), seed=study.seed)
+    r = ev[ev.metric == "pearson"].iloc[0]
+    row = {
+        "judge": study.judge_source,
+        "sides with the population": f"{side['value']:.3f} [{side['lo']:.3f}, {side['hi']:.3f}] (n={side['n']})",
+        **{
+            f"{m} (share of A votes vs p*)": f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
+            for m, v, lo, hi in zip(ev["metric"], ev["value"], ev["lo"], ev["hi"])
+        },
+    }
+    note = (
+        f"The judge sides with the population on {side['value']:.3f} of the {side['n']} pairs that have a "
+        f"majority (95% CI {side['lo']:.3f}–{side['hi']:.3f}); its share of A votes correlates with p\\* at "
+        f"r = {r['value']:.3f} ({r['lo']:.3f}–{r['hi']:.3f})."
+    )
+    values = {
+        "btb_judge_side": side["value"],
+        "btb_judge_side_lo": side["lo"],
+        "btb_judge_side_hi": side["hi"],
+        "btb_judge_side_n": side["n"],
+        "btb_judge_r": float(r["value"]),
+        "btb_judge_r_lo": float(r["lo"]),
+        "btb_judge_r_hi": float(r["hi"]),
+    }
+    return report.Result(table=pd.DataFrame([row]), note=note, values=values, data={"evaluation": ev, "side": side})
+
+
+@report.section("btb_n_judgments")
+def margin_distribution(study: Study) -> report.Result:
+    """The Eq. 3 margins (by category where there is one) and, with p*, against |2p* − 1|."""
+    ids, n = study.ids, int(study.settings.judge["n"])
+    frame = pd.DataFrame({"margin": study.judgments["margin"].reindex(ids)})
+    if study.p_star is not None:
+        frame["population agreement |2p*-1|"] = (2 * study.p_star - 1).abs()
+    if study.data.truth is not None and "kind" in study.data.truth:
+        frame["category"] = study.data.truth["kind"].reindex(ids).map(KIND_NAMES)
+    vals = eq3.margin_values(n)
+    k = n // 2 + 1  # the closest split to an even one that is not even
+    shown = ", ".join(f"{v:g}" for v in vals) if len(vals) <= 4 else f"{vals[0]:g}, {vals[1]:.3g}, …, {vals[-1]:g}"
+    m_k = float(eq3.eq3_margin(k, n))
+    note = (
+        f"With n = {n} judgments the margin takes {len(vals)} values ({shown}). Eq. 3 is coarse by design: "
+        f"a {k}–{n - k} split already gives m = {m_k:.3g}."
+    )
+    return report.Result(
+        table=None,
+        figure=plots.margin_distribution(frame, n, study.judge_source),
+        note=note,
+        values={"btb_n_judgments": n},
+        data={"frame": frame},
+    )
+
+
+def embedded_judge(study: Study, pairs: int | None = None) -> report.Result:
+    """The embedded base LLM (Gemma 3 270M) judging the first ``pairs`` pairs (by default the setting
+    ``embedded_pairs``) from its next-token log-probabilities of " A" / " B" (n draws from its P(A)), beside the
+    study's judge; 0 = not run."""
+    pairs = study.settings.embedded_pairs if pairs is None else pairs
+    if not pairs:
+        return report.Result(
+            table=None,
+            skipped=(
+                "the embedded model is not run (`embedded_pairs = 0`): on two busy CPU "
+                "cores loading it takes minutes, and a judgment of a long prompt seconds. The `sample` profile "
+                "runs it on a handful of real pairs."
+            ),
+        )
+    ids, p_star, n = study.ids, study.p_star, int(study.settings.judge["n"])
+    t0 = time.perf_counter()
+    with contextlib.redirect_stderr(io.StringIO()):  # the model's conversion / loading progress bars
+        gemma = load_llm(None)
+    t_load = time.perf_counter() - t0
+    few = study.data.subset(list(ids[:pairs]), reason=f"first {pairs} pairs for the embedded LLM")
+    t0 = time.perf_counter()
+    job = f"{study.settings.judge['job']}-embedded"
+    gj = eq3.synthetic_judgments(gemma, few, n=n, method="logprob", seed=study.seed, job=job).set_index("pair_id")
+    t_judge = time.perf_counter() - t0
+    show = pd.DataFrame({"Gemma P(A)": gj["p_a"], "A votes of 10": gj["n_a"], "Gemma margin": gj["margin"]})
+    values = {
+        "btb_gemma_mean_pa": float(gj["p_a"].mean()),
+        "btb_gemma_secs": float(t_judge / max(len(gj), 1)),
+        "btb_gemma_load": float(t_load),
+    }
+    sided = ""
+    if p_star is not None:
+        show["p*"] = p_star.reindex(gj.index)
+        show["|2p*-1|"] = (2 * show["p*"] - 1).abs()
+        gside = evaluation.side_agreement(p_star.reindex(gj.index), gj["p_a"], seed=study.seed)
+        values["btb_gemma_side"] = gside["value"]
+        sided = (
+            f" It sides with the population majority on {gside['value']:.2f} of {gside['n']} pairs here "
+            f"(95% CI {gside['lo']:.2f}–{gside['hi']:.2f})."
+        )
+    show[f"{study.judge_source.split(' (')[0]} margin"] = study.judgments["margin"].reindex(gj.index)
+    note = (
+        f"The base model's mean P(A) is {gj['p_a'].mean():.2f}. A value far from ½ means it leans towards one "
+        "position whatever the texts (a position bias): its ten votes are then mostly unanimous and its margins "
+        f"say little about the population.{sided} It took {t_load:.0f} s to load and "
+        f"{t_judge / max(len(gj), 1):.1f} s per pair on this machine."
+    )
+    return report.Result(table=show.round(3), note=note, values=values, data={"judgments": gj})

@@ -1,0 +1,381 @@
+"""The page "Margin-regularized reward models against the aggregate preference" (Beyond the Binary §3.3–3.4,
+Eqs. 1 and 4, Tables 1–2, footnote 6): its sections as functions of the study."""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from pluralign import profiles, report
+from pluralign.btb import evaluation, plots
+from pluralign.btb.comparison import NO_CATEGORY
+from pluralign.btb.pages import provenance
+from pluralign.btb.training import LR_SWEEP
+from pluralign.data.spec import split
+
+if TYPE_CHECKING:
+    from pluralign.btb.study import Study
+
+__all__ = [
+    "profile_note",
+    "paper_numbers",
+    "splits",
+    "sources",
+    "same_model_warning",
+    "training_margins",
+    "learning_rate_sweep",
+    "table_1",
+    "table_2",
+    "directions",
+    "beside_paper",
+    "paper_sized_check",
+    "rm_vs_p_star",
+    "delta_plot",
+]
+
+#: The groupings on which the paper reports a direction of Δ (Table 1): (grouping, category, glue key).
+DIRECTIONS = (
+    ("kind", "Multiple Correct", "multiple"),
+    ("kind", "Single Correct", "single"),
+    ("domain", "ID", "id"),
+    ("domain", "OOD", "ood"),
+)
+_ESTIMATES = [f"{k}{suf}" for k in ("baseline", "regularized", "delta") for suf in ("", "_lo", "_hi")]
+
+
+def _lr(v: float) -> str:
+    return f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e")
+
+
+def _group_of(category: str) -> str:
+    """The grouping of a :data:`DIRECTIONS` category."""
+    return next(g for g, c, _ in DIRECTIONS if c == category)
+
+
+def profile_note(study: Study):
+    """The note naming the profile that produced the page and its offline stand-ins on this profile."""
+    s = study.settings
+    stand_ins = profiles.stand_ins(
+        study.profile,
+        "btb.rewards",
+        noise=s.judge["noise"],
+        n=s.judge["n"],
+        hh_rlhf_test=provenance.pairs_taken(s.evaluation["test_per_dataset"], "hh-rlhf"),
+    )
+    return report.profile_note(study.profile, stand_ins)
+
+
+@report.section(
+    "btb_paper_n",
+    "btb_paper_n_per",
+    "btb_paper_lrs",
+    "btb_lrs",
+    "btb_lr_ratio",
+    *(f"btb_paper_d_{key}" for _, _, key in DIRECTIONS),
+    "btb_paper_dmin",
+    "btb_paper_dmax",
+    "btb_paper_nmin",
+    "btb_paper_nmax",
+)
+def paper_numbers(study: Study) -> report.Result:
+    """The paper's Table 1 and the numbers from it (and footnote 6) that the page quotes."""
+    t1 = evaluation.paper_table1()
+    ds = t1[t1.grouping == "dataset"]
+    kinds = t1.set_index(["grouping", "category"])
+    per = sorted(set(ds["n"].astype(int)))
+    lrs = [float(v) for v in study.settings.training["lr_sweep"]]
+    dec = float(np.mean(np.log10(lrs)) - np.mean(np.log10(LR_SWEEP)))  # decades between the centres
+    values = {
+        "btb_paper_n": int(ds["n"].sum()),
+        "btb_paper_n_per": str(per[0]) if len(per) == 1 else f"{per[0]}–{per[-1]}",
+        "btb_paper_lrs": f"{_lr(max(LR_SWEEP))} to {_lr(min(LR_SWEEP))}",
+        "btb_lrs": ", ".join(_lr(v) for v in lrs),
+        "btb_lr_ratio": "on the scale of"
+        if abs(dec) < 0.5
+        else f"about {10 ** round(abs(dec)):,.0f} times {'larger' if dec > 0 else 'smaller'} than",
+        **{f"btb_paper_d_{key}": float(kinds.loc[(g, c), "delta"]) for g, c, key in DIRECTIONS},
+        "btb_paper_dmin": float(t1["delta"].min()),
+        "btb_paper_dmax": float(t1["delta"].max()),
+        "btb_paper_nmin": int(t1["n"].min()),
+        "btb_paper_nmax": int(t1["n"].max()),
+    }
+    return report.Result(table=t1, paper=t1, values=values)
+
+
+def splits(study: Study) -> report.Result:
+    """Pairs per split (train / validation with one binary judgment each, test with all annotators)."""
+    sp = study.data_splits
+    filters = pd.DataFrame(sp.filters).tail(2)
+    note = "\n".join(f"- {r['filter']}: {r['removed']} removed, {r['kept']} kept" for _, r in filters.iterrows())
+    return report.Result(table=sp.table(), note=note, data={"filters": filters})
+
+
+def sources(study: Study) -> report.Result:
+    """Where p* and the categories of the test pairs come from (:func:`provenance.sources`)."""
+    return provenance.sources(study, "rewards")
+
+
+def same_model_warning(study: Study) -> report.Result:
+    """The circular-evaluation warning from the parameters alone (:func:`provenance.same_model_warning`)."""
+    return provenance.same_model_warning(study)
+
+
+def training_margins(study: Study) -> report.Result:
+    """The margins (Eq. 3) of the training pairs."""
+    c = study.comparison
+    m, bad = c.margins, c.margins_missing
+    if not bad:
+        return report.Result(table=None, figure=plots.training_margins(m), data={"margins": m})
+    note = (
+        f"{bad:,} of {len(m):,} training pairs have no parseable judgment and so no margin (Eq. 3); they are "
+        "trained with a margin of 0, as plain Bradley–Terry pairs."
+    )
+    if bad == len(m):  # every margin is the fill value: nothing to plot, and Eq. 4 is Eq. 1 on this run
+        said = " No pair has a margin, so the regularized model is trained with the baseline's loss on this run."
+        return report.Result(table=None, note=report.warning(note + said), data={"margins": m})
+    return report.Result(table=None, figure=plots.training_margins(m), note=note, data={"margins": m})
+
+
+@report.section("btb_lr_base", "btb_lr_reg")
+def learning_rate_sweep(study: Study) -> report.Result:
+    """Footnote 6: validation accuracy and loss per learning rate and objective, the selected ones."""
+    s = study.comparison.sweeps
+    sel = s[s["selected"]].set_index("objective")["lr"]
+    return report.Result(
+        table=s.round(4), values={"btb_lr_base": float(sel.iloc[0]), "btb_lr_reg": float(sel.loc["bt-margin"])}
+    )
+
+
+def _table(study: Study, metric: str) -> report.Result:
+    """Table 1 (``metric="pearson"``) or Table 2 (``"l1"``) of this run: baseline, regularized and Δ with
+    95% (paired) bootstrap CIs per grouping and category; the values over all test pairs."""
+    key = {"pearson": "r", "l1": "l1"}[metric]
+    none = provenance.no_test_p_star(study)
+    if none is not None:
+        return none
+    cmp = study.comparison.table
+    t = cmp[cmp.metric == metric]
+    labels = (("baseline", "baseline"), ("regularized", "regularized"), ("Δ (paired CI)", "delta"))
+    out = pd.DataFrame(
+        {
+            "grouping": t.grouping,
+            "category": t.category,
+            "N": t.n,
+            **{lab: [evaluation.interval(*r) for r in t[[k, f"{k}_lo", f"{k}_hi"]].to_numpy()] for lab, k in labels},
+        }
+    ).set_index(["grouping", "category"])
+    row = t[t.grouping == "all"].iloc[0]
+    values = {f"btb_{key}_{k}": float(row[k]) for k in _ESTIMATES}
+    missing = study.p_star_missing(study.comparison.p_star)
+    note = f"{missing['text']}; they are left out of this table." if missing else ""
+    if metric == "pearson":  # (glued once per page)
+        values["btb_n_test"] = int(row["n"])
+        note = _backwards(study, t, note)
+    paper = evaluation.paper_table1() if metric == "pearson" else None
+    return report.Result(table=out, paper=paper, values=values, note=note)
+
+
+def _backwards(study: Study, t: pd.DataFrame, note: str) -> str:
+    """``note`` with the data-set categories the baseline ranks backwards (CI below 0) named: they explain a
+    small r over all pairs."""
+    ds = t[(t.grouping == "dataset") & (t.baseline_hi < 0)]
+    if not len(ds):
+        return note
+    ood = set(study.settings.evaluation.get("out_of_domain") or [])
+    said = [
+        f"{c} ({'held out of training' if c in ood else 'in training'}; N = {int(n)}): r = "
+        f"{evaluation.interval(v, lo, hi)}"
+        for c, n, v, lo, hi in ds[["category", "n", "baseline", "baseline_lo", "baseline_hi"]].itertuples(index=False)
+    ]
+    return (
+        note
+        + (" " if note else "")
+        + (
+            "The baseline RM ranks some test pairs backwards (r with p* below 0, its whole 95% interval "
+            "too): " + "; ".join(said) + ". The r over all test pairs averages these with the others, "
+            "so read it beside the per-category rows."
+        )
+    )
+
+
+@report.section(*(f"btb_r_{k}" for k in _ESTIMATES), "btb_n_test")
+def table_1(study: Study) -> report.Result:
+    """Table 1 of this run: Pearson r between each model's P(A ≻ B) and p* (:func:`_table`)."""
+    return _table(study, "pearson")
+
+
+@report.section(*(f"btb_l1_{k}" for k in _ESTIMATES))
+def table_2(study: Study) -> report.Result:
+    """Table 2 of this run: mean L1 distance between each model's P(A ≻ B) and p* (:func:`_table`)."""
+    return _table(study, "l1")
+
+
+def directions(study: Study) -> report.Result:
+    """Δ r on the groupings where the paper reports a direction (Multiple vs Single Correct, OOD vs ID),
+    with paired CIs and what each says, beside the paper's Δ."""
+    none = provenance.no_test_p_star(study)
+    if none is not None:
+        return none
+    cmp = study.comparison.table
+    paper_d = evaluation.paper_table1().set_index(["grouping", "category"])["delta"]
+    rows, d, values = [], {}, {}
+    for g, c, key in DIRECTIONS:
+        row = cmp[(cmp.metric == "pearson") & (cmp.grouping == g) & (cmp.category == c)]
+        v, lo, hi, n = row[["delta", "delta_lo", "delta_hi", "n"]].iloc[0].tolist() if len(row) else [np.nan] * 3 + [0]
+        d[c] = (v, lo, hi)
+        values.update({f"btb_d_{key}": float(v), f"btb_d_{key}_lo": float(lo), f"btb_d_{key}_hi": float(hi)})
+        values[f"btb_d_{key}_n"] = int(n)
+        paper = float(paper_d[(g, c)])
+        rows.append(
+            {
+                "category": c,
+                "paper Δ r": paper,
+                "N here": int(n),
+                "Δ r here [95% CI]": evaluation.interval(v, lo, hi),
+                "here": report.verdict(v, lo, hi, n=int(n), paper=paper, missing="no such pairs on this profile"),
+            }
+        )
+    said = [_difference(d, paper_d, *pair) for pair in _CONTRASTS]
+    note = "Measured on this profile: " + "; ".join(said) + "."
+    return report.Result(table=pd.DataFrame(rows).set_index("category"), note=note, values=values)
+
+
+#: The contrasts of Δ the paper reports a direction for: (category a, category b, how the page says it).
+_CONTRASTS = (
+    ("Multiple Correct", "Single Correct", "on multiple-correct than on single-correct pairs"),
+    ("OOD", "ID", "out-of-domain than in-domain"),
+)
+
+
+def _difference(d: dict, paper_d: pd.Series, a: str, b: str, what: str) -> str:
+    """Δ on ``a`` against Δ on ``b`` (their difference with a 95% interval and a verdict beside the paper's)."""
+    (va, la, ha), (vb, lb, hb) = d[a], d[b]
+    if not (np.isfinite(va) and np.isfinite(vb)):
+        return f"{a} vs {b}: not comparable (no {a if not np.isfinite(va) else b} pairs here)"
+    # the two groups hold different pairs: the difference of their Δ has SE √(se_a² + se_b²)
+    diff = va - vb
+    se = float(np.hypot((ha - la) / 3.92, (hb - lb) / 3.92))
+    paper_diff = float(paper_d[(_group_of(a), a)] - paper_d[(_group_of(b), b)])
+    says = report.verdict(diff, diff - 1.96 * se, diff + 1.96 * se, paper=paper_diff)
+    return (
+        f"Δ {what}: {va:+.3f} vs {vb:+.3f}, difference {diff:+.3f} "
+        f"[{diff - 1.96 * se:+.3f}, {diff + 1.96 * se:+.3f}] (the paper: {paper_diff:+.3f}) — {says}"
+    )
+
+
+def beside_paper(study: Study) -> report.Result:
+    """The paper's Table 1 rows beside this run's where a row of the same name exists."""
+    none = provenance.no_test_p_star(study)
+    if none is not None:
+        return none
+    cmp = study.comparison.table
+    pv = evaluation.paper_vs_ours(cmp[cmp.metric == "pearson"])
+    pv = pv[pv.metric == "pearson"]
+
+    def arrow(a, b):
+        return f"{a:.3f} → {b:.3f}" if np.isfinite(a) and np.isfinite(b) else report.MISSING
+
+    def count(x):
+        return int(x) if np.isfinite(x) else report.MISSING
+
+    ours = list(zip(pv["delta_ours"], pv["delta_lo_ours"], pv["delta_hi_ours"], pv["n_ours"], pv["delta_paper"]))
+    show = pd.DataFrame(
+        {
+            "grouping": pv["grouping"],
+            "category": pv["category"],
+            "N (paper)": pv["n_paper"].map(count),
+            "r baseline → regularized (paper)": list(map(arrow, pv["baseline_paper"], pv["regularized_paper"])),
+            "Δ r (paper)": pv["delta_paper"],
+            "N (this run)": pv["n_ours"].map(count),
+            "r baseline → regularized (this run)": list(map(arrow, pv["baseline_ours"], pv["regularized_ours"])),
+            "Δ r this run [95% CI]": [evaluation.interval(v, lo, hi) for v, lo, hi, _, _ in ours],
+            "this run says": [
+                report.verdict(
+                    v,
+                    lo,
+                    hi,
+                    n=int(n) if np.isfinite(n) else None,
+                    paper=p,
+                    missing="no such pairs on this profile"
+                    if not np.isfinite(n)
+                    else "too few pairs for a correlation (N < 10)",
+                )
+                for v, lo, hi, n, p in ours
+            ],
+        }
+    )
+    return report.Result(table=show.set_index(["grouping", "category"]), paper=evaluation.paper_table1())
+
+
+@report.section("btb_small_width", "btb_small_n")
+def paper_sized_check(study: Study) -> report.Result:
+    """The same comparison on a random test subset of the paper's size (``paper_sized_check`` pairs):
+    how wide the paired interval of Δ is at that size (drawn from the test pairs that have p*)."""
+    none = provenance.no_test_p_star(study)
+    if none is not None:
+        return none
+    c, size = study.comparison, int(study.settings.evaluation["paper_sized_check"])
+    cmp = c.table
+    tid = c.p_star.index[c.p_star.notna()]
+    allr = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
+    if not (size and size < len(tid)):  # the test set is already of the paper's size (or smaller)
+        return report.Result(
+            table=None,
+            values={"btb_small_width": float(allr["delta_hi"] - allr["delta_lo"]), "btb_small_n": int(allr["n"])},
+        )
+    _, small = split(c.splits.test.subset(tid), size, study.seed)
+    sid = small.pairs["pair_id"]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=NO_CATEGORY)
+        small_cmp = evaluation.compare(
+            c.p_star.reindex(sid),
+            c.p_baseline.reindex(sid),
+            c.p_regularized.reindex(sid),
+            by=c.groups.reindex(sid),
+            n_boot=study.settings.evaluation["n_boot"],
+            seed=study.seed,
+        )
+    both = pd.concat(
+        [cmp.assign(test_set=f"all {len(tid)} test pairs"), small_cmp.assign(test_set=f"random {size}")],
+        ignore_index=True,
+    )
+    both = both[both.grouping.isin(["all", "kind", "domain", "distinguishability"])]
+    both["Δ CI width"] = both["delta_hi"] - both["delta_lo"]
+    table = both.pivot_table(
+        index=["metric", "grouping", "category"],
+        columns="test_set",
+        values=["n", "delta", "Δ CI width"],
+        aggfunc="first",
+    ).round(3)
+    w = small_cmp[(small_cmp.grouping == "all") & (small_cmp.metric == "pearson")].iloc[0]
+    return report.Result(
+        table=table, values={"btb_small_width": float(w["delta_hi"] - w["delta_lo"]), "btb_small_n": int(w["n"])}
+    )
+
+
+def rm_vs_p_star(study: Study) -> report.Result:
+    """Each reward model's P(A ≻ B) against p* on the test pairs (those with p*)."""
+    none = provenance.no_test_p_star(study)
+    if none is not None:
+        return none
+    c = study.comparison
+    frame = pd.DataFrame({"p*": c.p_star, "baseline": c.p_baseline, "regularized": c.p_regularized})
+    frame = frame[frame["p*"].notna()]
+    if "kind" in c.groups:
+        frame["category"] = c.groups["kind"]
+    return report.Result(table=None, figure=plots.rm_vs_p_star(frame, c.table), data={"frame": frame})
+
+
+def delta_plot(study: Study, metric: str) -> report.Result:
+    """Δ with its paired CI per grouping and category (with the paper's Δ for Pearson r)."""
+    none = provenance.no_test_p_star(study)
+    if none is not None:
+        return none
+    if metric == "pearson":
+        paper_d = evaluation.paper_table1().set_index(["grouping", "category"])["delta"]
+    else:
+        paper_d = None
+    return report.Result(table=None, figure=plots.delta_by_group(study.comparison.table, metric, paper_d))

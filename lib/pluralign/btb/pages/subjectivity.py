@@ -1,0 +1,225 @@
+"""The page "Categories of subjectivity and the aggregate preference p*" (Beyond the Binary §3.1–3.2, Eq. 2,
+Appendix B): its sections as functions of the study."""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from pluralign import profiles, report
+from pluralign.btb import appendix_b, evaluation, plots, training
+from pluralign.btb.categories import KIND_NAMES, category_summary
+from pluralign.btb.comparison import NO_CATEGORY
+from pluralign.btb.pages import provenance
+from pluralign.btb.sources import uses
+
+if TYPE_CHECKING:
+    from pluralign.btb.study import Study
+
+__all__ = [
+    "profile_note",
+    "paper_numbers",
+    "data_sets",
+    "sources",
+    "appendix_b_tasks",
+    "categories",
+    "examples",
+    "p_star_by_category",
+    "binary_judgment_gap",
+]
+
+
+def profile_note(study: Study):
+    """The note naming the profile that produced the page and its offline stand-ins on this profile."""
+    hh_rlhf = provenance.pairs_taken(study.settings.per_dataset, "hh-rlhf")
+    return report.profile_note(study.profile, profiles.stand_ins(study.profile, "btb.subjectivity", hh_rlhf=hh_rlhf))
+
+
+@report.section("btb_subj_paper_n", "btb_paper_single", "btb_paper_multiple")
+def paper_numbers(study: Study) -> report.Result:
+    """The paper's Table 1 and the numbers from it that the page quotes (its test pairs, the baseline's r on
+    single- and multiple-correct pairs)."""
+    t1 = evaluation.paper_table1()
+    kinds = t1.set_index(["grouping", "category"])
+    values = {
+        "btb_subj_paper_n": int(t1[t1.grouping == "dataset"]["n"].sum()),
+        "btb_paper_single": float(kinds.loc[("kind", "Single Correct"), "baseline"]),
+        "btb_paper_multiple": float(kinds.loc[("kind", "Multiple Correct"), "baseline"]),
+    }
+    return report.Result(table=t1, paper=t1, values=values)
+
+
+def data_sets(study: Study) -> report.Result:
+    """Pairs, judgments and annotators per pair of each data set."""
+    rows = [
+        {
+            "data set": p.name,
+            "pairs": len(p),
+            "judgments": len(p.annotations),
+            "annotators per pair": float(p.n_annotators().median()),
+        }
+        for p in study.parts
+    ]
+    return report.Result(table=pd.DataFrame(rows))
+
+
+def sources(study: Study) -> report.Result:
+    """Where p* and the categories of the page's pairs come from (:func:`provenance.sources`)."""
+    return provenance.sources(study, "subjectivity")
+
+
+def appendix_b_tasks(study: Study) -> report.Result:
+    """Appendix B tasks 1 and 2, word for word, filled with the first pair."""
+    ex = study.pairs.iloc[0]
+    note = (
+        "**Task 1 (subjectivity)**\n\n```text\n"
+        + appendix_b.task1_prompt(ex["prompt"][:300], suffix=None)
+        + "\n```\n\n**Task 2 (distinguishability)**\n\n```text\n"
+        + appendix_b.task2_prompt(ex["prompt"][:300], ex["response_a"][:300], ex["response_b"][:300], suffix=None)
+        + "\n```"
+    )
+    return report.Result(table=None, note=note)
+
+
+def categories(study: Study) -> report.Result:
+    """§3.1's two dimensions: pairs per category, mean p* and mean population agreement |2p* − 1|."""
+    kind, dist = study.categories
+    summary = category_summary(kind, dist, study.p_star)
+    said = []
+    for cat in ("Single Correct", "Multiple Correct"):
+        row = summary[summary["category"] == cat]
+        if len(row):
+            said.append(
+                f"{int(row['n'].iloc[0])} pairs are *{cat.lower()}*, with a mean population agreement "
+                f"of {float(row['mean_agreement'].iloc[0]):.2f}"
+            )
+        else:
+            said.append(f"no pair is assigned *{cat.lower()}* on this profile")
+    note = "Here " + "; ".join(said) + "."
+    m = study.p_star_missing()
+    if m is not None:
+        left = (
+            "No estimate of the mean p\\* or the population agreement: only the counts of pairs per category stand."
+            if m["all"]
+            else "Those pairs are left out of the means (counted per category)."
+        )
+        note = report.warning(f"{m['text']}. {left}") + "\n\n" + note
+    return report.Result(table=summary.round(3), note=note, data={"summary": summary})
+
+
+def examples(study: Study, n: int | None = None) -> report.Result:
+    """``n`` example pairs per category (texts cut at 160 characters) with their p* (``n``: the setting
+    ``n_examples`` unless given)."""
+    n = study.settings.n_examples if n is None else n
+    kind, dist = study.categories
+    pairs, ids, show = study.pairs, study.ids, []
+    for kname in ("single", "multiple"):
+        for dv in (True, False) if dist is not None else (None,):
+            m = (kind == kname) & ((dist == dv) if dv is not None else True)
+            for pid in list(ids[m.to_numpy()])[:n]:
+                which = "—" if dv is None else "distinguishable" if dv else "indistinguishable"
+                show.append(
+                    {
+                        "category": f"{kname} / {which}",
+                        "prompt": pairs.at[pid, "prompt"][:160],
+                        "response A": pairs.at[pid, "response_a"][:160],
+                        "response B": pairs.at[pid, "response_b"][:160],
+                        "p*": round(float(study.p_star[pid]), 3),
+                    }
+                )
+    return report.Result(table=pd.DataFrame(show))
+
+
+def p_star_by_category(study: Study) -> report.Result:
+    """The distribution of p* per category of the plurality of responses."""
+    none = provenance.no_p_star(study)
+    if none is not None:
+        return none
+    kind, dist = study.categories
+    frame = pd.DataFrame({"p*": study.p_star, "category": kind.map(KIND_NAMES).fillna("unassigned")})
+    if dist is not None:
+        frame["responses"] = dist.map({True: "distinguishable", False: "indistinguishable"}).fillna("unassigned")
+    m = study.p_star_missing()
+    if m is None:
+        return report.Result(table=None, figure=plots.p_star_by_category(frame), data={"frame": frame})
+    frame = frame[frame["p*"].notna()]
+    return report.Result(
+        table=None,
+        figure=plots.p_star_by_category(frame),
+        data={"frame": frame},
+        note=f"{m['text']}; they are not plotted.",
+    )
+
+
+def _binary_evaluation(study: Study, binary) -> pd.DataFrame:
+    """Pearson r and mean L1 of one binary judgment (and, with several annotators, of their share) against p*,
+    per category, on the pairs that have p*."""
+    d, ids, seed, p_star = study.data, study.ids, study.seed, study.p_star
+    kind, dist = study.categories
+    pairs = study.pairs
+    groups = evaluation.table_groups(pairs["dataset"], kind, dist, in_domain=set(pairs["dataset"]), out_of_domain=None)
+    bids = binary.pairs["pair_id"]
+    missing = study.p_star_missing()
+    if missing is not None:  # pairs without p* have nothing to be compared with: counted in the note
+        has = p_star.notna()
+        bids, ids = bids[has.reindex(bids).to_numpy()], ids[has.reindex(ids).to_numpy()]
+    by = groups.drop(columns=["domain", "kind_domain"], errors="ignore")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=NO_CATEGORY)
+        rows = [
+            evaluation.evaluate(
+                p_star.reindex(bids), binary.share_a().reindex(bids), by=by.reindex(bids), seed=seed
+            ).assign(source="one binary judgment")
+        ]
+        if d.n_annotators().max() > 1 and study.p_star_from != "annotators":  # (p* = their share: identical)
+            p_all, by_all = (p_star, by) if missing is None else (p_star.reindex(ids), by.reindex(ids))
+            rows.append(
+                evaluation.evaluate(p_all, d.share_a().reindex(ids), by=by_all, seed=seed).assign(
+                    source=f"all annotators (median {int(d.n_annotators().median())})"
+                )
+            )
+    ev = pd.concat(rows, ignore_index=True)
+    ev["cell"] = [evaluation.interval(v, lo, hi) for v, lo, hi in zip(ev["value"], ev["lo"], ev["hi"])]
+    return ev
+
+
+@report.section("btb_binary_l1", "btb_binary_l1_lo", "btb_binary_l1_hi", "btb_binary_dropped")
+def binary_judgment_gap(study: Study) -> report.Result:
+    """One binary judgment (Eq. 1) read as a prediction of p*: Pearson r and mean L1 per category
+    (the statistics of Tables 1–2) with 95% bootstrap CIs, beside the share of all annotators."""
+    binary = training.binary_judgments(study.data, seed=study.seed)
+    dropped = int(len(study.data) - len(binary))
+    none = provenance.no_p_star(study, values={"btb_binary_dropped": dropped})
+    if none is not None:
+        return none
+    ev = _binary_evaluation(study, binary)
+    tab = ev.pivot_table(
+        index=["grouping", "category"], columns=["source", "metric"], values="cell", aggfunc="first", sort=False
+    )
+    tab.insert(0, ("n", ""), ev.drop_duplicates(["grouping", "category"]).set_index(["grouping", "category"])["n"])
+    one = ev[(ev.source == "one binary judgment") & (ev.grouping == "all") & (ev.metric == "l1")].iloc[0]
+    note = ""
+    if uses(study.p_star_from, "annotators"):
+        note = (
+            "Here p\\* is the share of the same annotators the binary judgment is drawn from, so the "
+            "judgment is part of its own target: this comparison is optimistic. For a data set with one "
+            "label per pair the binary judgment *is* p\\* (r = 1, L1 = 0): only data sets with several "
+            "annotators per pair say anything here."
+        )
+    missing = study.p_star_missing()
+    if missing is not None:
+        note = f"{missing['text']}; they are left out here." + ("\n\n" + note if note else "")
+    return report.Result(
+        table=tab,
+        figure=plots.l1_by_category(ev),
+        note=note,
+        data={"evaluation": ev},
+        values={
+            "btb_binary_l1": float(one["value"]),
+            "btb_binary_l1_lo": float(one["lo"]),
+            "btb_binary_l1_hi": float(one["hi"]),
+            "btb_binary_dropped": dropped,
+        },
+    )

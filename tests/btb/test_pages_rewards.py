@@ -1,0 +1,63 @@
+"""The page "Margin-regularized reward models against p*" (pluralign.btb.pages.rewards): Tables 1–2, the
+directions, the paper-sized check and the figures from the study's comparison; the paper's numbers it quotes."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from pluralign import btb, paper
+from pluralign.btb import evaluation as E
+from pluralign.btb.pages import rewards
+from rm_helpers import btb_reward_study
+
+DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
+
+
+def test_paper_numbers_come_from_the_paper_table():
+    t = paper.numbers("btb", "Table 1")
+    t1 = E.paper_table1()
+    assert len(t1) == 16 and len(t) == 64
+    assert t1.set_index("category").loc["PRISM", "delta"] == paper.value("btb", "Table 1", "PRISM", "Δ")
+    s = btb.setup(data=DATA, training={"lr_sweep": [1e-1, 1e-2, 1e-3]})
+    v = rewards.paper_numbers(s).values
+    assert v["btb_paper_n"] == 150 and v["btb_paper_n_per"] == "25" and v["btb_paper_lrs"] == "1e-4 to 1e-6"
+    assert v["btb_lrs"] == "1e-1, 1e-2, 1e-3" and v["btb_lr_ratio"] == "about 1,000 times larger than"
+    assert v["btb_paper_d_multiple"] == 0.054 and v["btb_paper_dmin"] == -0.04 and v["btb_paper_nmax"] == 124
+
+
+def test_each_section_declares_the_names_its_prose_quotes():
+    assert rewards.table_1.quotes[:3] == ("btb_r_baseline", "btb_r_baseline_lo", "btb_r_baseline_hi")
+    assert "btb_n_test" in rewards.table_1.quotes and len(rewards.table_2.quotes) == 9
+    assert rewards.paper_sized_check.quotes == ("btb_small_width", "btb_small_n")
+
+
+@pytest.mark.slow
+def test_reward_model_sections_on_the_simulator():
+    plt.close("all")
+    s = btb_reward_study()
+    c = s.comparison
+    t1 = rewards.table_1(s)
+    row = c.table[(c.table.grouping == "all") & (c.table.metric == "pearson")].iloc[0]
+    assert t1.values["btb_r_baseline"] == row["baseline"] and t1.values["btb_n_test"] == len(c.splits.test)
+    ids = list(c.splits.test.pairs["pair_id"])
+    assert row["baseline"] == pytest.approx(np.corrcoef(c.p_star.reindex(ids), c.p_baseline.reindex(ids))[0, 1])
+    assert "btb_n_test" not in rewards.table_2(s).values
+    sweep = rewards.learning_rate_sweep(s)
+    assert sweep.values["btb_lr_base"] in (0.1, 0.01) and sweep.table["selected"].sum() == 2
+    d = rewards.directions(s)
+    assert set(d.table.index) == {"Multiple Correct", "Single Correct", "ID", "OOD"}
+    assert "Measured on this profile" in d.note
+    small = rewards.paper_sized_check(s)
+    assert small.values["btb_small_n"] == 50 and small.values["btb_small_width"] > 0
+    assert "category" in rewards.beside_paper(s).table.index.names
+    assert rewards.same_model_warning(s).note == ""
+    for r in (
+        rewards.training_margins(s),
+        rewards.rm_vs_p_star(s),
+        rewards.delta_plot(s, "pearson"),
+        rewards.delta_plot(s, "l1"),
+    ):
+        assert r.figure is not None
+    assert plt.get_fignums() == []

@@ -1,0 +1,116 @@
+"""The page "Categories of subjectivity and p*" (pluralign.btb.pages.subjectivity): each section's numbers are the
+library's own functions applied to the study's data; p* sources counted per pair, with warnings."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pytest
+
+from pluralign import btb, report
+from pluralign.btb import evaluation as E
+from pluralign.btb import training as T
+from pluralign.btb.pages import provenance, subjectivity
+
+DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
+
+
+@pytest.fixture(scope="module")
+def study():
+    return btb.setup("demo", 0, data=DATA, judge={"noise": 0.5})
+
+
+class _TenPeople:
+    """A loaded stand-in labeller: every Appendix B task-3 answer is "7 A - 3 B" (p* = 0.7)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def generate(self, prompts, max_tokens=None, temperature=None, top_p=None, n=1, job=None):
+        return [["7 A - 3 B"] * n for _ in prompts]
+
+
+def test_sources_count_pairs_and_warn_when_not_human_or_circular():
+    """Where p* comes from, per pair, on the page; an LLM labeller warns (not human), and says 'circular' when it
+    is the margin judge or of its family (both Llama); a labeller of another family is not circular."""
+    llama = {"name": "meta-llama/Meta-Llama-3-70B-Instruct", "base_url": "http://127.0.0.1:1/v1"}
+    demo = btb.setup("demo", 0, data=DATA)
+    src = subjectivity.sources(demo)
+    assert src.table["pairs"].to_dict() == {("p*", "truth"): 240, ("categories", "truth"): 240}
+    assert src.note == "" and provenance.same_model_warning(demo).note == ""
+    with pytest.raises(ValueError, match="p_star_from: unknown source 'labeller'"):
+        btb.setup("demo", 0, data=DATA, p_star_from=["labels", "labeller"])
+    with pytest.raises(ValueError, match="categories: unknown source 'annotators'"):
+        btb.setup("demo", 0, data=DATA, categories="annotators")
+    for name, circular in (
+        ("meta-llama/Meta-Llama-3-8B-Instruct", "a model of the same family (Llama"),
+        ("meta-llama/Meta-Llama-3-70B-Instruct", "the same model (meta-llama/Meta-Llama-3-70B"),
+        ("Qwen/Qwen2.5-72B-Instruct", None),
+    ):
+        s = btb.setup(
+            "paper",
+            0,
+            data=[
+                {"simulate": {"n_pairs": 60, "seed": 3}},  # four annotators per pair
+                {"simulate": {"n_pairs": 60, "seed": 4, "n_annotators": 1}},
+            ],
+            p_star_from=["labels", "annotators", "llm"],
+            categories="truth",
+            labeller={"model": _TenPeople(name), "samples": 1, "job": None},
+            judge={"from": "llm", "model": llama},
+        )
+        r = subjectivity.sources(s)
+        counts = r.table["pairs"]
+        assert counts[("p*", "llm")] == 60 and counts[("p*", "annotators (4 per pair)")] == 60
+        assert counts[("categories", "truth")] == 120
+        one = s.data.n_annotators().to_numpy() == 1
+        assert (s.p_star[one] == 0.7).all() and s.p_star[~one].equals(s.data.share_a()[~one].rename("p_star"))
+        if circular:
+            assert r.note.startswith(":::{warning}") and "Circular evaluation" in r.note and circular in r.note
+            assert "Circular evaluation" in provenance.same_model_warning(s).note
+        else:
+            assert "Not human" in r.note and "not circular" in r.note and "Circular" not in r.note
+            assert provenance.same_model_warning(s).note == ""
+
+
+def test_subjectivity_sections(study):
+    plt.close("all")
+    d = study.data
+    cats = subjectivity.categories(study)
+    assert isinstance(cats, report.Result)
+    single = cats.data["summary"].set_index("category").loc["Single Correct", "n"]
+    assert single == int((d.truth["kind"] == "single").sum())
+    assert f"{single} pairs are *single correct*" in cats.note
+    gap = subjectivity.binary_judgment_gap(study)
+    ev = gap.data["evaluation"]
+    binary = T.binary_judgments(d, seed=0)
+    bids = binary.pairs["pair_id"]
+    want = E.evaluate(d.truth["share_a"].reindex(bids), binary.share_a().reindex(bids), seed=0)
+    got = ev[(ev.source == "one binary judgment") & (ev.grouping == "all")].set_index("metric")
+    assert gap.values["btb_binary_l1"] == pytest.approx(want.set_index("metric").loc["l1", "value"])
+    assert got.loc["pearson", "value"] == pytest.approx(want.set_index("metric").loc["pearson", "value"])
+    assert gap.values["btb_binary_dropped"] == len(d) - len(binary)
+    assert gap.figure is not None and subjectivity.p_star_by_category(study).figure is not None
+    assert plt.get_fignums() == []  # closed: shown once, where displayed
+    ex = subjectivity.examples(study, 1).table
+    assert set(ex["category"]) <= {
+        "single / distinguishable",
+        "single / indistinguishable",
+        "multiple / distinguishable",
+        "multiple / indistinguishable",
+    }
+    assert len(subjectivity.examples(study).table) == len(ex)  # n_examples = 1 by default
+    assert "Task 1 (subjectivity)" in subjectivity.appendix_b_tasks(study).note
+    assert subjectivity.data_sets(study).table["pairs"].tolist() == [240]
+
+
+def test_paper_numbers_come_from_the_paper_table(study):
+    assert subjectivity.paper_numbers(study).values == {
+        "btb_subj_paper_n": 150,
+        "btb_paper_single": 0.802,
+        "btb_paper_multiple": 0.572,
+    }
+
+
+def test_the_profile_note_names_the_stand_ins(study):
+    note = subjectivity.profile_note(study).data
+    assert "**demo** profile" in note and "planted population share" in note

@@ -1,0 +1,48 @@
+"""The settings of the Beyond the Binary pages (pluralign.btb.settings.BtbSettings): defaults written once, nested
+settings merged over their defaults, unknown names and keys refused, values checked on construction."""
+
+from __future__ import annotations
+
+import pytest
+
+from pluralign.btb.settings import DEMO_DATA, EVALUATION, JUDGE, LABELLER, BtbSettings
+from pluralign.btb.training import LR_SWEEP
+
+
+def test_defaults_and_nested_merge():
+    s = BtbSettings.create()
+    assert s.data == DEMO_DATA and s.p_star_from == "truth" and s.categories == "truth" and s.per_dataset == 0
+    assert s.judge == JUDGE and s.labeller == LABELLER and s.evaluation == EVALUATION
+    assert s.training["lr_sweep"] == list(LR_SWEEP)
+    t = BtbSettings.create(judge={"noise": 0.5}, training={"lr_sweep": [0.1], "epochs": 3})
+    assert t.judge == {**JUDGE, "noise": 0.5} and t.training["epochs"] == 3 and t.training["lr_sweep"] == [0.1]
+    assert t.replace(n_examples=2).judge["noise"] == 0.5
+
+
+def test_none_takes_the_default():
+    """A page's parameter left at None is the study's default (the notebooks declare the study's settings so)."""
+    s = BtbSettings.create(data=None, per_dataset=None, p_star_from=None, categories=None, judge=None, labeller=None)
+    assert s == BtbSettings.create()
+
+
+def test_unknown_names_and_bad_values_are_refused():
+    with pytest.raises(TypeError, match=r"unknown setting\(s\) \['judges'\]"):
+        BtbSettings.create(judges={})
+    with pytest.raises(ValueError, match=r"judge: unknown key\(s\) \['noize'\]"):
+        BtbSettings.create(judge={"noize": 1})
+    with pytest.raises(ValueError, match=r"evaluation: unknown key\(s\) \['n_bot'\]"):
+        BtbSettings.create(evaluation={"n_bot": 1})
+    with pytest.raises(ValueError, match="judge.from must be one of"):
+        BtbSettings.create(judge={"from": "oracle"})
+    with pytest.raises(ValueError, match="p_star_from: unknown source 'labeller'"):
+        BtbSettings.create(p_star_from=["labels", "labeller"])
+    with pytest.raises(ValueError, match="lr_sweep must be"):
+        BtbSettings.create(training={"lr_sweep": "fast"})
+    with pytest.raises(ValueError, match="embedded_pairs must be a non-negative integer"):
+        BtbSettings.create(embedded_pairs=-1)
+
+
+def test_every_setting_is_documented():
+    doc = BtbSettings.documentation()
+    assert {"data", "p_star_from", "judge", "evaluation", "training", "embedded_pairs"} <= set(doc.index)
+    assert (doc["meaning"].str.len() > 20).all()
