@@ -147,7 +147,7 @@ def test_interval():  # verdicts: report.verdict, the book's one rule (tests/tes
 
 
 def test_no_correlation_on_fewer_than_ten_pairs():
-    """Issue 13: a Pearson r on N = 4 was printed; below 10 pairs the value is missing ("too few")."""
+    """A Pearson r on N = 4 is no estimate: below 10 pairs the value is missing ("too few")."""
     import numpy as np
     import pandas as pd
 

@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from pluralign.btb import evaluation, training
 from pluralign.btb.margins import training_margins
 from pluralign.btb.settings import TRAINING
-
-if TYPE_CHECKING:
-    from pluralign.btb.study import Study
 
 __all__ = ["Comparison", "compare_reward_models", "NO_CATEGORY"]
 
@@ -39,7 +35,7 @@ class Comparison:
     margins_missing: int = 0  # training pairs without a parseable judgment (trained with margin 0)
 
 
-def _baseline(study: Study, rm, train_kw: dict):
+def _baseline(study, rm, train_kw: dict):
     """The Eq. 1 model and its sweep: ``reward_model`` swept with Bradley–Terry, or the already trained
     ``baseline_model`` scored on validation."""
     from pluralign import rewards
@@ -63,7 +59,7 @@ def _baseline(study: Study, rm, train_kw: dict):
     return base, pd.DataFrame([row])
 
 
-def _test_groups(study: Study) -> tuple[pd.Series, pd.DataFrame]:
+def _test_groups(study) -> tuple[pd.Series, pd.DataFrame]:
     """p* and the groupings of Tables 1–2 (data set, category, domain) of the test pairs."""
     sp, ev = study.data_splits, study.settings.evaluation
     tid = sp.test.pairs["pair_id"]
@@ -80,8 +76,9 @@ def _test_groups(study: Study) -> tuple[pd.Series, pd.DataFrame]:
     return p_star, groups
 
 
-def compare_reward_models(study: Study) -> Comparison:
-    """Both reward models of ``study`` trained (learning rate chosen on validation) and compared with p*."""
+def compare_reward_models(study) -> Comparison:
+    """Both reward models of ``study`` (a :class:`pluralign.btb.study.Study`) trained (learning rate chosen on
+    validation) and compared with p*."""
     from pluralign import rewards
 
     sp, tr, seed = study.data_splits, study.settings.training, study.seed

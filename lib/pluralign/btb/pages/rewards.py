@@ -184,7 +184,7 @@ def _backwards(study: Study, t: pd.DataFrame, note: str) -> str:
     ds = t[(t.grouping == "dataset") & (t.baseline_hi < 0)]
     if not len(ds):
         return note
-    ood = set(study.settings.evaluation.get("out_of_domain") or [])
+    ood = set(study.settings.evaluation["out_of_domain"] or [])
     said = [
         f"{c} ({'held out of training' if c in ood else 'in training'}; N = {int(n)}): r = "
         f"{evaluation.interval(v, lo, hi)}"
