@@ -20,6 +20,7 @@ Sampled outputs (``temperature > 0``) are journaled too, so a rerun returns the 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -364,57 +365,17 @@ class LLM:
             "repair": getattr(repair, "__qualname__", None),
         }
 
-        def check(text: str) -> tuple[Any, str | None]:
-            try:
-                value = extract_json(repair(text) if repair else text)
-            except ValueError as e:
-                return None, str(e)
-            errs = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
-            if errs:
-                e = errs[0]
-                where = "/".join(map(str, e.path)) or "(root)"
-                return None, f"schema: {where}: {e.message}"
-            return value, None
-
-        def work(todo: list[str], cb: Callable[[int, Any], None]) -> None:
-            errors: dict[int, list[str]] = {i: [] for i in range(len(todo))}
-            pending = list(range(len(todo)))
-            for attempt in range(retries + 1):
-                if not pending:
-                    break
-                asked = [
-                    todo[i] if attempt == 0 else retry_template.format(prompt=todo[i], error=errors[i][-1])
-                    for i in pending
-                ]
-                gen = {
-                    "max_tokens": max_tokens,
-                    "temperature": temperature,
-                    "top_p": 1.0,
-                    "n": 1,
-                    "seed": None if seed is None else seed + attempt,
-                    "stop": None,
-                    "json": True,
-                }
-                failed: list[int] = []
-                last = attempt == retries
-
-                def done(
-                    j: int, texts: list[str], _pending=pending, _failed=failed, _last=last, _attempt=attempt
-                ) -> None:
-                    i = _pending[j]
-                    value, err = check(texts[0])
-                    if err is None:
-                        cb(i, {"value": value, "attempts": _attempt + 1, "errors": errors[i], "ok": True})
-                    else:
-                        errors[i].append(err)
-                        if _last:
-                            cb(i, {"value": None, "attempts": _attempt + 1, "errors": errors[i], "ok": False})
-                        else:
-                            _failed.append(i)
-
-                self._complete_many(asked, gen, done)
-                pending = sorted(failed)
-
+        check = functools.partial(_validated, validator=validator, repair=repair)
+        work = functools.partial(
+            _ask_until_valid,
+            self,
+            check=check,
+            retries=retries,
+            retry_template=retry_template,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+        )
         recs = self._run("structured", prompts, settings, job, work)
         patched = [
             {
@@ -428,6 +389,72 @@ class LLM:
             if r["attempts"] > 1 or not r["ok"]
         ]
         return StructuredResult([r["value"] for r in recs], patched)
+
+
+def _validated(text: str, *, validator, repair) -> tuple[Any, str | None]:
+    """(the JSON value in ``text``, None) when it parses (after ``repair``) and ``validator`` accepts it, else
+    (None, the first error: the parse error or the schema path and message)."""
+    try:
+        value = extract_json(repair(text) if repair else text)
+    except ValueError as e:
+        return None, str(e)
+    errs = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
+    if errs:
+        e = errs[0]
+        where = "/".join(map(str, e.path)) or "(root)"
+        return None, f"schema: {where}: {e.message}"
+    return value, None
+
+
+def _ask_until_valid(
+    llm,
+    todo: list[str],
+    cb: Callable[[int, Any], None],
+    *,
+    check,
+    retries,
+    retry_template,
+    max_tokens,
+    temperature,
+    seed,
+) -> None:
+    """Ask ``llm`` every prompt of ``todo``; re-ask those whose answer ``check`` refuses with ``retry_template``
+    (the error named), up to ``retries`` more attempts; ``cb(i, record)`` once per item, when it validated or
+    after its last attempt."""
+    errors: dict[int, list[str]] = {i: [] for i in range(len(todo))}
+    pending = list(range(len(todo)))
+    for attempt in range(retries + 1):
+        if not pending:
+            break
+        asked = [
+            todo[i] if attempt == 0 else retry_template.format(prompt=todo[i], error=errors[i][-1]) for i in pending
+        ]
+        gen = {
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "top_p": 1.0,
+            "n": 1,
+            "seed": None if seed is None else seed + attempt,
+            "stop": None,
+            "json": True,
+        }
+        failed: list[int] = []
+        last = attempt == retries
+
+        def done(j: int, texts: list[str], _pending=pending, _failed=failed, _last=last, _attempt=attempt) -> None:
+            i = _pending[j]
+            value, err = check(texts[0])
+            if err is None:
+                cb(i, {"value": value, "attempts": _attempt + 1, "errors": errors[i], "ok": True})
+            else:
+                errors[i].append(err)
+                if _last:
+                    cb(i, {"value": None, "attempts": _attempt + 1, "errors": errors[i], "ok": False})
+                else:
+                    _failed.append(i)
+
+        llm._complete_many(asked, gen, done)
+        pending = sorted(failed)
 
 
 def _f(x: Any) -> float:

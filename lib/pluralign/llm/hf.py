@@ -37,6 +37,36 @@ class Completion:
     prompt_tokens: int = 0
 
 
+def _completion(tok, row: list[int], logp, plen: int, eos_set: set, logprobs: int | None, stop: list[str]):
+    """One generated row as a :class:`Completion`: its tokens up to the first end-of-sequence token, each token's
+    log-probability (``logp``: the row's (steps, vocab) log-probabilities) and, with ``logprobs=k``, the ``k``
+    most likely tokens; cut at the first stop string."""
+    c = Completion("", prompt_tokens=plen)
+    for t, tid in enumerate(row):
+        if tid in eos_set:
+            c.finish_reason = "stop"
+            break
+        c.token_ids.append(tid)
+        c.tokens.append(tok.decode([tid]))
+        c.token_logprobs.append(float(logp[t, tid]))
+        if logprobs:
+            v, i = logp[t].topk(int(logprobs))
+            c.top_logprobs.append([(tok.decode([j]), float(x)) for x, j in zip(v.tolist(), i.tolist())])
+    c.text = tok.decode(c.token_ids, skip_special_tokens=True)
+    if stop:
+        cut = min((c.text.find(s) for s in stop if s in c.text), default=-1)
+        if cut >= 0:
+            c.text = c.text[:cut]
+            c.finish_reason = "stop"
+            keep, acc = 0, ""
+            while keep < len(c.tokens) and len(acc) < cut:
+                acc += c.tokens[keep]
+                keep += 1
+            for name in ("token_ids", "tokens", "token_logprobs", "top_logprobs"):
+                setattr(c, name, getattr(c, name)[:keep])
+    return c
+
+
 class TransformersLLM(LLM):
     """A local causal LM (``AutoModelForCausalLM``) from a folder or Hub id, safetensors only,
     ``trust_remote_code`` off unless asked. ``generate`` samples with the OpenAI semantics
@@ -160,34 +190,9 @@ class TransformersLLM(LLM):
         steps = torch.stack(out.logits, dim=1).float().log_softmax(-1)  # (rows, steps, vocab)
         eos = gc.eos_token_id
         eos_set = set(eos if isinstance(eos, (list, tuple)) else [eos] if eos is not None else [])
-        comps: list[Completion] = []
-        for r in range(seqs.shape[0]):
-            row = seqs[r].tolist()
-            c = Completion("", prompt_tokens=plen)
-            for t, tid in enumerate(row):
-                if tid in eos_set:
-                    c.finish_reason = "stop"
-                    break
-                c.token_ids.append(tid)
-                piece = tok.decode([tid])
-                c.tokens.append(piece)
-                c.token_logprobs.append(float(steps[r, t, tid]))
-                if logprobs:
-                    v, i = steps[r, t].topk(int(logprobs))
-                    c.top_logprobs.append([(tok.decode([j]), float(x)) for x, j in zip(v.tolist(), i.tolist())])
-            c.text = tok.decode(c.token_ids, skip_special_tokens=True)
-            if stop:
-                cut = min((c.text.find(s) for s in stop if s in c.text), default=-1)
-                if cut >= 0:
-                    c.text = c.text[:cut]
-                    c.finish_reason = "stop"
-                    keep, acc = 0, ""
-                    while keep < len(c.tokens) and len(acc) < cut:
-                        acc += c.tokens[keep]
-                        keep += 1
-                    for name in ("token_ids", "tokens", "token_logprobs", "top_logprobs"):
-                        setattr(c, name, getattr(c, name)[:keep])
-            comps.append(c)
+        comps = [
+            _completion(tok, seqs[r].tolist(), steps[r], plen, eos_set, logprobs, stop) for r in range(seqs.shape[0])
+        ]
         if not sample:
             comps = comps * int(n)
         return comps

@@ -73,7 +73,8 @@ def _positions(choice: dict) -> list[tuple[str, list[tuple[str, float]]]]:
     tops = lp.get("top_logprobs") or [None] * len(tokens)
     lps = lp.get("token_logprobs") or [None] * len(tokens)
     return [
-        (t, list((top or {}).items()) + ([(t, l)] if l is not None else [])) for t, top, l in zip(tokens, tops, lps)
+        (t, list((top or {}).items()) + ([(t, logp)] if logp is not None else []))
+        for t, top, logp in zip(tokens, tops, lps)
     ]
 
 
@@ -93,10 +94,10 @@ def label_logprobs_of(body: dict) -> tuple[float, float]:
     if at is None:
         return (math.nan, math.nan)
     seen: dict[str, float] = {}
-    for t, l in at:
-        seen[t] = l
-    a = [l for t, l in seen.items() if label_of(t) == "A"]
-    b = [l for t, l in seen.items() if label_of(t) == "B"]
+    for t, lp in at:
+        seen[t] = lp
+    a = [lp for t, lp in seen.items() if label_of(t) == "A"]
+    b = [lp for t, lp in seen.items() if label_of(t) == "B"]
     floor = min(seen.values())
     return (_logsumexp(a) if a else floor, _logsumexp(b) if b else floor)
 
