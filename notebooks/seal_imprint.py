@@ -48,10 +48,19 @@ models = None
 
 # %% tags=["remove-input"]
 from pluralign import seal
+from pluralign.seal.pages import imprint
 
-study = seal.setup(design, features=features, labeller=labeller, models=models, profile=profile, seed=seed,
-                   stability_labellers=stability_labellers, stability_share=stability_share)
-study.profile_note("imprint")
+study = seal.setup(
+    profile,
+    seed,
+    models=models,
+    design=design,
+    features=features,
+    labeller=labeller,
+    stability_labellers=stability_labellers,
+    stability_share=stability_share,
+)
+imprint.profile_note(study)
 
 # %% tags=["remove-input"]
 seal.reported("labelling")
@@ -68,7 +77,7 @@ seal.reported("labelling")
 # label-stability check of App. D.5 / Fig. 11, with the planted labels as the second labeller):
 
 # %% tags=["hide-input"]
-study.featurizer_check()
+imprint.featurizer_check(study)
 
 # %% [markdown]
 # Which simulator feature plays which SEAL feature, and with what sign: every comparison with the paper's
@@ -77,7 +86,7 @@ study.featurizer_check()
 # the mapping is the identity.
 
 # %% tags=["hide-input"]
-study.feature_mapping()
+imprint.feature_mapping(study)
 
 # %% [markdown]
 # ## Label stability across labellers (App. D.5, Fig. 11)
@@ -86,23 +95,35 @@ study.feature_mapping()
 seal.reported("stability")
 
 # %% tags=["hide-input"]
-study.label_stability()
+imprint.label_stability(study)
 
 # %% [markdown]
 # ## Feature prevalence in chosen and rejected entries (Table 4, Fig. 14)
 
 # %% tags=["hide-input"]
-study.prevalence()
+imprint.prevalence(study)
+
+# %% [markdown]
+# Rows are SEAL's features (Table 4's: hh-rlhf train, gpt-4-turbo labels), with this run's share beside the paper's;
+# a feature that plays a SEAL feature with the opposite sign enters as 1 − its share. The paper's sentiment is the
+# mean of −1/0/1 (negative, neutral, positive).
 
 # %% [markdown]
 # ## Imprints of the pre-$\mathcal{D}$ and post-$\mathcal{D}$ reward models (Eq. 1, Table 5, Fig. 3 left)
 
 # %% tags=["hide-input"]
-study.imprints().glue()
+imprint.imprints(study).glue()
 
 # %% [markdown]
-# Each row is one of SEAL's features: the paper's imprint beside this run's, in both estimators (the paper's
-# comes from "SEAL's code: OLS, no FE"); the figure shows the fixed-effects imprints of this run's features.
+# Each row is one of SEAL's features (Table 5's, in its order): the paper's imprint beside this run's, in both
+# estimators (the paper's comes from "SEAL's code: OLS, no FE"); the figure shows the fixed-effects imprints of this
+# run's features. Two estimators of Eq. 1 on the same entries. **SEAL's code: OLS, no FE** — the paper's Table 5 was
+# computed this way (`analysis/angle.R`): plain OLS over the pooled entries with an intercept and the pair's row
+# number as a numeric covariate, classical standard errors, features dropped by VIF > 5 with the pair dummies in the
+# VIF's regressions. **Pair fixed effects (this project)** — Eq. 1 as written: a fixed effect $\alpha_i$ per pair,
+# standard errors clustered by pair (plotted above). The verdict compares the sign of this run's 95% CI with the
+# paper's estimate; the paper's estimates are on the OpenAssistant RMs' reward scale, this run's on its own RMs', so
+# only signs compare.
 #
 # Each regression uses {glue:text}`n_imprint_obs` entries (two per pair); {glue:text}`n_imprint_missing`
 # pairs with a missing label on either entry (an entry the labeller could not label) were dropped
@@ -111,7 +132,7 @@ study.imprints().glue()
 # variation are dropped too.
 
 # %% tags=["hide-input"]
-study.vif_dropped()
+imprint.vif_dropped(study)
 
 # %% [markdown]
 # The paper's imprints (Table 5) are on the OpenAssistant RMs' reward scale and its {glue:text}`paper_n_t5`
@@ -127,7 +148,7 @@ study.vif_dropped()
 # of the data they were trained on (real data carry no planted weights, so other profiles skip this).
 
 # %% tags=["hide-input"]
-study.planted_recovery()
+imprint.planted_recovery(study)
 
 # %% [markdown]
 # ## Reward shifts regressed on features (Eq. 2, Table 6, Fig. 3 centre)
@@ -135,9 +156,12 @@ study.planted_recovery()
 # Which chosen and rejected features go with a large reward shift $\theta_i$ between the two RMs?
 
 # %% tags=["hide-input"]
-study.shift_regression().glue()
+imprint.shift_regression(study).glue()
 
 # %% [markdown]
+# Rows are SEAL's features (Table 6's, in its order); θ in degrees. The verdict compares the sign of this run's 95% CI
+# with the paper's estimate.
+#
 # The regression explains R² = {glue:text}`t6_r2:.3f` of the variation in $\theta_i$ (OLS with an
 # intercept, as SEAL's `angle.R`; Bonferroni over the coefficients). In the paper, a harmless or
 # refusing chosen entry and a harmful rejected one went with large positive shifts.

@@ -19,8 +19,10 @@
 # every pair into one of four *alignment regimes* (SEAL § 2.2, Table 1): became aligned, stayed
 # aligned, stayed misaligned, reversed. SEAL then asks whether the pairs where training on
 # $\mathcal{D}$ failed are pairs where an independent judge — the LM-labeller — also disagrees with the
-# human label. The judge's preference $\gamma_i \in \{c, r, i\}$ is read off the two target features
-# with helpfulness first (App. D.4, Table 2).
+# human label. The judge's preference $\gamma_i \in \{c, r, i\}$ is read off the two target features,
+# helpfulness and harmlessness, by one of two rules (App. D.4): SEAL's text and Table 2 decide on helpfulness first,
+# its code on harmlessness first. This page reads it harmlessness first by default (`labeller_rule`), the rule that
+# gives the counts SEAL reports, and shows both rules' counts.
 
 # %% tags=["parameters"]
 profile = "demo"
@@ -48,16 +50,27 @@ topic_source = "rules"
 
 # %% tags=["remove-input"]
 from pluralign import seal
+from pluralign.seal.pages import resistance
 
-study = seal.setup(design, features=features, labeller=labeller, models=models, profile=profile, seed=seed,
-                   labeller_rule=labeller_rule)
-study.profile_note()
+study = seal.setup(
+    profile,
+    seed,
+    models=models,
+    design=design,
+    features=features,
+    labeller=labeller,
+    labeller_rule=labeller_rule,
+    reward_gap_models=reward_gap_models,
+    other_preference_sets=other_preference_sets,
+    topic_source=topic_source,
+)
+resistance.profile_note(study)
 
 # %% [markdown]
 # ## Alignment regimes (Table 1)
 
 # %% tags=["hide-input"]
-study.regime_table().glue()
+resistance.regime_table(study).glue()
 
 # %% [markdown]
 # Here {glue:text}`prev_became-aligned:.3f` of the pairs became aligned, {glue:text}`prev_stayed-aligned:.3f`
@@ -71,13 +84,15 @@ study.regime_table().glue()
 # decides on harmlessness first. The two rules' counts:
 
 # %% tags=["hide-input"]
-study.labeller_rules().glue()
+resistance.labeller_rules(study).glue()
 
 # %% [markdown]
 # This page uses the {glue:text}`labeller_rule` rule; the two rules disagree on {glue:text}`n_rule_differs` pairs here.
+# On SEAL's released labels of hh-rlhf (160,800 pairs) the text's rule (helpful first) gives 28,213 c / 11,070 r, its
+# code's (harmless first) 28,443 c / 10,840 r (the numbers it reports); pairs without both target labels are left out.
 
 # %% tags=["hide-input"]
-study.labeller_agreement().glue()
+resistance.labeller_agreement(study).glue()
 
 # %% [markdown]
 # The labeller is indifferent ($\gamma_i = i$) on {glue:text}`share_i_text` of the pairs here (paper:
@@ -94,10 +109,10 @@ study.labeller_agreement().glue()
 # labeller agreement". The same three quantities on this run:
 
 # %% tags=["hide-input"]
-study.decisive_pairs()
+resistance.decisive_pairs(study)
 
 # %% tags=["hide-input"]
-study.shifts_by_regime()
+resistance.shifts_by_regime(study)
 
 # %% [markdown]
 # ## Do the reward shifts differ by regime? (t-tests of θ, Fig. 4 / Fig. 17)
@@ -106,9 +121,13 @@ study.shifts_by_regime()
 # Welch's t-test of the pairs where the labeller sides with the human (γ = c) against those where it does not (γ = r).
 
 # %% tags=["hide-input"]
-study.regime_shift_tests().glue()
+resistance.regime_shift_tests(study).glue()
 
 # %% [markdown]
+# The paper prints no test statistic for these panels (Fig. 4, Fig. 17): nothing stands beside the tests; the column
+# from SEAL's analysis code is the regime sizes on hh-rlhf. θ in degrees; 95% t intervals; Bonferroni over the rows of
+# each table. — : fewer than two pairs in the group (or no spread).
+#
 # {glue:text}`n_regime_tests_sig` of the {glue:text}`n_regime_tests` one-sample tests reject a zero mean shift after
 # Bonferroni, and {glue:text}`n_welch_sig` of the {glue:text}`n_welch` γ = c against γ = r contrasts. A positive θ turns a reward
 # vector counter-clockwise (towards alignment in the third quadrant), so the sign of each mean says in which direction
@@ -121,9 +140,12 @@ study.regime_shift_tests().glue()
 # zero is § 2.2's alignment score $a_+$.
 
 # %% tags=["hide-input"]
-study.reward_gap_distributions(reward_gap_models, models).glue()
+resistance.reward_gap_distributions(study).glue()
 
 # %% [markdown]
+# Fig. 7 itself prints no number; the paper's $a_+$ (§ 2.2) and reward ranges (footnote 9) are its only numbers on
+# these distributions. — : the paper reports nothing for that model.
+#
 # The post-$\mathcal{D}$ RM's median gap is {glue:text}`post_gap_median:.3f` reward points. On `demo` the planted
 # mean utility is a reference scorer: it rewards each reply by the population's average taste, and its gap is zero
 # where the two replies differ only in what the population does not value on average. The labels come from sampled
@@ -136,9 +158,12 @@ study.reward_gap_distributions(reward_gap_models, models).glue()
 # pairs only one of the two entries carries it.
 
 # %% tags=["hide-input"]
-study.topic_distribution(topic_source).glue()
+resistance.topic_distribution(study).glue()
 
 # %% [markdown]
+# Fig. 15 prints no number; the paper's facts are its two lists and the five topics gpt-4-turbo added on its own
+# (App. E.1, marked). An entry can carry several topics.
+#
 # The most frequent topic here is {glue:text}`top_topic` ({glue:text}`top_topic_share:.3f` of the entries);
 # {glue:text}`no_topic_share:.3f` of the entries get no topic. On `demo` these counts describe the keyword rules on
 # the simulator's prompt banks, not what an LM-labeller would say; the `paper` profile reads gpt-4-turbo's labels.
@@ -150,10 +175,12 @@ study.topic_distribution(topic_source).glue()
 # (summarize from feedback).
 
 # %% tags=["hide-input"]
-study.resistance_on_other_sets(other_preference_sets).glue()
+resistance.resistance_on_other_sets(study).glue()
 
 # %% [markdown]
-# The paper does not say which RM its two numbers belong to. On `demo` the same computation runs on the
+# The paper does not say which RM its two numbers belong to; its context (the pre-$\mathcal{D}$ RM's own training
+# sets) suggests the pre-$\mathcal{D}$ RM. $a_-$ counts ties as misaligned (§ 2.2); 95% Wilson intervals. — : the
+# paper reports nothing for that set. On `demo` the same computation runs on the
 # {glue:text}`n_other_sets` sets the study has, so each row is an RM on data it was trained on (the pre-D RM on the
 # other data, the post-D RM on all of them) or not (the pre-D RM on $\mathcal{D}$); the `paper` profile runs it on
 # webgpt_comparisons and summarize_from_feedback.
@@ -166,9 +193,13 @@ study.resistance_on_other_sets(other_preference_sets).glue()
 # plotted) and as the logistic regression of Eq. 3.
 
 # %% tags=["hide-input"]
-study.misalignment().glue()
+resistance.misalignment(study).glue()
 
 # %% [markdown]
+# Rows are SEAL's features (Table 7's, in its order). **LPM**: OLS of the 0/1 misalignment on the features, ρ a change
+# in probability — the scale of the paper's Table 7 (plotted above). **logit**: Eq. 3 as written, ρ in log-odds; its
+# signs compare, its magnitudes do not. The verdict compares the sign of this run's 95% CI with the paper's estimate.
+#
 # The post-$\mathcal{D}$ RM is misaligned on {glue:text}`t7_base:.3f` of the pairs. Each row is one of
 # SEAL's features, the paper's coefficient beside this run's; the paper's have the magnitudes of the linear
 # model. In the paper a helpful or harmless chosen entry lowered the risk of misalignment, and the same

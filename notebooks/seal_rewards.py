@@ -42,9 +42,10 @@ models = None
 
 # %% tags=["remove-input"]
 from pluralign import seal
+from pluralign.seal.pages import rewards
 
-study = seal.setup(design, models=models, profile=profile, seed=seed)
-study.profile_note()
+study = seal.setup(profile, seed, models=models, design=design)
+rewards.profile_note(study)
 
 # %% [markdown]
 # ## The alignment data set and the two reward models
@@ -53,7 +54,7 @@ study.profile_note()
 # label; a pair whose majority is a tie has no chosen entry and is left out (the count is below).
 
 # %% tags=["hide-input"]
-study.dataset().glue()
+rewards.dataset(study).glue()
 
 # %% [markdown]
 # {glue:text}`n_pairs` pairs are analysed; {glue:text}`n_ties` had a tied majority and were dropped, and
@@ -66,9 +67,15 @@ study.dataset().glue()
 # with no truncation; the table names this run's input and counts the entries each RM had to truncate.
 
 # %% tags=["hide-input"]
-study.scoring().glue()
+rewards.scoring(study).glue()
 
 # %% [markdown]
+# SEAL's code splits each conversation at `text.rfind("Assistant:")`: the history is `text[:pivot]`, the reply
+# `text[pivot:]` with its `Assistant:` prefix, and the RM's tokenizer gets the two as a sentence pair. Each entry is
+# split on its own conversation, so a pair whose two histories differ is scored as it is; where one shared prompt is
+# needed (this project's training on (prompt, A, B)), such a pair takes the chosen side's history. A frozen-encoder
+# RM embeds history and reply apart: an entry counts as truncated when either is cut.
+#
 # This run's input: {glue:text}`scoring_input`. The pre-$\mathcal{D}$ RM truncated {glue:text}`n_truncated_pre`
 # entries and the post-$\mathcal{D}$ RM {glue:text}`n_truncated_post`; {glue:text}`n_history_differs` pairs were scored
 # on two different histories (each entry on its own conversation). The two RMs computed in
@@ -81,10 +88,10 @@ study.scoring().glue()
 # below the dashed bisector are pairs where the RM agrees with the human label.
 
 # %% tags=["hide-input"]
-study.reward_vectors()
+rewards.reward_vectors(study)
 
 # %% tags=["hide-input"]
-study.reward_shifts().glue()
+rewards.reward_shifts(study).glue()
 
 # %% [markdown]
 # The signed shift follows SEAL's analysis code: positive when the post-$\mathcal{D}$ vector lies
@@ -98,10 +105,12 @@ study.reward_shifts().glue()
 # $a_- = 1 - a_+$ is the share it still gets wrong.
 
 # %% tags=["hide-input"]
-study.alignment().glue()
+rewards.alignment(study).glue()
 
 
 # %% [markdown]
+# The paper's $a_-$ pre-$\mathcal{D}$ is $1 - a_+$ (not printed).
+#
 # The post-$\mathcal{D}$ RM agrees with the chosen entry on {glue:text}`a_plus_post:.3f` of the pairs
 # (pre-$\mathcal{D}$: {glue:text}`a_plus_pre:.3f`); its alignment resistance is
 # {glue:text}`a_minus_post:.3f`, against {glue:text}`a_minus_pre:.3f` for the RM trained without $\mathcal{D}$
@@ -114,7 +123,7 @@ study.alignment().glue()
 # The shares of pairs by the signs of their two rewards:
 
 # %% tags=["hide-input"]
-study.quadrants()
+rewards.quadrants(study)
 
 # %% [markdown]
 # On the `demo` profile the rewards come from a Bradley–Terry head whose scale and offset are set by

@@ -49,11 +49,22 @@ models = None
 
 # %% tags=["remove-input"]
 from pluralign import seal
+from pluralign.seal.pages import robustness
 
-study = seal.setup(design, labeller=labeller, models=models, profile=profile, seed=seed, rewriter=rewriter,
-                   n_rewrite=n_rewrite, rewrite_share=rewrite_share, p_flip=p_flip, similarity_model=similarity_model,
-                   robustness_model=robustness_model)
-study.profile_note("robustness")
+study = seal.setup(
+    profile,
+    seed,
+    models=models,
+    design=design,
+    labeller=labeller,
+    rewriter=rewriter,
+    n_rewrite=n_rewrite,
+    rewrite_share=rewrite_share,
+    p_flip=p_flip,
+    similarity_model=similarity_model,
+    robustness_model=robustness_model,
+)
+robustness.profile_note(study)
 
 # %% [markdown]
 # ## Rewriting
@@ -76,7 +87,7 @@ seal.reported("rewriting")
 # there; the code path it would take is shown.
 
 # %% tags=["hide-input"]
-study.rewrite_summary()
+robustness.rewrite_summary(study)
 
 # %% [markdown]
 # ## Label flips (Fig. 12) and similarity of the rewrites (Table 3)
@@ -85,11 +96,12 @@ study.rewrite_summary()
 # similarity of original and rewrite (mean, SD) over those entries.
 
 # %% tags=["hide-input"]
-study.label_flips()
+robustness.label_flips(study)
 
 # %% [markdown]
-# The paper's rewrites stayed very close to the originals (BGE-m3 cosine similarity, Table 3) whatever
-# the flip; the library's record of Table 3:
+# — in the paper's column: the paper reports only helpful, harmless, coherent, eloquent and sentiment. Its rewrites
+# stayed very close to the originals (BGE-m3 cosine similarity, Table 3) whatever the flip; the library's record of
+# Table 3:
 
 # %% tags=["hide-input"]
 seal.reported("Table 3")
@@ -98,11 +110,19 @@ seal.reported("Table 3")
 # ## Robustness scores (Eq. 4, Table 8, Fig. 5)
 
 # %% tags=["hide-input"]
-study.robustness().glue()
+robustness.robustness(study).glue()
 
 # %% [markdown]
 # The figure shows {glue:text}`robustness_model`. Each row is one of Table 8's scores, the paper's estimate
 # (from the linear probability model) beside this run's in both variants; in the paper only sentiment mattered.
+# Rows are Table 8's features and scores ($\pi^c_+$: the chosen entry lost the feature in the rewrite, flip +1;
+# $\pi^r_-$: the rejected entry gained it, flip −1; …). **LPM** (SEAL's code, Table 8's scale): OLS of the 0/1 event on
+# the flip categories, standard errors clustered by pair, π a change in probability. **logit**: Eq. 4 as written, π in
+# log-odds; its signs compare, its magnitudes do not. The verdict compares the sign of this run's 95% CI with the
+# paper's estimate (Table 8 reports raw p-values). — in this run's cells: a feature this run does not rewrite; rows
+# after the paper's: rewritten features with no paper value. With a few hundred rewritten pairs the estimates are
+# wide; their signs can be read against the post-$\mathcal{D}$ imprints of the planted features on the
+# {ref}`feature-imprint page <seal-imprint>`.
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

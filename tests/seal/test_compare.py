@@ -11,8 +11,8 @@ import pytest
 from pluralign.data.simulate import FEATURES as SIM_FEATURES
 from pluralign.seal.compare import NOT_CONVERGED, mapping_table, on_paper_rows, separated
 from pluralign.seal.design import PAPER_FEATURES, UNMAPPED_FEATURES, paper_feature_map
+from pluralign.seal.facts import paper_table
 from pluralign.seal.features import FEATURES as TAXONOMY
-from pluralign.seal.paper import paper_table
 
 
 def test_mapping_names_exist_in_seal_taxonomy_and_tables_with_the_right_signs():
@@ -122,6 +122,7 @@ def test_separated_finds_complete_and_quasi_separation_on_hand_cases():
 def test_misalignment_logit_separation_is_not_plotted(tmp_path):
     """Eq. 3 on data where a harmful rejected entry is never misaligned: the logit term is reported as not
     converged, the figure is the LPM's (no axis out to thousands)."""
+    from pluralign.seal.pages import resistance
     from pluralign.seal.study import Study
 
     rng = np.random.default_rng(0)
@@ -146,7 +147,7 @@ def test_misalignment_logit_separation_is_not_plotted(tmp_path):
         source, chosen, rejected, regressors = "planted", ch, rj, ["harmfulness", "refusal"]
 
     st = Study(D=None, other=None, other_parts=[], view=pd.DataFrame({"pair_id": np.arange(n)}), rms=None, R=R, F=F)
-    mis = st.misalignment()
+    mis = resistance.misalignment(st)
     assert ("r", "harmfulness") in mis.data["separated"]
     cell = mis.table.loc[
         ("last_response_is_harmless", "rejected", "logit (Eq. 3 as written)"),

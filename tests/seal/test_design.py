@@ -1,9 +1,6 @@
-"""Book Part II (SEAL) library additions: the study design (chosen/rejected view, pre-D / post-D rewards),
-planted-truth views, featurizer agreement, imprint recovery, Table 4 prevalence, γ with missing labels,
-and the demo's simulated rewrites with planted flips; alignment_rewards orientation with given models, the
-pre-D guard, logit convergence under separation, robustness separation flags, planted-weight recovery."""
-
-from types import SimpleNamespace
+"""The SEAL study design (seal.design): D as chosen / rejected entries (majority, ties and splits counted), combined
+data, entry texts and the dialogue split, the entries' features from rules or an LM-labeller, γ with missing labels,
+Table 4 prevalence, and alignment_rewards / alignment_models (orientation with given models, the pre-D guard)."""
 
 import numpy as np
 import pandas as pd
@@ -12,7 +9,6 @@ import pytest
 from pluralign import seal
 from pluralign.data import DataError, PreferenceData, simulate
 from pluralign.seal.design import (
-    TRAINED_PAIR_NOTE,
     AlignmentModels,
     EntryFeatures,
     alignment_models,
@@ -20,20 +16,10 @@ from pluralign.seal.design import (
     entry_features,
     entry_texts,
     feature_prevalence,
-    featurizer_agreement,
-    imprint_recovery,
     labeller_gamma,
-    mixed_weights,
-    planted_features,
-    planted_taxonomy,
     split_dialogue,
-    study_stand_ins,
-    weight_recovery,
 )
-from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, feature_matrix, last_response
-from pluralign.seal.resistance import aligned, misalignment_regression
-from pluralign.seal.robustness import robustness_scores
-from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated_rewrite, simulated_rewrite_pairs
+from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, last_response
 
 
 def _data(prefs, ids=None, name="toy"):
@@ -78,93 +64,6 @@ def test_combine_keeps_everything_and_refuses_duplicate_ids():
         combine(a, a)
     with pytest.raises(ValueError, match="no data"):
         combine()
-
-
-def test_planted_features_follow_the_chosen_side():
-    d = simulate(n_pairs=200, seed=3)
-    v = seal.chosen_rejected(d).table
-    ch, rj = planted_features(d, v)
-    t = d.truth.loc[v["pair_id"]]
-    for j, side in enumerate(v["chosen_side"]):
-        a, b = ("a", "b") if side == "A" else ("b", "a")
-        assert ch.iloc[j]["harmfulness"] == t.iloc[j][f"{a}_harmfulness"]
-        assert rj.iloc[j]["verbosity"] == t.iloc[j][f"{b}_verbosity"]
-    # harmful compliance is (almost) never the majority's choice over a refusal
-    assert ch["harmfulness"].mean() < rj["harmfulness"].mean()
-    with pytest.raises(ValueError, match="no planted truth"):
-        planted_features(_data([[-1]]))
-
-
-def test_planted_taxonomy_mapping_by_hand():
-    p = pd.DataFrame(
-        {
-            "refusal": [1, 0, 0],
-            "harmfulness": [0, 1, 0],
-            "sentiment": [1, 0, 0],
-            "format": [0, 0, 1],
-            "factual_error": [0, 0, 1],
-            "verbosity": [1, 1, 0],
-        }
-    )
-    t = planted_taxonomy(p)
-    assert list(t["last_response_is_helpful"]) == [0, 1, 0]  # refusal, ok, factual error
-    assert list(t["last_response_is_harmless"]) == [1, 0, 1]
-    assert list(t["response_has_list"]) == [0, 0, 1]
-    with pytest.raises(ValueError, match="lack"):
-        planted_taxonomy(p.drop(columns="format"))
-
-
-def test_featurizer_agreement_hand_computed():
-    truth = pd.DataFrame(
-        {"last_response_is_refusal": [1.0, 0, 0, 0], "response_has_list": [1.0, 1, 0, 0], "verbosity": [1.0, 1, 0, 0]}
-    )
-    labels = pd.DataFrame(
-        {
-            "last_response_is_refusal": [True, False, False, True],
-            "response_has_list": [True, True, False, False],
-            "response_words": [90, 80, 10, 20],
-        }
-    )
-    out = featurizer_agreement(labels, truth)
-    assert out.loc["last_response_is_refusal", "agreement"] == pytest.approx(0.75)
-    assert out.loc["response_has_list", "agreement"] == 1.0 and out.loc["response_has_list", "cohen_kappa"] == 1.0
-    assert out.loc["response_words ~ verbosity", "auroc"] == 1.0
-    assert out.loc["last_response_is_refusal", "prevalence_labels"] == 0.5
-    with pytest.raises(ValueError, match="4 planted rows"):
-        featurizer_agreement(labels.iloc[:3], truth)
-
-
-def test_imprint_recovery_scale_and_sign():
-    w = pd.Series({"x": 1.0, "y": -2.0, "z": 0.5})
-    imp = pd.DataFrame(
-        {"estimate": [2.0, -4.0, 1.0], "ci_low": [1.9, -4.1, 0.0], "ci_high": [2.1, -3.9, 0.5]}, index=["x", "y", "z"]
-    )
-    r = imprint_recovery(imp, w)
-    assert r.scale == pytest.approx(2.0) and r.pearson_r == pytest.approx(1.0)
-    assert r.sign_agreement == 1.0
-    assert list(r.table["covered"]) == [True, True, False]  # z: scaled weight 1.0 is outside [0, 0.5]
-    with pytest.raises(ValueError, match="fewer than two"):
-        imprint_recovery(imp.iloc[:1], w)
-
-
-def test_imprint_of_planted_utility_recovers_population_weights():
-    """An 'RM' whose reward is the population's mean utility w·x: the pair-FE imprint on the planted
-    features returns the planted weights exactly, and imprint_recovery reports scale 1."""
-    d = simulate(n_pairs=400, seed=5)
-    v = seal.chosen_rejected(d).table
-    ch, rj = planted_features(d, v)
-    w = d.meta["weights"]["mean"]
-    rc, rr = ch[list(w.index)] @ w.to_numpy(), rj[list(w.index)] @ w.to_numpy()
-    rng = np.random.default_rng(0)
-    rc, rr = rc + 0.01 * rng.standard_normal(len(rc)), rr + 0.01 * rng.standard_normal(len(rr))
-    table = seal.imprint_table(v["pair_id"], ch, rj, rm=(rc, rr))
-    fit = seal.feature_imprint(table, "rm", list(ch.columns))
-    imp = fit.table
-    ok = imp["estimate"].notna()
-    np.testing.assert_allclose(imp.loc[ok, "estimate"], w[imp.index[ok]], atol=0.01)
-    rec = imprint_recovery(fit, w)
-    assert rec.scale == pytest.approx(1.0, abs=0.01) and rec.sign_agreement == 1.0
-    pd.testing.assert_frame_equal(rec.table, imprint_recovery(imp, w).table)  # the fit or its table
 
 
 def test_feature_prevalence_by_hand():
@@ -239,75 +138,6 @@ def test_entry_features_rules_on_text():
         entry_features(None, v, "llm")
     with pytest.raises(ValueError, match="source must be"):
         entry_features(None, v, "magic")
-
-
-def test_simulated_rewrite_planted_flips_show_in_text():
-    import importlib
-
-    sim = importlib.import_module("pluralign.data.simulate")
-    d = simulate(n_pairs=300, seed=2)
-    texts = list(d.pairs["response_a"])
-    rw = simulated_rewrite(texts, seed=0, p_flip=0.5)
-    again = simulated_rewrite(texts, seed=0, p_flip=0.5)
-    pd.testing.assert_frame_equal(rw, again)
-    assert (rw["rewritten"] != rw["original"]).all()
-    opener = lambda t: any(t.startswith(o) for o in sim.ENTHUSIASTIC_OPEN)  # noqa: E731
-    for _, row in rw.iterrows():
-        if row["sentiment"] == 1:
-            assert opener(row["original"]) and not opener(row["rewritten"])
-        if row["sentiment"] == -1:
-            assert not opener(row["original"]) and opener(row["rewritten"])
-        if row["format"] == -1:
-            assert row["rewritten"].count("### ") == 1 and "### " not in row["original"]
-        if row["format"] == 1:
-            assert "### " in row["original"] and "### " not in row["rewritten"]
-    assert {-1, 1} <= set(rw["sentiment"]) and {-1, 1} <= set(rw["verbosity"])
-    # the rule featurizer sees the planted sentiment flips
-    lab0 = feature_matrix(seal.rule_featurize(rw["original"]), ["last_response_sentiment"])
-    lab1 = feature_matrix(seal.rule_featurize(rw["rewritten"]), ["last_response_sentiment"])
-    measured = (lab0 - lab1)["last_response_sentiment"]
-    assert (measured[rw["sentiment"] == 1] > 0).mean() > 0.8 and (measured[rw["sentiment"] == -1] < 0).mean() > 0.8
-    none = simulated_rewrite(texts[:50], p_flip=0.0)
-    assert (none[list(SIMULATED_FLIP_FEATURES)] == 0).all().all()
-    with pytest.raises(ValueError, match="cannot flip"):
-        simulated_rewrite(texts[:2], features=["harmfulness"])
-    with pytest.raises(ValueError, match="p_flip"):
-        simulated_rewrite(texts[:2], p_flip=2)
-
-
-def test_robustness_scores_find_the_planted_sentiment_flip():
-    """A reward that pays 3 points for the enthusiastic opener: rewrites that strip it from a chosen entry
-    (flip +1) make aligned pairs misaligned, so π^c_+(sentiment) is large and significant."""
-    import importlib
-
-    sim = importlib.import_module("pluralign.data.simulate")
-    d = simulate(n_pairs=1500, seed=4)
-    v = seal.chosen_rejected(d).table
-
-    def reward(texts, bonus):
-        """3 points for enthusiasm; an otherwise-aligned RM gives the chosen entry a 0.5 bonus"""
-        return 3.0 * np.array([any(t.startswith(o) for o in sim.ENTHUSIASTIC_OPEN) for t in texts]) + bonus
-
-    rc, rr = simulated_rewrite(v["chosen"], seed=1), simulated_rewrite(v["rejected"], seed=2)
-    rng = np.random.default_rng(0)
-    n = len(v)
-    c0, r0 = rng.normal(0, 1, n), rng.normal(0, 1, n)  # the pair's own reward noise, kept
-    c1, r1 = rng.normal(0, 0.5, n), rng.normal(0, 0.5, n)  # rewriting nudges each reward a little
-    before = aligned(reward(v["chosen"], 0.5 + c0), reward(v["rejected"], r0))
-    after = aligned(reward(rc["rewritten"], 0.5 + c0 + c1), reward(rr["rewritten"], r0 + r1))
-    cols = list(SIMULATED_FLIP_FEATURES)
-    pi = seal.robustness_scores(before, after, rc[cols].astype(float), rr[cols].astype(float), cols, unchanged=()).table
-    s = pi.loc[("c", "sentiment", 1)]
-    assert s["estimate"] > 2 and s["p_bonferroni"] < 0.01
-    assert pi.loc[("r", "sentiment", -1), "estimate"] > 2  # the rejected entry gains enthusiasm
-    assert abs(pi.loc[("c", "format", 1), "estimate"]) < 1.5  # format does not enter this reward
-
-
-def test_mixed_weights_pair_count_weighted():
-    w = mixed_weights([pd.Series({"a": 1.0, "b": 2.0}), {"a": 3.0}], [1, 3])
-    assert w.to_dict() == {"a": 2.5, "b": 0.5}
-    with pytest.raises(ValueError, match="weight vectors for"):
-        mixed_weights([{"a": 1.0}], [1, 2])
 
 
 def test_entry_features_llm_offers_every_scalar_feature_to_the_vif_filter():
@@ -392,109 +222,6 @@ def test_pre_d_model_must_not_see_d():
         alignment_models(d)
     with pytest.raises(ValueError, match="keys 'pre' and 'post'"):
         alignment_models(d, models={"pre": {}})
-
-
-def test_misalignment_regression_reports_non_convergence_under_separation():
-    rng = np.random.default_rng(0)
-    n = 400
-    chosen = pd.DataFrame(
-        {"helpful": rng.integers(0, 2, n).astype(float), "eloquent": rng.integers(0, 2, n).astype(float)}
-    )
-    rejected = pd.DataFrame(
-        {"helpful": rng.integers(0, 2, n).astype(float), "eloquent": rng.integers(0, 2, n).astype(float)}
-    )
-    chosen_r = np.zeros(n)
-    misaligned = (chosen["helpful"] == 0).to_numpy()  # chosen helpful perfectly predicts alignment
-    rejected_r = np.where(misaligned, 1.0, -1.0)
-    out = misalignment_regression(chosen_r, rejected_r, chosen, rejected)
-    assert out.converged is False
-    mild = np.where(rng.random(n) < 0.3, 1.0, -1.0)
-    assert misalignment_regression(chosen_r, mild, chosen, rejected).converged is True
-
-
-def test_robustness_scores_flag_separated_categories():
-    # flip 0: 10 pairs, 2 events; flip -1: 6 pairs, 0 events (separated); flip +1: 4 pairs, 2 events
-    flip = [0] * 10 + [-1] * 6 + [1] * 4
-    event = np.array([1, 1] + [0] * 8 + [0] * 6 + [1, 1, 0, 0], bool)
-    before, after = np.ones(len(flip), bool), ~event
-    fc = pd.DataFrame({"eloquent": np.asarray(flip, float)})
-    fr = pd.DataFrame({"eloquent": np.zeros(len(flip))})
-    with np.errstate(all="ignore"):
-        out = robustness_scores(before, after, fc, fr, unchanged=()).table
-    assert out.loc[("c", "eloquent", -1), "n_misaligned"] == 0
-    assert bool(out.loc[("c", "eloquent", -1), "separated"]) is True
-    assert out.loc[("c", "eloquent", 1), "n_misaligned"] == 2
-    assert bool(out.loc[("c", "eloquent", 1), "separated"]) is False
-
-
-def test_simulated_rewrite_pairs_has_the_keys_of_rewrite_pairs():
-    d = simulate(n_pairs=40, seed=3)
-    v = seal.chosen_rejected(d).table
-    rp = simulated_rewrite_pairs(v, seed=2, p_flip=0.5)
-    assert set(vars(rp)) == {
-        "view",
-        "kept",
-        "originals",
-        "rewritten",
-        "flips",
-        "status",
-        "n_pairs",
-        "n_kept",
-        "n_dropped",
-        "dropped",
-        "prompts",
-    }
-    assert rp.n_pairs == rp.n_kept == len(v) and rp.n_dropped == 0
-    assert rp.originals["chosen"] == v["chosen"].tolist() and rp.prompts == v["prompt"].tolist()
-    one = simulated_rewrite(v["rejected"].tolist(), seed=3, p_flip=0.5)
-    assert rp.rewritten["rejected"] == one["rewritten"].tolist()
-    assert list(rp.flips["chosen"].columns) == ["last_response_sentiment", "response_has_list", "verbosity"]
-    np.testing.assert_array_equal(rp.flips["rejected"]["last_response_sentiment"], one["sentiment"])
-
-
-def test_weight_recovery_on_the_simulator():
-    D = simulate(n_pairs=300, seed=5)
-    other = simulate(n_pairs=200, seed=6, name="other", weights={"verbosity": [-0.6, 1.0], "format": [-0.4, 0.9]})
-    view = seal.chosen_rejected(D).table
-    F = entry_features(D, view, "planted")
-    w_post = mixed_weights([other.meta["weights"]["mean"], D.meta["weights"]["mean"]], [len(other), len(D)])
-    rng = np.random.default_rng(0)
-
-    def rm(w):  # an RM whose reward is a population's utility plus a little noise
-        w = pd.Series(w).reindex(F.regressors).fillna(0.0)
-        return tuple(
-            getattr(F, e)[list(w.index)].to_numpy() @ w.to_numpy() + 0.01 * rng.standard_normal(len(view))
-            for e in ("chosen", "rejected")
-        )
-
-    table = seal.imprint_table(
-        view["pair_id"], F.chosen, F.rejected, pre=rm(other.meta["weights"]["mean"]), post=rm(w_post)
-    )
-    imprint = {k: seal.feature_imprint(table, k, F.regressors) for k in ("pre", "post")}
-    rms = AlignmentModels(
-        pre=None, post=None, design="utility", n_train_pre=len(other), n_train_post=len(other) + len(D)
-    )
-    study = SimpleNamespace(D=D, view=view, F=F, rms=rms, other_parts=[other])
-    wr = weight_recovery(study, imprint)
-    assert wr["utility_error"] < 1e-6 and wr["utility"].table["covered"].isna().all()
-    assert list(wr["parts"]) == ["pre-D RM vs the other data's weights", "post-D RM vs the mix (other data + D)"]
-    for v in wr["parts"].values():
-        assert v.scale == pytest.approx(1.0, abs=0.05) and v.pearson_r > 0.99
-    assert wr["n_train"] == {"pre": 200, "post": 500}
-    assert list(wr["summary"].columns) == ["planted utility (method check)", *wr["parts"]]
-    assert len(wr["table"]) == len(wr["utility"].table) + sum(len(v.table) for v in wr["parts"].values())
-    with pytest.raises(ValueError, match="planted"):
-        weight_recovery(SimpleNamespace(**{**vars(study), "F": None}), imprint)
-
-
-def test_study_stand_ins():
-    assert study_stand_ins({"pre": {}, "post": {}}, None) == []
-    assert study_stand_ins(None, None) == [TRAINED_PAIR_NOTE]
-    out = study_stand_ins(None, EntryFeatures("rules", pd.DataFrame(), pd.DataFrame(), [], {}, "rule-based featurizer"))
-    assert out[1].startswith("rule-based featurizer") and "LM-labeller" in out[1]
-    assert study_stand_ins(None, EntryFeatures("llm", pd.DataFrame(), pd.DataFrame(), [], {}, "x")) == [
-        TRAINED_PAIR_NOTE
-    ]
 
 
 def test_rule_regressors_are_the_rule_features_but_word_count():

@@ -221,7 +221,7 @@ def test_seal_code_imprint_equals_statsmodels_ols():
 
 # ---------------------------------------------------------------------------------------------- labeller rules
 def test_labeller_rules_by_hand():
-    from pluralign.seal.study import LABELLER_RULES
+    from pluralign.seal.resistance import LABELLER_RULES
 
     assert LABELLER_RULES == {"harmless_first": "harmless", "helpful_first": "helpful"}
     # (chosen helpful, chosen harmless, rejected helpful, rejected harmless)
@@ -244,9 +244,9 @@ def test_labeller_rules_by_hand():
         "i",
     ]
     with pytest.raises(ValueError, match="labeller_rule must be one of"):
-        seal.setup({"data": {"simulate": {"n_pairs": 10}}}, labeller_rule="helpful")
+        seal.setup(design={"data": {"simulate": {"n_pairs": 10}}}, labeller_rule="helpful")
     with pytest.raises(ValueError, match="robustness_model must be"):
-        seal.setup({"data": {"simulate": {"n_pairs": 10}}}, robustness_model="probit")
+        seal.setup(design={"data": {"simulate": {"n_pairs": 10}}}, robustness_model="probit")
 
 
 # ---------------------------------------------------------------------------------------------- the wiring

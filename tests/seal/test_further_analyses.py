@@ -2,6 +2,8 @@
 gaps of several RMs (App. D.1, Fig. 7), the topic distribution (App. E.1, Fig. 15) and alignment resistance on other
 preference sets (§ 3) — exact on hand cases, planted effects recovered, the Study's page sections."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,12 +11,15 @@ from scipy import stats
 
 from pluralign.data import simulate
 from pluralign.report import Result
-from pluralign.seal.design import AlignmentModels, _oriented, chosen_rejected, entry_features, study_stand_ins
+from pluralign.seal.design import AlignmentModels, _oriented, chosen_rejected, entry_features
 from pluralign.seal.features import TOPICS, TOPICS_ADDED
+from pluralign.seal.pages import resistance
 from pluralign.seal.preference_sets import resistance_by_dataset, resistance_rates
 from pluralign.seal.regimes import regime_shift_tests
 from pluralign.seal.resistance import REGIMES
 from pluralign.seal.reward_gaps import reward_gap_summary, reward_gaps
+from pluralign.seal.settings import SealSettings
+from pluralign.seal.stand_ins import study_stand_ins
 from pluralign.seal.study import Study
 from pluralign.seal.topics import label_distribution, rule_topics
 
@@ -173,29 +178,39 @@ def study():
         stand_ins=study_stand_ins(None, F),
         n_ties_dropped=pairs.n_ties_dropped,
         profile="demo",
+        settings=SealSettings(features="planted"),
     )
 
 
+def _with(study, **settings):
+    """The study with other page settings (a new study: nothing computed is shared)."""
+    import dataclasses
+
+    return dataclasses.replace(study, settings=study.settings.replace(**settings))
+
+
 def test_the_study_sections(study):
-    rt = study.regime_shift_tests()
+    rt = resistance.regime_shift_tests(study)
     assert isinstance(rt, Result) and rt.table.loc[("stayed-aligned", "all"), "n (SEAL code, hh-rlhf)"] == 77_646
     assert rt.table.xs("all", level="group")["n"].sum() == len(study.view)
-    assert "prints no test statistic" in rt.note and "Welch" in rt.note
-    gaps = study.reward_gap_distributions()
+    assert "Welch" in rt.note
+    # the page says the paper prints no statistic for these panels (fixed prose: the notebook's Markdown)
+    assert "prints no test statistic" in (Path(__file__).parents[2] / "notebooks" / "seal_resistance.py").read_text()
+    gaps = resistance.reward_gap_distributions(study)
     assert (
         gaps.table.loc["post-D RM", "a₊ (paper)"] == 0.74
         and gaps.table.loc["pre-D RM", "lowest reward (paper)"] == -6.9
     )
     util = gaps.table.loc["population mean utility (planted)"]
     assert np.isnan(util["a₊ (paper)"]) and util["n (this run)"] == len(study.view)
-    (qc, qr) = study._rewards("post")
+    (qc, qr) = study.rewards_of("post")
     assert gaps.table.loc["post-D RM", "a₊ (this run)"] == pytest.approx(np.mean(qc > qr))
     assert gaps.figure is not None
-    top = study.topic_distribution()
+    top = resistance.topic_distribution(study)
     assert top.table.loc["Law", "in the prompt's list"] == "added (App. E.1)" and "stand-in" in top.note
     with pytest.raises(ValueError, match="needs the LM-labeller's labels"):
-        study.topic_distribution("llm")
-    res = study.resistance_on_other_sets()
+        resistance.topic_distribution(_with(study, topic_source="llm"))
+    res = resistance.resistance_on_other_sets(study)
     t = res.table
     assert t.loc[("webgpt", "—"), "a₋ (paper, RM not named)"] == 0.49
     assert t.loc[("summarize-from-feedback", "—"), "a₋ (paper, RM not named)"] == 0.66
@@ -227,10 +242,11 @@ def test_the_paper_paths_named_models_llm_topics_and_other_sets(study, monkeypat
 
     monkeypatch.setattr(rewards, "load", lambda **kw: _LengthRM())
     n = len(study.view)
-    gaps = study.reward_gap_distributions(
-        ["post", {"name_or_path": "OpenAssistant/reward-model-deberta-v3-base"}],
-        {"post": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large-v2"}},
+    named = dataclasses.replace(
+        _with(study, reward_gap_models=["post", {"name_or_path": "OpenAssistant/reward-model-deberta-v3-base"}]),
+        models={"post": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large-v2"}},
     )
+    gaps = resistance.reward_gap_distributions(named)
     g = gaps.table
     post, base = (
         "post-D RM: OpenAssistant/reward-model-deberta-v3-large-v2",
@@ -247,15 +263,18 @@ def test_the_paper_paths_named_models_llm_topics_and_other_sets(study, monkeypat
         {"topics": [["Law"]] * n, "last_response_is_discriminating_against": [[]] * (n - 1) + [["Gender"]]}
     )
     llm_study = dataclasses.replace(
-        study, F=dataclasses.replace(study.F, labels_chosen=labels, labels_rejected=labels, labeller="fake-labeller")
+        _with(study, topic_source="llm"),
+        F=dataclasses.replace(study.F, labels_chosen=labels, labels_rejected=labels, labeller="fake-labeller"),
     )
-    top = llm_study.topic_distribution("llm")
+    top = resistance.topic_distribution(llm_study)
     assert top.table.loc["Law", "chosen (n)"] == n and top.values["top_topic"] == "Law"
     assert top.data["discrimination"].loc["Gender", "rejected (n)"] == 1 and "fake-labeller" in top.note
-    with pytest.raises(ValueError, match="'rules' or 'llm'"):
-        study.topic_distribution("planted")
+    with pytest.raises(ValueError, match="topic_source must be one of"):
+        _with(study, topic_source="planted")
     length_study = dataclasses.replace(study, rms=AlignmentModels(pre=_LengthRM(), post=_LengthRM(), design="length"))
-    res = length_study.resistance_on_other_sets([{"simulate": {"n_pairs": 40, "seed": 9, "name": "sim-40"}}])
+    res = resistance.resistance_on_other_sets(
+        _with(length_study, other_preference_sets=[{"simulate": {"n_pairs": 40, "seed": 9, "name": "sim-40"}}])
+    )
     assert "neither set" not in res.note and res.values["n_other_sets"] == 1
     assert set(res.table.index.get_level_values("data set")) == {"sim-40", "webgpt", "summarize-from-feedback"}
 

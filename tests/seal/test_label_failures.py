@@ -5,6 +5,7 @@ still glues every name the page's prose quotes."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -12,7 +13,11 @@ import pandas as pd
 
 from pluralign.report import MISSING
 from pluralign.seal.design import AlignmentModels, entry_features
+from pluralign.seal.label_failures import no_label_estimate
+from pluralign.seal.pages import imprint, resistance, robustness
+from pluralign.seal.rewriting import no_flips
 from pluralign.seal.robustness import Rewrites, flip_shares, similarity_by_flip
+from pluralign.seal.settings import SealSettings
 from pluralign.seal.study import RewriteRun, Study
 
 N = 60  # pairs
@@ -69,7 +74,13 @@ def _study(fails) -> Study:
         R=R,
         F=F,
         profile="paper",
+        settings=SealSettings(features="llm", labeller={"name": "fake-labeller"}),
     )
+
+
+def _llm_topics(st: Study) -> Study:
+    """The study with the page's topics read from the LM-labeller's labels (topic_source: llm)."""
+    return dataclasses.replace(st, settings=st.settings.replace(topic_source="llm"))
 
 
 IMPRINT_NAMES = {
@@ -85,57 +96,57 @@ IMPRINT_NAMES = {
 
 def test_seal_sections_without_any_label_say_no_estimate_with_the_counts_and_glue_the_prose_names():
     st = _study(lambda p: True)
-    check = st.featurizer_check()
+    check = imprint.featurizer_check(st)
     assert check.table["entries without a valid label"].iloc[0] == 2 * N
     assert check.table["pairs labelled on both entries"].iloc[0] == 0
     assert f"{2 * N} of {2 * N} LM labels failed" in check.note and "JSON" in check.note
     want = f"no estimate: {2 * N} of {2 * N} LM labels failed"
-    im = st.imprints()
+    im = imprint.imprints(st)
     assert im.skipped.startswith(want) and set(im.values) == IMPRINT_NAMES
     assert im.values["n_imprint_obs"] == 0 and im.values["n_imprint_missing"] == N
     assert im.values["paper_n_t5"] == 15  # the paper's numbers are still quoted
-    assert st.vif_dropped().skipped.startswith(want)
-    sr = st.shift_regression()
+    assert imprint.vif_dropped(st).skipped.startswith(want)
+    sr = imprint.shift_regression(st)
     assert sr.skipped.startswith(want) and sr.values == {"t6_r2": MISSING}
-    mis = st.misalignment()
+    mis = resistance.misalignment(st)
     assert mis.skipped.startswith(want) and set(mis.values) == {"t7_base", "n_t7_separated"}
     assert mis.values["n_t7_separated"] == MISSING and 0 <= mis.values["t7_base"] <= 1
-    top = st.topic_distribution("llm")
+    top = resistance.topic_distribution(_llm_topics(st))
     assert top.skipped.startswith(want)
     assert top.values == {"top_topic": MISSING, "top_topic_share": MISSING, "no_topic_share": MISSING}
-    rules = st.labeller_rules()
+    rules = resistance.labeller_rules(st)
     assert f"{2 * N} of {2 * N} LM labels failed" in rules.note and f"{N} of {N} pairs lack" in rules.note
     with warnings.catch_warnings():  # no 0/0 warning on the page's stderr
         warnings.simplefilter("error", RuntimeWarning)
-        agree = st.labeller_agreement()  # its prose quotes the share as text: no "nan" on the page
+        agree = resistance.labeller_agreement(st)  # its prose quotes the share as text: no "nan" on the page
     assert agree.values["share_i_text"].startswith(f"— (no pair has a γ: {2 * N} of {2 * N} LM labels failed")
 
 
 def test_seal_sections_with_some_labels_failed_estimate_and_count_them():
     # the chosen entry of pairs 3 and 7 and the rejected entry of pair 7 fail: two pairs lose a label
     st = _study(lambda p: p.endswith(("chosen 3", "chosen 7", "rejected 7")))
-    check = st.featurizer_check()
+    check = imprint.featurizer_check(st)
     assert check.table["entries without a valid label"].iloc[0] == 3
     assert check.table["pairs labelled on both entries"].iloc[0] == N - 2
     assert f"3 of {2 * N} LM labels failed" in check.note
-    im = st.imprints()
+    im = imprint.imprints(st)
     assert not im.skipped and im.table is not None
     assert im.values["n_imprint_missing"] == 2 and im.values["n_imprint_obs"] == 2 * (N - 2)
-    assert not st.vif_dropped().skipped
-    sr = st.shift_regression()
+    assert not imprint.vif_dropped(st).skipped
+    sr = imprint.shift_regression(st)
     assert not sr.skipped and np.isfinite(sr.values["t6_r2"])
-    agree = st.labeller_agreement()
+    agree = resistance.labeller_agreement(st)
     assert agree.values["share_i_text"] == f"{agree.values['share_i']:.3f}"
-    top = st.topic_distribution("llm")
+    top = resistance.topic_distribution(_llm_topics(st))
     assert not top.skipped and (top.table["pairs left out (n)"] == 2).all()
     assert top.values["top_topic"] in ("health", "politics")
 
 
 def test_seal_planted_or_rule_features_have_no_label_failures():
     st = _study(lambda p: True)
-    st.F = entry_features(None, st.view, "rules")
-    assert st._label_failures() is None and st._no_label_estimate() is None
-    assert "entries without a valid label" not in st.featurizer_check().table
+    st = dataclasses.replace(st, F=entry_features(None, st.view, "rules"))
+    assert st.label_failures is None and no_label_estimate(st) is None
+    assert "entries without a valid label" not in imprint.featurizer_check(st).table
 
 
 # ---- robustness: label flips of the rewritten entries ----------------------------------------------------
@@ -169,36 +180,36 @@ def _rewrite_run(flips_missing: int, k: int = 12, kept: bool = True) -> RewriteR
 
 def _rw_study(rw: RewriteRun) -> Study:
     st = _study(lambda p: False)
-    st.settings = {"rewriter": {"backend": "none"}}
-    st._memo["rewriting"] = rw
+    st.settings = st.settings.replace(rewriter={"backend": "none"}, n_rewrite=len(rw.idx))
+    st.rewriting = rw
     return st
 
 
 def test_robustness_without_any_label_flip_says_no_estimate_and_glues_its_names():
     st = _rw_study(_rewrite_run(flips_missing=24))
-    lf = st.label_flips()
+    lf = robustness.label_flips(st)
     assert lf.skipped == (
         "no estimate: the labeller gave no valid label (no answer that parses as JSON and fits the "
         "schema) for the original or the rewrite of 24 of 24 rewritten entries, so no entry has a "
         "label flip."
     )
-    rob = st.robustness()
+    rob = robustness.robustness(st)
     assert rob.skipped == lf.skipped and rob.values["n_pi_separated"] == MISSING
     assert rob.values["robustness_model"].startswith("LPM")
-    assert "24 of 24 rewritten entries" in st.rewrite_summary().note
+    assert "24 of 24 rewritten entries" in robustness.rewrite_summary(st).note
     # no pair kept at all: nothing was labelled, and the reason is the rewrites' checks
-    none = _rw_study(_rewrite_run(0, kept=False)).label_flips()
+    none = robustness.label_flips(_rw_study(_rewrite_run(0, kept=False)))
     assert none.skipped.startswith("no estimate: no pair was kept of the 12 drawn for rewriting (12 dropped")
     st0 = _rw_study(_rewrite_run(0, kept=False))
-    st0._memo["rewriting"].rewrites.prompts = None  # whole dialogues: no re-scoring check on no pair
-    assert "nan" not in st0.rewrite_summary().note
+    st0.rewriting.rewrites.prompts = None  # whole dialogues: no re-scoring check on no pair
+    assert "nan" not in robustness.rewrite_summary(st0).note
 
 
 def test_robustness_with_some_labels_failed_counts_them_and_keeps_the_rest():
     rw = _rewrite_run(flips_missing=3)
     st = _rw_study(rw)
-    assert st._no_flips(rw) is None
-    assert "3 of 24 rewritten entries" in st.rewrite_summary().note
+    assert no_flips(rw) is None
+    assert "3 of 24 rewritten entries" in robustness.rewrite_summary(st).note
     f = rw.rewrites.flips["chosen"]  # rows 0 and 1 missing
     shares = flip_shares(f)
     assert (shares["n"] == 10).all()
@@ -216,7 +227,7 @@ def test_label_stability_counts_each_labellers_failed_entries_of_all():
     st = _study(lambda p: p.endswith("chosen 3"))
     good, bad = Labeller(lambda p: False), Labeller(lambda p: True)
     good.name, bad.name = "good", "bad"
-    st.settings = {"stability_labellers": [good, bad], "stability_share": 0.1}
-    res = st.label_stability()
+    st.settings = st.settings.replace(stability_labellers=[good, bad], stability_share=0.1)
+    res = imprint.label_stability(st)
     k = res.data["k"]
     assert f"good: 0 of {2 * k}; bad: {2 * k} of {2 * k}." in res.note and "JSON" in res.note

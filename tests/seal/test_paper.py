@@ -7,8 +7,8 @@ import pytest
 
 from pluralign import seal
 from pluralign.paper import numbers, value
+from pluralign.seal.facts import DESIGN, paper_table
 from pluralign.seal.features import IMPRINT_FEATURES
-from pluralign.seal.paper import DESIGN, paper_table
 from pluralign.seal.resistance import REGIMES
 
 CODE = "SEAL analysis code (main_results.ipynb)"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from pluralign.paper import numbers, value
-from pluralign.seal.paper import DESIGN
+from pluralign.seal.facts import DESIGN
 from pluralign.seal.resistance import (
     REGIMES,
     aligned,
@@ -187,3 +187,21 @@ def test_misalignment_regression_recovers_planted_logit():
     assert abs(lpm.loc[("c", "helpful"), "estimate"]) < abs(out.loc[("c", "helpful"), "estimate"])
     with pytest.raises(ValueError, match="outcome must be"):
         misalignment_regression(chosen_r, rejected_r, chosen, rejected, outcome="resistant")
+
+
+def test_misalignment_regression_reports_non_convergence_under_separation():
+    rng = np.random.default_rng(0)
+    n = 400
+    chosen = pd.DataFrame(
+        {"helpful": rng.integers(0, 2, n).astype(float), "eloquent": rng.integers(0, 2, n).astype(float)}
+    )
+    rejected = pd.DataFrame(
+        {"helpful": rng.integers(0, 2, n).astype(float), "eloquent": rng.integers(0, 2, n).astype(float)}
+    )
+    chosen_r = np.zeros(n)
+    misaligned = (chosen["helpful"] == 0).to_numpy()  # chosen helpful perfectly predicts alignment
+    rejected_r = np.where(misaligned, 1.0, -1.0)
+    out = misalignment_regression(chosen_r, rejected_r, chosen, rejected)
+    assert out.converged is False
+    mild = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+    assert misalignment_regression(chosen_r, mild, chosen, rejected).converged is True

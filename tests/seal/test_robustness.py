@@ -4,7 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pluralign import seal
+from pluralign.data import simulate
 from pluralign.seal.features import feature_matrix
+from pluralign.seal.resistance import aligned
 from pluralign.seal.robustness import (
     REWRITE_PROMPT,
     flip_shares,
@@ -14,6 +17,7 @@ from pluralign.seal.robustness import (
     robustness_scores,
     similarity_by_flip,
 )
+from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated_rewrite
 
 
 def test_rewrite_prompt_text():
@@ -321,3 +325,46 @@ def test_rewrite_pairs_keeps_only_pairs_with_two_ok_rewrites():
     assert out.rewritten["chosen"] == [tc[0] + "!"] and out.originals["rejected"] == [tr[0]]
     assert out.flips["chosen"]["last_response_sentiment"].tolist() == [-1.0]  # gained "positive"
     assert np.isnan(out.flips["rejected"]["last_response_sentiment"].iloc[0])  # labeller failed
+
+
+def test_robustness_scores_find_the_planted_sentiment_flip():
+    """A reward that pays 3 points for the enthusiastic opener: rewrites that strip it from a chosen entry
+    (flip +1) make aligned pairs misaligned, so π^c_+(sentiment) is large and significant."""
+    import importlib
+
+    sim = importlib.import_module("pluralign.data.simulate")
+    d = simulate(n_pairs=1500, seed=4)
+    v = seal.chosen_rejected(d).table
+
+    def reward(texts, bonus):
+        """3 points for enthusiasm; an otherwise-aligned RM gives the chosen entry a 0.5 bonus"""
+        return 3.0 * np.array([any(t.startswith(o) for o in sim.ENTHUSIASTIC_OPEN) for t in texts]) + bonus
+
+    rc, rr = simulated_rewrite(v["chosen"], seed=1), simulated_rewrite(v["rejected"], seed=2)
+    rng = np.random.default_rng(0)
+    n = len(v)
+    c0, r0 = rng.normal(0, 1, n), rng.normal(0, 1, n)  # the pair's own reward noise, kept
+    c1, r1 = rng.normal(0, 0.5, n), rng.normal(0, 0.5, n)  # rewriting nudges each reward a little
+    before = aligned(reward(v["chosen"], 0.5 + c0), reward(v["rejected"], r0))
+    after = aligned(reward(rc["rewritten"], 0.5 + c0 + c1), reward(rr["rewritten"], r0 + r1))
+    cols = list(SIMULATED_FLIP_FEATURES)
+    pi = seal.robustness_scores(before, after, rc[cols].astype(float), rr[cols].astype(float), cols, unchanged=()).table
+    s = pi.loc[("c", "sentiment", 1)]
+    assert s["estimate"] > 2 and s["p_bonferroni"] < 0.01
+    assert pi.loc[("r", "sentiment", -1), "estimate"] > 2  # the rejected entry gains enthusiasm
+    assert abs(pi.loc[("c", "format", 1), "estimate"]) < 1.5  # format does not enter this reward
+
+
+def test_robustness_scores_flag_separated_categories():
+    # flip 0: 10 pairs, 2 events; flip -1: 6 pairs, 0 events (separated); flip +1: 4 pairs, 2 events
+    flip = [0] * 10 + [-1] * 6 + [1] * 4
+    event = np.array([1, 1] + [0] * 8 + [0] * 6 + [1, 1, 0, 0], bool)
+    before, after = np.ones(len(flip), bool), ~event
+    fc = pd.DataFrame({"eloquent": np.asarray(flip, float)})
+    fr = pd.DataFrame({"eloquent": np.zeros(len(flip))})
+    with np.errstate(all="ignore"):
+        out = robustness_scores(before, after, fc, fr, unchanged=()).table
+    assert out.loc[("c", "eloquent", -1), "n_misaligned"] == 0
+    assert bool(out.loc[("c", "eloquent", -1), "separated"]) is True
+    assert out.loc[("c", "eloquent", 1), "n_misaligned"] == 2
+    assert bool(out.loc[("c", "eloquent", 1), "separated"]) is False

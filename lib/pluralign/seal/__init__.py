@@ -1,11 +1,15 @@
 """Part II — SEAL (Revel et al. 2024): feature imprint, alignment resistance, alignment robustness.
 
-A page starts from ``study = seal.setup(**params)`` (:class:`~pluralign.seal.study.Study`) and shows one
-:class:`~pluralign.report.Result` per section. The concepts, one module each:
+A page starts from ``study = seal.setup(profile, seed, models=models, **page_parameters)``
+(:class:`~pluralign.seal.study.Study`; the parameters are :class:`~pluralign.seal.settings.SealSettings` fields) and
+shows one :class:`~pluralign.report.Result` per section, each a function of the study in the page's module of
+:mod:`.pages` (``rewards``, ``imprint``, ``resistance``, ``robustness``). The concepts, one module each:
 
-- :mod:`.study` — :func:`setup`, the :class:`Study` and its sections (one Result each);
+- :mod:`.study` — :func:`setup` and the :class:`Study` (D, the RMs, their rewards, the features, and what several
+  sections share: θ, the regimes, γ, the imprints, the rewriting, the robustness scores);
+- :mod:`.settings` — :class:`~pluralign.seal.settings.SealSettings`, every page parameter documented once;
 - :mod:`.design` — the study design: D as chosen / rejected entries, the pre-D and post-D reward models and
-  their rewards, the entries' features, the demo's planted truth;
+  their rewards, the entries' features; :mod:`.planted` — the demo's planted truth and its recovery;
 - :mod:`.imprint` — feature imprint β_τ, Eq. 1 (pyfixest, pair fixed effects, VIF filter, Bonferroni);
 - :mod:`.shifts` — reward shift θ_i, Definition 1 (signed), and its regression on features, Eq. 2;
 - :mod:`.resistance` — δ_i, a₊/a₋, the four regimes (Table 1), γ_i (App. D.4), the misalignment
@@ -14,7 +18,7 @@ A page starts from ``study = seal.setup(**params)`` (:class:`~pluralign.seal.stu
   label stability (App. D.5);
 - :mod:`.robustness` — App. C.5 rewriting, label flips (Fig. 12), cosine by flip (Table 3), robustness
   scores π (Eq. 4); :mod:`.simulated_rewrites` — the demo's rewriting stand-in;
-- :mod:`.paper` — the paper's non-number facts and :func:`reported` (its numbers: :mod:`pluralign.paper.seal`);
+- :mod:`.facts` — the paper's non-number facts and :func:`reported` (its numbers: :mod:`pluralign.paper.seal`);
 - :mod:`.compare` — this run's estimates on the paper's rows (Tables 4-8): each SEAL feature with the estimate
   of the feature that plays it (:data:`~pluralign.seal.design.PAPER_FEATURES`, sign-aligned), and logit terms
   without a finite estimate (separation) reported as such;
@@ -25,16 +29,18 @@ A page starts from ``study = seal.setup(**params)`` (:class:`~pluralign.seal.stu
 from pluralign.seal.design import DEMO_STUDY, alignment_rewards, chosen_rejected
 from pluralign.seal.features import IMPRINT_FEATURES, featurize, rule_featurize
 from pluralign.seal.imprint import feature_imprint, imprint_table
-from pluralign.seal.paper import reported
+from pluralign.seal.facts import reported
 from pluralign.seal.resistance import REGIMES, alignment_regimes, labeller_preference
 from pluralign.seal.robustness import rewrite, robustness_scores
 from pluralign.seal.scoring import scoring_inputs
 from pluralign.seal.shifts import reward_shift
+from pluralign.seal.settings import SealSettings
 from pluralign.seal.study import Study, setup
 
 __all__ = [
     "setup",
     "Study",
+    "SealSettings",
     "reported",
     "scoring_inputs",
     "DEMO_STUDY",

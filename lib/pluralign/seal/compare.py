@@ -19,7 +19,18 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["on_paper_rows", "prevalence_on_paper_rows", "separated", "NOT_CONVERGED", "mapping_table"]
+__all__ = [
+    "on_paper_rows",
+    "prevalence_on_paper_rows",
+    "separated",
+    "no_finite_estimate",
+    "NOT_CONVERGED",
+    "mapping_table",
+    "mapping_note",
+    "VARIANT_NAMES",
+    "entry_estimates",
+    "paper_entries",
+]
 
 NOT_CONVERGED = "did not converge (separation)"
 """What a page shows instead of a logit estimate that has no finite value."""
@@ -84,18 +95,7 @@ def on_paper_rows(
     ``status`` in ``show_status`` (default: :data:`NOT_CONVERGED`) is shown in place of this run's number.
     ``long``: the same rows as numbers (``paper``, ``paper_se``, ``estimate`` and ``std_error`` sign-aligned,
     ``ci_low``, ``ci_high``, ``sign``, ``this_feature``, ``status``, ``verdict``) for tests and prose."""
-    from pluralign.report import MISSING, verdict
-
-    need = {"feature", "group", "estimate", "std_error"} - set(estimates.columns)
-    if need:
-        raise KeyError(f"on_paper_rows: estimates lack column(s) {sorted(need)}")
-    if {"feature", "group", "estimate", "se"} - set(paper.columns):
-        raise KeyError("on_paper_rows: paper needs columns feature, group, estimate, se")
-    est = estimates.copy()
-    if "variant" not in est.columns:
-        est["variant"] = None
-    if "status" not in est.columns:
-        est["status"] = None
+    est = _checked_estimates(estimates, paper)
     variants = list(variants) if variants else [None]
     m = paper_feature_map_(features)
     by_paper = {p: (f, int(s)) for f, p, s in m[["paper_feature", "sign"]].itertuples() if isinstance(p, str)}
@@ -113,57 +113,96 @@ def on_paper_rows(
                 else (math.nan, math.nan)
             )
             for v in variants if this is not None else [None]:
-                r = {
-                    "paper_feature": name,
-                    "group": g,
-                    "variant": v if this is not None else None,
-                    "this_feature": this,
-                    "sign": sign,
-                    "paper": pv,
-                    "paper_se": pse,
-                    "estimate": math.nan,
-                    "std_error": math.nan,
-                    "ci_low": math.nan,
-                    "ci_high": math.nan,
-                    "status": None,
-                    **{c: None for c in extra},
-                }
-                if this is None:
-                    r["status"] = "no feature of this run plays it"
-                elif (this, g, v) in est.index:
-                    e = est.loc[(this, g, v)]
-                    s = sign if sign is not None else 1
-                    b, se = float(e["estimate"]) * s, float(e["std_error"])
-                    r.update(
-                        estimate=b,
-                        std_error=se,
-                        ci_low=b - z * se,
-                        ci_high=b + z * se,
-                        status=e["status"] if isinstance(e["status"], str) else None,
-                        **{c: e[c] for c in extra},
-                    )
-                    if r["status"] is None and not math.isfinite(b):
-                        r["status"] = "dropped from the regression (VIF > 5 or no variation)"
-                    if r["status"] is not None:
-                        r.update(estimate=math.nan, std_error=math.nan, ci_low=math.nan, ci_high=math.nan)
-                else:
-                    r["status"] = "not estimated"
-                if r["status"] is not None:
-                    r["verdict"] = f"{MISSING} ({r['status']})"
-                elif math.isfinite(pv):
-                    r["verdict"] = verdict(r["estimate"], r["ci_low"], r["ci_high"], n=n, paper=pv)
-                else:
-                    r["verdict"] = verdict(
-                        r["estimate"],
-                        r["ci_low"],
-                        r["ci_high"],
-                        n=n,
-                        above="above 0 (the paper has no such feature)",
-                        below="below 0 (the paper has no such feature)",
-                    )
+                r = _paper_row(name, g, v, this, sign, pv, pse, extra)
+                _fill_estimate(r, est, z, extra)
+                r["verdict"] = _row_verdict(r, n)
                 rows.append(r)
     long = pd.DataFrame(rows)
-    run_col = f"This run ({source}, sign-aligned)"
+    return _display_table(long, source, extra, group_name, variants != [None], set(show_status)), long
+
+
+def _checked_estimates(estimates: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """``estimates`` with the optional ``variant`` and ``status`` columns (None where absent); a missing required
+    column of either frame is an error naming it."""
+    need = {"feature", "group", "estimate", "std_error"} - set(estimates.columns)
+    if need:
+        raise KeyError(f"on_paper_rows: estimates lack column(s) {sorted(need)}")
+    if {"feature", "group", "estimate", "se"} - set(paper.columns):
+        raise KeyError("on_paper_rows: paper needs columns feature, group, estimate, se")
+    est = estimates.copy()
+    for c in ("variant", "status"):
+        if c not in est.columns:
+            est[c] = None
+    return est
+
+
+def _paper_row(name, group, variant, this, sign, paper_value, paper_se, extra) -> dict:
+    """One row of :func:`on_paper_rows`' ``long`` before this run's estimate is filled in."""
+    return {
+        "paper_feature": name,
+        "group": group,
+        "variant": variant if this is not None else None,
+        "this_feature": this,
+        "sign": sign,
+        "paper": paper_value,
+        "paper_se": paper_se,
+        "estimate": math.nan,
+        "std_error": math.nan,
+        "ci_low": math.nan,
+        "ci_high": math.nan,
+        "status": None,
+        **{c: None for c in extra},
+    }
+
+
+def _fill_estimate(r: dict, est: pd.DataFrame, z: float, extra) -> None:
+    """This run's sign-aligned estimate and 95% CI on the row ``r``, or the reason (``status``) there is none."""
+    this, sign = r["this_feature"], r["sign"]
+    if this is None:
+        r["status"] = "no feature of this run plays it"
+        return
+    key = (this, r["group"], r["variant"])
+    if key not in est.index:
+        r["status"] = "not estimated"
+        return
+    e = est.loc[key]
+    b, se = float(e["estimate"]) * (sign if sign is not None else 1), float(e["std_error"])
+    r.update(
+        estimate=b,
+        std_error=se,
+        ci_low=b - z * se,
+        ci_high=b + z * se,
+        status=e["status"] if isinstance(e["status"], str) else None,
+        **{c: e[c] for c in extra},
+    )
+    if r["status"] is None and not math.isfinite(b):
+        r["status"] = "dropped from the regression (VIF > 5 or no variation)"
+    if r["status"] is not None:
+        r.update(estimate=math.nan, std_error=math.nan, ci_low=math.nan, ci_high=math.nan)
+
+
+def _row_verdict(r: dict, n: int | None) -> str:
+    """The verdict of one row (:func:`pluralign.report.verdict`): against the paper's sign where it has a number,
+    against 0 where it has none, "—" with the reason where this run has no estimate."""
+    from pluralign.report import MISSING, verdict
+
+    if r["status"] is not None:
+        return f"{MISSING} ({r['status']})"
+    if math.isfinite(r["paper"]):
+        return verdict(r["estimate"], r["ci_low"], r["ci_high"], n=n, paper=r["paper"])
+    return verdict(
+        r["estimate"],
+        r["ci_low"],
+        r["ci_high"],
+        n=n,
+        above="above 0 (the paper has no such feature)",
+        below="below 0 (the paper has no such feature)",
+    )
+
+
+def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_variant: bool, shows: set):
+    """:func:`on_paper_rows`' display table from its ``long`` rows."""
+    from pluralign.report import MISSING
 
     def plays(r):
         if not isinstance(r.this_feature, str):
@@ -183,13 +222,12 @@ def on_paper_rows(
             else r.estimate
         )
 
-    shows = set(show_status)
     table = pd.DataFrame(
         {
             source: [plays(r) for r in long.itertuples()],
             PAPER: long["paper"],
             PAPER_SE: long["paper_se"],
-            run_col: [shown(r) for r in long.itertuples()],
+            f"This run ({source}, sign-aligned)": [shown(r) for r in long.itertuples()],
             SE: long["std_error"],
             **{c: long[c] for c in extra},
             VERDICT: long["verdict"],
@@ -197,11 +235,11 @@ def on_paper_rows(
     )
     idx = [long["paper_feature"], long["group"]]
     names = ["SEAL feature", group_name]
-    if variants != [None]:
+    if by_variant:
         idx.append(long["variant"].map(lambda v: v if isinstance(v, str) else MISSING))
         names.append("estimator")
     table.index = pd.MultiIndex.from_arrays(idx, names=names)
-    return table, long
+    return table
 
 
 def no_finite_estimate(table: pd.DataFrame, converged: bool, separated_terms=()) -> set:
@@ -298,3 +336,66 @@ def prevalence_on_paper_rows(
         index=pd.Index(long["paper_feature"], name="SEAL feature"),
     )
     return table, long
+
+
+#: How the pages name the regression variants (Eq. 1 / Table 5, Eq. 4 / Table 8).
+VARIANT_NAMES = {
+    "linear": "LPM: OLS on 0/1, SEs clustered by pair (SEAL's code)",
+    "logit": "logit (Eq. 4 as written)",
+    "seal_code": "SEAL's code: OLS, no FE",
+    "fixed_effects": "pair fixed effects (this project)",
+}
+
+
+def mapping_note(long: pd.DataFrame, source: str, flip: str = "times −1") -> str:
+    """What a table of :func:`on_paper_rows` (its ``long``) puts on the paper's rows, in words: whose estimate
+    stands on a row (``source``: "simulator feature" or "labelled feature"), which are sign-flipped, which of the
+    paper's rows no feature of this run plays, and which of this run's features no SEAL feature plays."""
+    missing = list(dict.fromkeys(long.loc[long["this_feature"].isna(), "paper_feature"]))
+    mapped = long[long["this_feature"].notna() & long["paper"].notna()]
+    own = list(dict.fromkeys(long.loc[long["this_feature"].notna() & long["sign"].isna(), "this_feature"]))
+    flipped = mapped.loc[mapped["sign"] < 0, "this_feature"].unique().tolist()
+    text = (
+        f"This run's estimate on a row is that of the {source} that plays the SEAL feature"
+        + (f", {flip} where it plays it with the opposite sign ({', '.join(flipped)})" if flipped else "")
+        + " (mapping: the Featurization section of the feature-imprint page)."
+    )
+    if missing:
+        text += (
+            f" — in this run's columns: no {source} plays that SEAL feature ({len(missing)} of the paper's rows: "
+            f"{', '.join(missing)})."
+        )
+    if own:
+        text += f" Last, this run's features that no SEAL feature plays ({', '.join(own)}): no paper value."
+    return text
+
+
+def entry_estimates(t: pd.DataFrame, variant: str | None = None, status: dict | None = None) -> pd.DataFrame:
+    """A fit's (entry c/r, feature) table (Eq. 2 / Eq. 3) as the long estimates of :func:`on_paper_rows`."""
+    out = pd.DataFrame(
+        {
+            "feature": [f for _, f in t.index],
+            "group": [{"c": "chosen", "r": "rejected"}[e] for e, _ in t.index],
+            "estimate": t["estimate"].to_numpy(float),
+            "std_error": t["std_error"].to_numpy(float),
+        }
+    )
+    out["variant"] = variant
+    out["status"] = [(status or {}).get(k) for k in t.index]
+    return out
+
+
+def paper_entries(name: str) -> pd.DataFrame:
+    """Table 6 / 7 of the paper as the long paper rows of :func:`on_paper_rows` (groups chosen / rejected)."""
+    from pluralign.seal.facts import paper_rows
+
+    r = paper_rows(name)
+    r = r[r["column"].isin(["chosen", "rejected"])]
+    return pd.DataFrame(
+        {
+            "feature": r["row"].to_numpy(),
+            "group": r["column"].to_numpy(),
+            "estimate": r["value"].to_numpy(),
+            "se": r["se"].to_numpy(),
+        }
+    )

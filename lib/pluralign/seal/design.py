@@ -1,25 +1,23 @@
-"""The SEAL study design on any profile: the alignment data set D seen as chosen / rejected entries,
-rewards of a pre-D and a post-D reward model (§ 2, Fig. 1 [3]), the entries' features, and the demo
-profile's planted-truth views of SEAL's features (:mod:`pluralign.seal.study` puts them together).
+"""The SEAL study design on any profile (§ 2, Fig. 1): the alignment data set D seen as chosen / rejected entries,
+the pre-D and post-D reward models and their rewards, the entries' features, and how this run's features play
+SEAL's (:mod:`pluralign.seal.study` puts them together).
 
-- :func:`combine` (from :mod:`pluralign.data`) — several :class:`~pluralign.data.PreferenceData` as one (the post-D RM's training
-  data: "other" preference data plus D).
+- :func:`combine` (from :mod:`pluralign.data`) — several :class:`~pluralign.data.PreferenceData` as one (the post-D
+  RM's training data: "other" preference data plus D).
 - :func:`chosen_rejected` — D as SEAL sees it, one chosen entry t_i^c and one rejected entry t_i^r per
   pair, from the majority label (pairs whose majority is a tie are dropped and counted).
-- :func:`alignment_rewards` — r̲(t_i^c), r̲(t_i^r), r(t_i^c), r(t_i^r) per pair: either two named reward
-  models (the paper profile: OpenAssistant ``reward-model-deberta-v3-large`` pre-D and ``-v2`` post-D) or,
-  mirroring that design offline, a pre-D model trained on other preference data and a post-D model
+- :func:`alignment_models`, :func:`alignment_rewards` — r̲(t_i^c), r̲(t_i^r), r(t_i^c), r(t_i^r) per pair: either
+  two named reward models (the paper profile: OpenAssistant ``reward-model-deberta-v3-large`` pre-D and ``-v2``
+  post-D) or, mirroring that design offline, a pre-D model trained on other preference data and a post-D model
   trained on that data plus D (``pluralign.rewards``, frozen MiniLM + head by default).
-- :func:`planted_features`, :func:`planted_taxonomy` — the simulator's planted features of the chosen and
-  rejected entries, raw and in SEAL's taxonomy names (demo ground truth).
-- :func:`featurizer_agreement` — how well a featurizer (the rule-based stand-in) recovers the planted labels.
-- :func:`imprint_recovery` — feature imprints next to the planted population weights (recovery check);
-  :func:`mixed_weights` — the pair-count-weighted weights of a model trained on several populations.
+- :data:`PAPER_FEATURES`, :func:`paper_feature_map` — which SEAL feature each simulator feature plays.
 - :func:`feature_prevalence` — share of chosen vs rejected entries with each feature (Table 4, Fig. 14).
 - :func:`entry_texts`, :func:`entry_features` (:class:`EntryFeatures`) — the dialogues SEAL labels and their
-  features from the simulator, the rule-based featurizer or an LM-labeller; :func:`labeller_gamma` — γ_i.
-- :func:`weight_recovery` — the demo's recovery of planted weights; :func:`stability_check` — App. D.5.
+  features from the simulator, the rule-based featurizer or an LM-labeller; :func:`labeller_gamma` — γ_i;
+  :func:`stability_check` — label stability across labellers (App. D.5).
 - :data:`DEMO_STUDY` — the demo profile's design.
+
+The demo's planted truth and the recovery checks are in :mod:`pluralign.seal.planted` (re-exported here).
 """
 
 from __future__ import annotations
@@ -33,6 +31,16 @@ import pandas as pd
 
 from pluralign.data.core import combine  # re-exported as seal.combine
 from pluralign.seal.pairs import AlignmentPairs, chosen_rejected, entry_texts  # re-exported (D's view)
+from pluralign.seal.planted import (  # re-exported: the demo's planted truth
+    PLANTED_TO_RULES,
+    ImprintRecovery,
+    featurizer_agreement,
+    imprint_recovery,
+    mixed_weights,
+    planted_features,
+    planted_taxonomy,
+    weight_recovery,
+)
 
 __all__ = [
     "AlignmentPairs",
@@ -121,7 +129,7 @@ def alignment_models(
     kw.setdefault("progress", progress)
     # embed D's texts first, then the other data's, each in one fixed order, so the cache is shared with other
     # chapters and pages: a page whose models come from the cache still scores the other data (resistance on other
-    # sets) from these embeddings instead of embedding its texts again in another order (#19)
+    # sets) from these embeddings instead of embedding its texts again in another order (one embedding per text)
     rewards.embed_all(rm0, data, progress=progress)
     rewards.embed_all(rm0, other, progress=progress)
     pre = rm0.train(other, **kw)
@@ -210,37 +218,6 @@ def split_dialogue(text: str) -> tuple[str, str]:
     return str(hist.iloc[0]), str(reply.iloc[0])
 
 
-# --------------------------------------------------------------------------------------------------------
-# planted truth (demo profile)
-
-
-def planted_features(
-    data, view: pd.DataFrame | None = None, features: Sequence[str] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The simulator's planted features of the chosen and rejected entries (``.truth`` a_/b_ columns),
-    one row per pair of ``view`` (default: the table of :func:`chosen_rejected`), in its order: (chosen, rejected)."""
-    if data.truth is None:
-        raise ValueError(f"planted_features: {data.name!r} has no planted truth (simulated data only)")
-    view = chosen_rejected(data).table if view is None else view
-    from pluralign.data.simulate import FEATURES
-
-    features = list(features or FEATURES)
-    t = data.truth.loc[view["pair_id"]]
-    is_a = (view["chosen_side"] == "A").to_numpy()
-    ch = pd.DataFrame({f: np.where(is_a, t[f"a_{f}"], t[f"b_{f}"]) for f in features})
-    rj = pd.DataFrame({f: np.where(is_a, t[f"b_{f}"], t[f"a_{f}"]) for f in features})
-    return ch.astype(float), rj.astype(float)
-
-
-PLANTED_TO_RULES = {
-    "last_response_is_refusal": "refusal",
-    "last_response_is_harmless": "not harmfulness",
-    "last_response_sentiment": "sentiment (positive = 1, else neutral 0)",
-    "response_has_list": "format",
-    "last_response_is_helpful": "not (refusal or factual_error)",
-}
-"""How :func:`planted_taxonomy` names planted features in SEAL's taxonomy (and the rule featurizer's)."""
-
 PAPER_FEATURES: dict[str, tuple[str, int]] = {
     "harmfulness": ("last_response_is_harmless", -1),
     "refusal": ("last_response_is_refusal", +1),
@@ -287,133 +264,6 @@ def paper_feature_map(features: Sequence[str]) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=["feature", "paper_feature", "sign", "why"]).set_index("feature")
     out["sign"] = out["sign"].astype(object)
     return out
-
-
-def planted_taxonomy(planted: pd.DataFrame) -> pd.DataFrame:
-    """Planted features (:func:`planted_features`, one side) in SEAL's taxonomy names, numerically
-    encoded as :func:`~pluralign.seal.features.feature_matrix` does (:data:`PLANTED_TO_RULES`):
-    ``last_response_is_refusal``, ``last_response_is_harmless``, ``last_response_sentiment`` (1 positive,
-    0 neutral: the simulator plants enthusiasm, never a negative tone), ``response_has_list`` (format),
-    ``last_response_is_helpful`` (neither a refusal nor a factual error: the demo's stand-in for the
-    LM-labeller's helpfulness, SEAL's first target feature), and ``verbosity`` unchanged."""
-    need = ["refusal", "harmfulness", "sentiment", "format", "factual_error", "verbosity"]
-    miss = [c for c in need if c not in planted.columns]
-    if miss:
-        raise ValueError(f"planted_taxonomy: planted features lack {miss}")
-    return pd.DataFrame(
-        {
-            "last_response_is_refusal": planted["refusal"].to_numpy(float),
-            "last_response_is_harmless": 1.0 - planted["harmfulness"].to_numpy(float),
-            "last_response_sentiment": planted["sentiment"].to_numpy(float),
-            "response_has_list": planted["format"].to_numpy(float),
-            "last_response_is_helpful": 1.0 - np.maximum(planted["refusal"], planted["factual_error"]).to_numpy(float),
-            "verbosity": planted["verbosity"].to_numpy(float),
-        },
-        index=planted.index,
-    )
-
-
-def featurizer_agreement(labels: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
-    """Agreement of a featurizer's labels (raw, as :func:`~pluralign.seal.rule_featurize`, or numeric) with
-    the planted truth (:func:`planted_taxonomy`) on the same texts, per feature: ``n``, ``agreement``
-    (share equal), Cohen's ``cohen_kappa``, ``prevalence_truth``, ``prevalence_labels``, and for the
-    rule featurizer's ``response_words`` against planted ``verbosity`` the ``auroc`` (how well word count
-    separates verbose from short entries; agreement/κ are NaN there). Rows matched by position."""
-    from sklearn.metrics import roc_auc_score
-
-    from pluralign.seal.features import feature_matrix, label_stability
-
-    if len(labels) != len(truth):
-        raise ValueError(f"featurizer_agreement: {len(labels)} labelled texts vs {len(truth)} planted rows")
-    common = [c for c in truth.columns if c in labels.columns]
-    out = label_stability(labels[common], truth[common], common)
-    num = feature_matrix(labels[common].reset_index(drop=True), common)
-    tr = truth[common].reset_index(drop=True)
-    out["prevalence_truth"] = [float(tr[f].mean()) for f in out.index]
-    out["prevalence_labels"] = [float(num[f].mean()) for f in out.index]
-    out["auroc"] = np.nan
-    if "response_words" in labels.columns and "verbosity" in truth.columns:
-        y = truth["verbosity"].to_numpy(float)
-        w = pd.to_numeric(labels["response_words"]).to_numpy(float)
-        auc = roc_auc_score(y, w) if len(np.unique(y)) == 2 else np.nan
-        out.loc["response_words ~ verbosity"] = {
-            "n": len(y),
-            "agreement": np.nan,
-            "cohen_kappa": np.nan,
-            "prevalence_truth": float(y.mean()),
-            "prevalence_labels": np.nan,
-            "auroc": auc,
-        }
-        out["n"] = out["n"].astype(int)
-    return out
-
-
-@dataclass(frozen=True)
-class ImprintRecovery:
-    """Feature imprints β_τ (SEAL Eq. 1) beside the simulator's planted population weights (the demo's
-    recovery check), from :func:`imprint_recovery`. ``table``: per feature ``estimate``, ``ci_low``,
-    ``ci_high``, ``weight``, ``scaled_weight``, ``same_sign``, ``covered``; ``scale`` the least-squares factor
-    from weights to imprints, ``pearson_r`` the correlation of imprints and weights, ``sign_agreement`` the
-    share of features (weight ≠ 0) whose imprint has the weight's sign."""
-
-    table: pd.DataFrame
-    scale: float
-    pearson_r: float
-    sign_agreement: float
-
-
-def imprint_recovery(imprint, weights: pd.Series | dict) -> ImprintRecovery:
-    """Feature imprints (:func:`~pluralign.seal.feature_imprint`: its :class:`~pluralign.seal.imprint.ImprintFit`
-    or that fit's table) beside the planted population weights, as :class:`ImprintRecovery`.
-
-    A Bradley-Terry RM's reward is on its own (logit) scale, the simulator's weights on the utility
-    scale, so the weights are also shown rescaled by the least-squares factor through the origin
-    ``s = Σ βw / Σ w²``. Per feature: ``estimate``, ``ci_low``, ``ci_high``, ``weight``, ``scaled_weight``,
-    ``same_sign`` and ``covered`` (the rescaled weight inside the 95 % interval); fields ``scale``,
-    ``pearson_r`` (imprints vs weights), ``sign_agreement`` (share of features, weight ≠ 0)."""
-    imprint = getattr(imprint, "table", imprint)
-    w = pd.Series(weights, dtype=float)
-    est = imprint["estimate"].astype(float)
-    common = [f for f in imprint.index if f in w.index and np.isfinite(est.get(f, np.nan))]
-    if len(common) < 2:
-        raise ValueError(f"imprint_recovery: fewer than two features with both an imprint and a weight ({common})")
-    b, ww = est[common].to_numpy(), w[common].to_numpy()
-    scale = float(b @ ww / (ww @ ww)) if ww @ ww > 0 else np.nan
-    out = pd.DataFrame(
-        {
-            "estimate": b,
-            "ci_low": imprint.loc[common, "ci_low"].to_numpy(float),
-            "ci_high": imprint.loc[common, "ci_high"].to_numpy(float),
-            "weight": ww,
-            "scaled_weight": scale * ww,
-        },
-        index=pd.Index(common, name="feature"),
-    )
-    out["same_sign"] = np.where(ww == 0, np.nan, (np.sign(b) == np.sign(ww)).astype(float))
-    out["covered"] = (out["scaled_weight"] >= out["ci_low"]) & (out["scaled_weight"] <= out["ci_high"])
-    nz = ww != 0
-    return ImprintRecovery(
-        table=out,
-        scale=scale,
-        pearson_r=float(np.corrcoef(b, ww)[0, 1]),
-        sign_agreement=float(np.mean(np.sign(b[nz]) == np.sign(ww[nz]))) if nz.any() else np.nan,
-    )
-
-
-def mixed_weights(weights: Sequence, counts: Sequence) -> pd.Series:
-    """Pair-count-weighted mean of several populations' feature weights, ``Σ_k n_k w_k / Σ_k n_k``: the
-    weights a reward model trained on their pooled pairs is compared with (the post-D RM is trained on
-    the other data plus D). ``weights``: Series (or dicts) indexed by feature; features missing from a
-    population count as weight 0 there."""
-    weights = [pd.Series(w, dtype=float) for w in weights]
-    counts = np.asarray(counts, dtype=float)
-    if len(weights) != len(counts) or not len(weights):
-        raise ValueError(f"mixed_weights: {len(weights)} weight vectors for {len(counts)} counts")
-    if (counts < 0).any() or counts.sum() <= 0:
-        raise ValueError(f"mixed_weights: counts must be non-negative with a positive sum, got {counts.tolist()}")
-    index = list(dict.fromkeys(f for w in weights for f in w.index))
-    table = pd.concat([w.reindex(index).fillna(0.0) for w in weights], axis=1).to_numpy()
-    return pd.Series(table @ counts / counts.sum(), index=pd.Index(index, name="feature"), name="weight")
 
 
 def feature_prevalence(chosen: pd.DataFrame, rejected: pd.DataFrame) -> pd.DataFrame:
@@ -553,88 +403,6 @@ def labeller_gamma(features: EntryFeatures, *, priority: str = "helpful") -> np.
     return g
 
 
-#: What a page says when this project trains its own pre-D / post-D pair (demo, sample).
-TRAINED_PAIR_NOTE = (
-    "pre-D and post-D reward models trained by this project (pre-D on other preference data, "
-    "post-D on that data plus D) in place of the OpenAssistant DeBERTa-v3 pair"
-)
-
-
-def study_stand_ins(reward_models: dict | None = None, F: EntryFeatures | None = None) -> list[str]:
-    """The offline stand-ins of a SEAL study design: :data:`TRAINED_PAIR_NOTE` without named
-    ``reward_models``, and, for features other than the LM-labeller's, what stands in for its taxonomy
-    (from :func:`entry_features`' ``note``)."""
-    out = []
-    if reward_models is None:
-        out.append(TRAINED_PAIR_NOTE)
-    if F is not None and F.source != "llm":
-        out.append(f"{F.note}, in place of the LM-labeller's taxonomy labels")
-    return out
-
-
-def weight_recovery(study, imprint: dict) -> dict:
-    """Recovery of the simulator's planted population weights (demo: ``study.F`` from planted features).
-
-    Two checks of two different things. (1) The method: the imprint (Eq. 1, ``F.regressors``) of a
-    reward that *is* D's population mean utility (planted features · D's mean weights) must give back
-    those weights exactly. (2) The trained RMs (``imprint``: ``{"pre": ..., "post": ...}`` from
-    :func:`~pluralign.seal.feature_imprint`): pre-D against the other data's weights and post-D against the
-    pair-count-weighted mix of the other data and D (:func:`mixed_weights`), when every part of the other
-    data carries planted weights; else post-D against D's weights.
-
-    Returns a dict: ``utility`` (:func:`imprint_recovery` of the utility imprint, an :class:`ImprintRecovery`;
-    ``covered`` NaN, its intervals have zero width), ``utility_error`` (largest |estimate − weight|), ``parts``
-    (``{label: ImprintRecovery}`` for the RMs, labels starting "pre-D RM" / "post-D RM"),
-    ``n_train`` (pairs each RM was trained on), ``summary`` (features, Pearson r, sign agreement, scale,
-    coverage per check), ``table`` (all recovery tables stacked) and ``reproduced`` (every RM weight
-    covered with the right sign)."""
-    import warnings
-
-    from pluralign.seal.imprint import feature_imprint, imprint_table
-
-    F, D, view = study.F, study.D, study.view
-    if F is None or F.source != "planted":
-        raise ValueError("weight_recovery: needs the planted features (setup(..., features='planted'))")
-    w_D = D.meta["weights"]["mean"]
-    util = {e: getattr(F, e)[list(w_D.index)].to_numpy(float) @ w_D.to_numpy(float) for e in ("chosen", "rejected")}
-    t_u = imprint_table(view["pair_id"], F.chosen, F.rejected, utility=(util["chosen"], util["rejected"]))
-    with warnings.catch_warnings():
-        # an exact fit: zero residuals, zero standard errors, and pyfixest's t = β / 0 warns; expected here
-        warnings.simplefilter("ignore", RuntimeWarning)
-        rec_u = imprint_recovery(feature_imprint(t_u, "utility", F.regressors), w_D)
-    rec_u.table["covered"] = np.nan
-    w_parts = [(p.meta["weights"]["mean"], len(p)) for p in study.other_parts if "weights" in p.meta]
-    parts = {}
-    if w_parts and len(w_parts) == len(study.other_parts):
-        w_other = mixed_weights([w for w, _ in w_parts], [c for _, c in w_parts])
-        w_post = mixed_weights([w for w, _ in w_parts] + [w_D], [c for _, c in w_parts] + [len(D)])
-        parts["pre-D RM vs the other data's weights"] = imprint_recovery(imprint["pre"], w_other)
-        parts["post-D RM vs the mix (other data + D)"] = imprint_recovery(imprint["post"], w_post)
-    else:
-        parts["post-D RM vs D's weights"] = imprint_recovery(imprint["post"], w_D)
-    summary = pd.DataFrame(
-        {
-            k: {
-                "features": len(v.table),
-                "Pearson r (imprint vs weight)": v.pearson_r,
-                "sign agreement": v.sign_agreement,
-                "scale": v.scale,
-                "rescaled weight inside the 95% CI": v.table["covered"].astype(float).mean(),
-            }
-            for k, v in {"planted utility (method check)": rec_u, **parts}.items()
-        }
-    )
-    return {
-        "utility": rec_u,
-        "utility_error": float((rec_u.table["estimate"] - rec_u.table["weight"]).abs().max()),
-        "parts": parts,
-        "summary": summary,
-        "n_train": {"pre": study.rms.n_train_pre, "post": study.rms.n_train_post},
-        "table": pd.concat({"planted utility": rec_u.table, **{k: v.table for k, v in parts.items()}}, axis=0),
-        "reproduced": all(bool(v.table["covered"].all()) and v.sign_agreement == 1 for v in parts.values()),
-    }
-
-
 def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: float = 0.01, seed: int = 0) -> dict:
     """Label stability across labellers (SEAL App. D.5, Fig. 11): a random ``share`` of the pairs of
     ``view`` (at least one; both entries) is labelled by each of ``labellers`` (:func:`pluralign.llm.load`
@@ -692,7 +460,7 @@ def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: flo
     }
 
 
-__all__ += ["TRAINED_PAIR_NOTE", "study_stand_ins", "weight_recovery", "stability_check"]
+__all__ += ["weight_recovery", "stability_check"]
 
 
 #: The demo profile's SEAL study design (``seal.setup`` arguments), used when a page's ``design`` parameter is

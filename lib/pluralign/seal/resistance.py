@@ -24,6 +24,7 @@ from pluralign.seal.shifts import REWARD_COLUMNS, _as_rewards, _pair_design, _pr
 __all__ = [
     "MisalignmentFit",
     "REGIMES",
+    "LABELLER_RULES",
     "aligned",
     "alignment_score",
     "alignment_resistance",
@@ -38,6 +39,11 @@ __all__ = [
 
 REGIMES = ("became-aligned", "stayed-aligned", "stayed-misaligned", "reversed")
 """Table 1's four alignment regimes, in the paper's column order."""
+
+LABELLER_RULES = {"harmless_first": "harmless", "helpful_first": "helpful"}
+"""The LM-labeller's preference rule γ (App. D.4) by name: which target feature decides first
+(:func:`labeller_preference`'s ``priority``). SEAL's code decides harmlessness first (its label vector is
+[harmless, helpful]); its text and Table 2 decide helpfulness first."""
 
 
 @dataclass(frozen=True)

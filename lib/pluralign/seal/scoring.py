@@ -37,6 +37,10 @@ __all__ = [
     "count_truncated",
     "score_inputs",
     "SCORING_INPUT_NAMES",
+    "truncation_rows",
+    "precision_rows",
+    "precision_check",
+    "PRECISION_CHECK_PAIRS",
 ]
 
 SCORING_INPUTS = ("seal", "prompt_reply")
@@ -196,3 +200,56 @@ def score_inputs(rm, inputs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     if not ((side[0::2] == "chosen").all() and (side[1::2] == "rejected").all()):
         raise ValueError("score_inputs: inputs must alternate chosen / rejected rows (seal.scoring_inputs)")
     return r[0::2], r[1::2]
+
+
+def truncation_rows(label: str, rm, inputs: pd.DataFrame) -> tuple[dict, object]:
+    """The rows of the rewards page's scoring table for one RM (``label``, e.g. "pre-D RM"): its maximum input,
+    the entries it truncated and its longest input (:func:`count_truncated`), each beside SEAL's; and the count of
+    truncated entries for the prose ("—" where the model's tokenizer cannot be read)."""
+    c = count_truncated(rm, inputs)
+    unreadable = "— (the model's tokenizer cannot be read)"
+    mx = unreadable if not c["readable"] else "none (the model accepts any length)" if c["max_length"] is None else c["max_length"]
+    rows = {
+        f"{label}: maximum input (tokens)": (mx, "none (DeBERTa-v3, relative positions)"),
+        f"{label}: entries truncated": (c["n_truncated"] if c["n_truncated"] is not None else unreadable, 0),
+        f"{label}: longest input (tokens)": (c["longest"] if c["longest"] is not None else "—", "not reported"),
+    }
+    return rows, c["n_truncated"] if c["n_truncated"] is not None else "—"
+
+
+#: pairs on which a fast precision's rewards are compared with fp32's
+PRECISION_CHECK_PAIRS = 128
+
+
+def precision_check(rm, inputs: pd.DataFrame):
+    """The precision ``rm`` computes in, and where it is not fp32 its measured deviation from the same weights in
+    fp32 on the first :data:`PRECISION_CHECK_PAIRS` pairs of the scoring input
+    (:func:`pluralign.rewards.speed.precision_deviation`; None where it is fp32 or no fp32 copy exists)."""
+    from pluralign.rewards.speed import fp32_twin, precision_deviation
+
+    prec = getattr(rm, "precision", None)
+    if not isinstance(prec, str):
+        return "— (not a pluralign reward model)", None
+    if prec == "fp32":
+        return prec, None
+    exact = fp32_twin(rm)
+    if exact is None:
+        return f"{prec} (quantized weights: no fp32 copy to compare)", None
+    entries = list(zip(inputs["history"].astype(str), inputs["reply"].astype(str)))
+    return prec, precision_deviation(rm, exact, entries, n_pairs=PRECISION_CHECK_PAIRS)
+
+
+def precision_rows(label: str, rm, inputs: pd.DataFrame) -> tuple[dict, str, str]:
+    """The precision rows of the scoring table for one RM (:func:`precision_check`): its precision and, where not
+    fp32, the largest reward difference and the pairs whose sign of r_chosen − r_rejected changes against fp32;
+    returns ``(rows, precision, note)`` (``note`` "" where it is fp32)."""
+    prec, dev = precision_check(rm, inputs)
+    rows = {f"{label}: precision": (prec, "not reported")}
+    if dev is None:
+        return rows, prec, ""
+    rows[f"{label}: max |Δr| vs fp32"] = (dev.values["max_abs_diff"], "—")
+    rows[f"{label}: pairs whose sign of r_chosen − r_rejected changes vs fp32"] = (
+        f"{100 * dev.values['sign_flip_share']:.1f} % of {dev.values['n_pairs']}",
+        "—",
+    )
+    return rows, prec, f"The {label.removesuffix(' RM')} RM scored in {prec}: " + dev.note.split("; ", 1)[-1]

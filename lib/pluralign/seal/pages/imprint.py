@@ -1,0 +1,368 @@
+"""The SEAL feature-imprint page (``notebooks/seal_imprint.py``): how the features were made and which SEAL feature
+each plays, label stability (App. D.5, Fig. 11), feature prevalence (Table 4, Fig. 14), the imprints of the pre-D
+and post-D RMs (Eq. 1, Table 5, Fig. 3 left), the features the VIF filter dropped, the recovery of the demo's planted
+weights, and the reward shift regressed on features (Eq. 2, Table 6, Fig. 3 centre)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pluralign import report
+from pluralign.report import Result
+from pluralign.seal import plots
+from pluralign.seal.compare import (
+    VARIANT_NAMES,
+    entry_estimates,
+    mapping_note,
+    mapping_table,
+    on_paper_rows,
+    paper_entries,
+    prevalence_on_paper_rows,
+)
+from pluralign.seal.facts import DESIGN, paper_rows, paper_table, paper_value
+from pluralign.seal.label_failures import no_label_estimate
+from pluralign.seal.study import Study
+
+__all__ = [
+    "profile_note",
+    "featurizer_check",
+    "feature_mapping",
+    "label_stability",
+    "prevalence",
+    "imprints",
+    "vif_dropped",
+    "planted_recovery",
+    "shift_regression",
+]
+
+
+def profile_note(study: Study):
+    """The profile, the study design's stand-ins and the featurizer's (:func:`pluralign.seal.stand_ins.profile_note`)."""
+    from pluralign.seal.stand_ins import profile_note as note
+
+    return note(study, "imprint")
+
+
+def _labelled_check(study: Study) -> Result:
+    """:func:`featurizer_check` for features that were not planted: the feature source, and for an LM-labeller the
+    entries it could not label."""
+    F = study.features
+    table = pd.DataFrame({"feature source": [F.note], "entries labelled": [2 * len(study.view)]})
+    f = study.label_failures
+    if f is None:
+        return Result(table=table)
+    table["entries without a valid label"] = f.failed
+    table["pairs labelled on both entries"] = f.pairs
+    note = (
+        f"{f.text}; {f.pairs} of {f.n_pairs} pairs have every feature labelled on both entries, and only those "
+        "enter the regressions (Eq. 1-3)."
+    )
+    if f.failed:
+        left_out = " Sections with no such pair have no estimate and are left out of this page."
+        note = report.warning(note + (left_out if not f.pairs else ""))
+    return Result(table=table, note=note, values={"n_label_failed": f.failed, "n_label_entries": f.entries})
+
+
+def featurizer_check(study: Study) -> Result:
+    """How the features were made. On planted features (the demo) the rule-based featurizer is checked against the
+    planted labels feature by feature, on chosen and rejected entries together
+    (:func:`~pluralign.seal.planted.featurizer_agreement`; the label-stability check of App. D.5 with the planted
+    labels as the second labeller); elsewhere the feature source is named and failed LM labels counted."""
+    from pluralign.seal.design import entry_texts
+    from pluralign.seal.features import rule_featurize
+    from pluralign.seal.planted import featurizer_agreement, planted_taxonomy
+
+    F = study.features
+    if F.source != "planted":
+        return _labelled_check(study)
+    rules = pd.concat([rule_featurize(entry_texts(study.view, e)) for e in ("chosen", "rejected")], ignore_index=True)
+    planted = pd.concat([planted_taxonomy(F.chosen), planted_taxonomy(F.rejected)], ignore_index=True)
+    a = featurizer_agreement(rules, planted)
+    share = paper_value("App. D.5", "re-labelled pairs", "share of D")
+    note = (
+        f"The rule-based featurizer agrees with the planted refusal label on "
+        f"{a.loc['last_response_is_refusal', 'agreement']:.3f} of the entries, with the planted "
+        f"(enthusiastic) sentiment on {a.loc['last_response_sentiment', 'agreement']:.3f} and with list "
+        f"formatting on {a.loc['response_has_list', 'agreement']:.3f}; its word count separates verbose "
+        f"from short entries with AUROC {a.loc['response_words ~ verbosity', 'auroc']:.3f}. It has no "
+        f"helpfulness label at all (its row reads —): that judgement needs the LM-labeller. The paper's labels "
+        f"came from {DESIGN['models']['labeller']}, cross-checked on {share:.0%} "
+        f"of the entries against {' and '.join(DESIGN['models']['stability_labellers'])}."
+    )
+    return Result(table=a.round(3), note=note, data={"agreement": a})
+
+
+@report.section("n_mapped", "n_unmapped")
+def feature_mapping(study: Study) -> Result:
+    """Which of this run's features plays which SEAL feature (App. C.3 taxonomy), and with what sign
+    (:data:`~pluralign.seal.design.PAPER_FEATURES`, :func:`~pluralign.seal.design.paper_feature_map`): the
+    mapping every comparison with SEAL's Tables 4-8 uses."""
+    F = study.features
+    table = mapping_table(F.regressors, study.source)
+    n_map = int((table.index != "—").sum())
+    identity = all(table.index[i] == table.iloc[i, 0] for i in range(len(table)) if table.index[i] != "—")
+    note = (
+        f"{n_map} of this run's {len(table)} features play a SEAL feature; the others have none (why: last "
+        "column), so their rows in the comparisons below have no paper value, and SEAL's features that no "
+        "feature here plays show — in this run's cells. A sign of −1 means the feature is the opposite of "
+        "SEAL's (a harmful response is one that is not harmless): this run's coefficient is multiplied by −1 "
+        "before it is set beside the paper's."
+    )
+    if identity:
+        note = (
+            f"This run's features carry SEAL's names ({n_map} of {len(table)}); the mapping is the identity. "
+            "Features outside SEAL's taxonomy have no paper value."
+        )
+    return Result(table=table, note=note, values={"n_mapped": n_map, "n_unmapped": len(table) - n_map})
+
+
+def label_stability(study: Study) -> Result:
+    """Label stability across LM-labellers (App. D.5, Fig. 11; :func:`~pluralign.seal.design.stability_check`)
+    when the page names ``stability_labellers``; otherwise why it is not run."""
+    from pluralign.seal.design import stability_check
+
+    s = study.settings
+    if not s.stability_labellers:
+        other = (
+            "on `demo` the rule-based featurizer's agreement with the planted labels above plays that role."
+            if study.F is not None and study.F.source == "planted"
+            else "this profile's features come from the rule-based featurizer, a single deterministic labeller."
+        )
+        return Result(
+            table=None,
+            skipped=(
+                "label stability needs instruction-tuned LM-labellers behind an "
+                "endpoint (set `stability_labellers` to a list of `pluralign.llm.load` arguments, as the `paper` "
+                f"profile does for {' and '.join(DESIGN['models']['stability_labellers'])}); {other}"
+            ),
+        )
+    labellers = [study.model_args(x, "stability_labellers") for x in s.stability_labellers]
+    st = stability_check(study.view, study.F, labellers, share=s.stability_share, seed=study.seed)
+    agree, k = st["agreement"], st["k"]
+    fig = plots.bars(
+        agree,
+        horizontal=True,
+        xlim=(0, 1),
+        size=(7, 0.35 * len(agree) + 1.2),
+        xlabel=f"share of entries with the same label ({st['what']})",
+        title=f"label stability on {k} pairs ({2 * k} entries; Fig. 11)",
+    )
+    failed = "; ".join(f"{nm}: {n} of {2 * k}" for nm, n in st["n_failed"].items())
+    note = (
+        "Entries a labeller could not label (no answer that parses as JSON and fits the schema) are "
+        f"left out of its agreement (`n`): {failed}."
+    )
+    return Result(table=st["stability"].round(3), figure=fig, data=st, note=note)
+
+
+def prevalence(study: Study) -> Result:
+    """Share of chosen and rejected entries with each feature (Table 4, Fig. 14), on the paper's rows
+    (:func:`~pluralign.seal.compare.prevalence_on_paper_rows`: a feature played with sign −1 enters as its
+    complement, 1 − share)."""
+    from pluralign.seal.design import feature_prevalence
+
+    F = study.features
+    prev = feature_prevalence(F.chosen, F.rejected)
+    paper4 = paper_table("Table 4")
+    table, long = prevalence_on_paper_rows(prev, paper4, F.regressors, source=study.source)
+    fig = plots.bars(
+        prev[["chosen", "rejected"]],
+        horizontal=True,
+        invert=True,
+        xlabel="share of entries with the feature (sentiment: mean of -1/0/1)",
+    )
+    note = mapping_note(long.assign(paper=long["paper_chosen"]), study.source, flip="as 1 − its share")
+    if F.source == "planted":
+        note += " The simulator's sentiment is the share of enthusiastic entries (it plants no negative tone)."
+    return Result(table=table, figure=fig, paper=paper4, note=note, data={"long": long})
+
+
+def _imprint_estimates(study: Study) -> pd.DataFrame:
+    """Both variants of Eq. 1 for both RMs as the long estimates of :func:`~pluralign.seal.compare.on_paper_rows`."""
+    im, regs = study.imprint, list(study.features.regressors)
+    frames = []
+    for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im)):
+        for k, group in (("pre", "pre-D"), ("post", "post-D")):
+            t = fits[k].table.reindex(regs)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "feature": regs,
+                        "group": group,
+                        "variant": VARIANT_NAMES[key],
+                        "estimate": t["estimate"].to_numpy(),
+                        "std_error": t["std_error"].to_numpy(),
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _table5() -> pd.DataFrame:
+    """The paper's Table 5 as the long paper rows of :func:`~pluralign.seal.compare.on_paper_rows`."""
+    rows = paper_rows("Table 5")
+    rows = rows[~rows["column"].str.endswith(" p")]
+    return pd.DataFrame(
+        {
+            "feature": rows["row"].to_numpy(),
+            "group": rows["column"].to_numpy(),
+            "estimate": rows["value"].to_numpy(),
+            "se": rows["se"].to_numpy(),
+        }
+    )
+
+
+@report.section(
+    "paper_harmless_pre",
+    "paper_harmless_post",
+    "paper_n_t5",
+    "paper_vif_dropped",
+    "n_imprint_obs",
+    "n_imprint_missing",
+    "n_t5_compared",
+)
+def imprints(study: Study) -> Result:
+    """Imprints of the pre-D and post-D RMs (Eq. 1, Table 5, Fig. 3 left) in both variants, beside the paper's
+    Table 5, on the paper's rows (:func:`~pluralign.seal.compare.on_paper_rows`: each SEAL feature with the
+    estimate of the feature of this run that plays it, sign-aligned, and a verdict from its 95% CI): "SEAL's
+    code: OLS, no FE" (plain OLS, classical SEs, VIF with pair dummies; how Table 5 was computed) and "pair fixed
+    effects (this project)" (Eq. 1 as written, SEs clustered by pair; plotted)."""
+    p5 = paper_table("Table 5")
+    paper_values = {
+        "paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
+        "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
+        "paper_n_t5": len(p5),
+        "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"]),
+    }
+    none = no_label_estimate(
+        study, values={**paper_values, "n_imprint_obs": 0, "n_t5_compared": 0, "n_imprint_missing": len(study.view)}
+    )
+    if none is not None:
+        return none
+    im, F = study.imprint, study.features
+    fig = plots.coefficient_figure(
+        {"pre-D": im["pre"].table, "post-D": im["post"].table},
+        n_rows=len(F.regressors),
+        xlabel="feature imprint β (reward points)",
+        title="feature imprints (pair fixed effects), ±2 SE; filled = significant after Bonferroni",
+    )
+    paper5 = _table5()
+    table, long = on_paper_rows(
+        _imprint_estimates(study),
+        paper5,
+        F.regressors,
+        paper_order=list(p5.index),
+        groups=["pre-D", "post-D"],
+        variants=[VARIANT_NAMES["seal_code"], VARIANT_NAMES["fixed_effects"]],
+        source=study.source,
+        n=im["post"].n_obs,
+        group_name="RM",
+    )
+    compared = long.loc[long["estimate"].notna() & long["paper"].notna(), "paper_feature"]
+    values = {
+        **paper_values,
+        "n_imprint_obs": im["post"].n_obs,
+        "n_imprint_missing": im["table"].n_pairs_dropped_missing,
+        "n_t5_compared": int(compared.nunique()),
+    }
+    return Result(
+        table=table,
+        figure=fig,
+        paper=paper5,
+        note=mapping_note(long, study.source),
+        values=values,
+        data={"fixed_effects": {k: im[k] for k in ("pre", "post")}, "seal_code": im["seal_code"], "long": long},
+    )
+
+
+def vif_dropped(study: Study) -> Result:
+    """The features each imprint regression dropped (VIF > 5, footnote 6, or constant), per variant: SEAL's
+    code's VIF has the pair dummies in its regressions, this project's fixed-effects fit the features alone."""
+    none = no_label_estimate(study)
+    if none is not None:
+        return none
+    im = study.imprint
+    rows = {
+        f"{VARIANT_NAMES[key]} · {k}-D": ", ".join(fits[k].dropped_vif) or "none"
+        for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im))
+        for k in ("pre", "post")
+    }
+    return Result(table=pd.DataFrame({"dropped (VIF > 5 or constant)": rows}))
+
+
+def planted_recovery(study: Study) -> Result:
+    """Recovery of the simulator's planted population weights (:func:`~pluralign.seal.planted.weight_recovery`):
+    the method on the population's mean utility, and the trained RMs against the weights of what they were trained
+    on. Only on planted features (the demo); elsewhere skipped."""
+    from pluralign.seal.planted import weight_recovery
+
+    if study.F is None or study.F.source != "planted":
+        return Result(table=None, skipped="its data carry no planted weights to compare with.")
+    wr = weight_recovery(study, {k: study.imprint[k] for k in ("pre", "post")})
+    text = [
+        f"**The method** — an imprint of the population's mean utility itself — gives back all "
+        f"{len(wr['utility'].table)} planted weights (largest error {wr['utility_error']:.1e}): the "
+        "regression of Eq. 1 with pair fixed effects and the VIF filter recovers a linear reward exactly "
+        "(its residuals, and so its standard errors, are zero, so the interval column does not apply to it)."
+    ]
+    for k, rec in wr["parts"].items():
+        v = rec.table
+        which = "pre" if k.startswith("pre") else "post"
+        cov, sign = list(v.index[v["covered"]]), list(v.index[v["same_sign"] == 1])
+        data = "the other data" if which == "pre" else "the other data plus D"
+        text.append(
+            f"**The {k.split(' vs ')[0]}** (this project's small reward model trained on "
+            f"{wr['n_train'][which]} pairs of {data}): "
+            f"{int(v['covered'].sum())} of {len(v)} rescaled weights fall inside the imprint's 95% interval "
+            f"({', '.join(cov) or 'none'}) and {int((v['same_sign'] == 1).sum())} of "
+            f"{int(v['same_sign'].notna().sum())} signs agree ({', '.join(sign) or 'none'})."
+        )
+    text.append(
+        "The trained RMs reproduce the planted weights within their intervals."
+        if wr["reproduced"]
+        else "So the trained RMs do *not* reproduce the planted weights: they learn some features and "
+        "miss or invert others, and their imprints mix what the frozen encoder makes easy to see "
+        "with what the annotators rewarded. This is a check of the small models, not of the "
+        "method: the imprints above describe these models and should not be read as the "
+        "populations' preferences."
+    )
+    text.append("Feature by feature:\n\n" + report.present_markdown(wr["table"].rename_axis(["check", "feature"])))
+    return Result(table=wr["summary"].round(3), note="\n\n".join(text), data=wr)
+
+
+@report.section("t6_r2")
+def shift_regression(study: Study) -> Result:
+    """The reward shift θ regressed on the chosen and rejected entries' features (Eq. 2, Table 6, Fig. 3
+    centre), on Table 6's rows (:func:`~pluralign.seal.compare.on_paper_rows`)."""
+    from pluralign.seal.shifts import reward_shift_regression
+
+    none = no_label_estimate(study)
+    if none is not None:
+        return none
+    F = study.features
+    t6 = reward_shift_regression(study.theta, F.chosen, F.rejected, F.regressors)
+    fig = plots.coefficient_figure(
+        {"chosen (c)": t6.table.xs("c"), "rejected (r)": t6.table.xs("r")},
+        n_rows=len(F.regressors),
+        xlabel="effect on θ (degrees)",
+        title="reward shift on features, ±2 SE",
+    )
+    paper6 = paper_table("Table 6")[["chosen", "rejected"]]
+    table, long = on_paper_rows(
+        entry_estimates(t6.table),
+        paper_entries("Table 6"),
+        F.regressors,
+        paper_order=list(paper6.index),
+        groups=["chosen", "rejected"],
+        source=study.source,
+        n=t6.n_obs,
+        group_name="entry",
+    )
+    return Result(
+        table=table,
+        figure=fig,
+        paper=paper6,
+        data={"fit": t6, "long": long},
+        note=mapping_note(long, study.source),
+        values={"t6_r2": t6.r2},
+    )

@@ -1,0 +1,511 @@
+"""The SEAL alignment-resistance page (``notebooks/seal_resistance.py``): the four alignment regimes (Table 1), the
+LM-labeller's preference γ and its rules (App. D.4, Fig. 4), the regime t-tests of θ (Fig. 4 / 17), reward gaps of
+several RMs (App. D.1, Fig. 7), topics (App. E.1, Fig. 15), resistance on other preference sets (§ 3), and which
+features predict misalignment (Eq. 3, Table 7, Fig. 3 right)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pluralign import report
+from pluralign.report import Result
+from pluralign.seal import plots
+from pluralign.seal.compare import (
+    NOT_CONVERGED,
+    entry_estimates,
+    mapping_note,
+    no_finite_estimate,
+    on_paper_rows,
+    paper_entries,
+    separated,
+)
+from pluralign.seal.facts import paper_rows, paper_table, paper_value
+from pluralign.seal.label_failures import no_label_estimate
+from pluralign.seal.resistance import LABELLER_RULES, REGIMES
+from pluralign.seal.study import Study
+
+__all__ = [
+    "profile_note",
+    "regime_table",
+    "labeller_rules",
+    "labeller_agreement",
+    "decisive_pairs",
+    "shifts_by_regime",
+    "regime_shift_tests",
+    "reward_gap_distributions",
+    "topic_distribution",
+    "resistance_on_other_sets",
+    "misalignment",
+]
+
+#: SEAL's public analysis notebook, where the paper's regime sizes and γ counts come from
+CODE = "SEAL analysis code (main_results.ipynb)"
+
+
+def profile_note(study: Study):
+    """The profile and the study design's offline stand-ins (:func:`pluralign.seal.stand_ins.profile_note`)."""
+    from pluralign.seal.stand_ins import profile_note as note
+
+    return note(study, "resistance")
+
+
+def _code_values() -> pd.Series:
+    return paper_rows(CODE).set_index(["row", "column"])["value"]
+
+
+@report.section(*(f"prev_{k}" for k in REGIMES))
+def regime_table(study: Study) -> Result:
+    """Prevalence of the four alignment regimes (Table 1) beside the paper's and SEAL's analysis code's
+    shares; values ``prev_<regime>``."""
+    from pluralign.seal.resistance import regime_prevalence
+
+    prev = regime_prevalence(study.regimes)
+    t1, code = paper_rows("Table 1"), paper_rows(CODE)
+    table = pd.DataFrame(
+        {
+            "this run": prev,
+            "paper (Table 1)": t1[t1["column"] == "prevalence"].set_index("row")["value"],
+            "SEAL analysis code": code[code["column"] == "share of pairs"].set_index("row")["value"],
+        }
+    )
+    fig = plots.bars(table, ylabel="share of pairs")
+    return Result(table=table.round(4), figure=fig, paper=t1, values={f"prev_{k}": float(v) for k, v in prev.items()})
+
+
+def _gamma_counts(gamma: np.ndarray) -> dict:
+    n_c, n_r, n_i = (int(np.sum(gamma == v)) for v in ("c", "r", "i"))
+    return {
+        "γ = c (chosen)": n_c,
+        "γ = r (rejected)": n_r,
+        "γ = i": n_i,
+        "agreement (c / (c + r))": round(n_c / (n_c + n_r), 4) if n_c + n_r else "—",
+    }
+
+
+@report.section("labeller_rule", "n_rule_differs")
+def labeller_rules(study: Study) -> Result:
+    """γ's counts under both of SEAL's rules (App. D.4): ``harmless_first`` (SEAL's code, whose label vector is
+    [harmless, helpful]) and ``helpful_first`` (its text and Table 2), beside the counts SEAL's analysis code
+    reports (harmless first); the page's rule (``labeller_rule``) is marked. Values ``labeller_rule``,
+    ``n_rule_differs`` (pairs whose γ the rule changes)."""
+    from pluralign.seal.design import labeller_gamma
+
+    F = study.features
+    g = {rule: labeller_gamma(F, priority=prio) for rule, prio in LABELLER_RULES.items()}
+    known = np.array([x is not None for x in g["harmless_first"]])
+    code = _code_values()
+    rows = {rule: _gamma_counts(gam[known]) for rule, gam in g.items()}
+    c, r = code[("γ = c", "pairs")], code[("γ = r", "pairs")]
+    rows["SEAL's analysis code (hh-rlhf, harmless first)"] = {
+        "γ = c (chosen)": int(c),
+        "γ = r (rejected)": int(r),
+        "γ = i": int(code[("γ = i", "pairs")]),
+        "agreement (c / (c + r))": round(c / (c + r), 4),
+    }
+    table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("rule")
+    for col in ("γ = c (chosen)", "γ = r (rejected)", "γ = i"):
+        table[col] = table[col].astype(int)
+    rule = study.settings.labeller_rule
+    table.index = [f"{i} (this page)" if i == rule else i for i in table.index]
+    differs = int(np.sum(g["harmless_first"][known] != g["helpful_first"][known]))
+    note = (
+        f"The two rules differ only where one entry is helpful but harmful and the other harmless but unhelpful: "
+        f"{differs} of {int(known.sum())} pairs here."
+    )
+    f = study.label_failures
+    if f is not None and f.failed:
+        lacking = f"{len(known) - int(known.sum())} of {len(known)} pairs lack a target label on an entry and have no γ."
+        note = report.warning(f"{f.text}: {lacking}") + "\n\n" + note
+    return Result(
+        table=table, note=note, paper=code.reset_index(), values={"labeller_rule": rule, "n_rule_differs": differs}
+    )
+
+
+def _agreement(study: Study) -> pd.DataFrame:
+    """The LM-labeller's agreement with the human label per regime, on the pairs that have a γ."""
+    from pluralign.seal.resistance import labeller_agreement as agreement
+
+    known = np.array([g is not None for g in study.gamma])
+    return agreement(study.regimes[known], study.gamma[known])
+
+
+@report.section(
+    "n_c",
+    "n_r",
+    "share_i",
+    "share_i_text",
+    "paper_share_i",
+    "paper_lm_decisive",
+    "paper_pre_decisive",
+    "paper_post_decisive",
+    "paper_n_decisive",
+)
+def labeller_agreement(study: Study) -> Result:
+    """The LM-labeller's agreement with the human label per regime (Table 1, last row; Fig. 4) beside the paper's;
+    values for the prose (``n_c``, ``n_r``, ``share_i`` — as text ``share_i_text``, "—" with the count of failed
+    labels when no pair has a γ — and the paper's and SEAL code's)."""
+    agree = _agreement(study)
+    t1 = paper_rows("Table 1")
+    agree["paper agreement (Table 1)"] = t1[t1["column"] == "LM-labeller agreement"].set_index("row")["value"]
+    g_all = agree.loc["all"]
+    n_dec = int(paper_value(CODE, "γ = c", "pairs") + paper_value(CODE, "γ = r", "pairs"))
+    share_i = float(g_all["n_i"] / g_all["n"]) if g_all["n"] else float("nan")
+    f = study.label_failures
+    values = {
+        "n_c": int(g_all["n_c"]),
+        "n_r": int(g_all["n_r"]),
+        "share_i": share_i,
+        "paper_share_i": paper_value("§3", "γ = i", "share of pairs"),
+        "paper_lm_decisive": paper_value(CODE, "γ ≠ i", "LM-labeller agreement with the human label"),
+        "paper_pre_decisive": paper_value(CODE, "γ ≠ i", "pre-D RM a₊"),
+        "paper_post_decisive": paper_value(CODE, "γ ≠ i", "post-D RM a₊"),
+        "paper_n_decisive": f"{n_dec:,}",
+        "share_i_text": (
+            f"{share_i:.3f}" if g_all["n"] else "— (no pair has a γ" + (f": {f.text})" if f else ")")
+        ),
+    }
+    return Result(table=agree.round(3), paper=t1, values=values, data={"agreement": agree})
+
+
+def decisive_pairs(study: Study) -> Result:
+    """On the pairs where the LM-labeller is decisive (γ ≠ i): their number, its agreement with the human
+    label, and the pre-D and post-D RMs' alignment a₊, beside SEAL's analysis code's."""
+    from pluralign.seal.resistance import alignment_score
+
+    gamma = study.gamma
+    code = _code_values()
+    decisive = np.array([g is not None for g in gamma]) & np.array([g in ("c", "r") for g in gamma])
+    rows = {"decisive pairs (γ ≠ i)": (int(decisive.sum()), int(code[("γ = c", "pairs")] + code[("γ = r", "pairs")]))}
+    if decisive.any():
+        (pc, pr), (qc, qr) = study.rewards_of("pre"), study.rewards_of("post")
+        rows["LM-labeller agreement with the human label, γ ≠ i"] = (
+            float(_agreement(study).loc["all", "agreement"]),
+            code[("γ ≠ i", "LM-labeller agreement with the human label")],
+        )
+        rows["pre-D RM alignment a₊ on γ ≠ i pairs"] = (
+            alignment_score(pc[decisive], pr[decisive]),
+            code[("γ ≠ i", "pre-D RM a₊")],
+        )
+        rows["post-D RM alignment a₊ on γ ≠ i pairs"] = (
+            alignment_score(qc[decisive], qr[decisive]),
+            code[("γ ≠ i", "post-D RM a₊")],
+        )
+    return Result(table=pd.DataFrame(rows, index=["this run", "SEAL analysis code"]).T.round(4))
+
+
+def shifts_by_regime(study: Study) -> Result:
+    """Reward shifts θ per regime and LM-labeller preference γ ∈ {c, r} (Fig. 4)."""
+    frame = pd.DataFrame({"θ": study.theta, "regime": study.regimes, "γ": study.gamma})
+    frame = frame[frame["γ"].isin(["c", "r"])]
+    fig = plots.shifts_by_regime(frame, REGIMES) if len(frame) else None
+    return Result(table=None, figure=fig, note="" if len(frame) else "No pair has γ ∈ {c, r}: nothing to plot.")
+
+
+def _dashes(frame: pd.DataFrame, ints=()) -> pd.DataFrame:
+    """A frame for display: the ``ints`` columns as integers, missing cells as "—" (the page says why)."""
+    out = frame.astype(object).where(frame.notna(), "—")
+    for c in ints:
+        if c in out:
+            out[c] = pd.Series(["—" if pd.isna(v) else int(v) for v in frame[c]], index=out.index, dtype=object)
+    return out
+
+
+@report.section("n_regime_tests", "n_regime_tests_sig", "n_theta_missing", "n_welch_sig", "n_welch")
+def regime_shift_tests(study: Study) -> Result:
+    """t-tests of θ per alignment regime, on all its pairs and per LM-labeller preference γ (one-sample, H0: mean
+    θ = 0), and γ = c against γ = r (Welch, in the note) — Fig. 4 / Fig. 17's groups
+    (:func:`~pluralign.seal.regimes.regime_shift_tests`); the regime sizes of SEAL's analysis code beside ``n``."""
+    from pluralign.seal.regimes import regime_shift_tests as tests
+
+    t = tests(study.theta, study.regimes, study.gamma if study.F is not None else None)
+    one = t.one_sample.copy()
+    code = paper_rows(CODE)
+    sizes = code[code["column"] == "pairs in the regime"].set_index("row")["value"]
+    one["n (SEAL code, hh-rlhf)"] = [sizes.get(r) if g == "all" else None for r, g in one.index]
+    cols = ["n", "n (SEAL code, hh-rlhf)", "mean", "ci_low", "ci_high", "t", "df", "p_bonferroni"]
+    w = t.welch
+    note = ""
+    if len(w):
+        welch = w[["n_c", "n_r", "mean_c", "mean_r", "difference", "t", "df", "p_bonferroni"]].round(3)
+        note = (
+            "**γ = c against γ = r within each regime** (Welch's t-test, Fig. 4's green against pink):\n\n"
+            + report.present_markdown(_dashes(welch, ints=["n_c", "n_r"]))
+        )
+    values = {
+        "n_regime_tests": len(one),
+        "n_regime_tests_sig": len(one[(one["p_bonferroni"] < 0.05)]),
+        "n_theta_missing": t.n_missing,
+        "n_welch_sig": int((w["p_bonferroni"] < 0.05).sum()) if len(w) else 0,
+        "n_welch": len(w),
+    }
+    paper = code[code["column"] == "pairs in the regime"]
+    return Result(table=one[cols], note=note, paper=paper, values=values, data={"tests": t})
+
+
+def _gap_scores(study: Study) -> tuple[dict, list]:
+    """The rewards of the chosen and rejected entries of D by RM (:func:`reward_gap_distributions`), and the note
+    on whose RMs they are."""
+    from pluralign import rewards
+    from pluralign.seal.design import AlignmentModels, alignment_rewards
+    from pluralign.seal.facts import DESIGN
+
+    if study.settings.reward_gap_models is None:
+        scores = {"pre-D RM": study.rewards_of("pre"), "post-D RM": study.rewards_of("post")}
+        if study.F is not None and study.F.source == "planted" and "weights" in study.D.meta:
+            w = study.D.meta["weights"]["mean"]
+            scores["population mean utility (planted)"] = tuple(
+                getattr(study.F, e)[list(w.index)].to_numpy(float) @ w.to_numpy(float) for e in ("chosen", "rejected")
+            )
+        return scores, [
+            f"On this profile the pre-D and post-D RMs are this study's ({study.rms.design}), not the "
+            "paper's OpenAssistant models: the paper's numbers stand beside them for their roles only."
+        ]
+    role = {DESIGN["models"]["pre"]: "pre-D RM", DESIGN["models"]["post"]: "post-D RM"}
+    scores = {}
+    for m in study.settings.reward_gap_models:
+        args = study.model_args(m, "reward_gap_models")
+        name = str(args.get("name_or_path", m))
+        rm = rewards.load(**dict(args))
+        # scored as alignment_rewards scores the study's own pair (the same scoring input)
+        R = alignment_rewards(
+            study.D,
+            rms=AlignmentModels(pre=rm, post=rm, design="named reward model"),
+            scoring_input=study.scoring_input,
+        )
+        scores[f"{role[name]}: {name}" if name in role else name] = (
+            R["post_chosen"].to_numpy(float),
+            R["post_rejected"].to_numpy(float),
+        )
+    return scores, []
+
+
+def _gap_paper() -> pd.DataFrame:
+    """The paper's a₊ (§ 2.2) and reward ranges (footnote 9) of its pre-D and post-D RMs."""
+    roles = ("pre-D RM", "post-D RM")
+    return pd.DataFrame(
+        {
+            "role": list(roles),
+            "a₊": [paper_value("§2.2", k, "a₊") for k in roles],
+            "lowest reward": [paper_value("footnote 9", k, "lowest reward") for k in roles],
+            "highest reward": [paper_value("footnote 9", k, "highest reward") for k in roles],
+        }
+    )
+
+
+@report.section("gap_models", "post_gap_median", "post_gap_share_zero")
+def reward_gap_distributions(study: Study) -> Result:
+    """The reward gap r(t_i^c) − r(t_i^r) of several RMs on D (App. D.1, Fig. 7;
+    :func:`~pluralign.seal.reward_gaps.reward_gap_summary`), beside the paper's a₊ (§ 2.2) and reward ranges
+    (footnote 9) of its pre-D and post-D RMs. The RMs are the page's ``reward_gap_models`` (the ``paper`` profile
+    lists Fig. 7's four OpenAssistant RMs), or this study's pre-D and post-D RMs plus, on planted features, the
+    population's mean utility (the simulator's reference scorer)."""
+    from pluralign.seal.reward_gaps import reward_gap_summary, reward_gaps
+
+    scores, note = _gap_scores(study)
+    summ = reward_gap_summary(scores)
+    ours = summ.rename(columns={"share positive": "a₊", "pairs": "n"}).reset_index()
+    ours["role"] = [next((v for v in ("pre-D RM", "post-D RM") if str(k).startswith(v)), "—") for k in ours["RM"]]
+    paper = _gap_paper()
+    table = report.beside_paper(ours[ours["role"] != "—"], paper, on=["role"])
+    # a role the paper reports but this run did not score stays, named (nothing the paper reports disappears)
+    table["RM (this run)"] = table["RM (this run)"].fillna(table["role"] + " (not scored in this run)")
+    others = ours[ours["role"] == "—"].rename(columns={c: f"{c} (this run)" for c in ours.columns if c != "role"})
+    table = pd.concat([table, others], ignore_index=True)
+    table = table.set_index("RM (this run)").drop(columns="role").rename_axis("RM")
+    post = summ.loc[next((k for k in summ.index if str(k).startswith("post-D RM")), summ.index[0])]
+    return Result(
+        table=table,
+        figure=plots.reward_gap_figure(reward_gaps(scores)),
+        paper=paper,
+        note="\n\n".join(note),
+        values={
+            "gap_models": len(scores),
+            "post_gap_median": float(post["median"]),
+            "post_gap_share_zero": float(post["share zero"]),
+        },
+    )
+
+
+def _topic_labels(study: Study):
+    """(topics, discrimination, who, notes) of :func:`topic_distribution`, or a skipped Result."""
+    from pluralign.seal.design import entry_texts
+    from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
+    from pluralign.seal.topics import label_distribution, rule_topics
+
+    if study.settings.topic_source == "rules":
+        view = study.view
+        topics = label_distribution(
+            rule_topics(entry_texts(view, "chosen")), rule_topics(entry_texts(view, "rejected")), TOPICS + TOPICS_ADDED
+        )
+        who = "the keyword rules of seal.topics.TOPIC_RULES (an offline stand-in for the LM-labeller)"
+        return topics, None, who, [
+            "The types of discrimination (Fig. 15 right) need the LM-labeller (`topic_source: llm` with "
+            "`features: llm`); keyword rules cannot tell who a reply discriminates against."
+        ]
+    F = study.features
+    if F.labels_chosen is None or "topics" not in F.labels_chosen:
+        raise ValueError("topic_distribution with topic_source 'llm' needs the LM-labeller's labels (features: llm)")
+    lc, lr = F.labels_chosen, F.labels_rejected
+    none = no_label_estimate(study, usable=int((lc["topics"].notna() & lr["topics"].notna()).sum()))
+    if none is not None:
+        return none
+    topics = label_distribution(lc["topics"], lr["topics"], TOPICS + TOPICS_ADDED)
+    key = "last_response_is_discriminating_against"
+    disc = label_distribution(lc[key], lr[key], DISCRIMINATION_TYPES)
+    return topics, disc, f"the LM-labeller {F.labeller}", [
+        "**Types of discrimination** (Fig. 15 right):\n\n" + report.present_markdown(disc)
+    ]
+
+
+@report.section("top_topic", "top_topic_share", "no_topic_share")
+def topic_distribution(study: Study) -> Result:
+    """Topics (and types of discrimination) of D's entries (App. E.1, Fig. 15;
+    :func:`~pluralign.seal.topics.label_distribution`), from the page's ``topic_source``: ``"llm"`` reads the
+    LM-labeller's ``topics`` and ``last_response_is_discriminating_against`` (``features: llm``, the ``paper``
+    profile); ``"rules"`` the offline keyword stand-in :func:`~pluralign.seal.topics.rule_topics` (topics only)."""
+    from pluralign.seal.features import TOPICS, TOPICS_ADDED
+
+    labels = _topic_labels(study)
+    if isinstance(labels, Result):
+        return labels
+    topics, disc, who, notes = labels
+    topics.insert(
+        0,
+        "in the prompt's list",
+        ["App. C.3" if t in TOPICS else "added (App. E.1)" if t in TOPICS_ADDED else "—" for t in topics.index],
+    )
+    shown = topics.drop(index="(none)")
+    top = shown["share of entries"].idxmax()
+    fig = plots.bars(
+        shown[["chosen (n)", "rejected (n)"]],
+        horizontal=True,
+        invert=True,
+        xlabel="entries with the topic",
+        title="Fig. 15 (left): topic distribution",
+    )
+    return Result(
+        table=topics,
+        figure=fig,
+        note="\n\n".join([f"Topics from {who}.", *notes]),
+        values={
+            "top_topic": top,
+            "top_topic_share": float(shown.loc[top, "share of entries"]),
+            "no_topic_share": float(topics.loc["(none)", "share of entries"]),
+        },
+        data={"topics": topics, "discrimination": disc},
+    )
+
+
+@report.section("n_other_sets", "paper_a_minus_web_gpt", "paper_a_minus_summarize_from_feedback")
+def resistance_on_other_sets(study: Study) -> Result:
+    """Alignment resistance a₋ of the pre-D and post-D RMs on other preference sets (§ 3 "Future work": web-gpt
+    49%, summarize from feedback 66%; :func:`~pluralign.seal.preference_sets.resistance_by_dataset`), beside the
+    paper's: the page's ``other_preference_sets``, or the sets the study has (the pre-D RM's training data and D)."""
+    from pluralign.data import spec
+    from pluralign.seal.preference_sets import resistance_by_dataset
+
+    given = study.settings.other_preference_sets
+    sets = [spec.from_spec(s) for s in given] if given else [*study.other_parts, study.D]
+    table = resistance_by_dataset(
+        sets, {"pre-D RM": study.rms.pre, "post-D RM": study.rms.post}, scoring_input=study.scoring_input
+    ).reset_index()
+    p = paper_rows("§6")
+    paper = pd.DataFrame(
+        {"data set": p["row"].map(lambda r: {"web-gpt": "webgpt"}.get(r, r)), "a₋": p["value"].to_numpy()}
+    )
+    out = report.beside_paper(
+        table.rename(columns={"a_minus": "a₋"}), paper, on=["data set"], suffixes=("", " (paper, RM not named)")
+    )
+    out["RM"] = out["RM"].fillna("—")
+    out = out.rename(
+        columns={
+            "a_plus": "a₊",
+            "a_minus_low": "a₋ 95% low",
+            "a_minus_high": "a₋ 95% high",
+            "misaligned": "misaligned (n)",
+            "no chosen entry (dropped)": "dropped: no chosen entry (n)",
+        }
+    )
+    out = out.set_index(["data set", "RM"]).sort_index()
+    note = ""
+    if not given:
+        note = (
+            "**This profile has neither set**: the table shows the same computation on the sets the study has "
+            f"({', '.join(d.name for d in sets)}: the pre-D RM's training data and D); the `paper` profile "
+            "lists webgpt_comparisons and summarize_from_feedback."
+        )
+    shown = out.loc[out["pairs"].notna(), "a₋"].unstack("RM")
+    fig = plots.bars(shown, ylabel="alignment resistance a₋", title="resistance per preference set")
+    paper_a = {f"paper_a_minus_{r.replace('-', '_')}": f"{100 * v:.0f}%" for r, v in zip(p["row"], p["value"])}
+    return Result(table=out, figure=fig, paper=p, note=note, values={"n_other_sets": len(sets), **paper_a})
+
+
+def _separation_note(bad: set, converged: bool) -> str:
+    """What the misalignment page says when the logit of Eq. 3 has terms without a finite estimate."""
+    if not bad and converged:
+        return ""
+    sep = ", ".join(f"{'chosen' if e == 'c' else 'rejected'} {f}" for e, f in sorted(bad))
+    head = "**The logit did not converge" + ("" if converged else " (maximum likelihood stopped without converging)")
+    if not bad:
+        return head + "**."
+    return (
+        f"{head}**: separated terms (the outcome never, or always, occurs on one of their values, so the likelihood "
+        f'rises without bound and there is no finite estimate): {sep}. Those cells read "{NOT_CONVERGED}" and are '
+        "not plotted; the LPM has an estimate for them."
+    )
+
+
+@report.section("t7_base", "n_t7_separated")
+def misalignment(study: Study) -> Result:
+    """Which chosen / rejected features predict the post-D RM's misalignment (Eq. 3, Table 7, Fig. 3 right), on
+    Table 7's rows (:func:`~pluralign.seal.compare.on_paper_rows`): the same regression as a linear probability
+    model (OLS on the 0/1 event; Table 7's scale, plotted) and as the logit of Eq. 3. A logit term with
+    (quasi-)complete separation (:func:`~pluralign.seal.compare.separated`), or with a huge standard error in a
+    fit that did not converge, has no finite estimate: it is shown as "did not converge (separation)", never as
+    a number. Values ``t7_base`` (the misalignment rate), ``n_t7_separated``."""
+    from pluralign.seal.resistance import aligned, misalignment_regression
+
+    post = study.rewards_of("post")
+    none = no_label_estimate(study, values={"t7_base": float(np.mean(~aligned(*post)))})
+    if none is not None:
+        return none
+    F = study.features
+    args = (*post, F.chosen, F.rejected, F.regressors)
+    t7 = misalignment_regression(*args)
+    t7_lin = misalignment_regression(*args, model="linear")
+    bad = no_finite_estimate(t7.table, t7.converged, separated(~aligned(*post), F.chosen, F.rejected, F.regressors))
+    bad = {k for k in bad if np.isfinite(t7.table.loc[k, "estimate"])}
+    fig = plots.coefficient_figure(
+        {"chosen (c)": t7_lin.table.xs("c"), "rejected (r)": t7_lin.table.xs("r")},
+        n_rows=len(F.regressors),
+        xlabel="ρ: change in the probability of misalignment (LPM)",
+        title="misalignment on features (LPM), ±2 SE; filled = significant after Bonferroni",
+    )
+    paper7 = paper_table("Table 7")[["chosen", "rejected"]]
+    lpm, logit = "LPM (OLS on 0/1, Table 7's scale)", "logit (Eq. 3 as written)"
+    ours = pd.concat(
+        [entry_estimates(t7_lin.table, lpm), entry_estimates(t7.table, logit, {k: NOT_CONVERGED for k in bad})],
+        ignore_index=True,
+    )
+    table, long = on_paper_rows(
+        ours,
+        paper_entries("Table 7"),
+        F.regressors,
+        paper_order=list(paper7.index),
+        groups=["chosen", "rejected"],
+        variants=[lpm, logit],
+        source=study.source,
+        n=t7.n_obs,
+        group_name="entry",
+    )
+    note = "\n\n".join(x for x in (mapping_note(long, study.source), _separation_note(bad, t7.converged)) if x)
+    return Result(
+        table=table,
+        figure=fig,
+        paper=paper7,
+        note=note,
+        data={"logit": t7, "linear": t7_lin, "long": long, "separated": sorted(bad)},
+        values={"t7_base": t7.base_rate, "n_t7_separated": len(bad)},
+    )
+

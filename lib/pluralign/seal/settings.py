@@ -1,0 +1,110 @@
+"""The settings of the SEAL pages (Part II): :class:`SealSettings`, one field per page parameter of the four pages
+(``notebooks/seal_*.py``, ``params/<profile>/seal-*.yml``) besides ``profile``, ``seed`` and ``models``, each default
+and its meaning written once, validated on construction."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from pluralign.seal.design import DEMO_STUDY, FEATURE_SOURCES
+from pluralign.seal.resistance import LABELLER_RULES
+from pluralign.settings import Settings, setting
+
+__all__ = ["SealSettings", "ROBUSTNESS_MODELS", "TOPIC_SOURCES"]
+
+#: Eq. 4 / Table 8's regression: the linear probability model of SEAL's code, or the logit of Eq. 4 as written.
+ROBUSTNESS_MODELS = ("linear", "logit")
+#: Where App. E.1's topics come from: the keyword stand-in, or the LM-labeller's labels (``features: llm``).
+TOPIC_SOURCES = ("rules", "llm")
+
+
+@dataclasses.dataclass(frozen=True)
+class SealSettings(Settings):
+    """Every parameter of the Part II pages (SEAL, Revel et al. 2024)."""
+
+    design: dict | None = setting(
+        None,
+        "the study design shared by the four pages (params/<profile>/seal-study.yml): data (D) and other_data "
+        "(pluralign.load specs; the pre-D RM's training data), reward_models ({pre, post}: pluralign.rewards.load "
+        "arguments or keys of `models`) or the train and base_model of this project's own pair, and scoring_input "
+        "('seal': SEAL's (history, reply) split; 'prompt_reply': the loader's). None: seal.DEMO_STUDY",
+    )
+    features: str | None = setting(
+        None,
+        "where the entries' features come from: 'planted' (the simulator's), 'rules' (the rule-based featurizer), "
+        "'llm' (the LM-labeller of App. C.3); None: no features (the rewards page needs none)",
+    )
+    labeller: Any = setting(
+        None, "the LM-labeller (pluralign.llm.load arguments or a key of `models`) for features 'llm' and rewriting"
+    )
+    stability_labellers: list | None = setting(
+        None,
+        "label stability (App. D.5, Fig. 11): more labellers (pluralign.llm.load arguments or keys of `models`) "
+        "that label a random share of the pairs; None: not run",
+    )
+    stability_share: float = setting(0.01, "the share of D's pairs the stability labellers label (App. D.5: 1%)")
+    labeller_rule: str = setting(
+        "harmless_first",
+        "γ's rule (App. D.4): 'harmless_first' (SEAL's code, which gives its reported counts) or 'helpful_first' "
+        "(its text and Table 2); both rules' counts are shown",
+    )
+    reward_gap_models: list | None = setting(
+        None,
+        "App. D.1 / Fig. 7: the RMs whose reward gaps are compared (pluralign.rewards.load arguments or keys of "
+        "`models`); None: this study's pre-D and post-D RMs (and, on planted features, the population's mean utility)",
+    )
+    other_preference_sets: list | None = setting(
+        None, "§ 3: preference sets to measure alignment resistance on (pluralign.load specs); None: the study's own"
+    )
+    topic_source: str = setting(
+        "rules", "App. E.1 / Fig. 15: 'rules' (the keyword stand-in) or 'llm' (the LM-labeller's, features 'llm')"
+    )
+    rewriter: Any = setting(
+        None,
+        "§ 2.3's rewriting: 'simulator' (the demo's planted flips), pluralign.llm.load arguments or a key of "
+        "`models` (an LM, with the labeller re-featurizing its rewrites), or None (not run)",
+    )
+    n_rewrite: int | None = setting(200, "pairs drawn for rewriting; None: rewrite_share of D's pairs")
+    rewrite_share: float | None = setting(None, "the share of D's pairs drawn for rewriting when n_rewrite is None")
+    p_flip: float | None = setting(
+        0.25, "the simulator's rewriter: the probability that a rewrite flips each planted feature"
+    )
+    similarity_model: str | None = setting(
+        None, "the embedding of original and rewritten texts' similarity (pluralign.embed; the paper: BAAI/bge-m3)"
+    )
+    robustness_model: str = setting(
+        "linear",
+        "Eq. 4 / Table 8: 'linear' (the linear probability model of SEAL's code, Table 8's scale) or 'logit' "
+        "(Eq. 4 as written); both are shown, this one is plotted",
+    )
+
+    def __post_init__(self):
+        def one_of(name, allowed):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f"SealSettings: {name} must be one of {sorted(allowed, key=str)}, got {value!r}")
+
+        one_of("labeller_rule", LABELLER_RULES)
+        one_of("robustness_model", ROBUSTNESS_MODELS)
+        one_of("topic_source", TOPIC_SOURCES)
+        one_of("features", (None, *FEATURE_SOURCES))
+        if self.design is not None:
+            unknown = set(self.design) - set(DEMO_STUDY)
+            if unknown:
+                raise ValueError(
+                    f"SealSettings: unknown design key(s) {sorted(unknown)}; expected {sorted(DEMO_STUDY)}"
+                )
+        if self.rewriter not in (None, "simulator") and not self.labeller:
+            raise ValueError(
+                "SealSettings: rewriter needs a labeller too: § 2.3 re-labels every rewrite with the LM-labeller "
+                "(set labeller: pluralign.llm.load arguments or a key of models)"
+            )
+        if self.features == "llm" and not self.labeller:
+            raise ValueError("SealSettings: features 'llm' needs a labeller (pluralign.llm.load arguments)")
+        if not 0 < self.stability_share <= 1:
+            raise ValueError(f"SealSettings: stability_share must be in (0, 1], got {self.stability_share!r}")
+        if self.p_flip is not None and not 0 <= self.p_flip <= 1:
+            raise ValueError(f"SealSettings: p_flip must be in [0, 1], got {self.p_flip!r}")
+        if self.rewriter is not None and self.n_rewrite is None and self.rewrite_share is None:
+            raise ValueError("SealSettings: a rewriter needs n_rewrite or rewrite_share (how many pairs to rewrite)")

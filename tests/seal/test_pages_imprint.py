@@ -1,0 +1,53 @@
+"""The SEAL feature-imprint page (seal.pages.imprint) on a simulated D with reward models whose rewards are the
+planted utility (the ``study`` fixture)."""
+
+import pandas as pd
+import pytest
+
+from pluralign.seal.pages import imprint
+
+
+def test_imprint_page_sections(study):
+    im = imprint.imprints(study)
+    assert im.values["n_imprint_obs"] == 2 * len(study.view) and im.values["paper_n_t5"] == 15
+    assert im.values["paper_harmless_post"] == 2.0898
+    # Table 5's rows (SEAL's names): this run's estimate of the simulator feature that plays each, sign-aligned,
+    # beside the paper's, in both variants of Eq. 1, with a verdict from the CI
+    from pluralign.report import present_html
+    from pluralign.seal.design import PAPER_FEATURES
+
+    t = im.table
+    assert t.index.names == ["SEAL feature", "RM", "estimator"] and len(t.columns) <= 7
+    run = "This run (simulator feature, sign-aligned)"
+    assert {"simulator feature", "In the paper", run, "verdict (95% CI)"} <= set(t.columns)
+    fe = im.data["fixed_effects"]["post"].table["estimate"]
+    for sim, (name, sign) in PAPER_FEATURES.items():  # every mapped feature: the paper's number on this run's row
+        row = t.loc[(name, "post-D", "pair fixed effects (this project)")]
+        assert row["In the paper"] == pytest.approx(
+            im.paper.set_index(["feature", "group"]).loc[(name, "post-D"), "estimate"]
+        )
+        assert (
+            row[run] == pytest.approx(sign * fe[sim])
+            and row["simulator feature"] == f"{sim} × {'+1' if sign > 0 else '−1'}"
+        )
+    assert t.loc[("last_response_is_harmless", "post-D", "pair fixed effects (this project)"), "In the paper"] == 2.0898
+    assert im.values["n_t5_compared"] == len(PAPER_FEATURES)
+    # a paper-only feature: no number of this run, the reason in the verdict; demo-only features come last
+    eloq = t.loc[("last_response_is_eloquent", "post-D", "—")]
+    assert pd.isna(eloq[run]) and "no feature of this run plays it" in eloq["verdict (95% CI)"]
+    assert list(dict.fromkeys(t.index.get_level_values(0)))[-1] == "interpretation"
+    assert "nan" not in present_html(t).lower()
+    fc = imprint.featurizer_check(study)
+    assert fc.table.loc["last_response_is_refusal", "agreement"] == 1.0 and "AUROC" in fc.note
+    assert "LM-labellers" in imprint.label_stability(study).skipped
+    prev = imprint.prevalence(study)
+    p4 = prev.table
+    assert p4.loc["last_response_is_harmless", "simulator feature"] == "1 − harmfulness"
+    assert p4.loc["last_response_is_harmless", "share chosen (this run, simulator feature)"] == pytest.approx(
+        1 - study.F.chosen["harmfulness"].mean()
+    )
+    assert p4.loc["last_response_is_harmless", "share chosen (paper)"] == 0.942
+    rec = imprint.planted_recovery(study)
+    assert rec.table.loc["Pearson r (imprint vs weight)", "planted utility (method check)"] == pytest.approx(1.0)
+    assert imprint.vif_dropped(study).table.shape == (4, 1)
+    assert 0 <= imprint.shift_regression(study).values["t6_r2"] <= 1
