@@ -17,14 +17,13 @@ a tiny model under every endpoint name of the paper profile). In Python/tests::
 
 A backend is any object with ``model`` and ``complete(prompt, *, max_tokens, temperature, top_p, n,
 seed, stop, logprobs, add_special_tokens) -> list[Completion]`` (and optionally ``render_chat``), e.g.
-:class:`pluralign.llm.hf.TransformersLLM`. Calls into the backend are serialized.
+:class:`pluralign.llm.hf.TransformersLLM`. Calls into the backend are serialized. The HTTP side (routes, request
+limits, uvicorn in a thread) is :mod:`pluralign.llm.asgi`; this module is the API itself.
 """
 
 from __future__ import annotations
 
 import argparse
-import email.parser
-import email.policy
 import json
 import math
 import sys
@@ -32,20 +31,15 @@ import threading
 import time
 import uuid
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from pluralign.llm.asgi import HTTPError, WebServer, app
 
 __all__ = ["LLMServer", "serve", "main", "HTTPError", "LIMITS"]
 
 #: what one request may ask of the server (413 / 400 beyond): body bytes, tokens per completion, completions
 #: per request, seconds a client may take to send its request; and the listen backlog
 LIMITS = {"max_body_bytes": 16 * 2**20, "max_tokens": 8192, "max_n": 128, "client_timeout_s": 30.0, "backlog": 256}
-
-
-class HTTPError(Exception):
-    def __init__(self, status: int, message: str, type_: str = "invalid_request_error", code: str | None = None):
-        super().__init__(message)
-        self.status, self.message, self.type, self.code = status, message, type_, code
 
 
 def _lse(a: float, b: float) -> float:
@@ -66,236 +60,16 @@ def _num(body: dict, name: str, default, lo=None, hi=None, kind=float):
     return v
 
 
-class LLMServer:
-    """An OpenAI-compatible server in a background thread (``start``/``stop`` or a ``with`` block).
+class BatchAPI:
+    """The Batch API's side of the server: uploaded files, batches run in order in a background thread, their
+    output and error files (``files`` and ``batches`` by id)."""
 
-    ``request_count`` counts every HTTP request to ``/v1/...``; ``counts`` per ``METHOD path``. With
-    ``record=True`` (tests), ``log`` holds ``(path, body)`` of every completion request and ``authorizations``
-    the Authorization headers; otherwise the server
-    keeps nothing of a request after answering it but what the Batch API needs (its files and batches).
-    Request limits: :data:`LIMITS` (or ``limits=`` to override some)."""
+    files: dict[str, dict]
+    batches: dict[str, dict]
+    batch_request_count: int
+    _lock: threading.Lock
 
-    def __init__(
-        self,
-        backend: Any,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        model_id: str | list[str] | None = None,
-        delay: float = 0.0,
-        record: bool = False,
-        limits: dict | None = None,
-    ):
-        self.backend = backend
-        names = [model_id] if isinstance(model_id, str) else list(model_id or [])
-        #: the names the server answers to (``--served-model-name``); ``model_id`` is the first
-        self.model_ids = list(dict.fromkeys(str(n) for n in names)) or [str(getattr(backend, "model", "local"))]
-        self.model_id = self.model_ids[0]
-        self.host, self.port = host, port
-        self.delay = delay  # seconds added to each completion (to make kill tests land mid-job)
-        self.request_count = 0
-        self.batch_request_count = 0
-        self.counts: Counter = Counter()
-        self.record = record
-        self.log: list[tuple[str, dict]] = []
-        self.authorizations: list[str] = []  # record=True only
-        self.limits = {**LIMITS, **(limits or {})}
-        self.files: dict[str, dict] = {}
-        self.batches: dict[str, dict] = {}
-        self._lock = threading.Lock()
-        self._backend_lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # ---- lifecycle ------------------------------------------------------------------------------
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}/v1"
-
-    def start(self) -> LLMServer:
-        server = self
-
-        class Handler(_Handler):
-            srv = server
-            timeout = server.limits["client_timeout_s"]  # a stalled client's socket read times out
-
-        class Server(ThreadingHTTPServer):
-            request_queue_size = server.limits["backlog"]  # many parallel clients connect without a reset
-
-        self._httpd = Server((self.host, self.port), Handler)
-        self._httpd.daemon_threads = True
-        self.port = self._httpd.server_address[1]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="pluralign-llm-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
-
-    def __enter__(self) -> LLMServer:
-        return self.start() if self._httpd is None else self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    def stats(self) -> dict:
-        with self._lock:
-            return {
-                "requests": self.request_count,
-                "batch_requests": self.batch_request_count,
-                "by_path": dict(self.counts),
-            }
-
-    # ---- API ------------------------------------------------------------------------------------
-    def _complete(self, prompt: str, body: dict, logprobs: int | None, add_special_tokens: bool = True):
-        n = _num(body, "n", 1, 1, self.limits["max_n"], int)
-        max_tokens = _num(body, "max_completion_tokens", None, 0, self.limits["max_tokens"], int)
-        if max_tokens is None:
-            max_tokens = _num(body, "max_tokens", 16, 0, self.limits["max_tokens"], int)
-        temperature = _num(body, "temperature", 1.0, 0.0, 2.0)
-        top_p = _num(body, "top_p", 1.0, 0.0, 1.0)
-        if top_p <= 0:
-            raise HTTPError(400, "'top_p' must be > 0")
-        seed = _num(body, "seed", None, kind=int)
-        stop = body.get("stop")
-        if isinstance(stop, str):
-            stop = [stop]
-        if body.get("stream"):
-            raise HTTPError(400, "stream=true is not supported by this server")
-        if self.delay:
-            time.sleep(self.delay)
-        with self._backend_lock:
-            return self.backend.complete(
-                prompt,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_p=top_p,
-                n=n,
-                seed=seed,
-                stop=stop,
-                logprobs=logprobs,
-                add_special_tokens=add_special_tokens,
-            )
-
-    def _check_model(self, body: dict) -> str:
-        """The served name a request asks for; any other is 404 ``model_not_found`` (the OpenAI API's answer)."""
-        m = body.get("model")
-        if m not in self.model_ids:
-            shown = ", ".join(repr(n) for n in self.model_ids[:8]) + (" ..." if len(self.model_ids) > 8 else "")
-            raise HTTPError(
-                404,
-                f"The model {m!r} does not exist; this server serves {shown}",
-                "invalid_request_error",
-                "model_not_found",
-            )
-        return m
-
-    def completions(self, body: dict) -> dict:
-        model = self._check_model(body)
-        prompts = body.get("prompt")
-        if isinstance(prompts, str):
-            prompts = [prompts]
-        if not isinstance(prompts, list) or not prompts or not all(isinstance(p, str) for p in prompts):
-            raise HTTPError(400, "'prompt' must be a string or a list of strings")
-        k = _num(body, "logprobs", None, 0, 10_000_000, int)
-        choices, ptok, ctok = [], 0, 0
-        for p in prompts:
-            comps = self._complete(p, body, k)
-            for c in comps:
-                lp = None
-                if k is not None:
-                    tops = []
-                    for alts in c.top_logprobs or [[] for _ in c.tokens]:
-                        d: dict[str, float] = {}
-                        for t, l in alts:
-                            d[t] = _lse(d[t], l) if t in d else l
-                        tops.append(d)
-                    offs, o = [], len(p)
-                    for t in c.tokens:
-                        offs.append(o)
-                        o += len(t)
-                    lp = {
-                        "tokens": c.tokens,
-                        "token_logprobs": c.token_logprobs,
-                        "top_logprobs": tops,
-                        "text_offset": offs,
-                    }
-                choices.append(
-                    {"index": len(choices), "text": c.text, "logprobs": lp, "finish_reason": c.finish_reason}
-                )
-                ctok += len(c.tokens)
-            ptok += comps[0].prompt_tokens if comps else 0
-        return {
-            "id": f"cmpl-{uuid.uuid4().hex[:24]}",
-            "object": "text_completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": choices,
-            "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok},
-        }
-
-    def chat_completions(self, body: dict) -> dict:
-        model = self._check_model(body)
-        msgs = body.get("messages")
-        if not isinstance(msgs, list) or not msgs or not all(isinstance(m, dict) and "content" in m for m in msgs):
-            raise HTTPError(400, "'messages' must be a non-empty list of {role, content}")
-        for m in msgs:
-            if isinstance(m["content"], list):  # content parts: keep the text ones
-                m["content"] = "".join(p.get("text", "") for p in m["content"] if isinstance(p, dict))
-        render = getattr(self.backend, "render_chat", None)
-        prompt, add_special = render(msgs) if render else ("\n\n".join(str(m["content"]) for m in msgs), True)
-        want = bool(body.get("logprobs"))
-        k = _num(body, "top_logprobs", 0, 0, 10_000_000, int)
-        if k and not want:
-            raise HTTPError(400, "'top_logprobs' needs 'logprobs': true")
-        comps = self._complete(prompt, body, k if want else None, add_special)
-
-        def entry(t: str, l: float) -> dict:
-            return {"token": t, "logprob": l, "bytes": list(t.encode("utf-8"))}
-
-        choices = []
-        for i, c in enumerate(comps):
-            lp = None
-            if want:
-                tops = c.top_logprobs or [[] for _ in c.tokens]
-                lp = {
-                    "content": [
-                        dict(entry(t, l), top_logprobs=[entry(a, x) for a, x in alts])
-                        for t, l, alts in zip(c.tokens, c.token_logprobs, tops)
-                    ]
-                }
-            choices.append(
-                {
-                    "index": i,
-                    "message": {"role": "assistant", "content": c.text},
-                    "logprobs": lp,
-                    "finish_reason": c.finish_reason,
-                }
-            )
-        ptok = comps[0].prompt_tokens if comps else 0
-        ctok = sum(len(c.tokens) for c in comps)
-        return {
-            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": choices,
-            "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok},
-        }
-
-    def models(self) -> dict:
-        return {
-            "object": "list",
-            "data": [{"id": n, "object": "model", "created": 0, "owned_by": "pluralign"} for n in self.model_ids],
-        }
-
-    # ---- files and batches -----------------------------------------------------------------------
-    def _add_file(self, data: bytes, filename: str, purpose: str) -> dict:
+    def add_file(self, data: bytes, filename: str, purpose: str) -> dict:
         fid = f"file-{uuid.uuid4().hex[:24]}"
         meta = {
             "id": fid,
@@ -310,21 +84,18 @@ class LLMServer:
             self.files[fid] = {"meta": meta, "data": data}
         return meta
 
-    def upload(self, content_type: str, raw: bytes) -> dict:
-        msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(
-            b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw
-        )
-        if not msg.is_multipart():
-            raise HTTPError(400, "upload must be multipart/form-data with 'file' and 'purpose'")
-        fields: dict[str, Any] = {}
-        for part in msg.iter_parts():
-            name = part.get_param("name", header="content-disposition")
-            fields[name] = (part.get_filename(), part.get_payload(decode=True))
-        if "file" not in fields:
-            raise HTTPError(400, "missing form field 'file'")
-        purpose = (fields.get("purpose", (None, b"batch"))[1] or b"").decode()
-        fname, data = fields["file"]
-        return self._add_file(data or b"", fname or "upload.jsonl", purpose)
+    def file(self, fid: str) -> dict:
+        """``{"meta": ..., "data": bytes}`` of an uploaded or output file; 404 for an unknown id."""
+        f = self.files.get(fid)
+        if f is None:
+            raise HTTPError(404, f"file {fid!r} not found", "not_found_error")
+        return f
+
+    def batch(self, bid: str) -> dict:
+        b = self.batches.get(bid)
+        if b is None:
+            raise HTTPError(404, "batch not found", "not_found_error")
+        return dict(b)
 
     def create_batch(self, body: dict) -> dict:
         fid, endpoint = body.get("input_file_id"), body.get("endpoint")
@@ -409,11 +180,11 @@ class LLMServer:
                 with self._lock:
                     self.batch_request_count += 1
             if out:
-                b["output_file_id"] = self._add_file(
+                b["output_file_id"] = self.add_file(
                     "".join(json.dumps(o) + "\n" for o in out).encode(), f"{bid}_output.jsonl", "batch_output"
                 )["id"]
             if err:
-                b["error_file_id"] = self._add_file(
+                b["error_file_id"] = self.add_file(
                     "".join(json.dumps(o) + "\n" for o in err).encode(), f"{bid}_error.jsonl", "batch_output"
                 )["id"]
             b["status"], b["completed_at"] = "completed", int(time.time())
@@ -429,119 +200,239 @@ class LLMServer:
         b["status"], b["failed_at"] = "failed", int(time.time())
 
 
-class _Handler(BaseHTTPRequestHandler):
-    srv: LLMServer
-    protocol_version = "HTTP/1.1"
+class LLMServer(BatchAPI):
+    """An OpenAI-compatible server in a background thread (``start``/``stop`` or a ``with`` block).
 
-    def log_message(self, fmt, *args):  # quiet
-        pass
+    ``request_count`` counts every HTTP request to ``/v1/...``; ``counts`` per ``METHOD path``. With
+    ``record=True`` (tests), ``log`` holds ``(path, body)`` of every completion request and ``authorizations``
+    the Authorization headers; otherwise the server
+    keeps nothing of a request after answering it but what the Batch API needs (its files and batches).
+    Request limits: :data:`LIMITS` (or ``limits=`` to override some)."""
 
-    def _send(self, status: int, payload: Any, raw: bool = False) -> None:
-        data = payload if raw else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/octet-stream" if raw else "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    def __init__(
+        self,
+        backend: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        model_id: str | list[str] | None = None,
+        delay: float = 0.0,
+        record: bool = False,
+        limits: dict | None = None,
+    ):
+        self.backend = backend
+        names = [model_id] if isinstance(model_id, str) else list(model_id or [])
+        #: the names the server answers to (``--served-model-name``); ``model_id`` is the first
+        self.model_ids = list(dict.fromkeys(str(n) for n in names)) or [str(getattr(backend, "model", "local"))]
+        self.model_id = self.model_ids[0]
+        self.host, self.port = host, port
+        self.delay = delay  # seconds added to each completion (to make kill tests land mid-job)
+        self.request_count = 0
+        self.batch_request_count = 0
+        self.counts: Counter = Counter()
+        self.record = record
+        self.log: list[tuple[str, dict]] = []
+        self.authorizations: list[str] = []  # record=True only
+        self.limits = {**LIMITS, **(limits or {})}
+        self.files: dict[str, dict] = {}
+        self.batches: dict[str, dict] = {}
+        self._lock = threading.Lock()
+        self._backend_lock = threading.Lock()
+        self._web: WebServer | None = None
 
-    def _count(self) -> None:
-        path = self.path.split("?")[0]
+    # ---- lifecycle ------------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def start(self) -> LLMServer:
+        self._web = WebServer(
+            app(self),
+            self.host,
+            self.port,
+            backlog=self.limits["backlog"],  # many parallel clients connect without a reset
+            client_timeout_s=self.limits["client_timeout_s"],  # a stalled client's request times out
+        )
+        self.port = self._web.bind()  # listening from here on: a client may connect while uvicorn starts
+        self._web.start()
+        return self
+
+    def stop(self) -> None:
+        if self._web is not None:
+            self._web.stop()
+            self._web = None
+
+    def __enter__(self) -> LLMServer:
+        return self.start() if self._web is None else self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def stats(self) -> dict:
+        with self._lock:
+            return {
+                "requests": self.request_count,
+                "batch_requests": self.batch_request_count,
+                "by_path": dict(self.counts),
+            }
+
+    def count(self, method: str, path: str, authorization: str | None = None) -> None:
+        """Count a request to ``/v1/...`` (and keep its Authorization header when recording)."""
         if path.startswith("/v1/"):
-            with self.srv._lock:
-                self.srv.request_count += 1
-                self.srv.counts[f"{self.command} {path}"] += 1
-                if self.srv.record and self.headers.get("Authorization"):
-                    self.srv.authorizations.append(self.headers.get("Authorization"))
+            with self._lock:
+                self.request_count += 1
+                self.counts[f"{method} {path}"] += 1
+                if self.record and authorization:
+                    self.authorizations.append(authorization)
 
-    def _body(self) -> bytes:
-        """The request body; 413 past the size limit (the connection is closed unread), 400 for a body that is
-        shorter than its Content-Length or a Content-Length that is not a number."""
-        raw = self.headers.get("Content-Length")
-        try:
-            n = int(raw or 0)
-            if n < 0:
-                raise ValueError
-        except ValueError:
-            self.close_connection = True
-            raise HTTPError(400, f"bad Content-Length {raw!r}") from None
-        if n > self.srv.limits["max_body_bytes"]:
-            self.close_connection = True
-            if n <= 4 * self.srv.limits["max_body_bytes"]:  # read and drop it, so the client can read the 413
-                try:
-                    left = n
-                    while left > 0:
-                        chunk = self.rfile.read(min(left, 1 << 20))
-                        if not chunk:
-                            break
-                        left -= len(chunk)
-                except OSError:
-                    pass
-            raise HTTPError(
-                413,
-                f"request body of {n} bytes exceeds the limit of {self.srv.limits['max_body_bytes']}",
-                "request_too_large",
+    # ---- API ------------------------------------------------------------------------------------
+    def answer(self, path: str, body: dict) -> dict:
+        """The answer to a completion request to ``/v1/completions`` or ``/v1/chat/completions``."""
+        if self.record:
+            with self._lock:
+                self.log.append((path, body))
+        return self.completions(body) if path == "/v1/completions" else self.chat_completions(body)
+
+    def _complete(self, prompt: str, body: dict, logprobs: int | None, add_special_tokens: bool = True):
+        n = _num(body, "n", 1, 1, self.limits["max_n"], int)
+        max_tokens = _num(body, "max_completion_tokens", None, 0, self.limits["max_tokens"], int)
+        if max_tokens is None:
+            max_tokens = _num(body, "max_tokens", 16, 0, self.limits["max_tokens"], int)
+        temperature = _num(body, "temperature", 1.0, 0.0, 2.0)
+        top_p = _num(body, "top_p", 1.0, 0.0, 1.0)
+        if top_p <= 0:
+            raise HTTPError(400, "'top_p' must be > 0")
+        seed = _num(body, "seed", None, kind=int)
+        stop = body.get("stop")
+        if isinstance(stop, str):
+            stop = [stop]
+        if body.get("stream"):
+            raise HTTPError(400, "stream=true is not supported by this server")
+        if self.delay:
+            time.sleep(self.delay)
+        with self._backend_lock:
+            return self.backend.complete(
+                prompt,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                top_p=top_p,
+                n=n,
+                seed=seed,
+                stop=stop,
+                logprobs=logprobs,
+                add_special_tokens=add_special_tokens,
             )
-        try:
-            data = self.rfile.read(n) if n else b""
-        except OSError:  # the client stalled past client_timeout_s
-            self.close_connection = True
-            raise HTTPError(408, "request body not received in time", "timeout") from None
-        if len(data) != n:
-            self.close_connection = True
-            raise HTTPError(400, f"request body shorter than its Content-Length ({len(data)} of {n} bytes)")
-        return data
 
-    def _json(self, raw: bytes) -> dict:
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError as e:
-            raise HTTPError(400, f"request body is not JSON: {e}") from None
-        if not isinstance(body, dict):
-            raise HTTPError(400, "request body must be a JSON object")
-        return body
+    def _check_model(self, body: dict) -> str:
+        """The served name a request asks for; any other is 404 ``model_not_found`` (the OpenAI API's answer)."""
+        m = body.get("model")
+        if m not in self.model_ids:
+            shown = ", ".join(repr(n) for n in self.model_ids[:8]) + (" ..." if len(self.model_ids) > 8 else "")
+            raise HTTPError(
+                404,
+                f"The model {m!r} does not exist; this server serves {shown}",
+                "invalid_request_error",
+                "model_not_found",
+            )
+        return m
 
-    def _handle(self) -> None:
-        self._count()
-        path = self.path.split("?")[0].rstrip("/")
-        s = self.srv
-        try:
-            raw = self._body() if self.command == "POST" else b""
-            if self.command == "GET" and path == "/stats":
-                return self._send(200, s.stats())
-            if self.command == "GET" and path == "/v1/models":
-                return self._send(200, s.models())
-            if self.command == "POST" and path in ("/v1/completions", "/v1/chat/completions"):
-                body = self._json(raw)
-                if s.record:
-                    with s._lock:
-                        s.log.append((path, body))
-                fn = s.completions if path == "/v1/completions" else s.chat_completions
-                return self._send(200, fn(body))
-            if self.command == "POST" and path == "/v1/files":
-                return self._send(200, s.upload(self.headers.get("Content-Type", ""), raw))
-            if path.startswith("/v1/files/") and self.command == "GET":
-                parts = path.split("/")
-                f = s.files.get(parts[3])
-                if f is None:
-                    raise HTTPError(404, f"file {parts[3]!r} not found", "not_found_error")
-                if len(parts) == 5 and parts[4] == "content":
-                    return self._send(200, f["data"], raw=True)
-                return self._send(200, f["meta"])
-            if self.command == "POST" and path == "/v1/batches":
-                return self._send(200, s.create_batch(self._json(raw)))
-            if self.command == "GET" and path.startswith("/v1/batches/"):
-                b = s.batches.get(path.split("/")[3])
-                if b is None:
-                    raise HTTPError(404, "batch not found", "not_found_error")
-                return self._send(200, dict(b))
-            raise HTTPError(404, f"no route {self.command} {path}", "not_found_error")
-        except HTTPError as e:
-            self._send(e.status, {"error": {"message": e.message, "type": e.type, "param": None, "code": e.code}})
-        except Exception as e:  # noqa: BLE001 - a backend failure must come back as a 500, not kill the thread
-            self._send(500, {"error": {"message": f"{type(e).__name__}: {e}", "type": "server_error", "code": None}})
+    def completions(self, body: dict) -> dict:
+        model = self._check_model(body)
+        prompts = body.get("prompt")
+        if isinstance(prompts, str):
+            prompts = [prompts]
+        if not isinstance(prompts, list) or not prompts or not all(isinstance(p, str) for p in prompts):
+            raise HTTPError(400, "'prompt' must be a string or a list of strings")
+        k = _num(body, "logprobs", None, 0, 10_000_000, int)
+        choices, ptok, ctok = [], 0, 0
+        for p in prompts:
+            comps = self._complete(p, body, k)
+            for c in comps:
+                lp = None
+                if k is not None:
+                    tops = []
+                    for alts in c.top_logprobs or [[] for _ in c.tokens]:
+                        d: dict[str, float] = {}
+                        for t, lp_ in alts:
+                            d[t] = _lse(d[t], lp_) if t in d else lp_
+                        tops.append(d)
+                    offs, o = [], len(p)
+                    for t in c.tokens:
+                        offs.append(o)
+                        o += len(t)
+                    lp = {
+                        "tokens": c.tokens,
+                        "token_logprobs": c.token_logprobs,
+                        "top_logprobs": tops,
+                        "text_offset": offs,
+                    }
+                choices.append(
+                    {"index": len(choices), "text": c.text, "logprobs": lp, "finish_reason": c.finish_reason}
+                )
+                ctok += len(c.tokens)
+            ptok += comps[0].prompt_tokens if comps else 0
+        return {
+            "id": f"cmpl-{uuid.uuid4().hex[:24]}",
+            "object": "text_completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": choices,
+            "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok},
+        }
 
-    do_GET = _handle
-    do_POST = _handle
+    def chat_completions(self, body: dict) -> dict:
+        model = self._check_model(body)
+        msgs = body.get("messages")
+        if not isinstance(msgs, list) or not msgs or not all(isinstance(m, dict) and "content" in m for m in msgs):
+            raise HTTPError(400, "'messages' must be a non-empty list of {role, content}")
+        for m in msgs:
+            if isinstance(m["content"], list):  # content parts: keep the text ones
+                m["content"] = "".join(p.get("text", "") for p in m["content"] if isinstance(p, dict))
+        render = getattr(self.backend, "render_chat", None)
+        prompt, add_special = render(msgs) if render else ("\n\n".join(str(m["content"]) for m in msgs), True)
+        want = bool(body.get("logprobs"))
+        k = _num(body, "top_logprobs", 0, 0, 10_000_000, int)
+        if k and not want:
+            raise HTTPError(400, "'top_logprobs' needs 'logprobs': true")
+        comps = self._complete(prompt, body, k if want else None, add_special)
+
+        def entry(t: str, lp_: float) -> dict:
+            return {"token": t, "logprob": lp_, "bytes": list(t.encode("utf-8"))}
+
+        choices = []
+        for i, c in enumerate(comps):
+            lp = None
+            if want:
+                tops = c.top_logprobs or [[] for _ in c.tokens]
+                lp = {
+                    "content": [
+                        dict(entry(t, lp_), top_logprobs=[entry(a, x) for a, x in alts])
+                        for t, lp_, alts in zip(c.tokens, c.token_logprobs, tops)
+                    ]
+                }
+            choices.append(
+                {
+                    "index": i,
+                    "message": {"role": "assistant", "content": c.text},
+                    "logprobs": lp,
+                    "finish_reason": c.finish_reason,
+                }
+            )
+        ptok = comps[0].prompt_tokens if comps else 0
+        ctok = sum(len(c.tokens) for c in comps)
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": choices,
+            "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok},
+        }
+
+    def models(self) -> dict:
+        return {
+            "object": "list",
+            "data": [{"id": n, "object": "model", "created": 0, "owned_by": "pluralign"} for n in self.model_ids],
+        }
 
 
 def serve(backend: Any, host: str = "127.0.0.1", port: int = 0, **kw) -> LLMServer:
