@@ -88,6 +88,9 @@ checks
 recovery.training_curves(profile)
 
 # %% [markdown]
+# The validation loss falls and flattens within the epochs trained; the best checkpoint is kept.
+
+# %% [markdown]
 # Each part's pages link here for their rows: Part I (`diverging`: agreement classes, causes, the reward models
 # and the mean-variance model), Part II (`seal`: feature imprints, robustness scores, the reward shift) and
 # Part III (`btb`: margins, categories, margin-regularized training).

@@ -257,3 +257,64 @@ def test_labelling_weights_are_the_pools_judgment_weighted_means(sim):
     # the pool is moment-matched to the population, so the judgment-weighted means are near its means
     diff = (w - sim.meta["weights"]["mean"]).abs()
     assert 0 < diff.max() < 0.1
+
+
+def test_recovery_reads_no_private_member_of_another_module():
+    """recovery reaches the parts only through public names: no attribute ``x._name`` on anything but ``self`` /
+    ``cls``, and no ``from … import _name`` from outside the recovery package (its own modules' private helpers
+    are called by their bare names)."""
+    import ast
+    from pathlib import Path
+
+    folder = Path(R.__file__).parent
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                    found.append(f"{path.name}:{node.lineno}: .{node.attr}")
+            if isinstance(node, ast.ImportFrom) and not (node.module or "").startswith("pluralign.recovery"):
+                found += [f"{path.name}:{node.lineno}: import {a.name}" for a in node.names if a.name.startswith("_")]
+    assert not found, found
+
+
+def test_the_parts_studies_are_built_from_their_pages_parameters(monkeypatch):
+    """Each part's study is ``part.setup(**page_params(page))``: every parameter of the page, as it is."""
+    import importlib
+
+    seen = {}
+    for part in R.PAGES:
+        module = importlib.import_module(f"pluralign.{part}")
+        monkeypatch.setattr(module, "setup", lambda _p=part, **kw: seen.setdefault(_p, kw))
+    for part, page in R.PAGES.items():
+        assert R.part_study(part) == R.page_params(page) == seen[part]
+        assert seen[part]["profile"] == "demo"
+
+
+def test_btb_rows_read_the_public_study(sim):
+    """Part III's rows from a study that has only the public names recovery may read."""
+    from types import SimpleNamespace
+
+    from pluralign.btb.margins import judgments_from
+
+    ids = sim.pairs["pair_id"]
+    t = sim.truth
+    p = t["share_a"].reindex(ids)
+    s = SimpleNamespace(
+        data=sim,
+        ids=ids,
+        judgments=judgments_from("simulated", sim, n=10, seed=0).set_index("pair_id"),
+        categories=(t["kind"], None),
+        category_source="truth",
+        comparison=SimpleNamespace(
+            p_star=p, p_baseline=p.sample(frac=1, random_state=0).set_axis(p.index), p_regularized=p
+        ),
+        seed=0,
+    )
+    rows = R.btb_rows(s)
+    assert [r["quantity"] for r in rows] == [
+        "margin_pstar_correlation",
+        "subjectivity_category_accuracy",
+        "claim_margin_improves_pstar",
+    ]
+    assert all(r["recovered"] for r in rows)
