@@ -9,7 +9,7 @@ STAMP   := $(VENV)/.installed
 # torch is pinned to the CPU wheel in the same install command (an unpinned torch pulls a CUDA build).
 TORCH   ?= torch==2.13.0
 
-.PHONY: venv book test test-slow bench check-book clean-book toc rehearse lint format
+.PHONY: venv book test test-slow bench check-book clean-book toc rehearse lint format lab
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ test-slow: $(STAMP)
 rehearse: $(STAMP)
 	bash scripts/install-chromium.sh
 	BIN=$(abspath $(BIN)) bash scripts/rehearse.sh
+
+# JupyterLab on the project's environment: notebooks/*.py open as notebooks on a click (jupytext), MyST rendered,
+# saving writes the .py back (inputs only); the venv's kernel, the book's cache. Options: LAB_ARGS="--port 8890"
+lab: $(STAMP)
+	BIN=$(abspath $(BIN)) bash scripts/lab.sh $(LAB_ARGS)
 
 # ruff: the style check CI runs (lint and formatting), and the formatter that fixes what it can
 lint: $(STAMP)
