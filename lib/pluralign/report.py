@@ -265,7 +265,7 @@ class Result:
     ``skipped`` why this section does not run on this profile, or — starting "no estimate: " — why it has nothing
                 to estimate from (e.g. "no estimate: N of M LM labels failed …"; ``values`` may then still hold the
                 names the prose quotes, "—" where no value exists; otherwise nothing else is set): the book leaves the
-                whole section out of the page (:func:`pluralign.book.runner.hide_skipped_sections`); a notebook
+                whole section out of the page (:func:`pluralign.book.page_notes.hide_skipped_sections`); a notebook
                 opened in JupyterLab shows the reason.
     """
 
@@ -351,8 +351,8 @@ def stated_warning(message: str, stacklevel: int = 3) -> None:
 
 
 #: Output metadata key of a section that does not run on this profile (:attr:`Result.skipped`; the runner hides
-#: such a section, :func:`pluralign.book.runner.hide_skipped_sections`).
-from pluralign.book.runner import SKIPPED_SECTION  # noqa: E402
+#: such a section, :func:`pluralign.book.page_notes.hide_skipped_sections`).
+from pluralign.book.page_notes import SKIPPED_SECTION  # noqa: E402
 
 # ---- presentation: how every page shows a number ---------------------------------------------------------
 #: Readable labels for column / index names that the library's tidy tables use (a name not listed is shown

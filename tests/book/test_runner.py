@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pluralign.book import kernels
 from pluralign.book import runner as book
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -217,7 +218,7 @@ def test_each_kernel_gets_its_own_socket_folder():
     import asyncio
     import warnings
 
-    cls = book._ipc_kernel_manager()
+    cls = kernels.ipc_kernel_manager()
     a, b = cls(kernel_name="python3"), cls(kernel_name="python3")
     try:
         assert a.transport == b.transport == "ipc" and a.ip != b.ip

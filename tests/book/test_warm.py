@@ -1,4 +1,4 @@
-"""Warm kernels (pluralign.book.warm, issue #19): a page's kernel forked from a server that imported the heavy
+"""Warm kernels (pluralign.book.warm): a page's kernel forked from a server that imported the heavy
 modules once computes what a fresh kernel computes, and anything off falls back to a fresh kernel."""
 
 import os
@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from pluralign.book import runner as book
-from pluralign.book import warm
+from pluralign.book import kernels, warm
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="warm kernels need fork (POSIX)")
 
@@ -46,7 +45,7 @@ def _execute(tmp_path, name="probe", env=None):
             cwd=str(tmp_path),
             progress_bar=False,
             log_output=False,
-            kernel_manager_class=book._ipc_kernel_manager(),
+            kernel_manager_class=kernels.ipc_kernel_manager(),
         )
     finally:
         for k, v in old.items():

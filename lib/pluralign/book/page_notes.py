@@ -1,0 +1,116 @@
+"""What the runner writes into an executed page besides its cells' own outputs.
+
+A banner on every page computed on a rehearsal mirror (:func:`insert_rehearsal_banner`, decided from the mirror's
+files by :func:`rehearsal_mirror`), a note when the page's LLM endpoints were redirected
+(:func:`insert_redirect_note`), and the sections that do not run on the page's profile tagged out of the book
+(:func:`hide_skipped_sections`: a section whose :class:`~pluralign.report.Result` was skipped).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+#: the sentence every page computed on a rehearsal mirror carries at its top
+REHEARSAL_BANNER = "{profile} profile — rehearsal on random-weight models; numbers are meaningless"
+
+
+#: the file beside each of a rehearsal mirror's models and data sets that marks it as a rehearsal copy
+REHEARSAL_SIDECAR = ".pluralign-rehearsal.json"
+
+
+def rehearsal_mirror(mirror: str | Path | None) -> bool:
+    """Whether the Hub mirror in use is a rehearsal mirror (:mod:`pluralign.book.rehearsal`): it holds
+    ``REHEARSAL.json`` or a folder ``<owner>/<name>`` with the rehearsal sidecar. Decided from the data, never a
+    flag."""
+    if not mirror:
+        return False
+    root = Path(mirror).expanduser()
+    if (root / "REHEARSAL.json").is_file():
+        return True
+    return root.is_dir() and any(f.is_file() for f in root.glob(f"*/*/{REHEARSAL_SIDECAR}"))
+
+
+def insert_rehearsal_banner(nb, profile: str) -> bool:
+    """Put the rehearsal banner (a warning admonition) right after the page's title cell (the first level-1
+    heading; the top if there is none), once. Returns whether it was inserted."""
+    import nbformat
+
+    if any("pluralign-rehearsal" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
+        return False
+    at = next((i + 1 for i, c in enumerate(nb.cells) if heading_level(c) == 1), 0)
+    text = REHEARSAL_BANNER.format(profile=profile)
+    cell = nbformat.v4.new_markdown_cell(
+        f":::{{warning}}\n{text[0].upper() + text[1:]}. This page was computed on "
+        "a rehearsal mirror (`pluralign mirror rehearsal`): tiny random-weight "
+        "models and small simulated or subsampled data sets under the paper's Hub "
+        "ids, and a local server answering to the LLM endpoints' names. It checks "
+        "that the pipeline runs end to end.\n:::"
+    )
+    cell.metadata["tags"] = ["pluralign-rehearsal"]
+    nb.cells.insert(at, cell)
+    return True
+
+
+def insert_redirect_note(nb, url: str) -> bool:
+    """Say at the top of the page (after the title and any rehearsal banner) that every OpenAI-compatible LLM
+    endpoint of its parameters went to ``url`` (``PLURALIGN_LLM_BASE_URL``), once. Returns whether it was inserted."""
+    import nbformat
+
+    if any("pluralign-redirect" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
+        return False
+    at = next((i + 1 for i, c in enumerate(nb.cells) if heading_level(c) == 1), 0)
+    while at < len(nb.cells) and "pluralign-rehearsal" in nb.cells[at].get("metadata", {}).get("tags", []):
+        at += 1
+    cell = nbformat.v4.new_markdown_cell(
+        f":::{{note}}\nLLM endpoints: every OpenAI-compatible endpoint this page's parameters name (an LM-labeller, a "
+        f"judge, a rewriter) was sent to `{url}` by `PLURALIGN_LLM_BASE_URL`, not to the `base_url` its parameters "
+        "give; the model names were kept.\n:::"
+    )
+    cell.metadata["tags"] = ["pluralign-redirect"]
+    nb.cells.insert(at, cell)
+    return True
+
+
+def heading_level(cell) -> int | None:
+    """The level of the Markdown heading a cell starts with (after an optional ``(label)=`` line), else None."""
+    if cell.get("cell_type") != "markdown":
+        return None
+    lines = [ln for ln in str(cell.get("source", "")).splitlines() if ln.strip()]
+    if lines and re.match(r"^\(.+\)=\s*$", lines[0]):
+        lines = lines[1:]
+    m = re.match(r"^(#{1,6})\s", lines[0]) if lines else None
+    return len(m.group(1)) if m else None
+
+
+#: Output metadata key a :class:`pluralign.report.Result` with ``skipped`` set writes (re-exported by report).
+SKIPPED_SECTION = "pluralign_skipped_section"
+
+
+def hide_skipped_sections(nb) -> list[str]:
+    """Tag ``remove-cell`` every cell of a section that does not run on this profile — one whose cell displayed a
+    :class:`~pluralign.report.Result` with ``skipped`` set — from its heading to the next heading of the same or a
+    higher level, so the book shows only sections that run (no empty section with its code on the page).
+    The page title (level 1) is never hidden. Returns the hidden headings."""
+    cells, hidden = nb.cells, []
+    for i, c in enumerate(cells):
+        if c.get("cell_type") != "code" or not any(
+            o.get("metadata", {}).get(SKIPPED_SECTION) for o in c.get("outputs", [])
+        ):
+            continue
+        j = i - 1
+        while j >= 0 and heading_level(cells[j]) is None:
+            j -= 1
+        level = heading_level(cells[j]) if j >= 0 else None
+        if level is None or level < 2:
+            continue
+        k = j + 1
+        while k < len(cells) and not ((heading_level(cells[k]) or 99) <= level):
+            k += 1
+        for cell in cells[j:k]:
+            tags = cell.setdefault("metadata", {}).get("tags", [])
+            cell["metadata"]["tags"] = sorted(set(tags) | {"remove-cell"})
+        title = next(ln for ln in str(cells[j].source).splitlines() if ln.lstrip().startswith("#"))
+        if title.strip("# ").strip() not in hidden:
+            hidden.append(title.strip("# ").strip())
+    return hidden
