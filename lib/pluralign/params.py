@@ -27,7 +27,15 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["ParamsError", "read_params", "deep_merge", "declared_parameters", "named_model", "COMMON"]
+__all__ = [
+    "ParamsError",
+    "read_params",
+    "resolved_params",
+    "deep_merge",
+    "declared_parameters",
+    "named_model",
+    "COMMON",
+]
 
 COMMON = "common.yml"
 SECRET_PATTERN = re.compile(r"(api[_-]?key|secret|token|password)", re.I)
@@ -141,6 +149,33 @@ def read_params(
     return merged
 
 
+def resolved_params(notebook: str | Path, path: str | Path) -> dict:
+    """The parameters a page runs with, as one flat papermill parameter file: ``path`` read for ``notebook`` (a
+    Jupytext ``.py``) as the runner reads it (``common.yml`` and includes merged, undeclared keys and wrong types
+    refused), ``profile`` as the runner sets it, and every relative ``source`` / ``labels_file`` that names a file
+    beside the parameter file made absolute (the runner executes in that folder; papermill may run anywhere)."""
+    path = Path(path).expanduser().resolve()
+    declared = declared_parameters(notebook)
+    params = read_params(path, declared=declared, types=declared_types(notebook))
+    if "profile" in declared:
+        params.setdefault("profile", "demo")
+    return _absolute_paths(params, path.parent)
+
+
+def _absolute_paths(obj, base: Path):
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            local = isinstance(v, str) and k in ("source", "labels_file") and not v.startswith("shared:")
+            if local and not Path(v).expanduser().is_absolute() and (base / v).exists():
+                v = str((base / v).resolve())
+            out[k] = _absolute_paths(v, base)
+        return out
+    if isinstance(obj, list):
+        return [_absolute_paths(v, base) for v in obj]
+    return obj
+
+
 def _check_secrets(obj, path: Path, where: str = ""):
     if isinstance(obj, dict):
         for k, v in obj.items():
@@ -157,7 +192,7 @@ def _check_secrets(obj, path: Path, where: str = ""):
                 )
             _check_secrets(v, path, f"{where}{k}.")
     elif isinstance(obj, list):
-        for i, v in enumerate(obj):
+        for v in obj:
             if looks_like_secret(v):
                 raise ParamsError(
                     f"{path}: an item of parameter '{where.rstrip('.')}' looks like a credential; secrets "

@@ -1,10 +1,11 @@
-"""``pluralign`` command line: book, run, toc, score, train, serve."""
+"""``pluralign`` command line: book, run, params, toc, score, train, serve."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
 # subcommands owned by other modules: name -> "module:function(argv) -> int"
 DELEGATED = {
@@ -62,6 +63,36 @@ def _run(a) -> int:
     return 0
 
 
+def _params(a) -> int:
+    """``pluralign params NOTEBOOK -f FILE [-o OUT]``: the resolved parameters of a page as a papermill parameter
+    file (printed, or written to OUT)."""
+    import yaml
+
+    from pluralign import params as P
+    from pluralign.book import runner as book
+
+    try:
+        src = book.resolve_notebook(a.notebook)
+        if src.suffix != ".py":
+            src = src.with_suffix(".py") if src.with_suffix(".py").exists() else book.resolve_notebook(src.stem)
+        resolved = P.resolved_params(src, a.file)
+    except (book.BookError, P.ParamsError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    name = Path(a.file).name
+    text = (
+        f"# parameters of {src.stem} with {name} (common.yml and includes merged), for papermill:\n"
+        f"#   papermill {src.stem}.ipynb out.ipynb -f {Path(a.out).name if a.out else 'THIS_FILE.yml'}\n"
+        + yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True, width=120)
+    )
+    if a.out:
+        Path(a.out).write_text(text)
+        print(f"{a.out}: {len(resolved)} parameters of {src.stem} ({', '.join(resolved)})")
+    else:
+        print(text, end="")
+    return 0
+
+
 def _toc(a) -> int:
     from pluralign.book import runner as book
 
@@ -103,6 +134,18 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--out", help="output folder for the executed notebook and its HTML page (default ./pluralign-runs)")
     r.add_argument("--refresh", action="store_true", help="recompute cached steps")
     r.set_defaults(fn=_run)
+    q = sub.add_parser(
+        "params",
+        help="print the parameters a page runs with (common.yml and includes merged), for papermill -f",
+        description="The resolved parameters of NOTEBOOK with FILE, validated as `pluralign run` reads them: "
+        "`pluralign params diverging_agreement -f params/sample/diverging-agreement.yml -o resolved.yml`, then "
+        "`jupytext --to ipynb notebooks/diverging_agreement.py` and "
+        "`papermill diverging_agreement.ipynb out.ipynb -f resolved.yml`.",
+    )
+    q.add_argument("notebook", help="a notebook of the book by name (e.g. diverging_agreement) or a path")
+    q.add_argument("-f", "--file", required=True, help="the page's parameter file (YAML)")
+    q.add_argument("-o", "--out", help="write the resolved parameters to this file instead of printing them")
+    q.set_defaults(fn=_params)
     t = sub.add_parser("toc", help="print (or --write) _toc.yml generated from manifest.yml")
     t.add_argument("--profile", default="demo")
     t.add_argument("--write", action="store_true")
