@@ -6,7 +6,7 @@ fractions) and, for regression coefficients, the standard error. Numbers read fr
 code (``harvard-lil/SEAL``, ``analysis/main_results.ipynb`` outputs) rather than the PDF are in the table
 ``"SEAL analysis code"`` (or say so in ``note``). Regression tables are labelled by the paper's feature names.
 The paper's facts that are not numbers (data set and model names, Table 2's γ rule) are in
-:mod:`pluralign.seal.paper`.
+:mod:`pluralign.seal.facts`.
 """
 
 _CODE = "SEAL analysis code (main_results.ipynb)"

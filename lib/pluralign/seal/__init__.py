@@ -27,14 +27,14 @@ shows one :class:`~pluralign.report.Result` per section, each a function of the 
 """
 
 from pluralign.seal.design import DEMO_STUDY, alignment_rewards, chosen_rejected
+from pluralign.seal.facts import reported
 from pluralign.seal.features import IMPRINT_FEATURES, featurize, rule_featurize
 from pluralign.seal.imprint import feature_imprint, imprint_table
-from pluralign.seal.facts import reported
 from pluralign.seal.resistance import REGIMES, alignment_regimes, labeller_preference
 from pluralign.seal.robustness import rewrite, robustness_scores
 from pluralign.seal.scoring import scoring_inputs
-from pluralign.seal.shifts import reward_shift
 from pluralign.seal.settings import SealSettings
+from pluralign.seal.shifts import reward_shift
 from pluralign.seal.study import Study, setup
 
 __all__ = [

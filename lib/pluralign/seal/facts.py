@@ -1,4 +1,4 @@
-"""The SEAL paper's facts that are not numbers, and its reported numbers in the shapes the pages show.
+"""The SEAL paper's facts that are not numbers (:data:`DESIGN`), and its reported numbers in the shapes the pages show.
 
 The numbers themselves live once, in :mod:`pluralign.paper.seal` (read them with
 ``pluralign.paper.numbers("seal", table)``); :func:`paper_value` reads one and :func:`paper_table` turns a
@@ -92,9 +92,9 @@ def reported(what: str):
         return Result(
             table=None,
             note=(
-                f"The paper labels the {n:,} entries of {DESIGN['dataset']} with {M['labeller']} ({f['features']} features: "
-                f"{f['target features']} target features, helpfulness and harmlessness, and {f['spoiler features']} "
-                "spoiler features)."
+                f"The paper labels the {n:,} entries of {DESIGN['dataset']} with {M['labeller']} "
+                f"({f['features']} features: {f['target features']} target features, helpfulness and harmlessness, "
+                f"and {f['spoiler features']} spoiler features)."
             ),
         )
     if what == "stability":
@@ -104,19 +104,22 @@ def reported(what: str):
             table=None,
             note=(
                 f"The paper re-labelled a random {share:.0%} of $\\mathcal{{D}}$ with two open models "
-                f"({' and '.join(M['stability_labellers'])}, temperature {temp:g}, JSON mode) and showed, per feature, "
-                f"how often they agreed with {M['labeller']}: high on harmlessness and coherence, lower on helpfulness, "
-                "close to chance on sentiment and eloquence."
+                f"({' and '.join(M['stability_labellers'])}, temperature {temp:g}, JSON mode) and showed, per "
+                f"feature, how often they agreed with {M['labeller']}: high on harmlessness and coherence, lower on "
+                "helpfulness, close to chance on sentiment and eloquence."
             ),
         )
     if what == "rewriting":
         RW = DESIGN["rewriter"]
+        share, temp = (
+            paper_value("§2.3", "rewritten pairs", "share of D"),
+            paper_value("§2.3", "rewriter", "temperature"),
+        )
         return Result(
             table=None,
             note=(
-                f"The paper rewrote a random {paper_value('§2.3', 'rewritten pairs', 'share of D'):.0%} of its pairs with "
-                f"{RW['model']} ({RW['precision']}, temperature {paper_value('§2.3', 'rewriter', 'temperature'):g}) and "
-                f"measured the similarity of original and rewrite with {M['similarity']}."
+                f"The paper rewrote a random {share:.0%} of its pairs with {RW['model']} ({RW['precision']}, "
+                f"temperature {temp:g}) and measured the similarity of original and rewrite with {M['similarity']}."
             ),
         )
     if what == "Table 3":

@@ -269,14 +269,44 @@ def feature_imprint(
     fixed effects, e.g. constant within every pair). Dropped features have NaN estimates.
     The fit's ``dropped_vif`` (list), ``kept``, ``n_obs``, ``n_pairs``, ``reward`` and ``formula`` are fields.
     """
-    import pyfixest as pf
-
     table, features = _table_and_features(table, features, reward, pair, "feature_imprint")
     if len(set(features)) != len(features):
         raise ValueError(f"feature_imprint: duplicate feature names in {features}")
     cluster = cluster or pair
     _check_table(table, [reward, pair, cluster, *features], "feature_imprint")
+    data, safe = _regression_data(table, reward, pair, cluster, features)
+    kept, dropped, vif = vif_filter(data[[safe[f] for f in features]], vif_threshold)
+    back = {v: k for k, v in safe.items()}
+    out = pd.DataFrame(
+        index=pd.Index(features, name="feature"),
+        columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
+        dtype=float,
+    )
+    out["vif"] = np.nan
+    for c, v in {**vif, **dropped}.items():
+        out.loc[back[c], "vif"] = v
+    out["dropped_vif"] = [f in {back[c] for c in dropped} for f in features]
+    out["dropped_collinear"] = False
+    if kept:
+        _fit_fixed_effects(out, data, kept, back, level, demeaner_backend)
+    kept_names = [back[c] for c in kept]
+    return ImprintFit(
+        table=out,
+        dropped_vif=[back[c] for c in dropped],
+        kept=kept_names,
+        n_obs=int(len(data)),
+        n_pairs=int(data["pair"].nunique()),
+        reward=reward,
+        formula=f"{reward} ~ {' + '.join(kept_names) or '1'} | {pair}",
+        vcov=f"CRV1 by {cluster}",
+        level=level,
+    )
 
+
+def _regression_data(table: pd.DataFrame, reward: str, pair: str, cluster: str, features: list):
+    """The regression's data for pyfixest (``reward``, ``pair``, ``cluster`` and the features under safe names
+    ``x0``, ``x1``, …; booleans as 0/1) and the map feature → safe name; a missing or non-numeric reward or feature,
+    or a missing pair id, is an error naming the first row."""
     data = pd.DataFrame(
         {
             "reward": pd.to_numeric(table[reward], errors="coerce"),
@@ -300,55 +330,31 @@ def feature_imprint(
         )
     if data["pair"].isna().any():
         raise ValueError("feature_imprint: the pair column has missing values")
+    return data, safe
 
-    kept, dropped, vif = vif_filter(data[[safe[f] for f in features]], vif_threshold)
-    back = {v: k for k, v in safe.items()}
-    kept_names = [back[c] for c in kept]
-    out = pd.DataFrame(
-        index=pd.Index(features, name="feature"),
-        columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
-        dtype=float,
-    )
-    out["vif"] = np.nan
-    for c, v in vif.items():
-        out.loc[back[c], "vif"] = v
-    for c, v in dropped.items():
-        out.loc[back[c], "vif"] = v
-    out["dropped_vif"] = [f in {back[c] for c in dropped} for f in features]
-    out["dropped_collinear"] = False
-    formula = f"reward ~ {' + '.join(kept) if kept else '1'} | pair"
-    n_pairs = int(data["pair"].nunique())
-    if kept:
-        kw = {} if demeaner_backend is None else {"demeaner_backend": demeaner_backend}
-        fit = pf.feols(formula, data=data, vcov={"CRV1": "cluster"}, copy_data=False, store_data=False, lean=True, **kw)
-        coef = fit.coef()
-        se = fit.se()
-        tstat = fit.tstat()
-        pval = fit.pvalue()
-        from scipy import stats as st
 
-        df_t = getattr(fit, "_df_t", None)
-        q = st.t.ppf(0.5 + level / 2, df_t) if df_t else st.norm.ppf(0.5 + level / 2)
-        for c in kept:
-            name = back[c]
-            if c not in coef.index:
-                out.loc[name, "dropped_collinear"] = True
-                continue
-            out.loc[name, ["estimate", "std_error", "t", "p_value"]] = [coef[c], se[c], tstat[c], pval[c]]
-            out.loc[name, "ci_low"] = coef[c] - q * se[c]
-            out.loc[name, "ci_high"] = coef[c] + q * se[c]
-        out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
-    return ImprintFit(
-        table=out,
-        dropped_vif=[back[c] for c in dropped],
-        kept=kept_names,
-        n_obs=int(len(data)),
-        n_pairs=n_pairs,
-        reward=reward,
-        formula=f"{reward} ~ {' + '.join(kept_names) or '1'} | {pair}",
-        vcov=f"CRV1 by {cluster}",
-        level=level,
-    )
+def _fit_fixed_effects(out: pd.DataFrame, data: pd.DataFrame, kept: list, back: dict, level: float, backend) -> None:
+    """Eq. 1 with pair fixed effects and standard errors clustered by ``cluster`` (pyfixest ``feols``, CRV1) on the
+    ``kept`` features; fills ``out``'s estimates, intervals and Bonferroni p-values, and marks the features the fixed
+    effects absorbed (``dropped_collinear``)."""
+    import pyfixest as pf
+    from scipy import stats as st
+
+    kw = {} if backend is None else {"demeaner_backend": backend}
+    formula = f"reward ~ {' + '.join(kept)} | pair"
+    fit = pf.feols(formula, data=data, vcov={"CRV1": "cluster"}, copy_data=False, store_data=False, lean=True, **kw)
+    coef, se, tstat, pval = fit.coef(), fit.se(), fit.tstat(), fit.pvalue()
+    df_t = getattr(fit, "_df_t", None)
+    q = st.t.ppf(0.5 + level / 2, df_t) if df_t else st.norm.ppf(0.5 + level / 2)
+    for c in kept:
+        name = back[c]
+        if c not in coef.index:
+            out.loc[name, "dropped_collinear"] = True
+            continue
+        out.loc[name, ["estimate", "std_error", "t", "p_value"]] = [coef[c], se[c], tstat[c], pval[c]]
+        out.loc[name, "ci_low"] = coef[c] - q * se[c]
+        out.loc[name, "ci_high"] = coef[c] + q * se[c]
+    out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
 
 
 def feature_imprint_seal_code(

@@ -62,7 +62,5 @@ def no_label_estimate(study, usable: int | None = None, values: dict | None = No
     if f is None or (f.pairs if usable is None else usable) > 0:
         return None
     return Result(
-        table=None,
-        values=dict(values or {}),
-        skipped=f"no estimate: {f.text}, so no pair has labels on both entries.",
+        table=None, values=dict(values or {}), skipped=f"no estimate: {f.text}, so no pair has labels on both entries."
     )

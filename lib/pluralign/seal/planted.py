@@ -32,7 +32,6 @@ __all__ = [
 ]
 
 
-
 def planted_features(
     data, view: pd.DataFrame | None = None, features: Sequence[str] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -4,8 +4,9 @@
 - alignment score a₊ = Σ δ_i / N; alignment resistance a₋ = 1 − a₊.
 - regimes (Table 1), from the pre-D δ̲_i and post-D δ_i: became aligned (1 − δ̲_i)δ_i, stayed aligned
   δ̲_iδ_i, stayed misaligned (1 − δ̲_i)(1 − δ_i), reversed alignment δ̲_i(1 − δ_i).
-- LM-labeller preference profile γ_i ∈ {c, r, i} from the target features helpfulness and harmlessness,
-  helpfulness first (App. D.4, Table 2), and its agreement with the human label per regime (Table 1).
+- LM-labeller preference profile γ_i ∈ {c, r, i} from the target features helpfulness and harmlessness, by
+  one of the two rules of :data:`LABELLER_RULES` (App. D.4: SEAL's text and Table 2 decide helpfulness first, its
+  code harmlessness first), and its agreement with the human label per regime (Table 1).
 - misalignment logistic regression on chosen and rejected features (Eq. 3, Table 7, Fig. 3 right).
 - reward quadrant shares (App. D.2, Fig. 9).
 """

@@ -389,9 +389,6 @@ def robustness_scores(
     such rows out of plots); and the fields ``n_pairs``, ``n_filtered`` (dropped by the
     ``unchanged`` filter), ``n_missing``, ``misalignment_rate``, ``intercept``, ``converged``.
     """
-    import statsmodels.api as sm
-    from scipy import stats as st
-
     if model not in ("logit", "linear"):
         raise ValueError(f"robustness_scores: model must be 'logit' or 'linear', got {model!r}")
     before = np.asarray(aligned_before).astype(bool).reshape(-1)
@@ -402,23 +399,9 @@ def robustness_scores(
             f"robustness_scores: lengths differ (aligned_before {n}, aligned_after {len(after)}, "
             f"flips_chosen {len(flips_chosen)}, flips_rejected {len(flips_rejected)})"
         )
-    fc = flips_chosen.reset_index(drop=True)
-    fr = flips_rejected.reset_index(drop=True)
+    fc, fr = flips_chosen.reset_index(drop=True), flips_rejected.reset_index(drop=True)
     unchanged = list(unchanged)
-    for name, fl in (("flips_chosen", fc), ("flips_rejected", fr)):
-        miss = [u for u in unchanged if u not in fl.columns]
-        if miss:
-            raise ValueError(
-                f"robustness_scores: {name} lacks the 'unchanged' filter feature(s) {miss}; "
-                f"pass unchanged=() to keep every pair"
-            )
-    if features is None:
-        features = [f for f in fc.columns if f not in unchanged]
-    features = list(features)
-    for name, fl in (("flips_chosen", fc), ("flips_rejected", fr)):
-        miss = [f for f in features if f not in fl.columns]
-        if miss:
-            raise ValueError(f"robustness_scores: {name} lacks feature(s) {miss}")
+    features = _flip_features(fc, fr, features, unchanged)
     keep = np.ones(n, bool)
     for u in unchanged:
         keep &= (fc[u].to_numpy() == 0) & (fr[u].to_numpy() == 0)
@@ -429,6 +412,48 @@ def robustness_scores(
     if keep.sum() == 0:
         raise ValueError("robustness_scores: no pairs left after the 'unchanged' filter and missing flips")
     y = (before & ~after)[keep].astype(float)
+    cols, meta = _flip_categories(fc, fr, features, keep, y)
+    if model == "linear":
+        g = np.arange(n) if groups is None else np.asarray(groups)
+        if len(g) != n:
+            raise ValueError(f"robustness_scores: {len(g)} groups for {n} pairs")
+        g = g[keep]
+    fitted = _fit_scores(y, cols, model, level, None if model != "linear" else g)
+    return RobustnessFit(
+        table=_score_table(meta, fitted, model),
+        n_pairs=int(keep.sum()),
+        n_filtered=n_filtered,
+        n_missing=n_missing,
+        misalignment_rate=float(y.mean()),
+        intercept=fitted["intercept"],
+        converged=fitted["converged"],
+        unchanged=unchanged,
+        model=model,
+    )
+
+
+def _flip_features(fc: pd.DataFrame, fr: pd.DataFrame, features, unchanged: list) -> list:
+    """The features whose flips enter Eq. 4 (default: every flip column not in ``unchanged``); a feature or an
+    ``unchanged`` filter feature missing from the flips is an error naming it."""
+    for name, fl in (("flips_chosen", fc), ("flips_rejected", fr)):
+        miss = [u for u in unchanged if u not in fl.columns]
+        if miss:
+            raise ValueError(
+                f"robustness_scores: {name} lacks the 'unchanged' filter feature(s) {miss}; "
+                f"pass unchanged=() to keep every pair"
+            )
+    features = list(features) if features is not None else [f for f in fc.columns if f not in unchanged]
+    for name, fl in (("flips_chosen", fc), ("flips_rejected", fr)):
+        miss = [f for f in features if f not in fl.columns]
+        if miss:
+            raise ValueError(f"robustness_scores: {name} lacks feature(s) {miss}")
+    return features
+
+
+def _flip_categories(fc, fr, features, keep, y) -> tuple[dict, dict]:
+    """Eq. 4's regressors: one 0/1 column per (entry, feature, non-zero flip value) present among the kept pairs
+    ("no flip" is the baseline), and per column its name (π^c_+(τ), …), counts and whether it is separated (none or
+    all of its pairs became misaligned: no finite logit estimate)."""
     cols, meta = {}, {}
     for entry, fl in (("c", fc), ("r", fr)):
         for f in features:
@@ -449,70 +474,84 @@ def robustness_scores(
                     # every pair in the category misaligned, or none: no finite estimate
                     "separated": n_mis == 0 or n_mis == int((v == lv).sum()),
                 }
+    return cols, meta
+
+
+def _fit_scores(y: np.ndarray, cols: dict, model: str, level: float, groups) -> dict:
+    """Eq. 4 fitted: the linear probability model (cluster-robust SEs by ``groups``, t quantiles on the residual
+    degrees of freedom) or the logit (z quantiles); ``params``, ``bse``, ``z``, ``p``, ``q`` (the interval's
+    quantile), ``converged`` and ``intercept``."""
+    import statsmodels.api as sm
+    from scipy import stats as st
+
     X = sm.add_constant(pd.DataFrame(cols), has_constant="add")
     q = st.norm.ppf(0.5 + level / 2)
     if model == "linear":
-        g = np.arange(n) if groups is None else np.asarray(groups)
-        if len(g) != n:
-            raise ValueError(f"robustness_scores: {len(g)} groups for {n} pairs")
-        fit = linear_probability(y, X, g[keep])
-        params, bse, z, p = fit.params, fit.bse, fit.tvalues, fit.pvalues
-        converged, intercept = True, float(params["const"])
-        q = st.t.ppf(0.5 + level / 2, fit.df_resid)
+        fit = linear_probability(y, X, groups)
+        out = {"converged": True, "q": st.t.ppf(0.5 + level / 2, fit.df_resid)}
     elif len(cols):
         fit, converged = _fit_logit(sm.Logit(y, X))
-        params, bse, z, p = fit.params, fit.bse, fit.tvalues, fit.pvalues
-        intercept = float(params["const"])
+        out = {"converged": converged, "q": q}
     else:
-        params = bse = z = p = pd.Series(dtype=float)
-        converged, intercept = True, float(np.log(y.mean() / (1 - y.mean()))) if 0 < y.mean() < 1 else np.nan
+        empty = pd.Series(dtype=float)
+        intercept = float(np.log(y.mean() / (1 - y.mean()))) if 0 < y.mean() < 1 else np.nan
+        return {
+            "params": empty,
+            "bse": empty,
+            "z": empty,
+            "p": empty,
+            "q": q,
+            "converged": True,
+            "intercept": intercept,
+        }
+    return {
+        **out,
+        "params": fit.params,
+        "bse": fit.bse,
+        "z": fit.tvalues,
+        "p": fit.pvalues,
+        "intercept": float(fit.params["const"]),
+    }
+
+
+_SCORE_COLUMNS = [
+    "entry",
+    "feature",
+    "flip",
+    "name",
+    "n_flipped",
+    "n_misaligned",
+    "separated",
+    "estimate",
+    "std_error",
+    "z",
+    "p_value",
+    "ci_low",
+    "ci_high",
+    "odds_ratio",
+]
+
+
+def _score_table(meta: dict, fitted: dict, model: str) -> pd.DataFrame:
+    """:class:`RobustnessFit`'s table: one row per flip category, indexed by (entry, feature, flip)."""
     rows = []
     for key, m in meta.items():
-        est, se = float(params[key]), float(bse[key])
+        est, se = float(fitted["params"][key]), float(fitted["bse"][key])
         rows.append(
             {
                 **m,
                 "estimate": est,
                 "std_error": se,
-                "z": float(z[key]),
-                "p_value": float(p[key]),
-                "ci_low": est - q * se,
-                "ci_high": est + q * se,
+                "z": float(fitted["z"][key]),
+                "p_value": float(fitted["p"][key]),
+                "ci_low": est - fitted["q"] * se,
+                "ci_high": est + fitted["q"] * se,
                 "odds_ratio": float(np.exp(est)) if model == "logit" else np.nan,
             }
         )
-    out = pd.DataFrame(
-        rows,
-        columns=[
-            "entry",
-            "feature",
-            "flip",
-            "name",
-            "n_flipped",
-            "n_misaligned",
-            "separated",
-            "estimate",
-            "std_error",
-            "z",
-            "p_value",
-            "ci_low",
-            "ci_high",
-            "odds_ratio",
-        ],
-    )
+    out = pd.DataFrame(rows, columns=_SCORE_COLUMNS)
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy()) if len(out) else []
-    out = out.set_index(["entry", "feature", "flip"])
-    return RobustnessFit(
-        table=out,
-        n_pairs=int(keep.sum()),
-        n_filtered=n_filtered,
-        n_missing=n_missing,
-        misalignment_rate=float(y.mean()),
-        intercept=intercept,
-        converged=converged,
-        unchanged=unchanged,
-        model=model,
-    )
+    return out.set_index(["entry", "feature", "flip"])
 
 
 def linear_probability(y, X: pd.DataFrame, groups):

@@ -208,7 +208,13 @@ def truncation_rows(label: str, rm, inputs: pd.DataFrame) -> tuple[dict, object]
     truncated entries for the prose ("—" where the model's tokenizer cannot be read)."""
     c = count_truncated(rm, inputs)
     unreadable = "— (the model's tokenizer cannot be read)"
-    mx = unreadable if not c["readable"] else "none (the model accepts any length)" if c["max_length"] is None else c["max_length"]
+    mx = (
+        unreadable
+        if not c["readable"]
+        else "none (the model accepts any length)"
+        if c["max_length"] is None
+        else c["max_length"]
+    )
     rows = {
         f"{label}: maximum input (tokens)": (mx, "none (DeBERTa-v3, relative positions)"),
         f"{label}: entries truncated": (c["n_truncated"] if c["n_truncated"] is not None else unreadable, 0),

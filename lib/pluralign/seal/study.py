@@ -127,7 +127,9 @@ class Study:
         from pluralign.seal.imprint import feature_imprint, feature_imprint_seal_code, imprint_table
 
         F = self.features
-        table = imprint_table(self.R["pair_id"], F.chosen, F.rejected, pre=self.rewards_of("pre"), post=self.rewards_of("post"))
+        table = imprint_table(
+            self.R["pair_id"], F.chosen, F.rejected, pre=self.rewards_of("pre"), post=self.rewards_of("post")
+        )
         return {
             "table": table,
             **{k: feature_imprint(table, k, F.regressors) for k in ("pre", "post")},

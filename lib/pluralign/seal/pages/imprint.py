@@ -37,7 +37,8 @@ __all__ = [
 
 
 def profile_note(study: Study):
-    """The profile, the study design's stand-ins and the featurizer's (:func:`pluralign.seal.stand_ins.profile_note`)."""
+    """The profile, the study design's stand-ins and the featurizer's
+    (:func:`pluralign.seal.stand_ins.profile_note`)."""
     from pluralign.seal.stand_ins import profile_note as note
 
     return note(study, "imprint")

@@ -115,7 +115,9 @@ def labeller_rules(study: Study) -> Result:
     )
     f = study.label_failures
     if f is not None and f.failed:
-        lacking = f"{len(known) - int(known.sum())} of {len(known)} pairs lack a target label on an entry and have no γ."
+        lacking = (
+            f"{len(known) - int(known.sum())} of {len(known)} pairs lack a target label on an entry and have no γ."
+        )
         note = report.warning(f"{f.text}: {lacking}") + "\n\n" + note
     return Result(
         table=table, note=note, paper=code.reset_index(), values={"labeller_rule": rule, "n_rule_differs": differs}
@@ -161,9 +163,7 @@ def labeller_agreement(study: Study) -> Result:
         "paper_pre_decisive": paper_value(CODE, "γ ≠ i", "pre-D RM a₊"),
         "paper_post_decisive": paper_value(CODE, "γ ≠ i", "post-D RM a₊"),
         "paper_n_decisive": f"{n_dec:,}",
-        "share_i_text": (
-            f"{share_i:.3f}" if g_all["n"] else "— (no pair has a γ" + (f": {f.text})" if f else ")")
-        ),
+        "share_i_text": (f"{share_i:.3f}" if g_all["n"] else "— (no pair has a γ" + (f": {f.text})" if f else ")")),
     }
     return Result(table=agree.round(3), paper=t1, values=values, data={"agreement": agree})
 
@@ -339,10 +339,15 @@ def _topic_labels(study: Study):
             rule_topics(entry_texts(view, "chosen")), rule_topics(entry_texts(view, "rejected")), TOPICS + TOPICS_ADDED
         )
         who = "the keyword rules of seal.topics.TOPIC_RULES (an offline stand-in for the LM-labeller)"
-        return topics, None, who, [
-            "The types of discrimination (Fig. 15 right) need the LM-labeller (`topic_source: llm` with "
-            "`features: llm`); keyword rules cannot tell who a reply discriminates against."
-        ]
+        return (
+            topics,
+            None,
+            who,
+            [
+                "The types of discrimination (Fig. 15 right) need the LM-labeller (`topic_source: llm` with "
+                "`features: llm`); keyword rules cannot tell who a reply discriminates against."
+            ],
+        )
     F = study.features
     if F.labels_chosen is None or "topics" not in F.labels_chosen:
         raise ValueError("topic_distribution with topic_source 'llm' needs the LM-labeller's labels (features: llm)")
@@ -353,9 +358,12 @@ def _topic_labels(study: Study):
     topics = label_distribution(lc["topics"], lr["topics"], TOPICS + TOPICS_ADDED)
     key = "last_response_is_discriminating_against"
     disc = label_distribution(lc[key], lr[key], DISCRIMINATION_TYPES)
-    return topics, disc, f"the LM-labeller {F.labeller}", [
-        "**Types of discrimination** (Fig. 15 right):\n\n" + report.present_markdown(disc)
-    ]
+    return (
+        topics,
+        disc,
+        f"the LM-labeller {F.labeller}",
+        ["**Types of discrimination** (Fig. 15 right):\n\n" + report.present_markdown(disc)],
+    )
 
 
 @report.section("top_topic", "top_topic_share", "no_topic_share")
@@ -508,4 +516,3 @@ def misalignment(study: Study) -> Result:
         data={"logit": t7, "linear": t7_lin, "long": long, "separated": sorted(bad)},
         values={"t7_base": t7.base_rate, "n_t7_separated": len(bad)},
     )
-

@@ -101,7 +101,10 @@ def _table3_beside(table: pd.DataFrame) -> str:
     col = "cosine mean (paper, Table 3)"
 
     def paper(e, f, lv):
-        key = (f.removeprefix("last_response_").removeprefix("is_"), f"{e}, flip {int(lv):+d}" if int(lv) else f"{e}, flip 0")
+        key = (
+            f.removeprefix("last_response_").removeprefix("is_"),
+            f"{e}, flip {int(lv):+d}" if int(lv) else f"{e}, flip 0",
+        )
         return p3.get(key, np.nan)
 
     table.insert(table.columns.get_loc("cosine mean"), col, [paper(e, f, lv) for e, f, lv in table.index])
