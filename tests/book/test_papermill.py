@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-PAGE, PARAMS = "diverging_agreement", "params/demo/diverging-agreement.yml"  # seconds on the demo profile
+PAGE = "diverging_agreement"  # seconds on the demo and sample profiles
 
 
 def glued(notebook: Path) -> dict:
@@ -36,17 +36,21 @@ def _run(args: list[str], cwd: Path, env: dict) -> str:
 
 
 @pytest.mark.slow  # three executions of a page in child processes
-def test_plain_papermill_on_the_resolved_parameters_gives_the_page_s_glued_values(tmp_path):
+@pytest.mark.parametrize("profile", ["demo", pytest.param("sample", marks=pytest.mark.shared_data)])
+def test_plain_papermill_on_the_resolved_parameters_gives_the_page_s_glued_values(profile, tmp_path, request):
+    if profile == "sample":
+        request.getfixturevalue("shared_data")  # the real files (skipped on a developer machine without them)
+    params_file = f"params/{profile}/diverging-agreement.yml"
     work = tmp_path / "empty"
     work.mkdir()
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
     env.pop("PLURALIGN_CACHE", None)
     env["XDG_CACHE_HOME"] = str(tmp_path / "user-cache")  # a user's cache: nothing of the book's
-    _run(["pluralign", "run", PAGE, "-f", str(ROOT / PARAMS), "--out", "runs"], work, env)
-    by_run = glued(work / "runs" / f"{PAGE}__{Path(PARAMS).stem}.ipynb")
+    _run(["pluralign", "run", PAGE, "-f", str(ROOT / params_file), "--out", "runs"], work, env)
+    by_run = glued(work / "runs" / f"{PAGE}__{Path(params_file).stem}.ipynb")
     assert by_run, "the page glued no value"
 
-    _run(["pluralign", "params", PAGE, "-f", str(ROOT / PARAMS), "-o", "resolved.yml"], work, env)
+    _run(["pluralign", "params", PAGE, "-f", str(ROOT / params_file), "-o", "resolved.yml"], work, env)
     _run(["jupytext", "--to", "ipynb", "-o", f"{PAGE}.ipynb", str(ROOT / "notebooks" / f"{PAGE}.py")], work, env)
     _run(["papermill", f"{PAGE}.ipynb", "out.ipynb", "-f", "resolved.yml", "--no-progress-bar"], work, env)
     assert glued(work / "out.ipynb") == by_run
