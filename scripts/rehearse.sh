@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make rehearse` (issue 16): the paper profile, with its parameter files unchanged, executed offline on CPU
+# `make rehearse`: the paper profile, with its parameter files unchanged, executed offline on CPU
 # against a rehearsal mirror — tiny random-weight models under every paper model id, small data sets in each
 # data set's Hub layout (`pluralign mirror rehearsal`) — and a local OpenAI-compatible server that answers to
 # every LLM endpoint name of the profile (`pluralign serve --served-model-name ...`, reached through
@@ -21,7 +21,7 @@ mkdir -p "$DIR"
 start=$(date +%s)
 
 # 1. the rehearsal mirror (deterministic: rebuilt only when the library or the profile's ids changed)
-stamp=$( { cat manifest.yml params/paper/*.yml; "$BIN/python" -c 'import pluralign.book.rehearsal as r, inspect; print(inspect.getsource(r))'; echo "$ROWS"; } | sha256sum | cut -c1-16)
+stamp=$( { cat manifest.yml params/paper/*.yml; "$BIN/python" -c 'import inspect; from pluralign.book import rehearsal, rehearsal_artefacts, rehearsal_datasets, rehearsal_models; print(*(inspect.getsource(m) for m in (rehearsal, rehearsal_artefacts, rehearsal_datasets, rehearsal_models)))'; echo "$ROWS"; } | sha256sum | cut -c1-16)
 if [ ! -f "$MIRROR/REHEARSAL.json" ] || [ "$(cat "$DIR/mirror.stamp" 2>/dev/null)" != "$stamp" ]; then
     rm -rf "$MIRROR"
     HF_HUB_DISABLE_PROGRESS_BARS=1 "$BIN/pluralign" mirror rehearsal "$MIRROR" --profile paper --rows "$ROWS" >"$DIR/mirror.log"
