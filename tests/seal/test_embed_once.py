@@ -1,4 +1,4 @@
-"""SEAL's pre-D / post-D pair embeds each text once across pages (#19): a page whose models come from the cache
+"""SEAL's pre-D / post-D pair embeds each text once across pages: a page whose models come from the cache
 still finds the other data's embeddings (seal-resistance scores the other data; it used to embed its texts again,
 in another order, on every cold build)."""
 

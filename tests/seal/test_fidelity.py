@@ -1,4 +1,4 @@
-"""Paper-scale fidelity of Part II (issue 15, items 1–5): SEAL's scoring input, every hh-rlhf row kept, Table 8 as
+"""Paper-scale fidelity of Part II: SEAL's scoring input, every hh-rlhf row kept, Table 8 as
 SEAL's code's linear probability model, Table 5 in SEAL's code's OLS variant, and the LM-labeller's two rules."""
 
 import numpy as np
