@@ -204,19 +204,13 @@ def _child(req: dict, fds: list[int]) -> None:
         os._exit(code)
 
 
-def serve(path: str, modules=WARM_MODULES) -> None:
-    """The server's main loop (``python -m pluralign.book.warm SOCKET MODULES``): bind, import ``modules``
-    (default :data:`WARM_MODULES`), then fork one kernel per request until stdin closes."""
+def _import_modules(modules) -> tuple[dict, dict]:
+    """Import ``modules`` (a missing optional one is skipped): (the environment before, the variables the imports
+    set — torch sets a few of its own, KMP_*, ...: a forked kernel gets them as a fresh one would)."""
     import importlib
-    import selectors
     import warnings
 
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen(16)
-    if sys.path and sys.path[0] in ("", os.getcwd()):  # as ipykernel_launcher: not the server's folder
-        del sys.path[0]
-    own_env = dict(os.environ)  # before the imports: torch sets a few variables of its own (KMP_*, ...)
+    own_env = dict(os.environ)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in modules:
@@ -226,33 +220,83 @@ def serve(path: str, modules=WARM_MODULES) -> None:
                 pass
     sys.stdout.flush()
     sys.stderr.flush()
-    added = {k: v for k, v in os.environ.items() if own_env.get(k) != v}  # what the imports set, as in a fresh kernel
+    return own_env, {k: v for k, v in os.environ.items() if own_env.get(k) != v}
+
+
+def _reap(children: dict, conns: dict, sel) -> None:
+    """Tell each client whose kernel exited its exit status (and log the kernel's CPU time), and forget it."""
+    for pid, conn in list(children.items()):
+        try:
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status, usage = pid, 0, None
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            if usage is not None:  # the server's log (a file given to server(log=...)): CPU of each kernel
+                print(
+                    f"kernel {pid} exit {code} cpu {usage.ru_utime + usage.ru_stime:.2f}s", file=sys.stderr, flush=True
+                )
+            with contextlib.suppress(OSError):
+                conn.sendall(struct.pack("!i", code))
+            children.pop(pid)
+            conns.pop(conn, None)
+            with contextlib.suppress(Exception):
+                sel.unregister(conn)
+            conn.close()
+
+
+def _accept(listener, own_env: dict, added: dict, children: dict, conns: dict, sel) -> None:
+    """Serve one client: fork its kernel (the child becomes the kernel; the client gets the child's pid), or send
+    -1 when its environment differs in a variable read at import time (the client then starts an ordinary
+    kernel)."""
+    import selectors
+
+    conn, _ = listener.accept()
+    try:
+        req, fds = _recv(conn)
+    except (OSError, ValueError, ConnectionError):
+        conn.close()
+        return
+    diff = env_differences(own_env, req.get("env", {}))
+    if diff:
+        print(f"warm kernels: environment differs in {diff}: an ordinary kernel starts", file=sys.stderr, flush=True)
+        with contextlib.suppress(OSError):
+            conn.sendall(struct.pack("!i", -1))
+        conn.close()
+        for fd in fds:
+            os.close(fd)
+        return
+    pid = os.fork()
+    if pid == 0:
+        listener.close()
+        conn.close()
+        _child({**req, "env": {**req["env"], **added}}, fds)
+    for fd in fds:
+        os.close(fd)
+    conn.sendall(struct.pack("!i", pid))
+    children[pid] = conn
+    conns[conn] = pid
+    sel.register(conn, selectors.EVENT_READ, "conn")
+
+
+def serve(path: str, modules=WARM_MODULES) -> None:
+    """The server's main loop (``python -m pluralign.book.warm SOCKET MODULES``): bind, import ``modules``
+    (default :data:`WARM_MODULES`), then fork one kernel per request until stdin closes."""
+    import selectors
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+    if sys.path and sys.path[0] in ("", os.getcwd()):  # as ipykernel_launcher: not the server's folder
+        del sys.path[0]
+    own_env, added = _import_modules(modules)
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ, "accept")
     sel.register(sys.stdin, selectors.EVENT_READ, "stdin")
     children: dict[int, socket.socket] = {}  # pid -> the client's connection
     conns: dict[socket.socket, int] = {}
     while True:
-        for pid, conn in list(children.items()):  # reap: tell each client its kernel's exit status
-            try:
-                done, status, usage = os.wait4(pid, os.WNOHANG)
-            except ChildProcessError:
-                done, status, usage = pid, 0, None
-            if done:
-                code = os.waitstatus_to_exitcode(status)
-                if usage is not None:  # the server's log (a file given to server(log=...)): CPU of each kernel
-                    print(
-                        f"kernel {pid} exit {code} cpu {usage.ru_utime + usage.ru_stime:.2f}s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                with contextlib.suppress(OSError):
-                    conn.sendall(struct.pack("!i", code))
-                children.pop(pid)
-                conns.pop(conn, None)
-                with contextlib.suppress(Exception):
-                    sel.unregister(conn)
-                conn.close()
+        _reap(children, conns, sel)
         for key, _ in sel.select(timeout=0.2):
             if key.data == "stdin":
                 if not os.read(sys.stdin.fileno(), 1 << 12):  # the runner is gone or done
@@ -261,36 +305,7 @@ def serve(path: str, modules=WARM_MODULES) -> None:
                             os.kill(pid, signal.SIGKILL)
                     return
             elif key.data == "accept":
-                conn, _ = listener.accept()
-                try:
-                    req, fds = _recv(conn)
-                except (OSError, ValueError, ConnectionError):
-                    conn.close()
-                    continue
-                diff = env_differences(own_env, req.get("env", {}))
-                if diff:  # a variable read at import time may differ: the client starts an ordinary kernel
-                    print(
-                        f"warm kernels: environment differs in {diff}: an ordinary kernel starts",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                    with contextlib.suppress(OSError):
-                        conn.sendall(struct.pack("!i", -1))
-                    conn.close()
-                    for fd in fds:
-                        os.close(fd)
-                    continue
-                pid = os.fork()
-                if pid == 0:
-                    listener.close()
-                    conn.close()
-                    _child({**req, "env": {**req["env"], **added}}, fds)
-                for fd in fds:
-                    os.close(fd)
-                conn.sendall(struct.pack("!i", pid))
-                children[pid] = conn
-                conns[conn] = pid
-                sel.register(conn, selectors.EVENT_READ, "conn")
+                _accept(listener, own_env, added, children, conns, sel)
             else:  # a client's connection: closed means the client died; its kernel goes too
                 conn = key.fileobj
                 try:
