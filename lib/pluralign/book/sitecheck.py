@@ -32,7 +32,8 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w+Error: .+$", re
 RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac\{|\\mathrm\{|\\mathbb\{|\\sigma\b|\\left\b")
 
 _JS = r"""
-const imgs = Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src'));
+const imgs = Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0)
+    .map(i => i.getAttribute('src'));
 const links = Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href'));
 const ids = Array.from(document.querySelectorAll('[id]')).map(e => e.id);
 const errs = Array.from(document.querySelectorAll('.output.traceback, .output.error, div.cell_output .stderr'))
@@ -53,15 +54,19 @@ const col = document.querySelector('article.bd-article, main article, [role=main
 const colW = col.clientWidth;
 const narrow = Array.from(col.querySelectorAll('.cell_output img, figure img, img.figure'))
     .filter(i => i.naturalWidth > 0 && i.getBoundingClientRect().width < 0.5 * colW)
-    .map(i => (i.getAttribute('src') || '').slice(0, 60) + ' (' + Math.round(i.getBoundingClientRect().width) + ' of ' + colW + ' px)');
+    .map(i => (i.getAttribute('src') || '').slice(0, 60) + ' ('
+        + Math.round(i.getBoundingClientRect().width) + ' of ' + colW + ' px)');
 const scrolls = el => { for (let e = el.parentElement; e && e !== col; e = e.parentElement) {
-    const o = getComputedStyle(e).overflowX; if ((o === 'auto' || o === 'scroll') && e.clientWidth <= colW + 1) return true; }
+    const o = getComputedStyle(e).overflowX;
+    if ((o === 'auto' || o === 'scroll') && e.clientWidth <= colW + 1) return true; }
     return false; };
 const wide = Array.from(col.querySelectorAll('table'))
     .filter(t => t.getBoundingClientRect().width > colW + 1 && !scrolls(t))
-    .map(t => (t.innerText || '').slice(0, 60).replace(/\s+/g, ' ') + ' (' + Math.round(t.getBoundingClientRect().width) + ' px)');
+    .map(t => (t.innerText || '').slice(0, 60).replace(/\s+/g, ' ') + ' ('
+        + Math.round(t.getBoundingClientRect().width) + ' px)');
 const longnum = Array.from(col.querySelectorAll('td, th'))
-    .filter(c => /(^|[^\w.])(?<!arXiv:)-?\d+\.0*[1-9]\d{4,}(?![\w.])/.test(c.innerText)).map(c => c.innerText.trim().slice(0, 40));
+    .filter(c => /(^|[^\w.])(?<!arXiv:)-?\d+\.0*[1-9]\d{4,}(?![\w.])/.test(c.innerText))
+    .map(c => c.innerText.trim().slice(0, 40));
 const nan = Array.from(col.querySelectorAll('td, th'))
     .filter(c => /^\s*(NaN|nan|None|<NA>|NaT)\s*$/.test(c.innerText))
     .map(c => { const t = c.closest('table'); return (t && t.innerText || '').slice(0, 50).replace(/\s+/g, ' '); });
@@ -168,9 +173,8 @@ def check(site: str | Path) -> list[str]:
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
-                problems.append(
-                    f"{rel}: broken link {href!r} (no {target.relative_to(site) if target.is_relative_to(site) else target})"
-                )
+                shown = target.relative_to(site) if target.is_relative_to(site) else target
+                problems.append(f"{rel}: broken link {href!r} (no {shown})")
                 continue
             if frag and target.suffix == ".html":
                 ids = seen[target]["ids"] if target in seen else None

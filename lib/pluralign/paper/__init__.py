@@ -19,7 +19,7 @@ Each paper's rows live in a module of this package named after the paper's part 
 from __future__ import annotations
 
 import importlib
-from functools import cache, lru_cache
+from functools import cache
 
 import pandas as pd
 
