@@ -1,4 +1,4 @@
-"""Issue #18: the 17 kinds of bad input that were accepted or badly reported, one test each. Data is refused with
+"""Bad input, 17 kinds, one test each. Data is refused with
 a DataError naming the file, the row and the field; parameter files with a ParamsError / BookError naming the
 file and the key; model options with the option and the nearest valid one. Nothing is skipped silently."""
 

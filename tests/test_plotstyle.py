@@ -1,4 +1,4 @@
-"""The book's figure style: column-wide figures and the same bytes on every build (issue 13, item 10)."""
+"""The book's figure style: column-wide figures and the same bytes on every build."""
 
 import io
 

@@ -1,4 +1,4 @@
-"""report.present — the one set of presentation conventions every page uses (issue 13, item 1)."""
+"""report.present — the one set of presentation conventions every page uses."""
 
 import numpy as np
 import pandas as pd
@@ -65,7 +65,7 @@ def test_present_is_deterministic_and_shows_every_row():
 @pytest.mark.parametrize(
     "est, lo, hi, paper, says",
     [
-        (0.011, -0.02, 0.04, 0.05, "inconclusive at this sample size"),  # issue 13: CI contains 0
+        (0.011, -0.02, 0.04, 0.05, "inconclusive at this sample size"),  # the CI contains 0
         (0.05, 0.01, 0.09, 0.05, "same direction as the paper"),
         (-0.05, -0.09, -0.01, 0.05, "opposite direction to the paper"),
         (0.05, 0.01, 0.09, None, "above 0"),

@@ -1,4 +1,4 @@
-"""Author–year bibliography labels (issue 13, item 5)."""
+"""Author–year bibliography labels."""
 
 from pathlib import Path
 

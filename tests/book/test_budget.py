@@ -1,4 +1,4 @@
-"""The paper profile's GPU budget (issue 13, item 9): the arithmetic on a hand case, and every part present."""
+"""The paper profile's GPU budget: the arithmetic on a hand case, and every part present."""
 
 import pytest
 

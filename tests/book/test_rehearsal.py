@@ -1,4 +1,4 @@
-"""The rehearsal mirror (issue #16 item 2): every id of the paper profile gets a folder that the project's own
+"""The rehearsal mirror: every id of the paper profile gets a folder that the project's own
 loaders read offline — models of the real architecture class with tiny random weights, data sets in their Hub
 layout — deterministically, and an id without a recipe is refused by name."""
 

@@ -204,7 +204,7 @@ def test_a_page_fingerprint_follows_the_data_files_it_reads(tmp_path, monkeypatc
 
 
 def test_the_build_report_executes_after_every_other_page():
-    """It shows the cache the other pages filled (issue 13: the cache was shown "(empty)")."""
+    """It shows the cache the other pages filled (not an empty cache)."""
     m = book.manifest()
     order = [r.notebook for r in book.execution_order(book.runs("demo", m=m), m)]
     assert order[-1] == "build_report" and order.count("build_report") == 1
@@ -232,7 +232,7 @@ def test_each_kernel_gets_its_own_socket_folder():
 
 
 def test_a_section_that_does_not_run_is_left_off_the_page():
-    """Issue 13, item 8: a section whose Result is ``skipped`` is hidden from its heading to the next heading of
+    """A section whose Result is ``skipped`` is hidden from its heading to the next heading of
     the same level (the notebook keeps it, tagged remove-cell); the page title and other sections stay."""
     import nbformat
 

@@ -1,4 +1,4 @@
-"""Issue #18, "done when": a secret-looking value under an unknown, arbitrary parameter name never appears in any
+"""A secret-looking value under an unknown, arbitrary parameter name never appears in any
 executed notebook or page. A small book (a page that prints its parameters and the real build-report page, which
 shows every page's parameters) is built in a project folder of its own; the value is refused by name, and no file
 written anywhere (pages, executed notebooks, cache, run folder) nor the console holds it. The same book with a

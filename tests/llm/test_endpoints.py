@@ -1,4 +1,4 @@
-"""Endpoints by environment (issue 16): ``PLURALIGN_LLM_BASE_URL`` redirects every OpenAI-compatible endpoint —
+"""Endpoints by environment: ``PLURALIGN_LLM_BASE_URL`` redirects every OpenAI-compatible endpoint —
 an explicit ``base_url``, ``openai:`` names — visibly (identity, repr, a warning); a loopback endpoint without a
 key gets the placeholder ``EMPTY``, a remote one without a key raises; ``pluralign serve --served-model-name``
 answers to several names and refuses others with 404 ``model_not_found``."""

@@ -1,4 +1,4 @@
-"""Issue #18, "done when": a labelling job and a ``pluralign run`` are killed (SIGKILL) at seeded random points and
+"""Crash and resume: a labelling job and a ``pluralign run`` are killed (SIGKILL) at seeded random points and
 resumed; nothing finished is redone (requests counted at the project's own OpenAI-compatible server, journal lines
 and cache writes counted on disk) and nothing is lost (the final result equals an uninterrupted run's)."""
 

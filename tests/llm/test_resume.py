@@ -1,4 +1,4 @@
-"""Issue 4, "done when": killing a labelling job half-way and restarting it finishes with the same
+"""Resuming a labelling job: killing it half-way and restarting it finishes with the same
 results and no repeated requests (counted at the project's own OpenAI-compatible server)."""
 
 from __future__ import annotations
