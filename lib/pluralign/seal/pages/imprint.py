@@ -124,11 +124,11 @@ def label_stability(study: Study) -> Result:
 
     s = study.settings
     if not s.stability_labellers:
-        other = (
-            "on `demo` the rule-based featurizer's agreement with the planted labels above plays that role."
-            if study.F is not None and study.F.source == "planted"
-            else "this profile's features come from the rule-based featurizer, a single deterministic labeller."
-        )
+        source = study.F.source if study.F is not None else None
+        other = {
+            "planted": "on `demo` the rule-based featurizer's agreement with the planted labels above plays that role.",
+            "rules": "this profile's features come from the rule-based featurizer, a single deterministic labeller.",
+        }.get(source, "this page names no labeller to compare with.")
         return Result(
             table=None,
             skipped=(

@@ -257,6 +257,9 @@ def _gap_scores(study: Study) -> tuple[dict, list]:
             scores["population mean utility (planted)"] = tuple(
                 getattr(study.F, e)[list(w.index)].to_numpy(float) @ w.to_numpy(float) for e in ("chosen", "rejected")
             )
+        if study.rms.n_train_post is None:  # named models: the page says which
+            named = ", ".join(f"{k}-D: {v}" for k, v in study.rms.details.get("models", {}).items())
+            return scores, [f"The pre-D and post-D RMs are this study's named models ({named or study.rms.design})."]
         return scores, [
             f"On this profile the pre-D and post-D RMs are this study's ({study.rms.design}), not the "
             "paper's OpenAssistant models: the paper's numbers stand beside them for their roles only."
