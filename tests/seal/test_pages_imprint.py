@@ -51,3 +51,32 @@ def test_imprint_page_sections(study):
     assert rec.table.loc["Pearson r (imprint vs weight)", "planted utility (method check)"] == pytest.approx(1.0)
     assert imprint.vif_dropped(study).table.shape == (4, 1)
     assert 0 <= imprint.shift_regression(study).values["t6_r2"] <= 1
+
+
+def test_no_sentence_about_the_simulator_without_planted_features(study):
+    """With the rule featurizer's features (the sample profile's), no section of the imprint or resistance page
+    speaks of the simulator (a sentence about planted features appears only where the features are planted)."""
+    import dataclasses
+
+    from pluralign.seal.design import entry_features
+    from pluralign.seal.pages import resistance
+
+    rules = dataclasses.replace(study, F=entry_features(study.D, study.view, "rules"))
+    sections = [
+        imprint.featurizer_check,
+        imprint.feature_mapping,
+        imprint.label_stability,
+        imprint.prevalence,
+        imprint.imprints,
+        imprint.planted_recovery,
+        imprint.shift_regression,
+        resistance.labeller_rules,
+        resistance.reward_gap_distributions,
+        resistance.misalignment,
+    ]
+    for section in sections:
+        r = section(rules)
+        text = f"{r.note} {r.skipped} {r.values}".lower()
+        assert "simulator" not in text and "enthusiastic" not in text, section.__name__
+    assert "simulator's is the share of enthusiastic" not in imprint.prevalence(rules).note
+    assert "enthusiastic entries" in imprint.prevalence(study).note  # on planted features it is said
