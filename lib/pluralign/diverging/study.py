@@ -72,10 +72,6 @@ class Study:
         return {name: cl.index[cl["agreement"] == "diverging"] for name, cl in self.classified.items()}
 
     @property
-    def has_truth(self) -> bool:
-        return all(d.truth is not None for d in self.data)
-
-    @property
     def head(self) -> str:
         """The reward-model head as the pages name it ("linear" / "small MLP")."""
         return self.settings.head
