@@ -129,6 +129,16 @@ def test_a_stalled_client_does_not_hold_the_server(srv):
             s.close()
 
 
+def test_a_connection_that_sends_nothing_is_closed_after_the_client_timeout(srv):
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    t0 = time.monotonic()
+    try:
+        assert s.recv(4096) == b""  # closed by the server, not by this side's 10 s timeout
+    finally:
+        s.close()
+    assert 1.5 < time.monotonic() - t0 < 8  # client_timeout_s = 2
+
+
 def _batch(srv, lines: str):
     import openai
 
