@@ -156,7 +156,7 @@ class BtbSettings(Settings):
 
     def __post_init__(self):
         for f in dataclasses.fields(self):  # None: the default (a page's parameter left at None)
-            if getattr(self, f.name) is None and f.name != "labels_file":
+            if getattr(self, f.name) is None:
                 self._set(f.name, f.default_factory() if f.default is dataclasses.MISSING else f.default)
         for name, defaults in _NESTED.items():
             self._set(name, merge(defaults, getattr(self, name), what=name))
