@@ -1,6 +1,6 @@
 """Beyond one GPU: training and scoring data-parallel under ``accelerate launch``.
 
-tests/distributed_job.py runs once in this process and once on two CPU processes (``accelerate launch
+tests/rewards/distributed_job.py runs once in this process and once on two CPU processes (``accelerate launch
 --multi_gpu --num_processes 2`` with ``ACCELERATE_USE_CPU=1``: torchrun, gloo), each with its own cache. The
 two-process run must give the single-process rewards, in input order, on every process; the same trained
 weights; and a cache written once, by the main process, with the same entries as the single-process run.
@@ -39,7 +39,7 @@ LR = 1e-3
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """(single-process folder, two-process folder, their caches, launch seconds)."""
-    import distributed_job
+    import importlib.util
 
     from rm_helpers import tiny_seqcls_folder
 
@@ -80,7 +80,10 @@ def runs(tmp_path_factory):
         mp.setenv("PLURALIGN_CACHE", str(tmp / "cache-1"))
         mp.delenv("WORLD_SIZE", raising=False)
         try:
-            distributed_job.main(str(model), str(tmp / "one"))
+            spec = importlib.util.spec_from_file_location("distributed_job", JOB)  # beside this file, by path
+            job = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(job)
+            job.main(str(model), str(tmp / "one"))
         finally:
             mp.undo()
         log, _ = launched.communicate(timeout=300)
