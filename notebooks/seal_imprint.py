@@ -151,6 +151,10 @@ imprint.vif_dropped(study)
 imprint.planted_recovery(study)
 
 # %% [markdown]
+# The regression of Eq. 1 with pair fixed effects and the VIF filter recovers a linear reward exactly: its residuals,
+# and so its standard errors, are zero, so the interval column does not apply to the method check.
+
+# %% [markdown]
 # ## Reward shifts regressed on features (Eq. 2, Table 6, Fig. 3 centre)
 #
 # Which chosen and rejected features go with a large reward shift $\theta_i$ between the two RMs?
