@@ -285,7 +285,7 @@ class TransformersLLM(LLM):
     def _label_logprobs_many(
         self, texts: list[str], settings: dict, on_done: Callable[[int, tuple[float, float]], None]
     ) -> None:
-        bs = int(settings.get("batch_size", 8))
+        bs = int(settings["batch_size"])  # judge_ab_many's batch_size
         for s in range(0, len(texts), bs):
             for j, lp in enumerate(self.label_logprobs(texts[s : s + bs], bs)):
                 on_done(s + j, lp)

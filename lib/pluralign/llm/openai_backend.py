@@ -228,13 +228,14 @@ class OpenAILLM(LLM):
         return "/v1/chat/completions" if self.mode == "chat" else "/v1/completions"
 
     def body(self, prompt: str, settings: dict, logprobs: int | None = None) -> dict:
-        """The request body of one prompt (what the client sends, and what a batch line holds)."""
+        """The request body of one prompt (what the client sends, and what a batch line holds); ``settings`` holds
+        ``max_tokens``, ``temperature``, ``top_p``, ``n`` and optionally ``seed``, ``stop``, ``json``."""
         b: dict[str, Any] = {
             "model": self.model,
             "max_tokens": settings["max_tokens"],
             "temperature": settings["temperature"],
-            "top_p": settings.get("top_p", 1.0),
-            "n": settings.get("n", 1),
+            "top_p": settings["top_p"],
+            "n": settings["n"],
         }
         if settings.get("seed") is not None:
             b["seed"] = settings["seed"]
@@ -285,7 +286,7 @@ class OpenAILLM(LLM):
         self._each([self.body(p, settings) for p in prompts], texts_of, on_done)
 
     def _label_logprobs_many(self, texts, settings, on_done):
-        s = {"max_tokens": 1 if self.mode == "completions" else 5, "temperature": 0.0, "n": 1}
+        s = {"max_tokens": 1 if self.mode == "completions" else 5, "temperature": 0.0, "top_p": 1.0, "n": 1}
         self._each([self.body(t, s, logprobs=self.top_logprobs) for t in texts], label_logprobs_of, on_done)
 
     # ---- Batch API ----------------------------------------------------------------------------
