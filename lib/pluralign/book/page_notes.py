@@ -11,12 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+# the hidden file in each of a rehearsal mirror's model and data set folders that marks it as a rehearsal copy
+from pluralign.book.rehearsal_artefacts import SIDECAR as REHEARSAL_SIDECAR
+
 #: the sentence every page computed on a rehearsal mirror carries at its top
 REHEARSAL_BANNER = "{profile} profile — rehearsal on random-weight models; numbers are meaningless"
-
-
-#: the file beside each of a rehearsal mirror's models and data sets that marks it as a rehearsal copy
-REHEARSAL_SIDECAR = ".pluralign-rehearsal.json"
 
 
 def rehearsal_mirror(mirror: str | Path | None) -> bool:
