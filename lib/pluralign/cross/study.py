@@ -29,7 +29,7 @@ from pluralign.params import named_model
 __all__ = ["Study", "Studies", "setup"]
 
 
-@dataclass
+@dataclass(eq=False)
 class Study:
     """The data, settings and shared computations of Part IV's pages (:func:`setup`)."""
 
