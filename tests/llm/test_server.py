@@ -114,7 +114,7 @@ def test_judge_ab_from_logprobs_matches_direct_computation(srv, tiny):
 
 
 def test_judge_ab_batching_does_not_change_result(tiny):
-    items = [("p%d" % i, "a" * (i + 1), "b") for i in range(7)]
+    items = [(f"p{i}", "a" * (i + 1), "b") for i in range(7)]
     one = [tiny.judge_ab(*it) for it in items]
     assert tiny.judge_ab_many(items, batch_size=7) == pytest.approx(one, abs=1e-5)
 
