@@ -8,7 +8,6 @@
 #     name: python3
 # ---
 
-
 # %% [markdown]
 # (seal-imprint)=
 # # SEAL: feature imprint

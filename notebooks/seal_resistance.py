@@ -8,7 +8,6 @@
 #     name: python3
 # ---
 
-
 # %% [markdown]
 # (seal-resistance)=
 # # SEAL: alignment resistance
