@@ -67,7 +67,9 @@ def test_pluralign_serve_itself_holds_fifty_clients_and_refuses_a_20_mb_body(mon
     started, stop = [], threading.Event()
     monkeypatch.setattr(pluralign.llm, "load", lambda name, **kw: ScriptedBackend(lambda p, k: " A", model=name))
     real_start = S.LLMServer.start
-    monkeypatch.setattr(S.LLMServer, "start", lambda self: started.append(self) or real_start(self))
+    # the server is handed to the test once it listens (start() has returned), not when start() is called: reading
+    # its port earlier raced the bind (a port of 0 until then: every connection refused)
+    monkeypatch.setattr(S.LLMServer, "start", lambda self: started.append(real_start(self)) or started[-1])
 
     real_sleep = time.sleep
 
