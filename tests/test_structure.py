@@ -164,3 +164,30 @@ def test_no_tracker_reference_in_code_or_pages():
         if pattern.search(line)
     ]
     assert not found, found
+
+
+def test_every_part_has_the_one_setup_signature():
+    """Every part's study is built the same way: ``setup(profile, seed, *, models, settings, **overrides)``, its
+    settings a :class:`pluralign.settings.Settings` that refuses an unknown name."""
+    import importlib
+    import inspect
+
+    import pytest
+
+    from pluralign.settings import Settings
+
+    signatures = {}
+    for part in ("diverging", "seal", "btb", "cross"):
+        study = importlib.import_module(f"pluralign.{part}.study")
+        sig = inspect.signature(study.setup)
+        signatures[part] = [(p.name, p.kind, p.default) for p in sig.parameters.values()]
+        settings_cls = next(
+            v
+            for v in vars(importlib.import_module(f"pluralign.{part}.settings")).values()
+            if isinstance(v, type) and issubclass(v, Settings) and v is not Settings
+        )
+        with pytest.raises(TypeError, match="unknown setting"):
+            settings_cls.create(no_such_setting=1)
+    first = signatures["diverging"]
+    assert [n for n, _, _ in first] == ["profile", "seed", "models", "settings", "overrides"]
+    assert all(s == first for s in signatures.values()), signatures
