@@ -42,10 +42,27 @@ def test_load_specs_combines_and_subsamples_per_data_set():
     both, ps = load_specs(specs, per_dataset=10, seed=4)
     assert len(both) == 20
     for p, spec in zip(ps, specs):
-        assert list(p.pairs["pair_id"]) == list(split(from_spec(spec), 10, 4)[1].pairs["pair_id"])
+        # the seed draws the population too (seed 4's), then the subsample
+        assert list(p.pairs["pair_id"]) == list(split(from_spec(spec, 4), 10, 4)[1].pairs["pair_id"])
     _, big = load_specs(specs, per_dataset=35)  # fewer pairs than n: kept whole
     assert [len(p) for p in big] == [35, 30]
     # dict: only the named data sets are subsampled
     both, ps = load_specs(specs, per_dataset={"b": 5})
     assert [len(p) for p in ps] == [40, 5] and len(both) == 45
     assert load_specs([]) == (None, [])
+
+
+def test_a_study_seed_draws_a_fresh_population():
+    """Seed 0 keeps a simulator spec's own seed (the book's population); another seed draws another population,
+    the same for the same (spec, seed) — so Part IV, reusing Part I's pairs, gets Part I's population — and
+    distinct for two specs of one study; a spec that does not simulate is left as it is."""
+    from pluralign.data.spec import from_spec, population_seed, reseeded
+
+    spec = {"simulate": {"n_pairs": 30, "seed": 1}}
+    assert reseeded(spec, 0) == spec and population_seed(1, 0) == 1
+    assert reseeded({"name": "pandalm"}, 3) == {"name": "pandalm"}
+    a, b = from_spec(spec, 3), from_spec(spec, 3)
+    assert a.pairs.equals(b.pairs)
+    assert not a.truth["share_a"].equals(from_spec(spec, 0).truth["share_a"])
+    assert population_seed(0, 3) != population_seed(1, 3) != population_seed(1, 4)
+    assert reseeded({"simulate": None}, 2)["simulate"]["seed"] == population_seed(0, 2)

@@ -201,7 +201,7 @@ class Study:
         from pluralign.seal.design import alignment_models, alignment_rewards, chosen_rejected
 
         s = self.seal_design
-        parts = [spec.from_spec(x) for x in s["other_data"] or []]
+        parts = [spec.from_spec(x, self.seed) for x in s["other_data"] or []]
         other = combine(*parts, name="other data") if len(parts) > 1 else (parts[0] if parts else None)
         rms = alignment_models(self.data, other, models=s["reward_models"], train=s["train"], base=s["base_model"])
         return alignment_rewards(self.data, rms=rms), rms, chosen_rejected(self.data).table
@@ -237,4 +237,4 @@ def setup(
             st = setup(profile, seed, models=models, settings=s.replace(data=one))
             subs[st.data.name] = st
         return Studies(subs)
-    return Study(profile=profile, seed=int(seed), settings=s, data=spec.from_spec(s.data), models=models)
+    return Study(profile=profile, seed=int(seed), settings=s, data=spec.from_spec(s.data, seed), models=models)

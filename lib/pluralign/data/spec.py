@@ -18,11 +18,31 @@ import numpy as np
 from pluralign.data.core import PreferenceData
 
 
-def from_spec(spec: dict) -> PreferenceData:
-    """Load or simulate the data a parameter dict describes (:func:`pluralign.data.load`)."""
+def population_seed(spec_seed: int, seed: int) -> int:
+    """The simulator seed a ``{"simulate": {..., "seed": spec_seed}}`` spec draws with in a study of seed ``seed``:
+    seed 0 keeps the spec's own seed (the book's population); any other seed gives a fresh population, derived
+    from both (``numpy.random.SeedSequence([spec_seed, seed])``), so two specs of one study stay distinct and the
+    same spec in two parts of one study (Part IV reusing Part I's pairs) stays the same."""
+    if not int(seed):
+        return int(spec_seed)
+    return int(np.random.SeedSequence([int(spec_seed), int(seed)]).generate_state(1)[0])
+
+
+def reseeded(spec: dict, seed: int) -> dict:
+    """``spec`` with its simulator seed replaced by :func:`population_seed` (a spec that does not simulate is
+    returned as it is)."""
+    if not isinstance(spec, dict) or "simulate" not in spec or not int(seed):
+        return spec
+    sim = dict(spec["simulate"] or {})
+    return {**spec, "simulate": {**sim, "seed": population_seed(sim.get("seed", 0), seed)}}
+
+
+def from_spec(spec: dict, seed: int = 0) -> PreferenceData:
+    """Load or simulate the data a parameter dict describes (:func:`pluralign.data.load`); a simulator spec draws
+    the population of study seed ``seed`` (:func:`reseeded`)."""
     from pluralign.data import load
 
-    return load(dict(spec))
+    return load(dict(reseeded(spec, seed)))
 
 
 def split(data: PreferenceData, test: int | float, seed: int = 0) -> tuple[PreferenceData, PreferenceData]:
@@ -48,15 +68,15 @@ def split(data: PreferenceData, test: int | float, seed: int = 0) -> tuple[Prefe
 def load_specs(specs, per_dataset: int | dict = 0, seed: int = 0):
     """Load every spec (:func:`from_spec`) and combine them: ``(combined, parts)``.
 
-    ``per_dataset``: 0 = every pair; an int ``n`` = a random ``n`` pairs of each data set (the
-    held-out side of :func:`split` with ``seed``, so deterministic); a dict = such a count per data set
-    name (a name absent or 0 = every pair). A data set with at most ``n`` pairs is kept whole. One spec
-    gives ``combined`` = that data set; none gives ``(None, [])``."""
+    A simulator spec draws the population of ``seed`` (:func:`reseeded`). ``per_dataset``: 0 = every pair; an
+    int ``n`` = a random ``n`` pairs of each data set (the held-out side of :func:`split` with ``seed``, so
+    deterministic); a dict = such a count per data set name (a name absent or 0 = every pair). A data set with at
+    most ``n`` pairs is kept whole. One spec gives ``combined`` = that data set; none gives ``(None, [])``."""
     from pluralign.data import combine
 
     if isinstance(specs, dict):
         specs = [specs]
-    parts = [from_spec(spec) for spec in specs]
+    parts = [from_spec(spec, seed) for spec in specs]
     if per_dataset:
         ns = [per_dataset.get(x.name, 0) if isinstance(per_dataset, dict) else per_dataset for x in parts]
         parts = [split(x, n, seed)[1] if n and len(x) > n else x for x, n in zip(parts, ns)]

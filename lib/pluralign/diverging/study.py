@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pluralign import data as pdata
 from pluralign import profiles, report
+from pluralign.data.spec import from_spec
 from pluralign.diverging import agreement as agr
 from pluralign.diverging import cause_annotation as sheets_io
 from pluralign.diverging import causes as cz
@@ -199,7 +199,7 @@ def setup(
         changes["cause_classifier"] = {**s.cause_classifier, "llm": llm}
     if s.judge_llm is not None and s.judge_llm["load"] is not None:
         changes["judge_llm"] = {**s.judge_llm, "load": named_model(s.judge_llm["load"], models, what="judge_llm.load")}
-    loaded = [pdata.load(spec) for spec in s.datasets]
+    loaded = [from_spec(x, seed) for x in s.datasets]
     names = {d.name for d in loaded} | {x for d in loaded for x in d.pairs["dataset"].unique()}
     changes["paper_reference"] = agr.check_paper_reference(s.paper_reference, names)
     return Study(data=loaded, settings=s.replace(**changes), profile=profile, seed=seed, models=models)

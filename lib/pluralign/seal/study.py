@@ -197,8 +197,8 @@ def setup(
     _check_model_names(s, models)
     d = dict(DEMO_STUDY if s.design is None else s.design)
     reward_models = _design_models(d, models)
-    D = spec.from_spec(d["data"])
-    other_parts = [spec.from_spec(x) for x in d.get("other_data") or []]
+    D = spec.from_spec(d["data"], seed)
+    other_parts = [spec.from_spec(x, seed) for x in d.get("other_data") or []]
     other = combine(*other_parts, name="other data") if other_parts else None
     pairs = chosen_rejected(D)
     rms = alignment_models(D, other, models=reward_models, train=d.get("train"), base=d.get("base_model"))
