@@ -26,6 +26,7 @@ import pandas as pd
 
 from pluralign.btb.llm_answers import cached_generate, item_key, llm_id, pairs_frame
 from pluralign.cache import ItemStore, fingerprint
+from pluralign.data.difficulty import JUDGE_NOISE
 from pluralign.llm import load as load_llm
 from pluralign.llm.base import JUDGE_AB_TEMPLATE, parse_choice
 
@@ -290,7 +291,7 @@ def judgments_from(
     n: int = 10,
     seed: int = 0,
     p_star: pd.Series | None = None,
-    noise: float = 1.0,
+    noise: float = JUDGE_NOISE,
     judge=None,
     method: str = "sample",
     top_p: float = 0.9,
@@ -339,7 +340,7 @@ class SimulatedJudge:
 
     backend = "simulated-judge"
 
-    def __init__(self, data, p_star: pd.Series, *, noise: float = 1.0, seed: int = 0, clip: float = 1e-3):
+    def __init__(self, data, p_star: pd.Series, *, noise: float = JUDGE_NOISE, seed: int = 0, clip: float = 1e-3):
         if noise < 0:
             raise ValueError("noise must be >= 0")
         if not 0 < clip < 0.5:

@@ -17,6 +17,7 @@ from typing import Any
 from pluralign.btb.evaluation import PAPER_IN_DOMAIN, PAPER_OUT_OF_DOMAIN
 from pluralign.btb.sources import check_sources
 from pluralign.btb.training import lr_grid
+from pluralign.data.difficulty import JUDGE_N, JUDGE_NOISE
 from pluralign.settings import Settings, merge, setting
 
 __all__ = ["BtbSettings", "DEMO_DATA", "LABELLER", "JUDGE", "EVALUATION", "TRAINING", "JUDGE_SOURCES"]
@@ -35,9 +36,9 @@ LABELLER = {"model": None, "samples": 3, "temperature": 1.0, "top_p": 0.9, "job"
 #: (§3.3: 10); ``job`` a resumable job name.
 JUDGE = {
     "from": "simulated",
-    "n": 10,
+    "n": JUDGE_N,
     "top_p": 0.9,
-    "noise": 1.0,
+    "noise": JUDGE_NOISE,
     "model": None,
     "method": "sample",
     "job": "btb-margins",

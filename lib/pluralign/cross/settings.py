@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from pluralign.data.difficulty import JUDGE_N, JUDGE_NOISE
 from pluralign.settings import Settings, merge, setting
 
 __all__ = ["CrossSettings", "DEMO_DATA", "JUDGE", "SPLIT", "SEAL"]
@@ -20,8 +21,8 @@ DEMO_DATA = {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "help
 #: synthetic margin on this profile: only the annotators' gold margin).
 JUDGE = {
     "from": "simulated",
-    "n": 10,
-    "noise": 1.0,
+    "n": JUDGE_N,
+    "noise": JUDGE_NOISE,
     "top_p": 0.9,
     "model": None,
     "method": "sample",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from pluralign.data.difficulty import REWRITE_FLIP
 from pluralign.seal.design import DEMO_STUDY, FEATURE_SOURCES
 from pluralign.seal.resistance import LABELLER_RULES
 from pluralign.settings import Settings, setting
@@ -68,7 +69,7 @@ class SealSettings(Settings):
     n_rewrite: int | None = setting(200, "pairs drawn for rewriting; None: rewrite_share of D's pairs")
     rewrite_share: float | None = setting(None, "the share of D's pairs drawn for rewriting when n_rewrite is None")
     p_flip: float | None = setting(
-        0.25, "the simulator's rewriter: the probability that a rewrite flips each planted feature"
+        REWRITE_FLIP, "the simulator's rewriter: the probability that a rewrite flips each planted feature"
     )
     similarity_model: str | None = setting(
         None, "the embedding of original and rewritten texts' similarity (pluralign.embed; the paper: BAAI/bge-m3)"

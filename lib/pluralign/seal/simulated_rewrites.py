@@ -21,6 +21,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from pluralign.data.difficulty import REWRITE_FLIP
+
 __all__ = ["PLANTED_FLIP_NAMES", "SIMULATED_FLIP_FEATURES", "simulated_rewrite", "simulated_rewrite_pairs"]
 
 SIMULATED_FLIP_FEATURES = ("sentiment", "format", "verbosity")
@@ -82,7 +84,11 @@ def _paraphrase_all(sents: list[str]) -> list[str]:
 
 
 def simulated_rewrite(
-    texts: Sequence[str], *, seed: int = 0, p_flip: float = 0.25, features: Sequence[str] = SIMULATED_FLIP_FEATURES
+    texts: Sequence[str],
+    *,
+    seed: int = 0,
+    p_flip: float = REWRITE_FLIP,
+    features: Sequence[str] = SIMULATED_FLIP_FEATURES,
 ) -> pd.DataFrame:
     """Rewrite simulated responses: paraphrase every text, and toggle each of ``features`` (a subset of
     :data:`SIMULATED_FLIP_FEATURES`) independently with probability ``p_flip`` where the text renders it
@@ -148,7 +154,7 @@ def simulated_rewrite(
 PLANTED_FLIP_NAMES = {"sentiment": "last_response_sentiment", "format": "response_has_list", "verbosity": "verbosity"}
 
 
-def simulated_rewrite_pairs(view: pd.DataFrame, *, seed: int = 0, p_flip: float = 0.25):
+def simulated_rewrite_pairs(view: pd.DataFrame, *, seed: int = 0, p_flip: float = REWRITE_FLIP):
     """The demo's stand-in for :func:`~pluralign.seal.robustness.rewrite_pairs`, with the same result
     (:class:`~pluralign.seal.robustness.Rewrites`), so a page has one
     code path: the chosen and rejected replies of every pair of ``view`` (``chosen_rejected`` rows) are
