@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign.recovery.rows import HIGH_AGREEMENT, pearson_ci, row
+from pluralign.recovery.rows import HIGH_AGREEMENT, pearson_ci, row, two_way_share_ci
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
     "VISIBLE_CAUSES",
+    "PAPER_CAUSE_KAPPA",
     "expected_agreement",
     "diverging_share",
     "diverging_taste_driven",
@@ -38,23 +39,33 @@ def expected_agreement(data) -> pd.DataFrame:
     )
 
 
+def _pairs_only(x: np.ndarray, seed: int) -> str:
+    """The pairs-only bootstrap interval of a share, for the description (beside the two-way one)."""
+    _, lo, hi = bootstrap_ci(x, seed=seed, n_boot=1000)
+    return f"[{lo:.3f}, {hi:.3f}]"
+
+
 def diverging_share(classified: pd.DataFrame, data, seed: int = 0) -> dict:
     """Share of pairs classified diverging (§2) vs the share the planted population makes diverging
-    (:func:`expected_agreement`); passes when the planted share lies in the 95 % bootstrap CI."""
+    (:func:`expected_agreement`); passes when the planted share lies in the 95 % CI, which resamples pairs and
+    annotators (:func:`~pluralign.recovery.rows.two_way_share_ci`; the pairs-only interval is in the
+    description)."""
     exp = expected_agreement(data)
-    is_div = (classified["agreement"].reindex(exp.index) == "diverging").to_numpy(float)
-    est, lo, hi = bootstrap_ci(is_div, seed=seed)
+    is_div = (classified["agreement"].reindex(exp.index) == "diverging").astype(float)
+    est, lo, hi = two_way_share_ci(is_div, data.annotations, seed=seed)
     planted = float(exp["p_diverging"].mean())
     return row(
         "diverging",
         "diverging_share",
         f"share of {data.name}'s pairs classified diverging (§2) vs the share the planted population makes "
-        f"diverging with their annotators (planted taste-driven share: {exp['taste_driven'].mean():.1%})",
+        f"diverging with their annotators (planted taste-driven share: {exp['taste_driven'].mean():.1%}); "
+        f"resampling pairs only: {_pairs_only(is_div.to_numpy(), seed)}",
         planted,
         est,
         (lo, hi),
         "planted share inside the 95% CI",
         lo <= planted <= hi,
+        interval="bootstrap over pairs and annotators",
     )
 
 
@@ -62,19 +73,21 @@ def diverging_taste_driven(classified: pd.DataFrame, data, seed: int = 0) -> dic
     """Share of diverging pairs that were planted taste-driven vs its planted expectation
     (Σ P(diverging)·taste / Σ P(diverging)); passes when the planted value lies in the 95 % CI."""
     exp = expected_agreement(data)
-    div = classified["agreement"].reindex(exp.index) == "diverging"
-    taste = exp["taste_driven"][div].to_numpy(float)
-    est, lo, hi = bootstrap_ci(taste, seed=seed)
+    div = (classified["agreement"].reindex(exp.index) == "diverging").astype(float)
+    taste = exp["taste_driven"].astype(float)
+    est, lo, hi = two_way_share_ci(taste, data.annotations, within=div, seed=seed)
     planted = float((exp["p_diverging"] * exp["taste_driven"]).sum() / exp["p_diverging"].sum())
     return row(
         "diverging",
         "diverging_taste_driven",
-        "share of the diverging pairs that were planted taste-driven (a cause of Table 1, not an objective pair)",
+        "share of the diverging pairs that were planted taste-driven (a cause of Table 1, not an objective pair); "
+        f"resampling pairs only: {_pairs_only(taste[div > 0].to_numpy(), seed)}",
         planted,
         est,
         (lo, hi),
         "planted share inside the 95% CI",
         lo <= planted <= hi,
+        interval="bootstrap over pairs and annotators",
     )
 
 
@@ -82,11 +95,17 @@ def diverging_taste_driven(classified: pd.DataFrame, data, seed: int = 0) -> dic
 VISIBLE_CAUSES = ("verbosity", "format", "comply-vs-refuse", "refuse-vs-refuse")
 
 
-def cause_agreement(data, pair_ids, labeller=None, seed: int = 0, threshold: float = 0.6) -> dict:
+#: Diverging Preferences § 2.1: Cohen's κ between the paper's three authors labelling causes (MultiPref 0.59,
+#: HelpSteer2 0.58) — the bar a cause labeller is held to (as good as the paper's own annotators agree)
+PAPER_CAUSE_KAPPA = 0.59
+
+
+def cause_agreement(data, pair_ids, labeller=None, seed: int = 0, threshold: float = PAPER_CAUSE_KAPPA) -> dict:
     """Cohen's κ between a cause labeller (default the demo's stand-in,
     :func:`~pluralign.diverging.causes.rule_causes`) and the planted causes on ``pair_ids`` (§2.1 measures
     agreement with κ). Each pair gets one label: its cause if it is one of :data:`VISIBLE_CAUSES` (a
-    labeller's set of exactly one of them), else "other"; passes when κ ≥ ``threshold``."""
+    labeller's set of exactly one of them), else "other"; passes when κ ≥ ``threshold`` (the paper's
+    inter-annotator κ, :data:`PAPER_CAUSE_KAPPA`). A stand-in row: it checks the labeller, not a method."""
     from sklearn.metrics import cohen_kappa_score
 
     from pluralign.diverging import causes as cz
@@ -112,11 +131,12 @@ def cause_agreement(data, pair_ids, labeller=None, seed: int = 0, threshold: flo
         "cause_agreement",
         f"Cohen's κ, the demo's cause labeller (surface rules) vs the planted causes on {len(ids)} diverging "
         f"pairs ({', '.join(VISIBLE_CAUSES)} or other)",
-        1.0,
+        None,
         est,
         (lo, hi),
-        f"κ ≥ {threshold:g}",
+        f"κ ≥ {threshold:g} (the paper's κ between its annotators, § 2.1)",
         est >= threshold,
+        kind="stand-in",
     )
 
 
@@ -135,11 +155,12 @@ def meanvar_auroc_diverging(mv: pd.DataFrame, truth: pd.DataFrame, seed: int = 0
         "meanvar_auroc_diverging",
         f"AUROC of the mean-variance RM's σ_A + σ_B, planted taste-driven ({int(taste.sum())}) vs single-answer "
         f"({int(single.sum())}) held-out pairs",
-        1.0,
+        None,
         est,
         (lo, hi),
         f"AUROC ≥ {threshold:g}",
         est >= threshold,
+        kind="stand-in",
     )
 
 
@@ -159,11 +180,12 @@ def rm_accuracy_high_agreement(gap: pd.Series, truth: pd.DataFrame, seed: int = 
         "rm_accuracy_high_agreement",
         f"accuracy of the demo RM (BT (All)) vs the population majority on {len(right)} held-out pairs where "
         f"≥ {HIGH_AGREEMENT:.0%} of the population agree",
-        1.0,
+        None,
         est,
         (lo, hi_),
         f"accuracy ≥ {threshold:g}",
         est >= threshold,
+        kind="stand-in",
     )
 
 
@@ -175,11 +197,12 @@ def rm_utility_correlation(gap: pd.Series, truth: pd.DataFrame, seed: int = 0, t
         "diverging",
         "rm_utility_correlation",
         f"Pearson r, the demo RM's reward gap vs the planted utility difference on {len(gap)} held-out pairs",
-        1.0,
+        None,
         est,
         (lo, hi),
         f"r ≥ {threshold:g}",
         est >= threshold,
+        kind="stand-in",
     )
 
 
@@ -196,6 +219,7 @@ def claim_mv_identifies_diverging(summary) -> dict:
         (a.lo, a.hi),
         "paper: the mean-variance RM identifies diverging pairs (AUROC > 0.5: CI above 0.5)",
         a.lo > 0.5,
+        kind="claim",
     )
 
 
@@ -218,4 +242,5 @@ def claim_bt_decisive_on_diverging(p_a: pd.Series, classified: pd.DataFrame, see
         (lo, hi),
         "paper: BT RMs are as decisive on diverging as on high-agreement pairs (CI inside ±0.05)",
         -0.05 <= lo and hi <= 0.05,
+        kind="claim",
     )

@@ -1,56 +1,101 @@
-"""The recovery table's rows (:data:`COLUMNS`): one per check, of three kinds — a *method row* (the method gives
-back what the simulator planted), a *claim row* (``quantity`` starting ``claim_``: one of the papers' claims, its
-verdict from the CI) and a *stand-in row* (:data:`STAND_IN`: the demo's small trained model against the planted
-weights) — and the intervals the checks share."""
+"""The recovery table's rows (:data:`COLUMNS`) and the intervals the checks share.
+
+Four kinds of row (:data:`KINDS`), each labelled on the page:
+
+- ``method``: a method of the library gives back what the simulator planted (the rows that gate: a miss fails
+  ``pluralign recovery`` and CI);
+- ``stand-in``: one of the demo's stand-in models (a small trained reward model, the rule cause labeller) against
+  the planted truth — reported with its verdict, a finding about the stand-in, not a test of a method;
+- ``claim``: one of the papers' central claims, its verdict from the CI — a finding about the simulated
+  population, either way;
+- ``plumbing``: the study wires a planted quantity through unchanged (not counted as a check).
+
+``planted`` holds only what the simulator planted (a share, a weight, an expected correlation); a ceiling or a
+bar goes in the ``criterion``. ``interval`` names the resampling unit of the row's 95 % interval."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats as st
 
 from pluralign.stats import bootstrap_ci
 
-__all__ = ["COLUMNS", "REQUIRED", "HIGH_AGREEMENT", "STAND_IN", "is_method", "row", "pearson_ci", "fisher_ci"]
+__all__ = [
+    "COLUMNS",
+    "KINDS",
+    "REQUIRED",
+    "HIGH_AGREEMENT",
+    "is_method",
+    "row",
+    "pearson_ci",
+    "fisher_ci",
+    "exact_share_ci",
+    "coverage_floor",
+    "two_way_share_ci",
+]
 
-COLUMNS = ["part", "quantity", "description", "planted", "estimate", "ci_low", "ci_high", "criterion", "recovered"]
+COLUMNS = [
+    "part",
+    "quantity",
+    "kind",
+    "description",
+    "planted",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "interval",
+    "criterion",
+    "recovered",
+]
+KINDS = ("method", "stand-in", "claim", "plumbing")
 #: the method rows the demo table must hold: one per method of the library that the planted truth can check
 #: (:func:`~pluralign.recovery.demo.recovery_table` refuses a table without one of them)
 REQUIRED = (
     "diverging_share",
-    "cause_agreement",
-    "meanvar_auroc_diverging",
-    "rm_accuracy_high_agreement",
+    "diverging_taste_driven",
     "imprint_weight_correlation",
     "imprint_weight_coverage",
     "robustness_sign",
     "margin_pstar_correlation",
-    "subjectivity_category_accuracy",
 )
 #: "the simulated population agrees": at least this share of its annotators on one side
 HIGH_AGREEMENT = 0.8
-#: rows that check the demo's trained stand-in models rather than a method: reported with their verdict, like a
-#: claim row, but a miss there is a finding about the small stand-in RM (the method rows check the estimators)
-STAND_IN = ("imprint_rm_weight_correlation", "robustness_rm_sign")
 
 
-def is_method(quantity) -> pd.Series | bool:
-    """Whether a row id names a method check (not a ``claim_`` row, not a :data:`STAND_IN` row)."""
-    if isinstance(quantity, str):
-        return not quantity.startswith("claim_") and quantity not in STAND_IN
-    q = pd.Series(quantity)
-    return ~q.str.startswith("claim_") & ~q.isin(STAND_IN)
+def is_method(kind) -> pd.Series | bool:
+    """Whether a row (its ``kind``, or a column of them) is a method check — the rows that gate."""
+    if isinstance(kind, str):
+        return kind == "method"
+    return pd.Series(kind) == "method"
 
 
-def row(part, quantity, description, planted, estimate, ci, criterion, recovered) -> dict:
-    """One row of the recovery table (``ci`` a (low, high) pair)."""
+def row(
+    part,
+    quantity,
+    description,
+    planted,
+    estimate,
+    ci,
+    criterion,
+    recovered,
+    *,
+    kind: str = "method",
+    interval: str = "bootstrap over pairs",
+) -> dict:
+    """One row of the recovery table (``ci`` a (low, high) pair; ``kind`` one of :data:`KINDS`)."""
+    if kind not in KINDS:
+        raise ValueError(f"row {quantity!r}: kind must be one of {KINDS}, not {kind!r}")
     return {
         "part": part,
         "quantity": quantity,
+        "kind": kind,
         "description": description,
         "planted": float(planted) if planted is not None else np.nan,
         "estimate": float(estimate),
         "ci_low": float(ci[0]),
         "ci_high": float(ci[1]),
+        "interval": interval,
         "criterion": criterion,
         "recovered": bool(recovered),
     }
@@ -66,3 +111,50 @@ def fisher_ci(r: float, n: int) -> tuple[float, float]:
     """The 95% Fisher z interval of a Pearson r over ``n`` points (here: features)."""
     z, half = np.arctanh(np.clip(r, -0.999999, 0.999999)), 1.959964 / np.sqrt(max(n - 3, 1))
     return float(np.tanh(z - half)), float(np.tanh(z + half))  # Fisher z interval over the features
+
+
+def exact_share_ci(k: int, n: int) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) 95% interval of a share of ``k`` out of ``n`` (e.g. scores with the right
+    sign): no resampling of a dozen values."""
+    if n == 0:
+        return (np.nan, np.nan)
+    lo = st.beta.ppf(0.025, k, n - k + 1) if k > 0 else 0.0
+    hi = st.beta.ppf(0.975, k + 1, n - k) if k < n else 1.0
+    return float(lo), float(hi)
+
+
+def coverage_floor(n: int, nominal: float = 0.95, alpha: float = 0.01) -> float:
+    """The lowest share of ``n`` intervals of nominal coverage ``nominal`` that a correct method reaches with
+    probability 1 − ``alpha``: the ``alpha`` quantile of Binomial(n, nominal) / n (the intervals taken as
+    independent)."""
+    return float(st.binom.ppf(alpha, int(n), nominal) / n)
+
+
+def two_way_share_ci(
+    values: pd.Series, annotations: pd.DataFrame, *, within=None, n_boot: int = 1000, seed: int = 0
+) -> tuple[float, float, float]:
+    """A share over pairs with its 95% interval resampling pairs *and* annotators (the pigeonhole bootstrap,
+    Owen 2007): one simulated annotator judges many pairs, so pairs sharing annotators are not independent. In
+    each draw a pair's weight is its multiplicity among resampled pairs times the mean multiplicity of its
+    annotators among resampled annotators. ``values``: 0/1 per pair (indexed by pair_id); ``annotations``: the
+    data's (pair_id, annotator_id) rows; ``within``: an optional 0/1 mask per pair — the share is then taken
+    over the pairs it marks (e.g. the taste-driven share of the diverging pairs). Returns (estimate, low, high)."""
+    ids = values.index
+    x = values.to_numpy(float)
+    m = np.ones(len(ids)) if within is None else pd.Series(within).reindex(ids).to_numpy(float)
+    a = annotations[annotations["pair_id"].isin(ids)]
+    annotators = pd.Index(a["annotator_id"].unique())
+    rows = ids.get_indexer(a["pair_id"])
+    cols = annotators.get_indexer(a["annotator_id"])
+    inc = np.zeros((len(ids), len(annotators)))
+    np.add.at(inc, (rows, cols), 1.0)
+    inc /= np.maximum(inc.sum(1, keepdims=True), 1.0)  # each pair: the mean over its annotators
+    rng = np.random.default_rng([seed, 7])
+    pair_w = rng.multinomial(len(ids), np.full(len(ids), 1 / len(ids)), size=n_boot)
+    ann_w = rng.multinomial(len(annotators), np.full(len(annotators), 1 / len(annotators)), size=n_boot)
+    w = pair_w * (ann_w @ inc.T) * m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boots = (w @ x) / w.sum(1)
+    est = float((m @ x) / m.sum())
+    lo, hi = np.nanquantile(boots, [0.025, 0.975])
+    return est, float(lo), float(hi)

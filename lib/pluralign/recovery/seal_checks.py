@@ -9,12 +9,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from pluralign.recovery.rows import fisher_ci, row
+from pluralign.data.difficulty import PROMPT_EFFECT, REWRITE_FLIP
+from pluralign.recovery.rows import coverage_floor, exact_share_ci, fisher_ci, row
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
     "labelling_weights",
     "residual_sd",
+    "oracle_utilities",
     "oracle_imprint",
     "imprint_rm",
     "robustness_sign",
@@ -39,11 +41,13 @@ def labelling_weights(data) -> pd.Series:
     return pool[list(FEATURES)].mul(counts, axis=0).sum() / counts.sum()
 
 
-def _imprint_fit(reward_a, reward_b, data, ids: pd.Index):
+def _imprint_fit(reward_a, reward_b, data, ids: pd.Index, *, seal_code: bool = False):
     """SEAL Eq. 1 (pair fixed effects, pair-clustered SEs, VIF filter) of a reward on ``data``'s planted
-    features over the pairs ``ids`` (:func:`pluralign.seal.imprint.feature_imprint`)."""
+    features over the pairs ``ids`` (:func:`pluralign.seal.imprint.feature_imprint`); with ``seal_code`` the fit
+    of SEAL's own code (:func:`~pluralign.seal.imprint.feature_imprint_seal_code`: pooled OLS, no pair effects)."""
     from pluralign.data.simulate import FEATURES
-    from pluralign.seal.imprint import feature_imprint, imprint_table
+    from pluralign.seal import imprint as imp
+    from pluralign.seal.imprint import imprint_table
 
     t = data.truth.reindex(ids)
     fa = pd.DataFrame({f: t[f"a_{f}"].to_numpy() for f in FEATURES})
@@ -51,7 +55,8 @@ def _imprint_fit(reward_a, reward_b, data, ids: pd.Index):
     tab = imprint_table(ids.to_numpy(), fa, fb, reward=(np.asarray(reward_a, float), np.asarray(reward_b, float)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return feature_imprint(tab, "reward", list(FEATURES))
+        fit = imp.feature_imprint_seal_code if seal_code else imp.feature_imprint
+        return fit(tab, "reward", list(FEATURES))
 
 
 def residual_sd(rewards_a, rewards_b, data, pair_ids, weights: pd.Series | None = None) -> float:
@@ -72,6 +77,35 @@ def residual_sd(rewards_a, rewards_b, data, pair_ids, weights: pd.Series | None 
     return float(np.std(res) / np.sqrt(2) / abs(rec.scale))
 
 
+def oracle_utilities(data, ids: pd.Index, *, prompt_effect: float = PROMPT_EFFECT) -> dict:
+    """The oracle reward's noiseless part on ``data``'s pairs ``ids``: per side, the planted utility ``x · w``
+    (``w`` the population's mean weights) plus a prompt effect shared by both entries of a pair,
+    ``prompt_effect`` times the planted features its two entries carry on average — the offset a real reward
+    model gives some prompts' answers, correlated with their features, that SEAL Eq. 1's pair fixed effects α_i
+    absorb."""
+    w = data.meta["weights"]["mean"]
+    t = data.truth.reindex(ids)
+    x = {side: np.column_stack([t[f"{side}_{f}"].to_numpy(float) for f in w.index]) for side in ("a", "b")}
+    offset = prompt_effect * (x["a"] + x["b"]).sum(1) / 2
+    return {side: x[side] @ w.to_numpy(float) + offset for side in ("a", "b")}
+
+
+def _seal_code_signs(seal: pd.DataFrame | None) -> str:
+    if seal is None:
+        return ""
+    signed = seal[seal["weight"] != 0]
+    return (
+        f" (SEAL's code, no pair effects, on the same reward: {int((signed['same_sign'] == 1).sum())} of {len(signed)})"
+    )
+
+
+def _seal_code_coverage(seal: pd.DataFrame | None) -> str:
+    if seal is None:
+        return ""
+    inside = int(((seal["ci_low"] <= seal["weight"]) & (seal["weight"] <= seal["ci_high"])).sum())
+    return f"; SEAL's code on the first draw: {inside} of {len(seal)}"
+
+
 def oracle_imprint(
     data,
     pair_ids,
@@ -80,63 +114,75 @@ def oracle_imprint(
     n_draws: int = 25,
     seed: int = 0,
     correlation: float = 0.9,
-    coverage: float = 0.8,
+    prompt_effect: float = PROMPT_EFFECT,
+    seal_code: bool = True,
 ) -> list[dict]:
     """The feature-imprint *method* (SEAL Eq. 1 with pair fixed effects, pair-clustered SEs and the VIF filter,
-    :func:`pluralign.seal.imprint.feature_imprint`) checked on a reward whose truth is known and that has noise:
-    a noisy oracle ``r(t) = x(t) · w + ε``, ``w`` the population's mean weights (``meta["weights"]``), ``ε ~
-    N(0, noise_sd²)`` per entry. Its imprint must give back ``w`` itself (scale 1, nothing rescaled): two rows,
-    ``imprint_weight_correlation`` (Pearson r of imprints and weights ≥ ``correlation`` and every sign of a
-    non-zero weight right, on the first draw; Fisher CI over features) and ``imprint_weight_coverage`` (share
-    of the 95 % intervals that contain their planted weight over ``n_draws`` draws of ε, nominally 0.95; CI by
-    bootstrap over draws; passes at ≥ ``coverage``)."""
-    from pluralign.seal.design import imprint_recovery
+    :func:`pluralign.seal.imprint.feature_imprint`) checked on a reward whose truth is known and that has noise: a
+    noisy oracle ``r(t) = x(t) · w + c_pair + ε`` (:func:`oracle_utilities`: ``w`` the population's mean weights,
+    ``c_pair`` a prompt effect correlated with the pair's features; ``ε ~ N(0, noise_sd²)`` per entry). Its imprint
+    must give back ``w`` itself (scale 1, nothing rescaled): two rows, ``imprint_weight_correlation`` (Pearson r of
+    imprints and weights ≥ ``correlation`` and no imprint whose 95 % interval excludes 0 on the side opposite its
+    weight's, on the first draw; Fisher CI over features; SEAL's own code, without pair effects, on the same reward
+    in the description) and ``imprint_weight_coverage`` (share of the 95 % intervals that contain their planted
+    weight over ``n_draws`` draws of ε, against the nominal 0.95 with a binomial tolerance,
+    :func:`~pluralign.recovery.rows.coverage_floor`; CI by bootstrap over draws). ``seal_code`` False leaves out the
+    comparison fit."""
+    from pluralign.seal.planted import imprint_recovery
 
     ids = pd.Index(list(pair_ids))
     w = data.meta["weights"]["mean"]
-    t = data.truth.reindex(ids)
-    util = {
-        s: np.column_stack([t[f"{s}_{f}"].to_numpy(float) for f in w.index]) @ w.to_numpy(float) for s in ("a", "b")
-    }
+    util = oracle_utilities(data, ids, prompt_effect=prompt_effect)
     rng = np.random.default_rng([seed, 14])
-    recs = []
+    recs, draws = [], []
     for _ in range(max(1, int(n_draws))):
         ea, eb = noise_sd * rng.standard_normal(len(ids)), noise_sd * rng.standard_normal(len(ids))
-        recs.append(imprint_recovery(_imprint_fit(util["a"] + ea, util["b"] + eb, data, ids), w))
+        draws.append((util["a"] + ea, util["b"] + eb))
+        recs.append(imprint_recovery(_imprint_fit(*draws[-1], data, ids), w))
     v = recs[0].table
     signed = v[v["weight"] != 0]
-    right = bool((signed["same_sign"] == 1).all())
+    # a sign the noise may flip is no miss; an interval that excludes 0 on the wrong side is
+    wrong = int(
+        (((signed["ci_high"] < 0) & (signed["weight"] > 0)) | ((signed["ci_low"] > 0) & (signed["weight"] < 0))).sum()
+    )
+    seal = imprint_recovery(_imprint_fit(*draws[0], data, ids, seal_code=True), w).table if seal_code else None
     cov = np.array(
         [
             ((r.table["ci_low"] <= r.table["weight"]) & (r.table["weight"] <= r.table["ci_high"])).to_numpy(float)
             for r in recs
         ]
     )  # draws × features: the planted weight itself inside
-    share = float(cov.mean())
+    share, floor = float(cov.mean()), coverage_floor(cov.size)
     _, clo, chi = bootstrap_ci(cov, lambda m: m.mean(), seed=seed, n_boot=1000)
+    reward = (
+        f"a noisy oracle reward (planted utility + a prompt effect of {prompt_effect:g} per planted feature of the "
+        f"pair + N(0, {noise_sd:.2g}²) per entry)"
+    )
     return [
         row(
             "seal",
             "imprint_weight_correlation",
-            f"Pearson r, feature imprints (Eq. 1, pair FE) of a noisy oracle reward (planted utility + N(0, "
-            f"{noise_sd:.2g}²) per entry) vs the {len(v)} planted population weights on {len(ids)} pairs; "
-            f"{int((signed['same_sign'] == 1).sum())} of {len(signed)} signs right",
-            1.0,
+            f"Pearson r, feature imprints (Eq. 1, pair FE) of {reward} vs the {len(v)} planted population weights "
+            f"on {len(ids)} pairs; {int((signed['same_sign'] == 1).sum())} of {len(signed)} signs right, {wrong} "
+            f"significantly wrong{_seal_code_signs(seal)}",
+            None,
             recs[0].pearson_r,
             fisher_ci(recs[0].pearson_r, len(v)),
-            f"r ≥ {correlation:g} and every sign right",
-            recs[0].pearson_r >= correlation and right,
+            f"r ≥ {correlation:g} and no imprint significantly of the wrong sign (95% CI excluding 0)",
+            recs[0].pearson_r >= correlation and wrong == 0,
+            interval="Fisher z over features",
         ),
         row(
             "seal",
             "imprint_weight_coverage",
-            f"share of the noisy oracle's 95% imprint intervals containing their planted weight ({int(cov.sum())} "
-            f"of {cov.size}: {len(v)} features × {len(recs)} noise draws; nominal 0.95)",
+            f"share of the 95% imprint intervals of {reward} containing their planted weight ({int(cov.sum())} of "
+            f"{cov.size}: {len(v)} features × {len(recs)} noise draws{_seal_code_coverage(seal)})",
             0.95,
             share,
             (clo, chi),
-            f"share ≥ {coverage:g}",
-            share >= coverage,
+            f"share ≥ {floor:.3f} (nominal 0.95; binomial 1% floor over {cov.size} intervals)",
+            share >= floor,
+            interval="bootstrap over noise draws",
         ),
     ]
 
@@ -165,22 +211,24 @@ def imprint_rm(
         + (f" (wrong: {', '.join(wrong)})" if wrong else "")
         + f"; {int(v['covered'].sum())} of {len(v)} "
         f"rescaled weights (×{rec.scale:.3g}) inside their CI",
-        1.0,
+        None,
         rec.pearson_r,
         fisher_ci(rec.pearson_r, len(v)),
-        f"stand-in RM check: r ≥ {correlation:g}",
+        f"r ≥ {correlation:g}",
         rec.pearson_r >= correlation,
+        kind="stand-in",
+        interval="Fisher z over features",
     )
 
 
-def robustness_sign(scores: pd.DataFrame, weights: pd.Series, *, what: str = "") -> dict:
+def robustness_sign(scores: pd.DataFrame, weights: pd.Series, *, what: str = "", kind: str = "method") -> dict:
     """SEAL Eq. 4: a robustness score π (the effect of a label flip of feature f on the probability that an
     aligned pair becomes misaligned) should have the sign the planted weight implies. A flip is original −
     rewritten (App. D.6: +1 the rewrite lost f, −1 it gained it), so the chosen entry losing f (π^c_+) or the
     rejected one gaining it (π^r_−) hurts the chosen side when w_f > 0: π has the sign of +w_f; the other two
     the sign of −w_f. ``weights`` indexed by the scores' feature names (SEAL's: rename the simulator's with
     :data:`~pluralign.seal.simulated_rewrites.PLANTED_FLIP_NAMES`). Share of estimable scores (not separated,
-    weight ≠ 0) with that sign; passes when all have it."""
+    weight ≠ 0) with that sign, with its exact binomial interval over the scores; passes when all have it."""
     s = scores.reset_index() if "feature" not in scores.columns else scores.copy()
     s = s[~s["separated"].astype(bool)].copy()
     s["entry"] = s["entry"].astype(str).str[0]
@@ -189,22 +237,24 @@ def robustness_sign(scores: pd.DataFrame, weights: pd.Series, *, what: str = "")
     hurts_chosen = ((s["entry"] == "c") & (s["flip"] > 0)) | ((s["entry"] == "r") & (s["flip"] < 0))
     expected = np.where(hurts_chosen, np.sign(s["w"]), -np.sign(s["w"]))
     ok = (np.sign(s["estimate"].to_numpy(float)) == expected).astype(float)
-    est, lo, hi = bootstrap_ci(ok, n_boot=1000) if len(ok) else (np.nan,) * 3
+    est = float(ok.mean()) if len(ok) else np.nan
     return row(
         "seal",
         "robustness_sign",
         f"share of the {len(ok)} estimable robustness scores π (Eq. 4){what} with the sign of the flipped "
         "feature's planted weight",
-        1.0,
+        None,
         est,
-        (lo, hi),
+        exact_share_ci(int(ok.sum()), len(ok)),
         "every sign right",
         len(ok) > 0 and bool(ok.all()),
+        kind=kind,
+        interval="exact binomial over the scores",
     )
 
 
 def oracle_robustness(
-    data, view: pd.DataFrame, *, noise_sd: float, seed: int = 0, p_flip: float = 0.25, n_rounds: int = 5
+    data, view: pd.DataFrame, *, noise_sd: float, seed: int = 0, p_flip: float = REWRITE_FLIP, n_rounds: int = 5
 ) -> dict:
     """The robustness-score *method* (SEAL Eq. 4, the linear probability model of SEAL's code with pair-clustered
     SEs, :func:`pluralign.seal.robustness.robustness_scores`) checked on a reward whose truth is known: every pair
@@ -273,4 +323,6 @@ def claim_seal_alignment_shift(pre: np.ndarray, post: np.ndarray, seed: int = 0)
         (lo, hi),
         "paper: training on D aligns the RM with D (Δ > 0: CI above 0)",
         lo > 0,
+        kind="claim",
+        interval="paired bootstrap over D's pairs",
     )
