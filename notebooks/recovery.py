@@ -18,26 +18,29 @@
 # studies, settings and cache as the book's pages (`pluralign.recovery`; the same table from the command line:
 # `pluralign recovery --out recovery.csv`).
 #
-# Two kinds of row:
+# Four kinds of row, each labelled in the `kind` column:
 #
-# - a **method row** has a `planted` value and a criterion the method must meet to count as working (the
-#   planted share inside the 95 % CI, an AUROC or a correlation above a bar); a method that fails it is broken
-#   or too weak to trust on these data;
-# - a **stand-in row** (`imprint_rm_weight_correlation`, `robustness_rm_sign`) checks the demo's small trained
-#   reward model against the planted weights, not a method: it is reported with its verdict and may come out
-#   either way (the method rows for the same estimators use a reward whose truth is known);
-# - a **claim row** (`claim_…`) has no planted value ("—"): its criterion is one of the papers' central claims
-#   and its verdict comes from the CI. It can come out either way — that is a finding about the simulated
-#   population and the demo's small models, not a test of the code.
+# - a **method** row checks a method of the library against what the simulator planted (a share, a weight, the
+#   correlation a correct formula reaches); a miss fails `pluralign recovery` and CI. These are the only rows that
+#   gate;
+# - a **stand-in** row checks one of the demo's stand-in models — the small trained reward models, the rule cause
+#   labeller — against the planted truth: reported with its verdict, a finding about the stand-in;
+# - a **claim** row carries one of the papers' central claims; its verdict comes from the CI and may go either way,
+#   a finding about the simulated population;
+# - a **plumbing** row shows a planted quantity wired through unchanged (on the demo the §3.1 categories are read
+#   from the simulator): shown, not counted.
+#
+# `planted` holds only what was planted ("—" elsewhere); a bar a row must clear is in its criterion, with its
+# source. Each interval names its resampling unit: pairs, pairs *and* annotators (one simulated annotator judges
+# about 120 pairs, so the agreement-class shares resample both, Owen's pigeonhole bootstrap; the pairs-only
+# interval is in the row's description), noise draws, or an exact binomial interval over a dozen scores.
 #
 # The planted weights are the population's means. The simulator's pool of annotators who label the data is
 # moment-matched to that population (its mean and sd of every weight are the population's), so what the
 # annotators taught the models and what the population would have taught them are the same weights.
 #
-# Every interval is a 95 % bootstrap interval over pairs (over features for the imprint correlation, a Fisher
-# interval). The stand-ins are named in the descriptions: on the demo, the reward models are a small MLP head
-# on frozen all-MiniLM-L6-v2 embeddings, the cause labeller reads surface rules, the judge is simulated and the
-# §3.1 categories are read from the simulator (that row checks plumbing, not a classifier).
+# The stand-ins are named in the descriptions: on the demo, the reward models are a small MLP head on frozen
+# all-MiniLM-L6-v2 embeddings, the cause labeller reads surface rules, the judge is simulated.
 
 # %% tags=["parameters"]
 profile = "demo"
@@ -57,26 +60,62 @@ checks
 # %% [markdown]
 # What each row checks:
 #
-# - `diverging_share`, `diverging_taste_driven`: the §2 agreement classes against the share of pairs the planted
-#   population makes diverging with four annotators (computed from the population, not from the annotators drawn).
-# - `cause_agreement`: the demo's cause labeller (surface rules) against the planted causes, Cohen's κ.
-# - `meanvar_auroc_diverging`: the mean-variance RM's σ separating planted taste-driven from single-answer pairs.
-# - `rm_accuracy_high_agreement`, `rm_utility_correlation`: the demo's BT RM against the population majority where
-#   at least {glue:text}`high_agreement_pct` % of the population agree, and its reward gap against the planted utility difference.
-# - `imprint_weight_correlation`, `imprint_weight_coverage`: SEAL's Eq. 1 (pair fixed effects, pair-clustered
-#   SEs, VIF filter) on a *noisy oracle* reward, the planted utility plus Gaussian noise per entry of the trained
-#   RM's residual size (stated in the description). Its imprints must give back the planted weights themselves
-#   (scale 1), every sign right, and its 95 % intervals must contain them about 95 % of the time (over repeated
-#   noise draws).
+# - `diverging_share`, `diverging_taste_driven` (method): the §2 agreement classes against the share of pairs the
+#   planted population makes diverging with four annotators (computed from the population, not from the
+#   annotators drawn).
+# - `cause_agreement` (stand-in): the demo's cause labeller (surface rules) against the planted causes, Cohen's κ,
+#   held to the κ the paper's own annotators reach with each other (§2.1).
+# - `meanvar_auroc_diverging`, `rm_accuracy_high_agreement`, `rm_utility_correlation` (stand-in): the demo's
+#   mean-variance and BT reward models against the planted split, where at least
+#   {glue:text}`high_agreement_pct` % of the population agree, and the planted utility difference.
+# - `imprint_weight_correlation`, `imprint_weight_coverage` (method): SEAL's Eq. 1 (pair fixed effects,
+#   pair-clustered SEs, VIF filter) on a *noisy oracle* reward: the planted utility, a prompt effect shared by a
+#   pair's two entries that rises with the features they carry (what Eq. 1's α_i must absorb), and Gaussian noise
+#   per entry of the trained RM's residual size. Its imprints must give back the planted weights themselves
+#   (scale 1), none significantly of the wrong sign, and its 95 % intervals must contain them as often as a
+#   binomial draw at 0.95 would. SEAL's own code (pooled OLS, no pair effects) on the same reward is in the
+#   description: the prompt effect biases it.
 # - `imprint_rm_weight_correlation` (stand-in): the same regression on the trained RM's rewards; a BT reward is a
 #   logit, not a rescaled utility, so its coverage (in the description) is not a test of the method.
-# - `robustness_sign`: SEAL's Eq. 4 on the demo's simulated rewrites of every pair of D (several rounds) scored by
-#   the noisy oracle: each score π must have the sign of its flipped feature's planted weight (a flip is
+# - `robustness_sign` (method): SEAL's Eq. 4 on the demo's simulated rewrites of every pair of D (several rounds)
+#   scored by the noisy oracle: each score π must have the sign of its flipped feature's planted weight (a flip is
 #   original − rewritten). `robustness_rm_sign` (stand-in): the trained post-D RM's scores on the page's 200
 #   rewrites, against the weights it was trained on (the other data and D mixed) — small weights and few flips.
-# - `margin_pstar_correlation`: Eq. 3's margins from the simulated judge (n draws, log-odds noise as set on the
-#   Part III pages) against the planted 2p\* − 1.
-# - `subjectivity_category_accuracy`: the §3.1 categories against the planted prompt kinds (plumbing on the demo).
+# - `margin_pstar_correlation` (method): Eq. 3's margins from the simulated judge against the planted 2p\* − 1;
+#   planted is the r that Eq. 3 as defined reaches under that judge (Monte Carlo), so the row tests the margin's
+#   computation, not how good the judge is.
+# - `subjectivity_category_accuracy` (plumbing): the §3.1 categories against the planted prompt kinds.
+
+# %% [markdown]
+# ## How hard the demo is
+#
+# Every setting that decides how hard a check is — the annotators, the judge, the rewriter, the oracle's prompt
+# effect — is set once for the whole demo (`pluralign.data.difficulty`), with its source:
+
+# %% tags=["remove-input"]
+recovery.difficulty()
+
+# %% [markdown]
+# ## Each method along the knob that makes it hard
+#
+# One point per method says little about how far the demo sits from where the method breaks. Each method row is
+# rerun below along its knob — annotators per pair, the judge's noise and judgments per pair, the oracle reward's
+# noise, the rewriter's flip rate — on the cheap components (the simulator, the simulated judge, the noisy
+# oracle, the simulated rewriter; nothing is retrained), with the planted value at each step. A hollow point
+# misses its criterion; the demo's own value is marked. {glue:text}`n_sweeps_recover` of
+# {glue:text}`n_sweeps` sweeps recover at every step.
+
+# %% tags=["remove-input"]
+recovery.sweep_result(profile).glue()
+
+# %% [markdown]
+# Eq. 3's margin is exact, so its row recovers at every step: what moves with the judge's noise and n is how well
+# *any* margin from that judge can track p\* (the planted r), which is what a researcher choosing n reads here.
+# The imprint's intervals keep their coverage as the reward gets noisier (they widen); its correlation with the
+# weights is what noise erodes.
+#
+# Any seed draws a fresh population: `pluralign recovery --seed 3` runs every check on it (the book's pages use
+# seed 0).
 
 # %% [markdown]
 # ## The demo reward models converge

@@ -5,42 +5,46 @@ The demo profile's data come from :func:`pluralign.data.simulate`, so what each 
 test) through the parts' own studies — the same settings and cache as the book's pages — and returns one
 tidy table with columns :data:`COLUMNS`:
 
-``part`` (diverging / seal / btb), ``quantity`` (a stable id), ``description``, ``planted`` (what the simulator
-planted, NaN where the row tests a paper's claim rather than a planted value), ``estimate`` with its 95 %
-``ci_low`` / ``ci_high``, ``criterion`` (the test, in words) and ``recovered`` (bool).
-
-A *method row* passes when the method gives back what was planted; a *claim row* (``quantity`` starting
-``claim_``) carries the paper's claim as its criterion and its verdict from the CI — it may come out either
-way, and that is a finding about the simulated population, not a failure of the code.
+``part`` (diverging / seal / btb), ``quantity`` (a stable id), ``kind`` (method / stand-in / claim /
+plumbing, :mod:`.rows`), ``description``, ``planted`` (what the simulator planted; NaN where nothing was),
+``estimate`` with its 95 % ``ci_low`` / ``ci_high`` and their resampling unit ``interval``, ``criterion`` (the
+test, in words) and ``recovered`` (bool). Method rows gate: ``pluralign recovery`` exits 1 when one misses.
 
 Each check is one function taking the objects it needs (a study, a data set, a trained model), so the tests
 run small versions of them; :func:`recovery_table` wires them to the demo profile's studies, each built as its book
 page builds it, read through the studies' public members only.
 
-- :mod:`.rows` — the table's columns, the three kinds of row, the shared intervals;
+- :mod:`.rows` — the table's columns, the four kinds of row, the shared intervals;
 - :mod:`.diverging_checks`, :mod:`.seal_checks`, :mod:`.btb_checks` — the checks of Parts I, II and III;
 - :mod:`.demo` — the demo table from the parts' studies, the page's result, the training curves, the command line.
 """
 
 from pluralign.recovery.btb_checks import (
     claim_margin_improves_pstar,
+    expected_margin_correlation,
     margin_pstar_correlation,
     subjectivity_category_accuracy,
 )
 from pluralign.recovery.demo import (
+    KIND_NOTES,
     PAGES,
     WHY,
+    RecoveryContext,
     btb_rows,
+    difficulty,
     diverging_rows,
     main,
     page_params,
     part_study,
+    recovery_context,
     recovery_table,
     result,
     seal_rows,
+    sweep_result,
     training_curves,
 )
 from pluralign.recovery.diverging_checks import (
+    PAPER_CAUSE_KAPPA,
     VISIBLE_CAUSES,
     cause_agreement,
     claim_bt_decisive_on_diverging,
@@ -52,13 +56,26 @@ from pluralign.recovery.diverging_checks import (
     rm_accuracy_high_agreement,
     rm_utility_correlation,
 )
-from pluralign.recovery.rows import COLUMNS, HIGH_AGREEMENT, REQUIRED, STAND_IN, fisher_ci, is_method, pearson_ci, row
+from pluralign.recovery.rows import (
+    COLUMNS,
+    HIGH_AGREEMENT,
+    KINDS,
+    REQUIRED,
+    coverage_floor,
+    exact_share_ci,
+    fisher_ci,
+    is_method,
+    pearson_ci,
+    row,
+    two_way_share_ci,
+)
 from pluralign.recovery.seal_checks import (
     claim_seal_alignment_shift,
     imprint_rm,
     labelling_weights,
     oracle_imprint,
     oracle_robustness,
+    oracle_utilities,
     residual_sd,
     robustness_sign,
 )
@@ -67,7 +84,18 @@ __all__ = [
     "COLUMNS",
     "REQUIRED",
     "HIGH_AGREEMENT",
-    "STAND_IN",
+    "KINDS",
+    "coverage_floor",
+    "exact_share_ci",
+    "two_way_share_ci",
+    "PAPER_CAUSE_KAPPA",
+    "oracle_utilities",
+    "expected_margin_correlation",
+    "KIND_NOTES",
+    "RecoveryContext",
+    "recovery_context",
+    "difficulty",
+    "sweep_result",
     "row",
     "is_method",
     "pearson_ci",

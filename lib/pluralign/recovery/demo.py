@@ -5,7 +5,9 @@ studies are read (DESIGN: nothing reaches into another module's private members)
 
 from __future__ import annotations
 
+import functools
 import importlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -14,9 +16,13 @@ from pluralign import report
 from pluralign.recovery import btb_checks as B
 from pluralign.recovery import diverging_checks as D
 from pluralign.recovery import seal_checks as S
-from pluralign.recovery.rows import COLUMNS, HIGH_AGREEMENT, REQUIRED, STAND_IN, is_method
+from pluralign.recovery.rows import COLUMNS, HIGH_AGREEMENT, KINDS, REQUIRED, is_method
 
 __all__ = [
+    "RecoveryContext",
+    "recovery_context",
+    "difficulty",
+    "sweep_result",
     "PAGES",
     "page_params",
     "part_study",
@@ -48,10 +54,14 @@ def page_params(notebook: str, profile: str = "demo") -> dict:
     return read_params(Path(ROOT) / files[0], declared=declared_parameters(Path(ROOT) / "notebooks" / f"{notebook}.py"))
 
 
-def part_study(part: str, profile: str = "demo"):
+def part_study(part: str, profile: str = "demo", seed: int | None = None):
     """The study of ``part`` (diverging / seal / btb) as its page :data:`PAGES`\\ ``[part]`` builds it: every
-    page parameter is a setting of the part's one ``setup`` signature."""
-    return importlib.import_module(f"pluralign.{part}").setup(**page_params(PAGES[part], profile))
+    page parameter is a setting of the part's one ``setup`` signature; ``seed`` (default: the page's) draws
+    another simulated population (:func:`pluralign.data.spec.reseeded`) and every seeded step with it."""
+    params = page_params(PAGES[part], profile)
+    if seed is not None:
+        params["seed"] = int(seed)
+    return importlib.import_module(f"pluralign.{part}").setup(**params)
 
 
 def diverging_rows(s) -> tuple[list[dict], tuple]:
@@ -78,7 +88,7 @@ def diverging_rows(s) -> tuple[list[dict], tuple]:
     return rows, (sc["reward_a"].to_numpy(), sc["reward_b"].to_numpy(), data)
 
 
-def seal_rows(s, demo_rm) -> list[dict]:
+def seal_rows(s, demo_rm, noise_sd: float | None = None) -> list[dict]:
     """Part II's rows: the imprint and robustness methods on a noisy oracle with the demo RM's noise (``demo_rm``,
     from :func:`diverging_rows`), the demo RM's imprint, and from SEAL's study ``s`` (public: ``D``, ``view``,
     ``other_parts``, ``rewards_of``, ``robustness_scores``, ``settings.p_flip``, ``seed``) the post-D RM's
@@ -88,7 +98,8 @@ def seal_rows(s, demo_rm) -> list[dict]:
 
     ra, rb, data = demo_rm
     ids = data.pairs["pair_id"]
-    noise = S.residual_sd(ra, rb, data, ids)  # the trained RM's noise around its imprint, on the utility scale
+    # the trained RM's noise around its imprint, on the utility scale
+    noise = S.residual_sd(ra, rb, data, ids) if noise_sd is None else noise_sd
     rows = S.oracle_imprint(data, ids, noise_sd=noise)  # the method, on a reward whose truth is known
     rows.append(S.imprint_rm(ra, rb, data, ids))
     rows.append(S.oracle_robustness(s.D, s.view, noise_sd=noise, seed=s.seed, p_flip=s.settings.p_flip))
@@ -100,18 +111,19 @@ def seal_rows(s, demo_rm) -> list[dict]:
         w_post,
         what=" of the demo's trained post-D RM on the page's rewrites (weights: the mix it was trained on)",
     )
-    rows.append({**rm, "quantity": "robustness_rm_sign", "criterion": "stand-in RM check: every sign right"})
+    rows.append({**rm, "quantity": "robustness_rm_sign", "kind": "stand-in"})
     pre, post = s.rewards_of("pre"), s.rewards_of("post")
     rows.append(S.claim_seal_alignment_shift((pre[0] > pre[1]).astype(float), (post[0] > post[1]).astype(float)))
     return rows
 
 
 def btb_rows(s) -> list[dict]:
-    """Part III's rows from its study ``s`` (public: ``data``, ``ids``, ``judgments``, ``categories``,
-    ``category_source``, ``comparison``, ``seed``)."""
+    """Part III's rows from its study ``s`` (public: ``data``, ``ids``, ``judgments``, ``settings.judge``,
+    ``categories``, ``category_source``, ``comparison``, ``seed``)."""
     truth = s.data.truth
-    share_a = s.judgments["share_a"].reindex(s.ids).astype(float)
-    rows = [B.margin_pstar_correlation(share_a, truth["share_a"], s.seed)]
+    judge = s.settings.judge
+    judgments = s.judgments.reindex(s.ids)
+    rows = [B.margin_pstar_correlation(judgments, truth["share_a"], s.seed, noise=judge["noise"], n=judge["n"])]
     kind, _ = s.categories
     rows.append(B.subjectivity_category_accuracy(kind, truth, str(s.category_source), s.seed))
     c = s.comparison
@@ -154,78 +166,121 @@ def training_curves(profile: str = "demo"):
     return report.Result(table=table, figure=fig, data={"curves": curves})
 
 
-def recovery_table(profile: str = "demo") -> pd.DataFrame:
-    """Every recovery check on ``profile``'s studies (the demo: planted truth known), as one tidy table with
-    columns :data:`COLUMNS`, in the order Part I, II, III."""
+@dataclass(frozen=True, eq=False)
+class RecoveryContext:
+    """What the demo table is computed from: the three parts' studies as their pages build them, the demo RM's
+    rewards on its data set (``demo_rm``: rewards A, rewards B, data), its residual sd on the utility scale
+    (``noise_sd``: the noisy oracle's noise) and the ``table`` itself."""
+
+    diverging: object
+    seal: object
+    btb: object
+    demo_rm: tuple
+    noise_sd: float
+    table: pd.DataFrame
+
+
+@functools.lru_cache(maxsize=4)
+def recovery_context(profile: str = "demo", seed: int | None = None) -> RecoveryContext:
+    """Every recovery check on ``profile``'s studies (:func:`part_study`; ``seed`` None: the pages'), computed
+    once per (profile, seed) in a process — the page's table and its sweeps read the same studies."""
     if profile != "demo":
         raise ValueError(f"recovery checks need planted truth: only the 'demo' profile has it, not {profile!r}")
-    div, demo_rm = diverging_rows(part_study("diverging", profile))
-    rows = div + seal_rows(part_study("seal", profile), demo_rm) + btb_rows(part_study("btb", profile))
+    div_s, seal_s, btb_s = (part_study(p, profile, seed) for p in ("diverging", "seal", "btb"))
+    div, demo_rm = diverging_rows(div_s)
+    ra, rb, data = demo_rm
+    noise = S.residual_sd(ra, rb, data, data.pairs["pair_id"])
+    rows = div + seal_rows(seal_s, demo_rm, noise) + btb_rows(btb_s)
     table = pd.DataFrame(rows, columns=COLUMNS)
-    missing = [q for q in REQUIRED if q not in set(table["quantity"])]
+    missing = [q for q in REQUIRED if q not in set(table.loc[table["kind"] == "method", "quantity"])]
     if missing:
-        raise ValueError(f"the recovery table lacks the required rows {missing}")
-    return table
+        raise ValueError(f"the recovery table lacks the required method rows {missing}")
+    return RecoveryContext(div_s, seal_s, btb_s, demo_rm, noise, table)
+
+
+def recovery_table(profile: str = "demo", seed: int | None = None) -> pd.DataFrame:
+    """Every recovery check on ``profile``'s studies (the demo: planted truth known), as one tidy table with
+    columns :data:`COLUMNS`, in the order Part I, II, III; ``seed`` (default: the pages') draws a fresh
+    simulated population (:func:`part_study`)."""
+    return recovery_context(profile, seed).table.copy()
 
 
 #: what is known about why a method row can fail on the demo (shown only for the rows that do)
 WHY = {
-    "imprint_weight_correlation": "the reward is the planted utility plus noise, so a miss is the estimator's: a "
-    "feature the VIF filter dropped, or a weight so small that the noise flips its imprint's sign.",
-    "imprint_weight_coverage": "the intervals (pair-clustered SEs) are too narrow for the noise of the oracle reward.",
+    "diverging_share": "the §2 classes or the planted expectation disagree beyond the sampling of pairs and "
+    "annotators: a change to the agreement rule, or to the simulator's annotators.",
+    "diverging_taste_driven": "as for diverging_share, on the diverging pairs only.",
+    "imprint_weight_correlation": "the reward is the planted utility plus a prompt effect and noise, so a miss is "
+    "the estimator's: a feature the VIF filter dropped, a prompt effect the pair fixed effects did not absorb, or a "
+    "weight so small that the noise flips its imprint's sign.",
+    "imprint_weight_coverage": "the intervals (pair-clustered SEs) are too narrow for the noise of the oracle reward, "
+    "or biased by a prompt effect left in.",
     "robustness_sign": "with few flips per feature, a score of a small weight can take the wrong sign by chance.",
-    "margin_pstar_correlation": "the margin formula (Eq. 3) is exact; the correlation is bounded by the n draws per "
-    "pair of a judge with log-odds noise: a binomial margin over 10 draws cannot track p* much better.",
-    "rm_accuracy_high_agreement": "the demo RM (frozen encoder + small head) is too weak on these data.",
+    "margin_pstar_correlation": "Eq. 3's margin or its side is computed differently from its definition (the "
+    "planted r is what the definition gives under this judge).",
 }
 
 
-def _kinds(t: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The method rows, the claim rows and the stand-in rows of a recovery table."""
-    return (
-        t[is_method(t["quantity"]).to_numpy(bool)],
-        t[t["quantity"].astype(str).str.startswith("claim_").to_numpy(bool)],
-        t[t["quantity"].isin(STAND_IN)],
-    )
+#: how each kind of row is read on the page
+KIND_NOTES = {
+    "method": "a method of the library against what was planted; these gate (`pluralign recovery` and CI fail on a "
+    "miss)",
+    "stand-in": "one of the demo's stand-in models (small trained RMs, the rule labeller) against the planted truth; "
+    "reported, a finding about the stand-in",
+    "claim": "one of the papers' claims, its verdict from the CI; a finding about the simulated population",
+    "plumbing": "a planted quantity wired through unchanged; not counted as a check",
+}
+
+
+def _by_kind(t: pd.DataFrame) -> dict:
+    """The rows of a recovery table by kind (:data:`~pluralign.recovery.rows.KINDS`)."""
+    return {k: t[t["kind"] == k] for k in KINDS}
+
+
+def _fixed(v) -> str:
+    """A number of the recovery table: three decimals for every row (shares, correlations, κ, AUROC all lie in
+    [−1, 1]), the minus sign, "—" for none."""
+    return "—" if pd.isna(v) else f"{v:.3f}".replace("-", "\u2212")
 
 
 def _shown(t: pd.DataFrame) -> pd.DataFrame:
-    """A readable table (the column is narrow): planted beside the estimate with its CI, the criterion and the
-    verdict; each row's description follows under the table (the CSV of `pluralign recovery` has every column)."""
+    """A readable table: the kind, planted (only where something was planted) beside the estimate with its CI and
+    resampling unit, the criterion and the verdict; each row's description follows under the table (the CSV of
+    `pluralign recovery` has every column)."""
     return pd.DataFrame(
         {
             "part": t["part"],
             "quantity": t["quantity"],
-            "planted": [("—" if pd.isna(v) else f"{v:.3g}") for v in t["planted"]],
+            "kind": t["kind"],
+            "planted": [_fixed(v) for v in t["planted"]],
             "estimate [95% CI]": [
-                f"{v:.3g} [{lo:.3g}, {hi:.3g}]" for v, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])
+                f"{_fixed(v)} [{_fixed(lo)}, {_fixed(hi)}]"
+                for v, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])
             ],
+            "interval": t["interval"],
             "criterion": t["criterion"],
-            "recovered": t["recovered"].map({True: "yes", False: "no"}),
+            "recovered": [
+                ("yes" if ok else "no") if k != "plumbing" else "—" for ok, k in zip(t["recovered"], t["kind"])
+            ],
         }
     ).set_index(["part", "quantity"])
 
 
 def _note(t: pd.DataFrame) -> str:
-    """The counts of rows recovered per kind, what each row measures and why a method row that failed can fail."""
-    methods, claims, stand = _kinds(t)
+    """The counts per kind, what each row measures and why a method row that failed can fail."""
+    k = _by_kind(t)
+    m, c, s = k["method"], k["claim"], k["stand-in"]
     note = (
-        f"{int(methods['recovered'].sum())} of {len(methods)} method checks recover what was planted; "
-        f"{int(claims['recovered'].sum())} of {len(claims)} of the papers' claims hold on the simulated data "
-        '(a claim row has no planted value: "—").'
+        f"**{int(m['recovered'].sum())} of {len(m)} method checks** recover what was planted; "
+        f"{int(s['recovered'].sum())} of {len(s)} stand-in checks pass; "
+        f"{int(c['recovered'].sum())} of {len(c)} of the papers' claims hold on the simulated data; "
+        f"{len(k['plumbing'])} plumbing row(s) are shown, not counted.\n\n"
+        + "\n".join(f"- **{kind}**: {KIND_NOTES[kind]}." for kind in KINDS)
     )
-    if len(stand):
-        note += (
-            f" {int(stand['recovered'].sum())} of {len(stand)} checks of the demo's trained stand-in RM against "
-            "the planted weights pass ("
-            + ", ".join(f"`{q}`: {'yes' if ok else 'no'}" for q, ok in zip(stand["quantity"], stand["recovered"]))
-            + "); these test "
-            "the small stand-in model, not the method, and may come out either way."
-        )
     note += "\n\nWhat each row measures:\n\n" + "\n".join(
-        f"- `{q}`: {d}" for q, d in zip(t["quantity"], t["description"])
+        f"- `{q}` ({kind}): {d}" for q, kind, d in zip(t["quantity"], t["kind"], t["description"])
     )
-    failed = methods.loc[~methods["recovered"], "quantity"]
+    failed = m.loc[~m["recovered"], "quantity"]
     if len(failed):
         note += (
             "\n\nNot recovered: "
@@ -242,7 +297,8 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.R
     profile without planted truth, a note saying so (every count 0)."""
     t = pd.DataFrame(columns=COLUMNS) if table is None and profile != "demo" else table
     t = recovery_table(profile) if t is None else t
-    methods, claims, _ = _kinds(t)
+    kinds = _by_kind(t)
+    methods, claims = kinds["method"], kinds["claim"]
     values = {
         "high_agreement_pct": round(100 * HIGH_AGREEMENT),
         "n_methods": len(methods),
@@ -260,8 +316,9 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.R
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``pluralign recovery [--profile demo] [--out FILE.csv]``: compute the recovery table (cached steps are
-    reused), print it, optionally write it as CSV; exit status 1 when a method row is not recovered."""
+    """``pluralign recovery [--profile demo] [--seed N] [--out FILE.csv]``: compute the recovery table (cached
+    steps are reused; another seed draws a fresh simulated population), print it, optionally write it as CSV;
+    exit status 1 when a method row is not recovered."""
     import argparse
     import sys
 
@@ -270,15 +327,35 @@ def main(argv: list[str] | None = None) -> int:
         description="every method checked against the simulator's planted truth (the demo profile)",
     )
     ap.add_argument("--profile", default="demo", choices=["demo"])
+    ap.add_argument("--seed", type=int, default=None, help="the simulated population's seed (default: the book's)")
     ap.add_argument("--out", help="write the table to this CSV file")
     a = ap.parse_args(argv)
-    t = recovery_table(a.profile)
+    t = recovery_table(a.profile, a.seed)
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 48):
         print(t.drop(columns=["description"]).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     if a.out:
         t.to_csv(a.out, index=False)
         print(f"wrote {a.out} ({len(t)} rows)")
-    failed = t[~t["recovered"] & is_method(t["quantity"]).to_numpy()]
+    failed = t[~t["recovered"] & is_method(t["kind"]).to_numpy()]
     if len(failed):
         print("not recovered: " + ", ".join(failed["quantity"]), file=sys.stderr)
     return 1 if len(failed) else 0
+
+
+def difficulty() -> report.Result:
+    """The demo's difficulty settings with their sources (:mod:`pluralign.data.difficulty`), for the page."""
+    from pluralign.data import difficulty as knobs
+
+    return report.Result(table=knobs.table().set_index("setting"))
+
+
+def sweep_result(profile: str = "demo") -> report.Result:
+    """The method rows along their knobs (:mod:`pluralign.recovery.sweeps`) on the demo's studies; off the demo,
+    a note."""
+    from pluralign.recovery import sweeps as sw
+
+    if profile != "demo":
+        return report.Result(
+            table=None, note="Sweeps need planted truth: demo profile only.", values=dict.fromkeys(sw.result.quotes, 0)
+        )
+    return sw.result(recovery_context(profile))

@@ -1,0 +1,205 @@
+"""Recovery along the knob that makes each method row hard: the method rows of :mod:`pluralign.recovery` rerun at
+several settings of the one demo value (:mod:`pluralign.data.difficulty`) that decides how hard they are, the
+estimate and its CI at each step beside the planted value and the criterion, and the first step where a row
+stops recovering. A researcher planning a collection reads from them how many annotators or judgments a method
+needs and how much reward noise it tolerates.
+
+Each sweep reruns the method on the cheap components only (the simulator, the simulated judge, the noisy oracle
+reward, the simulated rewriter; no model is trained), so the page stays fast:
+
+- ``diverging_share`` along annotators per pair (the simulator's data redrawn with 2 … 8 annotators);
+- ``margin_pstar_correlation`` along the judge's log-odds noise and the judgments per pair n (the judge's draws
+  vectorised, the margin by the library's Eq. 3);
+- ``imprint_weight_correlation`` / ``imprint_weight_coverage`` along the oracle's noise, in multiples of the
+  demo RM's residual sd;
+- ``robustness_sign`` along the rewriter's flip probability."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pluralign import report
+from pluralign.data import difficulty
+
+__all__ = ["SWEEPS", "sweep_table", "sweep_figure", "result"]
+
+#: the knob each sweep moves and its steps (the demo's own value is among them, marked on the page)
+SWEEPS = {
+    "diverging_share": ("annotators per pair", (2, 3, 4, 6, 8)),
+    "margin_pstar_correlation (noise)": ("judge log-odds noise", (0.5, 1.0, 2.0, 4.0)),
+    "margin_pstar_correlation (n)": ("judgments per pair n", (3, 10, 30)),
+    "imprint_weight_coverage": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 2.0, 4.0)),
+    "imprint_weight_correlation": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 2.0, 4.0)),
+    "robustness_sign": ("rewrite flip probability", (0.1, 0.25, 0.5)),
+}
+
+
+def _step(row: dict, sweep: str, knob, demo_value) -> dict:
+    return {
+        "sweep": sweep,
+        "knob": SWEEPS[sweep][0],
+        "value": float(knob),
+        "demo": bool(np.isclose(float(knob), float(demo_value))),
+        **{k: row[k] for k in ("planted", "estimate", "ci_low", "ci_high", "criterion", "recovered")},
+    }
+
+
+def _diverging(spec: dict, seed: int) -> list[dict]:
+    from pluralign.data.spec import from_spec
+    from pluralign.diverging.agreement import agreement_classes
+    from pluralign.recovery.diverging_checks import diverging_share
+
+    out = []
+    for n in SWEEPS["diverging_share"][1]:
+        sim = {**spec["simulate"], "n_annotators": n}
+        data = from_spec({**spec, "simulate": sim}, seed)
+        out.append(
+            _step(
+                diverging_share(agreement_classes(data), data, seed),
+                "diverging_share",
+                n,
+                difficulty.ANNOTATORS_PER_PAIR,
+            )
+        )
+    return out
+
+
+def _judged(p_star: pd.Series, noise: float, n: int, seed: int) -> pd.DataFrame:
+    """``n`` judgments per pair from the simulated judge's model (P(A) = σ(logit p* + noise · ε), as
+    :class:`~pluralign.btb.margins.SimulatedJudge`) and their margin by the library's Eq. 3
+    (:func:`pluralign.btb.margins.eq3_margin`): the frame that
+    :func:`~pluralign.recovery.btb_checks.margin_pstar_correlation` reads, drawn in one vectorised step (the
+    sweep moves the judge; the method is Eq. 3)."""
+    from pluralign.btb.margins import eq3_margin
+
+    p = np.clip(p_star.to_numpy(float), 1e-3, 1 - 1e-3)
+    rng = np.random.default_rng([seed, 35, int(round(100 * noise)), n])
+    k = rng.binomial(n, 1 / (1 + np.exp(-(np.log(p / (1 - p)) + noise * rng.standard_normal(len(p))))))
+    return pd.DataFrame({"share_a": k / n, "margin": eq3_margin(k, np.full(len(k), n))}, index=p_star.index)
+
+
+def _margins(p_star: pd.Series, seed: int, noise: float, n: int) -> list[dict]:
+    from pluralign.recovery.btb_checks import margin_pstar_correlation
+
+    out = []
+    steps = [
+        ("margin_pstar_correlation (noise)", s, n, s, noise) for s in SWEEPS["margin_pstar_correlation (noise)"][1]
+    ]
+    steps += [("margin_pstar_correlation (n)", noise, k, k, n) for k in SWEEPS["margin_pstar_correlation (n)"][1]]
+    for sweep, z, k, knob, demo in steps:
+        j = _judged(p_star, float(z), int(k), seed)
+        out.append(_step(margin_pstar_correlation(j, p_star, seed, noise=float(z), n=int(k)), sweep, knob, demo))
+    return out
+
+
+def _imprints(data, ids, noise_sd: float, seed: int) -> list[dict]:
+    from pluralign.recovery.seal_checks import oracle_imprint
+
+    out = []
+    for f in SWEEPS["imprint_weight_coverage"][1]:
+        corr, cov = oracle_imprint(data, ids, noise_sd=f * noise_sd, n_draws=3, seed=seed, seal_code=False)
+        out += [_step(cov, "imprint_weight_coverage", f, 1.0), _step(corr, "imprint_weight_correlation", f, 1.0)]
+    return out
+
+
+def _robustness(data, view, noise_sd: float, seed: int) -> list[dict]:
+    from pluralign.recovery.seal_checks import oracle_robustness
+
+    return [
+        _step(
+            oracle_robustness(data, view, noise_sd=noise_sd, seed=seed, p_flip=p, n_rounds=3),
+            "robustness_sign",
+            p,
+            difficulty.REWRITE_FLIP,
+        )
+        for p in SWEEPS["robustness_sign"][1]
+    ]
+
+
+def sweep_table(context) -> pd.DataFrame:
+    """Every sweep of :data:`SWEEPS` on the demo's studies (``context``: the
+    :func:`~pluralign.recovery.demo.recovery_context` the table was computed from): one row per step with the
+    knob's value, whether it is the demo's (``demo``), the planted value, the estimate, its CI, the criterion
+    and whether it recovers."""
+    div, seal, btb, demo_rm = context.diverging, context.seal, context.btb, context.demo_rm
+    seed = div.seed
+    spec = next(x for x in div.settings.datasets if "simulate" in x)
+    judge = btb.settings.judge
+    _, _, data = demo_rm
+    rows = _diverging(spec, seed)
+    rows += _margins(btb.data.truth["share_a"].reindex(btb.ids), seed, judge["noise"], judge["n"])
+    rows += _imprints(data, pd.Index(data.pairs["pair_id"]), context.noise_sd, seed)
+    rows += _robustness(seal.D, seal.view, context.noise_sd, seed)
+    return pd.DataFrame(rows)
+
+
+def _first_miss(steps: pd.DataFrame) -> str:
+    """Where a sweep stops recovering: the first step (from the easy end) that misses, or "recovers at every step"."""
+    miss = steps[~steps["recovered"].astype(bool)]
+    return "recovers at every step" if miss.empty else f"stops at {miss['value'].iloc[0]:g}"
+
+
+def sweep_figure(t: pd.DataFrame):
+    """One panel per sweep: the estimate and its 95 % CI at each step, the planted value (where one was planted)
+    and the demo's step marked; a step that misses its criterion is drawn hollow."""
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(t["sweep"]))
+    fig, axes = plt.subplots(2, 3, figsize=(10.5, 5.6), squeeze=False)
+    for ax, name in zip(axes.flat, names):
+        s = t[t["sweep"] == name]
+        x = np.arange(len(s))
+        err = np.vstack([s["estimate"] - s["ci_low"], s["ci_high"] - s["estimate"]])
+        ok = s["recovered"].to_numpy(bool)
+        ax.errorbar(x, s["estimate"], yerr=err, fmt="none", ecolor="0.35", capsize=3)
+        ax.plot(x[ok], s["estimate"][ok], "o", color="C0", label="estimate (recovers)")
+        ax.plot(x[~ok], s["estimate"][~ok], "o", mfc="white", color="C3", label="estimate (misses)")
+        if s["planted"].notna().any():
+            ax.plot(x, s["planted"], "_", ms=16, mew=2, color="C2", label="planted")
+        demo = np.flatnonzero(s["demo"].to_numpy(bool))
+        for d in demo:
+            ax.axvline(d, color="0.7", ls=":", lw=1)
+        ax.set_xticks(x, [f"{v:g}" + (" (demo)" if i in demo else "") for i, v in enumerate(s["value"])], fontsize=8)
+        ax.set_xlabel(s["knob"].iloc[0], fontsize=8)
+        ax.set_title(name, fontsize=9)
+    for ax in list(axes.flat)[len(names) :]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="lower right", fontsize=8, frameon=False)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+@report.section("n_sweeps", "n_sweeps_recover")
+def result(context) -> report.Result:
+    """The sweeps as the recovery page shows them: the figure, and a table of each sweep's steps (estimate
+    [CI] beside planted) and where it stops recovering."""
+    t = sweep_table(context)
+    fmt = lambda v: "—" if pd.isna(v) else f"{v:.3f}".replace("-", "\u2212")  # noqa: E731
+    steps = {
+        name: "; ".join(
+            f"{r.value:g}: {fmt(r.estimate)} [{fmt(r.ci_low)}, {fmt(r.ci_high)}]"
+            + ("" if pd.isna(r.planted) else f" (planted {fmt(r.planted)})")
+            for r in s.itertuples()
+        )
+        for name, s in t.groupby("sweep", sort=False)
+    }
+    where = {name: _first_miss(s) for name, s in t.groupby("sweep", sort=False)}
+    shown = pd.DataFrame(
+        {
+            "knob": t.groupby("sweep", sort=False)["knob"].first(),
+            "criterion": t.groupby("sweep", sort=False)["criterion"].first(),
+            "where it stops": pd.Series(where),
+            "steps: estimate [95% CI]": pd.Series(steps),
+        }
+    )
+    shown.index.name = "sweep"
+    values = {"n_sweeps": len(where), "n_sweeps_recover": sum(v == "recovers at every step" for v in where.values())}
+    return report.Result(table=shown, figure=sweep_figure(t), values=values, data={"table": t})

@@ -1,0 +1,87 @@
+"""The demo table, the page's result and the command line of pluralign.recovery."""
+
+import pandas as pd
+import pytest
+
+from pluralign import recovery as R
+
+
+def test_result_table_and_profiles():
+    t = pd.DataFrame(
+        [
+            R.row("diverging", "diverging_share", "d", 0.4, 0.41, (0.38, 0.44), "inside", True),
+            R.row("btb", "claim_x", "c", None, -0.1, (-0.2, 0.0), "claim", False, kind="claim"),
+            R.row("btb", "cats", "c", None, 1.0, (1.0, 1.0), "≥ 0.9", True, kind="plumbing"),
+        ],
+        columns=R.COLUMNS,
+    )
+    res = R.result(t)
+    assert res.table.loc[("btb", "claim_x"), "planted"] == "—" and res.values["n_recovered"] == 1
+    assert res.table.loc[("btb", "claim_x"), "estimate [95% CI]"] == "\u22120.100 [\u22120.200, 0.000]"
+    assert res.table.loc[("btb", "cats"), "recovered"] == "—"  # plumbing: shown, not counted
+    assert res.values["n_claims"] == 1 and res.values["n_methods"] == 1 and "1 of 1 method checks" in res.note
+    other = R.result(profile="sample")
+    assert other.table is None
+    assert set(other.values) == set(res.values)  # every name the page's prose quotes is glued on every profile
+    with pytest.raises(ValueError, match="planted truth"):
+        R.recovery_table("sample")
+
+
+def test_cli_is_wired(capsys, monkeypatch):
+    from pluralign.book import cli
+    from pluralign.recovery import demo
+
+    assert cli.DELEGATED["recovery"][0] == "pluralign.recovery:main"
+    with pytest.raises(SystemExit):
+        R.main(["--profile", "paper"])
+    assert R.page_params("recovery")["profile"] == "demo"
+    seen = {}
+    ok = R.row("seal", "robustness_sign", "d", None, 1.0, (0.8, 1.0), "every sign right", True)
+    miss = R.row("btb", "margin_pstar_correlation", "d", 0.8, 0.5, (0.4, 0.6), "inside", False)
+    claim = R.row("btb", "claim_x", "c", None, -0.1, (-0.2, 0.0), "claim", False, kind="claim")
+
+    def table(profile, seed, rows=None):
+        seen["seed"] = seed
+        return pd.DataFrame(rows or [ok, claim], columns=R.COLUMNS)
+
+    monkeypatch.setattr(demo, "recovery_table", table)
+    assert R.main(["--seed", "3"]) == 0 and seen["seed"] == 3  # a claim that does not hold does not gate
+    monkeypatch.setattr(demo, "recovery_table", lambda profile, seed: table(profile, seed, [ok, miss]))
+    assert R.main([]) == 1 and "not recovered: margin_pstar_correlation" in capsys.readouterr().err
+
+
+def test_training_curves_off_the_demo_say_so():
+    assert R.training_curves("sample").table is None
+
+
+def test_recovery_reads_no_private_member_of_another_module():
+    """recovery reaches the parts only through public names: no attribute ``x._name`` on anything but ``self`` /
+    ``cls``, and no ``from … import _name`` from outside the recovery package (its own modules' private helpers
+    are called by their bare names)."""
+    import ast
+    from pathlib import Path
+
+    folder = Path(R.__file__).parent
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                    found.append(f"{path.name}:{node.lineno}: .{node.attr}")
+            if isinstance(node, ast.ImportFrom) and not (node.module or "").startswith("pluralign.recovery"):
+                found += [f"{path.name}:{node.lineno}: import {a.name}" for a in node.names if a.name.startswith("_")]
+    assert not found, found
+
+
+def test_the_parts_studies_are_built_from_their_pages_parameters(monkeypatch):
+    """Each part's study is ``part.setup(**page_params(page))``: every parameter of the page, as it is."""
+    import importlib
+
+    seen = {}
+    for part in R.PAGES:
+        module = importlib.import_module(f"pluralign.{part}")
+        monkeypatch.setattr(module, "setup", lambda _p=part, **kw: seen.update({_p: kw}) or kw)
+    for part, page in R.PAGES.items():
+        assert R.part_study(part) == R.page_params(page) == seen[part]
+        assert seen[part]["profile"] == "demo"
+        assert R.part_study(part, seed=4) == {**R.page_params(page), "seed": 4}
