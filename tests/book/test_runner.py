@@ -262,3 +262,60 @@ def test_a_section_that_does_not_run_is_left_off_the_page():
     hidden = book.hide_skipped_sections(nb)
     removed = [i for i, c in enumerate(nb.cells) if "remove-cell" in c.metadata.get("tags", [])]
     assert removed == [4, 5, 6, 7, 8] and hidden == ["Does not run here"]
+
+
+def test_a_section_with_no_estimate_stays_and_a_left_out_one_is_named_at_the_top():
+    """Of a page with one section that does not apply to the profile and one that ran and has no estimate, the
+    first is tagged out and named with its reason in one line of a note after the title; the second keeps its
+    heading, prose and warning box, and is listed as failed in the run's record."""
+    import nbformat
+
+    from pluralign.report import FAILED_SECTION, SKIPPED_SECTION
+
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+
+    def shown(text, key, why):
+        return nbformat.v4.new_output("display_data", data={"text/markdown": text}, metadata={key: why})
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            md("(page)=\n# Title\n\nintro"),
+            code("study = setup()"),
+            md("## Not here\n\nwhy it matters"),
+            code("study.a()"),
+            md("## Failed\n\nprose quoting —"),
+            code("study.b()"),
+            md("## Runs"),
+            code("study.c()"),
+        ]
+    )
+    nb.cells[3].outputs = [shown("*Not run on this profile:* no judge here.", SKIPPED_SECTION, "no judge here.")]
+    box = ":::{warning}\n**No estimate.** 4 of 4 LM labels failed.\n:::"
+    nb.cells[5].outputs = [shown(box, FAILED_SECTION, "4 of 4 LM labels failed.")]
+    assert book.hide_skipped_sections(nb) == ["Not here"]
+    assert book.insert_left_out_note(nb, "paper") == ["- *Not here* — no judge here."]
+    assert book.insert_left_out_note(nb, "paper") == []  # once
+    note = nb.cells[1]
+    assert note.source.startswith(":::{admonition} Not run on the paper profile\n") and "*Not here*" in note.source
+    kept = [c for c in nb.cells if "remove-cell" not in c.metadata.get("tags", [])]
+    assert [c.source.splitlines()[0] for c in kept if c.cell_type == "markdown"][2:] == ["## Failed", "## Runs"]
+    assert any(o["data"]["text/markdown"] == box for c in kept for o in c.get("outputs", []))
+    assert book.failed_sections(nb) == ["Failed"]
+
+
+def test_an_old_page_whose_skipped_outputs_carry_no_reason_still_names_the_section():
+    import nbformat
+
+    from pluralign.report import SKIPPED_SECTION
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# T"),
+            nbformat.v4.new_markdown_cell("## S"),
+            nbformat.v4.new_code_cell(""),
+        ]
+    )
+    nb.cells[2].outputs = [
+        nbformat.v4.new_output("display_data", data={"text/markdown": "x"}, metadata={SKIPPED_SECTION: True})
+    ]
+    assert book.hide_skipped_sections(nb) == ["S"] and book.insert_left_out_note(nb) == ["- *S*"]
