@@ -319,3 +319,36 @@ def test_an_old_page_whose_skipped_outputs_carry_no_reason_still_names_the_secti
         nbformat.v4.new_output("display_data", data={"text/markdown": "x"}, metadata={SKIPPED_SECTION: True})
     ]
     assert book.hide_skipped_sections(nb) == ["S"] and book.insert_left_out_note(nb) == ["- *S*"]
+
+
+def test_a_heading_inside_a_prose_cell_starts_the_section_that_is_left_out():
+    """The imprint page's layout: a section that does not run starts with a heading in the middle of the previous
+    section's prose cell, and the next section's heading follows prose in its cell. Only the section that does not
+    run is left out: the prose before its heading and the next section stay."""
+    import nbformat
+
+    from pluralign.report import FAILED_SECTION, SKIPPED_SECTION
+
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+
+    def shown(key):
+        return nbformat.v4.new_output("display_data", data={"text/markdown": "x"}, metadata={key: "why"})
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            md("# Title"),
+            md("## Imprints"),
+            code("study.imprints()", outputs=[shown(FAILED_SECTION)]),
+            md("prose on the imprints\n\n(recovery)=\n## Recovery (demo)\n\nwhy it matters"),
+            code("study.recovery()", outputs=[shown(SKIPPED_SECTION)]),
+            md("what it showed\n\n## Shifts\n\nnext"),
+            code("study.shifts()"),
+        ]
+    )
+    assert book.hide_skipped_sections(nb) == ["Recovery (demo)"]
+    kept = "\n".join(c.source for c in nb.cells if "remove-cell" not in c.metadata.get("tags", []))
+    assert "prose on the imprints" in kept and "## Shifts" in kept and "study.shifts()" in kept
+    assert "Recovery" not in kept and "what it showed" not in kept and "(recovery)=" not in kept
+    assert book.failed_sections(nb) == ["Imprints"]
+    fenced = nbformat.v4.new_notebook(cells=[md("text\n\n```bash\n# a comment, not a heading\n```")])
+    assert book.split_at_headings(fenced) == 0 and len(fenced.cells) == 1

@@ -116,11 +116,40 @@ def _marked(nb, key: str) -> list[tuple[int, int, str, str]]:
     return found
 
 
+def split_at_headings(nb) -> int:
+    """Split every Markdown cell with a heading after its first line into cells that each start at a heading (with
+    its ``(label)=`` line), so that a section starts and ends at a cell boundary; a cell holding a fenced block
+    (code, a directive) is left whole. Returns the number of cells added."""
+    import nbformat
+
+    added, out = 0, []
+    for c in nb.cells:
+        lines = str(c.get("source", "")).splitlines()
+        if c.get("cell_type") != "markdown" or any(re.match(r"^\s*(```|~~~|:::)", ln) for ln in lines):
+            out.append(c)
+            continue
+        starts = [n for n, ln in enumerate(lines) if n and re.match(r"^#{1,6}\s", ln)]
+        starts = [n - 1 if re.match(r"^\(.+\)=\s*$", lines[n - 1]) else n for n in starts]
+        starts = [n for n in starts if any(ln.strip() for ln in lines[:n])]
+        bounds = [0, *starts, len(lines)]
+        for a, b in zip(bounds, bounds[1:]):
+            part = "\n".join(lines[a:b]).strip("\n")
+            cell = c if a == 0 else nbformat.v4.new_markdown_cell(part, metadata=dict(c.get("metadata", {})))
+            cell["source"] = part
+            out.append(cell)
+        added += len(starts)
+    nb.cells = out
+    return added
+
+
 def hide_skipped_sections(nb) -> list[str]:
     """Tag ``remove-cell`` every cell of a section that does not run on this profile — one whose cell displayed a
     :class:`~pluralign.report.Result` with ``skipped`` set (not "no estimate: …") — from its heading to the next
-    heading of the same or a higher level, so the book shows no empty section with its code on the page.
-    The page title (level 1) is never hidden. Returns the hidden headings."""
+    heading of the same or a higher level, so the book shows no empty section with its code on the page; a heading
+    inside a Markdown cell starts a cell first (:func:`split_at_headings`). The page title (level 1) is never
+    hidden. Returns the hidden headings."""
+    if _marked(nb, SKIPPED_SECTION):
+        split_at_headings(nb)
     hidden = []
     for j, k, title, _ in _marked(nb, SKIPPED_SECTION):
         for cell in nb.cells[j:k]:

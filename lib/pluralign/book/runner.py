@@ -37,6 +37,7 @@ from pluralign.book.page_notes import (  # noqa: F401  (importable from here as 
     insert_redirect_note,
     insert_rehearsal_banner,
     rehearsal_mirror,
+    split_at_headings,
 )
 from pluralign.book.sources import data_files, data_sources, files_state
 
