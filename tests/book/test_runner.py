@@ -352,3 +352,25 @@ def test_a_heading_inside_a_prose_cell_starts_the_section_that_is_left_out():
     assert book.failed_sections(nb) == ["Imprints"]
     fenced = nbformat.v4.new_notebook(cells=[md("text\n\n```bash\n# a comment, not a heading\n```")])
     assert book.split_at_headings(fenced) == 0 and len(fenced.cells) == 1
+
+
+def test_a_formatted_glue_reference_to_a_missing_value_shows_the_dash():
+    """A section with no estimate glues "—"; its prose's ``{glue:text}`t6_r2:.3f``` would format "—" as a number
+    and show nothing, so the format is dropped for that name only."""
+    import nbformat
+
+    def glued(name, text):
+        return nbformat.v4.new_output(
+            "display_data",
+            data={"application/papermill.record/text/plain": text},
+            metadata={"scrapbook": {"name": name, "mime_prefix": "application/papermill.record/"}},
+        )
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("r.glue()", outputs=[glued("t6_r2", "'—'"), glued("n", "12")]),
+            nbformat.v4.new_markdown_cell("R² = {glue:text}`t6_r2:.3f` on {glue:text}`n:,` pairs"),
+        ]
+    )
+    assert book.unformat_missing_glue(nb) == ["t6_r2"]
+    assert nb.cells[1].source == "R² = {glue:text}`t6_r2` on {glue:text}`n:,` pairs"

@@ -5,7 +5,8 @@ files by :func:`rehearsal_mirror`), a note when the page's LLM endpoints were re
 (:func:`insert_redirect_note`), and the sections whose :class:`~pluralign.report.Result` has ``skipped`` set: one
 that does not apply to the page's profile is tagged out of the book (:func:`hide_skipped_sections`) and named with
 its reason in one line near the top (:func:`insert_left_out_note`); one that ran and has no estimate stays, its
-reason in a warning box (:func:`failed_sections` lists them).
+reason in a warning box (:func:`failed_sections` lists them), its prose quoting "—" where a value is missing
+(:func:`unformat_missing_glue`).
 """
 
 from __future__ import annotations
@@ -189,3 +190,27 @@ def failed_sections(nb) -> list[str]:
     """The headings of the sections that ran and have no estimate ("no estimate: …"): they stay on the page, each
     with its reason in a warning box where its result would be."""
     return list(dict.fromkeys(t for _, _, t, _ in _marked(nb, FAILED_SECTION)))
+
+
+def unformat_missing_glue(nb, missing: str = "—") -> list[str]:
+    """Drop the format spec of every ``{glue:text}`name:spec``` in the page's prose whose glued value is ``missing``
+    (a section with no estimate glues "—" for the names it declares, :func:`pluralign.report.section`): a number's
+    format applied to "—" fails and the prose would show nothing there. Returns the names."""
+    import ast
+
+    names = set()
+    for c in nb.cells:
+        for o in c.get("outputs", []) if c.get("cell_type") == "code" else []:
+            sb = o.get("metadata", {}).get("scrapbook") or {}
+            text = o.get("data", {}).get(sb.get("mime_prefix", "") + "text/plain")
+            if sb.get("name") and isinstance(text, str):
+                try:
+                    if ast.literal_eval(text) == missing:
+                        names.add(sb["name"])
+                except (ValueError, SyntaxError):
+                    continue
+    ref = re.compile(r"\{glue:text\}`([^`:]+):[^`]*`")
+    for c in nb.cells if names else []:
+        if c.get("cell_type") == "markdown":
+            c["source"] = ref.sub(lambda m: f"{{glue:text}}`{m[1]}`" if m[1] in names else m[0], str(c["source"]))
+    return sorted(names)
