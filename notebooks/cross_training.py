@@ -59,6 +59,11 @@ study.profile_note()
 training.models_trained(study).glue()
 
 # %% [markdown]
+# A training pair without a margin (the synthetic judge gave it no parseable verdict) trains with margin 0, for which
+# Eq. 4 is the plain Bradley–Terry loss. Training pairs without a margin here: {glue:text}`x_n_no_margin` (the note
+# above says of how many training pairs, per data set when there are several).
+
+# %% [markdown]
 # ## Table 2's measure and Pearson r with p\*, per agreement class
 #
 # On the demo the planted column is Table 2's measure of the population itself, $\max(p^*, 1 - p^*)$: how

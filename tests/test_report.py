@@ -26,16 +26,18 @@ def test_result_glues_its_values_under_their_names(monkeypatch):
     assert r.glue() is r and glued == {"a": 1, "b": 0.5}
 
 
-def test_a_no_estimate_section_shows_as_such_and_is_hidden_like_a_skipped_one(monkeypatch):
+def test_a_no_estimate_section_shows_its_reason_in_a_warning_box_and_a_skipped_one_says_it_does_not_run(monkeypatch):
+    """A section that ran and failed shows its counted reason in a MyST warning box (the book keeps it); one that
+    does not apply to the profile says so (the book leaves it out): each output carries its reason."""
     import IPython.display
 
-    from pluralign.report import SKIPPED_SECTION, Result
+    from pluralign.report import FAILED_SECTION, SKIPPED_SECTION, Result
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, metadata=None: shown.append((obj.data, metadata)))
     Result(table=None, skipped="no estimate: 3 of 3 LM labels failed.")._ipython_display_()
     Result(table=None, skipped="no labeller on this profile.")._ipython_display_()
     assert shown == [
-        ("*No estimate:* 3 of 3 LM labels failed.", {SKIPPED_SECTION: True}),
-        ("*Not run on this profile:* no labeller on this profile.", {SKIPPED_SECTION: True}),
+        (":::{warning}\n**No estimate.** 3 of 3 LM labels failed.\n:::", {FAILED_SECTION: "3 of 3 LM labels failed."}),
+        ("*Not run on this profile:* no labeller on this profile.", {SKIPPED_SECTION: "no labeller on this profile."}),
     ]

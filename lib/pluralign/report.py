@@ -262,11 +262,11 @@ class Result:
     ``note``    Markdown: what the data can and cannot support here (shown under the table);
     ``values``  named numbers the page's prose quotes: ``Result.glue()`` glues each under its name;
     ``data``    anything further a later section or a test needs (raw frames, fitted models), never displayed;
-    ``skipped`` why this section does not run on this profile, or — starting "no estimate: " — why it has nothing
-                to estimate from (e.g. "no estimate: N of M LM labels failed …"; ``values`` may then still hold the
-                names the prose quotes, "—" where no value exists; otherwise nothing else is set): the book leaves the
-                whole section out of the page (:func:`pluralign.book.page_notes.hide_skipped_sections`); a notebook
-                opened in JupyterLab shows the reason.
+    ``skipped`` why this section does not run on this profile, or — starting "no estimate: " — why it ran and has
+                nothing to estimate from (e.g. "no estimate: N of M LM labels failed …"; ``values`` may then still hold
+                the names the prose quotes, "—" where no value exists; otherwise nothing else is set). The book leaves a
+                section that does not run out of the page and names it with its reason near the top; a section with
+                no estimate stays, its reason in a warning box (:mod:`pluralign.book.page_notes`).
     """
 
     table: pd.DataFrame
@@ -288,14 +288,12 @@ class Result:
     def _ipython_display_(self):
         from IPython.display import HTML, Markdown, display
 
-        if self.skipped:
-            # a section with nothing to estimate from (e.g. every label failed) says so, counted, not "not run"
-            text = (
-                f"*No estimate:* {self.skipped[len('no estimate: ') :]}"
-                if self.skipped.startswith("no estimate: ")
-                else f"*Not run on this profile:* {self.skipped}"
-            )
-            display(Markdown(text), metadata={SKIPPED_SECTION: True})
+        if self.skipped.startswith("no estimate: "):  # ran and failed: the reason stays on the page, boxed
+            why = self.skipped[len("no estimate: ") :]
+            display(Markdown(warning(f"**No estimate.** {why}")), metadata={FAILED_SECTION: why})
+            return
+        if self.skipped:  # does not apply to this profile: the book leaves the section out and says why
+            display(Markdown(f"*Not run on this profile:* {self.skipped}"), metadata={SKIPPED_SECTION: self.skipped})
             return
         if self.table is not None:
             display(HTML(present_html(self.table)))
@@ -350,9 +348,9 @@ def stated_warning(message: str, stacklevel: int = 3) -> None:
     warnings.warn(message, stacklevel=stacklevel)
 
 
-#: Output metadata key of a section that does not run on this profile (:attr:`Result.skipped`; the runner hides
-#: such a section, :func:`pluralign.book.page_notes.hide_skipped_sections`).
-from pluralign.book.page_notes import SKIPPED_SECTION  # noqa: E402
+#: Output metadata keys (their value: the reason) of a section that does not run on this profile and of one with no
+#: estimate (:attr:`Result.skipped`; what the book does with each: :mod:`pluralign.book.page_notes`).
+from pluralign.book.page_notes import FAILED_SECTION, SKIPPED_SECTION  # noqa: E402
 
 # ---- presentation: how every page shows a number ---------------------------------------------------------
 #: Readable labels for column / index names that the library's tidy tables use (a name not listed is shown

@@ -262,3 +262,115 @@ def test_a_section_that_does_not_run_is_left_off_the_page():
     hidden = book.hide_skipped_sections(nb)
     removed = [i for i, c in enumerate(nb.cells) if "remove-cell" in c.metadata.get("tags", [])]
     assert removed == [4, 5, 6, 7, 8] and hidden == ["Does not run here"]
+
+
+def test_a_section_with_no_estimate_stays_and_a_left_out_one_is_named_at_the_top():
+    """Of a page with one section that does not apply to the profile and one that ran and has no estimate, the
+    first is tagged out and named with its reason in one line of a note after the title; the second keeps its
+    heading, prose and warning box, and is listed as failed in the run's record."""
+    import nbformat
+
+    from pluralign.report import FAILED_SECTION, SKIPPED_SECTION
+
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+
+    def shown(text, key, why):
+        return nbformat.v4.new_output("display_data", data={"text/markdown": text}, metadata={key: why})
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            md("(page)=\n# Title\n\nintro"),
+            code("study = setup()"),
+            md("## Not here\n\nwhy it matters"),
+            code("study.a()"),
+            md("## Failed\n\nprose quoting —"),
+            code("study.b()"),
+            md("## Runs"),
+            code("study.c()"),
+        ]
+    )
+    nb.cells[3].outputs = [shown("*Not run on this profile:* no judge here.", SKIPPED_SECTION, "no judge here.")]
+    box = ":::{warning}\n**No estimate.** 4 of 4 LM labels failed.\n:::"
+    nb.cells[5].outputs = [shown(box, FAILED_SECTION, "4 of 4 LM labels failed.")]
+    assert book.hide_skipped_sections(nb) == ["Not here"]
+    assert book.insert_left_out_note(nb, "paper") == ["- *Not here* — no judge here."]
+    assert book.insert_left_out_note(nb, "paper") == []  # once
+    note = nb.cells[1]
+    assert note.source.startswith(":::{admonition} Not run on the paper profile\n") and "*Not here*" in note.source
+    kept = [c for c in nb.cells if "remove-cell" not in c.metadata.get("tags", [])]
+    assert [c.source.splitlines()[0] for c in kept if c.cell_type == "markdown"][2:] == ["## Failed", "## Runs"]
+    assert any(o["data"]["text/markdown"] == box for c in kept for o in c.get("outputs", []))
+    assert book.failed_sections(nb) == ["Failed"]
+
+
+def test_an_old_page_whose_skipped_outputs_carry_no_reason_still_names_the_section():
+    import nbformat
+
+    from pluralign.report import SKIPPED_SECTION
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# T"),
+            nbformat.v4.new_markdown_cell("## S"),
+            nbformat.v4.new_code_cell(""),
+        ]
+    )
+    nb.cells[2].outputs = [
+        nbformat.v4.new_output("display_data", data={"text/markdown": "x"}, metadata={SKIPPED_SECTION: True})
+    ]
+    assert book.hide_skipped_sections(nb) == ["S"] and book.insert_left_out_note(nb) == ["- *S*"]
+
+
+def test_a_heading_inside_a_prose_cell_starts_the_section_that_is_left_out():
+    """The imprint page's layout: a section that does not run starts with a heading in the middle of the previous
+    section's prose cell, and the next section's heading follows prose in its cell. Only the section that does not
+    run is left out: the prose before its heading and the next section stay."""
+    import nbformat
+
+    from pluralign.report import FAILED_SECTION, SKIPPED_SECTION
+
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+
+    def shown(key):
+        return nbformat.v4.new_output("display_data", data={"text/markdown": "x"}, metadata={key: "why"})
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            md("# Title"),
+            md("## Imprints"),
+            code("study.imprints()", outputs=[shown(FAILED_SECTION)]),
+            md("prose on the imprints\n\n(recovery)=\n## Recovery (demo)\n\nwhy it matters"),
+            code("study.recovery()", outputs=[shown(SKIPPED_SECTION)]),
+            md("what it showed\n\n## Shifts\n\nnext"),
+            code("study.shifts()"),
+        ]
+    )
+    assert book.hide_skipped_sections(nb) == ["Recovery (demo)"]
+    kept = "\n".join(c.source for c in nb.cells if "remove-cell" not in c.metadata.get("tags", []))
+    assert "prose on the imprints" in kept and "## Shifts" in kept and "study.shifts()" in kept
+    assert "Recovery" not in kept and "what it showed" not in kept and "(recovery)=" not in kept
+    assert book.failed_sections(nb) == ["Imprints"]
+    fenced = nbformat.v4.new_notebook(cells=[md("text\n\n```bash\n# a comment, not a heading\n```")])
+    assert book.split_at_headings(fenced) == 0 and len(fenced.cells) == 1
+
+
+def test_a_formatted_glue_reference_to_a_missing_value_shows_the_dash():
+    """A section with no estimate glues "—"; its prose's ``{glue:text}`t6_r2:.3f``` would format "—" as a number
+    and show nothing, so the format is dropped for that name only."""
+    import nbformat
+
+    def glued(name, text):
+        return nbformat.v4.new_output(
+            "display_data",
+            data={"application/papermill.record/text/plain": text},
+            metadata={"scrapbook": {"name": name, "mime_prefix": "application/papermill.record/"}},
+        )
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("r.glue()", outputs=[glued("t6_r2", "'—'"), glued("n", "12")]),
+            nbformat.v4.new_markdown_cell("R² = {glue:text}`t6_r2:.3f` on {glue:text}`n:,` pairs"),
+        ]
+    )
+    assert book.unformat_missing_glue(nb) == ["t6_r2"]
+    assert nb.cells[1].source == "R² = {glue:text}`t6_r2` on {glue:text}`n:,` pairs"

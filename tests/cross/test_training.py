@@ -40,3 +40,16 @@ def test_pearson_with_p_star_per_class(classes):
     assert ex.loc["all", "r"] == pytest.approx(1.0) and ex.loc["all", "delta_lo"] > 0
     assert ex.loc["all", "verdict"].startswith("correlates more")
     assert list(out["model"].unique()) == ["noisy", "exact"]
+
+
+def test_training_pairs_without_a_synthetic_margin_train_with_margin_0_and_are_counted():
+    """Beyond the Binary Eq. 4 on pairs the judge gave no parseable verdict (margin NaN) or never judged (absent):
+    margin 0, the plain Bradley-Terry loss; a pair outside the training split is not counted."""
+    margins = pd.Series({"p0": 0.4, "p1": np.nan, "p2": 1.0, "p9": np.nan})
+    m, n = q4.fill_missing_margins(margins, ["p0", "p1", "p2", "p3"])
+    assert n == 2 and m.to_dict() == {"p0": 0.4, "p1": 0.0, "p2": 1.0, "p3": 0.0}
+    assert q4.fill_missing_margins(None, ["p0"]) == (None, 0)  # gold margins: every pair has one
+    said = q4.missing_margin_sentence(2, 4, synthetic=True)
+    assert said.startswith("2 of the 4 training pairs have no synthetic margin") and "margin 0" in said
+    assert q4.missing_margin_sentence(0, 4, synthetic=True).startswith("All 4 training pairs have a synthetic margin")
+    assert "no synthetic margin here" in q4.missing_margin_sentence(0, 4, synthetic=False)

@@ -231,3 +231,47 @@ def test_label_stability_counts_each_labellers_failed_entries_of_all():
     res = imprint.label_stability(st)
     k = res.data["k"]
     assert f"good: 0 of {2 * k}; bad: {2 * k} of {2 * k}." in res.note and "JSON" in res.note
+
+
+def _outputs(result, monkeypatch) -> list:
+    """What displaying ``result`` in a page's cell leaves in the notebook: its outputs, as nbformat writes them."""
+    import IPython.display
+    import nbformat
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, metadata=None: shown.append((obj, metadata or {})))
+    result._ipython_display_()
+    mime = {"Markdown": "text/markdown", "HTML": "text/html"}
+    return [nbformat.v4.new_output("display_data", data={mime[type(o).__name__]: o.data}, metadata=m) for o, m in shown]
+
+
+def test_a_page_whose_labeller_answers_nothing_parseable_keeps_the_section_and_its_reason_box(monkeypatch, tmp_path):
+    """The imprint page's sections on a labeller that answers no JSON at all: the feature-imprint section, which ran
+    and has no estimate, stays on the executed page with its heading and its counted reason in a warning box; the
+    label-stability section, which does not apply (no labellers to compare), is left out and named at the top."""
+    import nbformat
+
+    from pluralign.book import page_notes
+    from pluralign.book.html import export_html
+
+    st = _study(lambda p: True)
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            md("# Feature imprint"),
+            md("## The feature imprint\n\nOn {glue:text}`n_imprint_obs` observations."),
+            code("imprint.imprints(study)", outputs=_outputs(imprint.imprints(st), monkeypatch)),
+            md("## Label stability across LM-labellers"),
+            code("imprint.label_stability(study)", outputs=_outputs(imprint.label_stability(st), monkeypatch)),
+        ]
+    )
+    assert page_notes.hide_skipped_sections(nb) == ["Label stability across LM-labellers"]
+    (line,) = page_notes.insert_left_out_note(nb, "paper")
+    assert line.startswith("- *Label stability across LM-labellers* — label stability needs instruction-tuned")
+    assert page_notes.failed_sections(nb) == ["The feature imprint"]
+    path = tmp_path / "page.ipynb"
+    nbformat.write(nb, path)
+    html = export_html(path).read_text()
+    assert "The feature imprint" in html and "Label stability across LM-labellers</h2>" not in html
+    assert f"<strong>Warning.</strong> <strong>No estimate.</strong> {2 * N} of {2 * N} LM labels failed" in html
+    assert "Not run on the paper profile" in html and "label stability needs instruction-tuned" in html

@@ -104,12 +104,12 @@ def myst_to_markdown(text: str, glued: dict) -> str:
         text,
     )
     text = re.sub(r"^\(([\w-]+)\)=\s*$", "", text, flags=re.M)
-    text = re.sub(
-        r"^:::\{(\w+)\}[^\n]*\n(.*?)\n?:::\s*$",
-        lambda m: "\n".join(
-            f"> {ln}" if ln else ">" for ln in (f"**{m.group(1).title()}.** " + m.group(2)).split("\n")
-        ),
-        text,
-        flags=re.M | re.S,
-    )
-    return text
+
+    def quote(m):  # an admonition's title: its argument (``{admonition} Title``), else its kind; options dropped
+        body = re.sub(r"^(:[\w-]+:[^\n]*\n)+", "", m.group(3) + "\n").rstrip("\n")
+        head = f"**{(m.group(2).strip() or m.group(1).title()).rstrip('.')}.** "
+        listed = body.startswith(("- ", "* "))  # a list starts its own block
+        out = (head.rstrip() + "\n\n" if listed else head) + body
+        return "\n".join(f"> {ln}" if ln else ">" for ln in out.split("\n"))
+
+    return re.sub(r"^:::\{(\w+)\}([^\n]*)\n(.*?)\n?:::\s*$", quote, text, flags=re.M | re.S)

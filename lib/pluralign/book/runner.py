@@ -31,10 +31,14 @@ from pluralign.book.page_notes import (  # noqa: F401  (importable from here as 
     REHEARSAL_BANNER,
     REHEARSAL_SIDECAR,
     SKIPPED_SECTION,
+    failed_sections,
     hide_skipped_sections,
+    insert_left_out_note,
     insert_redirect_note,
     insert_rehearsal_banner,
     rehearsal_mirror,
+    split_at_headings,
+    unformat_missing_glue,
 )
 from pluralign.book.sources import data_files, data_sources, files_state
 
@@ -319,8 +323,10 @@ def execute(
 
 def _annotate(done, r: Run, env: dict, fp: str | None) -> None:
     """What the runner adds to an executed page: the rehearsal banner and the LLM-redirect note where they apply,
-    the sections that did not run tagged out (:mod:`pluralign.book.page_notes`), the parameter cells hidden, and
-    the run's record in the notebook's metadata (its fingerprint, profile, parameter file, hidden sections)."""
+    the sections that do not run on the profile tagged out and named in a note at the top (those with no estimate
+    stay, their prose quoting "—" unformatted; :mod:`pluralign.book.page_notes`), the parameter cells hidden, and
+    the run's record in the notebook's metadata (its fingerprint, profile, parameter file, hidden sections, sections
+    with no estimate)."""
     rehearsal = rehearsal_mirror(env.get("PLURALIGN_MIRROR") or os.environ.get("PLURALIGN_MIRROR"))
     if rehearsal:
         insert_rehearsal_banner(done, r.profile)
@@ -328,6 +334,8 @@ def _annotate(done, r: Run, env: dict, fp: str | None) -> None:
     if redirect:
         insert_redirect_note(done, redirect.rstrip("/"))
     hidden = hide_skipped_sections(done)
+    insert_left_out_note(done, r.profile)
+    unformat_missing_glue(done)
     for cell in done.cells:  # the parameters are shown by the build report, not as raw cells
         tags = cell.get("metadata", {}).get("tags", [])
         if "parameters" in tags or "injected-parameters" in tags:
@@ -338,6 +346,7 @@ def _annotate(done, r: Run, env: dict, fp: str | None) -> None:
         "profile": r.profile,
         "params": r.params,
         "hidden_sections": hidden,
+        "failed_sections": failed_sections(done),
         "rehearsal": rehearsal,
         "notebook": str(r.source.relative_to(ROOT)) if r.source.is_relative_to(ROOT) else str(r.source),
     }

@@ -153,14 +153,15 @@ class Study:
 
     @cached_property
     def training_margins(self) -> tuple[pd.Series | None, str]:
-        """The margins Eq. 4's model trains on (None: the gold ones) and what they are, in words."""
+        """The margins Eq. 4's model trains on (None: the gold ones) and what they are, in words. A pair the judge
+        gave no parseable verdict has no synthetic margin here; it trains with margin 0 (the page counts them,
+        :func:`pluralign.cross.training.fill_missing_margins`)."""
         from pluralign.btb.margins import training_margins
 
         sj = self.synthetic_judgments
         if self.settings.train_margin == "synthetic" and sj is not None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return training_margins(sj.reset_index()), f"synthetic margins (n = {self.judge['n']})"
+            judged = sj.reset_index().dropna(subset=["margin"])
+            return training_margins(judged), f"synthetic margins (n = {self.judge['n']})"
         return None, "gold margins (the pairs' own annotators, Eq. 3)"
 
     @cached_property

@@ -37,6 +37,8 @@ __all__ = [
     "display_measure",
     "display_gaps",
     "train_models",
+    "fill_missing_margins",
+    "missing_margin_sentence",
 ]
 
 #: The five reward models of question 4: name → (objective, labels).
@@ -51,11 +53,43 @@ REFERENCE = "BT (majority)"
 CLASSES = ("high-agreement-pref", "diverging", "all")
 
 
+def fill_missing_margins(margins: pd.Series | None, pair_ids) -> tuple[pd.Series | None, int]:
+    """The margin of Beyond the Binary Eq. 4 for each training pair (``pair_ids``): ``margins`` (by ``pair_id``,
+    e.g. Eq. 3 on synthetic judgments) with 0 for a pair that has none — the judge gave it no parseable verdict —
+    so Eq. 4 is the plain Bradley-Terry loss (Eq. 1) for that pair; and how many pairs got 0 that way.
+    ``margins`` None (the pairs' gold margins, every pair has one): ``(None, 0)``."""
+    if margins is None:
+        return None, 0
+    m = margins.reindex(pd.Index(pair_ids)).astype(float)
+    return m.fillna(0.0), int(m.isna().sum())
+
+
+def missing_margin_sentence(n_missing: int, n_train: int, synthetic: bool) -> str:
+    """The sentence the training page states about Eq. 4's training pairs without a margin: how many of the
+    ``n_train`` had no ``synthetic`` one (:func:`fill_missing_margins`; gold margins: every pair has one) and that
+    they trained with margin 0."""
+    if not synthetic:
+        return (
+            f"There is no synthetic margin here: all {n_train} training pairs have a gold margin, so none trained "
+            "with margin 0."
+        )
+    if not n_missing:
+        return (
+            f"All {n_train} training pairs have a synthetic margin: 0 lacked one, so none trained with margin 0 (the "
+            "plain Bradley–Terry loss a pair without a margin gets)."
+        )
+    return (
+        f"{n_missing} of the {n_train} training pairs have no synthetic margin (the judge gave no parseable verdict "
+        "on them); they trained with margin 0, i.e. the plain Bradley–Terry loss (Eq. 1) for those pairs."
+    )
+
+
 def train_models(rm, data, classified, *, split: dict, seed: int, train: dict, margins: pd.Series | None):
     """The five reward models of :data:`MODELS` trained on one split: four through
     :func:`pluralign.diverging.reward_models.reward_model_study`, the margin-regularized one (Beyond the Binary
     Eq. 4) on the same training pairs with ``margins`` (None: the pairs' gold margins; a pair without one trains
-    with margin 0); the run with the held-out outputs ``p_a`` and ``gap`` of every model."""
+    with margin 0, :func:`fill_missing_margins`); the run with the held-out outputs ``p_a`` and ``gap`` of every
+    model."""
     plain = {k: v for k, v in MODELS.items() if v[0] != "bt-margin"}
     r = rmod.reward_model_study(
         rm,
@@ -72,7 +106,7 @@ def train_models(rm, data, classified, *, split: dict, seed: int, train: dict, m
         r.train,
         objective="bt-margin",
         labels="aggregate",
-        margins=None if margins is None else margins.reindex(r.train.pairs["pair_id"]).fillna(0.0),
+        margins=fill_missing_margins(margins, r.train.pairs["pair_id"])[0],
         eval_data=r.validation,
         progress=False,
         **train,

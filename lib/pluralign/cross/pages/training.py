@@ -17,12 +17,16 @@ from pluralign.cross.study import Study
 __all__ = ["models_trained", "measures", "decisiveness_gaps"]
 
 
-@report.section("x_n_train", "x_n_test")
+@report.section("x_n_train", "x_n_test", "x_n_no_margin")
 @each_data_set
 def models_trained(study: Study) -> report.Result:
-    """The split, the models trained (with their training instances) and those not trained, with why."""
+    """The split, the models trained (with their training instances) and those not trained, with why; how many
+    training pairs had no margin for Beyond the Binary Eq. 4 and trained with margin 0 (value ``x_n_no_margin``,
+    :func:`pluralign.cross.training.fill_missing_margins`)."""
     r = study.run
-    _, source = study.training_margins
+    margins, source = study.training_margins
+    ids = r.train.pairs["pair_id"]
+    _, n_missing = q4.fill_missing_margins(margins, ids)
     rows = [
         {
             "model": k,
@@ -35,12 +39,13 @@ def models_trained(study: Study) -> report.Result:
     ]
     note = (
         f"Pairs: {len(r.train.pairs)} training, {len(r.validation.pairs)} validation (best checkpoint), "
-        f"{len(r.heldout.pairs)} held out. The margin-regularized model trains on {source}."
+        f"{len(r.heldout.pairs)} held out. The margin-regularized model trains on {source}. "
+        + q4.missing_margin_sentence(n_missing, len(ids), synthetic=margins is not None)
     )
     return report.Result(
         table=pd.DataFrame(rows).set_index("model"),
         note=note,
-        values={"x_n_train": len(r.train.pairs), "x_n_test": len(r.heldout.pairs)},
+        values={"x_n_train": len(r.train.pairs), "x_n_test": len(r.heldout.pairs), "x_n_no_margin": n_missing},
     )
 
 
