@@ -207,6 +207,15 @@ rewards.paper_sized_check(study).glue()
 # than {glue:text}`btb_paper_n` pairs, so their intervals are wider still. The paper gives no intervals; read its small Δ
 # as directions, not as established effects.
 
+# %% tags=["remove-input"]
+rewards.decidable_size(study).glue()
+
+# %% [markdown]
+# **Is the demo large enough to decide the paper's claim?** The paired interval of Δ r narrows as 1/√N. An
+# improvement as large as the paper's median Δ of Table 1 ({glue:text}`btb_decide_delta:.3f`) would be told
+# from 0 at about {glue:text}`btb_decide_n_paper` test pairs of this population; this run's own Δ at about
+# {glue:text}`btb_decide_n_here`. This run has {glue:text}`btb_n_test`, and {glue:text}`btb_decide_says`.
+
 # %% [markdown]
 # ## Figures
 #

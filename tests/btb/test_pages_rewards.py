@@ -61,3 +61,32 @@ def test_reward_model_sections_on_the_simulator():
     ):
         assert r.figure is not None
     assert plt.get_fignums() == []
+
+
+def test_decidable_size_says_what_the_interval_supports(monkeypatch):
+    """The test size at which the paper's central claim is decidable: N grows as 1/(Δ/half-width)²; the sentence
+    follows the interval (rules out the paper's effect size, sees an improvement, or cannot tell)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    import pandas as pd
+
+    from pluralign.btb import evaluation
+    from pluralign.btb.pages import provenance
+
+    monkeypatch.setattr(provenance, "no_test_p_star", lambda study: None)
+    t1 = evaluation.paper_table1()
+    paper = float(np.median(t1.loc[t1["delta"] > 0, "delta"]))
+
+    def study(est, lo, hi, n=250):
+        row = {"grouping": "all", "metric": "pearson", "n": n, "delta": est, "delta_lo": lo, "delta_hi": hi}
+        return SimpleNamespace(comparison=SimpleNamespace(table=pd.DataFrame([row])))
+
+    r = rewards.decidable_size(study(0.0, -paper / 4, paper / 4))
+    assert "ruled out" in r.values["btb_decide_says"] and r.values["btb_decide_n_paper"] == int(np.ceil(250 / 16))
+    r = rewards.decidable_size(study(paper, paper / 2, 1.5 * paper))
+    assert "is seen here" in r.values["btb_decide_says"] and "already excludes 0" in r.values["btb_decide_n_here"]
+    r = rewards.decidable_size(study(paper / 2, -paper, 2 * paper))
+    assert "too small to decide" in r.values["btb_decide_says"]
+    assert r.values["btb_decide_n_paper"] == int(np.ceil(250 * (1.5) ** 2))
+    assert r.values["btb_decide_n_here"] == f"{int(np.ceil(250 * 9)):,}"

@@ -32,6 +32,7 @@ __all__ = [
     "directions",
     "beside_paper",
     "paper_sized_check",
+    "decidable_size",
     "rm_vs_p_star",
     "delta_plot",
 ]
@@ -354,6 +355,45 @@ def paper_sized_check(study: Study) -> report.Result:
     return report.Result(
         table=table, values={"btb_small_width": float(w["delta_hi"] - w["delta_lo"]), "btb_small_n": int(w["n"])}
     )
+
+
+@report.section("btb_decide_delta", "btb_decide_n_paper", "btb_decide_n_here", "btb_decide_says")
+def decidable_size(study: Study) -> report.Result:
+    """At what test size the paper's central claim (Table 1: margin regularization raises Pearson r with p*) is
+    decidable on this population: the paired 95 % interval of Δ r over all test pairs narrows as 1/√N
+    (:func:`pluralign.report.n_needed`), so an effect as large as the paper's median Δ of Table 1 is told from 0
+    at about ``n · (half-width / Δ)²`` test pairs, and this run's own Δ at its own such N; the sentence says
+    whether this run already rules out an effect of the paper's size, sees one, or cannot tell."""
+    none = provenance.no_test_p_star(study)
+    if none is not None:
+        return none
+    cmp = study.comparison.table
+    r = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
+    n, lo, hi, est = int(r["n"]), float(r["delta_lo"]), float(r["delta_hi"]), float(r["delta"])
+    t1 = evaluation.paper_table1()
+    paper = float(np.median(t1.loc[t1["delta"] > 0, "delta"]))
+    half = (hi - lo) / 2
+    n_paper = int(np.ceil(n * (half / paper) ** 2))
+    here = report.n_needed(est, lo, hi, n) if not (lo > 0 or hi < 0) else None
+    if hi < paper:
+        says = (
+            f"its interval already excludes an improvement as large as the paper's median Δ ({paper:.3f}): on this "
+            "population, with these reward models, the paper's effect size is ruled out, not merely unseen"
+        )
+    elif lo > 0:
+        says = "its interval excludes 0: the improvement the paper reports is seen here"
+    else:
+        says = (
+            f"its interval contains both 0 and the paper's median Δ ({paper:.3f}): the demo is too small to decide, "
+            f"and about {n_paper:,} test pairs would be needed"
+        )
+    values = {
+        "btb_decide_delta": paper,
+        "btb_decide_n_paper": n_paper,
+        "btb_decide_n_here": f"{here:,}" if here else "— (its interval already excludes 0)",
+        "btb_decide_says": says,
+    }
+    return report.Result(table=None, values=values)
 
 
 def rm_vs_p_star(study: Study) -> report.Result:
