@@ -109,10 +109,10 @@ recovery.difficulty()
 recovery.sweep_result(profile).glue()
 
 # %% [markdown]
-# Eq. 3's margin is exact, so its row recovers at every step: what moves with the judge's noise and n is how well
-# *any* margin from that judge can track p\* (the planted r), which is what a researcher choosing n reads here.
-# The imprint's intervals keep their coverage as the reward gets noisier (they widen); its correlation with the
-# weights is what noise erodes.
+# The table says, per sweep, where it stops recovering. Eq. 3's margin is exact, so a correct implementation
+# matches its planted r at every step: what moves with the judge's noise and n is how well *any* margin from that
+# judge can track p\* — what a researcher choosing n reads here. For the imprint rows the noise is in multiples
+# of the demo RM's own residual noise (1 is the page's oracle).
 #
 # Any seed draws a fresh population: `pluralign recovery --seed 3` runs every check on it (the book's pages use
 # seed 0).
