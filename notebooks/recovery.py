@@ -78,8 +78,8 @@ checks
 # - `imprint_rm_weight_correlation` (stand-in): the same regression on the trained RM's rewards; a BT reward is a
 #   logit, not a rescaled utility, so its coverage (in the description) is not a test of the method.
 # - `robustness_sign` (method): SEAL's Eq. 4 on the demo's simulated rewrites of every pair of D (several rounds)
-#   scored by the noisy oracle: each score π must have the sign of its flipped feature's planted weight (a flip is
-#   original − rewritten). `robustness_rm_sign` (stand-in): the trained post-D RM's scores on the page's 200
+#   scored by the noisy oracle: no score π may be significantly of the sign opposite its flipped feature's planted
+#   weight's (a flip is original − rewritten; a small weight's score that straddles 0 may take either sign). `robustness_rm_sign` (stand-in): the trained post-D RM's scores on the page's 200
 #   rewrites, against the weights it was trained on (the other data and D mixed) — small weights and few flips.
 # - `margin_pstar_correlation` (method): Eq. 3's margins from the simulated judge against the planted 2p\* − 1;
 #   planted is the r that Eq. 3 as defined reaches under that judge (Monte Carlo), so the row tests the margin's

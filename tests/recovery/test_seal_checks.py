@@ -91,20 +91,25 @@ def test_robustness_sign_by_hand():
             "separated": False,
             "estimate": [0.4, -0.7, 0.2, 0.3, 5.0],
         }
-    )
+    ).assign(ci_low=lambda d: d["estimate"] - 0.15, ci_high=lambda d: d["estimate"] + 0.15)
     # a flip is original − rewritten: the chosen entry losing verbosity (+1) hurts it (π > 0); losing a refusal
     # helps it (π < 0); the rejected entry gaining verbosity (−1) hurts the chosen side (π > 0); the rejected
     # losing a refusal helps the rejected (π > 0); interpretation's weight is 0: not estimable
     r = R.robustness_sign(scores, w)
     assert r["estimate"] == 1.0 and r["recovered"] and "4 estimable" in r["description"]
     assert (r["ci_low"], r["ci_high"]) == pytest.approx((0.025**0.25, 1.0)) and np.isnan(r["planted"])
-    bad = scores.assign(estimate=-scores["estimate"])
+    bad = scores.assign(estimate=-scores["estimate"], ci_low=-scores["ci_high"], ci_high=-scores["ci_low"])
     assert not R.robustness_sign(bad, w)["recovered"]
+    # one small score of the wrong sign whose interval straddles 0: noise, not a miss (3 of 4 right, passes)
+    noisy = scores.copy()
+    noisy.loc[2, ["estimate", "ci_low", "ci_high"]] = [-0.05, -0.3, 0.2]
+    r = R.robustness_sign(noisy, w)
+    assert r["estimate"] == 0.75 and r["recovered"] and "0 significantly of the wrong sign" in r["description"]
 
 
 def test_oracle_robustness_on_simulated_rewrites(sim, monkeypatch):
     """The method check of Eq. 4: planted flips scored by a noisy oracle give every π the planted sign; a
-    robustness regression that returns the wrong signs fails."""
+    robustness regression that reads the flips the wrong way round fails."""
     from pluralign.seal import robustness as rob
     from pluralign.seal.design import chosen_rejected
 
@@ -113,9 +118,10 @@ def test_oracle_robustness_on_simulated_rewrites(sim, monkeypatch):
     assert r["recovered"] and r["estimate"] == 1.0 and "12 estimable" in r["description"], r
     real = rob.robustness_scores
 
-    def reversed_signs(*a, **k):
+    def reversed_signs(*a, **k):  # flips read the wrong way round: every score and its interval mirrored
         fit = real(*a, **k)
-        fit.table["estimate"] = -fit.table["estimate"]
+        t = fit.table
+        t["estimate"], t["ci_low"], t["ci_high"] = -t["estimate"], -t["ci_high"], -t["ci_low"]
         return fit
 
     monkeypatch.setattr(rob, "robustness_scores", reversed_signs)

@@ -215,7 +215,8 @@ WHY = {
     "weight so small that the noise flips its imprint's sign.",
     "imprint_weight_coverage": "the intervals (pair-clustered SEs) are too narrow for the noise of the oracle reward, "
     "or biased by a prompt effect left in.",
-    "robustness_sign": "with few flips per feature, a score of a small weight can take the wrong sign by chance.",
+    "robustness_sign": "a score whose interval excludes 0 on the wrong side: the flips or the regression (Eq. 4) "
+    "are wired the wrong way round, or its intervals are too narrow.",
     "margin_pstar_correlation": "Eq. 3's margin or its side is computed differently from its definition (the "
     "planted r is what the definition gives under this judge).",
 }

@@ -228,7 +228,9 @@ def robustness_sign(scores: pd.DataFrame, weights: pd.Series, *, what: str = "",
     rejected one gaining it (π^r_−) hurts the chosen side when w_f > 0: π has the sign of +w_f; the other two
     the sign of −w_f. ``weights`` indexed by the scores' feature names (SEAL's: rename the simulator's with
     :data:`~pluralign.seal.simulated_rewrites.PLANTED_FLIP_NAMES`). Share of estimable scores (not separated,
-    weight ≠ 0) with that sign, with its exact binomial interval over the scores; passes when all have it."""
+    weight ≠ 0) with that sign, with its exact binomial interval over the scores; passes when no score's 95 %
+    interval (``ci_low`` / ``ci_high``) excludes 0 on the side opposite the expected sign (a score of a small
+    weight whose interval straddles 0 may take either sign by chance)."""
     s = scores.reset_index() if "feature" not in scores.columns else scores.copy()
     s = s[~s["separated"].astype(bool)].copy()
     s["entry"] = s["entry"].astype(str).str[0]
@@ -238,16 +240,19 @@ def robustness_sign(scores: pd.DataFrame, weights: pd.Series, *, what: str = "",
     expected = np.where(hurts_chosen, np.sign(s["w"]), -np.sign(s["w"]))
     ok = (np.sign(s["estimate"].to_numpy(float)) == expected).astype(float)
     est = float(ok.mean()) if len(ok) else np.nan
+    # a sign the noise may flip is no miss; an interval that excludes 0 on the wrong side is
+    lo, hi = (s[c].to_numpy(float) if c in s else np.full(len(s), np.nan) for c in ("ci_low", "ci_high"))
+    wrong = int(((expected > 0) & (hi < 0)).sum() + ((expected < 0) & (lo > 0)).sum())
     return row(
         "seal",
         "robustness_sign",
         f"share of the {len(ok)} estimable robustness scores π (Eq. 4){what} with the sign of the flipped "
-        "feature's planted weight",
+        f"feature's planted weight; {wrong} significantly of the wrong sign",
         None,
         est,
         exact_share_ci(int(ok.sum()), len(ok)),
-        "every sign right",
-        len(ok) > 0 and bool(ok.all()),
+        "no score significantly of the wrong sign (95% CI excluding 0)",
+        len(ok) > 0 and wrong == 0,
         kind=kind,
         interval="exact binomial over the scores",
     )
@@ -262,8 +267,8 @@ def oracle_robustness(
     the demo's simulated rewriter (:func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs`, seeds
     ``seed`` …, planted flips of sentiment, format, verbosity), scored by a noisy oracle ``r(t) = x(t) · w + ε``
     (``w`` the population's mean weights; ε ~ N(0, ``noise_sd``²) per entry, drawn afresh for each rewritten
-    text). Row ``robustness_sign`` (:func:`robustness_sign`): every estimable π has the sign of its feature's
-    planted weight."""
+    text). Row ``robustness_sign`` (:func:`robustness_sign`): no estimable π significantly of the sign opposite
+    its feature's planted weight's."""
     from pluralign.data.simulate import FEATURES
     from pluralign.seal.robustness import robustness_scores
     from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES, simulated_rewrite_pairs
