@@ -23,10 +23,11 @@ def distribution(study: Study) -> report.Result:
     if study.planted_margin is not None:
         margins["planted |2p*−1| (demo truth)"] = study.planted_margin.reindex(study.classified.index)
     dist = q1.margin_distribution(margins, study.classified, n_boot=study.n_boot, seed=study.seed)
+    digits = report.column_decimals(dist["mean"], dist["lo"], dist["hi"])
     table = dist.assign(
         **{
-            "mean margin [95% CI]": [q1.interval(*v) for v in dist[["mean", "lo", "hi"]].to_numpy()],
-            "median": dist["median"].map(lambda v: f"{v:.3g}"),
+            "mean margin [95% CI]": report.intervals(dist["mean"], dist["lo"], dist["hi"], digits),
+            "median": [report.fmt_fixed(v, digits) for v in dist["median"]],
             "unanimous (m = 1)": dist["unanimous (m = 1)"].map(lambda v: f"{100 * v:.1f}%"),
         }
     )

@@ -41,16 +41,19 @@ def resistance_gap(study: Study) -> report.Result:
     kw = {"population": study.population, "n_boot": study.n_boot, "seed": study.seed}
     rows = {w: q3.resistance_difference(R, study.classified, which=w, **kw) for w in ("pre", "post")}
     planted = study.population is not None
+    shown, planted_shown = q1.intervals(
+        [[d["delta"], d["lo"], d["hi"]] for d in rows.values()], [d.get("planted", float("nan")) for d in rows.values()]
+    )
     table = pd.DataFrame(
         {
             f"{w}-D RM": {
                 "diverging pairs": d["n_diverging"],
                 "high-agreement pairs": d["n_high_agreement"],
-                "a₋(diverging) − a₋(high-agreement) [95% CI]": q1.interval(d["delta"], d["lo"], d["hi"]),
-                **({"planted (population)": f"{d['planted']:.3g}"} if planted else {}),
+                "a₋(diverging) − a₋(high-agreement) [95% CI]": shown[k],
+                **({"planted (population)": planted_shown[k]} if planted else {}),
                 "verdict": d["verdict"],
             }
-            for w, d in rows.items()
+            for k, (w, d) in enumerate(rows.items())
         }
     ).T
     post = rows["post"]
