@@ -112,6 +112,12 @@ def test_the_forest_plot_draws_one_panel_per_column_and_no_null_line_where_there
         R.forest_plot(df, estimate=["estimate", "paper"], low=["ci_low"], high="ci_high")
 
 
+def test_a_row_without_an_estimate_can_say_why():
+    df = _forest_frame().assign(why=[None, "reference model", None, None])
+    fig = R.forest_plot(df, why="why")
+    assert [t.get_text() for t in _by_gid(fig, "no-estimate")] == ["reference model"]
+
+
 def test_a_result_shows_its_forest_plot_under_the_table(monkeypatch):
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda x, **kw: shown.append(type(x).__name__))

@@ -36,8 +36,9 @@ def _column(df: pd.DataFrame, name) -> np.ndarray:
     return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
 
 
-def _panel(ax, df, est, low, high, paper, planted, null, xlabel, labels) -> dict:
-    """One panel: the finite estimates with their CIs, the markers, the null line; "no estimate" rows named."""
+def _panel(ax, df, est, low, high, paper, planted, null, xlabel, labels, why=None, narrow=False) -> dict:
+    """One panel: the finite estimates with their CIs, the markers, the null line; "no estimate" rows named (or
+    with the reason in the ``why`` column, e.g. "reference")."""
     e, lo, hi = _column(df, est), _column(df, low), _column(df, high)
     y = np.arange(len(df))
     ok = np.isfinite(e)
@@ -53,13 +54,18 @@ def _panel(ax, df, est, low, high, paper, planted, null, xlabel, labels) -> dict
             colors = {"facecolors": "none", "edgecolors": c} if kind == "paper" else {"color": c}
             ax.scatter(v[has], y[has], marker=m, s=30, zorder=4, gid=kind,
                        label="the paper" if kind == "paper" else "planted (demo)", **colors)  # fmt: skip
-    lim = ax.get_xlim()
+    reasons = df[why].tolist() if why is not None and why in df else [None] * len(df)
     for i in np.flatnonzero(~ok):
-        ax.text(0.01, i, NO_ESTIMATE, transform=ax.get_yaxis_transform(), ha="left", va="center", fontsize=8,
+        text = reasons[i] if isinstance(reasons[i], str) and reasons[i] else NO_ESTIMATE
+        ax.text(0.01, i, text, transform=ax.get_yaxis_transform(), ha="left", va="center", fontsize=7,
                 color="0.45", style="italic", gid="no-estimate")  # fmt: skip
     if null is not None and math.isfinite(null):
         ax.axvline(null, color="0.5", ls=":", lw=1, zorder=1, gid="null")
-    ax.set_xlim(lim if ok.any() else (null - 1, null + 1) if null is not None else (0, 1))
+    from matplotlib.ticker import MaxNLocator
+
+    if not ok.any():
+        ax.set_xlim((null - 1, null + 1) if null is not None else (0, 1))
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4 if narrow else 6))
     ax.set_xlabel(xlabel or est)
     ax.grid(axis="x", color="0.92", lw=0.6)
     ax.set_axisbelow(True)
@@ -77,6 +83,7 @@ def forest_plot(
     label: str | None = None,
     null: float | Sequence[float | None] | None = 0.0,
     xlabel: str | Sequence[str | None] | None = None,
+    why: str | Sequence[str | None] | None = None,
     title: str | None = None,
 ):
     """A forest plot of ``df``'s estimates, one row per row of ``df`` (top to bottom in its order), returned as
@@ -87,7 +94,8 @@ def forest_plot(
     demo's planted value, drawn as an open diamond and a cross where the row has one; ``label``: the column
     naming a row (default: the index, levels joined by " · "); ``null``: where the dotted reference line goes
     (None: none, e.g. for a measure with no natural null); ``xlabel``: the axis label (default: the column).
-    A row whose estimate is NaN is listed with "no estimate" and not drawn. The figure keeps, as
+    A row whose estimate is NaN is listed with "no estimate" (or the text of its ``why`` column, e.g.
+    "reference model") and not drawn. The figure keeps, as
     ``fig.forest_rows``, ``{"plotted": [labels], "no_estimate": [labels]}`` of its first panel."""
     import matplotlib.pyplot as plt
 
@@ -97,21 +105,28 @@ def forest_plot(
     ests = _panels(estimate, 1)
     n = len(ests)
     lows, highs = _panels(low, n), _panels(high, n)
-    papers, planteds, nulls, xlabels = (_panels(v, n) for v in (paper, planted, null, xlabel))
-    if not all(len(v) == n for v in (lows, highs, papers, planteds, nulls, xlabels)):
+    papers, planteds, nulls, xlabels, whys = (_panels(v, n) for v in (paper, planted, null, xlabel, why))
+    if not all(len(v) == n for v in (lows, highs, papers, planteds, nulls, xlabels, whys)):
         raise ValueError("forest_plot: estimate, low, high, paper, planted, null and xlabel need one entry per panel")
     labels = _labels(df, label)
-    fig, axes = plt.subplots(
-        1, n, figsize=(min(7.0, 2.2 + 3.2 * n), _ROW_HEIGHT * max(len(df), 1) + 1.1), sharey=True, squeeze=False
-    )
+    nrows = 1 if n <= 3 else 2  # four panels and more: two rows of panels, each with the row labels
+    ncols = math.ceil(n / nrows)
+    height = _ROW_HEIGHT * max(len(df), 1) + 0.75
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7.0 if n > 1 else 6.0, nrows * height + 0.35), sharey=True,
+                             squeeze=False)  # fmt: skip
+    flat = list(axes.flat)
+    for ax in flat[n:]:
+        ax.remove()
     rows = None
-    for k, ax in enumerate(axes[0]):
-        got = _panel(ax, df, ests[k], lows[k], highs[k], papers[k], planteds[k], nulls[k], xlabels[k], labels)
+    for k, ax in enumerate(flat[:n]):
+        got = _panel(
+            ax, df, ests[k], lows[k], highs[k], papers[k], planteds[k], nulls[k], xlabels[k], labels, whys[k], n > 2
+        )
         rows = rows or got
-    ax0 = axes[0][0]
-    ax0.set_yticks(np.arange(len(df)), labels, fontsize=8)
-    ax0.set_ylim(len(df) - 0.5, -0.5)
-    handles = {h.get_label(): h for ax in axes[0] for h in ax.get_legend_handles_labels()[0]}
+    for ax in axes[:, 0]:
+        ax.set_yticks(np.arange(len(df)), labels, fontsize=8)
+        ax.set_ylim(len(df) - 0.5, -0.5)
+    handles = {h.get_label(): h for ax in flat[:n] for h in ax.get_legend_handles_labels()[0]}
     fig.legend(list(handles.values()), list(handles), loc="upper center", ncol=len(handles), frameon=False,
                fontsize=8, bbox_to_anchor=(0.5, 1.0))  # fmt: skip
     if title:

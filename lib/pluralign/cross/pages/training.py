@@ -61,11 +61,12 @@ def measures(study: Study) -> report.Result:
             verdict="— (no p* on this profile)",
         )
     both = measure.merge(
-        pearson[["model", "class", "r", "lo", "hi", "delta", "delta_lo", "delta_hi"]],
+        pearson[["model", "class", "r", "lo", "hi", "delta", "delta_lo", "delta_hi", "verdict"]],
         on=["model", "class"],
         how="left",
         suffixes=("", " r"),
     ).set_index(["model", "class"])
+    both["why"] = both["verdict"].map(_why)
     forest = report.forest_plot(
         both,
         estimate=["value", "r", "delta r"],
@@ -74,6 +75,7 @@ def measures(study: Study) -> report.Result:
         planted=["planted", None, None],
         null=[None, 0.0, 0.0],
         xlabel=["Table 2 measure", "Pearson r with p*", f"Δr vs {q4.REFERENCE}"],
+        why=[None, None, "why"],
     )
     return report.Result(
         table=q4.display_measure(measure, pearson),
@@ -97,13 +99,22 @@ def decisiveness_gaps(study: Study) -> report.Result:
         for m, r in gaps.iterrows()
     ]
     forest = report.forest_plot(
-        gaps,
+        gaps.assign(why=gaps["delta_verdict"].map(_why)),
         estimate=["gap", "delta"],
         low=["lo", "delta_lo"],
         high=["hi", "delta_hi"],
         planted=["planted gap", None],
         xlabel=["decisiveness gap (high-agreement − diverging)", f"Δ gap vs {q4.REFERENCE}"],
+        why=[None, "why"],
     )
     return report.Result(
         table=q4.display_gaps(gaps), forest=forest, note="\n".join(lines), values=values, data={"gaps": gaps}
     )
+
+
+def _why(verdict) -> str | None:
+    """The reason a verdict gives for having no estimate ("— (reference model)" → "reference model"), for the
+    forest plot's row; None for a verdict on an estimate."""
+    if isinstance(verdict, str) and verdict.startswith("— (") and verdict.endswith(")"):
+        return verdict[3:-1]
+    return None
