@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["CLASS_ORDER", "class_masks", "interval", "intervals", "verdict", "MIN_POINTS"]
+__all__ = ["CLASS_ORDER", "class_masks", "interval", "intervals", "verdict", "no_estimate_reason", "MIN_POINTS"]
 
 #: The classes a Part IV table splits by (Diverging Preferences §3 "Results", :data:`pluralign.diverging.CLASSES`),
 #: then every pair ("all").
@@ -59,3 +59,11 @@ def verdict(
     from pluralign.report import verdict as _verdict
 
     return _verdict(v, lo, hi, n=n, null=null, above=above, below=below, missing=why_missing)
+
+
+def no_estimate_reason(verdict) -> str | None:
+    """The reason a :func:`verdict` gives for having no estimate ("— (reference model)" → "reference model"),
+    which a forest plot writes on the row in place of an interval; None for a verdict on an estimate."""
+    if isinstance(verdict, str) and verdict.startswith("— (") and verdict.endswith(")"):
+        return verdict[3:-1]
+    return None

@@ -46,6 +46,9 @@ def distribution(study: Study) -> report.Result:
     )
     return report.Result(
         table=table,
+        forest=report.forest_plot(
+            dist.set_index(["margin", "class"]), "mean", "lo", "hi", null=None, xlabel="mean margin m (95% CI)"
+        ),  # fmt: skip
         figure=plots.margins_by_class(long, study.separation),
         note=note,
         data={"distribution": dist, "long": long},
@@ -86,4 +89,15 @@ def separation(study: Study) -> report.Result:
                 "not tested independently of the annotators here."
             )
         )
-    return report.Result(table=q1.display(sep), note="\n".join(lines), values=values, data={"separation": sep})
+    forest = report.forest_plot(
+        sep,
+        estimate=["AUROC", "AUROC vs prefs"],
+        low=["lo", "prefs lo"],
+        high=["hi", "prefs hi"],
+        planted=["planted AUROC (|2p*−1|)" if "planted AUROC (|2p*−1|)" in sep else None, None],
+        null=0.5,
+        xlabel=["AUROC of 1 − m (diverging vs high-agreement)", "AUROC vs high-agreement prefs only"],
+    )
+    return report.Result(
+        table=q1.display(sep), forest=forest, note="\n".join(lines), values=values, data={"separation": sep}
+    )

@@ -27,8 +27,12 @@ def by_class(study: Study) -> report.Result:
         f"Reward models: {rms.design}. SEAL's chosen entry is the majority label; {n_ties} pairs whose "
         "majority is a tie have none and are left out (so high-agreement ties barely appear)."
     )
+    forest = report.forest_plot(
+        table, "a- post", "lo", "hi", planted="planted a-" if "planted a-" in table else None, null=None,
+        xlabel="post-D RM resistance a₋ (share of pairs)",
+    )  # fmt: skip
     return report.Result(
-        table=q3.display(table), figure=plots.regimes_by_class(table), note=note, data={"regimes": table}
+        table=q3.display(table), forest=forest, figure=plots.regimes_by_class(table), note=note, data={"regimes": table}
     )
 
 
@@ -57,8 +61,19 @@ def resistance_gap(study: Study) -> report.Result:
         }
     ).T
     post = rows["post"]
+    forest = report.forest_plot(
+        pd.DataFrame(rows)
+        .T.rename(index=lambda w: f"{w}-D RM")
+        .astype({k: float for k in ("delta", "lo", "hi", "planted")}),
+        "delta",
+        "lo",
+        "hi",
+        planted="planted" if planted else None,
+        xlabel="a₋(diverging) − a₋(high-agreement)",
+    )
     return report.Result(
         table=table,
+        forest=forest,
         values={
             "x_res_delta": float(post["delta"]),
             "x_res_lo": float(post["lo"]),

@@ -11,6 +11,7 @@ from pluralign import report
 from pluralign.cross import margins_by_class as q1
 from pluralign.cross import plots
 from pluralign.cross import training as q4
+from pluralign.cross.common import no_estimate_reason
 from pluralign.cross.studies import each_data_set
 from pluralign.cross.study import Study
 
@@ -66,7 +67,7 @@ def measures(study: Study) -> report.Result:
         how="left",
         suffixes=("", " r"),
     ).set_index(["model", "class"])
-    both["why"] = both["verdict"].map(_why)
+    both["why"] = both["verdict"].map(no_estimate_reason)
     forest = report.forest_plot(
         both,
         estimate=["value", "r", "delta r"],
@@ -99,7 +100,7 @@ def decisiveness_gaps(study: Study) -> report.Result:
         for m, r in gaps.iterrows()
     ]
     forest = report.forest_plot(
-        gaps.assign(why=gaps["delta_verdict"].map(_why)),
+        gaps.assign(why=gaps["delta_verdict"].map(no_estimate_reason)),
         estimate=["gap", "delta"],
         low=["lo", "delta_lo"],
         high=["hi", "delta_hi"],
@@ -110,11 +111,3 @@ def decisiveness_gaps(study: Study) -> report.Result:
     return report.Result(
         table=q4.display_gaps(gaps), forest=forest, note="\n".join(lines), values=values, data={"gaps": gaps}
     )
-
-
-def _why(verdict) -> str | None:
-    """The reason a verdict gives for having no estimate ("— (reference model)" → "reference model"), for the
-    forest plot's row; None for a verdict on an estimate."""
-    if isinstance(verdict, str) and verdict.startswith("— (") and verdict.endswith(")"):
-        return verdict[3:-1]
-    return None
