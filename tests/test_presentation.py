@@ -124,3 +124,10 @@ def test_a_result_shows_its_forest_plot_under_the_table(monkeypatch):
     fig = R.forest_plot(_forest_frame())
     R.Result(table=_forest_frame(), forest=fig)._ipython_display_()
     assert shown == ["HTML", "Figure"]
+
+
+def test_a_sentence_cell_is_marked_for_a_readable_width():
+    verdict = "inconclusive at this sample size (the 95% CI [−0.016, 0.072] contains 0)"
+    html = R.present_html(pd.DataFrame({"v": [verdict, "yes"]}))
+    cells = re.findall(r'<td[^>]*class="([^"]*)"[^>]*>([^<]*)</td>', html)
+    assert ["text" in c.split() for c, _ in cells] == [True, False]

@@ -244,6 +244,14 @@ def _shown(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _cell_class(text) -> str:
+    """The stylesheet's class of a shown cell: ``num`` for a number or an interval (kept on one line), ``text``
+    for a sentence (a verdict: given a readable width instead of a column a few words wide)."""
+    if not isinstance(text, str):
+        return ""
+    return "num" if _NUMBER_CELL.match(text) else "text" if len(text) > 40 else ""
+
+
 def present(table: pd.DataFrame):
     """The table as a page shows it (the one set of conventions for every page): readable labels, counts as
     integers, shares as percentages with one decimal, each column of estimates at one precision
@@ -259,7 +267,7 @@ def present(table: pd.DataFrame):
     shown = _shown(df)
     uid = hashlib.sha1(pd.util.hash_pandas_object(df.astype(str), index=True).values.tobytes()).hexdigest()[:10]
     sty = shown.style
-    sty.set_td_classes(shown.map(lambda t: "num" if isinstance(t, str) and _NUMBER_CELL.match(t) else ""))
+    sty.set_td_classes(shown.map(_cell_class))
     sty.format_index(
         lambda x: (
             MISSING
