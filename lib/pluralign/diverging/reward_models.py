@@ -462,7 +462,8 @@ def table2_long(runs: Mapping[str, RewardModelRun], raw: Mapping[str, pd.DataFra
                 paper_reference=None) -> pd.DataFrame:  # fmt: skip
     """Table 2 (``raw``: :func:`table2` per data set) in long form for its forest plot: one row per data set,
     subset and model with ``estimate``, ``lo``, ``hi``, the paper's value (``paper``, NaN where its block has
-    none) and, on simulated pairs, the population's (``planted``, probability models only)."""
+    none), on simulated pairs the population's (``planted``, probability models only), and ``why`` a model has
+    no estimate ("not trained: …" for a model the run skipped, else None)."""
     rows = []
     for name, t in raw.items():
         try:
@@ -470,20 +471,23 @@ def table2_long(runs: Mapping[str, RewardModelRun], raw: Mapping[str, pd.DataFra
         except KeyError:
             paper_block = pd.DataFrame(index=t.index)
         planted = planted_table2(runs[name], n_boot=n_boot, seed=seed) if name in runs else None
-        for m in [c for c in t.columns if c != "# Ex." and not c.endswith((" lo", " hi"))]:
+        skipped = dict(runs[name].skipped) if name in runs else {}
+        models = [c for c in t.columns if c != "# Ex." and not c.endswith((" lo", " hi"))]
+        for m in models + [m for m in skipped if m not in models]:
             for subset in t.index:
                 rows.append(
                     {
                         "data set": name,
                         "subset": subset,
                         "model": m,
-                        "estimate": t.loc[subset, m],
-                        "lo": t.loc[subset, f"{m} lo"],
-                        "hi": t.loc[subset, f"{m} hi"],
+                        "estimate": t.loc[subset, m] if m in t else np.nan,
+                        "lo": t.loc[subset, f"{m} lo"] if m in t else np.nan,
+                        "hi": t.loc[subset, f"{m} hi"] if m in t else np.nan,
                         "paper": paper_block[m].get(subset, np.nan) if m in paper_block else np.nan,
                         "planted": planted.loc[subset, "population"]
                         if planted is not None and m.startswith("BT")
                         else np.nan,
+                        "why": "not trained" if m in skipped else None,
                     }
                 )
     return pd.DataFrame(rows)

@@ -96,7 +96,7 @@ def separation(study: Study) -> report.Result:
         high=["hi", "prefs hi"],
         planted=["planted AUROC (|2p*−1|)" if "planted AUROC (|2p*−1|)" in sep else None, None],
         null=0.5,
-        xlabel=["AUROC of 1 − m (diverging vs high-agreement)", "AUROC vs high-agreement prefs only"],
+        xlabel=["AUROC of 1 − m", "AUROC vs high-agreement prefs"],
     )
     return report.Result(
         table=q1.display(sep), forest=forest, note="\n".join(lines), values=values, data={"separation": sep}
