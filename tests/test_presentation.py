@@ -65,9 +65,15 @@ def test_a_table_shows_each_column_of_estimates_at_one_precision():
 
 
 def test_an_interval_cell_is_marked_to_stay_on_one_line():
-    html = R.present_html(pd.DataFrame({"r [95% CI]": R.intervals([0.5], [0.4], [0.6]), "verdict": ["above 0"]}))
-    cells = re.findall(r'<td[^>]*class="([^"]*)"[^>]*>([^<]*)</td>', html)
-    assert [("num" in c.split(), t) for c, t in cells] == [(True, "0.500 [0.400, 0.600]"), (False, "above 0")]
+    df = pd.DataFrame(
+        {"r [95% CI]": R.intervals([0.5], [0.4], [0.6]), "r before → after": ["0.974 → 0.974"], "verdict": ["above 0"]}
+    )
+    cells = re.findall(r'<td[^>]*class="([^"]*)"[^>]*>([^<]*)</td>', R.present_html(df))
+    assert [("num" in c.split(), t) for c, t in cells] == [
+        (True, "0.500 [0.400, 0.600]"),
+        (True, "0.974 → 0.974"),
+        (False, "above 0"),
+    ]
 
 
 def _forest_frame():

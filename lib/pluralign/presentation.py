@@ -77,9 +77,9 @@ _SHARE = re.compile(r"(^|_|\s|\()(share|fraction|proportion)(_|\s|\)|$)", re.I)
 _PVALUE = re.compile(r"(^|[\s_(])[pq]([-_ ]?values?)?($|[\s_)])|p[-_ ]?value", re.I)
 _HYPHEN_NUMBER = re.compile(r"(?<![\w.\u2212])-(?=\.?\d)")
 _NUM = r"[\u2212+-]?[\d,]*\.?\d+(?:e[\u2212+-]?\d+)?(?: ?%)?"
-#: a cell that is a number, or a number with its interval ("0.700 [0.671, 0.730]"): kept on one line (class
-#: ``num`` in the book's stylesheet, book/_static/pluralign.css)
-_NUMBER_CELL = re.compile(rf"^{_NUM}(?: \[{_NUM}, {_NUM}\])?$")
+#: a cell that is a number, a number with its interval ("0.700 [0.671, 0.730]") or a change ("0.974 → 0.974"):
+#: kept on one line (class ``num`` in the book's stylesheet, book/_static/pluralign.css)
+_NUMBER_CELL = re.compile(rf"^{_NUM}(?: → {_NUM})?(?: \[{_NUM}, {_NUM}\])?$")
 
 
 def label(name) -> str:
