@@ -185,7 +185,7 @@ def _forest(t: pd.DataFrame, paper: pd.DataFrame | None, metric: str):
     if paper is not None:
         p = paper.set_index(["grouping", "category"])[["baseline", "regularized", "delta"]]
         rows = rows.join(p.add_suffix(" (paper)"), how="left")
-    name = {"pearson": "Pearson r with p*", "l1": "L1 distance to p*"}[metric]
+    name = {"pearson": "r", "l1": "L1"}[metric]  # short: three panels share the column's width
     return report.forest_plot(
         rows,
         estimate=["baseline", "regularized", "delta"],
@@ -193,7 +193,7 @@ def _forest(t: pd.DataFrame, paper: pd.DataFrame | None, metric: str):
         high=["baseline_hi", "regularized_hi", "delta_hi"],
         paper=[f"{k} (paper)" if paper is not None else None for k in ("baseline", "regularized", "delta")],
         null=[0.0 if metric == "pearson" else None, 0.0 if metric == "pearson" else None, 0.0],
-        xlabel=[f"{name}: baseline", f"{name}: regularized", "Δ (paired CI)"],
+        xlabel=[f"{name} with p*: baseline", f"{name}: regularized", f"Δ{name} (paired CI)"],
     )
 
 
