@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
-import numbers
 import os
 import re
 from dataclasses import dataclass, field
@@ -257,6 +255,8 @@ class Result:
 
     ``table``   a tidy DataFrame with readable column labels (what the page displays);
     ``figure``  a matplotlib Figure (closed, so it shows once: where the Result is displayed), or None;
+    ``forest``  the forest plot of the table's intervals (:func:`pluralign.forest.forest_plot`), shown right
+                under the table, before ``figure``; or None;
     ``paper``   the paper's numbers for this section (rows of :func:`pluralign.paper.numbers`, or the
                 table already set beside this run's by :func:`beside_paper`), or None;
     ``note``    Markdown: what the data can and cannot support here (shown under the table);
@@ -271,6 +271,7 @@ class Result:
 
     table: pd.DataFrame
     figure: Any = None
+    forest: Any = None
     paper: pd.DataFrame | None = None
     note: str = ""
     values: dict = field(default_factory=dict)
@@ -297,6 +298,8 @@ class Result:
             return
         if self.table is not None:
             display(HTML(present_html(self.table)))
+        if self.forest is not None:
+            display(self.forest)
         if self.figure is not None:
             display(self.figure)
         if self.note:
@@ -352,169 +355,23 @@ def stated_warning(message: str, stacklevel: int = 3) -> None:
 #: estimate (:attr:`Result.skipped`; what the book does with each: :mod:`pluralign.book.page_notes`).
 from pluralign.book.page_notes import FAILED_SECTION, SKIPPED_SECTION  # noqa: E402
 
-# ---- presentation: how every page shows a number ---------------------------------------------------------
-#: Readable labels for column / index names that the library's tidy tables use (a name not listed is shown
-#: with its underscores as spaces).
-LABELS = {
-    "n": "N",
-    "ci_low": "CI low",
-    "ci_high": "CI high",
-    "se": "SE",
-    "cohen_kappa": "Cohen's κ",
-    "kappa": "κ",
-    "fleiss_kappa": "Fleiss' κ",
-    "auroc": "AUROC",
-    "pearson": "Pearson r",
-    "spearman": "Spearman ρ",
-    "p_value": "p-value",
-    "pvalue": "p-value",
-    "n_unparsed": "unparsed (N)",
-    "n_pairs": "pairs (N)",
-    "n_paper": "N (paper)",
-    "l1": "L1",
-    "lr": "learning rate",
-    "vif": "VIF",
-    "r2": "R²",
-    "mib": "MiB",
-}
-MISSING = "—"
-_COUNT = re.compile(
-    r"^(n|n_.+|.+_n|count|counts|.*\bcount\b.*|pairs|entries|judgments|removed|kept|rows|"
-    r"annotators|items|tokens|steps|epochs|features|.*\(n\)|n \(.*)$",
-    re.I,
+# ---- presentation: how every page shows a number (written once in pluralign.presentation) -------------------
+from pluralign.forest import forest_plot  # noqa: E402, F401
+from pluralign.presentation import (  # noqa: E402, F401
+    LABELS,
+    MINUS,
+    MISSING,
+    column_decimals,
+    fmt_fixed,
+    fmt_interval,
+    fmt_number,
+    intervals,
+    label,
+    present,
+    present_html,
+    present_markdown,
+    signed,
 )
-_SHARE = re.compile(r"(^|_|\s|\()(share|fraction|proportion)(_|\s|\)|$)", re.I)
-
-
-def label(name) -> str:
-    """A column or index name as a reader sees it (:data:`LABELS`, else underscores as spaces)."""
-    if not isinstance(name, str):
-        return name
-    return LABELS.get(name.lower(), name.replace("_", " ") if re.fullmatch(r"[a-z0-9_]+", name) else name)
-
-
-def fmt_number(x, kind: str = "estimate") -> str:
-    """One number as the pages show it: ``kind="count"`` an integer with thousands separators; ``"share"``
-    a percentage with one decimal; ``"estimate"`` 3 significant digits (no exponent between 0.001 and
-    10^6); a missing value (None, NaN) is "—"."""
-    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA or x is pd.NaT:
-        return MISSING
-    if isinstance(x, bool) or not isinstance(x, numbers.Number):
-        return str(x)
-    x = float(x) if not isinstance(x, numbers.Integral) else int(x)
-    if kind == "count" or isinstance(x, int):
-        return f"{int(round(x)):,}"
-    if kind == "share":
-        return f"{100 * x:.1f} %"
-    if x == 0 or math.isinf(x):
-        return str(x if x else 0)
-    mag = math.floor(math.log10(abs(x)))
-    if mag >= 6 or mag < -3:
-        return f"{x:.2e}"
-    if mag >= 2:
-        return f"{x:,.0f}"
-    return f"{x:.{2 - mag}f}"
-
-
-def _column_kind(name, values: pd.Series) -> str:
-    v = pd.to_numeric(values, errors="coerce").dropna()
-    text = " ".join(map(str, name)) if isinstance(name, tuple) else str(name)
-    if len(v) and _SHARE.search(text) and v.between(0, 1).all():
-        return "share"
-    if len(v) and _COUNT.match(text) and (v == v.round()).all():
-        return "count"
-    return "estimate"
-
-
-def _cell(x, kind: str) -> str:
-    """One table cell as shown: a number by :func:`fmt_number`, a "nan" / "none" text as "—", else its text."""
-    if x is None or isinstance(x, numbers.Number):
-        return fmt_number(x, kind)
-    if isinstance(x, str) and x.strip().lower() in ("nan", "none", "<na>"):
-        return MISSING
-    return x if isinstance(x, str) else str(x)
-
-
-def present(table: pd.DataFrame):
-    """The table as a page shows it (the one set of conventions for every page): readable labels, counts as
-    integers, shares as percentages with one decimal, estimates with 3 significant digits, "—" for a missing
-    value, every row (nothing truncated). Returns a pandas ``Styler``; the data are not changed."""
-    df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
-    df = df.rename(columns=label)
-    df.index = (
-        df.index.rename([label(n) for n in df.index.names])
-        if df.index.nlevels > 1
-        else df.index.rename(label(df.index.name))
-    )
-    kinds = [_column_kind(c, df[c]) for c in df.columns]
-    # a table whose rows are quantities (a label per row: "pairs", "tie judgments (share)") gets the row's kind
-    # where its column has none
-    rows = (
-        ["estimate"] * len(df)
-        if isinstance(df.index, pd.RangeIndex)
-        else [
-            _column_kind(" ".join(map(str, k)) if isinstance(k, tuple) else str(k), df.iloc[i])
-            for i, k in enumerate(df.index)
-        ]
-    )
-
-    shown = pd.DataFrame(
-        [
-            [_cell(df.iat[i, j], kinds[j] if kinds[j] != "estimate" else rows[i]) for j in range(df.shape[1])]
-            for i in range(df.shape[0])
-        ],
-        index=df.index,
-        columns=df.columns,
-        dtype=object,
-    )
-    uid = hashlib.sha1(pd.util.hash_pandas_object(df.astype(str), index=True).values.tobytes()).hexdigest()[:10]
-    sty = shown.style
-    sty.format_index(
-        lambda x: (
-            MISSING
-            if x is None or (isinstance(x, float) and math.isnan(x))
-            else fmt_number(x)
-            if isinstance(x, numbers.Number) and not isinstance(x, bool)
-            else x
-        ),
-        axis=0,
-    )
-    if isinstance(df.index, pd.RangeIndex):  # row numbers say nothing to a reader
-        sty = sty.hide(axis="index")
-    return sty.set_uuid(uid)
-
-
-def present_markdown(table: pd.DataFrame) -> str:
-    """A (small) table for a note, as Markdown, with the same conventions as :func:`present`: readable labels,
-    counts as integers, shares as percentages, 3 significant digits, "—" for a missing value; a multi-level
-    index becomes leading columns."""
-    df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
-    if isinstance(df.index, pd.MultiIndex):
-        df = df.reset_index()
-    df = df.rename(columns=label)
-    df.index = df.index.rename(label(df.index.name))
-    out = df.astype(object).copy()
-    for c in df.columns:
-        kind = _column_kind(c, df[c])
-        out[c] = [_cell(x, kind) for x in df[c]]
-    return out.to_markdown(index=not isinstance(df.index, pd.RangeIndex))
-
-
-def present_html(table: pd.DataFrame) -> str:
-    """:func:`present` as HTML inside a container that scrolls sideways when the table is wider than the
-    text column, with a line saying what "—" means when a cell is missing."""
-    sty = present(table)
-    html = sty.to_html(cell_ids=False, table_attributes='class="dataframe pluralign-table"')
-    missing = bool(table.isna().to_numpy().any()) if isinstance(table, pd.DataFrame) else False
-    foot = (
-        (
-            f'<p class="pluralign-missing"><small>{MISSING} : no value — the paper does not report it or this run '
-            "has none for this cell (the note says which).</small></p>"
-        )
-        if missing
-        else ""
-    )
-    return f'<div class="pluralign-table-scroll" style="overflow-x:auto; max-width:100%">{html}</div>{foot}'
 
 
 def n_needed(estimate: float, lo: float, hi: float, n: int) -> int | None:
@@ -552,8 +409,8 @@ def verdict(
         need = n_needed(estimate - null, lo - null, hi - null, n) if n else None
         more = f"; about {need:,} would be needed to tell" if need and need > (n or 0) else ""
         return (
-            f"inconclusive at this sample size (the 95% CI [{fmt_number(lo)}, {fmt_number(hi)}] contains "
-            f"{fmt_number(null)}{f' with N = {n:,}' if n else ''}{more})"
+            f"inconclusive at this sample size (the 95% CI {fmt_interval(estimate, lo, hi).partition(' ')[2]} "
+            f"contains {fmt_number(null)}{f' with N = {n:,}' if n else ''}{more})"
         )
     if paper is not None and math.isfinite(float(paper)) and float(paper) != null:
         return (

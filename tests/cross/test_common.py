@@ -13,7 +13,7 @@ def test_verdict_reads_the_ci():
     assert "inconclusive" in common.verdict(0.1, -0.1, 0.3, **kw)
     assert common.verdict(0.7, 0.6, 0.8, null=0.5, **kw) == "up"
     assert common.verdict(np.nan, np.nan, np.nan, why_missing="no pairs", **kw) == "— (no pairs)"
-    assert common.interval(0.61234, 0.55, 0.671) == "0.612 [0.55, 0.671]" and common.interval(np.nan, 0, 1) == "—"
+    assert common.interval(0.61234, 0.55, 0.671) == "0.612 [0.550, 0.671]" and common.interval(np.nan, 0, 1) == "—"
 
 
 def test_class_masks_refuse_unclassified_pairs(classes):

@@ -23,14 +23,16 @@ def test_imprint_page_sections(study):
     fe = im.data["fixed_effects"]["post"].table["estimate"]
     for sim, (name, sign) in PAPER_FEATURES.items():  # every mapped feature: the paper's number on this run's row
         row = t.loc[(name, "post-D", "pair fixed effects (this project)")]
-        assert row["In the paper"] == pytest.approx(
+        assert float(row["In the paper"]) == pytest.approx(
             im.paper.set_index(["feature", "group"]).loc[(name, "post-D"), "estimate"]
         )
         assert (
             row[run] == pytest.approx(sign * fe[sim])
             and row["simulator feature"] == f"{sim} × {'+1' if sign > 0 else '−1'}"
         )
-    assert t.loc[("last_response_is_harmless", "post-D", "pair fixed effects (this project)"), "In the paper"] == 2.0898
+    assert (
+        t.loc[("last_response_is_harmless", "post-D", "pair fixed effects (this project)"), "In the paper"] == "2.08980"
+    )  # as printed
     assert im.values["n_t5_compared"] == len(PAPER_FEATURES)
     # a paper-only feature: no number of this run, the reason in the verdict; demo-only features come last
     eloq = t.loc[("last_response_is_eloquent", "post-D", "—")]

@@ -47,7 +47,7 @@ def test_resistance_page_sections(study):
     t7 = mis.table
     assert t7.index.names == ["SEAL feature", "entry", "estimator"] and len(t7.columns) <= 7
     lpm = ("last_response_is_refusal", "rejected", "LPM (OLS on 0/1, Table 7's scale)")
-    assert t7.loc[lpm, "In the paper"] == pytest.approx(0.134595)
+    assert t7.loc[lpm, "In the paper"] == "0.134595"  # as Table 7 prints it
     assert t7.loc[lpm, "This run (simulator feature, sign-aligned)"] == pytest.approx(
         mis.data["linear"].table.loc[("r", "refusal"), "estimate"]
     )

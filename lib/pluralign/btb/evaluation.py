@@ -24,6 +24,7 @@ __all__ = [
     "PAPER_OUT_OF_DOMAIN",
     "paper_table1",
     "paper_vs_ours",
+    "paper_printed",
     "side_agreement",
     "interval",
 ]
@@ -299,5 +300,18 @@ def side_agreement(p_star, p, *, n_boot: int = 2000, level: float = 0.95, seed: 
 
 
 def interval(v, lo, hi, digits: int = 3) -> str:
-    """An estimate with its CI as the pages print it: ``"0.153 [0.067, 0.242]"``, or "—" when undefined."""
-    return "—" if not np.isfinite(v) else f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    """An estimate with its CI as the pages print it, at the 3 decimals of a correlation (every row of a column
+    alike) with the minus sign: ``"0.153 [0.067, 0.242]"``, ``"−0.040 [−0.101, 0.020]"``; "—" when undefined."""
+    from pluralign.report import fmt_interval
+
+    return fmt_interval(v, lo, hi, digits)
+
+
+def paper_printed(column: str = "Δ") -> dict:
+    """The paper's Table 1 numbers of one column (``N``, ``baseline``, ``regularized``, ``Δ``) as it prints them,
+    with the minus sign, by category: ``{"WebGPT": "−0.040", ...}``."""
+    from pluralign.report import signed
+
+    t = paper.numbers("btb", "Table 1")
+    t = t[t["column"] == column]
+    return dict(zip(t["row"], t["printed"].map(signed)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["CLASS_ORDER", "class_masks", "interval", "verdict", "MIN_POINTS"]
+__all__ = ["CLASS_ORDER", "class_masks", "interval", "intervals", "verdict", "no_estimate_reason", "MIN_POINTS"]
 
 #: The classes a Part IV table splits by (Diverging Preferences §3 "Results", :data:`pluralign.diverging.CLASSES`),
 #: then every pair ("all").
@@ -29,10 +29,25 @@ def class_masks(classified: pd.DataFrame, index=None, classes=CLASS_ORDER) -> di
 
 
 def interval(v, lo, hi) -> str:
-    """An estimate with its 95% CI, 3 significant digits: ``"0.612 [0.55, 0.671]"``; "—" when undefined."""
-    if v is None or not np.isfinite(v):
-        return "—"
-    return f"{v:.3g} [{lo:.3g}, {hi:.3g}]"
+    """One estimate with its 95% CI at the precision its CI's width supports, with the minus sign:
+    ``"0.612 [0.550, 0.671]"``; "—" when undefined (:func:`pluralign.report.fmt_interval`). A column of them is
+    :func:`intervals` (one precision for the column)."""
+    from pluralign.report import fmt_interval
+
+    return fmt_interval(v, lo, hi)
+
+
+def intervals(values: pd.DataFrame | np.ndarray, planted=None) -> tuple[list[str], list[str] | None]:
+    """A table column of estimates with their 95% CIs (rows of ``values``: estimate, low, high) at one precision
+    for the column (:func:`pluralign.report.intervals`), and the ``planted`` values beside them at the same
+    precision (None without)."""
+    from pluralign.report import column_decimals, fmt_fixed
+    from pluralign.report import intervals as _intervals
+
+    a = np.asarray(values, dtype=float).reshape(-1, 3)
+    d = column_decimals(a[:, 0], a[:, 1], a[:, 2])
+    shown = _intervals(a[:, 0], a[:, 1], a[:, 2], d)
+    return shown, None if planted is None else [fmt_fixed(v, d) for v in np.asarray(planted, dtype=float)]
 
 
 def verdict(
@@ -44,3 +59,11 @@ def verdict(
     from pluralign.report import verdict as _verdict
 
     return _verdict(v, lo, hi, n=n, null=null, above=above, below=below, missing=why_missing)
+
+
+def no_estimate_reason(verdict) -> str | None:
+    """The reason a :func:`verdict` gives for having no estimate ("— (reference model)" → "reference model"),
+    which a forest plot writes on the row in place of an interval; None for a verdict on an estimate."""
+    if isinstance(verdict, str) and verdict.startswith("— (") and verdict.endswith(")"):
+        return verdict[3:-1]
+    return None

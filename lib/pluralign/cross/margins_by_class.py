@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign.cross.common import class_masks, interval, verdict
+from pluralign.cross.common import class_masks, interval, intervals, verdict  # noqa: F401 (the pages write q1.interval)
 from pluralign.diverging.knowing import disagreement_auroc, diverging_labels
 from pluralign.stats import bootstrap_ci
 
@@ -123,11 +123,10 @@ def margin_separation(
 def display(sep: pd.DataFrame) -> pd.DataFrame:
     """:func:`margin_separation` as the page shows it: the AUROC with its CI in one cell."""
     out = sep[["diverging pairs", "high-agreement pairs"]].copy()
-    out["AUROC of 1 − m [95% CI]"] = [interval(v, lo, hi) for v, lo, hi in zip(sep["AUROC"], sep["lo"], sep["hi"])]
+    shown, planted = intervals(sep[["AUROC", "lo", "hi"]], sep.get("planted AUROC (|2p*−1|)"))
+    out["AUROC of 1 − m [95% CI]"] = shown
     if "planted AUROC (|2p*−1|)" in sep:
-        out["planted (demo truth)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in sep["planted AUROC (|2p*−1|)"]]
-    out["AUROC vs high-agreement prefs only"] = [
-        interval(v, lo, hi) for v, lo, hi in zip(sep["AUROC vs prefs"], sep["prefs lo"], sep["prefs hi"])
-    ]
+        out["planted (demo truth)"] = planted
+    out["AUROC vs high-agreement prefs only"] = intervals(sep[["AUROC vs prefs", "prefs lo", "prefs hi"]])[0]
     out["verdict"] = sep["verdict"]
     return out

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign.cross.common import class_masks, interval, verdict
+from pluralign.cross.common import class_masks, intervals, verdict
 from pluralign.diverging import reward_models as rmod
 from pluralign.stats import bootstrap_ci, paired_bootstrap_ci
 
@@ -330,14 +330,13 @@ def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFram
     p = pearson.set_index(["model", "class"])
     out = pd.DataFrame(index=m.index)
     out["pairs"] = m["pairs"].astype(int)
-    out["Table 2 measure [95% CI]"] = [interval(*v) for v in m[["value", "lo", "hi"]].to_numpy()]
-    out["Δ vs " + REFERENCE + " [paired CI]"] = [interval(*v) for v in m[["delta", "delta_lo", "delta_hi"]].to_numpy()]
+    shown, planted = intervals(m[["value", "lo", "hi"]], m["planted"])
+    out["Table 2 measure [95% CI]"] = shown
+    out["Δ vs " + REFERENCE + " [paired CI]"] = intervals(m[["delta", "delta_lo", "delta_hi"]])[0]
     if m["planted"].notna().any():
-        out["planted (population p*)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in m["planted"]]
-    out["Pearson r with p* [95% CI]"] = [interval(*v) for v in p.reindex(m.index)[["r", "lo", "hi"]].to_numpy()]
-    out["Δr vs " + REFERENCE + " [paired CI]"] = [
-        interval(*v) for v in p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]].to_numpy()
-    ]
+        out["planted (population p*)"] = planted
+    out["Pearson r with p* [95% CI]"] = intervals(p.reindex(m.index)[["r", "lo", "hi"]])[0]
+    out["Δr vs " + REFERENCE + " [paired CI]"] = intervals(p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]])[0]
     out["Pearson verdict"] = p.reindex(m.index)["verdict"].fillna("— (no p* for these pairs)")
     return out
 
@@ -345,12 +344,11 @@ def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFram
 def display_gaps(gaps: pd.DataFrame) -> pd.DataFrame:
     """:func:`decisiveness_gaps` as the page shows it."""
     out = gaps[["high-agreement pairs", "diverging pairs"]].copy()
-    out["gap (high-agreement − diverging) [95% CI]"] = [interval(*v) for v in gaps[["gap", "lo", "hi"]].to_numpy()]
+    shown, planted = intervals(gaps[["gap", "lo", "hi"]], gaps["planted gap"])
+    out["gap (high-agreement − diverging) [95% CI]"] = shown
     if gaps["planted gap"].notna().any():
-        out["planted gap (population p*)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in gaps["planted gap"]]
+        out["planted gap (population p*)"] = planted
     out["verdict"] = gaps["verdict"]
-    out[f"Δ gap vs {REFERENCE} [paired CI]"] = [
-        interval(*v) for v in gaps[["delta", "delta_lo", "delta_hi"]].to_numpy()
-    ]
+    out[f"Δ gap vs {REFERENCE} [paired CI]"] = intervals(gaps[["delta", "delta_lo", "delta_hi"]])[0]
     out["Δ verdict"] = gaps["delta_verdict"]
     return out

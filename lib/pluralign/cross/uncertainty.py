@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from pluralign.cross.common import MIN_POINTS, class_masks, interval, verdict
+from pluralign.cross.common import MIN_POINTS, class_masks, intervals, verdict
 from pluralign.stats import bootstrap_ci
 
 __all__ = ["pair_sigma", "planted_spread", "spearman", "sigma_margin_correlations", "display"]
@@ -121,10 +121,9 @@ def sigma_margin_correlations(
 def display(corr: pd.DataFrame) -> pd.DataFrame:
     """:func:`sigma_margin_correlations` as the page shows it (ρ with its CI in one cell, "—" without one)."""
     out = corr[["margin", "class", "pairs"]].copy()
-    out["Spearman ρ(σ_pair, m) [95% CI]"] = [
-        interval(v, lo, hi) for v, lo, hi in zip(corr["rho"], corr["lo"], corr["hi"])
-    ]
+    shown, planted = intervals(corr[["rho", "lo", "hi"]], corr.get("planted rho"))
+    out["Spearman ρ(σ_pair, m) [95% CI]"] = shown
     if "planted rho" in corr:
-        out["planted ρ (demo truth)"] = [f"{v:.3g}" if np.isfinite(v) else "—" for v in corr["planted rho"]]
+        out["planted ρ (demo truth)"] = planted
     out["verdict"] = corr["verdict"]
     return out.set_index(["margin", "class"])

@@ -204,3 +204,33 @@ def judge_confidence(decisiveness: dict[str, pd.DataFrame], subsets, kinds: set)
     ax.legend(fontsize=8, frameon=False)
     ax.set_title("LLM judges by human agreement class (95% CI)", fontsize=10)
     return _done(fig)
+
+
+def table2_forest(long: pd.DataFrame):
+    """Table 2 as a forest plot (:func:`pluralign.report.forest_plot`): one panel per reward model, one row per
+    data set and subset, this run's mean with its 95% CI, the paper's value (open diamond) and, on the demo,
+    the planted population's (cross); the dotted line is no preference (P = 0.5 for BT, a gap of 0 for MSE); a
+    model a data set could not train (e.g. MSE without Likert scores) says "not trained" on its rows.
+    ``long``: :func:`pluralign.diverging.reward_models.table2_long`."""
+    from pluralign.report import forest_plot
+
+    keys = list(dict.fromkeys(zip(long["data set"], long["subset"])))
+    models = list(dict.fromkeys(long["model"]))
+    wide = pd.DataFrame(index=pd.MultiIndex.from_tuples(keys, names=["data set", "subset"]))
+    for m in models:
+        g = long[long["model"] == m].set_index(["data set", "subset"])
+        for c in ("estimate", "lo", "hi", "paper", "planted", "why"):
+            wide[f"{m} {c}"] = g[c].reindex(wide.index)
+    labels = [s if long["data set"].nunique() == 1 else f"{d} · {s}" for d, s in keys]
+    return forest_plot(
+        wide.assign(label=labels),
+        estimate=[f"{m} estimate" for m in models],
+        low=[f"{m} lo" for m in models],
+        high=[f"{m} hi" for m in models],
+        paper=[f"{m} paper" for m in models],
+        planted=[f"{m} planted" for m in models],
+        null=[0.5 if m.startswith("BT") else 0.0 for m in models],
+        xlabel=[m for m in models],
+        why=[f"{m} why" for m in models],
+        label="label",
+    )

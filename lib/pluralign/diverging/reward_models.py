@@ -66,13 +66,14 @@ SUBSETS = (
 )
 
 
-def paper_table2(dataset: str, paper_reference=None) -> pd.DataFrame:
+def paper_table2(dataset: str, paper_reference=None, *, printed: bool = False) -> pd.DataFrame:
     """The paper's Table 2 block for ``dataset`` (from :mod:`pluralign.paper.diverging`), indexed by
     :data:`SUBSETS` with ``# Ex.`` and one column per model the paper trained on it (BT = mean P(chosen ≻
     rejected), MSE = mean r_chosen − r_rejected, HelpSteer2 only): the block of ``paper_reference[dataset]``
     when given (an explicit ``{data-set name: "multipref" | "helpsteer2"}`` lookup, e.g. ``{"pandalm":
     "multipref"}``), else of the paper data set the name contains (case and dashes ignored;
-    :func:`pluralign.diverging.agreement.paper_dataset`). ``KeyError`` when there is none."""
+    :func:`pluralign.diverging.agreement.paper_dataset`). ``KeyError`` when there is none. ``printed``: the
+    numbers as the paper prints them (texts such as "0.786", :func:`pluralign.paper.numbers`' ``printed``)."""
     key = paper_dataset(dataset, paper_reference)
     if key is None:
         raise KeyError(
@@ -84,7 +85,7 @@ def paper_table2(dataset: str, paper_reference=None) -> pd.DataFrame:
     t = t[t["row"].str.startswith(prefix)].assign(row=lambda d: d["row"].str.slice(len(prefix)))
     cols = list(dict.fromkeys(t["column"]))
     return (
-        t.pivot(index="row", columns="column", values="value")
+        t.pivot(index="row", columns="column", values="printed" if printed else "value")
         .reindex(index=list(SUBSETS), columns=cols)
         .rename_axis(index=None, columns=None)
     )
@@ -376,12 +377,13 @@ def table2_vs_paper(
     dataset: str | None,
     *,
     also=(),
-    digits: int = 3,
+    digits: int | None = None,
     paper_reference=None,
     paper_only_models: bool = True,
 ) -> pd.DataFrame:
     """Our :func:`table2` beside the paper's block for ``dataset`` (``None`` or a data set the paper has no
-    block for → paper columns "n/a"): per model ``<name>`` as "est [lo, hi]" and ``<name> paper``; counts as
+    block for → paper columns "n/a"): per model ``<name>`` as "est [lo, hi]" (one precision per column,
+    ``digits`` or :func:`pluralign.report.column_decimals`) and ``<name> paper`` (as the paper prints it); counts as
     ``# Ex.`` and ``# Ex. paper``. Models the paper did not train on that data set (e.g. MSE on MultiPref) get
     "n/a" in their paper column; models in the paper's block that we could not train get "n/a" in ours, and so do
     the model names in ``also`` (e.g. the MSE models skipped on data without Likert scores).
@@ -391,8 +393,10 @@ def table2_vs_paper(
     paper_reference)`` (e.g. "paper (MultiPref, stand-in reference)"; ``None`` without a block) — show it with
     the table, e.g. with :func:`label_paper_columns`. ``paper_only_models=False``
     leaves out the models that only the paper's block has (for a page that trains just some of Table 2's)."""
+    from pluralign.report import intervals, signed
+
     try:
-        paper = paper_table2(dataset, paper_reference) if dataset is not None else None
+        paper = paper_table2(dataset, paper_reference, printed=True) if dataset is not None else None
     except KeyError:
         paper = None
     names = [c for c in ours.columns if c != "# Ex." and not c.endswith((" lo", " hi"))]
@@ -401,17 +405,14 @@ def table2_vs_paper(
     names += [c for c in also if c not in names]
     out = pd.DataFrame(index=ours.index)
     out["# Ex."] = ours["# Ex."].astype(int).astype(str)
-    out["# Ex. paper"] = paper["# Ex."].reindex(ours.index).map(lambda v: f"{int(v)}") if paper is not None else "n/a"
+    out["# Ex. paper"] = paper["# Ex."].reindex(ours.index) if paper is not None else "n/a"
     for n in names:
         if n in ours.columns:
-            out[n] = [
-                f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(e) else "n/a"
-                for e, lo, hi in zip(ours[n], ours[f"{n} lo"], ours[f"{n} hi"])
-            ]
+            out[n] = intervals(ours[n], ours[f"{n} lo"], ours[f"{n} hi"], digits, missing="n/a")
         else:
             out[n] = "n/a"
         if paper is not None and n in paper.columns:
-            out[f"{n} paper"] = paper[n].reindex(ours.index).map(lambda v: f"{v:.{digits}f}")
+            out[f"{n} paper"] = paper[n].reindex(ours.index).map(signed)
         else:
             out[f"{n} paper"] = "n/a"
     return out
@@ -446,6 +447,52 @@ def _paper_note(name: str, paper_reference) -> str | None:
     return None if label is None else f'*{name}: the columns marked "(paper)" are {label}.*'
 
 
+def planted_table2(run: RewardModelRun, *, n_boot: int, seed: int) -> pd.DataFrame | None:
+    """Table 2 of the simulated population itself on a run's held-out pairs (column ``population``: the mean of
+    max(p*, 1 − p*) per subset, with its CI), or None when the held-out pairs carry no planted truth."""
+    truth = getattr(run.heldout, "truth", None)
+    if truth is None or "share_a" not in truth.columns:
+        return None
+    ids = pd.Index(run.heldout.pairs["pair_id"])  # the held-out pairs every model is evaluated on
+    p_a = {"population": truth["share_a"].reindex(ids).astype(float)}
+    return table2(run.classified, p_a=p_a, n_boot=n_boot, seed=seed)
+
+
+def table2_long(runs: Mapping[str, RewardModelRun], raw: Mapping[str, pd.DataFrame], *, n_boot: int, seed: int,
+                paper_reference=None) -> pd.DataFrame:  # fmt: skip
+    """Table 2 (``raw``: :func:`table2` per data set) in long form for its forest plot: one row per data set,
+    subset and model with ``estimate``, ``lo``, ``hi``, the paper's value (``paper``, NaN where its block has
+    none), on simulated pairs the population's (``planted``, probability models only), and ``why`` a model has
+    no estimate ("not trained: …" for a model the run skipped, else None)."""
+    rows = []
+    for name, t in raw.items():
+        try:
+            paper_block = paper_table2(name, paper_reference)
+        except KeyError:
+            paper_block = pd.DataFrame(index=t.index)
+        planted = planted_table2(runs[name], n_boot=n_boot, seed=seed) if name in runs else None
+        skipped = dict(runs[name].skipped) if name in runs else {}
+        models = [c for c in t.columns if c != "# Ex." and not c.endswith((" lo", " hi"))]
+        for m in models + [m for m in skipped if m not in models]:
+            for subset in t.index:
+                rows.append(
+                    {
+                        "data set": name,
+                        "subset": subset,
+                        "model": m,
+                        "estimate": t.loc[subset, m] if m in t else np.nan,
+                        "lo": t.loc[subset, f"{m} lo"] if m in t else np.nan,
+                        "hi": t.loc[subset, f"{m} hi"] if m in t else np.nan,
+                        "paper": paper_block[m].get(subset, np.nan) if m in paper_block else np.nan,
+                        "planted": planted.loc[subset, "population"]
+                        if planted is not None and m.startswith("BT")
+                        else np.nan,
+                        "why": "not trained" if m in skipped else None,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
 def table2_beside_paper(
     runs: Mapping[str, RewardModelRun],
     *,
@@ -474,12 +521,8 @@ def table2_beside_paper(
         if note is not None:
             notes.append(note)
         beside.columns = [c.removesuffix(" paper") + " (paper)" if c.endswith(" paper") else c for c in beside.columns]
-        truth = getattr(r.heldout, "truth", None)
-        if truth is not None and "share_a" in truth.columns:  # simulated: what the planted population does
-            ids = pd.Index(r.heldout.pairs["pair_id"])  # the held-out pairs every model is evaluated on
-            planted = table2(
-                r.classified, p_a={"population": truth["share_a"].reindex(ids).astype(float)}, n_boot=n_boot, seed=seed
-            )
+        planted = planted_table2(r, n_boot=n_boot, seed=seed)
+        if planted is not None:  # simulated: what the planted population does
             if _PLANTED_NOTE not in notes:
                 notes.append(_PLANTED_NOTE)
             beside["planted: the population's P(chosen ≻ rejected)"] = [

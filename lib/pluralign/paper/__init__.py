@@ -10,6 +10,11 @@ value with the columns
 ``value``   the number (shares as fractions, not percentages)
 ``se``      its standard error where the paper gives one, else NaN
 ``note``    anything a reader needs to read it right (e.g. the version of the paper it comes from)
+``printed`` the number as the paper prints it ("1.07610", "0.786"), which a page shows rather than re-rounding
+            ``value``: a row's own ``printed``, else ``value`` at the row's ``decimals`` (the decimals its table
+            prints), else the shortest text that reads back as ``value``; a share stays a fraction here
+``decimals`` the decimals the paper prints (for ``value`` and ``se``), or NaN where the row does not say
+``se_printed`` ``se`` as the paper prints it (by the same rule), "" without one
 
 Each paper's rows live in a module of this package named after the paper's part of the book
 (:mod:`pluralign.paper.diverging`, :mod:`pluralign.paper.seal`, :mod:`pluralign.paper.btb`), as a list
@@ -23,9 +28,9 @@ from functools import cache
 
 import pandas as pd
 
-__all__ = ["numbers", "value", "PAPERS", "COLUMNS"]
+__all__ = ["numbers", "value", "printed", "PAPERS", "COLUMNS"]
 
-COLUMNS = ["paper", "table", "row", "column", "value", "se", "note"]
+COLUMNS = ["paper", "table", "row", "column", "value", "se", "note", "printed", "decimals", "se_printed"]
 
 #: part name -> (short citation, arXiv id)
 PAPERS = {
@@ -33,6 +38,16 @@ PAPERS = {
     "seal": ("Revel et al. (2024), SEAL", "2408.10270"),
     "btb": ("Padmakumar et al. (2024), Beyond the Binary", "2412.03822"),
 }
+
+
+def _printed(value, decimals, given) -> str:
+    """A number as the paper prints it (see the module docstring's ``printed``)."""
+    if isinstance(given, str) and given:
+        return given
+    v = float(value)
+    if decimals is not None and decimals == decimals:
+        return f"{v:.{int(decimals)}f}"
+    return str(int(v)) if v.is_integer() else repr(v)
 
 
 @cache
@@ -43,7 +58,11 @@ def _all() -> pd.DataFrame:
         df = pd.DataFrame(rows)
         for c in COLUMNS:
             if c not in df:
-                df[c] = float("nan") if c in ("value", "se") else ("" if c == "note" else None)
+                df[c] = float("nan") if c in ("value", "se", "decimals") else ("" if c == "note" else None)
+        df["printed"] = [_printed(v, d, t) for v, d, t in zip(df["value"], df["decimals"], df["printed"])]
+        df["se_printed"] = [
+            _printed(s, d, None) if s == s else "" for s, d in zip(df["se"].astype(float), df["decimals"])
+        ]
         df["paper"] = p
         bad = df[df[["table", "row", "column"]].isna().any(axis=1)]
         if len(bad):
@@ -83,3 +102,12 @@ def value(paper: str, table: str, row: str, column: str) -> float:
     if hit.empty:
         raise KeyError(f"{paper} {table} reports no ({row!r}, {column!r})")
     return float(hit["value"].iloc[0])
+
+
+def printed(paper: str, table: str, row: str, column: str) -> str:
+    """One reported number as the paper prints it (``"1.07610"``; KeyError naming what is missing)."""
+    t = numbers(paper, table)
+    hit = t[(t["row"] == row) & (t["column"] == column)]
+    if hit.empty:
+        raise KeyError(f"{paper} {table} reports no ({row!r}, {column!r})")
+    return str(hit["printed"].iloc[0])

@@ -40,7 +40,14 @@ _NOTE = {
 }
 
 NUMBERS: list[dict] = [
-    {"table": "Table 1", "row": row, "column": col, "value": float(v), "note": _NOTE.get(row, "")}
+    {
+        "table": "Table 1",
+        "row": row,
+        "column": col,
+        "value": float(v),
+        "note": _NOTE.get(row, ""),
+        "decimals": 0 if col == "N" else 3,
+    }
     for row, *vals in _TABLE1
     for col, v in zip(("N", "baseline", "regularized", "Δ"), vals)
 ]

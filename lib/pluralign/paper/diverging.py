@@ -104,7 +104,13 @@ _TABLE2 = {
     },
 }
 NUMBERS += [
-    {"table": "Table 2", "row": f"{_D[ds]} / {subset}", "column": col, "value": v}
+    {
+        "table": "Table 2",
+        "row": f"{_D[ds]} / {subset}",
+        "column": col,
+        "value": v,
+        "decimals": 0 if col == "# Ex." else 3,
+    }
     for ds, cols in _TABLE2.items()
     for col, vals in cols.items()
     for subset, v in zip(_SUBSETS, vals)

@@ -190,7 +190,7 @@ def flip_label(entry: str, flip: int) -> str:
     return f"π^{entry}_{sign}" if abs(flip) == 1 else f"π^{entry}_{sign}{abs(flip)}"
 
 
-def _r(table, row, column, value, se=None, note=""):
+def _r(table, row, column, value, se=None, note="", decimals=None):
     return {
         "table": table,
         "row": row,
@@ -198,7 +198,12 @@ def _r(table, row, column, value, se=None, note=""):
         "value": value,
         "se": float("nan") if se is None else se,
         "note": note,
+        "decimals": float("nan") if decimals is None else decimals,
     }
+
+
+#: The decimals Tables 5–7 print: (estimate and SE, p-value)
+_DECIMALS = {"Table 5": (5, 3), "Table 6": (5, 5), "Table 7": (6, 3)}
 
 
 NUMBERS: list[dict] = [
@@ -256,10 +261,10 @@ NUMBERS: list[dict] = [
         r
         for f, (qe, qs, qp, pe, ps, pp) in zip(_F15, _T5)
         for r in (
-            _r("Table 5", f, "pre-D", pe, ps),
-            _r("Table 5", f, "post-D", qe, qs),
-            _r("Table 5", f, "pre-D p", pp, note="Bonferroni"),
-            _r("Table 5", f, "post-D p", qp, note="Bonferroni"),
+            _r("Table 5", f, "pre-D", pe, ps, decimals=5),
+            _r("Table 5", f, "post-D", qe, qs, decimals=5),
+            _r("Table 5", f, "pre-D p", pp, note="Bonferroni", decimals=3),
+            _r("Table 5", f, "post-D p", qp, note="Bonferroni", decimals=3),
         )
     ],
     *[
@@ -267,10 +272,10 @@ NUMBERS: list[dict] = [
         for name, vals in (("Table 6", _T6), ("Table 7", _T7))
         for f, (ce, cs, cp, re_, rs, rp) in zip(_F15, vals)
         for r in (
-            _r(name, f, "chosen", ce, cs),
-            _r(name, f, "rejected", re_, rs),
-            _r(name, f, "chosen p", cp, note="Bonferroni"),
-            _r(name, f, "rejected p", rp, note="Bonferroni"),
+            _r(name, f, "chosen", ce, cs, decimals=_DECIMALS[name][0]),
+            _r(name, f, "rejected", re_, rs, decimals=_DECIMALS[name][0]),
+            _r(name, f, "chosen p", cp, note="Bonferroni", decimals=_DECIMALS[name][1]),
+            _r(name, f, "rejected p", rp, note="Bonferroni", decimals=_DECIMALS[name][1]),
         )
     ],
     *[

@@ -84,7 +84,8 @@ def on_paper_rows(
     "chosen" / "rejected" —, ``variant`` — the estimator, when several) with ``estimate``, ``std_error`` and
     optionally ``status`` (a reason shown instead of the number, e.g. :data:`NOT_CONVERGED`) and the ``extra``
     columns (counts shown as they are). ``paper``: long, one row per (``feature`` — SEAL's name —, ``group``)
-    with ``estimate`` and ``se``. ``features``: this run's features (mapped by
+    with ``estimate`` and ``se`` (and optionally ``printed`` / ``se_printed``: the numbers as the paper prints
+    them, which the table then shows, e.g. "1.07610" rather than 1.08). ``features``: this run's features (mapped by
     :func:`~pluralign.seal.design.paper_feature_map`); ``paper_order``: the paper table's rows in its order.
 
     Returns ``(table, long)``. ``table`` (for display) is indexed by (SEAL feature, ``group_name``[, estimator])
@@ -107,13 +108,12 @@ def on_paper_rows(
     for name, (this, sign) in [(p, by_paper.get(p, (None, None))) for p in order] + [(f, (f, None)) for f in unmapped]:
         in_paper = name in paper_order
         for g in groups:
-            pv, pse = (
-                (float(pp.loc[(name, g), "estimate"]), float(pp.loc[(name, g), "se"]))
-                if in_paper and (name, g) in pp.index
-                else (math.nan, math.nan)
-            )
+            hit = in_paper and (name, g) in pp.index
+            pv, pse = (float(pp.loc[(name, g), "estimate"]), float(pp.loc[(name, g), "se"])) if hit else (math.nan,) * 2
+            shown = tuple(pp.loc[(name, g), c] if hit and c in pp else None for c in ("printed", "se_printed"))
             for v in variants if this is not None else [None]:
                 r = _paper_row(name, g, v, this, sign, pv, pse, extra)
+                r["paper_printed"], r["paper_se_printed"] = shown
                 _fill_estimate(r, est, z, extra)
                 r["verdict"] = _row_verdict(r, n)
                 rows.append(r)
@@ -225,8 +225,10 @@ def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_v
     table = pd.DataFrame(
         {
             source: [plays(r) for r in long.itertuples()],
-            PAPER: long["paper"],
-            PAPER_SE: long["paper_se"],
+            PAPER: [p if isinstance(p, str) and p else v for p, v in zip(long["paper_printed"], long["paper"])],
+            PAPER_SE: [
+                p if isinstance(p, str) and p else v for p, v in zip(long["paper_se_printed"], long["paper_se"])
+            ],
             f"This run ({source}, sign-aligned)": [shown(r) for r in long.itertuples()],
             SE: long["std_error"],
             **{c: long[c] for c in extra},
@@ -397,5 +399,7 @@ def paper_entries(name: str) -> pd.DataFrame:
             "group": r["column"].to_numpy(),
             "estimate": r["value"].to_numpy(),
             "se": r["se"].to_numpy(),
+            "printed": r["printed"].to_numpy(),
+            "se_printed": r["se_printed"].to_numpy(),
         }
     )

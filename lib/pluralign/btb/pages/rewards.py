@@ -176,7 +176,26 @@ def _table(study: Study, metric: str) -> report.Result:
         values["btb_n_test"] = int(row["n"])
         note = _backwards(study, t, note)
     paper = evaluation.paper_table1() if metric == "pearson" else None
-    return report.Result(table=out, paper=paper, values=values, note=note)
+    return report.Result(table=out, forest=_forest(t, paper, metric), paper=paper, values=values, note=note)
+
+
+def _forest(t: pd.DataFrame, paper: pd.DataFrame | None, metric: str):
+    """Table 1 or 2 of this run as a forest plot: baseline, regularized and Δ per grouping and category with
+    their CIs, the paper's value where it reports the same category (Table 1 only)."""
+    rows = t.set_index(["grouping", "category"])
+    if paper is not None:
+        p = paper.set_index(["grouping", "category"])[["baseline", "regularized", "delta"]]
+        rows = rows.join(p.add_suffix(" (paper)"), how="left")
+    name = {"pearson": "r", "l1": "L1"}[metric]  # short: three panels share the column's width
+    return report.forest_plot(
+        rows,
+        estimate=["baseline", "regularized", "delta"],
+        low=["baseline_lo", "regularized_lo", "delta_lo"],
+        high=["baseline_hi", "regularized_hi", "delta_hi"],
+        paper=[f"{k} (paper)" if paper is not None else None for k in ("baseline", "regularized", "delta")],
+        null=[0.0 if metric == "pearson" else None, 0.0 if metric == "pearson" else None, 0.0],
+        xlabel=[f"{name} with p*: baseline", f"{name}: regularized", f"Δ{name} (paired CI)"],
+    )
 
 
 def _backwards(study: Study, t: pd.DataFrame, note: str) -> str:
@@ -233,7 +252,7 @@ def directions(study: Study) -> report.Result:
         rows.append(
             {
                 "category": c,
-                "paper Δ r": paper,
+                "paper Δ r": evaluation.paper_printed("Δ")[c],
                 "N here": int(n),
                 "Δ r here [95% CI]": evaluation.interval(v, lo, hi),
                 "here": report.verdict(v, lo, hi, n=int(n), paper=paper, missing="no such pairs on this profile"),
@@ -261,7 +280,7 @@ def _difference(d: dict, paper_d: pd.Series, a: str, b: str, what: str) -> str:
     se = float(np.hypot((ha - la) / 3.92, (hb - lb) / 3.92))
     paper_diff = float(paper_d[(_group_of(a), a)] - paper_d[(_group_of(b), b)])
     says = report.verdict(diff, diff - 1.96 * se, diff + 1.96 * se, paper=paper_diff)
-    return (
+    return report.signed(
         f"Δ {what}: {va:+.3f} vs {vb:+.3f}, difference {diff:+.3f} "
         f"[{diff - 1.96 * se:+.3f}, {diff + 1.96 * se:+.3f}] (the paper: {paper_diff:+.3f}) — {says}"
     )
@@ -277,7 +296,7 @@ def beside_paper(study: Study) -> report.Result:
     pv = pv[pv.metric == "pearson"]
 
     def arrow(a, b):
-        return f"{a:.3f} → {b:.3f}" if np.isfinite(a) and np.isfinite(b) else report.MISSING
+        return report.signed(f"{a:.3f} → {b:.3f}") if np.isfinite(a) and np.isfinite(b) else report.MISSING
 
     def count(x):
         return int(x) if np.isfinite(x) else report.MISSING
@@ -289,7 +308,7 @@ def beside_paper(study: Study) -> report.Result:
             "category": pv["category"],
             "N (paper)": pv["n_paper"].map(count),
             "r baseline → regularized (paper)": list(map(arrow, pv["baseline_paper"], pv["regularized_paper"])),
-            "Δ r (paper)": pv["delta_paper"],
+            "Δ r (paper)": pv["category"].map(evaluation.paper_printed("Δ")).fillna(report.MISSING),
             "N (this run)": pv["n_ours"].map(count),
             "r baseline → regularized (this run)": list(map(arrow, pv["baseline_ours"], pv["regularized_ours"])),
             "Δ r this run [95% CI]": [evaluation.interval(v, lo, hi) for v, lo, hi, _, _ in ours],

@@ -23,10 +23,11 @@ def distribution(study: Study) -> report.Result:
     if study.planted_margin is not None:
         margins["planted |2p*−1| (demo truth)"] = study.planted_margin.reindex(study.classified.index)
     dist = q1.margin_distribution(margins, study.classified, n_boot=study.n_boot, seed=study.seed)
+    digits = report.column_decimals(dist["mean"], dist["lo"], dist["hi"])
     table = dist.assign(
         **{
-            "mean margin [95% CI]": [q1.interval(*v) for v in dist[["mean", "lo", "hi"]].to_numpy()],
-            "median": dist["median"].map(lambda v: f"{v:.3g}"),
+            "mean margin [95% CI]": report.intervals(dist["mean"], dist["lo"], dist["hi"], digits),
+            "median": [report.fmt_fixed(v, digits) for v in dist["median"]],
             "unanimous (m = 1)": dist["unanimous (m = 1)"].map(lambda v: f"{100 * v:.1f}%"),
         }
     )
@@ -45,6 +46,9 @@ def distribution(study: Study) -> report.Result:
     )
     return report.Result(
         table=table,
+        forest=report.forest_plot(
+            dist.set_index(["margin", "class"]), "mean", "lo", "hi", null=None, xlabel="mean margin m (95% CI)"
+        ),  # fmt: skip
         figure=plots.margins_by_class(long, study.separation),
         note=note,
         data={"distribution": dist, "long": long},
@@ -85,4 +89,15 @@ def separation(study: Study) -> report.Result:
                 "not tested independently of the annotators here."
             )
         )
-    return report.Result(table=q1.display(sep), note="\n".join(lines), values=values, data={"separation": sep})
+    forest = report.forest_plot(
+        sep,
+        estimate=["AUROC", "AUROC vs prefs"],
+        low=["lo", "prefs lo"],
+        high=["hi", "prefs hi"],
+        planted=["planted AUROC (|2p*−1|)" if "planted AUROC (|2p*−1|)" in sep else None, None],
+        null=0.5,
+        xlabel=["AUROC of 1 − m", "AUROC vs high-agreement prefs"],
+    )
+    return report.Result(
+        table=q1.display(sep), forest=forest, note="\n".join(lines), values=values, data={"separation": sep}
+    )

@@ -27,8 +27,12 @@ def by_class(study: Study) -> report.Result:
         f"Reward models: {rms.design}. SEAL's chosen entry is the majority label; {n_ties} pairs whose "
         "majority is a tie have none and are left out (so high-agreement ties barely appear)."
     )
+    forest = report.forest_plot(
+        table, "a- post", "lo", "hi", planted="planted a-" if "planted a-" in table else None, null=None,
+        xlabel="post-D RM resistance a₋ (share of pairs)",
+    )  # fmt: skip
     return report.Result(
-        table=q3.display(table), figure=plots.regimes_by_class(table), note=note, data={"regimes": table}
+        table=q3.display(table), forest=forest, figure=plots.regimes_by_class(table), note=note, data={"regimes": table}
     )
 
 
@@ -41,21 +45,35 @@ def resistance_gap(study: Study) -> report.Result:
     kw = {"population": study.population, "n_boot": study.n_boot, "seed": study.seed}
     rows = {w: q3.resistance_difference(R, study.classified, which=w, **kw) for w in ("pre", "post")}
     planted = study.population is not None
+    shown, planted_shown = q1.intervals(
+        [[d["delta"], d["lo"], d["hi"]] for d in rows.values()], [d.get("planted", float("nan")) for d in rows.values()]
+    )
     table = pd.DataFrame(
         {
             f"{w}-D RM": {
                 "diverging pairs": d["n_diverging"],
                 "high-agreement pairs": d["n_high_agreement"],
-                "a₋(diverging) − a₋(high-agreement) [95% CI]": q1.interval(d["delta"], d["lo"], d["hi"]),
-                **({"planted (population)": f"{d['planted']:.3g}"} if planted else {}),
+                "a₋(diverging) − a₋(high-agreement) [95% CI]": shown[k],
+                **({"planted (population)": planted_shown[k]} if planted else {}),
                 "verdict": d["verdict"],
             }
-            for w, d in rows.items()
+            for k, (w, d) in enumerate(rows.items())
         }
     ).T
     post = rows["post"]
+    forest = report.forest_plot(
+        pd.DataFrame(rows)
+        .T.rename(index=lambda w: f"{w}-D RM")
+        .astype({k: float for k in ("delta", "lo", "hi", "planted")}),
+        "delta",
+        "lo",
+        "hi",
+        planted="planted" if planted else None,
+        xlabel="a₋(diverging) − a₋(high-agreement)",
+    )
     return report.Result(
         table=table,
+        forest=forest,
         values={
             "x_res_delta": float(post["delta"]),
             "x_res_lo": float(post["lo"]),

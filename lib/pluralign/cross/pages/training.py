@@ -11,6 +11,7 @@ from pluralign import report
 from pluralign.cross import margins_by_class as q1
 from pluralign.cross import plots
 from pluralign.cross import training as q4
+from pluralign.cross.common import no_estimate_reason
 from pluralign.cross.studies import each_data_set
 from pluralign.cross.study import Study
 
@@ -65,8 +66,26 @@ def measures(study: Study) -> report.Result:
             delta_hi=np.nan,
             verdict="— (no p* on this profile)",
         )
+    both = measure.merge(
+        pearson[["model", "class", "r", "lo", "hi", "delta", "delta_lo", "delta_hi", "verdict"]],
+        on=["model", "class"],
+        how="left",
+        suffixes=("", " r"),
+    ).set_index(["model", "class"])
+    both["why"] = both["verdict"].map(no_estimate_reason)
+    forest = report.forest_plot(
+        both,
+        estimate=["value", "r", "delta r"],
+        low=["lo", "lo r", "delta_lo r"],
+        high=["hi", "hi r", "delta_hi r"],
+        planted=["planted", None, None],
+        null=[None, 0.0, 0.0],
+        xlabel=["Table 2 measure", "Pearson r with p*", f"Δr vs {q4.REFERENCE}"],
+        why=[None, None, "why"],
+    )
     return report.Result(
         table=q4.display_measure(measure, pearson),
+        forest=forest,
         figure=plots.training_measures(measure),
         data={"measure": measure, "pearson": pearson},
     )
@@ -85,4 +104,15 @@ def decisiveness_gaps(study: Study) -> report.Result:
         f"against {q4.REFERENCE}: {r['delta_verdict']}."
         for m, r in gaps.iterrows()
     ]
-    return report.Result(table=q4.display_gaps(gaps), note="\n".join(lines), values=values, data={"gaps": gaps})
+    forest = report.forest_plot(
+        gaps.assign(why=gaps["delta_verdict"].map(no_estimate_reason)),
+        estimate=["gap", "delta"],
+        low=["lo", "delta_lo"],
+        high=["hi", "delta_hi"],
+        planted=["planted gap", None],
+        xlabel=["decisiveness gap (high-agreement − diverging)", f"Δ gap vs {q4.REFERENCE}"],
+        why=[None, "why"],
+    )
+    return report.Result(
+        table=q4.display_gaps(gaps), forest=forest, note="\n".join(lines), values=values, data={"gaps": gaps}
+    )

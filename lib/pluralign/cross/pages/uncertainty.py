@@ -9,6 +9,7 @@ from pluralign import report
 from pluralign.cross import plots
 from pluralign.cross import training as q4
 from pluralign.cross import uncertainty as q2
+from pluralign.cross.common import no_estimate_reason
 from pluralign.cross.studies import each_data_set
 from pluralign.cross.study import Study
 
@@ -41,8 +42,18 @@ def sigma_against_margin(study: Study) -> report.Result:
         f"- **{m}, {c}** (n = {n}): {v}"
         for m, c, n, v in corr[["margin", "class", "pairs", "verdict"]].itertuples(index=False)
     ]
+    forest = report.forest_plot(
+        corr.set_index(["margin", "class"]).assign(why=lambda d: d["verdict"].map(no_estimate_reason)),
+        "rho",
+        "lo",
+        "hi",
+        planted="planted rho" if "planted rho" in corr else None,
+        why="why",
+        xlabel="Spearman ρ(σ_pair, m)",
+    )
     return report.Result(
         table=q2.display(corr),
+        forest=forest,
         figure=plots.sigma_vs_margin(frame, list(margins)),
         note="\n".join(lines),
         data={"correlations": corr, "frame": frame},

@@ -81,8 +81,10 @@ def table2(study: Study) -> Result:
     values["t2_mse_aggregate"] = s.mse_aggregate
     n_train = len(next(iter(study.runs.values())).train.pairs)
     notes += profiles.stand_ins(study.profile, "diverging.rewards.table2", head=study.head, n=n_train)
+    long = rmod.table2_long(study.runs, raw, n_boot=s.n_boot, seed=study.seed, paper_reference=s.paper_reference)
     return Result(
         table=table,
+        forest=plots.table2_forest(long),
         note="\n\n".join(notes),
         values=values,
         paper=paper.numbers("diverging", "Table 2"),

@@ -209,6 +209,8 @@ def _table5() -> pd.DataFrame:
             "group": rows["column"].to_numpy(),
             "estimate": rows["value"].to_numpy(),
             "se": rows["se"].to_numpy(),
+            "printed": rows["printed"].to_numpy(),
+            "se_printed": rows["se_printed"].to_numpy(),
         }
     )
 
