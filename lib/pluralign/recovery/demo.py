@@ -313,7 +313,9 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.R
             "recover here: these checks run on the demo profile (`pluralign recovery`)."
         )
         return report.Result(table=None, note=note, values=values)
-    return report.Result(table=_shown(t), note=_note(t), values=values, data={"table": t})
+    shown = t.assign(row=[f"{q} ({k})" for q, k in zip(t["quantity"], t["kind"])])
+    forest = report.forest_plot(shown, label="row", planted="planted", null=None, xlabel="estimate and 95% CI")
+    return report.Result(table=_shown(t), forest=forest, note=_note(t), values=values, data={"table": t})
 
 
 def main(argv: list[str] | None = None) -> int:
