@@ -137,3 +137,19 @@ def test_a_sentence_cell_is_marked_for_a_readable_width():
     html = R.present_html(pd.DataFrame({"v": [verdict, "yes"]}))
     cells = re.findall(r'<td[^>]*class="([^"]*)"[^>]*>([^<]*)</td>', html)
     assert ["text" in c.split() for c, _ in cells] == [True, False]
+
+
+def test_a_table_with_repeated_labels_is_shown_with_the_same_cell_rules():
+    """A row label that repeats (e.g. one feature mapped to two of the paper's) cannot carry pandas' cell
+    classes: the labels become a leading column and the cells keep their classes; a repeated column label is
+    numbered."""
+    import pandas as pd
+
+    from pluralign.presentation import present_html
+
+    t = pd.DataFrame({"estimate": [0.5, -0.25], "note": ["x" * 50, "y"]}, index=["a", "a"])
+    html = present_html(t)
+    assert 'class="data row1 col1 num"' in html or " num" in html
+    assert "\u22120.250" in html and html.count(">a<") == 2
+    twice = pd.DataFrame([[1.5, 2.5]], columns=["r", "r"])
+    assert "r (2)" in present_html(twice)

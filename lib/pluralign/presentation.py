@@ -252,6 +252,19 @@ def _cell_class(text) -> str:
     return "num" if _NUMBER_CELL.match(text) else "text" if len(text) > 40 else ""
 
 
+def _unique(labels: list) -> list:
+    """Column labels made unique for display: a repeat gets " (2)", " (3)", … ."""
+    seen, out = {}, []
+    for lab in labels:
+        seen[lab] = seen.get(lab, 0) + 1
+        out.append(
+            lab
+            if seen[lab] == 1
+            else (f"{lab} ({seen[lab]})" if not isinstance(lab, tuple) else (*lab[:-1], f"{lab[-1]} ({seen[lab]})"))
+        )
+    return out
+
+
 def present(table: pd.DataFrame):
     """The table as a page shows it (the one set of conventions for every page): readable labels, counts as
     integers, shares as percentages with one decimal, each column of estimates at one precision
@@ -264,6 +277,11 @@ def present(table: pd.DataFrame):
         if df.index.nlevels > 1
         else df.index.rename(label(df.index.name))
     )
+    if not df.columns.is_unique:
+        df.columns = _unique(list(df.columns))
+    if not df.index.is_unique:  # a repeated row label: pandas styles unique labels only, so the labels become
+        names = [n if n is not None else "" for n in df.index.names]  # leading columns (row numbers hidden)
+        df = df.rename_axis(names).reset_index()
     shown = _shown(df)
     uid = hashlib.sha1(pd.util.hash_pandas_object(df.astype(str), index=True).values.tobytes()).hexdigest()[:10]
     sty = shown.style
