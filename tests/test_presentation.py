@@ -153,3 +153,17 @@ def test_a_table_with_repeated_labels_is_shown_with_the_same_cell_rules():
     assert "\u22120.250" in html and html.count(">a<") == 2
     twice = pd.DataFrame([[1.5, 2.5]], columns=["r", "r"])
     assert "r (2)" in present_html(twice)
+
+
+def test_a_papers_column_is_marked_printed_and_a_bare_column_keeps_its_largest_value_readable():
+    """The paper's column keeps its printed decimals and is marked ``printed`` (the site check exempts it); a
+    column without intervals whose values span magnitudes shows its largest with at most 4 significant digits."""
+    import pandas as pd
+
+    from pluralign.presentation import column_decimals, present_html
+
+    t = pd.DataFrame({"In the paper": ["1.07610", "0.00925"], "this run": [1.1, 0.01]}, index=["x", "y"])
+    html = present_html(t)
+    assert "num printed" in html and "1.07610" in html
+    assert column_decimals([0.24036, 0.0012, 0.0009, 0.003]) == 4
+    assert column_decimals([0.5, 0.25]) == 3

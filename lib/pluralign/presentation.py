@@ -148,11 +148,11 @@ def _finite(values) -> np.ndarray:
 
 
 def column_decimals(estimates, low=None, high=None, *, digits: int = 2) -> int:
-    """The one number of decimals for a column of estimates: with CIs (``low``, ``high``), enough to show the
-    median CI width with ``digits`` significant digits (a width of 0.059 → 3 decimals: "0.700 [0.671, 0.730]");
-    without, 3 significant digits of the median non-zero |estimate|; at least 3 for a column whose estimates and
-    bounds all lie in [−1, 1] (correlations, probabilities, shares: the papers print these with 3). Between 0
-    and :data:`MAX_DECIMALS`; 3 when the column has no finite value."""
+    """The one number of decimals for a column of estimates: with CIs (``low``, ``high``), enough to show the median CI
+    width with ``digits`` significant digits (a width of 0.059 → 3 decimals: "0.700 [0.671, 0.730]"); without, 3
+    significant digits of the median non-zero |estimate| (at most 4 for the largest); at least 3 for a column whose
+    estimates and bounds all lie in [−1, 1] (correlations, probabilities, shares: the papers print these with 3).
+    Between 0 and :data:`MAX_DECIMALS`; 3 when the column has no finite value."""
     bounded = all(abs(x) <= 1 for x in _finite([*estimates, *(low if low is not None else []),
                                                  *(high if high is not None else [])]))  # fmt: skip
     floor = 3 if bounded else 0
@@ -167,7 +167,11 @@ def column_decimals(estimates, low=None, high=None, *, digits: int = 2) -> int:
     v = v[v > 0]
     if not len(v):
         return 3
-    return int(min(MAX_DECIMALS, max(0, 2 - math.floor(math.log10(float(np.median(v)))))))
+    # 3 significant digits of the median, but the largest value with at most 4 (a column of sizes from 0.001 to
+    # 0.24 MiB shows "0.2404", not "0.24036")
+    median = 2 - math.floor(math.log10(float(np.median(v))))
+    largest = 3 - math.floor(math.log10(float(v.max())))
+    return int(min(MAX_DECIMALS, max(0, min(median, largest))))
 
 
 def intervals(estimates, low, high, decimals: int | None = None, *, missing: str = MISSING) -> list[str]:
@@ -285,7 +289,15 @@ def present(table: pd.DataFrame):
     shown = _shown(df)
     uid = hashlib.sha1(pd.util.hash_pandas_object(df.astype(str), index=True).values.tobytes()).hexdigest()[:10]
     sty = shown.style
-    sty.set_td_classes(shown.map(_cell_class))
+    classes = shown.map(_cell_class)
+    printed = [
+        j
+        for j, c in enumerate(shown.columns)
+        if "paper" in " ".join(map(str, c if isinstance(c, tuple) else [c])).lower()
+    ]
+    for j in printed:  # the paper's numbers as printed (their own decimals): marked for the reader and the site check
+        classes.iloc[:, j] = [f"{k} printed".strip() for k in classes.iloc[:, j]]
+    sty.set_td_classes(classes)
     sty.format_index(
         lambda x: (
             MISSING

@@ -60,9 +60,11 @@ def test_external_script_and_raw_tex_are_reported_but_code_and_typeset_math_are_
 
 
 def test_long_decimals_in_tables_are_reported_but_not_three_significant_digits_or_arxiv_ids(tmp_path):
+    """A computed number of five significant decimals is reported; 3 significant digits, an arXiv id and a
+    paper's number shown as printed (class ``printed``) are not."""
     site = _site(
         tmp_path,
-        "<table><tr><td>0.123456</td><td>0.00100</td>"
+        "<table><tr><td>0.123456</td><td>0.00100</td><td class='num printed'>1.07610</td>"
         "<td>Miranda et al. 2024, arXiv:2410.19133 (MultiPref)</td></tr></table>",
     )
     problems = "\n".join(sitecheck.check(site))

@@ -13,7 +13,9 @@ chromedriver; nothing is downloaded) and fails on
 - a table wider than the text column that is not inside a scroll container,
 - a table cell showing ``NaN`` / ``nan`` / ``None`` (a missing value is "—" with a note saying why),
 - a table cell with a number of five or more significant decimals (``0.123456``; ``0.00100`` is 3 significant
-  digits and fine; an arXiv id such as ``arXiv:2410.19133`` is no number): estimates have 3 significant digits.
+  digits and fine; an arXiv id such as ``arXiv:2410.19133`` is no number): estimates have 3 significant digits; a
+  paper's number shown as printed (a cell of class ``printed``, :func:`pluralign.presentation.present`) keeps its
+  decimals.
 
 Pages are opened at a reader's desktop size (1366 × 900).
 
@@ -64,7 +66,7 @@ const wide = Array.from(col.querySelectorAll('table'))
     .filter(t => t.getBoundingClientRect().width > colW + 1 && !scrolls(t))
     .map(t => (t.innerText || '').slice(0, 60).replace(/\s+/g, ' ') + ' ('
         + Math.round(t.getBoundingClientRect().width) + ' px)');
-const longnum = Array.from(col.querySelectorAll('td, th'))
+const longnum = Array.from(col.querySelectorAll('td:not(.printed), th'))
     .filter(c => /(^|[^\w.])(?<!arXiv:)-?\d+\.0*[1-9]\d{4,}(?![\w.])/.test(c.innerText))
     .map(c => c.innerText.trim().slice(0, 40));
 const nan = Array.from(col.querySelectorAll('td, th'))
