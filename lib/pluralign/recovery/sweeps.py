@@ -29,8 +29,8 @@ SWEEPS = {
     "diverging_share": ("annotators per pair", (2, 3, 4, 6, 8)),
     "margin_pstar_correlation (noise)": ("judge log-odds noise", (0.5, 1.0, 2.0, 4.0)),
     "margin_pstar_correlation (n)": ("judgments per pair n", (3, 10, 30)),
-    "imprint_weight_coverage": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 2.0, 4.0)),
-    "imprint_weight_correlation": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 2.0, 4.0)),
+    "imprint_weight_coverage": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 4.0, 16.0)),
+    "imprint_weight_correlation": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 4.0, 16.0)),
     "robustness_sign": ("rewrite flip probability", (0.1, 0.25, 0.5)),
 }
 
@@ -97,8 +97,9 @@ def _imprints(data, ids, noise_sd: float, seed: int) -> list[dict]:
     from pluralign.recovery.seal_checks import oracle_imprint
 
     out = []
-    for f in SWEEPS["imprint_weight_coverage"][1]:
-        corr, cov = oracle_imprint(data, ids, noise_sd=f * noise_sd, n_draws=3, seed=seed, seal_code=False)
+    for i, f in enumerate(SWEEPS["imprint_weight_coverage"][1]):  # fresh noise per step (the same draws, scaled,
+        # would give the same coverage at every step: intervals scale with the noise)
+        corr, cov = oracle_imprint(data, ids, noise_sd=f * noise_sd, n_draws=3, seed=100 * seed + i, seal_code=False)
         out += [_step(cov, "imprint_weight_coverage", f, 1.0), _step(corr, "imprint_weight_correlation", f, 1.0)]
     return out
 
@@ -146,7 +147,7 @@ def sweep_figure(t: pd.DataFrame):
     import matplotlib.pyplot as plt
 
     names = list(dict.fromkeys(t["sweep"]))
-    fig, axes = plt.subplots(2, 3, figsize=(10.5, 5.6), squeeze=False)
+    fig, axes = plt.subplots(3, 2, figsize=(7.2, 7.6), squeeze=False)
     for ax, name in zip(axes.flat, names):
         s = t[t["sweep"] == name]
         x = np.arange(len(s))
@@ -160,9 +161,9 @@ def sweep_figure(t: pd.DataFrame):
         demo = np.flatnonzero(s["demo"].to_numpy(bool))
         for d in demo:
             ax.axvline(d, color="0.7", ls=":", lw=1)
-        ax.set_xticks(x, [f"{v:g}" + (" (demo)" if i in demo else "") for i, v in enumerate(s["value"])], fontsize=8)
-        ax.set_xlabel(s["knob"].iloc[0], fontsize=8)
-        ax.set_title(name, fontsize=9)
+        ax.set_xticks(x, [f"{v:g}" + ("\n(demo)" if i in demo else "") for i, v in enumerate(s["value"])])
+        ax.set_xlabel(s["knob"].iloc[0])
+        ax.set_title(name, fontsize=10)
     for ax in list(axes.flat)[len(names) :]:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
@@ -171,35 +172,44 @@ def sweep_figure(t: pd.DataFrame):
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
-    fig.legend(handles, labels, loc="lower right", fontsize=8, frameon=False)
-    fig.tight_layout()
+    fig.legend(handles, labels, loc="upper center", ncol=3, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     plt.close(fig)
     return fig
 
 
 @report.section("n_sweeps", "n_sweeps_recover")
 def result(context) -> report.Result:
-    """The sweeps as the recovery page shows them: the figure, and a table of each sweep's steps (estimate
-    [CI] beside planted) and where it stops recovering."""
+    """The sweeps as the recovery page shows them: one row per step (the knob's value, planted, the estimate
+    with its CI, whether it recovers), the figure, and a note naming each sweep's knob, criterion and where it
+    stops recovering."""
     t = sweep_table(context)
-    fmt = lambda v: "—" if pd.isna(v) else f"{v:.3f}".replace("-", "\u2212")  # noqa: E731
-    steps = {
-        name: "; ".join(
-            f"{r.value:g}: {fmt(r.estimate)} [{fmt(r.ci_low)}, {fmt(r.ci_high)}]"
-            + ("" if pd.isna(r.planted) else f" (planted {fmt(r.planted)})")
-            for r in s.itertuples()
-        )
-        for name, s in t.groupby("sweep", sort=False)
-    }
-    where = {name: _first_miss(s) for name, s in t.groupby("sweep", sort=False)}
+
+    def fmt(v) -> str:
+        return "—" if pd.isna(v) else f"{v:.3f}".replace("-", "\u2212")
+
     shown = pd.DataFrame(
         {
-            "knob": t.groupby("sweep", sort=False)["knob"].first(),
-            "criterion": t.groupby("sweep", sort=False)["criterion"].first(),
-            "where it stops": pd.Series(where),
-            "steps: estimate [95% CI]": pd.Series(steps),
+            "sweep": t["sweep"],
+            "value": [f"{v:g}" + (" (demo)" if d else "") for v, d in zip(t["value"], t["demo"])],
+            "planted": [fmt(v) for v in t["planted"]],
+            "estimate [95% CI]": [
+                f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}]" for v, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])
+            ],
+            "recovers": t["recovered"].map({True: "yes", False: "no"}),
         }
+    ).set_index(["sweep", "value"])
+    groups = t.groupby("sweep", sort=False)
+    where = {name: _first_miss(s) for name, s in groups}
+    note = "\n".join(
+        f"- `{name}` along {s['knob'].iloc[0]} — criterion: {s['criterion'].iloc[0]}; **{where[name]}**."
+        for name, s in groups
     )
-    shown.index.name = "sweep"
+    note += (
+        "\n\nA criterion that asks the planted value to lie in the interval, or no interval to exclude 0 on the "
+        "wrong side, holds at every step for a calibrated method: the knob moves the interval's width (how much "
+        "the data can say), which is what to read from those rows; a criterion with a bar (a correlation of at "
+        "least 0.9) is where a method can stop."
+    )
     values = {"n_sweeps": len(where), "n_sweeps_recover": sum(v == "recovers at every step" for v in where.values())}
-    return report.Result(table=shown, figure=sweep_figure(t), values=values, data={"table": t})
+    return report.Result(table=shown, figure=sweep_figure(t), note=note, values=values, data={"table": t})
