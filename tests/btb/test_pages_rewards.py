@@ -78,8 +78,9 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
     t1 = evaluation.paper_table1()
     paper = float(np.median(t1.loc[t1["delta"] > 0, "delta"]))
 
-    def study(est, lo, hi, n=250):
+    def study(est, lo, hi, n=250, baseline=(0.4, 0.3, 0.5)):
         row = {"grouping": "all", "metric": "pearson", "n": n, "delta": est, "delta_lo": lo, "delta_hi": hi}
+        row.update(zip(("baseline", "baseline_lo", "baseline_hi"), baseline))
         return SimpleNamespace(comparison=SimpleNamespace(table=pd.DataFrame([row])))
 
     r = rewards.decidable_size(study(0.0, -paper / 4, paper / 4))
@@ -90,3 +91,6 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
     assert "too small to decide" in r.values["btb_decide_says"]
     assert r.values["btb_decide_n_paper"] == int(np.ceil(250 * (1.5) ** 2))
     assert r.values["btb_decide_n_here"] == f"{int(np.ceil(250 * 9)):,}"
+    # a baseline that does not track p* (its r's interval contains 0): no test size decides the claim
+    r = rewards.decidable_size(study(0.0, -paper / 4, paper / 4, baseline=(0.03, -0.07, 0.13)))
+    assert "do not track p*" in r.values["btb_decide_says"] and "training set" in r.values["btb_decide_says"]

@@ -382,7 +382,8 @@ def decidable_size(study: Study) -> report.Result:
     decidable on this population: the paired 95 % interval of Δ r over all test pairs narrows as 1/√N
     (:func:`pluralign.report.n_needed`), so an effect as large as the paper's median Δ of Table 1 is told from 0
     at about ``n · (half-width / Δ)²`` test pairs, and this run's own Δ at its own such N; the sentence says
-    whether this run already rules out an effect of the paper's size, sees one, or cannot tell."""
+    whether this run already rules out an effect of the paper's size, sees one, or cannot tell — or that the
+    baseline does not track p* at all (its r's interval contains 0), so that no test size decides it."""
     none = provenance.no_test_p_star(study)
     if none is not None:
         return none
@@ -394,7 +395,14 @@ def decidable_size(study: Study) -> report.Result:
     half = (hi - lo) / 2
     n_paper = int(np.ceil(n * (half / paper) ** 2))
     here = report.n_needed(est, lo, hi, n) if not (lo > 0 or hi < 0) else None
-    if hi < paper:
+    b, b_lo, b_hi = (float(r[k]) for k in ("baseline", "baseline_lo", "baseline_hi"))
+    if b_lo <= 0:  # the plain BT model does not track p* here: a Δ between two such models says little
+        says = (
+            f"the baseline's own r with p* is {report.fmt_interval(b, b_lo, b_hi, 3)}, its interval containing 0: "
+            "these reward models do not track p* on this population, so the size that would decide the claim is "
+            "the training set's (models that track p* at all), not the test set's"
+        )
+    elif hi < paper:
         says = (
             f"its interval already excludes an improvement as large as the paper's median Δ ({paper:.3f}): on this "
             "population, with these reward models, the paper's effect size is ruled out, not merely unseen"
