@@ -122,12 +122,30 @@ class Lab:
                 self.proc.wait()
 
 
+class PortTaken(AssertionError):
+    """The free port picked for the server was taken by another process before the server bound it."""
+
+
+def _start_lab(root: Path, home_factory, attempts: int = 5) -> Lab:
+    """A Lab on a free port. The port is found free here and bound by the server a moment later; another process
+    (other servers run beside the tests) may take it in between, so a start that fails with the port in use is
+    retried on a new port; any other failure fails at once."""
+    for _ in range(attempts):
+        try:
+            return Lab(root, home_factory())
+        except AssertionError as e:
+            if "already in use" not in str(e):
+                raise
+            last = e
+    raise PortTaken(f"every one of {attempts} free ports was taken before the server bound it") from last
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab-root")
     (root / "notebooks").mkdir()
     shutil.copy(ROOT / "notebooks" / f"{PAGE}.py", root / "notebooks" / f"{PAGE}.py")
-    server = Lab(root, tmp_path_factory.mktemp("lab-home"))
+    server = _start_lab(root, lambda: tmp_path_factory.mktemp("lab-home"))
     yield server
     server.stop()
 

@@ -16,6 +16,10 @@ from pluralign.book.mirror import profile_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = 30
+# the mirror of the whole paper profile (a tiny model of every architecture, every data set) and each test that
+# builds or runs real-architecture models: about 27 s of a quiet 2-core make test (their share of a timed run), so
+# they run in make test-slow; make rehearse in CI builds and uses the same mirror end to end
+SLOW = pytest.mark.slow
 TEXTS = [
     ("\n\nHuman: What is the capital of France?", "Paris is the capital of France."),
     ("\n\nHuman: Tell me a joke.", "I am sorry, I cannot help with that."),
@@ -43,6 +47,7 @@ def paper_models() -> dict:
     return yaml.safe_load((ROOT / "params" / "paper" / "common.yml").read_text())["models"]
 
 
+@SLOW
 def test_every_id_of_the_paper_profile_gets_a_folder_marked_as_rehearsal(mirror):
     root, out = mirror
     ids = profile_ids("paper")
@@ -66,6 +71,7 @@ def test_every_id_of_the_paper_profile_gets_a_folder_marked_as_rehearsal(mirror)
     ) == ["special_tokens_map.json", "spm.model", "tokenizer_config.json"]
 
 
+@SLOW
 def test_the_paper_reward_models_load_through_the_project_loader_and_score_on_cpu(offline):
     import pluralign.rewards as R
 
@@ -91,6 +97,7 @@ def test_the_paper_reward_models_load_through_the_project_loader_and_score_on_cp
     } <= seen
 
 
+@SLOW
 def test_the_other_reward_models_of_the_profile_load_and_score(offline):
     import pluralign.rewards as R
 
@@ -104,6 +111,7 @@ def test_the_other_reward_models_of_the_profile_load_and_score(offline):
         assert max(s) - min(s) > 1e-3, (hub_id, s)
 
 
+@SLOW
 def test_the_llama_stand_in_generates_and_judges_with_the_llama3_tokenizer_family(offline):
     from transformers import AutoTokenizer
 
@@ -125,6 +133,7 @@ def test_the_llama_stand_in_generates_and_judges_with_the_llama3_tokenizer_famil
     assert 0.0 < p < 1.0
 
 
+@SLOW
 def test_each_data_set_loads_from_the_mirror_with_the_canonical_columns(offline):
     for hub_id, (_, (name, calls)) in RH.DATASETS.items():
         for kw in calls:
@@ -147,6 +156,7 @@ def test_each_data_set_loads_from_the_mirror_with_the_canonical_columns(offline)
         assert len(train.pairs) >= 100
 
 
+@SLOW
 def test_hh_rlhf_test_rows_are_the_real_shared_rows(offline, shared_data):
     real = gzip.decompress((shared_data / "hh-rlhf" / "harmless-base-test.jsonl.gz").read_bytes()).decode().split("\n")
     written = gzip.decompress((offline / "Anthropic/hh-rlhf/harmless-base/test.jsonl.gz").read_bytes()).decode()
@@ -155,6 +165,7 @@ def test_hh_rlhf_test_rows_are_the_real_shared_rows(offline, shared_data):
     assert len(d.pairs) == max(ROWS, RH.MIN_ROWS.get("Anthropic/hh-rlhf", 0))  # the profile's minimum where larger
 
 
+@SLOW
 def test_the_generator_is_deterministic(tmp_path):
     for hub_id in ("OpenAssistant/reward-model-deberta-v3-large-v2", "meta-llama/Meta-Llama-3-8B-Instruct"):
         a, b = RH.build_model(hub_id, tmp_path / "a"), RH.build_model(hub_id, tmp_path / "b")
@@ -201,6 +212,7 @@ def test_the_command_writes_the_mirror_and_says_how_to_use_it(tmp_path, monkeypa
     assert "'acme/mystery-7b'" in capsys.readouterr().err
 
 
+@SLOW
 def test_the_llama_stand_in_ends_its_answers_like_a_chat_model(offline):
     """A random Llama never samples <|eot_id|>: every request would run to max_tokens. The stand-in's end tokens
     get a constant logit lift, so most answers end well before the limit (greedy and sampled)."""
@@ -211,6 +223,7 @@ def test_the_llama_stand_in_ends_its_answers_like_a_chat_model(offline):
     assert sum(ended) >= 0.75 * len(comps), [len(c.tokens) for c in comps]
 
 
+@SLOW
 def test_pages_computed_on_a_rehearsal_mirror_carry_the_banner_decided_from_the_data(mirror, tmp_path):
     """The rule: the mirror in use (PLURALIGN_MIRROR) holds REHEARSAL.json or a rehearsal sidecar -> banner after
     the page title; a real mirror, or none, -> no banner."""
@@ -244,6 +257,7 @@ def test_pages_computed_on_a_rehearsal_mirror_carry_the_banner_decided_from_the_
     assert not runner.insert_rehearsal_banner(nb, "paper") and len(nb.cells) == 4  # once
 
 
+@SLOW
 def test_the_runner_inserts_the_banner_when_the_mirror_in_use_is_a_rehearsal(mirror, tmp_path, monkeypatch):
     """Through runner.execute on a one-cell notebook: with PLURALIGN_MIRROR at the rehearsal mirror the executed
     page has the banner (and says so in its metadata), without it none."""
@@ -291,6 +305,7 @@ def test_out_dir_places_pages_toc_and_html_apart_from_the_profiles_own(tmp_path)
         runner.out_folder(tmp_path)
 
 
+@SLOW
 def test_seal_similarity_model_bge_m3_is_listed_and_embeds_from_the_mirror(offline):
     """SEAL App. D.7's BGE-m3 (the paper profile's similarity_model) is an id of the profile and, from the mirror,
     a sentence-transformers model (CLS pooling, normalized) that pluralign.embed loads offline."""

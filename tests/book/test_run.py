@@ -70,6 +70,7 @@ def test_agreement_page_on_my_ratings_writes_only_into_my_folder(tmp_path):
     assert "[" in proc.stdout and "done in" in proc.stdout  # a progress line per step
 
 
+@pytest.mark.slow  # three `pluralign run` child processes, each executing a notebook in a kernel
 def test_relative_paths_resolve_against_the_parameter_file_and_a_second_run_reuses_the_cache(tmp_path):
     (tmp_path / "nb.py").write_text(CACHED)
     sub = tmp_path / "conf"

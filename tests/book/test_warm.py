@@ -126,7 +126,7 @@ def test_a_killed_client_takes_its_kernel_with_it(tmp_path):
             stderr=subprocess.DEVNULL,
             cwd=tmp_path,
         )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while not conn.exists() and time.monotonic() < deadline:  # the forked kernel writes its connection file
             time.sleep(0.1)
         assert conn.exists(), "the forked kernel did not start"
@@ -136,7 +136,7 @@ def test_a_killed_client_takes_its_kernel_with_it(tmp_path):
         assert kernel_pids and len(kernel_pids) < len(same)
         client.send_signal(signal.SIGKILL)
         client.wait()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120  # poll until the kernel is gone; the deadline only guards against a hang
         while any(_alive(p) for p in kernel_pids) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not any(_alive(p) for p in kernel_pids)

@@ -50,12 +50,13 @@ def test_setup_merges_defaults_and_resolves_named_models():
 def test_setup_takes_a_page_s_parameters_as_they_are():
     """A page's resolved parameters (profile, seed, models and the settings) are setup's arguments: the
     recovery page rebuilds each study so."""
+    from pluralign.data.difficulty import JUDGE_NOISE  # the demo's judge noise, set once for Parts I, III, IV
     from pluralign.recovery import page_params
 
     for page in ("btb_subjectivity", "btb_margins", "btb_rewards"):
         p = page_params(page, "demo")
         s = btb.setup(**{**p, "data": DATA})
-        assert s.profile == "demo" and s.settings.judge["noise"] == 0.5 and s.p_star_from == "truth"
+        assert s.profile == "demo" and s.settings.judge["noise"] == JUDGE_NOISE and s.p_star_from == "truth"
     assert s.settings.training["epochs"] == 30 and s.settings.evaluation["test_size"] == 250
     with pytest.raises(TypeError, match=r"unknown setting\(s\) \['design'\]"):
         btb.setup(design={})

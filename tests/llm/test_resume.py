@@ -136,14 +136,12 @@ def test_judge_jobs_resume_and_key_on_settings(tiny, tmp_path):
 
 @pytest.mark.slow  # a child process imports torch and serves a model; CI runs it (make test-slow)
 def test_pluralign_serve_command_starts_and_stops(tmp_path):
-    """``pluralign serve --model FOLDER --port N`` (the CLI's delegate, main(argv)) in a subprocess."""
-    import socket
+    """``pluralign serve --model FOLDER --port 0`` (the CLI's delegate, main(argv)) in a subprocess: it binds a
+    free port itself and prints its address (a port probed here first could be taken before the child binds it)."""
+    import re
     import urllib.request
 
     folder = make_tiny_causal_lm(tmp_path / "tiny")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     env = dict(os.environ, PYTHONPATH=str(ROOT / "lib"))
     proc = subprocess.Popen(
         [
@@ -153,7 +151,7 @@ def test_pluralign_serve_command_starts_and_stops(tmp_path):
             "--model",
             str(folder),
             "--port",
-            str(port),
+            "0",
         ],
         env=env,
         stdout=subprocess.PIPE,
@@ -162,8 +160,10 @@ def test_pluralign_serve_command_starts_and_stops(tmp_path):
     )
     try:
         line = proc.stdout.readline()
-        assert f"on http://127.0.0.1:{port}/v1" in line, line
-        c = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="EMPTY", max_retries=0)
+        address = re.search(r" on (http://127\.0\.0\.1:[1-9]\d*)/v1 ", line)
+        assert address, line
+        base = address.group(1)
+        c = openai.OpenAI(base_url=f"{base}/v1", api_key="EMPTY", max_retries=0)
         assert [m.id for m in c.models.list().data] == ["tiny"]
         r = c.chat.completions.create(
             model="tiny", messages=[{"role": "user", "content": "Choice:"}], max_tokens=3, logprobs=True, top_logprobs=2
@@ -171,7 +171,7 @@ def test_pluralign_serve_command_starts_and_stops(tmp_path):
         content = r.choices[0].logprobs.content
         assert len(content) == 3 and all(len(p.top_logprobs) == 2 for p in content)
         assert content[0].top_logprobs[0].logprob >= content[0].top_logprobs[1].logprob
-        stats = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/stats").read())
+        stats = json.loads(urllib.request.urlopen(f"{base}/stats", timeout=120).read())
         assert stats["requests"] == 2
     finally:
         proc.send_signal(signal.SIGINT)

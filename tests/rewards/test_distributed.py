@@ -86,7 +86,7 @@ def runs(tmp_path_factory):
             job.main(str(model), str(tmp / "one"))
         finally:
             mp.undo()
-        log, _ = launched.communicate(timeout=300)
+        log, _ = launched.communicate(timeout=900)  # a hang guard: ~55 s of CPU, far longer on a busy machine
     finally:
         if launched.poll() is None:
             launched.kill()
