@@ -45,7 +45,25 @@ def _l1(x: np.ndarray) -> float:
     return float(np.mean(np.abs(x[:, 0] - x[:, 1])))
 
 
+def _pearson_many(xb: np.ndarray) -> np.ndarray:
+    """:func:`_pearson` of each resample of a stack (resamples × pairs × 2), vectorised."""
+    a, b = xb[..., 0], xb[..., 1]
+    if a.shape[1] < MIN_CORRELATION_N:
+        return np.full(len(xb), np.nan)
+    am, bm = a - a.mean(1, keepdims=True), b - b.mean(1, keepdims=True)
+    sa, sb = np.sqrt((am**2).sum(1)), np.sqrt((bm**2).sum(1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (am * bm).sum(1) / (sa * sb)
+    return np.where((np.std(a, axis=1) == 0) | (np.std(b, axis=1) == 0), np.nan, np.clip(r, -1.0, 1.0))
+
+
+def _l1_many(xb: np.ndarray) -> np.ndarray:
+    return np.mean(np.abs(xb[..., 0] - xb[..., 1]), axis=1)
+
+
 METRICS = {"pearson": _pearson, "l1": _l1}
+#: each metric over a stack of bootstrap resamples (:func:`pluralign.stats.bootstrap_ci`'s ``many``)
+METRICS_MANY = {"pearson": _pearson_many, "l1": _l1_many}
 
 
 def _align(p_star, *preds, names=("p_model",)) -> pd.DataFrame:
@@ -142,7 +160,7 @@ def evaluate(p_star, p_model, by=None, *, n_boot: int = 2000, level: float = 0.9
         for name, fn in METRICS.items():
             with warnings.catch_warnings():  # tiny groups: every resampled Pearson r may be NaN
                 warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
-                est, lo, hi = bootstrap_ci(x, fn, n_boot=n_boot, level=level, seed=seed)
+                est, lo, hi = bootstrap_ci(x, fn, n_boot=n_boot, level=level, seed=seed, many=METRICS_MANY[name])
             rows.append((grouping, cat, int(mask.sum()), name, est, lo, hi))
     return pd.DataFrame(rows, columns=["grouping", "category", "n", "metric", "value", "lo", "hi"])
 
@@ -166,9 +184,10 @@ def compare(
         for name, fn in METRICS.items():
             with warnings.catch_warnings():  # tiny groups: every resampled Pearson r may be NaN
                 warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
-                b = bootstrap_ci(base, fn, n_boot=n_boot, level=level, seed=seed)
-                r = bootstrap_ci(reg, fn, n_boot=n_boot, level=level, seed=seed)
-                d = paired_bootstrap_ci(base, reg, fn, n_boot=n_boot, level=level, seed=seed)
+                kw = {"n_boot": n_boot, "level": level, "seed": seed, "many": METRICS_MANY[name]}
+                b = bootstrap_ci(base, fn, **kw)
+                r = bootstrap_ci(reg, fn, **kw)
+                d = paired_bootstrap_ci(base, reg, fn, **kw)
             rows.append((grouping, cat, int(mask.sum()), name, *b, *r, *d))
     return pd.DataFrame(
         rows,

@@ -180,10 +180,16 @@ class RecoveryContext:
     table: pd.DataFrame
 
 
-@functools.lru_cache(maxsize=4)
 def recovery_context(profile: str = "demo", seed: int | None = None) -> RecoveryContext:
     """Every recovery check on ``profile``'s studies (:func:`part_study`; ``seed`` None: the pages'), computed
     once per (profile, seed) in a process — the page's table and its sweeps read the same studies."""
+    return _context(str(profile), None if seed is None else int(seed))
+
+
+@functools.lru_cache(maxsize=4)
+def _context(profile: str, seed: int | None) -> RecoveryContext:
+    """:func:`recovery_context` with its arguments normalised, so that every call of the same (profile, seed)
+    hits one cache entry (``lru_cache`` keys ``f("demo")`` and ``f("demo", None)`` apart)."""
     if profile != "demo":
         raise ValueError(f"recovery checks need planted truth: only the 'demo' profile has it, not {profile!r}")
     div_s, seal_s, btb_s = (part_study(p, profile, seed) for p in ("diverging", "seal", "btb"))
