@@ -95,19 +95,20 @@ def numbers(paper: str | None = None, table: str | None = None) -> pd.DataFrame:
     return out.reset_index(drop=True).copy()
 
 
-def value(paper: str, table: str, row: str, column: str) -> float:
-    """One reported number (KeyError naming what is missing)."""
+def _reported(paper: str, table: str, row: str, column: str) -> pd.Series:
+    """The row of :func:`numbers` for one reported number (KeyError naming what is missing)."""
     t = numbers(paper, table)
     hit = t[(t["row"] == row) & (t["column"] == column)]
     if hit.empty:
         raise KeyError(f"{paper} {table} reports no ({row!r}, {column!r})")
-    return float(hit["value"].iloc[0])
+    return hit.iloc[0]
+
+
+def value(paper: str, table: str, row: str, column: str) -> float:
+    """One reported number (KeyError naming what is missing)."""
+    return float(_reported(paper, table, row, column)["value"])
 
 
 def printed(paper: str, table: str, row: str, column: str) -> str:
     """One reported number as the paper prints it (``"1.07610"``; KeyError naming what is missing)."""
-    t = numbers(paper, table)
-    hit = t[(t["row"] == row) & (t["column"] == column)]
-    if hit.empty:
-        raise KeyError(f"{paper} {table} reports no ({row!r}, {column!r})")
-    return str(hit["printed"].iloc[0])
+    return str(_reported(paper, table, row, column)["printed"])
