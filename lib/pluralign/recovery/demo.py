@@ -244,12 +244,6 @@ def _by_kind(t: pd.DataFrame) -> dict:
     return {k: t[t["kind"] == k] for k in KINDS}
 
 
-def _fixed(v) -> str:
-    """A number of the recovery table: three decimals for every row (shares, correlations, κ, AUROC all lie in
-    [−1, 1]), the minus sign, "—" for none."""
-    return "—" if pd.isna(v) else f"{v:.3f}".replace("-", "\u2212")
-
-
 def _shown(t: pd.DataFrame) -> pd.DataFrame:
     """A readable table: the kind, planted (only where something was planted) beside the estimate with its CI and
     resampling unit, the criterion and the verdict; each row's description follows under the table (the CSV of
@@ -259,11 +253,8 @@ def _shown(t: pd.DataFrame) -> pd.DataFrame:
             "part": t["part"],
             "quantity": t["quantity"],
             "kind": t["kind"],
-            "planted": [_fixed(v) for v in t["planted"]],
-            "estimate [95% CI]": [
-                f"{_fixed(v)} [{_fixed(lo)}, {_fixed(hi)}]"
-                for v, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])
-            ],
+            "planted": [report.fmt_fixed(v, 3) for v in t["planted"]],
+            "estimate [95% CI]": report.intervals(t["estimate"], t["ci_low"], t["ci_high"], decimals=3),
             "interval": t["interval"],
             "criterion": t["criterion"],
             "recovered": [

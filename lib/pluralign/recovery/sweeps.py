@@ -185,17 +185,12 @@ def result(context) -> report.Result:
     stops recovering."""
     t = sweep_table(context)
 
-    def fmt(v) -> str:
-        return "—" if pd.isna(v) else f"{v:.3f}".replace("-", "\u2212")
-
     shown = pd.DataFrame(
         {
             "sweep": t["sweep"],
             "value": [f"{v:g}" + (" (demo)" if d else "") for v, d in zip(t["value"], t["demo"])],
-            "planted": [fmt(v) for v in t["planted"]],
-            "estimate [95% CI]": [
-                f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}]" for v, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])
-            ],
+            "planted": [report.fmt_fixed(v, 3) for v in t["planted"]],
+            "estimate [95% CI]": report.intervals(t["estimate"], t["ci_low"], t["ci_high"], decimals=3),
             "recovers": t["recovered"].map({True: "yes", False: "no"}),
         }
     ).set_index(["sweep", "value"])
