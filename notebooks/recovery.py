@@ -32,7 +32,7 @@
 #
 # `planted` holds only what was planted ("—" elsewhere); a bar a row must clear is in its criterion, with its
 # source. Each interval names its resampling unit: pairs, pairs *and* annotators (one simulated annotator judges
-# about 120 pairs, so the agreement-class shares resample both, Owen's pigeonhole bootstrap; the pairs-only
+# many pairs, so the agreement-class shares resample both, Owen's pigeonhole bootstrap; the pairs-only
 # interval is in the row's description), noise draws, or an exact binomial interval over a dozen scores.
 #
 # The planted weights are the population's means. The simulator's pool of annotators who label the data is
