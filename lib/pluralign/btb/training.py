@@ -14,7 +14,7 @@ import pandas as pd
 
 from pluralign.cache import fingerprint
 from pluralign.data import combine
-from pluralign.data.core import PreferenceData
+from pluralign.data.core import PreferenceData, member
 from pluralign.data.spec import load_specs, split
 
 __all__ = [
@@ -105,16 +105,16 @@ def binary_judgments(data, seed: int = 0):
     (minus its ties). ``truth`` is kept."""
     ann = data.annotations
     nz = ann[ann["preference"] != 0]
-    keep_idx = []
-    for pid, rows in nz.groupby("pair_id", sort=False):
-        if len(rows) == 1:
-            keep_idx.append(rows.index[0])
-            continue
-        rng = np.random.default_rng([int(seed), int(fingerprint(str(pid))[:15], 16)])
-        keep_idx.append(rows.index[int(rng.integers(len(rows)))])
-    chosen = ann.loc[keep_idx]
+    codes, uniques = pd.factorize(nz["pair_id"])  # pairs in order of first appearance, rows in their order
+    rows = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes, minlength=len(uniques))
+    pick, names = np.zeros(len(uniques), dtype=int), [str(u) for u in uniques]
+    for g in np.flatnonzero(counts > 1):
+        rng = np.random.default_rng([int(seed), int(fingerprint(names[g])[:15], 16)])
+        pick[g] = int(rng.integers(counts[g]))
+    chosen = ann.loc[nz.index[rows[np.cumsum(counts) - counts + pick]]]
     ids = set(chosen["pair_id"])
-    pairs = data.pairs[data.pairs["pair_id"].isin(ids)].reset_index(drop=True)
+    pairs = data.pairs[member(data.pairs["pair_id"], ids)].reset_index(drop=True)
     order = {p: i for i, p in enumerate(pairs["pair_id"])}
     chosen = chosen.sort_values("pair_id", key=lambda s: s.map(order)).reset_index(drop=True)
     meta = {**data.meta, "filters": list(data.meta.get("filters", []))}
@@ -126,7 +126,7 @@ def binary_judgments(data, seed: int = 0):
             "kept": len(pairs),
         }
     )
-    truth = None if data.truth is None else data.truth[data.truth.index.isin(ids)]
+    truth = None if data.truth is None else data.truth[member(data.truth.index, ids)]
     return PreferenceData(pairs, chosen, meta, truth)
 
 

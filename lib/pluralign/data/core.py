@@ -40,6 +40,13 @@ class DataError(ValueError):
         self.file, self.row, self.field = file, row, field
 
 
+def member(values, keep) -> np.ndarray:
+    """Whether each of ``values`` (pair ids) is in ``keep``, as a boolean array: ``Series.isin`` by a Python set
+    (pandas' ``isin`` on Arrow strings converts every value of ``keep`` to an Arrow scalar, 30 times slower)."""
+    wanted = set(keep)
+    return np.fromiter((v in wanted for v in np.asarray(values, dtype=object)), dtype=bool, count=len(values))
+
+
 @dataclass
 class PreferenceData:
     """Preference pairs plus long-form annotator judgments, validated at construction.
@@ -133,12 +140,12 @@ class PreferenceData:
         """The pairs (and their annotations and truth) whose ids are in ``pair_ids``; with a
         ``reason``, the filter and its counts are recorded in ``meta['filters']``."""
         keep = pd.Index(pair_ids)
-        pairs = self.pairs[self.pairs["pair_id"].isin(keep)].reset_index(drop=True)
-        ann = self.annotations[self.annotations["pair_id"].isin(keep)].reset_index(drop=True)
+        pairs = self.pairs[member(self.pairs["pair_id"], keep)].reset_index(drop=True)
+        ann = self.annotations[member(self.annotations["pair_id"], keep)].reset_index(drop=True)
         meta = {**self.meta, "filters": list(self.meta.get("filters", []))}
         if reason:
             meta["filters"].append({"filter": reason, "removed": len(self.pairs) - len(pairs), "kept": len(pairs)})
-        truth = None if self.truth is None else self.truth[self.truth.index.isin(keep)]
+        truth = None if self.truth is None else self.truth[member(self.truth.index, keep)]
         return PreferenceData(pairs, ann, meta, truth)
 
     def __repr__(self) -> str:
