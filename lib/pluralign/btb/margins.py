@@ -35,6 +35,7 @@ __all__ = [
     "judgment_prompt",
     "eq3_margin",
     "margin_values",
+    "simulated_votes",
     "synthetic_judgments",
     "cached_generate",
     "training_margins",
@@ -60,6 +61,16 @@ def eq3_margin(k, n):
     from pluralign.rewards.objectives import margin_from_counts
 
     return margin_from_counts(k, n)
+
+
+def simulated_votes(p_star, *, noise: float, n: int, rng, clip: float = 1e-3) -> np.ndarray:
+    """The model of :class:`SimulatedJudge` drawn in one vectorised step, for populations too large for its
+    per-pair generators: per pair, P(A) = σ(logit p* + noise · ε) with ε ~ N(0, 1), then ``k`` ~ Binomial(n, P(A))
+    of its ``n`` judgments prefer A (p* clipped to ``[clip, 1 − clip]``). ``rng``: a NumPy generator. Eq. 3 of
+    the counts: :func:`eq3_margin` ``(k, n)``."""
+    p = np.clip(np.asarray(p_star, dtype=float), clip, 1 - clip)
+    z = np.log(p / (1 - p)) + noise * rng.standard_normal(len(p))
+    return rng.binomial(n, 1 / (1 + np.exp(-z)))
 
 
 def margin_values(n: int) -> list[float]:

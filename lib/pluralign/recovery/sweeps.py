@@ -66,16 +66,15 @@ def _diverging(spec: dict, seed: int) -> list[dict]:
 
 
 def _judged(p_star: pd.Series, noise: float, n: int, seed: int) -> pd.DataFrame:
-    """``n`` judgments per pair from the simulated judge's model (P(A) = σ(logit p* + noise · ε), as
-    :class:`~pluralign.btb.margins.SimulatedJudge`) and their margin by the library's Eq. 3
+    """``n`` judgments per pair from the simulated judge's model
+    (:func:`~pluralign.btb.margins.simulated_votes`) and their margin by the library's Eq. 3
     (:func:`pluralign.btb.margins.eq3_margin`): the frame that
     :func:`~pluralign.recovery.btb_checks.margin_pstar_correlation` reads, drawn in one vectorised step (the
     sweep moves the judge; the method is Eq. 3)."""
-    from pluralign.btb.margins import eq3_margin
+    from pluralign.btb.margins import eq3_margin, simulated_votes
 
-    p = np.clip(p_star.to_numpy(float), 1e-3, 1 - 1e-3)
     rng = np.random.default_rng([seed, 35, int(round(100 * noise)), n])
-    k = rng.binomial(n, 1 / (1 + np.exp(-(np.log(p / (1 - p)) + noise * rng.standard_normal(len(p))))))
+    k = simulated_votes(p_star.to_numpy(float), noise=noise, n=n, rng=rng)
     return pd.DataFrame({"share_a": k / n, "margin": eq3_margin(k, np.full(len(k), n))}, index=p_star.index)
 
 
