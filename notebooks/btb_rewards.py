@@ -217,6 +217,27 @@ rewards.decidable_size(study).glue()
 # {glue:text}`btb_decide_n_here`. This run has {glue:text}`btb_n_test`, and {glue:text}`btb_decide_says`.
 
 # %% [markdown]
+# ## At what training size is the claim decidable?
+#
+# The comparison above trains one pair of models on one training set, and its intervals resample test pairs only:
+# they cannot say how Δ moves with the size of the training set, nor how much it varies from one training set to
+# the next. Here {glue:text}`btb_sweep_draws` fresh training sets are drawn from the same simulated population for
+# each size ({glue:text}`btb_sweep_sizes` pairs, one binary judgment each, out-of-domain prompt types left out as
+# above, margins from the same simulated judge), and both losses (Eqs. 1 and 4) are minimised exactly for a linear
+# reward on the texts' *planted features* — the representation in which the population's preferences are written,
+# so that what limits the models is the training set, not the encoder. Each pair of models is scored on this page's
+# test pairs; Δ r's interval is a t interval over the training sets (`pluralign.btb.decidability`). The largest size
+# is refitted along the judge's log-odds noise as well, the one setting of the stand-in that shapes the margins.
+
+# %% tags=["hide-input"]
+rewards.training_size_sweep(study).glue()
+
+# %% [markdown]
+# Decided — the interval over training sets excludes 0, or excludes the paper's median Δ — at every size from:
+# {glue:text}`btb_sweep_decide`. At the largest size: {glue:text}`btb_sweep_says`. Along the judge's noise, Δ r at
+# the largest size: {glue:text}`btb_sweep_noise_says`.
+
+# %% [markdown]
 # ## Figures
 #
 # Each reward model's P(A ≻ B) against p\* on the test pairs:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from pluralign import btb, paper
+from pluralign.btb import decidability
 from pluralign.btb import evaluation as E
 from pluralign.btb.pages import rewards
 from rm_helpers import btb_reward_study
@@ -34,7 +35,7 @@ def test_each_section_declares_the_names_its_prose_quotes():
 
 
 @pytest.mark.slow
-def test_reward_model_sections_on_the_simulator():
+def test_reward_model_sections_on_the_simulator(monkeypatch):
     plt.close("all")
     s = btb_reward_study()
     c = s.comparison
@@ -53,13 +54,20 @@ def test_reward_model_sections_on_the_simulator():
     assert small.values["btb_small_n"] == 50 and small.values["btb_small_width"] > 0
     assert "category" in rewards.beside_paper(s).table.index.names
     assert rewards.same_model_warning(s).note == ""
+    monkeypatch.setattr(decidability, "SIZES", (60, 120))
+    monkeypatch.setattr(decidability, "DRAWS", 2)
+    sweep = rewards.training_size_sweep(s)
+    assert list(sweep.table.index[:3]) == ["N = 60", "N = 120", "noise 0, N = 120"]
+    assert sweep.values["btb_sweep_sizes"] == "60 to 120" and "in-domain test pairs" in sweep.values["btb_sweep_says"]
+    assert len(sweep.data["fits"]) == 2 * 2 * (2 + len(decidability.NOISES) - 1)
     for r in (
         rewards.training_margins(s),
         rewards.rm_vs_p_star(s),
         rewards.delta_plot(s, "pearson"),
         rewards.delta_plot(s, "l1"),
+        sweep,
     ):
-        assert r.figure is not None
+        assert r.figure is not None or r.forest is not None
     assert plt.get_fignums() == []
 
 
@@ -94,3 +102,11 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
     # a baseline that does not track p* (its r's interval contains 0): no test size decides the claim
     r = rewards.decidable_size(study(0.0, -paper / 4, paper / 4, baseline=(0.03, -0.07, 0.13)))
     assert "do not track p*" in r.values["btb_decide_says"] and "training set" in r.values["btb_decide_says"]
+
+
+def test_training_size_sweep_needs_a_simulated_population_and_judge():
+    """Off the simulator (or with an LLM judge) the sweep does not apply: the section is left out with its reason."""
+    s = btb.setup(data=DATA, judge={"from": "annotators"})
+    r = rewards.training_size_sweep(s)
+    assert r.skipped.startswith("the training-size sweep draws fresh training sets") and r.table is None
+    assert "btb_sweep_decide" in rewards.training_size_sweep.quotes
