@@ -336,3 +336,25 @@ def test_api_key_env_must_name_a_key_variable_and_plain_http_to_a_remote_host_wa
         warnings.simplefilter("error")
         llm_mod.load("openai:m", base_url="http://127.0.0.1:8000/v1", api_key_env="REMOTE_API_KEY")
         llm_mod.load("openai:m", base_url="https://api.example.org/v1", api_key_env="REMOTE_API_KEY")
+
+
+def test_a_stop_signal_taken_by_another_thread_still_stops_the_serving_loop():
+    """``pluralign serve``'s main thread waits for Ctrl-C / SIGTERM; a signal the kernel hands to another of the
+    process's threads (here sent to one on purpose) still ends the wait, and the previous handler is restored."""
+    import signal
+    import threading
+
+    from pluralign.llm.server import wait_for_stop_signal
+
+    before = signal.getsignal(signal.SIGTERM)
+
+    def other_thread():
+        while signal.getsignal(signal.SIGTERM) is before:  # until the waiting loop has installed its handler
+            threading.Event().wait(0.001)
+        signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+
+    t = threading.Thread(target=other_thread, daemon=True)
+    t.start()
+    assert wait_for_stop_signal() == signal.SIGTERM
+    t.join()
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
 import threading
 import time
@@ -35,7 +36,7 @@ from typing import Any
 
 from pluralign.llm.asgi import HTTPError, WebServer, app
 
-__all__ = ["LLMServer", "serve", "main", "HTTPError", "LIMITS"]
+__all__ = ["LLMServer", "serve", "main", "wait_for_stop_signal", "HTTPError", "LIMITS"]
 
 #: what one request may ask of the server (413 / 400 beyond): body bytes, tokens per completion, completions
 #: per request, seconds a client may take to send its request; and the listen backlog
@@ -476,13 +477,33 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
+        wait_for_stop_signal()
     finally:
         srv.stop()
     return 0
+
+
+def wait_for_stop_signal(signals=(signal.SIGINT, signal.SIGTERM), step_s: float = 0.5) -> int:
+    """Block the main thread until one of ``signals`` (Ctrl-C, ``kill``) arrives; return it. The kernel may hand a
+    process's signal to any of its threads (torch's, uvicorn's), and CPython then runs the Python handler only
+    when the main thread next executes bytecode: a main thread asleep in one long ``time.sleep`` would not wake.
+    Here it waits on an event in ``step_s`` steps, so the handler runs within a step whichever thread took the
+    signal. The previous handlers are restored on return."""
+    got: list[int] = []
+    stop = threading.Event()
+
+    def handler(signum, frame):
+        got.append(signum)
+        stop.set()
+
+    previous = {s: signal.signal(s, handler) for s in signals}
+    try:
+        while not stop.wait(step_s):
+            pass
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+    return got[0]
 
 
 if __name__ == "__main__":
