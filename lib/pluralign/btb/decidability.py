@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from pluralign import report
+from pluralign.data.simulate import FEATURES
 
 __all__ = [
     "SIZES",
@@ -48,17 +49,8 @@ DRAWS = 5
 NOISES = (0.0, 0.5, 1.0, 2.0)
 #: what an interval that decides nothing says
 CANNOT = "cannot tell"
-#: the planted features the simulator renders into each text and weighs in its population (pluralign.data.simulate)
-PLANTED = (
-    "verbosity",
-    "format",
-    "complexity",
-    "sentiment",
-    "interpretation",
-    "refusal",
-    "factual_error",
-    "harmfulness",
-)
+#: the planted features the simulator renders into each text and weighs in its population
+PLANTED = FEATURES
 
 
 def planted_features(truth: pd.DataFrame, side: str) -> np.ndarray:
