@@ -115,6 +115,7 @@ def _btb_rewards_study(missing: str):
     return s
 
 
+@pytest.mark.slow  # trains both reward models of the rewards page (frozen encoder); CI runs it (make test-slow)
 def test_btb_rewards_without_any_test_p_star_say_no_estimate_and_glue_the_prose_names():
     s = _btb_rewards_study("all")
     n = len(s.comparison.splits.test)
@@ -140,6 +141,7 @@ def test_btb_rewards_without_any_test_p_star_say_no_estimate_and_glue_the_prose_
     assert not rewards.learning_rate_sweep(s).skipped and rewards.training_margins(s).figure is not None  # no p* needed
 
 
+@pytest.mark.slow  # trains both reward models of the rewards page (frozen encoder); CI runs it (make test-slow)
 def test_btb_rewards_with_some_test_p_star_missing_estimate_from_the_rest_and_count_them():
     s = _btb_rewards_study("some")
     c = s.comparison
@@ -196,6 +198,7 @@ def test_a_page_states_the_failed_answers_so_its_kernel_does_not_warn(monkeypatc
     )
 
 
+@pytest.mark.slow  # trains both reward models of the rewards page (frozen encoder); CI runs it (make test-slow)
 def test_btb_rewards_without_any_parseable_judgment_says_the_margins_are_missing_and_plots_none():
     """Every training pair without a parseable judgment (the rehearsal's random judge): the training-margins
     section counts them, says Eq. 4 is Eq. 1 on this run, and draws no histogram of fill values."""

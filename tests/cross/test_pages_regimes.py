@@ -1,8 +1,11 @@
 """Page "Alignment regimes by agreement class" (pluralign.cross.pages.regimes) on a small simulation."""
 
+import pytest
+
 from pluralign.cross.pages import regimes
 
 
+@pytest.mark.slow  # trains the pre- and post-D reward models of the small study; CI runs it (make test-slow)
 def test_regimes_and_resistance_gap_with_the_population_beside(small_study, no_nan):
     by_class, gap = regimes.by_class(small_study), regimes.resistance_gap(small_study)
     assert no_nan(by_class) and no_nan(gap)

@@ -67,6 +67,7 @@ def test_rm_checks_on_planted_and_inverted_gaps(sim):
     assert not R.rm_utility_correlation(-gap, t)["recovered"]
 
 
+@pytest.mark.slow  # trains the demo's reward model on 350 pairs; CI runs it (make test-slow)
 def test_a_small_demo_rm_learns_the_planted_preferences():
     """The demo recipe (frozen MiniLM + MLP head, BT on every judgment) on a small simulated set: held-out
     accuracy against the population where it agrees, and the reward gap tracks the planted utility."""

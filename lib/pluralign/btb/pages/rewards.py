@@ -431,9 +431,8 @@ def _paper_median_delta() -> float:
 
 
 def _sweep_skipped(study: Study) -> str:
-    """Why :func:`training_size_sweep` does not apply to ``study`` ("" when it does): it draws fresh training
-    sets from the page's simulator and votes from its simulated judge, and reads the planted features of test
-    pairs drawn from the same simulator."""
+    """Why :func:`training_size_sweep` does not apply to ``study`` ("" when it does): it draws training sets and
+    judge votes from the page's simulator and simulated judge, and reads the test pairs' planted features."""
     specs, s = study.settings.data, study.settings
     simulated = len(specs) == 1 and isinstance(specs[0], dict) and "simulate" in specs[0]
     if simulated and not s.evaluation["test_only"] and s.judge["from"] == "simulated":
