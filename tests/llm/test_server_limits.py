@@ -7,6 +7,7 @@ work makes it slower, never red."""
 
 import http.client
 import json
+import signal
 import socket
 import threading
 import time
@@ -77,15 +78,11 @@ def test_pluralign_serve_itself_holds_fifty_clients_and_refuses_a_20_mb_body(mon
     # its port earlier raced the bind (a port of 0 until then: every connection refused)
     monkeypatch.setattr(S.LLMServer, "start", lambda self: started.append(real_start(self)) or started[-1])
 
-    real_sleep = time.sleep
+    def wait_for_stop_signal():  # the command's wait for Ctrl-C (signal handlers: main thread only): until the test
+        stop.wait(10 * HANG_S)  # is done (set by its own finally; the bound only guards against a hang)
+        return signal.SIGINT
 
-    def sleep(seconds):  # the command's hour-long wait loop: until the test is done, then Ctrl-C
-        if seconds < 3600:
-            return real_sleep(seconds)
-        stop.wait(10 * HANG_S)  # set by the test's own finally; the bound only guards against a hang
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(S.time, "sleep", sleep)
+    monkeypatch.setattr(S, "wait_for_stop_signal", wait_for_stop_signal)
     rc = []
     cmd = threading.Thread(target=lambda: rc.append(S.main(["--model", "m", "--port", "0"])))
     cmd.start()
