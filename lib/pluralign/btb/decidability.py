@@ -163,8 +163,9 @@ def sweep(
     for d in range(int(draws)):
         dx, p_train, draw_seed = training_draw(spec, max(sizes), [int(seed), 7919, d], ood_by=ood_by)
         base = {size: fit_linear(dx[:size]) for size in sizes}
+        margins = {z: judge_margins(p_train, noise=z, n=n, seed=draw_seed) for z in {z for _, z in steps}}
         for size, z in steps:
-            w4 = fit_linear(dx[:size], judge_margins(p_train, noise=z, n=n, seed=draw_seed)[:size])
+            w4 = fit_linear(dx[:size], margins[z][:size])
             p1, p4 = 1 / (1 + np.exp(-dxt @ base[size])), 1 / (1 + np.exp(-dxt @ w4))
             for test, m in tests.items():
                 r1, r4 = _pearson(p1[m], ps[m]), _pearson(p4[m], ps[m])
