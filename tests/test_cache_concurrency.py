@@ -99,3 +99,85 @@ def test_temp_folders_are_found_down_to_two_levels_and_a_vanished_folder_is_pass
 
     monkeypatch.setattr(cache.os, "scandir", vanishing)
     assert sorted(p.name for p in cache._temp_folders(tmp_path)) == [".a.tmp-1", ".b.tmp-2"]
+
+
+def _run_in_threads(*targets, limit=120):
+    """Start every target in a thread and join them; a thread still alive after ``limit`` seconds is a hang."""
+    threads = [threading.Thread(target=t, daemon=True) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=limit)
+    assert not any(t.is_alive() for t in threads), "a computation waited forever (deadlock)"
+
+
+def test_a_second_computation_of_one_entry_waits_for_the_first_and_reads_its_value(tmp_path, monkeypatch):
+    """Two pages of the book executing side by side need the same entry: it is computed once."""
+    import fcntl
+
+    monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path))
+    first_in, second_waits, release = threading.Event(), threading.Event(), threading.Event()
+    real_flock = fcntl.flock
+
+    def flock(fh, op):
+        if op == fcntl.LOCK_EX and first_in.is_set():  # a blocking request while the first computes
+            second_waits.set()
+        return real_flock(fh, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    computed, got = [], {}
+
+    def first():
+        def compute():
+            first_in.set()
+            release.wait()
+            computed.append("first")
+            return {"value": 1}
+
+        got["first"] = cache.Entry("test/shared", inputs="same").get_or_compute(compute)
+
+    def second():
+        first_in.wait()
+        got["second"] = cache.Entry("test/shared", inputs="same").get_or_compute(
+            lambda: computed.append("second") or {"value": 2}
+        )
+
+    def conductor():
+        second_waits.wait()
+        release.set()
+
+    _run_in_threads(first, second, conductor)
+    assert computed == ["first"]
+    assert got == {"first": {"value": 1}, "second": {"value": 1}}
+    assert not [p for p in tmp_path.rglob("*") if p.is_file() and not p.name.startswith(".")][1:]  # one entry
+
+
+def test_two_computations_that_each_need_the_others_entry_do_not_wait_on_each_other(tmp_path, monkeypatch):
+    """A computes entry a and needs b; B computes b and needs a: the one that already holds a lock computes the
+    other entry itself instead of waiting (a wait here would never end)."""
+    monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path))
+    a_in, b_in = threading.Event(), threading.Event()
+    got, inner = {}, {}
+
+    def outer(mine, other, me_in, them_in):
+        def compute():
+            me_in.set()
+            them_in.wait()  # both now hold their own entry's lock
+            inner[mine] = cache.Entry("test/pair", inputs=other).get_or_compute(lambda: {"name": other})
+            return {"name": mine}
+
+        got[mine] = cache.Entry("test/pair", inputs=mine).get_or_compute(compute)
+
+    _run_in_threads(lambda: outer("a", "b", a_in, b_in), lambda: outer("b", "a", b_in, a_in))
+    assert got == {"a": {"name": "a"}, "b": {"name": "b"}}
+    assert inner == {"a": {"name": "b"}, "b": {"name": "a"}}
+
+
+def test_the_compute_locks_are_hidden_files_the_cache_listing_passes_over(tmp_path, monkeypatch):
+    from pluralign import report
+
+    monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path))
+    cache.Entry("test/listed", inputs=1).get_or_compute(lambda: {"x": 1})
+    locks = list(tmp_path.rglob(".*.lock"))
+    assert len(locks) == 1 and locks[0].parent == tmp_path / "test_listed"
+    assert report.cache_state().values["cache_entries"] == 1

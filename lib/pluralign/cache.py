@@ -19,6 +19,7 @@ import os
 import pickle
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -284,21 +285,61 @@ class Entry:
     def get_or_compute(self, compute: Callable[..., Any]) -> Any:
         """Return the cached value, or compute it, store it atomically and return it.
 
-        For ``fmt='dir'``, ``compute(folder)`` must fill ``folder``; the folder path is returned."""
-        p = self.path
+        For ``fmt='dir'``, ``compute(folder)`` must fill ``folder``; the folder path is returned. Where another
+        process (a page the book executes beside this one) is computing the same entry, this one waits for it
+        and reads its value instead of computing it twice (:func:`_computing`)."""
         refresh = _refresh_on() and self.key not in _REFRESHED
         if self.exists() and not refresh:
             _STATS["hits"] += 1
             return self.load()
-        _STATS["misses"] += 1
-        if self.fmt == "dir":
-            _atomic_write(p, lambda t: (t.mkdir(), compute(t)), replace=refresh)
-        else:
-            value = compute()
-            self.save(value)
+        with _computing(self.key) as waited:
+            if waited and not refresh and self.exists():
+                _STATS["hits"] += 1
+                return self.load()
+            _STATS["misses"] += 1
+            if self.fmt == "dir":
+                _atomic_write(self.path, lambda t: (t.mkdir(), compute(t)), replace=refresh)
+            else:
+                value = compute()
+                self.save(value)
         if refresh:
             _REFRESHED.add(self.key)
         return self.load()
+
+
+_HELD = threading.local()  # .n: how many entries this thread is computing (holding their locks) right now
+
+
+@contextlib.contextmanager
+def _computing(key: str) -> Iterator[bool]:
+    """Hold the lock of the entry ``key`` while computing it (an exclusive ``flock`` on the hidden file
+    ``<step>/.<hash>.lock``); yields whether this thread had to wait for another holder (which has then, as a
+    rule, stored the entry). A thread that already holds an entry's lock (a computation that needs another entry)
+    never waits: where that entry is locked elsewhere it computes it itself, so two processes each computing one
+    entry and needing the other's can never wait on each other."""
+    import fcntl
+
+    step, _, digest = key.rpartition("/")
+    path = cache_dir() / step / f".{digest}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    depth = getattr(_HELD, "n", 0)
+    with open(path, "a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            waited, locked = False, True
+        except BlockingIOError:
+            if depth:
+                waited, locked = False, False
+            else:
+                fcntl.flock(fh, fcntl.LOCK_EX)
+                waited, locked = True, True
+        _HELD.n = depth + 1
+        try:
+            yield waited
+        finally:
+            _HELD.n = depth
+            if locked:
+                fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def cached(step: str, inputs: Any = None, settings: Any = None, fmt: str = "auto"):
