@@ -91,6 +91,51 @@ def test_failing_notebook_stops_the_build_with_its_name_params_and_error(tmp_pat
     assert "broken" in proc.stdout and "failed" in proc.stdout
 
 
+SHARED_ENTRY = """# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+
+# %%
+import os, time
+from pathlib import Path
+from pluralign import cache
+
+here = Path(os.environ["SHARED_DIR"])
+(here / "started-NAME").touch()
+
+
+def compute():
+    for _ in range(1200):  # both pages must be running while the entry is computed (at most 120 s)
+        if len(list(here.glob("started-*"))) == 2:
+            break
+        time.sleep(0.1)
+    else:
+        raise RuntimeError("the other page never started beside this one")
+    with open(here / "computed.txt", "a") as f:
+        f.write("NAME\\n")
+    return {"by": "NAME"}
+
+
+value = cache.Entry("test/shared", inputs="both pages").get_or_compute(compute)
+value
+"""
+
+
+@pytest.mark.slow
+def test_two_pages_executing_side_by_side_compute_the_entry_both_need_once(tmp_path):
+    """``--jobs 2``: the pages run at the same time; the one that comes second waits for the first's entry."""
+    root = _mini_root(
+        tmp_path, {"left": SHARED_ENTRY.replace("NAME", "left"), "right": SHARED_ENTRY.replace("NAME", "right")}
+    )
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    env = {"SHARED_DIR": str(shared), "PLURALIGN_CACHE": str(tmp_path / "c")}
+    proc = _pluralign(root, "book", "--no-html", "--jobs", "2", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "up to 2 at a time" in proc.stdout
+    assert len((shared / "computed.txt").read_text().split()) == 1  # computed by one page, read by the other
+
+
 LEAKY_ENV_READER = """# %% [markdown]
 # # Environment reader
 

@@ -32,11 +32,24 @@ def _mirror(argv: list[str]) -> int:
     return mirror(argv)
 
 
+def _pages_at_once(text: str) -> int:
+    """``--jobs``: a whole number of pages, at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of pages, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, got {n}")
+    return n
+
+
 def _book(a) -> int:
     from pluralign.book import runner as book
 
     try:
-        index = book.build(a.profile, only=a.only, refresh=a.refresh, html=not a.no_html, out_dir=a.out_dir)
+        index = book.build(
+            a.profile, only=a.only, refresh=a.refresh, html=not a.no_html, out_dir=a.out_dir, jobs=a.jobs
+        )
     except book.BookError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -120,6 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     b.add_argument("--refresh", action="store_true", help="recompute cached steps and re-execute notebooks")
     b.add_argument("--no-html", action="store_true", help="execute only; skip jupyter-book build")
+    b.add_argument(
+        "--jobs",
+        type=_pages_at_once,
+        help="pages executed at once (default: $PLURALIGN_BOOK_JOBS, else 1 on the paper profile and one per core, "
+        "at most 4, on the others)",
+    )
     b.add_argument(
         "--out-dir",
         help="folder inside the project for the executed pages (default "

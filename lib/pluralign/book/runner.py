@@ -107,13 +107,15 @@ def manifest(path: Path | None = None) -> dict:
         for ch in part["chapters"]:
             if (
                 len(set(ch) & {"page", "run"}) != 1
-                or set(ch) - {"page", "run", "execute"}
-                or ch.get("execute", "last") != "last"
-                or ("execute" in ch and "run" not in ch)
+                or set(ch) - {"page", "run", "execute", "after"}
+                or ch.get("execute", "last") not in ("first", "last")
+                or (("execute" in ch or "after" in ch) and "run" not in ch)
             ):
                 raise BookError(
-                    f"{path}: chapter entry {ch!r} must be {{page: ...}} or {{run: ...}} (a run may add execute: last)"
+                    f"{path}: chapter entry {ch!r} must be {{page: ...}} or {{run: ...}} (a run may add "
+                    "execute: first or execute: last, and after: the notebooks whose trained models it reads)"
                 )
+    _check_after(m, path)
     for prof, runs in m["profiles"].items():
         if prof not in PROFILES:
             raise BookError(f"{path}: unknown profile {prof!r} (one of {PROFILES})")
@@ -352,11 +354,59 @@ def _annotate(done, r: Run, env: dict, fp: str | None) -> None:
     }
 
 
+def _check_after(m: dict, path: Path) -> None:
+    """Every ``after:`` of the manifest names a notebook chapter, and no chain of them comes back to its start."""
+    after = {ch["run"]: _names(ch.get("after")) for part in m["parts"] for ch in part["chapters"] if "run" in ch}
+    for nb, names in after.items():
+        for name in names:
+            if name not in after:
+                raise BookError(f"{path}: chapter {nb!r}: after: {name!r} is no notebook chapter of the manifest")
+    state: dict[str, int] = {}  # 1: on the current chain, 2: checked
+
+    def visit(nb: str, chain: list[str]) -> None:
+        if state.get(nb) == 1:
+            raise BookError(f"{path}: chapters wait for each other: {' -> '.join([*chain, nb])}")
+        if state.get(nb) != 2:
+            state[nb] = 1
+            for name in after[nb]:
+                visit(name, [*chain, nb])
+            state[nb] = 2
+
+    for nb in after:
+        visit(nb, [])
+
+
 def execution_order(todo: list[Run], m: dict) -> list[Run]:
-    """The runs in the order they execute: book order, except that a chapter marked ``execute: last`` in the
-    manifest (the build report, which shows the cache every other page filled) runs after all others."""
-    last = {ch["run"] for part in m["parts"] for ch in part["chapters"] if ch.get("execute") == "last"}
-    return [r for r in todo if r.notebook not in last] + [r for r in todo if r.notebook in last]
+    """The runs in the order they start when one page executes at a time (:func:`execution_plan`)."""
+    return execution_plan(todo, m)[0]
+
+
+def execution_plan(todo: list[Run], m: dict) -> tuple[list[Run], dict[Run, set[Run]]]:
+    """Which run may start when (:func:`pluralign.book.schedule.run_graph`): the runs in the order a free worker
+    takes them — those marked ``execute: first`` in the manifest, then the others in book order, then those
+    marked ``execute: last`` — and, for each, the runs it starts after: those of the notebooks its chapter names
+    under ``after:``; for an ``execute: last`` run (the recovery report, the build report: they read what every
+    other page cached) every run before it."""
+    chapters = {ch["run"]: ch for part in m["parts"] for ch in part["chapters"] if "run" in ch}
+    mark = {nb: ch.get("execute") for nb, ch in chapters.items()}
+    order = (
+        [r for r in todo if mark.get(r.notebook) == "first"]
+        + [r for r in todo if mark.get(r.notebook) not in ("first", "last")]
+        + [r for r in todo if mark.get(r.notebook) == "last"]
+    )
+    after = {}
+    for i, r in enumerate(order):
+        if mark.get(r.notebook) == "last":
+            after[r] = set(order[:i])
+        else:
+            names = set(_names(chapters.get(r.notebook, {}).get("after")))
+            after[r] = {o for o in todo if o.notebook in names}
+    return order, after
+
+
+def _names(value) -> list[str]:
+    """A manifest ``after:`` value (one notebook name or a list of them) as a list."""
+    return [] if value is None else [value] if isinstance(value, str) else list(value)
 
 
 @contextlib.contextmanager
@@ -390,32 +440,42 @@ def build(
     html: bool = True,
     out=sys.stdout,
     out_dir: str | Path | None = None,
+    jobs: int | None = None,
 ) -> Path | None:
-    """Execute every run of ``profile`` (one line each; :func:`execution_order`), then build the HTML book.
-    ``out_dir``: the executed pages' folder inside the project (default ``book/_executed/<profile>``); the
-    HTML then goes to ``_build/<its name>/_build/html`` (``make rehearse``: a rehearsal beside the real pages)."""
+    """Execute every run of ``profile`` (one line each as it ends; :func:`execution_plan`), ``jobs`` pages at
+    a time (default :func:`pluralign.book.schedule.default_jobs`), then build the HTML book. ``out_dir``: the
+    executed pages' folder inside the project (default ``book/_executed/<profile>``); the HTML then goes to
+    ``_build/<its name>/_build/html`` (``make rehearse``: a rehearsal beside the real pages)."""
+    from pluralign.book import schedule
+
     m = manifest()
     out_dir = out_folder(out_dir)
-    todo = execution_order(runs(profile, only, m, out_dir=out_dir), m)
+    todo, after = execution_plan(runs(profile, only, m, out_dir=out_dir), m)
+    jobs = jobs or schedule.default_jobs(profile)
     lib_hash = _lib_hash()
     width = max(len(r.notebook) for r in todo)
     total = time.perf_counter()
-    with _warm_kernels(todo, profile, refresh, lib_hash):
-        for r in todo:
-            t = time.perf_counter()
-            try:
-                status = execute(r, refresh=refresh, lib_hash=lib_hash)
-            except BookError:
-                print(
-                    f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  failed",
-                    file=out,
-                    flush=True,
-                )
-                raise
-            print(
-                f"{r.notebook:<{width}}  {r.params:<40} {time.perf_counter() - t:7.1f}s  {status}", file=out, flush=True
-            )
-    print(f"{len(todo)} notebooks in {time.perf_counter() - total:.1f}s", file=out, flush=True)
+    started: dict = {}
+
+    def work(r: Run) -> str:
+        started[r] = time.perf_counter()
+        return execute(r, refresh=refresh, lib_hash=lib_hash)
+
+    def done(r: Run, status: str | None, error: BaseException | None) -> None:
+        if error is not None and not isinstance(error, BookError):
+            return
+        seconds = time.perf_counter() - started.get(r, total)
+        print(f"{r.notebook:<{width}}  {r.params:<40} {seconds:7.1f}s  {status or 'failed'}", file=out, flush=True)
+
+    # one environment for every page of the build (pages executing side by side must not set it in turn); side by
+    # side, each page's torch gets its share of the cores (two threads each on two cores spin-wait for each other)
+    env = {**_environment(profile), **({"PLURALIGN_REFRESH": "1"} if refresh else {})}
+    if jobs > 1 and not os.environ.get("PLURALIGN_THREADS"):
+        env["PLURALIGN_THREADS"] = str(max(1, schedule.usable_cores() // jobs))
+    with kernels.environ(env), _warm_kernels(todo, profile, refresh, lib_hash):
+        schedule.run_graph(todo, after, jobs, work, done)
+    side = f", up to {jobs} at a time" if jobs > 1 and len(todo) > 1 else ""
+    print(f"{len(todo)} notebooks in {time.perf_counter() - total:.1f}s{side}", file=out, flush=True)
     if not html:
         return None
     return build_html(profile, out=out, partial=only is not None, out_dir=out_dir)
