@@ -22,11 +22,12 @@ venv: $(STAMP)
 book: $(STAMP)
 	$(BIN)/pluralign book --profile $(PROFILE)
 
-# `make test` runs every test not marked slow (under 2.5 min on 2 cores); `make test-slow` the slow ones (real
-# models, page builds in child processes, kill-and-resume runs). CI runs both (.ci/run).
+# `make test` runs every test not marked slow, one pytest worker per core (pytest-xdist, at most 4; about 2 min on
+# 2 cores); `make test-slow` the slow ones, one at a time (real models, page builds in child processes,
+# kill-and-resume runs). CI runs both (.ci/run).
 test: $(STAMP)
 	bash scripts/install-chromium.sh
-	$(BIN)/python -m pytest -q -ra -m "not slow"
+	$(BIN)/python -m pytest -q -ra -m "not slow" -n auto --maxprocesses 4
 
 test-slow: $(STAMP)
 	bash scripts/install-chromium.sh
