@@ -85,6 +85,7 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
     monkeypatch.setattr(provenance, "no_test_p_star", lambda study: None)
     t1 = evaluation.paper_table1()
     paper = float(np.median(t1.loc[t1["delta"] > 0, "delta"]))
+    assert evaluation.paper_median_delta() == paper
 
     def study(est, lo, hi, n=250, baseline=(0.4, 0.3, 0.5)):
         row = {"grouping": "all", "metric": "pearson", "n": n, "delta": est, "delta_lo": lo, "delta_hi": hi}
@@ -102,6 +103,11 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
     # a baseline that does not track p* (its r's interval contains 0): no test size decides the claim
     r = rewards.decidable_size(study(0.0, -paper / 4, paper / 4, baseline=(0.03, -0.07, 0.13)))
     assert "do not track p*" in r.values["btb_decide_says"] and "training set" in r.values["btb_decide_says"]
+    # a model whose scores are constant (tiny random-weight models): r and its interval are undefined; the section
+    # has no estimate and says why instead of failing the page
+    r = rewards.decidable_size(study(float("nan"), float("nan"), float("nan")))
+    assert r.skipped.startswith("no estimate: Δ r over the 250 test pairs has no interval")
+    assert set(r.values) == {"btb_decide_delta", "btb_decide_n_paper", "btb_decide_n_here", "btb_decide_says"}
 
 
 def test_training_size_sweep_needs_a_simulated_population_and_judge():

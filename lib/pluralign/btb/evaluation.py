@@ -23,6 +23,7 @@ __all__ = [
     "PAPER_IN_DOMAIN",
     "PAPER_OUT_OF_DOMAIN",
     "paper_table1",
+    "paper_median_delta",
     "paper_vs_ours",
     "paper_printed",
     "side_agreement",
@@ -289,6 +290,13 @@ def paper_table1() -> pd.DataFrame:
             "delta": wide["Δ"],
         }
     )
+
+
+def paper_median_delta() -> float:
+    """The paper's median Δ r over the rows of Table 1 that report an improvement: the effect size the rewards
+    page asks its data to tell from 0."""
+    t1 = paper_table1()
+    return float(np.median(t1.loc[t1["delta"] > 0, "delta"]))
 
 
 def paper_vs_ours(ours: pd.DataFrame, reported: pd.DataFrame | None = None) -> pd.DataFrame:

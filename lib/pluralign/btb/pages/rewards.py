@@ -380,18 +380,21 @@ def paper_sized_check(study: Study) -> report.Result:
 @report.section("btb_decide_delta", "btb_decide_n_paper", "btb_decide_n_here", "btb_decide_says")
 def decidable_size(study: Study) -> report.Result:
     """At what test size the paper's central claim (Table 1: margin regularization raises Pearson r with p*) is
-    decidable on this population: the paired 95 % interval of Δ r over all test pairs narrows as 1/√N
-    (:func:`pluralign.report.n_needed`), so an effect as large as the paper's median Δ of Table 1 is told from 0
-    at about ``n · (half-width / Δ)²`` test pairs, and this run's own Δ at its own such N; the sentence says
-    whether this run already rules out an effect of the paper's size, sees one, or cannot tell — or that the
-    baseline does not track p* at all (its r's interval contains 0), so that no test size decides it."""
+    decidable here: the paired 95 % interval of Δ r over all test pairs narrows as 1/√N (:func:`report.n_needed`),
+    so the paper's median Δ of Table 1 is told from 0 at about ``n · (half-width / Δ)²`` test pairs, and this
+    run's own Δ at its own such N; the sentence says whether this run rules out an effect of the paper's size,
+    sees one, or cannot tell — or that the baseline does not track p* (its r's interval contains 0). No estimate
+    where Δ r has no interval (r is undefined when a model's scores do not vary)."""
     none = provenance.no_test_p_star(study)
     if none is not None:
         return none
     cmp = study.comparison.table
     r = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
     n, lo, hi, est = int(r["n"]), float(r["delta_lo"]), float(r["delta_hi"]), float(r["delta"])
-    paper = _paper_median_delta()
+    if not np.isfinite([est, lo, hi]).all():
+        why = f"Δ r over the {n} test pairs has no interval (r is undefined where a model's scores are constant)"
+        return report.Result(table=None, skipped=f"no estimate: {why}.")
+    paper = evaluation.paper_median_delta()
     half = (hi - lo) / 2
     n_paper = int(np.ceil(n * (half / paper) ** 2))
     here = report.n_needed(est, lo, hi, n) if not (lo > 0 or hi < 0) else None
@@ -423,13 +426,6 @@ def decidable_size(study: Study) -> report.Result:
     return report.Result(table=None, values=values)
 
 
-def _paper_median_delta() -> float:
-    """The paper's median Δ r over the rows of Table 1 that report an improvement: the effect size the page
-    asks its data to tell from 0."""
-    t1 = evaluation.paper_table1()
-    return float(np.median(t1.loc[t1["delta"] > 0, "delta"]))
-
-
 def _sweep_skipped(study: Study) -> str:
     """Why :func:`training_size_sweep` does not apply to ``study`` ("" when it does): it draws training sets and
     judge votes from the page's simulator and simulated judge, and reads the test pairs' planted features."""
@@ -457,7 +453,7 @@ def training_size_sweep(study: Study) -> report.Result:
     if none is not None:
         return none
     s, c = study.settings, study.comparison
-    paper, noise = _paper_median_delta(), float(s.judge["noise"])
+    paper, noise = evaluation.paper_median_delta(), float(s.judge["noise"])
     fits = decidability.sweep(
         s.data[0],
         c.splits.everything.truth,
