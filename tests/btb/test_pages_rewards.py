@@ -106,7 +106,7 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
     # a model whose scores are constant (tiny random-weight models): r and its interval are undefined; the section
     # has no estimate and says why instead of failing the page
     r = rewards.decidable_size(study(float("nan"), float("nan"), float("nan")))
-    assert r.skipped.startswith("no estimate: Δ r over the 250 test pairs has no interval")
+    assert r.skipped.startswith("no estimate: Δ r has no interval: Pearson r is undefined on 250 test pairs with p*")
     assert set(r.values) == {"btb_decide_delta", "btb_decide_n_paper", "btb_decide_n_here", "btb_decide_says"}
 
 

@@ -384,7 +384,7 @@ def decidable_size(study: Study) -> report.Result:
     so the paper's median Δ of Table 1 is told from 0 at about ``n · (half-width / Δ)²`` test pairs, and this
     run's own Δ at its own such N; the sentence says whether this run rules out an effect of the paper's size,
     sees one, or cannot tell — or that the baseline does not track p* (its r's interval contains 0). No estimate
-    where Δ r has no interval (r is undefined when a model's scores do not vary)."""
+    where Δ r has no interval (r is undefined on under two pairs, or where scores or p* do not vary)."""
     none = provenance.no_test_p_star(study)
     if none is not None:
         return none
@@ -392,7 +392,8 @@ def decidable_size(study: Study) -> report.Result:
     r = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
     n, lo, hi, est = int(r["n"]), float(r["delta_lo"]), float(r["delta_hi"]), float(r["delta"])
     if not np.isfinite([est, lo, hi]).all():
-        why = f"Δ r over the {n} test pairs has no interval (r is undefined where a model's scores are constant)"
+        pairs = f"{n} test pair{'s' if n != 1 else ''} with p*"
+        why = f"Δ r has no interval: Pearson r is undefined on {pairs} (under two, or scores or p* constant)"
         return report.Result(table=None, skipped=f"no estimate: {why}.")
     paper = evaluation.paper_median_delta()
     half = (hi - lo) / 2
