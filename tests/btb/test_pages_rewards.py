@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from pluralign import btb, paper
+from pluralign import btb, paper, report
 from pluralign.btb import decidability
 from pluralign.btb import evaluation as E
 from pluralign.btb.pages import rewards
@@ -116,3 +116,25 @@ def test_training_size_sweep_needs_a_simulated_population_and_judge():
     r = rewards.training_size_sweep(s)
     assert r.skipped.startswith("the training-size sweep draws fresh training sets") and r.table is None
     assert "btb_sweep_decide" in rewards.training_size_sweep.quotes
+
+
+def test_a_delta_without_an_interval_is_no_estimate_not_a_nan_width(monkeypatch):
+    """One test pair with p* (the rehearsal's tiny LLM answered 1 of 150 parseably): r is undefined; the section
+    says so and glues "—", not "nan wide"."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from pluralign.btb.pages import provenance
+
+    monkeypatch.setattr(provenance, "no_test_p_star", lambda study: None)
+    row = {"grouping": "all", "metric": "pearson", "n": 1, "delta": float("nan")}
+    row.update(delta_lo=float("nan"), delta_hi=float("nan"))
+    comparison = SimpleNamespace(table=pd.DataFrame([row]), p_star=pd.Series([0.7, None], index=["a", "b"]))
+    study = SimpleNamespace(comparison=comparison, settings=SimpleNamespace(evaluation={"paper_sized_check": 150}))
+    r = rewards.paper_sized_check(study)
+    assert r.skipped == (
+        "no estimate: Δ r has no interval: Pearson r is undefined on 1 test pair with p* (under two, or scores or p* "
+        "constant)."
+    )
+    assert r.values["btb_small_n"] == 1 and r.values["btb_small_width"] == report.MISSING

@@ -15,7 +15,15 @@ if TYPE_CHECKING:
 
     from pluralign.btb.study import Study
 
-__all__ = ["no_p_star", "no_test_p_star", "circularity_warning", "same_model_warning", "sources", "pairs_taken"]
+__all__ = [
+    "no_p_star",
+    "no_test_p_star",
+    "no_r_interval",
+    "circularity_warning",
+    "same_model_warning",
+    "sources",
+    "pairs_taken",
+]
 
 #: The quantities as the pages' Markdown writes them.
 QUANTITY = {"p*": "p\\*", "categories": "the categories"}
@@ -33,6 +41,14 @@ def no_p_star(study: Study, values: dict | None = None, p: pd.Series | None = No
 def no_test_p_star(study: Study) -> report.Result | None:
     """:func:`no_p_star` for the rewards page's test pairs (Tables 1–2 need their p*)."""
     return no_p_star(study, p=study.comparison.p_star)
+
+
+def no_r_interval(n: int, values: dict | None = None) -> report.Result:
+    """A section whose Δ r has no interval: Pearson r is undefined on fewer than two test pairs with p*, or where
+    the scores or p* do not vary; a skipped Result ("no estimate: …") that still glues ``values``."""
+    pairs = f"{n} test pair{'s' if n != 1 else ''} with p*"
+    why = f"Δ r has no interval: Pearson r is undefined on {pairs} (under two, or scores or p* constant)"
+    return report.Result(table=None, values=dict(values or {}), skipped=f"no estimate: {why}.")
 
 
 def circularity_warning(study: Study, used: set | None = None) -> str:

@@ -343,10 +343,10 @@ def paper_sized_check(study: Study) -> report.Result:
     tid = c.p_star.index[c.p_star.notna()]
     allr = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
     if not (size and size < len(tid)):  # the test set is already of the paper's size (or smaller)
-        return report.Result(
-            table=None,
-            values={"btb_small_width": float(allr["delta_hi"] - allr["delta_lo"]), "btb_small_n": int(allr["n"])},
-        )
+        width, n = float(allr["delta_hi"] - allr["delta_lo"]), int(allr["n"])
+        if not np.isfinite(width):
+            return provenance.no_r_interval(n, {"btb_small_n": n})
+        return report.Result(table=None, values={"btb_small_width": width, "btb_small_n": n})
     _, small = split(c.splits.test.subset(tid), size, study.seed)
     sid = small.pairs["pair_id"]
     with warnings.catch_warnings():
@@ -372,6 +372,8 @@ def paper_sized_check(study: Study) -> report.Result:
         aggfunc="first",
     ).round(3)
     w = small_cmp[(small_cmp.grouping == "all") & (small_cmp.metric == "pearson")].iloc[0]
+    if not np.isfinite(w["delta_hi"] - w["delta_lo"]):
+        return provenance.no_r_interval(int(w["n"]), {"btb_small_n": int(w["n"])})
     return report.Result(
         table=table, values={"btb_small_width": float(w["delta_hi"] - w["delta_lo"]), "btb_small_n": int(w["n"])}
     )
@@ -392,9 +394,7 @@ def decidable_size(study: Study) -> report.Result:
     r = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
     n, lo, hi, est = int(r["n"]), float(r["delta_lo"]), float(r["delta_hi"]), float(r["delta"])
     if not np.isfinite([est, lo, hi]).all():
-        pairs = f"{n} test pair{'s' if n != 1 else ''} with p*"
-        why = f"Δ r has no interval: Pearson r is undefined on {pairs} (under two, or scores or p* constant)"
-        return report.Result(table=None, skipped=f"no estimate: {why}.")
+        return provenance.no_r_interval(n)
     paper = evaluation.paper_median_delta()
     half = (hi - lo) / 2
     n_paper = int(np.ceil(n * (half / paper) ** 2))
