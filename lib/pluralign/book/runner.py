@@ -12,6 +12,7 @@ name) and skipped next time if its source, parameters and the library are unchan
 from __future__ import annotations
 
 import contextlib
+import graphlib
 import hashlib
 import json
 import os
@@ -355,25 +356,17 @@ def _annotate(done, r: Run, env: dict, fp: str | None) -> None:
 
 
 def _check_after(m: dict, path: Path) -> None:
-    """Every ``after:`` of the manifest names a notebook chapter, and no chain of them comes back to its start."""
+    """Every ``after:`` of the manifest names a notebook chapter, and no chain of them comes back to its start
+    (:class:`graphlib.TopologicalSorter`)."""
     after = {ch["run"]: _names(ch.get("after")) for part in m["parts"] for ch in part["chapters"] if "run" in ch}
     for nb, names in after.items():
         for name in names:
             if name not in after:
                 raise BookError(f"{path}: chapter {nb!r}: after: {name!r} is no notebook chapter of the manifest")
-    state: dict[str, int] = {}  # 1: on the current chain, 2: checked
-
-    def visit(nb: str, chain: list[str]) -> None:
-        if state.get(nb) == 1:
-            raise BookError(f"{path}: chapters wait for each other: {' -> '.join([*chain, nb])}")
-        if state.get(nb) != 2:
-            state[nb] = 1
-            for name in after[nb]:
-                visit(name, [*chain, nb])
-            state[nb] = 2
-
-    for nb in after:
-        visit(nb, [])
+    try:
+        graphlib.TopologicalSorter(after).prepare()
+    except graphlib.CycleError as e:
+        raise BookError(f"{path}: chapters wait for each other: {' -> '.join(reversed(e.args[1]))}") from None
 
 
 def execution_order(todo: list[Run], m: dict) -> list[Run]:
