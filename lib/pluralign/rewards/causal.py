@@ -175,6 +175,57 @@ def lora_settings(lora) -> dict | None:
     raise TypeError(f"lora must be None, True or a dict of {sorted(DEFAULT_LORA)}, got {lora!r}")
 
 
+def lora_base_dtype(lora, quantization, device):
+    """The dtype LoRA's frozen base weights load in for training: bf16 on a CUDA GPU that computes it (the adapters
+    and the head stay fp32, and Trainer's bf16 autocast runs the matmuls in bf16), so no fp32 base weight is cast to
+    bf16 again in every forward and backward pass; None (fp32, as for full fine-tuning) on the CPU, without LoRA,
+    and for quantized weights (bitsandbytes keeps its own)."""
+    if lora is None or quantization is not None:
+        return None
+    if device.type == "cuda" and torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return None
+
+
+def activation_bytes(config, tokens: int) -> float:
+    """Estimated bytes of the activations a Llama-type decoder keeps for the backward pass of one training step over
+    ``tokens`` tokens without gradient checkpointing, counted as Korthikanti et al. (2022, "Reducing Activation
+    Recomputation in Large Transformer Models", §4.1) count a transformer layer in 16-bit: attention 11·h bytes per
+    token (its 5·a·s score term dropped: fused attention stores no scores), a SwiGLU feed-forward 2·h + 6·f (the
+    inputs of its three linear maps and the gating product, f the intermediate size) and two norms kept in fp32 by
+    8-bit LoRA training (peft's prepare_model_for_kbit_training) 8·h; h the hidden size. An estimate for a decision
+    (:func:`needs_checkpointing`), not a measurement."""
+    h = int(config.hidden_size)
+    f = int(getattr(config, "intermediate_size", None) or 4 * h)
+    per_token_layer = 11 * h + (2 * h + 6 * f) + 8 * h
+    return float(tokens) * int(config.num_hidden_layers) * per_token_layer
+
+
+def needs_checkpointing(config, tokens: int, free_bytes: float, share: float = 0.7) -> bool:
+    """Whether one training step over ``tokens`` tokens (the longest batch) needs gradient checkpointing: its
+    estimated activations (:func:`activation_bytes`) exceed ``share`` of the GPU memory free after loading (the rest
+    is left to the backward pass's temporaries and the allocator)."""
+    return activation_bytes(config, tokens) > share * free_bytes
+
+
+def use_checkpointing_if_needed(model, tokens: int) -> bool:
+    """Switch on gradient checkpointing of a quantized LoRA model on a GPU where its longest batch of ``tokens``
+    tokens needs it (:func:`needs_checkpointing` against the GPU's free memory); records the choice in
+    ``model.info["gradient_checkpointing"]`` and returns it."""
+    base = model.module.model
+    free, _ = torch.cuda.mem_get_info(model.device)
+    need = needs_checkpointing(base.config, tokens, free)
+    if need:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            base.enable_input_require_grads()
+    model.info["gradient_checkpointing"] = need
+    return need
+
+
 class CausalLMRM(SequenceClassificationRM):
     """A causal LM with a scalar head (``AutoModelForSequenceClassification``), optional LoRA, 8-bit or 4-bit."""
 
@@ -218,17 +269,16 @@ class CausalLMRM(SequenceClassificationRM):
             else:
                 kw["device_map"] = {"": "cpu"}
             _quiet_bnb_casts()
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(0)  # a fresh score head is the same on every load (scores are cached by identity)
-            model = load_sequence_classifier(
-                self.name_or_path,
-                config=config,
-                use_safetensors=None if getattr(self, "allow_pickle_weights", False) else True,
-                trust_remote_code=self.trust_remote_code,
-                dtype=dtype,
-                ignore_mismatched_sizes=True,
-                **kw,
-            )
+        # a fresh score head is drawn the same on every load, device, precision and quantization (draw_fresh_head)
+        model = load_sequence_classifier(
+            self.name_or_path,
+            config=config,
+            use_safetensors=None if getattr(self, "allow_pickle_weights", False) else True,
+            trust_remote_code=self.trust_remote_code,
+            dtype=dtype,
+            ignore_mismatched_sizes=True,
+            **kw,
+        )
         if len(self.tokenizer) > model.get_input_embeddings().weight.shape[0]:
             model.resize_token_embeddings(len(self.tokenizer))
         return model
@@ -271,6 +321,7 @@ class CausalLMRM(SequenceClassificationRM):
             load_in_4bit=self.load_in_4bit,
             lora=None,
             device=self.device,
+            dtype=lora_base_dtype(self.lora, self.quantization, self.device),
             max_length=self.max_length,
             truncation_side=self.truncation_side,
             trust_remote_code=self.trust_remote_code,
@@ -293,7 +344,13 @@ class CausalLMRM(SequenceClassificationRM):
 
                 with warnings.catch_warnings():  # peft calls transformers' deprecated gradient-checkpointing names
                     warnings.simplefilter("ignore", FutureWarning)
-                    base = prepare_model_for_kbit_training(base, gradient_checkpointing_kwargs={"use_reentrant": False})
+                    # gradient checkpointing only where the activations would not fit (trainer.fit on a GPU:
+                    # needs_checkpointing); on the CPU as before
+                    base = prepare_model_for_kbit_training(
+                        base,
+                        use_gradient_checkpointing=self.device.type != "cuda",
+                        gradient_checkpointing_kwargs={"use_reentrant": False},
+                    )
                 # a reward model reads one forward pass and keeps no KV cache: off, so gradient checkpointing
                 # does not switch it off itself with a logged message in every training run
                 base.config.use_cache = False
@@ -306,6 +363,9 @@ class CausalLMRM(SequenceClassificationRM):
             )
             wrap = QuantizedLoRA if self.quantization is not None else LogitsOf
             m.module = wrap(get_peft_model(base, cfg), is_quantized=self.quantization is not None)
+            for p in m.module.parameters():  # adapters and head train in fp32 over a bf16 base (mixed precision)
+                if p.requires_grad and p.dtype != torch.float32:
+                    p.data = p.data.float()
         return m
 
     def _save(self, folder: Path):

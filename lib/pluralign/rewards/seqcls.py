@@ -60,11 +60,12 @@ DROPPED_HEAD = (
 )
 
 
-def load_sequence_classifier(name_or_path: str, **kw):
+def load_sequence_classifier(name_or_path: str, *, head_seed: int = 0, **kw):
     """``AutoModelForSequenceClassification.from_pretrained(name_or_path, **kw)`` without transformers' load report,
     which on a rendered page is stderr noise for the expected case: a reward head that is new (a causal LM or a
     plain encoder loaded as a scalar-reward classifier) and pre-training heads left unused. Anything else missing,
-    unused or of another shape — weights of the body — is a warning naming the keys."""
+    unused or of another shape — weights of the body — is a warning naming the keys. A new head is drawn by
+    :func:`draw_fresh_head` from ``head_seed``: the same on every device, precision and quantization."""
     import warnings
 
     from transformers import AutoModelForSequenceClassification
@@ -72,13 +73,20 @@ def load_sequence_classifier(name_or_path: str, **kw):
 
     level = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
-    try:
-        model, info = AutoModelForSequenceClassification.from_pretrained(name_or_path, output_loading_info=True, **kw)
+    cuda = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    try:  # transformers' own draw of the new weights, replaced below, leaves the caller's random streams alone
+        with torch.random.fork_rng(devices=cuda):
+            model, info = AutoModelForSequenceClassification.from_pretrained(
+                name_or_path, output_loading_info=True, **kw
+            )
     finally:
         hf_logging.set_verbosity(level)
     missing = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(FRESH_HEAD))
     unused = sorted(k for k in info.get("unexpected_keys", ()) if not k.startswith(DROPPED_HEAD))
     resized = sorted(k[0] for k in info.get("mismatched_keys", ()) if not k[0].startswith(FRESH_HEAD))
+    fresh = {k for k in info.get("missing_keys", ()) if k.startswith(FRESH_HEAD)}
+    fresh |= {k[0] for k in info.get("mismatched_keys", ()) if k[0].startswith(FRESH_HEAD)}
+    draw_fresh_head(model, fresh, seed=head_seed)
     for what, keys in (
         ("newly initialized (not in the checkpoint)", missing),
         ("not used", unused),
@@ -90,6 +98,38 @@ def load_sequence_classifier(name_or_path: str, **kw):
                 stacklevel=3,
             )
     return model
+
+
+def draw_fresh_head(model: nn.Module, keys, seed: int = 0) -> dict[str, torch.Tensor]:
+    """Draw the parameters ``keys`` of a reward model's new head (``score.*``, ``classifier.*``, ``pooler.*``: not in
+    the checkpoint) as transformers' ``_init_weights`` does for these architectures (Llama, DeBERTa-v2/v3, BERT: a
+    linear map's weight N(0, ``config.initializer_range``²), its bias 0; a norm's weight 1), **on the CPU in fp32**
+    from a generator seeded with ``seed``, drawn in the model's parameter order, then cast to each parameter's dtype
+    and copied to its device. So one seed gives one head everywhere: inside ``from_pretrained`` the head would be
+    drawn from the load device's own random stream in the load dtype, and a GPU's stream differs between fp32 and
+    bf16 loads (measured on an H100: max |Δw| 0.086 on a head of norm 0.235), which made an untrained model's
+    rewards, and every score cached under its identity, depend on precision and device. On the CPU in fp32 the
+    draw is the one ``torch.manual_seed(seed)`` around ``from_pretrained`` gave (the same generator, order and
+    distribution). Returns the fp32 values drawn, by name."""
+    keys = set(keys)
+    if not keys:
+        return {}
+    std = float(getattr(model.config, "initializer_range", None) or 0.02)
+    g = torch.Generator(device="cpu").manual_seed(int(seed))
+    drawn: dict[str, torch.Tensor] = {}
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name not in keys:
+                continue
+            if name.endswith("bias"):
+                value = torch.zeros(p.shape, dtype=torch.float32)
+            elif p.ndim < 2:  # a norm's scale
+                value = torch.ones(p.shape, dtype=torch.float32)
+            else:
+                value = torch.empty(p.shape, dtype=torch.float32).normal_(0.0, std, generator=g)
+            p.copy_(value.to(device=p.device, dtype=p.dtype))
+            drawn[name] = value
+    return drawn
 
 
 class LogitsOf(nn.Module):
@@ -164,7 +204,9 @@ class SequenceClassificationRM(RewardModel):
         self.allow_pickle_weights = bool(allow_pickle_weights)  # opt-out of safetensors-only (load())
         device = resolve_device(device)
         self._dtype_arg = dtype
-        load_dtype = torch.float32 if for_training else resolve_dtype(dtype, device)
+        # a model to train loads in fp32 (mixed precision trains fp32 weights) unless the caller names a dtype (frozen
+        # LoRA base weights: CausalLMRM._trainable)
+        load_dtype = torch.float32 if for_training and dtype is None else resolve_dtype(dtype, device)
         info = dict(info or {})
         self.tokenizer = AutoTokenizer.from_pretrained(self.name_or_path, trust_remote_code=self.trust_remote_code)
         self.tokenizer.truncation_side = truncation_side
@@ -288,7 +330,4 @@ class FineTuneEncoderRM(SequenceClassificationRM):
         super().__init__(name_or_path, info=info, **kw)
         self.trained = bool(self.info.get("trained"))
 
-    def _load_model(self, config, dtype, device):
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(0)  # the fresh head is the same on every load (scores are cached by identity)
-            return super()._load_model(config, dtype, device)
+    # the fresh head is the same on every load, device and precision (load_sequence_classifier → draw_fresh_head)
