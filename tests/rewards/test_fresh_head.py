@@ -26,7 +26,9 @@ def deberta(tmp_path_factory):
     reward model, as DeBERTa-v3-large is in Beyond the Binary §3.3."""
     folder = tmp_path_factory.mktemp("tiny-deberta")
     torch.manual_seed(1)
-    cfg = DebertaV2Config(vocab_size=120, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64)
+    cfg = DebertaV2Config(
+        vocab_size=120, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64
+    )
     DebertaV2Model(cfg).save_pretrained(folder)
     return folder
 
