@@ -199,6 +199,13 @@ class RewardModel:
     def _raw_outputs_uncached(self, texts: list[tuple[str, str]], batch_size: int, progress=None) -> np.ndarray:
         return self._forward_batches(self._featurize(texts), batch_size, progress)
 
+    @property
+    def pipelined(self) -> bool:
+        """Whether scoring takes the GPU path (:func:`pluralign.rewards.speed.score_pipelined`): a CUDA device and a
+        backend that scores by ``_featurize`` / ``_collate`` / ``module``. On the CPU scoring runs chunk by chunk
+        as it always has (the same batches, so the same numbers)."""
+        return self.device.type == "cuda" and type(self)._raw_outputs_uncached is RewardModel._raw_outputs_uncached
+
     def raw_outputs(
         self, data_or_texts, *, batch_size: int | None = None, progress: bool = True, cache: bool = True
     ) -> np.ndarray:
@@ -220,6 +227,10 @@ class RewardModel:
         parts = []
         bar = progress_bar(len(texts), f"scoring ({self.backend})", "text", enabled=progress)
         with bar:
+            if self.pipelined:  # a GPU: chunks scored in groups, tokenization overlapped (speed.score_pipelined)
+                from pluralign.rewards.speed import score_pipelined
+
+                return score_pipelined(self, texts, bs, settings=settings, cache=cache, chunk=CHUNK, bar=bar)
             for s in range(0, len(texts), CHUNK):
                 chunk = texts[s : s + CHUNK]
                 if not cache:

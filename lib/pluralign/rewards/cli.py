@@ -55,7 +55,12 @@ def _parser() -> argparse.ArgumentParser:
         help="loader option (value parsed as YAML), repeatable",
     )
     p.add_argument("--out", required=True, help="output file: .parquet, .csv or .jsonl")
-    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="most texts per scoring batch (default: 32 on CPU, the token budget on GPU)",
+    )
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--truncation-side", default="left", choices=["left", "right"])
     p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code (off by default)")

@@ -77,7 +77,7 @@ def load(
     lora=None,
     device=None,
     dtype=None,
-    batch_size: int = 32,
+    batch_size: int | None = None,
     head: str = "linear",
     allow_pickle_weights: bool = False,
     precision: str | None = None,
@@ -105,7 +105,10 @@ def load(
     with AVX512-BF16 / AMX-BF16), fp32 elsewhere (:func:`pluralign.rewards.speed.resolve_precision`);
     ``rm.precision`` says which was used, :func:`pluralign.rewards.speed.precision_deviation` how far it is
     from fp32. ``token_budget``: tokens per scoring batch (batch size × longest length; default 2,048 on CPU,
-    65,536 on GPU); ``batch_size`` caps the texts per batch.
+    65,536 on GPU); ``batch_size`` caps the texts per batch (default 32 on the CPU, none beyond the token budget on a
+    GPU: :func:`pluralign.rewards.speed.default_batch_size`). On a GPU, scoring groups cached chunks, overlaps
+    tokenization with the forward pass and synchronises once per group
+    (:func:`pluralign.rewards.speed.score_pipelined`).
 
     ``load_in_8bit`` / ``load_in_4bit`` quantize the weights through bitsandbytes where the model is loaded (a CUDA
     GPU, or the CPU with bitsandbytes' CPU backend); the modules left unquantized (embeddings, norms, the head)
@@ -114,6 +117,11 @@ def load(
     cannot run them, :class:`pluralign.rewards.causal.QuantizationUnavailable` says what to do.
     :func:`describe_loading` states in one line how a loaded model was loaded."""
     dtype = _compute_dtype(name_or_path, precision, dtype, load_in_8bit, load_in_4bit, device)
+    if batch_size is None:
+        from pluralign.rewards.base import resolve_device
+        from pluralign.rewards.speed import default_batch_size
+
+        batch_size = default_batch_size(resolve_device(device))
     opts = dict(
         kind=kind,
         max_length=max_length,

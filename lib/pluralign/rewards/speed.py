@@ -33,6 +33,9 @@ __all__ = [
     "fp32_twin",
     "TOKEN_BUDGET",
     "PRECISIONS",
+    "CHUNKS_PER_GROUP",
+    "default_batch_size",
+    "score_pipelined",
 ]
 
 #: default token budget per batch (batch size × longest length), by device type. On CPU 2,048 tokens: a batch's
@@ -43,6 +46,20 @@ __all__ = [
 #: two on a busy machine). A GPU wants far larger batches.
 TOKEN_BUDGET = {"cpu": 2048, "cuda": 65536}
 PRECISIONS = ("fp32", "bf16", "auto")
+
+#: cached scoring chunks (``base.CHUNK`` texts each) scored as one group, by device type. On a GPU a chunk of 512
+#: hh-rlhf texts (about 72,000 tokens) is one or two token-budget batches: scored alone, its batches are cut from few
+#: lengths (more padding) and the GPU idles while the next chunk is tokenized. Eight chunks sorted together pad
+#: little, and a crash still loses at most one group (seconds on a GPU). The CPU keeps one chunk at a time.
+CHUNKS_PER_GROUP = {"cpu": 1, "cuda": 8}
+
+
+def default_batch_size(device=None) -> int:
+    """The most texts a scoring batch holds where the caller names none: 32 on the CPU (where it was measured,
+    DESIGN.md), no cap beyond the token budget on a GPU (a 32-text cap kept the Llama-3-8B shape at 8 % of an H100's
+    bf16 peak: its batches were a few thousand tokens)."""
+    kind = getattr(device, "type", None) or (str(device).split(":")[0] if device is not None else "cpu")
+    return 32 if kind != "cuda" else TOKEN_BUDGET["cuda"]
 
 
 def default_token_budget(device=None) -> int:
@@ -230,3 +247,72 @@ def precision_deviation(fast, exact, data, *, n_pairs: int | None = None):
     return Result(
         table, note=note, values={"precision": name, "max_abs_diff": max_abs, "sign_flip_share": share, "n_pairs": n}
     )
+
+
+def score_pipelined(rm, texts, batch_size: int, *, settings: dict, cache: bool, chunk: int, bar=None, group=None):
+    """A reward model's raw outputs (n, k) for ``texts`` on a GPU, cached per chunk of ``chunk`` texts as the CPU
+    path caches them (the same cache entries). The chunks not yet cached are scored in groups of ``group``
+    (:data:`CHUNKS_PER_GROUP`): a group's texts are sorted by length together and cut into token-budget batches
+    (:func:`token_batches`, at most ``batch_size`` texts); a background thread tokenizes and pads the next group
+    into pinned host memory while the GPU runs the current one; each batch is copied to the GPU without blocking;
+    the outputs stay on the GPU until the group ends (one host synchronisation per group). A killed run loses at
+    most the group in flight. Results in input order; a text's reward does not depend on its batch company (up to
+    the device's rounding)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import torch
+
+    from pluralign.cache import Entry
+
+    chunks = [texts[s : s + chunk] for s in range(0, len(texts), chunk)]
+    entries = [
+        Entry("rewards/score", inputs=(rm.identity, c), settings=settings, fmt="npy") if cache else None for c in chunks
+    ]
+    parts: list = [None] * len(chunks)
+    todo = []
+    for i, e in enumerate(entries):
+        if e is not None and e.exists():
+            parts[i] = e.load()
+            if bar is not None:
+                bar.update(len(chunks[i]))
+        else:
+            todo.append(i)
+    group = group or CHUNKS_PER_GROUP.get(rm.device.type, 1)
+    groups = [todo[k : k + group] for k in range(0, len(todo), group)]
+    budget = rm.token_budget or default_token_budget(rm.device)
+    pin = rm.device.type == "cuda"
+
+    def prepare(g):  # host side: tokenize, batch by length, pad into (pinned) tensors
+        gtexts = [t for i in g for t in chunks[i]]
+        feats = rm._featurize(gtexts)
+        batches = []
+        for idx in token_batches([rm._length(f) for f in feats], budget, batch_size):
+            b = rm._collate([feats[i] for i in idx])
+            b = {k: (v.pin_memory() if pin else v) for k, v in b.items()}
+            batches.append((torch.as_tensor(idx, dtype=torch.long), b))
+        return len(gtexts), batches
+
+    set_threads_once()
+    rm.module.eval()
+    k = rm.n_outputs
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pluralign-tokenize") as pool:
+        pending = pool.submit(prepare, groups[0]) if groups else None
+        for gi, g in enumerate(groups):
+            n, batches = pending.result()
+            pending = pool.submit(prepare, groups[gi + 1]) if gi + 1 < len(groups) else None
+            with torch.inference_mode():
+                out = torch.empty((n, k), dtype=torch.float32, device=rm.device)
+                for idx, b in batches:
+                    res = rm.module(**{name: v.to(rm.device, non_blocking=True) for name, v in b.items()})
+                    out[idx.to(rm.device, non_blocking=True)] = res[:, :k].float()
+                values = out.cpu().numpy().astype(np.float64)  # the group's one host synchronisation
+            s = 0
+            for i in g:
+                v = values[s : s + len(chunks[i])]
+                s += len(chunks[i])
+                parts[i] = entries[i].get_or_compute(lambda v=v: v) if entries[i] is not None else v
+            if bar is not None:
+                bar.update(n)
+    if not parts:
+        return np.zeros((0, k))
+    return np.concatenate(parts, axis=0)

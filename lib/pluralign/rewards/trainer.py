@@ -11,6 +11,11 @@ checkpoint kept) uses the objective's loss on the evaluation data; ``keep_best``
 *trainable* parameters (a LoRA adapter and head, or a small head) in memory at each new best and
 restores them at the end — the same choice as ``load_best_model_at_end`` without writing a
 checkpoint to disk at every evaluation.
+
+On a CUDA GPU the training batches are drawn length-grouped (transformers' ``LengthGroupedSampler``: a random
+order cut into mega-batches of 50 batches, each sorted by length), so a batch pads little; on the CPU they are
+drawn in plain random order, as before. A quantized model gets gradient checkpointing only where its estimated
+activations would not fit the GPU (:func:`pluralign.rewards.causal.needs_checkpointing`).
 """
 
 from __future__ import annotations
@@ -91,10 +96,22 @@ class _Collator:
 class PreferenceTrainer(Trainer):
     """``Trainer`` with ``compute_loss`` = the reward-model objective (see :mod:`.objectives`)."""
 
-    def __init__(self, *args, objective: str, pairwise: bool, **kw):
+    def __init__(self, *args, objective: str, pairwise: bool, lengths: list[int] | None = None, **kw):
         super().__init__(*args, **kw)
         self.objective = objective
         self.pairwise = pairwise
+        self.lengths = lengths  # per instance: length-grouped batches (a GPU), else None (random batches)
+
+    def _get_train_sampler(self, *args, **kw):
+        if self.lengths is None or self.args.world_size > 1:
+            return super()._get_train_sampler(*args, **kw)
+        from transformers.trainer_pt_utils import LengthGroupedSampler
+
+        seed = self.args.data_seed if self.args.data_seed is not None else self.args.seed
+        g = torch.Generator().manual_seed(int(seed))
+        return LengthGroupedSampler(
+            self.args.train_batch_size * self.args.gradient_accumulation_steps, lengths=self.lengths, generator=g
+        )
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         inputs = dict(inputs)
@@ -226,6 +243,11 @@ def fit(
     # batch_size is the global batch; under accelerate launch each of N processes takes batch_size / N of it
     per_device = distributed.per_device_batch(batch_size, len(train_ds))
     cuda = model.device.type == "cuda"
+    lengths = _instance_lengths(model, train_ds) if cuda else None
+    if cuda and getattr(model.module, "is_quantized", False):
+        from pluralign.rewards.causal import use_checkpointing_if_needed
+
+        use_checkpointing_if_needed(model, per_device * (2 if inst.kind == "pairwise" else 1) * max(lengths))
     callback = KeepBest(keep_best and eval_ds is not None)
     with tempfile.TemporaryDirectory(prefix="pluralign-train-") as tmp:
         args = TrainingArguments(
@@ -260,6 +282,7 @@ def fit(
             callbacks=[callback],
             objective=objective,
             pairwise=inst.kind == "pairwise",
+            lengths=lengths,
         )
         trainer.remove_callback(PrinterCallback)
         trainer.remove_callback(ProgressCallback)
@@ -272,6 +295,14 @@ def fit(
     if history and callback.snapshot is not None:
         history.append({"best_eval_loss": callback.best})
     return history
+
+
+def _instance_lengths(model, ds: _InstanceDataset) -> list[int]:
+    """Each training instance's padded length in a batch: the longer of its texts' token counts."""
+    n = [model._length(f) for f in ds.texts]
+    if ds.second is None:
+        return [n[i] for i in ds.first]
+    return [max(n[i], n[j]) for i, j in zip(ds.first, ds.second)]
 
 
 def _feature_tensors(model, inst: Instances):

@@ -1,0 +1,132 @@
+"""The GPU's scoring and training path, checked on the CPU: grouped, pipelined scoring (``speed.score_pipelined``)
+gives the plain path's rewards in input order and the same cache entries; a GPU's batches are bounded by the token
+budget alone; LoRA over a bf16 base, length-grouped training batches and gradient checkpointing only where the
+activations would not fit (``causal.needs_checkpointing``)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+from transformers import LlamaConfig
+
+import pluralign.rewards as R
+from pluralign.rewards import causal, speed, trainer
+from pluralign.rewards.base import CHUNK, RewardModel
+from rm_helpers import tiny_llama_folder, tiny_seqcls_folder, tiny_texts
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    return tiny_llama_folder(tmp_path_factory.mktemp("tiny-llama-pipe"))
+
+
+@pytest.fixture(scope="module")
+def bert(tmp_path_factory):
+    return tiny_seqcls_folder(tmp_path_factory.mktemp("tiny-bert-pipe"))
+
+
+def _settings(rm):
+    return {"backend": rm.backend, "n_outputs": rm.n_outputs, **rm._score_settings()}
+
+
+@pytest.mark.parametrize("which", ["llama", "bert"])
+def test_grouped_pipelined_scoring_gives_the_plain_paths_rewards_in_input_order(request, which):
+    kind = "causal" if which == "llama" else "seq-cls"
+    rm = R.load(request.getfixturevalue(which), kind=kind, device="cpu")
+    texts = tiny_texts(230, seed=3)
+    plain = rm.raw_outputs(texts, progress=False, cache=False)
+    atol = 1e-3 * np.ptp(plain[:, 0])  # fp32 rounding of other batch shapes is ~1e-7; the rewards spread far wider,
+    assert atol > 1e-7  # so an order mix-up would show
+    for chunk, group, bs in ((50, 3, 7), (1000, 1, 1000), (17, 8, 3)):
+        piped = speed.score_pipelined(rm, texts, bs, settings=_settings(rm), cache=False, chunk=chunk, group=group)
+        assert piped.shape == plain.shape
+        np.testing.assert_allclose(piped, plain, rtol=0, atol=atol)
+
+
+def test_pipelined_scoring_writes_and_reads_the_cpu_paths_cache_entries(llama, monkeypatch):
+    rm = R.load(llama, kind="causal", device="cpu")
+    texts = tiny_texts(2 * CHUNK + 10, seed=4)
+    first = rm.raw_outputs(texts[:CHUNK], progress=False)  # one chunk cached by the plain path
+    calls = []
+    real = rm._featurize
+    monkeypatch.setattr(rm, "_featurize", lambda t: calls.append(len(t)) or real(t))
+    both = speed.score_pipelined(rm, texts, 64, settings=_settings(rm), cache=True, chunk=CHUNK, group=8)
+    assert calls == [CHUNK + 10]  # only the two chunks not yet cached, as one group
+    np.testing.assert_array_equal(both[:CHUNK], first)
+    monkeypatch.setattr(rm, "_featurize", lambda t: pytest.fail("a cached chunk was scored again"))
+    again = rm.raw_outputs(texts, progress=False)  # the plain path finds every chunk in the cache
+    np.testing.assert_array_equal(again, both)
+
+
+def test_an_error_while_tokenizing_ahead_reaches_the_caller(llama, monkeypatch):
+    rm = R.load(llama, kind="causal", device="cpu")
+    texts = tiny_texts(40)
+
+    def broken(t):
+        raise ValueError("tokenizer broke on text 7")
+
+    monkeypatch.setattr(rm, "_featurize", broken)
+    with pytest.raises(ValueError, match="tokenizer broke on text 7"):
+        speed.score_pipelined(rm, texts, 8, settings=_settings(rm), cache=False, chunk=10, group=2)
+
+
+def test_the_gpu_path_is_taken_on_cuda_for_backends_that_score_through_their_module(llama):
+    rm = R.load(llama, kind="causal", device="cpu")
+    assert rm.batch_size == 32 and not rm.pipelined  # the CPU: as before
+    on_gpu = copy.copy(rm)
+    on_gpu.device = torch.device("cuda")
+    assert on_gpu.pipelined
+    head = R.load()  # the frozen-encoder default embeds through its encoder's own batching
+    head.device = torch.device("cuda")
+    assert type(head)._raw_outputs_uncached is not RewardModel._raw_outputs_uncached and not head.pipelined
+    assert speed.default_batch_size("cpu") == 32
+    assert speed.default_batch_size(torch.device("cuda:0")) == speed.TOKEN_BUDGET["cuda"]
+    assert speed.CHUNKS_PER_GROUP["cpu"] == 1
+
+
+def test_lora_trains_over_a_bf16_base_on_a_gpu_only():
+    cpu, gpu = torch.device("cpu"), torch.device("cuda")
+    assert causal.lora_base_dtype(dict(causal.DEFAULT_LORA), None, cpu) is None
+    assert causal.lora_base_dtype(None, None, gpu) is None  # full fine-tuning keeps fp32 weights
+    assert causal.lora_base_dtype(dict(causal.DEFAULT_LORA), "8bit", gpu) is None  # bitsandbytes keeps its own
+
+
+# Llama-3-8B: hidden 4096, intermediate 14336, 32 layers (its config.json); the paper's batch of 16 pairs is 32
+# sequences; hh-rlhf conversations run to 540 tokens (DESIGN.md). GPU memory free after loading the 8-bit weights:
+# an 80 GB H100 about 70 GB, a 141 GB H200 about 130 GB.
+LLAMA3_8B = LlamaConfig(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32)
+BENCH_SHAPE = LlamaConfig(hidden_size=4096, intermediate_size=14336, num_hidden_layers=8)
+GB = 1e9
+
+
+def test_gradient_checkpointing_only_where_the_activations_would_not_fit():
+    longest, typical = 32 * 540, 32 * 139
+    assert causal.needs_checkpointing(LLAMA3_8B, longest, 70 * GB)  # an H100 at the paper's longest batch
+    assert not causal.needs_checkpointing(LLAMA3_8B, typical, 70 * GB)
+    assert not causal.needs_checkpointing(BENCH_SHAPE, longest, 70 * GB)  # the benchmark's 8-layer shape
+    per_token_layer = causal.activation_bytes(LLAMA3_8B, 1) / 32
+    assert per_token_layer == 11 * 4096 + 2 * 4096 + 6 * 14336 + 8 * 4096  # the count in the docstring
+
+
+def test_length_grouped_training_batches_on_a_gpu(llama):
+    rm = R.load(llama, kind="causal", device="cpu", lora={"r": 4, "lora_alpha": 8, "lora_dropout": 0.0})
+    from pluralign.rewards import objectives
+    from rm_helpers import tiny_pairs
+
+    inst = objectives.build_instances(tiny_pairs(), "bt")
+    ds = trainer._dataset(rm, inst)
+    lengths = trainer._instance_lengths(rm, ds)
+    assert len(lengths) == len(inst) and all(
+        n == max(rm._length(ds.texts[i]), rm._length(ds.texts[j])) for n, i, j in zip(lengths, ds.first, ds.second)
+    )
+    args = trainer.TrainingArguments(output_dir="unused", per_device_train_batch_size=4, use_cpu=True, report_to=[])
+    t = trainer.PreferenceTrainer(
+        model=rm.module, args=args, train_dataset=ds, objective="bt", pairwise=True, lengths=lengths
+    )
+    sampler = t._get_train_sampler()
+    assert type(sampler).__name__ == "LengthGroupedSampler" and sorted(sampler) == list(range(len(ds)))
+    plain = trainer.PreferenceTrainer(model=rm.module, args=args, train_dataset=ds, objective="bt", pairwise=True)
+    assert type(plain._get_train_sampler()).__name__ != "LengthGroupedSampler"  # the CPU: random batches as before
