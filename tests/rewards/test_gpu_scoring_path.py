@@ -54,7 +54,11 @@ def test_pipelined_scoring_writes_and_reads_the_cpu_paths_cache_entries(llama, m
     real = rm._featurize
     monkeypatch.setattr(rm, "_featurize", lambda t: calls.append(len(t)) or real(t))
     both = speed.score_pipelined(rm, texts, 64, settings=_settings(rm), cache=True, chunk=CHUNK, group=8)
-    assert calls == [CHUNK + 10]  # only the two chunks not yet cached, as one group
+    assert calls == [CHUNK, 10]  # only the two chunks not yet cached; the first group is one chunk
+    three = tiny_texts(3 * CHUNK, seed=6)
+    calls.clear()
+    speed.score_pipelined(rm, three, 64, settings=_settings(rm), cache=False, chunk=CHUNK, group=8)
+    assert calls == [CHUNK, 2 * CHUNK]  # then groups of up to eight chunks
     np.testing.assert_array_equal(both[:CHUNK], first)
     monkeypatch.setattr(rm, "_featurize", lambda t: pytest.fail("a cached chunk was scored again"))
     again = rm.raw_outputs(texts, progress=False)  # the plain path finds every chunk in the cache
@@ -130,3 +134,19 @@ def test_length_grouped_training_batches_on_a_gpu(llama):
     assert type(sampler).__name__ == "LengthGroupedSampler" and sorted(sampler) == list(range(len(ds)))
     plain = trainer.PreferenceTrainer(model=rm.module, args=args, train_dataset=ds, objective="bt", pairwise=True)
     assert type(plain._get_train_sampler()).__name__ != "LengthGroupedSampler"  # the CPU: random batches as before
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+@pytest.mark.parametrize("which", ["llama", "bert"])
+def test_pad_features_pads_as_the_tokenizer_does(request, which, side):
+    kind = "causal" if which == "llama" else "seq-cls"
+    rm = R.load(request.getfixturevalue(which), kind=kind, device="cpu")
+    rm.tokenizer.padding_side = side
+    feats = rm._featurize(tiny_texts(30, seed=5))
+    want = rm.tokenizer.pad(feats, return_tensors="pt")
+    got = speed.pad_features(feats, rm.tokenizer)
+    assert set(got) == set(want.keys()) and len({len(f["input_ids"]) for f in feats}) > 5
+    for k in want:
+        assert got[k].dtype == want[k].dtype and torch.equal(got[k], want[k]), k
+    no_mask = [{"input_ids": f["input_ids"]} for f in feats]
+    assert torch.equal(speed.pad_features(no_mask, rm.tokenizer)["attention_mask"], want["attention_mask"])

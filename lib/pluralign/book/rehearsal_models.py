@@ -29,7 +29,7 @@ class Arch:
     config: dict = field(default_factory=dict)  # real settings kept (they change code paths)
 
 
-_DEBERTA_V3 = dict(
+DEBERTA_V3 = dict(
     relative_attention=True,
     position_biased_input=False,
     pos_att_type=["p2c", "c2p"],
@@ -56,7 +56,7 @@ MODELS: dict[str, Arch] = {
         "deberta-v3-spm",
         "DeBERTa-v3-large: 24 layers, hidden 1024, 16 heads, vocab 128100, 1 label",
         _HUB.format("OpenAssistant/reward-model-deberta-v3-large-v2"),
-        {**_DEBERTA_V3, "num_labels": 1},
+        {**DEBERTA_V3, "num_labels": 1},
     ),
     "OpenAssistant/reward-model-deberta-v3-large": Arch(
         "deberta-v2",
@@ -65,7 +65,7 @@ MODELS: dict[str, Arch] = {
         "deberta-v3-spm",
         "DeBERTa-v3-large: 24 layers, hidden 1024, 16 heads, vocab 128100, 1 label",
         _HUB.format("OpenAssistant/reward-model-deberta-v3-large"),
-        {**_DEBERTA_V3, "num_labels": 1},
+        {**DEBERTA_V3, "num_labels": 1},
     ),
     "OpenAssistant/reward-model-deberta-v3-base": Arch(
         "deberta-v2",
@@ -74,7 +74,7 @@ MODELS: dict[str, Arch] = {
         "deberta-v3-spm",
         "DeBERTa-v3-base: 12 layers, hidden 768, 12 heads, vocab 128100, 1 label",
         _HUB.format("OpenAssistant/reward-model-deberta-v3-base"),
-        {**_DEBERTA_V3, "num_labels": 1},
+        {**DEBERTA_V3, "num_labels": 1},
     ),
     "OpenAssistant/reward-model-electra-large-discriminator": Arch(
         "electra",
@@ -93,7 +93,7 @@ MODELS: dict[str, Arch] = {
         "DeBERTa-v3-large encoder (no head): 24 layers, hidden 1024, 16 heads, vocab 128100; tokenizer as spm.model "
         "only (no tokenizer.json)",
         _HUB.format("microsoft/deberta-v3-large"),
-        dict(_DEBERTA_V3),
+        dict(DEBERTA_V3),
     ),
     "meta-llama/Meta-Llama-3-8B-Instruct": Arch(
         "llama",

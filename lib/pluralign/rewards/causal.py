@@ -213,7 +213,8 @@ def use_checkpointing_if_needed(model, tokens: int) -> bool:
     tokens needs it (:func:`needs_checkpointing` against the GPU's free memory); records the choice in
     ``model.info["gradient_checkpointing"]`` and returns it."""
     base = model.module.model
-    free, _ = torch.cuda.mem_get_info(model.device)
+    index = model.device.index if model.device.index is not None else torch.cuda.current_device()
+    free, _ = torch.cuda.mem_get_info(index)
     need = needs_checkpointing(base.config, tokens, free)
     if need:
         import warnings

@@ -267,7 +267,9 @@ class SequenceClassificationRM(RewardModel):
         return len(feature["input_ids"])
 
     def _collate(self, features):
-        return dict(self.tokenizer.pad(features, return_tensors="pt"))
+        from pluralign.rewards.speed import pad_features
+
+        return pad_features(features, self.tokenizer)
 
     def _score_settings(self):
         return {"max_length": self.max_length, "truncation_side": self.truncation_side, "dtype": str(self.dtype)}

@@ -1,0 +1,508 @@
+"""Benchmark: the papers' GPU path — reward scoring and training against the chip's limit, and the GPU tests.
+
+Offline, on one CUDA GPU, with random-weight models of the papers' shapes built here (no Hub): a **Llama-3-8B
+shape** with 8 of its 32 decoder layers (hidden 4096, feed-forward 14336, 32 query and 8 key-value heads: the same
+matrix shapes, a quarter of the depth; Diverging Preferences' reward models) and a **DeBERTa-v3-large shape**
+(24 layers, hidden 1024, 16 heads, relative positions only; SEAL's and Beyond the Binary's reward models), both with
+the embedded all-MiniLM WordPiece tokenizer, on the real hh-rlhf conversations of ``../shared/data`` (the first
+``--pairs`` pairs, both replies: SEAL's scoring input). In one run:
+
+1. **the GPU tests** — ``pytest -m gpu tests/rewards/test_gpu_paths.py`` (bf16 against fp32, 8-bit and 4-bit
+   loading, an 8-bit LoRA step, the Trainer path in bf16); their counts go into the results;
+2. **the chip's ceiling** — an 8192³ bf16 matrix product (median of 20), beside the datasheet's dense bf16 peak
+   (H100 / H200 SXM 989 TFLOP/s, A100 312);
+3. **scoring** (bf16, cache off) per shape: the library (``rewards.load(...).score``), a plain loop (32 texts a
+   batch in data order, padded, tokenized batch by batch) and the **bare model** (the model alone on full,
+   unpadded batches of random tokens of the texts' mean length, as many as the token budget holds; CUDA events,
+   median of 5), each in tokens/s; the library's share of the bare model, and its FLOP rate as a share of the
+   peak (FLOPs per text 2·P·L + 4·h·layers·L², P the non-embedding parameters, L the text's real tokens: padding is
+   not counted, DeBERTa's relative-position terms are not counted either). Also the Llama shape in 8-bit weights
+   and the DeBERTa shape in fp32 (the default precision), library only. Where the time goes in the bare model:
+   the share of its CUDA kernel time spent in matrix-product kernels (torch.profiler), and the largest others;
+4. **training** on the Llama shape, BT loss, one epoch, batches of 16 pairs (Diverging Preferences App. A), LoRA
+   r=16 on q/v: over a **bf16 base** and over **8-bit weights** (the paper's setting; gradient checkpointing as
+   :func:`pluralign.rewards.causal.needs_checkpointing` decides for this GPU); full fine-tuning of the DeBERTa shape
+   (Beyond the Binary §3.3). Steady-state pairs/s between the ends of training steps 2..N (synchronised), the
+   share of peak at 4·P·T (LoRA) or 6·P·T (full fine-tuning) as the GPU budget counts it, and the whole
+   ``.train()`` call's time; how far the bf16-base and 8-bit LoRA models' rewards agree on held-out pairs (Pearson r
+   and max |Δr| over the bf16 model's reward spread).
+
+Results: ``bench/results/gpu.json`` (device, CUDA, package versions, date), which the performance page's GPU budget
+reads. Targets: scoring at least 85 % of the bare model's tokens/s and at least 40 % (Llama shape) / 20 % (DeBERTa
+shape) of the bf16 peak; LoRA over a bf16 base at least 30 % of the peak. About 4 minutes on one H100.
+
+    python bench/bench_gpu.py                # on a CUDA GPU (make bench-gpu)
+    python bench/bench_gpu.py --tiny         # a dry run of every step on tiny shapes (CPU), nothing recorded
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "lib"))
+warnings.filterwarnings("ignore")
+
+#: dense bf16 peak by GPU name (datasheets; SXM parts)
+PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}
+#: Llama-3-8B (config.json: hidden 4096, intermediate 14336, 32 heads, 8 KV heads, rope theta 500000), 8 of 32 layers;
+#: DeBERTa-v3-large (24 layers, hidden 1024, 16 heads, intermediate 4096); tiny stand-ins for the dry run
+SHAPES = {
+    "full": {
+        "llama": dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=8, num_attention_heads=32, kv=8),
+        "deberta": dict(hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16),
+    },
+    "tiny": {
+        "llama": dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2, kv=2),
+        "deberta": dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2),
+    },
+}
+TARGETS = {
+    "score_llama_bf16_share_of_bare_model": ">= 0.85",
+    "score_deberta_bf16_share_of_bare_model": ">= 0.85",
+    "score_llama_bf16_share_of_peak": ">= 0.40",
+    "score_deberta_bf16_share_of_peak": ">= 0.20",
+    "train_lora_bf16_llama_share_of_peak": ">= 0.30",
+}
+
+
+def shared_data() -> Path:
+    return Path(os.environ.get("PLURALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def peak_of(device) -> tuple[float, str]:
+    if device.type != "cuda":
+        return float("nan"), "cpu"
+    name = torch.cuda.get_device_name(device)
+    for k, v in PEAK_TFLOPS.items():
+        if k in name:
+            return v, name
+    return float("nan"), name
+
+
+def build_models(folder: Path, tokenizer: str, shape: dict, device) -> dict[str, Path]:
+    """The two random-weight models of ``shape``, saved as safetensors with the tokenizer (bf16 on a GPU)."""
+    from transformers import (
+        AutoTokenizer,
+        DebertaV2Config,
+        DebertaV2ForSequenceClassification,
+        LlamaConfig,
+        LlamaForCausalLM,
+    )
+
+    from pluralign.book.rehearsal_models import DEBERTA_V3
+
+    tok = AutoTokenizer.from_pretrained(tokenizer)
+    dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
+    out = {}
+    s = dict(shape["llama"])
+    kv = s.pop("kv")
+    cfg = LlamaConfig(
+        vocab_size=len(tok),
+        num_key_value_heads=kv,
+        max_position_embeddings=8192,
+        rope_theta=500000.0,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.cls_token_id,
+        eos_token_id=tok.sep_token_id,
+        architectures=["LlamaForCausalLM"],
+        **s,
+    )
+    torch.manual_seed(0)
+    with torch.device(device):
+        model = LlamaForCausalLM(cfg).to(dtype)
+    out["llama"] = folder / "llama-3-8b-shape"
+    model.save_pretrained(out["llama"])
+    tok.save_pretrained(out["llama"])
+    del model
+    cfg = DebertaV2Config(
+        vocab_size=len(tok), pad_token_id=tok.pad_token_id, num_labels=1, **{**DEBERTA_V3, **shape["deberta"]}
+    )
+    cfg.architectures = ["DebertaV2ForSequenceClassification"]
+    with torch.device(device):
+        model = DebertaV2ForSequenceClassification(cfg).to(dtype)
+    out["deberta"] = folder / "deberta-v3-large-shape"
+    model.save_pretrained(out["deberta"])
+    tok.save_pretrained(out["deberta"])
+    del model
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return out
+
+
+def gpu_tests(figures: dict) -> None:
+    """``pytest -m gpu tests/rewards/test_gpu_paths.py`` in a child process; its counts."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "lib"), os.environ.get("PYTHONPATH", "")])}
+    t0 = time.perf_counter()
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-m",
+            "gpu",
+            "-p",
+            "no:cacheprovider",
+            "tests/rewards/test_gpu_paths.py",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    tail = (r.stdout + r.stderr).strip().splitlines()
+    print("\n".join(tail[-15:]))
+    summary = next((line for line in reversed(tail) if re.search(r"\d+ (passed|failed|skipped)", line)), "")
+    for what in ("passed", "failed", "skipped"):
+        m = re.search(rf"(\d+) {what}", summary)
+        figures[f"gpu_tests_{what}"] = int(m.group(1)) if m else 0
+    figures["gpu_tests_s"] = time.perf_counter() - t0
+
+
+def matmul_ceiling(device, n: int = 8192, reps: int = 20) -> float:
+    """TFLOP/s of an n³ bf16 matrix product on random data (median of ``reps``, CUDA events)."""
+    a = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    b = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    for _ in range(3):
+        a @ b
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        a @ b
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) / 1e3)
+    return 2 * n**3 / float(np.median(times)) / 1e12
+
+
+def non_embedding_params(module) -> int:
+    emb = module.get_input_embeddings() if hasattr(module, "get_input_embeddings") else None
+    n = sum(p.numel() for p in module.parameters())
+    return n - (emb.weight.numel() if emb is not None else 0)
+
+
+def text_flops(params: int, cfg, lens: np.ndarray) -> float:
+    """2·P·L + 4·h·layers·L², summed over the texts (real tokens only)."""
+    L = lens.astype(float)
+    return float((2 * params * L + 4 * cfg.hidden_size * cfg.num_hidden_layers * L**2).sum())
+
+
+def bare_model(rm, mean_len: int, budget: int, device, reps: int = 5) -> float:
+    """Tokens/s of the model alone on a full, unpadded batch: budget // L texts of L random tokens."""
+    n = max(1, budget // mean_len)
+    ids = torch.randint(1000, rm.module.model.config.vocab_size - 1, (n, mean_len), device=device)
+    with torch.inference_mode():
+        for _ in range(2):
+            rm.module(input_ids=ids)
+        sync(device)
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            rm.module(input_ids=ids)
+            sync(device)
+            times.append(time.perf_counter() - t0)
+    return n * mean_len / float(np.median(times))
+
+
+def kernel_breakdown(rm, mean_len: int, budget: int, device) -> tuple[float, str]:
+    """The share of the bare model's CUDA kernel time in matrix-product kernels, and the five largest others."""
+    from torch.profiler import ProfilerActivity, profile
+
+    n = max(1, budget // mean_len)
+    ids = torch.randint(1000, rm.module.model.config.vocab_size - 1, (n, mean_len), device=device)
+    with torch.inference_mode():
+        rm.module(input_ids=ids)
+        sync(device)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            rm.module(input_ids=ids)
+            sync(device)
+    times: dict[str, float] = {}
+    for ev in prof.events():  # the kernels: events on the GPU, each with its own time range
+        if ev.device_type.name == "CUDA":
+            times[ev.name] = times.get(ev.name, 0.0) + ev.time_range.elapsed_us()
+    total = sum(times.values()) or 1.0
+    is_mm = re.compile(r"gemm|nvjet|xmma|cutlass|wgmma|sm90_|cublas|matmul", re.I)
+    mm = sum(v for k, v in times.items() if is_mm.search(k))
+    others = sorted(((v, k) for k, v in times.items() if not is_mm.search(k)), reverse=True)[:5]
+    return mm / total, "; ".join(f"{k[:70]} {100 * v / total:.1f} %" for v, k in others)
+
+
+def score_bench(name, rm, texts, device, peak, figures, units, *, plain_n: int = 512, bare: bool = True) -> None:
+    """Library, plain loop and bare model scoring of one loaded model, into ``figures``."""
+    from pluralign.rewards.speed import default_token_budget
+
+    t0 = time.perf_counter()
+    feats = rm._featurize(texts)
+    figures[f"score_{name}_tokenize_s"] = time.perf_counter() - t0
+    lens = np.array([rm._length(f) for f in feats])
+    cfg = rm.module.model.config
+    params = non_embedding_params(rm.module.model)
+    flops = text_flops(params, cfg, lens)
+    rm.score(texts[:256], progress=False, cache=False)  # warm-up: kernels, allocator, cuBLAS heuristics
+    best = float("inf")
+    for _ in range(2):
+        sync(device)
+        t0 = time.perf_counter()
+        rm.score(texts, progress=False, cache=False)
+        sync(device)
+        best = min(best, time.perf_counter() - t0)
+    lib_tok = float(lens.sum()) / best
+    figures[f"score_{name}_texts_per_s"] = len(texts) / best
+    figures[f"score_{name}_tokens_per_s"] = lib_tok
+    figures[f"score_{name}_tflops"] = flops / best / 1e12
+    figures[f"score_{name}_share_of_peak"] = flops / best / 1e12 / peak
+    units.update({f"score_{name}_texts_per_s": "texts/s", f"score_{name}_tokens_per_s": "tokens/s"})
+    units[f"score_{name}_tflops"] = "TFLOP/s"
+    if not plain_n:
+        return
+    part = texts[:plain_n]
+    t0 = time.perf_counter()
+    with torch.inference_mode():
+        for s in range(0, len(part), 32):
+            batch = rm._collate(rm._featurize(part[s : s + 32]))
+            rm.module(**{k: v.to(device) for k, v in batch.items()}).float().cpu()
+    sync(device)
+    t = time.perf_counter() - t0
+    figures[f"score_{name}_plain_loop_tokens_per_s"] = float(lens[:plain_n].sum()) / t
+    units[f"score_{name}_plain_loop_tokens_per_s"] = "tokens/s"
+    if bare:
+        budget = rm.token_budget or default_token_budget(device)
+        mean_len = int(round(lens.mean()))
+        bare_tok = bare_model(rm, mean_len, budget, device)
+        figures[f"score_{name}_bare_model_tokens_per_s"] = bare_tok
+        figures[f"score_{name}_share_of_bare_model"] = lib_tok / bare_tok
+        bare_flops = 2 * params * mean_len + 4 * cfg.hidden_size * cfg.num_hidden_layers * mean_len**2
+        figures[f"score_{name}_bare_model_share_of_peak"] = bare_tok / mean_len * bare_flops / 1e12 / peak
+        units[f"score_{name}_bare_model_tokens_per_s"] = "tokens/s"
+        if device.type == "cuda":
+            try:
+                share, others = kernel_breakdown(rm, mean_len, budget, device)
+                figures[f"score_{name}_bare_model_matmul_kernel_share"] = share
+                figures.setdefault("_kernels", {})[name] = others
+            except Exception as e:  # noqa: BLE001 - a profiler the machine does not support: said, not fatal
+                figures.setdefault("_kernels", {})[name] = f"profiler failed: {type(e).__name__}: {e}"
+    figures[f"{name}_tokens_mean"] = float(lens.mean())
+    figures[f"{name}_non_embedding_params"] = params
+
+
+class StepClock:
+    """Synchronised time stamps at the end of every training step (wraps ``PreferenceTrainer.training_step``)."""
+
+    def __init__(self, device):
+        from pluralign.rewards import trainer
+
+        self.device, self.stamps, self.trainer = device, [], trainer
+        self.orig = trainer.PreferenceTrainer.training_step
+
+    def __enter__(self):
+        clock = self
+
+        def step(inner, *a, **k):
+            out = clock.orig(inner, *a, **k)
+            sync(clock.device)
+            clock.stamps.append(time.perf_counter())
+            return out
+
+        self.trainer.PreferenceTrainer.training_step = step
+        return self
+
+    def __exit__(self, *exc):
+        self.trainer.PreferenceTrainer.training_step = self.orig
+
+    def steady_rate(self, items_per_step: int) -> float:
+        s = self.stamps
+        return (len(s) - 1) * items_per_step / (s[-1] - s[0]) if len(s) > 1 else float("nan")
+
+
+def train_bench(name, rm, data, device, peak, flops_per_token, figures, units, batch: int = 16):
+    """Train ``rm`` for one epoch on ``data``; steady-state pairs/s and the share of peak; the trained model."""
+    from pluralign.rewards import causal
+
+    seen = {}
+    real = causal.use_checkpointing_if_needed
+
+    def spy(model, tokens):
+        seen["gc"] = real(model, tokens)
+        seen["tokens"] = tokens
+        return seen["gc"]
+
+    causal.use_checkpointing_if_needed = spy
+    p = data.pairs
+    texts = list(zip(p.prompt.fillna(""), p.response_a)) + list(zip(p.prompt.fillna(""), p.response_b))
+    lens = np.array([rm._length(f) for f in rm._featurize(texts)])
+    tokens_per_pair = float(lens.sum()) / len(p)
+    try:
+        with StepClock(device) as clock:
+            t0 = time.perf_counter()
+            trained = rm.train(data, "bt", epochs=1, batch_size=batch, seed=0, progress=False)
+            wall = time.perf_counter() - t0
+    finally:
+        causal.use_checkpointing_if_needed = real
+    rate = clock.steady_rate(batch)
+    params = non_embedding_params(rm.module.model)
+    figures[f"train_{name}_pairs_per_s"] = rate
+    figures[f"train_{name}_share_of_peak"] = flops_per_token * params * tokens_per_pair * rate / 1e12 / peak
+    figures[f"train_{name}_call_s"] = wall
+    figures[f"train_{name}_steps"] = len(clock.stamps)
+    if "gc" in seen:
+        figures[f"train_{name}_gradient_checkpointing"] = int(seen["gc"])
+        figures[f"train_{name}_longest_batch_tokens"] = int(seen["tokens"])
+    units.update({f"train_{name}_pairs_per_s": "pairs/s (steady state)", f"train_{name}_call_s": "s (whole .train)"})
+    if device.type == "cuda":
+        figures[f"train_{name}_peak_memory_gib"] = torch.cuda.max_memory_allocated(device) / 2**30
+        torch.cuda.reset_peak_memory_stats(device)
+    return trained
+
+
+ERRORS: list[str] = []
+
+
+def guarded(what: str, fn, *a, **k):
+    """Run one part of the benchmark; a failure is printed and recorded (the rest still runs)."""
+    import traceback
+
+    try:
+        return fn(*a, **k)
+    except Exception as e:  # noqa: BLE001 - one failed part must not lose the others' figures
+        traceback.print_exc()
+        ERRORS.append(f"{what}: {type(e).__name__}: {str(e)[:300]}")
+        return None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tiny", action="store_true", help="tiny shapes, a dry run of every step; records nothing")
+    ap.add_argument("--pairs", type=int, default=1000, help="hh-rlhf pairs scored (default 1000: 2,000 texts)")
+    ap.add_argument("--train-pairs", type=int, default=512, help="pairs the bf16-base LoRA trains on (default 512)")
+    ap.add_argument("--no-tests", action="store_true", help="skip the GPU tests")
+    ap.add_argument("--tokenizer", default=None, help="tokenizer folder (default: the embedded all-MiniLM's)")
+    ap.add_argument("--source", default=None, help="hh-rlhf file (default: ../shared/data/hh-rlhf/...)")
+    ap.add_argument("--out", default=None, help="results file name under bench/results (default gpu; tiny: none)")
+    args = ap.parse_args()
+    os.environ.setdefault("PLURALIGN_CACHE", tempfile.mkdtemp(prefix="pluralign-bench-gpu-"))
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    import pluralign
+    import pluralign.rewards as R
+    from pluralign.book.benchmark import record, show
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.type != "cuda" and not args.tiny:
+        sys.exit("bench_gpu.py needs a CUDA GPU (or --tiny for a dry run on the CPU)")
+    shape = SHAPES["tiny" if args.tiny else "full"]
+    n_pairs = 64 if args.tiny else args.pairs
+    n_train = 32 if args.tiny else args.train_pairs
+    source = args.source or str(shared_data() / "hh-rlhf" / "harmless-base-test.jsonl.gz")
+    figures: dict = {}
+    units: dict = {}
+    peak, gpu_name = peak_of(device)
+    figures["peak_bf16_tflops_datasheet"] = peak
+    t_start = time.perf_counter()
+    if not args.no_tests:
+        gpu_tests(figures)
+    if device.type == "cuda":
+        figures["matmul_bf16_tflops_measured"] = matmul_ceiling(device)
+        units["matmul_bf16_tflops_measured"] = "TFLOP/s (8192³ bf16, random data)"
+    data = pluralign.load("hh-rlhf", source=source, limit=max(n_pairs, 2 * n_train))
+    p = data.pairs.iloc[:n_pairs]
+    texts = list(zip(p.prompt.fillna(""), p.response_a)) + list(zip(p.prompt.fillna(""), p.response_b))
+    with tempfile.TemporaryDirectory(prefix="pluralign-gpu-models-") as tmp:
+        folders = build_models(Path(tmp), args.tokenizer or R.default_encoder_path(), shape, device)
+        plain_n = 64 if args.tiny else 512
+
+        def scoring(name, path, kind, **kw):
+            rm = R.load(path, kind=kind, device=device, **kw)
+            full = kw.get("precision") == "bf16"
+            score_bench(name, rm, texts, device, peak, figures, units, plain_n=plain_n if full else 0, bare=full)
+
+        guarded("scoring llama bf16", scoring, "llama_bf16", folders["llama"], "causal", precision="bf16")
+        guarded(
+            "scoring deberta bf16",
+            scoring,
+            "deberta_bf16",
+            folders["deberta"],
+            "seq-cls",
+            precision="bf16",
+            max_length=None,
+        )
+        guarded(
+            "scoring deberta fp32",
+            scoring,
+            "deberta_fp32",
+            folders["deberta"],
+            "seq-cls",
+            precision="fp32",
+            max_length=None,
+        )
+        guarded("scoring llama 8-bit", scoring, "llama_8bit", folders["llama"], "causal", load_in_8bit=True)
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+        ids = data.pairs["pair_id"]
+        train = data.subset(ids.iloc[:n_train])
+        half = data.subset(ids.iloc[: n_train // 2])
+        held = data.subset(ids.iloc[n_train : n_train + n_train // 2])
+
+        def lora_runs():
+            lora = R.load(folders["llama"], kind="causal", device=device, lora=True)
+            guarded("training lora bf16", train_bench, "lora_bf16_llama", lora, train, device, peak, 4, figures, units)
+            q = R.load(folders["llama"], kind="causal", device=device, lora=True, load_in_8bit=True)
+            b = train_bench("lora_8bit_llama", q, half, device, peak, 4, figures, units)
+            # the agreement on the same data: the bf16-base LoRA trained on the 8-bit run's pairs
+            a = lora.train(half, "bt", epochs=1, batch_size=16, seed=0, progress=False)
+            ra = np.asarray(a.score(held, progress=False, cache=False)[["reward_a", "reward_b"]]).ravel()
+            rb = np.asarray(b.score(held, progress=False, cache=False)[["reward_a", "reward_b"]]).ravel()
+            figures["lora_bf16_vs_8bit_heldout_pearson_r"] = float(np.corrcoef(ra, rb)[0, 1])
+            figures["lora_bf16_vs_8bit_heldout_max_abs_diff_over_spread"] = float(np.abs(ra - rb).max() / np.ptp(ra))
+            figures["lora_heldout_texts"] = len(ra)
+
+        guarded("training lora", lora_runs)
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+        ft = R.load(folders["deberta"], kind="finetune", device=device, max_length=None)
+        guarded("training deberta", train_bench, "full_ft_deberta", ft, half, device, peak, 6, figures, units)
+    figures["total_s"] = time.perf_counter() - t_start
+    kernels = figures.pop("_kernels", {})
+    import transformers
+
+    notes = (
+        f"{gpu_name}; torch {torch.__version__} (CUDA {torch.version.cuda}), transformers {transformers.__version__}; "
+        f"random-weight models: Llama-3-8B shape with {shape['llama']['num_hidden_layers']} layers, DeBERTa-v3-large "
+        f"shape; all-MiniLM WordPiece tokenizer; hh-rlhf harmless-base test, first {n_pairs} pairs. Bare model's "
+        "largest non-matmul kernels: " + " | ".join(f"{k}: {v}" for k, v in kernels.items())
+    )
+    if ERRORS:
+        notes += " FAILED PARTS: " + " | ".join(ERRORS)
+        figures["failed_parts"] = len(ERRORS)
+    show(figures, units)
+    print(notes)
+    for k, t in TARGETS.items():
+        if k in figures:
+            print(f"target {k} {t}: {figures[k]:.3f}")
+    if args.tiny and not args.out:
+        print("(--tiny: nothing recorded)")
+        return
+    path = record(args.out or "gpu", figures, units, target=TARGETS, notes=notes)
+    print(f"-> {path}")
+
+
+if __name__ == "__main__":
+    main()
