@@ -21,6 +21,8 @@ PACKAGES = [
     "transformers",
     "trl",
     "peft",
+    "bitsandbytes",
+    "accelerate",
     "pandas",
     "numpy",
     "pyfixest",
