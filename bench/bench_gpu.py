@@ -81,6 +81,16 @@ def shared_data() -> Path:
     return Path(os.environ.get("PLURALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+def free_memory(device) -> None:
+    """Drop what the last part left behind (models, optimiser states) before the next part loads its own."""
+    import gc
+
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats(device)
+
+
 def sync(device):
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -245,6 +255,41 @@ def kernel_breakdown(rm, mean_len: int, budget: int, device) -> tuple[float, str
     return mm / total, "; ".join(f"{k[:70]} {100 * v / total:.1f} %" for v, k in others)
 
 
+def library_batches(rm, lens: np.ndarray, device) -> list[tuple[int, int]]:
+    """The (texts, longest length) shapes of the padded batches the library's GPU path cuts these texts into."""
+    from pluralign.rewards.base import CHUNK
+    from pluralign.rewards.speed import CHUNKS_PER_GROUP, MAX_PADDING, default_token_budget, token_batches
+
+    budget = rm.token_budget or default_token_budget(device)
+    chunks = list(range(0, len(lens), CHUNK))
+    group = CHUNKS_PER_GROUP.get(device.type, 1)
+    groups = [chunks[:1]] + [chunks[k : k + group] for k in range(1, len(chunks), group)]
+    shapes = []
+    for g in groups:
+        sub = np.concatenate([lens[c : c + CHUNK] for c in g])
+        for idx in token_batches(sub, budget, None, MAX_PADDING.get(device.type)):
+            shapes.append((len(idx), int(sub[idx].max())))
+    return shapes
+
+
+def bare_same_batches(rm, shapes, device) -> float:
+    """Tokens/s of the model alone on full, unpadded batches of the library's own batch shapes (random tokens)."""
+    vocab = rm.module.model.config.vocab_size
+    with torch.inference_mode():
+        n, L = shapes[0]
+        rm.module(input_ids=torch.randint(1000, vocab - 1, (n, L), device=device))
+        total, tokens = 0.0, 0
+        for n, L in shapes:
+            ids = torch.randint(1000, vocab - 1, (n, L), device=device)
+            sync(device)
+            t0 = time.perf_counter()
+            rm.module(input_ids=ids)
+            sync(device)
+            total += time.perf_counter() - t0
+            tokens += n * L
+    return tokens / total
+
+
 def score_bench(name, rm, texts, device, peak, figures, units, *, plain_n: int = 512, bare: bool = True) -> None:
     """Library, plain loop and bare model scoring of one loaded model, into ``figures``."""
     from pluralign.rewards.speed import default_token_budget
@@ -256,7 +301,9 @@ def score_bench(name, rm, texts, device, peak, figures, units, *, plain_n: int =
     cfg = rm.module.model.config
     params = non_embedding_params(rm.module.model)
     flops = text_flops(params, cfg, lens)
-    rm.score(texts[:256], progress=False, cache=False)  # warm-up: kernels, allocator, cuBLAS heuristics
+    figures[f"{name}_tokens_mean"] = float(lens.mean())
+    figures[f"{name}_non_embedding_params"] = params
+    ref = rm.score(texts[:256], progress=False, cache=False)  # warm-up: kernels, allocator, cuBLAS heuristics
     best = float("inf")
     for _ in range(2):
         sync(device)
@@ -265,42 +312,66 @@ def score_bench(name, rm, texts, device, peak, figures, units, *, plain_n: int =
         sync(device)
         best = min(best, time.perf_counter() - t0)
     lib_tok = float(lens.sum()) / best
+    figures[f"score_{name}_packed"] = int(bool(getattr(rm, "packed", False)))
     figures[f"score_{name}_texts_per_s"] = len(texts) / best
     figures[f"score_{name}_tokens_per_s"] = lib_tok
     figures[f"score_{name}_tflops"] = flops / best / 1e12
     figures[f"score_{name}_share_of_peak"] = flops / best / 1e12 / peak
+    # the GPU budget's count (2·P·T, no attention term) for its measured utilisation
+    figures[f"budget_mfu_score_{name}"] = 2 * params * lib_tok / 1e12 / peak
     units.update({f"score_{name}_texts_per_s": "texts/s", f"score_{name}_tokens_per_s": "tokens/s"})
     units[f"score_{name}_tflops"] = "TFLOP/s"
-    if not plain_n:
+    if getattr(rm, "packed", False):  # the padded path on the same texts: its speed and how far packing moves rewards
+        from pluralign.rewards.speed import score_pipelined
+
+        settings = {"backend": rm.backend, "n_outputs": rm.n_outputs, **rm._score_settings()}
+        sync(device)
+        t0 = time.perf_counter()
+        padded = score_pipelined(rm, texts, rm.batch_size, settings=settings, cache=False, chunk=512, packed=False)
+        sync(device)
+        figures[f"score_{name}_padded_tokens_per_s"] = float(lens.sum()) / (time.perf_counter() - t0)
+        r = rm.score(texts, progress=False, cache=False)
+        figures[f"score_{name}_packed_vs_padded_max_abs_diff_over_spread"] = float(
+            np.abs(r - padded[:, 0]).max() / np.ptp(padded[:, 0])
+        )
+        units[f"score_{name}_padded_tokens_per_s"] = "tokens/s (padded batches, same run)"
+        rm.packed = True
+    else:
+        shapes = library_batches(rm, lens, device)
+        figures[f"score_{name}_padded_over_real_tokens"] = sum(n * L for n, L in shapes) / float(lens.sum())
+    del ref
+    if plain_n:
+        part = texts[:plain_n]
+        t0 = time.perf_counter()
+        with torch.inference_mode():
+            for s in range(0, len(part), 32):
+                batch = rm._collate(rm._featurize(part[s : s + 32]))
+                rm.module(**{k: v.to(device) for k, v in batch.items()}).float().cpu()
+        sync(device)
+        figures[f"score_{name}_plain_loop_tokens_per_s"] = float(lens[:plain_n].sum()) / (time.perf_counter() - t0)
+        units[f"score_{name}_plain_loop_tokens_per_s"] = "tokens/s"
+    if not bare:
         return
-    part = texts[:plain_n]
-    t0 = time.perf_counter()
-    with torch.inference_mode():
-        for s in range(0, len(part), 32):
-            batch = rm._collate(rm._featurize(part[s : s + 32]))
-            rm.module(**{k: v.to(device) for k, v in batch.items()}).float().cpu()
-    sync(device)
-    t = time.perf_counter() - t0
-    figures[f"score_{name}_plain_loop_tokens_per_s"] = float(lens[:plain_n].sum()) / t
-    units[f"score_{name}_plain_loop_tokens_per_s"] = "tokens/s"
-    if bare:
-        budget = rm.token_budget or default_token_budget(device)
-        mean_len = int(round(lens.mean()))
-        bare_tok = bare_model(rm, mean_len, budget, device)
-        figures[f"score_{name}_bare_model_tokens_per_s"] = bare_tok
-        figures[f"score_{name}_share_of_bare_model"] = lib_tok / bare_tok
-        bare_flops = 2 * params * mean_len + 4 * cfg.hidden_size * cfg.num_hidden_layers * mean_len**2
-        figures[f"score_{name}_bare_model_share_of_peak"] = bare_tok / mean_len * bare_flops / 1e12 / peak
-        units[f"score_{name}_bare_model_tokens_per_s"] = "tokens/s"
-        if device.type == "cuda":
-            try:
-                share, others = kernel_breakdown(rm, mean_len, budget, device)
-                figures[f"score_{name}_bare_model_matmul_kernel_share"] = share
-                figures.setdefault("_kernels", {})[name] = others
-            except Exception as e:  # noqa: BLE001 - a profiler the machine does not support: said, not fatal
-                figures.setdefault("_kernels", {})[name] = f"profiler failed: {type(e).__name__}: {e}"
-    figures[f"{name}_tokens_mean"] = float(lens.mean())
-    figures[f"{name}_non_embedding_params"] = params
+    budget = rm.token_budget or default_token_budget(device)
+    mean_len = int(round(lens.mean()))
+    bare_tok = bare_model(rm, mean_len, budget, device)
+    figures[f"score_{name}_bare_model_tokens_per_s"] = bare_tok
+    figures[f"score_{name}_share_of_bare_model"] = lib_tok / bare_tok
+    bare_flops = 2 * params * mean_len + 4 * cfg.hidden_size * cfg.num_hidden_layers * mean_len**2
+    figures[f"score_{name}_bare_model_share_of_peak"] = bare_tok / mean_len * bare_flops / 1e12 / peak
+    units[f"score_{name}_bare_model_tokens_per_s"] = "tokens/s (full batch of the mean length)"
+    if not getattr(rm, "packed", False):  # padded: also against the model alone on the library's own batch shapes
+        same = bare_same_batches(rm, library_batches(rm, lens, device), device)
+        figures[f"score_{name}_bare_same_batches_tokens_per_s"] = same
+        figures[f"score_{name}_share_of_bare_same_batches"] = lib_tok / same
+        units[f"score_{name}_bare_same_batches_tokens_per_s"] = "tokens/s (the library's batch shapes, unpadded)"
+    if device.type == "cuda":
+        try:
+            share, others = kernel_breakdown(rm, mean_len, budget, device)
+            figures[f"score_{name}_bare_model_matmul_kernel_share"] = share
+            figures.setdefault("_kernels", {})[name] = others
+        except Exception as e:  # noqa: BLE001 - a profiler the machine does not support: said, not fatal
+            figures.setdefault("_kernels", {})[name] = f"profiler failed: {type(e).__name__}: {e}"
 
 
 class StepClock:
@@ -345,6 +416,17 @@ def train_bench(name, rm, data, device, peak, flops_per_token, figures, units, b
         return seen["gc"]
 
     causal.use_checkpointing_if_needed = spy
+    from pluralign.rewards import trainer as T
+
+    positions = []
+    collate = T._Collator.__call__
+
+    def counting(self, items):
+        batch = collate(self, items)
+        positions.append((int(batch["input_ids"].numel()), int(batch["attention_mask"].sum())))
+        return batch
+
+    T._Collator.__call__ = counting
     p = data.pairs
     texts = list(zip(p.prompt.fillna(""), p.response_a)) + list(zip(p.prompt.fillna(""), p.response_b))
     lens = np.array([rm._length(f) for f in rm._featurize(texts)])
@@ -356,7 +438,10 @@ def train_bench(name, rm, data, device, peak, flops_per_token, figures, units, b
             wall = time.perf_counter() - t0
     finally:
         causal.use_checkpointing_if_needed = real
+        T._Collator.__call__ = collate
     rate = clock.steady_rate(batch)
+    if positions:
+        figures[f"train_{name}_padded_over_real_tokens"] = sum(a for a, _ in positions) / sum(b for _, b in positions)
     params = non_embedding_params(rm.module.model)
     figures[f"train_{name}_pairs_per_s"] = rate
     figures[f"train_{name}_share_of_peak"] = flops_per_token * params * tokens_per_pair * rate / 1e12 / peak
@@ -370,6 +455,63 @@ def train_bench(name, rm, data, device, peak, flops_per_token, figures, units, b
         figures[f"train_{name}_peak_memory_gib"] = torch.cuda.max_memory_allocated(device) / 2**30
         torch.cuda.reset_peak_memory_stats(device)
     return trained
+
+
+def bare_train(name, rm, lengths: list[int], device, peak, figures, pairs: int = 16, steps: int = 8) -> None:
+    """The model alone in training: forward and backward (BT loss) and an AdamW step on the trainable weights, bf16
+    autocast on a GPU, without the Trainer or its data path, over ``2 × pairs`` texts three ways: **full** (every text
+    of the mean length, no padding: the step's ceiling), **padded** (texts of the given real ``lengths`` padded to
+    the longest, with the attention mask: what a random batch costs) and **packed** (the same texts in one row, varlen
+    attention: :mod:`pluralign.rewards.packing`). Steady-state pairs/s and the share of peak at 4·P·T (real tokens)."""
+    from pluralign.rewards import packing
+    from pluralign.rewards.objectives import instance_loss
+
+    m = rm._trainable("bt", None, 0)
+    module = m.module
+    module.train()
+    params = [q for q in module.parameters() if q.requires_grad]
+    opt = torch.optim.AdamW(params, lr=1e-5)
+    body = module.model.get_base_model() if hasattr(module.model, "get_base_model") else module.model
+    vocab = body.config.vocab_size
+    n = 2 * pairs
+    lengths = [int(x) for x in lengths[:n]]
+    mean_len = int(round(np.mean(lengths)))
+    target = torch.ones(pairs, device=device)
+    feats = [{"input_ids": torch.randint(1000, vocab - 1, (L,)).tolist()} for L in lengths]
+    padded = {
+        k: v.to(device)
+        for k, v in m._collate([{**f, "attention_mask": [1] * len(f["input_ids"])} for f in feats]).items()
+    }
+    row = {k: (v.to(device) if isinstance(v, torch.Tensor) else v) for k, v in packing.pack(feats).items()}
+    packing.enable(m, force=True)  # varlen attention on a GPU (bf16 under autocast), text by text on the CPU
+    forms = {
+        "full": lambda: module(input_ids=torch.randint(1000, vocab - 1, (n, mean_len), device=device)),
+        "padded": lambda: module(**padded),
+        "packed": lambda: packing.forward_packed(body, row),
+    }
+    real = {"full": n * mean_len, "padded": sum(lengths), "packed": sum(lengths)}
+    for form, run in forms.items():
+        try:
+            times = []
+            for i in range(steps + 2):
+                sync(device)
+                t0 = time.perf_counter()
+                with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+                    first, second = torch.chunk(run().float(), 2)
+                loss = instance_loss("bt", first, second, target, None)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sync(device)
+                if i >= 2:
+                    times.append(time.perf_counter() - t0)
+            rate = pairs / float(np.median(times))
+            figures[f"bare_train_{name}_{form}_pairs_per_s"] = rate
+            share = 4 * non_embedding_params(body) * real[form] / pairs * rate / 1e12 / peak
+            figures[f"bare_train_{name}_{form}_share_of_peak"] = share
+        except Exception as e:  # noqa: BLE001 - one form failing (e.g. no varlen backward) is a finding, not fatal
+            ERRORS.append(f"bare training {form}: {type(e).__name__}: {str(e)[:200]}")
+    del forms, opt
 
 
 ERRORS: list[str] = []
@@ -454,8 +596,7 @@ def main() -> None:
             max_length=None,
         )
         guarded("scoring llama 8-bit", scoring, "llama_8bit", folders["llama"], "causal", load_in_8bit=True)
-        if device.type == "cuda":
-            torch.cuda.empty_cache()
+        free_memory(device)
         ids = data.pairs["pair_id"]
         train = data.subset(ids.iloc[:n_train])
         half = data.subset(ids.iloc[: n_train // 2])
@@ -463,7 +604,13 @@ def main() -> None:
 
         def lora_runs():
             lora = R.load(folders["llama"], kind="causal", device=device, lora=True)
+            p0 = train.pairs.iloc[:16]
+            both = list(zip(p0.prompt.fillna(""), p0.response_a)) + list(zip(p0.prompt.fillna(""), p0.response_b))
+            lengths = [lora._length(f) for f in lora._featurize(both)]
+            guarded("bare training lora bf16", bare_train, "lora_bf16_llama", lora, lengths, device, peak, figures)
+            free_memory(device)
             guarded("training lora bf16", train_bench, "lora_bf16_llama", lora, train, device, peak, 4, figures, units)
+            free_memory(device)
             q = R.load(folders["llama"], kind="causal", device=device, lora=True, load_in_8bit=True)
             b = train_bench("lora_8bit_llama", q, half, device, peak, 4, figures, units)
             # the agreement on the same data: the bf16-base LoRA trained on the 8-bit run's pairs
@@ -474,11 +621,13 @@ def main() -> None:
             figures["lora_bf16_vs_8bit_heldout_max_abs_diff_over_spread"] = float(np.abs(ra - rb).max() / np.ptp(ra))
             figures["lora_heldout_texts"] = len(ra)
 
+        def full_ft():  # Beyond the Binary §3.3 trains DeBERTa-v3-large on texts of at most 512 tokens
+            ft = R.load(folders["deberta"], kind="finetune", device=device, max_length=512)
+            train_bench("full_ft_deberta", ft, half, device, peak, 6, figures, units)
+
+        guarded("training deberta", full_ft)
+        free_memory(device)
         guarded("training lora", lora_runs)
-        if device.type == "cuda":
-            torch.cuda.empty_cache()
-        ft = R.load(folders["deberta"], kind="finetune", device=device, max_length=None)
-        guarded("training deberta", train_bench, "full_ft_deberta", ft, half, device, peak, 6, figures, units)
     figures["total_s"] = time.perf_counter() - t_start
     kernels = figures.pop("_kernels", {})
     import transformers

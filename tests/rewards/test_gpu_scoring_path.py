@@ -150,3 +150,41 @@ def test_pad_features_pads_as_the_tokenizer_does(request, which, side):
         assert got[k].dtype == want[k].dtype and torch.equal(got[k], want[k]), k
     no_mask = [{"input_ids": f["input_ids"]} for f in feats]
     assert torch.equal(speed.pad_features(no_mask, rm.tokenizer)["attention_mask"], want["attention_mask"])
+
+
+def test_packed_scoring_gives_the_padded_rewards(llama):
+    """Packed rows (positions restarting per text, attention inside each text, the head at each text's last token)
+    against padded batches, on the CPU with the text-by-text attention that stands in for the varlen kernel."""
+    from pluralign.rewards import packing
+
+    rm = R.load(llama, kind="causal", device="cpu")
+    texts = tiny_texts(120, seed=7)
+    padded = rm.raw_outputs(texts, progress=False, cache=False)
+    packed = speed.score_pipelined(rm, texts, 1000, settings=_settings(rm), cache=False, chunk=50, packed=True)
+    assert rm.packed and rm.module.model.config._attn_implementation == packing.NAME
+    atol = 1e-3 * np.ptp(padded[:, 0])
+    assert atol > 1e-7
+    np.testing.assert_allclose(packed, padded, rtol=0, atol=atol)
+    again = rm.raw_outputs(texts, progress=False, cache=False)  # the padded path after the switch: unchanged
+    np.testing.assert_allclose(again, padded, rtol=0, atol=1e-6)
+
+
+def test_pack_lays_texts_out_one_after_another():
+    from pluralign.rewards import packing
+
+    b = packing.pack([{"input_ids": [5, 6, 7]}, {"input_ids": [8]}, {"input_ids": [9, 10]}])
+    assert b["input_ids"].tolist() == [[5, 6, 7, 8, 9, 10]]
+    assert b["position_ids"].tolist() == [[0, 1, 2, 0, 0, 1]]
+    assert b["cu_seq_lens"].tolist() == [0, 3, 4, 6] and b["cu_seq_lens"].dtype == torch.int32
+    assert b["last"].tolist() == [2, 3, 5] and b["max_length"] == 3
+    assert speed.packed_batches([3, 1, 2, 9, 1], 4) == [[0, 1], [2], [3], [4]]
+
+
+def test_padding_is_capped_where_asked():
+    lengths = [100, 95, 90, 60, 58, 30, 29, 28]
+    assert speed.token_batches(lengths, 10_000) == [list(range(8))]  # the CPU: the budget alone, as before
+    capped = speed.token_batches(lengths, 10_000, max_padding=0.1)
+    for b in capped:
+        longest = max(lengths[i] for i in b)
+        assert sum(lengths[i] for i in b) >= 0.9 * longest * len(b)
+    assert capped == [[0, 1, 2], [3, 4], [5, 6, 7]]

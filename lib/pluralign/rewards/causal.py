@@ -282,6 +282,7 @@ class CausalLMRM(SequenceClassificationRM):
         )
         if len(self.tokenizer) > model.get_input_embeddings().weight.shape[0]:
             model.resize_token_embeddings(len(self.tokenizer))
+        model.config.use_cache = False  # a reward reads one forward pass: no key-value cache to build
         return model
 
     def _render(self, prompt: str, response: str) -> str:

@@ -37,6 +37,8 @@ __all__ = [
     "default_batch_size",
     "score_pipelined",
     "pad_features",
+    "packed_batches",
+    "MAX_PADDING",
 ]
 
 #: default token budget per batch (batch size × longest length), by device type. On CPU 2,048 tokens: a batch's
@@ -54,6 +56,29 @@ PRECISIONS = ("fp32", "bf16", "auto")
 #: little, and a crash still loses at most one group (seconds on a GPU). The CPU keeps one chunk at a time.
 CHUNKS_PER_GROUP = {"cpu": 1, "cuda": 8}
 
+#: the most padding a GPU's padded scoring batch may hold, as a share of its positions (None: no limit, the CPU's
+#: batches as measured). Token-budget batches of the first 2,000 hh-rlhf texts held 1.25–1.4 padded positions per real
+#: token; at most 10 % padding they hold 1.11 (more, smaller batches: fine on a GPU). Packed batches hold none.
+MAX_PADDING = {"cpu": None, "cuda": 0.1}
+
+
+def packed_batches(lengths: Sequence[int], budget: int, max_batch: int | None = None) -> list[list[int]]:
+    """Indices of the inputs in input order, cut into packed batches of at most ``budget`` tokens in all (and
+    ``max_batch`` inputs); an input longer than the budget is a batch on its own."""
+    batches: list[list[int]] = []
+    cur: list[int] = []
+    total = 0
+    for i, n in enumerate(lengths):
+        n = max(int(n), 1)
+        if cur and (total + n > budget or (max_batch is not None and len(cur) >= max_batch)):
+            batches.append(cur)
+            cur, total = [], 0
+        cur.append(i)
+        total += n
+    if cur:
+        batches.append(cur)
+    return batches
+
 
 def default_batch_size(device=None) -> int:
     """The most texts a scoring batch holds where the caller names none: 32 on the CPU (where it was measured,
@@ -69,10 +94,13 @@ def default_token_budget(device=None) -> int:
     return TOKEN_BUDGET.get(kind, TOKEN_BUDGET["cpu"])
 
 
-def token_batches(lengths: Sequence[int], budget: int, max_batch: int | None = None) -> list[list[int]]:
+def token_batches(
+    lengths: Sequence[int], budget: int, max_batch: int | None = None, max_padding: float | None = None
+) -> list[list[int]]:
     """Indices of the inputs, grouped into batches: sorted by length (longest first, ties in input order),
     each batch as large as ``len(batch) × max(length in batch) <= budget`` and ``len(batch) <= max_batch``
-    allow (a single input longer than the budget is a batch on its own)."""
+    allow (a single input longer than the budget is a batch on its own). ``max_padding`` (a share, e.g. 0.1; None:
+    no limit, the CPU's batches): a batch also ends before its padded positions would exceed that share of them."""
     if budget < 1:
         raise ValueError(f"token budget must be a positive number of tokens, got {budget!r}")
     if max_batch is not None and max_batch < 1:
@@ -80,17 +108,23 @@ def token_batches(lengths: Sequence[int], budget: int, max_batch: int | None = N
     order = sorted(range(len(lengths)), key=lambda i: (-int(lengths[i]), i))
     batches: list[list[int]] = []
     cur: list[int] = []
-    longest = 0
+    longest = real = 0
     for i in order:
         L = max(int(lengths[i]), 1)
         if cur:
             # sorted longest first: the batch's longest stays the first one's length
-            if (len(cur) + 1) * longest > budget or (max_batch is not None and len(cur) >= max_batch):
+            padded = (len(cur) + 1) * longest
+            if (
+                padded > budget
+                or (max_batch is not None and len(cur) >= max_batch)
+                or (max_padding is not None and real + L < (1 - max_padding) * padded)
+            ):
                 batches.append(cur)
                 cur = []
         if not cur:
-            longest = L
+            longest, real = L, 0
         cur.append(i)
+        real += L
     if cur:
         batches.append(cur)
     return batches
@@ -279,12 +313,16 @@ def pad_features(features: list[dict], tokenizer) -> dict:
     return out
 
 
-def score_pipelined(rm, texts, batch_size: int, *, settings: dict, cache: bool, chunk: int, bar=None, group=None):
+def score_pipelined(
+    rm, texts, batch_size: int, *, settings: dict, cache: bool, chunk: int, bar=None, group=None, packed=None
+):
     """A reward model's raw outputs (n, k) for ``texts`` on a GPU, cached per chunk of ``chunk`` texts as the CPU
     path caches them (the same cache entries). The chunks not yet cached are scored in groups of ``group``
     (:data:`CHUNKS_PER_GROUP`; the first group is one chunk, so the GPU starts early): a group's texts are sorted by
     length together and cut into token-budget batches
-    (:func:`token_batches`, at most ``batch_size`` texts); a background thread tokenizes and pads the next group
+    (:func:`token_batches`, at most ``batch_size`` texts, at most :data:`MAX_PADDING` padding) — or, for a causal-LM
+    reward model in bf16 / fp16 on a GPU, packed without padding (:mod:`pluralign.rewards.packing`; ``packed``
+    True / False forces it either way, the tests); a background thread tokenizes and pads the next group
     into pinned host memory while the GPU runs the current one; each batch is copied to the GPU without blocking;
     the outputs stay on the GPU until the group ends (one host synchronisation per group). A killed run loses at
     most the group in flight. Results in input order; a text's reward does not depend on its batch company (up to
@@ -313,16 +351,32 @@ def score_pipelined(rm, texts, batch_size: int, *, settings: dict, cache: bool, 
     groups = [todo[:1]] + [todo[k : k + group] for k in range(1, len(todo), group)] if todo else []
     budget = rm.token_budget or default_token_budget(rm.device)
     pin = rm.device.type == "cuda"
+    from pluralign.rewards import packing
 
-    def prepare(g):  # host side: tokenize, batch by length, pad into (pinned) tensors
+    if packed is None:
+        pack = packing.enable(rm)
+    else:
+        pack = bool(packed) and packing.enable(rm, force=True)
+
+    def prepare(g):  # host side: tokenize, cut into batches, pad or pack into (pinned) tensors
         gtexts = [t for i in g for t in chunks[i]]
         feats = rm._featurize(gtexts)
+        lengths = [rm._length(f) for f in feats]
+        if pack:
+            cuts, make = packed_batches(lengths, budget, batch_size), packing.pack
+        else:
+            cuts = token_batches(lengths, budget, batch_size, MAX_PADDING.get(rm.device.type))
+            make = rm._collate
         batches = []
-        for idx in token_batches([rm._length(f) for f in feats], budget, batch_size):
-            b = rm._collate([feats[i] for i in idx])
-            b = {k: (v.pin_memory() if pin else v) for k, v in b.items()}
+        for idx in cuts:
+            b = make([feats[i] for i in idx])
+            b = {k: (v.pin_memory() if pin and isinstance(v, torch.Tensor) else v) for k, v in b.items()}
             batches.append((torch.as_tensor(idx, dtype=torch.long), b))
         return len(gtexts), batches
+
+    def forward(b):
+        b = {k: (v.to(rm.device, non_blocking=True) if isinstance(v, torch.Tensor) else v) for k, v in b.items()}
+        return packing.forward_packed(rm.module.model, b) if pack else rm.module(**b)
 
     set_threads_once()
     rm.module.eval()
@@ -335,8 +389,7 @@ def score_pipelined(rm, texts, batch_size: int, *, settings: dict, cache: bool, 
             with torch.inference_mode():
                 out = torch.empty((n, k), dtype=torch.float32, device=rm.device)
                 for idx, b in batches:
-                    res = rm.module(**{name: v.to(rm.device, non_blocking=True) for name, v in b.items()})
-                    out[idx.to(rm.device, non_blocking=True)] = res[:, :k].float()
+                    out[idx.to(rm.device, non_blocking=True)] = forward(b)[:, :k].float()
                 values = out.cpu().numpy().astype(np.float64)  # the group's one host synchronisation
             s = 0
             for i in g:
