@@ -188,3 +188,20 @@ def test_padding_is_capped_where_asked():
         longest = max(lengths[i] for i in b)
         assert sum(lengths[i] for i in b) >= 0.9 * longest * len(b)
     assert capped == [[0, 1, 2], [3, 4], [5, 6, 7]]
+
+
+def test_packed_scoring_of_a_lora_model_gives_its_padded_rewards(llama):
+    """A LoRA reward model (peft wrapper: the body's LoRA layers, the head's trained copy) packed as padded."""
+    rm = R.load(llama, kind="causal", device="cpu", lora={"r": 4, "lora_alpha": 8, "lora_dropout": 0.0})
+    m = rm._trainable("bt", None, 0)
+    with torch.no_grad():  # move the adapters and the head's copy off their initial values, so they count
+        for name, p in m.module.named_parameters():
+            if p.requires_grad:
+                p.add_(0.05 * torch.randn_like(p))
+    m.module.eval()
+    texts = tiny_texts(60, seed=8)
+    padded = speed.score_pipelined(m, texts, 1000, settings=_settings(m), cache=False, chunk=50, packed=False)
+    packed = speed.score_pipelined(m, texts, 1000, settings=_settings(m), cache=False, chunk=50, packed=True)
+    base = rm.raw_outputs(texts, progress=False, cache=False)
+    assert np.abs(padded - base).max() > 100 * 1e-6  # the adapters changed the rewards
+    np.testing.assert_allclose(packed, padded, rtol=0, atol=1e-3 * np.ptp(padded[:, 0]))

@@ -126,6 +126,7 @@ def enable(rm, *, force: bool = False) -> bool:
     if getattr(rm, "packed", None) is not None and not force:
         return rm.packed
     model = getattr(getattr(rm, "module", None), "model", None)
+    model = unwrapped(model) if model is not None else None
     ok = (
         model is not None
         and hasattr(model, "score")
@@ -162,9 +163,16 @@ def pack(features: list[dict]) -> dict:
     }
 
 
+def unwrapped(model):
+    """The transformers model under a peft wrapper (its LoRA layers in place), else the model itself."""
+    return model.get_base_model() if hasattr(model, "get_base_model") else model
+
+
 def forward_packed(model, batch: dict) -> torch.Tensor:
     """The reward head's outputs (n, k) for a packed row (:func:`pack`, tensors on the model's device): the model's
-    body over the row, then its ``score`` head at each text's last token."""
+    body over the row, then its ``score`` head at each text's last token (through a peft wrapper: the body with its
+    LoRA layers and the head's trained copy)."""
+    model = unwrapped(model)
     body = getattr(model, model.base_model_prefix)
     cu, m = batch["cu_seq_lens"], batch["max_length"]
     with packed():
