@@ -375,18 +375,49 @@ def score_bench(name, rm, texts, device, peak, figures, units, *, plain_n: int =
 
 
 class StepClock:
-    """Synchronised time stamps at the end of every training step (wraps ``PreferenceTrainer.training_step``)."""
+    """Synchronised time stamps at the end of every training step (wraps ``PreferenceTrainer.training_step``); on a
+    GPU, steps ``profile`` (a range) run under torch.profiler: how much of their wall time the GPU was busy, and the
+    largest kernels and host-side operations."""
 
-    def __init__(self, device):
+    def __init__(self, device, profile=range(0)):
         from pluralign.rewards import trainer
 
         self.device, self.stamps, self.trainer = device, [], trainer
         self.orig = trainer.PreferenceTrainer.training_step
+        self.profile, self.prof, self.report = profile, None, {}
+
+    def _profiling(self, i: int) -> None:
+        if self.device.type != "cuda" or not len(self.profile):
+            return
+        from torch.profiler import ProfilerActivity, profile
+
+        if i == self.profile.start and self.prof is None:
+            self.prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+            self.prof.__enter__()
+            self.t0 = time.perf_counter()
+        elif i == self.profile.stop and self.prof is not None:
+            wall = time.perf_counter() - self.t0
+            self.prof.__exit__(None, None, None)
+            kernels: dict[str, float] = {}
+            for ev in self.prof.events():
+                if ev.device_type.name == "CUDA":
+                    kernels[ev.name] = kernels.get(ev.name, 0.0) + ev.time_range.elapsed_us()
+            busy = sum(kernels.values()) / 1e6
+            host = sorted(self.prof.key_averages(), key=lambda e: -e.self_cpu_time_total)[:6]
+            top = sorted(kernels.items(), key=lambda kv: -kv[1])[:5]
+            self.report = {
+                "gpu_busy_share": busy / wall,
+                "kernels": "; ".join(f"{k[:60]} {v / 1e3:.0f} ms" for k, v in top),
+                "host": "; ".join(f"{e.key[:50]} {e.self_cpu_time_total / 1e3:.0f} ms" for e in host),
+                "wall_s": wall,
+            }
+            self.prof = None
 
     def __enter__(self):
         clock = self
 
         def step(inner, *a, **k):
+            clock._profiling(len(clock.stamps))
             out = clock.orig(inner, *a, **k)
             sync(clock.device)
             clock.stamps.append(time.perf_counter())
@@ -423,7 +454,10 @@ def train_bench(name, rm, data, device, peak, flops_per_token, figures, units, b
 
     def counting(self, items):
         batch = collate(self, items)
-        positions.append((int(batch["input_ids"].numel()), int(batch["attention_mask"].sum())))
+        seen["packed"] = "cu_seq_lens" in batch
+        mask = batch.get("attention_mask")
+        real = int(mask.sum()) if mask is not None else int(batch["input_ids"].numel())
+        positions.append((int(batch["input_ids"].numel()), real))
         return batch
 
     T._Collator.__call__ = counting
@@ -432,7 +466,7 @@ def train_bench(name, rm, data, device, peak, flops_per_token, figures, units, b
     lens = np.array([rm._length(f) for f in rm._featurize(texts)])
     tokens_per_pair = float(lens.sum()) / len(p)
     try:
-        with StepClock(device) as clock:
+        with StepClock(device, profile=range(8, 11)) as clock:
             t0 = time.perf_counter()
             trained = rm.train(data, "bt", epochs=1, batch_size=batch, seed=0, progress=False)
             wall = time.perf_counter() - t0
@@ -440,6 +474,13 @@ def train_bench(name, rm, data, device, peak, flops_per_token, figures, units, b
         causal.use_checkpointing_if_needed = real
         T._Collator.__call__ = collate
     rate = clock.steady_rate(batch)
+    if clock.report:
+        figures[f"train_{name}_profiled_gpu_busy_share"] = clock.report["gpu_busy_share"]
+        figures.setdefault("_training", {})[name] = (
+            f"steps 9-11 ({clock.report['wall_s']:.2f} s): kernels {clock.report['kernels']} | host "
+            f"{clock.report['host']}"
+        )
+    figures[f"train_{name}_packed"] = int(bool(seen.get("packed")))
     if positions:
         figures[f"train_{name}_padded_over_real_tokens"] = sum(a for a, _ in positions) / sum(b for _, b in positions)
     params = non_embedding_params(rm.module.model)
@@ -630,6 +671,7 @@ def main() -> None:
         guarded("training lora", lora_runs)
     figures["total_s"] = time.perf_counter() - t_start
     kernels = figures.pop("_kernels", {})
+    training = figures.pop("_training", {})
     import transformers
 
     notes = (
@@ -638,6 +680,8 @@ def main() -> None:
         f"shape; all-MiniLM WordPiece tokenizer; hh-rlhf harmless-base test, first {n_pairs} pairs. Bare model's "
         "largest non-matmul kernels: " + " | ".join(f"{k}: {v}" for k, v in kernels.items())
     )
+    if training:
+        notes += " Training steps profiled: " + " || ".join(f"{k}: {v}" for k, v in training.items())
     if ERRORS:
         notes += " FAILED PARTS: " + " | ".join(ERRORS)
         figures["failed_parts"] = len(ERRORS)

@@ -195,7 +195,7 @@ def test_packed_scoring_of_a_lora_model_gives_its_padded_rewards(llama):
     rm = R.load(llama, kind="causal", device="cpu", lora={"r": 4, "lora_alpha": 8, "lora_dropout": 0.0})
     m = rm._trainable("bt", None, 0)
     with torch.no_grad():  # move the adapters and the head's copy off their initial values, so they count
-        for name, p in m.module.named_parameters():
+        for p in m.module.parameters():
             if p.requires_grad:
                 p.add_(0.05 * torch.randn_like(p))
     m.module.eval()
@@ -205,3 +205,35 @@ def test_packed_scoring_of_a_lora_model_gives_its_padded_rewards(llama):
     base = rm.raw_outputs(texts, progress=False, cache=False)
     assert np.abs(padded - base).max() > 100 * 1e-6  # the adapters changed the rewards
     np.testing.assert_allclose(packed, padded, rtol=0, atol=1e-3 * np.ptp(padded[:, 0]))
+
+
+def test_a_packed_training_batch_gives_the_padded_loss_and_gradients(llama):
+    """The Trainer's batch packed into one row (a GPU's causal-LM reward models) against the same batch padded: the
+    same outputs, loss and adapter gradients (text-by-text attention standing in for the varlen kernel)."""
+    from pluralign.rewards import objectives, packing
+    from rm_helpers import tiny_pairs
+
+    rm = R.load(llama, kind="causal", device="cpu", lora={"r": 4, "lora_alpha": 8, "lora_dropout": 0.0})
+    m = rm._trainable("bt", None, 0)
+    assert packing.enable(m, force=True)
+    ds = trainer._dataset(m, objectives.build_instances(tiny_pairs(), "bt"))
+    items = [ds[i] for i in range(8)]
+    results = {}
+    for form in ("padded", "packed"):
+        m.packed = form == "packed"
+        batch = trainer._Collator(m)(items)
+        assert ("cu_seq_lens" in batch) is m.packed
+        target = batch.pop("labels")
+        out = m.module(**batch).float()
+        first, second = torch.chunk(out, 2)
+        loss = objectives.instance_loss("bt", first, second, target, None)
+        m.module.zero_grad()
+        loss.backward()
+        grads = {n: p.grad.clone() for n, p in m.module.named_parameters() if p.requires_grad}
+        results[form] = (out.detach(), float(loss), grads)
+    (o1, l1, g1), (o2, l2, g2) = results["padded"], results["packed"]
+    torch.testing.assert_close(o2, o1, rtol=1e-4, atol=1e-5)
+    assert abs(l2 - l1) < 1e-5
+    assert any(g.abs().max() > 0 for g in g1.values())
+    for name in g1:
+        torch.testing.assert_close(g2[name], g1[name], rtol=1e-3, atol=1e-6)

@@ -119,10 +119,11 @@ def _register() -> None:
     AttentionMaskInterface.register(NAME, _mask)
 
 
-def enable(rm, *, force: bool = False) -> bool:
-    """Switch a causal-LM reward model to packed scoring where it applies: a CUDA device, bf16 / fp16 compute, torch's
-    varlen attention, a model with a ``score`` head whose attention implementation is transformers' SDPA (``force``:
-    anywhere, with the text-by-text fallback; the tests). Returns whether packed batches are on (``rm.packed``)."""
+def enable(rm, *, force: bool = False, training: bool = False) -> bool:
+    """Switch a causal-LM reward model to packed batches where they apply: a CUDA device, bf16 / fp16 compute (in
+    ``training``: a GPU with bf16, which the Trainer's bf16 autocast uses), torch's varlen attention, a model with a
+    ``score`` head whose attention implementation is transformers' SDPA (``force``: anywhere, with the text-by-text
+    fallback; the tests). Returns whether packed batches are on (``rm.packed``)."""
     if getattr(rm, "packed", None) is not None and not force:
         return rm.packed
     model = getattr(getattr(rm, "module", None), "model", None)
@@ -134,7 +135,8 @@ def enable(rm, *, force: bool = False) -> bool:
         and getattr(model.config, "_attn_implementation", None) in ("sdpa", NAME)
     )
     if ok and not force:
-        ok = rm.device.type == "cuda" and rm.dtype in (torch.bfloat16, torch.float16) and _varlen() is not None
+        half = torch.cuda.is_bf16_supported() if training else rm.dtype in (torch.bfloat16, torch.float16)
+        ok = rm.device.type == "cuda" and half and _varlen() is not None
     if ok:
         try:
             _register()

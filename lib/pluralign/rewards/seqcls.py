@@ -133,7 +133,8 @@ def draw_fresh_head(model: nn.Module, keys, seed: int = 0) -> dict[str, torch.Te
 
 
 class LogitsOf(nn.Module):
-    """``forward(**batch)`` → ``model(**batch).logits`` (n, k), so every backend trains the same way."""
+    """``forward(**batch)`` → ``model(**batch).logits`` (n, k), so every backend trains the same way; a packed batch
+    (``cu_seq_lens``: :func:`pluralign.rewards.packing.pack`) runs padding-free."""
 
     def __init__(self, model: nn.Module, is_quantized: bool = False):
         super().__init__()
@@ -141,6 +142,10 @@ class LogitsOf(nn.Module):
         self.is_quantized = is_quantized  # Trainer leaves a quantized model where it was loaded
 
     def forward(self, **batch):
+        if "cu_seq_lens" in batch:
+            from pluralign.rewards.packing import forward_packed
+
+            return forward_packed(self.model, batch)
         return self.model(**batch).logits
 
 

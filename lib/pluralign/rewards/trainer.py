@@ -79,6 +79,9 @@ def _items(model, inst: Instances) -> list[dict]:
 
 
 class _Collator:
+    """A training batch: the first texts, then the second ones, padded — or packed into one row where the model
+    trains packed (``model.packed``: a causal-LM reward model on a GPU, :mod:`pluralign.rewards.packing`)."""
+
     def __init__(self, model):
         self.model = model
 
@@ -86,7 +89,12 @@ class _Collator:
         feats = [it["f1"] for it in items]
         if "f2" in items[0]:
             feats += [it["f2"] for it in items]
-        batch = dict(self.model._collate(feats))
+        if getattr(self.model, "packed", False):
+            from pluralign.rewards.packing import pack
+
+            batch = pack(feats)
+        else:
+            batch = dict(self.model._collate(feats))
         batch["labels"] = torch.tensor([it["target"] for it in items], dtype=torch.float32)
         if "margin" in items[0]:
             batch["margin"] = torch.tensor([it["margin"] for it in items], dtype=torch.float32)
@@ -243,7 +251,12 @@ def fit(
     # batch_size is the global batch; under accelerate launch each of N processes takes batch_size / N of it
     per_device = distributed.per_device_batch(batch_size, len(train_ds))
     cuda = model.device.type == "cuda"
-    lengths = _instance_lengths(model, train_ds) if cuda else None
+    if cuda and not distributed.active():
+        from pluralign.rewards import packing
+
+        packing.enable(model, training=True)  # padding-free batches for a causal-LM reward model
+    # padded batches on a GPU are drawn length-grouped (little padding); packed ones need not be
+    lengths = _instance_lengths(model, train_ds) if cuda and not getattr(model, "packed", False) else None
     if cuda and getattr(model.module, "is_quantized", False):
         from pluralign.rewards.causal import use_checkpointing_if_needed
 
