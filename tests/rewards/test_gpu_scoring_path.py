@@ -237,3 +237,14 @@ def test_a_packed_training_batch_gives_the_padded_loss_and_gradients(llama):
     assert any(g.abs().max() > 0 for g in g1.values())
     for name in g1:
         torch.testing.assert_close(g2[name], g1[name], rtol=1e-3, atol=1e-6)
+
+
+def test_the_checkpointing_decision_bounds_a_step_whether_batches_are_padded_or_packed(llama):
+    from pluralign.rewards import objectives
+    from rm_helpers import tiny_pairs
+
+    rm = R.load(llama, kind="causal", device="cpu")
+    ds = trainer._dataset(rm, objectives.build_instances(tiny_pairs(), "bt"))
+    lengths = trainer._instance_lengths(rm, ds)
+    assert trainer.longest_step_tokens(lengths, 16, True) == 32 * max(lengths)
+    assert trainer.longest_step_tokens(lengths, 16, False) == 16 * max(lengths)

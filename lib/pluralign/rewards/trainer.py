@@ -255,12 +255,13 @@ def fit(
         from pluralign.rewards import packing
 
         packing.enable(model, training=True)  # padding-free batches for a causal-LM reward model
+    per_instance = _instance_lengths(model, train_ds) if cuda else None
     # padded batches on a GPU are drawn length-grouped (little padding); packed ones need not be
-    lengths = _instance_lengths(model, train_ds) if cuda and not getattr(model, "packed", False) else None
+    lengths = per_instance if cuda and not getattr(model, "packed", False) else None
     if cuda and getattr(model.module, "is_quantized", False):
         from pluralign.rewards.causal import use_checkpointing_if_needed
 
-        use_checkpointing_if_needed(model, per_device * (2 if inst.kind == "pairwise" else 1) * max(lengths))
+        use_checkpointing_if_needed(model, longest_step_tokens(per_instance, per_device, inst.kind == "pairwise"))
     callback = KeepBest(keep_best and eval_ds is not None)
     with tempfile.TemporaryDirectory(prefix="pluralign-train-") as tmp:
         args = TrainingArguments(
@@ -308,6 +309,12 @@ def fit(
     if history and callback.snapshot is not None:
         history.append({"best_eval_loss": callback.best})
     return history
+
+
+def longest_step_tokens(lengths: list[int], per_device: int, pairwise: bool) -> int:
+    """The most token positions a training step can hold: ``per_device`` instances of the longest instance length,
+    two texts each where pairwise — the padded bound, which also bounds a packed step."""
+    return per_device * (2 if pairwise else 1) * max(lengths)
 
 
 def _instance_lengths(model, ds: _InstanceDataset) -> list[int]:
