@@ -39,16 +39,30 @@ report.benchmark_results()
 report.benchmark_shares()
 
 # %% [markdown]
+# (gpu-benchmark)=
+# ## The papers' GPU path, measured
+#
+# `make bench-gpu` runs the GPU tests and times the papers' reward models on one CUDA GPU, offline: random-weight
+# models of their shapes (a Llama-3-8B shape with 8 of its 32 layers, a DeBERTa-v3-large shape) on the real hh-rlhf
+# conversations. Scoring is compared with the bf16 peak of the chip (989 TFLOP/s on an H100) and with the model alone
+# on full, unpadded batches in the same run, so what batching, padding, tokenization and host transfers cost shows as
+# the gap; training with the peak at the FLOP count the budget below uses. Each figure comes from the newest run that
+# measured it, and the *run* column names that run: a figure from an older run describes the library as it was
+# then. {glue:text}`gpu_runs` runs are on record, the newest on {glue:text}`gpu_newest`.
+
+# %% tags=["remove-input"]
+report.gpu_benchmark().glue()
+
+# %% [markdown]
 # (gpu-budget)=
 # ## GPU budget of the `paper` profile (estimate)
 #
 # How long the `paper` profile would take on one GPU, part by part: about
 # {glue:text}`budget_h100_i` H100 GPU-hours ({glue:text}`budget_a100_i` on an A100) for Part I,
-# {glue:text}`budget_h100_ii` for Part II and {glue:text}`budget_h100_iii` for Part III. These are
-# arithmetic — items × FLOPs per item at an assumed share of the GPU's peak — not measurements; the
-# note under the table gives each row's basis. Run `make bench` on your GPU to replace the assumed
-# utilisation with a measured one.
+# {glue:text}`budget_h100_ii` for Part II and {glue:text}`budget_h100_iii` for Part III. Each step is its FLOPs
+# (items × FLOPs per item) at a share of the GPU's peak: the share measured above where a benchmark run measured the
+# step ({glue:text}`budget_measured_steps` steps), an assumed one elsewhere; the *MFU source* column says which, and
+# the note under the table gives each row's basis. Run `make bench-gpu` on your GPU to measure your own.
 
 # %% tags=["remove-input"]
 report.gpu_budget().glue()
-

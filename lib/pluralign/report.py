@@ -74,14 +74,17 @@ def benchmark_results(folder=None) -> Result:
     """The benchmarks' results (:func:`pluralign.book.benchmark.load_results`) indexed by benchmark and figure,
     as the performance page shows them (a note when there are none)."""
     r = benchmark.load_results(folder)
+    r = r[r["benchmark"] != "gpu"]  # the GPU benchmark has its own section (gpu_benchmark)
     where = r.groupby("benchmark", sort=False)[["machine", "date"]].first()
     note = (
         "Measured on: " + "; ".join(f"**{b}** — {m['machine']}, {m['date']}" for b, m in where.iterrows()) + "."
         if len(r)
         else "No benchmark results yet: run `make bench`."
     )
-    table = r.assign(figure=r["figure"].str.replace("_", " ")).set_index(["benchmark", "figure"])
-    return Result(table[["value", "unit", "target"]].astype({"value": object}), note=note, data={"machines": where})
+    # each value with its own significant digits (a column's shared decimals would show 0.49 pairs/s as 0)
+    table = r.assign(figure=r["figure"].str.replace("_", " "), value=[fmt_number(v) for v in r["value"]])
+    table = table.set_index(["benchmark", "figure"])
+    return Result(table[["value", "unit", "target"]], note=note, data={"machines": where})
 
 
 _SHARE_FIGURE = re.compile(r"^(?P<step>.+)_share_of_(?P<precision>[a-z0-9]+)_ceiling$")
@@ -159,9 +162,28 @@ def benchmark_shares(folder=None) -> Result:
     return Result(table.set_index(["benchmark", "step"]), note=note, values=values)
 
 
+def gpu_benchmark(folder=None) -> Result:
+    """The GPU benchmark (``make bench-gpu``): scoring and training against the chip's peak and against the model
+    alone, each figure from the newest run that measured it (:func:`pluralign.book.gpu_runs.benchmark_table`), the
+    runs named in the note; "skipped" where no run is on record. Values ``gpu_runs`` (how many runs) and
+    ``gpu_newest`` (the newest run's GPU and date)."""
+    from pluralign.book import gpu_runs
+
+    record = gpu_runs.runs(folder)
+    if not record:
+        return Result(None, skipped="no GPU benchmark run on record: run `make bench-gpu` on a CUDA GPU")
+    table = gpu_runs.benchmark_table(record).set_index(["measured", "figure"])
+    note = "Runs (newest first):\n\n" + "\n".join(
+        f"- **{str(r.get('date', ''))[:16]}** — {r.get('notes', '')}" for r in record
+    )
+    values = {"gpu_runs": len(record), "gpu_newest": gpu_runs.describe(record[0])}
+    return Result(table, note=note, values=values)
+
+
 def gpu_budget() -> Result:
-    """The paper profile's GPU budget per heavy step (:func:`pluralign.book.budget.gpu_budget`): an estimate
-    from FLOP counts and an assumed utilisation, never a measurement; values ``budget_h100_<part>`` (hours)."""
+    """The paper profile's GPU budget per heavy step (:func:`pluralign.book.budget.gpu_budget`): FLOP counts at the
+    share of peak a GPU benchmark run measured for the step (its GPU and date in the row) or, where none did, an
+    assumed one; values ``budget_h100_<part>`` (hours) and ``budget_measured_steps`` (how many rows are measured)."""
     from pluralign.book import budget
 
     b = budget.gpu_budget()
@@ -176,12 +198,23 @@ def gpu_budget() -> Result:
             for p, h in per_part["A100 GPU-hours (estimate)"].items()
         }
     )
-    note = "**Estimates, not measurements** (no GPU built this page). How each row was estimated:\n\n" + "\n".join(
-        f"- *{r.step}*: {r.basis}." for r in b.itertuples()
+    measured = int(b["MFU source"].str.startswith("measured").sum())
+    values["budget_measured_steps"] = f"{measured} of {len(b)}"
+    note = (
+        "**Estimates.** The FLOPs are arithmetic; the share of peak is measured where the *MFU source* names a GPU "
+        "benchmark run (`make bench-gpu`, random-weight models of the papers' shapes; a Llama-3-8B shape with 8 of its "
+        "32 layers carries its per-layer speed to the full depth) and assumed elsewhere. A measured share comes from "
+        "the newest run that measured the step: a step an older run measured describes the library of that date. "
+        "How each row was counted:\n\n" + "\n".join(f"- *{r.step}*: {r.basis}." for r in b.itertuples())
     )
-    return Result(
-        b.drop(columns="basis").set_index(["part", "step"]), note=note, values=values, data={"by_part": per_part}
+    shown = b.drop(columns="basis").assign(
+        **{
+            c: [fmt_number(v) for v in b[c]]
+            for c in ("PFLOP", "H100 GPU-hours (estimate)", "A100 GPU-hours (estimate)")
+        },
+        MFU=[fmt_number(v, "share") for v in b["MFU"]],
     )
+    return Result(shown.set_index(["part", "step"]), note=note, values=values, data={"by_part": per_part})
 
 
 def seeds(profile_name: str | None = None) -> list:

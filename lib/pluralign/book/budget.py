@@ -1,7 +1,9 @@
 """The GPU budget of the ``paper`` profile, per part — an estimate from arithmetic, stated as one.
 
-Each heavy step is (items) × (FLOPs per item) at an assumed share of the GPU's peak (model FLOPs
-utilisation, MFU; a low one for memory-bound token generation). FLOPs per item follow the usual
+Each heavy step is (items) × (FLOPs per item) at a share of the GPU's peak (model FLOPs utilisation, MFU): the
+share ``make bench-gpu`` measured for that step where a run on record measured it (:mod:`pluralign.book.gpu_runs`:
+the newest valid figure, named with its GPU and date), else an assumed one (a low one for memory-bound token
+generation), and each row says which. FLOPs per item follow the usual
 transformer count: 2·P·T for a forward pass over T tokens with P non-embedding parameters, 4·P·T for a
 LoRA training step (forward plus backward through the frozen weights; no weight gradients) and 6·P·T for
 full fine-tuning. Item counts are the papers' data sizes; token lengths are measured on the shared real
@@ -9,8 +11,10 @@ files where the step reads such text (hh-rlhf conversations: mean 139 tokens) an
 row says which). Peaks: H100 SXM 989 TFLOP/s and A100 312 TFLOP/s (dense bf16); int8 (bitsandbytes
 LLM.int8) matmuls are counted at bf16 peak with a lower MFU, since they run slower than bf16 in practice.
 
-No figure here was measured on a GPU: the book's build machine has none. Measure your own with
-``make bench`` on the GPU and scale these rows by the ratio."""
+The measured shares come from random-weight models of the papers' shapes (``bench/bench_gpu.py``): the DeBERTa-v3-large
+shape itself, and a Llama-3-8B shape with 8 of its 32 layers — the same matrix shapes, so the same share per layer,
+which is what carries over to the full depth. The A100 column takes the same share of the A100's peak (not
+measured). Run ``make bench-gpu`` on your GPU to measure your own."""
 
 from __future__ import annotations
 
@@ -30,16 +34,27 @@ class Step:
     items: float  # sequences (or pair-steps) processed
     tokens: float  # tokens per item
     flops_per_token: int  # 2 inference, 4 LoRA training, 6 full fine-tuning
-    mfu: float  # assumed share of peak
+    mfu: float  # assumed share of peak, where no run measured it
     gpus: int = 1  # GPUs the step needs at once (memory)
     basis: str = ""
+    measured: str | None = None  # the bench_gpu figure that measures this step's share of peak at this FLOP count
 
     def flops(self) -> float:
         return self.flops_per_token * self.params_b * 1e9 * self.tokens * self.items
 
-    def hours(self, gpu: str) -> float:
-        """GPU-hours on ``gpu`` (all the step's GPUs counted)."""
-        per_gpu = PEAK_TFLOPS[gpu] * 1e12 * self.mfu
+    def share(self, record: list[dict] | None = None) -> tuple[float, str]:
+        """The share of peak this step runs at and where it comes from: measured (GPU, date) or assumed."""
+        from pluralign.book import gpu_runs
+
+        found = gpu_runs.measured(self.measured, record) if self.measured else None
+        if found is None:
+            return self.mfu, "assumed"
+        value, run = found
+        return value, f"measured ({gpu_runs.describe(run)})"
+
+    def hours(self, gpu: str, mfu: float | None = None) -> float:
+        """GPU-hours on ``gpu`` (all the step's GPUs counted) at ``mfu`` (default: the assumed share)."""
+        per_gpu = PEAK_TFLOPS[gpu] * 1e12 * (self.mfu if mfu is None else mfu)
         return self.flops() / per_gpu / 3600
 
 
@@ -54,6 +69,7 @@ STEPS = [
         tokens=600,
         flops_per_token=4,
         mfu=0.15,
+        measured="train_lora_8bit_llama_share_of_peak",
         basis="MultiPref 10,461 pairs (4 annotators) and HelpSteer2 about as many; 10 epochs (App. A: at most 10, "
         "best checkpoint every 0.25 epoch); 2 sequences per pair; 600 tokens per prompt+response (assumed)",
     ),
@@ -66,7 +82,8 @@ STEPS = [
         tokens=600,
         flops_per_token=2,
         mfu=0.25,
-        basis="10 models × 40 checkpoints × 1,000 validation+test pairs × 2 sequences",
+        measured="budget_mfu_score_llama_8bit",
+        basis="10 models × 40 checkpoints × 1,000 validation+test pairs × 2 sequences; 8-bit weights, as trained",
     ),
     Step(
         "II SEAL",
@@ -77,8 +94,10 @@ STEPS = [
         tokens=139,
         flops_per_token=2,
         mfu=0.30,
+        measured="budget_mfu_score_deberta_fp32",
         basis="hh-rlhf train 160,800 pairs × 2 entries × 2 RMs; mean conversation 139 tokens (measured once on the "
-        "shared hh-rlhf test file with the MiniLM tokenizer; DeBERTa-v3's differs by a few percent), no truncation",
+        "shared hh-rlhf test file with the MiniLM tokenizer; DeBERTa-v3's differs by a few percent), no "
+        "truncation; fp32, the profile's precision (bf16 measured about 2.4 times faster)",
     ),
     Step(
         "II SEAL",
@@ -114,31 +133,36 @@ STEPS = [
         tokens=300,
         flops_per_token=6,
         mfu=0.30,
+        measured="train_full_ft_deberta_share_of_peak",
         basis="~300,000 pairs × 2 sequences × 2 objectives × 3 learning rates, 1 epoch, 300 tokens (max 512)",
     ),
 ]
 
 
-def gpu_budget(steps: list[Step] | None = None) -> pd.DataFrame:
-    """One row per heavy step of the paper profile: part, step, model, items, tokens per item, PFLOP,
-    assumed MFU, GPUs, estimated GPU-hours on one H100 and on one A100, and the basis of the estimate
-    (:func:`budget_by_part` sums them per part)."""
-    rows = [
-        {
-            "part": s.part,
-            "step": s.step,
-            "model": s.model,
-            "items": int(s.items),
-            "tokens per item": int(s.tokens),
-            "PFLOP": s.flops() / 1e15,
-            "assumed MFU": s.mfu,
-            "GPUs at once": s.gpus,
-            "H100 GPU-hours (estimate)": s.hours("H100"),
-            "A100 GPU-hours (estimate)": s.hours("A100"),
-            "basis": s.basis,
-        }
-        for s in (steps or STEPS)
-    ]
+def gpu_budget(steps: list[Step] | None = None, record: list[dict] | None = None) -> pd.DataFrame:
+    """One row per heavy step of the paper profile: part, step, model, items, tokens per item, PFLOP, the share of
+    peak used (MFU) and its source (measured by a GPU benchmark run on record, with its GPU and date, or assumed),
+    GPUs, estimated GPU-hours on one H100 and on one A100, and the basis of the estimate (:func:`budget_by_part` sums
+    them per part). ``record``: the GPU benchmark runs (default: those in ``bench/results``)."""
+    rows = []
+    for s in steps or STEPS:
+        mfu, source = s.share(record)
+        rows.append(
+            {
+                "part": s.part,
+                "step": s.step,
+                "model": s.model,
+                "items": int(s.items),
+                "tokens per item": int(s.tokens),
+                "PFLOP": s.flops() / 1e15,
+                "MFU": mfu,
+                "MFU source": source,
+                "GPUs at once": s.gpus,
+                "H100 GPU-hours (estimate)": s.hours("H100", mfu),
+                "A100 GPU-hours (estimate)": s.hours("A100", mfu),
+                "basis": s.basis,
+            }
+        )
     return pd.DataFrame(rows)
 
 
