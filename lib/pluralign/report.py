@@ -172,10 +172,14 @@ def gpu_benchmark(folder=None) -> Result:
     record = gpu_runs.runs(folder)
     if not record:
         return Result(None, skipped="no GPU benchmark run on record: run `make bench-gpu` on a CUDA GPU")
-    table = gpu_runs.benchmark_table(record).set_index(["measured", "figure"])
-    note = "Runs (newest first):\n\n" + "\n".join(
-        f"- **{str(r.get('date', ''))[:16]}** — {r.get('notes', '')}" for r in record
-    )
+    table = gpu_runs.benchmark_table(record).set_index("figure")
+    note = (
+        "*Llama-3-8B*: its shape with 8 of its 32 layers; *DeBERTa*: the DeBERTa-v3-large shape; scoring in bf16 "
+        "unless the row says otherwise; *peak*: the GPU's dense bf16 peak; *model alone*: the model on full, unpadded "
+        "batches of random tokens in the same run (of the texts' mean length, or of the library's own batch shapes); "
+        "*LoRA*: the Llama-3-8B shape, r = 16, batches of 16 pairs, over a bf16 base or 8-bit weights. "
+        "Runs (newest first; *run* is a run's day and time):\n\n"
+    ) + "\n".join(f"- **{gpu_runs.when(r)}** ({str(r.get('date', ''))[:4]}) — {gpu_runs.notes(r)}" for r in record)
     values = {"gpu_runs": len(record), "gpu_newest": gpu_runs.describe(record[0])}
     return Result(table, note=note, values=values)
 
@@ -198,13 +202,14 @@ def gpu_budget() -> Result:
             for p, h in per_part["A100 GPU-hours (estimate)"].items()
         }
     )
-    measured = int(b["MFU source"].str.startswith("measured").sum())
+    measured = int(b["MFU source"].str.startswith("run").sum())
     values["budget_measured_steps"] = f"{measured} of {len(b)}"
     note = (
         "**Estimates.** The FLOPs are arithmetic; the share of peak is measured where the *MFU source* names a GPU "
-        "benchmark run (`make bench-gpu`, random-weight models of the papers' shapes; a Llama-3-8B shape with 8 of its "
-        "32 layers carries its per-layer speed to the full depth) and assumed elsewhere. A measured share comes from "
-        "the newest run that measured the step: a step an older run measured describes the library of that date. "
+        "benchmark run by its day and time (`make bench-gpu`, random-weight models of the papers' shapes; a "
+        "Llama-3-8B shape with 8 of its 32 layers carries its per-layer speed to the full depth; the runs are listed "
+        "under the GPU benchmark above) and assumed elsewhere. A measured share comes from the newest run that "
+        "measured the step: a step an older run measured describes the library of that date. "
         "How each row was counted:\n\n" + "\n".join(f"- *{r.step}*: {r.basis}." for r in b.itertuples())
     )
     shown = b.drop(columns="basis").assign(

@@ -28,7 +28,7 @@ def test_a_measured_share_replaces_the_assumed_one_and_the_row_names_its_run():
     step = budget.Step("p", "s", "m", 1.0, items=1000, tokens=100, flops_per_token=4, mfu=0.15, measured="train_x")
     record = [_run("2026-11-26 15:39:54", {"train_x": 0.05})]
     mfu, source = step.share(record)
-    assert mfu == 0.05 and source == "measured (NVIDIA H100 80GB HBM3, 2026-11-26 15:39)"
+    assert mfu == 0.05 and source == "run 26\u00a0Nov\u00a015:39"
     assert step.hours("H100", mfu) == pytest.approx(step.hours("H100") * 0.15 / 0.05)
     assert step.share([]) == (0.15, "assumed")
     b = budget.gpu_budget([step], record)
@@ -75,12 +75,11 @@ def test_the_runs_on_record_are_read_newest_first_once_each(tmp_path):
     table = gpu_runs.benchmark_table([_run("2026-11-26 15:39:54", {"score_llama_bf16_share_of_peak": 0.473})])
     assert table.to_dict("records") == [
         {
-            "measured": "scoring, Llama-3-8B shape, bf16",
-            "figure": "share of bf16 peak",
+            "figure": "Llama-3-8B scoring: share of peak",
             "value": "47.3 %",
-            "target": ">= 40.0 %",
+            "target": "≥\u00a040\u00a0%",
             "met": "yes",
-            "run": "2026-11-26 15:39",
+            "run": "26\u00a0Nov\u00a015:39",
         }
     ]
 

@@ -43,14 +43,15 @@ class Step:
         return self.flops_per_token * self.params_b * 1e9 * self.tokens * self.items
 
     def share(self, record: list[dict] | None = None) -> tuple[float, str]:
-        """The share of peak this step runs at and where it comes from: measured (GPU, date) or assumed."""
+        """The share of peak this step runs at and where it comes from: "run <day month time>" (the benchmark run
+        that measured it) or "assumed"."""
         from pluralign.book import gpu_runs
 
         found = gpu_runs.measured(self.measured, record) if self.measured else None
         if found is None:
             return self.mfu, "assumed"
         value, run = found
-        return value, f"measured ({gpu_runs.describe(run)})"
+        return value, "run " + gpu_runs.when(run)
 
     def hours(self, gpu: str, mfu: float | None = None) -> float:
         """GPU-hours on ``gpu`` (all the step's GPUs counted) at ``mfu`` (default: the assumed share)."""

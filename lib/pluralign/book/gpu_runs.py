@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from pluralign.book.benchmark import results_dir
+from pluralign.presentation import fmt_number
 
 __all__ = ["runs", "measured", "describe"]
 
@@ -56,211 +57,92 @@ def measured(figure: str, record: list[dict] | None = None) -> tuple[float, dict
     return None
 
 
+def when(run: dict) -> str:
+    """A run's date as a table cell shows it, unbroken: "26 Nov 15:39"."""
+    import datetime
+
+    try:
+        d = datetime.datetime.strptime(str(run.get("date", "")), "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return str(run.get("date", ""))
+    return d.strftime("%d %b %H:%M").lstrip("0").replace(" ", "\u00a0")
+
+
+def notes(run: dict) -> str:
+    """A run's notes as Markdown text: kernel names and error messages shown as written (``*``, ``_``, ``<``, ``|``
+    and backticks escaped)."""
+    return re.sub(r"([\\`*_<>|\[\]])", r"\\\1", str(run.get("notes", "")))
+
+
 def describe(run: dict) -> str:
     """A run in words: its GPU and date, e.g. "NVIDIA H100 80GB HBM3, 2026-11-26 15:39"."""
     return f"{(run.get('machine') or {}).get('gpu') or 'no GPU'}, {str(run.get('date', ''))[:16]}"
 
 
-#: the page's figures: (section, what, figure, kind, target) — kind "rate" (as measured, with its unit), "share" (a
-#: percentage), "ratio", "count" or "flag" (1 yes, 0 no); target as the benchmark states it (">= 0.85"), or ""
+#: the page's figures: (label, figure, kind, target) — kind "rate" (as measured, with its unit), "share" (a
+#: percentage), "ratio", "count" or "flag" (1 yes, 0 no); target as the benchmark states it (">= 0.85"), or "".
+#: Llama-3-8B and DeBERTa are the two shapes; "peak" the bf16 dense peak; "model alone" the model on full, unpadded
+#: batches in the same run (the page's note says more).
 FIGURES = [
-    ("scoring, Llama-3-8B shape, bf16", "library", "score_llama_bf16_tokens_per_s", "rate", ""),
-    ("scoring, Llama-3-8B shape, bf16", "packed batches", "score_llama_bf16_packed", "flag", ""),
+    ("Llama-3-8B scoring: library", "score_llama_bf16_tokens_per_s", "rate", ""),
+    ("Llama-3-8B scoring: packed batches", "score_llama_bf16_packed", "flag", ""),
+    ("Llama-3-8B scoring: padded, same run", "score_llama_bf16_padded_tokens_per_s", "rate", ""),
+    ("Llama-3-8B scoring: plain loop, 32 a batch", "score_llama_bf16_plain_loop_tokens_per_s", "rate", ""),
+    ("Llama-3-8B scoring: model alone", "score_llama_bf16_bare_model_tokens_per_s", "rate", ""),
+    ("Llama-3-8B scoring ÷ model alone", "score_llama_bf16_share_of_bare_model", "share", ">= 0.85"),
+    ("Llama-3-8B scoring: share of peak", "score_llama_bf16_share_of_peak", "share", ">= 0.40"),
     (
-        "scoring, Llama-3-8B shape, bf16",
-        "padded batches (same run)",
-        "score_llama_bf16_padded_tokens_per_s",
-        "rate",
-        "",
-    ),
-    (
-        "scoring, Llama-3-8B shape, bf16",
-        "plain loop, 32 texts a batch",
-        "score_llama_bf16_plain_loop_tokens_per_s",
-        "rate",
-        "",
-    ),
-    (
-        "scoring, Llama-3-8B shape, bf16",
-        "model alone, full batch",
-        "score_llama_bf16_bare_model_tokens_per_s",
-        "rate",
-        "",
-    ),
-    (
-        "scoring, Llama-3-8B shape, bf16",
-        "library ÷ model alone",
-        "score_llama_bf16_share_of_bare_model",
-        "share",
-        ">= 0.85",
-    ),
-    ("scoring, Llama-3-8B shape, bf16", "share of bf16 peak", "score_llama_bf16_share_of_peak", "share", ">= 0.40"),
-    (
-        "scoring, Llama-3-8B shape, bf16",
-        "packed vs padded: max |Δr| ÷ spread",
+        "Llama-3-8B packed vs padded: max |Δr| ÷ spread",
         "score_llama_bf16_packed_vs_padded_max_abs_diff_over_spread",
         "ratio",
         "",
     ),
-    ("scoring, DeBERTa-v3-large shape, bf16", "library", "score_deberta_bf16_tokens_per_s", "rate", ""),
+    ("Llama-3-8B scoring, 8-bit: share of peak", "score_llama_8bit_share_of_peak", "share", ""),
+    ("DeBERTa scoring: library", "score_deberta_bf16_tokens_per_s", "rate", ""),
+    ("DeBERTa scoring: padded ÷ real tokens", "score_deberta_bf16_padded_over_real_tokens", "ratio", ""),
+    ("DeBERTa model alone, same batch shapes", "score_deberta_bf16_bare_same_batches_tokens_per_s", "rate", ""),
     (
-        "scoring, DeBERTa-v3-large shape, bf16",
-        "padded ÷ real tokens",
-        "score_deberta_bf16_padded_over_real_tokens",
-        "ratio",
-        "",
-    ),
-    (
-        "scoring, DeBERTa-v3-large shape, bf16",
-        "model alone, the library's batch shapes",
-        "score_deberta_bf16_bare_same_batches_tokens_per_s",
-        "rate",
-        "",
-    ),
-    (
-        "scoring, DeBERTa-v3-large shape, bf16",
-        "library ÷ model alone (same batch shapes)",
+        "DeBERTa scoring ÷ model alone, same batches",
         "score_deberta_bf16_share_of_bare_same_batches",
         "share",
         ">= 0.85",
     ),
+    ("DeBERTa scoring ÷ model alone, mean length", "score_deberta_bf16_share_of_bare_model", "share", ""),
+    ("DeBERTa scoring: share of peak", "score_deberta_bf16_share_of_peak", "share", ">= 0.20"),
+    ("DeBERTa model alone: share of peak", "score_deberta_bf16_bare_model_share_of_peak", "share", ""),
+    ("DeBERTa model alone: matmul share of GPU time", "score_deberta_bf16_bare_model_matmul_kernel_share", "share", ""),
+    ("DeBERTa scoring, fp32: share of peak", "score_deberta_fp32_share_of_peak", "share", ""),
+    ("LoRA, bf16 base: pairs/s", "train_lora_bf16_llama_pairs_per_s", "rate", ""),
+    ("LoRA, bf16 base: share of peak (4·P·T)", "train_lora_bf16_llama_share_of_peak", "share", ">= 0.30"),
+    ("LoRA, bf16 base: packed batches", "train_lora_bf16_llama_packed", "flag", ""),
+    ("LoRA, bf16 base: GPU busy, profiled steps", "train_lora_bf16_llama_profiled_gpu_busy_share", "share", ""),
+    ("LoRA model alone, packed: share of peak", "bare_train_lora_bf16_llama_packed_share_of_peak", "share", ""),
+    ("LoRA model alone, padded: share of peak", "bare_train_lora_bf16_llama_padded_share_of_peak", "share", ""),
+    ("LoRA, 8-bit: pairs/s", "train_lora_8bit_llama_pairs_per_s", "rate", ""),
+    ("LoRA, 8-bit: share of peak (4·P·T)", "train_lora_8bit_llama_share_of_peak", "share", ""),
+    ("LoRA, 8-bit: gradient checkpointing", "train_lora_8bit_llama_gradient_checkpointing", "flag", ""),
+    ("LoRA, 8-bit: peak GPU memory (GiB)", "train_lora_8bit_llama_peak_memory_gib", "ratio", ""),
+    ("LoRA bf16 vs 8-bit, held out: Pearson r", "lora_bf16_vs_8bit_heldout_pearson_r", "ratio", ""),
     (
-        "scoring, DeBERTa-v3-large shape, bf16",
-        "library ÷ model alone (full batch, mean length)",
-        "score_deberta_bf16_share_of_bare_model",
-        "share",
-        "",
-    ),
-    (
-        "scoring, DeBERTa-v3-large shape, bf16",
-        "share of bf16 peak",
-        "score_deberta_bf16_share_of_peak",
-        "share",
-        ">= 0.20",
-    ),
-    (
-        "scoring, DeBERTa-v3-large shape, bf16",
-        "model alone: share of bf16 peak",
-        "score_deberta_bf16_bare_model_share_of_peak",
-        "share",
-        "",
-    ),
-    (
-        "scoring, DeBERTa-v3-large shape, bf16",
-        "model alone: matrix-product kernels' share of GPU time",
-        "score_deberta_bf16_bare_model_matmul_kernel_share",
-        "share",
-        "",
-    ),
-    (
-        "scoring, other settings",
-        "DeBERTa-v3-large shape, fp32: share of bf16 peak",
-        "score_deberta_fp32_share_of_peak",
-        "share",
-        "",
-    ),
-    (
-        "scoring, other settings",
-        "Llama-3-8B shape, 8-bit weights: share of bf16 peak",
-        "score_llama_8bit_share_of_peak",
-        "share",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "bf16 base: pairs/s (library, steady state)",
-        "train_lora_bf16_llama_pairs_per_s",
-        "rate",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "bf16 base: share of bf16 peak (4·P·T)",
-        "train_lora_bf16_llama_share_of_peak",
-        "share",
-        ">= 0.30",
-    ),
-    ("training, Llama-3-8B shape, LoRA", "bf16 base: packed batches", "train_lora_bf16_llama_packed", "flag", ""),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "bf16 base, profiled steps: share of time the GPU is busy",
-        "train_lora_bf16_llama_profiled_gpu_busy_share",
-        "share",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "model alone, packed batch: share of bf16 peak",
-        "bare_train_lora_bf16_llama_packed_share_of_peak",
-        "share",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "model alone, padded batch: share of bf16 peak",
-        "bare_train_lora_bf16_llama_padded_share_of_peak",
-        "share",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "8-bit weights: pairs/s (library, steady state)",
-        "train_lora_8bit_llama_pairs_per_s",
-        "rate",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "8-bit weights: share of bf16 peak (4·P·T)",
-        "train_lora_8bit_llama_share_of_peak",
-        "share",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "8-bit weights: gradient checkpointing",
-        "train_lora_8bit_llama_gradient_checkpointing",
-        "flag",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "8-bit weights: peak GPU memory (GiB)",
-        "train_lora_8bit_llama_peak_memory_gib",
-        "ratio",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "bf16 base vs 8-bit, held-out rewards: Pearson r",
-        "lora_bf16_vs_8bit_heldout_pearson_r",
-        "ratio",
-        "",
-    ),
-    (
-        "training, Llama-3-8B shape, LoRA",
-        "bf16 base vs 8-bit, held-out rewards: max |Δr| ÷ spread",
+        "LoRA bf16 vs 8-bit, held out: max |Δr| ÷ spread",
         "lora_bf16_vs_8bit_heldout_max_abs_diff_over_spread",
         "ratio",
         "",
     ),
-    (
-        "training, DeBERTa-v3-large shape, full fine-tuning",
-        "pairs/s (library, steady state)",
-        "train_full_ft_deberta_pairs_per_s",
-        "rate",
-        "",
-    ),
-    (
-        "training, DeBERTa-v3-large shape, full fine-tuning",
-        "share of bf16 peak (6·P·T)",
-        "train_full_ft_deberta_share_of_peak",
-        "share",
-        "",
-    ),
-    ("tests", "GPU tests passed", "gpu_tests_passed", "count", ""),
-    ("tests", "GPU tests failed", "gpu_tests_failed", "count", ""),
+    ("DeBERTa full fine-tuning: pairs/s", "train_full_ft_deberta_pairs_per_s", "rate", ""),
+    ("DeBERTa full fine-tuning: share of peak (6·P·T)", "train_full_ft_deberta_share_of_peak", "share", ""),
+    ("GPU tests passed", "gpu_tests_passed", "count", ""),
+    ("GPU tests failed", "gpu_tests_failed", "count", ""),
 ]
+
+
+def _shown_target(target: str) -> str:
+    """ ">= 0.85" as "≥ 85 %" (no break inside)."""
+    if not target:
+        return ""
+    op, bound = target.split()
+    sign = {">=": "≥", "<=": "≤"}[op]
+    return f"{sign}\u00a0{100 * float(bound):.3g}\u00a0%"
 
 
 def _met(value: float, target: str) -> str:
@@ -273,15 +155,14 @@ def _met(value: float, target: str) -> str:
 
 def benchmark_table(record: list[dict] | None = None):
     """The GPU benchmark's figures as the performance page shows them: each from the newest run that measured it
-    (:func:`measured`), with its unit, target, whether the target is met, and the run (GPU, date)."""
+    (:func:`measured`), with its unit, target, whether the target is met, and the run (its date and time)."""
     import pandas as pd
 
     from pluralign.book.benchmark import unit_of
-    from pluralign.presentation import fmt_number
 
     record = runs() if record is None else record
     rows = []
-    for section, what, figure, kind, target in FIGURES:
+    for label, figure, kind, target in FIGURES:
         found = measured(figure, record)
         if found is None:
             continue
@@ -298,12 +179,11 @@ def benchmark_table(record: list[dict] | None = None):
             shown += " " + re.sub(r"\s*\(.*\)$", "", run.get("units", {}).get(figure, "") or unit_of(figure))
         rows.append(
             {
-                "measured": section,
-                "figure": what,
+                "figure": label,
                 "value": shown,
-                "target": f"{target.split()[0]} {fmt_number(float(target.split()[1]), 'share')}" if target else "",
+                "target": _shown_target(target),
                 "met": _met(value, target),
-                "run": str(run.get("date", ""))[:16],
+                "run": when(run),
             }
         )
-    return pd.DataFrame(rows, columns=["measured", "figure", "value", "target", "met", "run"])
+    return pd.DataFrame(rows, columns=["figure", "value", "target", "met", "run"])
