@@ -21,7 +21,7 @@ the embedded all-MiniLM WordPiece tokenizer, on the real hh-rlhf conversations o
    the share of its CUDA kernel time spent in matrix-product kernels (torch.profiler), and the largest others;
 4. **training** on the Llama shape, BT loss, one epoch, batches of 16 pairs (Diverging Preferences App. A), LoRA
    r=16 on q/v: over a **bf16 base** and over **8-bit weights** (the paper's setting; gradient checkpointing as
-   :func:`pluralign.rewards.causal.needs_checkpointing` decides for this GPU); full fine-tuning of the DeBERTa shape
+   :func:`pluralign.rewards.memory.needs_checkpointing` decides for this GPU); full fine-tuning of the DeBERTa shape
    (Beyond the Binary §3.3). Steady-state pairs/s between the ends of training steps 2..N (synchronised; three
    steps run under torch.profiler — GPU busy share, largest kernels and host operations — and are left out of the
    steady state together with the profiler's trace processing), the share of peak at 4·P·T (LoRA) or 6·P·T (full
@@ -450,17 +450,17 @@ class StepClock:
 
 def train_bench(name, rm, data, device, peak, flops_per_token, figures, units, batch: int = 16):
     """Train ``rm`` for one epoch on ``data``; steady-state pairs/s and the share of peak; the trained model."""
-    from pluralign.rewards import causal
+    from pluralign.rewards import memory
 
     seen = {}
-    real = causal.use_checkpointing_if_needed
+    real = memory.use_checkpointing_if_needed
 
     def spy(model, tokens):
         seen["gc"] = real(model, tokens)
         seen["tokens"] = tokens
         return seen["gc"]
 
-    causal.use_checkpointing_if_needed = spy
+    memory.use_checkpointing_if_needed = spy
     from pluralign.rewards import trainer as T
 
     positions = []
@@ -485,7 +485,7 @@ def train_bench(name, rm, data, device, peak, flops_per_token, figures, units, b
             trained = rm.train(data, "bt", epochs=1, batch_size=batch, seed=0, progress=False)
             wall = time.perf_counter() - t0
     finally:
-        causal.use_checkpointing_if_needed = real
+        memory.use_checkpointing_if_needed = real
         T._Collator.__call__ = collate
     rate = clock.steady_rate(batch)
     figures["train_steady_excludes_profile"] = 1  # steady-state rates leave the profiled steps out

@@ -1,7 +1,7 @@
 """The GPU's scoring and training path, checked on the CPU: grouped, pipelined scoring (``speed.score_pipelined``)
 gives the plain path's rewards in input order and the same cache entries; a GPU's batches are bounded by the token
 budget alone; LoRA over a bf16 base, length-grouped training batches and gradient checkpointing only where the
-activations would not fit (``causal.needs_checkpointing``)."""
+activations would not fit (``memory.needs_checkpointing``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import torch
 from transformers import LlamaConfig
 
 import pluralign.rewards as R
-from pluralign.rewards import causal, speed, trainer
+from pluralign.rewards import causal, memory, speed, trainer
 from pluralign.rewards.base import CHUNK, RewardModel
 from rm_helpers import tiny_llama_folder, tiny_seqcls_folder, tiny_texts
 
@@ -108,10 +108,10 @@ GB = 1e9
 
 def test_gradient_checkpointing_only_where_the_activations_would_not_fit():
     longest, typical = 32 * 540, 32 * 139
-    assert causal.needs_checkpointing(LLAMA3_8B, longest, 70 * GB)  # an H100 at the paper's longest batch
-    assert not causal.needs_checkpointing(LLAMA3_8B, typical, 70 * GB)
-    assert not causal.needs_checkpointing(BENCH_SHAPE, longest, 70 * GB)  # the benchmark's 8-layer shape
-    per_token_layer = causal.activation_bytes(LLAMA3_8B, 1) / 32
+    assert memory.needs_checkpointing(LLAMA3_8B, longest, 70 * GB)  # an H100 at the paper's longest batch
+    assert not memory.needs_checkpointing(LLAMA3_8B, typical, 70 * GB)
+    assert not memory.needs_checkpointing(BENCH_SHAPE, longest, 70 * GB)  # the benchmark's 8-layer shape
+    per_token_layer = memory.activation_bytes(LLAMA3_8B, 1) / 32
     assert per_token_layer == 11 * 4096 + 2 * 4096 + 6 * 14336 + 8 * 4096  # the count in the docstring
 
 

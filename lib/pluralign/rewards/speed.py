@@ -313,6 +313,48 @@ def pad_features(features: list[dict], tokenizer) -> dict:
     return out
 
 
+def _host_batches(rm, texts, batch_size: int, budget: int, pack: bool) -> tuple[int, list]:
+    """The host side of a group: tokenize ``texts``, cut them into batches (packed, or length-sorted and padded with
+    at most :data:`MAX_PADDING`), each as (indices, tensors in pinned memory on a GPU)."""
+    import torch
+
+    from pluralign.rewards import packing
+
+    feats = rm._featurize(texts)
+    lengths = [rm._length(f) for f in feats]
+    if pack:
+        cuts, make = packed_batches(lengths, budget, batch_size), packing.pack
+    else:
+        cuts, make = token_batches(lengths, budget, batch_size, MAX_PADDING.get(rm.device.type)), rm._collate
+    pin = rm.device.type == "cuda"
+    batches = []
+    for idx in cuts:
+        b = make([feats[i] for i in idx])
+        b = {k: (v.pin_memory() if pin and isinstance(v, torch.Tensor) else v) for k, v in b.items()}
+        batches.append((torch.as_tensor(idx, dtype=torch.long), b))
+    return len(texts), batches
+
+
+def _device_outputs(rm, batches, n: int, pack: bool) -> np.ndarray:
+    """The device side of a group: every batch copied without blocking and run; the outputs (n, k) gathered on the
+    device and brought back once (the group's one host synchronisation)."""
+    import torch
+
+    from pluralign.rewards import packing
+
+    k = rm.n_outputs
+    with torch.inference_mode():
+        out = torch.empty((n, k), dtype=torch.float32, device=rm.device)
+        for idx, b in batches:
+            b = {
+                name: (v.to(rm.device, non_blocking=True) if isinstance(v, torch.Tensor) else v)
+                for name, v in b.items()
+            }
+            res = packing.forward_packed(rm.module.model, b) if pack else rm.module(**b)
+            out[idx.to(rm.device, non_blocking=True)] = res[:, :k].float()
+        return out.cpu().numpy().astype(np.float64)
+
+
 def score_pipelined(
     rm, texts, batch_size: int, *, settings: dict, cache: bool, chunk: int, bar=None, group=None, packed=None
 ):
@@ -329,9 +371,8 @@ def score_pipelined(
     the device's rounding)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    import torch
-
     from pluralign.cache import Entry
+    from pluralign.rewards import packing
 
     chunks = [texts[s : s + chunk] for s in range(0, len(texts), chunk)]
     entries = [
@@ -350,47 +391,19 @@ def score_pipelined(
     # the first group is one chunk: the GPU starts after tokenizing 512 texts, not a whole group
     groups = [todo[:1]] + [todo[k : k + group] for k in range(1, len(todo), group)] if todo else []
     budget = rm.token_budget or default_token_budget(rm.device)
-    pin = rm.device.type == "cuda"
-    from pluralign.rewards import packing
+    pack = packing.enable(rm) if packed is None else bool(packed) and packing.enable(rm, force=True)
 
-    if packed is None:
-        pack = packing.enable(rm)
-    else:
-        pack = bool(packed) and packing.enable(rm, force=True)
-
-    def prepare(g):  # host side: tokenize, cut into batches, pad or pack into (pinned) tensors
-        gtexts = [t for i in g for t in chunks[i]]
-        feats = rm._featurize(gtexts)
-        lengths = [rm._length(f) for f in feats]
-        if pack:
-            cuts, make = packed_batches(lengths, budget, batch_size), packing.pack
-        else:
-            cuts = token_batches(lengths, budget, batch_size, MAX_PADDING.get(rm.device.type))
-            make = rm._collate
-        batches = []
-        for idx in cuts:
-            b = make([feats[i] for i in idx])
-            b = {k: (v.pin_memory() if pin and isinstance(v, torch.Tensor) else v) for k, v in b.items()}
-            batches.append((torch.as_tensor(idx, dtype=torch.long), b))
-        return len(gtexts), batches
-
-    def forward(b):
-        b = {k: (v.to(rm.device, non_blocking=True) if isinstance(v, torch.Tensor) else v) for k, v in b.items()}
-        return packing.forward_packed(rm.module.model, b) if pack else rm.module(**b)
+    def prepare(g):
+        return _host_batches(rm, [t for i in g for t in chunks[i]], batch_size, budget, pack)
 
     set_threads_once()
     rm.module.eval()
-    k = rm.n_outputs
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pluralign-tokenize") as pool:
         pending = pool.submit(prepare, groups[0]) if groups else None
         for gi, g in enumerate(groups):
             n, batches = pending.result()
             pending = pool.submit(prepare, groups[gi + 1]) if gi + 1 < len(groups) else None
-            with torch.inference_mode():
-                out = torch.empty((n, k), dtype=torch.float32, device=rm.device)
-                for idx, b in batches:
-                    out[idx.to(rm.device, non_blocking=True)] = forward(b)[:, :k].float()
-                values = out.cpu().numpy().astype(np.float64)  # the group's one host synchronisation
+            values = _device_outputs(rm, batches, n, pack)
             s = 0
             for i in g:
                 v = values[s : s + len(chunks[i])]
@@ -399,5 +412,5 @@ def score_pipelined(
             if bar is not None:
                 bar.update(n)
     if not parts:
-        return np.zeros((0, k))
+        return np.zeros((0, rm.n_outputs))
     return np.concatenate(parts, axis=0)

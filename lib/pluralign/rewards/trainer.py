@@ -15,7 +15,7 @@ checkpoint to disk at every evaluation.
 On a CUDA GPU the training batches are drawn length-grouped (transformers' ``LengthGroupedSampler``: a random
 order cut into mega-batches of 50 batches, each sorted by length), so a batch pads little; on the CPU they are
 drawn in plain random order, as before. A quantized model gets gradient checkpointing only where its estimated
-activations would not fit the GPU (:func:`pluralign.rewards.causal.needs_checkpointing`).
+activations would not fit the GPU (:func:`pluralign.rewards.memory.needs_checkpointing`).
 """
 
 from __future__ import annotations
@@ -251,17 +251,7 @@ def fit(
     # batch_size is the global batch; under accelerate launch each of N processes takes batch_size / N of it
     per_device = distributed.per_device_batch(batch_size, len(train_ds))
     cuda = model.device.type == "cuda"
-    if cuda and not distributed.active():
-        from pluralign.rewards import packing
-
-        packing.enable(model, training=True)  # padding-free batches for a causal-LM reward model
-    per_instance = _instance_lengths(model, train_ds) if cuda else None
-    # padded batches on a GPU are drawn length-grouped (little padding); packed ones need not be
-    lengths = per_instance if cuda and not getattr(model, "packed", False) else None
-    if cuda and getattr(model.module, "is_quantized", False):
-        from pluralign.rewards.causal import use_checkpointing_if_needed
-
-        use_checkpointing_if_needed(model, longest_step_tokens(per_instance, per_device, inst.kind == "pairwise"))
+    lengths = _on_gpu(model, train_ds, per_device, inst.kind == "pairwise") if cuda else None
     callback = KeepBest(keep_best and eval_ds is not None)
     with tempfile.TemporaryDirectory(prefix="pluralign-train-") as tmp:
         args = TrainingArguments(
@@ -309,6 +299,23 @@ def fit(
     if history and callback.snapshot is not None:
         history.append({"best_eval_loss": callback.best})
     return history
+
+
+def _on_gpu(model, train_ds: _InstanceDataset, per_device: int, pairwise: bool) -> list[int] | None:
+    """A GPU's training set-up: packed batches for a causal-LM reward model (:mod:`pluralign.rewards.packing`; not
+    under several processes), gradient checkpointing for a quantized model only where its longest step's activations
+    would not fit (:func:`pluralign.rewards.memory.use_checkpointing_if_needed`). Returns the instances' lengths for
+    length-grouped batches where batches are padded, None where they are packed."""
+    if not distributed.active():
+        from pluralign.rewards import packing
+
+        packing.enable(model, training=True)
+    per_instance = _instance_lengths(model, train_ds)
+    if getattr(model.module, "is_quantized", False):
+        from pluralign.rewards.memory import use_checkpointing_if_needed
+
+        use_checkpointing_if_needed(model, longest_step_tokens(per_instance, per_device, pairwise))
+    return None if getattr(model, "packed", False) else per_instance
 
 
 def longest_step_tokens(lengths: list[int], per_device: int, pairwise: bool) -> int:
