@@ -248,3 +248,25 @@ def test_the_checkpointing_decision_bounds_a_step_whether_batches_are_padded_or_
     lengths = trainer._instance_lengths(rm, ds)
     assert trainer.longest_step_tokens(lengths, 16, True) == 32 * max(lengths)
     assert trainer.longest_step_tokens(lengths, 16, False) == 16 * max(lengths)
+
+
+def test_the_gpu_training_set_up_decides_checkpointing_on_packed_batches_too(llama, monkeypatch):
+    """trainer._on_gpu for a quantized LoRA model that trains packed (an H100 run failed here once: the decision read
+    the length-grouping lengths, which packed batches leave unset). The GPU's own calls are stood in for: packing is
+    forced on (the text-by-text attention) and the memory decision records the step's tokens."""
+    from pluralign.rewards import objectives, packing
+    from rm_helpers import tiny_pairs
+
+    rm = R.load(llama, kind="causal", device="cpu", lora={"r": 4, "lora_alpha": 8, "lora_dropout": 0.0})
+    m = rm._trainable("bt", None, 0)
+    m.module.is_quantized = True
+    ds = trainer._dataset(m, objectives.build_instances(tiny_pairs(), "bt"))
+    seen = []
+    real_enable = packing.enable
+    monkeypatch.setattr(packing, "enable", lambda model, **kw: real_enable(model, force=True))
+    monkeypatch.setattr(memory, "use_checkpointing_if_needed", lambda model, tokens: seen.append(tokens) or False)
+    assert trainer._on_gpu(m, ds, 4, True) is None and m.packed  # packed: no length-grouped batches
+    assert seen == [8 * max(trainer._instance_lengths(m, ds))]
+    m.packed = None
+    monkeypatch.setattr(packing, "enable", lambda model, **kw: setattr(model, "packed", False) or False)
+    assert trainer._on_gpu(m, ds, 4, True) == trainer._instance_lengths(m, ds)  # padded: grouped by these lengths
