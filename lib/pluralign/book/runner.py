@@ -184,7 +184,7 @@ def toc(
 def toc_text(profile: str = "demo", *, present_only: bool = False, out_dir: str | None = None) -> str:
     head = (
         f"# Generated from manifest.yml for the '{profile}' profile by `pluralign toc`; "
-        "tests/test_book.py checks that they agree.\n"
+        "tests/book/test_runner.py checks that they agree.\n"
     )
     return head + yaml.safe_dump(toc(profile, present_only=present_only, out_dir=out_dir), sort_keys=False)
 

@@ -35,7 +35,7 @@ Per pair, with the signed judgments ``p`` (−2 … 2, negative prefers A; :mod:
 ``other``
     everything else.
 
-Every ambiguous case in the wording, and the decision taken (each has a test in ``tests/test_agreement.py``):
+Every ambiguous case in the wording, and the decision taken (each has a test in ``tests/diverging/test_agreement.py``):
 
 1. *"disagreed on which response was preferred"* — a disagreement needs one annotator preferring A and
    another preferring B. A preference against a tie ({A, tie}) is **not** a disagreement on *which*
