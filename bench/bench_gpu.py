@@ -58,8 +58,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 warnings.filterwarnings("ignore")
 
-#: dense bf16 peak by GPU name (datasheets; SXM parts)
-PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}
 #: Llama-3-8B (config.json: hidden 4096, intermediate 14336, 32 heads, 8 KV heads, rope theta 500000), 8 of 32 layers;
 #: DeBERTa-v3-large (24 layers, hidden 1024, 16 heads, intermediate 4096); tiny stand-ins for the dry run
 SHAPES = {
@@ -104,6 +102,8 @@ def peak_of(device) -> tuple[float, str]:
     if device.type != "cuda":
         return float("nan"), "cpu"
     name = torch.cuda.get_device_name(device)
+    from pluralign.book.budget import PEAK_TFLOPS
+
     for k, v in PEAK_TFLOPS.items():
         if k in name:
             return v, name
@@ -334,12 +334,12 @@ def score_bench(name, rm, texts, device, peak, figures, units, *, plain_n: int =
         padded = score_pipelined(rm, texts, rm.batch_size, settings=settings, cache=False, chunk=512, packed=False)
         sync(device)
         figures[f"score_{name}_padded_tokens_per_s"] = float(lens.sum()) / (time.perf_counter() - t0)
+        rm.packed = True  # packed=False switched the model's packing off: back on for the comparison
         r = rm.score(texts, progress=False, cache=False)
         figures[f"score_{name}_packed_vs_padded_max_abs_diff_over_spread"] = float(
             np.abs(r - padded[:, 0]).max() / np.ptp(padded[:, 0])
         )
         units[f"score_{name}_padded_tokens_per_s"] = "tokens/s (padded batches, same run)"
-        rm.packed = True
     else:
         shapes = library_batches(rm, lens, device)
         figures[f"score_{name}_padded_over_real_tokens"] = sum(n * L for n, L in shapes) / float(lens.sum())

@@ -44,9 +44,9 @@ report.benchmark_shares()
 #
 # `make bench-gpu` runs the GPU tests and times the papers' reward models on one CUDA GPU, offline: random-weight
 # models of their shapes (a Llama-3-8B shape with 8 of its 32 layers, a DeBERTa-v3-large shape) on the real hh-rlhf
-# conversations. Scoring is compared with the bf16 peak of the chip (989 TFLOP/s on an H100) and with the model alone
-# on full, unpadded batches in the same run, so what batching, padding, tokenization and host transfers cost shows as
-# the gap; training with the peak at the FLOP count the budget below uses. Each figure comes from the newest run that
+# conversations. Scoring is compared with the bf16 peak of the chip ({glue:text}`gpu_peak_h100` TFLOP/s on an
+# H100) and with the model alone on full, unpadded batches in the same run, so what batching, padding, tokenization
+# and host transfers cost shows as the gap; training with the peak at the FLOP count the budget below uses. Each figure comes from the newest run that
 # measured it, and the *run* column names that run: a figure from an older run describes the library as it was
 # then. {glue:text}`gpu_runs` runs are on record, the newest on {glue:text}`gpu_newest`.
 

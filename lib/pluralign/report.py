@@ -162,28 +162,6 @@ def benchmark_shares(folder=None) -> Result:
     return Result(table.set_index(["benchmark", "step"]), note=note, values=values)
 
 
-def gpu_benchmark(folder=None) -> Result:
-    """The GPU benchmark (``make bench-gpu``): scoring and training against the chip's peak and against the model
-    alone, each figure from the newest run that measured it (:func:`pluralign.book.gpu_runs.benchmark_table`), the
-    runs named in the note; "skipped" where no run is on record. Values ``gpu_runs`` (how many runs) and
-    ``gpu_newest`` (the newest run's GPU and date)."""
-    from pluralign.book import gpu_runs
-
-    record = gpu_runs.runs(folder)
-    if not record:
-        return Result(None, skipped="no GPU benchmark run on record: run `make bench-gpu` on a CUDA GPU")
-    table = gpu_runs.benchmark_table(record).set_index("figure")
-    note = (
-        "*Llama-3-8B*: its shape with 8 of its 32 layers; *DeBERTa*: the DeBERTa-v3-large shape; scoring in bf16 "
-        "unless the row says otherwise; *peak*: the GPU's dense bf16 peak; *model alone*: the model on full, unpadded "
-        "batches of random tokens in the same run (of the texts' mean length, or of the library's own batch shapes); "
-        "*LoRA*: the Llama-3-8B shape, r = 16, batches of 16 pairs, over a bf16 base or 8-bit weights. "
-        "Runs (newest first; *run* is a run's day and time):\n\n"
-    ) + "\n".join(f"- **{gpu_runs.when(r)}** ({str(r.get('date', ''))[:4]}) — {gpu_runs.notes(r)}" for r in record)
-    values = {"gpu_runs": len(record), "gpu_newest": gpu_runs.describe(record[0])}
-    return Result(table, note=note, values=values)
-
-
 def gpu_budget() -> Result:
     """The paper profile's GPU budget per heavy step (:func:`pluralign.book.budget.gpu_budget`): FLOP counts at the
     share of peak a GPU benchmark run measured for the step (its GPU and date in the row) or, where none did, an
@@ -374,6 +352,35 @@ def section(*quotes: str):
 
 
 #: set (by the book's runner) in a page's kernel: the page states in its text what :func:`stated_warning` says
+@section("gpu_runs", "gpu_newest", "gpu_peak_h100")
+def gpu_benchmark(folder=None) -> Result:
+    """The GPU benchmark (``make bench-gpu``): scoring and training against the chip's peak and against the model
+    alone, each figure from the newest run that measured it (:func:`pluralign.book.gpu_runs.benchmark_table`), the
+    runs named in the note; "skipped" where no run is on record. Values ``gpu_runs`` (how many runs), ``gpu_newest``
+    (the newest run's GPU and date) and ``gpu_peak_h100`` (the H100's dense bf16 peak the shares are taken of)."""
+    from pluralign.book import gpu_runs
+
+    record = gpu_runs.runs(folder)
+    if not record:
+        return Result(None, skipped="no estimate: no GPU benchmark run on record: run `make bench-gpu` on a CUDA GPU")
+    table = gpu_runs.benchmark_table(record).set_index("figure")
+    note = (
+        "*Llama-3-8B*: its shape with 8 of its 32 layers; *DeBERTa*: the DeBERTa-v3-large shape; scoring in bf16 "
+        "unless the row says otherwise; *peak*: the GPU's dense bf16 peak; *model alone*: the model on full, unpadded "
+        "batches of random tokens in the same run (of the texts' mean length, or of the library's own batch shapes); "
+        "*LoRA*: the Llama-3-8B shape, r = 16, batches of 16 pairs, over a bf16 base or 8-bit weights. "
+        "Runs (newest first; *run* is a run's day and time):\n\n"
+    ) + "\n".join(f"- **{gpu_runs.when(r)}** ({str(r.get('date', ''))[:4]}) — {gpu_runs.notes(r)}" for r in record)
+    from pluralign.book.budget import PEAK_TFLOPS
+
+    values = {
+        "gpu_runs": len(record),
+        "gpu_newest": gpu_runs.describe(record[0]),
+        "gpu_peak_h100": fmt_number(PEAK_TFLOPS["H100"]),
+    }
+    return Result(table, note=note, values=values)
+
+
 ON_PAGE = "PLURALIGN_ON_PAGE"
 
 

@@ -91,9 +91,11 @@ def test_the_gpu_path_is_taken_on_cuda_for_backends_that_score_through_their_mod
     assert speed.CHUNKS_PER_GROUP["cpu"] == 1
 
 
-def test_lora_trains_over_a_bf16_base_on_a_gpu_only():
+def test_lora_trains_over_a_bf16_base_on_a_gpu_only(monkeypatch):
     cpu, gpu = torch.device("cpu"), torch.device("cuda")
     assert causal.lora_base_dtype(dict(causal.DEFAULT_LORA), None, cpu) is None
+    monkeypatch.setattr(speed, "native_bf16", lambda device=None: getattr(device, "type", None) == "cuda")
+    assert causal.lora_base_dtype(dict(causal.DEFAULT_LORA), None, gpu) is torch.bfloat16  # a GPU computing bf16
     assert causal.lora_base_dtype(None, None, gpu) is None  # full fine-tuning keeps fp32 weights
     assert causal.lora_base_dtype(dict(causal.DEFAULT_LORA), "8bit", gpu) is None  # bitsandbytes keeps its own
 
@@ -165,7 +167,8 @@ def test_packed_scoring_gives_the_padded_rewards(llama):
     atol = 1e-3 * np.ptp(padded[:, 0])
     assert atol > 1e-7
     np.testing.assert_allclose(packed, padded, rtol=0, atol=atol)
-    again = rm.raw_outputs(texts, progress=False, cache=False)  # the padded path after the switch: unchanged
+    rm.packed = False
+    again = rm.raw_outputs(texts, progress=False, cache=False)  # padded again, through the switched attention
     np.testing.assert_allclose(again, padded, rtol=0, atol=1e-6)
 
 

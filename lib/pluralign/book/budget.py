@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-PEAK_TFLOPS = {"H100": 989.0, "A100": 312.0}
+#: dense bf16 peak, TFLOP/s, by GPU (datasheets; SXM parts: the H200 has the H100's arithmetic and faster memory)
+PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}
 
 
 @dataclass(frozen=True)

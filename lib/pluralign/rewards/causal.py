@@ -180,11 +180,11 @@ def lora_base_dtype(lora, quantization, device):
     and the head stay fp32, and Trainer's bf16 autocast runs the matmuls in bf16), so no fp32 base weight is cast to
     bf16 again in every forward and backward pass; None (fp32, as for full fine-tuning) on the CPU, without LoRA,
     and for quantized weights (bitsandbytes keeps its own)."""
+    from pluralign.rewards.speed import native_bf16
+
     if lora is None or quantization is not None:
         return None
-    if device.type == "cuda" and torch.cuda.is_bf16_supported():
-        return torch.bfloat16
-    return None
+    return torch.bfloat16 if device.type == "cuda" and native_bf16(device) else None
 
 
 class CausalLMRM(SequenceClassificationRM):

@@ -135,8 +135,14 @@ def enable(rm, *, force: bool = False, training: bool = False) -> bool:
         and getattr(model.config, "_attn_implementation", None) in ("sdpa", NAME)
     )
     if ok and not force:
-        half = torch.cuda.is_bf16_supported() if training else rm.dtype in (torch.bfloat16, torch.float16)
-        ok = rm.device.type == "cuda" and half and _varlen() is not None
+        # (a CUDA device's bf16: torch.cuda.is_bf16_supported, as speed.native_bf16 reads it; speed imports this module)
+        cuda = rm.device.type == "cuda"
+        half = (
+            (torch.cuda.is_bf16_supported() if training else rm.dtype in (torch.bfloat16, torch.float16))
+            if cuda
+            else False
+        )
+        ok = half and _varlen() is not None
     if ok:
         try:
             _register()

@@ -272,6 +272,12 @@ class SequenceClassificationRM(RewardModel):
         return len(feature["input_ids"])
 
     def _collate(self, features):
+        """A batch of tokenized texts: packed into one row where the model runs packed (``self.packed``: a causal-LM
+        reward model on a GPU, :mod:`pluralign.rewards.packing`), else padded to the longest."""
+        if getattr(self, "packed", False):
+            from pluralign.rewards.packing import pack
+
+            return pack(features)
         from pluralign.rewards.speed import pad_features
 
         return pad_features(features, self.tokenizer)

@@ -80,17 +80,22 @@ def packed_batches(lengths: Sequence[int], budget: int, max_batch: int | None = 
     return batches
 
 
+def device_kind(device=None) -> str:
+    """ "cpu" / "cuda" / …: the type of ``device`` (a torch.device, its name, or None for the CPU)."""
+    return getattr(device, "type", None) or (str(device).split(":")[0] if device is not None else "cpu")
+
+
 def default_batch_size(device=None) -> int:
     """The most texts a scoring batch holds where the caller names none: 32 on the CPU (where it was measured,
     DESIGN.md), no cap beyond the token budget on a GPU (a 32-text cap kept the Llama-3-8B shape at 8 % of an H100's
     bf16 peak: its batches were a few thousand tokens)."""
-    kind = getattr(device, "type", None) or (str(device).split(":")[0] if device is not None else "cpu")
+    kind = device_kind(device)
     return 32 if kind != "cuda" else TOKEN_BUDGET["cuda"]
 
 
 def default_token_budget(device=None) -> int:
     """The default token budget on ``device`` (a torch.device, its name, or None for the CPU)."""
-    kind = getattr(device, "type", None) or (str(device).split(":")[0] if device is not None else "cpu")
+    kind = device_kind(device)
     return TOKEN_BUDGET.get(kind, TOKEN_BUDGET["cpu"])
 
 
@@ -147,7 +152,7 @@ def native_bf16(device=None) -> bool:
     ``avx512_bf16`` or ``amx_bf16`` instructions (read from /proc/cpuinfo; elsewhere False)."""
     import torch
 
-    kind = getattr(device, "type", None) or (str(device).split(":")[0] if device is not None else "cpu")
+    kind = device_kind(device)
     if kind == "cuda":
         return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
     if kind != "cpu":
@@ -313,34 +318,32 @@ def pad_features(features: list[dict], tokenizer) -> dict:
     return out
 
 
-def _host_batches(rm, texts, batch_size: int, budget: int, pack: bool) -> tuple[int, list]:
-    """The host side of a group: tokenize ``texts``, cut them into batches (packed, or length-sorted and padded with
-    at most :data:`MAX_PADDING`), each as (indices, tensors in pinned memory on a GPU)."""
+def _host_batches(rm, texts, batch_size: int, budget: int) -> tuple[int, list]:
+    """The host side of a group: tokenize ``texts``, cut them into batches (in input order up to the token budget
+    where the model packs, else length-sorted with at most :data:`MAX_PADDING` padding), each made by the model's own
+    ``_collate`` (which packs or pads) as (indices, tensors in pinned memory on a GPU)."""
     import torch
-
-    from pluralign.rewards import packing
 
     feats = rm._featurize(texts)
     lengths = [rm._length(f) for f in feats]
-    if pack:
-        cuts, make = packed_batches(lengths, budget, batch_size), packing.pack
+    if getattr(rm, "packed", False):
+        cuts = packed_batches(lengths, budget, batch_size)
     else:
-        cuts, make = token_batches(lengths, budget, batch_size, MAX_PADDING.get(rm.device.type)), rm._collate
+        cuts = token_batches(lengths, budget, batch_size, MAX_PADDING.get(rm.device.type))
     pin = rm.device.type == "cuda"
     batches = []
     for idx in cuts:
-        b = make([feats[i] for i in idx])
+        b = rm._collate([feats[i] for i in idx])
         b = {k: (v.pin_memory() if pin and isinstance(v, torch.Tensor) else v) for k, v in b.items()}
         batches.append((torch.as_tensor(idx, dtype=torch.long), b))
     return len(texts), batches
 
 
-def _device_outputs(rm, batches, n: int, pack: bool) -> np.ndarray:
-    """The device side of a group: every batch copied without blocking and run; the outputs (n, k) gathered on the
-    device and brought back once (the group's one host synchronisation)."""
+def _device_outputs(rm, batches, n: int) -> np.ndarray:
+    """The device side of a group: every batch copied without blocking and run through the model's module (which runs
+    a packed batch padding-free); the outputs (n, k) gathered on the device and brought back once (the group's one
+    host synchronisation)."""
     import torch
-
-    from pluralign.rewards import packing
 
     k = rm.n_outputs
     with torch.inference_mode():
@@ -350,8 +353,7 @@ def _device_outputs(rm, batches, n: int, pack: bool) -> np.ndarray:
                 name: (v.to(rm.device, non_blocking=True) if isinstance(v, torch.Tensor) else v)
                 for name, v in b.items()
             }
-            res = packing.forward_packed(rm.module.model, b) if pack else rm.module(**b)
-            out[idx.to(rm.device, non_blocking=True)] = res[:, :k].float()
+            out[idx.to(rm.device, non_blocking=True)] = rm.module(**b)[:, :k].float()
         return out.cpu().numpy().astype(np.float64)
 
 
@@ -364,8 +366,8 @@ def score_pipelined(
     length together and cut into token-budget batches
     (:func:`token_batches`, at most ``batch_size`` texts, at most :data:`MAX_PADDING` padding) — or, for a causal-LM
     reward model in bf16 / fp16 on a GPU, packed without padding (:mod:`pluralign.rewards.packing`; ``packed``
-    True / False forces it either way, the tests); a background thread tokenizes and pads the next group
-    into pinned host memory while the GPU runs the current one; each batch is copied to the GPU without blocking;
+    True / False switches the model's packing on or off, the tests); a background thread tokenizes and pads the next
+    group into pinned host memory while the GPU runs the current one; each batch is copied to the GPU without blocking;
     the outputs stay on the GPU until the group ends (one host synchronisation per group). A killed run loses at
     most the group in flight. Results in input order; a text's reward does not depend on its batch company (up to
     the device's rounding)."""
@@ -391,10 +393,15 @@ def score_pipelined(
     # the first group is one chunk: the GPU starts after tokenizing 512 texts, not a whole group
     groups = [todo[:1]] + [todo[k : k + group] for k in range(1, len(todo), group)] if todo else []
     budget = rm.token_budget or default_token_budget(rm.device)
-    pack = packing.enable(rm) if packed is None else bool(packed) and packing.enable(rm, force=True)
+    if packed is None:
+        packing.enable(rm)
+    elif packed:
+        packing.enable(rm, force=True)
+    else:
+        rm.packed = False
 
     def prepare(g):
-        return _host_batches(rm, [t for i in g for t in chunks[i]], batch_size, budget, pack)
+        return _host_batches(rm, [t for i in g for t in chunks[i]], batch_size, budget)
 
     set_threads_once()
     rm.module.eval()
@@ -403,7 +410,7 @@ def score_pipelined(
         for gi, g in enumerate(groups):
             n, batches = pending.result()
             pending = pool.submit(prepare, groups[gi + 1]) if gi + 1 < len(groups) else None
-            values = _device_outputs(rm, batches, n, pack)
+            values = _device_outputs(rm, batches, n)
             s = 0
             for i in g:
                 v = values[s : s + len(chunks[i])]

@@ -89,12 +89,7 @@ class _Collator:
         feats = [it["f1"] for it in items]
         if "f2" in items[0]:
             feats += [it["f2"] for it in items]
-        if getattr(self.model, "packed", False):
-            from pluralign.rewards.packing import pack
-
-            batch = pack(feats)
-        else:
-            batch = dict(self.model._collate(feats))
+        batch = dict(self.model._collate(feats))
         batch["labels"] = torch.tensor([it["target"] for it in items], dtype=torch.float32)
         if "margin" in items[0]:
             batch["margin"] = torch.tensor([it["margin"] for it in items], dtype=torch.float32)
