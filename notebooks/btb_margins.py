@@ -29,42 +29,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None  # the profile's models (common.yml): a model parameter may name one of them
-# the Part III study shared by its three pages (params/<profile>/btb-study.yml): each name below is a setting of
-# pluralign.btb.BtbSettings, which documents it (btb-subjectivity lists the data and p* ones); None = its default.
-# Here judge says where the synthetic judgments for every pair come from: from = "simulated" (the offline
-# stand-in: the population share with log-odds noise, demo only), "llm" (model: pluralign.llm.load arguments,
-# with method "sample": n sampled 'Choice: A/B' completions with nucleus sampling top_p, as the paper, or
-# "logprob": n draws from the model's P(A)) or "annotators" (the data's own annotators); n = n in Eq. 3 (§3.3: 10)
-data = None
-per_dataset = None
-p_star_from = None
-categories = None
-labels_file = None
-labeller = None
-judge = None
-# the embedded base model (Gemma 3 270M) on a handful of pairs, to show the real LLM path (0 = skip)
-embedded_pairs = 8
-show_prompt = True
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.btb.BtbSettings, which writes its default and meaning once
+# (btb.BtbSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (embedded_pairs = 0) or with papermill (-p embedded_pairs 0: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import btb
 from pluralign.btb.pages import margins
 
-study = btb.setup(
-    profile,
-    seed,
-    models=models,
-    data=data,
-    per_dataset=per_dataset,
-    p_star_from=p_star_from,
-    categories=categories,
-    labels_file=labels_file,
-    labeller=labeller,
-    judge=judge,
-    embedded_pairs=embedded_pairs,
-    show_prompt=show_prompt,
-)
+study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
 margins.profile_note(study)
 
 # %% [markdown]

@@ -31,61 +31,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None  # the profile's models (common.yml): a model parameter may name one of them
-# the Part III study shared by its three pages (params/<profile>/btb-study.yml): each name below is a setting of
-# pluralign.btb.BtbSettings, which documents it (btb-subjectivity and btb-margins say what the study's ones mean);
-# None = its default. Here `data` is the training data: the RMs are trained on ONE binary judgment per pair
-# (Eq. 1) drawn from it, with margins (Eq. 3) from `judge`
-data = None
-per_dataset = None
-p_star_from = None
-categories = None
-labels_file = None
-labeller = None
-judge = None
-# the test set of Tables 1-2 (keys and defaults: pluralign.btb.settings.EVALUATION; BtbSettings documents them)
-evaluation = {
-    "test_only": [],
-    "test_per_dataset": 0,
-    "ood_by": {"column": "prompt_type", "values": ["creative", "harmful"]},
-    "test_size": 250,
-    "dataset_column": "prompt_type",
-    "display_names": {},
-    "in_domain": ["factual", "open", "ambiguous", "borderline", "garbled"],
-    "out_of_domain": ["creative", "harmful"],
-    "n_boot": 2000,
-    "paper_sized_check": 150,
-}
-# the reward models and the learning-rate sweep of footnote 6 (keys and defaults: pluralign.btb.settings.TRAINING;
-# BtbSettings documents them); any other entry (epochs, batch_size, ...) is passed to RewardModel.train
-training = {
-    "reward_model": None,
-    "baseline_model": None,
-    "lr_sweep": [1.0e-1, 1.0e-2, 1.0e-3],
-    "select_on": "accuracy",
-    "validation_size": 150,
-    "epochs": 30,
-    "batch_size": 64,
-}
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.btb.BtbSettings, which writes its default and meaning once
+# (btb.BtbSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (embedded_pairs = 0) or with papermill (-p embedded_pairs 0: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import btb
 from pluralign.btb.pages import rewards
 
-study = btb.setup(
-    profile,
-    seed,
-    models=models,
-    data=data,
-    per_dataset=per_dataset,
-    p_star_from=p_star_from,
-    categories=categories,
-    labels_file=labels_file,
-    labeller=labeller,
-    judge=judge,
-    evaluation=evaluation,
-    training=training,
-)
+study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
 rewards.paper_numbers(study).glue()
 rewards.profile_note(study)
 

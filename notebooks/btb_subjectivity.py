@@ -33,21 +33,11 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None  # the profile's models (common.yml): a model parameter may name one of them
-# the Part III study shared by its three pages (params/<profile>/btb-study.yml): each name below is a setting of
-# pluralign.btb.BtbSettings, which documents it (BtbSettings.documentation()); None = its default, the demo's.
-#   data: data specs, concatenated; per_dataset: pairs of each (0 = all; the paper: 25; or {data set: n});
-#   p_star_from (Eq. 2) and categories (§3.1): truth | annotators | labels | llm | none, or a list tried in order
-#     per pair (human sources first); labels_file: human answers to Appendix B; labeller: the LLM labeller;
-#   judge: where the synthetic judgments of Eq. 3 come from (see btb-margins)
-data = None
-per_dataset = None
-p_star_from = None
-categories = None
-labels_file = None
-labeller = None
-judge = None
-n_examples = 1  # example pairs shown per category
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.btb.BtbSettings, which writes its default and meaning once
+# (btb.BtbSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (embedded_pairs = 0) or with papermill (-p embedded_pairs 0: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 import pandas as pd
@@ -56,19 +46,7 @@ from pluralign import btb
 from pluralign.btb.pages import subjectivity
 
 pd.set_option("display.max_colwidth", 160)
-study = btb.setup(
-    profile,
-    seed,
-    models=models,
-    data=data,
-    per_dataset=per_dataset,
-    p_star_from=p_star_from,
-    categories=categories,
-    labels_file=labels_file,
-    labeller=labeller,
-    judge=judge,
-    n_examples=n_examples,
-)
+study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
 subjectivity.paper_numbers(study).glue()
 subjectivity.profile_note(study)
 

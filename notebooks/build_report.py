@@ -12,8 +12,9 @@
 # (build-report)=
 # # Build report
 #
-# What produced the pages of this book: the profile, every notebook's parameters, the machine and
-# package versions, and the state of the on-disk cache of heavy steps (scores, labels, trained
+# What produced the pages of this book: the profile, every notebook's parameters (what its parameter
+# file sets and, for the pages of a part, every other setting of the part at its default: `set by`), the
+# machine and package versions, and the state of the on-disk cache of heavy steps (scores, labels, trained
 # models, embeddings). Re-running a notebook with the same parameters recomputes nothing that is in
 # the cache.
 

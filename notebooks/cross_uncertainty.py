@@ -25,28 +25,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None   # the profile's models (common.yml): a model setting may name one of them
-# Part IV's settings, shared by its four pages (params/<profile>/cross-study.yml); what each one means and its
-# default: pluralign.cross.CrossSettings.documentation(). A dict setting holds overrides of its default.
-data = None         # one multi-annotator data spec, or a list analysed apart (None: the demo's simulated pairs)
-ties = "majority"
-p_star_from = "truth"
-labeller = None
-judge = {}          # the synthetic judge of Eq. 3 (from: simulated / llm / null)
-split = {}
-reward_model = None
-train = {}
-train_margin = "synthetic"
-seal = {}           # SEAL's pre-D and post-D reward models
-n_boot = 2000
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.cross.CrossSettings, which writes its default and meaning once
+# (cross.CrossSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (n_boot = 500) or with papermill (-p n_boot 500: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import cross
 from pluralign.cross.pages import uncertainty
 
-study = cross.setup(profile, seed, models=models, data=data, ties=ties, p_star_from=p_star_from, labeller=labeller,
-                    judge=judge, split=split, reward_model=reward_model, train=train, train_margin=train_margin,
-                    seal=seal, n_boot=n_boot)
+study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(globals()))
 study.profile_note()
 
 # %% [markdown]

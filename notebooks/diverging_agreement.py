@@ -32,20 +32,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-datasets = [
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "multipref"}},
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
-]
-ties = "majority"  # how "the majority of annotators labeled the instance as a tie" is read: majority | plurality
-# {data-set name: "multipref" | "helpsteer2"}: the paper's data set that a stand-in data set is compared with
-# (e.g. {"pandalm": "multipref"}); names containing "multipref" / "helpsteer2" are matched without it
-paper_reference = {}
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.diverging.DivergingSettings, which writes its default and meaning once
+# (diverging.DivergingSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (n_boot = 500) or with papermill (-p n_boot 500: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import diverging
 from pluralign.diverging.pages import agreement
 
-study = diverging.setup(profile, seed, datasets=datasets, ties=ties, paper_reference=paper_reference)
+study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
 study.profile_note("agreement")
 
 # %% [markdown]

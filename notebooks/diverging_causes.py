@@ -33,23 +33,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-datasets = [
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "multipref"}},
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
-]
-annotation = {
-    "n": 50,              # §2.1: "cross annotated 50 new sampled examples from each dataset"
-    "dir": None,          # where the annotation sheets are written; None: a temporary folder
-    "files": {},          # {data set name: [filled-in .xlsx, ...]}: human cause annotations to read back
-    "reference": "planted",  # "planted": the simulator's causes are the reference labelling (demo only); or None
-}
-paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the paper's κ/α a stand-in data set is compared with
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.diverging.DivergingSettings, which writes its default and meaning once
+# (diverging.DivergingSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (n_boot = 500) or with papermill (-p n_boot 500: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import diverging
 from pluralign.diverging.pages import causes
 
-study = diverging.setup(profile, seed, datasets=datasets, annotation=annotation, paper_reference=paper_reference)
+study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
 study.profile_note("causes")
 
 # %% [markdown]

@@ -23,28 +23,17 @@
 # %% tags=["parameters"]
 profile = "paper"
 seed = 0
-datasets = []
-annotation = {"n": 50, "dir": None, "files": {}, "reference": None}
-cause_classifier = {
-    "llm": None,          # keyword arguments of pluralign.llm.load (or a key of `models`): the classifier
-    "pairs": 50,          # diverging pairs per data set sent to the classifier
-}
-paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the paper's block a stand-in data set is compared with
-models = {}              # the profile's named models (common.yml): cause_classifier.llm may name one
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.diverging.DivergingSettings, which writes its default and meaning once
+# (diverging.DivergingSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (n_boot = 500) or with papermill (-p n_boot 500: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import diverging
 from pluralign.diverging.pages import causes_llm
 
-study = diverging.setup(
-    profile,
-    seed,
-    models=models,
-    datasets=datasets,
-    annotation=annotation,
-    cause_classifier=cause_classifier,
-    paper_reference=paper_reference,
-)
+study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
 study.profile_note("causes")
 
 # %% [markdown]

@@ -31,36 +31,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-datasets = [
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "multipref"}},
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
-]
-split = {"test": 300, "validation": 100}  # the same split as the Table 2 chapter
-reward_model = None   # keyword arguments of pluralign.rewards.load, or a key of `models` (None: frozen all-MiniLM-L6-v2 + linear head)
-models = {}           # the profile's named models (common.yml)
-train = {}            # keyword arguments of RewardModel.train
-n_boot = 2000
-judges = None         # {"humans": data spec, "verdicts": data spec, "annotators": [judge ids]} or None
-judge_llm = None      # {"load": pluralign.llm.load kwargs, "n_pairs": int, "label": str}: an LLM judge's P(A) on held-out pairs
-paper_reference = {}  # {data-set name: "multipref" | "helpsteer2"}: the paper's block a stand-in data set is compared with
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.diverging.DivergingSettings, which writes its default and meaning once
+# (diverging.DivergingSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (n_boot = 500) or with papermill (-p n_boot 500: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import diverging
 from pluralign.diverging.pages import know
 
-study = diverging.setup(
-    profile,
-    seed,
-    models=models,
-    datasets=datasets,
-    split=split,
-    reward_model=reward_model,
-    train=train,
-    n_boot=n_boot,
-    judges=judges,
-    judge_llm=judge_llm,
-    paper_reference=paper_reference,
-)
+study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
 study.profile_note("know")
 
 # %% [markdown]

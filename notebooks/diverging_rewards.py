@@ -38,34 +38,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-datasets = [
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "multipref"}},
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
-]
-split = {"test": 300, "validation": 100}  # held-out pairs per data set (500 in the paper); pairs to pick the best checkpoint
-reward_model = None   # keyword arguments of pluralign.rewards.load, or a key of `models` (None: frozen all-MiniLM-L6-v2 + linear head)
-models = {}           # the profile's named models (common.yml)
-train = {}            # keyword arguments of RewardModel.train (lr, epochs, batch_size, eval_every, keep_best, ...)
-n_boot = 2000         # bootstrap resamples for the 95% confidence intervals
-paper_reference = {}  # {data-set name: "multipref" | "helpsteer2"}: the paper's block a stand-in data set is compared with
-mse_aggregate = "majority"  # MSE (Agg)'s label: "majority" (the paper's majority vote, §3) or "mean" (mean Likert score)
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.diverging.DivergingSettings, which writes its default and meaning once
+# (diverging.DivergingSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (n_boot = 500) or with papermill (-p n_boot 500: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import diverging
 from pluralign.diverging.pages import rewards
 
-study = diverging.setup(
-    profile,
-    seed,
-    models=models,
-    datasets=datasets,
-    split=split,
-    reward_model=reward_model,
-    train=train,
-    n_boot=n_boot,
-    paper_reference=paper_reference,
-    mse_aggregate=mse_aggregate,
-)
+study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
 study.profile_note("rewards")
 
 # %% [markdown]

@@ -30,35 +30,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-# the SEAL study design shared by the four Part II pages (params/<profile>/seal-study.yml; seal.setup
-# arguments): the alignment data set D, other preference data for the pre-D RM, named pre-D / post-D reward
-# models or their training and base model. None: seal.DEMO_STUDY, the simulator's design
-design = None
-# where the features come from: "planted" (simulator), "rules" (rule-based featurizer), "llm" (LM-labeller)
-features = "planted"
-# the LM-labeller (pluralign.llm.load arguments) when features == "llm"
-labeller = None
-# label stability (App. D.5, Fig. 11): two more labellers (a list of pluralign.llm.load argument dicts) that
-# label a random share of the pairs (both entries); null: not run
-stability_labellers = None
-stability_share = 0.01
-# the profile's named models (params/<profile>/common.yml), which reward_models and labeller may name by key
-models = None
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.seal.SealSettings, which writes its default and meaning once
+# (seal.SealSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (stability_share = 0.02) or with papermill (-p stability_share 0.02: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import seal
 from pluralign.seal.pages import imprint
 
-study = seal.setup(
-    profile,
-    seed,
-    models=models,
-    design=design,
-    features=features,
-    labeller=labeller,
-    stability_labellers=stability_labellers,
-    stability_share=stability_share,
-)
+study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
 imprint.profile_note(study)
 
 # %% tags=["remove-input"]

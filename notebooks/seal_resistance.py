@@ -26,43 +26,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-# the SEAL study design shared by the four Part II pages (params/<profile>/seal-study.yml; seal.setup
-# arguments): the alignment data set D, other preference data for the pre-D RM, named pre-D / post-D reward
-# models or their training and base model. None: seal.DEMO_STUDY, the simulator's design
-design = None
-# where the features come from: "planted" (simulator), "rules" (rule-based featurizer), "llm" (LM-labeller)
-features = "planted"
-# the LM-labeller (pluralign.llm.load arguments) when features == "llm"
-labeller = None
-# γ's rule (App. D.4): "harmless_first" (SEAL's code, which gives its reported counts) or "helpful_first" (its text
-# and Table 2); both rules' counts are shown
-labeller_rule = "harmless_first"
-# the profile's named models (params/<profile>/common.yml), which reward_models and labeller may name by key
-models = None
-# App. D.1 / Fig. 7: the RMs whose reward gaps are compared (pluralign.rewards.load arguments or keys of models);
-# None: this study's pre-D and post-D RMs (and, on planted features, the population's mean utility)
-reward_gap_models = None
-# § 3: preference sets to measure alignment resistance on (pluralign.load arguments); None: the study's own sets
-other_preference_sets = None
-# App. E.1 / Fig. 15: where topics come from: "rules" (keyword stand-in) or "llm" (the LM-labeller's, features: llm)
-topic_source = "rules"
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.seal.SealSettings, which writes its default and meaning once
+# (seal.SealSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (stability_share = 0.02) or with papermill (-p stability_share 0.02: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import seal
 from pluralign.seal.pages import resistance
 
-study = seal.setup(
-    profile,
-    seed,
-    models=models,
-    design=design,
-    features=features,
-    labeller=labeller,
-    labeller_rule=labeller_rule,
-    reward_gap_models=reward_gap_models,
-    other_preference_sets=other_preference_sets,
-    topic_source=topic_source,
-)
+study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
 resistance.profile_note(study)
 
 # %% [markdown]

@@ -33,18 +33,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-# the SEAL study design shared by the four Part II pages (params/<profile>/seal-study.yml; seal.setup
-# arguments): the alignment data set D, other preference data for the pre-D RM, named pre-D / post-D reward
-# models or their training and base model. None: seal.DEMO_STUDY, the simulator's design
-design = None
-# the profile's named models (params/<profile>/common.yml), which reward_models may name by key
-models = None
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.seal.SealSettings, which writes its default and meaning once
+# (seal.SealSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (stability_share = 0.02) or with papermill (-p stability_share 0.02: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import seal
 from pluralign.seal.pages import rewards
 
-study = seal.setup(profile, seed, models=models, design=design)
+study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
 rewards.profile_note(study)
 
 # %% [markdown]

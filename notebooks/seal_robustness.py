@@ -26,43 +26,17 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-# the SEAL study design shared by the four Part II pages (params/<profile>/seal-study.yml; seal.setup
-# arguments): the alignment data set D, other preference data for the pre-D RM, named pre-D / post-D reward
-# models or their training and base model. None: seal.DEMO_STUDY, the simulator's design
-design = None
-# the LM-labeller that re-featurizes rewrites (pluralign.llm.load arguments; paper profile)
-labeller = None
-# rewriting: "simulator" (demo stand-in), pluralign.llm.load arguments (paper), or None (not run)
-rewriter = None
-# how many pairs to rewrite: n_rewrite pairs, or (n_rewrite null) a share of D's pairs (the paper: 1%)
-n_rewrite = 200
-rewrite_share = None
-p_flip = 0.25
-# similarity of original and rewritten texts (pluralign.embed; the paper: BAAI/bge-m3)
-similarity_model = None
-# Eq. 4 / Table 8: "linear" (the linear probability model of SEAL's code, Table 8's scale) or "logit" (Eq. 4 as
-# written); both are shown, this one is plotted
-robustness_model = "linear"
-# the profile's named models (params/<profile>/common.yml), which reward_models, labeller and rewriter may name
-models = None
+models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
+# Every other setting is a field of pluralign.seal.SealSettings, which writes its default and meaning once
+# (seal.SealSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
+# here (stability_share = 0.02) or with papermill (-p stability_share 0.02: papermill notes that the name is not in this
+# cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
 from pluralign import seal
 from pluralign.seal.pages import robustness
 
-study = seal.setup(
-    profile,
-    seed,
-    models=models,
-    design=design,
-    labeller=labeller,
-    rewriter=rewriter,
-    n_rewrite=n_rewrite,
-    rewrite_share=rewrite_share,
-    p_flip=p_flip,
-    similarity_model=similarity_model,
-    robustness_model=robustness_model,
-)
+study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
 robustness.profile_note(study)
 
 # %% [markdown]

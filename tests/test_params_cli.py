@@ -77,3 +77,17 @@ def test_no_profile_in_the_files_gives_the_runner_s_default(tmp_path):
     nb.write_text(NOTEBOOK)
     (tmp_path / "page.yml").write_text("ties: plurality\n")
     assert P.resolved_params(nb, tmp_path / "page.yml") == {"ties": "plurality", "profile": "demo"}
+
+
+def test_python_prints_the_parameters_cell_and_the_yaml_names_the_defaults(capsys):
+    """``--python``: assignments for a notebook's parameters cell (JupyterLab), the same values as the papermill
+    file; that file lists the settings left at their defaults as comments, the settings class named."""
+    page = ["params", "btb_rewards", "-f", str(ROOT / "params/demo/btb-rewards.yml")]
+    assert main(page) == 0
+    text = capsys.readouterr().out
+    assert "# and at the defaults of pluralign.btb.settings.BtbSettings:" in text
+    assert "#   judge:" in text and "#   evaluation.n_boot: 2000" in text  # a section's keys left at defaults
+    assert main([*page, "--python"]) == 0
+    cell: dict = {}
+    exec(capsys.readouterr().out, {}, cell)  # noqa: S102 - the printed cell, run as JupyterLab would
+    assert cell == yaml.safe_load(text)

@@ -21,11 +21,14 @@ page names one by its key (``reward_model: seal_post_alignment``) and the part's
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from pathlib import Path
 
 import yaml
+
+from pluralign.settings import Section, Settings
 
 __all__ = [
     "ParamsError",
@@ -33,6 +36,8 @@ __all__ = [
     "resolved_params",
     "deep_merge",
     "declared_parameters",
+    "settings_class",
+    "effective_settings",
     "named_model",
     "COMMON",
 ]
@@ -121,11 +126,17 @@ def read_params(
     declared: list[str] | set[str] | None = None,
     common: bool = True,
     types: dict[str, type] | None = None,
+    notebook: str | Path | None = None,
 ) -> dict:
     """The parameters of one page (module docstring). ``declared``: the notebook's parameter names; when
     given, an undeclared key of the page's file or its includes raises :class:`ParamsError` naming the file,
-    the key and the nearest declared name, and ``common.yml`` contributes only declared keys."""
+    the key and the nearest declared name, and ``common.yml`` contributes only declared keys. ``notebook`` (a
+    Jupytext ``.py``): its declared names and types (:func:`declared_parameters`, :func:`declared_types`) where
+    not given, and its settings built from the result (:func:`check_settings`)."""
     path = Path(path)
+    if notebook is not None:
+        declared = declared_parameters(notebook) if declared is None else declared
+        types = declared_types(notebook) if types is None else types
     params, origin = _with_includes(path)
     shared = {}
     if common and path.name != COMMON and (path.parent / COMMON).exists():
@@ -146,6 +157,8 @@ def read_params(
     _check_secrets(merged, path)
     if types:
         check_types(params, types, origin, path)
+    if notebook is not None:
+        check_settings(notebook, merged, origin, path)
     return merged
 
 
@@ -156,7 +169,7 @@ def resolved_params(notebook: str | Path, path: str | Path) -> dict:
     beside the parameter file made absolute (the runner executes in that folder; papermill may run anywhere)."""
     path = Path(path).expanduser().resolve()
     declared = declared_parameters(notebook)
-    params = read_params(path, declared=declared, types=declared_types(notebook))
+    params = read_params(path, declared=declared, notebook=notebook)
     if "profile" in declared:
         params.setdefault("profile", "demo")
     return _absolute_paths(params, path.parent)
@@ -202,37 +215,112 @@ def _check_secrets(obj, path: Path, where: str = ""):
 
 
 def declared_parameters(notebook: str | Path) -> list[str]:
-    """The names a Jupytext notebook declares in its cell tagged ``parameters`` (papermill's own reading)."""
-    import jupytext
-    from papermill.inspection import _infer_parameters
-
-    nb = jupytext.read(notebook)
-    for cell in nb.cells:
-        cell.metadata.setdefault("tags", [])
-    return [p.name for p in _infer_parameters(nb, name="python3", language="python")]
+    """The names a Jupytext notebook takes: those of its cell tagged ``parameters`` (papermill's own reading) and,
+    for a page of a part, every field of the part's settings class (:func:`settings_class`)."""
+    names = [p.name for p in _cell_parameters(notebook)]
+    cls = settings_class(notebook)
+    if cls is not None:
+        names += [f.name for f in dataclasses.fields(cls) if f.name not in names]
+    return names
 
 
 def declared_types(notebook: str | Path) -> dict[str, type]:
-    """The type of each parameter's default value in the notebook's parameters cell (None defaults omitted)."""
+    """The type of each parameter's default: the settings class's defaults for its fields, the parameters cell's
+    for the rest (None defaults omitted)."""
     import ast
 
+    out = {}
+    for p in _cell_parameters(notebook):
+        try:
+            out[p.name] = _type_of(ast.literal_eval(p.default))
+        except (ValueError, SyntaxError):
+            continue
+    cls = settings_class(notebook)
+    if cls is not None:
+        out.update(_field_types(cls))
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _field_types(cls) -> dict:
+    """The type a parameter file's value must have, per field of a settings class: its annotation where that is one
+    plain type (``int``, ``int | None``, ``list``, ...), a :class:`Shape` of its default for a nested section; no
+    check for ``Any`` or a union of several types (the class checks those)."""
+    import typing
+
+    hints, defaults, out = typing.get_type_hints(cls), cls.defaults(), {}
+    for name, hint in hints.items():
+        if name not in defaults:
+            continue
+        kinds = [t for t in (typing.get_args(hint) or (hint,)) if t is not type(None)]
+        if len(kinds) != 1 or not isinstance(kinds[0], type) or kinds[0] in (object, typing.Any):
+            continue
+        if issubclass(kinds[0], Section):
+            default = defaults[name]
+            out[name] = Shape(default.as_dict()) if isinstance(default, Section) else dict
+        else:
+            out[name] = kinds[0]
+    return out
+
+
+def _type_of(value):
+    if isinstance(value, dict) and value:
+        return Shape(value)
+    return None if value is None else type(value)
+
+
+def _cell_parameters(notebook: str | Path) -> list:
     import jupytext
     from papermill.inspection import _infer_parameters
 
     nb = jupytext.read(notebook)
     for cell in nb.cells:
         cell.metadata.setdefault("tags", [])
-    out = {}
-    for p in _infer_parameters(nb, name="python3", language="python"):
-        try:
-            v = ast.literal_eval(p.default)
-        except (ValueError, SyntaxError):
-            continue
-        if isinstance(v, dict) and v:
-            out[p.name] = Shape(v)
-        elif v is not None:
-            out[p.name] = type(v)
-    return out
+    return _infer_parameters(nb, name="python3", language="python")
+
+
+_GIVEN = re.compile(r"\b(\w+)\.(\w+)\.given\(\s*globals\(\)\s*\)")
+
+
+def settings_class(notebook: str | Path):
+    """The settings class whose fields a notebook takes, or None: a page of a part passes them to its ``setup``
+    with ``**<part>.<Class>.given(globals())`` (``from pluralign import <part>``)."""
+    import importlib
+
+    m = _GIVEN.search(Path(notebook).read_text())
+    if m is None:
+        return None
+    cls = getattr(importlib.import_module(f"pluralign.{m.group(1)}"), m.group(2), None)
+    if not (isinstance(cls, type) and issubclass(cls, Settings)):
+        raise ParamsError(f"{notebook}: {m.group(1)}.{m.group(2)} is not a settings class")
+    return cls
+
+
+def effective_settings(notebook: str | Path, params: dict) -> dict | None:
+    """{setting: value} of every field of the notebook's settings class (:func:`settings_class`) as the page runs
+    with ``params`` (its defaults where ``params`` does not set it; a nested setting as a mapping); None for a
+    notebook without one."""
+    cls = settings_class(notebook)
+    if cls is None:
+        return None
+    names = [f.name for f in dataclasses.fields(cls)]
+    settings = cls.create(**{k: v for k, v in params.items() if k in names})
+    return {k: (v.as_dict() if isinstance(v, Section) else v) for k, v in ((k, getattr(settings, k)) for k in names)}
+
+
+def check_settings(notebook: str | Path, params: dict, origin: dict | None = None, path: Path | None = None) -> None:
+    """Build the notebook's settings (:func:`settings_class`) from ``params`` so that a value its class refuses
+    (a wrong choice, an unknown key of a nested setting) is an error naming the parameter file, not a failure
+    deep inside a page."""
+    cls = settings_class(notebook)
+    if cls is None:
+        return
+    given = {k: v for k, v in params.items() if k in {f.name for f in dataclasses.fields(cls)}}
+    try:
+        cls.create(**given)
+    except (TypeError, ValueError) as e:
+        key = next((k for k in given if str(e).startswith(k) or f"{k}." in str(e) or f" {k} " in str(e)), None)
+        where = (origin or {}).get(key, path)
+        raise ParamsError(f"{where}: {e}") from None
 
 
 class Shape:

@@ -43,21 +43,24 @@ def environment() -> pd.DataFrame:
 
 
 def parameters(profile_name: str | None = None) -> pd.DataFrame:
-    """Every (notebook, parameter file, parameter, value) of a profile, from the manifest."""
+    """Every (notebook, parameter file, parameter, value, set by) of a profile, from the manifest: what each page ran
+    with, its settings' defaults included (``set by`` "default"; :func:`pluralign.params.effective_settings`)."""
+    from pluralign import params as P
     from pluralign.book import runner as book
+
+    def shown(v):
+        return yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip()
 
     rows = []
     for r in book.runs(profile_name or profile()):
-        for k, v in book.read_params(book.ROOT / r.params, r.notebook).items():
-            rows.append(
-                (
-                    r.notebook,
-                    r.params,
-                    k,
-                    yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip(),
-                )
-            )
-    return pd.DataFrame(rows, columns=["notebook", "parameter file", "parameter", "value"])
+        given = book.read_params(book.ROOT / r.params, r.notebook)
+        effective = P.effective_settings(book.ROOT / "notebooks" / f"{r.notebook}.py", given) or {}
+        for k, v in given.items():
+            if k not in effective:
+                rows.append((r.notebook, r.params, k, shown(v), "parameter file"))
+        for k, v in effective.items():
+            rows.append((r.notebook, r.params, k, shown(v), "parameter file" if k in given else "default"))
+    return pd.DataFrame(rows, columns=["notebook", "parameter file", "parameter", "value", "set by"])
 
 
 def parameter_report(profile_name: str | None = None) -> Result:

@@ -228,7 +228,7 @@ def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
     study = root / "params" / "sample" / "seal-study.yml"
     study.write_text(study.read_text() + "# a comment changes no parameter\n")
     assert book.run_fingerprint(r, "lib") == before
-    study.write_text(study.read_text().replace("base_model: {head: mlp}", "base_model: {head: linear}"))
+    study.write_text(study.read_text().replace("- {name: hhh}", "- {name: llmbar}"))
     assert book.run_fingerprint(r, "lib") != before
 
 

@@ -37,7 +37,7 @@ def test_margins_sections(study):
 
 
 def test_judge_quality_without_a_separate_judge():
-    s = btb.setup(data=DATA, judge={"from": "annotators"})
+    s = btb.setup(data=DATA, judge={"source": "annotators"})
     assert "no separate judge" in margins.judge_quality(s).note and not margins.judge_quality(s).values
 
 

@@ -112,7 +112,7 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
 
 def test_training_size_sweep_needs_a_simulated_population_and_judge():
     """Off the simulator (or with an LLM judge) the sweep does not apply: the section is left out with its reason."""
-    s = btb.setup(data=DATA, judge={"from": "annotators"})
+    s = btb.setup(data=DATA, judge={"source": "annotators"})
     r = rewards.training_size_sweep(s)
     assert r.skipped.startswith("the training-size sweep draws fresh training sets") and r.table is None
     assert "btb_sweep_decide" in rewards.training_size_sweep.quotes
@@ -131,7 +131,9 @@ def test_a_delta_without_an_interval_is_no_estimate_not_a_nan_width(monkeypatch)
     row = {"grouping": "all", "metric": "pearson", "n": 1, "delta": float("nan")}
     row.update(delta_lo=float("nan"), delta_hi=float("nan"))
     comparison = SimpleNamespace(table=pd.DataFrame([row]), p_star=pd.Series([0.7, None], index=["a", "b"]))
-    study = SimpleNamespace(comparison=comparison, settings=SimpleNamespace(evaluation={"paper_sized_check": 150}))
+    study = SimpleNamespace(
+        comparison=comparison, settings=SimpleNamespace(evaluation=SimpleNamespace(paper_sized_check=150))
+    )
     r = rewards.paper_sized_check(study)
     assert r.skipped == (
         "no estimate: Δ r has no interval: Pearson r is undefined on 1 test pair with p* (under two, or scores or p* "

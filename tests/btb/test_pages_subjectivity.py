@@ -56,7 +56,7 @@ def test_sources_count_pairs_and_warn_when_not_human_or_circular():
             p_star_from=["labels", "annotators", "llm"],
             categories="truth",
             labeller={"model": _TenPeople(name), "samples": 1, "job": None},
-            judge={"from": "llm", "model": llama},
+            judge={"source": "llm", "model": llama},
         )
         r = subjectivity.sources(s)
         counts = r.table["pairs"]

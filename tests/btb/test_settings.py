@@ -5,35 +5,39 @@ from __future__ import annotations
 
 import pytest
 
-from pluralign.btb.settings import DEMO_DATA, EVALUATION, JUDGE, LABELLER, BtbSettings
+from pluralign.btb.settings import DEMO_DATA, BtbSettings, Evaluation, Judge, Labeller, Training
 from pluralign.btb.training import LR_SWEEP
 
 
 def test_defaults_and_nested_merge():
     s = BtbSettings.create()
     assert s.data == DEMO_DATA and s.p_star_from == "truth" and s.categories == "truth" and s.per_dataset == 0
-    assert s.judge == JUDGE and s.labeller == LABELLER and s.evaluation == EVALUATION
-    assert s.training["lr_sweep"] == list(LR_SWEEP)
-    t = BtbSettings.create(judge={"noise": 0.5}, training={"lr_sweep": [0.1], "epochs": 3})
-    assert t.judge == {**JUDGE, "noise": 0.5} and t.training["epochs"] == 3 and t.training["lr_sweep"] == [0.1]
-    assert t.replace(n_examples=2).judge["noise"] == 0.5
+    assert s.judge == Judge() and s.labeller == Labeller() and s.evaluation == Evaluation()
+    assert s.training == Training() and s.training.lr_sweep == list(LR_SWEEP)
+    t = BtbSettings.create(judge={"noise": 0.5}, training={"lr_sweep": [0.1], "train": {"epochs": 3}})
+    assert t.judge == Judge(noise=0.5) and t.training.train == {"epochs": 3} and t.training.lr_sweep == [0.1]
+    assert t.replace(n_examples=2).judge.noise == 0.5
+    assert t.replace(judge={"n": 4}).judge == Judge(noise=0.5, n=4)  # a mapping lies over the current section
+    assert t.changed() == {"judge": {"noise": 0.5}, "training": {"lr_sweep": [0.1], "train": {"epochs": 3}}}
 
 
-def test_none_takes_the_default():
-    """A page's parameter left at None is the study's default (the notebooks declare the study's settings so)."""
-    s = BtbSettings.create(data=None, per_dataset=None, p_star_from=None, categories=None, judge=None, labeller=None)
-    assert s == BtbSettings.create()
+def test_none_is_not_a_value_of_a_nested_setting():
+    """A nested setting left out takes its default; None would read as 'no judge' and is refused by name."""
+    with pytest.raises(ValueError, match="judge: None is not a value"):
+        BtbSettings.create(judge=None)
 
 
 def test_unknown_names_and_bad_values_are_refused():
-    with pytest.raises(TypeError, match=r"unknown setting\(s\) \['judges'\]"):
+    with pytest.raises(TypeError, match=r"unknown setting\(s\) \['judges'\]; did you mean 'judge'"):
         BtbSettings.create(judges={})
-    with pytest.raises(ValueError, match=r"judge: unknown key\(s\) \['noize'\]"):
+    with pytest.raises(ValueError, match=r"judge: unknown key\(s\) \['noize'\]; did you mean 'noise'"):
         BtbSettings.create(judge={"noize": 1})
     with pytest.raises(ValueError, match=r"evaluation: unknown key\(s\) \['n_bot'\]"):
         BtbSettings.create(evaluation={"n_bot": 1})
-    with pytest.raises(ValueError, match="judge.from must be one of"):
-        BtbSettings.create(judge={"from": "oracle"})
+    with pytest.raises(ValueError, match="judge.source must be one of"):
+        BtbSettings.create(judge={"source": "oracle"})
+    with pytest.raises(ValueError, match="judge.source must be one of"):
+        BtbSettings.create(judge={"source": None})  # Part III needs a judge (Part IV may run without one)
     with pytest.raises(ValueError, match="p_star_from: unknown source 'labeller'"):
         BtbSettings.create(p_star_from=["labels", "labeller"])
     with pytest.raises(ValueError, match="lr_sweep must be"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from pluralign.btb.settings import Judge
 from pluralign.btb.sources import circularity, model_family
 
 
@@ -28,7 +29,7 @@ def test_model_family_from_the_name():
     ],
 )
 def test_circularity(labeller, judge_from, p_src, cat_src, same):
-    judge = {"from": judge_from, "model": {"name": "meta-llama/Meta-Llama-3-70B-Instruct"}}
+    judge = Judge(source=judge_from, model={"name": "meta-llama/Meta-Llama-3-70B-Instruct"})
     c = circularity(p_src, cat_src, {"name": labeller}, judge)
     assert c["same"].tolist() == same
     # several labellers: each is checked
@@ -48,10 +49,10 @@ def test_the_paper_profile_takes_human_labels_first_and_is_not_circular():
         p = read_params(root / page)
         d, models = p, p["models"]
         assert d["p_star_from"][:2] == ["labels", "annotators"] and d["categories"][0] == "labels"
-        judge = {**d["judge"], "model": named_model(d["judge"]["model"], models, what="judge")}
+        judge = Judge.create(d["judge"]).replace(model=named_model(d["judge"]["model"], models, what="judge"))
         labeller = named_model(d["labeller"]["model"], models, what="labeller")
-        assert model_family(judge["model"]) == "Llama" and model_family(labeller) not in (None, "Llama")
+        assert model_family(judge.model) == "Llama" and model_family(labeller) not in (None, "Llama")
         c = circularity(d["p_star_from"], d["categories"], labeller, judge)
         assert len(c) == 2 and (c["same"] == "").all()
         # the same chain with the judge as labeller is what the pages call circular
-        assert (circularity(d["p_star_from"], d["categories"], judge["model"], judge)["same"] == "model").all()
+        assert (circularity(d["p_star_from"], d["categories"], judge.model, judge)["same"] == "model").all()

@@ -30,16 +30,16 @@ def test_setup_merges_defaults_and_resolves_named_models():
         "paper",
         1,
         data=DATA,
-        judge={"from": "llm", "model": "judge_llm"},
+        judge={"source": "llm", "model": "judge_llm"},
         labeller={"model": "judge_llm", "samples": 2},
-        training={"reward_model": "rm", "epochs": 2},
+        training={"reward_model": "rm", "train": {"epochs": 2}},
         models=models,
     )
     judge, labeller, training = s.settings.judge, s.settings.labeller, s.settings.training
-    assert judge["model"] == models["judge_llm"] and judge["n"] == 10 and judge["top_p"] == 0.9
-    assert labeller["model"] == models["judge_llm"] and labeller["samples"] == 2
-    assert training["reward_model"] == models["rm"] and training["epochs"] == 2
-    assert training["lr_sweep"] == list(T.LR_SWEEP)
+    assert judge.model == models["judge_llm"] and judge.n == 10 and judge.top_p == 0.9
+    assert labeller.model == models["judge_llm"] and labeller.samples == 2
+    assert training.reward_model == models["rm"] and training.train == {"epochs": 2}
+    assert training.lr_sweep == list(T.LR_SWEEP)
     assert provenance.same_model_warning(s).note == ""  # p* and categories are not the LLM's
     s.settings = s.settings.replace(p_star_from="llm")
     assert "the same model (some/model)" in provenance.same_model_warning(s).note
@@ -56,8 +56,8 @@ def test_setup_takes_a_page_s_parameters_as_they_are():
     for page in ("btb_subjectivity", "btb_margins", "btb_rewards"):
         p = page_params(page, "demo")
         s = btb.setup(**{**p, "data": DATA})
-        assert s.profile == "demo" and s.settings.judge["noise"] == JUDGE_NOISE and s.p_star_from == "truth"
-    assert s.settings.training["epochs"] == 30 and s.settings.evaluation["test_size"] == 250
+        assert s.profile == "demo" and s.settings.judge.noise == JUDGE_NOISE and s.p_star_from == "truth"
+    assert s.settings.training.train["epochs"] == 30 and s.settings.evaluation.test_size == 250
     with pytest.raises(TypeError, match=r"unknown setting\(s\) \['design'\]"):
         btb.setup(design={})
 

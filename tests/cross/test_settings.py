@@ -3,16 +3,21 @@ one place, bad values refused with the field named."""
 
 import pytest
 
-from pluralign.cross.settings import DEMO_DATA, JUDGE, SEAL, SPLIT, CrossSettings
+from pluralign.btb.settings import Judge
+from pluralign.cross.settings import DEMO_DATA, CrossSettings
+from pluralign.diverging.settings import Split
+from pluralign.seal.settings import AlignmentDesign
 
 
 def test_defaults_and_nested_overrides_merged_once():
+    """Part IV's judge, split and SEAL design are the other parts' own settings, with Part IV's defaults."""
     s = CrossSettings()
-    assert s.data == DEMO_DATA and s.judge == JUDGE and s.split == SPLIT and s.seal == SEAL and s.n_boot == 2000
-    o = CrossSettings.create({"judge": {"n": 3}}, split={"test": 50}, seal={"reward_models": {"pre": "a"}})
-    assert o.judge == {**JUDGE, "n": 3} and o.split == {"test": 50, "validation": 100}
-    assert o.seal["reward_models"] == {"pre": "a"} and o.seal["other_data"] == SEAL["other_data"]
-    assert o.replace(n_boot=7).judge == o.judge  # merging again over the defaults changes nothing
+    assert s.data == DEMO_DATA and s.judge == Judge(job="cross-margins") and s.split == Split() and s.n_boot == 2000
+    assert s.seal == AlignmentDesign(data=None, scoring_input=None)
+    o = CrossSettings.create({"judge": {"n": 3}}, split={"test": 50}, seal={"reward_models": {"pre": "a", "post": "b"}})
+    assert o.judge == Judge(job="cross-margins", n=3) and o.split == Split(test=50, validation=100)
+    assert o.seal.reward_models == {"pre": "a", "post": "b"} and o.seal.other_data == AlignmentDesign().other_data
+    assert o.replace(n_boot=7).judge == o.judge  # laying the current values over themselves changes nothing
     assert list(CrossSettings.documentation().index) == [
         "data",
         "ties",
@@ -34,7 +39,9 @@ def test_defaults_and_nested_overrides_merged_once():
     [
         ({"ties": "most"}, "ties must be"),
         ({"p_star_from": "oracle"}, "p_star_from must be"),
-        ({"judge": {"from": "crowd"}}, "judge.from must be"),
+        ({"judge": {"source": "crowd"}}, "judge.source must be"),
+        ({"judge": {"from": "llm"}}, r"judge: unknown key\(s\) \['from'\]"),
+        ({"seal": {"data": {"name": "x"}}}, "seal.data: Part IV's D is the study's own data"),
         ({"judge": {"temperature": 1}}, "judge: unknown key"),
         ({"split": {"train": 3}}, "split: unknown key"),
         ({"seal": {"other": []}}, "seal: unknown key"),

@@ -26,7 +26,7 @@ def test_setup_resolves_named_models_and_says_what_stands_in():
         judge={"model": "judge"},
     )
     assert s.seed == 3 and s.reward_model == {"head": "linear"} and s.settings.reward_model == "rm"
-    assert s.seal_design["reward_models"] == {"pre": {"head": "mlp"}, "post": {"head": "mlp"}}
+    assert s.seal_design.reward_models == {"pre": {"head": "mlp"}, "post": {"head": "mlp"}}
     assert "big-judge" in s.profile_note().data
     with pytest.raises(ValueError, match="reward_model 'nope'"):
         cross.setup(models=models, data={"simulate": {"n_pairs": 40, "seed": 0}}, reward_model="nope")
@@ -51,7 +51,7 @@ def test_every_profile_has_the_four_pages_with_valid_parameters(profile):
     settings = cross.CrossSettings.create({k: v for k, v in p.items() if k not in ("profile", "seed", "models")})
     if profile == "paper":  # MultiPref and HelpSteer2, analysed apart, with the paper's models by name
         assert [d["name"] for d in settings.data] == ["multipref", "helpsteer2"]
-        assert settings.judge["from"] == "llm" and settings.reward_model == "diverging_llama3_8b"
+        assert settings.judge.source == "llm" and settings.reward_model == "diverging_llama3_8b"
     elif profile == "sample":
         assert settings.data == {"name": "pandalm"} and not settings.has_judge
 
@@ -60,7 +60,7 @@ def test_sample_pandalm_gold_margins_by_class(shared_data, monkeypatch):
     """On PandaLM (three real annotators) question 1 runs without any model: every pair has a gold margin, and
     a 2–1 split (diverging when the annotators picked opposite responses) has m = 1/3."""
     monkeypatch.setenv("PLURALIGN_SHARED_DATA", str(shared_data))
-    s = cross.setup("sample", data={"name": "pandalm"}, p_star_from="annotators", judge={"from": None}, n_boot=100)
+    s = cross.setup("sample", data={"name": "pandalm"}, p_star_from="annotators", judge={"source": None}, n_boot=100)
     assert list(s.margins) == ["gold (annotators)"] and s.margins_left_out == {"gold (annotators)": 0}
     div = s.classified.index[s.classified["agreement"] == "diverging"]
     assert len(div) > 10 and np.allclose(s.margins["gold (annotators)"].reindex(div), 1 / 3)

@@ -9,7 +9,7 @@ import pytest
 
 from pluralign import diverging
 from pluralign.diverging import reward_models
-from pluralign.diverging.settings import JUDGE_LLM, DivergingSettings
+from pluralign.diverging.settings import Annotation, CauseClassifier, DivergingSettings, JudgeLLM, Split
 
 SPECS = [{"simulate": {"n_pairs": 300, "seed": 0, "annotation_format": "multipref"}}]
 
@@ -25,13 +25,13 @@ def test_every_setting_is_documented_once():
 
 
 def test_nested_settings_are_merged_over_their_defaults():
-    s = DivergingSettings.create(split={"test": 10}, annotation={"reference": "planted"}, cause_classifier=None)
-    assert s.split == {"test": 10, "validation": 100}
-    assert s.annotation == {"n": 50, "dir": None, "files": {}, "reference": "planted"}
-    assert s.cause_classifier == {"llm": None, "pairs": 50}
-    assert s.replace(n_boot=5).split == s.split  # merging twice changes nothing
+    s = DivergingSettings.create(split={"test": 10}, annotation={"reference": "planted"})
+    assert s.split == Split(test=10, validation=100)
+    assert s.annotation == Annotation(n=50, dir=None, files={}, reference="planted")
+    assert s.cause_classifier == CauseClassifier(llm=None, pairs=50)
+    assert s.replace(n_boot=5).split == s.split  # laying the current values over themselves changes nothing
     judge = DivergingSettings.create(judge_llm={"simulated": {"noise": 1.0}}).judge_llm
-    assert judge == {**JUDGE_LLM, "simulated": {"noise": 1.0}}
+    assert judge == JudgeLLM(simulated={"noise": 1.0}) and judge.label == "LLM judge"
     with pytest.raises(ValueError, match=r"split: unknown key\(s\) \['tset'\]"):
         DivergingSettings.create(split={"tset": 1})
     with pytest.raises(ValueError, match=r"annotation: unknown key\(s\) \['nn'\]"):
@@ -47,7 +47,8 @@ def test_nested_settings_are_merged_over_their_defaults():
         ({"annotation": {"reference": "people"}}, "annotation.reference must be 'planted' or None"),
         ({"judge_llm": {"label": "x"}}, "judge_llm needs exactly one of 'load'"),
         ({"judge_llm": {"load": {"name": "m"}, "simulated": {"noise": 1}}}, "judge_llm needs exactly one of 'load'"),
-        ({"judges": {"humans": "h"}}, r"judges: missing key\(s\) \['annotators', 'verdicts'\]"),
+        ({"judges": {"humans": "h"}}, r"judges: missing key\(s\) \['verdicts', 'annotators'\]"),
+        ({"cause_classifier": None}, "cause_classifier: None is not a value"),
         ({"datasets": "pandalm"}, "datasets must be a list"),
     ],
 )

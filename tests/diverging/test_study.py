@@ -33,8 +33,11 @@ def test_top_level_agreement_classes_is_the_parts():
 
 def test_setup_loads_each_data_set_apart_and_checks_the_paper_reference():
     s = diverging.setup(datasets=SPECS[:1])
-    assert s.names == ["simulated-multipref"] and s.settings.split == {"test": 300, "validation": 100}
-    assert s.settings.annotation["n"] == 50 and s.settings.cause_classifier == {"llm": None, "pairs": 50}
+    assert s.names == ["simulated-multipref"] and (s.settings.split.test, s.settings.split.validation) == (300, 100)
+    assert s.settings.annotation.n == 50 and (s.settings.cause_classifier.llm, s.settings.cause_classifier.pairs) == (
+        None,
+        50,
+    )
     with pytest.raises(ValueError, match="not loaded"):
         diverging.setup(datasets=SPECS[:1], paper_reference={"pandalm": "multipref"})
     with pytest.raises(ParamsError, match="not a key of models"):
@@ -58,8 +61,8 @@ def test_setup_has_the_one_signature_of_every_part():
     s = diverging.setup(
         datasets=SPECS[:1], models=m, cause_classifier={"llm": "gpt"}, judge_llm={"load": "gpt", "label": "GPT"}
     )
-    assert s.settings.cause_classifier == {"llm": m["gpt"], "pairs": 50}
-    assert s.settings.judge_llm["load"] == m["gpt"] and s.settings.judge_llm["label"] == "GPT"
+    assert s.settings.cause_classifier.llm == m["gpt"] and s.settings.cause_classifier.pairs == 50
+    assert s.settings.judge_llm.load == m["gpt"] and s.settings.judge_llm.label == "GPT"
 
 
 def test_every_page_parameter_file_is_a_setup_call():

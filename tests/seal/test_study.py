@@ -7,7 +7,7 @@ from pluralign import seal
 
 
 def test_setup_refuses_unknown_design_keys():
-    with pytest.raises(ValueError, match="unknown design key"):
+    with pytest.raises(ValueError, match=r"design: unknown key\(s\) \['typo'\]"):
         seal.setup(design={"data": {"simulate": {"n_pairs": 10}}, "typo": 1})
 
 

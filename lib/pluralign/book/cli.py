@@ -93,10 +93,15 @@ def _params(a) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     name = Path(a.file).name
+    if a.python:
+        print(f"# parameters of {src.stem} with {name}, for its parameters cell:")
+        print("".join(f"{k} = {v!r}\n" for k, v in resolved.items()), end="")
+        return 0
     text = (
         f"# parameters of {src.stem} with {name} (common.yml and includes merged), for papermill:\n"
         f"#   papermill {src.stem}.ipynb out.ipynb -f {Path(a.out).name if a.out else 'THIS_FILE.yml'}\n"
         + yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True, width=120)
+        + _defaults_comment(src, resolved)
     )
     if a.out:
         Path(a.out).write_text(text)
@@ -104,6 +109,27 @@ def _params(a) -> int:
     else:
         print(text, end="")
     return 0
+
+
+def _defaults_comment(notebook: Path, resolved: dict) -> str:
+    """The settings the page runs with at their defaults, as YAML comments (nothing for a notebook without a
+    settings class)."""
+    import yaml
+
+    from pluralign import params as P
+
+    effective = P.effective_settings(notebook, resolved) or {}
+    rest = {k: v for k, v in effective.items() if k not in resolved}
+    for k, v in effective.items():  # the keys of a nested setting the file leaves at their defaults
+        if isinstance(v, dict) and isinstance(resolved.get(k), dict) and P.settings_class(notebook).defaults().get(k):
+            rest.update({f"{k}.{key}": x for key, x in v.items() if key not in resolved[k]})
+    if not rest:
+        return ""
+    cls = P.settings_class(notebook)
+    body = yaml.safe_dump(rest, sort_keys=False, allow_unicode=True, width=116)
+    return f"# and at the defaults of {cls.__module__}.{cls.__name__}:\n" + "".join(
+        f"#   {line}\n" for line in body.splitlines()
+    )
 
 
 def _toc(a) -> int:
@@ -164,6 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("notebook", help="a notebook of the book by name (e.g. diverging_agreement) or a path")
     q.add_argument("-f", "--file", required=True, help="the page's parameter file (YAML)")
     q.add_argument("-o", "--out", help="write the resolved parameters to this file instead of printing them")
+    q.add_argument(
+        "--python",
+        action="store_true",
+        help="print them as Python assignments, to paste into the notebook's parameters cell (JupyterLab)",
+    )
     q.set_defaults(fn=_params)
     t = sub.add_parser("toc", help="print (or --write) _toc.yml generated from manifest.yml")
     t.add_argument("--profile", default="demo")

@@ -201,7 +201,9 @@ def read_params(path: Path, notebook: str | None = None) -> dict:
         src = Path(notebook) if str(notebook).endswith(".py") else ROOT / "notebooks" / f"{notebook}.py"
         declared = _declared(src)
     try:
-        return P.read_params(path, declared=declared, types=_types(src) if notebook is not None else None)
+        if notebook is None:
+            return P.read_params(path)
+        return P.read_params(path, declared=declared, types=_types(src), notebook=src)
     except P.ParamsError as e:
         raise BookError(str(e)) from None
 
@@ -290,7 +292,7 @@ def execute(
     if not refresh and output == r.output and _is_fresh(r, fp):
         return "cached"
     params = (
-        P.read_params(ROOT / r.params, declared=_declared(r.source), types=_types(r.source))
+        P.read_params(ROOT / r.params, declared=_declared(r.source), types=_types(r.source), notebook=r.source)
         if r.path
         else read_params(ROOT / r.params, r.notebook)
     )
@@ -564,7 +566,7 @@ def run_page(
     if not params_file.exists():
         raise BookError(f"no parameter file {params_file}")
     try:
-        params = P.read_params(params_file, declared=_declared(src), types=_types(src))
+        params = P.read_params(params_file, declared=_declared(src), types=_types(src), notebook=src)
     except P.ParamsError as e:
         raise BookError(str(e)) from None
     out_dir = Path(out_dir or Path.cwd() / "pluralign-runs").expanduser().resolve()

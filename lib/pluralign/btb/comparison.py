@@ -12,7 +12,6 @@ import pandas as pd
 
 from pluralign.btb import evaluation, training
 from pluralign.btb.margins import training_margins
-from pluralign.btb.settings import TRAINING
 
 __all__ = ["Comparison", "compare_reward_models", "NO_CATEGORY"]
 
@@ -41,19 +40,19 @@ def _baseline(study, rm, train_kw: dict):
     from pluralign import rewards
 
     sp, tr = study.data_splits, study.settings.training
-    if tr["baseline_model"] is None:
+    if tr.baseline_model is None:
         return training.sweep(
             rm,
             sp.train,
             sp.validation,
-            tr["lr_sweep"],
+            tr.lr_sweep,
             objective="bt",
-            metric=tr["select_on"],
+            metric=tr.select_on,
             seed=study.seed,
             progress=False,
             **train_kw,
         )
-    base = rewards.load(**tr["baseline_model"])  # the paper's OpenAssistant RM: scored on validation, not trained
+    base = rewards.load(**tr.baseline_model)  # the paper's OpenAssistant RM: scored on validation, not trained
     scores = training.validation_scores(base.prob_a(sp.validation, progress=False), sp.validation)
     row = {"objective": "bt (pretrained)", "lr": float("nan"), "split": "validation", **scores, "selected": True}
     return base, pd.DataFrame([row])
@@ -66,12 +65,12 @@ def _test_groups(study) -> tuple[pd.Series, pd.DataFrame]:
     p_star = study.p_star_of(sp.everything, tid)
     names = (
         sp.everything.pairs.set_index("pair_id")["dataset"]
-        if ev["dataset_column"] == "dataset"
-        else sp.everything.truth[ev["dataset_column"]]
+        if ev.dataset_column == "dataset"
+        else sp.everything.truth[ev.dataset_column]
     ).reindex(tid)
     kind, dist = study.categories_of(sp.everything, tid)
     groups = evaluation.table_groups(
-        names, kind, dist, in_domain=ev["in_domain"], out_of_domain=ev["out_of_domain"], names=ev["display_names"]
+        names, kind, dist, in_domain=ev.in_domain, out_of_domain=ev.out_of_domain, names=ev.display_names
     )
     return p_star, groups
 
@@ -84,20 +83,20 @@ def compare_reward_models(study) -> Comparison:
     sp, tr, seed = study.data_splits, study.settings.training, study.seed
     tid = sp.test.pairs["pair_id"]
     p_star, groups = _test_groups(study)
-    judged = study.judgments_of(sp.train_full if study.settings.judge["from"] == "annotators" else sp.train)
+    judged = study.judgments_of(sp.train_full if study.settings.judge.source == "annotators" else sp.train)
     margins = training_margins(judged)
-    train_kw = {k: v for k, v in tr.items() if k not in TRAINING}
-    rm = rewards.load(**(tr["reward_model"] or {}))
+    train_kw = dict(tr.train)
+    rm = rewards.load(**(tr.reward_model or {}))
     rewards.embed_all(rm, sp.everything)  # frozen encoder: every text embedded once (cached)
     base, sweep_b = _baseline(study, rm, train_kw)
     reg, sweep_r = training.sweep(
         rm,
         sp.train,
         sp.validation,
-        tr["lr_sweep"],
+        tr.lr_sweep,
         objective="bt-margin",
         margins=margins,
-        metric=tr["select_on"],
+        metric=tr.select_on,
         seed=seed,
         progress=False,
         **train_kw,
@@ -115,7 +114,7 @@ def compare_reward_models(study) -> Comparison:
                 p_base.reindex(keep),
                 p_reg.reindex(keep),
                 by=groups.reindex(keep),
-                n_boot=study.settings.evaluation["n_boot"],
+                n_boot=study.settings.evaluation.n_boot,
                 seed=seed,
             )
     return Comparison(

@@ -125,18 +125,19 @@ def uses(source, name: str) -> bool:
     return name in (source if isinstance(source, (list, tuple)) else [source])
 
 
-def circularity(p_star_from, categories, labeller, judge: dict) -> pd.DataFrame:
+def circularity(p_star_from, categories, labeller, judge) -> pd.DataFrame:
     """Is the evaluation circular? Per quantity (``"p*"``, ``"categories"``) whose source (or fallback chain)
-    includes the LLM ``labeller`` while the margins of Eq. 3 come from an LLM ``judge`` (``judge["from"] ==
-    "llm"``): each labeller's name and family, the judge's, and ``same`` — ``"model"`` (the same name),
-    ``"family"`` (the same :func:`model_family`, e.g. both Llama) or ``""`` (different). Beyond the Binary trains
+    includes the LLM ``labeller`` while the margins of Eq. 3 come from an LLM ``judge`` (a
+    :class:`~pluralign.btb.settings.Judge` whose ``source`` is "llm"): each labeller's name and family, the judge's,
+    and ``same`` — ``"model"`` (the same name), ``"family"`` (the same :func:`model_family`, e.g. both Llama) or
+    ``""`` (different). Beyond the Binary trains
     the regularized RM on Llama-3-70B's margins and evaluates it against human p* (§3.2–3.3); p* from the judge
     itself (or its family) would make the RM's target the judge's own view, which favours it over the baseline
     by construction. Empty when no LLM labels either quantity or the margins are not an LLM's."""
     rows = []
-    if judge.get("from") != "llm":
+    if judge.source != "llm":
         return pd.DataFrame(rows, columns=["quantity", "labeller", "labeller family", "judge", "judge family", "same"])
-    jm = judge.get("model")
+    jm = judge.model
     jname, jfam = model_name(jm), model_family(jm)
     labs = labeller if isinstance(labeller, (list, tuple)) else [labeller]
     for quantity, source in (("p*", p_star_from), ("categories", categories)):

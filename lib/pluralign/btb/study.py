@@ -20,7 +20,6 @@ from pluralign.btb import categories as category_sources
 from pluralign.btb import p_star as p_star_sources
 from pluralign.btb import training
 from pluralign.btb.comparison import Comparison, compare_reward_models
-from pluralign.btb.margins import judgments_from
 from pluralign.btb.settings import BtbSettings
 from pluralign.data.core import PreferenceData
 from pluralign.data.spec import load_specs
@@ -62,11 +61,11 @@ class Study:
         """The labeller's keyword arguments of the p* and category sources (``labels_file`` included)."""
         lab = self.settings.labeller
         return dict(
-            labeller=lab["model"],
-            samples=lab["samples"],
-            temperature=lab["temperature"],
-            top_p=lab["top_p"],
-            job=lab["job"],
+            labeller=lab.model,
+            samples=lab.samples,
+            temperature=lab.temperature,
+            top_p=lab.top_p,
+            job=lab.job,
             labels_file=self.settings.labels_file,
         )
 
@@ -121,27 +120,15 @@ class Study:
         """The judge of Eq. 3 as the pages name it."""
         j = self.settings.judge
         return {
-            "simulated": f"simulated judge (log-odds noise {j['noise']:g})",
-            "llm": f"{(j['model'] or {}).get('name')} ({j['method']})",
+            "simulated": f"simulated judge (log-odds noise {j.noise:g})",
+            "llm": f"{(j.model or {}).get('name')} ({j.method})",
             "annotators": "the data set's own annotators",
-        }[j["from"]]
+        }[j.source]
 
     def judgments_of(self, data: PreferenceData, p_star: pd.Series | None = None) -> pd.DataFrame:
         """Per-pair judgments and margins (Eq. 3) of ``data`` from the study's judge
         (:func:`pluralign.btb.margins.judgments_from`)."""
-        j = self.settings.judge
-        return judgments_from(
-            j["from"],
-            data,
-            n=j["n"],
-            seed=self.seed,
-            p_star=p_star,
-            noise=j["noise"],
-            judge=j["model"],
-            method=j["method"],
-            top_p=j["top_p"],
-            job=j["job"],
-        )
+        return self.settings.judge.judgments(data, seed=self.seed, p_star=p_star)
 
     @cached_property
     def judgments(self) -> pd.DataFrame:
@@ -155,11 +142,11 @@ class Study:
         ev = self.settings.evaluation
         return training.evaluation_splits(
             self.data,
-            test_only=ev["test_only"],
-            test_per_dataset=ev["test_per_dataset"],
-            ood_by=ev["ood_by"],
-            test_size=ev["test_size"],
-            validation_size=self.settings.training["validation_size"],
+            test_only=ev.test_only,
+            test_per_dataset=ev.test_per_dataset,
+            ood_by=ev.ood_by,
+            test_size=ev.test_size,
+            validation_size=self.settings.training.validation_size,
             seed=self.seed,
         )
 
@@ -182,11 +169,12 @@ def setup(
     (the labeller's, the judge's, ``reward_model``, ``baseline_model``) that name a key of ``models`` (the
     profile's models) are resolved with :func:`pluralign.params.named_model`."""
     s = BtbSettings.create(settings, **overrides)
-    lab, judge, tr = dict(s.labeller), dict(s.judge), dict(s.training)
-    lab["model"] = named_model(lab["model"], models, what="labeller")
-    judge["model"] = named_model(judge["model"], models, what="judge")
-    for key in ("reward_model", "baseline_model"):
-        tr[key] = named_model(tr[key], models, what=key)
-    s = s.replace(labeller=lab, judge=judge, training=tr)
+    s = s.replace(
+        labeller={"model": named_model(s.labeller.model, models, what="labeller")},
+        judge={"model": named_model(s.judge.model, models, what="judge")},
+        training={
+            key: named_model(getattr(s.training, key), models, what=key) for key in ("reward_model", "baseline_model")
+        },
+    )
     data, parts = load_specs(s.data, per_dataset=s.per_dataset, seed=seed)
     return Study(profile=profile, seed=int(seed), settings=s, data=data, parts=parts, models=models)

@@ -42,17 +42,17 @@ class Study:
     judge: dict = field(init=False)
     labeller: object = field(init=False)
     reward_model: dict = field(init=False)
-    seal_design: dict = field(init=False)
+    seal_design: object = field(init=False)
 
     def __post_init__(self):
         s, models = self.settings, self.models
-        self.judge = {**s.judge, "model": named_model(s.judge["model"], models, what="judge.model")}
+        self.judge = s.judge.replace(model=named_model(s.judge.model, models, what="judge.model"))
         self.labeller = named_model(s.labeller, models, what="labeller")
         self.reward_model = dict(named_model(s.reward_model, models, what="reward_model") or {})
-        rms = s.seal["reward_models"]
+        rms = s.seal.reward_models
         if rms:
             rms = {k: named_model(v, models, what=f"seal.reward_models.{k}") for k, v in rms.items()}
-        self.seal_design = {**s.seal, "reward_models": rms}
+        self.seal_design = s.seal.replace(reward_models=rms)
 
     @property
     def n_boot(self) -> int:
@@ -60,9 +60,9 @@ class Study:
 
     def profile_note(self):
         """The note naming the profile that produced the page and its offline stand-ins."""
-        model = self.judge["model"]
+        model = self.judge.model
         judge = model.get("name", "an LLM") if isinstance(model, dict) else str(model)
-        items = profiles.stand_ins(self.profile, "cross", noise=self.judge["noise"], n=self.judge["n"], judge=judge)
+        items = profiles.stand_ins(self.profile, "cross", noise=self.judge.noise, n=self.judge.n, judge=judge)
         return report.profile_note(self.profile, items)
 
     # ---- the pairs: agreement classes, p*, margins ---------------------------------------------------
@@ -102,24 +102,11 @@ class Study:
     @cached_property
     def synthetic_judgments(self) -> pd.DataFrame | None:
         """Eq. 3 judgments of the study's synthetic judge (:func:`pluralign.btb.margins.judgments_from`), or None."""
-        from pluralign.btb.margins import judgments_from
-
         j = self.judge
         if not self.settings.has_judge:
             return None
-        p_star = self.data.truth["share_a"] if j["from"] == "simulated" and self.has_truth else self.p_star
-        return judgments_from(
-            j["from"],
-            self.data,
-            n=j["n"],
-            seed=self.seed,
-            p_star=p_star,
-            noise=j["noise"],
-            judge=j["model"],
-            method=j["method"],
-            top_p=j["top_p"],
-            job=j["job"],
-        ).set_index("pair_id")
+        p_star = self.data.truth["share_a"] if j.source == "simulated" and self.has_truth else self.p_star
+        return j.judgments(self.data, seed=self.seed, p_star=p_star).set_index("pair_id")
 
     @cached_property
     def margins(self) -> dict:
@@ -128,7 +115,7 @@ class Study:
         out = {}
         sj = self.synthetic_judgments
         if sj is not None:
-            out[f"synthetic (n = {self.judge['n']})"] = sj["margin"].dropna()
+            out[f"synthetic (n = {self.judge.n})"] = sj["margin"].dropna()
         out["gold (annotators)"] = self.gold_judgments["margin"].dropna()
         return out
 
@@ -161,7 +148,7 @@ class Study:
         sj = self.synthetic_judgments
         if self.settings.train_margin == "synthetic" and sj is not None:
             judged = sj.reset_index().dropna(subset=["margin"])
-            return training_margins(judged), f"synthetic margins (n = {self.judge['n']})"
+            return training_margins(judged), f"synthetic margins (n = {self.judge.n})"
         return None, "gold margins (the pairs' own annotators, Eq. 3)"
 
     @cached_property
@@ -202,9 +189,9 @@ class Study:
         from pluralign.seal.design import alignment_models, alignment_rewards, chosen_rejected
 
         s = self.seal_design
-        parts = [spec.from_spec(x, self.seed) for x in s["other_data"] or []]
+        parts = [spec.from_spec(x, self.seed) for x in s.other_data or []]
         other = combine(*parts, name="other data") if len(parts) > 1 else (parts[0] if parts else None)
-        rms = alignment_models(self.data, other, models=s["reward_models"], train=s["train"], base=s["base_model"])
+        rms = alignment_models(self.data, other, models=s.reward_models, train=s.train, base=s.base_model)
         return alignment_rewards(self.data, rms=rms), rms, chosen_rejected(self.data).table
 
     @cached_property

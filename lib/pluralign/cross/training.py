@@ -84,22 +84,16 @@ def missing_margin_sentence(n_missing: int, n_train: int, synthetic: bool) -> st
     )
 
 
-def train_models(rm, data, classified, *, split: dict, seed: int, train: dict, margins: pd.Series | None):
+def train_models(rm, data, classified, *, split, seed: int, train: dict, margins: pd.Series | None):
     """The five reward models of :data:`MODELS` trained on one split: four through
     :func:`pluralign.diverging.reward_models.reward_model_study`, the margin-regularized one (Beyond the Binary
     Eq. 4) on the same training pairs with ``margins`` (None: the pairs' gold margins; a pair without one trains
-    with margin 0, :func:`fill_missing_margins`); the run with the held-out outputs ``p_a`` and ``gap`` of every
+    with margin 0, :func:`fill_missing_margins`); ``split``: a :class:`pluralign.diverging.settings.Split`;
+    the run with the held-out outputs ``p_a`` and ``gap`` of every
     model."""
     plain = {k: v for k, v in MODELS.items() if v[0] != "bt-margin"}
     r = rmod.reward_model_study(
-        rm,
-        data,
-        test=split["test"],
-        validation=split["validation"],
-        seed=seed,
-        models=plain,
-        classified=classified,
-        **train,
+        rm, data, test=split.test, validation=split.validation, seed=seed, models=plain, classified=classified, **train
     )
     name = next(k for k, v in MODELS.items() if v[0] == "bt-margin")
     m = rm.train(

@@ -85,13 +85,13 @@ class Study:
     @property
     def use_planted(self) -> bool:
         """Whether the simulator's planted causes are the reference labelling (``annotation.reference``)."""
-        return self.settings.annotation["reference"] == "planted" and all(
+        return self.settings.annotation.reference == "planted" and all(
             d.truth is not None and "cause" in d.truth.columns for d in self.data
         )
 
     @cached_property
     def annotation_folder(self) -> Path:
-        d = self.settings.annotation["dir"]
+        d = self.settings.annotation.dir
         return Path(d) if d else Path(tempfile.mkdtemp(prefix="pluralign-causes-"))
 
     @cached_property
@@ -100,7 +100,7 @@ class Study:
         (:func:`~pluralign.diverging.cause_annotation.export_for_annotation`, ``annotation.n`` pairs at most)."""
         out = {}
         for d in self.data:
-            n = min(int(self.settings.annotation["n"]), len(self.diverging_ids[d.name]))
+            n = min(int(self.settings.annotation.n), len(self.diverging_ids[d.name]))
             path = self.annotation_folder / f"causes-{d.name}.xlsx"
             out[d.name] = (path, sheets_io.export_for_annotation(d, self.classified[d.name], n, path, seed=self.seed))
         return out
@@ -110,7 +110,7 @@ class Study:
         """(labels written into the sheets, labels imported back), per data set: with the planted reference the
         planted causes and :func:`~pluralign.diverging.causes.rule_causes` are written in as two annotators;
         otherwise the filled-in files of ``annotation.files`` are read."""
-        written, files = {}, dict(self.settings.annotation["files"] or {})
+        written, files = {}, dict(self.settings.annotation.files or {})
         if self.use_planted:
             for name, (path, sheet) in self.sheets.items():
                 d = self.dataset(name)
@@ -146,8 +146,8 @@ class Study:
             d.name: rmod.reward_model_study(
                 self.rm,
                 d,
-                test=self.settings.split["test"],
-                validation=self.settings.split["validation"],
+                test=self.settings.split.test,
+                validation=self.settings.split.validation,
                 seed=self.seed,
                 models=models,
                 classified=self.classified[d.name],
@@ -194,11 +194,10 @@ def setup(
     changes = {}
     if s.reward_model is not None:
         changes["reward_model"] = dict(named_model(s.reward_model, models, what="reward_model"))
-    if s.cause_classifier["llm"] is not None:
-        llm = named_model(s.cause_classifier["llm"], models, what="cause_classifier.llm")
-        changes["cause_classifier"] = {**s.cause_classifier, "llm": llm}
-    if s.judge_llm is not None and s.judge_llm["load"] is not None:
-        changes["judge_llm"] = {**s.judge_llm, "load": named_model(s.judge_llm["load"], models, what="judge_llm.load")}
+    if s.cause_classifier.llm is not None:
+        changes["cause_classifier"] = {"llm": named_model(s.cause_classifier.llm, models, what="cause_classifier.llm")}
+    if s.judge_llm is not None and s.judge_llm.load is not None:
+        changes["judge_llm"] = {"load": named_model(s.judge_llm.load, models, what="judge_llm.load")}
     loaded = [from_spec(x, seed) for x in s.datasets]
     names = {d.name for d in loaded} | {x for d in loaded for x in d.pairs["dataset"].unique()}
     changes["paper_reference"] = agr.check_paper_reference(s.paper_reference, names)

@@ -123,7 +123,7 @@ def btb_rows(s) -> list[dict]:
     truth = s.data.truth
     judge = s.settings.judge
     judgments = s.judgments.reindex(s.ids)
-    rows = [B.margin_pstar_correlation(judgments, truth["share_a"], s.seed, noise=judge["noise"], n=judge["n"])]
+    rows = [B.margin_pstar_correlation(judgments, truth["share_a"], s.seed, noise=judge.noise, n=judge.n)]
     kind, _ = s.categories
     rows.append(B.subjectivity_category_accuracy(kind, truth, str(s.category_source), s.seed))
     c = s.comparison

@@ -128,7 +128,7 @@ def sweep_table(context) -> pd.DataFrame:
     judge = btb.settings.judge
     _, _, data = demo_rm
     rows = _diverging(spec, seed)
-    rows += _margins(btb.data.truth["share_a"].reindex(btb.ids), seed, judge["noise"], judge["n"])
+    rows += _margins(btb.data.truth["share_a"].reindex(btb.ids), seed, judge.noise, judge.n)
     rows += _imprints(data, pd.Index(data.pairs["pair_id"]), context.noise_sd, seed)
     rows += _robustness(seal.D, seal.view, context.noise_sd, seed)
     return pd.DataFrame(rows)

@@ -26,7 +26,7 @@ shows one :class:`~pluralign.report.Result` per section, each a function of the 
 - :mod:`.plots` — the figures.
 """
 
-from pluralign.seal.design import DEMO_STUDY, alignment_rewards, chosen_rejected
+from pluralign.seal.design import alignment_rewards, chosen_rejected
 from pluralign.seal.facts import reported
 from pluralign.seal.features import IMPRINT_FEATURES, featurize, rule_featurize
 from pluralign.seal.imprint import feature_imprint, imprint_table
@@ -43,7 +43,6 @@ __all__ = [
     "SealSettings",
     "reported",
     "scoring_inputs",
-    "DEMO_STUDY",
     "chosen_rejected",
     "alignment_rewards",
     "feature_imprint",

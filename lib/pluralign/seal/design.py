@@ -15,7 +15,6 @@ SEAL's (:mod:`pluralign.seal.study` puts them together).
 - :func:`entry_texts`, :func:`entry_features` (:class:`EntryFeatures`) — the dialogues SEAL labels and their
   features from the simulator, the rule-based featurizer or an LM-labeller; :func:`labeller_gamma` — γ_i;
   :func:`stability_check` — label stability across labellers (App. D.5).
-- :data:`DEMO_STUDY` — the demo profile's design.
 
 The demo's planted truth and the recovery checks are in :mod:`pluralign.seal.planted` (re-exported here).
 """
@@ -307,6 +306,28 @@ class EntryFeatures:
     labeller: str | None = None
 
 
+def _text_labels(view: pd.DataFrame, source: str, llm, job: str):
+    """The labels of the chosen and rejected dialogues of ``view`` from the rule featurizer (``source`` "rules")
+    or the LM-labeller ``llm`` ("llm"): (chosen labels, rejected labels, labeller, regressors, note)."""
+    from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, featurize, rule_featurize
+
+    texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
+    if source == "rules":
+        # the rule featurizer's taxonomy features and list format; its word count (verbosity) is a
+        # measure outside SEAL's taxonomy, checked against the planted verbosity, not regressed on
+        regs = [f for f in RULE_FEATURES if f != "response_words"]
+        note = "rule-based featurizer (surface patterns); helpfulness stand-in: not a refusal"
+        return rule_featurize(texts_c), rule_featurize(texts_r), "rules", regs, note
+    if llm is None:
+        raise ValueError("entry_features(source='llm') needs llm= (pluralign.llm.load(...))")
+    lab_c = featurize(texts_c, llm, job=f"{job}-chosen")
+    lab_r = featurize(texts_r, llm, job=f"{job}-rejected")
+    # every scalar taxonomy feature: the VIF > 5 filter of the regressions decides what stays out
+    # (footnote 6; in the paper the two assistant_* features, leaving Table 5's 15)
+    note = f"LM-labeller {lab_c.labeller} with the App. C.3 prompt"
+    return lab_c.table, lab_r.table, lab_c.labeller, list(SCALAR_FEATURES), note
+
+
 def entry_features(
     data, view: pd.DataFrame, source: str = "rules", *, llm=None, job: str = "seal-taxonomy"
 ) -> EntryFeatures:
@@ -325,7 +346,7 @@ def entry_features(
 
     Returns :class:`EntryFeatures`.
     """
-    from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, feature_matrix, featurize, rule_featurize
+    from pluralign.seal.features import feature_matrix
 
     if source not in FEATURE_SOURCES:
         raise ValueError(f"entry_features: source must be one of {FEATURE_SOURCES}, got {source!r}")
@@ -341,23 +362,7 @@ def entry_features(
             "harmless = not harmful (planted)",
         )
     else:
-        texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
-        if source == "rules":
-            lc, lr, labeller = rule_featurize(texts_c), rule_featurize(texts_r), "rules"
-            # the rule featurizer's taxonomy features and list format; its word count (verbosity) is a
-            # measure outside SEAL's taxonomy, checked against the planted verbosity, not regressed on
-            regs = [f for f in RULE_FEATURES if f != "response_words"]
-            note = "rule-based featurizer (surface patterns); helpfulness stand-in: not a refusal"
-        else:
-            if llm is None:
-                raise ValueError("entry_features(source='llm') needs llm= (pluralign.llm.load(...))")
-            lab_c = featurize(texts_c, llm, job=f"{job}-chosen")
-            lab_r = featurize(texts_r, llm, job=f"{job}-rejected")
-            lc, lr, labeller = lab_c.table, lab_r.table, lab_c.labeller
-            # every scalar taxonomy feature: the VIF > 5 filter of the regressions decides what stays out
-            # (footnote 6; in the paper the two assistant_* features, leaving Table 5's 15)
-            regs = list(SCALAR_FEATURES)
-            note = f"LM-labeller {labeller} with the App. C.3 prompt"
+        lc, lr, labeller, regs, note = _text_labels(view, source, llm, job)
         ch, rj = feature_matrix(lc, regs), feature_matrix(lr, regs)
         tc, tr = ch.copy(), rj.copy()
         if source == "rules":
@@ -469,30 +474,3 @@ __all__ += ["weight_recovery", "stability_check"]
 #: population: verbosity 0.6, format 0.4, sentiment 0.2, complexity -0.3, refusal -0.5; per feature the mean
 #: and spread of the annotators' weights, :func:`pluralign.data.simulate`); the post-D RM on both; a frozen
 #: MiniLM with a small MLP head, Bradley-Terry on majority labels; scored on the loader's (prompt, reply), as trained.
-DEMO_STUDY = {
-    "data": {"simulate": {"n_pairs": 1200, "seed": 0}},
-    "other_data": [
-        {
-            "simulate": {
-                "n_pairs": 600,
-                "seed": 1,
-                "name": "simulated-other",
-                "weights": {
-                    "verbosity": [-0.6, 1.0],
-                    "format": [-0.4, 0.9],
-                    "sentiment": [-0.5, 1.0],
-                    "complexity": [0.3, 0.9],
-                    "refusal": [0.3, 1.0],
-                },
-            }
-        }
-    ],
-    "reward_models": None,
-    "train": {"objective": "bt", "labels": "aggregate"},
-    "base_model": {"head": "mlp"},
-    # what the RMs score (seal.scoring_inputs): this project's own pair is trained on the loader's (prompt, reply)
-    # pairs and is scored as it was trained; SEAL's (history, "Assistant: reply") split is for named RMs
-    "scoring_input": "prompt_reply",
-}
-
-__all__ += ["DEMO_STUDY"]

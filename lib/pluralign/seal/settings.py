@@ -1,6 +1,8 @@
 """The settings of the SEAL pages (Part II): :class:`SealSettings`, one field per page parameter of the four pages
 (``notebooks/seal_*.py``, ``params/<profile>/seal-*.yml``) besides ``profile``, ``seed`` and ``models``, each default
-and its meaning written once, validated on construction."""
+and its meaning written once, validated on construction. The study design (D, the other data and the pre-D /
+post-D reward models, § 2) is the nested :class:`AlignmentDesign`, whose defaults are the demo's simulated design;
+Part IV uses it too, with its own data as D."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ import dataclasses
 from typing import Any
 
 from pluralign.data.difficulty import REWRITE_FLIP
-from pluralign.seal.design import DEMO_STUDY, FEATURE_SOURCES
+from pluralign.seal.design import FEATURE_SOURCES
 from pluralign.seal.resistance import LABELLER_RULES
-from pluralign.settings import Settings, setting
+from pluralign.seal.scoring import SCORING_INPUTS
+from pluralign.settings import Section, Settings, setting
 
-__all__ = ["SealSettings", "ROBUSTNESS_MODELS", "TOPIC_SOURCES"]
+__all__ = ["SealSettings", "AlignmentDesign", "ROBUSTNESS_MODELS", "TOPIC_SOURCES"]
 
 #: Eq. 4 / Table 8's regression: the linear probability model of SEAL's code, or the logit of Eq. 4 as written.
 ROBUSTNESS_MODELS = ("linear", "logit")
@@ -20,16 +23,63 @@ ROBUSTNESS_MODELS = ("linear", "logit")
 TOPIC_SOURCES = ("rules", "llm")
 
 
+#: The demo's "other" preference data: 600 simulated pairs of another population (the pre-D RM's training data).
+DEMO_OTHER_DATA = [
+    {
+        "simulate": {
+            "n_pairs": 600,
+            "seed": 1,
+            "name": "simulated-other",
+            "weights": {
+                "verbosity": [-0.6, 1.0],
+                "format": [-0.4, 0.9],
+                "sentiment": [-0.5, 1.0],
+                "complexity": [0.3, 0.9],
+                "refusal": [0.3, 1.0],
+            },
+        }
+    }
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class AlignmentDesign(Section):
+    """SEAL's study design (§ 2, Fig. 1): the alignment data set D and the pre-D / post-D reward models — two named
+    models, or a pre-D model trained on ``other_data`` and a post-D one on it plus D
+    (:func:`pluralign.seal.design.alignment_models`). The defaults are the demo's simulated design."""
+
+    data: Any = setting({"simulate": {"n_pairs": 1200, "seed": 0}}, "D: a pluralign.load spec")
+    other_data: list | None = setting(DEMO_OTHER_DATA, "the pre-D RM's training data (pluralign.load specs)")
+    reward_models: dict | None = setting(
+        None,
+        "{pre, post}: pluralign.rewards.load arguments or keys of `models`; None: this project's own pair, trained "
+        "with `train` over `base_model`",
+    )
+    train: dict | None = setting({"objective": "bt", "labels": "aggregate"}, "RewardModel.train arguments of the pair")
+    base_model: dict = setting({"head": "mlp"}, "pluralign.rewards.load arguments of the pair's base model")
+    scoring_input: str | None = setting(
+        "prompt_reply",
+        "what the RMs score (pluralign.seal.scoring): 'seal' (SEAL's (history, reply) split, for named RMs) or "
+        "'prompt_reply' (the loader's pairs, as this project's own pair was trained); None: by the models",
+    )
+
+    def __post_init__(self):
+        if self.reward_models is not None and set(self.reward_models) != {"pre", "post"}:
+            raise ValueError(f"design.reward_models must have keys 'pre' and 'post', got {sorted(self.reward_models)}")
+        if self.scoring_input is not None and self.scoring_input not in SCORING_INPUTS:
+            raise ValueError(f"design.scoring_input must be one of {SCORING_INPUTS}, got {self.scoring_input!r}")
+
+
 @dataclasses.dataclass(frozen=True)
 class SealSettings(Settings):
     """Every parameter of the Part II pages (SEAL, Revel et al. 2024)."""
 
-    design: dict | None = setting(
-        None,
-        "the study design shared by the four pages (params/<profile>/seal-study.yml): data (D) and other_data "
-        "(pluralign.load specs; the pre-D RM's training data), reward_models ({pre, post}: pluralign.rewards.load "
-        "arguments or keys of `models`) or the train and base_model of this project's own pair, and scoring_input "
-        "('seal': SEAL's (history, reply) split; 'prompt_reply': the loader's). None: seal.DEMO_STUDY",
+    design: AlignmentDesign = setting(
+        AlignmentDesign(),
+        "the study design shared by the four pages (params/<profile>/seal-study.yml; AlignmentDesign): data (D) "
+        "and other_data (pluralign.load specs; the pre-D RM's training data), reward_models ({pre, post}: "
+        "pluralign.rewards.load arguments or keys of `models`) or the train and base_model of this project's own "
+        "pair, and scoring_input ('seal': SEAL's (history, reply) split; 'prompt_reply': the loader's)",
     )
     features: str | None = setting(
         None,
@@ -90,12 +140,6 @@ class SealSettings(Settings):
         one_of("robustness_model", ROBUSTNESS_MODELS)
         one_of("topic_source", TOPIC_SOURCES)
         one_of("features", (None, *FEATURE_SOURCES))
-        if self.design is not None:
-            unknown = set(self.design) - set(DEMO_STUDY)
-            if unknown:
-                raise ValueError(
-                    f"SealSettings: unknown design key(s) {sorted(unknown)}; expected {sorted(DEMO_STUDY)}"
-                )
         if self.rewriter not in (None, "simulator") and not self.labeller:
             raise ValueError(
                 "SealSettings: rewriter needs a labeller too: § 2.3 re-labels every rewrite with the LM-labeller "

@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from pluralign.seal.design import (
-    DEMO_STUDY,
     AlignmentModels,
     EntryFeatures,
     alignment_models,
@@ -156,10 +155,10 @@ class Study:
         return None if fits is None else fits[self.settings.robustness_model]
 
 
-def _design_models(design: dict, models: dict | None):
+def _design_models(design, models: dict | None):
     """The design's named pre-D / post-D reward models resolved against ``models`` (None: this project trains its
     own pair)."""
-    named = design.get("reward_models")
+    named = design.reward_models
     return None if named is None else {k: model_args(v, models, f"reward_models.{k}") for k, v in named.items()}
 
 
@@ -185,26 +184,24 @@ def setup(
     ``models``; an unknown name is an error naming it). ``models``: the profile's named models, which the design's
     ``reward_models``, the ``labeller`` and the ``rewriter`` may name by key.
 
-    The design (None: :data:`~pluralign.seal.design.DEMO_STUDY`) gives D and the other data, the pre-D / post-D
-    reward models (:func:`~pluralign.seal.design.alignment_models`) and what they score (``scoring_input``;
+    The design (:class:`~pluralign.seal.settings.AlignmentDesign`, the demo's by default) gives D and the other
+    data, the pre-D / post-D reward models (:func:`~pluralign.seal.design.alignment_models`) and what they score
+    (``scoring_input``;
     default :func:`~pluralign.seal.design.default_scoring_input`); ``features`` the entries' features
     (:func:`~pluralign.seal.design.entry_features`). Models, rewards and labels are cached on disk, so the four
     pages share one computation."""
     from pluralign.data import spec
-    from pluralign.seal.scoring import SCORING_INPUTS
 
     s = SealSettings.create(settings, **overrides)
     _check_model_names(s, models)
-    d = dict(DEMO_STUDY if s.design is None else s.design)
+    d = s.design
     reward_models = _design_models(d, models)
-    D = spec.from_spec(d["data"], seed)
-    other_parts = [spec.from_spec(x, seed) for x in d.get("other_data") or []]
+    D = spec.from_spec(d.data, seed)
+    other_parts = [spec.from_spec(x, seed) for x in d.other_data or []]
     other = combine(*other_parts, name="other data") if other_parts else None
     pairs = chosen_rejected(D)
-    rms = alignment_models(D, other, models=reward_models, train=d.get("train"), base=d.get("base_model"))
-    scoring_input = d.get("scoring_input") or default_scoring_input(rms)
-    if scoring_input not in SCORING_INPUTS:
-        raise ValueError(f"seal.setup: design scoring_input must be one of {SCORING_INPUTS}, got {scoring_input!r}")
+    rms = alignment_models(D, other, models=reward_models, train=d.train, base=d.base_model)
+    scoring_input = d.scoring_input or default_scoring_input(rms)
     R = alignment_rewards(D, rms=rms, scoring_input=scoring_input)
     F = None
     if s.features is not None:

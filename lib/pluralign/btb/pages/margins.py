@@ -33,7 +33,7 @@ def profile_note(study: Study):
     """The note naming the profile that produced the page and its offline stand-ins on this profile."""
     s = study.settings
     stand_ins = profiles.stand_ins(
-        study.profile, "btb.margins", noise=s.judge["noise"], n=s.judge["n"], embedded_pairs=s.embedded_pairs
+        study.profile, "btb.margins", noise=s.judge.noise, n=s.judge.n, embedded_pairs=s.embedded_pairs
     )
     return report.profile_note(study.profile, stand_ins)
 
@@ -66,7 +66,7 @@ def synthetic_judgments(study: Study) -> report.Result:
 def judge_quality(study: Study) -> report.Result:
     """How often the judge sides with the population majority, and Pearson r / mean L1 between its
     share of A votes and p* (95% bootstrap CIs)."""
-    if study.settings.judge["from"] == "annotators":
+    if study.settings.judge.source == "annotators":
         return report.Result(
             table=None,
             note="Here the margins come from the data set's own annotators (the "
@@ -107,7 +107,7 @@ def judge_quality(study: Study) -> report.Result:
 @report.section("btb_n_judgments")
 def margin_distribution(study: Study) -> report.Result:
     """The Eq. 3 margins (by category where there is one) and, with p*, against |2p* − 1|."""
-    ids, n = study.ids, int(study.settings.judge["n"])
+    ids, n = study.ids, int(study.settings.judge.n)
     frame = pd.DataFrame({"margin": study.judgments["margin"].reindex(ids)})
     if study.p_star is not None:
         frame["population agreement |2p*-1|"] = (2 * study.p_star - 1).abs()
@@ -144,14 +144,14 @@ def embedded_judge(study: Study, pairs: int | None = None) -> report.Result:
                 "runs it on a handful of real pairs."
             ),
         )
-    ids, p_star, n = study.ids, study.p_star, int(study.settings.judge["n"])
+    ids, p_star, n = study.ids, study.p_star, int(study.settings.judge.n)
     t0 = time.perf_counter()
     with contextlib.redirect_stderr(io.StringIO()):  # the model's conversion / loading progress bars
         gemma = load_llm(None)
     t_load = time.perf_counter() - t0
     few = study.data.subset(list(ids[:pairs]), reason=f"first {pairs} pairs for the embedded LLM")
     t0 = time.perf_counter()
-    job = f"{study.settings.judge['job']}-embedded"
+    job = f"{study.settings.judge.job}-embedded"
     gj = eq3.synthetic_judgments(gemma, few, n=n, method="logprob", seed=study.seed, job=job).set_index("pair_id")
     t_judge = time.perf_counter() - t0
     show = pd.DataFrame({"Gemma P(A)": gj["p_a"], "A votes of 10": gj["n_a"], "Gemma margin": gj["margin"]})

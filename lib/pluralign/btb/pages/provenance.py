@@ -55,7 +55,7 @@ def circularity_warning(study: Study, used: set | None = None) -> str:
     """The warning box for :func:`pluralign.btb.sources.circularity` (only the quantities in ``used``
     when given: those an LLM actually labelled), or ""."""
     s = study.settings
-    c = source_checks.circularity(s.p_star_from, s.categories, s.labeller["model"], s.judge)
+    c = source_checks.circularity(s.p_star_from, s.categories, s.labeller.model, s.judge)
     if used is not None:
         c = c[c["quantity"].isin(used)]
     c = c[c["same"] != ""]
@@ -88,12 +88,12 @@ def same_model_warning(study: Study) -> report.Result:
 def _not_human(study: Study, by_llm) -> str:
     """The warning that an LLM labeller, not humans, gave p* or the categories of ``by_llm``'s pairs."""
     s = study.settings
-    models = s.labeller["model"] if isinstance(s.labeller["model"], list) else [s.labeller["model"]]
+    models = s.labeller.model if isinstance(s.labeller.model, list) else [s.labeller.model]
     names = ", ".join(str(source_checks.model_name(m)) for m in models)
     judge = (
-        f"; it is of another model family than the margin judge ({source_checks.model_name(s.judge['model'])}),"
+        f"; it is of another model family than the margin judge ({source_checks.model_name(s.judge.model)}),"
         " so the evaluation is not circular"
-        if s.judge["from"] == "llm"
+        if s.judge.source == "llm"
         else ""
     )
     counts = " and ".join(f"{QUANTITY[q]} of {int(n)} pairs" for q, n in zip(by_llm["quantity"], by_llm["pairs"]))

@@ -63,9 +63,9 @@ def profile_note(study: Study):
     stand_ins = profiles.stand_ins(
         study.profile,
         "btb.rewards",
-        noise=s.judge["noise"],
-        n=s.judge["n"],
-        hh_rlhf_test=provenance.pairs_taken(s.evaluation["test_per_dataset"], "hh-rlhf"),
+        noise=s.judge.noise,
+        n=s.judge.n,
+        hh_rlhf_test=provenance.pairs_taken(s.evaluation.test_per_dataset, "hh-rlhf"),
     )
     return report.profile_note(study.profile, stand_ins)
 
@@ -88,7 +88,7 @@ def paper_numbers(study: Study) -> report.Result:
     ds = t1[t1.grouping == "dataset"]
     kinds = t1.set_index(["grouping", "category"])
     per = sorted(set(ds["n"].astype(int)))
-    lrs = [float(v) for v in study.settings.training["lr_sweep"]]
+    lrs = [float(v) for v in study.settings.training.lr_sweep]
     dec = float(np.mean(np.log10(lrs)) - np.mean(np.log10(LR_SWEEP)))  # decades between the centres
     values = {
         "btb_paper_n": int(ds["n"].sum()),
@@ -205,7 +205,7 @@ def _backwards(study: Study, t: pd.DataFrame, note: str) -> str:
     ds = t[(t.grouping == "dataset") & (t.baseline_hi < 0)]
     if not len(ds):
         return note
-    ood = set(study.settings.evaluation["out_of_domain"] or [])
+    ood = set(study.settings.evaluation.out_of_domain or [])
     said = [
         f"{c} ({'held out of training' if c in ood else 'in training'}; N = {int(n)}): r = "
         f"{evaluation.interval(v, lo, hi)}"
@@ -338,7 +338,7 @@ def paper_sized_check(study: Study) -> report.Result:
     none = provenance.no_test_p_star(study)
     if none is not None:
         return none
-    c, size = study.comparison, int(study.settings.evaluation["paper_sized_check"])
+    c, size = study.comparison, int(study.settings.evaluation.paper_sized_check)
     cmp = c.table
     tid = c.p_star.index[c.p_star.notna()]
     allr = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
@@ -356,7 +356,7 @@ def paper_sized_check(study: Study) -> report.Result:
             c.p_baseline.reindex(sid),
             c.p_regularized.reindex(sid),
             by=c.groups.reindex(sid),
-            n_boot=study.settings.evaluation["n_boot"],
+            n_boot=study.settings.evaluation.n_boot,
             seed=study.seed,
         )
     both = pd.concat(
@@ -432,7 +432,7 @@ def _sweep_skipped(study: Study) -> str:
     judge votes from the page's simulator and simulated judge, and reads the test pairs' planted features."""
     specs, s = study.settings.data, study.settings
     simulated = len(specs) == 1 and isinstance(specs[0], dict) and "simulate" in specs[0]
-    if simulated and not s.evaluation["test_only"] and s.judge["from"] == "simulated":
+    if simulated and not s.evaluation.test_only and s.judge.source == "simulated":
         return ""
     return (
         "the training-size sweep draws fresh training sets from a simulated population and votes from the "
@@ -454,14 +454,14 @@ def training_size_sweep(study: Study) -> report.Result:
     if none is not None:
         return none
     s, c = study.settings, study.comparison
-    paper, noise = evaluation.paper_median_delta(), float(s.judge["noise"])
+    paper, noise = evaluation.paper_median_delta(), float(s.judge.noise)
     fits = decidability.sweep(
         s.data[0],
         c.splits.everything.truth,
         c.p_star,
-        ood_by=s.evaluation["ood_by"],
+        ood_by=s.evaluation.ood_by,
         noise=noise,
-        n=int(s.judge["n"]),
+        n=int(s.judge.n),
         sizes=decidability.SIZES,
         noises=decidability.NOISES,
         draws=decidability.DRAWS,

@@ -43,7 +43,7 @@ def llm_causes(study: Study) -> Result:
     """Label the sampled diverging pairs with the LLM cause classifier (``cause_classifier.llm``, at most
     ``cause_classifier.pairs`` per data set) and compare it with the imported human labels; without a
     classifier the section does not run."""
-    spec = study.settings.cause_classifier["llm"]
+    spec = study.settings.cause_classifier.llm
     if spec is None:
         return Result(
             table=None, skipped="The cause classifier is not run on this profile (no `cause_classifier.llm`)."
@@ -54,7 +54,7 @@ def llm_causes(study: Study) -> Result:
     _, imported = study.round_trip
     tables, notes, figs = {}, [], []
     for name, (_, sheet) in study.sheets.items():
-        ids = list(sheet["pair_id"])[: int(study.settings.cause_classifier["pairs"])]
+        ids = list(sheet["pair_id"])[: int(study.settings.cause_classifier.pairs)]
         got = classifier.classify_causes(study.dataset(name), model, ids, job=f"diverging-causes-{name}")
         notes.append(
             f"**{name}**: {len(got.labels)} pairs labelled, {len(got.failed)} failed "

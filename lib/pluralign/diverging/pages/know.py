@@ -87,10 +87,10 @@ def mean_variance_table2(study: Study) -> Result:
 def _published_judges(study: Study) -> tuple[dict, dict]:
     """The decisiveness of each judge whose verdicts ``judges`` names, and what the data loader dropped."""
     spec, s = study.settings.judges, study.settings
-    humans, verdicts = pdata.load(spec["humans"]), pdata.load(spec["verdicts"])
+    humans, verdicts = pdata.load(spec.humans), pdata.load(spec.verdicts)
     classes = agr.agreement_classes(humans, ties=s.ties)
     decisiveness, dropped = {}, {}
-    for judge in spec["annotators"]:
+    for judge in spec.annotators:
         decisiveness[judge] = kn.judge_decisiveness(
             kn.judge_verdicts(verdicts, judge), classes, n_boot=s.n_boot, seed=study.seed
         )
@@ -103,21 +103,21 @@ def _llm_judge(study: Study) -> dict:
     §4's runs (the same split as Table 2's: no Table 2 model is trained for this)."""
     spec, s = study.settings.judge_llm, study.settings
     model = None
-    if spec["simulated"] is None:
+    if spec.simulated is None:
         from pluralign import llm as llms
 
-        model = llms.load(**spec["load"])
+        model = llms.load(**spec.load)
     out = {}
     for name, r in ((n, m.run) for n, m in study.mv_runs.items()):
-        pairs = r.heldout.pairs.head(spec["n_pairs"] if spec["n_pairs"] is not None else len(r.heldout.pairs))
+        pairs = r.heldout.pairs.head(spec.n_pairs if spec.n_pairs is not None else len(r.heldout.pairs))
         if model is None:  # the demo's named stand-in: a judge that knows the planted population split
-            probs = kn.simulated_judge(r.heldout.truth, pairs["pair_id"], seed=study.seed, **spec["simulated"])
+            probs = kn.simulated_judge(r.heldout.truth, pairs["pair_id"], seed=study.seed, **spec.simulated)
             probs = probs.to_numpy()
         else:
             probs = model.judge_ab_many(
                 pairs[["prompt", "response_a", "response_b"]].to_dict("records"), job=f"diverging-know-judge-{name}"
             )
-        out[f"{spec['label']} on {name}"] = kn.judge_decisiveness(
+        out[f"{spec.label} on {name}"] = kn.judge_decisiveness(
             pd.Series(probs, index=pairs["pair_id"].to_numpy(), dtype=float),
             r.classified.loc[pairs["pair_id"].to_numpy()],
             n_boot=s.n_boot,

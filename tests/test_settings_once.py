@@ -1,0 +1,139 @@
+"""A default is written once: in the part's settings class (pluralign.settings). A page's notebook states no
+setting in its parameters cell and binds no setting's name elsewhere (its setup call reads settings from the
+notebook's namespace), and no value of a parameter file equals the value it overrides (the setting's default, or
+what its includes and common.yml gave)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pluralign import params as P
+from pluralign.settings import Section
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted(p for p in (ROOT / "notebooks").glob("*.py") if P.settings_class(p) is not None)
+CELL_NAMES = {"profile", "seed", "models"}
+
+
+def _notebook_for(params_file: Path) -> Path | None:
+    """The notebook a parameter file (or a study file it is included by) configures: by the part's file prefix."""
+    stem = params_file.stem
+    exact = ROOT / "notebooks" / f"{stem.replace('-', '_')}.py"
+    if exact.exists():
+        return exact
+    part = stem.split("-")[0]
+    return next((p for p in PAGES if p.stem.startswith(f"{part}_")), None)
+
+
+def restated(own: dict, below: dict, notebook: Path) -> list[str]:
+    """The keys of ``own`` (a parameter file's own keys) whose value equals what it overrides: ``below`` (what
+    common.yml and the includes give) where that has the key, else the notebook's default (its settings class's,
+    key by key inside a nested setting, or its parameters cell's)."""
+    cls = P.settings_class(notebook)
+    cell = {p.name: p.default for p in P._cell_parameters(notebook)}
+    out = []
+    for key, value in own.items():
+        if key in below:
+            if value == below[key]:
+                out.append(key)
+            continue
+        if cls is not None and key in {f.name for f in dataclasses.fields(cls)}:
+            default = getattr(cls.create(), key)
+            if isinstance(default, Section) and isinstance(value, dict):
+                for k, v in value.items():
+                    if getattr(type(default).create(default, **{k: v}), k) == getattr(default, k):
+                        out.append(f"{key}.{k}")
+            elif _normalized(cls, key, value) == default:
+                out.append(key)
+        elif key in cell:
+            try:
+                if ast.literal_eval(cell[key]) == value:
+                    out.append(key)
+            except (ValueError, SyntaxError):
+                pass
+    return out
+
+
+def _normalized(cls, key: str, value):
+    """``value`` as the settings hold it (e.g. a learning-rate grid named "paper" as its list); as given where the
+    setting alone does not validate (a check across settings, e.g. features 'llm' without a labeller)."""
+    try:
+        return getattr(cls.create(**{key: value}), key)
+    except ValueError:
+        return value
+
+
+def _below(path: Path) -> dict:
+    """What the includes and common.yml of ``path`` give (deep-merged as the runner merges them)."""
+    data = yaml.safe_load(path.read_text()) or {}
+    inc = data.get("include") or []
+    below = {}
+    if path.name != P.COMMON and (path.parent / P.COMMON).exists():
+        below = yaml.safe_load((path.parent / P.COMMON).read_text()) or {}
+    for g in [inc] if isinstance(inc, str) else inc:
+        below = P.deep_merge(below, P.read_params(path.parent / g, common=False))
+    return below
+
+
+PARAM_FILES = sorted(p for p in (ROOT / "params").glob("*/*.yml") if p.name != P.COMMON)
+
+
+@pytest.mark.parametrize("path", PARAM_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_parameter_file_restates_what_it_overrides(path):
+    notebook = _notebook_for(path)
+    if notebook is None:
+        pytest.fail(f"{path}: no notebook reads this parameter file")
+    own = {k: v for k, v in (yaml.safe_load(path.read_text()) or {}).items() if k != "include"}
+    assert restated(own, _below(path), notebook) == [], f"{path.relative_to(ROOT)} restates its defaults"
+
+
+def test_the_restatement_check_finds_a_restated_default(tmp_path):
+    nb = ROOT / "notebooks" / "seal_imprint.py"
+    assert restated({"stability_share": 0.01, "features": "rules"}, {}, nb) == ["stability_share"]
+    assert restated({"design": {"scoring_input": "prompt_reply", "other_data": []}}, {}, nb) == ["design.scoring_input"]
+    assert restated({"features": "rules"}, {"features": "rules"}, nb) == ["features"]
+    assert restated({"n_boot": 2000}, {}, ROOT / "notebooks" / "cross_margins.py") == ["n_boot"]
+    assert restated({"training": {"lr_sweep": "paper"}}, {}, ROOT / "notebooks" / "btb_rewards.py") == [
+        "training.lr_sweep"
+    ]
+
+
+@pytest.mark.parametrize("notebook", PAGES, ids=lambda p: p.stem)
+def test_a_page_binds_no_setting_outside_its_setup_call(notebook):
+    """The parameters cell holds only profile, seed and models; no other cell binds a setting's name (the setup
+    call reads the namespace, so a later cell's ``data = ...`` would become a setting on a re-run)."""
+    import jupytext
+
+    fields = {f.name for f in dataclasses.fields(P.settings_class(notebook))}
+    nb = jupytext.read(notebook)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse("\n".join(line for line in cell.source.splitlines() if not line.startswith(("%", "!"))))
+        bound = set()
+        for node in tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                bound |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.For, ast.With)):
+                bound.add(getattr(node, "name", ""))
+        if "parameters" in cell.metadata.get("tags", []):
+            assert bound <= CELL_NAMES, (
+                f"{notebook.name}: the parameters cell states settings {sorted(bound - CELL_NAMES)}"
+            )
+        else:
+            assert not bound & fields, f"{notebook.name}: a cell binds setting names {sorted(bound & fields)}"
+
+
+def test_every_page_passes_its_settings_from_the_namespace():
+    """Every notebook of a part is a page (its setup call takes ``<Class>.given(globals())``)."""
+    parts = ("diverging_", "seal_", "btb_", "cross_")
+    pages = {p.stem for p in (ROOT / "notebooks").glob("*.py") if p.stem.startswith(parts)}
+    assert pages == {p.stem for p in PAGES}
