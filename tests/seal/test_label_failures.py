@@ -13,10 +13,11 @@ import pandas as pd
 
 from pluralign.report import MISSING
 from pluralign.seal.design import AlignmentModels, entry_features
+from pluralign.seal.flips import flip_shares, similarity_by_flip
 from pluralign.seal.label_failures import no_label_estimate
+from pluralign.seal.lm_rewrites import Rewrites
 from pluralign.seal.pages import imprint, resistance, robustness
 from pluralign.seal.rewriting import no_flips
-from pluralign.seal.robustness import Rewrites, flip_shares, similarity_by_flip
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.study import RewriteRun, Study
 

@@ -7,16 +7,10 @@ import pytest
 from pluralign import seal
 from pluralign.data import simulate
 from pluralign.seal.features import feature_matrix
+from pluralign.seal.flips import flip_shares, label_flips, similarity_by_flip
+from pluralign.seal.lm_rewrites import REWRITE_PROMPT, rewrite, rewrite_prompt
 from pluralign.seal.resistance import aligned
-from pluralign.seal.robustness import (
-    REWRITE_PROMPT,
-    flip_shares,
-    label_flips,
-    rewrite,
-    rewrite_prompt,
-    robustness_scores,
-    similarity_by_flip,
-)
+from pluralign.seal.robustness import robustness_scores
 from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated_rewrite
 
 
@@ -304,7 +298,7 @@ class FakeLabeller:
 
 def test_rewrite_pairs_keeps_only_pairs_with_two_ok_rewrites():
     from pluralign.seal.design import entry_texts
-    from pluralign.seal.robustness import rewrite_pairs
+    from pluralign.seal.lm_rewrites import rewrite_pairs
 
     v = _hh_view()
     tc, tr = entry_texts(v, "chosen"), entry_texts(v, "rejected")

@@ -1,5 +1,5 @@
 """The demo's rewriting stand-in (seal.simulated_rewrites): planted flips that show in the text, and pairs with the
-keys of seal.robustness.rewrite_pairs."""
+keys of seal.lm_rewrites.rewrite_pairs."""
 
 import numpy as np
 import pandas as pd

@@ -286,6 +286,16 @@ def _ask_all(llm, items: dict, **kw) -> dict[str, list]:
     return per_key
 
 
+def _pair_items(pairs: pd.DataFrame, task: str, fill, suffix: str | None) -> tuple[list, dict]:
+    """The cache key of every pair (``pairs_frame`` rows, in order) for a task that shows both responses (Appendix
+    B tasks 2 and 3) and ``{key: prompt}`` with the task's prompt ``fill(prompt, answer_0, answer_1, suffix)``."""
+    keys = [item_key(task, p, a, b) for p, a, b in zip(pairs["prompt"], pairs["response_a"], pairs["response_b"])]
+    items = {
+        k: fill(p, a, b, suffix) for k, p, a, b in zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])
+    }
+    return keys, items
+
+
 def classify_subjectivity(
     llm,
     data,
@@ -309,17 +319,8 @@ def classify_subjectivity(
     pairs = pairs_frame(data)
     prompts = pd.unique(pairs["prompt"].astype(str))
     items = {item_key("task1", p): task1_prompt(p, suffix) for p in prompts}
-    per_key = _ask_all(
-        llm,
-        items,
-        task=1,
-        method=method,
-        samples=samples,
-        temperature=temperature,
-        top_p=top_p,
-        max_tokens=max_tokens,
-        job=job,
-    )
+    ask = dict(method=method, samples=samples, temperature=temperature, top_p=top_p, max_tokens=max_tokens, job=job)
+    per_key = _ask_all(llm, items, task=1, **ask)
     answers = [per_key[item_key("task1", str(p))] for p in pairs["prompt"]]
     out = _vote_table(pairs["pair_id"], answers, _option_of, TASK1_LABELS, "kind")
     _warn_unparsed("classify_subjectivity", int(out["n_unparsed"].sum()), int(out["n"].sum()))
@@ -343,22 +344,9 @@ def classify_distinguishability(
     :func:`classify_subjectivity`. Returns ``pair_id, distinguishable`` (bool, ``None`` on an even
     split) ``, votes_A, votes_B, n_unparsed, n, agreement``."""
     pairs = pairs_frame(data)
-    keys = [item_key("task2", p, a, b) for p, a, b in zip(pairs["prompt"], pairs["response_a"], pairs["response_b"])]
-    items = {
-        k: task2_prompt(p, a, b, suffix)
-        for k, p, a, b in zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])
-    }
-    per_key = _ask_all(
-        llm,
-        items,
-        task=2,
-        method=method,
-        samples=samples,
-        temperature=temperature,
-        top_p=top_p,
-        max_tokens=max_tokens,
-        job=job,
-    )
+    keys, items = _pair_items(pairs, "task2", task2_prompt, suffix)
+    ask = dict(method=method, samples=samples, temperature=temperature, top_p=top_p, max_tokens=max_tokens, job=job)
+    per_key = _ask_all(llm, items, task=2, **ask)
     out = _vote_table(pairs["pair_id"], [per_key[k] for k in keys], _option_of, TASK2_LABELS, "distinguishable")
     _warn_unparsed("classify_distinguishability", int(out["n_unparsed"].sum()), int(out["n"].sum()))
     return out
@@ -380,24 +368,11 @@ def user_preference_estimation(
     of 10 people would prefer A. Returns long form ``pair_id, labeller, prefer_a`` (0–10, NaN when
     unparseable) ``, raw``; pass it to :func:`aggregate_preference` for ``p*``. Cached per pair."""
     pairs = pairs_frame(data)
-    keys = [item_key("task3", p, a, b) for p, a, b in zip(pairs["prompt"], pairs["response_a"], pairs["response_b"])]
-    items = {
-        k: task3_prompt(p, a, b, suffix)
-        for k, p, a, b in zip(keys, pairs["prompt"], pairs["response_a"], pairs["response_b"])
-    }
+    keys, items = _pair_items(pairs, "task3", task3_prompt, suffix)
+    ask = dict(method=method, samples=samples, temperature=temperature, top_p=top_p, max_tokens=max_tokens, job=job)
     rows = []
     for li, one in enumerate(_as_llms(llm)):
-        got = _ask(
-            one,
-            items,
-            task=3,
-            method=method,
-            samples=samples,
-            temperature=temperature,
-            top_p=top_p,
-            max_tokens=max_tokens,
-            job=job,
-        )
+        got = _ask(one, items, task=3, **ask)
         for pid, k in zip(pairs["pair_id"], keys):
             for si, ans in enumerate(got[k]):
                 v = _ten_of(ans)

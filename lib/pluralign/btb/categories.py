@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.btb.appendix_b import classify_distinguishability, classify_subjectivity, load_labellers
-from pluralign.btb.sources import fallback_chain
+from pluralign.btb.sources import fallback_chain, pair_index, pairs_to_label
 
 __all__ = ["KIND_NAMES", "majority_vote", "category_summary", "categories_from", "categories_with_source"]
 
@@ -128,19 +128,12 @@ def categories_from(
     * ``"none"`` / None: no categories;
     * a list of these (a fallback chain, e.g. ``["labels", "llm"]``): each pair's categories come from the first
       source that gives it one (:func:`categories_with_source`)."""
+    kw = dict(
+        labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
+    )
     if isinstance(source, (list, tuple)):
-        return categories_with_source(
-            source,
-            data,
-            ids,
-            labeller=labeller,
-            labels_file=labels_file,
-            samples=samples,
-            temperature=temperature,
-            top_p=top_p,
-            job=job,
-        ).drop(columns="source")
-    ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
+        return categories_with_source(source, data, ids, **kw).drop(columns="source")
+    ids = pair_index(data, ids)
     out = pd.DataFrame(
         {"kind": pd.Series(None, index=ids, dtype=object), "distinguishable": pd.Series(None, index=ids, dtype=object)}
     )
@@ -150,33 +143,33 @@ def categories_from(
         by = source.get("kind", {})
         out["kind"] = data.pairs.set_index("pair_id")["dataset"].reindex(ids).map(lambda v: by.get(v)).astype(object)
         return out
+    kind, dist = _pair_categories(source, data, ids, **kw)
+    out["kind"] = kind.reindex(ids).astype(object)
+    out["distinguishable"] = dist.reindex(ids).astype(object)
+    return out
+
+
+def _pair_categories(source: str, data, ids: pd.Index, *, labeller, labels_file, samples, temperature, top_p, job):
+    """``kind`` and ``distinguishable`` (Series by ``pair_id``) from a source that labels pairs one by one: the
+    simulator's ``"truth"``, the human ``"labels"`` (majority of the annotators, §3.2) or the ``"llm"`` labeller
+    (Appendix B tasks 1-2, asked about the pairs ``ids`` only); another name is an error."""
     if source == "truth":
         if data.truth is None or "kind" not in data.truth:
             raise ValueError("categories 'truth' needs data with truth.kind (simulated data)")
-        kind, dist = data.truth["kind"], data.truth["distinguishable"]
-    elif source == "labels":
+        return data.truth["kind"], data.truth["distinguishable"]
+    if source == "labels":
         if labels_file is None:
             raise ValueError("categories 'labels' needs labels_file (pair_id, annotator, kind, distinguishable)")
         raw = pd.read_csv(labels_file)
         kind = majority_vote(raw, "kind").set_index("pair_id")["kind"]
-        dist = majority_vote(raw, "distinguishable").set_index("pair_id")["distinguishable"]
-    elif source == "llm":
+        return kind, majority_vote(raw, "distinguishable").set_index("pair_id")["distinguishable"]
+    if source == "llm":
         lab = load_labellers(labeller)
-        sub = (
-            data
-            if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"])
-            else data.subset(list(ids), reason="pairs to label")
-        )
+        sub = pairs_to_label(data, ids)
         kw = dict(samples=samples, temperature=temperature, top_p=top_p, job=job)
         kind = classify_subjectivity(lab, sub, **kw).set_index("pair_id")["kind"]
-        dist = classify_distinguishability(lab, sub, **kw).set_index("pair_id")["distinguishable"]
-    else:
-        raise ValueError(
-            f"categories must be truth, llm, labels, none or {{'kind': {{data set: kind}}}}, not {source!r}"
-        )
-    out["kind"] = kind.reindex(ids).astype(object)
-    out["distinguishable"] = dist.reindex(ids).astype(object)
-    return out
+        return kind, classify_distinguishability(lab, sub, **kw).set_index("pair_id")["distinguishable"]
+    raise ValueError(f"categories must be truth, llm, labels, none or {{'kind': {{data set: kind}}}}, not {source!r}")
 
 
 def categories_with_source(
@@ -197,7 +190,7 @@ def categories_with_source(
     ``source``: one source or a list, tried in order: a pair takes the categories of the first source that gives
     it a ``kind`` or a ``distinguishability`` (``"labels"`` without ``labels_file`` is skipped), so human labels
     (the paper's three annotators' majority, §3.2) come first and e.g. ``"llm"`` labels the rest."""
-    ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
+    ids = pair_index(data, ids)
     kw = dict(
         labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
     )

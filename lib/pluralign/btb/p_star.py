@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.btb.appendix_b import load_labellers, user_preference_estimation
-from pluralign.btb.sources import MIN_HUMAN_ANNOTATORS, fallback_chain
+from pluralign.btb.sources import MIN_HUMAN_ANNOTATORS, fallback_chain, pair_index, pairs_to_label
 
 __all__ = ["aggregate_preference", "p_star_from", "p_star_with_source"]
 
@@ -72,52 +72,47 @@ def p_star_from(
     each pair's p* comes from the first source that has it (:func:`p_star_with_source`).
 
     Pairs missing from the source get NaN."""
+    kw = dict(
+        labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
+    )
     if isinstance(source, (list, tuple)):
-        return p_star_with_source(
-            source,
-            data,
-            ids,
-            labeller=labeller,
-            labels_file=labels_file,
-            samples=samples,
-            temperature=temperature,
-            top_p=top_p,
-            job=job,
-        )["p_star"]
-    ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
+        return p_star_with_source(source, data, ids, **kw)["p_star"]
+    ids = pair_index(data, ids)
     if source == "none":
         return None
+    p, llm_counts = _source_p_star(source, data, ids, **kw)
+    out = p.reindex(ids).astype(float).rename("p_star")
+    out.index.name = "pair_id"
+    if llm_counts is not None:  # how many of the labeller's answers gave no number (counted, never dropped silently)
+        out.attrs.update(llm_counts)
+    return out
+
+
+def _source_p_star(source: str, data, ids: pd.Index, *, labeller, labels_file, samples, temperature, top_p, job):
+    """p* (Eq. 2) by ``pair_id`` from one source of :func:`p_star_from` but ``"none"``, and for ``"llm"`` the
+    labeller's answer counts (``llm_answers``, ``llm_unparsed``; None for the other sources); an unknown name is
+    an error."""
     if source == "truth":
         if data.truth is None or "share_a" not in data.truth:
             raise ValueError("p_star_from('truth') needs data with truth.share_a (simulated data)")
-        p = data.truth["share_a"]
-    elif source == "annotators":
-        p = aggregate_preference(data)
-    elif source == "labels":
+        return data.truth["share_a"], None
+    if source == "annotators":
+        return aggregate_preference(data), None
+    if source == "labels":
         if labels_file is None:
             raise ValueError("p_star_from('labels') needs labels_file (pair_id, labeller, prefer_a)")
         raw = pd.read_csv(labels_file)
         if not pd.api.types.is_numeric_dtype(data.pairs["pair_id"]):  # ids read back as numbers
             raw["pair_id"] = raw["pair_id"].astype(str)
-        p = aggregate_preference(raw)
-    elif source == "llm":
-        sub = (
-            data
-            if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"])
-            else data.subset(list(ids), reason="pairs to label")
-        )
+        return aggregate_preference(raw), None
+    if source == "llm":
+        sub = pairs_to_label(data, ids)
         answers = user_preference_estimation(
             load_labellers(labeller), sub, samples=samples, temperature=temperature, top_p=top_p, job=job
         )
-        p = aggregate_preference(answers)
-        llm_counts = {"llm_answers": int(len(answers)), "llm_unparsed": int(answers["prefer_a"].isna().sum())}
-    else:
-        raise ValueError(f"p_star_from must be truth, annotators, labels, llm or none, not {source!r}")
-    out = p.reindex(ids).astype(float).rename("p_star")
-    out.index.name = "pair_id"
-    if source == "llm":  # how many of the labeller's answers gave no number (counted, never dropped silently)
-        out.attrs.update(llm_counts)
-    return out
+        counts = {"llm_answers": int(len(answers)), "llm_unparsed": int(answers["prefer_a"].isna().sum())}
+        return aggregate_preference(answers), counts
+    raise ValueError(f"p_star_from must be truth, annotators, labels, llm or none, not {source!r}")
 
 
 def _annotator_label(n: int) -> str:
@@ -146,7 +141,7 @@ def p_star_with_source(
     cover fall through), ``"annotators"`` (only pairs with at least ``min_annotators`` judgments: one label is
     not a population's share), then e.g. ``"llm"`` for the rest. ``source`` names ``annotators`` as
     ``"annotators (<n> per pair)"``; a pair no source covers has NaN and source None."""
-    ids = pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
+    ids = pair_index(data, ids)
     kw = dict(
         labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
     )

@@ -14,6 +14,8 @@ __all__ = [
     "P_STAR_SOURCES",
     "CATEGORY_SOURCES",
     "fallback_chain",
+    "pair_index",
+    "pairs_to_label",
     "check_sources",
     "uses",
     "source_counts",
@@ -42,6 +44,19 @@ def fallback_chain(source, what: str) -> list:
     if not chain or any(s in (None, "none") for s in chain):
         raise ValueError(f"{what}: a fallback chain is a non-empty list of sources without 'none', not {source!r}")
     return chain
+
+
+def pair_index(data, ids=None) -> pd.Index:
+    """The pairs a source is asked about: ``ids``, or every pair of ``data``, as an index named ``pair_id``."""
+    return pd.Index(data.pairs["pair_id"] if ids is None else list(ids), name="pair_id")
+
+
+def pairs_to_label(data, ids: pd.Index):
+    """The data an LLM labeller is shown: ``data`` itself when ``ids`` are all its pairs, else its subset ``ids``
+    (so a fallback chain asks the labeller only about the pairs no earlier source covered)."""
+    if len(ids) == len(data) and set(ids) == set(data.pairs["pair_id"]):
+        return data
+    return data.subset(list(ids), reason="pairs to label")
 
 
 P_STAR_SOURCES = ("truth", "annotators", "labels", "llm", "none")

@@ -182,6 +182,36 @@ def _gap(m: np.ndarray) -> float:
     return float(m[~d, 0].mean() - m[d, 0].mean())
 
 
+def _planted_gap(p_star: pd.Series | None, ids: pd.Index, masks: dict) -> float:
+    """The population's own decisiveness gap: mean ``max(p*, 1 − p*)`` on high-agreement prefs. minus on diverging
+    pairs; NaN without ``p_star`` or without pairs of either class."""
+    if p_star is None or not (masks["diverging"].any() and masks["high-agreement-pref"].any()):
+        return np.nan
+    q = p_star.reindex(ids).to_numpy(float)
+    q = np.maximum(q, 1 - q)
+    return float(q[masks["high-agreement-pref"]].mean() - q[masks["diverging"]].mean())
+
+
+def _gap_delta(x: np.ndarray, ref: np.ndarray, div: np.ndarray, reference: str, *, n_boot: int, seed: int) -> dict:
+    """The paired Δ of a model's decisiveness gap to the ``reference`` model's (values ``x`` and ``ref`` on the same
+    pairs, ``div`` 1 = diverging), with its bootstrap CI (the same resampled pairs for both) and verdict against 0."""
+    d, dlo, dhi = bootstrap_ci(
+        np.column_stack([x, ref, div]), lambda m: _gap(m[:, [0, 2]]) - _gap(m[:, [1, 2]]), n_boot=n_boot, seed=seed
+    )
+    return {
+        "delta": d,
+        "delta_lo": dlo,
+        "delta_hi": dhi,
+        "delta_verdict": verdict(
+            d,
+            dlo,
+            dhi,
+            above=f"handles disagreement better than {reference}",
+            below=f"handles disagreement worse than {reference}",
+        ),
+    }
+
+
 def decisiveness_gaps(
     classified: pd.DataFrame,
     p_a: dict,
@@ -201,11 +231,7 @@ def decisiveness_gaps(
     masks = class_masks(classified, vals.index, ("high-agreement-pref", "diverging"))
     keep = masks["high-agreement-pref"] | masks["diverging"]
     div = masks["diverging"][keep].astype(float)
-    planted = np.nan
-    if p_star is not None and masks["diverging"].any() and masks["high-agreement-pref"].any():
-        q = p_star.reindex(vals.index).to_numpy(float)
-        q = np.maximum(q, 1 - q)
-        planted = float(q[masks["high-agreement-pref"]].mean() - q[masks["diverging"]].mean())
+    planted = _planted_gap(p_star, vals.index, masks)
     rows = []
     for model in vals.columns:
         x = vals[model].to_numpy(float)[keep]
@@ -228,25 +254,7 @@ def decisiveness_gaps(
             "planted gap": planted if kinds[model] == "p" else np.nan,
         }
         if model != reference and reference in vals and kinds[model] == kinds[reference]:
-            r = vals[reference].to_numpy(float)[keep]
-            d, dlo, dhi = bootstrap_ci(
-                np.column_stack([x, r, div]),
-                lambda m: _gap(m[:, [0, 2]]) - _gap(m[:, [1, 2]]),
-                n_boot=n_boot,
-                seed=seed,
-            )
-            row.update(
-                delta=d,
-                delta_lo=dlo,
-                delta_hi=dhi,
-                delta_verdict=verdict(
-                    d,
-                    dlo,
-                    dhi,
-                    above=f"handles disagreement better than {reference}",
-                    below=f"handles disagreement worse than {reference}",
-                ),
-            )
+            row.update(_gap_delta(x, vals[reference].to_numpy(float)[keep], div, reference, n_boot=n_boot, seed=seed))
         else:
             row.update(
                 delta=np.nan,

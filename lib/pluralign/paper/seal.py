@@ -4,14 +4,15 @@
 Each row names where the number is printed (``table``), its row and column labels, the value (shares as
 fractions) and, for regression coefficients, the standard error. Numbers read from SEAL's public analysis
 code (``harvard-lil/SEAL``, ``analysis/main_results.ipynb`` outputs) rather than the PDF are in the table
-``"SEAL analysis code"`` (or say so in ``note``). Regression tables are labelled by the paper's feature names.
+``"SEAL analysis code"`` (or say so in ``note``). Regression tables are labelled by the paper's feature names
+(Tables 5-7 by :data:`TABLE5_FEATURES`, the one list of those rows, which the taxonomy reads too).
 The paper's facts that are not numbers (data set and model names, Table 2's γ rule) are in
 :mod:`pluralign.seal.facts`.
 """
 
 _CODE = "SEAL analysis code (main_results.ipynb)"
 
-_F15 = (
+TABLE5_FEATURES = (
     "human_vocabulary_quality",
     "last_response_is_anthropomorphic",
     "last_response_is_coherent",
@@ -28,6 +29,8 @@ _F15 = (
     "last_response_is_creative",
     "last_response_is_eloquent",
 )
+"""The 15 features of Tables 5-7, in the paper's row order (the regressors of Eq. 1; the taxonomy's
+:data:`~pluralign.seal.taxonomy.IMPRINT_FEATURES`)."""
 
 # Table 5: (post estimate, post SE, post p, pre estimate, pre SE, pre p), Bonferroni p-values
 _T5 = [
@@ -259,7 +262,7 @@ NUMBERS: list[dict] = [
     *[_r("Table 4", f, e, v) for f, cr in _T4.items() for e, v in zip(("chosen", "rejected"), cr)],
     *[
         r
-        for f, (qe, qs, qp, pe, ps, pp) in zip(_F15, _T5)
+        for f, (qe, qs, qp, pe, ps, pp) in zip(TABLE5_FEATURES, _T5)
         for r in (
             _r("Table 5", f, "pre-D", pe, ps, decimals=5),
             _r("Table 5", f, "post-D", qe, qs, decimals=5),
@@ -270,7 +273,7 @@ NUMBERS: list[dict] = [
     *[
         r
         for name, vals in (("Table 6", _T6), ("Table 7", _T7))
-        for f, (ce, cs, cp, re_, rs, rp) in zip(_F15, vals)
+        for f, (ce, cs, cp, re_, rs, rp) in zip(TABLE5_FEATURES, vals)
         for r in (
             _r(name, f, "chosen", ce, cs, decimals=_DECIMALS[name][0]),
             _r(name, f, "rejected", re_, rs, decimals=_DECIMALS[name][0]),

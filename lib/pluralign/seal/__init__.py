@@ -16,8 +16,9 @@ shows one :class:`~pluralign.report.Result` per section, each a function of the 
   regression (Eq. 3), reward quadrants (App. D.2);
 - :mod:`.features` — the App. C.3 taxonomy, LM-labeller featurization, the rule-based offline featurizer,
   label stability (App. D.5);
-- :mod:`.robustness` — App. C.5 rewriting, label flips (Fig. 12), cosine by flip (Table 3), robustness
-  scores π (Eq. 4); :mod:`.simulated_rewrites` — the demo's rewriting stand-in;
+- :mod:`.robustness` — robustness scores π (Eq. 4); :mod:`.lm_rewrites` — App. C.5 rewriting by an LM;
+  :mod:`.flips` — label flips (Fig. 12), cosine by flip (Table 3); :mod:`.simulated_rewrites` — the demo's
+  rewriting stand-in;
 - :mod:`.facts` — the paper's non-number facts and :func:`reported` (its numbers: :mod:`pluralign.paper.seal`);
 - :mod:`.compare` — this run's estimates on the paper's rows (Tables 4-8): each SEAL feature with the estimate
   of the feature that plays it (:data:`~pluralign.seal.design.PAPER_FEATURES`, sign-aligned), and logit terms
@@ -30,8 +31,9 @@ from pluralign.seal.design import alignment_rewards, chosen_rejected
 from pluralign.seal.facts import reported
 from pluralign.seal.features import IMPRINT_FEATURES, featurize, rule_featurize
 from pluralign.seal.imprint import feature_imprint, imprint_table
+from pluralign.seal.lm_rewrites import rewrite
 from pluralign.seal.resistance import REGIMES, alignment_regimes, labeller_preference
-from pluralign.seal.robustness import rewrite, robustness_scores
+from pluralign.seal.robustness import robustness_scores
 from pluralign.seal.scoring import scoring_inputs
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.shifts import reward_shift

@@ -277,16 +277,7 @@ def feature_imprint(
     data, safe = _regression_data(table, reward, pair, cluster, features)
     kept, dropped, vif = vif_filter(data[[safe[f] for f in features]], vif_threshold)
     back = {v: k for k, v in safe.items()}
-    out = pd.DataFrame(
-        index=pd.Index(features, name="feature"),
-        columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
-        dtype=float,
-    )
-    out["vif"] = np.nan
-    for c, v in {**vif, **dropped}.items():
-        out.loc[back[c], "vif"] = v
-    out["dropped_vif"] = [f in {back[c] for c in dropped} for f in features]
-    out["dropped_collinear"] = False
+    out = _imprint_frame(features, vif, dropped, back)
     if kept:
         _fit_fixed_effects(out, data, kept, back, level, demeaner_backend)
     kept_names = [back[c] for c in kept]
@@ -301,6 +292,24 @@ def feature_imprint(
         vcov=f"CRV1 by {cluster}",
         level=level,
     )
+
+
+def _imprint_frame(features: list, vif: pd.Series, dropped: dict, back: dict | None = None) -> pd.DataFrame:
+    """:class:`ImprintFit`'s table before the fit: one row per feature with NaN estimates, ``vif`` (the final VIF of a
+    kept feature, the VIF at drop time of a dropped one), ``dropped_vif`` and ``dropped_collinear`` (False). ``back``
+    maps the regression's column names to the features (default: they are the features)."""
+    name = (lambda c: c) if back is None else back.__getitem__
+    out = pd.DataFrame(
+        index=pd.Index(features, name="feature"),
+        columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
+        dtype=float,
+    )
+    out["vif"] = np.nan
+    for c, v in {**vif.to_dict(), **dropped}.items():
+        out.loc[name(c), "vif"] = v
+    out["dropped_vif"] = [f in {name(c) for c in dropped} for f in features]
+    out["dropped_collinear"] = False
+    return out
 
 
 def _regression_data(table: pd.DataFrame, reward: str, pair: str, cluster: str, features: list):
@@ -378,9 +387,6 @@ def feature_imprint_seal_code(
     OLS could not identify); ``vcov`` is "classical (OLS)". The paper's Table 5 comes from this fit; this
     project's :func:`feature_imprint` (pair fixed effects) is the better estimator of Eq. 1 as written.
     """
-    import statsmodels.api as sm
-    from scipy import stats as st
-
     table, features = _table_and_features(table, features, reward, pair, "feature_imprint_seal_code")
     _check_table(table, [reward, pair, *features], "feature_imprint_seal_code")
     X = table[features].apply(lambda c: pd.to_numeric(c.astype("float64") if c.dtype == bool else c, errors="coerce"))
@@ -394,16 +400,29 @@ def feature_imprint_seal_code(
         )
     pairs = table[pair].to_numpy()
     kept, dropped, vif = vif_filter(X, vif_threshold, groups=pairs)
-    out = pd.DataFrame(
-        index=pd.Index(features, name="feature"),
-        columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
-        dtype=float,
+    out = _imprint_frame(features, vif, dropped)
+    terms = _fit_pooled_ols(out, X, y, pairs, kept, row_covariate, level)
+    return ImprintFit(
+        table=out,
+        dropped_vif=list(dropped),
+        kept=list(kept),
+        n_obs=int(len(table)),
+        n_pairs=int(pd.Series(pairs).nunique()),
+        reward=reward,
+        formula=f"{reward} ~ {' + '.join(terms) or '1'}",
+        vcov="classical (OLS)",
+        level=level,
     )
-    out["vif"] = np.nan
-    for c, v in {**vif.to_dict(), **dropped}.items():
-        out.loc[c, "vif"] = v
-    out["dropped_vif"] = [f in dropped for f in features]
-    out["dropped_collinear"] = False
+
+
+def _fit_pooled_ols(out: pd.DataFrame, X: pd.DataFrame, y: pd.Series, pairs, kept: list, row_covariate: bool, level):
+    """Eq. 1 as SEAL's code fits it: OLS of the reward on the ``kept`` features and an intercept over the pooled
+    entries (plus the pair's position 1, 2, … as a number with ``row_covariate``), classical standard errors, t
+    intervals on the residual degrees of freedom; fills ``out``'s estimates, intervals and Bonferroni p-values,
+    marks the features the OLS could not identify (``dropped_collinear``) and returns the regression's terms."""
+    import statsmodels.api as sm
+    from scipy import stats as st
+
     design = X[kept].astype(float).copy()
     terms = list(kept)
     if row_covariate:
@@ -426,14 +445,4 @@ def feature_imprint_seal_code(
             est + q * se,
         ]
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
-    return ImprintFit(
-        table=out,
-        dropped_vif=list(dropped),
-        kept=list(kept),
-        n_obs=int(len(table)),
-        n_pairs=int(pd.Series(pairs).nunique()),
-        reward=reward,
-        formula=f"{reward} ~ {' + '.join(terms) or '1'}",
-        vcov="classical (OLS)",
-        level=level,
-    )
+    return terms

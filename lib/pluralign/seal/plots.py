@@ -194,7 +194,7 @@ def shifts_by_regime(frame, regimes):
 
 def flip_shares_figure(shares, entries):
     """Stacked shares of label flips −1 / 0 / +1 per feature, one panel per entry type (SEAL Fig. 12).
-    ``shares``: :func:`~pluralign.seal.robustness.flip_shares` frames stacked by entry."""
+    ``shares``: :func:`~pluralign.seal.flips.flip_shares` frames stacked by entry."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3), sharey=True)

@@ -19,7 +19,7 @@ __all__ = ["RewriteRun", "rewrite_run", "robustness_fits", "no_flips", "robustne
 @dataclass
 class RewriteRun:
     """The § 2.3 rewriting of one study (:func:`rewrite_run`): ``idx`` the positions in the study's view of the
-    pairs drawn, ``rewrites`` (:class:`~pluralign.seal.robustness.Rewrites`), and δ / δ̂ of the post-D RM on the
+    pairs drawn, ``rewrites`` (:class:`~pluralign.seal.lm_rewrites.Rewrites`), and δ / δ̂ of the post-D RM on the
     kept pairs, original (``before``) and rewritten (``after``)."""
 
     idx: np.ndarray
@@ -32,9 +32,10 @@ def rewrite_run(study) -> RewriteRun | None:
     """The rewriting of a random subset of the study's D (``n_rewrite`` pairs, or ``rewrite_share`` of them, drawn
     with the study's seed): the demo's simulated rewrites (``rewriter="simulator"``,
     :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs` with ``p_flip``) or an LM's
-    (:func:`~pluralign.seal.robustness.rewrite_pairs`, with the ``labeller``), with δ and δ̂ of the post-D RM
+    (:func:`~pluralign.seal.lm_rewrites.rewrite_pairs`, with the ``labeller``), with δ and δ̂ of the post-D RM
     (:func:`~pluralign.seal.robustness.aligned_before_after`). None when the settings name no rewriter."""
-    from pluralign.seal.robustness import aligned_before_after, rewrite_pairs
+    from pluralign.seal.lm_rewrites import rewrite_pairs
+    from pluralign.seal.robustness import aligned_before_after
     from pluralign.seal.simulated_rewrites import simulated_rewrite_pairs
 
     s, view = study.settings, study.view

@@ -98,7 +98,7 @@ def simulated_rewrite(
     Returns one row per text: ``original``, ``rewritten``, ``status`` ("ok"), and per feature the planted
     label flip original − rewritten in SEAL's convention (App. D.6): +1 the rewrite lost the feature, −1 it
     gained it, 0 unchanged. The first three columns are those of
-    :func:`~pluralign.seal.robustness.rewrite`, which this stands in for.
+    :func:`~pluralign.seal.lm_rewrites.rewrite`, which this stands in for.
     """
     if not 0 <= p_flip <= 1:
         raise ValueError(f"simulated_rewrite: p_flip must be in [0, 1], got {p_flip}")
@@ -155,15 +155,15 @@ PLANTED_FLIP_NAMES = {"sentiment": "last_response_sentiment", "format": "respons
 
 
 def simulated_rewrite_pairs(view: pd.DataFrame, *, seed: int = 0, p_flip: float = REWRITE_FLIP):
-    """The demo's stand-in for :func:`~pluralign.seal.robustness.rewrite_pairs`, with the same result
-    (:class:`~pluralign.seal.robustness.Rewrites`), so a page has one
+    """The demo's stand-in for :func:`~pluralign.seal.lm_rewrites.rewrite_pairs`, with the same result
+    (:class:`~pluralign.seal.lm_rewrites.Rewrites`), so a page has one
     code path: the chosen and rejected replies of every pair of ``view`` (``chosen_rejected`` rows) are
     rewritten by :func:`simulated_rewrite` (seeds ``seed`` and ``seed + 1``), and the planted flips,
     renamed by :data:`PLANTED_FLIP_NAMES`, stand in for re-featurization. Every simulated rewrite passes
     (status "ok"), so every pair is kept. Only replies are rewritten, so ``prompts`` holds the pairs'
-    prompts (score rewrites after them); :func:`~pluralign.seal.robustness.rewrite_pairs` gives ``prompts=None``
+    prompts (score rewrites after them); :func:`~pluralign.seal.lm_rewrites.rewrite_pairs` gives ``prompts=None``
     (whole dialogues)."""
-    from pluralign.seal.robustness import Rewrites
+    from pluralign.seal.lm_rewrites import Rewrites
 
     entries = ("chosen", "rejected")
     rw = {e: simulated_rewrite(view[e].tolist(), seed=seed + k, p_flip=p_flip) for k, e in enumerate(entries)}

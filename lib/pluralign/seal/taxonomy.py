@@ -6,6 +6,8 @@ use (the scalar regressors, Table 5's 15 features). The prompt, the labeller and
 
 from __future__ import annotations
 
+from pluralign.paper.seal import TABLE5_FEATURES
+
 __all__ = [
     "TOPICS",
     "TOPICS_ADDED",
@@ -158,22 +160,7 @@ STRING_FEATURES = ("last_response_sentiment",)
 SCALAR_FEATURES = tuple(k for k in TAXONOMY_KEYS if k not in LIST_FEATURES)
 """The 17 scalar (boolean or sentiment) taxonomy features: the regressors offered to the VIF filter."""
 
-IMPRINT_FEATURES = (
-    "human_vocabulary_quality",
-    "last_response_is_anthropomorphic",
-    "last_response_is_coherent",
-    "last_response_is_refusal",
-    "last_response_is_helpful",
-    "last_response_is_harmless",
-    "last_response_is_honest",
-    "last_response_sentiment",
-    "last_response_contains_insult",
-    "last_response_is_sexually_explicit",
-    "last_response_breaks_privacy",
-    "last_response_is_discriminatory",
-    "last_response_is_manipulative",
-    "last_response_is_creative",
-    "last_response_is_eloquent",
-)
-"""The 15 features of Table 5 (the two ``assistant_*`` features fell to the VIF filter; the two list-valued
-ones are not regressors)."""
+IMPRINT_FEATURES = TABLE5_FEATURES
+"""The 15 features of Table 5, in its row order (:data:`pluralign.paper.seal.TABLE5_FEATURES`, where the paper's
+numbers are): the two ``assistant_*`` features fell to the VIF filter; the two list-valued ones are not
+regressors."""
