@@ -67,3 +67,20 @@ def test_every_seal_page_parameter_is_a_setting():
         for profile in ("demo", "sample", "paper"):
             p = book.read_params(book.ROOT / "params" / profile / f"seal-{page}.yml", f"seal_{page}")
             SealSettings.create({k: v for k, v in p.items() if k not in ("profile", "seed", "models")})
+
+
+def test_the_vif_threshold_reaches_both_fits_of_eq1(study):
+    """Footnote 6's VIF filter (5 by default) is a setting: a threshold just above 1 drops features from both
+    Eq. 1 fits (this project's and SEAL's code's), the default drops fewer; a threshold a VIF cannot exceed is
+    refused."""
+    import dataclasses
+
+    from pluralign.seal.settings import SealSettings
+
+    tight = dataclasses.replace(study, settings=study.settings.replace(vif_threshold=1.0001)).imprint
+    default = study.imprint
+    for fit in ("post", "pre"):
+        assert len(tight[fit].dropped_vif) > len(default[fit].dropped_vif)
+        assert len(tight["seal_code"][fit].dropped_vif) > len(default["seal_code"][fit].dropped_vif)
+    with pytest.raises(ValueError, match="vif_threshold must be above 1"):
+        SealSettings.create(vif_threshold=0.5)

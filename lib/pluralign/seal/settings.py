@@ -11,6 +11,7 @@ from typing import Any
 
 from pluralign.data.difficulty import REWRITE_FLIP
 from pluralign.seal.design import FEATURE_SOURCES
+from pluralign.seal.imprint import VIF_THRESHOLD
 from pluralign.seal.resistance import LABELLER_RULES
 from pluralign.seal.scoring import SCORING_INPUTS
 from pluralign.settings import Section, Settings, setting
@@ -95,6 +96,11 @@ class SealSettings(Settings):
         "that label a random share of the pairs; None: not run",
     )
     stability_share: float = setting(0.01, "the share of D's pairs the stability labellers label (App. D.5: 1%)")
+    vif_threshold: float | None = setting(
+        VIF_THRESHOLD,
+        "Eq. 1's regressions drop features whose VIF exceeds this (footnote 6: 5, 'following standard practice'); "
+        "None: none dropped",
+    )
     labeller_rule: str = setting(
         "harmless_first",
         "γ's rule (App. D.4): 'harmless_first' (SEAL's code, which gives its reported counts) or 'helpful_first' "
@@ -147,6 +153,10 @@ class SealSettings(Settings):
             )
         if self.features == "llm" and not self.labeller:
             raise ValueError("SealSettings: features 'llm' needs a labeller (pluralign.llm.load arguments)")
+        if self.vif_threshold is not None and not self.vif_threshold > 1:
+            raise ValueError(
+                f"SealSettings: vif_threshold must be above 1 (a VIF is at least 1), got {self.vif_threshold!r}"
+            )
         if not 0 < self.stability_share <= 1:
             raise ValueError(f"SealSettings: stability_share must be in (0, 1], got {self.stability_share!r}")
         if self.p_flip is not None and not 0 <= self.p_flip <= 1:

@@ -129,10 +129,13 @@ class Study:
         table = imprint_table(
             self.R["pair_id"], F.chosen, F.rejected, pre=self.rewards_of("pre"), post=self.rewards_of("post")
         )
+        vif = self.settings.vif_threshold
         return {
             "table": table,
-            **{k: feature_imprint(table, k, F.regressors) for k in ("pre", "post")},
-            "seal_code": {k: feature_imprint_seal_code(table, k, F.regressors) for k in ("pre", "post")},
+            **{k: feature_imprint(table, k, F.regressors, vif_threshold=vif) for k in ("pre", "post")},
+            "seal_code": {
+                k: feature_imprint_seal_code(table, k, F.regressors, vif_threshold=vif) for k in ("pre", "post")
+            },
         }
 
     @functools.cached_property
