@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pluralign.book import kernels
+from pluralign.book import contents, kernels, manifest_plan
 from pluralign.book import runner as book
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,14 +180,14 @@ def test_only_selects_a_part_by_its_manifest_name():
 
 def test_partial_toc_leaves_out_pages_not_executed(tmp_path, monkeypatch):
     m = book.manifest()
-    monkeypatch.setattr(book, "ROOT", tmp_path)  # nothing executed under this root: only prose pages exist
+    monkeypatch.setattr(manifest_plan, "ROOT", tmp_path)  # nothing executed under this root: only prose pages exist
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "reproduce.md").write_text("# r\n")
     (tmp_path / "book" / "bibliography.md").write_text("# b\n")
     t = book.toc("sample", m, present_only=True)
-    files = book._toc_files(t)
+    files = contents._toc_files(t)
     assert files == ["book/reproduce", "book/bibliography"]
-    assert len(book._toc_files(book.toc("sample", m))) > len(files)
+    assert len(contents._toc_files(book.toc("sample", m))) > len(files)
 
 
 def test_included_parameters_are_read_first_and_overridden(tmp_path):
@@ -222,7 +222,7 @@ def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
     shutil.copytree(ROOT / "params", root / "params")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     shutil.copy(ROOT / "manifest.yml", root / "manifest.yml")
-    monkeypatch.setattr(book, "ROOT", root)
+    monkeypatch.setattr(manifest_plan, "ROOT", root)
     r = book.runs("sample", "seal_imprint")[0]
     before = book.run_fingerprint(r, "lib")
     study = root / "params" / "sample" / "seal-study.yml"
@@ -239,7 +239,7 @@ def test_a_page_fingerprint_follows_the_data_files_it_reads(tmp_path, monkeypatc
     (root / "notebooks" / "nb.py").write_text('# %% tags=["parameters"]\nprofile = "demo"\ndata = {}\n')
     (root / "mine.jsonl").write_text('{"a": 1}\n')
     (root / "params" / "demo" / "nb.yml").write_text("data: {name: local, source: mine.jsonl}\n")
-    monkeypatch.setattr(book, "ROOT", root)
+    monkeypatch.setattr(manifest_plan, "ROOT", root)
     r = book.Run("nb", "params/demo/nb.yml", "demo")
     before = book.run_fingerprint(r, lib_hash="x")
     assert book.run_fingerprint(r, lib_hash="x") == before
