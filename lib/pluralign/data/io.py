@@ -396,6 +396,20 @@ class Filters:
                 }
             )
 
+    def count(self, df: pd.DataFrame, removed, what: str, field: str, rows=None) -> None:
+        """Record rows (or judgments) of ``df`` a loader removes itself (the mask ``removed``): how many, how many
+        are kept, and the first rows hit (those of the mask ``rows``, by default ``removed``); nothing when none."""
+        if removed.any():
+            self.records.append(
+                {
+                    "filter": what,
+                    "field": field,
+                    "removed": int(removed.sum()),
+                    "kept": int((~removed).sum()),
+                    "rows": df["_row"][removed if rows is None else rows].head(20).tolist(),
+                }
+            )
+
     def text_type(self, df: pd.DataFrame, column: str, field: str | None = None) -> pd.DataFrame:
         """A list / object / number / truth value where text (a prompt, a reply) should be: bad input (an
         error naming the row, or dropped and counted), never kept as if it were text."""
