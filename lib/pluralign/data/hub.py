@@ -14,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pluralign.data.checks import Filters, empty_text, not_text, require, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels, pair_ids, split_column
-from pluralign.data.io import Filters, empty_text, not_text, read_source, require, swap_mask, where
+from pluralign.data.io import read_source, swap_mask
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 ASSISTANT = "\n\nAssistant:"

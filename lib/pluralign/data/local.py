@@ -34,10 +34,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pluralign.data.checks import Filters, require, truth_values, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels
 from pluralign.data.hub import likert_preference
-from pluralign.data.io import Filters, read_files, require, stable_hash, truth_values, where
+from pluralign.data.io import read_files, stable_hash
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 CANONICAL = {

@@ -265,7 +265,7 @@ def canonical(
         out["source_file"] = col(df["_file"])
     if "_row" in df:
         out["source_row"] = col(df["_row"])
-    from pluralign.data.io import not_text
+    from pluralign.data.checks import not_text
 
     for name in ("prompt", "response_a", "response_b"):  # the last guard of every loader: text is text
         bad = not_text(out[name])

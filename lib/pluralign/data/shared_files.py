@@ -13,9 +13,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pluralign.data.checks import Filters, require, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels
-from pluralign.data.io import Filters, default_local, read_table, require, where
+from pluralign.data.io import default_local, read_table
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 PANDALM_LABELS = {"0": 0, "1": -2, "2": 2}
