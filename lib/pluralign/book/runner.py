@@ -13,21 +13,7 @@ from pluralign.book.contents import build_html, toc, toc_text  # noqa: F401
 from pluralign.book.errors import BookError  # noqa: F401
 from pluralign.book.execution import build, execute, resolve_notebook, run_page  # noqa: F401
 from pluralign.book.fingerprints import run_fingerprint  # noqa: F401
-from pluralign.book.html import MATHJAX_PARTS, export_html, install_mathjax, myst_to_markdown  # noqa: F401
 from pluralign.book.manifest_plan import PROFILES, Run, execution_order, execution_plan, manifest, out_folder, runs  # noqa: F401
-from pluralign.book.page_notes import (  # noqa: F401
-    REHEARSAL_BANNER,
-    REHEARSAL_SIDECAR,
-    SKIPPED_SECTION,
-    failed_sections,
-    hide_skipped_sections,
-    insert_left_out_note,
-    insert_redirect_note,
-    insert_rehearsal_banner,
-    rehearsal_mirror,
-    split_at_headings,
-    unformat_missing_glue,
-)
 from pluralign.book.page_params import read_params  # noqa: F401
 
 
