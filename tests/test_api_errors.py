@@ -12,6 +12,7 @@ import yaml
 
 import pluralign
 from pluralign import params as P
+from pluralign.book import manifest_plan
 from pluralign.book import runner as book
 from pluralign.data import DataError
 
@@ -228,7 +229,7 @@ def _page(tmp_path, monkeypatch, **keys):
     (root / "params" / "demo").mkdir(parents=True)
     (root / "params" / "demo" / "common.yml").write_text("profile: demo\nseed: 0\n")
     (root / "params" / "demo" / "nb.yml").write_text(yaml.safe_dump(keys))
-    monkeypatch.setattr(book, "ROOT", root)
+    monkeypatch.setattr(manifest_plan, "ROOT", root)
     return book.Run("nb", "params/demo/nb.yml", "demo")
 
 

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from pluralign import params as P
+from pluralign.book import manifest_plan
 from pluralign.book import runner as book
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +112,7 @@ def test_a_run_with_an_unknown_key_fails_naming_file_and_key(tmp_path, monkeypat
     (root / "notebooks").mkdir(parents=True)
     (root / "notebooks" / "nb.py").write_text(NOTEBOOK)
     _write(root / "params" / "demo", common__yml={"profile": "demo", "seed": 0}, nb__yml={"sed": 1})
-    monkeypatch.setattr(book, "ROOT", root)
+    monkeypatch.setattr(manifest_plan, "ROOT", root)
     with pytest.raises(book.BookError, match=r"nb\.yml: unknown parameter 'sed'.*did you mean 'seed'"):
         book.execute(book.Run("nb", "params/demo/nb.yml", "demo"))
 

@@ -229,19 +229,19 @@ def test_pages_computed_on_a_rehearsal_mirror_carry_the_banner_decided_from_the_
     the page title; a real mirror, or none, -> no banner."""
     import nbformat
 
-    from pluralign.book import runner
+    from pluralign.book import page_notes
 
     root, _ = mirror
-    assert runner.rehearsal_mirror(root)
-    assert not runner.rehearsal_mirror(None) and not runner.rehearsal_mirror(tmp_path)
+    assert page_notes.rehearsal_mirror(root)
+    assert not page_notes.rehearsal_mirror(None) and not page_notes.rehearsal_mirror(tmp_path)
     real = tmp_path / "real"
     (real / "meta-llama" / "Meta-Llama-3-8B-Instruct").mkdir(parents=True)
     (real / "meta-llama" / "Meta-Llama-3-8B-Instruct" / "config.json").write_text("{}")
-    assert not runner.rehearsal_mirror(real)  # a downloaded mirror: no banner
+    assert not page_notes.rehearsal_mirror(real)  # a downloaded mirror: no banner
     side = tmp_path / "sidecar-only" / "allenai" / "multipref"
     side.mkdir(parents=True)
     (side / RH.SIDECAR).write_text("{}")
-    assert runner.rehearsal_mirror(tmp_path / "sidecar-only")  # the index deleted: the sidecars still tell
+    assert page_notes.rehearsal_mirror(tmp_path / "sidecar-only")  # the index deleted: the sidecars still tell
 
     nb = nbformat.v4.new_notebook(
         cells=[
@@ -250,11 +250,11 @@ def test_pages_computed_on_a_rehearsal_mirror_carry_the_banner_decided_from_the_
             nbformat.v4.new_code_cell("study"),
         ]
     )
-    assert runner.insert_rehearsal_banner(nb, "paper")
+    assert page_notes.insert_rehearsal_banner(nb, "paper")
     banner = nb.cells[2]
     assert banner.cell_type == "markdown" and banner.source.startswith(":::{warning}")
     assert "Paper profile — rehearsal on random-weight models; numbers are meaningless" in banner.source
-    assert not runner.insert_rehearsal_banner(nb, "paper") and len(nb.cells) == 4  # once
+    assert not page_notes.insert_rehearsal_banner(nb, "paper") and len(nb.cells) == 4  # once
 
 
 @SLOW

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pluralign.book import kernels
+from pluralign.book import contents, kernels, manifest_plan, page_notes
 from pluralign.book import runner as book
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,14 +180,14 @@ def test_only_selects_a_part_by_its_manifest_name():
 
 def test_partial_toc_leaves_out_pages_not_executed(tmp_path, monkeypatch):
     m = book.manifest()
-    monkeypatch.setattr(book, "ROOT", tmp_path)  # nothing executed under this root: only prose pages exist
+    monkeypatch.setattr(manifest_plan, "ROOT", tmp_path)  # nothing executed under this root: only prose pages exist
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "reproduce.md").write_text("# r\n")
     (tmp_path / "book" / "bibliography.md").write_text("# b\n")
     t = book.toc("sample", m, present_only=True)
-    files = book._toc_files(t)
+    files = contents._toc_files(t)
     assert files == ["book/reproduce", "book/bibliography"]
-    assert len(book._toc_files(book.toc("sample", m))) > len(files)
+    assert len(contents._toc_files(book.toc("sample", m))) > len(files)
 
 
 def test_included_parameters_are_read_first_and_overridden(tmp_path):
@@ -222,7 +222,7 @@ def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
     shutil.copytree(ROOT / "params", root / "params")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     shutil.copy(ROOT / "manifest.yml", root / "manifest.yml")
-    monkeypatch.setattr(book, "ROOT", root)
+    monkeypatch.setattr(manifest_plan, "ROOT", root)
     r = book.runs("sample", "seal_imprint")[0]
     before = book.run_fingerprint(r, "lib")
     study = root / "params" / "sample" / "seal-study.yml"
@@ -239,7 +239,7 @@ def test_a_page_fingerprint_follows_the_data_files_it_reads(tmp_path, monkeypatc
     (root / "notebooks" / "nb.py").write_text('# %% tags=["parameters"]\nprofile = "demo"\ndata = {}\n')
     (root / "mine.jsonl").write_text('{"a": 1}\n')
     (root / "params" / "demo" / "nb.yml").write_text("data: {name: local, source: mine.jsonl}\n")
-    monkeypatch.setattr(book, "ROOT", root)
+    monkeypatch.setattr(manifest_plan, "ROOT", root)
     r = book.Run("nb", "params/demo/nb.yml", "demo")
     before = book.run_fingerprint(r, lib_hash="x")
     assert book.run_fingerprint(r, lib_hash="x") == before
@@ -304,7 +304,7 @@ def test_a_section_that_does_not_run_is_left_off_the_page():
         ]
     )
     nb.cells[5].outputs = [skipped_out]
-    hidden = book.hide_skipped_sections(nb)
+    hidden = page_notes.hide_skipped_sections(nb)
     removed = [i for i, c in enumerate(nb.cells) if "remove-cell" in c.metadata.get("tags", [])]
     assert removed == [4, 5, 6, 7, 8] and hidden == ["Does not run here"]
 
@@ -337,15 +337,15 @@ def test_a_section_with_no_estimate_stays_and_a_left_out_one_is_named_at_the_top
     nb.cells[3].outputs = [shown("*Not run on this profile:* no judge here.", SKIPPED_SECTION, "no judge here.")]
     box = ":::{warning}\n**No estimate.** 4 of 4 LM labels failed.\n:::"
     nb.cells[5].outputs = [shown(box, FAILED_SECTION, "4 of 4 LM labels failed.")]
-    assert book.hide_skipped_sections(nb) == ["Not here"]
-    assert book.insert_left_out_note(nb, "paper") == ["- *Not here* — no judge here."]
-    assert book.insert_left_out_note(nb, "paper") == []  # once
+    assert page_notes.hide_skipped_sections(nb) == ["Not here"]
+    assert page_notes.insert_left_out_note(nb, "paper") == ["- *Not here* — no judge here."]
+    assert page_notes.insert_left_out_note(nb, "paper") == []  # once
     note = nb.cells[1]
     assert note.source.startswith(":::{admonition} Not run on the paper profile\n") and "*Not here*" in note.source
     kept = [c for c in nb.cells if "remove-cell" not in c.metadata.get("tags", [])]
     assert [c.source.splitlines()[0] for c in kept if c.cell_type == "markdown"][2:] == ["## Failed", "## Runs"]
     assert any(o["data"]["text/markdown"] == box for c in kept for o in c.get("outputs", []))
-    assert book.failed_sections(nb) == ["Failed"]
+    assert page_notes.failed_sections(nb) == ["Failed"]
 
 
 def test_an_old_page_whose_skipped_outputs_carry_no_reason_still_names_the_section():
@@ -363,7 +363,7 @@ def test_an_old_page_whose_skipped_outputs_carry_no_reason_still_names_the_secti
     nb.cells[2].outputs = [
         nbformat.v4.new_output("display_data", data={"text/markdown": "x"}, metadata={SKIPPED_SECTION: True})
     ]
-    assert book.hide_skipped_sections(nb) == ["S"] and book.insert_left_out_note(nb) == ["- *S*"]
+    assert page_notes.hide_skipped_sections(nb) == ["S"] and page_notes.insert_left_out_note(nb) == ["- *S*"]
 
 
 def test_a_heading_inside_a_prose_cell_starts_the_section_that_is_left_out():
@@ -390,13 +390,13 @@ def test_a_heading_inside_a_prose_cell_starts_the_section_that_is_left_out():
             code("study.shifts()"),
         ]
     )
-    assert book.hide_skipped_sections(nb) == ["Recovery (demo)"]
+    assert page_notes.hide_skipped_sections(nb) == ["Recovery (demo)"]
     kept = "\n".join(c.source for c in nb.cells if "remove-cell" not in c.metadata.get("tags", []))
     assert "prose on the imprints" in kept and "## Shifts" in kept and "study.shifts()" in kept
     assert "Recovery" not in kept and "what it showed" not in kept and "(recovery)=" not in kept
-    assert book.failed_sections(nb) == ["Imprints"]
+    assert page_notes.failed_sections(nb) == ["Imprints"]
     fenced = nbformat.v4.new_notebook(cells=[md("text\n\n```bash\n# a comment, not a heading\n```")])
-    assert book.split_at_headings(fenced) == 0 and len(fenced.cells) == 1
+    assert page_notes.split_at_headings(fenced) == 0 and len(fenced.cells) == 1
 
 
 def test_a_formatted_glue_reference_to_a_missing_value_shows_the_dash():
@@ -417,5 +417,5 @@ def test_a_formatted_glue_reference_to_a_missing_value_shows_the_dash():
             nbformat.v4.new_markdown_cell("R² = {glue:text}`t6_r2:.3f` on {glue:text}`n:,` pairs"),
         ]
     )
-    assert book.unformat_missing_glue(nb) == ["t6_r2"]
+    assert page_notes.unformat_missing_glue(nb) == ["t6_r2"]
     assert nb.cells[1].source == "R² = {glue:text}`t6_r2` on {glue:text}`n:,` pairs"

@@ -100,12 +100,13 @@ def test_the_same_value_when_harmless_is_in_the_build_reports_table(tmp_path, mo
     """The control, in-process (no kernel): the build-report page's table holds a harmless value in that place,
     so the scan above would see the secret had it been let through; with the secret the table is refused."""
     from pluralign import report
+    from pluralign.book import manifest_plan
     from pluralign.book import runner as book
 
-    monkeypatch.setattr(book, "ROOT", _project(tmp_path / "harmless", HARMLESS))
+    monkeypatch.setattr(manifest_plan, "ROOT", _project(tmp_path / "harmless", HARMLESS))
     table = report.parameter_report("demo").table
     assert HARMLESS in table.loc[("page", "params/demo/page.yml", "design"), "value"]
-    monkeypatch.setattr(book, "ROOT", _project(tmp_path / "secret", SECRET))
+    monkeypatch.setattr(manifest_plan, "ROOT", _project(tmp_path / "secret", SECRET))
     try:
         report.parameter_report("demo")
     except book.BookError as e:

@@ -176,10 +176,10 @@ def test_a_page_states_the_failed_answers_so_its_kernel_does_not_warn(monkeypatc
     sets PLURALIGN_ON_PAGE and the warning stays off the page's stderr. Beyond the Binary's judgments section
     states the unparseable verdicts and the pairs left without a margin."""
     from pluralign import report
-    from pluralign.book import runner
+    from pluralign.book import execution
     from pluralign.btb.study import setup
 
-    assert runner._environment("paper")[report.ON_PAGE] == "1"
+    assert execution._environment("paper")[report.ON_PAGE] == "1"
     with pytest.warns(UserWarning, match="3 of 9 failed"):
         report.stated_warning("3 of 9 failed")
     monkeypatch.setenv(report.ON_PAGE, "1")

@@ -148,10 +148,10 @@ def test_serve_command_takes_several_served_model_names(tmp_path):
 def test_where_the_page_states_the_redirect_the_endpoint_does_not_warn_again(monkeypatch):
     """The book's runner puts the redirect at the top of every page and sets PLURALIGN_ON_PAGE for
     its kernels: the endpoints are still redirected, without a warning on the page's stderr."""
-    from pluralign.book import runner
+    from pluralign.book import execution
 
     monkeypatch.setenv("PLURALIGN_LLM_BASE_URL", "http://127.0.0.1:9999/v1")
-    env = runner._environment("paper")
+    env = execution._environment("paper")
     assert env["PLURALIGN_ON_PAGE"] == "1"
     monkeypatch.setenv("PLURALIGN_ON_PAGE", "1")
     with warnings.catch_warnings():
@@ -166,16 +166,16 @@ def test_where_the_page_states_the_redirect_the_endpoint_does_not_warn_again(mon
 def test_the_redirect_note_sits_below_the_title_and_the_rehearsal_banner_once():
     import nbformat
 
-    from pluralign.book import runner
+    from pluralign.book import page_notes
 
     nb = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_markdown_cell("# The title"), nbformat.v4.new_code_cell("study")]
     )
-    runner.insert_rehearsal_banner(nb, "paper")
-    assert runner.insert_redirect_note(nb, "http://127.0.0.1:9999/v1")
+    page_notes.insert_rehearsal_banner(nb, "paper")
+    assert page_notes.insert_redirect_note(nb, "http://127.0.0.1:9999/v1")
     note = nb.cells[2]
     assert (
         note.source.startswith(":::{note}") and "`http://127.0.0.1:9999/v1` by `PLURALIGN_LLM_BASE_URL`" in note.source
     )
     assert "pluralign-rehearsal" in nb.cells[1].metadata["tags"]
-    assert not runner.insert_redirect_note(nb, "http://x/v1") and len(nb.cells) == 4
+    assert not page_notes.insert_redirect_note(nb, "http://x/v1") and len(nb.cells) == 4

@@ -1,28 +1,23 @@
 """The book: manifest → papermill-executed notebooks → Jupyter Book, and the tools around it.
 
-- :mod:`pluralign.book.runner` — the manifest, the runs of a profile, execution, ``_toc.yml``, the HTML build;
-  with :mod:`pluralign.book.kernels` (the pages' kernels), :mod:`pluralign.book.page_notes` (what the runner
-  writes into a page: rehearsal banner, redirect note, skipped sections), :mod:`pluralign.book.sources` (the data
-  a page's parameters read), :mod:`pluralign.book.html` (MathJax, a stand-alone page of one notebook);
+- :mod:`pluralign.book.manifest_plan` — the manifest and the runs of a profile; :mod:`pluralign.book.contents` —
+  ``_toc.yml`` and the HTML build; :mod:`pluralign.book.page_params` — a page's parameters;
+  :mod:`pluralign.book.fingerprints` — when a page is fresh; :mod:`pluralign.book.execution` — executing pages
+  (:mod:`pluralign.book.runner` names them all in one place); with :mod:`pluralign.book.kernels` (the pages'
+  kernels), :mod:`pluralign.book.page_notes` (what the runner writes into a page: rehearsal banner, redirect note,
+  skipped sections), :mod:`pluralign.book.sources` (the data a page's parameters read), :mod:`pluralign.book.html`
+  (MathJax, a stand-alone page of one notebook);
 - :mod:`pluralign.book.sitecheck` — the headless-browser check of the built site;
 - :mod:`pluralign.book.benchmark` — machine facts and the benchmarks' results;
 - :mod:`pluralign.book.cli` — the ``pluralign`` command line.
 """
 
-from pluralign.book.runner import (  # noqa: F401
-    PROFILES,
-    BookError,
-    Run,
-    build,
-    build_html,
-    execute,
-    manifest,
-    read_params,
-    run_fingerprint,
-    runs,
-    toc,
-    toc_text,
-)
+from pluralign.book.contents import build_html, toc, toc_text  # noqa: F401
+from pluralign.book.errors import BookError  # noqa: F401
+from pluralign.book.execution import build, execute  # noqa: F401
+from pluralign.book.fingerprints import run_fingerprint  # noqa: F401
+from pluralign.book.manifest_plan import PROFILES, Run, manifest, runs  # noqa: F401
+from pluralign.book.page_params import read_params  # noqa: F401
 
 __all__ = [
     "BookError",

@@ -44,13 +44,12 @@ def _pages_at_once(text: str) -> int:
 
 
 def _book(a) -> int:
-    from pluralign.book import runner as book
+    from pluralign.book.errors import BookError
+    from pluralign.book.execution import build
 
     try:
-        index = book.build(
-            a.profile, only=a.only, refresh=a.refresh, html=not a.no_html, out_dir=a.out_dir, jobs=a.jobs
-        )
-    except book.BookError as e:
+        index = build(a.profile, only=a.only, refresh=a.refresh, html=not a.no_html, out_dir=a.out_dir, jobs=a.jobs)
+    except BookError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if index:
@@ -59,11 +58,12 @@ def _book(a) -> int:
 
 
 def _run(a) -> int:
-    from pluralign.book import runner as book
+    from pluralign.book.errors import BookError
+    from pluralign.book.execution import run_page
 
     try:
-        book.run_page(a.notebook, a.file, out_dir=a.out, refresh=a.refresh)
-    except book.BookError as e:
+        run_page(a.notebook, a.file, out_dir=a.out, refresh=a.refresh)
+    except BookError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -82,14 +82,15 @@ def _params(a) -> int:
     import yaml
 
     from pluralign import params as P
-    from pluralign.book import runner as book
+    from pluralign.book.errors import BookError
+    from pluralign.book.execution import resolve_notebook
 
     try:
-        src = book.resolve_notebook(a.notebook)
+        src = resolve_notebook(a.notebook)
         if src.suffix != ".py":
-            src = src.with_suffix(".py") if src.with_suffix(".py").exists() else book.resolve_notebook(src.stem)
+            src = src.with_suffix(".py") if src.with_suffix(".py").exists() else resolve_notebook(src.stem)
         resolved = P.resolved_params(src, a.file)
-    except (book.BookError, P.ParamsError, OSError) as e:
+    except (BookError, P.ParamsError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     name = Path(a.file).name
@@ -133,11 +134,12 @@ def _defaults_comment(notebook: Path, resolved: dict) -> str:
 
 
 def _toc(a) -> int:
-    from pluralign.book import runner as book
+    from pluralign.book import manifest_plan
+    from pluralign.book.contents import toc_text
 
-    text = book.toc_text(a.profile)
+    text = toc_text(a.profile)
     if a.write:
-        (book.ROOT / "_toc.yml").write_text(text)
+        (manifest_plan.ROOT / "_toc.yml").write_text(text)
     else:
         print(text, end="")
     return 0

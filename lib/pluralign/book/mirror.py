@@ -15,7 +15,8 @@ def profile_ids(profile: str = "paper") -> dict[str, list[str]]:
     """Every Hub id a profile's pages name: ``{"models": [...], "datasets": [...], "endpoints": [...]}``; models
     served behind an OpenAI-compatible endpoint are listed under ``endpoints`` (the server needs them, not
     pluralign)."""
-    from pluralign.book import runner
+    from pluralign.book import manifest_plan
+    from pluralign.book.page_params import read_params
     from pluralign.data.registry import resolve as resolve_dataset
 
     models, datasets, endpoints = set(), set(), set()
@@ -43,8 +44,8 @@ def profile_ids(profile: str = "paper") -> dict[str, list[str]]:
             for v in o:
                 walk(v)
 
-    for r in runner.runs(profile):
-        walk(runner.read_params(runner.ROOT / r.params, r.notebook))
+    for r in manifest_plan.runs(profile):
+        walk(read_params(manifest_plan.ROOT / r.params, r.notebook))
     return {"models": sorted(models), "datasets": sorted(datasets), "endpoints": sorted(endpoints)}
 
 

@@ -4,7 +4,7 @@ Most of a demo page's time is one core's work (pandas, bootstraps, plotting, a o
 on a machine with two or more cores the book executes pages ``jobs`` at a time, each in its own kernel. What two
 pages both need (the same embeddings, the same trained model) is computed once: the second waits for the first's
 cache entry (:meth:`pluralign.cache.Entry.get_or_compute`). The manifest says what waits for what
-(:func:`pluralign.book.runner.execution_plan`): a page that reads another's trained models starts after it
+(:func:`pluralign.book.manifest_plan.execution_plan`): a page that reads another's trained models starts after it
 (``after:``), so that it does not hold a worker while it waits; a page marked ``execute: first`` starts first; the
 recovery and build reports (``execute: last``) run after all others. A page that fails stops new pages from
 starting; those already running finish and are kept.

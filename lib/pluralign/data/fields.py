@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pluralign.data.checks import Filters, where
 from pluralign.data.core import DataError
-from pluralign.data.io import Filters, swap_mask, where
+from pluralign.data.io import swap_mask
 from pluralign.data.registry import annotations, canonical
 
 

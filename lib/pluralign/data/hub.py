@@ -14,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pluralign.data.checks import Filters, empty_text, not_text, require, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels, pair_ids, split_column
-from pluralign.data.io import Filters, empty_text, not_text, read_source, require, swap_mask, where
+from pluralign.data.io import read_source, swap_mask
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 ASSISTANT = "\n\nAssistant:"
@@ -169,35 +170,12 @@ def load_multipref(
     ids = "multipref:" + raw["comparison_id"].astype(str)
     check_unique(raw, ids, "comparison_id")
     key = f"{aspect}_pref"
-    frames = []
-    for g in groups:
-        col = f"{g}_worker_annotations"
-        lst = raw[col].map(lambda v: list(v) if v is not None and not isinstance(v, (str, float)) else None)
-        bad = lst.isna().to_numpy()
-        if bad.any():
-            file, row = where(raw, int(np.flatnonzero(bad)[0]))
-            raise DataError("annotations must be a list of objects", file=file, row=row, field=col)
-        e = pd.DataFrame({"i": np.arange(len(raw)), "a": lst}).explode("a", ignore_index=True).dropna(subset=["a"])
-        e["k"] = e.groupby("i").cumcount()
-        e["label"] = [d.get(key) if isinstance(d, dict) else None for d in e["a"]]
-        e["evaluator"] = [d.get("evaluator") if isinstance(d, dict) else None for d in e["a"]]
-        e["group"] = g
-        frames.append(e)
-    e = pd.concat(frames, ignore_index=True)
+    e = _multipref_judgments(raw, groups, key)
     sub = raw.iloc[e["i"].to_numpy()].reset_index(drop=True)
     pref, bad = map_labels(
         sub, e["label"].reset_index(drop=True), MULTIPREF_LABELS, f"{{normal,expert}}_worker_annotations[].{key}", f
     )
-    if bad.any():  # on_invalid="drop": drop the judgment, count it
-        f.records.append(
-            {
-                "filter": f"unknown {key} label",
-                "field": key,
-                "removed": int(bad.sum()),
-                "kept": int((~bad).sum()),
-                "rows": sub["_row"][bad].head(20).tolist(),
-            }
-        )
+    f.count(sub, bad, f"unknown {key} label", key)  # on_invalid="drop": drop the judgment, count it
     ev = e["evaluator"].astype(object).where(e["evaluator"].notna(), e["group"] + "-" + (e["k"] + 1).astype(str))
     ann = annotations(
         ids.iloc[e["i"].to_numpy()][~bad].to_numpy(),
@@ -217,6 +195,27 @@ def load_multipref(
         metadata={("prompt_source" if k == "source" else k): v for k, v in meta.items()},
     )
     return Loaded(pairs, ann, desc, f.records)
+
+
+def _multipref_judgments(raw: pd.DataFrame, groups: list[str], key: str) -> pd.DataFrame:
+    """One row per judgment of the annotator ``groups`` (``normal``, ``expert``): the pair's row ``i``, the
+    judgment's place ``k`` within its pair and group, its ``label`` (the ``key`` field, e.g. ``overall_pref``),
+    its ``evaluator`` and its ``group``; a ``<group>_worker_annotations`` cell that is not a list is refused."""
+    frames = []
+    for g in groups:
+        col = f"{g}_worker_annotations"
+        lst = raw[col].map(lambda v: list(v) if v is not None and not isinstance(v, (str, float)) else None)
+        bad = lst.isna().to_numpy()
+        if bad.any():
+            file, row = where(raw, int(np.flatnonzero(bad)[0]))
+            raise DataError("annotations must be a list of objects", file=file, row=row, field=col)
+        e = pd.DataFrame({"i": np.arange(len(raw)), "a": lst}).explode("a", ignore_index=True).dropna(subset=["a"])
+        e["k"] = e.groupby("i").cumcount()
+        e["label"] = [d.get(key) if isinstance(d, dict) else None for d in e["a"]]
+        e["evaluator"] = [d.get("evaluator") if isinstance(d, dict) else None for d in e["a"]]
+        e["group"] = g
+        frames.append(e)
+    return pd.concat(frames, ignore_index=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -239,15 +238,7 @@ def _consecutive_pairs(raw: pd.DataFrame, f: Filters) -> tuple[pd.DataFrame, np.
     size = pd.Series(block).map(pd.Series(block).value_counts()).to_numpy()
     odd = (pos == size - 1) & (size % 2 == 1)
     if odd.any():
-        f.records.append(
-            {
-                "filter": "unpaired response (odd number of responses for its prompt)",
-                "field": "prompt",
-                "removed": int(odd.sum()),
-                "kept": int((~odd).sum()),
-                "rows": raw["_row"][odd].head(20).tolist(),
-            }
-        )
+        f.count(raw, odd, "unpaired response (odd number of responses for its prompt)", "prompt")
         raw, pos = raw.loc[~odd].reset_index(drop=True), pos[~odd]
     first = pos % 2 == 0
     if f.empty == "placeholder":
@@ -261,16 +252,10 @@ def _consecutive_pairs(raw: pd.DataFrame, f: Filters) -> tuple[pd.DataFrame, np.
         if f.empty != "drop" and not (what == "not text" and f.on_invalid == "drop"):
             check_text(raw, f, ["response"])  # raises, naming the row and the option that drops or keeps it
         gone = np.isin(pair, pair[bad])
-        f.records.append(
-            {
-                "filter": f"{'empty text' if what == 'empty' else 'not text'} in a response: its pair "
-                "is dropped (both responses)",
-                "field": "response",
-                "removed": int(gone.sum()),
-                "kept": int((~gone).sum()),
-                "rows": raw["_row"][bad].head(20).tolist(),
-            }
+        reason = (
+            f"{'empty text' if what == 'empty' else 'not text'} in a response: its pair is dropped (both responses)"
         )
+        f.count(raw, gone, reason, "response", rows=bad)
         raw, first, pair = raw.loc[~gone].reset_index(drop=True), first[~gone], pair[~gone]
     return raw, first
 

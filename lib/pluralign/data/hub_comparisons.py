@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pluralign.data.checks import Filters, require, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, chosen_rejected, pair_ids
-from pluralign.data.io import Filters, read_source, require, stable_hash, where
+from pluralign.data.io import read_source, stable_hash
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 

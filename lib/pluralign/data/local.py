@@ -34,10 +34,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pluralign.data.checks import Filters, require, truth_values, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels
 from pluralign.data.hub import likert_preference
-from pluralign.data.io import Filters, read_files, require, stable_hash, truth_values, where
+from pluralign.data.io import read_files, stable_hash
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 CANONICAL = {
@@ -132,14 +133,7 @@ def load_local(
     """Load ``source`` with ``columns`` = {canonical name: source column} (module docstring)."""
     if source is None:
         raise DataError("load('local') needs source='path/to/file.jsonl|.csv|.parquet' (or a folder)")
-    columns = dict(columns or {})
-    unknown = set(columns) - CANONICAL
-    if unknown:
-        raise DataError(
-            f"unknown canonical column(s) {sorted(unknown)}; use {sorted(CANONICAL)}",
-            file=source,
-            field=sorted(unknown)[0],
-        )
+    columns = _known_columns(columns, source)
     raw = read_files(source)
     name = dataset_name or "local"
     f = Filters(on_invalid, empty)
@@ -151,13 +145,7 @@ def load_local(
     raw = f.text_type(raw, c["prompt"])
     has_id = "pair_id" in columns or "pair_id" in raw.columns
     long_form = "annotator_id" in columns
-    if has_id:
-        ids = name + ":" + raw[c["pair_id"]].astype(str)
-    elif long_form and not cr:  # rows showing the same texts are one pair, judged by several annotators
-        key = raw[c["prompt"]].astype(str) + "\x1f" + raw[text[0]].astype(str) + "\x1f" + raw[text[1]].astype(str)
-        ids = name + ":" + key.map(lambda t: stable_hash(t))
-    else:
-        ids = name + ":" + (raw["_part"].astype(str) + ":" if "_part" in raw else "") + raw["_row"].astype(str)
+    ids = _pair_ids(raw, c, name, text, has_id=has_id, same_texts=long_form and not cr)
     sp = raw[c["split"]].astype(str) if c["split"] in raw.columns else split
     meta_cols = {m: raw[m] for m in (metadata or []) if m in raw}
     rows = _Rows(raw, ids, c, name, sp, meta_cols, f, str(source))
@@ -192,6 +180,32 @@ def load_local(
         metadata=meta_cols,
     )
     return Loaded(pairs, ann, str(source), f.records)
+
+
+def _known_columns(columns: dict | None, source) -> dict:
+    """The ``columns`` mapping (canonical name → source column) as a dict, refused where it names a column that is
+    not canonical."""
+    columns = dict(columns or {})
+    unknown = set(columns) - CANONICAL
+    if unknown:
+        raise DataError(
+            f"unknown canonical column(s) {sorted(unknown)}; use {sorted(CANONICAL)}",
+            file=source,
+            field=sorted(unknown)[0],
+        )
+    return columns
+
+
+def _pair_ids(raw: pd.DataFrame, c: dict, name: str, text: list, *, has_id: bool, same_texts: bool) -> pd.Series:
+    """Each row's pair id, ``<name>:<id>``: the file's own ``pair_id`` column where it has one; with
+    ``same_texts`` (long-form rows of an A/B file) a hash of the prompt and the two responses, so rows showing the
+    same texts are one pair judged by several annotators; else the row's place in the file (its part, its row)."""
+    if has_id:
+        return name + ":" + raw[c["pair_id"]].astype(str)
+    if same_texts:
+        key = raw[c["prompt"]].astype(str) + "\x1f" + raw[text[0]].astype(str) + "\x1f" + raw[text[1]].astype(str)
+        return name + ":" + key.map(lambda t: stable_hash(t))
+    return name + ":" + (raw["_part"].astype(str) + ":" if "_part" in raw else "") + raw["_row"].astype(str)
 
 
 @dataclass
@@ -306,13 +320,4 @@ def _unique(raw, ids, field):
 
 
 def _count(f: Filters, raw: pd.DataFrame, bad: np.ndarray, field: str) -> None:
-    if bad.any():
-        f.records.append(
-            {
-                "filter": "unknown or out-of-range label (judgment dropped)",
-                "field": field,
-                "removed": int(bad.sum()),
-                "kept": int((~bad).sum()),
-                "rows": raw["_row"][bad].head(20).tolist(),
-            }
-        )
+    f.count(raw, bad, "unknown or out-of-range label (judgment dropped)", field)

@@ -134,19 +134,7 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
     if isinstance(name, dict):
         params = dict(name)
         if "simulate" in params:  # {"simulate": {options}}: the project's simulator
-            from pluralign.data.simulate import simulate
-
-            sim = {**dict(params["simulate"] or {}), **options}
-            _refuse_unknown(
-                sim,
-                sorted(
-                    k
-                    for k, p in __import__("inspect").signature(simulate).parameters.items()
-                    if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-                ),
-                "simulate",
-            )
-            return simulate(**sim)
+            return _simulated(params["simulate"], options)
         if "name" not in params:
             raise DataError(
                 f"data spec {name!r} needs 'name' (a registered data set, Hub id or 'local') or "
@@ -184,6 +172,24 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
         pairs = pairs.iloc[: int(limit)].reset_index(drop=True)
         ann = ann[ann["pair_id"].isin(keep)].reset_index(drop=True)
     return PreferenceData(pairs, ann, meta)
+
+
+def _simulated(spec: dict | None, options: dict) -> PreferenceData:
+    """The data of a simulator spec (``{"simulate": spec}``, ``options`` added): :func:`pluralign.data.simulate`
+    with those options, an option it does not take refused."""
+    from pluralign.data.simulate import simulate
+
+    sim = {**dict(spec or {}), **options}
+    _refuse_unknown(
+        sim,
+        sorted(
+            k
+            for k, p in __import__("inspect").signature(simulate).parameters.items()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ),
+        "simulate",
+    )
+    return simulate(**sim)
 
 
 #: options every loader accepts (the registry reads them itself)
@@ -259,7 +265,7 @@ def canonical(
         out["source_file"] = col(df["_file"])
     if "_row" in df:
         out["source_row"] = col(df["_row"])
-    from pluralign.data.io import not_text
+    from pluralign.data.checks import not_text
 
     for name in ("prompt", "response_a", "response_b"):  # the last guard of every loader: text is text
         bad = not_text(out[name])

@@ -13,9 +13,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pluralign.data.checks import Filters, require, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels
-from pluralign.data.io import Filters, default_local, read_table, require, where
+from pluralign.data.io import default_local, read_table
 from pluralign.data.registry import Loaded, annotations, canonical, register
 
 PANDALM_LABELS = {"0": 0, "1": -2, "2": 2}
@@ -71,16 +72,7 @@ def _pandalm(source, annotators: str, on_invalid: str, empty: str | None) -> Loa
         for c in cols:
             pref, bad = map_labels(raw, raw[c], PANDALM_LABELS, c, f)
             frames.append(annotations(ids[~bad], c, pref[~bad], annotator_kind="human"))
-            if bad.any():
-                f.records.append(
-                    {
-                        "filter": f"unknown {c} label",
-                        "field": c,
-                        "removed": int(bad.sum()),
-                        "kept": int((~bad).sum()),
-                        "rows": raw["_row"][bad].head(20).tolist(),
-                    }
-                )
+            f.count(raw, bad, f"unknown {c} label", c)
     if annotators in ("judges", "all"):
         for judge, (fname, col) in JUDGES.items():
             jpath = path.parent / fname
@@ -99,15 +91,7 @@ def _pandalm(source, annotators: str, on_invalid: str, empty: str | None) -> Loa
             val = j[col].astype(str).str.strip()
             garbage = ~val.isin(list(JUDGE_LABELS)).to_numpy()
             if garbage.any():  # the judge's own unparseable verdicts (e.g. "garbage"): not a judgment
-                f.records.append(
-                    {
-                        "filter": f"{judge} verdict not a label (e.g. {val[garbage].iat[0]!r})",
-                        "field": col,
-                        "removed": int(garbage.sum()),
-                        "kept": int((~garbage).sum()),
-                        "rows": j["_row"][garbage].head(20).tolist(),
-                    }
-                )
+                f.count(j, garbage, f"{judge} verdict not a label (e.g. {val[garbage].iat[0]!r})", col)
             frames.append(annotations(jids[~garbage], judge, val[~garbage].map(JUDGE_LABELS), annotator_kind="judge"))
     if not frames:
         raise ValueError("annotators must be 'human', 'judges' or 'all'")

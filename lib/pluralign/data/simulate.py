@@ -349,16 +349,7 @@ def simulate(
         _helpsteer2_judgments(rng, ann, ua, ub, **likert)
         share = _helpsteer2_share(drawn, mu, sd, seed=seed, n_monte_carlo=n_monte_carlo, detect=detect, **likert)
     name = name or f"simulated-{annotation_format}"
-    pairs = pd.DataFrame(
-        {
-            "pair_id": ids,
-            "dataset": name,
-            "split": split,
-            "prompt": drawn.prompt,
-            "response_a": drawn.text_a,
-            "response_b": drawn.text_b,
-        }
-    )  # the planted truth lives in .truth only
+    pairs = _pairs_table(ids, name, split, drawn)
     options = {
         "n_pairs": n_pairs,
         "seed": seed,
@@ -373,3 +364,18 @@ def simulate(
     }
     meta = _meta(name, seed, options, pop, W, D)
     return PreferenceData(pairs, ann, meta, _truth(ids, drawn, share, mu, detect))
+
+
+def _pairs_table(ids: np.ndarray, name: str, split: str, drawn) -> pd.DataFrame:
+    """The simulated pairs as :class:`PreferenceData` holds pairs: id, data set, split, prompt and the two responses
+    (the planted truth lives in ``.truth`` only)."""
+    return pd.DataFrame(
+        {
+            "pair_id": ids,
+            "dataset": name,
+            "split": split,
+            "prompt": drawn.prompt,
+            "response_a": drawn.text_a,
+            "response_b": drawn.text_b,
+        }
+    )

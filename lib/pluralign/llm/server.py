@@ -61,6 +61,19 @@ def _num(body: dict, name: str, default, lo=None, hi=None, kind=float):
     return v
 
 
+def _response(prefix: str, kind: str, model: str, choices: list, ptok: int, ctok: int) -> dict:
+    """An OpenAI completion response (``kind``: ``text_completion`` or ``chat.completion``): a fresh id with its
+    ``prefix``, the time, the model, the choices and the token usage."""
+    return {
+        "id": f"{prefix}-{uuid.uuid4().hex[:24]}",
+        "object": kind,
+        "created": int(time.time()),
+        "model": model,
+        "choices": choices,
+        "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok},
+    }
+
+
 class BatchAPI:
     """The Batch API's side of the server: uploaded files, batches run in order in a background thread, their
     output and error files (``files`` and ``batches`` by id)."""
@@ -371,14 +384,7 @@ class LLMServer(BatchAPI):
                 )
                 ctok += len(c.tokens)
             ptok += comps[0].prompt_tokens if comps else 0
-        return {
-            "id": f"cmpl-{uuid.uuid4().hex[:24]}",
-            "object": "text_completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": choices,
-            "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok},
-        }
+        return _response("cmpl", "text_completion", model, choices, ptok, ctok)
 
     def chat_completions(self, body: dict) -> dict:
         model = self._check_model(body)
@@ -420,14 +426,7 @@ class LLMServer(BatchAPI):
             )
         ptok = comps[0].prompt_tokens if comps else 0
         ctok = sum(len(c.tokens) for c in comps)
-        return {
-            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": choices,
-            "usage": {"prompt_tokens": ptok, "completion_tokens": ctok, "total_tokens": ptok + ctok},
-        }
+        return _response("chatcmpl", "chat.completion", model, choices, ptok, ctok)
 
     def models(self) -> dict:
         return {

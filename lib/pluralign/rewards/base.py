@@ -214,37 +214,19 @@ class RewardModel:
         texts, _ = _texts_of(data_or_texts)
         bs = batch_size or self.batch_size
         if not self.trained and self.info.get("warn_untrained", True):
-            warnings.warn(
-                f"{self.backend} reward model {self.identity!r} has an untrained head: its rewards "
-                "are a fixed random projection until you .train() it",
-                stacklevel=3,
-            )
+            _warn_untrained(self)
         settings = {"backend": self.backend, "n_outputs": self.n_outputs, **self._score_settings()}
         if distributed.active():  # under accelerate launch: shards scored per process, gathered, cached once
             return distributed.raw_outputs(
                 self, texts, bs, settings=settings, chunk=CHUNK, cache=cache, progress=progress
             )
-        parts = []
         bar = progress_bar(len(texts), f"scoring ({self.backend})", "text", enabled=progress)
         with bar:
             if self.pipelined:  # a GPU: chunks scored in groups, tokenization overlapped (speed.score_pipelined)
                 from pluralign.rewards.speed import score_pipelined
 
                 return score_pipelined(self, texts, bs, settings=settings, cache=cache, chunk=CHUNK, bar=bar)
-            for s in range(0, len(texts), CHUNK):
-                chunk = texts[s : s + CHUNK]
-                if not cache:
-                    parts.append(self._raw_outputs_uncached(chunk, bs, bar))
-                    continue
-                entry = Entry("rewards/score", inputs=(self.identity, chunk), settings=settings, fmt="npy")
-                done = []  # filled when the chunk is computed, not read from the cache (in this iteration)
-                parts.append(
-                    entry.get_or_compute(
-                        lambda c=chunk, done=done: done.append(1) or self._raw_outputs_uncached(c, bs, bar)
-                    )
-                )
-                if not done:
-                    bar.update(len(chunk))  # a cache hit
+            parts = _score_in_chunks(self, texts, bs, settings=settings, cache=cache, bar=bar)
         if not parts:
             return np.zeros((0, self.n_outputs))
         return np.concatenate(parts, axis=0)
@@ -366,12 +348,7 @@ class RewardModel:
             import shutil
 
             shutil.copytree(folder, output_dir, dirs_exist_ok=True)
-        trained = open_trained(folder, device=self.device, dtype=self._dtype_arg, batch_size=self.batch_size)
-        trained.token_budget = self.token_budget
-        trained._fp32 = lambda: open_trained(
-            folder, device=self.device, dtype=torch.float32, batch_size=self.batch_size
-        )  # speed.fp32_twin
-        return trained
+        return _open_trained_like(folder, self)
 
     # defaults per backend (overridden)
     default_lr = 1e-3
@@ -407,6 +384,45 @@ class RewardModel:
             else "pretrained"
         )
         return f"{type(self).__name__}({self.identity!r}, {state}, device={self.device}, dtype={self.dtype})"
+
+
+def _warn_untrained(model: RewardModel) -> None:
+    warnings.warn(
+        f"{model.backend} reward model {model.identity!r} has an untrained head: its rewards "
+        "are a fixed random projection until you .train() it",
+        stacklevel=4,
+    )
+
+
+def _score_in_chunks(model: RewardModel, texts, bs: int, *, settings: dict, cache: bool, bar) -> list[np.ndarray]:
+    """The raw outputs of ``texts`` chunk by chunk (:data:`CHUNK` texts each), each chunk cached (keyed by the
+    model's identity, the scoring ``settings`` and the chunk's texts) unless ``cache`` is off; a chunk read from
+    the cache advances the progress ``bar`` at once."""
+    parts = []
+    for s in range(0, len(texts), CHUNK):
+        chunk = texts[s : s + CHUNK]
+        if not cache:
+            parts.append(model._raw_outputs_uncached(chunk, bs, bar))
+            continue
+        entry = Entry("rewards/score", inputs=(model.identity, chunk), settings=settings, fmt="npy")
+        done = []  # filled when the chunk is computed, not read from the cache (in this iteration)
+        parts.append(
+            entry.get_or_compute(lambda c=chunk, done=done: done.append(1) or model._raw_outputs_uncached(c, bs, bar))
+        )
+        if not done:
+            bar.update(len(chunk))  # a cache hit
+    return parts
+
+
+def _open_trained_like(folder, base: RewardModel) -> RewardModel:
+    """The model a training wrote into ``folder``, opened on ``base``'s device, dtype, batch size and token budget,
+    with its fp32 twin (:func:`pluralign.rewards.speed.fp32_twin`)."""
+    trained = open_trained(folder, device=base.device, dtype=base._dtype_arg, batch_size=base.batch_size)
+    trained.token_budget = base.token_budget
+    trained._fp32 = lambda: open_trained(
+        folder, device=base.device, dtype=torch.float32, batch_size=base.batch_size
+    )  # speed.fp32_twin
+    return trained
 
 
 def _engine(model: RewardModel, engine: str) -> str:

@@ -19,13 +19,11 @@ weights frozen. Where bitsandbytes is missing or lacks a backend for the device,
 
 from __future__ import annotations
 
-import json
 import warnings
-from pathlib import Path
 
 import torch
 
-from pluralign.rewards.base import RM_CONFIG, remote_code_from_caller
+from pluralign.rewards.base import remote_code_from_caller
 from pluralign.rewards.seqcls import LogitsOf, SequenceClassificationRM, load_sequence_classifier
 
 # peft asks every model it wraps or loads for `is_gradient_checkpointing`, which transformers 5 deprecates: a
@@ -270,29 +268,18 @@ class CausalLMRM(SequenceClassificationRM):
         }
 
     def _trainable(self, objective, dropout, seed):
-        from pluralign.rewards.objectives import n_outputs
-
         if self.quantization is not None and self.lora is None:
             raise ValueError(
                 f"training a {self.quantization} model needs LoRA adapters (its quantized weights stay "
                 "frozen): pass lora=True (or a dict)"
             )
-        m = CausalLMRM(
-            self.name_or_path,
+        m = self._training_copy(
+            objective,
+            dropout,
             load_in_8bit=self.load_in_8bit,
             load_in_4bit=self.load_in_4bit,
             lora=None,
-            device=self.device,
             dtype=lora_base_dtype(self.lora, self.quantization, self.device),
-            max_length=self.max_length,
-            truncation_side=self.truncation_side,
-            trust_remote_code=self.trust_remote_code,
-            batch_size=self.batch_size,
-            n_outputs=n_outputs(objective),
-            dropout=dropout,
-            for_training=True,
-            allow_pickle_weights=self.allow_pickle_weights,
-            info={"identity": self.identity},
         )
         m.lora = self.lora
         if self.lora is not None:
@@ -330,24 +317,14 @@ class CausalLMRM(SequenceClassificationRM):
                     p.data = p.data.float()
         return m
 
-    def _save(self, folder: Path):
-        folder = Path(folder)
-        self.module.model.save_pretrained(folder)  # a PeftModel saves its adapter (+ score head)
-        self.tokenizer.save_pretrained(folder)
-        (folder / RM_CONFIG).write_text(
-            json.dumps(
-                {
-                    "backend": self.backend,
-                    "base": self.name_or_path,
-                    "max_length": self.max_length,
-                    "truncation_side": self.truncation_side,
-                    "trust_remote_code": self.trust_remote_code,
-                    "lora": self.lora,
-                    "load_in_8bit": self.load_in_8bit,
-                    "load_in_4bit": self.load_in_4bit,
-                }
-            )
-        )
+    def _rm_config(self) -> dict:
+        """The sequence-classification RM's record plus the LoRA settings and the quantization it was trained in."""
+        return {
+            **super()._rm_config(),
+            "lora": self.lora,
+            "load_in_8bit": self.load_in_8bit,
+            "load_in_4bit": self.load_in_4bit,
+        }
 
     @classmethod
     def from_folder(cls, folder, cfg: dict, *, load_in_8bit=None, load_in_4bit=None, **kw):

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import yaml
 
+from pluralign.rewards.options import ModelOptions
+
 FORMATS = (".parquet", ".csv", ".jsonl")
 NEEDS_MODEL = (
     "pluralign score needs a trained reward model: name it with --model, e.g.\n"
@@ -39,20 +41,9 @@ NEEDS_MODEL = (
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pluralign score", description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", default=None, help="a trained reward model: Hub id or local folder (required)")
-    p.add_argument("--kind", default=None, help="force a backend: seq-cls, causal, frozen-encoder, finetune")
-    p.add_argument(
-        "--data",
-        required=True,
-        help="what pluralign.load reads: a data set name, a Hub id, a file or folder of your own, or 'simulate'",
-    )
-    p.add_argument("--source", default=None, help="local file or folder for a registered data set")
-    p.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="loader option (value parsed as YAML), repeatable",
+    _model_arguments(p, "a trained reward model: Hub id or local folder (required)")
+    _data_arguments(
+        p, "what pluralign.load reads: a data set name, a Hub id, a file or folder of your own, or 'simulate'"
     )
     p.add_argument("--out", required=True, help="output file: .parquet, .csv or .jsonl")
     p.add_argument(
@@ -61,8 +52,39 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="most texts per scoring batch (default: 32 on CPU, the token budget on GPU)",
     )
+    _loading_arguments(p)
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def _model_arguments(p: argparse.ArgumentParser, model_help: str) -> None:
+    """``--model`` and ``--kind``: which reward model (:class:`pluralign.rewards.options.ModelOptions`)."""
+    p.add_argument("--model", default=None, help=model_help)
+    p.add_argument("--kind", default=None, help="force a backend: seq-cls, causal, frozen-encoder, finetune")
+
+
+def _data_arguments(p: argparse.ArgumentParser, data_help: str) -> None:
+    """``--data``, ``--source`` and ``--option``: the data, as :func:`load_data` reads them."""
+    p.add_argument("--data", required=True, help=data_help)
+    p.add_argument("--source", default=None, help="local file or folder for a registered data set")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="loader option (value parsed as YAML), repeatable",
+    )
+
+
+def _loading_arguments(p: argparse.ArgumentParser, *, lora: bool = False) -> None:
+    """How the model is loaded (:class:`pluralign.rewards.options.ModelOptions`): truncation, ``--lora`` where the
+    command trains, remote code, 8-bit or 4-bit weights, the device."""
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--truncation-side", default="left", choices=["left", "right"])
+    if lora:
+        p.add_argument(
+            "--lora", action="store_true", help="LoRA adapters on a causal LM (Diverging Preferences App. A)"
+        )
     p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code (off by default)")
     q = p.add_mutually_exclusive_group()
     q.add_argument(
@@ -73,8 +95,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--load-in-4bit", action="store_true", help="4-bit NF4 weights (bitsandbytes; CUDA or CPU)")
     p.add_argument("--device", default=None)
-    p.add_argument("--no-progress", action="store_true")
-    return p
 
 
 def _options(items: list[str]) -> dict:
@@ -94,6 +114,27 @@ def load_data(name: str, source=None, **options):
     if name == "simulate":
         return data.simulate(**options)
     return data.load(name, source=source, **options)
+
+
+def _data(args, command: str):
+    """The data ``--data``, ``--source`` and ``--option`` name; None after saying why they cannot be loaded."""
+    try:
+        return load_data(args.data, args.source, **_options(args.option))
+    except (ValueError, OSError, KeyError) as e:
+        print(f"pluralign {command}: cannot load data {args.data!r}: {e}", file=sys.stderr)
+        return None
+
+
+def _model(options: ModelOptions, command: str, **more):
+    """The reward model the options name (:func:`pluralign.rewards.load`, with ``more`` of its keywords); None
+    after saying why it cannot be loaded."""
+    from pluralign.rewards import load
+
+    try:
+        return load(options.model, **options.load_kwargs(), **more)
+    except (ValueError, OSError, RuntimeError) as e:
+        print(f"pluralign {command}: cannot load model {options.model!r}: {e}", file=sys.stderr)
+        return None
 
 
 def with_labels(scores, data):
@@ -137,6 +178,21 @@ def write(df, out: Path) -> None:
     os.replace(tmp, out)
 
 
+def scores(rm, data, *, batch_size: int | None, progress: bool):
+    """Each pair's ``reward_a``, ``reward_b`` and ``p_a``: σ(r_A − r_B) for a scalar reward model (Bradley-Terry);
+    for a mean-variance RM its μ as the reward, its σ, and Φ((μ_A − μ_B)/√(σ_A² + σ_B²))
+    (:meth:`pluralign.rewards.base.RewardModel.predict`)."""
+    if rm.n_outputs == 2:
+        return rm.predict(data, batch_size=batch_size, progress=progress).rename(
+            columns={"mu_a": "reward_a", "mu_b": "reward_b"}
+        )
+    df = rm.score(data, batch_size=batch_size, progress=progress)
+    from pluralign.rewards.objectives import logistic
+
+    df["p_a"] = logistic(df["reward_a"] - df["reward_b"])
+    return df
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     out = Path(args.out)
@@ -146,28 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.model:
         print(NEEDS_MODEL, file=sys.stderr)
         return 2
-    from pluralign.rewards import load
+    from pluralign.rewards import distributed
 
     t0 = time.perf_counter()
-    try:
-        data = load_data(args.data, args.source, **_options(args.option))
-    except (ValueError, OSError, KeyError) as e:
-        print(f"pluralign score: cannot load data {args.data!r}: {e}", file=sys.stderr)
+    data = _data(args, "score")
+    if data is None:
         return 2
-    try:
-        rm = load(
-            args.model,
-            kind=args.kind,
-            max_length=args.max_length,
-            truncation_side=args.truncation_side,
-            trust_remote_code=args.trust_remote_code,
-            load_in_8bit=args.load_in_8bit,
-            load_in_4bit=args.load_in_4bit,
-            device=args.device,
-            batch_size=args.batch_size,
-        )
-    except (ValueError, OSError, RuntimeError) as e:
-        print(f"pluralign score: cannot load model {args.model!r}: {e}", file=sys.stderr)
+    rm = _model(ModelOptions.from_args(args), "score", batch_size=args.batch_size)
+    if rm is None:
         return 2
     if rm.backend in ("frozen-encoder", "finetune") and not rm.trained:
         print(
@@ -176,25 +218,14 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    progress = not args.no_progress
     try:
-        if rm.n_outputs == 2:
-            df = rm.predict(data, batch_size=args.batch_size, progress=progress).rename(
-                columns={"mu_a": "reward_a", "mu_b": "reward_b"}
-            )
-        else:
-            df = rm.score(data, batch_size=args.batch_size, progress=progress)
-            from pluralign.rewards.objectives import logistic
-
-            df["p_a"] = logistic(df["reward_a"] - df["reward_b"])
+        df = scores(rm, data, batch_size=args.batch_size, progress=not args.no_progress)
     except KeyboardInterrupt:
         print(
             "\npluralign score: interrupted; the chunks scored so far are cached: run the same command again to resume",
             file=sys.stderr,
         )
         return 130
-    from pluralign.rewards import distributed
-
     if not distributed.is_main():  # under accelerate launch every process holds the gathered scores: one writes
         return 0
     df.attrs = {}
@@ -215,22 +246,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _train_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pluralign train", description=TRAIN_DOC.split("\n\n")[0])
-    p.add_argument(
-        "--model",
-        default=None,
-        help="the base model: Hub id or local folder; default: the embedded "
-        "MiniLM frozen encoder with a trainable head",
+    _model_arguments(
+        p, "the base model: Hub id or local folder; default: the embedded MiniLM frozen encoder with a trainable head"
     )
-    p.add_argument("--kind", default=None, help="force a backend: seq-cls, causal, frozen-encoder, finetune")
-    p.add_argument("--data", required=True, help="what pluralign.load reads (as for pluralign score)")
-    p.add_argument("--source", default=None, help="local file or folder for a registered data set")
-    p.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="loader option (value parsed as YAML), repeatable",
-    )
+    _data_arguments(p, "what pluralign.load reads (as for pluralign score)")
     p.add_argument("--objective", default="bt", help="bt, bt-margin, mse or mean-variance")
     p.add_argument("--labels", default="aggregate", help="aggregate (majority per pair) or all (every judgment)")
     p.add_argument("--out", required=True, help="folder the trained model is copied to (pluralign score --model it)")
@@ -244,19 +263,7 @@ def _train_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--dropout", type=float, default=None)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-length", type=int, default=512)
-    p.add_argument("--truncation-side", default="left", choices=["left", "right"])
-    p.add_argument("--lora", action="store_true", help="LoRA adapters on a causal LM (Diverging Preferences App. A)")
-    p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code (off by default)")
-    q = p.add_mutually_exclusive_group()
-    q.add_argument(
-        "--load-in-8bit",
-        action="store_true",
-        help="8-bit weights (bitsandbytes LLM.int8(); on a CUDA GPU or, slower, on the CPU through bitsandbytes' "
-        "CPU backend)",
-    )
-    q.add_argument("--load-in-4bit", action="store_true", help="4-bit NF4 weights (bitsandbytes; CUDA or CPU)")
-    p.add_argument("--device", default=None)
+    _loading_arguments(p, lora=True)
     p.add_argument("--no-progress", action="store_true")
     return p
 
@@ -273,28 +280,14 @@ data-parallel (:mod:`pluralign.rewards.distributed`); ``--batch-size`` stays the
 
 def train_main(argv: list[str] | None = None) -> int:
     args = _train_parser().parse_args(sys.argv[1:] if argv is None else argv)
-    from pluralign.rewards import distributed, load
+    from pluralign.rewards import distributed
 
     t0 = time.perf_counter()
-    try:
-        data = load_data(args.data, args.source, **_options(args.option))
-    except (ValueError, OSError, KeyError) as e:
-        print(f"pluralign train: cannot load data {args.data!r}: {e}", file=sys.stderr)
+    data = _data(args, "train")
+    if data is None:
         return 2
-    try:
-        rm = load(
-            args.model,
-            kind=args.kind,
-            max_length=args.max_length,
-            truncation_side=args.truncation_side,
-            trust_remote_code=args.trust_remote_code,
-            load_in_8bit=args.load_in_8bit,
-            load_in_4bit=args.load_in_4bit,
-            device=args.device,
-            lora=True if args.lora else None,
-        )
-    except (ValueError, OSError, RuntimeError) as e:
-        print(f"pluralign train: cannot load model {args.model!r}: {e}", file=sys.stderr)
+    rm = _model(ModelOptions.from_args(args), "train")
+    if rm is None:
         return 2
     try:
         trained = rm.train(

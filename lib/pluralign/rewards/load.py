@@ -11,6 +11,7 @@ import torch
 from pluralign.rewards.base import BACKENDS, RewardModel, open_trained, read_rm_config
 from pluralign.rewards.causal import CausalLMRM, check_quantization, quantization_of  # noqa: F401  (registers the backend)
 from pluralign.rewards.frozen import FrozenEncoderRM, default_encoder_path  # noqa: F401
+from pluralign.rewards.options import ModelOptions
 from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM  # noqa: F401
 
 KINDS = ("seq-cls", "causal", "frozen-encoder", "finetune")
@@ -116,36 +117,35 @@ def load(
     anyway) as before ``precision`` existed: bf16 on a GPU that supports it, fp32 elsewhere. Where bitsandbytes
     cannot run them, :class:`pluralign.rewards.causal.QuantizationUnavailable` says what to do.
     :func:`describe_loading` states in one line how a loaded model was loaded."""
-    dtype = _compute_dtype(name_or_path, precision, dtype, load_in_8bit, load_in_4bit, device)
-    if batch_size is None:
-        from pluralign.rewards.base import resolve_device
-        from pluralign.rewards.speed import default_batch_size
-
-        batch_size = default_batch_size(resolve_device(device))
-    opts = dict(
+    options = ModelOptions(
+        model=name_or_path,
         kind=kind,
         max_length=max_length,
         truncation_side=truncation_side,
         trust_remote_code=trust_remote_code,
+        load_in_8bit=load_in_8bit,
+        load_in_4bit=load_in_4bit,
         lora=lora,
         device=device,
-        batch_size=batch_size,
-        head=head,
-        allow_pickle_weights=allow_pickle_weights,
     )
-    rm = _load(name_or_path, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit, dtype=dtype, **opts)
+    dtype = _compute_dtype(options, precision, dtype)
+    if batch_size is None:
+        batch_size = _default_batch_size(device)
+    settings = dict(batch_size=batch_size, head=head, allow_pickle_weights=allow_pickle_weights)
+    rm = _load(options, dtype=dtype, **settings)
     rm.token_budget = token_budget
     if not load_in_8bit:  # the same weights in fp32, for speed.fp32_twin (a fast precision's measured deviation)
-        rm._fp32 = lambda: load(name_or_path, dtype=torch.float32, token_budget=token_budget, **opts)
+        twin = options.unquantized().load_kwargs()
+        rm._fp32 = lambda: load(name_or_path, dtype=torch.float32, token_budget=token_budget, **twin, **settings)
     return rm
 
 
-def _compute_dtype(name_or_path, precision, dtype, load_in_8bit, load_in_4bit, device):
-    """The dtype a model loads in: ``dtype`` where given, else ``precision``'s on ``device`` (fp32 by default);
-    quantized weights with no precision given keep the backend's own choice (None). Refuses a quantization the
-    device cannot run and an unknown precision."""
-    quantization = quantization_of(load_in_8bit, load_in_4bit)
-    check_quantization(quantization, device, None if name_or_path is None else str(name_or_path))
+def _compute_dtype(options: ModelOptions, precision, dtype):
+    """The dtype a model loads in: ``dtype`` where given, else ``precision``'s on the options' device (fp32 by
+    default); quantized weights with no precision given keep the backend's own choice (None). Refuses a
+    quantization the device cannot run and an unknown precision."""
+    quantization = quantization_of(options.load_in_8bit, options.load_in_4bit)
+    check_quantization(quantization, options.device, None if options.model is None else str(options.model))
     from pluralign.rewards.speed import PRECISIONS
 
     if precision is not None and precision not in PRECISIONS:
@@ -154,108 +154,102 @@ def _compute_dtype(name_or_path, precision, dtype, load_in_8bit, load_in_4bit, d
         from pluralign.rewards.base import resolve_device
         from pluralign.rewards.speed import resolve_precision
 
-        dtype = resolve_precision(precision or "fp32", resolve_device(device))
+        dtype = resolve_precision(precision or "fp32", resolve_device(options.device))
     return dtype
 
 
-def _load(
-    name_or_path,
-    *,
-    kind,
-    max_length,
-    truncation_side,
-    trust_remote_code,
-    load_in_8bit,
-    load_in_4bit,
-    lora,
-    device,
-    dtype,
-    batch_size,
-    head,
-    allow_pickle_weights,
-) -> RewardModel:
-    """The reward model ``name_or_path`` names (a mirror copy where ``$PLURALIGN_MIRROR`` holds it), by the
-    backend its folder's config, ``kind`` or :func:`detect_kind` says; None is the embedded default."""
-    classes = BACKENDS
-    if name_or_path is not None:
-        from pluralign.mirror import resolve
+def _default_batch_size(device) -> int:
+    """The most texts per scoring batch on ``device`` (:func:`pluralign.rewards.speed.default_batch_size`)."""
+    from pluralign.rewards.base import resolve_device
+    from pluralign.rewards.speed import default_batch_size
 
-        name_or_path = resolve(str(name_or_path))  # a Hub id found in $PLURALIGN_MIRROR loads from there
+    return default_batch_size(resolve_device(device))
+
+
+def _kind(kind: str | None) -> str | None:
+    """A backend's name (one of :data:`KINDS`) from ``kind`` or an alias of it; None stays None."""
     if kind is not None:
         kind = _ALIASES.get(kind, kind)
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    return kind
+
+
+def _load(options: ModelOptions, *, dtype, batch_size, head, allow_pickle_weights) -> RewardModel:
+    """The reward model ``options.model`` names (a mirror copy where ``$PLURALIGN_MIRROR`` holds it), by the
+    backend its folder's config, ``options.kind`` or :func:`detect_kind` says; None is the embedded default."""
+    name_or_path = options.model
+    if name_or_path is not None:
+        from pluralign.mirror import resolve
+
+        name_or_path = resolve(str(name_or_path))  # a Hub id found in $PLURALIGN_MIRROR loads from there
+    kind = _kind(options.kind)
     if name_or_path is None:
         if kind not in (None, "frozen-encoder"):
             raise ValueError(
                 f"load() without a model is the embedded frozen-encoder default; pass a model for kind={kind!r}"
             )
-        return classes["frozen-encoder"](
-            None, head=head, max_length=max_length, device=device, dtype=dtype, batch_size=max(batch_size, 64)
-        )
+        return _frozen_encoder(None, options, head=head, dtype=dtype, batch_size=batch_size)
     name_or_path = str(name_or_path)
     cfg = read_rm_config(name_or_path) if Path(name_or_path).is_dir() else None
     if cfg is not None:
-        return _open_written(
+        return _open_written(name_or_path, cfg, options, dtype=dtype, batch_size=batch_size)
+    kind = kind or detect_kind(name_or_path, options.trust_remote_code)
+    return _open_base(name_or_path, kind, options, dtype, batch_size, head, allow_pickle_weights)
+
+
+def _open_base(name_or_path: str, kind: str, options: ModelOptions, dtype, batch_size, head, allow_pickle_weights):
+    """A model pluralign did not write, by the backend ``kind``: a frozen encoder with a fresh ``head``, a causal
+    LM (8-bit / 4-bit, LoRA), a sequence-classification RM or an encoder to fine-tune."""
+    if kind == "frozen-encoder":
+        return _frozen_encoder(
             name_or_path,
-            cfg,
-            load_in_8bit=load_in_8bit,
-            load_in_4bit=load_in_4bit,
-            device=device,
+            options,
+            head=head,
             dtype=dtype,
             batch_size=batch_size,
-            trust_remote_code=trust_remote_code,
+            trust_remote_code=options.trust_remote_code,
         )
-    kind = kind or detect_kind(name_or_path, trust_remote_code)
-    cls = classes[kind]
-    if kind == "frozen-encoder":
-        return cls(
-            name_or_path,
-            head=head,
-            max_length=max_length,
-            device=device,
-            dtype=dtype,
-            batch_size=max(batch_size, 64),
-            trust_remote_code=trust_remote_code,
-        )
+    cls = BACKENDS[kind]
     kw = dict(
-        max_length=max_length,
-        truncation_side=truncation_side,
-        trust_remote_code=trust_remote_code,
-        device=device,
+        max_length=options.max_length,
+        truncation_side=options.truncation_side,
+        trust_remote_code=options.trust_remote_code,
+        device=options.device,
         dtype=dtype,
         batch_size=batch_size,
         allow_pickle_weights=allow_pickle_weights,
     )
+    eight, four, lora = options.load_in_8bit, options.load_in_4bit, options.lora
     if kind == "causal":
-        return cls(name_or_path, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit, lora=lora, **kw)
-    if load_in_8bit or load_in_4bit or lora:
+        return cls(name_or_path, load_in_8bit=eight, load_in_4bit=four, lora=lora, **kw)
+    if eight or four or lora:
         raise ValueError(f"load_in_8bit / load_in_4bit / lora apply to causal LMs (kind='causal'), not kind={kind!r}")
     return cls(name_or_path, **kw)
 
 
-def _open_written(name_or_path, cfg, *, load_in_8bit, load_in_4bit, device, dtype, batch_size, trust_remote_code):
+def _frozen_encoder(name_or_path, options: ModelOptions, *, head, dtype, batch_size, **kw):
+    """A frozen encoder (``name_or_path``; None: the embedded default) with a trainable ``head``, scoring at least 64
+    texts per batch."""
+    return BACKENDS["frozen-encoder"](
+        name_or_path,
+        head=head,
+        max_length=options.max_length,
+        device=options.device,
+        dtype=dtype,
+        batch_size=max(batch_size, 64),
+        **kw,
+    )
+
+
+def _open_written(name_or_path, cfg, options: ModelOptions, *, dtype, batch_size):
     """A folder pluralign wrote (its ``pluralign_rm.json`` is ``cfg``), by the backend it names; a causal RM
     asked for 8-bit or 4-bit weights is opened quantized."""
-    if cfg.get("backend") == "causal" and (load_in_8bit or load_in_4bit):
-        return CausalLMRM.from_folder(
-            name_or_path,
-            cfg,
-            load_in_8bit=load_in_8bit,
-            load_in_4bit=load_in_4bit,
-            device=device,
-            dtype=dtype,
-            batch_size=batch_size,
-            trust_remote_code=trust_remote_code,
-        )
-    return open_trained(
-        name_or_path,
-        device=device,
-        dtype=dtype,
-        batch_size=batch_size,
-        load_in_8bit=load_in_8bit,
-        trust_remote_code=trust_remote_code,
-    )
+    kw = dict(device=options.device, dtype=dtype, batch_size=batch_size, trust_remote_code=options.trust_remote_code)
+    eight, four = options.load_in_8bit, options.load_in_4bit
+    if cfg.get("backend") == "causal" and (eight or four):
+        return CausalLMRM.from_folder(name_or_path, cfg, load_in_8bit=eight, load_in_4bit=four, **kw)
+    return open_trained(name_or_path, load_in_8bit=eight, **kw)
 
 
 def describe_loading(rm) -> str:

@@ -290,6 +290,12 @@ class SequenceClassificationRM(RewardModel):
         return {"max_length": self.max_length, "truncation_side": self.truncation_side}
 
     def _trainable(self, objective, dropout, seed):
+        return self._training_copy(objective, dropout)
+
+    def _training_copy(self, objective: str, dropout: float | None, **kw):
+        """A fresh copy of this model to train: the same base model, fed texts the same way, on the same device,
+        with a head of as many outputs as ``objective`` needs and ``dropout``; ``kw``: further constructor
+        options."""
         from pluralign.rewards.objectives import n_outputs
 
         return type(self)(
@@ -304,22 +310,24 @@ class SequenceClassificationRM(RewardModel):
             for_training=True,
             allow_pickle_weights=self.allow_pickle_weights,
             info={"identity": self.identity},
+            **kw,
         )
 
     def _save(self, folder: Path):
-        self.module.model.save_pretrained(folder)
+        self.module.model.save_pretrained(folder)  # a PeftModel (a causal RM with LoRA) saves its adapter + head
         self.tokenizer.save_pretrained(folder)
-        (Path(folder) / RM_CONFIG).write_text(
-            json.dumps(
-                {
-                    "backend": self.backend,
-                    "base": self.name_or_path,
-                    "max_length": self.max_length,
-                    "truncation_side": self.truncation_side,
-                    "trust_remote_code": self.trust_remote_code,
-                }
-            )
-        )
+        (Path(folder) / RM_CONFIG).write_text(json.dumps(self._rm_config()))
+
+    def _rm_config(self) -> dict:
+        """What ``pluralign_rm.json`` records of the model beside its weights: the backend, the base model and how
+        texts are fed to it (:meth:`from_folder` reads it back)."""
+        return {
+            "backend": self.backend,
+            "base": self.name_or_path,
+            "max_length": self.max_length,
+            "truncation_side": self.truncation_side,
+            "trust_remote_code": self.trust_remote_code,
+        }
 
     @classmethod
     def from_folder(cls, folder, cfg: dict, **kw):
