@@ -22,16 +22,15 @@
 
 # %% tags=["parameters"]
 profile = "demo"
-# the data sets of this build: pluralign.load specs ({"name": ..., "source": ...} or {"simulate": {...}})
-datasets = [
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "multipref"}},
-    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
-]
+# the data sets of this build: pluralign.load specs ({"name": ..., "source": ...} or {"simulate": {...}}); None: the
+# default data sets of Part I (pluralign.diverging.DivergingSettings' datasets, the simulator's)
+datasets = None
 
 # %% tags=["remove-input"]
 from pluralign.data import summary
+from pluralign.diverging import DivergingSettings
 
-page = summary.setup(profile=profile, datasets=datasets)
+page = summary.setup(profile=profile, datasets=DivergingSettings().datasets if datasets is None else datasets)
 page.profile_note()
 
 # %% [markdown]
