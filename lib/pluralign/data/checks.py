@@ -27,10 +27,18 @@ def require(df: pd.DataFrame, fields: Iterable[str], source: str) -> None:
             file = str(df["_file"].iat[0]) if len(df) and "_file" in df else source
             row = int(df["_row"].iat[0]) if len(df) and "_row" in df else None
             raise DataError("missing field (expected in every record)", file=file, row=row, field=f)
-        miss = df[f].isna().to_numpy()
-        if miss.any():
-            file, row = where(df, int(np.flatnonzero(miss)[0]))
-            raise DataError("missing field (null or absent in this record)", file=file, row=row, field=f)
+        refuse_first(df, df[f].isna().to_numpy(), "missing field (null or absent in this record)", f)
+
+
+def refuse_first(df: pd.DataFrame, bad, message: str, field: str) -> None:
+    """Raise :class:`DataError` at the first row of ``df`` where the mask ``bad`` holds, naming its file, row and
+    ``field``; ``{value!r}`` in ``message`` stands for that row's ``df[field]``. Nothing when no row is bad."""
+    bad = np.asarray(bad, dtype=bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        file, row = where(df, i)
+        value = df[field].iat[i] if "{value" in message else None
+        raise DataError(message.format(value=value), file=file, row=row, field=field)
 
 
 class Filters:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign.data.checks import Filters, empty_text, not_text, require, where
+from pluralign.data.checks import Filters, empty_text, not_text, refuse_first, require, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels, pair_ids, split_column
 from pluralign.data.io import read_source, swap_mask
@@ -206,9 +206,7 @@ def _multipref_judgments(raw: pd.DataFrame, groups: list[str], key: str) -> pd.D
         col = f"{g}_worker_annotations"
         lst = raw[col].map(lambda v: list(v) if v is not None and not isinstance(v, (str, float)) else None)
         bad = lst.isna().to_numpy()
-        if bad.any():
-            file, row = where(raw, int(np.flatnonzero(bad)[0]))
-            raise DataError("annotations must be a list of objects", file=file, row=row, field=col)
+        refuse_first(raw, bad, "annotations must be a list of objects", col)
         e = pd.DataFrame({"i": np.arange(len(raw)), "a": lst}).explode("a", ignore_index=True).dropna(subset=["a"])
         e["k"] = e.groupby("i").cumcount()
         e["label"] = [d.get(key) if isinstance(d, dict) else None for d in e["a"]]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign.data.checks import Filters, require, where
+from pluralign.data.checks import Filters, refuse_first, require, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, chosen_rejected, pair_ids
 from pluralign.data.io import read_source, stable_hash
@@ -133,9 +133,7 @@ def load_webgpt(source=None, *, on_invalid: str = "error", empty: str | None = N
     q = raw["question"].map(lambda v: v.get("full_text") if isinstance(v, dict) else v)
     s0, s1 = pd.to_numeric(raw["score_0"], errors="coerce"), pd.to_numeric(raw["score_1"], errors="coerce")
     bad = (s0.isna() | s1.isna() | (s0.abs() > 1) | (s1.abs() > 1)).to_numpy()
-    if bad.any():
-        file, row = where(raw, int(np.flatnonzero(bad)[0]))
-        raise DataError("score out of range [-1, 1]", file=file, row=row, field="score_1")
+    refuse_first(raw, bad, "score out of range [-1, 1]", "score_1")
     s = ((s1 - s0) / 2).to_numpy()
     ids = pair_ids(raw, "webgpt")
     pairs = canonical(
@@ -200,14 +198,7 @@ def load_summarize(
     raw = check_text(raw, f, ["_a", "_b"])
     choice = pd.to_numeric(raw["choice"], errors="coerce")
     bad = ~choice.isin([0, 1]).to_numpy()
-    if bad.any():
-        file, row = where(raw, int(np.flatnonzero(bad)[0]))
-        raise DataError(
-            f"choice {raw['choice'].iat[int(np.flatnonzero(bad)[0])]!r} is not 0 or 1",
-            file=file,
-            row=row,
-            field="choice",
-        )
+    refuse_first(raw, bad, "choice {value!r} is not 0 or 1", "choice")
     key = [stable_hash(a + "\x00" + b) for a, b in zip(raw["_a"], raw["_b"])]
     ids = "summarize:" + raw["_id"] + ":" + pd.Series(key, index=raw.index)
     first = ~ids.duplicated()

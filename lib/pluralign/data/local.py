@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pluralign.data.checks import Filters, require, truth_values, where
+from pluralign.data.checks import Filters, refuse_first, require, truth_values, where
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels
 from pluralign.data.hub import likert_preference
@@ -233,13 +233,9 @@ def _long_form(r: _Rows, *, soft: bool, labels: dict | None, p_b_range) -> Loade
     ref = raw.assign(_id=ids)[first.to_numpy()].set_index("_id")
     for col in (c["prompt"], c["response_a"], c["response_b"]):
         differ = raw[col].astype(str).to_numpy() != ref[col].astype(str).reindex(ids).to_numpy()
-        if differ.any():
-            file, row = where(raw, int(np.flatnonzero(differ)[0]))
-            raise DataError("rows of the same pair_id disagree on the text", file=file, row=row, field=col)
+        refuse_first(raw, differ, "rows of the same pair_id disagree on the text", col)
     dup = raw.assign(_id=ids).duplicated(["_id", c["annotator_id"]]).to_numpy()
-    if dup.any():
-        file, row = where(raw, int(np.flatnonzero(dup)[0]))
-        raise DataError("duplicate pair id for this annotator", file=file, row=row, field=c["pair_id"])
+    refuse_first(raw, dup, "duplicate pair id for this annotator", c["pair_id"])
     if soft:
         p_b, pref = _soft(raw, c["p_b"], p_b_range)
         ann = annotations(ids, raw[c["annotator_id"]].astype(str), pref, p_b=p_b.to_numpy())
@@ -298,14 +294,7 @@ def _likert(r: _Rows, annotator: str) -> pd.DataFrame:
     lb = pd.to_numeric(raw[c["likert_b"]].where(~truth_values(raw[c["likert_b"]])), errors="coerce")
     for col, v in ((c["likert_a"], la), (c["likert_b"], lb)):
         bad = (v.isna() | (v != v.round())).to_numpy()
-        if bad.any():
-            file, row = where(raw, int(np.flatnonzero(bad)[0]))
-            raise DataError(
-                f"Likert score {raw[col].iat[int(np.flatnonzero(bad)[0])]!r} is not an integer",
-                file=file,
-                row=row,
-                field=col,
-            )
+        refuse_first(raw, bad, "Likert score {value!r} is not an integer", col)
     return annotations(
         r.ids,
         annotator,

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pluralign.data.checks import Filters, require, where
+from pluralign.data.checks import Filters, refuse_first, require
 from pluralign.data.core import DataError
 from pluralign.data.fields import check_text, check_unique, chosen_rejected, map_labels
 from pluralign.data.io import default_local, read_table
@@ -80,14 +80,7 @@ def _pandalm(source, annotators: str, on_invalid: str, empty: str | None) -> Loa
             require(j, ["idx", col], str(jpath))
             jids = "pandalm:" + j["idx"].astype(str)
             unknown = ~jids.isin(ids).to_numpy()
-            if unknown.any():
-                file, row = where(j, int(np.flatnonzero(unknown)[0]))
-                raise DataError(
-                    f"verdict for unknown idx {j['idx'].iat[int(np.flatnonzero(unknown)[0])]!r}",
-                    file=file,
-                    row=row,
-                    field="idx",
-                )
+            refuse_first(j, unknown, "verdict for unknown idx {value!r}", "idx")
             val = j[col].astype(str).str.strip()
             garbage = ~val.isin(list(JUDGE_LABELS)).to_numpy()
             if garbage.any():  # the judge's own unparseable verdicts (e.g. "garbage"): not a judgment
