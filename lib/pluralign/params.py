@@ -22,13 +22,12 @@ page names one by its key (``reward_model: seal_post_alignment``) and the part's
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 from pathlib import Path
 
 import yaml
 
-from pluralign.settings import Section, Settings
+from pluralign.settings import Section, Settings, did_you_mean
 
 __all__ = [
     "ParamsError",
@@ -147,8 +146,7 @@ def read_params(
         declared = set(declared)
         for k in params:
             if k not in declared:
-                near = difflib.get_close_matches(k, sorted(declared), n=1)
-                hint = f"; did you mean {near[0]!r}?" if near else ""
+                hint = did_you_mean(k, sorted(declared))
                 raise ParamsError(
                     f"{origin[k]}: unknown parameter {k!r} (the notebook declares {', '.join(sorted(declared))}){hint}"
                 )
@@ -388,11 +386,9 @@ def check_options(fn, options: dict, *, what: str | None = None) -> None:
     valid = sorted(k for k, p in params.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and k != "self")
     for k in options:
         if k not in valid:
-            near = difflib.get_close_matches(k, valid, n=1)
             raise TypeError(
-                f"{what or getattr(fn, '__qualname__', fn)}: unknown option {k!r}"
-                + (f"; did you mean {near[0]!r}?" if near else "")
-                + f" (options: {', '.join(valid)})"
+                f"{what or getattr(fn, '__qualname__', fn)}: unknown option {k!r}{did_you_mean(k, valid)} "
+                f"(options: {', '.join(valid)})"
             )
 
 
@@ -402,9 +398,8 @@ def named_model(value, models: dict | None, *, what: str = "model"):
     if isinstance(value, str) and models and value in models:
         return models[value]
     if isinstance(value, str) and models and value not in models and "/" not in value and ":" not in value:
-        near = difflib.get_close_matches(value, sorted(models), n=1)
         raise ParamsError(
             f"{what} {value!r} is not a key of models: ({', '.join(sorted(models))})"
-            + (f"; did you mean {near[0]!r}?" if near else "")
+            + did_you_mean(value, sorted(models))
         )
     return value

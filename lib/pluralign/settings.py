@@ -29,9 +29,16 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-__all__ = ["Section", "Settings", "setting"]
+__all__ = ["Section", "Settings", "did_you_mean", "setting"]
 
 S = TypeVar("S", bound="Section")
+
+
+def did_you_mean(name: str, known) -> str:
+    """``"; did you mean 'x'?"`` naming the entry of ``known`` nearest to a misspelled ``name`` (difflib), or ``""``
+    when none is near: the hint every "unknown name" error of the library ends with."""
+    near = difflib.get_close_matches(name, list(known), n=1)
+    return f"; did you mean {near[0]!r}?" if near else ""
 
 
 def setting(default: Any, help: str, **kw) -> Any:  # noqa: A002 - the name TRL and argparse use
@@ -100,8 +107,7 @@ class Section:
         unknown = sorted(set(names) - set(known))
         if not unknown:
             return
-        near = difflib.get_close_matches(unknown[0], known, n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
+        hint = did_you_mean(unknown[0], known)
         if what is None:
             raise TypeError(
                 f"{cls.__name__}: unknown setting(s) {unknown}{hint}; the known settings are {sorted(known)}"

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.data.core import DataError, PreferenceData
+from pluralign.settings import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -222,16 +223,9 @@ def check_options(info: DatasetInfo, options: dict) -> None:
 
 
 def _refuse_unknown(options: dict, valid: list[str], what: str) -> None:
-    import difflib
-
     for k in options:
         if k not in valid:
-            near = difflib.get_close_matches(k, valid, n=1)
-            raise DataError(
-                f"unknown option {k!r} for {what}"
-                + (f"; did you mean {near[0]!r}?" if near else "")
-                + f" (options: {', '.join(valid)})"
-            )
+            raise DataError(f"unknown option {k!r} for {what}{did_you_mean(k, valid)} (options: {', '.join(valid)})")
 
 
 def canonical(
