@@ -200,15 +200,24 @@ def _row_verdict(r: dict, n: int | None) -> str:
     )
 
 
+def _plays(r, signed) -> str:
+    """The name of this run's feature that plays a ``long`` row's SEAL feature (``this_feature``, ``sign``,
+    ``paper_feature``): "—" where none does, "<feature> (no SEAL feature)" where it plays none, else
+    ``signed(r)``, the feature as its sign makes it play SEAL's."""
+    from pluralign.report import MISSING
+
+    if not isinstance(r.this_feature, str):
+        return MISSING
+    if not _num(r.sign):
+        return f"{r.this_feature} (no SEAL feature)"
+    return signed(r)
+
+
 def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_variant: bool, shows: set):
     """:func:`on_paper_rows`' display table from its ``long`` rows."""
     from pluralign.report import MISSING
 
-    def plays(r):
-        if not isinstance(r.this_feature, str):
-            return MISSING
-        if not _num(r.sign):
-            return f"{r.this_feature} (no SEAL feature)"
+    def signed(r):  # a coefficient of a feature played with sign −1 is multiplied by −1
         return (
             r.this_feature
             if r.sign > 0 and r.this_feature == r.paper_feature
@@ -224,7 +233,7 @@ def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_v
 
     table = pd.DataFrame(
         {
-            source: [plays(r) for r in long.itertuples()],
+            source: [_plays(r, signed) for r in long.itertuples()],
             PAPER: [p if isinstance(p, str) and p else v for p, v in zip(long["paper_printed"], long["paper"])],
             PAPER_SE: [
                 p if isinstance(p, str) and p else v for p, v in zip(long["paper_se_printed"], long["paper_se"])
@@ -289,8 +298,6 @@ def prevalence_on_paper_rows(
     Rows: the paper's in its order, then this run's features no SEAL feature plays. Returns ``(table, long)``
     as :func:`on_paper_rows` does (``long``: ``paper_feature``, ``this_feature``, ``sign``, paper and this run's
     shares)."""
-    from pluralign.report import MISSING
-
     m = paper_feature_map_(features)
     by_paper = {p: (f, int(s)) for f, p, s in m[["paper_feature", "sign"]].itertuples() if isinstance(p, str)}
     unmapped = [f for f, p in m["paper_feature"].items() if not isinstance(p, str)]
@@ -315,11 +322,7 @@ def prevalence_on_paper_rows(
         rows.append(r)
     long = pd.DataFrame(rows)
 
-    def plays(r):
-        if not isinstance(r.this_feature, str):
-            return MISSING
-        if not _num(r.sign):
-            return f"{r.this_feature} (no SEAL feature)"
+    def signed(r):  # the share of a feature played with sign −1 is the complement of ours
         return (
             r.this_feature
             if r.this_feature == r.paper_feature
@@ -328,7 +331,7 @@ def prevalence_on_paper_rows(
 
     table = pd.DataFrame(
         {
-            source: [plays(r) for r in long.itertuples()],
+            source: [_plays(r, signed) for r in long.itertuples()],
             "share chosen (paper)": long["paper_chosen"].to_numpy(),
             f"share chosen (this run, {source})": long["chosen"].to_numpy(),
             "share rejected (paper)": long["paper_rejected"].to_numpy(),
