@@ -188,56 +188,72 @@ def _corpus(seed: int) -> tuple[str, ...]:
     )
 
 
-def _deberta_tokenizer(folder: Path, corpus: list[str]) -> int:
-    """A SentencePiece unigram model in DeBERTa-v3's layout: ``spm.model`` + ``tokenizer_config.json`` (ids 0-3 =
-    [PAD] [CLS] [SEP] [UNK], as in the real spm.model); transformers converts it when it loads."""
+def _spm_tokenizer(
+    folder: Path, corpus: list[str], *, vocab: str, model_file: str, ids: dict, config: dict, special: dict, **extra
+) -> int:
+    """A SentencePiece unigram model of ``VOCAB[vocab]`` pieces trained on ``corpus`` with the family's special
+    ``ids`` (and ``extra`` trainer options), written as ``model_file`` beside ``tokenizer_config.json``
+    (``config`` and the ``special`` tokens) and ``special_tokens_map.json``; the vocabulary size transformers
+    loads."""
     import sentencepiece as spm
 
     buf = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(corpus),
         model_writer=buf,
-        vocab_size=VOCAB["deberta-v3-spm"],
+        vocab_size=VOCAB[vocab],
         model_type="unigram",
-        pad_id=0,
-        bos_id=1,
-        eos_id=2,
-        unk_id=3,
-        pad_piece="[PAD]",
-        bos_piece="[CLS]",
-        eos_piece="[SEP]",
-        unk_piece="[UNK]",
-        user_defined_symbols=["[MASK]"],
+        **ids,
         character_coverage=1.0,
         num_threads=1,
         minloglevel=2,
-        split_digits=True,
+        **extra,
         hard_vocab_limit=False,
     )
-    (folder / "spm.model").write_bytes(buf.getvalue())
-    special = {
-        "bos_token": "[CLS]",
-        "eos_token": "[SEP]",
-        "unk_token": "[UNK]",
-        "sep_token": "[SEP]",
-        "pad_token": "[PAD]",
-        "cls_token": "[CLS]",
-        "mask_token": "[MASK]",
-    }
-    write_json(
-        folder / "tokenizer_config.json",
-        {
-            "do_lower_case": False,
-            "vocab_type": "spm",
-            "split_by_punct": False,
-            "tokenizer_class": "DebertaV2Tokenizer",
-            **special,
-        },
-    )
+    (folder / model_file).write_bytes(buf.getvalue())
+    write_json(folder / "tokenizer_config.json", {**config, **special})
     write_json(folder / "special_tokens_map.json", special)
     import transformers
 
     return len(transformers.AutoTokenizer.from_pretrained(folder))
+
+
+def _deberta_tokenizer(folder: Path, corpus: list[str]) -> int:
+    """A SentencePiece unigram model in DeBERTa-v3's layout: ``spm.model`` + ``tokenizer_config.json`` (ids 0-3 =
+    [PAD] [CLS] [SEP] [UNK], as in the real spm.model); transformers converts it when it loads."""
+    return _spm_tokenizer(
+        folder,
+        corpus,
+        vocab="deberta-v3-spm",
+        model_file="spm.model",
+        ids=dict(
+            pad_id=0,
+            bos_id=1,
+            eos_id=2,
+            unk_id=3,
+            pad_piece="[PAD]",
+            bos_piece="[CLS]",
+            eos_piece="[SEP]",
+            unk_piece="[UNK]",
+            user_defined_symbols=["[MASK]"],
+        ),
+        config={
+            "do_lower_case": False,
+            "vocab_type": "spm",
+            "split_by_punct": False,
+            "tokenizer_class": "DebertaV2Tokenizer",
+        },
+        special={
+            "bos_token": "[CLS]",
+            "eos_token": "[SEP]",
+            "unk_token": "[UNK]",
+            "sep_token": "[SEP]",
+            "pad_token": "[PAD]",
+            "cls_token": "[CLS]",
+            "mask_token": "[MASK]",
+        },
+        split_digits=True,
+    )
 
 
 def _electra_tokenizer(folder: Path, corpus: list[str]) -> int:
@@ -272,41 +288,23 @@ def _electra_tokenizer(folder: Path, corpus: list[str]) -> int:
 def _xlmr_tokenizer(folder: Path, corpus: list[str]) -> int:
     """A SentencePiece model in XLM-RoBERTa's layout (``sentencepiece.bpe.model``; the tokenizer adds fairseq's
     offset: <s> 0, <pad> 1, </s> 2, <unk> 3, <mask> last) + ``tokenizer_config.json``."""
-    import sentencepiece as spm
-
-    buf = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(corpus),
-        model_writer=buf,
-        vocab_size=VOCAB["xlmr-spm"],
-        model_type="unigram",
-        unk_id=0,
-        bos_id=1,
-        eos_id=2,
-        pad_id=-1,
-        character_coverage=1.0,
-        num_threads=1,
-        minloglevel=2,
-        hard_vocab_limit=False,
+    return _spm_tokenizer(
+        folder,
+        corpus,
+        vocab="xlmr-spm",
+        model_file="sentencepiece.bpe.model",
+        ids=dict(unk_id=0, bos_id=1, eos_id=2, pad_id=-1),
+        config={"tokenizer_class": "XLMRobertaTokenizer", "model_max_length": 8192},
+        special={
+            "bos_token": "<s>",
+            "eos_token": "</s>",
+            "unk_token": "<unk>",
+            "sep_token": "</s>",
+            "pad_token": "<pad>",
+            "cls_token": "<s>",
+            "mask_token": "<mask>",
+        },
     )
-    (folder / "sentencepiece.bpe.model").write_bytes(buf.getvalue())
-    special = {
-        "bos_token": "<s>",
-        "eos_token": "</s>",
-        "unk_token": "<unk>",
-        "sep_token": "</s>",
-        "pad_token": "<pad>",
-        "cls_token": "<s>",
-        "mask_token": "<mask>",
-    }
-    write_json(
-        folder / "tokenizer_config.json",
-        {"tokenizer_class": "XLMRobertaTokenizer", "model_max_length": 8192, **special},
-    )
-    write_json(folder / "special_tokens_map.json", special)
-    import transformers
-
-    return len(transformers.AutoTokenizer.from_pretrained(folder))
 
 
 def _sentence_transformer_files(folder: Path, hidden: int) -> None:
