@@ -47,3 +47,9 @@ def fixed_jitter(seed: int = 0):
         yield
     finally:
         np.random.set_state(state)
+
+
+def ci_points(ax, estimate, y, low, high, label: str, **kw):
+    """Each ``estimate`` as a point at height ``y`` with its confidence interval [``low``, ``high``] as a
+    horizontal error bar (the parts' figures of estimates with 95% CIs); ``kw`` goes to ``ax.errorbar``."""
+    return ax.errorbar(estimate, y, xerr=[estimate - low, high - estimate], fmt="o", capsize=3, label=label, **kw)

@@ -44,7 +44,7 @@ def l1_by_category(ev: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(7, 0.45 * plot[["grouping", "category"]].drop_duplicates().shape[0] + 1.2))
     for i, (src, g) in enumerate(plot.groupby("source", sort=False)):
         y = np.arange(len(g)) + 0.18 * i
-        ax.errorbar(g["value"], y, xerr=[g["value"] - g["lo"], g["hi"] - g["value"]], fmt="o", capsize=3, label=src)
+        plotstyle.ci_points(ax, g["value"], y, g["lo"], g["hi"], src)
         ax.set_yticks(np.arange(len(g)), [f"{c} (n={n})" for c, n in zip(g["category"], g["n"])])
     ax.set_xlabel("mean L1 distance to p* (95% bootstrap CI)")
     ax.legend(loc="best", fontsize=8)
@@ -112,14 +112,7 @@ def delta_by_group(cmp: pd.DataFrame, metric: str, paper_delta: pd.Series | None
     t = cmp[(cmp.metric == metric) & np.isfinite(cmp.delta)].reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(t) + 1.2))
     y = np.arange(len(t))[::-1]
-    ax.errorbar(
-        t["delta"],
-        y,
-        xerr=[t["delta"] - t["delta_lo"], t["delta_hi"] - t["delta"]],
-        fmt="o",
-        capsize=3,
-        label="ours (paired 95% CI)",
-    )
+    plotstyle.ci_points(ax, t["delta"], y, t["delta_lo"], t["delta_hi"], "ours (paired 95% CI)")
     if paper_delta is not None:
         yp = [
             (yy, paper_delta[(g, c)])

@@ -44,14 +44,7 @@ def margins_by_class(long: pd.DataFrame, separation: pd.DataFrame):
     y = np.arange(len(separation))
     s = separation
     ok = s["AUROC"].notna().to_numpy()
-    bx.errorbar(
-        s["AUROC"][ok],
-        y[ok],
-        xerr=[(s["AUROC"] - s["lo"])[ok], (s["hi"] - s["AUROC"])[ok]],
-        fmt="o",
-        capsize=3,
-        label="estimate (95% CI)",
-    )
+    plotstyle.ci_points(bx, s["AUROC"][ok], y[ok], s["lo"][ok], s["hi"][ok], "estimate (95% CI)")
     if "planted AUROC (|2p*−1|)" in s:
         bx.plot(s["planted AUROC (|2p*−1|)"], y, "x", color="k", label="planted |2p*−1|")
     bx.axvline(0.5, color="grey", lw=0.8, ls="--")
@@ -92,14 +85,7 @@ def regimes_by_class(table: pd.DataFrame):
     ax.set_xlabel("share of pairs (SEAL Table 1 regimes)")
     ax.invert_yaxis()
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4)
-    bx.errorbar(
-        table["a- post"],
-        y,
-        xerr=[table["a- post"] - table["lo"], table["hi"] - table["a- post"]],
-        fmt="o",
-        capsize=3,
-        label="post-D a₋ (95% CI)",
-    )
+    plotstyle.ci_points(bx, table["a- post"], y, table["lo"], table["hi"], "post-D a₋ (95% CI)")
     if "planted a-" in table:
         bx.plot(table["planted a-"], y, "x", color="k", label="planted: population a₋")
     bx.set_yticks(y, [])
@@ -119,15 +105,7 @@ def training_measures(measure: pd.DataFrame):
     for i, cls in enumerate(classes):
         g = m[m["class"] == cls].set_index("model").reindex(models)
         y = np.arange(len(models)) + 0.22 * (i - (len(classes) - 1) / 2)
-        ax.errorbar(
-            g["value"],
-            y,
-            xerr=[g["value"] - g["lo"], g["hi"] - g["value"]],
-            fmt="o",
-            capsize=3,
-            color=_CLASS_COLORS.get(cls),
-            label=cls,
-        )
+        plotstyle.ci_points(ax, g["value"], y, g["lo"], g["hi"], cls, color=_CLASS_COLORS.get(cls))
         if g["planted"].notna().any():
             ax.axvline(g["planted"].iloc[0], color=_CLASS_COLORS.get(cls), ls=":", lw=1)
     ax.set_yticks(np.arange(len(models)), models, fontsize=8)
