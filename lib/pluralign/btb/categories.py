@@ -13,6 +13,7 @@ import pandas as pd
 
 from pluralign.btb.appendix_b import classify_distinguishability, classify_subjectivity, load_labellers
 from pluralign.btb.sources import fallback_chain, pair_index, pairs_to_label
+from pluralign.params import check_options
 
 __all__ = ["KIND_NAMES", "majority_vote", "category_summary", "categories_from", "categories_with_source"]
 
@@ -172,28 +173,18 @@ def _pair_categories(source: str, data, ids: pd.Index, *, labeller, labels_file,
     raise ValueError(f"categories must be truth, llm, labels, none or {{'kind': {{data set: kind}}}}, not {source!r}")
 
 
-def categories_with_source(
-    source,
-    data,
-    ids=None,
-    *,
-    labeller=None,
-    labels_file=None,
-    samples: int = 1,
-    temperature: float = 0.0,
-    top_p: float = 1.0,
-    job: str | None = None,
-) -> pd.DataFrame:
+def categories_with_source(source, data, ids=None, **labelling) -> pd.DataFrame:
     """The categories of §3.1 per pair (:func:`categories_from`) and where they came from (``source``: the
     source's name, ``"per data set"`` for a ``{"kind": ...}`` mapping, None for a pair without a category).
 
     ``source``: one source or a list, tried in order: a pair takes the categories of the first source that gives
     it a ``kind`` or a ``distinguishability`` (``"labels"`` without ``labels_file`` is skipped), so human labels
-    (the paper's three annotators' majority, §3.2) come first and e.g. ``"llm"`` labels the rest."""
+    (the paper's three annotators' majority, §3.2) come first and e.g. ``"llm"`` labels the rest. ``labelling``:
+    the labeller's keywords of :func:`categories_from` (``labeller``, ``labels_file``, ``samples``,
+    ``temperature``, ``top_p``, ``job``), passed to each source."""
+    check_options(categories_from, labelling, what="categories_with_source")
+    labels_file = labelling.get("labels_file")
     ids = pair_index(data, ids)
-    kw = dict(
-        labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
-    )
     single = not isinstance(source, (list, tuple))
     chain = [source] if single else fallback_chain(source, "categories")
     out = pd.DataFrame(
@@ -207,7 +198,7 @@ def categories_with_source(
         todo = ids[out["source"].isna().to_numpy()]
         if s in (None, "none") or not len(todo) or (s == "labels" and labels_file is None and not single):
             continue
-        got = categories_from(s, data, todo, **kw)
+        got = categories_from(s, data, todo, **labelling)
         has = (got["kind"].notna() | got["distinguishable"].notna()).to_numpy()
         hit = got.index[has]
         out.loc[hit, "kind"] = got.loc[hit, "kind"].astype(object)

@@ -10,6 +10,7 @@ import pandas as pd
 
 from pluralign.btb.appendix_b import load_labellers, user_preference_estimation
 from pluralign.btb.sources import MIN_HUMAN_ANNOTATORS, fallback_chain, pair_index, pairs_to_label
+from pluralign.params import check_options
 
 __all__ = ["aggregate_preference", "p_star_from", "p_star_with_source"]
 
@@ -120,17 +121,7 @@ def _annotator_label(n: int) -> str:
 
 
 def p_star_with_source(
-    source,
-    data,
-    ids=None,
-    *,
-    labeller=None,
-    labels_file=None,
-    samples: int = 1,
-    temperature: float = 0.0,
-    top_p: float = 1.0,
-    job: str | None = None,
-    min_annotators: int = MIN_HUMAN_ANNOTATORS,
+    source, data, ids=None, *, min_annotators: int = MIN_HUMAN_ANNOTATORS, **labelling
 ) -> pd.DataFrame:
     """p* (Eq. 2) per pair and where it came from: a DataFrame indexed by ``pair_id`` (``ids``) with ``p_star``
     and ``source``.
@@ -140,11 +131,12 @@ def p_star_with_source(
     chain puts the human sources first: ``"labels"`` (skipped without ``labels_file``; pairs the file does not
     cover fall through), ``"annotators"`` (only pairs with at least ``min_annotators`` judgments: one label is
     not a population's share), then e.g. ``"llm"`` for the rest. ``source`` names ``annotators`` as
-    ``"annotators (<n> per pair)"``; a pair no source covers has NaN and source None."""
+    ``"annotators (<n> per pair)"``; a pair no source covers has NaN and source None. ``labelling``: the labeller's
+    keywords of :func:`p_star_from` (``labeller``, ``labels_file``, ``samples``, ``temperature``, ``top_p``,
+    ``job``), passed to each source."""
+    check_options(p_star_from, labelling, what="p_star_with_source")
+    labels_file = labelling.get("labels_file")
     ids = pair_index(data, ids)
-    kw = dict(
-        labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
-    )
     single = not isinstance(source, (list, tuple))
     chain = [source] if single else fallback_chain(source, "p_star_from")
     n_ann = data.n_annotators()
@@ -159,7 +151,7 @@ def p_star_with_source(
             todo = todo[(n_ann.reindex(todo).fillna(0) >= min_annotators).to_numpy()]
             if not len(todo):
                 continue
-        got = p_star_from(s, data, todo, **kw)
+        got = p_star_from(s, data, todo, **labelling)
         for k, v in got.attrs.items():
             counts[k] = counts.get(k, 0) + v
         got = got.reindex(todo)
