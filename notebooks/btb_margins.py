@@ -49,7 +49,7 @@ show_prompt = True
 
 # %% tags=["remove-input"]
 from pluralign import btb
-from pluralign.btb.pages import margins
+from pluralign.btb.pages import margins_page
 
 study = btb.setup(
     profile,
@@ -65,19 +65,19 @@ study = btb.setup(
     embedded_pairs=embedded_pairs,
     show_prompt=show_prompt,
 )
-margins.profile_note(study)
+margins_page.profile_note(study)
 
 # %% [markdown]
 # ## The judgment prompt (Appendix A)
 
 # %% tags=["hide-input"]
-margins.judgment_prompt(study)
+margins_page.judgment_prompt(study)
 
 # %% [markdown]
 # ## Synthetic judgments for every pair
 
 # %% tags=["hide-input"]
-margins.synthetic_judgments(study)
+margins_page.synthetic_judgments(study)
 
 # %% [markdown]
 # ## How good is the judge?
@@ -88,7 +88,7 @@ margins.synthetic_judgments(study)
 # A votes and p\* — the statistics of Tables 1–2, with 95% bootstrap intervals.
 
 # %% tags=["hide-input"]
-margins.judge_quality(study).glue()
+margins_page.judge_quality(study).glue()
 
 # %% [markdown]
 # The paper does not report its judge's accuracy; it is the first thing to measure before trusting margins from
@@ -98,7 +98,7 @@ margins.judge_quality(study).glue()
 # ## The margin distribution
 
 # %% tags=["hide-input"]
-margins.margin_distribution(study).glue()
+margins_page.margin_distribution(study).glue()
 
 # %% [markdown]
 # ## The embedded LLM on a handful of pairs
@@ -110,7 +110,7 @@ margins.margin_distribution(study).glue()
 # long prompt takes seconds.
 
 # %% tags=["hide-input"]
-margins.embedded_judge(study).glue()
+margins_page.embedded_judge(study).glue()
 
 # %% [markdown]
 # This is why the demo uses the simulated judge for every pair and the `paper` profile an

@@ -70,7 +70,7 @@ training = {
 
 # %% tags=["remove-input"]
 from pluralign import btb
-from pluralign.btb.pages import rewards
+from pluralign.btb.pages import rewards_page
 
 study = btb.setup(
     profile,
@@ -86,14 +86,14 @@ study = btb.setup(
     evaluation=evaluation,
     training=training,
 )
-rewards.paper_numbers(study).glue()
-rewards.profile_note(study)
+rewards_page.paper_numbers(study).glue()
+rewards_page.profile_note(study)
 
 # %% [markdown]
 # ## Data: one binary judgment per pair, train / validation / test
 
 # %% tags=["hide-input"]
-rewards.splits(study)
+rewards_page.splits(study)
 
 # %% [markdown]
 # ### Where p\* and the categories come from
@@ -110,13 +110,13 @@ rewards.splits(study)
 # test pairs it labels:
 
 # %% tags=["remove-input"]
-rewards.sources(study)
+rewards_page.sources(study)
 
 # %% [markdown]
 # ## Margins for the training pairs (Eq. 3)
 
 # %% tags=["hide-input"]
-rewards.training_margins(study)
+rewards_page.training_margins(study)
 
 # %% [markdown]
 # ## Learning-rate sweep, selected on validation (footnote 6)
@@ -129,7 +129,7 @@ rewards.training_margins(study)
 # accuracy is kept (the paper does not name its metric).
 
 # %% tags=["hide-input"]
-rewards.learning_rate_sweep(study).glue()
+rewards_page.learning_rate_sweep(study).glue()
 
 # %% [markdown]
 # ## Tables 1 and 2: correlation and L1 distance to p\*
@@ -137,13 +137,13 @@ rewards.learning_rate_sweep(study).glue()
 # **Table 1 — Pearson r between P(A ≻ B) and p\*** (95% bootstrap CIs; Δ = regularized − baseline)
 
 # %% tags=["hide-input"]
-rewards.table_1(study).glue()
+rewards_page.table_1(study).glue()
 
 # %% [markdown]
 # **Table 2 — mean L1 distance |P(A ≻ B) − p\*|** (lower is better; a negative Δ is an improvement)
 
 # %% tags=["hide-input"]
-rewards.table_2(study).glue()
+rewards_page.table_2(study).glue()
 
 # %% [markdown]
 # Over all {glue:text}`btb_n_test` test pairs the baseline's correlation with p\* is
@@ -165,7 +165,7 @@ rewards.table_2(study).glue()
 # The Δ measured here on the same groupings, with paired 95% intervals:
 
 # %% tags=["remove-input"]
-rewards.directions(study).glue()
+rewards_page.directions(study).glue()
 
 # %% [markdown]
 # A verdict follows the 95% interval: "same direction as the paper" only when it excludes 0 on the paper's side.
@@ -181,7 +181,7 @@ rewards.directions(study).glue()
 # (on demo they are simulated prompt types).
 
 # %% tags=["hide-input"]
-rewards.beside_paper(study)
+rewards_page.beside_paper(study)
 
 # %% [markdown]
 # Each row of the paper's Table 1 beside this run's row of the same name. A verdict follows this run's 95% paired
@@ -196,7 +196,7 @@ rewards.beside_paper(study)
 # that size.
 
 # %% tags=["hide-input"]
-rewards.paper_sized_check(study).glue()
+rewards_page.paper_sized_check(study).glue()
 
 # %% [markdown]
 # On {glue:text}`btb_small_n` test pairs (a random subset of ours, or the whole test set when it is that small) the paired
@@ -208,7 +208,7 @@ rewards.paper_sized_check(study).glue()
 # as directions, not as established effects.
 
 # %% tags=["remove-input"]
-rewards.decidable_size(study).glue()
+rewards_page.decidable_size(study).glue()
 
 # %% [markdown]
 # **Is the demo large enough to decide the paper's claim?** The paired interval of Δ r narrows as 1/√N. An
@@ -230,7 +230,7 @@ rewards.decidable_size(study).glue()
 # is refitted along the judge's log-odds noise as well, the one setting of the stand-in that shapes the margins.
 
 # %% tags=["hide-input"]
-rewards.training_size_sweep(study).glue()
+rewards_page.training_size_sweep(study).glue()
 
 # %% [markdown]
 # Decided — the interval over training sets excludes 0, or excludes the paper's median Δ — at every size from:
@@ -243,17 +243,17 @@ rewards.training_size_sweep(study).glue()
 # Each reward model's P(A ≻ B) against p\* on the test pairs:
 
 # %% tags=["hide-input"]
-rewards.rm_vs_p_star(study)
+rewards_page.rm_vs_p_star(study)
 
 # %% [markdown]
 # Δ per grouping and category with its paired 95% interval, for Pearson r (beside the paper's Δ where it
 # reports one) and for the mean L1 distance:
 
 # %% tags=["hide-input"]
-rewards.delta_plot(study, "pearson")
+rewards_page.delta_plot(study, "pearson")
 
 # %% tags=["hide-input"]
-rewards.delta_plot(study, "l1")
+rewards_page.delta_plot(study, "l1")
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

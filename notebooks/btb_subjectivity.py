@@ -53,7 +53,7 @@ n_examples = 1  # example pairs shown per category
 import pandas as pd
 
 from pluralign import btb
-from pluralign.btb.pages import subjectivity
+from pluralign.btb.pages import subjectivity_page
 
 pd.set_option("display.max_colwidth", 160)
 study = btb.setup(
@@ -69,14 +69,14 @@ study = btb.setup(
     judge=judge,
     n_examples=n_examples,
 )
-subjectivity.paper_numbers(study).glue()
-subjectivity.profile_note(study)
+subjectivity_page.paper_numbers(study).glue()
+subjectivity_page.profile_note(study)
 
 # %% [markdown]
 # ## The data
 
 # %% tags=["hide-input"]
-subjectivity.data_sets(study)
+subjectivity_page.data_sets(study)
 
 # %% [markdown]
 # ## Where p\* and the categories come from
@@ -86,7 +86,7 @@ subjectivity.data_sets(study)
 # judge whose votes give the training margins of {ref}`btb-margins` (or of its model family).
 
 # %% tags=["remove-input"]
-subjectivity.sources(study)
+subjectivity_page.sources(study)
 
 # %% [markdown]
 # ## Two dimensions of subjectivity (§3.1)
@@ -94,13 +94,13 @@ subjectivity.sources(study)
 # The paper's annotators answered two questions per pair, quoted word for word from Appendix B:
 
 # %% tags=["remove-input"]
-subjectivity.appendix_b_tasks(study)
+subjectivity_page.appendix_b_tasks(study)
 
 # %% [markdown]
 # Per category, the number of pairs, the mean p\* and the mean population agreement:
 
 # %% tags=["hide-input"]
-subjectivity.categories(study)
+subjectivity_page.categories(study)
 
 # %% [markdown]
 # (The paper's premise: where many answers are correct, the population splits.)
@@ -112,13 +112,13 @@ subjectivity.categories(study)
 # One example per category:
 
 # %% tags=["hide-input"]
-subjectivity.examples(study)
+subjectivity_page.examples(study)
 
 # %% [markdown]
 # ## The aggregate preference p\* per category
 
 # %% tags=["hide-input"]
-subjectivity.p_star_by_category(study)
+subjectivity_page.p_star_by_category(study)
 
 # %% [markdown]
 # ## What one binary judgment says about p\*
@@ -129,7 +129,7 @@ subjectivity.p_star_by_category(study)
 # have several annotators, the share of all of them is shown too.
 
 # %% tags=["hide-input"]
-subjectivity.binary_judgment_gap(study).glue()
+subjectivity_page.binary_judgment_gap(study).glue()
 
 # %% [markdown]
 # A single binary judgment is on average {glue:text}`btb_binary_l1:.3f` (95% CI

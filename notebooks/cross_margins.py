@@ -43,7 +43,7 @@ n_boot = 2000
 
 # %% tags=["remove-input"]
 from pluralign import cross
-from pluralign.cross.pages import margins
+from pluralign.cross.pages import margins_page
 
 study = cross.setup(profile, seed, models=models, data=data, ties=ties, p_star_from=p_star_from, labeller=labeller,
                     judge=judge, split=split, reward_model=reward_model, train=train, train_margin=train_margin,
@@ -57,7 +57,7 @@ study.profile_note()
 # the demo, the planted population margin $|2p^* - 1|$ is the truth the two estimates are read against):
 
 # %% tags=["hide-input"]
-margins.distribution(study)
+margins_page.distribution(study)
 
 # %% [markdown]
 # ## Do margins separate diverging from high-agreement pairs?
@@ -66,7 +66,7 @@ margins.distribution(study)
 # pair (0.5: no separation). Pairs of the class "other" are left out.
 
 # %% tags=["hide-input"]
-margins.separation(study).glue()
+margins_page.separation(study).glue()
 
 # %% [markdown]
 # High-agreement *ties* split their votes evenly, so Eq. 3 gives them small margins as well: the column against

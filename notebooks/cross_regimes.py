@@ -42,7 +42,7 @@ n_boot = 2000
 
 # %% tags=["remove-input"]
 from pluralign import cross
-from pluralign.cross.pages import regimes
+from pluralign.cross.pages import regimes_page
 
 study = cross.setup(profile, seed, models=models, data=data, ties=ties, p_star_from=p_star_from, labeller=labeller,
                     judge=judge, split=split, reward_model=reward_model, train=train, train_margin=train_margin,
@@ -53,13 +53,13 @@ study.profile_note()
 # ## Regimes and resistance in each agreement class
 
 # %% tags=["hide-input"]
-regimes.by_class(study)
+regimes_page.by_class(study)
 
 # %% [markdown]
 # ## Is the resistance larger on diverging pairs?
 
 # %% tags=["hide-input"]
-regimes.resistance_gap(study).glue()
+regimes_page.resistance_gap(study).glue()
 
 # %% [markdown]
 # The post-D difference is {glue:text}`x_res_delta:.3f` (95% CI {glue:text}`x_res_lo:.3f` to

@@ -45,7 +45,7 @@ n_boot = 2000
 
 # %% tags=["remove-input"]
 from pluralign import cross
-from pluralign.cross.pages import training
+from pluralign.cross.pages import training_page
 
 study = cross.setup(profile, seed, models=models, data=data, ties=ties, p_star_from=p_star_from, labeller=labeller,
                     judge=judge, split=split, reward_model=reward_model, train=train, train_margin=train_margin,
@@ -56,7 +56,7 @@ study.profile_note()
 # ## The models
 
 # %% tags=["hide-input"]
-training.models_trained(study).glue()
+training_page.models_trained(study).glue()
 
 # %% [markdown]
 # A training pair without a margin (the synthetic judge gave it no parseable verdict) trains with margin 0, for which
@@ -70,7 +70,7 @@ training.models_trained(study).glue()
 # decisive a model that knew the population exactly would be on those pairs.
 
 # %% tags=["hide-input"]
-training.measures(study)
+training_page.measures(study)
 
 # %% [markdown]
 # Table 2's measure is the mean $P(\text{chosen} \succ \text{rejected})$ (the model's own chosen response) for the
@@ -84,7 +84,7 @@ training.measures(study)
 # of itself where people disagree.
 
 # %% tags=["hide-input"]
-training.decisiveness_gaps(study).glue()
+training_page.decisiveness_gaps(study).glue()
 
 # %% [markdown]
 # A model "handles" disagreement on this evidence when its gap is positive and its Pearson r with $p^*$ is at least

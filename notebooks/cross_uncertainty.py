@@ -42,7 +42,7 @@ n_boot = 2000
 
 # %% tags=["remove-input"]
 from pluralign import cross
-from pluralign.cross.pages import uncertainty
+from pluralign.cross.pages import uncertainty_page
 
 study = cross.setup(profile, seed, models=models, data=data, ties=ties, p_star_from=p_star_from, labeller=labeller,
                     judge=judge, split=split, reward_model=reward_model, train=train, train_margin=train_margin,
@@ -57,7 +57,7 @@ study.profile_note()
 # the same pairs is the truth beside each estimate.
 
 # %% tags=["hide-input"]
-uncertainty.sigma_against_margin(study)
+uncertainty_page.sigma_against_margin(study)
 
 # %% [markdown]
 # A correlation over all pairs mixes two things: the classes differ in margin *and* in σ. The per-class rows ask

@@ -43,7 +43,7 @@ paper_reference = {}
 
 # %% tags=["remove-input"]
 from pluralign import diverging
-from pluralign.diverging.pages import agreement
+from pluralign.diverging.pages import agreement_page
 
 study = diverging.setup(profile, seed, datasets=datasets, ties=ties, paper_reference=paper_reference)
 study.profile_note("agreement")
@@ -72,7 +72,7 @@ study.profile_note("agreement")
 # pairs (in the figure, the black tick marks where the diverging segment would end at the paper's share):
 
 # %%
-shares = agreement.shares(study).glue()
+shares = agreement_page.shares(study).glue()
 shares
 
 # %% [markdown]
@@ -89,7 +89,7 @@ shares
 # A few pairs of each class from the first data set, with their judgments (−2 … 2; negative prefers A):
 
 # %% tags=["hide-input"]
-agreement.examples(study)
+agreement_page.examples(study)
 
 # %% [markdown]
 # ## Checking against the planted truth
@@ -100,7 +100,7 @@ agreement.examples(study)
 # definition captures what the paper means, diverging pairs should come from the taste-driven plans.
 
 # %% tags=["remove-input"]
-agreement.planted_recovery(study)
+agreement_page.planted_recovery(study)
 
 # %% [markdown]
 # Not every taste-driven pair diverges (four annotators may happen to share a taste, or feel only

@@ -47,7 +47,7 @@ paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the pape
 
 # %% tags=["remove-input"]
 from pluralign import diverging
-from pluralign.diverging.pages import causes
+from pluralign.diverging.pages import causes_page
 
 study = diverging.setup(profile, seed, datasets=datasets, annotation=annotation, paper_reference=paper_reference)
 study.profile_note("causes")
@@ -59,19 +59,19 @@ study.profile_note("causes")
 # the authors' sampled diverging pairs that carry each cause (a pair can carry several).
 
 # %% tags=["remove-input"]
-causes.taxonomy(study)
+causes_page.taxonomy(study)
 
 # %% [markdown]
 # ## The diverging pairs of this build
 
 # %%
-causes.diverging_pairs(study)
+causes_page.diverging_pairs(study)
 
 # %% [markdown]
 # ## Cause frequencies beside Table 1
 
 # %% tags=["hide-input"]
-causes.frequencies(study)
+causes_page.frequencies(study)
 
 # %% [markdown]
 # The simulator's mix of causes is a parameter (`pluralign.data.simulate(mix=...)`), so the demo
@@ -88,13 +88,13 @@ causes.frequencies(study)
 # reading it back gives no labels.
 
 # %%
-causes.annotation_sheets(study)
+causes_page.annotation_sheets(study)
 
 # %% [markdown]
 # Filled in, the sheets are read back:
 
 # %%
-causes.round_trip(study)
+causes_page.round_trip(study)
 
 # %% [markdown]
 # ## (b) Agreement on label sets: κ and α-MASI
@@ -104,7 +104,7 @@ causes.round_trip(study)
 # of causes are identical; α with MASI gives partial credit for overlapping sets.
 
 # %% tags=["remove-input"]
-causes.label_agreement(study)
+causes_page.label_agreement(study)
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

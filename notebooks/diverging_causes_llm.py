@@ -34,7 +34,7 @@ models = {}              # the profile's named models (common.yml): cause_classi
 
 # %% tags=["remove-input"]
 from pluralign import diverging
-from pluralign.diverging.pages import causes_llm
+from pluralign.diverging.pages import causes_llm_page
 
 study = diverging.setup(
     profile,
@@ -65,8 +65,8 @@ study.profile_note("causes")
 # This is the prompt for the first sampled pair:
 
 # %% tags=["hide-input"]
-causes_llm.prompt(study)
+causes_llm_page.prompt(study)
 
 # %%
-causes_llm.llm_causes(study)
+causes_llm_page.llm_causes(study)
 

@@ -46,7 +46,7 @@ paper_reference = {}  # {data-set name: "multipref" | "helpsteer2"}: the paper's
 
 # %% tags=["remove-input"]
 from pluralign import diverging
-from pluralign.diverging.pages import know
+from pluralign.diverging.pages import know_page
 
 study = diverging.setup(
     profile,
@@ -84,7 +84,7 @@ study.profile_note("know")
 # simulator's population.
 
 # %%
-mean_variance = know.mean_variance(study).glue()
+mean_variance = know_page.mean_variance(study).glue()
 mean_variance
 
 # %% [markdown]
@@ -104,7 +104,7 @@ mean_variance
 # The paper has no mean-variance row; its BT (All) values are shown for reference.
 
 # %% tags=["remove-input"]
-know.mean_variance_table2(study)
+know_page.mean_variance_table2(study)
 
 # %% [markdown]
 # ## LLM judges on diverging pairs
@@ -114,7 +114,7 @@ know.mean_variance_table2(study)
 # for probabilities, |2 P(A) − 1| — and how often it sides with the annotators' majority where there is one.
 
 # %% tags=["hide-input"]
-know.judges(study)
+know_page.judges(study)
 
 # %% [markdown]
 # A judge that knew when people disagree would name a winner less often on diverging pairs than on high-agreement

@@ -52,7 +52,7 @@ mse_aggregate = "majority"  # MSE (Agg)'s label: "majority" (the paper's majorit
 
 # %% tags=["remove-input"]
 from pluralign import diverging
-from pluralign.diverging.pages import rewards
+from pluralign.diverging.pages import rewards_page
 
 study = diverging.setup(
     profile,
@@ -78,7 +78,7 @@ study.profile_note("rewards")
 # at most 10 epochs (App. A); the `paper` profile's parameter file sets exactly that.
 
 # %%
-rewards.reward_models(study)
+rewards_page.reward_models(study)
 
 # %% [markdown]
 # ## Table 2
@@ -89,7 +89,7 @@ rewards.reward_models(study)
 # not add up to it ({glue:text}`t2_paper_sum` in the paper too).
 
 # %%
-table2 = rewards.table2(study).glue()
+table2 = rewards_page.table2(study).glue()
 table2
 
 # %% [markdown]
@@ -107,7 +107,7 @@ table2
 # split would put its diverging pairs near 0.5 (BT) or 0 (MSE).
 
 # %% tags=["hide-input"]
-rewards.decisiveness(study)
+rewards_page.decisiveness(study)
 
 # %% [markdown]
 # The next chapter, {ref}`diverging-know`, trains a reward model that can represent disagreement — a

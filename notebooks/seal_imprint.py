@@ -47,7 +47,7 @@ models = None
 
 # %% tags=["remove-input"]
 from pluralign import seal
-from pluralign.seal.pages import imprint
+from pluralign.seal.pages import imprint_page
 
 study = seal.setup(
     profile,
@@ -59,7 +59,7 @@ study = seal.setup(
     stability_labellers=stability_labellers,
     stability_share=stability_share,
 )
-imprint.profile_note(study)
+imprint_page.profile_note(study)
 
 # %% tags=["remove-input"]
 seal.reported("labelling")
@@ -76,7 +76,7 @@ seal.reported("labelling")
 # label-stability check of App. D.5 / Fig. 11, with the planted labels as the second labeller):
 
 # %% tags=["hide-input"]
-imprint.featurizer_check(study)
+imprint_page.featurizer_check(study)
 
 # %% [markdown]
 # Which simulator feature plays which SEAL feature, and with what sign: every comparison with the paper's
@@ -85,7 +85,7 @@ imprint.featurizer_check(study)
 # the mapping is the identity.
 
 # %% tags=["hide-input"]
-imprint.feature_mapping(study)
+imprint_page.feature_mapping(study)
 
 # %% [markdown]
 # ## Label stability across labellers (App. D.5, Fig. 11)
@@ -94,13 +94,13 @@ imprint.feature_mapping(study)
 seal.reported("stability")
 
 # %% tags=["hide-input"]
-imprint.label_stability(study)
+imprint_page.label_stability(study)
 
 # %% [markdown]
 # ## Feature prevalence in chosen and rejected entries (Table 4, Fig. 14)
 
 # %% tags=["hide-input"]
-imprint.prevalence(study)
+imprint_page.prevalence(study)
 
 # %% [markdown]
 # Rows are SEAL's features (Table 4's: hh-rlhf train, gpt-4-turbo labels), with this run's share beside the paper's;
@@ -111,7 +111,7 @@ imprint.prevalence(study)
 # ## Imprints of the pre-$\mathcal{D}$ and post-$\mathcal{D}$ reward models (Eq. 1, Table 5, Fig. 3 left)
 
 # %% tags=["hide-input"]
-imprint.imprints(study).glue()
+imprint_page.imprints(study).glue()
 
 # %% [markdown]
 # Each row is one of SEAL's features (Table 5's, in its order): the paper's imprint beside this run's, in both
@@ -131,7 +131,7 @@ imprint.imprints(study).glue()
 # variation are dropped too.
 
 # %% tags=["hide-input"]
-imprint.vif_dropped(study)
+imprint_page.vif_dropped(study)
 
 # %% [markdown]
 # The paper's imprints (Table 5) are on the OpenAssistant RMs' reward scale and its {glue:text}`paper_n_t5`
@@ -147,7 +147,7 @@ imprint.vif_dropped(study)
 # of the data they were trained on (real data carry no planted weights, so other profiles skip this).
 
 # %% tags=["hide-input"]
-imprint.planted_recovery(study)
+imprint_page.planted_recovery(study)
 
 # %% [markdown]
 # The regression of Eq. 1 with pair fixed effects and the VIF filter recovers a linear reward exactly: its residuals,
@@ -159,7 +159,7 @@ imprint.planted_recovery(study)
 # Which chosen and rejected features go with a large reward shift $\theta_i$ between the two RMs?
 
 # %% tags=["hide-input"]
-imprint.shift_regression(study).glue()
+imprint_page.shift_regression(study).glue()
 
 # %% [markdown]
 # Rows are SEAL's features (Table 6's, in its order); θ in degrees. The verdict compares the sign of this run's 95% CI

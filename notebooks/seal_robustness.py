@@ -48,7 +48,7 @@ models = None
 
 # %% tags=["remove-input"]
 from pluralign import seal
-from pluralign.seal.pages import robustness
+from pluralign.seal.pages import robustness_page
 
 study = seal.setup(
     profile,
@@ -63,7 +63,7 @@ study = seal.setup(
     similarity_model=similarity_model,
     robustness_model=robustness_model,
 )
-robustness.profile_note(study)
+robustness_page.profile_note(study)
 
 # %% [markdown]
 # ## Rewriting
@@ -86,7 +86,7 @@ seal.reported("rewriting")
 # there; the code path it would take is shown.
 
 # %% tags=["hide-input"]
-robustness.rewrite_summary(study)
+robustness_page.rewrite_summary(study)
 
 # %% [markdown]
 # ## Label flips (Fig. 12) and similarity of the rewrites (Table 3)
@@ -95,7 +95,7 @@ robustness.rewrite_summary(study)
 # similarity of original and rewrite (mean, SD) over those entries.
 
 # %% tags=["hide-input"]
-robustness.label_flips(study)
+robustness_page.label_flips(study)
 
 # %% [markdown]
 # — in the paper's column: the paper reports only helpful, harmless, coherent, eloquent and sentiment. Its rewrites
@@ -109,7 +109,7 @@ seal.reported("Table 3")
 # ## Robustness scores (Eq. 4, Table 8, Fig. 5)
 
 # %% tags=["hide-input"]
-robustness.robustness(study).glue()
+robustness_page.robustness(study).glue()
 
 # %% [markdown]
 # The figure shows {glue:text}`robustness_model`. Each row is one of Table 8's scores, the paper's estimate

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from pluralign import cross
-from pluralign.cross.pages import margins
+from pluralign.cross.pages import margins_page
 
 
 def test_setup_refuses_unknown_settings():
@@ -64,7 +64,7 @@ def test_sample_pandalm_gold_margins_by_class(shared_data, monkeypatch):
     assert list(s.margins) == ["gold (annotators)"] and s.margins_left_out == {"gold (annotators)": 0}
     div = s.classified.index[s.classified["agreement"] == "diverging"]
     assert len(div) > 10 and np.allclose(s.margins["gold (annotators)"].reindex(div), 1 / 3)
-    r = margins.separation(s)
+    r = margins_page.separation(s)
     assert r.table.loc["gold (annotators)", "verdict"].startswith("supported")
     assert "not tested independently" in r.note
 
@@ -81,7 +81,7 @@ def test_a_list_of_data_sets_is_analysed_apart_and_joined():
     )
     assert isinstance(s, cross.Studies) and list(s.studies) == ["sim-one", "sim-two"]
     assert [t.settings.data["simulate"]["name"] for t in s.studies.values()] == ["sim-one", "sim-two"]
-    r = margins.separation(s)
+    r = margins_page.separation(s)
     assert list(r.table.index.get_level_values("data set").unique()) == ["sim-one", "sim-two"]
     assert "x_auc_0_0" in r.values and "x_auc_0_1" in r.values and "**sim-two**" in r.note
     assert r.values["x_auc_0"] == r.values["x_auc_0_0"]  # unsuffixed: the first data set's

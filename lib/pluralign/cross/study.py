@@ -1,7 +1,8 @@
 """The Part IV study (across the three papers): :func:`setup` turns a page's parameters into a :class:`Study`, which
 holds the data, the agreement classes, p*, the margins, the trained reward models and SEAL's rewards that the four
 pages share (as cached properties). Each page's sections are functions of the study in
-:mod:`pluralign.cross.pages` (``margins``, ``uncertainty``, ``regimes``, ``training``).
+:mod:`pluralign.cross.pages` (``margins_page``, ``uncertainty_page``, ``regimes_page``,
+``training_page``).
 
 Everything is computed by the parts' own functions (agreement classes: :mod:`pluralign.diverging.agreement`;
 margins: :mod:`pluralign.btb.margins`; regimes: :mod:`pluralign.seal.resistance`; losses:

@@ -8,7 +8,7 @@ import pandas as pd
 from pluralign import report
 from pluralign.diverging import cause_classifier as classifier
 from pluralign.diverging import causes as cz
-from pluralign.diverging.pages.causes import frequencies_figure
+from pluralign.diverging.pages.causes_page import frequencies_figure
 from pluralign.diverging.study import Study
 from pluralign.report import Result
 
