@@ -82,7 +82,7 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
     from pluralign.btb import evaluation
     from pluralign.btb.pages import provenance
 
-    monkeypatch.setattr(provenance, "no_test_p_star", lambda study: None)
+    monkeypatch.setattr(provenance, "require_test_p_star", lambda study: None)
     t1 = evaluation.paper_table1()
     paper = float(np.median(t1.loc[t1["delta"] > 0, "delta"]))
     assert evaluation.paper_median_delta() == paper
@@ -127,7 +127,7 @@ def test_a_delta_without_an_interval_is_no_estimate_not_a_nan_width(monkeypatch)
 
     from pluralign.btb.pages import provenance
 
-    monkeypatch.setattr(provenance, "no_test_p_star", lambda study: None)
+    monkeypatch.setattr(provenance, "require_test_p_star", lambda study: None)
     row = {"grouping": "all", "metric": "pearson", "n": 1, "delta": float("nan")}
     row.update(delta_lo=float("nan"), delta_hi=float("nan"))
     comparison = SimpleNamespace(table=pd.DataFrame([row]), p_star=pd.Series([0.7, None], index=["a", "b"]))

@@ -1,6 +1,6 @@
 """When the LM-labeller's answers fail (unparseable JSON, a random-weight or a real model), each section of the
 SEAL pages (imprint, resistance, robustness) either estimates from the labelled pairs and counts the failed ones, or
-— nothing left to estimate from — returns a skipped ``report.Result`` saying "no estimate: N of M … failed" that
+— nothing left to estimate from — raises ``report.NoEstimate``, shown as "no estimate: N of M … failed", that
 still glues every name the page's prose quotes."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pandas as pd
 
 from pluralign.report import MISSING
 from pluralign.seal.design import AlignmentModels, entry_features
-from pluralign.seal.label_failures import no_label_estimate
+from pluralign.seal.label_failures import require_labels
 from pluralign.seal.pages import imprint_page, resistance_page, robustness_page
 from pluralign.seal.rewriting import no_flips
 from pluralign.seal.robustness import Rewrites, flip_shares, similarity_by_flip
@@ -145,7 +145,7 @@ def test_seal_sections_with_some_labels_failed_estimate_and_count_them():
 def test_seal_planted_or_rule_features_have_no_label_failures():
     st = _study(lambda p: True)
     st = dataclasses.replace(st, F=entry_features(None, st.view, "rules"))
-    assert st.label_failures is None and no_label_estimate(st) is None
+    assert st.label_failures is None and require_labels(st) is None
     assert "entries without a valid label" not in imprint_page.featurizer_check(st).table
 
 
@@ -208,7 +208,7 @@ def test_robustness_without_any_label_flip_says_no_estimate_and_glues_its_names(
 def test_robustness_with_some_labels_failed_counts_them_and_keeps_the_rest():
     rw = _rewrite_run(flips_missing=3)
     st = _rw_study(rw)
-    assert no_flips(rw) is None
+    assert no_flips(rw) == ""
     assert "3 of 24 rewritten entries" in robustness_page.rewrite_summary(st).note
     f = rw.rewrites.flips["chosen"]  # rows 0 and 1 missing
     shares = flip_shares(f)

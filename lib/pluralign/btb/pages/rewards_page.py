@@ -155,9 +155,7 @@ def _table(study: Study, metric: str) -> report.Result:
     """Table 1 (``metric="pearson"``) or Table 2 (``"l1"``) of this run: baseline, regularized and Δ with
     95% (paired) bootstrap CIs per grouping and category; the values over all test pairs."""
     key = {"pearson": "r", "l1": "l1"}[metric]
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     cmp = study.comparison.table
     t = cmp[cmp.metric == metric]
     labels = (("baseline", "baseline"), ("regularized", "regularized"), ("Δ (paired CI)", "delta"))
@@ -234,12 +232,11 @@ def table_2(study: Study) -> report.Result:
     return _table(study, "l1")
 
 
+@report.section()
 def directions(study: Study) -> report.Result:
     """Δ r on the groupings where the paper reports a direction (Multiple vs Single Correct, OOD vs ID),
     with paired CIs and what each says, beside the paper's Δ."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     cmp = study.comparison.table
     paper_d = evaluation.paper_table1().set_index(["grouping", "category"])["delta"]
     rows, d, values = [], {}, {}
@@ -287,11 +284,10 @@ def _difference(d: dict, paper_d: pd.Series, a: str, b: str, what: str) -> str:
     )
 
 
+@report.section()
 def beside_paper(study: Study) -> report.Result:
     """The paper's Table 1 rows beside this run's where a row of the same name exists."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     cmp = study.comparison.table
     pv = evaluation.paper_vs_ours(cmp[cmp.metric == "pearson"])
     pv = pv[pv.metric == "pearson"]
@@ -335,9 +331,7 @@ def beside_paper(study: Study) -> report.Result:
 def paper_sized_check(study: Study) -> report.Result:
     """The same comparison on a random test subset of the paper's size (``paper_sized_check`` pairs):
     how wide the paired interval of Δ is at that size (drawn from the test pairs that have p*)."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     c, size = study.comparison, int(study.settings.evaluation["paper_sized_check"])
     cmp = c.table
     tid = c.p_star.index[c.p_star.notna()]
@@ -345,7 +339,7 @@ def paper_sized_check(study: Study) -> report.Result:
     if not (size and size < len(tid)):  # the test set is already of the paper's size (or smaller)
         width, n = float(allr["delta_hi"] - allr["delta_lo"]), int(allr["n"])
         if not np.isfinite(width):
-            return provenance.no_r_interval(n, {"btb_small_n": n})
+            raise provenance.no_r_interval(n, {"btb_small_n": n})
         return report.Result(table=None, values={"btb_small_width": width, "btb_small_n": n})
     _, small = split(c.splits.test.subset(tid), size, study.seed)
     sid = small.pairs["pair_id"]
@@ -373,7 +367,7 @@ def paper_sized_check(study: Study) -> report.Result:
     ).round(3)
     w = small_cmp[(small_cmp.grouping == "all") & (small_cmp.metric == "pearson")].iloc[0]
     if not np.isfinite(w["delta_hi"] - w["delta_lo"]):
-        return provenance.no_r_interval(int(w["n"]), {"btb_small_n": int(w["n"])})
+        raise provenance.no_r_interval(int(w["n"]), {"btb_small_n": int(w["n"])})
     return report.Result(
         table=table, values={"btb_small_width": float(w["delta_hi"] - w["delta_lo"]), "btb_small_n": int(w["n"])}
     )
@@ -387,14 +381,12 @@ def decidable_size(study: Study) -> report.Result:
     run's own Δ at its own such N; the sentence says whether this run rules out an effect of the paper's size,
     sees one, or cannot tell — or that the baseline does not track p* (its r's interval contains 0). No estimate
     where Δ r has no interval (r is undefined on under two pairs, or where scores or p* do not vary)."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     cmp = study.comparison.table
     r = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
     n, lo, hi, est = int(r["n"]), float(r["delta_lo"]), float(r["delta_hi"]), float(r["delta"])
     if not np.isfinite([est, lo, hi]).all():
-        return provenance.no_r_interval(n)
+        raise provenance.no_r_interval(n)
     paper = evaluation.paper_median_delta()
     half = (hi - lo) / 2
     n_paper = int(np.ceil(n * (half / paper) ** 2))
@@ -450,9 +442,7 @@ def training_size_sweep(study: Study) -> report.Result:
     why = _sweep_skipped(study)
     if why:
         return report.Result(table=None, skipped=why)
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     s, c = study.settings, study.comparison
     paper, noise = evaluation.paper_median_delta(), float(s.judge["noise"])
     fits = decidability.sweep(
@@ -572,11 +562,10 @@ def _signs(g: pd.DataFrame) -> str:
     return "the sign is not settled at every noise"
 
 
+@report.section()
 def rm_vs_p_star(study: Study) -> report.Result:
     """Each reward model's P(A ≻ B) against p* on the test pairs (those with p*)."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     c = study.comparison
     frame = pd.DataFrame({"p*": c.p_star, "baseline": c.p_baseline, "regularized": c.p_regularized})
     frame = frame[frame["p*"].notna()]
@@ -585,11 +574,10 @@ def rm_vs_p_star(study: Study) -> report.Result:
     return report.Result(table=None, figure=plots.rm_vs_p_star(frame, c.table), data={"frame": frame})
 
 
+@report.section()
 def delta_plot(study: Study, metric: str) -> report.Result:
     """Δ with its paired CI per grouping and category (with the paper's Δ for Pearson r)."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     if metric == "pearson":
         paper_d = evaluation.paper_table1().set_index(["grouping", "category"])["delta"]
     else:

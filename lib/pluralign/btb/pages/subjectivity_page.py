@@ -132,11 +132,10 @@ def examples(study: Study, n: int | None = None) -> report.Result:
     return report.Result(table=pd.DataFrame(show))
 
 
+@report.section()
 def p_star_by_category(study: Study) -> report.Result:
     """The distribution of p* per category of the plurality of responses."""
-    none = provenance.no_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_p_star(study)
     kind, dist = study.categories
     frame = pd.DataFrame({"p*": study.p_star, "category": kind.map(KIND_NAMES).fillna("unassigned")})
     if dist is not None:
@@ -191,9 +190,7 @@ def binary_judgment_gap(study: Study) -> report.Result:
     (the statistics of Tables 1–2) with 95% bootstrap CIs, beside the share of all annotators."""
     binary = training.binary_judgments(study.data, seed=study.seed)
     dropped = int(len(study.data) - len(binary))
-    none = provenance.no_p_star(study, values={"btb_binary_dropped": dropped})
-    if none is not None:
-        return none
+    provenance.require_p_star(study, values={"btb_binary_dropped": dropped})
     ev = _binary_evaluation(study, binary)
     tab = ev.pivot_table(
         index=["grouping", "category"], columns=["source", "metric"], values="cell", aggfunc="first", sort=False

@@ -20,7 +20,7 @@ from pluralign.seal.compare import (
     prevalence_on_paper_rows,
 )
 from pluralign.seal.facts import DESIGN, paper_rows, paper_table, paper_value
-from pluralign.seal.label_failures import no_label_estimate
+from pluralign.seal.label_failures import require_labels
 from pluralign.seal.study import Study
 
 __all__ = [
@@ -237,11 +237,9 @@ def imprints(study: Study) -> Result:
         "paper_n_t5": len(p5),
         "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"]),
     }
-    none = no_label_estimate(
+    require_labels(
         study, values={**paper_values, "n_imprint_obs": 0, "n_t5_compared": 0, "n_imprint_missing": len(study.view)}
     )
-    if none is not None:
-        return none
     im, F = study.imprint, study.features
     fig = plots.coefficient_figure(
         {"pre-D": im["pre"].table, "post-D": im["post"].table},
@@ -278,12 +276,11 @@ def imprints(study: Study) -> Result:
     )
 
 
+@report.section()
 def vif_dropped(study: Study) -> Result:
     """The features each imprint regression dropped (VIF > 5, footnote 6, or constant), per variant: SEAL's
     code's VIF has the pair dummies in its regressions, this project's fixed-effects fit the features alone."""
-    none = no_label_estimate(study)
-    if none is not None:
-        return none
+    require_labels(study)
     im = study.imprint
     rows = {
         f"{VARIANT_NAMES[key]} · {k}-D": ", ".join(fits[k].dropped_vif) or "none"
@@ -337,9 +334,7 @@ def shift_regression(study: Study) -> Result:
     centre), on Table 6's rows (:func:`~pluralign.seal.compare.on_paper_rows`)."""
     from pluralign.seal.shifts import reward_shift_regression
 
-    none = no_label_estimate(study)
-    if none is not None:
-        return none
+    require_labels(study)
     F = study.features
     t6 = reward_shift_regression(study.theta, F.chosen, F.rejected, F.regressors)
     fig = plots.coefficient_figure(

@@ -21,7 +21,7 @@ from pluralign.seal.compare import (
     separated,
 )
 from pluralign.seal.facts import paper_rows, paper_table, paper_value
-from pluralign.seal.label_failures import no_label_estimate
+from pluralign.seal.label_failures import require_labels
 from pluralign.seal.resistance import LABELLER_RULES, REGIMES
 from pluralign.seal.study import Study
 
@@ -331,7 +331,8 @@ def reward_gap_distributions(study: Study) -> Result:
 
 
 def _topic_labels(study: Study):
-    """(topics, discrimination, who, notes) of :func:`topic_distribution`, or a skipped Result."""
+    """(topics, discrimination, who, notes) of :func:`topic_distribution`; :class:`~pluralign.report.NoEstimate`
+    where no pair has the LM-labeller's topics on both entries."""
     from pluralign.seal.design import entry_texts
     from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
     from pluralign.seal.topics import label_distribution, rule_topics
@@ -355,9 +356,7 @@ def _topic_labels(study: Study):
     if F.labels_chosen is None or "topics" not in F.labels_chosen:
         raise ValueError("topic_distribution with topic_source 'llm' needs the LM-labeller's labels (features: llm)")
     lc, lr = F.labels_chosen, F.labels_rejected
-    none = no_label_estimate(study, usable=int((lc["topics"].notna() & lr["topics"].notna()).sum()))
-    if none is not None:
-        return none
+    require_labels(study, usable=int((lc["topics"].notna() & lr["topics"].notna()).sum()))
     topics = label_distribution(lc["topics"], lr["topics"], TOPICS + TOPICS_ADDED)
     key = "last_response_is_discriminating_against"
     disc = label_distribution(lc[key], lr[key], DISCRIMINATION_TYPES)
@@ -377,10 +376,7 @@ def topic_distribution(study: Study) -> Result:
     profile); ``"rules"`` the offline keyword stand-in :func:`~pluralign.seal.topics.rule_topics` (topics only)."""
     from pluralign.seal.features import TOPICS, TOPICS_ADDED
 
-    labels = _topic_labels(study)
-    if isinstance(labels, Result):
-        return labels
-    topics, disc, who, notes = labels
+    topics, disc, who, notes = _topic_labels(study)
     topics.insert(
         0,
         "in the prompt's list",
@@ -478,9 +474,7 @@ def misalignment(study: Study) -> Result:
     from pluralign.seal.resistance import aligned, misalignment_regression
 
     post = study.rewards_of("post")
-    none = no_label_estimate(study, values={"t7_base": float(np.mean(~aligned(*post)))})
-    if none is not None:
-        return none
+    require_labels(study, values={"t7_base": float(np.mean(~aligned(*post)))})
     F = study.features
     args = (*post, F.chosen, F.rejected, F.regressors)
     t7 = misalignment_regression(*args)

@@ -12,7 +12,7 @@ from pluralign.report import MISSING, Result
 from pluralign.seal import plots
 from pluralign.seal.compare import NOT_CONVERGED, VARIANT_NAMES, no_finite_estimate, on_paper_rows
 from pluralign.seal.facts import paper_rows, paper_value, reported
-from pluralign.seal.rewriting import no_flips, robustness_features
+from pluralign.seal.rewriting import require_flips, robustness_features
 from pluralign.seal.study import Study
 
 __all__ = ["profile_note", "rewrite_summary", "label_flips", "robustness"]
@@ -111,6 +111,7 @@ def _table3_beside(table: pd.DataFrame) -> str:
     return col
 
 
+@report.section()
 def label_flips(study: Study) -> Result:
     """Label flips of the rewritten entries (App. D.6, Fig. 12) and the cosine similarity of original and
     rewrite by flip (App. D.7, Table 3), one row per (entry, feature, flip), beside Table 3's mean cosine."""
@@ -120,9 +121,7 @@ def label_flips(study: Study) -> Result:
     rw = study.rewriting
     if rw is None:
         return Result(table=None, skipped="no rewriting on this profile.")
-    none = no_flips(rw)
-    if none is not None:
-        return none
+    require_flips(rw)
     flips, rp, model = rw.rewrites.flips, rw.rewrites, study.settings.similarity_model
     shares = pd.concat({e: flip_shares(flips[e]) for e in flips}, names=["entry"])
     cos = {e: embed.cosine_pairs(rp.originals[e], rp.rewritten[e], model=model) for e in flips}
@@ -199,9 +198,7 @@ def robustness(study: Study) -> Result:
     rw, main = study.rewriting, study.settings.robustness_model
     if rw is None:
         return Result(table=None, skipped="no rewriting on this profile.")
-    none = no_flips(rw, values={"robustness_model": VARIANT_NAMES[main]})
-    if none is not None:
-        return none
+    require_flips(rw, values={"robustness_model": VARIANT_NAMES[main]})
     fits = study.robustness_fits
     fit, lg = fits[main], fits["logit"].table
     bad_keys = no_finite_estimate(lg, fits["logit"].converged, lg.index[lg["separated"].to_numpy(bool)])
