@@ -48,8 +48,8 @@ embedded_pairs = 8
 show_prompt = True
 
 # %% tags=["remove-input"]
-from pluralign import btb
-from pluralign.btb.pages import margins_page
+from pluralign import btb, report
+from pluralign.btb.pages import margins_page, stand_ins
 
 study = btb.setup(
     profile,
@@ -65,7 +65,7 @@ study = btb.setup(
     embedded_pairs=embedded_pairs,
     show_prompt=show_prompt,
 )
-margins_page.profile_note(study)
+report.profile_note(profile, stand_ins(study, "margins"))
 
 # %% [markdown]
 # ## The judgment prompt (Appendix A)

@@ -69,8 +69,8 @@ training = {
 }
 
 # %% tags=["remove-input"]
-from pluralign import btb
-from pluralign.btb.pages import rewards_page
+from pluralign import btb, report
+from pluralign.btb.pages import rewards_page, stand_ins
 
 study = btb.setup(
     profile,
@@ -87,7 +87,7 @@ study = btb.setup(
     training=training,
 )
 rewards_page.paper_numbers(study).glue()
-rewards_page.profile_note(study)
+report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
 # ## Data: one binary judgment per pair, train / validation / test

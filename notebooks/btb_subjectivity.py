@@ -52,8 +52,8 @@ n_examples = 1  # example pairs shown per category
 # %% tags=["remove-input"]
 import pandas as pd
 
-from pluralign import btb
-from pluralign.btb.pages import subjectivity_page
+from pluralign import btb, report
+from pluralign.btb.pages import subjectivity_page, stand_ins
 
 pd.set_option("display.max_colwidth", 160)
 study = btb.setup(
@@ -70,7 +70,7 @@ study = btb.setup(
     n_examples=n_examples,
 )
 subjectivity_page.paper_numbers(study).glue()
-subjectivity_page.profile_note(study)
+report.profile_note(profile, stand_ins(study, "subjectivity"))
 
 # %% [markdown]
 # ## The data

@@ -41,13 +41,13 @@ seal = {}           # SEAL's pre-D and post-D reward models
 n_boot = 2000
 
 # %% tags=["remove-input"]
-from pluralign import cross
-from pluralign.cross.pages import uncertainty_page
+from pluralign import cross, report
+from pluralign.cross.pages import uncertainty_page, stand_ins
 
 study = cross.setup(profile, seed, models=models, data=data, ties=ties, p_star_from=p_star_from, labeller=labeller,
                     judge=judge, split=split, reward_model=reward_model, train=train, train_margin=train_margin,
                     seal=seal, n_boot=n_boot)
-study.profile_note()
+report.profile_note(profile, stand_ins(study, "uncertainty"))
 
 # %% [markdown]
 # ## σ against the margin, per agreement class

@@ -29,10 +29,11 @@ datasets = [
 ]
 
 # %% tags=["remove-input"]
+from pluralign import profiles, report
 from pluralign.data import summary
 
 page = summary.setup(profile=profile, datasets=datasets)
-page.profile_note()
+report.profile_note(profile, profiles.stand_ins(profile, "data"))
 
 # %% [markdown]
 # ## Data sets known to the loaders

@@ -42,11 +42,11 @@ ties = "majority"  # how "the majority of annotators labeled the instance as a t
 paper_reference = {}
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import agreement_page
+from pluralign import diverging, report
+from pluralign.diverging.pages import agreement_page, stand_ins
 
 study = diverging.setup(profile, seed, datasets=datasets, ties=ties, paper_reference=paper_reference)
-study.profile_note("agreement")
+report.profile_note(profile, stand_ins(study, "agreement"))
 
 # %% [markdown]
 # ## The classes, as the paper words them

@@ -46,11 +46,11 @@ annotation = {
 paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the paper's κ/α a stand-in data set is compared with
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import causes_page
+from pluralign import diverging, report
+from pluralign.diverging.pages import causes_page, stand_ins
 
 study = diverging.setup(profile, seed, datasets=datasets, annotation=annotation, paper_reference=paper_reference)
-study.profile_note("causes")
+report.profile_note(profile, stand_ins(study, "causes"))
 
 # %% [markdown]
 # ## Table 1: the taxonomy

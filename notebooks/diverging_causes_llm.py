@@ -33,8 +33,8 @@ paper_reference = {}     # {data-set name: "multipref" | "helpsteer2"}: the pape
 models = {}              # the profile's named models (common.yml): cause_classifier.llm may name one
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import causes_llm_page
+from pluralign import diverging, report
+from pluralign.diverging.pages import causes_llm_page, stand_ins
 
 study = diverging.setup(
     profile,
@@ -45,7 +45,7 @@ study = diverging.setup(
     cause_classifier=cause_classifier,
     paper_reference=paper_reference,
 )
-study.profile_note("causes")
+report.profile_note(profile, stand_ins(study, "causes"))
 
 # %% [markdown]
 # ## The classifier

@@ -45,8 +45,8 @@ judge_llm = None      # {"load": pluralign.llm.load kwargs, "n_pairs": int, "lab
 paper_reference = {}  # {data-set name: "multipref" | "helpsteer2"}: the paper's block a stand-in data set is compared with
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import know_page
+from pluralign import diverging, report
+from pluralign.diverging.pages import know_page, stand_ins
 
 study = diverging.setup(
     profile,
@@ -61,7 +61,7 @@ study = diverging.setup(
     judge_llm=judge_llm,
     paper_reference=paper_reference,
 )
-study.profile_note("know")
+report.profile_note(profile, stand_ins(study, "know"))
 
 # %% [markdown]
 # ## A reward model that can represent disagreement

@@ -51,8 +51,8 @@ paper_reference = {}  # {data-set name: "multipref" | "helpsteer2"}: the paper's
 mse_aggregate = "majority"  # MSE (Agg)'s label: "majority" (the paper's majority vote, §3) or "mean" (mean Likert score)
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import rewards_page
+from pluralign import diverging, report
+from pluralign.diverging.pages import rewards_page, stand_ins
 
 study = diverging.setup(
     profile,
@@ -66,7 +66,7 @@ study = diverging.setup(
     paper_reference=paper_reference,
     mse_aggregate=mse_aggregate,
 )
-study.profile_note("rewards")
+report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
 # ## Data, splits and models

@@ -46,8 +46,8 @@ stability_share = 0.01
 models = None
 
 # %% tags=["remove-input"]
-from pluralign import seal
-from pluralign.seal.pages import imprint_page
+from pluralign import seal, report
+from pluralign.seal.pages import imprint_page, stand_ins
 
 study = seal.setup(
     profile,
@@ -59,7 +59,7 @@ study = seal.setup(
     stability_labellers=stability_labellers,
     stability_share=stability_share,
 )
-imprint_page.profile_note(study)
+report.profile_note(profile, stand_ins(study, "imprint"))
 
 # %% tags=["remove-input"]
 seal.reported("labelling")

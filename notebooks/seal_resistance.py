@@ -48,8 +48,8 @@ other_preference_sets = None
 topic_source = "rules"
 
 # %% tags=["remove-input"]
-from pluralign import seal
-from pluralign.seal.pages import resistance_page
+from pluralign import seal, report
+from pluralign.seal.pages import resistance_page, stand_ins
 
 study = seal.setup(
     profile,
@@ -63,7 +63,7 @@ study = seal.setup(
     other_preference_sets=other_preference_sets,
     topic_source=topic_source,
 )
-resistance_page.profile_note(study)
+report.profile_note(profile, stand_ins(study, "resistance"))
 
 # %% [markdown]
 # ## Alignment regimes (Table 1)

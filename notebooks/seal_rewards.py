@@ -41,11 +41,11 @@ design = None
 models = None
 
 # %% tags=["remove-input"]
-from pluralign import seal
-from pluralign.seal.pages import rewards_page
+from pluralign import seal, report
+from pluralign.seal.pages import rewards_page, stand_ins
 
 study = seal.setup(profile, seed, models=models, design=design)
-rewards_page.profile_note(study)
+report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
 # ## The alignment data set and the two reward models

@@ -47,8 +47,8 @@ robustness_model = "linear"
 models = None
 
 # %% tags=["remove-input"]
-from pluralign import seal
-from pluralign.seal.pages import robustness_page
+from pluralign import seal, report
+from pluralign.seal.pages import robustness_page, stand_ins
 
 study = seal.setup(
     profile,
@@ -63,7 +63,7 @@ study = seal.setup(
     similarity_model=similarity_model,
     robustness_model=robustness_model,
 )
-robustness_page.profile_note(study)
+report.profile_note(profile, stand_ins(study, "robustness"))
 
 # %% [markdown]
 # ## Rewriting

@@ -244,7 +244,8 @@ def summary() -> Result:
 
 def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = None):
     """A Markdown admonition naming the profile that produced the page and any offline stand-ins
-    used in place of the papers' components (display it at the top of every chapter)."""
+    used in place of the papers' components: the one note at the top of every chapter, each part giving only its
+    stand-ins (``<part>.pages.stand_ins(study, page)``; the data chapter's: :func:`pluralign.profiles.stand_ins`)."""
     import json
 
     from IPython.display import Markdown

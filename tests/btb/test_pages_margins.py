@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pluralign import btb
+from pluralign import btb, report
 from pluralign.btb import evaluation as E
 from pluralign.btb import margins as M
-from pluralign.btb.pages import margins_page
+from pluralign.btb.pages import margins_page, stand_ins
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
 
@@ -42,5 +42,5 @@ def test_judge_quality_without_a_separate_judge():
 
 
 def test_the_profile_note_quotes_the_judge(study):
-    note = margins_page.profile_note(study).data
+    note = report.profile_note(study.profile, stand_ins(study, "margins")).data
     assert "log-odds noise (sd 0.5)" in note and "n = 10 judgments" in note

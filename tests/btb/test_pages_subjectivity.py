@@ -9,7 +9,7 @@ import pytest
 from pluralign import btb, report
 from pluralign.btb import evaluation as E
 from pluralign.btb import training as T
-from pluralign.btb.pages import provenance, subjectivity_page
+from pluralign.btb.pages import provenance, stand_ins, subjectivity_page
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
 
@@ -112,5 +112,5 @@ def test_paper_numbers_come_from_the_paper_table(study):
 
 
 def test_the_profile_note_names_the_stand_ins(study):
-    note = subjectivity_page.profile_note(study).data
+    note = report.profile_note(study.profile, stand_ins(study, "subjectivity")).data
     assert "**demo** profile" in note and "planted population share" in note

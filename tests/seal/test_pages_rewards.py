@@ -53,9 +53,13 @@ def test_the_rewards_page_warns_when_pre_and_post_are_one_model():
 
 
 def test_profile_note_names_the_pages_stand_ins(study):
-    from pluralign.seal.pages import imprint_page, robustness_page
+    from pluralign import report
+    from pluralign.seal.pages import stand_ins
 
-    note = imprint_page.profile_note(study).data
-    assert TRAINED_PAIR_NOTE in note and "rule-based featurizer checked against the planted" in note
-    assert "simulator's own rewrites" in robustness_page.profile_note(study).data
-    assert "simulator's own rewrites" not in rewards_page.profile_note(study).data
+    def note(page):
+        return report.profile_note(study.profile, stand_ins(study, page)).data
+
+    imprint = note("imprint")
+    assert TRAINED_PAIR_NOTE in imprint and "rule-based featurizer checked against the planted" in imprint
+    assert "simulator's own rewrites" in note("robustness")
+    assert "simulator's own rewrites" not in note("rewards")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from pluralign import profiles, report
+from pluralign import report
 from pluralign.btb import decidability, evaluation, plots
 from pluralign.btb.comparison import NO_CATEGORY
 from pluralign.btb.pages import provenance
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from pluralign.btb.study import Study
 
 __all__ = [
-    "profile_note",
     "paper_numbers",
     "splits",
     "sources",
@@ -55,19 +54,6 @@ def _lr(v: float) -> str:
 def _group_of(category: str) -> str:
     """The grouping of a :data:`DIRECTIONS` category."""
     return next(g for g, c, _ in DIRECTIONS if c == category)
-
-
-def profile_note(study: Study):
-    """The note naming the profile that produced the page and its offline stand-ins on this profile."""
-    s = study.settings
-    stand_ins = profiles.stand_ins(
-        study.profile,
-        "btb.rewards",
-        noise=s.judge["noise"],
-        n=s.judge["n"],
-        hh_rlhf_test=provenance.pairs_taken(s.evaluation["test_per_dataset"], "hh-rlhf"),
-    )
-    return report.profile_note(study.profile, stand_ins)
 
 
 @report.section(

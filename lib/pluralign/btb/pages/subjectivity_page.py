@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from pluralign import profiles, report
+from pluralign import report
 from pluralign.btb import appendix_b, evaluation, plots, training
 from pluralign.btb.categories import KIND_NAMES, category_summary
 from pluralign.btb.comparison import NO_CATEGORY
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from pluralign.btb.study import Study
 
 __all__ = [
-    "profile_note",
     "paper_numbers",
     "data_sets",
     "sources",
@@ -29,12 +28,6 @@ __all__ = [
     "p_star_by_category",
     "binary_judgment_gap",
 ]
-
-
-def profile_note(study: Study):
-    """The note naming the profile that produced the page and its offline stand-ins on this profile."""
-    hh_rlhf = provenance.pairs_taken(study.settings.per_dataset, "hh-rlhf")
-    return report.profile_note(study.profile, profiles.stand_ins(study.profile, "btb.subjectivity", hh_rlhf=hh_rlhf))
 
 
 @report.section("btb_subj_paper_n", "btb_paper_single", "btb_paper_multiple")

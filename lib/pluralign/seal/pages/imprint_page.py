@@ -24,7 +24,6 @@ from pluralign.seal.label_failures import require_labels
 from pluralign.seal.study import Study
 
 __all__ = [
-    "profile_note",
     "featurizer_check",
     "feature_mapping",
     "label_stability",
@@ -34,14 +33,6 @@ __all__ = [
     "planted_recovery",
     "shift_regression",
 ]
-
-
-def profile_note(study: Study):
-    """The profile, the study design's stand-ins and the featurizer's
-    (:func:`pluralign.seal.stand_ins.profile_note`)."""
-    from pluralign.seal.stand_ins import profile_note as note
-
-    return note(study, "imprint")
 
 
 def _labelled_check(study: Study) -> Result:

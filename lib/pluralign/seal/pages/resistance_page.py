@@ -26,7 +26,6 @@ from pluralign.seal.resistance import LABELLER_RULES, REGIMES
 from pluralign.seal.study import Study
 
 __all__ = [
-    "profile_note",
     "regime_table",
     "labeller_rules",
     "labeller_agreement",
@@ -41,13 +40,6 @@ __all__ = [
 
 #: SEAL's public analysis notebook, where the paper's regime sizes and γ counts come from
 CODE = "SEAL analysis code (main_results.ipynb)"
-
-
-def profile_note(study: Study):
-    """The profile and the study design's offline stand-ins (:func:`pluralign.seal.stand_ins.profile_note`)."""
-    from pluralign.seal.stand_ins import profile_note as note
-
-    return note(study, "resistance")
 
 
 def _code_values() -> pd.Series:

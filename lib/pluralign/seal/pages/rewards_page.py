@@ -13,14 +13,7 @@ from pluralign.seal import plots
 from pluralign.seal.facts import DESIGN, paper_rows, paper_value
 from pluralign.seal.study import Study
 
-__all__ = ["profile_note", "dataset", "scoring", "reward_vectors", "reward_shifts", "alignment", "quadrants"]
-
-
-def profile_note(study: Study):
-    """The profile and the study design's offline stand-ins (:func:`pluralign.seal.stand_ins.profile_note`)."""
-    from pluralign.seal.stand_ins import profile_note as note
-
-    return note(study)
+__all__ = ["dataset", "scoring", "reward_vectors", "reward_shifts", "alignment", "quadrants"]
 
 
 def _paper_n_pairs() -> int:

@@ -15,7 +15,7 @@ from pluralign.seal.facts import paper_rows, paper_value, reported
 from pluralign.seal.rewriting import require_flips, robustness_features
 from pluralign.seal.study import Study
 
-__all__ = ["profile_note", "rewrite_summary", "label_flips", "robustness"]
+__all__ = ["rewrite_summary", "label_flips", "robustness"]
 
 #: what the rewriting sections say when the page names no rewriter
 NO_REWRITER = (
@@ -27,13 +27,6 @@ NO_REWRITER = (
     "`aligned_before_after`, `embed.cosine_pairs`, `similarity_by_flip` and `robustness_scores` as on "
     "the `demo` page."
 )
-
-
-def profile_note(study: Study):
-    """The profile, the study design's stand-ins and the rewriter's (:func:`pluralign.seal.stand_ins.profile_note`)."""
-    from pluralign.seal.stand_ins import profile_note as note
-
-    return note(study, "robustness")
 
 
 def _rewrite_notes(study: Study) -> list[str]:
