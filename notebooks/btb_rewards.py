@@ -215,6 +215,14 @@ rewards_page.decidable_size(study).glue()
 # improvement as large as the paper's median Δ of Table 1 ({glue:text}`btb_decide_delta:.3f`) would be told
 # from 0 at about {glue:text}`btb_decide_n_paper` test pairs of this population; this run's own Δ at about
 # {glue:text}`btb_decide_n_here`. This run has {glue:text}`btb_n_test`, and {glue:text}`btb_decide_says`.
+#
+# A baseline whose own r with p\* has an interval containing 0 means that these reward models do not track p\* on
+# this population, so the size that would decide the claim is the training set's (models that track p\* at all), not
+# the test set's: the sweep below varies it. Otherwise an interval of Δ r that already excludes an improvement as
+# large as the paper's median Δ means that on this population, with these reward models, the paper's effect size is
+# ruled out, not merely unseen; one that excludes 0, that the improvement the paper reports is seen here; one that
+# contains both 0 and the paper's median Δ, that the demo is too small to decide, and about
+# {glue:text}`btb_decide_n_paper` test pairs would be needed.
 
 # %% [markdown]
 # ## At what training size is the claim decidable?
@@ -233,6 +241,10 @@ rewards_page.decidable_size(study).glue()
 rewards_page.training_size_sweep(study).glue()
 
 # %% [markdown]
+# Each row: {glue:text}`btb_sweep_draws` fresh training sets of the simulator's population, the test pairs this
+# page's; Δ r = r(Eq. 4) − r(Eq. 1), its 95% interval a t interval over the training sets. The paper's marker is its
+# median Δ r over the Table 1 rows that improve.
+#
 # Decided — the interval over training sets excludes 0, or excludes the paper's median Δ — at every size from:
 # {glue:text}`btb_sweep_decide`. At the largest size: {glue:text}`btb_sweep_says`. Along the judge's noise, Δ r at
 # the largest size: {glue:text}`btb_sweep_noise_says`.

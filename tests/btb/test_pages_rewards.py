@@ -73,7 +73,8 @@ def test_reward_model_sections_on_the_simulator(monkeypatch):
 
 def test_decidable_size_says_what_the_interval_supports(monkeypatch):
     """The test size at which the paper's central claim is decidable: N grows as 1/(Δ/half-width)²; the sentence
-    follows the interval (rules out the paper's effect size, sees an improvement, or cannot tell)."""
+    says what the interval shows (it excludes the paper's effect size, or 0, or contains both; or the baseline's own r
+    contains 0), the page's prose what each means."""
     from types import SimpleNamespace
 
     import numpy as np
@@ -93,16 +94,18 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
         return SimpleNamespace(comparison=SimpleNamespace(table=pd.DataFrame([row])))
 
     r = rewards_page.decidable_size(study(0.0, -paper / 4, paper / 4))
-    assert "ruled out" in r.values["btb_decide_says"] and r.values["btb_decide_n_paper"] == int(np.ceil(250 / 16))
+    assert "already excludes an improvement as large" in r.values["btb_decide_says"]
+    assert r.values["btb_decide_n_paper"] == int(np.ceil(250 / 16))
     r = rewards_page.decidable_size(study(paper, paper / 2, 1.5 * paper))
-    assert "is seen here" in r.values["btb_decide_says"] and "already excludes 0" in r.values["btb_decide_n_here"]
+    assert r.values["btb_decide_says"] == "its interval excludes 0"
+    assert "already excludes 0" in r.values["btb_decide_n_here"]
     r = rewards_page.decidable_size(study(paper / 2, -paper, 2 * paper))
-    assert "too small to decide" in r.values["btb_decide_says"]
+    assert "contains both 0 and the paper's median" in r.values["btb_decide_says"]
     assert r.values["btb_decide_n_paper"] == int(np.ceil(250 * (1.5) ** 2))
     assert r.values["btb_decide_n_here"] == f"{int(np.ceil(250 * 9)):,}"
     # a baseline that does not track p* (its r's interval contains 0): no test size decides the claim
     r = rewards_page.decidable_size(study(0.0, -paper / 4, paper / 4, baseline=(0.03, -0.07, 0.13)))
-    assert "do not track p*" in r.values["btb_decide_says"] and "training set" in r.values["btb_decide_says"]
+    assert r.values["btb_decide_says"].endswith("its interval containing 0")
     # a model whose scores are constant (tiny random-weight models): r and its interval are undefined; the section
     # has no estimate and says why instead of failing the page
     r = rewards_page.decidable_size(study(float("nan"), float("nan"), float("nan")))

@@ -76,9 +76,10 @@ def decidable_size(study: Study) -> report.Result:
     """At what test size the paper's central claim (Table 1: margin regularization raises Pearson r with p*) is
     decidable here: the paired 95 % interval of Δ r over all test pairs narrows as 1/√N (:func:`report.n_needed`),
     so the paper's median Δ of Table 1 is told from 0 at about ``n · (half-width / Δ)²`` test pairs, and this
-    run's own Δ at its own such N; the sentence says whether this run rules out an effect of the paper's size,
-    sees one, or cannot tell — or that the baseline does not track p* (its r's interval contains 0). No estimate
-    where Δ r has no interval (r is undefined on under two pairs, or where scores or p* do not vary)."""
+    run's own Δ at its own such N. ``btb_decide_says`` is what the intervals show, with their numbers: the baseline's
+    own r with p* containing 0 (these models do not track p*), else Δ r's interval excluding an effect of the
+    paper's size, excluding 0, or containing both (what each means is the page's prose). No estimate where Δ r has
+    no interval (r is undefined on under two pairs, or where scores or p* do not vary)."""
     provenance.require_test_p_star(study)
     cmp = study.comparison.table
     r = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
@@ -91,23 +92,13 @@ def decidable_size(study: Study) -> report.Result:
     here = report.n_needed(est, lo, hi, n) if not (lo > 0 or hi < 0) else None
     b, b_lo, b_hi = (float(r[k]) for k in ("baseline", "baseline_lo", "baseline_hi"))
     if b_lo <= 0:  # the plain BT model does not track p* here: a Δ between two such models says little
-        says = (
-            f"the baseline's own r with p* is {report.fmt_interval(b, b_lo, b_hi, 3)}, its interval containing 0: "
-            "these reward models do not track p* on this population, so the size that would decide the claim is "
-            "the training set's (models that track p* at all), not the test set's: the sweep below varies it"
-        )
+        says = f"the baseline's own r with p* is {report.fmt_interval(b, b_lo, b_hi, 3)}, its interval containing 0"
     elif hi < paper:
-        says = (
-            f"its interval already excludes an improvement as large as the paper's median Δ ({paper:.3f}): on this "
-            "population, with these reward models, the paper's effect size is ruled out, not merely unseen"
-        )
+        says = f"its interval already excludes an improvement as large as the paper's median Δ ({paper:.3f})"
     elif lo > 0:
-        says = "its interval excludes 0: the improvement the paper reports is seen here"
+        says = "its interval excludes 0"
     else:
-        says = (
-            f"its interval contains both 0 and the paper's median Δ ({paper:.3f}): the demo is too small to decide, "
-            f"and about {n_paper:,} test pairs would be needed"
-        )
+        says = f"its interval contains both 0 and the paper's median Δ ({paper:.3f})"
     values = {
         "btb_decide_delta": paper,
         "btb_decide_n_paper": n_paper,
@@ -189,12 +180,7 @@ def training_size_sweep(study: Study) -> report.Result:
             for t, g in noises.groupby("test", sort=False)
         ),
     }
-    note = (
-        f"Each row: {decidability.DRAWS} fresh training sets of the simulator's population, the test pairs this "
-        "page's; Δ r = r(Eq. 4) − r(Eq. 1), its 95% interval a t interval over the training sets. The paper's "
-        "marker is its median Δ r over the Table 1 rows that improve."
-    )
-    return report.Result(table=table, forest=forest, note=note, values=values, data={"fits": fits})
+    return report.Result(table=table, forest=forest, values=values, data={"fits": fits})
 
 
 #: the sweep's test sets as its table's column groups name them
