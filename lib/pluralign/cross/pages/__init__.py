@@ -17,6 +17,7 @@ modules of the part; a page's notebook calls its sections, and puts the profile 
 from __future__ import annotations
 
 from pluralign import profiles
+from pluralign.cross.studies import Studies
 
 __all__ = ["stand_ins"]
 
@@ -25,7 +26,7 @@ def stand_ins(study, page: str) -> list[str]:
     """The offline stand-ins this profile uses on the Part IV pages (``page``: one of them; the four share the
     sentences of :mod:`pluralign.profiles` under ``cross``), with the judge they quote (its name, noise and draws);
     for :class:`~pluralign.cross.studies.Studies`, the first data set's study."""
-    study = next(iter(study.studies.values())) if hasattr(study, "studies") else study
+    study = next(iter(study.studies.values())) if isinstance(study, Studies) else study
     model = study.judge["model"]
     judge = model.get("name", "an LLM") if isinstance(model, dict) else str(model)
     return profiles.stand_ins(study.profile, "cross", noise=study.judge["noise"], n=study.judge["n"], judge=judge)
