@@ -36,23 +36,23 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import btb
-from pluralign.btb.pages import margins
+from pluralign import btb, report
+from pluralign.btb.pages import margins_page, stand_ins
 
 study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
-margins.profile_note(study)
+report.profile_note(profile, stand_ins(study, "margins"))
 
 # %% [markdown]
 # ## The judgment prompt (Appendix A)
 
 # %% tags=["hide-input"]
-margins.judgment_prompt(study)
+margins_page.judgment_prompt(study)
 
 # %% [markdown]
 # ## Synthetic judgments for every pair
 
 # %% tags=["hide-input"]
-margins.synthetic_judgments(study)
+margins_page.synthetic_judgments(study)
 
 # %% [markdown]
 # ## How good is the judge?
@@ -63,7 +63,7 @@ margins.synthetic_judgments(study)
 # A votes and p\* — the statistics of Tables 1–2, with 95% bootstrap intervals.
 
 # %% tags=["hide-input"]
-margins.judge_quality(study).glue()
+margins_page.judge_quality(study).glue()
 
 # %% [markdown]
 # The paper does not report its judge's accuracy; it is the first thing to measure before trusting margins from
@@ -73,7 +73,7 @@ margins.judge_quality(study).glue()
 # ## The margin distribution
 
 # %% tags=["hide-input"]
-margins.margin_distribution(study).glue()
+margins_page.margin_distribution(study).glue()
 
 # %% [markdown]
 # ## The embedded LLM on a handful of pairs
@@ -85,7 +85,7 @@ margins.margin_distribution(study).glue()
 # long prompt takes seconds.
 
 # %% tags=["hide-input"]
-margins.embedded_judge(study).glue()
+margins_page.embedded_judge(study).glue()
 
 # %% [markdown]
 # This is why the demo uses the simulated judge for every pair and the `paper` profile an

@@ -38,18 +38,18 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import btb
-from pluralign.btb.pages import rewards
+from pluralign import btb, report
+from pluralign.btb.pages import rewards_page, stand_ins
 
 study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
-rewards.paper_numbers(study).glue()
-rewards.profile_note(study)
+rewards_page.paper_numbers(study).glue()
+report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
 # ## Data: one binary judgment per pair, train / validation / test
 
 # %% tags=["hide-input"]
-rewards.splits(study)
+rewards_page.splits(study)
 
 # %% [markdown]
 # ### Where p\* and the categories come from
@@ -66,13 +66,13 @@ rewards.splits(study)
 # test pairs it labels:
 
 # %% tags=["remove-input"]
-rewards.sources(study)
+rewards_page.sources(study)
 
 # %% [markdown]
 # ## Margins for the training pairs (Eq. 3)
 
 # %% tags=["hide-input"]
-rewards.training_margins(study)
+rewards_page.training_margins(study)
 
 # %% [markdown]
 # ## Learning-rate sweep, selected on validation (footnote 6)
@@ -85,7 +85,7 @@ rewards.training_margins(study)
 # accuracy is kept (the paper does not name its metric).
 
 # %% tags=["hide-input"]
-rewards.learning_rate_sweep(study).glue()
+rewards_page.learning_rate_sweep(study).glue()
 
 # %% [markdown]
 # ## Tables 1 and 2: correlation and L1 distance to p\*
@@ -93,13 +93,13 @@ rewards.learning_rate_sweep(study).glue()
 # **Table 1 — Pearson r between P(A ≻ B) and p\*** (95% bootstrap CIs; Δ = regularized − baseline)
 
 # %% tags=["hide-input"]
-rewards.table_1(study).glue()
+rewards_page.table_1(study).glue()
 
 # %% [markdown]
 # **Table 2 — mean L1 distance |P(A ≻ B) − p\*|** (lower is better; a negative Δ is an improvement)
 
 # %% tags=["hide-input"]
-rewards.table_2(study).glue()
+rewards_page.table_2(study).glue()
 
 # %% [markdown]
 # Over all {glue:text}`btb_n_test` test pairs the baseline's correlation with p\* is
@@ -121,7 +121,7 @@ rewards.table_2(study).glue()
 # The Δ measured here on the same groupings, with paired 95% intervals:
 
 # %% tags=["remove-input"]
-rewards.directions(study).glue()
+rewards_page.directions(study).glue()
 
 # %% [markdown]
 # A verdict follows the 95% interval: "same direction as the paper" only when it excludes 0 on the paper's side.
@@ -137,7 +137,7 @@ rewards.directions(study).glue()
 # (on demo they are simulated prompt types).
 
 # %% tags=["hide-input"]
-rewards.beside_paper(study)
+rewards_page.beside_paper(study)
 
 # %% [markdown]
 # Each row of the paper's Table 1 beside this run's row of the same name. A verdict follows this run's 95% paired
@@ -152,7 +152,7 @@ rewards.beside_paper(study)
 # that size.
 
 # %% tags=["hide-input"]
-rewards.paper_sized_check(study).glue()
+rewards_page.paper_sized_check(study).glue()
 
 # %% [markdown]
 # On {glue:text}`btb_small_n` test pairs (a random subset of ours, or the whole test set when it is that small) the paired
@@ -164,13 +164,21 @@ rewards.paper_sized_check(study).glue()
 # as directions, not as established effects.
 
 # %% tags=["remove-input"]
-rewards.decidable_size(study).glue()
+rewards_page.decidable_size(study).glue()
 
 # %% [markdown]
 # **Is the demo large enough to decide the paper's claim?** The paired interval of Δ r narrows as 1/√N. An
 # improvement as large as the paper's median Δ of Table 1 ({glue:text}`btb_decide_delta:.3f`) would be told
 # from 0 at about {glue:text}`btb_decide_n_paper` test pairs of this population; this run's own Δ at about
 # {glue:text}`btb_decide_n_here`. This run has {glue:text}`btb_n_test`, and {glue:text}`btb_decide_says`.
+#
+# A baseline whose own r with p\* has an interval containing 0 means that these reward models do not track p\* on
+# this population, so the size that would decide the claim is the training set's (models that track p\* at all), not
+# the test set's: the sweep below varies it. Otherwise an interval of Δ r that already excludes an improvement as
+# large as the paper's median Δ means that on this population, with these reward models, the paper's effect size is
+# ruled out, not merely unseen; one that excludes 0, that the improvement the paper reports is seen here; one that
+# contains both 0 and the paper's median Δ, that the demo is too small to decide, and about
+# {glue:text}`btb_decide_n_paper` test pairs would be needed.
 
 # %% [markdown]
 # ## At what training size is the claim decidable?
@@ -186,9 +194,13 @@ rewards.decidable_size(study).glue()
 # is refitted along the judge's log-odds noise as well, the one setting of the stand-in that shapes the margins.
 
 # %% tags=["hide-input"]
-rewards.training_size_sweep(study).glue()
+rewards_page.training_size_sweep(study).glue()
 
 # %% [markdown]
+# Each row: {glue:text}`btb_sweep_draws` fresh training sets of the simulator's population, the test pairs this
+# page's; Δ r = r(Eq. 4) − r(Eq. 1), its 95% interval a t interval over the training sets. The paper's marker is its
+# median Δ r over the Table 1 rows that improve.
+#
 # Decided — the interval over training sets excludes 0, or excludes the paper's median Δ — at every size from:
 # {glue:text}`btb_sweep_decide`. At the largest size: {glue:text}`btb_sweep_says`. Along the judge's noise, Δ r at
 # the largest size: {glue:text}`btb_sweep_noise_says`.
@@ -199,17 +211,17 @@ rewards.training_size_sweep(study).glue()
 # Each reward model's P(A ≻ B) against p\* on the test pairs:
 
 # %% tags=["hide-input"]
-rewards.rm_vs_p_star(study)
+rewards_page.rm_vs_p_star(study)
 
 # %% [markdown]
 # Δ per grouping and category with its paired 95% interval, for Pearson r (beside the paper's Δ where it
 # reports one) and for the mean L1 distance:
 
 # %% tags=["hide-input"]
-rewards.delta_plot(study, "pearson")
+rewards_page.delta_plot(study, "pearson")
 
 # %% tags=["hide-input"]
-rewards.delta_plot(study, "l1")
+rewards_page.delta_plot(study, "l1")
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

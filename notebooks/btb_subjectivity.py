@@ -42,19 +42,19 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # %% tags=["remove-input"]
 import pandas as pd
 
-from pluralign import btb
-from pluralign.btb.pages import subjectivity
+from pluralign import btb, report
+from pluralign.btb.pages import subjectivity_page, stand_ins
 
 pd.set_option("display.max_colwidth", 160)
 study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
-subjectivity.paper_numbers(study).glue()
-subjectivity.profile_note(study)
+subjectivity_page.paper_numbers(study).glue()
+report.profile_note(profile, stand_ins(study, "subjectivity"))
 
 # %% [markdown]
 # ## The data
 
 # %% tags=["hide-input"]
-subjectivity.data_sets(study)
+subjectivity_page.data_sets(study)
 
 # %% [markdown]
 # ## Where p\* and the categories come from
@@ -64,7 +64,7 @@ subjectivity.data_sets(study)
 # judge whose votes give the training margins of {ref}`btb-margins` (or of its model family).
 
 # %% tags=["remove-input"]
-subjectivity.sources(study)
+subjectivity_page.sources(study)
 
 # %% [markdown]
 # ## Two dimensions of subjectivity (§3.1)
@@ -72,13 +72,13 @@ subjectivity.sources(study)
 # The paper's annotators answered two questions per pair, quoted word for word from Appendix B:
 
 # %% tags=["remove-input"]
-subjectivity.appendix_b_tasks(study)
+subjectivity_page.appendix_b_tasks(study)
 
 # %% [markdown]
 # Per category, the number of pairs, the mean p\* and the mean population agreement:
 
 # %% tags=["hide-input"]
-subjectivity.categories(study)
+subjectivity_page.categories(study)
 
 # %% [markdown]
 # (The paper's premise: where many answers are correct, the population splits.)
@@ -90,13 +90,13 @@ subjectivity.categories(study)
 # One example per category:
 
 # %% tags=["hide-input"]
-subjectivity.examples(study)
+subjectivity_page.examples(study)
 
 # %% [markdown]
 # ## The aggregate preference p\* per category
 
 # %% tags=["hide-input"]
-subjectivity.p_star_by_category(study)
+subjectivity_page.p_star_by_category(study)
 
 # %% [markdown]
 # ## What one binary judgment says about p\*
@@ -107,7 +107,7 @@ subjectivity.p_star_by_category(study)
 # have several annotators, the share of all of them is shown too.
 
 # %% tags=["hide-input"]
-subjectivity.binary_judgment_gap(study).glue()
+subjectivity_page.binary_judgment_gap(study).glue()
 
 # %% [markdown]
 # A single binary judgment is on average {glue:text}`btb_binary_l1:.3f` (95% CI

@@ -33,11 +33,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import cross
-from pluralign.cross.pages import margins
+from pluralign import cross, report
+from pluralign.cross.pages import margins_page, stand_ins
 
 study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(globals()))
-study.profile_note()
+report.profile_note(profile, stand_ins(study, "margins"))
 
 # %% [markdown]
 # ## The margin in each agreement class
@@ -46,7 +46,7 @@ study.profile_note()
 # the demo, the planted population margin $|2p^* - 1|$ is the truth the two estimates are read against):
 
 # %% tags=["hide-input"]
-margins.distribution(study)
+margins_page.distribution(study)
 
 # %% [markdown]
 # ## Do margins separate diverging from high-agreement pairs?
@@ -55,7 +55,7 @@ margins.distribution(study)
 # pair (0.5: no separation). Pairs of the class "other" are left out.
 
 # %% tags=["hide-input"]
-margins.separation(study).glue()
+margins_page.separation(study).glue()
 
 # %% [markdown]
 # High-agreement *ties* split their votes evenly, so Eq. 3 gives them small margins as well: the column against

@@ -32,23 +32,23 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import cross
-from pluralign.cross.pages import regimes
+from pluralign import cross, report
+from pluralign.cross.pages import regimes_page, stand_ins
 
 study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(globals()))
-study.profile_note()
+report.profile_note(profile, stand_ins(study, "regimes"))
 
 # %% [markdown]
 # ## Regimes and resistance in each agreement class
 
 # %% tags=["hide-input"]
-regimes.by_class(study)
+regimes_page.by_class(study)
 
 # %% [markdown]
 # ## Is the resistance larger on diverging pairs?
 
 # %% tags=["hide-input"]
-regimes.resistance_gap(study).glue()
+regimes_page.resistance_gap(study).glue()
 
 # %% [markdown]
 # The post-D difference is {glue:text}`x_res_delta:.3f` (95% CI {glue:text}`x_res_lo:.3f` to

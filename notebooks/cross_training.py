@@ -35,17 +35,17 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import cross
-from pluralign.cross.pages import training
+from pluralign import cross, report
+from pluralign.cross.pages import training_page, stand_ins
 
 study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(globals()))
-study.profile_note()
+report.profile_note(profile, stand_ins(study, "training"))
 
 # %% [markdown]
 # ## The models
 
 # %% tags=["hide-input"]
-training.models_trained(study).glue()
+training_page.models_trained(study).glue()
 
 # %% [markdown]
 # A training pair without a margin (the synthetic judge gave it no parseable verdict) trains with margin 0, for which
@@ -59,7 +59,7 @@ training.models_trained(study).glue()
 # decisive a model that knew the population exactly would be on those pairs.
 
 # %% tags=["hide-input"]
-training.measures(study)
+training_page.measures(study)
 
 # %% [markdown]
 # Table 2's measure is the mean $P(\text{chosen} \succ \text{rejected})$ (the model's own chosen response) for the
@@ -73,7 +73,7 @@ training.measures(study)
 # of itself where people disagree.
 
 # %% tags=["hide-input"]
-training.decisiveness_gaps(study).glue()
+training_page.decisiveness_gaps(study).glue()
 
 # %% [markdown]
 # A model "handles" disagreement on this evidence when its gap is positive and its Pearson r with $p^*$ is at least

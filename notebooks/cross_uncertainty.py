@@ -32,11 +32,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import cross
-from pluralign.cross.pages import uncertainty
+from pluralign import cross, report
+from pluralign.cross.pages import uncertainty_page, stand_ins
 
 study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(globals()))
-study.profile_note()
+report.profile_note(profile, stand_ins(study, "uncertainty"))
 
 # %% [markdown]
 # ## σ against the margin, per agreement class
@@ -46,7 +46,7 @@ study.profile_note()
 # the same pairs is the truth beside each estimate.
 
 # %% tags=["hide-input"]
-uncertainty.sigma_against_margin(study)
+uncertainty_page.sigma_against_margin(study)
 
 # %% [markdown]
 # A correlation over all pairs mixes two things: the classes differ in margin *and* in σ. The per-class rows ask

@@ -27,11 +27,12 @@ profile = "demo"
 datasets = None
 
 # %% tags=["remove-input"]
+from pluralign import profiles, report
 from pluralign.data import summary
 from pluralign.diverging import DivergingSettings
 
 page = summary.setup(profile=profile, datasets=DivergingSettings().datasets if datasets is None else datasets)
-page.profile_note()
+report.profile_note(profile, profiles.stand_ins(profile, "data"))
 
 # %% [markdown]
 # ## Data sets known to the loaders

@@ -39,11 +39,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import agreement
+from pluralign import diverging, report
+from pluralign.diverging.pages import agreement_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
-study.profile_note("agreement")
+report.profile_note(profile, stand_ins(study, "agreement"))
 
 # %% [markdown]
 # ## The classes, as the paper words them
@@ -69,7 +69,7 @@ study.profile_note("agreement")
 # pairs (in the figure, the black tick marks where the diverging segment would end at the paper's share):
 
 # %%
-shares = agreement.shares(study).glue()
+shares = agreement_page.shares(study).glue()
 shares
 
 # %% [markdown]
@@ -86,7 +86,7 @@ shares
 # A few pairs of each class from the first data set, with their judgments (−2 … 2; negative prefers A):
 
 # %% tags=["hide-input"]
-agreement.examples(study)
+agreement_page.examples(study)
 
 # %% [markdown]
 # ## Checking against the planted truth
@@ -97,7 +97,7 @@ agreement.examples(study)
 # definition captures what the paper means, diverging pairs should come from the taste-driven plans.
 
 # %% tags=["remove-input"]
-agreement.planted_recovery(study)
+agreement_page.planted_recovery(study)
 
 # %% [markdown]
 # Not every taste-driven pair diverges (four annotators may happen to share a taste, or feel only

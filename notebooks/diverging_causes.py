@@ -40,11 +40,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import causes
+from pluralign import diverging, report
+from pluralign.diverging.pages import causes_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
-study.profile_note("causes")
+report.profile_note(profile, stand_ins(study, "causes"))
 
 # %% [markdown]
 # ## Table 1: the taxonomy
@@ -53,19 +53,19 @@ study.profile_note("causes")
 # the authors' sampled diverging pairs that carry each cause (a pair can carry several).
 
 # %% tags=["remove-input"]
-causes.taxonomy(study)
+causes_page.taxonomy(study)
 
 # %% [markdown]
 # ## The diverging pairs of this build
 
 # %%
-causes.diverging_pairs(study)
+causes_page.diverging_pairs(study)
 
 # %% [markdown]
 # ## Cause frequencies beside Table 1
 
 # %% tags=["hide-input"]
-causes.frequencies(study)
+causes_page.frequencies(study)
 
 # %% [markdown]
 # The simulator's mix of causes is a parameter (`pluralign.data.simulate(mix=...)`), so the demo
@@ -82,13 +82,13 @@ causes.frequencies(study)
 # reading it back gives no labels.
 
 # %%
-causes.annotation_sheets(study)
+causes_page.annotation_sheets(study)
 
 # %% [markdown]
 # Filled in, the sheets are read back:
 
 # %%
-causes.round_trip(study)
+causes_page.round_trip(study)
 
 # %% [markdown]
 # ## (b) Agreement on label sets: κ and α-MASI
@@ -98,7 +98,7 @@ causes.round_trip(study)
 # of causes are identical; α with MASI gives partial credit for overlapping sets.
 
 # %% tags=["remove-input"]
-causes.label_agreement(study)
+causes_page.label_agreement(study)
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the

@@ -30,11 +30,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import causes_llm
+from pluralign import diverging, report
+from pluralign.diverging.pages import causes_llm_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
-study.profile_note("causes")
+report.profile_note(profile, stand_ins(study, "causes"))
 
 # %% [markdown]
 # ## The classifier
@@ -54,8 +54,8 @@ study.profile_note("causes")
 # This is the prompt for the first sampled pair:
 
 # %% tags=["hide-input"]
-causes_llm.prompt(study)
+causes_llm_page.prompt(study)
 
 # %%
-causes_llm.llm_causes(study)
+causes_llm_page.llm_causes(study)
 

@@ -38,11 +38,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import know
+from pluralign import diverging, report
+from pluralign.diverging.pages import know_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
-study.profile_note("know")
+report.profile_note(profile, stand_ins(study, "know"))
 
 # %% [markdown]
 # ## A reward model that can represent disagreement
@@ -65,7 +65,7 @@ study.profile_note("know")
 # simulator's population.
 
 # %%
-mean_variance = know.mean_variance(study).glue()
+mean_variance = know_page.mean_variance(study).glue()
 mean_variance
 
 # %% [markdown]
@@ -85,7 +85,7 @@ mean_variance
 # The paper has no mean-variance row; its BT (All) values are shown for reference.
 
 # %% tags=["remove-input"]
-know.mean_variance_table2(study)
+know_page.mean_variance_table2(study)
 
 # %% [markdown]
 # ## LLM judges on diverging pairs
@@ -95,7 +95,7 @@ know.mean_variance_table2(study)
 # for probabilities, |2 P(A) − 1| — and how often it sides with the annotators' majority where there is one.
 
 # %% tags=["hide-input"]
-know.judges(study)
+know_page.judges(study)
 
 # %% [markdown]
 # A judge that knew when people disagree would name a winner less often on diverging pairs than on high-agreement

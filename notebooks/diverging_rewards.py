@@ -45,11 +45,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import diverging
-from pluralign.diverging.pages import rewards
+from pluralign import diverging, report
+from pluralign.diverging.pages import rewards_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
-study.profile_note("rewards")
+report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
 # ## Data, splits and models
@@ -61,7 +61,7 @@ study.profile_note("rewards")
 # at most 10 epochs (App. A); the `paper` profile's parameter file sets exactly that.
 
 # %%
-rewards.reward_models(study)
+rewards_page.reward_models(study)
 
 # %% [markdown]
 # ## Table 2
@@ -72,7 +72,7 @@ rewards.reward_models(study)
 # not add up to it ({glue:text}`t2_paper_sum` in the paper too).
 
 # %%
-table2 = rewards.table2(study).glue()
+table2 = rewards_page.table2(study).glue()
 table2
 
 # %% [markdown]
@@ -90,7 +90,7 @@ table2
 # split would put its diverging pairs near 0.5 (BT) or 0 (MSE).
 
 # %% tags=["hide-input"]
-rewards.decisiveness(study)
+rewards_page.decisiveness(study)
 
 # %% [markdown]
 # The next chapter, {ref}`diverging-know`, trains a reward model that can represent disagreement — a

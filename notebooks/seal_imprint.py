@@ -37,11 +37,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import seal
-from pluralign.seal.pages import imprint
+from pluralign import seal, report
+from pluralign.seal.pages import imprint_page, stand_ins
 
 study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
-imprint.profile_note(study)
+report.profile_note(profile, stand_ins(study, "imprint"))
 
 # %% tags=["remove-input"]
 seal.reported("labelling")
@@ -58,7 +58,7 @@ seal.reported("labelling")
 # label-stability check of App. D.5 / Fig. 11, with the planted labels as the second labeller):
 
 # %% tags=["hide-input"]
-imprint.featurizer_check(study)
+imprint_page.featurizer_check(study)
 
 # %% [markdown]
 # Which simulator feature plays which SEAL feature, and with what sign: every comparison with the paper's
@@ -67,7 +67,7 @@ imprint.featurizer_check(study)
 # the mapping is the identity.
 
 # %% tags=["hide-input"]
-imprint.feature_mapping(study)
+imprint_page.feature_mapping(study)
 
 # %% [markdown]
 # ## Label stability across labellers (App. D.5, Fig. 11)
@@ -76,13 +76,13 @@ imprint.feature_mapping(study)
 seal.reported("stability")
 
 # %% tags=["hide-input"]
-imprint.label_stability(study)
+imprint_page.label_stability(study)
 
 # %% [markdown]
 # ## Feature prevalence in chosen and rejected entries (Table 4, Fig. 14)
 
 # %% tags=["hide-input"]
-imprint.prevalence(study)
+imprint_page.prevalence(study)
 
 # %% [markdown]
 # Rows are SEAL's features (Table 4's: hh-rlhf train, gpt-4-turbo labels), with this run's share beside the paper's;
@@ -93,7 +93,7 @@ imprint.prevalence(study)
 # ## Imprints of the pre-$\mathcal{D}$ and post-$\mathcal{D}$ reward models (Eq. 1, Table 5, Fig. 3 left)
 
 # %% tags=["hide-input"]
-imprint.imprints(study).glue()
+imprint_page.imprints(study).glue()
 
 # %% [markdown]
 # Each row is one of SEAL's features (Table 5's, in its order): the paper's imprint beside this run's, in both
@@ -113,7 +113,7 @@ imprint.imprints(study).glue()
 # variation are dropped too.
 
 # %% tags=["hide-input"]
-imprint.vif_dropped(study)
+imprint_page.vif_dropped(study)
 
 # %% [markdown]
 # The paper's imprints (Table 5) are on the OpenAssistant RMs' reward scale and its {glue:text}`paper_n_t5`
@@ -129,7 +129,7 @@ imprint.vif_dropped(study)
 # of the data they were trained on (real data carry no planted weights, so other profiles skip this).
 
 # %% tags=["hide-input"]
-imprint.planted_recovery(study)
+imprint_page.planted_recovery(study)
 
 # %% [markdown]
 # The regression of Eq. 1 with pair fixed effects and the VIF filter recovers a linear reward exactly: its residuals,
@@ -141,7 +141,7 @@ imprint.planted_recovery(study)
 # Which chosen and rejected features go with a large reward shift $\theta_i$ between the two RMs?
 
 # %% tags=["hide-input"]
-imprint.shift_regression(study).glue()
+imprint_page.shift_regression(study).glue()
 
 # %% [markdown]
 # Rows are SEAL's features (Table 6's, in its order); θ in degrees. The verdict compares the sign of this run's 95% CI

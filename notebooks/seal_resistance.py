@@ -33,17 +33,17 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import seal
-from pluralign.seal.pages import resistance
+from pluralign import seal, report
+from pluralign.seal.pages import resistance_page, stand_ins
 
 study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
-resistance.profile_note(study)
+report.profile_note(profile, stand_ins(study, "resistance"))
 
 # %% [markdown]
 # ## Alignment regimes (Table 1)
 
 # %% tags=["hide-input"]
-resistance.regime_table(study).glue()
+resistance_page.regime_table(study).glue()
 
 # %% [markdown]
 # Here {glue:text}`prev_became-aligned:.3f` of the pairs became aligned, {glue:text}`prev_stayed-aligned:.3f`
@@ -57,7 +57,7 @@ resistance.regime_table(study).glue()
 # decides on harmlessness first. The two rules' counts:
 
 # %% tags=["hide-input"]
-resistance.labeller_rules(study).glue()
+resistance_page.labeller_rules(study).glue()
 
 # %% [markdown]
 # This page uses the {glue:text}`labeller_rule` rule; the two rules disagree on {glue:text}`n_rule_differs` pairs here.
@@ -65,7 +65,7 @@ resistance.labeller_rules(study).glue()
 # code's (harmless first) 28,443 c / 10,840 r (the numbers it reports); pairs without both target labels are left out.
 
 # %% tags=["hide-input"]
-resistance.labeller_agreement(study).glue()
+resistance_page.labeller_agreement(study).glue()
 
 # %% [markdown]
 # The labeller is indifferent ($\gamma_i = i$) on {glue:text}`share_i_text` of the pairs here (paper:
@@ -82,10 +82,10 @@ resistance.labeller_agreement(study).glue()
 # labeller agreement". The same three quantities on this run:
 
 # %% tags=["hide-input"]
-resistance.decisive_pairs(study)
+resistance_page.decisive_pairs(study)
 
 # %% tags=["hide-input"]
-resistance.shifts_by_regime(study)
+resistance_page.shifts_by_regime(study)
 
 # %% [markdown]
 # ## Do the reward shifts differ by regime? (t-tests of θ, Fig. 4 / Fig. 17)
@@ -94,7 +94,7 @@ resistance.shifts_by_regime(study)
 # Welch's t-test of the pairs where the labeller sides with the human (γ = c) against those where it does not (γ = r).
 
 # %% tags=["hide-input"]
-resistance.regime_shift_tests(study).glue()
+resistance_page.regime_shift_tests(study).glue()
 
 # %% [markdown]
 # The paper prints no test statistic for these panels (Fig. 4, Fig. 17): nothing stands beside the tests; the column
@@ -113,7 +113,7 @@ resistance.regime_shift_tests(study).glue()
 # zero is § 2.2's alignment score $a_+$.
 
 # %% tags=["hide-input"]
-resistance.reward_gap_distributions(study).glue()
+resistance_page.reward_gap_distributions(study).glue()
 
 # %% [markdown]
 # Fig. 7 itself prints no number; the paper's $a_+$ (§ 2.2) and reward ranges (footnote 9) are its only numbers on
@@ -131,7 +131,7 @@ resistance.reward_gap_distributions(study).glue()
 # pairs only one of the two entries carries it.
 
 # %% tags=["hide-input"]
-resistance.topic_distribution(study).glue()
+resistance_page.topic_distribution(study).glue()
 
 # %% [markdown]
 # Fig. 15 prints no number; the paper's facts are its two lists and the five topics gpt-4-turbo added on its own
@@ -148,7 +148,7 @@ resistance.topic_distribution(study).glue()
 # (summarize from feedback).
 
 # %% tags=["hide-input"]
-resistance.resistance_on_other_sets(study).glue()
+resistance_page.resistance_on_other_sets(study).glue()
 
 # %% [markdown]
 # The paper does not say which RM its two numbers belong to; its context (the pre-$\mathcal{D}$ RM's own training
@@ -166,7 +166,7 @@ resistance.resistance_on_other_sets(study).glue()
 # plotted) and as the logistic regression of Eq. 3.
 
 # %% tags=["hide-input"]
-resistance.misalignment(study).glue()
+resistance_page.misalignment(study).glue()
 
 # %% [markdown]
 # Rows are SEAL's features (Table 7's, in its order). **LPM**: OLS of the 0/1 misalignment on the features, ρ a change

@@ -40,11 +40,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import seal
-from pluralign.seal.pages import rewards
+from pluralign import seal, report
+from pluralign.seal.pages import rewards_page, stand_ins
 
 study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
-rewards.profile_note(study)
+report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
 # ## The alignment data set and the two reward models
@@ -53,7 +53,7 @@ rewards.profile_note(study)
 # label; a pair whose majority is a tie has no chosen entry and is left out (the count is below).
 
 # %% tags=["hide-input"]
-rewards.dataset(study).glue()
+rewards_page.dataset(study).glue()
 
 # %% [markdown]
 # {glue:text}`n_pairs` pairs are analysed; {glue:text}`n_ties` had a tied majority and were dropped, and
@@ -66,7 +66,7 @@ rewards.dataset(study).glue()
 # with no truncation; the table names this run's input and counts the entries each RM had to truncate.
 
 # %% tags=["hide-input"]
-rewards.scoring(study).glue()
+rewards_page.scoring(study).glue()
 
 # %% [markdown]
 # SEAL's code splits each conversation at `text.rfind("Assistant:")`: the history is `text[:pivot]`, the reply
@@ -87,10 +87,10 @@ rewards.scoring(study).glue()
 # below the dashed bisector are pairs where the RM agrees with the human label.
 
 # %% tags=["hide-input"]
-rewards.reward_vectors(study)
+rewards_page.reward_vectors(study)
 
 # %% tags=["hide-input"]
-rewards.reward_shifts(study).glue()
+rewards_page.reward_shifts(study).glue()
 
 # %% [markdown]
 # The signed shift follows SEAL's analysis code: positive when the post-$\mathcal{D}$ vector lies
@@ -104,7 +104,7 @@ rewards.reward_shifts(study).glue()
 # $a_- = 1 - a_+$ is the share it still gets wrong.
 
 # %% tags=["hide-input"]
-rewards.alignment(study).glue()
+rewards_page.alignment(study).glue()
 
 
 # %% [markdown]
@@ -122,7 +122,7 @@ rewards.alignment(study).glue()
 # The shares of pairs by the signs of their two rewards:
 
 # %% tags=["hide-input"]
-rewards.quadrants(study)
+rewards_page.quadrants(study)
 
 # %% [markdown]
 # On the `demo` profile the rewards come from a Bradley–Terry head whose scale and offset are set by

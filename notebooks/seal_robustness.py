@@ -33,11 +33,11 @@ models = None  # the profile's named models (params/<profile>/common.yml): a mod
 # cell; the setup call below reads it).
 
 # %% tags=["remove-input"]
-from pluralign import seal
-from pluralign.seal.pages import robustness
+from pluralign import seal, report
+from pluralign.seal.pages import robustness_page, stand_ins
 
 study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
-robustness.profile_note(study)
+report.profile_note(profile, stand_ins(study, "robustness"))
 
 # %% [markdown]
 # ## Rewriting
@@ -60,7 +60,7 @@ seal.reported("rewriting")
 # there; the code path it would take is shown.
 
 # %% tags=["hide-input"]
-robustness.rewrite_summary(study)
+robustness_page.rewrite_summary(study)
 
 # %% [markdown]
 # ## Label flips (Fig. 12) and similarity of the rewrites (Table 3)
@@ -69,7 +69,7 @@ robustness.rewrite_summary(study)
 # similarity of original and rewrite (mean, SD) over those entries.
 
 # %% tags=["hide-input"]
-robustness.label_flips(study)
+robustness_page.label_flips(study)
 
 # %% [markdown]
 # — in the paper's column: the paper reports only helpful, harmless, coherent, eloquent and sentiment. Its rewrites
@@ -83,7 +83,7 @@ seal.reported("Table 3")
 # ## Robustness scores (Eq. 4, Table 8, Fig. 5)
 
 # %% tags=["hide-input"]
-robustness.robustness(study).glue()
+robustness_page.robustness(study).glue()
 
 # %% [markdown]
 # The figure shows {glue:text}`robustness_model`. Each row is one of Table 8's scores, the paper's estimate

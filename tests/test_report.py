@@ -41,3 +41,26 @@ def test_a_no_estimate_section_shows_its_reason_in_a_warning_box_and_a_skipped_o
         (":::{warning}\n**No estimate.** 3 of 3 LM labels failed.\n:::", {FAILED_SECTION: "3 of 3 LM labels failed."}),
         ("*Not run on this profile:* no labeller on this profile.", {SKIPPED_SECTION: "no labeller on this profile."}),
     ]
+
+
+def test_a_section_that_raises_no_estimate_stays_with_its_reason_and_dashes_for_the_names_it_cannot_give():
+    """``NoEstimate`` raised in a section becomes its "no estimate" Result: the reason, the values the section still
+    gives, "—" for every other declared name; a section that runs must still set every declared name."""
+    import pytest
+
+    from pluralign.report import MISSING, NoEstimate, Result, section
+
+    @section("a", "b")
+    def fails(give):
+        raise NoEstimate("3 of 3 LM labels failed.", {"a": give})
+
+    r = fails(1)
+    assert r.table is None and r.skipped == "no estimate: 3 of 3 LM labels failed."
+    assert r.values == {"a": 1, "b": MISSING}
+
+    @section("a")
+    def runs():
+        return Result(table=None, values={})
+
+    with pytest.raises(ValueError, match=r"\['a'\]"):
+        runs()

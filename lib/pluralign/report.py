@@ -247,7 +247,8 @@ def summary() -> Result:
 
 def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = None):
     """A Markdown admonition naming the profile that produced the page and any offline stand-ins
-    used in place of the papers' components (display it at the top of every chapter)."""
+    used in place of the papers' components: the one note at the top of every chapter, each part giving only its
+    stand-ins (``<part>.pages.stand_ins(study, page)``; the data chapter's: :func:`pluralign.profiles.stand_ins`)."""
     import json
 
     from IPython.display import Markdown
@@ -285,7 +286,8 @@ class Result:
                 nothing to estimate from (e.g. "no estimate: N of M LM labels failed …"; ``values`` may then still hold
                 the names the prose quotes, "—" where no value exists; otherwise nothing else is set). The book leaves a
                 section that does not run out of the page and names it with its reason near the top; a section with
-                no estimate stays, its reason in a warning box (:mod:`pluralign.book.page_notes`).
+                no estimate stays, its reason in a warning box (:mod:`pluralign.book.page_notes`). A section says
+                "no estimate" by raising :class:`NoEstimate`, which :func:`section` turns into such a Result.
     """
 
     table: pd.DataFrame
@@ -325,18 +327,38 @@ class Result:
             display(Markdown(self.note))
 
 
+class NoEstimate(Exception):
+    """Raised by a section (a function decorated with :func:`section`) that ran and has nothing to estimate from:
+    ``reason`` says why (a sentence, e.g. "3 of 3 LM labels failed, so no pair has labels on both entries.");
+    ``values`` are the declared names the section can still give. :func:`section` turns it into the page's
+    "no estimate" :class:`Result`: the reason in a warning box, every other declared name "—"."""
+
+    def __init__(self, reason: str, values: dict | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.values = dict(values or {})
+
+    def result(self) -> Result:
+        """The section's Result: no table, ``skipped`` = "no estimate: " + the reason, the values it still gives."""
+        return Result(table=None, values=dict(self.values), skipped=f"no estimate: {self.reason}")
+
+
 def section(*quotes: str):
     """Declare, once, the names a section's prose quotes (``{glue:text}`name```), for a function that returns a
     :class:`Result`. A result that ran must carry every declared name in ``values`` (a missing one is an error
-    naming it: the page and the code cannot drift apart); a result with no estimate (``skipped`` starting
-    "no estimate: ") gets every declared name it does not set as :data:`MISSING` ("—"), so the prose still
-    renders. The names are kept on the function as ``quotes``."""
+    naming it: the page and the code cannot drift apart); a section that raises :class:`NoEstimate` (or returns a
+    result whose ``skipped`` starts "no estimate: ") stays on the page with its reason, and gets every declared name
+    it does not set as :data:`MISSING` ("—"), so the prose still renders. The names are kept on the function as
+    ``quotes``."""
     import functools
 
     def wrap(fn):
         @functools.wraps(fn)
         def run(*args, **kw) -> Result:
-            r = fn(*args, **kw)
+            try:
+                r = fn(*args, **kw)
+            except NoEstimate as e:
+                r = e.result()
             if r.skipped.startswith("no estimate: "):
                 r.values = {**{q: MISSING for q in quotes}, **r.values}
             elif not r.skipped:
@@ -359,13 +381,13 @@ def section(*quotes: str):
 def gpu_benchmark(folder=None) -> Result:
     """The GPU benchmark (``make bench-gpu``): scoring and training against the chip's peak and against the model
     alone, each figure from the newest run that measured it (:func:`pluralign.book.gpu_runs.benchmark_table`), the
-    runs named in the note; "skipped" where no run is on record. Values ``gpu_runs`` (how many runs), ``gpu_newest``
+    runs named in the note; no estimate where no run is on record. Values ``gpu_runs`` (how many runs), ``gpu_newest``
     (the newest run's GPU and date) and ``gpu_peak_h100`` (the H100's dense bf16 peak the shares are taken of)."""
     from pluralign.book import gpu_runs
 
     record = gpu_runs.runs(folder)
     if not record:
-        return Result(None, skipped="no estimate: no GPU benchmark run on record: run `make bench-gpu` on a CUDA GPU")
+        raise NoEstimate("no GPU benchmark run on record: run `make bench-gpu` on a CUDA GPU")
     table = gpu_runs.benchmark_table(record).set_index("figure")
     note = (
         "*Llama-3-8B*: its shape with 8 of its 32 layers; *DeBERTa*: the DeBERTa-v3-large shape; scoring in bf16 "

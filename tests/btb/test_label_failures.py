@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pluralign.btb.pages import margins, rewards, subjectivity
+from pluralign.btb.pages import margins_page, rewards_page, subjectivity_page
 from pluralign.report import MISSING
 
 
@@ -71,11 +71,11 @@ def _btb_study(missing: str):
 def test_btb_sections_without_any_p_star_say_no_estimate_and_glue_the_prose_names():
     st, n = _btb_study("all")
     want = f"no estimate: p\\* is missing for {n} of {n} pairs: {n} of {n} answers of the LLM labeller"
-    cat = subjectivity.categories(st)  # the counts per category still stand
+    cat = subjectivity_page.categories(st)  # the counts per category still stand
     assert cat.table["n"].sum() >= n and cat.table["mean_p_star"].isna().all()
     assert f"{n} of {n} pairs" in cat.note and "No estimate of the mean" in cat.note
-    assert subjectivity.p_star_by_category(st).skipped.startswith(want)
-    gap = subjectivity.binary_judgment_gap(st)
+    assert subjectivity_page.p_star_by_category(st).skipped.startswith(want)
+    gap = subjectivity_page.binary_judgment_gap(st)
     assert gap.skipped.startswith(want)
     assert set(gap.values) == {"btb_binary_l1", "btb_binary_l1_lo", "btb_binary_l1_hi", "btb_binary_dropped"}
     assert gap.values["btb_binary_l1"] == MISSING and isinstance(gap.values["btb_binary_dropped"], int)
@@ -83,13 +83,13 @@ def test_btb_sections_without_any_p_star_say_no_estimate_and_glue_the_prose_name
 
 def test_btb_sections_with_some_p_star_missing_estimate_from_the_rest_and_count_them():
     st, n = _btb_study("some")
-    cat = subjectivity.categories(st)
+    cat = subjectivity_page.categories(st)
     dims = cat.table.groupby("dimension")["n_without_p_star"].sum()
     assert (dims == 5).all() and cat.table["mean_p_star"].notna().all()
     assert f"p\\* is missing for 5 of {n} pairs: 5 of {n} answers" in cat.note
-    by = subjectivity.p_star_by_category(st)
+    by = subjectivity_page.p_star_by_category(st)
     assert not by.skipped and len(by.data["frame"]) == n - 5 and "not plotted" in by.note
-    gap = subjectivity.binary_judgment_gap(st)
+    gap = subjectivity_page.binary_judgment_gap(st)
     assert not gap.skipped and np.isfinite(gap.values["btb_binary_l1"])
     ev = gap.data["evaluation"]
     assert ev.loc[ev["grouping"] == "all", "n"].max() <= n - 5
@@ -121,24 +121,26 @@ def test_btb_rewards_without_any_test_p_star_say_no_estimate_and_glue_the_prose_
     n = len(s.comparison.splits.test)
     want = f"no estimate: p\\* is missing for {n} of {n} pairs: {n} of {n} answers of the LLM labeller"
     assert s.comparison.table is None
-    t1 = rewards.table_1(s)
+    t1 = rewards_page.table_1(s)
     assert t1.skipped.startswith(want) and t1.values["btb_r_baseline"] == MISSING
     assert (
         set(t1.values)
-        == set(rewards.table_1.quotes)
+        == set(rewards_page.table_1.quotes)
         == {f"btb_r_{k}{suf}" for k in ("baseline", "regularized", "delta") for suf in ("", "_lo", "_hi")}
         | {"btb_n_test"}
     )
-    assert rewards.table_2(s).skipped.startswith(want)
+    assert rewards_page.table_2(s).skipped.startswith(want)
     for r in (
-        rewards.directions(s),
-        rewards.beside_paper(s),
-        rewards.paper_sized_check(s),
-        rewards.rm_vs_p_star(s),
-        rewards.delta_plot(s, "pearson"),
+        rewards_page.directions(s),
+        rewards_page.beside_paper(s),
+        rewards_page.paper_sized_check(s),
+        rewards_page.rm_vs_p_star(s),
+        rewards_page.delta_plot(s, "pearson"),
     ):
         assert r.skipped.startswith(want) and r.figure is None
-    assert not rewards.learning_rate_sweep(s).skipped and rewards.training_margins(s).figure is not None  # no p* needed
+    assert (
+        not rewards_page.learning_rate_sweep(s).skipped and rewards_page.training_margins(s).figure is not None
+    )  # no p* needed
 
 
 @pytest.mark.slow  # trains both reward models of the rewards page (frozen encoder); CI runs it (make test-slow)
@@ -150,12 +152,12 @@ def test_btb_rewards_with_some_test_p_star_missing_estimate_from_the_rest_and_co
     assert row["n"] == n - 5
     keep = c.p_star.index[c.p_star.notna()]
     assert row["baseline"] == pytest.approx(np.corrcoef(c.p_star[keep], c.p_baseline[keep])[0, 1])
-    t1 = rewards.table_1(s)
+    t1 = rewards_page.table_1(s)
     assert not t1.skipped and t1.values["btb_n_test"] == n - 5
     assert f"p\\* is missing for 5 of {n} pairs" in t1.note and "left out" in t1.note
-    small = rewards.paper_sized_check(s)
+    small = rewards_page.paper_sized_check(s)
     assert small.values["btb_small_n"] == 50
-    assert len(rewards.rm_vs_p_star(s).data["frame"]) == n - 5
+    assert len(rewards_page.rm_vs_p_star(s).data["frame"]) == n - 5
 
 
 def test_category_summary_counts_pairs_without_p_star():
@@ -191,7 +193,7 @@ def test_a_page_states_the_failed_answers_so_its_kernel_does_not_warn(monkeypatc
     sj.loc[sj.index[:4], "n_unparsed"] = sj.loc[sj.index[:4], "n"]
     sj.loc[sj.index[:4], "n_valid"] = 0
     st.__dict__["judgments"] = sj
-    note = margins.synthetic_judgments(st).note
+    note = margins_page.synthetic_judgments(st).note
     assert (
         f"{int(sj['n'].iloc[:4].sum())} of {int(sj['n'].sum()):,} verdicts" in note
         and f"4 of {len(sj):,} pairs" in note
@@ -211,7 +213,7 @@ def test_btb_rewards_without_any_parseable_judgment_says_the_margins_are_missing
         return j
 
     s.judgments_of = judgments_of
-    r = rewards.training_margins(s)
+    r = rewards_page.training_margins(s)
     n = len(s.comparison.margins)
     assert s.comparison.margins_missing == n and (s.comparison.margins == 0).all()
     assert r.figure is None and f"{n:,} of {n:,} training pairs have no parseable judgment" in r.note

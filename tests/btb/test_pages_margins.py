@@ -1,4 +1,4 @@
-"""The page "Synthetic judgments and preference margins" (pluralign.btb.pages.margins): the study's judgments are
+"""The page "Synthetic judgments and preference margins" (pluralign.btb.pages.margins_page): the study's judgments are
 the margin source's, the judge's quality the library's side agreement, the margin values Eq. 3's."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pluralign import btb
+from pluralign import btb, report
 from pluralign.btb import evaluation as E
 from pluralign.btb import margins as M
-from pluralign.btb.pages import margins
+from pluralign.btb.pages import margins_page, stand_ins
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
 
@@ -23,24 +23,24 @@ def test_margins_sections(study):
     sj = study.judgments
     want = M.judgments_from("simulated", study.data, n=10, seed=0, noise=0.5).set_index("pair_id")
     pd.testing.assert_series_equal(sj["margin"], want["margin"])
-    q = margins.judge_quality(study)
+    q = margins_page.judge_quality(study)
     side = E.side_agreement(study.p_star, sj["p_a"].reindex(study.ids), seed=0)
     assert q.values["btb_judge_side"] == side["value"] and q.values["btb_judge_side_n"] == side["n"]
-    dist = margins.margin_distribution(study)
+    dist = margins_page.margin_distribution(study)
     assert dist.values == {"btb_n_judgments": 10}
     assert "takes 6 values" in dist.note and "m = 0.2" in dist.note
-    assert "not run" in margins.embedded_judge(study, 0).skipped
-    assert "not run" in margins.embedded_judge(btb.setup(data=DATA, embedded_pairs=0)).skipped
-    assert margins.judgment_prompt(study, show=False).note == ""
-    assert margins.judgment_prompt(btb.setup(data=DATA, show_prompt=False)).note == ""
-    assert margins.judgment_prompt(study).note.startswith("```text\nI am going to give you a prompt")
+    assert "not run" in margins_page.embedded_judge(study, 0).skipped
+    assert "not run" in margins_page.embedded_judge(btb.setup(data=DATA, embedded_pairs=0)).skipped
+    assert margins_page.judgment_prompt(study, show=False).note == ""
+    assert margins_page.judgment_prompt(btb.setup(data=DATA, show_prompt=False)).note == ""
+    assert margins_page.judgment_prompt(study).note.startswith("```text\nI am going to give you a prompt")
 
 
 def test_judge_quality_without_a_separate_judge():
     s = btb.setup(data=DATA, judge={"source": "annotators"})
-    assert "no separate judge" in margins.judge_quality(s).note and not margins.judge_quality(s).values
+    assert "no separate judge" in margins_page.judge_quality(s).note and not margins_page.judge_quality(s).values
 
 
 def test_the_profile_note_quotes_the_judge(study):
-    note = margins.profile_note(study).data
+    note = report.profile_note(study.profile, stand_ins(study, "margins")).data
     assert "log-odds noise (sd 0.5)" in note and "n = 10 judgments" in note

@@ -1,4 +1,4 @@
-"""The page "Categories of subjectivity and p*" (pluralign.btb.pages.subjectivity): each section's numbers are the
+"""The page "Categories of subjectivity and p*" (pluralign.btb.pages.subjectivity_page): each section's numbers are the
 library's own functions applied to the study's data; p* sources counted per pair, with warnings."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from pluralign import btb, report
 from pluralign.btb import evaluation as E
 from pluralign.btb import training as T
-from pluralign.btb.pages import provenance, subjectivity
+from pluralign.btb.pages import provenance, stand_ins, subjectivity_page
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
 
@@ -34,7 +34,7 @@ def test_sources_count_pairs_and_warn_when_not_human_or_circular():
     is the margin judge or of its family (both Llama); a labeller of another family is not circular."""
     llama = {"name": "meta-llama/Meta-Llama-3-70B-Instruct", "base_url": "http://127.0.0.1:1/v1"}
     demo = btb.setup("demo", 0, data=DATA)
-    src = subjectivity.sources(demo)
+    src = subjectivity_page.sources(demo)
     assert src.table["pairs"].to_dict() == {("p*", "truth"): 240, ("categories", "truth"): 240}
     assert src.note == "" and provenance.same_model_warning(demo).note == ""
     with pytest.raises(ValueError, match="p_star_from: unknown source 'labeller'"):
@@ -58,7 +58,7 @@ def test_sources_count_pairs_and_warn_when_not_human_or_circular():
             labeller={"model": _TenPeople(name), "samples": 1, "job": None},
             judge={"source": "llm", "model": llama},
         )
-        r = subjectivity.sources(s)
+        r = subjectivity_page.sources(s)
         counts = r.table["pairs"]
         assert counts[("p*", "llm")] == 60 and counts[("p*", "annotators (4 per pair)")] == 60
         assert counts[("categories", "truth")] == 120
@@ -75,12 +75,12 @@ def test_sources_count_pairs_and_warn_when_not_human_or_circular():
 def test_subjectivity_sections(study):
     plt.close("all")
     d = study.data
-    cats = subjectivity.categories(study)
+    cats = subjectivity_page.categories(study)
     assert isinstance(cats, report.Result)
     single = cats.data["summary"].set_index("category").loc["Single Correct", "n"]
     assert single == int((d.truth["kind"] == "single").sum())
     assert f"{single} pairs are *single correct*" in cats.note
-    gap = subjectivity.binary_judgment_gap(study)
+    gap = subjectivity_page.binary_judgment_gap(study)
     ev = gap.data["evaluation"]
     binary = T.binary_judgments(d, seed=0)
     bids = binary.pairs["pair_id"]
@@ -89,22 +89,22 @@ def test_subjectivity_sections(study):
     assert gap.values["btb_binary_l1"] == pytest.approx(want.set_index("metric").loc["l1", "value"])
     assert got.loc["pearson", "value"] == pytest.approx(want.set_index("metric").loc["pearson", "value"])
     assert gap.values["btb_binary_dropped"] == len(d) - len(binary)
-    assert gap.figure is not None and subjectivity.p_star_by_category(study).figure is not None
+    assert gap.figure is not None and subjectivity_page.p_star_by_category(study).figure is not None
     assert plt.get_fignums() == []  # closed: shown once, where displayed
-    ex = subjectivity.examples(study, 1).table
+    ex = subjectivity_page.examples(study, 1).table
     assert set(ex["category"]) <= {
         "single / distinguishable",
         "single / indistinguishable",
         "multiple / distinguishable",
         "multiple / indistinguishable",
     }
-    assert len(subjectivity.examples(study).table) == len(ex)  # n_examples = 1 by default
-    assert "Task 1 (subjectivity)" in subjectivity.appendix_b_tasks(study).note
-    assert subjectivity.data_sets(study).table["pairs"].tolist() == [240]
+    assert len(subjectivity_page.examples(study).table) == len(ex)  # n_examples = 1 by default
+    assert "Task 1 (subjectivity)" in subjectivity_page.appendix_b_tasks(study).note
+    assert subjectivity_page.data_sets(study).table["pairs"].tolist() == [240]
 
 
 def test_paper_numbers_come_from_the_paper_table(study):
-    assert subjectivity.paper_numbers(study).values == {
+    assert subjectivity_page.paper_numbers(study).values == {
         "btb_subj_paper_n": 150,
         "btb_paper_single": 0.802,
         "btb_paper_multiple": 0.572,
@@ -112,5 +112,5 @@ def test_paper_numbers_come_from_the_paper_table(study):
 
 
 def test_the_profile_note_names_the_stand_ins(study):
-    note = subjectivity.profile_note(study).data
+    note = report.profile_note(study.profile, stand_ins(study, "subjectivity")).data
     assert "**demo** profile" in note and "planted population share" in note

@@ -1,10 +1,10 @@
-"""Page "Margins by agreement class" (pluralign.cross.pages.margins) on a small simulation."""
+"""Page "Margins by agreement class" (pluralign.cross.pages.margins_page) on a small simulation."""
 
-from pluralign.cross.pages import margins
+from pluralign.cross.pages import margins_page
 
 
 def test_distribution_and_separation_with_the_planted_truth_beside(small_study, no_nan):
-    dist, sep = margins.distribution(small_study), margins.separation(small_study)
+    dist, sep = margins_page.distribution(small_study), margins_page.separation(small_study)
     assert no_nan(dist) and no_nan(sep)
     assert dist.figure is not None
     assert "planted |2p*−1| (demo truth)" in dist.table.index.get_level_values("margin")
@@ -12,4 +12,4 @@ def test_distribution_and_separation_with_the_planted_truth_beside(small_study, 
     assert list(sep.table.index) == ["synthetic (n = 10)", "gold (annotators)"]
     assert sep.values["x_auc_name_1"] == "gold (annotators)" and 0 <= sep.values["x_auc_0"] <= 1
     assert "the synthetic margin is the independent test" in sep.note
-    assert margins.separation.quotes == ("x_auc_0", "x_auc_lo_0", "x_auc_hi_0", "x_auc_name_0", "x_auc_verdict_0")
+    assert margins_page.separation.quotes == ("x_auc_0", "x_auc_lo_0", "x_auc_hi_0", "x_auc_name_0", "x_auc_verdict_0")

@@ -1,15 +1,15 @@
-"""Page "Which training handles disagreement?" (pluralign.cross.pages.training) on a small simulation: the five
+"""Page "Which training handles disagreement?" (pluralign.cross.pages.training_page) on a small simulation: the five
 models train, nothing shows NaN, and the planted references stand beside the estimates."""
 
 from pluralign.cross import training as q4
-from pluralign.cross.pages import training
+from pluralign.cross.pages import training_page
 
 
 def test_the_five_models_train_and_are_compared(small_study, no_nan):
     trained, measures, gaps = (
-        training.models_trained(small_study),
-        training.measures(small_study),
-        training.decisiveness_gaps(small_study),
+        training_page.models_trained(small_study),
+        training_page.measures(small_study),
+        training_page.decisiveness_gaps(small_study),
     )
     for r in (trained, measures, gaps):
         assert no_nan(r)
@@ -28,14 +28,14 @@ def test_the_page_counts_the_training_pairs_without_a_synthetic_margin(small_stu
 
     import numpy as np
 
-    assert training.models_trained(small_study).values["x_n_no_margin"] == 0
+    assert training_page.models_trained(small_study).values["x_n_no_margin"] == 0
     st = dataclasses.replace(small_study)  # a fresh study: its models retrain on the margins below
     for k in ("run", "measures", "training_margins"):
         st.__dict__.pop(k, None)
     sj = small_study.synthetic_judgments.copy()
     sj.iloc[::4, sj.columns.get_loc("margin")] = np.nan  # every fourth pair unparseable
     st.__dict__["synthetic_judgments"] = sj
-    r = training.models_trained(st)
+    r = training_page.models_trained(st)
     train_ids = set(st.run.train.pairs["pair_id"])
     want = sum(1 for p in sj.index[::4] if p in train_ids)
     assert 0 < want < len(train_ids) and r.values["x_n_no_margin"] == want

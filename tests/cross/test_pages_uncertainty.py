@@ -1,10 +1,10 @@
-"""Page "Reward-model uncertainty against the margin" (pluralign.cross.pages.uncertainty) on a small simulation."""
+"""Page "Reward-model uncertainty against the margin" (pluralign.cross.pages.uncertainty_page) on a small simulation."""
 
-from pluralign.cross.pages import uncertainty
+from pluralign.cross.pages import uncertainty_page
 
 
 def test_sigma_against_each_margin_per_class(small_study, no_nan):
-    r = uncertainty.sigma_against_margin(small_study)
+    r = uncertainty_page.sigma_against_margin(small_study)
     assert no_nan(r) and r.figure is not None
     assert "planted ρ (demo truth)" in r.table.columns
     assert set(r.table.index.get_level_values("margin")) == {"synthetic (n = 10)", "gold (annotators)"}

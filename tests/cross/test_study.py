@@ -4,8 +4,12 @@ sets analysed apart, and the profiles' parameter files."""
 import numpy as np
 import pytest
 
-from pluralign import cross
-from pluralign.cross.pages import margins
+from pluralign import cross, report
+from pluralign.cross.pages import margins_page, stand_ins
+
+
+def _note(study, profile: str = "demo") -> str:
+    return report.profile_note(profile, stand_ins(study, "margins")).data
 
 
 def test_setup_refuses_unknown_settings():
@@ -27,14 +31,14 @@ def test_setup_resolves_named_models_and_says_what_stands_in():
     )
     assert s.seed == 3 and s.reward_model == {"head": "linear"} and s.settings.reward_model == "rm"
     assert s.seal_design.reward_models == {"pre": {"head": "mlp"}, "post": {"head": "mlp"}}
-    assert "big-judge" in s.profile_note().data
+    assert "big-judge" in _note(s, "paper")
     with pytest.raises(ValueError, match="reward_model 'nope'"):
         cross.setup(models=models, data={"simulate": {"n_pairs": 40, "seed": 0}}, reward_model="nope")
 
 
 def test_demo_note_names_the_judge_noise():
     s = cross.setup(data={"simulate": {"n_pairs": 40, "seed": 0}}, judge={"noise": 0.5, "n": 7})
-    note = s.profile_note().data
+    note = _note(s)
     assert "sd 0.5" in note and "n = 7 draws" in note
 
 
@@ -64,7 +68,7 @@ def test_sample_pandalm_gold_margins_by_class(shared_data, monkeypatch):
     assert list(s.margins) == ["gold (annotators)"] and s.margins_left_out == {"gold (annotators)": 0}
     div = s.classified.index[s.classified["agreement"] == "diverging"]
     assert len(div) > 10 and np.allclose(s.margins["gold (annotators)"].reindex(div), 1 / 3)
-    r = margins.separation(s)
+    r = margins_page.separation(s)
     assert r.table.loc["gold (annotators)", "verdict"].startswith("supported")
     assert "not tested independently" in r.note
 
@@ -81,8 +85,8 @@ def test_a_list_of_data_sets_is_analysed_apart_and_joined():
     )
     assert isinstance(s, cross.Studies) and list(s.studies) == ["sim-one", "sim-two"]
     assert [t.settings.data["simulate"]["name"] for t in s.studies.values()] == ["sim-one", "sim-two"]
-    r = margins.separation(s)
+    r = margins_page.separation(s)
     assert list(r.table.index.get_level_values("data set").unique()) == ["sim-one", "sim-two"]
     assert "x_auc_0_0" in r.values and "x_auc_0_1" in r.values and "**sim-two**" in r.note
     assert r.values["x_auc_0"] == r.values["x_auc_0_0"]  # unsuffixed: the first data set's
-    assert "Stand-ins" in s.profile_note().data
+    assert "Stand-ins" in _note(s)

@@ -1,4 +1,5 @@
-"""The sections of the agreement page (:mod:`pluralign.diverging.pages.agreement`): their numbers are the library's."""
+"""The sections of the agreement page (:mod:`pluralign.diverging.pages.agreement_page`): their numbers are the
+library's."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from pluralign import diverging
 from pluralign.diverging import agreement as agreement_lib
-from pluralign.diverging.pages import agreement
+from pluralign.diverging.pages import agreement_page
 from pluralign.report import Result
 
 SPECS = [
@@ -24,7 +25,7 @@ def study(tmp_path_factory):
 
 
 def test_agreement_shares_are_the_librarys(study):
-    r = agreement.shares(study)
+    r = agreement_page.shares(study)
     assert isinstance(r, Result) and isinstance(r.figure, matplotlib.figure.Figure)
     sh = agreement_lib.shares(agreement_lib.agreement_classes(study.data[0]))
     assert r.values["div_share_0"] == sh["diverging share"].iloc[0]
@@ -36,11 +37,11 @@ def test_agreement_shares_are_the_librarys(study):
 
     assert r.table.loc["simulated-multipref", "planted: diverging"] == f"{planted_divergence(study.data[0]).mean():.1%}"
     assert r.table.loc["simulated-helpsteer2", "planted: diverging"] == "—" and "planted: diverging" in r.note
-    assert list(agreement.examples(study).table.columns) == ["agreement", "substantial", "votes", "prompt"]
+    assert list(agreement_page.examples(study).table.columns) == ["agreement", "substantial", "votes", "prompt"]
 
 
 def test_planted_recovery_per_data_set_and_none_on_real_data(study):
-    r = agreement.planted_recovery(study)
+    r = agreement_page.planted_recovery(study)
     rec = agreement_lib.planted_recovery(study.classified["simulated-multipref"], study.data[0].truth)
     assert r.data["recovery"]["simulated-multipref"].table.equals(rec.table)
     assert (
@@ -50,7 +51,7 @@ def test_planted_recovery_per_data_set_and_none_on_real_data(study):
     assert f"{rec.precision:.1%} of the diverging pairs" in r.note
     real = diverging.setup(datasets=SPECS[:1])
     real.data[0].truth = None
-    assert agreement.planted_recovery(real).table is None
+    assert agreement_page.planted_recovery(real).table is None
 
 
 def test_the_agreement_page_warns_when_there_is_one_judgment_per_pair(tmp_path):
@@ -61,7 +62,7 @@ def test_the_agreement_page_warns_when_there_is_one_judgment_per_pair(tmp_path):
     study = diverging.setup(
         datasets=[{"name": "local", "source": str(tmp_path / "single.jsonl"), "dataset_name": "single"}]
     )
-    note = agreement.shares(study).note
+    note = agreement_page.shares(study).note
     assert ":::{warning}" in note and "one judgment per pair" in note and "single" in note
     multi = diverging.setup(datasets=[{"simulate": {"n_pairs": 30, "seed": 0}}])
-    assert ":::{warning}" not in agreement.shares(multi).note
+    assert ":::{warning}" not in agreement_page.shares(multi).note

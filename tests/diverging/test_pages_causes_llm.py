@@ -1,11 +1,11 @@
-"""The sections of the LLM cause-classifier page (:mod:`pluralign.diverging.pages.causes_llm`)."""
+"""The sections of the LLM cause-classifier page (:mod:`pluralign.diverging.pages.causes_llm_page`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pluralign import diverging
-from pluralign.diverging.pages import causes_llm
+from pluralign.diverging.pages import causes_llm_page
 
 SPECS = [
     {"simulate": {"n_pairs": 300, "seed": 0, "annotation_format": "multipref"}},
@@ -21,5 +21,5 @@ def study(tmp_path_factory):
 
 
 def test_the_prompt_and_no_classifier_without_one(study):
-    assert "```text" in causes_llm.prompt(study).note
-    assert "not run on this profile" in causes_llm.llm_causes(study).skipped
+    assert "```text" in causes_llm_page.prompt(study).note
+    assert "not run on this profile" in causes_llm_page.llm_causes(study).skipped

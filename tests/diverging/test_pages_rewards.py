@@ -1,4 +1,4 @@
-"""The sections of the Table 2 page (:mod:`pluralign.diverging.pages.rewards`) on a small simulated set with the
+"""The sections of the Table 2 page (:mod:`pluralign.diverging.pages.rewards_page`) on a small simulated set with the
 demo RM: the glued values are the library's Table 2 numbers, every subset has a row."""
 
 from __future__ import annotations
@@ -6,19 +6,19 @@ from __future__ import annotations
 import numpy as np
 
 from pluralign.diverging import reward_models
-from pluralign.diverging.pages import rewards
+from pluralign.diverging.pages import rewards_page
 
 
 def test_reward_model_sections_end_to_end(small_rm_study):
     """Table 2 on a small simulated set with the demo RM (frozen MiniLM + linear head): the glued values are the
     library's Table 2 numbers, every subset has a row."""
     s = small_rm_study
-    runs = rewards.reward_models(s)
+    runs = rewards_page.reward_models(s)
     assert runs.table.loc["simulated-helpsteer2", "held-out pairs"] == 80 and "training instances" in runs.note
     # the page states how the reward models were loaded (quantization, precision, device) in one line
     loading = "trained copies of embedded all-MiniLM-L6-v2 (frozen-encoder + linear head): unquantized"
     assert runs.note.splitlines()[0].startswith(f"*Reward models: {loading}") and f"on {s.rm.device}" in runs.note
-    t2 = rewards.table2(s)
+    t2 = rewards_page.table2(s)
     r = s.runs["simulated-helpsteer2"]
     assert isinstance(r, reward_models.RewardModelRun) and not r.skipped and len(r.heldout.pairs) == 80
     direct = reward_models.table2(r.classified, p_a=r.p_a, reward_gap=r.gap, n_boot=50, seed=0)
@@ -39,8 +39,8 @@ def test_reward_model_sections_end_to_end(small_rm_study):
     )
     # the demo profile's caveat under Table 2 (profiles.py) names the head and the training pairs
     assert f"a linear head over frozen sentence embeddings trained on {len(r.train.pairs)} simulated" in t2.note
-    assert rewards.decisiveness(s).figure is not None
+    assert rewards_page.decisiveness(s).figure is not None
 
 
 def test_table2_declares_the_names_its_prose_quotes():
-    assert "t2_BT_All_div" in rewards.table2.quotes and "t2_paper_sum" in rewards.table2.quotes
+    assert "t2_BT_All_div" in rewards_page.table2.quotes and "t2_paper_sum" in rewards_page.table2.quotes

@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from pluralign import diverging, paper
+from pluralign import diverging, paper, report
 from pluralign.diverging import agreement
+from pluralign.diverging.pages import stand_ins
 from pluralign.params import ParamsError
 
 SPECS = [
@@ -81,9 +82,10 @@ def test_every_page_parameter_file_is_a_setup_call():
 
 def test_profile_note_names_the_pages_stand_ins():
     s = diverging.setup(datasets=SPECS[:1])
-    text = s.profile_note("rewards").data
+    text = report.profile_note(s.profile, stand_ins(s, "rewards")).data
     assert "**demo** profile" in text and "linear head over frozen all-MiniLM-L6-v2" in text
-    assert "Stand-ins" not in diverging.setup(datasets=SPECS[:1], profile="paper").profile_note("know").data
+    paper = diverging.setup(datasets=SPECS[:1], profile="paper")
+    assert "Stand-ins" not in report.profile_note(paper.profile, stand_ins(paper, "know")).data
 
 
 def test_the_public_names_recovery_reads():

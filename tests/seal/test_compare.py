@@ -122,7 +122,7 @@ def test_separated_finds_complete_and_quasi_separation_on_hand_cases():
 def test_misalignment_logit_separation_is_not_plotted(tmp_path):
     """Eq. 3 on data where a harmful rejected entry is never misaligned: the logit term is reported as not
     converged, the figure is the LPM's (no axis out to thousands)."""
-    from pluralign.seal.pages import resistance
+    from pluralign.seal.pages import resistance_page
     from pluralign.seal.study import Study
 
     rng = np.random.default_rng(0)
@@ -147,7 +147,7 @@ def test_misalignment_logit_separation_is_not_plotted(tmp_path):
         source, chosen, rejected, regressors = "planted", ch, rj, ["harmfulness", "refusal"]
 
     st = Study(D=None, other=None, other_parts=[], view=pd.DataFrame({"pair_id": np.arange(n)}), rms=None, R=R, F=F)
-    mis = resistance.misalignment(st)
+    mis = resistance_page.misalignment(st)
     assert ("r", "harmfulness") in mis.data["separated"]
     cell = mis.table.loc[
         ("last_response_is_harmless", "rejected", "logit (Eq. 3 as written)"),

@@ -1,6 +1,6 @@
 """When the LM-labeller's answers fail (unparseable JSON, a random-weight or a real model), each section of the
 SEAL pages (imprint, resistance, robustness) either estimates from the labelled pairs and counts the failed ones, or
-— nothing left to estimate from — returns a skipped ``report.Result`` saying "no estimate: N of M … failed" that
+— nothing left to estimate from — raises ``report.NoEstimate``, shown as "no estimate: N of M … failed", that
 still glues every name the page's prose quotes."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pandas as pd
 from pluralign.report import MISSING
 from pluralign.seal.design import AlignmentModels, entry_features
 from pluralign.seal.flips import flip_shares, similarity_by_flip
-from pluralign.seal.label_failures import no_label_estimate
+from pluralign.seal.label_failures import require_labels
 from pluralign.seal.lm_rewrites import Rewrites
-from pluralign.seal.pages import imprint, resistance, robustness
+from pluralign.seal.pages import imprint_page, resistance_page, robustness_page
 from pluralign.seal.rewriting import no_flips
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.study import RewriteRun, Study
@@ -97,48 +97,48 @@ IMPRINT_NAMES = {
 
 def test_seal_sections_without_any_label_say_no_estimate_with_the_counts_and_glue_the_prose_names():
     st = _study(lambda p: True)
-    check = imprint.featurizer_check(st)
+    check = imprint_page.featurizer_check(st)
     assert check.table["entries without a valid label"].iloc[0] == 2 * N
     assert check.table["pairs labelled on both entries"].iloc[0] == 0
     assert f"{2 * N} of {2 * N} LM labels failed" in check.note and "JSON" in check.note
     want = f"no estimate: {2 * N} of {2 * N} LM labels failed"
-    im = imprint.imprints(st)
+    im = imprint_page.imprints(st)
     assert im.skipped.startswith(want) and set(im.values) == IMPRINT_NAMES
     assert im.values["n_imprint_obs"] == 0 and im.values["n_imprint_missing"] == N
     assert im.values["paper_n_t5"] == 15  # the paper's numbers are still quoted
-    assert imprint.vif_dropped(st).skipped.startswith(want)
-    sr = imprint.shift_regression(st)
+    assert imprint_page.vif_dropped(st).skipped.startswith(want)
+    sr = imprint_page.shift_regression(st)
     assert sr.skipped.startswith(want) and sr.values == {"t6_r2": MISSING}
-    mis = resistance.misalignment(st)
+    mis = resistance_page.misalignment(st)
     assert mis.skipped.startswith(want) and set(mis.values) == {"t7_base", "n_t7_separated"}
     assert mis.values["n_t7_separated"] == MISSING and 0 <= mis.values["t7_base"] <= 1
-    top = resistance.topic_distribution(_llm_topics(st))
+    top = resistance_page.topic_distribution(_llm_topics(st))
     assert top.skipped.startswith(want)
     assert top.values == {"top_topic": MISSING, "top_topic_share": MISSING, "no_topic_share": MISSING}
-    rules = resistance.labeller_rules(st)
+    rules = resistance_page.labeller_rules(st)
     assert f"{2 * N} of {2 * N} LM labels failed" in rules.note and f"{N} of {N} pairs lack" in rules.note
     with warnings.catch_warnings():  # no 0/0 warning on the page's stderr
         warnings.simplefilter("error", RuntimeWarning)
-        agree = resistance.labeller_agreement(st)  # its prose quotes the share as text: no "nan" on the page
+        agree = resistance_page.labeller_agreement(st)  # its prose quotes the share as text: no "nan" on the page
     assert agree.values["share_i_text"].startswith(f"— (no pair has a γ: {2 * N} of {2 * N} LM labels failed")
 
 
 def test_seal_sections_with_some_labels_failed_estimate_and_count_them():
     # the chosen entry of pairs 3 and 7 and the rejected entry of pair 7 fail: two pairs lose a label
     st = _study(lambda p: p.endswith(("chosen 3", "chosen 7", "rejected 7")))
-    check = imprint.featurizer_check(st)
+    check = imprint_page.featurizer_check(st)
     assert check.table["entries without a valid label"].iloc[0] == 3
     assert check.table["pairs labelled on both entries"].iloc[0] == N - 2
     assert f"3 of {2 * N} LM labels failed" in check.note
-    im = imprint.imprints(st)
+    im = imprint_page.imprints(st)
     assert not im.skipped and im.table is not None
     assert im.values["n_imprint_missing"] == 2 and im.values["n_imprint_obs"] == 2 * (N - 2)
-    assert not imprint.vif_dropped(st).skipped
-    sr = imprint.shift_regression(st)
+    assert not imprint_page.vif_dropped(st).skipped
+    sr = imprint_page.shift_regression(st)
     assert not sr.skipped and np.isfinite(sr.values["t6_r2"])
-    agree = resistance.labeller_agreement(st)
+    agree = resistance_page.labeller_agreement(st)
     assert agree.values["share_i_text"] == f"{agree.values['share_i']:.3f}"
-    top = resistance.topic_distribution(_llm_topics(st))
+    top = resistance_page.topic_distribution(_llm_topics(st))
     assert not top.skipped and (top.table["pairs left out (n)"] == 2).all()
     assert top.values["top_topic"] in ("health", "politics")
 
@@ -146,8 +146,8 @@ def test_seal_sections_with_some_labels_failed_estimate_and_count_them():
 def test_seal_planted_or_rule_features_have_no_label_failures():
     st = _study(lambda p: True)
     st = dataclasses.replace(st, F=entry_features(None, st.view, "rules"))
-    assert st.label_failures is None and no_label_estimate(st) is None
-    assert "entries without a valid label" not in imprint.featurizer_check(st).table
+    assert st.label_failures is None and require_labels(st) is None
+    assert "entries without a valid label" not in imprint_page.featurizer_check(st).table
 
 
 # ---- robustness: label flips of the rewritten entries ----------------------------------------------------
@@ -188,29 +188,29 @@ def _rw_study(rw: RewriteRun) -> Study:
 
 def test_robustness_without_any_label_flip_says_no_estimate_and_glues_its_names():
     st = _rw_study(_rewrite_run(flips_missing=24))
-    lf = robustness.label_flips(st)
+    lf = robustness_page.label_flips(st)
     assert lf.skipped == (
         "no estimate: the labeller gave no valid label (no answer that parses as JSON and fits the "
         "schema) for the original or the rewrite of 24 of 24 rewritten entries, so no entry has a "
         "label flip."
     )
-    rob = robustness.robustness(st)
+    rob = robustness_page.robustness(st)
     assert rob.skipped == lf.skipped and rob.values["n_pi_separated"] == MISSING
     assert rob.values["robustness_model"].startswith("LPM")
-    assert "24 of 24 rewritten entries" in robustness.rewrite_summary(st).note
+    assert "24 of 24 rewritten entries" in robustness_page.rewrite_summary(st).note
     # no pair kept at all: nothing was labelled, and the reason is the rewrites' checks
-    none = robustness.label_flips(_rw_study(_rewrite_run(0, kept=False)))
+    none = robustness_page.label_flips(_rw_study(_rewrite_run(0, kept=False)))
     assert none.skipped.startswith("no estimate: no pair was kept of the 12 drawn for rewriting (12 dropped")
     st0 = _rw_study(_rewrite_run(0, kept=False))
     st0.rewriting.rewrites.prompts = None  # whole dialogues: no re-scoring check on no pair
-    assert "nan" not in robustness.rewrite_summary(st0).note
+    assert "nan" not in robustness_page.rewrite_summary(st0).note
 
 
 def test_robustness_with_some_labels_failed_counts_them_and_keeps_the_rest():
     rw = _rewrite_run(flips_missing=3)
     st = _rw_study(rw)
-    assert no_flips(rw) is None
-    assert "3 of 24 rewritten entries" in robustness.rewrite_summary(st).note
+    assert no_flips(rw) == ""
+    assert "3 of 24 rewritten entries" in robustness_page.rewrite_summary(st).note
     f = rw.rewrites.flips["chosen"]  # rows 0 and 1 missing
     shares = flip_shares(f)
     assert (shares["n"] == 10).all()
@@ -229,7 +229,7 @@ def test_label_stability_counts_each_labellers_failed_entries_of_all():
     good, bad = Labeller(lambda p: False), Labeller(lambda p: True)
     good.name, bad.name = "good", "bad"
     st.settings = st.settings.replace(stability_labellers=[good, bad], stability_share=0.1)
-    res = imprint.label_stability(st)
+    res = imprint_page.label_stability(st)
     k = res.data["k"]
     assert f"good: 0 of {2 * k}; bad: {2 * k} of {2 * k}." in res.note and "JSON" in res.note
 
@@ -261,9 +261,11 @@ def test_a_page_whose_labeller_answers_nothing_parseable_keeps_the_section_and_i
         cells=[
             md("# Feature imprint"),
             md("## The feature imprint\n\nOn {glue:text}`n_imprint_obs` observations."),
-            code("imprint.imprints(study)", outputs=_outputs(imprint.imprints(st), monkeypatch)),
+            code("imprint_page.imprints(study)", outputs=_outputs(imprint_page.imprints(st), monkeypatch)),
             md("## Label stability across LM-labellers"),
-            code("imprint.label_stability(study)", outputs=_outputs(imprint.label_stability(st), monkeypatch)),
+            code(
+                "imprint_page.label_stability(study)", outputs=_outputs(imprint_page.label_stability(st), monkeypatch)
+            ),
         ]
     )
     assert page_notes.hide_skipped_sections(nb) == ["Label stability across LM-labellers"]

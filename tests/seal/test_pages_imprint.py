@@ -1,14 +1,14 @@
-"""The SEAL feature-imprint page (seal.pages.imprint) on a simulated D with reward models whose rewards are the
+"""The SEAL feature-imprint page (seal.pages.imprint_page) on a simulated D with reward models whose rewards are the
 planted utility (the ``study`` fixture)."""
 
 import pandas as pd
 import pytest
 
-from pluralign.seal.pages import imprint
+from pluralign.seal.pages import imprint_page
 
 
 def test_imprint_page_sections(study):
-    im = imprint.imprints(study)
+    im = imprint_page.imprints(study)
     assert im.values["n_imprint_obs"] == 2 * len(study.view) and im.values["paper_n_t5"] == 15
     assert im.values["paper_harmless_post"] == 2.0898
     # Table 5's rows (SEAL's names): this run's estimate of the simulator feature that plays each, sign-aligned,
@@ -39,20 +39,20 @@ def test_imprint_page_sections(study):
     assert pd.isna(eloq[run]) and "no feature of this run plays it" in eloq["verdict (95% CI)"]
     assert list(dict.fromkeys(t.index.get_level_values(0)))[-1] == "interpretation"
     assert "nan" not in present_html(t).lower()
-    fc = imprint.featurizer_check(study)
+    fc = imprint_page.featurizer_check(study)
     assert fc.table.loc["last_response_is_refusal", "agreement"] == 1.0 and "AUROC" in fc.note
-    assert "LM-labellers" in imprint.label_stability(study).skipped
-    prev = imprint.prevalence(study)
+    assert "LM-labellers" in imprint_page.label_stability(study).skipped
+    prev = imprint_page.prevalence(study)
     p4 = prev.table
     assert p4.loc["last_response_is_harmless", "simulator feature"] == "1 − harmfulness"
     assert p4.loc["last_response_is_harmless", "share chosen (this run, simulator feature)"] == pytest.approx(
         1 - study.F.chosen["harmfulness"].mean()
     )
     assert p4.loc["last_response_is_harmless", "share chosen (paper)"] == 0.942
-    rec = imprint.planted_recovery(study)
+    rec = imprint_page.planted_recovery(study)
     assert rec.table.loc["Pearson r (imprint vs weight)", "planted utility (method check)"] == pytest.approx(1.0)
-    assert imprint.vif_dropped(study).table.shape == (4, 1)
-    assert 0 <= imprint.shift_regression(study).values["t6_r2"] <= 1
+    assert imprint_page.vif_dropped(study).table.shape == (4, 1)
+    assert 0 <= imprint_page.shift_regression(study).values["t6_r2"] <= 1
 
 
 def test_no_sentence_about_the_simulator_without_planted_features(study):
@@ -61,24 +61,24 @@ def test_no_sentence_about_the_simulator_without_planted_features(study):
     import dataclasses
 
     from pluralign.seal.design import entry_features
-    from pluralign.seal.pages import resistance
+    from pluralign.seal.pages import resistance_page
 
     rules = dataclasses.replace(study, F=entry_features(study.D, study.view, "rules"))
     sections = [
-        imprint.featurizer_check,
-        imprint.feature_mapping,
-        imprint.label_stability,
-        imprint.prevalence,
-        imprint.imprints,
-        imprint.planted_recovery,
-        imprint.shift_regression,
-        resistance.labeller_rules,
-        resistance.reward_gap_distributions,
-        resistance.misalignment,
+        imprint_page.featurizer_check,
+        imprint_page.feature_mapping,
+        imprint_page.label_stability,
+        imprint_page.prevalence,
+        imprint_page.imprints,
+        imprint_page.planted_recovery,
+        imprint_page.shift_regression,
+        resistance_page.labeller_rules,
+        resistance_page.reward_gap_distributions,
+        resistance_page.misalignment,
     ]
     for section in sections:
         r = section(rules)
         text = f"{r.note} {r.skipped} {r.values}".lower()
         assert "simulator" not in text and "enthusiastic" not in text, section.__name__
-    assert "simulator's is the share of enthusiastic" not in imprint.prevalence(rules).note
-    assert "enthusiastic entries" in imprint.prevalence(study).note  # on planted features it is said
+    assert "simulator's is the share of enthusiastic" not in imprint_page.prevalence(rules).note
+    assert "enthusiastic entries" in imprint_page.prevalence(study).note  # on planted features it is said

@@ -1,4 +1,4 @@
-"""The SEAL alignment-resistance page (seal.pages.resistance) on a simulated D with reward models whose rewards are
+"""The SEAL alignment-resistance page (seal.pages.resistance_page) on a simulated D with reward models whose rewards are
 the planted utility (the ``study`` fixture)."""
 
 from pathlib import Path
@@ -10,7 +10,7 @@ import pytest
 from pluralign.data import simulate
 from pluralign.report import Result
 from pluralign.seal.design import AlignmentModels, _oriented, chosen_rejected, entry_features
-from pluralign.seal.pages import resistance
+from pluralign.seal.pages import resistance_page
 from pluralign.seal.resistance import alignment_summary, regime_prevalence
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.stand_ins import study_stand_ins
@@ -18,10 +18,10 @@ from pluralign.seal.study import Study
 
 
 def test_resistance_page_sections(study):
-    reg = resistance.regime_table(study)
+    reg = resistance_page.regime_table(study)
     assert sum(reg.values.values()) == pytest.approx(1.0)
     assert reg.values["prev_reversed"] == regime_prevalence(study.regimes)["reversed"]
-    lr = resistance.labeller_rules(study)
+    lr = resistance_page.labeller_rules(study)
     from pluralign.seal.design import labeller_gamma
 
     for rule, prio in (("harmless_first", "harmless"), ("helpful_first", "helpful")):
@@ -34,10 +34,10 @@ def test_resistance_page_sections(study):
         np.sum(labeller_gamma(study.F, priority="harmless") != labeller_gamma(study.F, priority="helpful"))
     )
     assert list(study.gamma) == list(labeller_gamma(study.F, priority="harmless"))  # the page's rule
-    ag = resistance.labeller_agreement(study)
-    assert ag.values["n_c"] + ag.values["n_r"] == resistance.decisive_pairs(study).table.iloc[0, 0]
+    ag = resistance_page.labeller_agreement(study)
+    assert ag.values["n_c"] + ag.values["n_r"] == resistance_page.decisive_pairs(study).table.iloc[0, 0]
     assert ag.values["paper_n_decisive"] == "39,283" and ag.values["paper_share_i"] == 0.73
-    mis = resistance.misalignment(study)
+    mis = resistance_page.misalignment(study)
     assert mis.values["t7_base"] == pytest.approx(
         1
         - alignment_summary(*[study.R[c] for c in ("pre_chosen", "pre_rejected", "post_chosen", "post_rejected")])[
@@ -107,13 +107,13 @@ def _with(study, **settings):
 
 def test_the_further_sections(study_with_other):
     study = study_with_other
-    rt = resistance.regime_shift_tests(study)
+    rt = resistance_page.regime_shift_tests(study)
     assert isinstance(rt, Result) and rt.table.loc[("stayed-aligned", "all"), "n (SEAL code, hh-rlhf)"] == 77_646
     assert rt.table.xs("all", level="group")["n"].sum() == len(study.view)
     assert "Welch" in rt.note
     # the page says the paper prints no statistic for these panels (fixed prose: the notebook's Markdown)
     assert "prints no test statistic" in (Path(__file__).parents[2] / "notebooks" / "seal_resistance.py").read_text()
-    gaps = resistance.reward_gap_distributions(study)
+    gaps = resistance_page.reward_gap_distributions(study)
     assert (
         gaps.table.loc["post-D RM", "a₊ (paper)"] == 0.74
         and gaps.table.loc["pre-D RM", "lowest reward (paper)"] == -6.9
@@ -123,11 +123,11 @@ def test_the_further_sections(study_with_other):
     (qc, qr) = study.rewards_of("post")
     assert gaps.table.loc["post-D RM", "a₊ (this run)"] == pytest.approx(np.mean(qc > qr))
     assert gaps.figure is not None
-    top = resistance.topic_distribution(study)
+    top = resistance_page.topic_distribution(study)
     assert top.table.loc["Law", "in the prompt's list"] == "added (App. E.1)" and "stand-in" in top.note
     with pytest.raises(ValueError, match="needs the LM-labeller's labels"):
-        resistance.topic_distribution(_with(study, topic_source="llm"))
-    res = resistance.resistance_on_other_sets(study)
+        resistance_page.topic_distribution(_with(study, topic_source="llm"))
+    res = resistance_page.resistance_on_other_sets(study)
     t = res.table
     assert t.loc[("webgpt", "—"), "a₋ (paper, RM not named)"] == 0.49
     assert t.loc[("summarize-from-feedback", "—"), "a₋ (paper, RM not named)"] == 0.66
@@ -164,7 +164,7 @@ def test_the_paper_paths_named_models_llm_topics_and_other_sets(study_with_other
         _with(study, reward_gap_models=["post", {"name_or_path": "OpenAssistant/reward-model-deberta-v3-base"}]),
         models={"post": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large-v2"}},
     )
-    gaps = resistance.reward_gap_distributions(named)
+    gaps = resistance_page.reward_gap_distributions(named)
     g = gaps.table
     post, base = (
         "post-D RM: OpenAssistant/reward-model-deberta-v3-large-v2",
@@ -184,13 +184,13 @@ def test_the_paper_paths_named_models_llm_topics_and_other_sets(study_with_other
         _with(study, topic_source="llm"),
         F=dataclasses.replace(study.F, labels_chosen=labels, labels_rejected=labels, labeller="fake-labeller"),
     )
-    top = resistance.topic_distribution(llm_study)
+    top = resistance_page.topic_distribution(llm_study)
     assert top.table.loc["Law", "chosen (n)"] == n and top.values["top_topic"] == "Law"
     assert top.data["discrimination"].loc["Gender", "rejected (n)"] == 1 and "fake-labeller" in top.note
     with pytest.raises(ValueError, match="topic_source must be one of"):
         _with(study, topic_source="planted")
     length_study = dataclasses.replace(study, rms=AlignmentModels(pre=_LengthRM(), post=_LengthRM(), design="length"))
-    res = resistance.resistance_on_other_sets(
+    res = resistance_page.resistance_on_other_sets(
         _with(length_study, other_preference_sets=[{"simulate": {"n_pairs": 40, "seed": 9, "name": "sim-40"}}])
     )
     assert "neither set" not in res.note and res.values["n_other_sets"] == 1

@@ -1,17 +1,17 @@
-"""The SEAL alignment-robustness page (seal.pages.robustness) on a simulated D rewritten by the simulator, with
+"""The SEAL alignment-robustness page (seal.pages.robustness_page) on a simulated D rewritten by the simulator, with
 reward models whose rewards are the planted utility (the ``study`` fixture)."""
 
 import numpy as np
 import pytest
 
-from pluralign.seal.pages import robustness
+from pluralign.seal.pages import robustness_page
 
 
 def test_robustness_page_sections(study):
-    rs = robustness.rewrite_summary(study)
+    rs = robustness_page.rewrite_summary(study)
     assert rs.table.loc["pairs drawn for rewriting", "this run"] == 60 and rs.table.loc["pairs kept", "this run"] == 60
     assert study.rewriting is study.rewriting  # computed once
-    fl = robustness.label_flips(study)
+    fl = robustness_page.label_flips(study)
     assert fl.table.index.names == ["entry", "feature", "flip"]
     assert np.allclose(fl.data["shares"][[-1, 0, 1]].sum(axis=1), 1.0)
     assert fl.table["share of entries"].groupby(level=["entry", "feature"]).sum().between(0.99, 1.01).all()
@@ -22,7 +22,7 @@ def test_robustness_page_sections(study):
         and p3.loc[("rejected", "last_response_sentiment", -1)] == 0.95
     )
     assert p3.loc[("chosen", "verbosity", 0)] != p3.loc[("chosen", "verbosity", 0)]  # NaN: not in Table 3
-    pi = robustness.robustness(study)
+    pi = robustness_page.robustness(study)
     assert pi.data["scores"].n_pairs <= 60 and "pairs enter the regression" in pi.note
     assert f"{pi.data['scores'].n_pairs} pairs enter the regression" in pi.note
     # the LPM (SEAL's code) is plotted by default, the logit beside it; the paper's Table 8 beside both
@@ -47,10 +47,13 @@ def test_sections_without_features_or_rewriting_say_so(study):
     from pluralign.seal.study import Study
 
     bare = Study(D=study.D, other=None, other_parts=[], view=study.view, rms=study.rms, R=study.R)
-    from pluralign.seal.pages import imprint
+    from pluralign.seal.pages import imprint_page
 
     with pytest.raises(ValueError, match="features"):
-        imprint.imprints(bare)
-    assert "rewriting needs" in robustness.rewrite_summary(bare).skipped and robustness.robustness(bare).table is None
+        imprint_page.imprints(bare)
+    assert (
+        "rewriting needs" in robustness_page.rewrite_summary(bare).skipped
+        and robustness_page.robustness(bare).table is None
+    )
     assert bare.robustness_scores is None
-    assert "no planted weights" in imprint.planted_recovery(bare).skipped
+    assert "no planted weights" in imprint_page.planted_recovery(bare).skipped

@@ -9,8 +9,9 @@ SEAL (alignment regimes) and Beyond the Binary (margins), connected on one data 
 - :mod:`.common` — classes, intervals and verdicts; :mod:`.plots` — the figures;
 - :mod:`.study` — :func:`setup` → :class:`Study` (the data, models and computations the pages share), with its
   settings :class:`~.settings.CrossSettings` (:mod:`.settings`: every page parameter, its default and meaning);
-- :mod:`.pages` — one module per book page (``margins``, ``uncertainty``, ``regimes``, ``training``), holding its
-  sections as functions of the study; :mod:`.studies` — several data sets analysed apart.
+- :mod:`.pages` — one module per book page (``margins_page``, ``uncertainty_page``, ``regimes_page``,
+  ``training_page``), holding its sections as functions of the study;
+  :mod:`.studies` — several data sets analysed apart.
 
 ``import pluralign.cross`` does not import torch (the reward models load it when they are trained).
 """

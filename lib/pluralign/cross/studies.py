@@ -19,9 +19,6 @@ class Studies:
     def __init__(self, studies: dict):
         self.studies = studies
 
-    def profile_note(self):
-        return next(iter(self.studies.values())).profile_note()
-
 
 def join(results: dict) -> report.Result:
     """The results of one section on several data sets (``{name: Result}``) as one: tables stacked under a

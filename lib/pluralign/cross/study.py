@@ -1,7 +1,8 @@
 """The Part IV study (across the three papers): :func:`setup` turns a page's parameters into a :class:`Study`, which
 holds the data, the agreement classes, p*, the margins, the trained reward models and SEAL's rewards that the four
 pages share (as cached properties). Each page's sections are functions of the study in
-:mod:`pluralign.cross.pages` (``margins``, ``uncertainty``, ``regimes``, ``training``).
+:mod:`pluralign.cross.pages` (``margins_page``, ``uncertainty_page``, ``regimes_page``,
+``training_page``).
 
 Everything is computed by the parts' own functions (agreement classes: :mod:`pluralign.diverging.agreement`;
 margins: :mod:`pluralign.btb.margins`; regimes: :mod:`pluralign.seal.resistance`; losses:
@@ -18,7 +19,6 @@ from functools import cached_property
 
 import pandas as pd
 
-from pluralign import profiles, report
 from pluralign.cross import margins_by_class as q1
 from pluralign.cross import regimes as q3
 from pluralign.cross import training as q4
@@ -57,13 +57,6 @@ class Study:
     @property
     def n_boot(self) -> int:
         return self.settings.n_boot
-
-    def profile_note(self):
-        """The note naming the profile that produced the page and its offline stand-ins."""
-        model = self.judge.model
-        judge = model.get("name", "an LLM") if isinstance(model, dict) else str(model)
-        items = profiles.stand_ins(self.profile, "cross", noise=self.judge.noise, n=self.judge.n, judge=judge)
-        return report.profile_note(self.profile, items)
 
     # ---- the pairs: agreement classes, p*, margins ---------------------------------------------------
     @cached_property

@@ -87,11 +87,6 @@ class DataPage:
     profile: str
     datasets: list  # loaded PreferenceData, in the order of the parameter file
 
-    def profile_note(self):
-        from pluralign import profiles, report
-
-        return report.profile_note(self.profile, stand_ins=profiles.stand_ins(self.profile, "data"))
-
     def catalogue(self):
         """Every registered data set: Hub id linked to its page (or its project page, or "local file"), license,
         the papers that use it."""

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from pluralign import profiles, report
 from pluralign.data.spec import from_spec
 from pluralign.diverging import agreement as agr
 from pluralign.diverging import cause_annotation as sheets_io
@@ -75,11 +74,6 @@ class Study:
     def head(self) -> str:
         """The reward-model head as the pages name it ("linear" / "small MLP")."""
         return self.settings.head
-
-    def profile_note(self, page: str):
-        """The page's profile admonition (:func:`pluralign.report.profile_note`) with the stand-ins this profile
-        uses on ``page`` ("agreement", "causes", "rewards", "know"; :mod:`pluralign.profiles`)."""
-        return report.profile_note(self.profile, profiles.stand_ins(self.profile, f"diverging.{page}", head=self.head))
 
     # ---- the cause annotation (Table 1, §2.1) ------------------------------------------------------------
     @property

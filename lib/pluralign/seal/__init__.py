@@ -3,7 +3,8 @@
 A page starts from ``study = seal.setup(profile, seed, models=models, **page_parameters)``
 (:class:`~pluralign.seal.study.Study`; the parameters are :class:`~pluralign.seal.settings.SealSettings` fields) and
 shows one :class:`~pluralign.report.Result` per section, each a function of the study in the page's module of
-:mod:`.pages` (``rewards``, ``imprint``, ``resistance``, ``robustness``). The concepts, one module each:
+:mod:`.pages` (``rewards_page``, ``imprint_page``, ``resistance_page``,
+``robustness_page``). The concepts, one module each:
 
 - :mod:`.study` — :func:`setup` and the :class:`Study` (D, the RMs, their rewards, the features, and what several
   sections share: θ, the regimes, γ, the imprints, the rewriting, the robustness scores);

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LabelFailures", "label_failures", "no_label_estimate"]
+__all__ = ["LabelFailures", "label_failures", "require_labels"]
 
 
 @dataclass(frozen=True)
@@ -51,16 +51,13 @@ def label_failures(F) -> LabelFailures | None:
     )
 
 
-def no_label_estimate(study, usable: int | None = None, values: dict | None = None):
-    """A section with nothing to estimate from: no pair has ``usable`` labels (default: every regressor on both
-    entries) because the LM-labeller's answers failed. Returns a skipped :class:`~pluralign.report.Result`
-    ("no estimate: N of M LM labels failed …") carrying ``values`` (the section's declared names it can still give;
-    :func:`pluralign.report.section` fills the others with "—"), or None when the section has labelled pairs."""
-    from pluralign.report import Result
+def require_labels(study, usable: int | None = None, values: dict | None = None) -> None:
+    """Raise :class:`~pluralign.report.NoEstimate` ("N of M LM labels failed …, so no pair has labels on both
+    entries.") when a section has nothing to estimate from: no pair has ``usable`` labels (default: every regressor
+    on both entries) because the LM-labeller's answers failed. ``values``: the section's declared names it can still
+    give (:func:`pluralign.report.section` fills the others with "—")."""
+    from pluralign.report import NoEstimate
 
     f = study.label_failures
-    if f is None or (f.pairs if usable is None else usable) > 0:
-        return None
-    return Result(
-        table=None, values=dict(values or {}), skipped=f"no estimate: {f.text}, so no pair has labels on both entries."
-    )
+    if f is not None and (f.pairs if usable is None else usable) <= 0:
+        raise NoEstimate(f"{f.text}, so no pair has labels on both entries.", values)

@@ -3,7 +3,7 @@
 :func:`rewrite_run` draws the pairs, rewrites both entries (the demo's simulated rewrites with planted flips, or an
 LM's with the labeller re-featurizing them) and scores original and rewrite with the post-D RM;
 :func:`robustness_fits` fits Eq. 4 on the kept pairs in both variants; :func:`no_flips` is what a robustness
-section says when nothing is left to estimate from."""
+section says when nothing is left to estimate from (:func:`require_flips` raises it)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["RewriteRun", "rewrite_run", "robustness_fits", "no_flips", "robustness_features"]
+__all__ = ["RewriteRun", "rewrite_run", "robustness_fits", "no_flips", "require_flips", "robustness_features"]
 
 
 @dataclass
@@ -58,30 +58,35 @@ def rewrite_run(study) -> RewriteRun | None:
     return RewriteRun(idx=idx, rewrites=rp, before=before, after=after)
 
 
-def no_flips(rw: RewriteRun, values: dict | None = None):
-    """A robustness section with nothing to estimate from: no rewritten pair was kept, or no kept entry has a
-    label flip because the labeller's labels of the originals or the rewrites failed (App. D.6). Returns a
-    skipped :class:`~pluralign.report.Result` that counts them and carries ``values``; None when some entry has
-    flips."""
-    from pluralign.report import Result
-
+def no_flips(rw: RewriteRun) -> str:
+    """Why a robustness section has nothing to estimate from: no rewritten pair was kept, or no kept entry has a
+    label flip because the labeller's labels of the originals or the rewrites failed (App. D.6), with the counts;
+    "" when some entry has flips."""
     rp = rw.rewrites
     if not rp.n_kept:
-        why = (
+        return (
             f"no pair was kept of the {rp.n_pairs} drawn for rewriting ({rp.n_dropped} dropped: a rewrite "
-            "failed its checks; by reason in the rewriting section), so there is nothing to label"
+            "failed its checks; by reason in the rewriting section), so there is nothing to label."
         )
-    else:
-        miss = {e: int(f.isna().all(axis=1).sum()) for e, f in rp.flips.items()}
-        total = sum(len(f) for f in rp.flips.values())
-        if sum(miss.values()) < total:
-            return None
-        why = (
-            f"the labeller gave no valid label (no answer that parses as JSON and fits the schema) for the "
-            f"original or the rewrite of {sum(miss.values())} of {total} rewritten entries, so no entry has a "
-            "label flip"
-        )
-    return Result(table=None, values=dict(values or {}), skipped=f"no estimate: {why}.")
+    miss = {e: int(f.isna().all(axis=1).sum()) for e, f in rp.flips.items()}
+    total = sum(len(f) for f in rp.flips.values())
+    if sum(miss.values()) < total:
+        return ""
+    return (
+        f"the labeller gave no valid label (no answer that parses as JSON and fits the schema) for the "
+        f"original or the rewrite of {sum(miss.values())} of {total} rewritten entries, so no entry has a "
+        "label flip."
+    )
+
+
+def require_flips(rw: RewriteRun, values: dict | None = None) -> None:
+    """Raise :class:`~pluralign.report.NoEstimate` (:func:`no_flips`' reason, still giving ``values``) when a
+    robustness section has nothing to estimate from."""
+    from pluralign.report import NoEstimate
+
+    why = no_flips(rw)
+    if why:
+        raise NoEstimate(why, values)
 
 
 def robustness_features(rw: RewriteRun) -> tuple[list, list]:
@@ -100,7 +105,7 @@ def robustness_fits(rw: RewriteRun | None, view: pd.DataFrame) -> dict | None:
     rewriting or without any label flip (:func:`no_flips`)."""
     from pluralign.seal.robustness import robustness_scores
 
-    if rw is None or no_flips(rw) is not None:
+    if rw is None or no_flips(rw):
         return None
     flips = rw.rewrites.flips
     feats, unchanged = robustness_features(rw)

@@ -7,7 +7,7 @@ the simulator appears only when the features or rewrites are the simulator's."""
 
 from __future__ import annotations
 
-__all__ = ["TRAINED_PAIR_NOTE", "PAGE_STAND_INS", "study_stand_ins", "page_stand_ins", "profile_note"]
+__all__ = ["TRAINED_PAIR_NOTE", "PAGE_STAND_INS", "study_stand_ins", "page_stand_ins"]
 
 #: What a page says when this project trains its own pre-D / post-D pair (no named ``reward_models``).
 TRAINED_PAIR_NOTE = (
@@ -43,12 +43,3 @@ def page_stand_ins(study, page: str | None = None) -> list[str]:
     key = study.F.source if page == "imprint" and study.F else study.settings.rewriter
     extra = PAGE_STAND_INS.get((page, key if isinstance(key, str) else None))
     return list(study.stand_ins) + ([extra] if extra else [])
-
-
-def profile_note(study, page: str | None = None):
-    """The Markdown note naming the profile and its offline stand-ins (:func:`pluralign.report.profile_note`): the
-    profile's own (:func:`pluralign.profiles.stand_ins`, ``seal.<page>``) and the study's (:func:`page_stand_ins`)."""
-    from pluralign import profiles, report
-
-    own = profiles.stand_ins(study.profile, f"seal.{page or 'rewards'}") if study.profile else []
-    return report.profile_note(study.profile, stand_ins=own + page_stand_ins(study, page))

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from pluralign.btb.study import Study
 
 __all__ = [
-    "no_p_star",
-    "no_test_p_star",
+    "require_p_star",
+    "require_test_p_star",
     "no_r_interval",
     "circularity_warning",
     "same_model_warning",
@@ -29,26 +29,26 @@ __all__ = [
 QUANTITY = {"p*": "p\\*", "categories": "the categories"}
 
 
-def no_p_star(study: Study, values: dict | None = None, p: pd.Series | None = None) -> report.Result | None:
-    """A section with nothing to estimate from because no pair has p*: a skipped Result ("no estimate: …",
-    the counts of :meth:`Study.p_star_missing`) that still glues ``values``; None when some pair has p*."""
+def require_p_star(study: Study, values: dict | None = None, p: pd.Series | None = None) -> None:
+    """Raise :class:`~pluralign.report.NoEstimate` (the counts of :meth:`Study.p_star_missing`, still giving
+    ``values``) when no pair has p* (``p``, by default the study's): a section that needs p* has nothing to
+    estimate from."""
     m = study.p_star_missing(p)
-    if m is None or not m["all"]:
-        return None
-    return report.Result(table=None, values=dict(values or {}), skipped=f"no estimate: {m['text']}.")
+    if m is not None and m["all"]:
+        raise report.NoEstimate(f"{m['text']}.", values)
 
 
-def no_test_p_star(study: Study) -> report.Result | None:
-    """:func:`no_p_star` for the rewards page's test pairs (Tables 1–2 need their p*)."""
-    return no_p_star(study, p=study.comparison.p_star)
+def require_test_p_star(study: Study) -> None:
+    """:func:`require_p_star` for the rewards page's test pairs (Tables 1–2 need their p*)."""
+    require_p_star(study, p=study.comparison.p_star)
 
 
-def no_r_interval(n: int, values: dict | None = None) -> report.Result:
-    """A section whose Δ r has no interval: Pearson r is undefined on fewer than two test pairs with p*, or where
-    the scores or p* do not vary; a skipped Result ("no estimate: …") that still glues ``values``."""
+def no_r_interval(n: int, values: dict | None = None) -> report.NoEstimate:
+    """The "no estimate" of a section whose Δ r has no interval (to raise): Pearson r is undefined on fewer than two
+    test pairs with p*, or where the scores or p* do not vary; it still gives ``values``."""
     pairs = f"{n} test pair{'s' if n != 1 else ''} with p*"
     why = f"Δ r has no interval: Pearson r is undefined on {pairs} (under two, or scores or p* constant)"
-    return report.Result(table=None, values=dict(values or {}), skipped=f"no estimate: {why}.")
+    return report.NoEstimate(f"{why}.", values)
 
 
 def circularity_warning(study: Study, used: set | None = None) -> str:

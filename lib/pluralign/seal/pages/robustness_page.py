@@ -7,15 +7,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign import report
+from pluralign import embed, report
+from pluralign.paper.seal import flip_label
 from pluralign.report import MISSING, Result
 from pluralign.seal import plots
 from pluralign.seal.compare import NOT_CONVERGED, VARIANT_NAMES, no_finite_estimate, on_paper_rows
 from pluralign.seal.facts import paper_rows, paper_value, reported
-from pluralign.seal.rewriting import no_flips, robustness_features
+from pluralign.seal.resistance import aligned
+from pluralign.seal.rewriting import require_flips, robustness_features
+from pluralign.seal.robustness import flip_shares, similarity_by_flip
 from pluralign.seal.study import Study
 
-__all__ = ["profile_note", "rewrite_summary", "label_flips", "robustness"]
+__all__ = ["rewrite_summary", "label_flips", "robustness"]
 
 #: what the rewriting sections say when the page names no rewriter
 NO_REWRITER = (
@@ -29,17 +32,8 @@ NO_REWRITER = (
 )
 
 
-def profile_note(study: Study):
-    """The profile, the study design's stand-ins and the rewriter's (:func:`pluralign.seal.stand_ins.profile_note`)."""
-    from pluralign.seal.stand_ins import profile_note as note
-
-    return note(study, "robustness")
-
-
 def _rewrite_notes(study: Study) -> list[str]:
     """The notes of :func:`rewrite_summary`: pairs dropped by reason, the re-scoring check, failed labels."""
-    from pluralign.seal.resistance import aligned
-
     rw = study.rewriting
     rp, notes = rw.rewrites, []
     if rp.n_dropped:
@@ -111,18 +105,14 @@ def _table3_beside(table: pd.DataFrame) -> str:
     return col
 
 
+@report.section()
 def label_flips(study: Study) -> Result:
     """Label flips of the rewritten entries (App. D.6, Fig. 12) and the cosine similarity of original and
     rewrite by flip (App. D.7, Table 3), one row per (entry, feature, flip), beside Table 3's mean cosine."""
-    from pluralign import embed
-    from pluralign.seal.robustness import flip_shares, similarity_by_flip
-
     rw = study.rewriting
     if rw is None:
         return Result(table=None, skipped="no rewriting on this profile.")
-    none = no_flips(rw)
-    if none is not None:
-        return none
+    require_flips(rw)
     flips, rp, model = rw.rewrites.flips, rw.rewrites, study.settings.similarity_model
     shares = pd.concat({e: flip_shares(flips[e]) for e in flips}, names=["entry"])
     cos = {e: embed.cosine_pairs(rp.originals[e], rp.rewritten[e], model=model) for e in flips}
@@ -149,8 +139,6 @@ def label_flips(study: Study) -> Result:
 def _scores_long(fits: dict, bad_keys: set) -> pd.DataFrame:
     """Both variants' robustness scores as the long estimates of :func:`~pluralign.seal.compare.on_paper_rows`
     (group: the score's name as Table 8 prints it, e.g. π^c_+)."""
-    from pluralign.paper.seal import flip_label
-
     frames = []
     for m, label in (("linear", LPM), ("logit", LOGIT)):
         t = fits[m].table
@@ -199,9 +187,7 @@ def robustness(study: Study) -> Result:
     rw, main = study.rewriting, study.settings.robustness_model
     if rw is None:
         return Result(table=None, skipped="no rewriting on this profile.")
-    none = no_flips(rw, values={"robustness_model": VARIANT_NAMES[main]})
-    if none is not None:
-        return none
+    require_flips(rw, values={"robustness_model": VARIANT_NAMES[main]})
     fits = study.robustness_fits
     fit, lg = fits[main], fits["logit"].table
     bad_keys = no_finite_estimate(lg, fits["logit"].converged, lg.index[lg["separated"].to_numpy(bool)])

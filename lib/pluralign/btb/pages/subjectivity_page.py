@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from pluralign import profiles, report
+from pluralign import report
 from pluralign.btb import appendix_b, evaluation, plots, training
 from pluralign.btb.categories import KIND_NAMES, category_summary
 from pluralign.btb.comparison import NO_CATEGORY
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from pluralign.btb.study import Study
 
 __all__ = [
-    "profile_note",
     "paper_numbers",
     "data_sets",
     "sources",
@@ -29,12 +28,6 @@ __all__ = [
     "p_star_by_category",
     "binary_judgment_gap",
 ]
-
-
-def profile_note(study: Study):
-    """The note naming the profile that produced the page and its offline stand-ins on this profile."""
-    hh_rlhf = provenance.pairs_taken(study.settings.per_dataset, "hh-rlhf")
-    return report.profile_note(study.profile, profiles.stand_ins(study.profile, "btb.subjectivity", hh_rlhf=hh_rlhf))
 
 
 @report.section("btb_subj_paper_n", "btb_paper_single", "btb_paper_multiple")
@@ -132,11 +125,10 @@ def examples(study: Study, n: int | None = None) -> report.Result:
     return report.Result(table=pd.DataFrame(show))
 
 
+@report.section()
 def p_star_by_category(study: Study) -> report.Result:
     """The distribution of p* per category of the plurality of responses."""
-    none = provenance.no_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_p_star(study)
     kind, dist = study.categories
     frame = pd.DataFrame({"p*": study.p_star, "category": kind.map(KIND_NAMES).fillna("unassigned")})
     if dist is not None:
@@ -191,9 +183,7 @@ def binary_judgment_gap(study: Study) -> report.Result:
     (the statistics of Tables 1–2) with 95% bootstrap CIs, beside the share of all annotators."""
     binary = training.binary_judgments(study.data, seed=study.seed)
     dropped = int(len(study.data) - len(binary))
-    none = provenance.no_p_star(study, values={"btb_binary_dropped": dropped})
-    if none is not None:
-        return none
+    provenance.require_p_star(study, values={"btb_binary_dropped": dropped})
     ev = _binary_evaluation(study, binary)
     tab = ev.pivot_table(
         index=["grouping", "category"], columns=["source", "metric"], values="cell", aggfunc="first", sort=False

@@ -11,16 +11,12 @@ from pluralign import report
 from pluralign.report import Result
 from pluralign.seal import plots
 from pluralign.seal.facts import DESIGN, paper_rows, paper_value
+from pluralign.seal.resistance import alignment_summary, reward_quadrants
+from pluralign.seal.scoring import SCORING_INPUT_NAMES, precision_rows, scoring_inputs, truncation_rows
+from pluralign.seal.shifts import reward_angle
 from pluralign.seal.study import Study
 
-__all__ = ["profile_note", "dataset", "scoring", "reward_vectors", "reward_shifts", "alignment", "quadrants"]
-
-
-def profile_note(study: Study):
-    """The profile and the study design's offline stand-ins (:func:`pluralign.seal.stand_ins.profile_note`)."""
-    from pluralign.seal.stand_ins import profile_note as note
-
-    return note(study)
+__all__ = ["dataset", "scoring", "reward_vectors", "reward_shifts", "alignment", "quadrants"]
 
 
 def _paper_n_pairs() -> int:
@@ -74,8 +70,6 @@ def scoring(study: Study) -> Result:
     rejected histories differ (each entry scored on its own), and per RM its maximum input length, the entries it
     truncated (:func:`~pluralign.seal.scoring.truncation_rows`), and its precision with, where not fp32, the
     measured deviation from fp32 (:func:`~pluralign.seal.scoring.precision_rows`)."""
-    from pluralign.seal.scoring import SCORING_INPUT_NAMES, precision_rows, scoring_inputs, truncation_rows
-
     mode = study.scoring_input or "seal"
     view = study.view
     inputs = scoring_inputs(view, mode)
@@ -116,8 +110,6 @@ def reward_vectors(study: Study) -> Result:
 def reward_shifts(study: Study) -> Result:
     """Reward-vector angles and reward shifts θ (Definition 1, Fig. 2); values ``theta_median`` (signed)
     and ``theta_abs_mean``."""
-    from pluralign.seal.shifts import reward_angle
-
     theta = study.theta
     angles = pd.DataFrame(
         {"pre-D": reward_angle(*study.rewards_of("pre")), "post-D": reward_angle(*study.rewards_of("post"))}
@@ -137,8 +129,6 @@ _ALIGNMENT = ("a_plus_pre", "a_minus_pre", "a_plus_post", "a_minus_post")
 def alignment(study: Study) -> Result:
     """Alignment score a₊ and resistance a₋ of both RMs beside the paper's (§ 2.2; the paper's a₋ pre-D is
     1 − a₊, not printed)."""
-    from pluralign.seal.resistance import alignment_summary
-
     s = alignment_summary(study.R)
     p = paper_rows("§2.2").set_index(["row", "column"])["value"]
     P = {
@@ -164,8 +154,6 @@ def alignment(study: Study) -> Result:
 def quadrants(study: Study) -> Result:
     """Shares of pairs by the signs of their two rewards, both RMs, beside the paper's post-D shares
     (App. D.2), and the reward heatmaps (Fig. 9)."""
-    from pluralign.seal.resistance import reward_quadrants
-
     paper = paper_rows("App. D.2")
     table = pd.DataFrame(
         {

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from pluralign import profiles, report
+from pluralign import report
 from pluralign.btb import evaluation, plots
 from pluralign.btb import margins as eq3
 from pluralign.btb.categories import KIND_NAMES
@@ -19,23 +19,7 @@ from pluralign.llm import load as load_llm
 if TYPE_CHECKING:
     from pluralign.btb.study import Study
 
-__all__ = [
-    "profile_note",
-    "judgment_prompt",
-    "synthetic_judgments",
-    "judge_quality",
-    "margin_distribution",
-    "embedded_judge",
-]
-
-
-def profile_note(study: Study):
-    """The note naming the profile that produced the page and its offline stand-ins on this profile."""
-    s = study.settings
-    stand_ins = profiles.stand_ins(
-        study.profile, "btb.margins", noise=s.judge.noise, n=s.judge.n, embedded_pairs=s.embedded_pairs
-    )
-    return report.profile_note(study.profile, stand_ins)
+__all__ = ["judgment_prompt", "synthetic_judgments", "judge_quality", "margin_distribution", "embedded_judge"]
 
 
 def judgment_prompt(study: Study, show: bool | None = None) -> report.Result:

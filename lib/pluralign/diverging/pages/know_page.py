@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pluralign import data as pdata
+from pluralign import llm as llms
 from pluralign import paper, report
 from pluralign.diverging import agreement as agr
 from pluralign.diverging import knowing as kn
@@ -104,8 +105,6 @@ def _llm_judge(study: Study) -> dict:
     spec, s = study.settings.judge_llm, study.settings
     model = None
     if spec.simulated is None:
-        from pluralign import llm as llms
-
         model = llms.load(**spec.load)
     out = {}
     for name, r in ((n, m.run) for n, m in study.mv_runs.items()):

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pluralign import llm as llms
 from pluralign import report
 from pluralign.diverging import cause_classifier as classifier
 from pluralign.diverging import causes as cz
-from pluralign.diverging.pages.causes import frequencies_figure
+from pluralign.diverging.pages.causes_page import frequencies_figure
 from pluralign.diverging.study import Study
 from pluralign.report import Result
 
@@ -48,7 +49,6 @@ def llm_causes(study: Study) -> Result:
         return Result(
             table=None, skipped="The cause classifier is not run on this profile (no `cause_classifier.llm`)."
         )
-    from pluralign import llm as llms
 
     model = llms.load(**spec)
     _, imported = study.round_trip

@@ -19,12 +19,15 @@ from pluralign.seal.compare import (
     paper_entries,
     prevalence_on_paper_rows,
 )
+from pluralign.seal.design import entry_texts, feature_prevalence, stability_check
 from pluralign.seal.facts import DESIGN, paper_rows, paper_table, paper_value
-from pluralign.seal.label_failures import no_label_estimate
+from pluralign.seal.features import rule_featurize
+from pluralign.seal.label_failures import require_labels
+from pluralign.seal.planted import featurizer_agreement, planted_taxonomy, weight_recovery
+from pluralign.seal.shifts import reward_shift_regression
 from pluralign.seal.study import Study
 
 __all__ = [
-    "profile_note",
     "featurizer_check",
     "feature_mapping",
     "label_stability",
@@ -34,14 +37,6 @@ __all__ = [
     "planted_recovery",
     "shift_regression",
 ]
-
-
-def profile_note(study: Study):
-    """The profile, the study design's stand-ins and the featurizer's
-    (:func:`pluralign.seal.stand_ins.profile_note`)."""
-    from pluralign.seal.stand_ins import profile_note as note
-
-    return note(study, "imprint")
 
 
 def _labelled_check(study: Study) -> Result:
@@ -69,10 +64,6 @@ def featurizer_check(study: Study) -> Result:
     planted labels feature by feature, on chosen and rejected entries together
     (:func:`~pluralign.seal.planted.featurizer_agreement`; the label-stability check of App. D.5 with the planted
     labels as the second labeller); elsewhere the feature source is named and failed LM labels counted."""
-    from pluralign.seal.design import entry_texts
-    from pluralign.seal.features import rule_featurize
-    from pluralign.seal.planted import featurizer_agreement, planted_taxonomy
-
     F = study.features
     if F.source != "planted":
         return _labelled_check(study)
@@ -120,8 +111,6 @@ def feature_mapping(study: Study) -> Result:
 def label_stability(study: Study) -> Result:
     """Label stability across LM-labellers (App. D.5, Fig. 11; :func:`~pluralign.seal.design.stability_check`)
     when the page names ``stability_labellers``; otherwise why it is not run."""
-    from pluralign.seal.design import stability_check
-
     s = study.settings
     if not s.stability_labellers:
         source = study.F.source if study.F is not None else None
@@ -160,8 +149,6 @@ def prevalence(study: Study) -> Result:
     """Share of chosen and rejected entries with each feature (Table 4, Fig. 14), on the paper's rows
     (:func:`~pluralign.seal.compare.prevalence_on_paper_rows`: a feature played with sign −1 enters as its
     complement, 1 − share)."""
-    from pluralign.seal.design import feature_prevalence
-
     F = study.features
     prev = feature_prevalence(F.chosen, F.rejected)
     paper4 = paper_table("Table 4")
@@ -237,11 +224,9 @@ def imprints(study: Study) -> Result:
         "paper_n_t5": len(p5),
         "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"]),
     }
-    none = no_label_estimate(
+    require_labels(
         study, values={**paper_values, "n_imprint_obs": 0, "n_t5_compared": 0, "n_imprint_missing": len(study.view)}
     )
-    if none is not None:
-        return none
     im, F = study.imprint, study.features
     fig = plots.coefficient_figure(
         {"pre-D": im["pre"].table, "post-D": im["post"].table},
@@ -278,12 +263,11 @@ def imprints(study: Study) -> Result:
     )
 
 
+@report.section()
 def vif_dropped(study: Study) -> Result:
     """The features each imprint regression dropped (VIF > 5, footnote 6, or constant), per variant: SEAL's
     code's VIF has the pair dummies in its regressions, this project's fixed-effects fit the features alone."""
-    none = no_label_estimate(study)
-    if none is not None:
-        return none
+    require_labels(study)
     im = study.imprint
     rows = {
         f"{VARIANT_NAMES[key]} · {k}-D": ", ".join(fits[k].dropped_vif) or "none"
@@ -297,8 +281,6 @@ def planted_recovery(study: Study) -> Result:
     """Recovery of the simulator's planted population weights (:func:`~pluralign.seal.planted.weight_recovery`):
     the method on the population's mean utility, and the trained RMs against the weights of what they were trained
     on. Only on planted features (the demo); elsewhere skipped."""
-    from pluralign.seal.planted import weight_recovery
-
     if study.F is None or study.F.source != "planted":
         return Result(table=None, skipped="its data carry no planted weights to compare with.")
     wr = weight_recovery(study, {k: study.imprint[k] for k in ("pre", "post")})
@@ -335,11 +317,7 @@ def planted_recovery(study: Study) -> Result:
 def shift_regression(study: Study) -> Result:
     """The reward shift θ regressed on the chosen and rejected entries' features (Eq. 2, Table 6, Fig. 3
     centre), on Table 6's rows (:func:`~pluralign.seal.compare.on_paper_rows`)."""
-    from pluralign.seal.shifts import reward_shift_regression
-
-    none = no_label_estimate(study)
-    if none is not None:
-        return none
+    require_labels(study)
     F = study.features
     t6 = reward_shift_regression(study.theta, F.chosen, F.rejected, F.regressors)
     fig = plots.coefficient_figure(

@@ -9,8 +9,11 @@ import numpy as np
 import pandas as pd
 
 from pluralign import report
+from pluralign.data import spec
 from pluralign.report import Result
 from pluralign.seal import plots
+from pluralign.seal import regimes as seal_regimes
+from pluralign.seal import resistance as seal_resistance
 from pluralign.seal.compare import (
     NOT_CONVERGED,
     entry_estimates,
@@ -20,13 +23,24 @@ from pluralign.seal.compare import (
     paper_entries,
     separated,
 )
-from pluralign.seal.facts import paper_rows, paper_table, paper_value
-from pluralign.seal.label_failures import no_label_estimate
-from pluralign.seal.resistance import LABELLER_RULES, REGIMES
+from pluralign.seal.design import AlignmentModels, alignment_rewards, entry_texts, labeller_gamma
+from pluralign.seal.facts import DESIGN, paper_rows, paper_table, paper_value
+from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
+from pluralign.seal.label_failures import require_labels
+from pluralign.seal.preference_sets import resistance_by_dataset
+from pluralign.seal.resistance import (
+    LABELLER_RULES,
+    REGIMES,
+    aligned,
+    alignment_score,
+    misalignment_regression,
+    regime_prevalence,
+)
+from pluralign.seal.reward_gaps import reward_gap_summary, reward_gaps
 from pluralign.seal.study import Study
+from pluralign.seal.topics import label_distribution, rule_topics
 
 __all__ = [
-    "profile_note",
     "regime_table",
     "labeller_rules",
     "labeller_agreement",
@@ -43,13 +57,6 @@ __all__ = [
 CODE = "SEAL analysis code (main_results.ipynb)"
 
 
-def profile_note(study: Study):
-    """The profile and the study design's offline stand-ins (:func:`pluralign.seal.stand_ins.profile_note`)."""
-    from pluralign.seal.stand_ins import profile_note as note
-
-    return note(study, "resistance")
-
-
 def _code_values() -> pd.Series:
     return paper_rows(CODE).set_index(["row", "column"])["value"]
 
@@ -58,8 +65,6 @@ def _code_values() -> pd.Series:
 def regime_table(study: Study) -> Result:
     """Prevalence of the four alignment regimes (Table 1) beside the paper's and SEAL's analysis code's
     shares; values ``prev_<regime>``."""
-    from pluralign.seal.resistance import regime_prevalence
-
     prev = regime_prevalence(study.regimes)
     t1, code = paper_rows("Table 1"), paper_rows(CODE)
     table = pd.DataFrame(
@@ -89,8 +94,6 @@ def labeller_rules(study: Study) -> Result:
     [harmless, helpful]) and ``helpful_first`` (its text and Table 2), beside the counts SEAL's analysis code
     reports (harmless first); the page's rule (``labeller_rule``) is marked. Values ``labeller_rule``,
     ``n_rule_differs`` (pairs whose γ the rule changes)."""
-    from pluralign.seal.design import labeller_gamma
-
     F = study.features
     g = {rule: labeller_gamma(F, priority=prio) for rule, prio in LABELLER_RULES.items()}
     known = np.array([x is not None for x in g["harmless_first"]])
@@ -126,10 +129,8 @@ def labeller_rules(study: Study) -> Result:
 
 def _agreement(study: Study) -> pd.DataFrame:
     """The LM-labeller's agreement with the human label per regime, on the pairs that have a γ."""
-    from pluralign.seal.resistance import labeller_agreement as agreement
-
     known = np.array([g is not None for g in study.gamma])
-    return agreement(study.regimes[known], study.gamma[known])
+    return seal_resistance.labeller_agreement(study.regimes[known], study.gamma[known])
 
 
 @report.section(
@@ -171,8 +172,6 @@ def labeller_agreement(study: Study) -> Result:
 def decisive_pairs(study: Study) -> Result:
     """On the pairs where the LM-labeller is decisive (γ ≠ i): their number, its agreement with the human
     label, and the pre-D and post-D RMs' alignment a₊, beside SEAL's analysis code's."""
-    from pluralign.seal.resistance import alignment_score
-
     gamma = study.gamma
     code = _code_values()
     decisive = np.array([g is not None for g in gamma]) & np.array([g in ("c", "r") for g in gamma])
@@ -216,9 +215,7 @@ def regime_shift_tests(study: Study) -> Result:
     """t-tests of θ per alignment regime, on all its pairs and per LM-labeller preference γ (one-sample, H0: mean
     θ = 0), and γ = c against γ = r (Welch, in the note) — Fig. 4 / Fig. 17's groups
     (:func:`~pluralign.seal.regimes.regime_shift_tests`); the regime sizes of SEAL's analysis code beside ``n``."""
-    from pluralign.seal.regimes import regime_shift_tests as tests
-
-    t = tests(study.theta, study.regimes, study.gamma if study.F is not None else None)
+    t = seal_regimes.regime_shift_tests(study.theta, study.regimes, study.gamma if study.F is not None else None)
     one = t.one_sample.copy()
     code = paper_rows(CODE)
     sizes = code[code["column"] == "pairs in the regime"].set_index("row")["value"]
@@ -246,9 +243,7 @@ def regime_shift_tests(study: Study) -> Result:
 def _gap_scores(study: Study) -> tuple[dict, list]:
     """The rewards of the chosen and rejected entries of D by RM (:func:`reward_gap_distributions`), and the note
     on whose RMs they are."""
-    from pluralign import rewards
-    from pluralign.seal.design import AlignmentModels, alignment_rewards
-    from pluralign.seal.facts import DESIGN
+    from pluralign import rewards  # imports torch: loaded only where the reward-gap RMs are scored
 
     if study.settings.reward_gap_models is None:
         scores = {"pre-D RM": study.rewards_of("pre"), "post-D RM": study.rewards_of("post")}
@@ -303,8 +298,6 @@ def reward_gap_distributions(study: Study) -> Result:
     (footnote 9) of its pre-D and post-D RMs. The RMs are the page's ``reward_gap_models`` (the ``paper`` profile
     lists Fig. 7's four OpenAssistant RMs), or this study's pre-D and post-D RMs plus, on planted features, the
     population's mean utility (the simulator's reference scorer)."""
-    from pluralign.seal.reward_gaps import reward_gap_summary, reward_gaps
-
     scores, note = _gap_scores(study)
     summ = reward_gap_summary(scores)
     ours = summ.rename(columns={"share positive": "a₊", "pairs": "n"}).reset_index()
@@ -331,11 +324,8 @@ def reward_gap_distributions(study: Study) -> Result:
 
 
 def _topic_labels(study: Study):
-    """(topics, discrimination, who, notes) of :func:`topic_distribution`, or a skipped Result."""
-    from pluralign.seal.design import entry_texts
-    from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
-    from pluralign.seal.topics import label_distribution, rule_topics
-
+    """(topics, discrimination, who, notes) of :func:`topic_distribution`; :class:`~pluralign.report.NoEstimate`
+    where no pair has the LM-labeller's topics on both entries."""
     if study.settings.topic_source == "rules":
         view = study.view
         topics = label_distribution(
@@ -355,9 +345,7 @@ def _topic_labels(study: Study):
     if F.labels_chosen is None or "topics" not in F.labels_chosen:
         raise ValueError("topic_distribution with topic_source 'llm' needs the LM-labeller's labels (features: llm)")
     lc, lr = F.labels_chosen, F.labels_rejected
-    none = no_label_estimate(study, usable=int((lc["topics"].notna() & lr["topics"].notna()).sum()))
-    if none is not None:
-        return none
+    require_labels(study, usable=int((lc["topics"].notna() & lr["topics"].notna()).sum()))
     topics = label_distribution(lc["topics"], lr["topics"], TOPICS + TOPICS_ADDED)
     key = "last_response_is_discriminating_against"
     disc = label_distribution(lc[key], lr[key], DISCRIMINATION_TYPES)
@@ -375,12 +363,7 @@ def topic_distribution(study: Study) -> Result:
     :func:`~pluralign.seal.topics.label_distribution`), from the page's ``topic_source``: ``"llm"`` reads the
     LM-labeller's ``topics`` and ``last_response_is_discriminating_against`` (``features: llm``, the ``paper``
     profile); ``"rules"`` the offline keyword stand-in :func:`~pluralign.seal.topics.rule_topics` (topics only)."""
-    from pluralign.seal.features import TOPICS, TOPICS_ADDED
-
-    labels = _topic_labels(study)
-    if isinstance(labels, Result):
-        return labels
-    topics, disc, who, notes = labels
+    topics, disc, who, notes = _topic_labels(study)
     topics.insert(
         0,
         "in the prompt's list",
@@ -413,9 +396,6 @@ def resistance_on_other_sets(study: Study) -> Result:
     """Alignment resistance a₋ of the pre-D and post-D RMs on other preference sets (§ 3 "Future work": web-gpt
     49%, summarize from feedback 66%; :func:`~pluralign.seal.preference_sets.resistance_by_dataset`), beside the
     paper's: the page's ``other_preference_sets``, or the sets the study has (the pre-D RM's training data and D)."""
-    from pluralign.data import spec
-    from pluralign.seal.preference_sets import resistance_by_dataset
-
     given = study.settings.other_preference_sets
     sets = [spec.from_spec(s) for s in given] if given else [*study.other_parts, study.D]
     table = resistance_by_dataset(
@@ -475,12 +455,8 @@ def misalignment(study: Study) -> Result:
     (quasi-)complete separation (:func:`~pluralign.seal.compare.separated`), or with a huge standard error in a
     fit that did not converge, has no finite estimate: it is shown as "did not converge (separation)", never as
     a number. Values ``t7_base`` (the misalignment rate), ``n_t7_separated``."""
-    from pluralign.seal.resistance import aligned, misalignment_regression
-
     post = study.rewards_of("post")
-    none = no_label_estimate(study, values={"t7_base": float(np.mean(~aligned(*post)))})
-    if none is not None:
-        return none
+    require_labels(study, values={"t7_base": float(np.mean(~aligned(*post)))})
     F = study.features
     args = (*post, F.chosen, F.rejected, F.regressors)
     t7 = misalignment_regression(*args)

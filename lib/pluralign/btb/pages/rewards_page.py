@@ -1,26 +1,24 @@
 """The page "Margin-regularized reward models against the aggregate preference" (Beyond the Binary §3.3–3.4,
-Eqs. 1 and 4, Tables 1–2, footnote 6): its sections as functions of the study."""
+Eqs. 1 and 4, Tables 1–2, footnote 6): its sections as functions of the study; the sections of its decidability
+study (is Table 1's difference decidable here?) are those of :mod:`.rewards_decidability`."""
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from pluralign import profiles, report
-from pluralign.btb import decidability, evaluation, plots
-from pluralign.btb.comparison import NO_CATEGORY
+from pluralign import report
+from pluralign.btb import evaluation, plots
 from pluralign.btb.pages import provenance
+from pluralign.btb.pages.rewards_decidability import decidable_size, paper_sized_check, training_size_sweep
 from pluralign.btb.training import LR_SWEEP
-from pluralign.data.spec import split
 
 if TYPE_CHECKING:
     from pluralign.btb.study import Study
 
 __all__ = [
-    "profile_note",
     "paper_numbers",
     "splits",
     "sources",
@@ -55,19 +53,6 @@ def _lr(v: float) -> str:
 def _group_of(category: str) -> str:
     """The grouping of a :data:`DIRECTIONS` category."""
     return next(g for g, c, _ in DIRECTIONS if c == category)
-
-
-def profile_note(study: Study):
-    """The note naming the profile that produced the page and its offline stand-ins on this profile."""
-    s = study.settings
-    stand_ins = profiles.stand_ins(
-        study.profile,
-        "btb.rewards",
-        noise=s.judge.noise,
-        n=s.judge.n,
-        hh_rlhf_test=provenance.pairs_taken(s.evaluation.test_per_dataset, "hh-rlhf"),
-    )
-    return report.profile_note(study.profile, stand_ins)
 
 
 @report.section(
@@ -155,9 +140,7 @@ def _table(study: Study, metric: str) -> report.Result:
     """Table 1 (``metric="pearson"``) or Table 2 (``"l1"``) of this run: baseline, regularized and Δ with
     95% (paired) bootstrap CIs per grouping and category; the values over all test pairs."""
     key = {"pearson": "r", "l1": "l1"}[metric]
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     cmp = study.comparison.table
     t = cmp[cmp.metric == metric]
     labels = (("baseline", "baseline"), ("regularized", "regularized"), ("Δ (paired CI)", "delta"))
@@ -234,12 +217,11 @@ def table_2(study: Study) -> report.Result:
     return _table(study, "l1")
 
 
+@report.section()
 def directions(study: Study) -> report.Result:
     """Δ r on the groupings where the paper reports a direction (Multiple vs Single Correct, OOD vs ID),
     with paired CIs and what each says, beside the paper's Δ."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     cmp = study.comparison.table
     paper_d = evaluation.paper_table1().set_index(["grouping", "category"])["delta"]
     rows, d, values = [], {}, {}
@@ -287,11 +269,10 @@ def _difference(d: dict, paper_d: pd.Series, a: str, b: str, what: str) -> str:
     )
 
 
+@report.section()
 def beside_paper(study: Study) -> report.Result:
     """The paper's Table 1 rows beside this run's where a row of the same name exists."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     cmp = study.comparison.table
     pv = evaluation.paper_vs_ours(cmp[cmp.metric == "pearson"])
     pv = pv[pv.metric == "pearson"]
@@ -331,252 +312,10 @@ def beside_paper(study: Study) -> report.Result:
     return report.Result(table=show.set_index(["grouping", "category"]), paper=evaluation.paper_table1())
 
 
-@report.section("btb_small_width", "btb_small_n")
-def paper_sized_check(study: Study) -> report.Result:
-    """The same comparison on a random test subset of the paper's size (``paper_sized_check`` pairs):
-    how wide the paired interval of Δ is at that size (drawn from the test pairs that have p*)."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
-    c, size = study.comparison, int(study.settings.evaluation.paper_sized_check)
-    cmp = c.table
-    tid = c.p_star.index[c.p_star.notna()]
-    allr = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
-    if not (size and size < len(tid)):  # the test set is already of the paper's size (or smaller)
-        width, n = float(allr["delta_hi"] - allr["delta_lo"]), int(allr["n"])
-        if not np.isfinite(width):
-            return provenance.no_r_interval(n, {"btb_small_n": n})
-        return report.Result(table=None, values={"btb_small_width": width, "btb_small_n": n})
-    _, small = split(c.splits.test.subset(tid), size, study.seed)
-    sid = small.pairs["pair_id"]
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=NO_CATEGORY)
-        small_cmp = evaluation.compare(
-            c.p_star.reindex(sid),
-            c.p_baseline.reindex(sid),
-            c.p_regularized.reindex(sid),
-            by=c.groups.reindex(sid),
-            n_boot=study.settings.evaluation.n_boot,
-            seed=study.seed,
-        )
-    both = pd.concat(
-        [cmp.assign(test_set=f"all {len(tid)} test pairs"), small_cmp.assign(test_set=f"random {size}")],
-        ignore_index=True,
-    )
-    both = both[both.grouping.isin(["all", "kind", "domain", "distinguishability"])]
-    both["Δ CI width"] = both["delta_hi"] - both["delta_lo"]
-    table = both.pivot_table(
-        index=["metric", "grouping", "category"],
-        columns="test_set",
-        values=["n", "delta", "Δ CI width"],
-        aggfunc="first",
-    ).round(3)
-    w = small_cmp[(small_cmp.grouping == "all") & (small_cmp.metric == "pearson")].iloc[0]
-    if not np.isfinite(w["delta_hi"] - w["delta_lo"]):
-        return provenance.no_r_interval(int(w["n"]), {"btb_small_n": int(w["n"])})
-    return report.Result(
-        table=table, values={"btb_small_width": float(w["delta_hi"] - w["delta_lo"]), "btb_small_n": int(w["n"])}
-    )
-
-
-@report.section("btb_decide_delta", "btb_decide_n_paper", "btb_decide_n_here", "btb_decide_says")
-def decidable_size(study: Study) -> report.Result:
-    """At what test size the paper's central claim (Table 1: margin regularization raises Pearson r with p*) is
-    decidable here: the paired 95 % interval of Δ r over all test pairs narrows as 1/√N (:func:`report.n_needed`),
-    so the paper's median Δ of Table 1 is told from 0 at about ``n · (half-width / Δ)²`` test pairs, and this
-    run's own Δ at its own such N; the sentence says whether this run rules out an effect of the paper's size,
-    sees one, or cannot tell — or that the baseline does not track p* (its r's interval contains 0). No estimate
-    where Δ r has no interval (r is undefined on under two pairs, or where scores or p* do not vary)."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
-    cmp = study.comparison.table
-    r = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
-    n, lo, hi, est = int(r["n"]), float(r["delta_lo"]), float(r["delta_hi"]), float(r["delta"])
-    if not np.isfinite([est, lo, hi]).all():
-        return provenance.no_r_interval(n)
-    paper = evaluation.paper_median_delta()
-    half = (hi - lo) / 2
-    n_paper = int(np.ceil(n * (half / paper) ** 2))
-    here = report.n_needed(est, lo, hi, n) if not (lo > 0 or hi < 0) else None
-    b, b_lo, b_hi = (float(r[k]) for k in ("baseline", "baseline_lo", "baseline_hi"))
-    if b_lo <= 0:  # the plain BT model does not track p* here: a Δ between two such models says little
-        says = (
-            f"the baseline's own r with p* is {report.fmt_interval(b, b_lo, b_hi, 3)}, its interval containing 0: "
-            "these reward models do not track p* on this population, so the size that would decide the claim is "
-            "the training set's (models that track p* at all), not the test set's: the sweep below varies it"
-        )
-    elif hi < paper:
-        says = (
-            f"its interval already excludes an improvement as large as the paper's median Δ ({paper:.3f}): on this "
-            "population, with these reward models, the paper's effect size is ruled out, not merely unseen"
-        )
-    elif lo > 0:
-        says = "its interval excludes 0: the improvement the paper reports is seen here"
-    else:
-        says = (
-            f"its interval contains both 0 and the paper's median Δ ({paper:.3f}): the demo is too small to decide, "
-            f"and about {n_paper:,} test pairs would be needed"
-        )
-    values = {
-        "btb_decide_delta": paper,
-        "btb_decide_n_paper": n_paper,
-        "btb_decide_n_here": f"{here:,}" if here else "— (its interval already excludes 0)",
-        "btb_decide_says": says,
-    }
-    return report.Result(table=None, values=values)
-
-
-def _sweep_skipped(study: Study) -> str:
-    """Why :func:`training_size_sweep` does not apply to ``study`` ("" when it does): it draws training sets and
-    judge votes from the page's simulator and simulated judge, and reads the test pairs' planted features."""
-    specs, s = study.settings.data, study.settings
-    simulated = len(specs) == 1 and isinstance(specs[0], dict) and "simulate" in specs[0]
-    if simulated and not s.evaluation.test_only and s.judge.source == "simulated":
-        return ""
-    return (
-        "the training-size sweep draws fresh training sets from a simulated population and votes from the "
-        "simulated judge, and tests on pairs of the same simulator; this profile's data, test pairs or judge are "
-        "not simulated."
-    )
-
-
-@report.section("btb_sweep_draws", "btb_sweep_sizes", "btb_sweep_decide", "btb_sweep_says", "btb_sweep_noise_says")
-def training_size_sweep(study: Study) -> report.Result:
-    """At what training size the claim of Table 1 is decidable on the page's simulated population
-    (:mod:`pluralign.btb.decidability`): Δ r with its interval over fresh training sets along the training size
-    (at the page's judge noise) and along the judge's noise (at the largest size), over all test pairs and the
-    in-domain ones, beside the paper's median Δ; the smallest size from which every larger one decides."""
-    why = _sweep_skipped(study)
-    if why:
-        return report.Result(table=None, skipped=why)
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
-    s, c = study.settings, study.comparison
-    paper, noise = evaluation.paper_median_delta(), float(s.judge.noise)
-    fits = decidability.sweep(
-        s.data[0],
-        c.splits.everything.truth,
-        c.p_star,
-        ood_by=s.evaluation.ood_by,
-        noise=noise,
-        n=int(s.judge.n),
-        sizes=decidability.SIZES,
-        noises=decidability.NOISES,
-        draws=decidability.DRAWS,
-        seed=study.seed,
-    )
-    big = max(decidability.SIZES)
-    sizes = decidability.summary(fits, "training pairs", paper, **{"judge noise": noise})
-    noises = decidability.summary(fits, "judge noise", paper, **{"training pairs": big}).sort_values(
-        "judge noise", kind="stable"
-    )
-    decide = "; ".join(
-        f"{t}: the sign of Δ from {_from(decidability.decidable_at(g, 'sign'), big)}, an effect of the paper's "
-        f"size ruled out from {_from(decidability.decidable_at(g, 'paper'), big)}"
-        for t, g in sizes.groupby("test", sort=False)
-    )
-    rows = pd.concat(
-        [
-            sizes.assign(step=sizes["training pairs"].map("N = {:,}".format)),
-            noises.assign(step=noises["judge noise"].map(f"noise {{:g}}, N = {big:,}".format)),
-        ],
-        ignore_index=True,
-    ).assign(paper=paper)
-    table, forest = _sweep_table(rows)
-    last = sizes[sizes["training pairs"] == big]
-    values = {
-        "btb_sweep_draws": decidability.DRAWS,
-        "btb_sweep_sizes": f"{min(decidability.SIZES):,} to {big:,}",
-        "btb_sweep_decide": decide,
-        "btb_sweep_says": "; ".join(
-            f"{r['test']}: Δ r = {evaluation.interval(r['Δ r'], r['Δ r low'], r['Δ r high'])} at {big:,} training "
-            f"pairs, where the Eq. 1 model's r is {r['r Eq. 1']:.3f} — {r['says']}"
-            for _, r in last.iterrows()
-        ),
-        "btb_sweep_noise_says": "; ".join(
-            report.signed(f"{t}: " + ", ".join(f"{z:g} → {v:+.3f}" for z, v in zip(g["judge noise"], g["Δ r"])))
-            + f" ({_signs(g)})"
-            for t, g in noises.groupby("test", sort=False)
-        ),
-    }
-    note = (
-        f"Each row: {decidability.DRAWS} fresh training sets of the simulator's population, the test pairs this "
-        "page's; Δ r = r(Eq. 4) − r(Eq. 1), its 95% interval a t interval over the training sets. The paper's "
-        "marker is its median Δ r over the Table 1 rows that improve."
-    )
-    return report.Result(table=table, forest=forest, note=note, values=values, data={"fits": fits})
-
-
-#: the sweep's test sets as its table's column groups name them
-_SWEEP_TESTS = {"all test pairs": "all test pairs", "in-domain test pairs": "in-domain"}
-
-
-def _sweep_table(rows: pd.DataFrame):
-    """The sweep's summary rows as the page's table (a row per step; a column group per test set: the Eq. 1
-    model's r and Δ r with its interval) and its forest plot of Δ r, one panel per test set."""
-    wide = (
-        rows.assign(test=rows["test"].map(_SWEEP_TESTS))
-        .pivot_table(index="step", columns="test", values=["r Eq. 1", "Δ r", "Δ r low", "Δ r high"], sort=False)
-        .rename_axis("training pairs N, judge noise")
-    )
-    tests = [t for t in _SWEEP_TESTS.values() if t in set(wide.columns.get_level_values("test"))]
-    table = pd.DataFrame(
-        {
-            **{
-                col: v
-                for t in tests
-                for col, v in (
-                    ((t, "r Eq. 1"), wide[("r Eq. 1", t)].round(3)),
-                    (
-                        (t, "Δ r [95% CI]"),
-                        [
-                            evaluation.interval(*x)
-                            for x in wide[[("Δ r", t), ("Δ r low", t), ("Δ r high", t)]].to_numpy()
-                        ],
-                    ),
-                )
-            }
-        },
-        index=wide.index,
-    )
-    flat = pd.DataFrame(
-        {f"{k} {t}": wide[(k, t)] for t in tests for k in ("Δ r", "Δ r low", "Δ r high")}, index=wide.index
-    ).assign(paper=float(rows["paper"].iloc[0]))
-    forest = report.forest_plot(
-        flat,
-        estimate=[f"Δ r {t}" for t in tests],
-        low=[f"Δ r low {t}" for t in tests],
-        high=[f"Δ r high {t}" for t in tests],
-        paper=["paper"] * len(tests),
-        xlabel=[f"Δ r, {t}" for t in tests],
-    )
-    return table, forest
-
-
-def _from(size: int | None, largest: int) -> str:
-    """A decidable size as the page says it."""
-    if not size:
-        return f"— (not even at {largest:,})"
-    return f"{size:,} training pairs" + (" (the smallest swept)" if size == min(decidability.SIZES) else "")
-
-
-def _signs(g: pd.DataFrame) -> str:
-    """Whether the intervals along the judge's noise agree on the sign of Δ."""
-    seen = {"above" if "above" in x else "below" if "below" in x else "none" for x in g["says"]}
-    if seen == {"below"}:
-        return "below 0 at every noise"
-    if seen == {"above"}:
-        return "above 0 at every noise"
-    return "the sign is not settled at every noise"
-
-
+@report.section()
 def rm_vs_p_star(study: Study) -> report.Result:
     """Each reward model's P(A ≻ B) against p* on the test pairs (those with p*)."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     c = study.comparison
     frame = pd.DataFrame({"p*": c.p_star, "baseline": c.p_baseline, "regularized": c.p_regularized})
     frame = frame[frame["p*"].notna()]
@@ -585,11 +324,10 @@ def rm_vs_p_star(study: Study) -> report.Result:
     return report.Result(table=None, figure=plots.rm_vs_p_star(frame, c.table), data={"frame": frame})
 
 
+@report.section()
 def delta_plot(study: Study, metric: str) -> report.Result:
     """Δ with its paired CI per grouping and category (with the paper's Δ for Pearson r)."""
-    none = provenance.no_test_p_star(study)
-    if none is not None:
-        return none
+    provenance.require_test_p_star(study)
     if metric == "pearson":
         paper_d = evaluation.paper_table1().set_index(["grouping", "category"])["delta"]
     else:
