@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from pluralign.btb.settings import Judge
+from pluralign.btb.sources import P_STAR_SOURCES
 from pluralign.diverging.settings import Split
 from pluralign.seal.settings import AlignmentDesign
 from pluralign.settings import Settings, setting
@@ -20,8 +21,6 @@ __all__ = ["CrossSettings", "DEMO_DATA"]
 #: The demo's data: the simulator's HelpSteer2-format pairs (four annotators with Likert scores, so the MSE model
 #: trains too), the same pairs Part I's second demo data set uses (its embeddings and models are reused).
 DEMO_DATA = {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}}
-
-P_STAR_SOURCES = ("truth", "annotators", "labels", "llm", "none")
 
 
 @dataclasses.dataclass(frozen=True)
