@@ -99,8 +99,16 @@ def alignment_models(
     base: dict | None = None,
     progress: bool = False,
 ) -> AlignmentModels:
-    """The pre-D and post-D reward models (SEAL § 2: r̲ = pre-D RM, r = post-D RM) as
-    :class:`AlignmentModels`; see :func:`alignment_rewards` for the two ways they are made."""
+    """The pre-D and post-D reward models (SEAL § 2: r̲ = pre-D RM, r = post-D RM) for D = ``data`` as
+    :class:`AlignmentModels`, made in one of two ways, as the profile provides:
+
+    - ``models={"pre": {...}, "post": {...}}``: keyword arguments of :func:`pluralign.rewards.load` for two
+      existing reward models (the paper: OpenAssistant ``reward-model-deberta-v3-large`` trained before
+      hh-rlhf and ``-v2`` trained with it), each scoring (history, reply) as a sentence pair;
+    - ``other`` (preference data not containing D) with ``train`` (keyword arguments of
+      ``RewardModel.train``, default Bradley-Terry on majority labels) and ``base`` (arguments of
+      :func:`pluralign.rewards.load`, default the frozen MiniLM + head): the pre-D RM is trained on
+      ``other`` and the post-D RM on ``other`` + D, mirroring the paper's pair of models."""
     from pluralign import rewards
 
     if models is not None:
@@ -147,27 +155,17 @@ def alignment_rewards(
     data,
     other=None,
     *,
-    models: dict | None = None,
-    train: dict | None = None,
-    base: dict | None = None,
     progress: bool = False,
     rms: AlignmentModels | None = None,
     scoring_input: str | None = None,
+    **making,
 ) -> pd.DataFrame:
     """Rewards of the chosen and rejected entries of D = ``data`` under a pre-D and a post-D reward
     model (SEAL § 2: r̲ = pre-D RM, r = post-D RM).
 
-    Two ways, as the profile provides:
-
-    - ``models={"pre": {...}, "post": {...}}``: keyword arguments of :func:`pluralign.rewards.load` for two
-      existing reward models (the paper: OpenAssistant ``reward-model-deberta-v3-large`` trained before
-      hh-rlhf and ``-v2`` trained with it), each scoring (history, reply) as a sentence pair;
-    - ``other`` (preference data not containing D) with ``train`` (keyword arguments of
-      ``RewardModel.train``, default Bradley-Terry on majority labels) and ``base`` (arguments of
-      :func:`pluralign.rewards.load`, default the frozen MiniLM + head): the pre-D RM is trained on
-      ``other`` and the post-D RM on ``other`` + D, mirroring the paper's pair of models.
-
-    ``rms``: the result of :func:`alignment_models` when already made (it says how the rewards were made).
+    ``rms``: the result of :func:`alignment_models` when already made (it says how the rewards were made); else
+    :func:`alignment_models` makes them from ``other`` and ``making``, its keywords (``models``, ``train``,
+    ``base``: the two ways it describes).
     ``scoring_input``: what each RM scores per entry (:func:`~pluralign.seal.scoring.scoring_inputs`):
     ``"seal"`` (SEAL's code: the conversation split at its last "Assistant:", the reply keeping the prefix) or
     ``"prompt_reply"`` (the loader's prompt and reply, prefix stripped; what this project's own RMs train on);
@@ -175,8 +173,11 @@ def alignment_rewards(
     Returns one row per pair of :func:`chosen_rejected` (ties dropped) with ``pair_id``, ``pre_chosen``,
     ``pre_rejected``, ``post_chosen``, ``post_rejected``.
     """
+    from pluralign.params import check_options
+
+    check_options(alignment_models, making, what="alignment_rewards")
     view = chosen_rejected(data).table
-    rms = rms or alignment_models(data, other, models=models, train=train, base=base, progress=progress)
+    rms = rms or alignment_models(data, other, progress=progress, **making)
     from pluralign.seal.scoring import SCORING_INPUTS, score_inputs, scoring_inputs
 
     scoring_input = scoring_input or default_scoring_input(rms)
