@@ -12,8 +12,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.btb.appendix_b import classify_distinguishability, classify_subjectivity, load_labellers
-from pluralign.btb.sources import fallback_chain, pair_index, pairs_to_label
-from pluralign.params import check_options
+from pluralign.btb.sources import Labelling, fallback_chain, pair_index, pairs_to_label
 
 __all__ = ["KIND_NAMES", "majority_vote", "category_summary", "categories_from", "categories_with_source"]
 
@@ -103,18 +102,7 @@ def category_summary(
     return pd.DataFrame(rows)
 
 
-def categories_from(
-    source,
-    data,
-    ids=None,
-    *,
-    labeller=None,
-    labels_file=None,
-    samples: int = 1,
-    temperature: float = 0.0,
-    top_p: float = 1.0,
-    job: str | None = None,
-) -> pd.DataFrame:
+def categories_from(source, data, ids=None, **labelling) -> pd.DataFrame:
     """The two categories of §3.1 per pair: a DataFrame indexed by ``pair_id`` (``ids``, default all of
     ``data``'s pairs) with columns ``kind`` (``"single"`` / ``"multiple"``) and ``distinguishable`` (bool),
     None where a pair has no category (or the source has no such dimension), from one of:
@@ -128,12 +116,13 @@ def categories_from(
       :func:`classify_distinguishability`) with ``samples``, ``temperature``, ``top_p``, ``job``;
     * ``"none"`` / None: no categories;
     * a list of these (a fallback chain, e.g. ``["labels", "llm"]``): each pair's categories come from the first
-      source that gives it one (:func:`categories_with_source`)."""
-    kw = dict(
-        labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
-    )
+      source that gives it one (:func:`categories_with_source`).
+
+    ``labelling``: the fields of :class:`~pluralign.btb.sources.Labelling` (``labeller``, ``labels_file``,
+    ``samples``, ``temperature``, ``top_p``, ``job``)."""
+    how = Labelling.of(labelling, "categories_from")
     if isinstance(source, (list, tuple)):
-        return categories_with_source(source, data, ids, **kw).drop(columns="source")
+        return categories_with_source(source, data, ids, **labelling).drop(columns="source")
     ids = pair_index(data, ids)
     out = pd.DataFrame(
         {"kind": pd.Series(None, index=ids, dtype=object), "distinguishable": pd.Series(None, index=ids, dtype=object)}
@@ -144,13 +133,13 @@ def categories_from(
         by = source.get("kind", {})
         out["kind"] = data.pairs.set_index("pair_id")["dataset"].reindex(ids).map(lambda v: by.get(v)).astype(object)
         return out
-    kind, dist = _pair_categories(source, data, ids, **kw)
+    kind, dist = _pair_categories(source, data, ids, how)
     out["kind"] = kind.reindex(ids).astype(object)
     out["distinguishable"] = dist.reindex(ids).astype(object)
     return out
 
 
-def _pair_categories(source: str, data, ids: pd.Index, *, labeller, labels_file, samples, temperature, top_p, job):
+def _pair_categories(source: str, data, ids: pd.Index, how: Labelling):
     """``kind`` and ``distinguishable`` (Series by ``pair_id``) from a source that labels pairs one by one: the
     simulator's ``"truth"``, the human ``"labels"`` (majority of the annotators, §3.2) or the ``"llm"`` labeller
     (Appendix B tasks 1-2, asked about the pairs ``ids`` only); another name is an error."""
@@ -159,17 +148,16 @@ def _pair_categories(source: str, data, ids: pd.Index, *, labeller, labels_file,
             raise ValueError("categories 'truth' needs data with truth.kind (simulated data)")
         return data.truth["kind"], data.truth["distinguishable"]
     if source == "labels":
-        if labels_file is None:
+        if how.labels_file is None:
             raise ValueError("categories 'labels' needs labels_file (pair_id, annotator, kind, distinguishable)")
-        raw = pd.read_csv(labels_file)
+        raw = pd.read_csv(how.labels_file)
         kind = majority_vote(raw, "kind").set_index("pair_id")["kind"]
         return kind, majority_vote(raw, "distinguishable").set_index("pair_id")["distinguishable"]
     if source == "llm":
-        lab = load_labellers(labeller)
+        lab = load_labellers(how.labeller)
         sub = pairs_to_label(data, ids)
-        kw = dict(samples=samples, temperature=temperature, top_p=top_p, job=job)
-        kind = classify_subjectivity(lab, sub, **kw).set_index("pair_id")["kind"]
-        return kind, classify_distinguishability(lab, sub, **kw).set_index("pair_id")["distinguishable"]
+        kind = classify_subjectivity(lab, sub, **how.asking()).set_index("pair_id")["kind"]
+        return kind, classify_distinguishability(lab, sub, **how.asking()).set_index("pair_id")["distinguishable"]
     raise ValueError(f"categories must be truth, llm, labels, none or {{'kind': {{data set: kind}}}}, not {source!r}")
 
 
@@ -180,10 +168,8 @@ def categories_with_source(source, data, ids=None, **labelling) -> pd.DataFrame:
     ``source``: one source or a list, tried in order: a pair takes the categories of the first source that gives
     it a ``kind`` or a ``distinguishability`` (``"labels"`` without ``labels_file`` is skipped), so human labels
     (the paper's three annotators' majority, §3.2) come first and e.g. ``"llm"`` labels the rest. ``labelling``:
-    the labeller's keywords of :func:`categories_from` (``labeller``, ``labels_file``, ``samples``,
-    ``temperature``, ``top_p``, ``job``), passed to each source."""
-    check_options(categories_from, labelling, what="categories_with_source")
-    labels_file = labelling.get("labels_file")
+    the fields of :class:`~pluralign.btb.sources.Labelling`, passed to each source."""
+    labels_file = Labelling.of(labelling, "categories_with_source").labels_file
     ids = pair_index(data, ids)
     single = not isinstance(source, (list, tuple))
     chain = [source] if single else fallback_chain(source, "categories")

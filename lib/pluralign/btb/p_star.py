@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.btb.appendix_b import load_labellers, user_preference_estimation
-from pluralign.btb.sources import MIN_HUMAN_ANNOTATORS, fallback_chain, pair_index, pairs_to_label
-from pluralign.params import check_options
+from pluralign.btb.sources import MIN_HUMAN_ANNOTATORS, Labelling, fallback_chain, pair_index, pairs_to_label
 
 __all__ = ["aggregate_preference", "p_star_from", "p_star_with_source"]
 
@@ -45,18 +44,7 @@ def aggregate_preference(source, *, column: str = "prefer_a", out_of: int = 10) 
     return p
 
 
-def p_star_from(
-    source: str,
-    data,
-    ids=None,
-    *,
-    labeller=None,
-    labels_file=None,
-    samples: int = 1,
-    temperature: float = 0.0,
-    top_p: float = 1.0,
-    job: str | None = None,
-) -> pd.Series | None:
+def p_star_from(source: str, data, ids=None, **labelling) -> pd.Series | None:
     """``p*`` per pair (Series ``p_star`` indexed by ``pair_id``, reindexed to ``ids``, default all of
     ``data``'s pairs), from one of:
 
@@ -69,19 +57,19 @@ def p_star_from(
       ``ids`` only;
     * ``"none"``: None.
 
-    ``source`` may also be a list of these names (a fallback chain, e.g. ``["labels", "annotators", "llm"]``):
-    each pair's p* comes from the first source that has it (:func:`p_star_with_source`).
+    ``labelling``: the fields of :class:`~pluralign.btb.sources.Labelling` (``labeller``, ``labels_file``,
+    ``samples``, ``temperature``, ``top_p``, ``job``). ``source`` may also be a list of these names (a fallback
+    chain, e.g. ``["labels", "annotators", "llm"]``): each pair's p* comes from the first source that has it
+    (:func:`p_star_with_source`).
 
     Pairs missing from the source get NaN."""
-    kw = dict(
-        labeller=labeller, labels_file=labels_file, samples=samples, temperature=temperature, top_p=top_p, job=job
-    )
+    how = Labelling.of(labelling, "p_star_from")
     if isinstance(source, (list, tuple)):
-        return p_star_with_source(source, data, ids, **kw)["p_star"]
+        return p_star_with_source(source, data, ids, **labelling)["p_star"]
     ids = pair_index(data, ids)
     if source == "none":
         return None
-    p, llm_counts = _source_p_star(source, data, ids, **kw)
+    p, llm_counts = _source_p_star(source, data, ids, how)
     out = p.reindex(ids).astype(float).rename("p_star")
     out.index.name = "pair_id"
     if llm_counts is not None:  # how many of the labeller's answers gave no number (counted, never dropped silently)
@@ -89,7 +77,7 @@ def p_star_from(
     return out
 
 
-def _source_p_star(source: str, data, ids: pd.Index, *, labeller, labels_file, samples, temperature, top_p, job):
+def _source_p_star(source: str, data, ids: pd.Index, how: Labelling):
     """p* (Eq. 2) by ``pair_id`` from one source of :func:`p_star_from` but ``"none"``, and for ``"llm"`` the
     labeller's answer counts (``llm_answers``, ``llm_unparsed``; None for the other sources); an unknown name is
     an error."""
@@ -100,17 +88,15 @@ def _source_p_star(source: str, data, ids: pd.Index, *, labeller, labels_file, s
     if source == "annotators":
         return aggregate_preference(data), None
     if source == "labels":
-        if labels_file is None:
+        if how.labels_file is None:
             raise ValueError("p_star_from('labels') needs labels_file (pair_id, labeller, prefer_a)")
-        raw = pd.read_csv(labels_file)
+        raw = pd.read_csv(how.labels_file)
         if not pd.api.types.is_numeric_dtype(data.pairs["pair_id"]):  # ids read back as numbers
             raw["pair_id"] = raw["pair_id"].astype(str)
         return aggregate_preference(raw), None
     if source == "llm":
         sub = pairs_to_label(data, ids)
-        answers = user_preference_estimation(
-            load_labellers(labeller), sub, samples=samples, temperature=temperature, top_p=top_p, job=job
-        )
+        answers = user_preference_estimation(load_labellers(how.labeller), sub, **how.asking())
         counts = {"llm_answers": int(len(answers)), "llm_unparsed": int(answers["prefer_a"].isna().sum())}
         return aggregate_preference(answers), counts
     raise ValueError(f"p_star_from must be truth, annotators, labels, llm or none, not {source!r}")
@@ -131,11 +117,9 @@ def p_star_with_source(
     chain puts the human sources first: ``"labels"`` (skipped without ``labels_file``; pairs the file does not
     cover fall through), ``"annotators"`` (only pairs with at least ``min_annotators`` judgments: one label is
     not a population's share), then e.g. ``"llm"`` for the rest. ``source`` names ``annotators`` as
-    ``"annotators (<n> per pair)"``; a pair no source covers has NaN and source None. ``labelling``: the labeller's
-    keywords of :func:`p_star_from` (``labeller``, ``labels_file``, ``samples``, ``temperature``, ``top_p``,
-    ``job``), passed to each source."""
-    check_options(p_star_from, labelling, what="p_star_with_source")
-    labels_file = labelling.get("labels_file")
+    ``"annotators (<n> per pair)"``; a pair no source covers has NaN and source None. ``labelling``: the fields of
+    :class:`~pluralign.btb.sources.Labelling`, passed to each source."""
+    labels_file = Labelling.of(labelling, "p_star_with_source").labels_file
     ids = pair_index(data, ids)
     single = not isinstance(source, (list, tuple))
     chain = [source] if single else fallback_chain(source, "p_star_from")

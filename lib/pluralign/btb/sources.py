@@ -4,12 +4,17 @@ judge (or of its model family)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import Any
 
 import pandas as pd
 
+from pluralign.params import check_options
+
 __all__ = [
     "MIN_HUMAN_ANNOTATORS",
+    "Labelling",
     "SOURCE_KINDS",
     "P_STAR_SOURCES",
     "CATEGORY_SOURCES",
@@ -36,6 +41,33 @@ SOURCE_KINDS = {
     "truth": "planted (simulator)",
     "per data set": "by construction of the data set",
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class Labelling:
+    """How a source that labels pairs is asked (§3.2, Appendix B tasks 1-3): the LLM ``labeller``
+    (:func:`pluralign.llm.load` argument dicts or loaded backends, a list for several labellers) with ``samples``
+    answers each at ``temperature`` / ``top_p`` under the resumable ``job``, and the human ``labels_file`` (CSV).
+    The keywords of :func:`~pluralign.btb.p_star.p_star_from` and :func:`~pluralign.btb.categories.categories_from`
+    and their fallback chains."""
+
+    labeller: Any = None
+    labels_file: Any = None
+    samples: int = 1
+    temperature: float = 0.0
+    top_p: float = 1.0
+    job: str | None = None
+
+    @classmethod
+    def of(cls, options: dict, what: str) -> Labelling:
+        """``options`` (keywords given to the function ``what``) as a :class:`Labelling`; an unknown one is refused,
+        naming the nearest field."""
+        check_options(cls, options, what=what)
+        return cls(**options)
+
+    def asking(self) -> dict:
+        """The keywords of the Appendix B task functions: ``samples``, ``temperature``, ``top_p``, ``job``."""
+        return dict(samples=self.samples, temperature=self.temperature, top_p=self.top_p, job=self.job)
 
 
 def fallback_chain(source, what: str) -> list:
