@@ -186,3 +186,16 @@ def test_a_float_parameter_takes_an_int_but_no_bool(tmp_path):
     _write(tmp_path, page__yml={"lr": False})
     with pytest.raises(P.ParamsError, match="expects float"):
         P.read_params(tmp_path / "page.yml", types={"lr": float})
+
+
+def test_a_misspelt_reward_model_keyword_is_refused_when_the_file_is_read(tmp_path):
+    """A reward model is load keywords (pluralign.model_options.ModelOptions): a typo in one is an error naming the
+    parameter file and the nearest keyword, before any page runs."""
+    (tmp_path / "page.yml").write_text("reward_model: {heda: mlp}\n")
+    nb = ROOT / "notebooks" / "diverging_rewards.py"
+    with pytest.raises(
+        P.ParamsError, match=r"page\.yml: .*reward_model: unknown key\(s\) \['heda'\]; did you mean 'head'"
+    ):
+        P.read_params(tmp_path / "page.yml", notebook=nb)
+    (tmp_path / "page.yml").write_text("reward_model: {head: mlp}\n")
+    assert P.read_params(tmp_path / "page.yml", notebook=nb)["reward_model"] == {"head": "mlp"}

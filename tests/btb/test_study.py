@@ -38,7 +38,7 @@ def test_setup_merges_defaults_and_resolves_named_models():
     judge, labeller, training = s.settings.judge, s.settings.labeller, s.settings.training
     assert judge.model == models["judge_llm"] and judge.n == 10 and judge.top_p == 0.9
     assert labeller.model == models["judge_llm"] and labeller.samples == 2
-    assert training.reward_model == models["rm"] and training.train == {"epochs": 2}
+    assert training.reward_model.kwargs() == models["rm"] and training.train == {"epochs": 2}
     assert training.lr_sweep == list(T.LR_SWEEP)
     assert provenance.same_model_warning(s).note == ""  # p* and categories are not the LLM's
     s.settings = s.settings.replace(p_star_from="llm")

@@ -16,7 +16,10 @@ def test_defaults_and_nested_overrides_merged_once():
     assert s.seal == AlignmentDesign(data=None, scoring_input=None)
     o = CrossSettings.create({"judge": {"n": 3}}, split={"test": 50}, seal={"reward_models": {"pre": "a", "post": "b"}})
     assert o.judge == Judge(job="cross-margins", n=3) and o.split == Split(test=50, validation=100)
-    assert o.seal.reward_models == {"pre": "a", "post": "b"} and o.seal.other_data == AlignmentDesign().other_data
+    assert (o.seal.reward_models.pre, o.seal.reward_models.post) == (
+        "a",
+        "b",
+    ) and o.seal.other_data == AlignmentDesign().other_data
     assert o.replace(n_boot=7).judge == o.judge  # laying the current values over themselves changes nothing
     assert list(CrossSettings.documentation().index) == [
         "data",

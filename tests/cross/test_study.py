@@ -6,6 +6,7 @@ import pytest
 
 from pluralign import cross, report
 from pluralign.cross.pages import margins_page, stand_ins
+from pluralign.model_options import ModelOptions
 
 
 def _note(study, profile: str = "demo") -> str:
@@ -29,8 +30,8 @@ def test_setup_resolves_named_models_and_says_what_stands_in():
         seal={"reward_models": {"pre": "pre", "post": "pre"}},
         judge={"model": "judge"},
     )
-    assert s.seed == 3 and s.reward_model == {"head": "linear"} and s.settings.reward_model == "rm"
-    assert s.seal_design.reward_models == {"pre": {"head": "mlp"}, "post": {"head": "mlp"}}
+    assert s.seed == 3 and s.reward_model == ModelOptions(head="linear") and s.settings.reward_model == "rm"
+    assert s.seal_models == {"pre": {"head": "mlp"}, "post": {"head": "mlp"}}
     assert "big-judge" in _note(s, "paper")
     with pytest.raises(ValueError, match="reward_model 'nope'"):
         cross.setup(models=models, data={"simulate": {"n_pairs": 40, "seed": 0}}, reward_model="nope")

@@ -44,7 +44,7 @@ def test_setup_loads_each_data_set_apart_and_checks_the_paper_reference():
     with pytest.raises(ParamsError, match="not a key of models"):
         diverging.setup(datasets=SPECS[:1], reward_model="nope", models={"tiny": {"head": "linear"}})
     named = diverging.setup(datasets=SPECS[:1], reward_model="tiny", models={"tiny": {"head": "mlp"}})
-    assert named.settings.reward_model == {"head": "mlp"} and named.head == "small MLP"
+    assert named.settings.reward_model.kwargs() == {"head": "mlp"} and named.head == "small MLP"
     assert named.models == {"tiny": {"head": "mlp"}}
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from pluralign.btb import evaluation, training
 from pluralign.btb.margins import training_margins
+from pluralign.model_options import ModelOptions
 
 __all__ = ["Comparison", "compare_reward_models", "NO_CATEGORY"]
 
@@ -52,7 +53,9 @@ def _baseline(study, rm, train_kw: dict):
             progress=False,
             **train_kw,
         )
-    base = rewards.load(**tr.baseline_model)  # the paper's OpenAssistant RM: scored on validation, not trained
+    base = rewards.load(
+        **ModelOptions.of(tr.baseline_model).kwargs()
+    )  # the paper's OpenAssistant RM: scored on validation, not trained
     scores = training.validation_scores(base.prob_a(sp.validation, progress=False), sp.validation)
     row = {"objective": "bt (pretrained)", "lr": float("nan"), "split": "validation", **scores, "selected": True}
     return base, pd.DataFrame([row])
@@ -86,7 +89,7 @@ def compare_reward_models(study) -> Comparison:
     judged = study.judgments_of(sp.train_full if study.settings.judge.source == "annotators" else sp.train)
     margins = training_margins(judged)
     train_kw = dict(tr.train)
-    rm = rewards.load(**(tr.reward_model or {}))
+    rm = rewards.load(**ModelOptions.of(tr.reward_model).kwargs())
     rewards.embed_all(rm, sp.everything)  # frozen encoder: every text embedded once (cached)
     base, sweep_b = _baseline(study, rm, train_kw)
     reg, sweep_r = training.sweep(

@@ -17,6 +17,7 @@ from pluralign.btb.evaluation import PAPER_IN_DOMAIN, PAPER_OUT_OF_DOMAIN
 from pluralign.btb.sources import check_sources
 from pluralign.btb.training import LR_SWEEP, lr_grid
 from pluralign.data.difficulty import JUDGE_N, JUDGE_NOISE
+from pluralign.model_options import ModelOptions
 from pluralign.settings import Section, Settings, setting
 
 __all__ = ["BtbSettings", "DEMO_DATA", "Labeller", "Judge", "Evaluation", "Training", "JUDGE_SOURCES"]
@@ -112,10 +113,10 @@ class Evaluation(Section):
 class Training(Section):
     """The two reward models of §3.3: Eq. 1's baseline and Eq. 4's margin-regularized model."""
 
-    reward_model: Any = setting(
+    reward_model: ModelOptions | str | None = setting(
         None, "pluralign.rewards.load arguments or a key of `models` (None = frozen all-MiniLM-L6-v2 + linear head)"
     )
-    baseline_model: Any = setting(
+    baseline_model: ModelOptions | str | None = setting(
         None,
         "None (train reward_model with Eq. 1 and the same sweep) or an already trained RM (the paper: "
         "OpenAssistant/reward-model-deberta-v3-large-v2)",

@@ -13,6 +13,7 @@ import dataclasses
 from pluralign.btb.settings import Judge
 from pluralign.btb.sources import P_STAR_SOURCES
 from pluralign.diverging.settings import Split
+from pluralign.model_options import ModelOptions
 from pluralign.seal.settings import AlignmentDesign
 from pluralign.settings import Settings, setting
 
@@ -44,7 +45,7 @@ class CrossSettings(Settings):
         "annotators' gold one",
     )
     split: Split = setting(Split(), "held-out pairs (pluralign.diverging.settings.Split: test, validation)")
-    reward_model: object = setting(
+    reward_model: ModelOptions | str | None = setting(
         None, "the reward model: pluralign.rewards.load arguments or a key of models (None: load's defaults)"
     )
     train: dict = setting({}, "RewardModel.train arguments of the five models of question 4")

@@ -24,6 +24,7 @@ from pluralign.cross import regimes as q3
 from pluralign.cross import training as q4
 from pluralign.cross.settings import CrossSettings
 from pluralign.cross.studies import Studies
+from pluralign.model_options import ModelOptions
 from pluralign.params import named_model
 
 __all__ = ["Study", "Studies", "setup"]
@@ -41,18 +42,21 @@ class Study:
     #: the resolved models (a key of ``models`` replaced by its load arguments)
     judge: dict = field(init=False)
     labeller: object = field(init=False)
-    reward_model: dict = field(init=False)
+    reward_model: ModelOptions = field(init=False)
     seal_design: object = field(init=False)
+    #: SEAL's named pre-D / post-D RMs and the base of this project's own pair, as load keywords
+    seal_models: dict | None = field(init=False)
+    seal_base: dict = field(init=False)
 
     def __post_init__(self):
         s, models = self.settings, self.models
         self.judge = s.judge.replace(model=named_model(s.judge.model, models, what="judge.model"))
         self.labeller = named_model(s.labeller, models, what="labeller")
-        self.reward_model = dict(named_model(s.reward_model, models, what="reward_model") or {})
-        rms = s.seal.reward_models
-        if rms:
-            rms = {k: named_model(v, models, what=f"seal.reward_models.{k}") for k, v in rms.items()}
-        self.seal_design = s.seal.replace(reward_models=rms)
+        self.reward_model = ModelOptions.of(named_model(s.reward_model, models, what="reward_model"))
+        self.seal_design = s.seal
+        self.seal_models, self.seal_base = s.seal.load_specs(
+            lambda value, what: named_model(value, models, what=f"seal.{what}")
+        )
 
     @property
     def n_boot(self) -> int:
@@ -129,7 +133,7 @@ class Study:
     def rm(self):
         from pluralign import rewards
 
-        return rewards.load(**self.reward_model)
+        return rewards.load(**self.reward_model.kwargs())
 
     @cached_property
     def training_margins(self) -> tuple[pd.Series | None, str]:
@@ -184,7 +188,7 @@ class Study:
         s = self.seal_design
         parts = [spec.from_spec(x, self.seed) for x in s.other_data or []]
         other = combine(*parts, name="other data") if len(parts) > 1 else (parts[0] if parts else None)
-        rms = alignment_models(self.data, other, models=s.reward_models, train=s.train, base=s.base_model)
+        rms = alignment_models(self.data, other, models=self.seal_models, train=s.train, base=self.seal_base)
         return alignment_rewards(self.data, rms=rms), rms, chosen_rejected(self.data).table
 
     @cached_property

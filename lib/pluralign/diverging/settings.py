@@ -13,6 +13,7 @@ import numbers
 from typing import Any
 
 from pluralign.diverging.reward_models import MSE_AGGREGATES
+from pluralign.model_options import ModelOptions
 from pluralign.settings import Section, Settings, setting
 
 __all__ = ["DivergingSettings", "Split", "Annotation", "CauseClassifier", "JudgeLLM", "PublishedJudges", "HEADS"]
@@ -120,7 +121,7 @@ class DivergingSettings(Settings):
     split: Split = setting(
         Split(), "held-out pairs per data set (500 in the paper) and the pairs that pick the best checkpoint"
     )
-    reward_model: Any = setting(
+    reward_model: ModelOptions | str | None = setting(
         None,
         "keyword arguments of pluralign.rewards.load, or the name of an entry of `models` "
         "(None: frozen all-MiniLM-L6-v2 + linear head)",
@@ -168,5 +169,5 @@ class DivergingSettings(Settings):
     def head(self) -> str:
         """The reward-model head as the pages name it ("linear" / "small MLP"; :func:`pluralign.rewards.load`'s
         default head is linear)."""
-        spec = self.reward_model if isinstance(self.reward_model, dict) else {}
-        return HEADS.get(spec.get("head", "linear"), "linear")
+        rm = self.reward_model
+        return HEADS.get(rm.head if isinstance(rm, ModelOptions) else "linear", "linear")

@@ -23,6 +23,7 @@ from pluralign.diverging import causes as cz
 from pluralign.diverging import knowing as kn
 from pluralign.diverging import reward_models as rmod
 from pluralign.diverging.settings import DivergingSettings
+from pluralign.model_options import ModelOptions
 from pluralign.params import named_model
 
 __all__ = ["Study", "MeanVarianceRun", "setup"]
@@ -123,7 +124,7 @@ class Study:
         """The base reward model every Table 2 and mean-variance model is a trained copy of."""
         from pluralign import rewards
 
-        return rewards.load(**(self.settings.reward_model or {}))
+        return rewards.load(**ModelOptions.of(self.settings.reward_model).kwargs())
 
     def loading_line(self) -> str:
         """One line on how the base reward model was loaded — quantization (8-bit / 4-bit / none, read from its
@@ -187,7 +188,7 @@ def setup(
     models = dict(models or {})
     changes = {}
     if s.reward_model is not None:
-        changes["reward_model"] = dict(named_model(s.reward_model, models, what="reward_model"))
+        changes["reward_model"] = named_model(s.reward_model, models, what="reward_model")
     if s.cause_classifier.llm is not None:
         changes["cause_classifier"] = {"llm": named_model(s.cause_classifier.llm, models, what="cause_classifier.llm")}
     if s.judge_llm is not None and s.judge_llm.load is not None:

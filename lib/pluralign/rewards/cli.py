@@ -28,7 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from pluralign.rewards.options import ModelOptions
+from pluralign.model_options import ModelOptions
 
 FORMATS = (".parquet", ".csv", ".jsonl")
 NEEDS_MODEL = (
@@ -58,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _model_arguments(p: argparse.ArgumentParser, model_help: str) -> None:
-    """``--model`` and ``--kind``: which reward model (:class:`pluralign.rewards.options.ModelOptions`)."""
+    """``--model`` and ``--kind``: which reward model (:class:`pluralign.model_options.ModelOptions`)."""
     p.add_argument("--model", default=None, help=model_help)
     p.add_argument("--kind", default=None, help="force a backend: seq-cls, causal, frozen-encoder, finetune")
 
@@ -77,7 +77,7 @@ def _data_arguments(p: argparse.ArgumentParser, data_help: str) -> None:
 
 
 def _loading_arguments(p: argparse.ArgumentParser, *, lora: bool = False) -> None:
-    """How the model is loaded (:class:`pluralign.rewards.options.ModelOptions`): truncation, ``--lora`` where the
+    """How the model is loaded (:class:`pluralign.model_options.ModelOptions`): truncation, ``--lora`` where the
     command trains, remote code, 8-bit or 4-bit weights, the device."""
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--truncation-side", default="left", choices=["left", "right"])

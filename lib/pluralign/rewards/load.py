@@ -8,10 +8,10 @@ from pathlib import Path
 
 import torch
 
+from pluralign.model_options import ModelOptions
 from pluralign.rewards.base import BACKENDS, RewardModel, open_trained, read_rm_config
 from pluralign.rewards.causal import CausalLMRM, check_quantization, quantization_of  # noqa: F401  (registers the backend)
 from pluralign.rewards.frozen import FrozenEncoderRM, default_encoder_path  # noqa: F401
-from pluralign.rewards.options import ModelOptions
 from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM  # noqa: F401
 
 KINDS = ("seq-cls", "causal", "frozen-encoder", "finetune")
@@ -118,7 +118,7 @@ def load(
     cannot run them, :class:`pluralign.rewards.causal.QuantizationUnavailable` says what to do.
     :func:`describe_loading` states in one line how a loaded model was loaded."""
     options = ModelOptions(
-        model=name_or_path,
+        name_or_path=name_or_path,
         kind=kind,
         max_length=max_length,
         truncation_side=truncation_side,

@@ -10,13 +10,14 @@ import dataclasses
 from typing import Any
 
 from pluralign.data.difficulty import REWRITE_FLIP
+from pluralign.model_options import ModelOptions
 from pluralign.seal.design import FEATURE_SOURCES
 from pluralign.seal.imprint import VIF_THRESHOLD
 from pluralign.seal.resistance import LABELLER_RULES
 from pluralign.seal.scoring import SCORING_INPUTS
 from pluralign.settings import Section, Settings, setting
 
-__all__ = ["SealSettings", "AlignmentDesign", "ROBUSTNESS_MODELS", "TOPIC_SOURCES"]
+__all__ = ["SealSettings", "AlignmentDesign", "PrePostModels", "ROBUSTNESS_MODELS", "TOPIC_SOURCES"]
 
 #: Eq. 4 / Table 8's regression: the linear probability model of SEAL's code, or the logit of Eq. 4 as written.
 ROBUSTNESS_MODELS = ("linear", "logit")
@@ -44,6 +45,23 @@ DEMO_OTHER_DATA = [
 
 
 @dataclasses.dataclass(frozen=True)
+class PrePostModels(Section):
+    """SEAL's two named reward models (§ 2): r̲, before alignment on D (``pre``), and r, after (``post``)."""
+
+    pre: ModelOptions | str | None = setting(
+        None, "the pre-D RM: pluralign.rewards.load arguments or a key of `models`"
+    )
+    post: ModelOptions | str | None = setting(
+        None, "the post-D RM: pluralign.rewards.load arguments or a key of `models`"
+    )
+
+    def __post_init__(self):
+        missing = [k for k in ("pre", "post") if getattr(self, k) is None]
+        if missing:
+            raise ValueError(f"design.reward_models: missing {missing} (name both the pre-D and the post-D RM)")
+
+
+@dataclasses.dataclass(frozen=True)
 class AlignmentDesign(Section):
     """SEAL's study design (§ 2, Fig. 1): the alignment data set D and the pre-D / post-D reward models — two named
     models, or a pre-D model trained on ``other_data`` and a post-D one on it plus D
@@ -51,22 +69,32 @@ class AlignmentDesign(Section):
 
     data: Any = setting({"simulate": {"n_pairs": 1200, "seed": 0}}, "D: a pluralign.load spec")
     other_data: list | None = setting(DEMO_OTHER_DATA, "the pre-D RM's training data (pluralign.load specs)")
-    reward_models: dict | None = setting(
+    reward_models: PrePostModels | None = setting(
         None,
         "{pre, post}: pluralign.rewards.load arguments or keys of `models`; None: this project's own pair, trained "
         "with `train` over `base_model`",
     )
     train: dict | None = setting({"objective": "bt", "labels": "aggregate"}, "RewardModel.train arguments of the pair")
-    base_model: dict = setting({"head": "mlp"}, "pluralign.rewards.load arguments of the pair's base model")
+    base_model: ModelOptions = setting(ModelOptions(head="mlp"), "pluralign.rewards.load arguments of the pair's base")
     scoring_input: str | None = setting(
         "prompt_reply",
         "what the RMs score (pluralign.seal.scoring): 'seal' (SEAL's (history, reply) split, for named RMs) or "
         "'prompt_reply' (the loader's pairs, as this project's own pair was trained); None: by the models",
     )
 
+    def load_specs(self, resolve) -> tuple[dict | None, dict]:
+        """The keywords of :func:`pluralign.rewards.load` for the named pre-D and post-D RMs (``{pre, post}``, None
+        when this project trains its own pair) and for the pair's base model, as
+        :func:`pluralign.seal.design.alignment_models` takes them; ``resolve(value, what)`` turns a key of the
+        profile's ``models`` into its load arguments."""
+        named = self.reward_models
+        if named is not None:
+            named = {
+                k: ModelOptions.of(resolve(getattr(named, k), f"reward_models.{k}")).kwargs() for k in ("pre", "post")
+            }
+        return named, self.base_model.kwargs()
+
     def __post_init__(self):
-        if self.reward_models is not None and set(self.reward_models) != {"pre", "post"}:
-            raise ValueError(f"design.reward_models must have keys 'pre' and 'post', got {sorted(self.reward_models)}")
         if self.scoring_input is not None and self.scoring_input not in SCORING_INPUTS:
             raise ValueError(f"design.scoring_input must be one of {SCORING_INPUTS}, got {self.scoring_input!r}")
 

@@ -158,13 +158,6 @@ class Study:
         return None if fits is None else fits[self.settings.robustness_model]
 
 
-def _design_models(design, models: dict | None):
-    """The design's named pre-D / post-D reward models resolved against ``models`` (None: this project trains its
-    own pair)."""
-    named = design.reward_models
-    return None if named is None else {k: model_args(v, models, f"reward_models.{k}") for k, v in named.items()}
-
-
 def _check_model_names(s: SealSettings, models: dict | None) -> None:
     """Every model the settings name by key is in ``models`` (an unknown key is an error before any work)."""
     model_args(s.labeller, models, "labeller")
@@ -198,12 +191,12 @@ def setup(
     s = SealSettings.create(settings, **overrides)
     _check_model_names(s, models)
     d = s.design
-    reward_models = _design_models(d, models)
+    reward_models, base = d.load_specs(lambda value, what: model_args(value, models, what))
     D = spec.from_spec(d.data, seed)
     other_parts = [spec.from_spec(x, seed) for x in d.other_data or []]
     other = combine(*other_parts, name="other data") if other_parts else None
     pairs = chosen_rejected(D)
-    rms = alignment_models(D, other, models=reward_models, train=d.train, base=d.base_model)
+    rms = alignment_models(D, other, models=reward_models, train=d.train, base=base)
     scoring_input = d.scoring_input or default_scoring_input(rms)
     R = alignment_rewards(D, rms=rms, scoring_input=scoring_input)
     F = None
