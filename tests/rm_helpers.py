@@ -142,5 +142,5 @@ def btb_reward_study():
             "n_boot": 200,
             "paper_sized_check": 50,
         },
-        training={"lr_sweep": [1e-1, 1e-2], "validation_size": 50, "epochs": 5, "batch_size": 64},
+        training={"lr_sweep": [1e-1, 1e-2], "validation_size": 50, "train": {"epochs": 5, "batch_size": 64}},
     )
