@@ -77,7 +77,7 @@ def test_btb_rows_read_the_public_study(sim):
         data=sim,
         ids=ids,
         judgments=judgments_from("simulated", sim, n=10, seed=0).set_index("pair_id"),
-        settings=SimpleNamespace(judge={"noise": 1.0, "n": 10}),
+        settings=SimpleNamespace(judge=SimpleNamespace(noise=1.0, n=10)),
         categories=(t["kind"], None),
         category_source="truth",
         comparison=SimpleNamespace(

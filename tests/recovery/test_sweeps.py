@@ -16,7 +16,7 @@ def _context(n_pairs=300):
     ids = data.pairs["pair_id"]
     return SimpleNamespace(
         diverging=SimpleNamespace(seed=0, settings=SimpleNamespace(datasets=[spec])),
-        btb=SimpleNamespace(data=data, ids=ids, settings=SimpleNamespace(judge={"noise": 1.0, "n": 10})),
+        btb=SimpleNamespace(data=data, ids=ids, settings=SimpleNamespace(judge=SimpleNamespace(noise=1.0, n=10))),
         seal=SimpleNamespace(D=data, view=chosen_rejected(data).table),
         demo_rm=(None, None, data),
         noise_sd=0.5,
