@@ -131,6 +131,17 @@ recovery.sweep_result(profile).glue()
 # `make recovery-seeds` runs seeds 0–4.
 
 # %% [markdown]
+# ## How much data a decision needs
+#
+# A criterion that asks a calibrated interval to contain the truth holds at every step of a sweep; what the knob
+# moves is how much the data can *decide*. Each decision below is followed from the demo's value towards the hard
+# end of its knob (fewer pairs, a noisier reward model, a noisier judge) until it is lost, or to 100× the demo's
+# value: the planning table says, for each, the hardest design that still decides it.
+
+# %% tags=["remove-input"]
+recovery.planning_result(profile)
+
+# %% [markdown]
 # ## The demo reward models converge
 #
 # The reward-model rows rest on the demo's stand-in models (a small MLP head on frozen all-MiniLM-L6-v2

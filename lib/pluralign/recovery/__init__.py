@@ -43,6 +43,7 @@ from pluralign.recovery.demo import (
     mutation_result,
     page_params,
     part_study,
+    planning_result,
     recovery_context,
     recovery_table,
     result,
@@ -152,4 +153,5 @@ __all__ = [
     "main",
     "commit_seed",
     "mutation_result",
+    "planning_result",
 ]

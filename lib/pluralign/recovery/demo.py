@@ -39,6 +39,7 @@ __all__ = [
     "main",
     "commit_seed",
     "mutation_result",
+    "planning_result",
 ]
 
 #: the book page whose study each part's checks read (its parameters, its cache)
@@ -428,3 +429,13 @@ def sweep_result(profile: str = "demo") -> report.Result:
             table=None, note="Sweeps need planted truth: demo profile only.", values=dict.fromkeys(sw.result.quotes, 0)
         )
     return sw.result(recovery_context(profile))
+
+
+def planning_result(profile: str = "demo") -> report.Result:
+    """The sweeps that end where a named decision is lost, as a planning table
+    (:mod:`pluralign.recovery.planning`) on the demo's studies; off the demo, a note."""
+    from pluralign.recovery import planning
+
+    if profile != "demo":
+        return report.Result(table=None, note="Planning sweeps need planted truth: demo profile only.")
+    return planning.result(recovery_context(profile))
