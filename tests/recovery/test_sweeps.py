@@ -65,6 +65,7 @@ def test_a_decision_sweep_stops_where_the_decision_is_lost():
     steps = pl.decision_steps(ctx, (lost,))
     assert steps["value"].tolist() == [1.0, 100.0] and steps["made"].tolist() == [True, False]  # stops at the loss
     table = pl.planning_table(steps, (lost,))
-    assert table.loc["scale known", "still made at"] == "1" and table.loc["scale known", "lost at"] == "100"
+    got = table.loc["margin_pstar_correlation"]
+    assert got["decision"] == "scale known" and got["still made at"] == "1" and got["lost at"] == "100"
     table = pl.planning_table(pl.decision_steps(ctx, (never,)), (never,))
-    assert table.loc["always", "lost at"] == "never, to 2"
+    assert table.loc["margin_pstar_correlation", "lost at"] == "never, to 2"

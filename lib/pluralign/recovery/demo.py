@@ -403,7 +403,8 @@ def mutation_result(profile: str = "demo") -> report.Result:
     )
     wide = wide.reindex(index=list(M.VARIANTS)).fillna("·")
     note = (
-        f"**{int(m['caught'].sum())} of {len(m)} broken variants caught.** sign: the estimate and its interval "
+        f"**{int(m['caught'].sum())} of {len(m)} broken variants caught** (yes: the row fails on the broken method). "
+        "sign: the estimate and its interval "
         "negated; zero: the estimate 0 with the method's interval width; noise / constant: an estimate unrelated "
         "to the truth with plausible intervals; se×3, se÷3: the interval widths scaled; *own mistakes*: the row's "
         "typical mistakes (module `pluralign.recovery.mutations`). A method without intervals has no se×3 / se÷3 "

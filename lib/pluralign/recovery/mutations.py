@@ -182,9 +182,9 @@ def mutation_table(ctx) -> pd.DataFrame:
 
 def shown(m: pd.DataFrame) -> pd.DataFrame:
     """The mutation table narrow enough for the text column: per method row the common variants of :data:`COMMON`
-    as columns ("caught", "MISSED", or "·" where the variant does not apply) and the row's own mistakes in one
-    column, each named with its verdict."""
-    cell = m.assign(v=m["caught"].map({True: "caught", False: "MISSED"}))
+    as columns ("yes": caught, "MISSED", or "·" where the variant does not apply) and the row's own mistakes in
+    one column, each named with its verdict."""
+    cell = m.assign(v=m["caught"].map({True: "yes", False: "MISSED"}))
     common = cell[cell["variant"].isin(COMMON)].pivot(index="row", columns="variant", values="v")
     common = common.reindex(index=list(VARIANTS), columns=list(COMMON)).fillna("·")
     own = cell[~cell["variant"].isin(COMMON)].groupby("row", sort=False)

@@ -115,6 +115,7 @@ def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
         made, lost = s[s["made"]], s[~s["made"]]
         rows.append(
             {
+                "row": d.row,
                 "decision": d.decision,
                 "knob": d.knob,
                 "demo": f"{d.demo:g}",
@@ -122,7 +123,7 @@ def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
                 "lost at": f"{lost['value'].iloc[0]:g}" if len(lost) else f"never, to {d.steps[-1]:g}",
             }
         )
-    return pd.DataFrame(rows).set_index("decision")
+    return pd.DataFrame(rows).set_index("row")
 
 
 def result(context) -> report.Result:
