@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy import stats as st
+from scipy.special import expit
 
 from pluralign.data.difficulty import JUDGE_N, JUDGE_NOISE
 from pluralign.recovery.rows import ALPHA, null_pass_rate, row
@@ -46,7 +47,7 @@ def expected_signed_margin(p_star, *, noise: float = JUDGE_NOISE, clip: float = 
     p = np.clip(np.asarray(p_star, float), clip, 1 - clip)
     x, wt = np.polynomial.hermite_e.hermegauss(nodes)
     z = np.log(p / (1 - p))[:, None] + noise * x[None, :]
-    return 2 * (1 / (1 + np.exp(-z))) @ (wt / wt.sum()) - 1
+    return 2 * expit(z) @ (wt / wt.sum()) - 1
 
 
 def margin_judge(signed, expected, alpha: float = ALPHA) -> dict:
