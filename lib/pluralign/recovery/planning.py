@@ -33,7 +33,8 @@ def _half_width(r: dict) -> float:
     return (r["ci_high"] - r["ci_low"]) / 2
 
 
-#: the decisions, fixed before any sweep ran; the bars are the project's planning questions: Diverging
+#: the decisions, fixed before any sweep ran (the last three knobs added after the first sweeps ran, with the same
+#: bars); the bars are the project's planning questions: Diverging
 #: Preferences § 2 reports its shares to two decimals (±0.05 tells 0.30 from 0.40); SEAL's Eq. 1 is read as a
 #: ranking of features (the row's r ≥ 0.9 bar); Beyond the Binary trains on the margin's scale, so its scale must
 #: be known to ±10 %
@@ -47,11 +48,27 @@ DECISIONS = (
         lambda r: _half_width(r) <= 0.05,
     ),
     Decision(
+        "diverging_taste_driven",
+        "pairs",
+        1200,
+        (1200, 600, 300, 150, 80, 40, 12),
+        "the taste-driven share of the diverging pairs is known to ±0.05 (half-width of its 95 % interval)",
+        lambda r: _half_width(r) <= 0.05,
+    ),
+    Decision(
         "imprint_weights",
         "oracle noise (× the demo RM's residual sd)",
         1.0,
         (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0),
         "Eq. 1's imprints rank the features as the planted weights do (r ≥ 0.9, first draw)",
+        lambda r: r["estimate"] >= 0.9,
+    ),
+    Decision(
+        "imprint_text_weights",
+        "oracle noise (× the demo RM's residual sd)",
+        1.0,
+        (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0),
+        "Eq. 1 on the featurizer's features ranks them as the planted weights do (r ≥ 0.9, first draw)",
         lambda r: r["estimate"] >= 0.9,
     ),
     Decision(
@@ -62,31 +79,43 @@ DECISIONS = (
         "the margins' scale is known to ±10 % (half-width of the slope's 95 % interval on their planted expectation)",
         lambda r: _half_width(r) <= 0.1,
     ),
+    Decision(
+        "margin_pstar_correlation",
+        "judgments per pair n",
+        10,
+        (10, 5, 3, 2, 1),
+        "the margins' scale is known to ±10 % (as above), with fewer judgments per pair",
+        lambda r: _half_width(r) <= 0.1,
+    ),
 )
 
 
 def _run(d: Decision, value, context) -> dict:
     """The row of decision ``d`` at one step of its knob, through the row's own check."""
+    from pluralign.recovery import diverging_checks as D
     from pluralign.recovery.btb_checks import margin_pstar_correlation
-    from pluralign.recovery.diverging_checks import diverging_share
-    from pluralign.recovery.imprint_checks import oracle_imprint
+    from pluralign.recovery.imprint_checks import oracle_imprint, oracle_imprint_text
     from pluralign.recovery.sweeps import _judged
 
     seed = context.diverging.seed
-    if d.row == "diverging_share":
+    if d.row.startswith("diverging"):
         from pluralign.data.spec import from_spec
         from pluralign.diverging.agreement import agreement_classes
 
         spec = next(x for x in context.diverging.settings.datasets if "simulate" in x)
         data = from_spec({**spec, "simulate": {**spec["simulate"], "n_pairs": int(value)}}, seed)
-        return diverging_share(agreement_classes(data), data, seed)
+        return getattr(D, d.row)(agreement_classes(data), data, seed)
     if d.row == "imprint_weights":
         _, _, data = context.demo_rm
         return oracle_imprint(data, data.pairs["pair_id"], noise_sd=value * context.noise_sd, seed=seed)
+    if d.row == "imprint_text_weights":
+        s = context.seal
+        return oracle_imprint_text(s.D, s.view, noise_sd=value * context.noise_sd, seed=seed)
     b = context.btb
     p = b.data.truth["share_a"].reindex(b.ids)
-    n = int(b.settings.judge["n"])
-    return margin_pstar_correlation(_judged(p, float(value), n, seed), p, seed, noise=float(value), n=n)
+    noise, n = float(b.settings.judge["noise"]), int(b.settings.judge["n"])
+    noise, n = (float(value), n) if d.knob.startswith("judge") else (noise, int(value))
+    return margin_pstar_correlation(_judged(p, noise, n, seed), p, seed, noise=noise, n=n)
 
 
 def decision_steps(context, decisions=DECISIONS) -> pd.DataFrame:
@@ -111,13 +140,13 @@ def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
     100× the demo's value")."""
     rows = []
     for d in decisions:
-        s = steps[steps["row"] == d.row]
+        s = steps[(steps["row"] == d.row) & (steps["knob"] == d.knob)]
         made, lost = s[s["made"]], s[~s["made"]]
         rows.append(
             {
                 "row": d.row,
-                "decision": d.decision,
                 "knob": d.knob,
+                "decision": d.decision,
                 "demo": f"{d.demo:g}",
                 "still made at": f"{made['value'].iloc[-1]:g}" if len(made) else "— (not at the demo's value)",
                 "lost at": f"{lost['value'].iloc[0]:g}" if len(lost) else f"never, to {d.steps[-1]:g}",
