@@ -153,4 +153,4 @@ imprint_page.shift_regression(study).glue()
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `imprint_weight_correlation` and `imprint_weight_coverage` (Eq. 1 on a noisy oracle reward against the planted feature weights: the method) and `imprint_rm_weight_correlation` (the demo's trained RM against them).
+# {ref}`recovery page <recovery>` checks them against it — here `imprint_weights` and `imprint_text_weights` (Eq. 1 on a noisy oracle reward against the planted feature weights, on the planted features and on the featurizer's: the method) and `imprint_rm_weight_correlation` (the demo's trained RM against them).

@@ -99,4 +99,4 @@ robustness_page.robustness(study).glue()
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `robustness_sign` (the sign of each π of a noisy oracle reward against the planted weight of the flipped feature: the method) and `robustness_rm_sign` (the same for this page's post-D RM).
+# {ref}`recovery page <recovery>` checks them against it — here `robustness_scores` (each π of a noisy oracle reward against its planted value: the method) and `robustness_rm_sign` (the same for this page's post-D RM).

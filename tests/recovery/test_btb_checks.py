@@ -9,19 +9,22 @@ from pluralign import recovery as R
 
 
 def test_margin_check_against_the_definition(sim):
-    """Eq. 3's margins from the simulated judge reach the r the definition gives under that judge (the planted
-    value, Monte Carlo); a judge whose answers are shuffled across pairs fails."""
-    from pluralign.btb.margins import judgments_from
+    """Eq. 3's margins from the simulated judge are unbiased for their planted expectation pair by pair (slope 1,
+    intercept 0); the expectation is what the definition gives (its quadrature matches a large Monte Carlo); a
+    judge whose answers are shuffled across pairs, and a mis-scaled or one-sided margin, fail."""
+    from pluralign.btb.margins import judgments_from, simulated_votes
+    from pluralign.recovery.mutations import broken_judgments
 
     j = judgments_from("simulated", sim, n=10, noise=1.0, seed=0).set_index("pair_id")
-    r = R.margin_pstar_correlation(j, sim.truth["share_a"], noise=1.0, n=10)
-    assert r["recovered"] and r["kind"] == "method" and r["ci_low"] <= r["planted"] <= r["ci_high"], r
-    assert 0.6 < r["planted"] < 0.9  # a noisy judge over 10 draws: far from 1, so the check is not a ceiling
+    p = sim.truth["share_a"]
+    r = R.margin_pstar_correlation(j, p, noise=1.0, n=10)
+    assert r["recovered"] and r["kind"] == "method" and r["planted"] == 1.0 and r["null_pass"] <= 0.05, r
+    k = np.mean([simulated_votes(p.to_numpy(), noise=1.0, n=10, rng=np.random.default_rng(i)) for i in range(400)], 0)
+    assert np.abs(2 * k / 10 - 1 - R.expected_signed_margin(p, noise=1.0)).mean() < 0.02
     shuffled = j.sample(frac=1, random_state=0).set_axis(j.index)
-    assert not R.margin_pstar_correlation(shuffled, sim.truth["share_a"], noise=1.0, n=10)["recovered"]
-    # a sharper judge has a higher planted r, and the same judgments then fall short of it
-    assert R.expected_margin_correlation(sim.truth["share_a"], noise=0.25, n=10) > r["planted"] + 0.03
-    assert not R.margin_pstar_correlation(j, sim.truth["share_a"], noise=0.25, n=10)["recovered"]
+    assert not R.margin_pstar_correlation(shuffled, p, noise=1.0, n=10)["recovered"]
+    for how in ("mis-scaled", "one-sided", "sign", "zero", "constant", "noise"):
+        assert not R.margin_pstar_correlation(broken_judgments(j, how), p, noise=1.0, n=10)["recovered"], how
 
 
 def test_a_broken_eq3_fails_the_margin_check(sim, monkeypatch):

@@ -45,9 +45,34 @@ def test_cli_is_wired(capsys, monkeypatch):
         return pd.DataFrame(rows or [ok, claim], columns=R.COLUMNS)
 
     monkeypatch.setattr(demo, "recovery_table", table)
-    assert R.main(["--seed", "3"]) == 0 and seen["seed"] == 3  # a claim that does not hold does not gate
+    assert R.main(["--seed", "3", "--no-mutations"]) == 0 and seen["seed"] == 3  # a claim does not gate
     monkeypatch.setattr(demo, "recovery_table", lambda profile, seed: table(profile, seed, [ok, miss]))
-    assert R.main([]) == 1 and "not recovered: margin_pstar_correlation" in capsys.readouterr().err
+    assert R.main(["--no-mutations"]) == 1 and "not recovered: margin_pstar_correlation" in capsys.readouterr().err
+
+
+def test_cli_fails_when_a_broken_variant_passes(capsys, monkeypatch):
+    """A broken variant of a method that passes its row (a check that cannot fail) fails the command; the
+    commit's seed is printed."""
+    from pluralign.recovery import demo, mutations
+
+    ok = R.row("seal", "robustness_scores", "d", 0.95, 0.95, (0.9, 1.0), "calibrated", True)
+    monkeypatch.setattr(demo, "recovery_table", lambda profile, seed: pd.DataFrame([ok], columns=R.COLUMNS))
+    monkeypatch.setattr(demo, "recovery_context", lambda profile, seed: None)
+    monkeypatch.setattr(demo, "commit_seed", lambda rev="HEAD": 1234)
+    caught = pd.DataFrame({"row": ["robustness_scores"] * 2, "variant": ["sign", "se×3"], "estimate": 0.0})
+    monkeypatch.setattr(mutations, "mutation_table", lambda ctx: caught.assign(caught=[True, True]))
+    assert R.main(["--seed", "commit"]) == 0 and "recovery at seed 1234" in capsys.readouterr().out
+    monkeypatch.setattr(mutations, "mutation_table", lambda ctx: caught.assign(caught=[True, False]))
+    assert R.main([]) == 1 and "not caught: robustness_scores/se×3" in capsys.readouterr().err
+
+
+def test_commit_seed_is_the_commits():
+    import subprocess
+
+    from pluralign.book.runner import ROOT
+
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    assert R.commit_seed() == int(sha[:8], 16) % 1_000_000
 
 
 def test_training_curves_off_the_demo_say_so():

@@ -30,10 +30,22 @@ def test_expected_agreement_refuses_other_data(sim):
 def test_diverging_share_and_taste_driven(sim, classified):
     for check in (R.diverging_share, R.diverging_taste_driven):
         r = check(classified, sim)
-        assert set(r) == set(R.COLUMNS) and r["recovered"], r
+        assert set(r) == set(R.COLUMNS) and r["recovered"] and r["null_pass"] <= 0.05, r
     broken = classified.assign(agreement="other")
     broken.iloc[:5, broken.columns.get_loc("agreement")] = "diverging"
     assert not R.diverging_share(broken, sim)["recovered"]
+
+
+@pytest.mark.parametrize("how", ["sign", "zero", "noise", "votes shuffled", "threshold +1"])
+def test_broken_agreement_classes_fail_both_rows(sim, how):
+    """Classes inverted, none diverging, diverging at random at the right rate, votes shuffled across pairs, and
+    an off-by-one in the significance threshold each fail both rows: the right share alone does not pass (the
+    per-pair slope and the taste-driven rate see which pairs were marked)."""
+    from pluralign.recovery.mutations import broken_classes
+
+    c = broken_classes(sim, how)
+    assert not R.diverging_share(c, sim)["recovered"] or how == "threshold +1"
+    assert not (R.diverging_share(c, sim)["recovered"] and R.diverging_taste_driven(c, sim)["recovered"])
 
 
 def test_cause_agreement_rules_vs_a_broken_labeller(sim, classified):

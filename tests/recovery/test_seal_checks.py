@@ -9,61 +9,53 @@ from pluralign import recovery as R
 from pluralign.data.simulate import FEATURES
 
 
-def test_oracle_imprint_recovers_weights_and_its_intervals_cover(sim):
-    """The method check: Eq. 1 on a noisy oracle gives back the planted weights, and its 95% intervals
-    contain them about 95% of the time."""
-    corr, cov = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8)
-    assert corr["quantity"] == "imprint_weight_correlation" and corr["recovered"] and corr["estimate"] > 0.98
-    assert "7 of 7 signs right, 0 significantly wrong" in corr["description"]  # interpretation's weight is 0
-    assert np.isnan(corr["planted"]) and corr["kind"] == "method" and corr["interval"] == "Fisher z over features"
-    assert cov["recovered"] and cov["planted"] == 0.95 and cov["interval"] == "bootstrap over noise draws", cov
-    assert "binomial 1% floor over 64 intervals" in cov["criterion"]
+def test_oracle_imprint_recovers_weights_with_calibrated_intervals(sim):
+    """The method row: Eq. 1 on a noisy oracle gives back the planted weights, its intervals calibrated on both
+    sides (95 % and 50 % coverage inside their bands); a noise method would pass with probability ≈ 0."""
+    r = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8)
+    assert r["quantity"] == "imprint_weights" and r["kind"] == "method" and r["recovered"], r
+    assert r["estimate"] > 0.98 and r["null_pass"] <= 0.05
+    assert "95% coverage in [" in r["criterion"] and "50% coverage in [" in r["criterion"]
 
 
-def test_oracle_imprint_fails_a_broken_method(sim, monkeypatch):
-    """Intervals that are too narrow (SEs shrunk 20×) fail the coverage row; sign-flipped estimates fail the
-    correlation row: each row can fail."""
+@pytest.mark.parametrize("how", ["sign", "zero", "noise", "se×3", "se÷3"])
+def test_oracle_imprint_fails_a_broken_method(sim, how):
+    """Each broken variant of Eq. 1 (estimates negated, zero or noise with plausible intervals, intervals three
+    times too wide or too narrow) fails the row."""
+    from pluralign.recovery.mutations import broken_fit
     from pluralign.seal import imprint as imp
 
-    real = imp.feature_imprint
-
-    def narrow(*a, **k):
-        fit = real(*a, **k)
-        t = fit.table.copy()
-        half = (t["ci_high"] - t["ci_low"]) / 40
-        t["ci_low"], t["ci_high"] = t["estimate"] - half, t["estimate"] + half
-        return imp.ImprintFit(**{**fit.__dict__, "table": t})
-
-    monkeypatch.setattr(imp, "feature_imprint", narrow)
-    corr, cov = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8)
-    assert corr["recovered"] and not cov["recovered"]
-
-    def flipped(*a, **k):
-        fit = real(*a, **k)
-        t = fit.table.copy()
-        t[["estimate", "ci_low", "ci_high"]] = -t[["estimate", "ci_high", "ci_low"]].to_numpy()
-        return imp.ImprintFit(**{**fit.__dict__, "table": t})
-
-    monkeypatch.setattr(imp, "feature_imprint", flipped)
-    corr, cov = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=2)
-    assert not corr["recovered"] and not cov["recovered"]
+    fit = broken_fit(imp.feature_imprint, how)
+    assert not R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8, fit=fit)["recovered"]
 
 
-def test_oracle_imprint_needs_the_pair_fixed_effects(sim, monkeypatch):
+def test_oracle_imprint_needs_the_pair_fixed_effects(sim):
     """The oracle's prompt effect rises with the pair's features, as a real RM's offsets do: Eq. 1 without its
-    pair fixed effects (SEAL's own code: pooled OLS) is biased by it — its intervals miss the planted weights
-    and the coverage row fails; without a prompt effect the pooled fit is unbiased and passes the correlation
-    row, so the effect is what lets the check fail."""
+    pair fixed effects (SEAL's own code: pooled OLS) is biased by it and fails; without a prompt effect the pooled
+    imprints track the weights closely (their bias is the prompt effect's)."""
     from pluralign.seal import imprint as imp
 
-    corr, cov = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=4)
-    assert corr["recovered"] and cov["recovered"]
-    assert "SEAL's code, no pair effects" in corr["description"]
-    monkeypatch.setattr(imp, "feature_imprint", imp.feature_imprint_seal_code)
-    corr, cov = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=4)
-    assert not cov["recovered"] and cov["estimate"] < 0.6
-    corr, cov = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=4, prompt_effect=0.0)
-    assert corr["recovered"]
+    pooled = imp.feature_imprint_seal_code
+    assert not R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8, fit=pooled)["recovered"]
+    assert (
+        R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8, fit=pooled, prompt_effect=0.0)["estimate"]
+        > 0.98
+    )
+
+
+def test_imprint_on_the_featurizers_features(sim):
+    """Eq. 1 on the rule featurizer's features of the texts: passes, calibrated on the regressors the featurizer
+    reads without error; negated imprints fail."""
+    from pluralign.recovery.mutations import broken_fit
+    from pluralign.seal import imprint as imp
+    from pluralign.seal.design import chosen_rejected
+
+    view = chosen_rejected(sim).table
+    r = R.oracle_imprint_text(sim, view, noise_sd=0.5, n_draws=8)
+    assert r["quantity"] == "imprint_text_weights" and r["recovered"], r
+    assert "calibrated on last_response_is_refusal" in r["description"]
+    fit = broken_fit(imp.feature_imprint, "sign")
+    assert not R.oracle_imprint_text(sim, view, noise_sd=0.5, n_draws=8, fit=fit)["recovered"]
 
 
 def test_imprint_rm_and_residual_sd_on_a_known_reward(sim):
@@ -107,25 +99,68 @@ def test_robustness_sign_by_hand():
     assert r["estimate"] == 0.75 and r["recovered"] and "0 significantly of the wrong sign" in r["description"]
 
 
-def test_oracle_robustness_on_simulated_rewrites(sim, monkeypatch):
-    """The method check of Eq. 4: planted flips scored by a noisy oracle give every π the planted sign; a
-    robustness regression that reads the flips the wrong way round fails."""
+def test_oracle_robustness_on_simulated_rewrites(sim):
+    """The method row of Eq. 4: every score's interval is calibrated around its planted value (the projection of
+    the planted event probability); scores read with the entries swapped, or intervals three times too narrow,
+    fail."""
+    from pluralign.recovery.mutations import broken_fit
     from pluralign.seal import robustness as rob
     from pluralign.seal.design import chosen_rejected
 
     view = chosen_rejected(sim).table
-    r = R.oracle_robustness(sim, view, noise_sd=0.5, n_rounds=5)
-    assert r["recovered"] and r["estimate"] == 1.0 and "12 estimable" in r["description"], r
-    real = rob.robustness_scores
+    r = R.oracle_robustness(sim, view, noise_sd=0.5, n_draws=8)
+    assert r["quantity"] == "robustness_scores" and r["recovered"] and r["null_pass"] <= 0.05, r
 
-    def reversed_signs(*a, **k):  # flips read the wrong way round: every score and its interval mirrored
-        fit = real(*a, **k)
-        t = fit.table
-        t["estimate"], t["ci_low"], t["ci_high"] = -t["estimate"], -t["ci_high"], -t["ci_low"]
-        return fit
+    def swapped(b, a, fc, fr, *x, **k):
+        return rob.robustness_scores(b, a, fr, fc, *x, **k)
 
-    monkeypatch.setattr(rob, "robustness_scores", reversed_signs)
-    assert not R.oracle_robustness(sim, view, noise_sd=0.5, n_rounds=2)["recovered"]
+    assert not R.oracle_robustness(sim, view, noise_sd=0.5, n_draws=8, scores=swapped)["recovered"]
+    narrow = broken_fit(rob.robustness_scores, "se÷3")
+    assert not R.oracle_robustness(sim, view, noise_sd=0.5, n_draws=8, scores=narrow)["recovered"]
+
+
+def test_planted_scores_follow_the_weights(sim):
+    """The planted π: the chosen entry losing a feature of positive weight raises the misalignment probability."""
+    from pluralign.recovery.robustness_checks import rewritten_oracle
+    from pluralign.seal.design import chosen_rejected
+
+    rw = rewritten_oracle(sim, chosen_rejected(sim).table, seed=0, p_flip=0.25, n_rounds=2)
+    pi = R.planted_scores(rw, 0.5)
+    w = rw["weights"]
+    for (entry, feature, flip), v in pi.items():
+        if abs(w[feature]) > 0.3:
+            hurts = (entry == "c" and flip > 0) or (entry == "r" and flip < 0)
+            assert np.sign(v) == (np.sign(w[feature]) if hurts else -np.sign(w[feature])), (entry, feature, flip)
+
+
+def test_oracle_resistance_against_planted_regimes(sim):
+    """SEAL Eq. 3 and Table 1 on pre-D / post-D oracles with logistic noise: the coefficients' intervals are
+    calibrated around the exact planted ρ and the regime counts match their planted expectation; Table 1's
+    conditions read with pre and post swapped, and negated coefficients, fail."""
+    from pluralign.recovery.mutations import broken_fit
+    from pluralign.seal import resistance as res
+    from pluralign.seal.design import chosen_rejected
+
+    view = chosen_rejected(sim).table
+    other = simulate_other(sim)
+    r = R.oracle_resistance(sim, view, [other], noise_sd=0.5, n_draws=8)
+    assert r["quantity"] == "resistance_regimes" and r["recovered"], r
+    assert abs(r["estimate"] - r["planted"]) < 0.03
+
+    def swapped(pc, pr, qc, qr):
+        return res.alignment_regimes(qc, qr, pc, pr)
+
+    assert not R.oracle_resistance(sim, view, [other], noise_sd=0.5, n_draws=8, regimes=swapped)["recovered"]
+    fit = broken_fit(res.misalignment_regression, "sign")
+    assert not R.oracle_resistance(sim, view, [other], noise_sd=0.5, n_draws=8, regression=fit)["recovered"]
+
+
+def simulate_other(sim):
+    """Another population for the pre-D reward: its style weights reversed (as the demo's other data)."""
+    from pluralign.data.simulate import simulate
+
+    w = {"verbosity": -0.6, "format": -0.4, "sentiment": -0.5}
+    return simulate(n_pairs=300, seed=9, weights={k: [v, 0.3] for k, v in w.items()})
 
 
 def test_labelling_weights_are_the_pools_judgment_weighted_means(sim):

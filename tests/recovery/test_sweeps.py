@@ -45,3 +45,27 @@ def test_where_a_sweep_stops():
     steps = pd.DataFrame({"value": [1.0, 2.0, 4.0], "recovered": [True, False, False]})
     assert sw._first_miss(steps) == "stops at 2"
     assert sw._first_miss(steps.assign(recovered=True)) == "recovers at every step"
+
+
+def test_a_decision_sweep_stops_where_the_decision_is_lost():
+    """A decision followed along its knob stops at the first step that loses it and the planning table says where;
+    one that is never lost says so, to the last step."""
+    from pluralign.recovery import planning as pl
+
+    ctx = _context()
+    lost = pl.Decision(
+        "margin_pstar_correlation",
+        "judge noise",
+        1.0,
+        (1.0, 100.0, 200.0),
+        "scale known",
+        lambda r: pl._half_width(r) <= 0.1,
+    )
+    never = pl.Decision("margin_pstar_correlation", "judge log-odds noise", 1.0, (1.0, 2.0), "always", lambda r: True)
+    steps = pl.decision_steps(ctx, (lost,))
+    assert steps["value"].tolist() == [1.0, 100.0] and steps["made"].tolist() == [True, False]  # stops at the loss
+    table = pl.planning_table(steps, (lost,))
+    got = table.loc["margin_pstar_correlation"]
+    assert got["decision"] == "scale known" and got["still made at"] == "1" and got["lost at"] == "100"
+    table = pl.planning_table(pl.decision_steps(ctx, (never,)), (never,))
+    assert table.loc["margin_pstar_correlation", "lost at"] == "never, to 2"

@@ -15,13 +15,18 @@ run small versions of them; :func:`recovery_table` wires them to the demo profil
 page builds it, read through the studies' public members only.
 
 - :mod:`.rows` — the table's columns, the four kinds of row, the shared intervals;
-- :mod:`.diverging_checks`, :mod:`.seal_checks`, :mod:`.btb_checks` — the checks of Parts I, II and III;
+- :mod:`.diverging_checks`, :mod:`.seal_checks`, :mod:`.btb_checks` — the checks of Parts I, II and III, with
+  Part II's method rows in :mod:`.imprint_checks` (Eq. 1), :mod:`.resistance_checks` (Eq. 3, Table 1) and
+  :mod:`.robustness_checks` (Eq. 4);
+- :mod:`.mutations` — broken variants of every method run through the same checks: each must fail its row;
 - :mod:`.demo` — the demo table from the parts' studies, the page's result, the training curves, the command line.
 """
 
 from pluralign.recovery.btb_checks import (
     claim_margin_improves_pstar,
     expected_margin_correlation,
+    expected_signed_margin,
+    margin_judge,
     margin_pstar_correlation,
     subjectivity_category_accuracy,
 )
@@ -31,11 +36,14 @@ from pluralign.recovery.demo import (
     WHY,
     RecoveryContext,
     btb_rows,
+    commit_seed,
     difficulty,
     diverging_rows,
     main,
+    mutation_result,
     page_params,
     part_study,
+    planning_result,
     recovery_context,
     recovery_table,
     result,
@@ -49,6 +57,7 @@ from pluralign.recovery.diverging_checks import (
     cause_agreement,
     claim_bt_decisive_on_diverging,
     claim_mv_identifies_diverging,
+    diverging_judge,
     diverging_share,
     diverging_taste_driven,
     expected_agreement,
@@ -56,7 +65,11 @@ from pluralign.recovery.diverging_checks import (
     rm_accuracy_high_agreement,
     rm_utility_correlation,
 )
+from pluralign.recovery.imprint_checks import imprint_judge, oracle_imprint, oracle_imprint_text
+from pluralign.recovery.resistance_checks import oracle_resistance, planted_resistance
+from pluralign.recovery.robustness_checks import oracle_robustness, planted_scores
 from pluralign.recovery.rows import (
+    ALPHA,
     COLUMNS,
     HIGH_AGREEMENT,
     KINDS,
@@ -73,14 +86,13 @@ from pluralign.recovery.seal_checks import (
     claim_seal_alignment_shift,
     imprint_rm,
     labelling_weights,
-    oracle_imprint,
-    oracle_robustness,
     oracle_utilities,
     residual_sd,
     robustness_sign,
 )
 
 __all__ = [
+    "ALPHA",
     "COLUMNS",
     "REQUIRED",
     "HIGH_AGREEMENT",
@@ -91,6 +103,8 @@ __all__ = [
     "PAPER_CAUSE_KAPPA",
     "oracle_utilities",
     "expected_margin_correlation",
+    "expected_signed_margin",
+    "margin_judge",
     "KIND_NOTES",
     "RecoveryContext",
     "recovery_context",
@@ -102,6 +116,7 @@ __all__ = [
     "fisher_ci",
     "VISIBLE_CAUSES",
     "expected_agreement",
+    "diverging_judge",
     "diverging_share",
     "diverging_taste_driven",
     "cause_agreement",
@@ -111,6 +126,11 @@ __all__ = [
     "claim_mv_identifies_diverging",
     "claim_bt_decisive_on_diverging",
     "oracle_imprint",
+    "oracle_imprint_text",
+    "imprint_judge",
+    "oracle_resistance",
+    "planted_resistance",
+    "planted_scores",
     "imprint_rm",
     "residual_sd",
     "robustness_sign",
@@ -131,4 +151,7 @@ __all__ = [
     "recovery_table",
     "result",
     "main",
+    "commit_seed",
+    "mutation_result",
+    "planning_result",
 ]

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats as st
 
-from pluralign.recovery.rows import HIGH_AGREEMENT, pearson_ci, row, two_way_share_ci
+from pluralign.recovery.rows import ALPHA, HIGH_AGREEMENT, null_pass_rate, pearson_ci, row, two_way_weights
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
     "VISIBLE_CAUSES",
     "PAPER_CAUSE_KAPPA",
     "expected_agreement",
+    "diverging_judge",
     "diverging_share",
     "diverging_taste_driven",
     "cause_agreement",
@@ -45,49 +47,108 @@ def _pairs_only(x: np.ndarray, seed: int) -> str:
     return f"[{lo:.3f}, {hi:.3f}]"
 
 
-def diverging_share(classified: pd.DataFrame, data, seed: int = 0) -> dict:
-    """Share of pairs classified diverging (§2) vs the share the planted population makes diverging
-    (:func:`expected_agreement`); passes when the planted share lies in the 95 % CI, which resamples pairs and
-    annotators (:func:`~pluralign.recovery.rows.two_way_share_ci`; the pairs-only interval is in the
-    description)."""
+def _moments(W: np.ndarray, p: np.ndarray, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The weighted sums of 1, p, x, p², p·x, x·t and t over the pairs: row 0 the sample's, then one row per
+    replicate of the two-way bootstrap weights ``W`` (one matrix product for every test of
+    :func:`diverging_judge`)."""
+    vs = np.column_stack([np.ones(len(p)), p, x, p * p, p * x, x * t, t])
+    return np.vstack([vs.sum(0), W @ vs])
+
+
+def _estimate_sd(v: np.ndarray) -> tuple[float, float]:
+    """A statistic on the sample (``v[0]``) and the sd of its bootstrap replicates (``v[1:]``)."""
+    return float(v[0]), float(np.nanstd(v[1:]))
+
+
+def diverging_judge(is_div, p, taste, W, alpha: float = ALPHA) -> dict:
+    """The criteria of the two agreement-class rows (Diverging Preferences § 2), each two z tests against the
+    planted population, sd from the two-way bootstrap replicates ``W``, |z| ≤ the normal quantile of ``alpha``
+    split two-sided over the row's two tests. ``share``: the share of pairs classified diverging vs the planted
+    mean P(diverging) and ``slope``: the slope of the classification on each pair's planted P(diverging) vs 1 (a
+    correct method is calibrated pair by pair: E[diverging | p] = p; a method that marks the right number of
+    pairs at random has slope 0). ``taste``: the taste-driven share of the diverging pairs vs Σ p·taste / Σ p and
+    ``rate``: the share of taste-driven pairs classified diverging vs their mean p. Returns each test's
+    (estimate, planted, z) and ``ok_share`` / ``ok_taste``."""
+    x, p, t = (np.asarray(v, float) for v in (is_div, p, taste))
+    q = float(st.norm.ppf(1 - alpha / 4))
+    S0, Sp, Sx, Spp, Spx, Sxt, St = _moments(W, p, x, t).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tests = {
+            "share": (*_estimate_sd(Sx / S0), p.mean()),
+            "slope": (*_estimate_sd((S0 * Spx - Sp * Sx) / (S0 * Spp - Sp**2)), 1.0),
+            "taste": (*_estimate_sd(Sxt / Sx), (p * t).sum() / p.sum()),
+            "rate": (*_estimate_sd(Sxt / St), (p * t).sum() / t.sum()),
+        }
+    out = {k: (e, pl, (e - pl) / sd if sd > 0 else (0.0 if e == pl else np.inf)) for k, (e, sd, pl) in tests.items()}
+    ok = {k: bool(np.isfinite(v[2]) and abs(v[2]) <= q) for k, v in out.items()}
+    return {**out, "bound": q, "ok_share": ok["share"] and ok["slope"], "ok_taste": ok["taste"] and ok["rate"]}
+
+
+def _diverging_inputs(classified: pd.DataFrame, data, seed: int):
     exp = expected_agreement(data)
-    is_div = (classified["agreement"].reindex(exp.index) == "diverging").astype(float)
-    est, lo, hi = two_way_share_ci(is_div, data.annotations, seed=seed)
-    planted = float(exp["p_diverging"].mean())
+    is_div = (classified["agreement"].reindex(exp.index) == "diverging").to_numpy(float)
+    W = two_way_weights(exp.index, data.annotations, seed=seed)
+    return exp, is_div, exp["p_diverging"].to_numpy(float), exp["taste_driven"].to_numpy(float), W
+
+
+def _diverging_row(quantity, description, classified, data, seed, which, first, second) -> dict:
+    exp, x, p, t, W = _diverging_inputs(classified, data, seed)
+    j = diverging_judge(x, p, t, W)
+    (est, planted, _), (e2, p2, _) = j[first], j[second]
+    lo, hi = np.nanquantile(_boots(W, x, t, first), [0.025, 0.975])
+    null = null_pass_rate(
+        lambda v: diverging_judge(v, p, t, W)[which], lambda g: (g.random(len(p)) < p.mean()).astype(float), seed=seed
+    )
     return row(
         "diverging",
-        "diverging_share",
-        f"share of {data.name}'s pairs classified diverging (§2) vs the share the planted population makes "
-        f"diverging with their annotators (planted taste-driven share: {exp['taste_driven'].mean():.1%}); "
-        f"resampling pairs only: {_pairs_only(is_div.to_numpy(), seed)}",
+        quantity,
+        f"{description}; {second}: {e2:.3f} (planted {p2:.3f}); z {j[first][2]:+.2f}, {j[second][2]:+.2f}",
         planted,
         est,
         (lo, hi),
-        "planted share inside the 95% CI",
-        lo <= planted <= hi,
+        f"|z| ≤ {j['bound']:.2f} for the {first} and the {second} (z from the bootstrap over pairs and annotators)",
+        j[which],
         interval="bootstrap over pairs and annotators",
+        null_pass=null,
+    )
+
+
+def _boots(W, x, t, which: str) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (W @ x) / W.sum(1) if which == "share" else (W @ (x * t)) / (W @ x)
+
+
+def diverging_share(classified: pd.DataFrame, data, seed: int = 0) -> dict:
+    """Row ``diverging_share``: the § 2 agreement classes (``classified``, :func:`pluralign.diverging.agreement.
+    agreement_classes` of ``data``) against the planted population (:func:`expected_agreement`): the share of
+    pairs classified diverging and the per-pair calibration slope (:func:`diverging_judge`)."""
+    return _diverging_row(
+        "diverging_share",
+        f"share of {data.name}'s pairs classified diverging (§2) vs the share the planted population makes "
+        "diverging with their annotators; slope of the class on each pair's planted P(diverging)",
+        classified,
+        data,
+        seed,
+        "ok_share",
+        "share",
+        "slope",
     )
 
 
 def diverging_taste_driven(classified: pd.DataFrame, data, seed: int = 0) -> dict:
-    """Share of diverging pairs that were planted taste-driven vs its planted expectation
-    (Σ P(diverging)·taste / Σ P(diverging)); passes when the planted value lies in the 95 % CI."""
-    exp = expected_agreement(data)
-    div = (classified["agreement"].reindex(exp.index) == "diverging").astype(float)
-    taste = exp["taste_driven"].astype(float)
-    est, lo, hi = two_way_share_ci(taste, data.annotations, within=div, seed=seed)
-    planted = float((exp["p_diverging"] * exp["taste_driven"]).sum() / exp["p_diverging"].sum())
-    return row(
-        "diverging",
+    """Row ``diverging_taste_driven``: the share of diverging pairs that were planted taste-driven vs its planted
+    expectation Σ P(diverging)·taste / Σ P(diverging), and the share of taste-driven pairs classified diverging
+    vs their mean P(diverging) (:func:`diverging_judge`)."""
+    return _diverging_row(
         "diverging_taste_driven",
         "share of the diverging pairs that were planted taste-driven (a cause of Table 1, not an objective pair); "
-        f"resampling pairs only: {_pairs_only(taste[div > 0].to_numpy(), seed)}",
-        planted,
-        est,
-        (lo, hi),
-        "planted share inside the 95% CI",
-        lo <= planted <= hi,
-        interval="bootstrap over pairs and annotators",
+        "rate: the share of taste-driven pairs classified diverging",
+        classified,
+        data,
+        seed,
+        "ok_taste",
+        "taste",
+        "rate",
     )
 
 

@@ -33,6 +33,14 @@ __all__ = [
     "exact_share_ci",
     "coverage_floor",
     "two_way_share_ci",
+    "two_way_share_boot",
+    "two_way_weights",
+    "ALPHA",
+    "CALIBRATION_LEVELS",
+    "binomial_band",
+    "calibration",
+    "calibration_text",
+    "null_pass_rate",
 ]
 
 COLUMNS = [
@@ -46,6 +54,7 @@ COLUMNS = [
     "ci_high",
     "interval",
     "criterion",
+    "null_pass",
     "recovered",
 ]
 KINDS = ("method", "stand-in", "claim", "plumbing")
@@ -54,13 +63,24 @@ KINDS = ("method", "stand-in", "claim", "plumbing")
 REQUIRED = (
     "diverging_share",
     "diverging_taste_driven",
-    "imprint_weight_correlation",
-    "imprint_weight_coverage",
-    "robustness_sign",
+    "imprint_weights",
+    "imprint_text_weights",
+    "resistance_regimes",
+    "robustness_scores",
     "margin_pstar_correlation",
 )
 #: "the simulated population agrees": at least this share of its annotators on one side
 HIGH_AGREEMENT = 0.8
+#: the probability that a *correct* method fails one method row at one seed (each row's sub-tests share it,
+#: Bonferroni). Fixed before any run tested it: about 8 method rows at 6 seeds per CI run (seed 0, the commit's,
+#: seeds 0-4) are ~48 row checks, so 0.001 each keeps a false CI failure below 5 % (48 × 0.001). The bands that
+#: use it (:func:`binomial_band`) treat pooled intervals as independent; where one fit's intervals are correlated
+#: the real rate is higher (:data:`~pluralign.recovery.demo.WHY` records the rows where it was measured).
+ALPHA = 0.001
+#: the two nominal levels at which a method's intervals are checked (two-sided calibration): the 95 % interval
+#: it reports (too narrow: its coverage falls below the band) and the 50 % interval its standard errors imply
+#: (too wide: ± 0.674 SE then covers far more than half)
+CALIBRATION_LEVELS = (0.95, 0.5)
 
 
 def is_method(kind) -> pd.Series | bool:
@@ -82,8 +102,10 @@ def row(
     *,
     kind: str = "method",
     interval: str = "bootstrap over pairs",
+    null_pass: float | None = None,
 ) -> dict:
-    """One row of the recovery table (``ci`` a (low, high) pair; ``kind`` one of :data:`KINDS`)."""
+    """One row of the recovery table (``ci`` a (low, high) pair; ``kind`` one of :data:`KINDS`; ``null_pass``
+    the probability that a null method — noise or zero with plausible intervals — passes the row's criterion)."""
     if kind not in KINDS:
         raise ValueError(f"row {quantity!r}: kind must be one of {KINDS}, not {kind!r}")
     return {
@@ -97,6 +119,7 @@ def row(
         "ci_high": float(ci[1]),
         "interval": interval,
         "criterion": criterion,
+        "null_pass": float(null_pass) if null_pass is not None else np.nan,
         "recovered": bool(recovered),
     }
 
@@ -130,18 +153,12 @@ def coverage_floor(n: int, nominal: float = 0.95, alpha: float = 0.01) -> float:
     return float(st.binom.ppf(alpha, int(n), nominal) / n)
 
 
-def two_way_share_ci(
-    values: pd.Series, annotations: pd.DataFrame, *, within=None, n_boot: int = 1000, seed: int = 0
-) -> tuple[float, float, float]:
-    """A share over pairs with its 95% interval resampling pairs *and* annotators (the pigeonhole bootstrap,
-    Owen 2007): one simulated annotator judges many pairs, so pairs sharing annotators are not independent. In
-    each draw a pair's weight is its multiplicity among resampled pairs times the mean multiplicity of its
-    annotators among resampled annotators. ``values``: 0/1 per pair (indexed by pair_id); ``annotations``: the
-    data's (pair_id, annotator_id) rows; ``within``: an optional 0/1 mask per pair — the share is then taken
-    over the pairs it marks (e.g. the taste-driven share of the diverging pairs). Returns (estimate, low, high)."""
-    ids = values.index
-    x = values.to_numpy(float)
-    m = np.ones(len(ids)) if within is None else pd.Series(within).reindex(ids).to_numpy(float)
+def two_way_weights(ids, annotations: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> np.ndarray:
+    """The pigeonhole bootstrap's weights (Owen 2007) of the pairs ``ids``, n_boot × pairs: one simulated
+    annotator judges many pairs, so pairs sharing annotators are not independent. In each draw a pair's weight is
+    its multiplicity among resampled pairs times the mean multiplicity of its annotators among resampled
+    annotators. ``annotations``: the data's (pair_id, annotator_id) rows."""
+    ids = pd.Index(ids)
     a = annotations[annotations["pair_id"].isin(ids)]
     annotators = pd.Index(a["annotator_id"].unique())
     rows = ids.get_indexer(a["pair_id"])
@@ -152,9 +169,70 @@ def two_way_share_ci(
     rng = np.random.default_rng([seed, 7])
     pair_w = rng.multinomial(len(ids), np.full(len(ids), 1 / len(ids)), size=n_boot)
     ann_w = rng.multinomial(len(annotators), np.full(len(annotators), 1 / len(annotators)), size=n_boot)
-    w = pair_w * (ann_w @ inc.T) * m
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boots = (w @ x) / w.sum(1)
-    est = float((m @ x) / m.sum())
+    return pair_w * (ann_w @ inc.T)
+
+
+def two_way_share_ci(
+    values: pd.Series, annotations: pd.DataFrame, *, within=None, n_boot: int = 1000, seed: int = 0
+) -> tuple[float, float, float]:
+    """A share over pairs with its 95% interval resampling pairs *and* annotators (:func:`two_way_weights`).
+    ``values``: 0/1 per pair (indexed by pair_id); ``within``: an optional 0/1 mask per pair — the share is then
+    taken over the pairs it marks (e.g. the taste-driven share of the diverging pairs). Returns (estimate, low,
+    high)."""
+    est, boots = two_way_share_boot(values, annotations, within=within, n_boot=n_boot, seed=seed)
     lo, hi = np.nanquantile(boots, [0.025, 0.975])
     return est, float(lo), float(hi)
+
+
+def two_way_share_boot(values: pd.Series, annotations: pd.DataFrame, *, within=None, n_boot=1000, seed=0, w=None):
+    """:func:`two_way_share_ci`'s estimate and its ``n_boot`` bootstrap replicates (``w``: the
+    :func:`two_way_weights` to reuse)."""
+    ids = values.index
+    x = values.to_numpy(float)
+    m = np.ones(len(ids)) if within is None else pd.Series(within).reindex(ids).to_numpy(float)
+    w = (two_way_weights(ids, annotations, n_boot=n_boot, seed=seed) if w is None else w) * m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boots = (w @ x) / w.sum(1)
+    return float((m @ x) / m.sum()), boots
+
+
+def binomial_band(n: int, nominal: float, alpha: float) -> tuple[float, float]:
+    """The two-sided acceptance band of a share of ``n`` independent events of probability ``nominal``: its
+    ``alpha``/2 and 1 − ``alpha``/2 Binomial quantiles over ``n``."""
+    lo = st.binom.ppf(alpha / 2, int(n), nominal) / n
+    hi = st.binom.ppf(1 - alpha / 2, int(n), nominal) / n
+    return float(lo), float(hi)
+
+
+def calibration(z, alpha: float = ALPHA) -> dict:
+    """Two-sided calibration of a method's intervals from the standardized errors ``z = (estimate − planted) / SE``
+    (SE: the half-width of the method's 95 % interval / 1.96), pooled over draws × quantities: at each level of
+    :data:`CALIBRATION_LEVELS` the share of ``|z|`` within that level's normal quantile must lie in its binomial
+    band (:func:`binomial_band`, the row's ``alpha`` split over the levels). Intervals too narrow fail at 95 %,
+    too wide at 50 %, a biased or sign-flipped estimate at both. Returns ``share`` per level, ``band`` per level,
+    ``n`` and ``ok``."""
+    z = np.asarray(z, float)
+    z = z[np.isfinite(z)] if np.isfinite(z).any() else z
+    n = int(np.isfinite(z).sum())
+    out = {"n": n, "share": {}, "band": {}, "ok": n > 0}
+    for level in CALIBRATION_LEVELS:
+        q = st.norm.ppf(0.5 + level / 2)
+        share = float(np.mean(np.abs(z) <= q)) if n else np.nan
+        band = binomial_band(max(n, 1), level, alpha / len(CALIBRATION_LEVELS))
+        out["share"][level], out["band"][level] = share, band
+        out["ok"] = bool(out["ok"] and band[0] <= share <= band[1])
+    return out
+
+
+def calibration_text(cal: dict) -> str:
+    """The criterion of :func:`calibration` in words, with its bands."""
+    parts = [f"{lv:.0%} coverage in [{b[0]:.3f}, {b[1]:.3f}]" for lv, b in cal["band"].items()]
+    return f"two-sided calibration over {cal['n']} intervals: " + " and ".join(parts)
+
+
+def null_pass_rate(judge, make_null, reps: int = 200, seed: int = 0) -> float:
+    """The probability that a null method passes a row: the share of ``reps`` null outputs (``make_null(rng)``,
+    e.g. noise estimates with the method's own interval widths) that ``judge`` (the row's criterion, a function of
+    the method's output returning bool) passes. Monte Carlo; its resolution is 1 / ``reps``."""
+    rng = np.random.default_rng([seed, 99])
+    return float(np.mean([bool(judge(make_null(rng))) for _ in range(int(reps))]))

@@ -1,6 +1,8 @@
-"""Part II (SEAL) against the planted truth: the feature-imprint method (Eq. 1) and the robustness scores (Eq. 4),
-each on a noisy oracle reward whose truth is known, the demo's trained RM through the same regression (a stand-in
-row), and the paper's reward-shift claim (§3)."""
+"""Part II (SEAL) against the planted truth: the shared pieces of the Eq. 1 checks (the regression on planted
+features, the noisy oracle's utilities, the trained RM's residual noise), the demo's trained RMs through Eq. 1 and
+Eq. 4 (stand-in rows) and the paper's reward-shift claim (§3). The method rows are in
+:mod:`~pluralign.recovery.imprint_checks` (Eq. 1), :mod:`~pluralign.recovery.robustness_checks` (Eq. 4) and
+:mod:`~pluralign.recovery.resistance_checks` (Eq. 3, Table 1)."""
 
 from __future__ import annotations
 
@@ -9,18 +11,15 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from pluralign.data.difficulty import PROMPT_EFFECT, REWRITE_FLIP
-from pluralign.recovery.rows import coverage_floor, exact_share_ci, fisher_ci, row
-from pluralign.stats import bootstrap_ci
+from pluralign.data.difficulty import PROMPT_EFFECT
+from pluralign.recovery.rows import exact_share_ci, fisher_ci, row
 
 __all__ = [
     "labelling_weights",
     "residual_sd",
     "oracle_utilities",
-    "oracle_imprint",
     "imprint_rm",
     "robustness_sign",
-    "oracle_robustness",
     "claim_seal_alignment_shift",
 ]
 
@@ -41,22 +40,23 @@ def labelling_weights(data) -> pd.Series:
     return pool[list(FEATURES)].mul(counts, axis=0).sum() / counts.sum()
 
 
-def _imprint_fit(reward_a, reward_b, data, ids: pd.Index, *, seal_code: bool = False):
+def _imprint_fit(reward_a, reward_b, data, ids: pd.Index, *, seal_code: bool = False, fit=None, X=None):
     """SEAL Eq. 1 (pair fixed effects, pair-clustered SEs, VIF filter) of a reward on ``data``'s planted
-    features over the pairs ``ids`` (:func:`pluralign.seal.imprint.feature_imprint`); with ``seal_code`` the fit
-    of SEAL's own code (:func:`~pluralign.seal.imprint.feature_imprint_seal_code`: pooled OLS, no pair effects)."""
+    features over the pairs ``ids`` (:func:`pluralign.seal.imprint.feature_imprint`, or ``fit`` in its place);
+    with ``seal_code`` the fit of SEAL's own code (:func:`~pluralign.seal.imprint.feature_imprint_seal_code`:
+    pooled OLS, no pair effects). ``X``: the two entries' feature frames (default: the planted features of A, B)."""
     from pluralign.data.simulate import FEATURES
     from pluralign.seal import imprint as imp
     from pluralign.seal.imprint import imprint_table
 
-    t = data.truth.reindex(ids)
-    fa = pd.DataFrame({f: t[f"a_{f}"].to_numpy() for f in FEATURES})
-    fb = pd.DataFrame({f: t[f"b_{f}"].to_numpy() for f in FEATURES})
-    tab = imprint_table(ids.to_numpy(), fa, fb, reward=(np.asarray(reward_a, float), np.asarray(reward_b, float)))
+    if X is None:
+        t = data.truth.reindex(ids)
+        X = tuple(pd.DataFrame({f: t[f"{s}_{f}"].to_numpy() for f in FEATURES}) for s in ("a", "b"))
+    tab = imprint_table(ids.to_numpy(), *X, reward=(np.asarray(reward_a, float), np.asarray(reward_b, float)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = imp.feature_imprint_seal_code if seal_code else imp.feature_imprint
-        return fit(tab, "reward", list(FEATURES))
+        fit = fit or (imp.feature_imprint_seal_code if seal_code else imp.feature_imprint)
+        return fit(tab, "reward", list(X[0].columns))
 
 
 def residual_sd(rewards_a, rewards_b, data, pair_ids, weights: pd.Series | None = None) -> float:
@@ -88,103 +88,6 @@ def oracle_utilities(data, ids: pd.Index, *, prompt_effect: float = PROMPT_EFFEC
     x = {side: np.column_stack([t[f"{side}_{f}"].to_numpy(float) for f in w.index]) for side in ("a", "b")}
     offset = prompt_effect * (x["a"] + x["b"]).sum(1) / 2
     return {side: x[side] @ w.to_numpy(float) + offset for side in ("a", "b")}
-
-
-def _seal_code_signs(seal: pd.DataFrame | None) -> str:
-    if seal is None:
-        return ""
-    signed = seal[seal["weight"] != 0]
-    return (
-        f" (SEAL's code, no pair effects, on the same reward: {int((signed['same_sign'] == 1).sum())} of {len(signed)})"
-    )
-
-
-def _seal_code_coverage(seal: pd.DataFrame | None) -> str:
-    if seal is None:
-        return ""
-    inside = int(((seal["ci_low"] <= seal["weight"]) & (seal["weight"] <= seal["ci_high"])).sum())
-    return f"; SEAL's code on the first draw: {inside} of {len(seal)}"
-
-
-def oracle_imprint(
-    data,
-    pair_ids,
-    *,
-    noise_sd: float,
-    n_draws: int = 25,
-    seed: int = 0,
-    correlation: float = 0.9,
-    prompt_effect: float = PROMPT_EFFECT,
-    seal_code: bool = True,
-) -> list[dict]:
-    """The feature-imprint *method* (SEAL Eq. 1 with pair fixed effects, pair-clustered SEs and the VIF filter,
-    :func:`pluralign.seal.imprint.feature_imprint`) checked on a reward whose truth is known and that has noise: a
-    noisy oracle ``r(t) = x(t) · w + c_pair + ε`` (:func:`oracle_utilities`: ``w`` the population's mean weights,
-    ``c_pair`` a prompt effect correlated with the pair's features; ``ε ~ N(0, noise_sd²)`` per entry). Its imprint
-    must give back ``w`` itself (scale 1, nothing rescaled): two rows, ``imprint_weight_correlation`` (Pearson r of
-    imprints and weights ≥ ``correlation`` and no imprint whose 95 % interval excludes 0 on the side opposite its
-    weight's, on the first draw; Fisher CI over features; SEAL's own code, without pair effects, on the same reward
-    in the description) and ``imprint_weight_coverage`` (share of the 95 % intervals that contain their planted
-    weight over ``n_draws`` draws of ε, against the nominal 0.95 with a binomial tolerance,
-    :func:`~pluralign.recovery.rows.coverage_floor`; CI by bootstrap over draws). ``seal_code`` False leaves out the
-    comparison fit."""
-    from pluralign.seal.planted import imprint_recovery
-
-    ids = pd.Index(list(pair_ids))
-    w = data.meta["weights"]["mean"]
-    util = oracle_utilities(data, ids, prompt_effect=prompt_effect)
-    rng = np.random.default_rng([seed, 14])
-    recs, draws = [], []
-    for _ in range(max(1, int(n_draws))):
-        ea, eb = noise_sd * rng.standard_normal(len(ids)), noise_sd * rng.standard_normal(len(ids))
-        draws.append((util["a"] + ea, util["b"] + eb))
-        recs.append(imprint_recovery(_imprint_fit(*draws[-1], data, ids), w))
-    v = recs[0].table
-    signed = v[v["weight"] != 0]
-    # a sign the noise may flip is no miss; an interval that excludes 0 on the wrong side is
-    wrong = int(
-        (((signed["ci_high"] < 0) & (signed["weight"] > 0)) | ((signed["ci_low"] > 0) & (signed["weight"] < 0))).sum()
-    )
-    seal = imprint_recovery(_imprint_fit(*draws[0], data, ids, seal_code=True), w).table if seal_code else None
-    cov = np.array(
-        [
-            ((r.table["ci_low"] <= r.table["weight"]) & (r.table["weight"] <= r.table["ci_high"])).to_numpy(float)
-            for r in recs
-        ]
-    )  # draws × features: the planted weight itself inside
-    share, floor = float(cov.mean()), coverage_floor(cov.size)
-    _, clo, chi = bootstrap_ci(cov, lambda m: m.mean(), seed=seed, n_boot=1000)
-    reward = (
-        f"a noisy oracle reward (planted utility + a prompt effect of {prompt_effect:g} per planted feature of the "
-        f"pair + N(0, {noise_sd:.2g}²) per entry)"
-    )
-    return [
-        row(
-            "seal",
-            "imprint_weight_correlation",
-            f"Pearson r, feature imprints (Eq. 1, pair FE) of {reward} vs the {len(v)} planted population weights "
-            f"on {len(ids)} pairs; {int((signed['same_sign'] == 1).sum())} of {len(signed)} signs right, {wrong} "
-            f"significantly wrong{_seal_code_signs(seal)}",
-            None,
-            recs[0].pearson_r,
-            fisher_ci(recs[0].pearson_r, len(v)),
-            f"r ≥ {correlation:g} and no imprint significantly of the wrong sign (95% CI excluding 0)",
-            recs[0].pearson_r >= correlation and wrong == 0,
-            interval="Fisher z over features",
-        ),
-        row(
-            "seal",
-            "imprint_weight_coverage",
-            f"share of the 95% imprint intervals of {reward} containing their planted weight ({int(cov.sum())} of "
-            f"{cov.size}: {len(v)} features × {len(recs)} noise draws{_seal_code_coverage(seal)})",
-            0.95,
-            share,
-            (clo, chi),
-            f"share ≥ {floor:.3f} (nominal 0.95; binomial 1% floor over {cov.size} intervals)",
-            share >= floor,
-            interval="bootstrap over noise draws",
-        ),
-    ]
 
 
 def imprint_rm(
@@ -255,60 +158,6 @@ def robustness_sign(scores: pd.DataFrame, weights: pd.Series, *, what: str = "",
         len(ok) > 0 and wrong == 0,
         kind=kind,
         interval="exact binomial over the scores",
-    )
-
-
-def oracle_robustness(
-    data, view: pd.DataFrame, *, noise_sd: float, seed: int = 0, p_flip: float = REWRITE_FLIP, n_rounds: int = 5
-) -> dict:
-    """The robustness-score *method* (SEAL Eq. 4, the linear probability model of SEAL's code with pair-clustered
-    SEs, :func:`pluralign.seal.robustness.robustness_scores`) checked on a reward whose truth is known: every pair
-    of ``view`` (:func:`pluralign.seal.design.chosen_rejected` of simulated data) rewritten ``n_rounds`` times by
-    the demo's simulated rewriter (:func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs`, seeds
-    ``seed`` …, planted flips of sentiment, format, verbosity), scored by a noisy oracle ``r(t) = x(t) · w + ε``
-    (``w`` the population's mean weights; ε ~ N(0, ``noise_sd``²) per entry, drawn afresh for each rewritten
-    text). Row ``robustness_sign`` (:func:`robustness_sign`): no estimable π significantly of the sign opposite
-    its feature's planted weight's."""
-    from pluralign.data.simulate import FEATURES
-    from pluralign.seal.robustness import robustness_scores
-    from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES, simulated_rewrite_pairs
-
-    w = data.meta["weights"]["mean"]
-    t = data.truth.reindex(view["pair_id"])
-    ua, ub = (
-        np.column_stack([t[f"{s}_{f}"].to_numpy(float) for f in FEATURES]) @ w.reindex(FEATURES).to_numpy()
-        for s in ("a", "b")
-    )
-    a_chosen = (view["chosen_side"].astype(str) == "A").to_numpy()
-    gap = np.where(a_chosen, ua - ub, ub - ua)  # planted utility, chosen minus rejected
-    ws = w.rename(PLANTED_FLIP_NAMES)
-    rng = np.random.default_rng([seed, 4])
-    before = gap + noise_sd * (rng.standard_normal(len(gap)) - rng.standard_normal(len(gap)))
-    parts = []
-    for k in range(max(1, int(n_rounds))):
-        rp = simulated_rewrite_pairs(view, seed=seed + 2 * k, p_flip=p_flip)  # it uses seed and seed + 1
-        fc, fr = rp.flips["chosen"], rp.flips["rejected"]
-        # a flip is original − rewritten: the rewritten entry's utility is the original's − Σ_f w_f · flip_f
-        after = (
-            gap[rp.kept]
-            - fc.to_numpy() @ ws[fc.columns].to_numpy()
-            + fr.to_numpy() @ ws[fr.columns].to_numpy()
-            + noise_sd * (rng.standard_normal(len(rp.kept)) - rng.standard_normal(len(rp.kept)))
-        )
-        parts.append((before[rp.kept] > 0, after > 0, fc, fr, view["pair_id"].to_numpy()[rp.kept]))
-    b, a, fc, fr, g = (
-        np.concatenate([q[0] for q in parts]),
-        np.concatenate([q[1] for q in parts]),
-        pd.concat([q[2] for q in parts], ignore_index=True),
-        pd.concat([q[3] for q in parts], ignore_index=True),
-        np.concatenate([q[4] for q in parts]),
-    )
-    fit = robustness_scores(b, a, fc, fr, list(fc.columns), unchanged=(), model="linear", groups=g)
-    return robustness_sign(
-        fit.table,
-        ws,
-        what=f" of a noisy oracle reward (planted utility + N(0, {noise_sd:.2g}²) "
-        f"per entry) on {len(b)} simulated rewrites ({len(view)} pairs × {len(parts)})",
     )
 
 

@@ -10,9 +10,10 @@ reward, the simulated rewriter; no model is trained), so the page stays fast:
 - ``diverging_share`` along annotators per pair (the simulator's data redrawn with 2 … 8 annotators);
 - ``margin_pstar_correlation`` along the judge's log-odds noise and the judgments per pair n (the judge's draws
   vectorised, the margin by the library's Eq. 3);
-- ``imprint_weight_correlation`` / ``imprint_weight_coverage`` along the oracle's noise, in multiples of the
-  demo RM's residual sd;
-- ``robustness_sign`` along the rewriter's flip probability."""
+- ``imprint_weights`` along the oracle's noise, in multiples of the demo RM's residual sd;
+- ``robustness_scores`` along the rewriter's flip probability.
+
+Every step uses the table's draws and rounds (25 noise draws; 5 rewrite rounds)."""
 
 from __future__ import annotations
 
@@ -29,9 +30,8 @@ SWEEPS = {
     "diverging_share": ("annotators per pair", (2, 3, 4, 6, 8)),
     "margin_pstar_correlation (noise)": ("judge log-odds noise", (0.5, 1.0, 2.0, 4.0)),
     "margin_pstar_correlation (n)": ("judgments per pair n", (3, 10, 30)),
-    "imprint_weight_coverage": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 4.0, 16.0)),
-    "imprint_weight_correlation": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 4.0, 16.0)),
-    "robustness_sign": ("rewrite flip probability", (0.1, 0.25, 0.5)),
+    "imprint_weights": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 4.0, 16.0)),
+    "robustness_scores": ("rewrite flip probability", (0.1, 0.25, 0.5)),
 }
 
 
@@ -93,27 +93,25 @@ def _margins(p_star: pd.Series, seed: int, noise: float, n: int) -> list[dict]:
 
 
 def _imprints(data, ids, noise_sd: float, seed: int) -> list[dict]:
-    from pluralign.recovery.seal_checks import oracle_imprint
+    from pluralign.recovery.imprint_checks import oracle_imprint
 
-    out = []
-    for i, f in enumerate(SWEEPS["imprint_weight_coverage"][1]):  # fresh noise per step (the same draws, scaled,
-        # would give the same coverage at every step: intervals scale with the noise)
-        corr, cov = oracle_imprint(data, ids, noise_sd=f * noise_sd, n_draws=3, seed=100 * seed + i, seal_code=False)
-        out += [_step(cov, "imprint_weight_coverage", f, 1.0), _step(corr, "imprint_weight_correlation", f, 1.0)]
-    return out
+    return [  # fresh noise per step (the same draws, scaled, would give the same coverage at every step)
+        _step(oracle_imprint(data, ids, noise_sd=f * noise_sd, seed=100 * seed + i), "imprint_weights", f, 1.0)
+        for i, f in enumerate(SWEEPS["imprint_weights"][1])
+    ]
 
 
 def _robustness(data, view, noise_sd: float, seed: int) -> list[dict]:
-    from pluralign.recovery.seal_checks import oracle_robustness
+    from pluralign.recovery.robustness_checks import oracle_robustness
 
     return [
         _step(
-            oracle_robustness(data, view, noise_sd=noise_sd, seed=seed, p_flip=p, n_rounds=3),
-            "robustness_sign",
+            oracle_robustness(data, view, noise_sd=noise_sd, seed=seed, p_flip=p),
+            "robustness_scores",
             p,
             difficulty.REWRITE_FLIP,
         )
-        for p in SWEEPS["robustness_sign"][1]
+        for p in SWEEPS["robustness_scores"][1]
     ]
 
 

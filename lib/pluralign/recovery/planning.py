@@ -1,0 +1,166 @@
+"""Sweeps that end where a decision is lost: each method row rerun along the knob a researcher plans with, from the
+demo's value towards the hard end, until a named decision is no longer made (or to 100× the demo's value, saying
+it never is), and the planning table built from them ("to decide X, collect N").
+
+Every step runs the method rows' own checks with the table's draws (25 noise draws), on the cheap components (the
+simulator, the simulated judge, the noisy oracle; nothing is retrained)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from pluralign import report
+
+__all__ = ["Decision", "DECISIONS", "decision_steps", "planning_table", "result"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A named decision a method row supports, the knob that makes it hard, the demo's value, the steps (from the
+    demo's value towards the hard end) and ``made``: whether a step's row still makes it."""
+
+    row: str
+    knob: str
+    demo: float
+    steps: tuple
+    decision: str
+    made: object
+
+
+def _half_width(r: dict) -> float:
+    return (r["ci_high"] - r["ci_low"]) / 2
+
+
+#: the decisions, fixed before any sweep ran (the last three knobs added after the first sweeps ran, with the same
+#: bars); the bars are the project's planning questions: Diverging
+#: Preferences § 2 reports its shares to two decimals (±0.05 tells 0.30 from 0.40); SEAL's Eq. 1 is read as a
+#: ranking of features (the row's r ≥ 0.9 bar); Beyond the Binary trains on the margin's scale, so its scale must
+#: be known to ±10 %
+DECISIONS = (
+    Decision(
+        "diverging_share",
+        "pairs",
+        1200,
+        (1200, 600, 300, 150, 80, 40, 12),
+        "the diverging share is known to ±0.05 (half-width of its 95 % interval over pairs and annotators)",
+        lambda r: _half_width(r) <= 0.05,
+    ),
+    Decision(
+        "diverging_taste_driven",
+        "pairs",
+        1200,
+        (1200, 600, 300, 150, 80, 40, 12),
+        "the taste-driven share of the diverging pairs is known to ±0.05 (half-width of its 95 % interval)",
+        lambda r: _half_width(r) <= 0.05,
+    ),
+    Decision(
+        "imprint_weights",
+        "oracle noise (× the demo RM's residual sd)",
+        1.0,
+        (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0),
+        "Eq. 1's imprints rank the features as the planted weights do (r ≥ 0.9, first draw)",
+        lambda r: r["estimate"] >= 0.9,
+    ),
+    Decision(
+        "imprint_text_weights",
+        "oracle noise (× the demo RM's residual sd)",
+        1.0,
+        (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0),
+        "Eq. 1 on the featurizer's features ranks them as the planted weights do (r ≥ 0.9, first draw)",
+        lambda r: r["estimate"] >= 0.9,
+    ),
+    Decision(
+        "margin_pstar_correlation",
+        "judge log-odds noise",
+        1.0,
+        (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0),
+        "the margins' scale is known to ±10 % (half-width of the slope's 95 % interval on their planted expectation)",
+        lambda r: _half_width(r) <= 0.1,
+    ),
+    Decision(
+        "margin_pstar_correlation",
+        "judgments per pair n",
+        10,
+        (10, 5, 3, 2, 1),
+        "the margins' scale is known to ±10 % (as above), with fewer judgments per pair",
+        lambda r: _half_width(r) <= 0.1,
+    ),
+)
+
+
+def _run(d: Decision, value, context) -> dict:
+    """The row of decision ``d`` at one step of its knob, through the row's own check."""
+    from pluralign.recovery import diverging_checks as D
+    from pluralign.recovery.btb_checks import margin_pstar_correlation
+    from pluralign.recovery.imprint_checks import oracle_imprint, oracle_imprint_text
+    from pluralign.recovery.sweeps import _judged
+
+    seed = context.diverging.seed
+    if d.row.startswith("diverging"):
+        from pluralign.data.spec import from_spec
+        from pluralign.diverging.agreement import agreement_classes
+
+        spec = next(x for x in context.diverging.settings.datasets if "simulate" in x)
+        data = from_spec({**spec, "simulate": {**spec["simulate"], "n_pairs": int(value)}}, seed)
+        return getattr(D, d.row)(agreement_classes(data), data, seed)
+    if d.row == "imprint_weights":
+        _, _, data = context.demo_rm
+        return oracle_imprint(data, data.pairs["pair_id"], noise_sd=value * context.noise_sd, seed=seed)
+    if d.row == "imprint_text_weights":
+        s = context.seal
+        return oracle_imprint_text(s.D, s.view, noise_sd=value * context.noise_sd, seed=seed)
+    b = context.btb
+    p = b.data.truth["share_a"].reindex(b.ids)
+    noise, n = float(b.settings.judge["noise"]), int(b.settings.judge["n"])
+    noise, n = (float(value), n) if d.knob.startswith("judge") else (noise, int(value))
+    return margin_pstar_correlation(_judged(p, noise, n, seed), p, seed, noise=noise, n=n)
+
+
+def decision_steps(context, decisions=DECISIONS) -> pd.DataFrame:
+    """Every step of every decision until the first step that loses it: the row, the knob's value, the estimate
+    with its interval, whether the decision is made there."""
+    out = []
+    for d in decisions:
+        for v in d.steps:
+            r = _run(d, v, context)
+            made = bool(d.made(r))
+            out.append(
+                {"row": d.row, "knob": d.knob, "value": float(v), "demo": float(v) == float(d.demo), "made": made}
+                | {k: r[k] for k in ("estimate", "ci_low", "ci_high")}
+            )
+            if not made:
+                break
+    return pd.DataFrame(out)
+
+
+def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
+    """Per decision: the demo's value, the hardest step that still makes it, and where it is lost (or "never, to
+    100× the demo's value")."""
+    rows = []
+    for d in decisions:
+        s = steps[(steps["row"] == d.row) & (steps["knob"] == d.knob)]
+        made, lost = s[s["made"]], s[~s["made"]]
+        rows.append(
+            {
+                "row": d.row,
+                "knob": d.knob,
+                "decision": d.decision,
+                "demo": f"{d.demo:g}",
+                "still made at": f"{made['value'].iloc[-1]:g}" if len(made) else "— (not at the demo's value)",
+                "lost at": f"{lost['value'].iloc[0]:g}" if len(lost) else f"never, to {d.steps[-1]:g}",
+            }
+        )
+    return pd.DataFrame(rows).set_index("row")
+
+
+def result(context) -> report.Result:
+    """The planning table for the recovery page, with every step in ``data``."""
+    steps = decision_steps(context)
+    note = (
+        "Each decision is followed from the demo's value towards the hard end of its knob until it is lost: *still "
+        "made at* is the hardest design that still makes it (for pairs: the fewest pairs to collect; for noise: the "
+        "noisiest reward model or judge that still decides), *lost at* the first that does not."
+    )
+    return report.Result(table=planning_table(steps), note=note, data={"steps": steps})

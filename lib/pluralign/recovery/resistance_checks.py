@@ -1,0 +1,116 @@
+"""SEAL Eq. 3 (which features predict misalignment) and Table 1's alignment regimes against the planted truth: a
+pre-D and a post-D noisy oracle reward whose noise on a pair's reward gap is logistic, so Eq. 3's logit is the true
+model and its coefficients are planted exactly (:func:`planted_resistance`), and each pair's regime has a known
+probability."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+from pluralign.recovery.rows import ALPHA, calibration, calibration_text, null_pass_rate, row
+
+__all__ = ["planted_resistance", "resistance_judge", "oracle_resistance"]
+
+
+def planted_resistance(D, view: pd.DataFrame, other_parts, noise_sd: float) -> dict:
+    """The planted truth of Eq. 3 and Table 1 on the pairs of ``view`` (SEAL's data D): pre-D weights the mix of
+    ``other_parts``' population weights, post-D weights the mix of those and D's (:func:`~pluralign.seal.planted.
+    mixed_weights`, pair-count weighted, as the demo trains its two RMs). The reward gap of a pair is the planted
+    utility gap plus logistic noise of scale ``s = √2 · noise_sd · √3 / π`` (the sd of two entries' noise), so
+    P(δ = 1) = σ(gap / s) and Eq. 3 (outcome misaligned) has ρ^c(τ) = −w_τ / s and ρ^r(τ) = +w_τ / s, intercept 0.
+    Returns the features ``ch`` / ``rj``, the gaps ``pre`` / ``post``, ``s``, the planted coefficients ``rho``
+    (indexed by (entry, feature)) and the per-pair probabilities of Table 1's regimes ``regimes``."""
+    from pluralign.data.simulate import FEATURES
+    from pluralign.seal.planted import mixed_weights, planted_features
+    from pluralign.seal.resistance import REGIMES
+
+    parts = [(q.meta["weights"]["mean"], len(q)) for q in other_parts]
+    w_pre = mixed_weights(*zip(*parts)).reindex(FEATURES).fillna(0.0)
+    w_post = mixed_weights(*zip(*parts, (D.meta["weights"]["mean"], len(D)))).reindex(FEATURES).fillna(0.0)
+    ch, rj = planted_features(D, view, FEATURES)
+    dx = (ch - rj).to_numpy(float)
+    s = np.sqrt(2) * noise_sd * np.sqrt(3) / np.pi
+    pre, post = dx @ w_pre.to_numpy(), dx @ w_post.to_numpy()
+    a, b = 1 / (1 + np.exp(-pre / s)), 1 / (1 + np.exp(-post / s))
+    probs = np.column_stack([(1 - a) * b, a * b, (1 - a) * (1 - b), a * (1 - b)])
+    rho = pd.concat({"c": -w_post / s, "r": w_post / s}, names=["entry", "feature"])
+    return {
+        "ch": ch,
+        "rj": rj,
+        "pre": pre,
+        "post": post,
+        "s": s,
+        "rho": rho,
+        "regimes": pd.DataFrame(probs, columns=REGIMES),
+    }
+
+
+def resistance_judge(est, lo, hi, rho, counts, probs, n_draws: int, alpha=ALPHA) -> dict:
+    """The criterion of the Eq. 3 row: (a) Eq. 3's intervals (arrays draws × coefficients) calibrated on both
+    sides around the planted ρ (:func:`~pluralign.recovery.rows.calibration`, half the row's ``alpha``); (b) the
+    regime counts summed over the ``n_draws`` draws match their planted expectation: for each of Table 1's four
+    regimes |z| ≤ the normal quantile of the other half of ``alpha`` split two-sided over the four (z from the
+    Poisson-binomial mean and variance of independent pairs)."""
+    est, lo, hi, w = (np.asarray(v, float) for v in (est, lo, hi, rho))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (est - w) / ((hi - lo) / (2 * 1.959964))
+    cal = calibration(z.ravel(), alpha / 2)
+    p = np.asarray(probs, float)
+    zr = (np.asarray(counts, float) - n_draws * p.sum(0)) / np.sqrt(n_draws * (p * (1 - p)).sum(0))
+    bound = float(st.norm.ppf(1 - alpha / 2 / (2 * p.shape[1])))
+    return {"cal": cal, "z": zr, "bound": bound, "ok": bool(cal["ok"] and np.all(np.abs(zr) <= bound))}
+
+
+def oracle_resistance(
+    D, view, other_parts, *, noise_sd: float, n_draws: int = 25, seed: int = 0, regression=None, regimes=None
+) -> dict:
+    """Row ``resistance_regimes``: SEAL Eq. 3 (:func:`pluralign.seal.resistance.misalignment_regression`, logit,
+    outcome misaligned, or ``regression`` in its place) of the post-D oracle and Table 1's regimes
+    (:func:`~pluralign.seal.resistance.alignment_regimes`, or ``regimes``) of the pre-D / post-D oracles over
+    ``n_draws`` draws of the logistic noise, against :func:`planted_resistance`; judged by
+    :func:`resistance_judge`. Estimate: the post-D alignment resistance a₋ (§ 2.2) beside its planted value."""
+    from pluralign.seal.resistance import REGIMES, alignment_regimes, misalignment_regression
+
+    fit, label = regression or misalignment_regression, regimes or alignment_regimes
+    pt = planted_resistance(D, view, other_parts, noise_sd)
+    rng = np.random.default_rng([seed, 3])
+    zero, out, counts, resist = np.zeros(len(view)), [], np.zeros(4), []
+    for _ in range(max(1, int(n_draws))):
+        pre, post = (pt[k] + rng.logistic(0.0, pt["s"], len(view)) for k in ("pre", "post"))
+        t = fit(post, zero, pt["ch"], pt["rj"], list(pt["ch"].columns), outcome="misaligned", model="logit").table
+        out.append(t.reindex(pt["rho"].index)[["estimate", "ci_low", "ci_high"]].to_numpy(float).T)
+        reg = pd.Series(label(pre, zero, post, zero))
+        counts += reg.value_counts().reindex(list(REGIMES), fill_value=0).to_numpy(float)
+        resist.append(float(np.mean(post <= 0)))
+    est, lo, hi = (np.array([o[k] for o in out]) for k in range(3))
+    j = resistance_judge(est, lo, hi, pt["rho"], counts, pt["regimes"], len(out))
+    planted_a = float(np.mean(1 / (1 + np.exp(pt["post"] / pt["s"]))))
+    half, sd = (hi - lo) / 2, float(np.std(pt["rho"])) or 1.0
+    null_counts = np.full(4, counts.sum() / 4)  # a null labeller: the four regimes equally often
+
+    def make(g):
+        e = g.normal(0.0, sd, est.shape)
+        return e, e - half, e + half
+
+    se = float(np.std(resist) / np.sqrt(len(resist))) if len(resist) > 1 else 0.0
+    prev = counts / counts.sum()
+    return row(
+        "seal",
+        "resistance_regimes",
+        f"post-D alignment resistance a₋ of a noisy oracle (logistic noise of scale {pt['s']:.2g} on the gap) on "
+        f"D's {len(view)} pairs, {len(out)} draws; Eq. 3's {int(np.isfinite(est[0]).sum())} coefficients: "
+        f"coverage 95% {j['cal']['share'][0.95]:.3f}, 50% {j['cal']['share'][0.5]:.3f}; regimes "
+        + ", ".join(f"{r} {v:.3f} (planted {q:.3f})" for r, v, q in zip(REGIMES, prev, pt["regimes"].mean()))
+        + " — the pre-D / post-D rewards of a planted pre-D and post-D mix of weights",
+        planted_a,
+        float(np.mean(resist)),
+        (float(np.mean(resist)) - 1.96 * se, float(np.mean(resist)) + 1.96 * se),
+        f"Eq. 3: {calibration_text(j['cal'])}; regimes: every |z| ≤ {j['bound']:.2f}",
+        j["ok"],
+        interval="normal over noise draws",
+        null_pass=null_pass_rate(
+            lambda o: resistance_judge(*o, pt["rho"], null_counts, pt["regimes"], len(out))["ok"], make, seed=seed
+        ),
+    )

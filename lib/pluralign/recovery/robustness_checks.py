@@ -1,0 +1,134 @@
+"""SEAL Eq. 4 (the robustness scores π) against the planted truth: the method on a noisy oracle reward whose
+alignment probabilities are known, so each score's planted value is known too (:func:`planted_scores`), and its
+intervals are checked on both sides (:func:`~pluralign.recovery.rows.calibration`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtr
+
+from pluralign.data.difficulty import REWRITE_FLIP
+from pluralign.recovery.rows import ALPHA, calibration, calibration_text, exact_share_ci, null_pass_rate, row
+
+__all__ = ["rewritten_oracle", "planted_scores", "robustness_judge", "oracle_robustness"]
+
+
+def rewritten_oracle(data, view: pd.DataFrame, *, seed: int, p_flip: float, n_rounds: int) -> dict:
+    """Every pair of ``view`` rewritten ``n_rounds`` times by the demo's simulated rewriter
+    (:func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs`, seeds ``seed``, ``seed + 2`` …) and the
+    planted utility gap (chosen − rejected, population mean weights) before and after each rewrite: ``gap``,
+    ``after`` (a flip is original − rewritten, so the rewritten entry's utility is the original's − Σ w_f flip_f),
+    the flips ``fc`` / ``fr`` and the pair ids ``groups``, one row per rewritten pair."""
+    from pluralign.data.simulate import FEATURES
+    from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES, simulated_rewrite_pairs
+
+    w = data.meta["weights"]["mean"]
+    t = data.truth.reindex(view["pair_id"])
+    ua, ub = (
+        np.column_stack([t[f"{s}_{f}"].to_numpy(float) for f in FEATURES]) @ w.reindex(FEATURES).to_numpy()
+        for s in "ab"
+    )
+    gap = np.where((view["chosen_side"].astype(str) == "A").to_numpy(), ua - ub, ub - ua)
+    ws = w.rename(PLANTED_FLIP_NAMES)
+    parts = []
+    for k in range(max(1, int(n_rounds))):
+        rp = simulated_rewrite_pairs(view, seed=seed + 2 * k, p_flip=p_flip)  # it uses seed and seed + 1
+        fc, fr = rp.flips["chosen"], rp.flips["rejected"]
+        after = gap[rp.kept] - fc.to_numpy() @ ws[fc.columns].to_numpy() + fr.to_numpy() @ ws[fr.columns].to_numpy()
+        parts.append((gap[rp.kept], after, fc, fr, view["pair_id"].to_numpy()[rp.kept]))
+    return {
+        "gap": np.concatenate([p[0] for p in parts]),
+        "after": np.concatenate([p[1] for p in parts]),
+        "fc": pd.concat([p[2] for p in parts], ignore_index=True),
+        "fr": pd.concat([p[3] for p in parts], ignore_index=True),
+        "groups": np.concatenate([p[4] for p in parts]),
+        "weights": ws,
+    }
+
+
+def planted_scores(rw: dict, noise_sd: float) -> pd.Series:
+    """The planted value of every score of Eq. 4's linear probability model (SEAL's code): the least-squares
+    projection of the event's planted probability onto the model's regressors (an intercept and one 0/1 column
+    per entry × feature × non-zero flip), which is what OLS estimates given the flips. With independent
+    ``N(0, noise_sd²)`` noise per entry before and after the rewrite, P(aligned before and not after) =
+    Φ(gap / (√2 σ)) · Φ(−gap_after / (√2 σ)). Written from the definitions, not through the library's code;
+    indexed by (entry, feature, flip)."""
+    s = np.sqrt(2) * noise_sd
+    p = ndtr(rw["gap"] / s) * ndtr(-rw["after"] / s)
+    cols, keys = [np.ones(len(p))], []
+    for entry, fl in (("c", rw["fc"]), ("r", rw["fr"])):
+        for f in fl.columns:
+            v = fl[f].to_numpy()
+            for lv in sorted({int(x) for x in np.unique(v)} - {0}):
+                cols.append((v == lv).astype(float))
+                keys.append((entry, f, lv))
+    beta = np.linalg.lstsq(np.column_stack(cols), p, rcond=None)[0]
+    return pd.Series(beta[1:], index=pd.MultiIndex.from_tuples(keys, names=["entry", "feature", "flip"]))
+
+
+def robustness_judge(est, lo, hi, planted, alpha=ALPHA) -> dict:
+    """The criterion of the Eq. 4 row: its intervals (arrays draws × scores) calibrated on both sides around the
+    planted scores (:func:`~pluralign.recovery.rows.calibration`)."""
+    est, lo, hi, w = (np.asarray(v, float) for v in (est, lo, hi, planted))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (est - w) / ((hi - lo) / (2 * 1.959964))
+    cal = calibration(z.ravel(), alpha)
+    return {"cal": cal, "ok": cal["ok"]}
+
+
+def oracle_robustness(
+    data,
+    view: pd.DataFrame,
+    *,
+    noise_sd: float,
+    seed: int = 0,
+    p_flip: float = REWRITE_FLIP,
+    n_rounds: int = 5,
+    n_draws: int = 25,
+    scores=None,
+) -> dict:
+    """Row ``robustness_scores``: SEAL Eq. 4 (the linear probability model of SEAL's code with pair-clustered SEs,
+    :func:`pluralign.seal.robustness.robustness_scores`, or ``scores`` in its place) on the demo's simulated
+    rewrites of every pair of ``view`` (:func:`rewritten_oracle`) scored by a noisy oracle ``x · w + ε``,
+    ``ε ~ N(0, noise_sd²)`` per entry and text, ``n_draws`` draws; each estimable score against its planted value
+    (:func:`planted_scores`), judged by :func:`robustness_judge`."""
+    from pluralign.seal.robustness import robustness_scores
+
+    fit = scores or robustness_scores
+    rw = rewritten_oracle(data, view, seed=seed, p_flip=p_flip, n_rounds=n_rounds)
+    planted = planted_scores(rw, noise_sd)
+    rng = np.random.default_rng([seed, 4])
+    n, out = len(rw["gap"]), []
+    for _ in range(max(1, int(n_draws))):
+        before = rw["gap"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
+        after = rw["after"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
+        t = fit(
+            before, after, rw["fc"], rw["fr"], list(rw["fc"].columns), unchanged=(), model="linear", groups=rw["groups"]
+        ).table
+        t = t[~t["separated"].astype(bool)].reindex(planted.index)
+        out.append(t[["estimate", "ci_low", "ci_high"]].to_numpy(float).T)
+    est, lo, hi = (np.array([o[k] for o in out]) for k in range(3))
+    j = robustness_judge(est, lo, hi, planted.to_numpy())
+    cal, k = j["cal"], int(round(j["cal"]["share"][0.95] * j["cal"]["n"]))
+    half = (hi - lo) / 2
+
+    def make(g):  # a noise method: scores drawn around 0 with the sd of the planted ones, the method's widths
+        e = g.normal(0.0, float(np.std(planted)) or 1.0, est.shape)
+        return e, e - half, e + half
+
+    return row(
+        "seal",
+        "robustness_scores",
+        f"share of the 95% intervals of Eq. 4's {len(planted)} scores π containing their planted value (the "
+        f"least-squares projection of the planted event probability) for a noisy oracle reward (planted utility + "
+        f"N(0, {noise_sd:.2g}²) per entry) on {n} simulated rewrites ({len(view)} pairs × {n_rounds}), "
+        f"{len(est)} noise draws; 50% coverage {cal['share'][0.5]:.3f}",
+        0.95,
+        cal["share"][0.95],
+        exact_share_ci(k, cal["n"]),
+        calibration_text(cal),
+        j["ok"],
+        interval="exact binomial over the intervals",
+        null_pass=null_pass_rate(lambda o: robustness_judge(*o, planted.to_numpy())["ok"], make, seed=seed),
+    )
