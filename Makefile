@@ -68,7 +68,7 @@ bench-gpu: $(STAMP)
 # every method of the library against the demo's planted truth (the book's cached studies are reused); exits 1
 # when a method row misses, so CI fails on a broken method. Another population: make recovery SEED=3
 # Each method is also broken on purpose (pluralign.recovery.mutations): a broken variant its row does not catch
-# fails too. SEED=commit: a seed derived from the commit (printed), as CI runs beside seed 0.
+# fails too. SEED=commit: a seed derived from the commit (printed).
 recovery: $(STAMP)
 	$(BIN)/pluralign recovery $(if $(SEED),--seed $(SEED)) --out _build/recovery$(SEED).csv
 

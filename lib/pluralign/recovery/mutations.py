@@ -165,7 +165,7 @@ def run_variant(ctx, quantity: str, how: str) -> dict:
         b = ctx.btb
         j = broken_judgments(b.judgments.reindex(b.ids), how, b.seed)
         judge = b.settings.judge
-        return B.margin_pstar_correlation(j, b.data.truth["share_a"], b.seed, noise=judge["noise"], n=judge["n"])
+        return B.margin_pstar_correlation(j, b.data.truth["share_a"], b.seed, noise=judge.noise, n=judge.n)
     return _seal(ctx, quantity, how)
 
 

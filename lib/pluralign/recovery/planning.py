@@ -113,7 +113,7 @@ def _run(d: Decision, value, context) -> dict:
         return oracle_imprint_text(s.D, s.view, noise_sd=value * context.noise_sd, seed=seed)
     b = context.btb
     p = b.data.truth["share_a"].reindex(b.ids)
-    noise, n = float(b.settings.judge["noise"]), int(b.settings.judge["n"])
+    noise, n = float(b.settings.judge.noise), int(b.settings.judge.n)
     noise, n = (float(value), n) if d.knob.startswith("judge") else (noise, int(value))
     return margin_pstar_correlation(_judged(p, noise, n, seed), p, seed, noise=noise, n=n)
 

@@ -72,8 +72,8 @@ REQUIRED = (
 #: "the simulated population agrees": at least this share of its annotators on one side
 HIGH_AGREEMENT = 0.8
 #: the probability that a *correct* method fails one method row at one seed (each row's sub-tests share it,
-#: Bonferroni). Fixed before any run tested it: about 8 method rows at 6 seeds per CI run (seed 0, the commit's,
-#: seeds 0-4) are ~48 row checks, so 0.001 each keeps a false CI failure below 5 % (48 × 0.001). The bands that
+#: Bonferroni). Fixed before any run tested it: about 8 method rows at 6 seeds (seed 0, the commit's, seeds 0-4)
+#: are ~48 row checks, so 0.001 each keeps a false failure of that gate below 5 % (48 × 0.001). The bands that
 #: use it (:func:`binomial_band`) treat pooled intervals as independent; where one fit's intervals are correlated
 #: the real rate is higher (:data:`~pluralign.recovery.demo.WHY` records the rows where it was measured).
 ALPHA = 0.001
