@@ -13,6 +13,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -44,7 +45,8 @@ def environment() -> pd.DataFrame:
 
 def parameters(profile_name: str | None = None) -> pd.DataFrame:
     """Every (notebook, parameter file, parameter, value, set by) of a profile, from the manifest: what each page ran
-    with, its settings' defaults included (``set by`` "default"; :func:`pluralign.params.effective_settings`)."""
+    with, its settings' defaults included (``set by``: "file" or "default";
+    :func:`pluralign.params.effective_settings`)."""
     from pluralign import params as P
     from pluralign.book import runner as book
 
@@ -57,18 +59,20 @@ def parameters(profile_name: str | None = None) -> pd.DataFrame:
         effective = P.effective_settings(book.ROOT / "notebooks" / f"{r.notebook}.py", given) or {}
         for k, v in given.items():
             if k not in effective:
-                rows.append((r.notebook, r.params, k, shown(v), "parameter file"))
+                rows.append((r.notebook, r.params, k, shown(v), "file"))
         for k, v in effective.items():
-            rows.append((r.notebook, r.params, k, shown(v), "parameter file" if k in given else "default"))
+            rows.append((r.notebook, r.params, k, shown(v), "file" if k in given else "default"))
     return pd.DataFrame(rows, columns=["notebook", "parameter file", "parameter", "value", "set by"])
 
 
 def parameter_report(profile_name: str | None = None) -> Result:
-    """Every parameter of every page of a profile (:func:`parameters`), indexed by notebook, file and name;
+    """Every parameter of every page of a profile (:func:`parameters`), indexed by the page (its parameter file's
+    name, which names the notebook too) and the parameter, so that the value and what set it fit the text column;
     values ``n_runs`` (parameter files run) and ``report_profile``."""
     p = parameters(profile_name)
+    page = [Path(f).stem for f in p["parameter file"]]
     return Result(
-        p.set_index(["notebook", "parameter file", "parameter"]),
+        p.assign(page=page).set_index(["page", "parameter"])[["value", "set by"]],
         values={"n_runs": p["parameter file"].nunique(), "report_profile": profile_name or profile()},
     )
 

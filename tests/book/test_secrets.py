@@ -105,7 +105,7 @@ def test_the_same_value_when_harmless_is_in_the_build_reports_table(tmp_path, mo
 
     monkeypatch.setattr(manifest_plan, "ROOT", _project(tmp_path / "harmless", HARMLESS))
     table = report.parameter_report("demo").table
-    assert HARMLESS in table.loc[("page", "params/demo/page.yml", "design"), "value"]
+    assert HARMLESS in table.loc[("page", "design"), "value"]
     monkeypatch.setattr(manifest_plan, "ROOT", _project(tmp_path / "secret", SECRET))
     try:
         report.parameter_report("demo")
