@@ -405,10 +405,6 @@ def mutation_result(profile: str = "demo") -> report.Result:
     if profile != "demo":
         return report.Result(table=None, note="Mutations need planted truth: demo profile only.")
     m = M.mutation_table(recovery_context(profile))
-    wide = m.assign(cell=m["caught"].map({True: "caught", False: "MISSED"})).pivot(
-        index="row", columns="variant", values="cell"
-    )
-    wide = wide.reindex(index=list(M.VARIANTS)).fillna("·")
     note = (
         f"**{int(m['caught'].sum())} of {len(m)} broken variants caught** (yes: the row fails on the broken method). "
         "sign: the estimate and its interval "
@@ -417,7 +413,7 @@ def mutation_result(profile: str = "demo") -> report.Result:
         "typical mistakes (module `pluralign.recovery.mutations`). A method without intervals has no se×3 / se÷3 "
         "variant ('·')."
     )
-    return report.Result(table=wide, note=note, data={"table": m})
+    return report.Result(table=M.shown(m), note=note, data={"table": m})
 
 
 def difficulty() -> report.Result:
