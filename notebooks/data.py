@@ -23,15 +23,14 @@
 # %% tags=["parameters"]
 profile = "demo"
 # the data sets of this build: pluralign.load specs ({"name": ..., "source": ...} or {"simulate": {...}}); None: the
-# default data sets of Part I (pluralign.diverging.DivergingSettings' datasets, the simulator's)
+# demo's (pluralign.data.simulate.DEMO_DATASETS, Part I's too)
 datasets = None
 
 # %% tags=["remove-input"]
 from pluralign import profiles, report
 from pluralign.data import summary
-from pluralign.diverging import DivergingSettings
 
-page = summary.setup(profile=profile, datasets=DivergingSettings().datasets if datasets is None else datasets)
+page = summary.setup(profile=profile, datasets=datasets)
 report.profile_note(profile, profiles.stand_ins(profile, "data"))
 
 # %% [markdown]

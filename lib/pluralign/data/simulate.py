@@ -56,6 +56,13 @@ from pluralign.data.simulated_texts import (  # noqa: F401
     SYNONYMS,
 )
 
+#: The demo's data sets: the simulator's 1,200 pairs in MultiPref's and in HelpSteer2's annotation format (the data
+#: page's default, and Part I's, which keeps them apart)
+DEMO_DATASETS = [
+    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "multipref"}},
+    {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
+]
+
 FEATURES = (
     "verbosity",
     "format",

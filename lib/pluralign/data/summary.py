@@ -153,8 +153,10 @@ class DataPage:
         return Result(pd.concat({d.name: text_lengths(d) for d in self.datasets}, names=["data set", "text"]))
 
 
-def setup(*, profile: str = "demo", datasets=()) -> DataPage:
-    """Load every data set a parameter file names (:func:`pluralign.data.load` specs)."""
+def setup(*, profile: str = "demo", datasets=None) -> DataPage:
+    """Load every data set a parameter file names (:func:`pluralign.data.load` specs; None: the demo's,
+    :data:`pluralign.data.simulate.DEMO_DATASETS`)."""
     from pluralign.data import load
+    from pluralign.data.simulate import DEMO_DATASETS
 
-    return DataPage(profile, [load(spec) for spec in datasets])
+    return DataPage(profile, [load(spec) for spec in (DEMO_DATASETS if datasets is None else datasets)])

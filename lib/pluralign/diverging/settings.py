@@ -12,6 +12,7 @@ import dataclasses
 import numbers
 from typing import Any
 
+from pluralign.data.simulate import DEMO_DATASETS
 from pluralign.diverging.reward_models import MSE_AGGREGATES
 from pluralign.model_options import ModelOptions
 from pluralign.settings import Section, Settings, setting
@@ -104,11 +105,7 @@ class DivergingSettings(Settings):
     """Every parameter of the Part I pages (Diverging Preferences, Zhang et al. 2024)."""
 
     datasets: list = setting(
-        [
-            {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "multipref"}},
-            {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}},
-        ],
-        "data specs of pluralign.data.load, one data set each (kept apart, never combined)",
+        DEMO_DATASETS, "data specs of pluralign.data.load, one data set each (kept apart, never combined)"
     )
     ties: str = setting(
         "majority", "how §3's 'the majority of annotators labeled the instance as a tie' is read: majority | plurality"

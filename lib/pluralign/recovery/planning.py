@@ -12,8 +12,13 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pluralign import report
+from pluralign.recovery.imprint_checks import CORRELATION
 
 __all__ = ["Decision", "DECISIONS", "decision_steps", "planning_table", "result"]
+
+
+#: a knob from the demo's value (1×) to 100× it, doubling
+HUNDREDFOLD = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0)
 
 
 @dataclass(frozen=True)
@@ -59,23 +64,23 @@ DECISIONS = (
         "imprint_weights",
         "oracle noise (× the demo RM's residual sd)",
         1.0,
-        (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0),
-        "Eq. 1's imprints rank the features as the planted weights do (r ≥ 0.9, first draw)",
-        lambda r: r["estimate"] >= 0.9,
+        HUNDREDFOLD,
+        f"Eq. 1's imprints rank the features as the planted weights do (r ≥ {CORRELATION:g}, first draw)",
+        lambda r: r["estimate"] >= CORRELATION,
     ),
     Decision(
         "imprint_text_weights",
         "oracle noise (× the demo RM's residual sd)",
         1.0,
-        (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0),
-        "Eq. 1 on the featurizer's features ranks them as the planted weights do (r ≥ 0.9, first draw)",
-        lambda r: r["estimate"] >= 0.9,
+        HUNDREDFOLD,
+        f"Eq. 1 on the featurizer's features ranks them as the planted weights do (r ≥ {CORRELATION:g}, first draw)",
+        lambda r: r["estimate"] >= CORRELATION,
     ),
     Decision(
         "margin_pstar_correlation",
         "judge log-odds noise",
         1.0,
-        (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0),
+        HUNDREDFOLD,
         "the margins' scale is known to ±10 % (half-width of the slope's 95 % interval on their planted expectation)",
         lambda r: _half_width(r) <= 0.1,
     ),
