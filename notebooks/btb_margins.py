@@ -31,9 +31,9 @@ profile = "demo"
 seed = 0
 models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
 # Every other setting is a field of pluralign.btb.BtbSettings, which writes its default and meaning once
-# (btb.BtbSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
-# here (embedded_pairs = 0) or with papermill (-p embedded_pairs 0: papermill notes that the name is not in this
-# cell; the setup call below reads it).
+# (btb.BtbSettings.documentation() lists them); params/<profile>/ sets what a profile changes. papermill
+# injects one (-p embedded_pairs 0; it notes the name is not in this cell: the setup call below reads it); in
+# JupyterLab paste `pluralign params NOTEBOOK -f FILE.yml --python` into this cell.
 
 # %% tags=["remove-input"]
 from pluralign import btb, report

@@ -30,9 +30,9 @@ profile = "demo"
 seed = 0
 models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
 # Every other setting is a field of pluralign.cross.CrossSettings, which writes its default and meaning once
-# (cross.CrossSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
-# here (n_boot = 500) or with papermill (-p n_boot 500: papermill notes that the name is not in this
-# cell; the setup call below reads it).
+# (cross.CrossSettings.documentation() lists them); params/<profile>/ sets what a profile changes. papermill
+# injects one (-p n_boot 500; it notes the name is not in this cell: the setup call below reads it); in
+# JupyterLab paste `pluralign params NOTEBOOK -f FILE.yml --python` into this cell.
 
 # %% tags=["remove-input"]
 from pluralign import cross, report

@@ -32,9 +32,9 @@ profile = "demo"
 seed = 0
 models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
 # Every other setting is a field of pluralign.seal.SealSettings, which writes its default and meaning once
-# (seal.SealSettings.documentation() lists them); params/<profile>/ sets what a profile changes. Set one
-# here (stability_share = 0.02) or with papermill (-p stability_share 0.02: papermill notes that the name is not in this
-# cell; the setup call below reads it).
+# (seal.SealSettings.documentation() lists them); params/<profile>/ sets what a profile changes. papermill
+# injects one (-p stability_share 0.02; it notes the name is not in this cell: the setup call below reads it); in
+# JupyterLab paste `pluralign params NOTEBOOK -f FILE.yml --python` into this cell.
 
 # %% tags=["remove-input"]
 from pluralign import seal, report

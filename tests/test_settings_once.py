@@ -93,14 +93,55 @@ def test_no_parameter_file_restates_what_it_overrides(path):
 
 
 def test_the_restatement_check_finds_a_restated_default(tmp_path):
+    from pluralign.cross import CrossSettings
+    from pluralign.seal.settings import AlignmentDesign, SealSettings
+
     nb = ROOT / "notebooks" / "seal_imprint.py"
-    assert restated({"stability_share": 0.01, "features": "rules"}, {}, nb) == ["stability_share"]
-    assert restated({"design": {"scoring_input": "prompt_reply", "other_data": []}}, {}, nb) == ["design.scoring_input"]
+    share = SealSettings().stability_share
+    assert restated({"stability_share": share, "features": "rules"}, {}, nb) == ["stability_share"]
+    assert restated({"stability_share": share * 2}, {}, nb) == []
+    scoring = AlignmentDesign().scoring_input
+    assert restated({"design": {"scoring_input": scoring, "other_data": []}}, {}, nb) == ["design.scoring_input"]
     assert restated({"features": "rules"}, {"features": "rules"}, nb) == ["features"]
-    assert restated({"n_boot": 2000}, {}, ROOT / "notebooks" / "cross_margins.py") == ["n_boot"]
+    assert restated({"n_boot": CrossSettings().n_boot}, {}, ROOT / "notebooks" / "cross_margins.py") == ["n_boot"]
     assert restated({"training": {"lr_sweep": "paper"}}, {}, ROOT / "notebooks" / "btb_rewards.py") == [
         "training.lr_sweep"
     ]
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Every name a cell binds at its top level: assignment, for / with / except targets, imports, functions,
+    classes, nested blocks included (comprehensions and function bodies have their own scope)."""
+    scoped = (
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.Lambda,
+        ast.ListComp,
+        ast.SetComp,
+        ast.DictComp,
+        ast.GeneratorExp,
+    )
+    out, todo = set(), list(ast.iter_child_nodes(tree))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        if not isinstance(node, scoped):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def test_the_binding_check_sees_nested_and_loop_bindings():
+    tree = ast.parse(
+        "for data in x:\n    pass\nwith y as judge:\n    if z:\n        split = 1\n[n_boot for n_boot in w]"
+    )
+    assert _bound_names(tree) == {"data", "judge", "split"}
 
 
 @pytest.mark.parametrize("notebook", PAGES, ids=lambda p: p.stem)
@@ -115,15 +156,7 @@ def test_a_page_binds_no_setting_outside_its_setup_call(notebook):
         if cell.cell_type != "code":
             continue
         tree = ast.parse("\n".join(line for line in cell.source.splitlines() if not line.startswith(("%", "!"))))
-        bound = set()
-        for node in tree.body:
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                bound |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
-            elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.For, ast.With)):
-                bound.add(getattr(node, "name", ""))
+        bound = _bound_names(tree)
         if "parameters" in cell.metadata.get("tags", []):
             assert bound <= CELL_NAMES, (
                 f"{notebook.name}: the parameters cell states settings {sorted(bound - CELL_NAMES)}"

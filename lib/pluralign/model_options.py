@@ -13,6 +13,7 @@ library.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pluralign.settings import Section, setting
@@ -53,13 +54,16 @@ class ModelOptions(Section):
 
     @classmethod
     def of(cls, value) -> ModelOptions:
-        """The options a setting holds: None (load's defaults), a mapping of load keywords, or options."""
+        """The options a setting holds: None (load's defaults), a mapping of load keywords, a Hub id or path (a
+        string :func:`pluralign.params.named_model` passed through), or options."""
         if value is None:
             return cls()
         if isinstance(value, cls):
             return value
-        if isinstance(value, dict):
+        if isinstance(value, Mapping):
             return cls.create(value, what="reward model")
+        if isinstance(value, str) and ("/" in value or ":" in value):
+            return cls(name_or_path=value)
         raise TypeError(f"a reward model is load keywords or a key of `models` resolved first, not {value!r}")
 
     def kwargs(self) -> dict:

@@ -152,6 +152,7 @@ def read_params(
                 )
         shared = {k: v for k, v in shared.items() if k in declared}
     merged = deep_merge(shared, params)
+    origin = {**{k: path.parent / COMMON for k in shared}, **origin}
     _check_secrets(merged, path)
     if types:
         check_types(params, types, origin, path)
@@ -316,8 +317,8 @@ def check_settings(notebook: str | Path, params: dict, origin: dict | None = Non
     try:
         cls.create(**given)
     except (TypeError, ValueError) as e:
-        key = next((k for k in given if str(e).startswith(k) or f"{k}." in str(e) or f" {k} " in str(e)), None)
-        where = (origin or {}).get(key, path)
+        m = re.match(r"(?:\w+Settings: )?(\w+)\b", str(e))  # the setting a message starts with
+        where = (origin or {}).get(m.group(1) if m else None, path)
         raise ParamsError(f"{where}: {e}") from None
 
 

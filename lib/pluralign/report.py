@@ -380,7 +380,6 @@ def section(*quotes: str):
     return wrap
 
 
-#: set (by the book's runner) in a page's kernel: the page states in its text what :func:`stated_warning` says
 @section("gpu_runs", "gpu_newest", "gpu_peak_h100")
 def gpu_benchmark(folder=None) -> Result:
     """The GPU benchmark (``make bench-gpu``): scoring and training against the chip's peak and against the model
@@ -410,6 +409,7 @@ def gpu_benchmark(folder=None) -> Result:
     return Result(table, note=note, values=values)
 
 
+#: set (by the book's runner) in a page's kernel: the page states in its text what :func:`stated_warning` says
 ON_PAGE = "PLURALIGN_ON_PAGE"
 
 

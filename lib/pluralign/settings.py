@@ -98,7 +98,8 @@ class Section:
         sections = _section_types(cls)
         given = dict(base)
         for name, value in overrides.items():
-            given[name] = cls._coerce(name, value, base.get(name, _default(fields[name])), sections.get(name), what)
+            default = _default(fields[name])
+            given[name] = cls._coerce(name, value, base.get(name, default), default, sections.get(name), what)
         return cls(**cls.normalize(given))
 
     @classmethod
@@ -115,11 +116,11 @@ class Section:
         raise ValueError(f"{what}: unknown key(s) {unknown}{hint}; known: {sorted(known)}")
 
     @staticmethod
-    def _coerce(name: str, value, current, section: type | None, what: str | None):
+    def _coerce(name: str, value, current, default, section: type | None, what: str | None):
         """A nested section's value: a mapping laid over the current section (or over the section's class defaults
-        where the current value is None); an instance or None as given."""
+        where the current value is None); an instance as given; None only where the field's default is None."""
         where = f"{what}.{name}" if what else name
-        if value is None and isinstance(current, Section):
+        if value is None and isinstance(default, Section):
             raise ValueError(f"{where}: None is not a value of this setting; leave it out for its default")
         if section is None or not isinstance(value, Mapping):
             return value

@@ -69,6 +69,8 @@ class CrossSettings(Settings):
     def __post_init__(self):
         if self.seal.data is not None:
             raise ValueError("seal.data: Part IV's D is the study's own data (leave seal.data out)")
+        if self.seal.scoring_input is not None:
+            raise ValueError("seal.scoring_input: Part IV scores its own pairs as they were loaded (leave it out)")
         if self.ties not in ("majority", "plurality"):
             raise ValueError(f"ties must be 'majority' or 'plurality', not {self.ties!r}")
         sources = self.p_star_from if isinstance(self.p_star_from, list) else [self.p_star_from]
