@@ -60,7 +60,7 @@ checks
 # %% [markdown]
 # What each method row checks (each row's criterion, with its bands, is under the table; every criterion is fixed
 # in advance with its source in `pluralign.recovery`). Each row's bands are set so that a correct method would fail
-# it with probability 0.1 % if its pooled intervals were independent; two rows fail a correct method more often
+# it with probability {glue:text}`alpha_pct` % if its pooled intervals were independent; two rows fail a correct method more often
 # than that (`resistance_regimes`, `robustness_scores`: what is measured about them is in the note when they
 # fail).
 #
@@ -71,7 +71,7 @@ checks
 # - `imprint_weights` (planted features) and `imprint_text_weights` (the features the rule featurizer reads from
 #   the texts): SEAL's Eq. 1 on a *noisy oracle* reward — the planted utility, a prompt effect that rises with the
 #   pair's features (what Eq. 1's α_i must absorb) and noise of the trained RM's residual size. Its imprints must
-#   correlate with the planted weights (r ≥ 0.9) and its intervals must be calibrated on both sides: the 95 %
+#   correlate with the planted weights (r ≥ {glue:text}`imprint_r_bar`) and its intervals must be calibrated on both sides: the 95 %
 #   intervals may not cover too rarely, the 50 % intervals implied by the same SEs neither too rarely nor too often.
 # - `resistance_regimes`: SEAL's Eq. 3 and Table 1's regimes on a pre-D and a post-D oracle whose noise on the
 #   reward gap is logistic, so Eq. 3's coefficients are known exactly (ρ^c = −w / s, ρ^r = w / s) and each pair's
@@ -124,7 +124,7 @@ recovery.sweep_result(profile).glue()
 
 # %% [markdown]
 # The table says, per sweep, where it stops recovering. Eq. 3's margin is exact, so a correct implementation
-# matches its planted r at every step: what moves with the judge's noise and n is how well *any* margin from that
+# matches its planted expectation (slope 1, intercept 0) at every step: what moves with the judge's noise and n is how well *any* margin from that
 # judge can track p\* — what a researcher choosing n reads here. For the imprint rows the noise is in multiples
 # of the demo RM's own residual noise (1 is the page's oracle).
 #

@@ -146,6 +146,9 @@ def gpu_budget(steps: list[Step] | None = None, record: list[dict] | None = None
     peak used (MFU) and its source (measured by a GPU benchmark run on record, with its GPU and date, or assumed),
     GPUs, estimated GPU-hours on one H100 and on one A100, and the basis of the estimate (:func:`budget_by_part` sums
     them per part). ``record``: the GPU benchmark runs (default: those in ``bench/results``)."""
+    from pluralign.book import gpu_runs
+
+    record = gpu_runs.runs() if record is None else record  # read once, not once per step
     rows = []
     for s in steps or STEPS:
         mfu, source = s.share(record)

@@ -19,7 +19,8 @@ from pluralign.recovery import imprint_checks as I
 from pluralign.recovery import resistance_checks as Rs
 from pluralign.recovery import robustness_checks as Rb
 from pluralign.recovery import seal_checks as S
-from pluralign.recovery.rows import COLUMNS, HIGH_AGREEMENT, KINDS, REQUIRED, is_method
+from pluralign.recovery.imprint_checks import CORRELATION
+from pluralign.recovery.rows import ALPHA, COLUMNS, HIGH_AGREEMENT, KINDS, NULL_REPS, REQUIRED, is_method
 
 __all__ = [
     "RecoveryContext",
@@ -261,7 +262,7 @@ def _by_kind(t: pd.DataFrame) -> dict:
     return {k: t[t["kind"] == k] for k in KINDS}
 
 
-def null_text(p: float, reps: int = 200) -> str:
+def null_text(p: float, reps: int = NULL_REPS) -> str:
     """A null method's pass probability as the page shows it: "—" where none was computed (not a method row),
     "< 1/reps" where no null draw of ``reps`` passed."""
     if p != p:
@@ -297,8 +298,8 @@ def _note(t: pd.DataFrame) -> str:
         f"{int(s['recovered'].sum())} of {len(s)} stand-in checks pass; "
         f"{int(c['recovered'].sum())} of {len(c)} of the papers' claims hold on the simulated data; "
         f"{len(k['plumbing'])} plumbing row(s) are shown, not counted. *null passes*: the probability that a null "
-        "method (noise with plausible intervals) passes the row's criterion, by Monte Carlo over 200 null outputs.\n\n"
-        + "\n".join(f"- **{kind}**: {KIND_NOTES[kind]}." for kind in KINDS)
+        f"method (noise with plausible intervals) passes the row's criterion, by Monte Carlo over {NULL_REPS} null "
+        "outputs.\n\n" + "\n".join(f"- **{kind}**: {KIND_NOTES[kind]}." for kind in KINDS)
     )
     note += "\n\nWhat each row measures, and its criterion:\n\n" + "\n".join(
         f"- `{q}` ({kind}): {d}. *Criterion*: {cr} (interval: {iv})."
@@ -315,7 +316,9 @@ def _note(t: pd.DataFrame) -> str:
     return note
 
 
-@report.section("high_agreement_pct", "n_methods", "n_recovered", "n_claims", "n_claims_hold")
+@report.section(
+    "high_agreement_pct", "n_methods", "n_recovered", "n_claims", "n_claims_hold", "alpha_pct", "imprint_r_bar"
+)
 def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.Result:
     """The recovery table as a :class:`pluralign.report.Result` for the book's page (planted beside estimate); on a
     profile without planted truth, a note saying so (every count 0)."""
@@ -329,6 +332,8 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.R
         "n_recovered": int(methods["recovered"].sum()),
         "n_claims": len(claims),
         "n_claims_hold": int(claims["recovered"].sum()),
+        "alpha_pct": f"{100 * ALPHA:g}",
+        "imprint_r_bar": f"{CORRELATION:g}",
     }
     if not len(t):
         note = (

@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from pluralign.recovery.rows import without_null_passes
+
 __all__ = [
     "COMMON",
     "VARIANTS",
@@ -59,7 +61,7 @@ def broken_fit(fit, how: str, seed: int = 0):
     return broken
 
 
-def broken_classes(data, how: str, seed: int = 0) -> pd.DataFrame:
+def broken_classes(data, how: str, seed: int = 0, ties: str = "majority") -> pd.DataFrame:
     """The § 2 agreement classes of ``data`` (:func:`pluralign.diverging.agreement.agreement_classes`) broken:
     ``sign`` (diverging and not swapped), ``zero`` (no pair diverging), ``noise`` (pairs marked diverging at random
     at the method's own rate), ``votes shuffled`` (annotators' votes permuted across pairs before classifying),
@@ -71,8 +73,8 @@ def broken_classes(data, how: str, seed: int = 0) -> pd.DataFrame:
         ann = data.annotations.copy()
         cols = [c for c in ("preference", "likert_a", "likert_b") if c in ann]
         ann[cols] = ann[cols].to_numpy()[rng.permutation(len(ann))]
-        return agreement_classes(dataclasses.replace(data, annotations=ann))
-    c = agreement_classes(data)
+        return agreement_classes(dataclasses.replace(data, annotations=ann), ties=ties)
+    c = agreement_classes(data, ties=ties)
     div = (c["agreement"] == "diverging").to_numpy().copy()
     if how == "sign":
         div = ~div
@@ -161,7 +163,7 @@ def run_variant(ctx, quantity: str, how: str) -> dict:
         s = ctx.diverging
         data = s.data[0]
         check = D.diverging_share if quantity == "diverging_share" else D.diverging_taste_driven
-        return check(broken_classes(data, how, s.seed), data, s.seed)
+        return check(broken_classes(data, how, s.seed, ties=s.settings.ties), data, s.seed)
     if quantity == "margin_pstar_correlation":
         b = ctx.btb
         j = broken_judgments(b.judgments.reindex(b.ids), how, b.seed)
@@ -176,7 +178,7 @@ def mutation_table(ctx) -> pd.DataFrame:
     out = []
     for quantity, variants in VARIANTS.items():
         for how in variants:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), without_null_passes():
                 # a broken method (a zero or constant estimate, votes shuffled) gives degenerate bootstrap
                 # replicates; numpy's warnings about them say nothing that the row's verdict does not
                 warnings.simplefilter("ignore", RuntimeWarning)

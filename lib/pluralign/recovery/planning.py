@@ -109,7 +109,7 @@ def _run(d: Decision, value, context) -> dict:
 
         spec = next(x for x in context.diverging.settings.datasets if "simulate" in x)
         data = from_spec({**spec, "simulate": {**spec["simulate"], "n_pairs": int(value)}}, seed)
-        return getattr(D, d.row)(agreement_classes(data), data, seed)
+        return getattr(D, d.row)(agreement_classes(data, ties=context.diverging.settings.ties), data, seed)
     if d.row == "imprint_weights":
         _, _, data = context.demo_rm
         return oracle_imprint(data, data.pairs["pair_id"], noise_sd=value * context.noise_sd, seed=seed)

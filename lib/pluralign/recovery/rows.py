@@ -15,6 +15,9 @@ bar goes in the ``criterion``. ``interval`` names the resampling unit of the row
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import numpy as np
 import pandas as pd
 from scipy import stats as st
@@ -230,9 +233,31 @@ def calibration_text(cal: dict) -> str:
     return f"two-sided calibration over {cal['n']} intervals: " + " and ".join(parts)
 
 
-def null_pass_rate(judge, make_null, reps: int = 200, seed: int = 0) -> float:
+#: whether :func:`null_pass_rate` runs (off inside :func:`without_null_passes`)
+_NULL_PASSES = contextvars.ContextVar("null_passes", default=True)
+
+
+@contextlib.contextmanager
+def without_null_passes():
+    """Rows computed inside give NaN for ``null_pass``: a broken method's row (the mutation table) keeps only its
+    verdict, so its null-method Monte Carlo would be computed and thrown away."""
+    token = _NULL_PASSES.set(False)
+    try:
+        yield
+    finally:
+        _NULL_PASSES.reset(token)
+
+
+#: null outputs per row in :func:`null_pass_rate`
+NULL_REPS = 200
+
+
+def null_pass_rate(judge, make_null, reps: int = NULL_REPS, seed: int = 0) -> float:
     """The probability that a null method passes a row: the share of ``reps`` null outputs (``make_null(rng)``,
     e.g. noise estimates with the method's own interval widths) that ``judge`` (the row's criterion, a function of
-    the method's output returning bool) passes. Monte Carlo; its resolution is 1 / ``reps``."""
+    the method's output returning bool) passes. Monte Carlo; its resolution is 1 / ``reps``. NaN inside
+    :func:`without_null_passes`."""
+    if not _NULL_PASSES.get():
+        return float("nan")
     rng = np.random.default_rng([seed, 99])
     return float(np.mean([bool(judge(make_null(rng))) for _ in range(int(reps))]))
