@@ -231,16 +231,9 @@ WHY = {
     "imprint_text_weights": "as imprint_weights, on the featurizer's features: also a featurizer that mislabels a "
     "regressor it was thought to read without error.",
     "resistance_regimes": "Eq. 3's coefficients are biased or their intervals mis-sized against the exact logit "
-    "truth, or the regimes of Table 1 are labelled from the wrong indicators (pre and post swapped). Known to fail "
-    "a correct Eq. 3 too: on the demo's data at 15 fresh noise seeds it failed 2 (50 % coverage 0.597 and 0.611 "
-    "against a band ending at 0.595; mean 0.565): the Wald intervals of the large planted coefficients "
-    "(factual error, harmfulness) are wide, and the binomial band treats the coefficients of one fit as "
-    "independent, so it is narrower than their coverage's real spread.",
+    "truth, or the regimes of Table 1 are labelled from the wrong indicators (pre and post swapped).",
     "robustness_scores": "the scores are biased against their planted projection (flips or sides wired the wrong "
-    "way round) or their clustered intervals are too narrow or too wide. Known to fail a correct Eq. 4 too: the "
-    "clustered SEs include the linear model's misspecification, which this check holds fixed (the same rewrites "
-    "in every draw), so at seed 0 the intervals are 3-43 % wider (median about 20 %) than the noise alone makes "
-    "the scores vary.",
+    "way round) or their clustered intervals are too narrow or too wide for resampled pairs and rewrites.",
     "margin_pstar_correlation": "Eq. 3's margin or its side is computed differently from its definition: mis-scaled "
     "(slope ≠ 1) or one-sided (intercept ≠ 0) against what the definition gives under this judge.",
 }

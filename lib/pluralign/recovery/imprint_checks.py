@@ -23,7 +23,7 @@ def imprint_judge(est, lo, hi, planted, *, calibrated=None, correlation: float =
     """The criterion of an Eq. 1 row from its fits over noise draws: ``est`` / ``lo`` / ``hi`` arrays draws ×
     features (NaN where a feature was dropped), ``planted`` the weights per feature. Passes when the first draw's
     imprints correlate with the weights at ``r ≥ correlation`` and the intervals are calibrated on both sides
-    (:func:`~pluralign.recovery.rows.calibration` of ``z = (β̂ − w) / SE``, pooled over draws × the features marked
+    (:func:`~pluralign.recovery.rows.calibration` of ``z = (β̂ − w) / SE``, draws × the features marked
     ``calibrated``, default all). Returns ``r``, ``cal`` and ``ok``."""
     est, lo, hi, w = (np.asarray(v, float) for v in (est, lo, hi, planted))
     first = np.isfinite(est[0])
@@ -32,7 +32,7 @@ def imprint_judge(est, lo, hi, planted, *, calibrated=None, correlation: float =
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (est - w) / se
     mask = np.ones(len(w), bool) if calibrated is None else np.asarray(calibrated, bool)
-    cal = calibration(z[:, mask].ravel(), alpha)
+    cal = calibration(z[:, mask], alpha)
     return {"r": r, "cal": cal, "ok": bool(np.isfinite(r) and r >= correlation and cal["ok"])}
 
 

@@ -11,7 +11,7 @@ from scipy import stats as st
 
 from pluralign.recovery.rows import ALPHA, calibration, calibration_text, null_pass_rate, row
 
-__all__ = ["planted_resistance", "resistance_judge", "oracle_resistance"]
+__all__ = ["planted_resistance", "separated", "resistance_judge", "oracle_resistance"]
 
 
 def planted_resistance(D, view: pd.DataFrame, other_parts, noise_sd: float) -> dict:
@@ -47,6 +47,19 @@ def planted_resistance(D, view: pd.DataFrame, other_parts, noise_sd: float) -> d
     }
 
 
+def separated(y, ch: pd.DataFrame, rj: pd.DataFrame, index: pd.Index) -> np.ndarray:
+    """Which coefficients of Eq. 3 (``index``: (entry, feature)) have no maximum-likelihood estimate in a draw:
+    the 0/1 regressor is quasi-completely separated, i.e. every pair with the feature (or every pair without it)
+    has the same outcome ``y`` (Albert & Anderson 1984, Biometrika 71:1). The logit then drives the coefficient
+    without bound and its Wald interval means nothing, so the calibration leaves it out of that draw."""
+    y = np.asarray(y, bool)
+    out = []
+    for entry, feature in index:
+        x = (ch if entry == "c" else rj)[feature].to_numpy(float) != 0
+        out.append(any(m.any() and (y[m].all() or not y[m].any()) for m in (x, ~x)))
+    return np.array(out)
+
+
 def resistance_judge(est, lo, hi, rho, counts, probs, n_draws: int, alpha=ALPHA) -> dict:
     """The criterion of the Eq. 3 row: (a) Eq. 3's intervals (arrays draws × coefficients) calibrated on both
     sides around the planted ρ (:func:`~pluralign.recovery.rows.calibration`, half the row's ``alpha``); (b) the
@@ -56,7 +69,7 @@ def resistance_judge(est, lo, hi, rho, counts, probs, n_draws: int, alpha=ALPHA)
     est, lo, hi, w = (np.asarray(v, float) for v in (est, lo, hi, rho))
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (est - w) / ((hi - lo) / (2 * 1.959964))
-    cal = calibration(z.ravel(), alpha / 2)
+    cal = calibration(z, alpha / 2)
     p = np.asarray(probs, float)
     zr = (np.asarray(counts, float) - n_draws * p.sum(0)) / np.sqrt(n_draws * (p * (1 - p)).sum(0))
     bound = float(st.norm.ppf(1 - alpha / 2 / (2 * p.shape[1])))
@@ -70,7 +83,12 @@ def oracle_resistance(
     outcome misaligned, or ``regression`` in its place) of the post-D oracle and Table 1's regimes
     (:func:`~pluralign.seal.resistance.alignment_regimes`, or ``regimes``) of the pre-D / post-D oracles over
     ``n_draws`` draws of the logistic noise, against :func:`planted_resistance`; judged by
-    :func:`resistance_judge`. Estimate: the post-D alignment resistance a₋ (§ 2.2) beside its planted value."""
+    :func:`resistance_judge`. Estimate: the post-D alignment resistance a₋ (§ 2.2) beside its planted value.
+
+    Eq. 3 is fitted on every identifiable feature (``vif_threshold=inf``: only constant or exactly collinear
+    columns dropped), since the planted ρ are those of the full model: SEAL's VIF screen (footnote 6) would drop
+    a planted feature and bias the others (omitted variable), which is a different estimand. A coefficient whose
+    regressor is separated in a draw (:func:`separated`) is left out of that draw's calibration."""
     from pluralign.seal.resistance import REGIMES, alignment_regimes, misalignment_regression
 
     fit, label = regression or misalignment_regression, regimes or alignment_regimes
@@ -79,8 +97,19 @@ def oracle_resistance(
     zero, out, counts, resist = np.zeros(len(view)), [], np.zeros(4), []
     for _ in range(max(1, int(n_draws))):
         pre, post = (pt[k] + rng.logistic(0.0, pt["s"], len(view)) for k in ("pre", "post"))
-        t = fit(post, zero, pt["ch"], pt["rj"], list(pt["ch"].columns), outcome="misaligned", model="logit").table
-        out.append(t.reindex(pt["rho"].index)[["estimate", "ci_low", "ci_high"]].to_numpy(float).T)
+        t = fit(
+            post,
+            zero,
+            pt["ch"],
+            pt["rj"],
+            list(pt["ch"].columns),
+            outcome="misaligned",
+            model="logit",
+            vif_threshold=float("inf"),
+        ).table
+        e = t.reindex(pt["rho"].index)[["estimate", "ci_low", "ci_high"]].to_numpy(float).T.copy()
+        e[:, separated(post <= 0, pt["ch"], pt["rj"], pt["rho"].index)] = np.nan
+        out.append(e)
         reg = pd.Series(label(pre, zero, post, zero))
         counts += reg.value_counts().reindex(list(REGIMES), fill_value=0).to_numpy(float)
         resist.append(float(np.mean(post <= 0)))
@@ -100,7 +129,8 @@ def oracle_resistance(
         "seal",
         "resistance_regimes",
         f"post-D alignment resistance a₋ of a noisy oracle (logistic noise of scale {pt['s']:.2g} on the gap) on "
-        f"D's {len(view)} pairs, {len(out)} draws; Eq. 3's {int(np.isfinite(est[0]).sum())} coefficients: "
+        f"D's {len(view)} pairs, {len(out)} draws; Eq. 3's coefficients, {np.isfinite(est).sum(1).mean():.1f} of "
+        f"{est.shape[1]} per draw not separated: "
         f"coverage 95% {j['cal']['share'][0.95]:.3f}, 50% {j['cal']['share'][0.5]:.3f}; regimes "
         + ", ".join(f"{r} {v:.3f} (planted {q:.3f})" for r, v, q in zip(REGIMES, prev, pt["regimes"].mean()))
         + " — the pre-D / post-D rewards of a planted pre-D and post-D mix of weights",
