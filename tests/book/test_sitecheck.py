@@ -71,3 +71,18 @@ def test_long_decimals_in_tables_are_reported_but_not_three_significant_digits_o
     assert "1 table cell(s) with five or more significant decimals, e.g. '0.123456'" in problems
     site = _site(tmp_path / "b", "<table><tr><td>0.00100</td><td>Zhang et al. 2024, arXiv:2410.14632</td></tr></table>")
     assert sitecheck.check(site) == []
+
+
+def test_a_table_wider_than_the_column_is_reported_even_inside_a_scroll_container(tmp_path):
+    """A wide table hides its last columns until the reader scrolls sideways: reported whether or not it stands in
+    a scroll container; a table that fits is not."""
+    cells = "".join(f"<td>column {i} with a long header</td>" for i in range(40))
+    body = (
+        "<article class='bd-article' style='width: 600px'>"
+        f"<div style='overflow-x: auto'><table><tr>{cells}</tr></table></div>"
+        "<table><tr><td>fits</td></tr></table></article>"
+    )
+    problems = sitecheck.check(_site(tmp_path, body))
+    assert len([p for p in problems if "table wider than the text column" in p]) == 1, problems
+    narrow = "<article class='bd-article' style='width: 600px'><table><tr><td>fits</td></tr></table></article>"
+    assert sitecheck.check(_site(tmp_path / "b", narrow)) == []
