@@ -64,14 +64,16 @@ def test_a_table_shows_each_column_of_estimates_at_one_precision():
     assert ">-0" not in html and 'num" >0.700<' in html.replace("col0 num", "num")
 
 
-def test_an_interval_cell_is_marked_to_stay_on_one_line():
+def test_a_number_cell_is_marked_and_breaks_only_before_its_interval():
+    """A cell of numbers is marked ``num``; its spaces are non-breaking but the one before an interval's "[" (the
+    stylesheet lets such a cell wrap there only)."""
     df = pd.DataFrame(
         {"r [95% CI]": R.intervals([0.5], [0.4], [0.6]), "r before → after": ["0.974 → 0.974"], "verdict": ["above 0"]}
     )
     cells = re.findall(r'<td[^>]*class="([^"]*)"[^>]*>([^<]*)</td>', R.present_html(df))
     assert [("num" in c.split(), t) for c, t in cells] == [
-        (True, "0.500 [0.400, 0.600]"),
-        (True, "0.974 → 0.974"),
+        (True, "0.500 [0.400,&nbsp;0.600]"),
+        (True, "0.974&nbsp;→&nbsp;0.974"),
         (False, "above 0"),
     ]
 
@@ -167,3 +169,4 @@ def test_a_papers_column_is_marked_printed_and_a_bare_column_keeps_its_largest_v
     assert "num printed" in html and "1.07610" in html
     assert column_decimals([0.24036, 0.0012, 0.0009, 0.003]) == 4
     assert column_decimals([0.5, 0.25]) == 3
+

@@ -330,12 +330,30 @@ def present_markdown(table: pd.DataFrame) -> str:
     return out.to_markdown(index=not isinstance(df.index, pd.RangeIndex))
 
 
+#: a number cell's text (``<td class="… num …">0.700 [0.671, 0.730]</td>``): where it may break
+_NUM_TD = re.compile(r'(<td[^>]*class="[^"]*\bnum\b[^"]*"[^>]*>)(.*?)(</td>)', re.S)
+
+
+def _breaks_before_interval_only(html: str) -> str:
+    """Every space of a number cell made non-breaking except the one before its interval's ``[``, so an
+    estimate with its interval ("0.700 [0.671, 0.730]") may wrap onto two lines between the two, never inside
+    a number or an interval."""
+
+    def cell(m):
+        text = m.group(2).replace(" ", "&nbsp;").replace("&nbsp;[", " [")
+        return m.group(1) + text + m.group(3)
+
+    return _NUM_TD.sub(cell, html)
+
+
 def present_html(table: pd.DataFrame) -> str:
     """:func:`present` as HTML inside a container that scrolls sideways when the table is wider than the
-    text column (the book's stylesheet keeps a number on one line), with a line saying what "—" means when a
-    cell is missing."""
+    text column (a number cell breaks only before its interval: :func:`_breaks_before_interval_only`), with a
+    line saying what "—" means when a cell is missing."""
     sty = present(table)
-    html = sty.to_html(cell_ids=False, table_attributes='class="dataframe pluralign-table"')
+    html = _breaks_before_interval_only(
+        sty.to_html(cell_ids=False, table_attributes='class="dataframe pluralign-table"')
+    )
     missing = bool(table.isna().to_numpy().any()) if isinstance(table, pd.DataFrame) else False
     foot = (
         (

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from pluralign import recovery as R
+from pluralign.recovery import rows
 
 
 def test_a_row_names_its_kind_and_refuses_an_unknown_one():
@@ -65,3 +66,37 @@ def test_two_way_share_ci_within_a_mask():
     mask = pd.Series(np.arange(400) < 100, index=ids).astype(float)
     est, lo, hi = R.two_way_share_ci(x, ann, within=mask)
     assert est == pytest.approx(x[:100].mean()) and lo < est < hi
+
+
+def _correlated_z(rng, draws, k, scale=1.0, shared=0.7):
+    """Standardized errors of ``draws`` fits of ``k`` quantities each whose errors share a common shock per fit
+    (correlation ``shared``²), every one N(0, 1) marginally, as a correct method's are; ``scale`` is the ratio of
+    the true spread to the reported SE (1: correct)."""
+    common = rng.standard_normal((draws, 1))
+    own = rng.standard_normal((draws, k))
+    return scale * (shared * common + np.sqrt(1 - shared**2) * own)
+
+
+def test_calibration_takes_its_spread_across_draws():
+    """A correct method whose intervals within one fit are correlated (0.09, about the mean |r| measured between
+    Eq. 3's coefficients on the demo, 0.13) passes; the band widens with the draws' spread (a shared shock per fit
+    spreads their coverage); intervals 3× too wide or 3× too narrow fail at every seed."""
+    passes = [rows.calibration(_correlated_z(np.random.default_rng(s), 25, 15, shared=0.3)) for s in range(200)]
+    assert np.mean([c["ok"] for c in passes]) >= 0.99
+    assert all(c["draws"] == 25 and c["n"] == 375 for c in passes)
+
+    def width(shared):
+        c = [rows.calibration(_correlated_z(np.random.default_rng(s), 25, 15, shared=shared)) for s in range(50)]
+        return np.mean([x["band"][0.5][1] - x["band"][0.5][0] for x in c])
+
+    assert width(0.7) > 1.3 * width(0.0)
+    for scale in (3.0, 1 / 3):  # SE÷3 (errors 3× the reported SE) and SE×3
+        assert not any(rows.calibration(_correlated_z(np.random.default_rng(s), 25, 15, scale))["ok"] for s in range(20))
+
+
+def test_calibration_with_a_single_draw_uses_the_binomial_band_and_ignores_missing_intervals():
+    z = np.random.default_rng(0).standard_normal(400)
+    c = rows.calibration(z)
+    assert c["draws"] == 1 and c["band"][0.95] == rows.binomial_band(400, 0.95, rows.ALPHA / 2) and c["ok"]
+    z2 = np.vstack([np.random.default_rng(1).standard_normal((10, 6)), np.full((1, 6), np.nan)])
+    assert rows.calibration(z2)["draws"] == 10 and rows.calibration(z2)["n"] == 60

@@ -21,12 +21,14 @@ def test_oracle_imprint_recovers_weights_with_calibrated_intervals(sim):
 @pytest.mark.parametrize("how", ["sign", "zero", "noise", "se×3", "se÷3"])
 def test_oracle_imprint_fails_a_broken_method(sim, how):
     """Each broken variant of Eq. 1 (estimates negated, zero or noise with plausible intervals, intervals three
-    times too wide or too narrow) fails the row."""
+    times too wide or too narrow) fails the row at the table's 25 draws. (With 8 draws the calibration band, taken
+    from the draws' spread with t's 7 d.f., is too wide to catch intervals 3× too narrow: the band's power needs
+    the table's draws.)"""
     from pluralign.recovery.mutations import broken_fit
     from pluralign.seal import imprint as imp
 
     fit = broken_fit(imp.feature_imprint, how)
-    assert not R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8, fit=fit)["recovered"]
+    assert not R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=25, fit=fit)["recovered"]
 
 
 def test_oracle_imprint_needs_the_pair_fixed_effects(sim):
@@ -171,3 +173,15 @@ def test_labelling_weights_are_the_pools_judgment_weighted_means(sim):
     # the pool is moment-matched to the population, so the judgment-weighted means are near its means
     diff = (w - sim.meta["weights"]["mean"]).abs()
     assert 0 < diff.max() < 0.1
+
+
+def test_separated_marks_a_regressor_whose_pairs_all_share_one_outcome():
+    """Quasi-complete separation (Albert & Anderson 1984): every pair with the feature misaligned, or none."""
+    from pluralign.recovery.resistance_checks import separated
+
+    ch = pd.DataFrame({"a": [1, 1, 0, 0, 0, 0], "b": [1, 0, 1, 0, 1, 0]})
+    rj = pd.DataFrame({"a": [0, 0, 0, 1, 1, 0], "b": [0, 0, 0, 0, 0, 0]})
+    y = np.array([True, True, False, True, False, False])
+    idx = pd.MultiIndex.from_tuples([("c", "a"), ("c", "b"), ("r", "a"), ("r", "b")])
+    # c:a — both pairs with it misaligned; c:b mixed; r:a mixed; r:b never set (the pairs without it are mixed)
+    assert separated(y, ch, rj, idx).tolist() == [True, False, False, False]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pluralign import report
+from pluralign.data.difficulty import ANNOTATORS_PER_PAIR, REWRITE_FLIP
 from pluralign.recovery.imprint_checks import CORRELATION
 
 __all__ = ["Decision", "DECISIONS", "decision_steps", "planning_table", "result"]
@@ -38,8 +39,9 @@ def _half_width(r: dict) -> float:
     return (r["ci_high"] - r["ci_low"]) / 2
 
 
-#: the decisions, fixed before any sweep ran (the last three knobs added after the first sweeps ran, with the same
-#: bars); the bars are the project's planning questions: Diverging
+#: the decisions, fixed before any sweep ran (knobs added after the first sweeps ran keep the same bars: the
+#: margin's noise and n, then annotators per pair and Eq. 4's flip rate); the bars are the project's planning
+#: questions: Diverging
 #: Preferences § 2 reports its shares to two decimals (±0.05 tells 0.30 from 0.40); SEAL's Eq. 1 is read as a
 #: ranking of features (the row's r ≥ 0.9 bar); Beyond the Binary trains on the margin's scale, so its scale must
 #: be known to ±10 %
@@ -61,6 +63,15 @@ DECISIONS = (
         lambda r: _half_width(r) <= 0.05,
     ),
     Decision(
+        "diverging_share",
+        "annotators per pair",
+        ANNOTATORS_PER_PAIR,
+        tuple(range(ANNOTATORS_PER_PAIR, 1, -1)),
+        "the diverging share is known to ±0.05 (as above), with fewer annotators per pair (2: the fewest that can "
+        "disagree)",
+        lambda r: _half_width(r) <= 0.05,
+    ),
+    Decision(
         "imprint_weights",
         "oracle noise (× the demo RM's residual sd)",
         1.0,
@@ -75,6 +86,15 @@ DECISIONS = (
         HUNDREDFOLD,
         f"Eq. 1 on the featurizer's features ranks them as the planted weights do (r ≥ {CORRELATION:g}, first draw)",
         lambda r: r["estimate"] >= CORRELATION,
+    ),
+    Decision(
+        "robustness_scores",
+        "rewrite flip probability",
+        REWRITE_FLIP,
+        tuple(REWRITE_FLIP / k for k in HUNDREDFOLD),
+        "Eq. 4's scores are known to ±0.05 (median half-width of their 95 % intervals, the bar of the shares) with "
+        "rewrites that flip a feature less often",
+        lambda r: r["score_half_width"] <= 0.05,
     ),
     Decision(
         "margin_pstar_correlation",
@@ -108,7 +128,8 @@ def _run(d: Decision, value, context) -> dict:
         from pluralign.diverging.agreement import agreement_classes
 
         spec = next(x for x in context.diverging.settings.datasets if "simulate" in x)
-        data = from_spec({**spec, "simulate": {**spec["simulate"], "n_pairs": int(value)}}, seed)
+        key = "n_annotators" if d.knob == "annotators per pair" else "n_pairs"
+        data = from_spec({**spec, "simulate": {**spec["simulate"], key: int(value)}}, seed)
         return getattr(D, d.row)(agreement_classes(data, ties=context.diverging.settings.ties), data, seed)
     if d.row == "imprint_weights":
         _, _, data = context.demo_rm
@@ -116,6 +137,11 @@ def _run(d: Decision, value, context) -> dict:
     if d.row == "imprint_text_weights":
         s = context.seal
         return oracle_imprint_text(s.D, s.view, noise_sd=value * context.noise_sd, seed=seed)
+    if d.row == "robustness_scores":
+        from pluralign.recovery.robustness_checks import oracle_robustness
+
+        s = context.seal
+        return oracle_robustness(s.D, s.view, noise_sd=context.noise_sd, seed=seed, p_flip=float(value))
     b = context.btb
     p = b.data.truth["share_a"].reindex(b.ids)
     noise, n = float(b.settings.judge.noise), int(b.settings.judge.n)
@@ -152,9 +178,9 @@ def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
                 "row": d.row,
                 "knob": d.knob,
                 "decision": d.decision,
-                "demo": f"{d.demo:g}",
-                "still made at": f"{made['value'].iloc[-1]:g}" if len(made) else "— (not at the demo's value)",
-                "lost at": f"{lost['value'].iloc[0]:g}" if len(lost) else f"never, to {d.steps[-1]:g}",
+                "demo": f"{d.demo:.3g}",
+                "still made at": f"{made['value'].iloc[-1]:.3g}" if len(made) else "— (not at the demo's value)",
+                "lost at": f"{lost['value'].iloc[0]:.3g}" if len(lost) else f"never, to {d.steps[-1]:.3g}",
             }
         )
     return pd.DataFrame(rows).set_index("row")

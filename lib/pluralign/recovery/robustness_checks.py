@@ -19,7 +19,14 @@ from scipy.special import ndtr
 from pluralign.data.difficulty import REWRITE_FLIP
 from pluralign.recovery.rows import ALPHA, calibration, calibration_text, null_pass_rate, row
 
-__all__ = ["POPULATION_ROUNDS", "rewritten_oracle", "planted_scores", "robustness_judge", "oracle_robustness"]
+__all__ = [
+    "POPULATION_ROUNDS",
+    "rewritten_oracle",
+    "planted_scores",
+    "robustness_judge",
+    "oracle_design",
+    "oracle_robustness",
+]
 
 #: rewrites of every pair from which the planted projection is computed: 20 times a draw's 5, so the planted
 #: value's own Monte Carlo error is about √(5/100) ≈ 0.22 of a draw's standard error (coverage 0.947 for 0.95)
@@ -92,6 +99,46 @@ def robustness_judge(est, lo, hi, planted, alpha=ALPHA) -> dict:
     return {"cal": cal, "ok": cal["ok"]}
 
 
+#: the last designs :func:`oracle_design` drew, by their arguments (the broken variants of the mutation table
+#: reuse the draws of the row they break, as they must: the same data, only the method differs)
+_DESIGNS: dict = {}
+
+
+def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_rounds: int, n_draws: int):
+    """The draws the Eq. 4 row fits, and their planted scores: the population's projection over
+    :data:`POPULATION_ROUNDS` rewrites of every pair of ``view`` (:func:`planted_scores`), and ``n_draws`` draws,
+    each the pairs resampled with replacement, rewritten ``n_rounds`` times afresh (:func:`rewritten_oracle`) and
+    scored by the noisy oracle before and after (booleans: the chosen entry rewarded more). Seeded by ``seed``
+    (rewrite seeds: the population's below ``base + 1000``, draw d's from ``base + 1000 (d + 1)``); the last two
+    designs are kept in memory."""
+    key = (
+        int(pd.util.hash_pandas_object(view["pair_id"], index=False).sum()),
+        id(data),
+        noise_sd,
+        seed,
+        p_flip,
+        n_rounds,
+        n_draws,
+    )
+    if key in _DESIGNS:
+        return _DESIGNS[key][:2]
+    base = 10**6 * (seed + 1)
+    population = rewritten_oracle(data, view, seed=base, p_flip=p_flip, n_rounds=POPULATION_ROUNDS)
+    rng = np.random.default_rng([seed, 4])
+    draws = []
+    for d in range(max(1, n_draws)):
+        drawn = view.iloc[rng.integers(0, len(view), len(view))].reset_index(drop=True)
+        rw = rewritten_oracle(data, drawn, seed=base + 1000 * (d + 1), p_flip=p_flip, n_rounds=n_rounds)
+        n = len(rw["gap"])
+        before = rw["gap"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
+        after = rw["after"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
+        draws.append((rw, before, after))
+    while len(_DESIGNS) >= 2:
+        _DESIGNS.pop(next(iter(_DESIGNS)))
+    _DESIGNS[key] = (planted_scores(population, noise_sd), draws, data)  # data kept: its id stays its own
+    return _DESIGNS[key][:2]
+
+
 def oracle_robustness(
     data,
     view: pd.DataFrame,
@@ -108,23 +155,14 @@ def oracle_robustness(
     ``x · w + ε``, ``ε ~ N(0, noise_sd²)`` per entry and text, over ``n_draws`` draws; in each draw the pairs of
     ``view`` are resampled with replacement and rewritten ``n_rounds`` times afresh (:func:`rewritten_oracle`).
     Each estimable score against its planted value, the projection over :data:`POPULATION_ROUNDS` rewrites of
-    every pair (:func:`planted_scores`), judged by :func:`robustness_judge`."""
+    every pair (:func:`planted_scores`), judged by :func:`robustness_judge`. Besides the table's columns the row
+    holds ``score_half_width``, the median half-width of the scores' 95 % intervals (what planning reads)."""
     from pluralign.seal.robustness import robustness_scores
 
     fit = scores or robustness_scores
-    base = 10**6 * (
-        int(seed) + 1
-    )  # rewrite seeds: the population's below base + 1000, draw d's from base + 1000 (d + 1)
-    population = rewritten_oracle(data, view, seed=base, p_flip=p_flip, n_rounds=POPULATION_ROUNDS)
-    planted = planted_scores(population, noise_sd)
-    rng = np.random.default_rng([seed, 4])
+    planted, draws = oracle_design(data, view, noise_sd, int(seed), float(p_flip), int(n_rounds), int(n_draws))
     out = []
-    for d in range(max(1, int(n_draws))):
-        drawn = view.iloc[rng.integers(0, len(view), len(view))].reset_index(drop=True)
-        rw = rewritten_oracle(data, drawn, seed=base + 1000 * (d + 1), p_flip=p_flip, n_rounds=n_rounds)
-        n = len(rw["gap"])
-        before = rw["gap"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
-        after = rw["after"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
+    for rw, before, after in draws:
         t = fit(
             before,
             after,
@@ -148,19 +186,22 @@ def oracle_robustness(
         e = g.normal(0.0, float(np.std(planted)) or 1.0, est.shape)
         return e, e - widths, e + widths
 
-    return row(
-        "seal",
-        "robustness_scores",
-        f"share of the 95% intervals of Eq. 4's {len(planted)} scores π containing their planted value (the "
-        f"least-squares projection of the planted event probability over {POPULATION_ROUNDS} rewrites of every "
-        f"pair) for a noisy oracle reward (planted utility + N(0, {noise_sd:.2g}²) per entry); {len(est)} draws, "
-        f"each of {len(view)} pairs resampled and rewritten {n_rounds} times afresh; 50% coverage "
-        f"{cal['share'][0.5]:.3f}",
-        0.95,
-        cal["share"][0.95],
-        (cal["share"][0.95] - half, cal["share"][0.95] + half),
-        calibration_text(cal),
-        j["ok"],
-        interval="t over draws",
-        null_pass=null_pass_rate(lambda o: robustness_judge(*o, planted.to_numpy())["ok"], make, seed=seed),
-    )
+    return {
+        **row(
+            "seal",
+            "robustness_scores",
+            f"share of the 95% intervals of Eq. 4's {len(planted)} scores π containing their planted value (the "
+            f"least-squares projection of the planted event probability over {POPULATION_ROUNDS} rewrites of every "
+            f"pair) for a noisy oracle reward (planted utility + N(0, {noise_sd:.2g}²) per entry); {len(est)} draws, "
+            f"each of {len(view)} pairs resampled and rewritten {n_rounds} times afresh; 50% coverage "
+            f"{cal['share'][0.5]:.3f}",
+            0.95,
+            cal["share"][0.95],
+            (cal["share"][0.95] - half, cal["share"][0.95] + half),
+            calibration_text(cal),
+            j["ok"],
+            interval="t over draws",
+            null_pass=null_pass_rate(lambda o: robustness_judge(*o, planted.to_numpy())["ok"], make, seed=seed),
+        ),
+        "score_half_width": float(np.nanmedian(widths)) if np.isfinite(widths).any() else np.inf,
+    }

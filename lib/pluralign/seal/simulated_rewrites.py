@@ -14,6 +14,7 @@ flips are the ones we chose, at the rate we chose.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Sequence
@@ -32,6 +33,7 @@ _NUMBERED = re.compile(r"^\s*\d+\.\s+(.*)$")
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
 
 
+@functools.cache
 def _banks():
     import importlib
 
@@ -40,7 +42,15 @@ def _banks():
 
 def _parse(text: str):
     """(opener, sentences, heading, closer) of a text built by the simulator's ``_assemble``, or None for
-    texts built otherwise (refusals, harmful compliance, poems), which are only paraphrased."""
+    texts built otherwise (refusals, harmful compliance, poems), which are only paraphrased. A fresh list of
+    sentences each call; the parse itself is computed once per text (rewrites parse the same texts round after
+    round)."""
+    parsed = _parse_once(text)
+    return None if parsed is None else (parsed[0], list(parsed[1]), parsed[2], parsed[3])
+
+
+@functools.lru_cache(maxsize=65536)
+def _parse_once(text: str):
     s = _banks()
     starts_refusal = any(text.startswith(r) for r in (*s.REFUSE_WARM, *s.REFUSE_FLAT, s.CAPABILITY_REFUSE))
     if starts_refusal or text.startswith("Sure. "):
@@ -65,10 +75,17 @@ def _parse(text: str):
         sents = [x for x in _SENT_SPLIT.split(body.strip()) if x]
     if not sents:
         return None
-    return opener, sents, heading, closer
+    return opener, tuple(sents), heading, closer
 
 
 def _paraphrase_all(sents: list[str]) -> list[str]:
+    """Every sentence with the simulator's first applicable synonym swap (a fresh list; computed once per
+    sequence of sentences)."""
+    return list(_paraphrase_once(tuple(sents)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _paraphrase_once(sents: tuple) -> tuple:
     s = _banks()
     out = []
     for x in sents:
@@ -80,7 +97,7 @@ def _paraphrase_all(sents: list[str]) -> list[str]:
         out.append(y)
     if out == list(sents):
         out[0] = "To put it briefly: " + out[0]
-    return out
+    return tuple(out)
 
 
 def simulated_rewrite(
