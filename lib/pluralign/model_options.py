@@ -77,18 +77,10 @@ class ModelOptions(Section):
 
     @classmethod
     def from_args(cls, args) -> ModelOptions:
-        """The options a command line's parsed ``args`` give (``--lora`` where the command has it)."""
-        return cls(
-            name_or_path=args.model,
-            kind=args.kind,
-            max_length=args.max_length,
-            truncation_side=args.truncation_side,
-            trust_remote_code=args.trust_remote_code,
-            load_in_8bit=args.load_in_8bit,
-            load_in_4bit=args.load_in_4bit,
-            lora=True if getattr(args, "lora", False) else None,
-            device=args.device,
-        )
+        """The options a command line's parsed ``args`` give: ``--model``, and each of :data:`LOADING` under its own
+        name (``--lora``, a flag, where the command has it)."""
+        loading = {name: getattr(args, name) for name in LOADING if name != "lora"}
+        return cls(name_or_path=args.model, lora=True if getattr(args, "lora", False) else None, **loading)
 
     def load_kwargs(self) -> dict:
         """The options that say how the weights are opened (:data:`LOADING`), as keywords of

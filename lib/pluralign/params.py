@@ -22,6 +22,8 @@ page names one by its key (``reward_model: seal_post_alignment``) and the part's
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib
 import re
 from pathlib import Path
 
@@ -282,16 +284,26 @@ _GIVEN = re.compile(r"\b(\w+)\.(\w+)\.given\(\s*globals\(\)\s*\)")
 
 def settings_class(notebook: str | Path):
     """The settings class whose fields a notebook takes, or None: a page of a part passes them to its ``setup``
-    with ``**<part>.<Class>.given(globals())`` (``from pluralign import <part>``)."""
-    import importlib
-
-    m = _GIVEN.search(Path(notebook).read_text())
-    if m is None:
+    with ``**<part>.<Class>.given(globals())`` (``from pluralign import <part>``). The notebook is read once per
+    version of its file (:func:`_given_name`)."""
+    path = Path(notebook)
+    stat = path.stat()
+    name = _given_name(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if name is None:
         return None
-    cls = getattr(importlib.import_module(f"pluralign.{m.group(1)}"), m.group(2), None)
+    part, attr = name
+    cls = getattr(importlib.import_module(f"pluralign.{part}"), attr, None)
     if not (isinstance(cls, type) and issubclass(cls, Settings)):
-        raise ParamsError(f"{notebook}: {m.group(1)}.{m.group(2)} is not a settings class")
+        raise ParamsError(f"{notebook}: {part}.{attr} is not a settings class")
     return cls
+
+
+@functools.lru_cache(maxsize=256)
+def _given_name(path: str, mtime_ns: int, size: int) -> tuple[str, str] | None:
+    """``(part, class)`` of the ``**<part>.<Class>.given(globals())`` the notebook at ``path`` passes its settings
+    with, or None; cached per path, modification time and size, so an edited notebook is read again."""
+    m = _GIVEN.search(Path(path).read_text())
+    return None if m is None else (m.group(1), m.group(2))
 
 
 def effective_settings(notebook: str | Path, params: dict) -> dict | None:

@@ -179,16 +179,13 @@ class Study:
     @cached_property
     def seal_rewards(self) -> tuple[pd.DataFrame, object, pd.DataFrame]:
         """SEAL's rewards of D = the study's data under its pre-D and post-D RMs
-        (:func:`pluralign.seal.design.alignment_models` / :func:`~pluralign.seal.design.alignment_rewards`),
-        the models and SEAL's chosen / rejected view."""
-        from pluralign.data import spec
-        from pluralign.data.core import combine
-        from pluralign.seal.design import alignment_models, alignment_rewards, chosen_rejected
+        (:meth:`pluralign.seal.settings.AlignmentDesign.models`, a single other data set as it is /
+        :func:`~pluralign.seal.design.alignment_rewards`), the models and SEAL's chosen / rejected view."""
+        from pluralign.seal.design import alignment_rewards, chosen_rejected
 
-        s = self.seal_design
-        parts = [spec.from_spec(x, self.seed) for x in s.other_data or []]
-        other = combine(*parts, name="other data") if len(parts) > 1 else (parts[0] if parts else None)
-        rms = alignment_models(self.data, other, models=self.seal_models, train=s.train, base=self.seal_base)
+        rms, _, _ = self.seal_design.models(
+            self.data, self.seed, self.seal_models, self.seal_base, single_other_as_is=True
+        )
         return alignment_rewards(self.data, rms=rms), rms, chosen_rejected(self.data).table
 
     @cached_property

@@ -149,36 +149,18 @@ def load_local(
     sp = raw[c["split"]].astype(str) if c["split"] in raw.columns else split
     meta_cols = {m: raw[m] for m in (metadata or []) if m in raw}
     rows = _Rows(raw, ids, c, name, sp, meta_cols, f, str(source))
-    if cr:
-        if has_id:
-            _unique(raw, ids, c["pair_id"])
-        pairs, ann = chosen_rejected(
-            raw,
-            dataset=name,
-            pair_id=ids,
-            split=sp,
-            prompt=raw[c["prompt"]],
-            chosen=raw[c["chosen"]],
-            rejected=raw[c["rejected"]],
-            annotator=annotator,
-            metadata=meta_cols,
-        )
-        return Loaded(pairs, ann, str(source), f.records)
-    if long_form:
+    if long_form and not cr:
         return _long_form(rows, soft="p_b" in columns, labels=labels, p_b_range=p_b_range)
     if has_id:
         _unique(raw, ids, c["pair_id"])
-    ann = _one_row_per_pair(rows, columns, annotators, annotator, labels, p_b_range)
-    pairs = canonical(
-        raw,
-        pair_id=ids,
-        dataset=name,
-        split=sp,
-        prompt=raw[c["prompt"]],
-        response_a=raw[c["response_a"]],
-        response_b=raw[c["response_b"]],
-        metadata=meta_cols,
-    )
+    pair = dict(dataset=name, pair_id=ids, split=sp, prompt=raw[c["prompt"]], metadata=meta_cols)
+    if cr:
+        pairs, ann = chosen_rejected(
+            raw, chosen=raw[c["chosen"]], rejected=raw[c["rejected"]], annotator=annotator, **pair
+        )
+    else:
+        ann = _one_row_per_pair(rows, columns, annotators, annotator, labels, p_b_range)
+        pairs = canonical(raw, response_a=raw[c["response_a"]], response_b=raw[c["response_b"]], **pair)
     return Loaded(pairs, ann, str(source), f.records)
 
 

@@ -119,50 +119,16 @@ _T8 = {
     ("r", "last_response_sentiment", -1): (0.0979206, 0.065446, 0.002768),
     ("r", "last_response_sentiment", 1): (0.0093179, 0.069321, 0.788057),
 }
-# Table 3: mean and sd of the BGE-m3 cosine similarity of original and rewrite, (entry, flip) -> {feature: (mean, sd)}
+# Table 3: mean and sd of the BGE-m3 cosine similarity of original and rewrite, (entry, flip) -> (mean, sd) per
+# feature of _T3_FEATURES
+_T3_FEATURES = ("helpful", "harmless", "coherent", "eloquent", "sentiment")
 _T3 = {
-    ("c", -1): {
-        "helpful": (0.94, 0.04),
-        "harmless": (0.94, 0.03),
-        "coherent": (0.95, 0.04),
-        "eloquent": (0.94, 0.04),
-        "sentiment": (0.96, 0.03),
-    },
-    ("c", 0): {
-        "helpful": (0.96, 0.03),
-        "harmless": (0.96, 0.04),
-        "coherent": (0.96, 0.04),
-        "eloquent": (0.96, 0.04),
-        "sentiment": (0.96, 0.04),
-    },
-    ("c", 1): {
-        "helpful": (0.94, 0.05),
-        "harmless": (0.95, 0.04),
-        "coherent": (0.95, 0.04),
-        "eloquent": (0.95, 0.03),
-        "sentiment": (0.96, 0.03),
-    },
-    ("r", -1): {
-        "helpful": (0.94, 0.04),
-        "harmless": (0.94, 0.04),
-        "coherent": (0.95, 0.04),
-        "eloquent": (0.94, 0.04),
-        "sentiment": (0.95, 0.04),
-    },
-    ("r", 0): {
-        "helpful": (0.96, 0.04),
-        "harmless": (0.96, 0.04),
-        "coherent": (0.96, 0.04),
-        "eloquent": (0.96, 0.03),
-        "sentiment": (0.96, 0.04),
-    },
-    ("r", 1): {
-        "helpful": (0.95, 0.05),
-        "harmless": (0.95, 0.03),
-        "coherent": (0.96, 0.03),
-        "eloquent": (0.96, 0.04),
-        "sentiment": (0.96, 0.04),
-    },
+    ("c", -1): ((0.94, 0.04), (0.94, 0.03), (0.95, 0.04), (0.94, 0.04), (0.96, 0.03)),
+    ("c", 0): ((0.96, 0.03), (0.96, 0.04), (0.96, 0.04), (0.96, 0.04), (0.96, 0.04)),
+    ("c", 1): ((0.94, 0.05), (0.95, 0.04), (0.95, 0.04), (0.95, 0.03), (0.96, 0.03)),
+    ("r", -1): ((0.94, 0.04), (0.94, 0.04), (0.95, 0.04), (0.94, 0.04), (0.95, 0.04)),
+    ("r", 0): ((0.96, 0.04), (0.96, 0.04), (0.96, 0.04), (0.96, 0.03), (0.96, 0.04)),
+    ("r", 1): ((0.95, 0.05), (0.95, 0.03), (0.96, 0.03), (0.96, 0.04), (0.96, 0.04)),
 }
 # SEAL analysis code: counts of (chosen helpful, chosen harmless, rejected helpful, rejected harmless) labels
 _LABEL_COUNTS = {
@@ -289,7 +255,7 @@ NUMBERS: list[dict] = [
     *[
         r
         for (e, lv), d in _T3.items()
-        for f, (m, s) in d.items()
+        for f, (m, s) in zip(_T3_FEATURES, d)
         for r in (
             _r("Table 3", f, f"{_ENTRY[e]}, flip {lv:+d}" if lv else f"{_ENTRY[e]}, flip 0", m),
             _r("Table 3", f, (f"{_ENTRY[e]}, flip {lv:+d}" if lv else f"{_ENTRY[e]}, flip 0") + " sd", s),

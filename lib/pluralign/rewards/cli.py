@@ -268,6 +268,9 @@ def _train_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: The ``pluralign train`` arguments that are :meth:`RewardModel.train` keywords of the same name, passed as parsed.
+TRAIN_KEYWORDS = ("labels", "epochs", "lr", "batch_size", "dropout", "seed")
+
 TRAIN_DOC = """``pluralign train``: train a reward model on preference data, no notebook needed.
 
     pluralign train --model BASE --data SOURCE [--objective bt|bt-margin|mse|mean-variance] --out FOLDER
@@ -293,12 +296,7 @@ def train_main(argv: list[str] | None = None) -> int:
         trained = rm.train(
             data,
             args.objective,
-            labels=args.labels,
-            epochs=args.epochs,
-            lr=args.lr,
-            batch_size=args.batch_size,
-            dropout=args.dropout,
-            seed=args.seed,
+            **{name: getattr(args, name) for name in TRAIN_KEYWORDS},
             output_dir=args.out,
             progress=not args.no_progress,
         )

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from pluralign.seal.facts import paper_rows, paper_table
+
 __all__ = [
     "on_paper_rows",
     "prevalence_on_paper_rows",
@@ -30,6 +32,7 @@ __all__ = [
     "VARIANT_NAMES",
     "entry_estimates",
     "paper_entries",
+    "entries_on_paper_rows",
 ]
 
 NOT_CONVERGED = "did not converge (separation)"
@@ -390,12 +393,11 @@ def entry_estimates(t: pd.DataFrame, variant: str | None = None, status: dict | 
     return out
 
 
-def paper_entries(name: str) -> pd.DataFrame:
-    """Table 6 / 7 of the paper as the long paper rows of :func:`on_paper_rows` (groups chosen / rejected)."""
-    from pluralign.seal.facts import paper_rows
-
+def paper_entries(name: str, groups: Sequence[str] = ("chosen", "rejected")) -> pd.DataFrame:
+    """Table 5, 6 or 7 of the paper as the long paper rows of :func:`on_paper_rows`: the rows of its ``groups``
+    columns (Tables 6 / 7: chosen / rejected; Table 5: pre-D / post-D), without their p-values."""
     r = paper_rows(name)
-    r = r[r["column"].isin(["chosen", "rejected"])]
+    r = r[r["column"].isin(list(groups))]
     return pd.DataFrame(
         {
             "feature": r["row"].to_numpy(),
@@ -406,3 +408,30 @@ def paper_entries(name: str) -> pd.DataFrame:
             "se_printed": r["se_printed"].to_numpy(),
         }
     )
+
+
+def entries_on_paper_rows(
+    estimates: pd.DataFrame,
+    name: str,
+    features: Sequence[str],
+    *,
+    source: str,
+    n: int | None,
+    variants: Sequence[str] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """A chosen / rejected entry regression (Table 6: Eq. 2; Table 7: Eq. 3) on the rows of the paper's table
+    ``name``: :func:`on_paper_rows` of its ``estimates`` (:func:`entry_estimates`) grouped by entry. Returns
+    ``(table, long, paper)``, ``paper`` the table as printed (its chosen and rejected columns)."""
+    paper = paper_table(name)[["chosen", "rejected"]]
+    table, long = on_paper_rows(
+        estimates,
+        paper_entries(name),
+        features,
+        paper_order=list(paper.index),
+        groups=["chosen", "rejected"],
+        variants=variants,
+        source=source,
+        n=n,
+        group_name="entry",
+    )
+    return table, long, paper

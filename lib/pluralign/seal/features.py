@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pluralign.seal.taxonomy import (  # re-exported: the taxonomy is read from here by most callers
+from pluralign.seal import taxonomy
+from pluralign.seal.taxonomy import (  # noqa: F401 (re-exported: the taxonomy is read from here by most callers)
     DISCRIMINATION_TYPES,
     FEATURES,
     IMPRINT_FEATURES,
@@ -40,16 +41,8 @@ from pluralign.seal.taxonomy import (  # re-exported: the taxonomy is read from 
 )
 
 __all__ = [
+    *taxonomy.__all__,  # the taxonomy's names, re-exported
     "LabelledFeatures",
-    "TOPICS",
-    "TOPICS_ADDED",
-    "DISCRIMINATION_TYPES",
-    "TAXONOMY_KEYS",
-    "FEATURES",
-    "TARGET_FEATURES",
-    "IMPRINT_FEATURES",
-    "SCALAR_FEATURES",
-    "SENTIMENT_LEVELS",
     "RULE_FEATURES",
     "TAXONOMY_PROMPT",
     "taxonomy_prompt",

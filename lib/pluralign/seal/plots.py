@@ -87,6 +87,14 @@ def coefficient_figure(tables: dict, *, xlabel: str, title: str, labels=None, n_
     return _done(fig)
 
 
+def entry_figure(table, *, xlabel: str, title: str, n_rows: int | None = None):
+    """The :func:`coefficient_figure` of a chosen / rejected entry regression (SEAL Fig. 3 centre and right:
+    Eq. 2 / Eq. 3): ``table``'s ``c`` and ``r`` rows side by side."""
+    return coefficient_figure(
+        {"chosen (c)": table.xs("c"), "rejected (r)": table.xs("r")}, xlabel=xlabel, title=title, n_rows=n_rows
+    )
+
+
 def reward_vectors(R):
     """Each pair's reward vector (chosen reward, rejected reward) under the pre-D and post-D RMs, aligned
     pairs (below the first bisector) and misaligned ones in two colours (SEAL Fig. 2, Fig. 10).

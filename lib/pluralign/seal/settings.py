@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from pluralign.data import spec
+from pluralign.data.core import combine
 from pluralign.data.difficulty import REWRITE_FLIP
 from pluralign.model_options import ModelOptions
-from pluralign.seal.design import FEATURE_SOURCES
+from pluralign.seal.design import FEATURE_SOURCES, alignment_models
 from pluralign.seal.imprint import VIF_THRESHOLD
 from pluralign.seal.resistance import LABELLER_RULES
 from pluralign.seal.scoring import SCORING_INPUTS
@@ -93,6 +95,24 @@ class AlignmentDesign(Section):
                 k: ModelOptions.of(resolve(getattr(named, k), f"reward_models.{k}")).kwargs() for k in ("pre", "post")
             }
         return named, self.base_model.kwargs()
+
+    def models(self, D, seed: int, named: dict | None, base: dict, *, single_other_as_is: bool = False):
+        """SEAL's pre-D and post-D reward models of ``D`` (§ 2; :func:`pluralign.seal.design.alignment_models`): the
+        ``named`` ones, or this project's pair, trained with ``train`` over ``base`` on the other data (pre-D) and
+        on the other data + D (post-D); ``named`` and ``base`` as :meth:`load_specs` gives them. Returns ``(rms,
+        other, parts)``: the models, the other data (None without ``other_data``) and its parts, one data set per
+        spec of ``other_data`` (loaded with ``seed``).
+
+        The parts are combined into one data set named "other data" (the SEAL pages: their post-D RM trains on
+        "other data + D"). ``single_other_as_is``: a single part is used as it is, under its own name, and only
+        several are combined (Part IV's study); the same pairs either way, under another name."""
+        parts = [spec.from_spec(x, seed) for x in self.other_data or []]
+        if single_other_as_is and len(parts) == 1:
+            other = parts[0]
+        else:
+            other = combine(*parts, name="other data") if parts else None
+        rms = alignment_models(D, other, models=named, train=self.train, base=base)
+        return rms, other, parts
 
     def __post_init__(self):
         if self.scoring_input is not None and self.scoring_input not in SCORING_INPUTS:

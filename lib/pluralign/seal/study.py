@@ -18,10 +18,8 @@ import pandas as pd
 from pluralign.seal.design import (
     AlignmentModels,
     EntryFeatures,
-    alignment_models,
     alignment_rewards,
     chosen_rejected,
-    combine,
     default_scoring_input,
     entry_features,
     labeller_gamma,
@@ -193,10 +191,8 @@ def setup(
     d = s.design
     reward_models, base = d.load_specs(lambda value, what: model_args(value, models, what))
     D = spec.from_spec(d.data, seed)
-    other_parts = [spec.from_spec(x, seed) for x in d.other_data or []]
-    other = combine(*other_parts, name="other data") if other_parts else None
+    rms, other, other_parts = d.models(D, seed, reward_models, base)
     pairs = chosen_rejected(D)
-    rms = alignment_models(D, other, models=reward_models, train=d.train, base=base)
     scoring_input = d.scoring_input or default_scoring_input(rms)
     R = alignment_rewards(D, rms=rms, scoring_input=scoring_input)
     F = None

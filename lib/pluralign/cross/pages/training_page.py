@@ -17,6 +17,9 @@ from pluralign.cross.study import Study
 
 __all__ = ["models_trained", "measures", "decisiveness_gaps"]
 
+#: The estimate columns of :func:`pluralign.cross.training.pearson_by_class`: Pearson r with its CI, its paired Δ.
+_PEARSON_ESTIMATES = ["r", "lo", "hi", "delta", "delta_lo", "delta_hi"]
+
 
 @report.section("x_n_train", "x_n_test", "x_n_no_margin")
 @each_data_set
@@ -58,16 +61,10 @@ def measures(study: Study) -> report.Result:
     measure, _, pearson = study.measures
     if pearson is None:
         pearson = measure[["model", "class"]].assign(
-            r=np.nan,
-            lo=np.nan,
-            hi=np.nan,
-            delta=np.nan,
-            delta_lo=np.nan,
-            delta_hi=np.nan,
-            verdict="— (no p* on this profile)",
+            **dict.fromkeys(_PEARSON_ESTIMATES, np.nan), verdict="— (no p* on this profile)"
         )
     both = measure.merge(
-        pearson[["model", "class", "r", "lo", "hi", "delta", "delta_lo", "delta_hi", "verdict"]],
+        pearson[["model", "class", *_PEARSON_ESTIMATES, "verdict"]],
         on=["model", "class"],
         how="left",
         suffixes=("", " r"),

@@ -12,6 +12,7 @@ from pluralign.report import Result
 from pluralign.seal import plots
 from pluralign.seal.compare import (
     VARIANT_NAMES,
+    entries_on_paper_rows,
     entry_estimates,
     mapping_note,
     mapping_table,
@@ -20,7 +21,7 @@ from pluralign.seal.compare import (
     prevalence_on_paper_rows,
 )
 from pluralign.seal.design import entry_texts, feature_prevalence, stability_check
-from pluralign.seal.facts import DESIGN, paper_rows, paper_table, paper_value
+from pluralign.seal.facts import DESIGN, paper_table, paper_value
 from pluralign.seal.features import rule_featurize
 from pluralign.seal.label_failures import require_labels
 from pluralign.seal.planted import featurizer_agreement, planted_taxonomy, weight_recovery
@@ -186,22 +187,6 @@ def _imprint_estimates(study: Study) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _table5() -> pd.DataFrame:
-    """The paper's Table 5 as the long paper rows of :func:`~pluralign.seal.compare.on_paper_rows`."""
-    rows = paper_rows("Table 5")
-    rows = rows[~rows["column"].str.endswith(" p")]
-    return pd.DataFrame(
-        {
-            "feature": rows["row"].to_numpy(),
-            "group": rows["column"].to_numpy(),
-            "estimate": rows["value"].to_numpy(),
-            "se": rows["se"].to_numpy(),
-            "printed": rows["printed"].to_numpy(),
-            "se_printed": rows["se_printed"].to_numpy(),
-        }
-    )
-
-
 @report.section(
     "paper_harmless_pre",
     "paper_harmless_post",
@@ -234,7 +219,7 @@ def imprints(study: Study) -> Result:
         xlabel="feature imprint β (reward points)",
         title="feature imprints (pair fixed effects), ±2 SE; filled = significant after Bonferroni",
     )
-    paper5 = _table5()
+    paper5 = paper_entries("Table 5", groups=["pre-D", "post-D"])
     table, long = on_paper_rows(
         _imprint_estimates(study),
         paper5,
@@ -320,22 +305,11 @@ def shift_regression(study: Study) -> Result:
     require_labels(study)
     F = study.features
     t6 = reward_shift_regression(study.theta, F.chosen, F.rejected, F.regressors)
-    fig = plots.coefficient_figure(
-        {"chosen (c)": t6.table.xs("c"), "rejected (r)": t6.table.xs("r")},
-        n_rows=len(F.regressors),
-        xlabel="effect on θ (degrees)",
-        title="reward shift on features, ±2 SE",
+    fig = plots.entry_figure(
+        t6.table, n_rows=len(F.regressors), xlabel="effect on θ (degrees)", title="reward shift on features, ±2 SE"
     )
-    paper6 = paper_table("Table 6")[["chosen", "rejected"]]
-    table, long = on_paper_rows(
-        entry_estimates(t6.table),
-        paper_entries("Table 6"),
-        F.regressors,
-        paper_order=list(paper6.index),
-        groups=["chosen", "rejected"],
-        source=study.source,
-        n=t6.n_obs,
-        group_name="entry",
+    table, long, paper6 = entries_on_paper_rows(
+        entry_estimates(t6.table), "Table 6", F.regressors, source=study.source, n=t6.n_obs
     )
     return Result(
         table=table,

@@ -16,15 +16,14 @@ from pluralign.seal import regimes as seal_regimes
 from pluralign.seal import resistance as seal_resistance
 from pluralign.seal.compare import (
     NOT_CONVERGED,
+    entries_on_paper_rows,
     entry_estimates,
     mapping_note,
     no_finite_estimate,
-    on_paper_rows,
-    paper_entries,
     separated,
 )
 from pluralign.seal.design import AlignmentModels, alignment_rewards, entry_texts, labeller_gamma
-from pluralign.seal.facts import DESIGN, paper_rows, paper_table, paper_value
+from pluralign.seal.facts import DESIGN, paper_rows, paper_value
 from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
 from pluralign.seal.label_failures import require_labels
 from pluralign.seal.preference_sets import resistance_by_dataset
@@ -463,28 +462,19 @@ def misalignment(study: Study) -> Result:
     t7_lin = misalignment_regression(*args, model="linear")
     bad = no_finite_estimate(t7.table, t7.converged, separated(~aligned(*post), F.chosen, F.rejected, F.regressors))
     bad = {k for k in bad if np.isfinite(t7.table.loc[k, "estimate"])}
-    fig = plots.coefficient_figure(
-        {"chosen (c)": t7_lin.table.xs("c"), "rejected (r)": t7_lin.table.xs("r")},
+    fig = plots.entry_figure(
+        t7_lin.table,
         n_rows=len(F.regressors),
         xlabel="ρ: change in the probability of misalignment (LPM)",
         title="misalignment on features (LPM), ±2 SE; filled = significant after Bonferroni",
     )
-    paper7 = paper_table("Table 7")[["chosen", "rejected"]]
     lpm, logit = "LPM (OLS on 0/1, Table 7's scale)", "logit (Eq. 3 as written)"
     ours = pd.concat(
         [entry_estimates(t7_lin.table, lpm), entry_estimates(t7.table, logit, {k: NOT_CONVERGED for k in bad})],
         ignore_index=True,
     )
-    table, long = on_paper_rows(
-        ours,
-        paper_entries("Table 7"),
-        F.regressors,
-        paper_order=list(paper7.index),
-        groups=["chosen", "rejected"],
-        variants=[lpm, logit],
-        source=study.source,
-        n=t7.n_obs,
-        group_name="entry",
+    table, long, paper7 = entries_on_paper_rows(
+        ours, "Table 7", F.regressors, source=study.source, n=t7.n_obs, variants=[lpm, logit]
     )
     note = "\n\n".join(x for x in (mapping_note(long, study.source), _separation_note(bad, t7.converged)) if x)
     return Result(
