@@ -26,6 +26,16 @@ __all__ = [
 ]
 
 
+def _stand_in_reaches(
+    quantity: str, description: str, ci: tuple, what: str, threshold: float, source: str = ""
+) -> dict:
+    """A Part I stand-in row (``ci``: estimate, low, high) that passes when its estimate reaches ``threshold``,
+    the bar named ``what`` ("κ", "accuracy", …) with its ``source`` if any."""
+    est, lo, hi = ci
+    bar = f"{what} ≥ {threshold:g}" + (f" ({source})" if source else "")
+    return row("diverging", quantity, description, None, est, (lo, hi), bar, est >= threshold, kind="stand-in")
+
+
 def expected_agreement(data) -> pd.DataFrame:
     """Per pair, the probability under the *planted population* that its annotators make it diverging
     (:func:`pluralign.diverging.agreement.planted_divergence`) and whether it was planted taste-driven:
@@ -186,18 +196,14 @@ def cause_agreement(data, pair_ids, labeller=None, seed: int = 0, threshold: flo
     planted = planted.where(planted.isin(VISIBLE_CAUSES), "other")
     codes = pd.factorize(pd.concat([planted, got]))[0]
     x = np.column_stack([codes[: len(ids)], codes[len(ids) :]])
-    est, lo, hi = bootstrap_ci(x, lambda v: cohen_kappa_score(v[:, 0], v[:, 1]), seed=seed, n_boot=1000)
-    return row(
-        "diverging",
+    return _stand_in_reaches(
         "cause_agreement",
         f"Cohen's κ, the demo's cause labeller (surface rules) vs the planted causes on {len(ids)} diverging "
         f"pairs ({', '.join(VISIBLE_CAUSES)} or other)",
-        None,
-        est,
-        (lo, hi),
-        f"κ ≥ {threshold:g} (the paper's κ between its annotators, § 2.1)",
-        est >= threshold,
-        kind="stand-in",
+        bootstrap_ci(x, lambda v: cohen_kappa_score(v[:, 0], v[:, 1]), seed=seed, n_boot=1000),
+        "κ",
+        threshold,
+        "the paper's κ between its annotators, § 2.1",
     )
 
 
@@ -210,18 +216,13 @@ def meanvar_auroc_diverging(mv: pd.DataFrame, truth: pd.DataFrame, seed: int = 0
     sigma = (mv["sigma_a"] + mv["sigma_b"])[keep]
     from pluralign.diverging.knowing import disagreement_auroc
 
-    est, lo, hi = disagreement_auroc(sigma.to_numpy(), taste[keep].to_numpy(), n_boot=1000, seed=seed)
-    return row(
-        "diverging",
+    return _stand_in_reaches(
         "meanvar_auroc_diverging",
         f"AUROC of the mean-variance RM's σ_A + σ_B, planted taste-driven ({int(taste.sum())}) vs single-answer "
         f"({int(single.sum())}) held-out pairs",
-        None,
-        est,
-        (lo, hi),
-        f"AUROC ≥ {threshold:g}",
-        est >= threshold,
-        kind="stand-in",
+        disagreement_auroc(sigma.to_numpy(), taste[keep].to_numpy(), n_boot=1000, seed=seed),
+        "AUROC",
+        threshold,
     )
 
 
@@ -235,35 +236,25 @@ def rm_accuracy_high_agreement(gap: pd.Series, truth: pd.DataFrame, seed: int = 
     held-out pairs where the simulated population agrees (≥ 80 % on one side)."""
     hi = _high_agreement(truth, gap.index)
     right = ((gap[hi] > 0) == (truth["share_a"].reindex(gap.index)[hi] > 0.5)).to_numpy(float)
-    est, lo, hi_ = bootstrap_ci(right, seed=seed)
-    return row(
-        "diverging",
+    return _stand_in_reaches(
         "rm_accuracy_high_agreement",
         f"accuracy of the demo RM (BT (All)) vs the population majority on {len(right)} held-out pairs where "
         f"≥ {HIGH_AGREEMENT:.0%} of the population agree",
-        None,
-        est,
-        (lo, hi_),
-        f"accuracy ≥ {threshold:g}",
-        est >= threshold,
-        kind="stand-in",
+        bootstrap_ci(right, seed=seed),
+        "accuracy",
+        threshold,
     )
 
 
 def rm_utility_correlation(gap: pd.Series, truth: pd.DataFrame, seed: int = 0, threshold: float = 0.7) -> dict:
     """Pearson r of a reward model's held-out reward gap with the planted utility difference (the population's
     mean utility gap ``truth.mean_gap``)."""
-    est, lo, hi = pearson_ci(gap.to_numpy(), truth["mean_gap"].reindex(gap.index).to_numpy(), seed=seed)
-    return row(
-        "diverging",
+    return _stand_in_reaches(
         "rm_utility_correlation",
         f"Pearson r, the demo RM's reward gap vs the planted utility difference on {len(gap)} held-out pairs",
-        None,
-        est,
-        (lo, hi),
-        f"r ≥ {threshold:g}",
-        est >= threshold,
-        kind="stand-in",
+        pearson_ci(gap.to_numpy(), truth["mean_gap"].reindex(gap.index).to_numpy(), seed=seed),
+        "r",
+        threshold,
     )
 
 

@@ -45,22 +45,23 @@ def _half_width(r: dict) -> float:
 #: Preferences § 2 reports its shares to two decimals (±0.05 tells 0.30 from 0.40); SEAL's Eq. 1 is read as a
 #: ranking of features (the row's r ≥ 0.9 bar); Beyond the Binary trains on the margin's scale, so its scale must
 #: be known to ±10 %
+def _within(half_width: float):
+    """The decision "known to ± ``half_width``": the half-width of the row's 95 % interval at most that."""
+    return lambda r: _half_width(r) <= half_width
+
+
+#: the pairs the two Part I shares are followed along (the demo's 1,200 down to a dozen)
+PAIRS = (1200, 600, 300, 150, 80, 40, 12)
+
 DECISIONS = (
-    Decision(
-        "diverging_share",
-        "pairs",
-        1200,
-        (1200, 600, 300, 150, 80, 40, 12),
-        "the diverging share is known to ±0.05 (half-width of its 95 % interval over pairs and annotators)",
-        lambda r: _half_width(r) <= 0.05,
-    ),
-    Decision(
-        "diverging_taste_driven",
-        "pairs",
-        1200,
-        (1200, 600, 300, 150, 80, 40, 12),
-        "the taste-driven share of the diverging pairs is known to ±0.05 (half-width of its 95 % interval)",
-        lambda r: _half_width(r) <= 0.05,
+    *(
+        Decision(
+            row, "pairs", PAIRS[0], PAIRS, f"{what} is known to ±0.05 (half-width of its 95 % interval)", _within(0.05)
+        )
+        for row, what in (
+            ("diverging_share", "the diverging share"),
+            ("diverging_taste_driven", "the taste-driven share of the diverging pairs"),
+        )
     ),
     Decision(
         "diverging_share",
@@ -69,7 +70,7 @@ DECISIONS = (
         tuple(range(ANNOTATORS_PER_PAIR, 1, -1)),
         "the diverging share is known to ±0.05 (as above), with fewer annotators per pair (2: the fewest that can "
         "disagree)",
-        lambda r: _half_width(r) <= 0.05,
+        _within(0.05),
     ),
     Decision(
         "imprint_weights",
@@ -102,7 +103,7 @@ DECISIONS = (
         1.0,
         HUNDREDFOLD,
         "the margins' scale is known to ±10 % (half-width of the slope's 95 % interval on their planted expectation)",
-        lambda r: _half_width(r) <= 0.1,
+        _within(0.1),
     ),
     Decision(
         "margin_pstar_correlation",
@@ -110,7 +111,7 @@ DECISIONS = (
         10,
         (10, 5, 3, 2, 1),
         "the margins' scale is known to ±10 % (as above), with fewer judgments per pair",
-        lambda r: _half_width(r) <= 0.1,
+        _within(0.1),
     ),
 )
 
