@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
 from scipy.special import ndtr
 
 from pluralign.data.difficulty import REWRITE_FLIP
-from pluralign.recovery.rows import ALPHA, calibration, calibration_text, null_pass_rate, row
+from pluralign.recovery.rows import ALPHA, calibration, calibration_text, exact_share_ci, null_pass_rate, row
 
 __all__ = [
     "POPULATION_ROUNDS",
@@ -178,8 +177,7 @@ def oracle_robustness(
     est, lo, hi = (np.array([o[k] for o in out]) for k in range(3))
     j = robustness_judge(est, lo, hi, planted.to_numpy())
     cal = j["cal"]
-    per = cal["per_draw"].get(0.95, np.array([cal["share"][0.95]]))
-    half = float(st.t.ppf(0.975, len(per) - 1) * np.std(per, ddof=1) / np.sqrt(len(per))) if len(per) > 1 else np.nan
+    n_eff = max(int(round(cal["n"] / cal["deff"][0.95])), 1)  # the intervals' effective number (design effect)
     widths = (hi - lo) / 2
 
     def make(g):  # a noise method: scores drawn around 0 with the sd of the planted ones, the method's widths
@@ -197,10 +195,10 @@ def oracle_robustness(
             f"{cal['share'][0.5]:.3f}",
             0.95,
             cal["share"][0.95],
-            (cal["share"][0.95] - half, cal["share"][0.95] + half),
+            exact_share_ci(int(round(cal["share"][0.95] * n_eff)), n_eff),
             calibration_text(cal),
             j["ok"],
-            interval="t over draws",
+            interval="exact binomial over the effective number of intervals",
             null_pass=null_pass_rate(lambda o: robustness_judge(*o, planted.to_numpy())["ok"], make, seed=seed),
         ),
         "score_half_width": float(np.nanmedian(widths)) if np.isfinite(widths).any() else np.inf,

@@ -77,7 +77,7 @@ HIGH_AGREEMENT = 0.8
 #: the probability that a *correct* method fails one method row at one seed (each row's sub-tests share it,
 #: Bonferroni). Fixed before any run tested it: about 8 method rows at 6 seeds (seed 0, the commit's, seeds 0-4)
 #: are ~48 row checks, so 0.001 each keeps a false failure of that gate below 5 % (48 × 0.001). Calibration bands
-#: take their spread across independent draws (:func:`calibration`), since one fit's intervals are correlated.
+#: allow for correlated intervals within a fit by a design effect (:func:`calibration`).
 ALPHA = 0.001
 #: the two nominal levels at which a method's intervals are checked (two-sided calibration): the 95 % interval
 #: it reports (too narrow: its coverage falls below the band) and the 50 % interval its standard errors imply
@@ -209,44 +209,46 @@ def binomial_band(n: int, nominal: float, alpha: float) -> tuple[float, float]:
 def calibration(z, alpha: float = ALPHA) -> dict:
     """Two-sided calibration of a method's intervals from the standardized errors ``z = (estimate − planted) / SE``
     (SE: the half-width of the method's 95 % interval / 1.96): at each level of :data:`CALIBRATION_LEVELS` the
-    share of ``|z|`` within that level's normal quantile must be consistent with the level (the row's ``alpha``
-    split over the levels). Intervals too narrow fail at 95 %, too wide at 50 %, a biased or sign-flipped estimate
-    at both.
+    share of ``|z|`` within that level's normal quantile must lie in its binomial band (:func:`binomial_band`,
+    the row's ``alpha`` split over the levels). Intervals too narrow fail at 95 %, too wide at 50 %, a biased or
+    sign-flipped estimate at both.
 
     ``z`` of shape draws × quantities (independent draws, NaN where a quantity has no interval): the intervals of
-    one fit are correlated (they share its data), so the share's spread is taken across draws, not from the
-    binomial: each draw's share, and a one-sample t test of their mean against the level (t with draws − 1 d.f.,
-    the band ``level ± t · sd / √draws``; the cluster-robust reading of a pooled share, clusters = draws).
-    A single draw (1-D ``z``) has no spread across draws: the binomial band of independent intervals
-    (:func:`binomial_band`). Returns ``share`` per level (the mean of the draws' shares), ``band`` per level,
-    ``per_draw`` (each draw's share per level, with ≥ 2 draws), ``n`` (intervals), ``draws`` and ``ok``."""
+    one fit share its data, so they need not be independent. The band is then taken over the effective number of
+    intervals ``n / deff``, with Kish's design effect ``deff`` (Kish 1965, Survey Sampling § 8.2) estimated from
+    the spread of the draws' shares against the binomial spread at the nominal level, and never below 1: the
+    band of independent intervals when the draws' shares vary no more than that, wider when they vary more. A
+    single draw (1-D ``z``) is taken as independent intervals. Returns ``share`` (pooled) per level, ``band`` per
+    level, ``deff`` per level, ``n`` (intervals), ``draws`` and ``ok``."""
     z = np.asarray(z, float)
     draws = z.reshape(-1, z.shape[-1]) if z.ndim == 2 else z.reshape(1, -1)
     draws = draws[np.isfinite(draws).any(axis=1)]
     n = int(np.isfinite(draws).sum())
-    out = {"n": n, "draws": len(draws), "share": {}, "band": {}, "per_draw": {}, "ok": n > 0}
-    a = alpha / len(CALIBRATION_LEVELS)
+    out = {"n": n, "draws": len(draws), "share": {}, "band": {}, "deff": {}, "ok": n > 0}
     for level in CALIBRATION_LEVELS:
         q = st.norm.ppf(0.5 + level / 2)
         inside = np.where(np.isfinite(draws), np.abs(draws) <= q, np.nan)
         share = float(np.nanmean(inside)) if n else np.nan
-        if len(draws) >= 2:
-            per = np.nanmean(inside, axis=1)
-            half = float(st.t.ppf(1 - a / 2, len(per) - 1) * np.std(per, ddof=1) / np.sqrt(len(per)))
-            band = (level - half, level + half)
-            share, out["per_draw"][level] = float(np.mean(per)), per
-        else:
-            band = binomial_band(max(n, 1), level, a)
-        out["share"][level], out["band"][level] = share, band
+        deff = 1.0
+        if len(draws) >= 2 and n:
+            k = np.isfinite(draws).sum(axis=1)
+            per = np.nanmean(inside[k > 0], axis=1)
+            binomial = level * (1 - level) * float(np.mean(1.0 / k[k > 0]))
+            deff = max(1.0, float(np.var(per, ddof=1)) / binomial)
+        band = binomial_band(max(int(round(n / deff)), 1), level, alpha / len(CALIBRATION_LEVELS))
+        out["share"][level], out["band"][level], out["deff"][level] = share, band, deff
         out["ok"] = bool(out["ok"] and band[0] <= share <= band[1])
     return out
 
 
 def calibration_text(cal: dict) -> str:
     """The criterion of :func:`calibration` in words, with its bands."""
-    parts = [f"{lv:.0%} coverage in [{b[0]:.3f}, {b[1]:.3f}]" for lv, b in cal["band"].items()]
-    spread = f" ({cal['draws']} draws; band from their spread)" if cal.get("draws", 1) >= 2 else ""
-    return f"two-sided calibration over {cal['n']} intervals{spread}: " + " and ".join(parts)
+    parts = [
+        f"{lv:.0%} coverage in [{b[0]:.3f}, {b[1]:.3f}]"
+        + (f" (design effect {d:.2f})" if (d := cal["deff"][lv]) > 1 else "")
+        for lv, b in cal["band"].items()
+    ]
+    return f"two-sided calibration over {cal['n']} intervals of {cal['draws']} draws: " + " and ".join(parts)
 
 
 #: whether :func:`null_pass_rate` runs (off inside :func:`without_null_passes`)
