@@ -51,12 +51,6 @@ def expected_agreement(data) -> pd.DataFrame:
     )
 
 
-def _pairs_only(x: np.ndarray, seed: int) -> str:
-    """The pairs-only bootstrap interval of a share, for the description (beside the two-way one)."""
-    _, lo, hi = bootstrap_ci(x, seed=seed, n_boot=1000)
-    return f"[{lo:.3f}, {hi:.3f}]"
-
-
 def _moments(W: np.ndarray, p: np.ndarray, x: np.ndarray, t: np.ndarray) -> np.ndarray:
     """The weighted sums of 1, p, x, p², p·x, x·t and t over the pairs: row 0 the sample's, then one row per
     replicate of the two-way bootstrap weights ``W`` (one matrix product for every test of

@@ -45,7 +45,7 @@ def _step(row: dict, sweep: str, knob, demo_value) -> dict:
     }
 
 
-def _diverging(spec: dict, seed: int) -> list[dict]:
+def _diverging(spec: dict, seed: int, ties: str) -> list[dict]:
     from pluralign.data.spec import from_spec
     from pluralign.diverging.agreement import agreement_classes
     from pluralign.recovery.diverging_checks import diverging_share
@@ -56,7 +56,7 @@ def _diverging(spec: dict, seed: int) -> list[dict]:
         data = from_spec({**spec, "simulate": sim}, seed)
         out.append(
             _step(
-                diverging_share(agreement_classes(data), data, seed),
+                diverging_share(agreement_classes(data, ties=ties), data, seed),
                 "diverging_share",
                 n,
                 difficulty.ANNOTATORS_PER_PAIR,
@@ -125,7 +125,7 @@ def sweep_table(context) -> pd.DataFrame:
     spec = next(x for x in div.settings.datasets if "simulate" in x)
     judge = btb.settings.judge
     _, _, data = demo_rm
-    rows = _diverging(spec, seed)
+    rows = _diverging(spec, seed, div.settings.ties)
     rows += _margins(btb.data.truth["share_a"].reindex(btb.ids), seed, judge.noise, judge.n)
     rows += _imprints(data, pd.Index(data.pairs["pair_id"]), context.noise_sd, seed)
     rows += _robustness(seal.D, seal.view, context.noise_sd, seed)
