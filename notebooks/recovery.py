@@ -59,10 +59,10 @@ checks
 
 # %% [markdown]
 # What each method row checks (each row's criterion, with its bands, is under the table; every criterion is fixed
-# in advance with its source in `pluralign.recovery`). Each row's bands are set so that a correct method would fail
-# it with probability {glue:text}`alpha_pct` % if its pooled intervals were independent; two rows fail a correct method more often
-# than that (`resistance_regimes`, `robustness_scores`: what is measured about them is in the note when they
-# fail).
+# in advance with its source in `pluralign.recovery`). Each row's bands are set so that a correct method fails it
+# with probability {glue:text}`alpha_pct` %. The intervals of one fit share its data, so a calibration band counts
+# them by their effective number: their number over the design effect measured from how much the draws' coverage
+# varies (never below 1; Kish's design effect).
 #
 # - `diverging_share`, `diverging_taste_driven`: the §2 agreement classes against the planted population. The
 #   share of diverging pairs alone would pass a method that marks the right number of pairs at random, so each row
@@ -76,10 +76,15 @@ checks
 # - `resistance_regimes`: SEAL's Eq. 3 and Table 1's regimes on a pre-D and a post-D oracle whose noise on the
 #   reward gap is logistic, so Eq. 3's coefficients are known exactly (ρ^c = −w / s, ρ^r = w / s) and each pair's
 #   regime has a known probability; the coefficients' intervals are calibrated on both sides and the regime
-#   counts match their expectation.
+#   counts match their expectation. Eq. 3 is fitted on every identifiable feature (the planted ρ are the full
+#   model's; SEAL's VIF screen would drop a planted feature and bias the rest), and a coefficient whose feature is
+#   separated in a draw (every pair with it has the same outcome, so its maximum-likelihood estimate does not
+#   exist) is left out of that draw.
 # - `robustness_scores`: SEAL's Eq. 4 on the demo's simulated rewrites scored by the noisy oracle; each score's
-#   planted value is the least-squares projection of the planted event probability, and the intervals are
-#   calibrated on both sides around it.
+#   planted value is the least-squares projection of the planted event probability over 100 rewrites of every
+#   pair, and the intervals are calibrated on both sides around it. Eq. 4 is a linear model of an event that is not
+#   linear, so its clustered SEs describe fresh pairs and fresh rewrites: every draw resamples the pairs and
+#   rewrites them anew.
 # - `margin_pstar_correlation`: Beyond the Binary's Eq. 3 margins from the simulated judge against their planted
 #   expectation pair by pair — slope 1 and intercept 0, so a mis-scaled or one-sided margin fails, not only r.
 #
@@ -130,8 +135,8 @@ recovery.sweep_result(profile).glue()
 #
 # Any seed draws a fresh population: `pluralign recovery --seed 3` runs every check on it (the book's pages use
 # seed 0); `pluralign recovery --seed commit` uses a seed derived from the commit and
-# `make recovery-seeds` runs seeds 0–4; CI runs seed 0 only until the two rows that fail a correct method at some
-# seeds (the notes under the table) are calibrated.
+# `make recovery-seeds` runs seeds 0–4 (method rows only). CI runs all three: a method row that misses at any of
+# them, or a broken variant its row passes at seed 0 or the commit's seed, fails it.
 
 # %% [markdown]
 # ## How much data a decision needs

@@ -65,17 +65,20 @@ def test_a_table_shows_each_column_of_estimates_at_one_precision():
 
 
 def test_a_number_cell_is_marked_and_breaks_only_before_its_interval():
-    """A cell of numbers is marked ``num``; its spaces are non-breaking but the one before an interval's "[" (the
-    stylesheet lets such a cell wrap there only)."""
+    """A cell of numbers is marked ``num``; its spaces are non-breaking but the one before an interval's "[" and
+    the one after an arrow (the stylesheet lets such a cell wrap there only); an identifier may wrap after its
+    underscores."""
     df = pd.DataFrame(
         {"r [95% CI]": R.intervals([0.5], [0.4], [0.6]), "r before → after": ["0.974 → 0.974"], "verdict": ["above 0"]}
     )
     cells = re.findall(r'<td[^>]*class="([^"]*)"[^>]*>([^<]*)</td>', R.present_html(df))
     assert [("num" in c.split(), t) for c, t in cells] == [
         (True, "0.500 [0.400,&nbsp;0.600]"),
-        (True, "0.974&nbsp;→&nbsp;0.974"),
+        (True, "0.974&nbsp;→ 0.974"),
         (False, "above 0"),
     ]
+    html = R.present_html(pd.DataFrame({"quantity": ["imprint_text_weights"]}))
+    assert "imprint_<wbr>text_<wbr>weights" in html
 
 
 def _forest_frame():

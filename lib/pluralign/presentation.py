@@ -332,28 +332,32 @@ def present_markdown(table: pd.DataFrame) -> str:
 
 #: a number cell's text (``<td class="… num …">0.700 [0.671, 0.730]</td>``): where it may break
 _NUM_TD = re.compile(r'(<td[^>]*class="[^"]*\bnum\b[^"]*"[^>]*>)(.*?)(</td>)', re.S)
+#: any cell's text, for the breaks an identifier may take after its underscores
+_CELL = re.compile(r"(<t[hd][^>]*>)([^<]*)(</t[hd]>)")
 
 
-def _breaks_before_interval_only(html: str) -> str:
-    """Every space of a number cell made non-breaking except the one before its interval's ``[``, so an
-    estimate with its interval ("0.700 [0.671, 0.730]") may wrap onto two lines between the two, never inside
-    a number or an interval."""
+def _breaks_where_they_read(html: str) -> str:
+    """Line breaks in a table's cells only where they read well: a number cell keeps its numbers and its interval
+    whole (every space non-breaking) but may wrap before its interval's ``[`` ("0.700" / "[0.671, 0.730]") or
+    after an arrow ("0.694 →" / "0.766"); an identifier (``last_response_is_harmless``) may wrap after an
+    underscore."""
 
-    def cell(m):
-        text = m.group(2).replace(" ", "&nbsp;").replace("&nbsp;[", " [")
+    def number(m):
+        text = m.group(2).replace(" ", "&nbsp;").replace("&nbsp;[", " [").replace("→&nbsp;", "→ ")
         return m.group(1) + text + m.group(3)
 
-    return _NUM_TD.sub(cell, html)
+    def identifier(m):
+        return m.group(1) + re.sub(r"_(?=\w)", "_<wbr>", m.group(2)) + m.group(3)
+
+    return _CELL.sub(identifier, _NUM_TD.sub(number, html))
 
 
 def present_html(table: pd.DataFrame) -> str:
     """:func:`present` as HTML inside a container that scrolls sideways when the table is wider than the
-    text column (a number cell breaks only before its interval: :func:`_breaks_before_interval_only`), with a
+    text column (cells break only where they read well: :func:`_breaks_where_they_read`), with a
     line saying what "—" means when a cell is missing."""
     sty = present(table)
-    html = _breaks_before_interval_only(
-        sty.to_html(cell_ids=False, table_attributes='class="dataframe pluralign-table"')
-    )
+    html = _breaks_where_they_read(sty.to_html(cell_ids=False, table_attributes='class="dataframe pluralign-table"'))
     missing = bool(table.isna().to_numpy().any()) if isinstance(table, pd.DataFrame) else False
     foot = (
         (

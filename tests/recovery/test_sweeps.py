@@ -15,7 +15,7 @@ def _context(n_pairs=300):
     data = simulate(n_pairs=n_pairs, seed=5)
     ids = data.pairs["pair_id"]
     return SimpleNamespace(
-        diverging=SimpleNamespace(seed=0, settings=SimpleNamespace(datasets=[spec])),
+        diverging=SimpleNamespace(seed=0, settings=SimpleNamespace(datasets=[spec], ties="majority")),
         btb=SimpleNamespace(data=data, ids=ids, settings=SimpleNamespace(judge=SimpleNamespace(noise=1.0, n=10))),
         seal=SimpleNamespace(D=data, view=chosen_rejected(data).table),
         demo_rm=(None, None, data),

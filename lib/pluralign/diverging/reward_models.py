@@ -440,11 +440,11 @@ def _paper_note(name: str, paper_reference) -> str | None:
     label = paper_label(name, paper_reference)
     if label is not None and is_stand_in(name, paper_reference):
         return (
-            f'*{name}: the columns marked "(paper)" are {label}, the paper\'s values for a '
+            f'*{name}: the numbers marked "paper" are {label}, the paper\'s values for a '
             f"different data set, which {name} stands in for: a reference point, not a "
             "replication target.*"
         )
-    return None if label is None else f'*{name}: the columns marked "(paper)" are {label}.*'
+    return None if label is None else f'*{name}: the numbers marked "paper" are {label}.*'
 
 
 def planted_table2(run: RewardModelRun, *, n_boot: int, seed: int) -> pd.DataFrame | None:
@@ -493,6 +493,23 @@ def table2_long(runs: Mapping[str, RewardModelRun], raw: Mapping[str, pd.DataFra
     return pd.DataFrame(rows)
 
 
+def _paper_in_cell(beside: pd.DataFrame) -> pd.DataFrame:
+    """:func:`table2_vs_paper`'s columns as the page shows them: each of this run's cells with the paper's number
+    after it in the same cell ("0.686 [0.670, 0.702] · paper 0.725"), so that five models, their counts and the
+    planted column fit the text column; the paper's number as it prints it."""
+    out = pd.DataFrame(index=beside.index)
+    for c in beside.columns:
+        if c.endswith(" paper"):
+            continue
+        paper_col = f"{c} paper"
+        out[c] = (
+            [f"{a} · paper {b}" for a, b in zip(beside[c], beside[paper_col].fillna("n/a"))]
+            if paper_col in beside
+            else beside[c]
+        )
+    return out
+
+
 def table2_beside_paper(
     runs: Mapping[str, RewardModelRun],
     *,
@@ -503,7 +520,8 @@ def table2_beside_paper(
     paper_only_models: bool = True,
 ) -> tuple[pd.DataFrame, dict, list]:
     """Table 2 of every run (:func:`table2` on its held-out outputs) beside the paper's block
-    (:func:`table2_vs_paper`; ``also``: the models a run skipped get "n/a" rows), one block per data set; on
+    (:func:`table2_vs_paper`, the paper's number in this run's cell: :func:`_paper_in_cell`; ``also``: the
+    models a run skipped get "n/a" rows), one block per data set; on
     simulated held-out pairs with the planted population share, the population's own P(chosen ≻ rejected) per
     subset beside them. Returns (the displayed table, ``{data set: table2}``, notes saying what the paper and
     planted columns are)."""
@@ -520,7 +538,7 @@ def table2_beside_paper(
         note = _paper_note(name, paper_reference)
         if note is not None:
             notes.append(note)
-        beside.columns = [c.removesuffix(" paper") + " (paper)" if c.endswith(" paper") else c for c in beside.columns]
+        beside = _paper_in_cell(beside)
         planted = planted_table2(r, n_boot=n_boot, seed=seed)
         if planted is not None:  # simulated: what the planted population does
             if _PLANTED_NOTE not in notes:

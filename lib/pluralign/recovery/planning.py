@@ -167,6 +167,12 @@ def decision_steps(context, decisions=DECISIONS) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _knob(v) -> str:
+    """A knob's value as the table shows it: a count whole ("1,200"), a rate or a multiple to 3 digits."""
+    v = float(v)
+    return f"{v:,.0f}" if v == round(v) else f"{v:.3g}"
+
+
 def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
     """Per decision: the demo's value, the hardest step that still makes it, and where it is lost (or "never, to
     100× the demo's value")."""
@@ -179,9 +185,9 @@ def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
                 "row": d.row,
                 "knob": d.knob,
                 "decision": d.decision,
-                "demo": f"{d.demo:.3g}",
-                "still made at": f"{made['value'].iloc[-1]:.3g}" if len(made) else "— (not at the demo's value)",
-                "lost at": f"{lost['value'].iloc[0]:.3g}" if len(lost) else f"never, to {d.steps[-1]:.3g}",
+                "demo": _knob(d.demo),
+                "still made at": _knob(made["value"].iloc[-1]) if len(made) else "— (not at the demo's value)",
+                "lost at": _knob(lost["value"].iloc[0]) if len(lost) else f"never, to {_knob(d.steps[-1])}",
             }
         )
     return pd.DataFrame(rows).set_index("row")
