@@ -172,4 +172,3 @@ def test_a_papers_column_is_marked_printed_and_a_bare_column_keeps_its_largest_v
     assert "num printed" in html and "1.07610" in html
     assert column_decimals([0.24036, 0.0012, 0.0009, 0.003]) == 4
     assert column_decimals([0.5, 0.25]) == 3
-

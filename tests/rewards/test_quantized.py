@@ -16,7 +16,7 @@ import torch
 import pluralign.rewards as R
 from pluralign.rewards import causal
 from pluralign.rewards.objectives import build_instances
-from pluralign.rewards.trainer import fit
+from pluralign.rewards.trainer import TrainLoop, fit
 from rm_helpers import tiny_llama_folder, tiny_pairs, tiny_texts
 
 LORA = {"r": 4, "lora_alpha": 8, "lora_dropout": 0.0}
@@ -108,9 +108,8 @@ def test_lora_steps_on_a_quantized_rm_lower_the_loss_and_leave_the_quantized_wei
     assert quantized and all(not p.requires_grad for n, p in m.module.named_parameters() if n in quantized)
     assert {n.split(".")[-2] if "lora_" in n else "score" for n in trainable} <= {"default", "score"}
     assert any("lora_A" in n for n in trainable) and any("score" in n for n in trainable)
-    history = fit(
-        m, inst, inst, objective="bt", lr=1e-2, epochs=6, batch_size=4, eval_every=1.0, keep_best=False, progress=False
-    )
+    loop = TrainLoop(objective="bt", lr=1e-2, epochs=6, batch_size=4, eval_every=1.0, keep_best=False, progress=False)
+    history = fit(m, inst, inst, loop)
     losses = [h["eval_loss"] for h in history if "eval_loss" in h]
     assert len(losses) == 6 and losses[-1] < losses[0] - 0.05, losses
     after = dict(m.module.named_parameters())

@@ -11,7 +11,11 @@ from scipy import stats as st
 
 from pluralign.recovery.rows import ALPHA, calibration, calibration_text, null_pass_rate, row
 
-__all__ = ["planted_resistance", "separated", "resistance_judge", "oracle_resistance"]
+__all__ = ["EQ3", "planted_resistance", "separated", "resistance_judge", "oracle_resistance"]
+
+#: Eq. 3 as the row fits it: Table 7's outcome (misaligned), the logit, and every identifiable feature (an infinite
+#: VIF threshold drops only constant or exactly collinear columns; :func:`oracle_resistance` says why)
+EQ3 = {"outcome": "misaligned", "model": "logit", "vif_threshold": float("inf")}
 
 
 def planted_resistance(D, view: pd.DataFrame, other_parts, noise_sd: float) -> dict:
@@ -97,16 +101,7 @@ def oracle_resistance(
     zero, out, counts, resist = np.zeros(len(view)), [], np.zeros(4), []
     for _ in range(max(1, int(n_draws))):
         pre, post = (pt[k] + rng.logistic(0.0, pt["s"], len(view)) for k in ("pre", "post"))
-        t = fit(
-            post,
-            zero,
-            pt["ch"],
-            pt["rj"],
-            list(pt["ch"].columns),
-            outcome="misaligned",
-            model="logit",
-            vif_threshold=float("inf"),
-        ).table
+        t = fit(post, zero, pt["ch"], pt["rj"], list(pt["ch"].columns), **EQ3).table
         e = t.reindex(pt["rho"].index)[["estimate", "ci_low", "ci_high"]].to_numpy(float).T.copy()
         e[:, separated(post <= 0, pt["ch"], pt["rj"], pt["rho"].index)] = np.nan
         out.append(e)

@@ -19,6 +19,7 @@ from pluralign.data.difficulty import REWRITE_FLIP
 from pluralign.recovery.rows import ALPHA, calibration, calibration_text, exact_share_ci, null_pass_rate, row
 
 __all__ = [
+    "EQ4",
     "POPULATION_ROUNDS",
     "rewritten_oracle",
     "planted_scores",
@@ -26,6 +27,11 @@ __all__ = [
     "oracle_design",
     "oracle_robustness",
 ]
+
+#: Eq. 4 as the row fits it: the linear probability model of SEAL's code, and no § 2.3 filter on pairs whose
+#: target labels flipped (``unchanged=()``: the simulated rewriter flips only style features); SEs are clustered
+#: by the drawn pair
+EQ4 = {"unchanged": (), "model": "linear"}
 
 #: rewrites of every pair from which the planted projection is computed: 20 times a draw's 5, so the planted
 #: value's own Monte Carlo error is about √(5/100) ≈ 0.22 of a draw's standard error (coverage 0.947 for 0.95)
@@ -162,16 +168,7 @@ def oracle_robustness(
     planted, draws = oracle_design(data, view, noise_sd, int(seed), float(p_flip), int(n_rounds), int(n_draws))
     out = []
     for rw, before, after in draws:
-        t = fit(
-            before,
-            after,
-            rw["fc"],
-            rw["fr"],
-            list(rw["fc"].columns),
-            unchanged=(),
-            model="linear",
-            groups=rw["instance"],
-        ).table
+        t = fit(before, after, rw["fc"], rw["fr"], list(rw["fc"].columns), **EQ4, groups=rw["instance"]).table
         t = t[~t["separated"].astype(bool)].reindex(planted.index)
         out.append(t[["estimate", "ci_low", "ci_high"]].to_numpy(float).T)
     est, lo, hi = (np.array([o[k] for o in out]) for k in range(3))

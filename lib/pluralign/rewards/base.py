@@ -443,27 +443,16 @@ def _fit_into(folder: Path, *, base: RewardModel, inst, eval_inst, hp: dict, key
     instances dropped and the evaluation history."""
     from transformers import set_seed
 
-    from pluralign.rewards.trainer import fit, fit_tensors
+    from pluralign.rewards.trainer import TrainLoop, fit, fit_tensors
 
     objective, seed = hp["objective"], hp["seed"]
     set_seed(seed)
     model = base._trainable(objective, hp["dropout"], seed)
     model.token_budget = base.token_budget  # evaluation batches as scoring's (trainer.PreferenceTrainer)
     run = fit_tensors if hp["engine"] == "torch" else fit
-    history = run(
-        model,
-        inst,
-        eval_inst,
-        objective=objective,
-        lr=hp["lr"],
-        epochs=hp["epochs"],
-        batch_size=hp["batch_size"],
-        eval_every=hp["eval_every"],
-        keep_best=hp["keep_best"],
-        seed=seed,
-        weight_decay=hp["weight_decay"],
-        progress=progress,
-    )
+    keys = ("lr", "epochs", "batch_size", "eval_every", "keep_best", "weight_decay")
+    loop = TrainLoop(objective=objective, seed=seed, progress=progress, **{k: hp[k] for k in keys})
+    history = run(model, inst, eval_inst, loop)
     model._save(folder)
     cfg = json.loads((folder / RM_CONFIG).read_text())
     cfg.update(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import math
 import tempfile
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -223,41 +224,45 @@ class KeepBest(TrainerCallback):
                 params[n].copy_(v.to(params[n].device))
 
 
-def fit(
-    model,
-    inst: Instances,
-    eval_inst: Instances | None,
-    *,
-    objective: str,
-    lr: float,
-    epochs: float,
-    batch_size: int,
-    eval_every: float = 0.25,
-    keep_best: bool = True,
-    seed: int = 0,
-    weight_decay: float = 0.0,
-    progress: bool = True,
-) -> list[dict]:
-    """Train ``model.module`` in place on ``inst``; return the evaluation history."""
+@dataclass(frozen=True)
+class TrainLoop:
+    """The training loop's settings, which both engines take (:func:`fit`, :func:`fit_tensors`): the objective,
+    AdamW's learning rate and weight decay, the epochs, the global batch, an evaluation every ``eval_every`` epoch
+    with the best weights kept (``keep_best``), the seed and a progress bar."""
+
+    objective: str
+    lr: float
+    epochs: float
+    batch_size: int
+    eval_every: float = 0.25
+    keep_best: bool = True
+    seed: int = 0
+    weight_decay: float = 0.0
+    progress: bool = True
+
+
+def fit(model, inst: Instances, eval_inst: Instances | None, loop: TrainLoop) -> list[dict]:
+    """Train ``model.module`` in place on ``inst`` with the loop's settings ``loop`` (:class:`TrainLoop`) through
+    transformers' ``Trainer``; return the evaluation history."""
     train_ds = _dataset(model, inst)
     eval_ds = _dataset(model, eval_inst) if eval_inst is not None and len(eval_inst) else None
-    steps_per_epoch = max(1, math.ceil(len(train_ds) / batch_size))
-    eval_steps = max(1, round(steps_per_epoch * eval_every))
-    # batch_size is the global batch; under accelerate launch each of N processes takes batch_size / N of it
-    per_device = distributed.per_device_batch(batch_size, len(train_ds))
+    steps_per_epoch = max(1, math.ceil(len(train_ds) / loop.batch_size))
+    eval_steps = max(1, round(steps_per_epoch * loop.eval_every))
+    # loop.batch_size is the global batch; under accelerate launch each of N processes takes loop.batch_size / N of it
+    per_device = distributed.per_device_batch(loop.batch_size, len(train_ds))
     cuda = model.device.type == "cuda"
     lengths = _on_gpu(model, train_ds, per_device, inst.kind == "pairwise") if cuda else None
-    callback = KeepBest(keep_best and eval_ds is not None)
+    callback = KeepBest(loop.keep_best and eval_ds is not None)
     with tempfile.TemporaryDirectory(prefix="pluralign-train-") as tmp:
         args = TrainingArguments(
             output_dir=tmp,
             per_device_train_batch_size=per_device,
             per_device_eval_batch_size=per_device,
-            learning_rate=lr,
-            num_train_epochs=epochs,
-            weight_decay=weight_decay,
-            seed=seed,
-            data_seed=seed,
+            learning_rate=loop.lr,
+            num_train_epochs=loop.epochs,
+            weight_decay=loop.weight_decay,
+            seed=loop.seed,
+            data_seed=loop.seed,
             eval_strategy="steps" if eval_ds is not None else "no",
             eval_steps=eval_steps if eval_ds else None,
             save_strategy="no",
@@ -265,7 +270,7 @@ def fit(
             report_to=[],
             use_cpu=not cuda,
             bf16=bool(cuda and torch.cuda.is_bf16_supported()),
-            disable_tqdm=not progress,
+            disable_tqdm=not loop.progress,
             remove_unused_columns=False,
             label_names=["labels"],
             dataloader_num_workers=0,
@@ -279,13 +284,13 @@ def fit(
             eval_dataset=eval_ds,
             data_collator=_Collator(model),
             callbacks=[callback],
-            objective=objective,
+            objective=loop.objective,
             pairwise=inst.kind == "pairwise",
             lengths=lengths,
         )
         trainer.remove_callback(PrinterCallback)
         trainer.remove_callback(ProgressCallback)
-        if progress:
+        if loop.progress:
             trainer.add_callback(_QuietProgress)
         trainer.train()
         callback.restore(model.module)
@@ -345,21 +350,7 @@ def _head_loss(module, objective: str, f1, f2, y, m):
     return instance_loss(objective, out1, out2, y, m)
 
 
-def fit_tensors(
-    model,
-    inst: Instances,
-    eval_inst: Instances | None,
-    *,
-    objective: str,
-    lr: float,
-    epochs: float,
-    batch_size: int,
-    eval_every: float = 0.25,
-    keep_best: bool = True,
-    seed: int = 0,
-    weight_decay: float = 0.0,
-    progress: bool = True,
-) -> list[dict]:
+def fit_tensors(model, inst: Instances, eval_inst: Instances | None, loop: TrainLoop) -> list[dict]:
     """The same training as :func:`fit` (AdamW, linear decay to 0, evaluation every ``eval_every``
     epoch, best weights kept) as a compact loop over in-memory feature tensors.
 
@@ -371,29 +362,31 @@ def fit_tensors(
     from pluralign.progress import bar as progress_bar
 
     module = model.module
-    loss_of = functools.partial(_head_loss, module, objective)
+    loss_of = functools.partial(_head_loss, module, loop.objective)
     train_t = _feature_tensors(model, inst)  # embeds any new texts (all threads)
     eval_t = _feature_tensors(model, eval_inst) if eval_inst is not None and len(eval_inst) else None
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        g = torch.Generator().manual_seed(seed)
+        g = torch.Generator().manual_seed(loop.seed)
         n = len(inst)
-        steps_per_epoch = max(1, math.ceil(n / batch_size))
-        total = max(1, math.ceil(steps_per_epoch * epochs))
-        eval_steps = max(1, round(steps_per_epoch * eval_every))
-        opt = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=lr, weight_decay=weight_decay)
+        steps_per_epoch = max(1, math.ceil(n / loop.batch_size))
+        total = max(1, math.ceil(steps_per_epoch * loop.epochs))
+        eval_steps = max(1, round(steps_per_epoch * loop.eval_every))
+        opt = torch.optim.AdamW(
+            [p for p in module.parameters() if p.requires_grad], lr=loop.lr, weight_decay=loop.weight_decay
+        )
         sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: max(0.0, 1 - s / total))
         best, snapshot, history = math.inf, None, []
         step = 0
         f1, f2, y, m = train_t
-        with progress_bar(total, "training head", "step", enabled=progress) as bar:
+        with progress_bar(total, "training head", "step", enabled=loop.progress) as bar:
             while step < total:
                 perm = torch.randperm(n, generator=g).to(model.device)
-                for s in range(0, n, batch_size):
+                for s in range(0, n, loop.batch_size):
                     if step >= total:
                         break
-                    idx = perm[s : s + batch_size]
+                    idx = perm[s : s + loop.batch_size]
                     module.train()
                     loss = loss_of(f1[idx], None if f2 is None else f2[idx], y[idx], m[idx])
                     opt.zero_grad()
@@ -407,7 +400,7 @@ def fit_tensors(
                         with torch.no_grad():
                             ev = float(loss_of(*eval_t))
                         history.append({"epoch": round(step / steps_per_epoch, 4), "step": step, "eval_loss": ev})
-                        if keep_best and ev < best:
+                        if loop.keep_best and ev < best:
                             best = ev
                             snapshot = {k: v.detach().clone() for k, v in module.state_dict().items()}
         if snapshot is not None:
