@@ -16,7 +16,7 @@ def test_the_five_models_train_and_are_compared(small_study, no_nan):
     assert trained.table["trained"].eq("yes").all() and list(trained.table.index) == list(q4.MODELS)
     assert trained.values == {"x_n_train": 90, "x_n_test": 80, "x_n_no_margin": 0}
     assert "synthetic margins (n = 10)" in trained.note
-    assert "planted (population p*)" in measures.table.columns and measures.figure is not None
+    assert "planted p*" in measures.table.columns and measures.figure is not None
     assert "planted gap (population p*)" in gaps.table.columns
     assert sorted(k for k in gaps.values if k.startswith("x_gap_")) == [f"x_gap_{k}" for k in range(5)]
 

@@ -59,12 +59,20 @@ const narrow = Array.from(col.querySelectorAll('.cell_output img, figure img, im
     .filter(i => i.naturalWidth > 0 && i.getBoundingClientRect().width < 0.5 * colW)
     .map(i => (i.getAttribute('src') || '').slice(0, 60) + ' ('
         + Math.round(i.getBoundingClientRect().width) + ' of ' + colW + ' px)');
-// a table wider than the text column: inside a scroll container its right part is hidden until the reader
-// scrolls sideways (the verdict column of a wide table is off the page), so a scroll container is no excuse
+// a table wider than the box it stands in: inside a scroll container its right part is hidden until the reader
+// scrolls sideways (the verdict column of a wide table is off the page), so a scroll container is no excuse. The
+// part hidden: the nearest clipping or scrolling ancestor's overflow, else what runs past the text column
+const hidden = t => {
+  for (let a = t.parentElement; a && a !== col.parentElement; a = a.parentElement) {
+    const o = getComputedStyle(a).overflowX;
+    if (o === 'auto' || o === 'scroll' || o === 'hidden') return a.scrollWidth - a.clientWidth;
+  }
+  return t.getBoundingClientRect().right - col.getBoundingClientRect().right;
+};
 const wide = Array.from(col.querySelectorAll('table'))
-    .filter(t => t.getBoundingClientRect().width > colW + 1)
-    .map(t => (t.innerText || '').slice(0, 60).replace(/\s+/g, ' ') + ' ('
-        + Math.round(t.getBoundingClientRect().width) + ' of ' + colW + ' px)');
+    .filter(t => hidden(t) > 1)
+    .map(t => (t.innerText || '').slice(0, 60).replace(/\s+/g, ' ') + ' (' + Math.round(hidden(t))
+        + ' px out of sight)');
 const longnum = Array.from(col.querySelectorAll('td:not(.printed), th'))
     .filter(c => /(^|[^\w.])(?<!arXiv:)-?\d+\.0*[1-9]\d{4,}(?![\w.])/.test(c.innerText))
     .map(c => c.innerText.trim().slice(0, 40));

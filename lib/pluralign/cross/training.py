@@ -327,20 +327,27 @@ def pearson_by_class(
 
 
 def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFrame:
-    """Both measures per model and class, as the page shows them (estimate [95% CI], "—" where undefined)."""
+    """Both measures per model and class, as the page shows them (estimate [95% CI], "—" where undefined; each
+    class labelled with its number of pairs, "diverging (62 pairs)")."""
     m = measure.set_index(["model", "class"])
     p = pearson.set_index(["model", "class"])
+    shown_index = pd.MultiIndex.from_arrays(
+        [
+            m.index.get_level_values("model"),
+            [f"{c} ({n} pairs)" for c, n in zip(m.index.get_level_values("class"), m["pairs"].astype(int))],
+        ],
+        names=["model", "class"],
+    )
     out = pd.DataFrame(index=m.index)
-    out["pairs"] = m["pairs"].astype(int)
     shown, planted = intervals(m[["value", "lo", "hi"]], m["planted"])
     out["Table 2 measure [95% CI]"] = shown
     out["Δ vs " + REFERENCE + " [paired CI]"] = intervals(m[["delta", "delta_lo", "delta_hi"]])[0]
     if m["planted"].notna().any():
-        out["planted (population p*)"] = planted
+        out["planted p*"] = planted
     out["Pearson r with p* [95% CI]"] = intervals(p.reindex(m.index)[["r", "lo", "hi"]])[0]
     out["Δr vs " + REFERENCE + " [paired CI]"] = intervals(p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]])[0]
     out["Pearson verdict"] = p.reindex(m.index)["verdict"].fillna("— (no p* for these pairs)")
-    return out
+    return out.set_axis(shown_index)
 
 
 def display_gaps(gaps: pd.DataFrame) -> pd.DataFrame:

@@ -271,7 +271,8 @@ def _difference(d: dict, paper_d: pd.Series, a: str, b: str, what: str) -> str:
 
 @report.section()
 def beside_paper(study: Study) -> report.Result:
-    """The paper's Table 1 rows beside this run's where a row of the same name exists."""
+    """The paper's Table 1 rows beside this run's where a row of the same name exists (the paper's r baseline →
+    regularized with its printed Δ in one cell, so that the table fits the text column)."""
     provenance.require_test_p_star(study)
     cmp = study.comparison.table
     pv = evaluation.paper_vs_ours(cmp[cmp.metric == "pearson"])
@@ -289,8 +290,13 @@ def beside_paper(study: Study) -> report.Result:
             "grouping": pv["grouping"],
             "category": pv["category"],
             "N (paper)": pv["n_paper"].map(count),
-            "r baseline → regularized (paper)": list(map(arrow, pv["baseline_paper"], pv["regularized_paper"])),
-            "Δ r (paper)": pv["category"].map(evaluation.paper_printed("Δ")).fillna(report.MISSING),
+            "r baseline → regularized (Δ) (paper)": [
+                a if a == report.MISSING else f"{a} ({d})"
+                for a, d in zip(
+                    map(arrow, pv["baseline_paper"], pv["regularized_paper"]),
+                    pv["category"].map(evaluation.paper_printed("Δ")).fillna(report.MISSING),
+                )
+            ],
             "N (this run)": pv["n_ours"].map(count),
             "r baseline → regularized (this run)": list(map(arrow, pv["baseline_ours"], pv["regularized_ours"])),
             "Δ r this run [95% CI]": [evaluation.interval(v, lo, hi) for v, lo, hi, _, _ in ours],

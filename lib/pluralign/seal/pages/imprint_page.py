@@ -294,7 +294,12 @@ def planted_recovery(study: Study) -> Result:
         "method: the imprints above describe these models and should not be read as the "
         "populations' preferences."
     )
-    text.append("Feature by feature:\n\n" + report.present_markdown(wr["table"].rename_axis(["check", "feature"])))
+    by_feature = wr["table"].rename_axis(["check", "feature"])
+    by_feature.insert(
+        0, "estimate [95% CI]", report.intervals(*(by_feature[c] for c in ("estimate", "ci_low", "ci_high")))
+    )
+    by_feature = by_feature.drop(columns=["estimate", "ci_low", "ci_high"])
+    text.append("Feature by feature:\n\n" + report.present_markdown(by_feature))
     return Result(table=wr["summary"].round(3), note="\n\n".join(text), data=wr)
 
 
