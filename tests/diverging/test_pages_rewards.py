@@ -27,7 +27,7 @@ def test_reward_model_sections_end_to_end(small_rm_study):
     assert list(t2.table.loc["simulated-helpsteer2"].index) == list(reward_models.SUBSETS)
     # the paper's number in this run's cell (HelpSteer2's block: 0.565 for MSE (All) on all examples, as printed)
     cell = t2.table.loc[("simulated-helpsteer2", "All Examples"), "MSE (All)"]
-    assert cell.endswith(" · paper 0.565") and "[" in cell, cell
+    assert cell.endswith(" ·\u00a0paper\u00a00.565") and "[" in cell, cell
     assert not any("paper" in c for c in t2.table.columns)
     # the demo's planted truth beside the estimates: the population's own decisiveness per subset
     planted = t2.table.loc["simulated-helpsteer2", "planted: the population's P(chosen ≻ rejected)"].astype(float)

@@ -495,19 +495,28 @@ def table2_long(runs: Mapping[str, RewardModelRun], raw: Mapping[str, pd.DataFra
 
 def _paper_in_cell(beside: pd.DataFrame) -> pd.DataFrame:
     """:func:`table2_vs_paper`'s columns as the page shows them: each of this run's cells with the paper's number
-    after it in the same cell ("0.686 [0.670, 0.702] · paper 0.725"), so that five models, their counts and the
-    planted column fit the text column; the paper's number as it prints it."""
+    after it in the same cell ("0.686 [0.670, 0.702] · paper 0.725", :func:`_with_paper`), so that five models,
+    their counts and the planted column fit the text column; the paper's number as it prints it."""
     out = pd.DataFrame(index=beside.index)
     for c in beside.columns:
         if c.endswith(" paper"):
             continue
         paper_col = f"{c} paper"
         out[c] = (
-            [f"{a} · paper {b}" for a, b in zip(beside[c], beside[paper_col].fillna("n/a"))]
+            [_with_paper(a, b) for a, b in zip(beside[c], beside[paper_col].fillna("n/a"))]
             if paper_col in beside
             else beside[c]
         )
     return out
+
+
+def _with_paper(ours: str, paper: str) -> str:
+    """One cell of :func:`_paper_in_cell`: this run's number, then "· paper" and the paper's; a line may break
+    only before the interval and before "·" (the other spaces are non-breaking); "n/a" alone where both are."""
+    if ours == "n/a" and paper == "n/a":
+        return "n/a"
+    nbsp = "\u00a0"
+    return f"{ours.replace(', ', ',' + nbsp)} ·{nbsp}paper{nbsp}{paper}"
 
 
 def table2_beside_paper(
