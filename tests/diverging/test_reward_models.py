@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from pluralign import rewards
-from pluralign.diverging import agreement, reward_models
+from pluralign.diverging import agreement, reward_models, table2_paper
 from pluralign.diverging.agreement import agreement_classes as classify
 from pluralign.diverging.reward_models import SUBSETS, paper_table2, table2
 
@@ -110,33 +110,33 @@ def test_chosen_values_are_what_table2_averages(hand_data):
 def test_table2_vs_paper_side_by_side(hand_data):
     cl = classify(hand_data())
     ours = reward_models.table2(cl, p_a={"BT (Agg)": P_A6, "BT (All)": P_A6}, n_boot=50)
-    mp = reward_models.table2_vs_paper(ours, "simulated-multipref")
+    mp = table2_paper.table2_vs_paper(ours, "simulated-multipref")
     assert mp.loc["All Examples", "# Ex."] == "6" and mp.loc["All Examples", "# Ex. paper"] == "500"
     assert mp.loc["High-Agreement Prefs.", "BT (Agg) paper"] == "0.786"
     assert mp.loc["High-Agreement Prefs.", "BT (Agg)"].startswith("0.800 [")
     assert "MSE (Agg)" not in mp.columns  # the paper trained no MSE model on MultiPref
-    hs = reward_models.table2_vs_paper(ours, "helpsteer2")
+    hs = table2_paper.table2_vs_paper(ours, "helpsteer2")
     assert (hs["MSE (All)"] == "n/a").all() and hs.loc["All Examples", "MSE (All) paper"] == "0.565"
     assert agreement.paper_label("simulated-multipref") == "paper (MultiPref, stand-in reference)"  # simulated data
     assert agreement.paper_label("helpsteer2") == "paper (HelpSteer2)"
-    other = reward_models.table2_vs_paper(ours, "pandalm")
+    other = table2_paper.table2_vs_paper(ours, "pandalm")
     assert (other["BT (Agg) paper"] == "n/a").all() and (other["# Ex. paper"] == "n/a").all()
     assert agreement.paper_label("pandalm") is None
-    assert reward_models.label_paper_columns(other, None).columns.equals(other.columns)
+    assert table2_paper.label_paper_columns(other, None).columns.equals(other.columns)
     # PandaLM compared with MultiPref only when asked, and labelled as a stand-in
-    ref = reward_models.table2_vs_paper(ours, "pandalm", paper_reference={"pandalm": "multipref"})
+    ref = table2_paper.table2_vs_paper(ours, "pandalm", paper_reference={"pandalm": "multipref"})
     assert (
         ref.loc["All Examples", "# Ex. paper"] == "500"
         and ref.loc["High-Agreement Prefs.", "BT (Agg) paper"] == "0.786"
     )
     label = agreement.paper_label("pandalm", {"pandalm": "multipref"})
     assert label == "paper (MultiPref, stand-in reference)"
-    shown = reward_models.label_paper_columns(ref, label)
+    shown = table2_paper.label_paper_columns(ref, label)
     assert "BT (Agg) paper (MultiPref, stand-in reference)" in shown.columns and "BT (Agg)" in shown.columns
     assert "# Ex. paper (MultiPref, stand-in reference)" in shown.columns
     with pytest.raises(ValueError, match=r"paper_reference\['pandalm'\] = 'pandalm'"):
-        reward_models.table2_vs_paper(ours, "pandalm", paper_reference={"pandalm": "pandalm"})
-    skipped = reward_models.table2_vs_paper(ours, "pandalm", also=["MSE (Agg)"])
+        table2_paper.table2_vs_paper(ours, "pandalm", paper_reference={"pandalm": "pandalm"})
+    skipped = table2_paper.table2_vs_paper(ours, "pandalm", also=["MSE (Agg)"])
     assert (skipped["MSE (Agg)"] == "n/a").all() and (skipped["MSE (Agg) paper"] == "n/a").all()
 
 
@@ -178,8 +178,8 @@ def test_stand_in_flags_and_omitting_paper_only_models(hand_data):
     cl = classify(hand_data())
     assert agreement.shares(cl, paper_reference={"hand": "multipref"})["paper stand-in"].tolist() == [True]
     ours = reward_models.table2(cl, p_a={"BT (All)": P_A6}, n_boot=20)
-    full = reward_models.table2_vs_paper(ours, "simulated-multipref")
+    full = table2_paper.table2_vs_paper(ours, "simulated-multipref")
     assert "BT (Agg) paper" in full.columns
-    mine = reward_models.table2_vs_paper(ours, "simulated-multipref", paper_only_models=False)
+    mine = table2_paper.table2_vs_paper(ours, "simulated-multipref", paper_only_models=False)
     assert [c for c in mine.columns if not c.startswith("#")] == ["BT (All)", "BT (All) paper"]
     assert not agreement.is_stand_in("multipref") and not agreement.is_stand_in("pandalm")

@@ -7,7 +7,8 @@ models know.
   Krippendorff's α-MASI, §2.1); :mod:`.cause_annotation` — the spreadsheet round-trip for human cause
   annotation; :mod:`.cause_classifier` — the LLM cause classifier;
 - :mod:`.reward_models` — Table 2: Bradley-Terry and MSE reward models on aggregated vs all annotations,
-  their decisiveness per agreement subset with bootstrap CIs;
+  their decisiveness per agreement subset with bootstrap CIs; :mod:`.table2_paper` — Table 2 beside the paper's
+  and the simulated population's, as the pages show it;
 - :mod:`.knowing` — do models know? The mean-variance RM's predicted disagreement, its AUROC for diverging
   pairs, LLM judges' decisiveness;
 - :mod:`.settings` — :class:`DivergingSettings`, every page parameter with its default and meaning;

@@ -211,7 +211,7 @@ def table2_forest(long: pd.DataFrame):
     data set and subset, this run's mean with its 95% CI, the paper's value (open diamond) and, on the demo,
     the planted population's (cross); the dotted line is no preference (P = 0.5 for BT, a gap of 0 for MSE); a
     model a data set could not train (e.g. MSE without Likert scores) says "not trained" on its rows.
-    ``long``: :func:`pluralign.diverging.reward_models.table2_long`."""
+    ``long``: :func:`pluralign.diverging.table2_paper.table2_long`."""
     from pluralign.report import forest_plot
 
     keys = list(dict.fromkeys(zip(long["data set"], long["subset"])))

@@ -13,6 +13,7 @@ from pluralign.diverging import agreement as agr
 from pluralign.diverging import knowing as kn
 from pluralign.diverging import plots
 from pluralign.diverging import reward_models as rmod
+from pluralign.diverging import table2_paper as t2p
 from pluralign.diverging.study import Study
 from pluralign.report import Result
 
@@ -72,7 +73,7 @@ def mean_variance(study: Study) -> Result:
 def mean_variance_table2(study: Study) -> Result:
     """The mean-variance RM's Table 2 row (P(chosen ≻ rejected) per subset) beside BT (All) and the paper's
     BT (All) values (the paper has no mean-variance row)."""
-    table, raw, notes = rmod.table2_beside_paper(
+    table, raw, notes = t2p.table2_beside_paper(
         {n: m.run for n, m in study.mv_runs.items()},
         n_boot=study.settings.n_boot,
         seed=study.seed,

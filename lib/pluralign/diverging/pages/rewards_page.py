@@ -9,6 +9,7 @@ import pandas as pd
 from pluralign import paper, profiles, report
 from pluralign.diverging import plots
 from pluralign.diverging import reward_models as rmod
+from pluralign.diverging import table2_paper as t2p
 from pluralign.diverging.study import Study
 from pluralign.report import Result
 
@@ -61,7 +62,7 @@ def table2(study: Study) -> Result:
     """Table 2: per data set and agreement subset of the held-out pairs, the count and each model's mean
     P(chosen ≻ rejected) (BT) or r_chosen − r_rejected (MSE) with a 95% bootstrap CI, beside the paper's."""
     s = study.settings
-    table, raw, notes = rmod.table2_beside_paper(
+    table, raw, notes = t2p.table2_beside_paper(
         study.runs, n_boot=s.n_boot, seed=study.seed, paper_reference=s.paper_reference
     )
     first = next(iter(raw))
@@ -81,7 +82,7 @@ def table2(study: Study) -> Result:
     values["t2_mse_aggregate"] = s.mse_aggregate
     n_train = len(next(iter(study.runs.values())).train.pairs)
     notes += profiles.stand_ins(study.profile, "diverging.rewards.table2", head=study.head, n=n_train)
-    long = rmod.table2_long(study.runs, raw, n_boot=s.n_boot, seed=study.seed, paper_reference=s.paper_reference)
+    long = t2p.table2_long(study.runs, raw, n_boot=s.n_boot, seed=study.seed, paper_reference=s.paper_reference)
     return Result(
         table=table,
         forest=plots.table2_forest(long),
