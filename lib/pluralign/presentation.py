@@ -339,15 +339,15 @@ _CELL = re.compile(r"(<t[hd][^>]*>)([^<]*)(</t[hd]>)")
 def _breaks_where_they_read(html: str) -> str:
     """Line breaks in a table's cells only where they read well: a number cell keeps its numbers and its interval
     whole (every space non-breaking) but may wrap before its interval's ``[`` ("0.700" / "[0.671, 0.730]") or
-    after an arrow ("0.694 →" / "0.766"); an identifier (``last_response_is_harmless``) may wrap after an
-    underscore."""
+    after an arrow ("0.694 →" / "0.766"); an identifier (``last_response_is_harmless``, a Hub id
+    ``OpenAssistant/reward-model-deberta-v3-large-v2``) may wrap after an underscore or a slash."""
 
     def number(m):
         text = m.group(2).replace(" ", "&nbsp;").replace("&nbsp;[", " [").replace("→&nbsp;", "→ ")
         return m.group(1) + text + m.group(3)
 
     def identifier(m):
-        return m.group(1) + re.sub(r"_(?=\w)", "_<wbr>", m.group(2)) + m.group(3)
+        return m.group(1) + re.sub(r"([_/])(?=\w)", r"\1<wbr>", m.group(2)) + m.group(3)
 
     return _CELL.sub(identifier, _NUM_TD.sub(number, html))
 

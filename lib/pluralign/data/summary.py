@@ -141,10 +141,11 @@ class DataPage:
         return Result(dist.rename(index=LABELS).rename_axis("preference"), figure=fig)
 
     def cards(self):
-        """The data card of every loaded data set (:func:`card`), one column each."""
+        """The data card of every loaded data set (:func:`card`), one row each (a profile that loads many data
+        sets stays as wide as the text column)."""
         from pluralign.report import Result
 
-        return Result(pd.concat([card(d) for d in self.datasets], axis=1).rename_axis("data card"))
+        return Result(pd.DataFrame([card(d) for d in self.datasets]).rename_axis("data set"))
 
     def lengths(self):
         """Words in prompts and responses (:func:`text_lengths`) per data set."""

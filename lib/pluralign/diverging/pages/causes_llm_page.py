@@ -63,7 +63,9 @@ def llm_causes(study: Study) -> Result:
         freq, fig = frequencies_figure(
             {f"{name} (LLM)": got.labels}, f"{name}: causes from the LLM classifier vs Table 1"
         )
-        tables[name], figs = freq, [*figs, fig]
+        # one pair of columns for every data set (its rows carry its name), not a pair per data set mostly empty
+        shown = freq.rename(columns={f"{name} (LLM)": "share (LLM)", f"{name} (LLM) n": "labelled pairs"})
+        tables[name], figs = shown, [*figs, fig]
         agreement = _agreement_with_people(imported.get(name), got.labels)
         if agreement is not None:
             notes.append(agreement)

@@ -308,6 +308,14 @@ def reward_gap_distributions(study: Study) -> Result:
     others = ours[ours["role"] == "—"].rename(columns={c: f"{c} (this run)" for c in ours.columns if c != "role"})
     table = pd.concat([table, others], ignore_index=True)
     table = table.set_index("RM (this run)").drop(columns="role").rename_axis("RM")
+    # the 5-95 % range in one column ("−0.151 to 0.151"), so that the paper's columns and this run's fit the text
+    lo, hi = table.pop("q05 (this run)"), table.pop("q95 (this run)")
+    d = report.column_decimals(list(lo) + list(hi))
+    table.insert(
+        list(table.columns).index("a₊ (this run)"),
+        "q05 to q95 (this run)",
+        [report.MISSING if pd.isna(a) else report.signed(f"{a:.{d}f} to {b:.{d}f}") for a, b in zip(lo, hi)],
+    )
     post = summ.loc[next((k for k in summ.index if str(k).startswith("post-D RM")), summ.index[0])]
     return Result(
         table=table,
