@@ -21,9 +21,7 @@ def test_oracle_imprint_recovers_weights_with_calibrated_intervals(sim):
 @pytest.mark.parametrize("how", ["sign", "zero", "noise", "se×3", "se÷3"])
 def test_oracle_imprint_fails_a_broken_method(sim, how):
     """Each broken variant of Eq. 1 (estimates negated, zero or noise with plausible intervals, intervals three
-    times too wide or too narrow) fails the row at the table's 25 draws. (With 8 draws the calibration band, taken
-    from the draws' spread with t's 7 d.f., is too wide to catch intervals 3× too narrow: the band's power needs
-    the table's draws.)"""
+    times too wide or too narrow) fails the row at the table's 25 draws, the design the row gates with."""
     from pluralign.recovery.mutations import broken_fit
     from pluralign.seal import imprint as imp
 
