@@ -58,13 +58,11 @@ checks = recovery.result(profile=profile).glue()
 checks
 
 # %% [markdown]
-# What each method row checks (each row's criterion, with its bands, is under the table; every criterion is fixed
-# in advance with its source in `pluralign.recovery`). Each row's bands are set so that a correct method fails it
+# What each method row checks (each row's criterion, with its bands, is under the table; every criterion is written
+# with its source in `pluralign.recovery`). Each row's bands are set so that a correct method fails it
 # with probability {glue:text}`alpha_pct` %. The intervals of one fit share its data, so a calibration band counts
 # them by their effective number: their number over the design effect measured from how much the draws' coverage
-# varies (never below 1; Kish's design effect). Measured on 30 fresh populations (seeds 0–29): every method row passes
-# a correct method at every seed but one, `imprint_text_weights` at seed 16 — a finding about Eq. 1 on features read
-# from text, kept as it is (the row's note says what fails there when it does).
+# varies (never below 1; Kish's design effect).
 #
 # - `diverging_share`, `diverging_taste_driven`: the §2 agreement classes against the planted population. The
 #   share of diverging pairs alone would pass a method that marks the right number of pairs at random, so each row
@@ -83,7 +81,7 @@ checks
 #   separated in a draw (every pair with it has the same outcome, so its maximum-likelihood estimate does not
 #   exist) is left out of that draw.
 # - `robustness_scores`: SEAL's Eq. 4 on the demo's simulated rewrites scored by the noisy oracle; each score's
-#   planted value is the least-squares projection of the planted event probability over 100 rewrites of every
+#   planted value is the least-squares projection of the planted event probability over {glue:text}`eq4_population_rounds` rewrites of every
 #   pair, and the intervals are calibrated on both sides around it. Eq. 4 is a linear model of an event that is not
 #   linear, so its clustered SEs describe fresh pairs and fresh rewrites: every draw resamples the pairs and
 #   rewrites them anew.

@@ -312,7 +312,14 @@ def _note(t: pd.DataFrame) -> str:
 
 
 @report.section(
-    "high_agreement_pct", "n_methods", "n_recovered", "n_claims", "n_claims_hold", "alpha_pct", "imprint_r_bar"
+    "high_agreement_pct",
+    "n_methods",
+    "n_recovered",
+    "n_claims",
+    "n_claims_hold",
+    "alpha_pct",
+    "imprint_r_bar",
+    "eq4_population_rounds",
 )
 def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.Result:
     """The recovery table as a :class:`pluralign.report.Result` for the book's page (planted beside estimate); on a
@@ -329,6 +336,7 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.R
         "n_claims_hold": int(claims["recovered"].sum()),
         "alpha_pct": f"{100 * ALPHA:g}",
         "imprint_r_bar": f"{CORRELATION:g}",
+        "eq4_population_rounds": Rb.POPULATION_ROUNDS,
     }
     if not len(t):
         note = (

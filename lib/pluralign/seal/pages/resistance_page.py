@@ -314,7 +314,10 @@ def reward_gap_distributions(study: Study) -> Result:
     table.insert(
         list(table.columns).index("a₊ (this run)"),
         "q05 to q95 (this run)",
-        [report.MISSING if pd.isna(a) else report.signed(f"{a:.{d}f} to {b:.{d}f}") for a, b in zip(lo, hi)],
+        [
+            report.MISSING if pd.isna(a) else f"{report.fmt_fixed(a, d)} to {report.fmt_fixed(b, d)}"
+            for a, b in zip(lo, hi)
+        ],
     )
     post = summ.loc[next((k for k in summ.index if str(k).startswith("post-D RM")), summ.index[0])]
     return Result(
