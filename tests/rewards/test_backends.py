@@ -7,6 +7,8 @@ causal LMs with a scalar head + LoRA (Diverging Preferences App. A),
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -250,6 +252,30 @@ def test_finetune_encoder_learns_tiny_preferences(tiny_bert_encoder):
     assert acc == 1.0, (before, acc)
     folder = trained.info.get("identity")
     assert folder and "rewards_train" in folder
+
+
+def test_a_head_cached_by_one_checkout_opens_from_another(tiny_bert_encoder, tmp_path):
+    """The training cache is keyed by the encoder's content, so a head trained on an encoder folder that has
+    since moved (another checkout, another virtual environment) is reused, opened on the encoder where it is
+    now; opened directly, the folder names the moved path and says how to open it."""
+    import shutil
+
+    from pluralign.rewards.base import RM_CONFIG, open_trained
+
+    d = _pairs()
+    first = shutil.copytree(tiny_bert_encoder, tmp_path / "first" / "encoder")
+    trained = R.load(first, kind="frozen-encoder").train(d, "bt", epochs=2, progress=False)
+    before = trained.prob_a(d, progress=False).to_numpy()
+    second = shutil.copytree(first, tmp_path / "second" / "encoder")
+    shutil.rmtree(first)
+    again = R.load(second, kind="frozen-encoder").train(d, "bt", epochs=2, progress=False)
+    assert again.encoder.name_or_path == str(second)
+    np.testing.assert_allclose(again.prob_a(d, progress=False).to_numpy(), before, atol=1e-6)
+    written = [p.parent for p in Path(os.environ["PLURALIGN_CACHE"]).rglob(RM_CONFIG)]
+    assert len(written) == 1, f"the second checkout trained again: {written}"
+    with pytest.raises(FileNotFoundError, match=r"field 'encoder' names .*first.*trained_from="):
+        open_trained(written[0])
+    assert open_trained(written[0], trained_from=str(second)).trained
 
 
 # ---- causal LM + scalar head + LoRA -------------------------------------------------------------------

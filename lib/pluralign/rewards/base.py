@@ -96,12 +96,19 @@ def open_trained(
     batch_size: int = 32,
     load_in_8bit: bool = False,
     trust_remote_code: bool = False,
+    trained_from: str | None = None,
 ):
     """The reward model a ``.train()`` folder (or any folder with ``pluralign_rm.json``) holds, by the backend
-    its config names. Its own code runs only if the caller passes ``trust_remote_code=True``."""
+    its config names. Its own code runs only if the caller passes ``trust_remote_code=True``.
+
+    A folder that holds only a head (a frozen encoder's) or LoRA adapters names the model it was trained from
+    (``encoder`` / ``base`` in its config). ``trained_from`` says where that same model lives now, for a
+    local model folder that moved since the training (another checkout, another virtual environment); a
+    recorded local folder that no longer exists is refused with this advice."""
     cfg = read_rm_config(folder)
     if not cfg:
         raise FileNotFoundError(f"{folder}: no {RM_CONFIG} (not a reward model written by pluralign)")
+    cfg = _with_trained_from(folder, cfg, trained_from)
     if cfg["backend"] not in BACKENDS:
         raise ValueError(f"{folder}: unknown reward-model backend {cfg['backend']!r} (known: {sorted(BACKENDS)})")
     cls = BACKENDS[cfg["backend"]]
@@ -113,6 +120,24 @@ def open_trained(
     return cls.from_folder(
         folder, cfg, device=device, dtype=dtype, batch_size=batch_size, trust_remote_code=trust_remote_code, **extra
     )
+
+
+def _with_trained_from(folder, cfg: dict, trained_from: str | None) -> dict:
+    """``cfg`` with the model it was trained from (``encoder`` or LoRA ``base``) replaced by ``trained_from``;
+    a recorded absolute path that no longer exists, with no ``trained_from``, is an error naming the folder,
+    the field and the path."""
+    field = "encoder" if cfg.get("backend") == "frozen-encoder" else "base" if cfg.get("lora") else None
+    if field is None:
+        return cfg
+    if trained_from is not None:
+        return {**cfg, field: str(trained_from)}
+    recorded = str(cfg.get(field) or "")
+    if Path(recorded).is_absolute() and not Path(recorded).exists():
+        raise FileNotFoundError(
+            f"{Path(folder) / RM_CONFIG}: field {field!r} names {recorded}, which no longer exists (the model was "
+            "trained from a local folder that has moved); pass trained_from= the same model's current path"
+        )
+    return cfg
 
 
 class RewardModel:
@@ -417,12 +442,21 @@ def _score_in_chunks(model: RewardModel, texts, bs: int, *, settings: dict, cach
 def _open_trained_like(folder, base: RewardModel) -> RewardModel:
     """The model a training wrote into ``folder``, opened on ``base``'s device, dtype, batch size and token budget,
     with its fp32 twin (:func:`pluralign.rewards.speed.fp32_twin`)."""
-    trained = open_trained(folder, device=base.device, dtype=base._dtype_arg, batch_size=base.batch_size)
+    kw = {"device": base.device, "batch_size": base.batch_size, "trained_from": _trained_from(base)}
+    trained = open_trained(folder, dtype=base._dtype_arg, **kw)
     trained.token_budget = base.token_budget
-    trained._fp32 = lambda: open_trained(
-        folder, device=base.device, dtype=torch.float32, batch_size=base.batch_size
-    )  # speed.fp32_twin
+    trained._fp32 = lambda: open_trained(folder, dtype=torch.float32, **kw)  # speed.fp32_twin
     return trained
+
+
+def _trained_from(base: RewardModel) -> str | None:
+    """Where the model ``base`` trains from lives in this process: a frozen encoder's folder or Hub id, or the
+    base model of a LoRA training (None for a backend whose trained folder holds the whole model). The training
+    cache is keyed by the model's content, not its path, so a folder cached by another checkout opens here."""
+    enc = getattr(base, "encoder", None)
+    if enc is not None:
+        return enc.name_or_path
+    return getattr(base, "name_or_path", None) if getattr(base, "lora", None) else None
 
 
 def _engine(model: RewardModel, engine: str) -> str:
