@@ -62,7 +62,8 @@ checks
 # with its source in `pluralign.recovery`). Each row's bands are set so that a correct method fails it
 # with probability {glue:text}`alpha_pct` %. The intervals of one fit share its data, so a calibration band counts
 # them by their effective number: their number over the design effect measured from how much the draws' coverage
-# varies (never below 1; Kish's design effect).
+# varies against the binomial spread at the coverage observed (Kish's design effect: never below 1, never above
+# the number of intervals per draw).
 #
 # - `diverging_share`, `diverging_taste_driven`: the §2 agreement classes against the planted population. The
 #   share of diverging pairs alone would pass a method that marks the right number of pairs at random, so each row

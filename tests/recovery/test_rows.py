@@ -102,6 +102,18 @@ def test_calibration_allows_for_correlated_intervals_by_a_design_effect():
     assert c["share"][0.95] == 1.0 and c["band"][0.95][1] == 1.0  # 95 %: all 50 covered is within the band
 
 
+def test_a_design_effect_never_exceeds_the_intervals_per_draw_so_too_narrow_intervals_fail():
+    """Kish's design effect is 1 + (m − 1)ρ ≤ m for m intervals per draw, taken against the binomial spread at the
+    share observed: two strongly correlated intervals per draw (SEAL Eq. 1 on text has two) reported 3× too narrow
+    cover about half the time, and fail at every seed; measured against the spread at the nominal 95 %, their own
+    spread would inflate the design effect to about 10 and widen the band until they pass."""
+    for s in range(50):
+        z = _correlated_z(np.random.default_rng(s), 25, 2, scale=3.0, shared=0.95)
+        c = rows.calibration(z)
+        assert all(d <= 2.0 for d in c["deff"].values()), c["deff"]
+        assert not c["ok"], (s, c["share"], c["band"])
+
+
 def test_calibration_with_a_single_draw_uses_the_binomial_band_and_ignores_missing_intervals():
     z = np.random.default_rng(0).standard_normal(400)
     c = rows.calibration(z)

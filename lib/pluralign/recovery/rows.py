@@ -215,9 +215,13 @@ def calibration(z, alpha: float = ALPHA) -> dict:
 
     ``z`` of shape draws × quantities (independent draws, NaN where a quantity has no interval): the intervals of
     one fit share its data, so they need not be independent. The band is then taken over the effective number of
-    intervals ``n / deff``, with Kish's design effect ``deff`` (Kish 1965, Survey Sampling § 8.2) estimated from
-    the spread of the draws' shares against the binomial spread at the nominal level, and never below 1: the
-    band of independent intervals when the draws' shares vary no more than that, wider when they vary more. A
+    intervals ``n / deff``, with Kish's design effect ``deff`` (Kish 1965, Survey Sampling § 8.2: the variance of
+    the share over the draws against the binomial variance at the same share) estimated from the spread of the
+    draws' shares against ``share (1 − share)`` per interval, never below 1 and never above the mean number ``m``
+    of intervals per draw (``deff = 1 + (m − 1)ρ`` with an intra-draw correlation ``ρ ≤ 1``, Kish § 5.4): the band
+    of independent intervals when the draws' shares vary no more than that, wider when they vary more, and never
+    the band of fewer intervals than there are draws. Measured against the nominal level's spread instead, a
+    method whose intervals are far too narrow would inflate its own design effect and widen its own band. A
     single draw (1-D ``z``) is taken as independent intervals. Returns ``share`` (pooled) per level, ``band`` per
     level, ``deff`` per level, ``n`` (intervals), ``draws`` and ``ok``."""
     z = np.asarray(z, float)
@@ -233,8 +237,9 @@ def calibration(z, alpha: float = ALPHA) -> dict:
         if len(draws) >= 2 and n:
             k = np.isfinite(draws).sum(axis=1)
             per = np.nanmean(inside[k > 0], axis=1)
-            binomial = level * (1 - level) * float(np.mean(1.0 / k[k > 0]))
-            deff = max(1.0, float(np.var(per, ddof=1)) / binomial)
+            binomial = share * (1 - share) * float(np.mean(1.0 / k[k > 0]))
+            if binomial > 0:
+                deff = min(max(1.0, float(np.var(per, ddof=1)) / binomial), float(np.mean(k[k > 0])))
         band = binomial_band(max(int(round(n / deff)), 1), level, alpha / len(CALIBRATION_LEVELS))
         out["share"][level], out["band"][level], out["deff"][level] = share, band, deff
         out["ok"] = bool(out["ok"] and band[0] <= share <= band[1])
