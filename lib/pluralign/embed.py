@@ -63,7 +63,7 @@ def _load(path: str, device: str | None, trust_remote_code: bool):
 def _model_key(path: str) -> str:
     p = Path(path)
     if p.is_dir():  # a local folder: a hash of its files' content (another model in the same folder differs)
-        from pluralign.rewards.base import folder_identity
+        from pluralign.rewards.folders import folder_identity
 
         return folder_identity(p)
     return path

@@ -260,7 +260,7 @@ def test_a_head_cached_by_one_checkout_opens_from_another(tiny_bert_encoder, tmp
     now; opened directly, the folder names the moved path and says how to open it."""
     import shutil
 
-    from pluralign.rewards.base import RM_CONFIG, open_trained
+    from pluralign.rewards.folders import RM_CONFIG, open_trained
 
     d = _pairs()
     first = shutil.copytree(tiny_bert_encoder, tmp_path / "first" / "encoder")

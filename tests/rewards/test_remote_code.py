@@ -38,7 +38,7 @@ def test_a_folder_asking_for_remote_code_does_not_run_it(hostile_folder):
 def test_a_model_folders_identity_follows_its_content_not_its_path(tmp_path):
     import shutil
 
-    from pluralign.rewards.base import folder_identity
+    from pluralign.rewards.folders import folder_identity
 
     a = tmp_path / "model"
     a.mkdir()

@@ -23,7 +23,7 @@ import warnings
 
 import torch
 
-from pluralign.rewards.base import remote_code_from_caller
+from pluralign.rewards.folders import remote_code_from_caller
 from pluralign.rewards.seqcls import LogitsOf, SequenceClassificationRM, load_sequence_classifier
 
 # peft asks every model it wraps or loads for `is_gradient_checkpointing`, which transformers 5 deprecates: a

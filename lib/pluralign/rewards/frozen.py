@@ -20,7 +20,8 @@ from torch import nn
 
 from pluralign.cache import Entry, fingerprint
 from pluralign.progress import bar as progress_bar
-from pluralign.rewards.base import RM_CONFIG, RewardModel, folder_identity, resolve_device, resolve_dtype
+from pluralign.rewards.base import RewardModel, resolve_device, resolve_dtype
+from pluralign.rewards.folders import RM_CONFIG, folder_identity
 
 _MEMO: dict[tuple[str, str], np.ndarray] = {}  # (encoder identity, text) -> embedding, per process
 _ENCODERS: dict[tuple, Encoder] = {}

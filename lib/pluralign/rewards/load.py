@@ -1,6 +1,6 @@
 """``pluralign.rewards.load``: one entry point for every reward-model backend (a registry, as in
 allenai/reward-bench: a model name maps to how it is loaded and scored; each backend class registers
-itself in :data:`pluralign.rewards.base.BACKENDS`)."""
+itself in :data:`pluralign.rewards.folders.BACKENDS`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 import torch
 
 from pluralign.model_options import ModelOptions
-from pluralign.rewards.base import BACKENDS, RewardModel, open_trained, read_rm_config
+from pluralign.rewards.base import RewardModel
 from pluralign.rewards.causal import CausalLMRM, check_quantization, quantization_of  # noqa: F401  (registers the backend)
+from pluralign.rewards.folders import BACKENDS, open_trained, read_rm_config
 from pluralign.rewards.frozen import FrozenEncoderRM, default_encoder_path  # noqa: F401
 from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM  # noqa: F401
 

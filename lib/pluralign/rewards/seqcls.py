@@ -22,14 +22,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from pluralign.rewards.base import (
-    RM_CONFIG,
-    RewardModel,
-    folder_identity,
-    remote_code_from_caller,
-    resolve_device,
-    resolve_dtype,
-)
+from pluralign.rewards.base import RewardModel, resolve_device, resolve_dtype
+from pluralign.rewards.folders import RM_CONFIG, folder_identity, remote_code_from_caller
 
 DROPOUT_FIELDS = (
     "hidden_dropout_prob",
