@@ -75,7 +75,8 @@ def _with_trained_from(folder, cfg: dict, trained_from: str | None) -> dict:
     if Path(recorded).is_absolute() and not Path(recorded).exists():
         raise FileNotFoundError(
             f"{Path(folder) / RM_CONFIG}: field {field!r} names {recorded}, which no longer exists (the model was "
-            "trained from a local folder that has moved); pass trained_from= the same model's current path"
+            "trained from a local folder that has moved); open it with pluralign.rewards.folders.open_trained(folder, "
+            "trained_from=<the same model's current path>)"
         )
     return cfg
 
