@@ -273,6 +273,39 @@ def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = 
     return Markdown(text + "\n:::")
 
 
+def reproduce(notebook: str, *modules: str, profile_name: str | None = None):
+    """The "Reproduce this page" box that ends every page: the ``pluralign run`` command for the page's parameter
+    file of this profile (from ``manifest.yml``), the same with plain papermill, and the library modules that compute
+    the page (``modules``, dotted paths: the one place a page names code)."""
+    from IPython.display import Markdown
+
+    from pluralign.book import manifest_plan
+
+    p = profile_name or profile()
+    files = [r.params for r in manifest_plan.runs(p) if r.notebook == notebook] or [f"params/{p}/<your file>.yml"]
+    f = files[0]
+    lines = [
+        ":::{admonition} Reproduce this page",
+        ":class: seealso dropdown",
+        f"With the project installed (`make book` creates `.venv`), from the project's folder:",
+        "",
+        "```bash",
+        f"pluralign run {notebook} -f {f}",
+        "```",
+        "",
+        "or with plain papermill, on the page's resolved parameters:",
+        "",
+        "```bash",
+        f"pluralign params {notebook} -f {f} -o resolved.yml",
+        f"jupytext --to ipynb -o {notebook}.ipynb notebooks/{notebook}.py",
+        f"papermill {notebook}.ipynb out.ipynb -f resolved.yml",
+        "```",
+    ]
+    if modules:
+        lines += ["", "The library that computes it: " + ", ".join(f"`{m}`" for m in modules) + "."]
+    return Markdown("\n".join(lines + [":::"]))
+
+
 @dataclass
 class Result:
     """What one section of a page shows, as returned by a part's study (``study.table2()``, …).
@@ -286,6 +319,9 @@ class Result:
     ``note``    Markdown: what the data can and cannot support here (shown under the table);
     ``values``  named numbers the page's prose quotes: ``Result.glue()`` glues each under its name;
     ``data``    anything further a later section or a test needs (raw frames, fitted models), never displayed;
+    ``caption`` the figure's caption (shown under it, numbered per page: "Figure 3. …"); default: the figure's
+                title; ``forest_caption`` the same for the forest plot (default: "Each row's estimate and its 95%
+                CI, from the table above.");
     ``skipped`` why this section does not run on this profile, or — starting "no estimate: " — why it ran and has
                 nothing to estimate from (e.g. "no estimate: N of M LM labels failed …"; ``values`` may then still hold
                 the names the prose quotes, "—" where no value exists; otherwise nothing else is set). The book leaves a
@@ -302,6 +338,8 @@ class Result:
     values: dict = field(default_factory=dict)
     data: dict = field(default_factory=dict)
     skipped: str = ""
+    caption: str = ""
+    forest_caption: str = ""
 
     def glue(self) -> Result:
         """Glue every entry of ``values`` for the page's prose (myst-nb ``{glue:text}``)."""
@@ -325,10 +363,37 @@ class Result:
             display(HTML(present_html(self.table)))
         if self.forest is not None:
             display(self.forest)
+            display(
+                Markdown(
+                    figure_caption(self.forest_caption or "Each row's estimate and its 95% CI, from the table above.")
+                )
+            )
         if self.figure is not None:
             display(self.figure)
+            display(Markdown(figure_caption(self.caption or _title_of(self.figure))))
         if self.note:
             display(Markdown(self.note))
+
+
+_FIGURES = [0]  # figures shown so far in this kernel (one kernel per page)
+
+
+def figure_caption(text: str) -> str:
+    """The numbered caption under a page's next figure: "**Figure N.** text" (N counts the page's figures, which
+    each run in a kernel of their own)."""
+    _FIGURES[0] += 1
+    return f"**Figure {_FIGURES[0]}.** {text.strip()}"
+
+
+def _title_of(fig) -> str:
+    """A figure's own title (its suptitle, else its first axes' title) as a caption's default."""
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None and sup.get_text().strip():
+        return sup.get_text().strip()
+    for ax in getattr(fig, "axes", []):
+        if ax.get_title().strip():
+            return ax.get_title().strip()
+    return ""
 
 
 class NoEstimate(Exception):

@@ -1,0 +1,37 @@
+"""The apparatus every page shares: numbered figure captions and the "Reproduce this page" box."""
+
+import matplotlib
+
+matplotlib.use("agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from pluralign import report  # noqa: E402
+
+
+def _shown(result, monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    result._ipython_display_()
+    return [getattr(o, "data", o) for o in shown]
+
+
+def test_every_figure_gets_a_numbered_caption_in_page_order(monkeypatch):
+    monkeypatch.setattr(report, "_FIGURES", [0])
+    fig, ax = plt.subplots()
+    ax.set_title("Reward shift by regime")
+    plt.close(fig)
+    first = _shown(report.Result(pd.DataFrame({"a": [1]}), figure=fig), monkeypatch)
+    second = _shown(report.Result(pd.DataFrame({"a": [1]}), figure=fig, caption="θ per pair."), monkeypatch)
+    assert first[-1] == "**Figure 1.** Reward shift by regime"  # the figure's own title when no caption is given
+    assert second[-1] == "**Figure 2.** θ per pair."
+
+
+def test_the_reproduce_box_names_the_pages_parameter_file_and_both_commands():
+    box = report.reproduce("seal_imprint", "pluralign.seal.imprint", profile_name="demo").data
+    assert "Reproduce this page" in box and ":class: seealso dropdown" in box
+    assert "pluralign run seal_imprint -f params/demo/seal-imprint.yml" in box
+    assert "papermill seal_imprint.ipynb out.ipynb -f resolved.yml" in box
+    assert "`pluralign.seal.imprint`" in box
+    paper = report.reproduce("seal_imprint", profile_name="paper").data
+    assert "-f params/paper/seal-imprint.yml" in paper
