@@ -287,7 +287,7 @@ def reproduce(notebook: str, *modules: str, profile_name: str | None = None):
     lines = [
         ":::{admonition} Reproduce this page",
         ":class: seealso dropdown",
-        f"With the project installed (`make book` creates `.venv`), from the project's folder:",
+        "With the project installed (`make book` creates `.venv`), from the project's folder:",
         "",
         "```bash",
         f"pluralign run {notebook} -f {f}",
