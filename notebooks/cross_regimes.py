@@ -19,8 +19,9 @@
 # minority rejects.
 #
 # **Hypothesis.** A reward model "resists" mostly where people disagree: $a_-$ is larger on diverging pairs than on
-# high-agreement preferences. The difference gets a 95% bootstrap CI; on the demo, the planted $a_-$ of the
-# population itself (pairs whose majority label is not what the population prefers) stands beside it.
+# high-agreement preferences. The difference gets a 95% bootstrap CI, read against 0 and, on the demo, against the
+# population's own difference (the share of pairs whose majority label is not what the population prefers): a
+# difference the labels alone produce is not one the reward model adds.
 
 # %% tags=["parameters"]
 profile = "demo"
@@ -39,21 +40,34 @@ study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(gl
 report.profile_note(profile, stand_ins(study, "regimes"))
 
 # %% [markdown]
+# :::{admonition} What this page finds
+# :class: tip
+# - Over all pairs, the post-D reward model resists {glue:text}`x_res_all` of the majority labels it was trained
+#   on (SEAL reports $a_-$ = {glue:text}`x_seal_a_minus` for its post-D model on Anthropic HH, §2.2, a different
+#   model and data set).
+# - Diverging minus high-agreement pairs, post-D reward model: {glue:text}`x_res_delta:.3f` (95% CI
+#   {glue:text}`x_res_lo:.3f` to {glue:text}`x_res_hi:.3f`): {glue:text}`x_res_verdict`.
+# - Neither paper measures this difference; SEAL does not split its pairs by how annotators agree.
+# :::
+
+# %% [markdown]
 # ## Regimes and resistance in each agreement class
 
-# %% tags=["hide-input"]
-regimes_page.by_class(study)
+# %% tags=["remove-input"]
+regimes_page.by_class(study).glue()
 
 # %% [markdown]
 # ## Is the resistance larger on diverging pairs?
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 regimes_page.resistance_gap(study).glue()
 
 # %% [markdown]
-# The post-D difference is {glue:text}`x_res_delta:.3f` (95% CI {glue:text}`x_res_lo:.3f` to
-# {glue:text}`x_res_hi:.3f`): {glue:text}`x_res_verdict`. Part of it needs no flaw in the model: on a diverging
-# pair the majority label is the population's preference only by a small margin, or not at all, so even a model
-# that knew the population would be "misaligned" with the label there — the planted column measures exactly that.
-# Resistance above the planted level is what the reward model adds; resistance below it means the post-D model
-# follows D's majority labels more closely than the population does (it was trained on them).
+# Part of the difference needs no flaw in the model: on a diverging pair the majority label is the population's
+# preference only by a small margin, or not at all, so even a model that knew the population would be "misaligned"
+# with the label there. The planted column measures exactly that. Resistance above the planted level is what the
+# reward model adds; resistance below it means the model sides with D's majority labels more often than the
+# population does. The reward model before training on D reads: {glue:text}`x_res_pre_verdict`.
+
+# %% tags=["remove-input"]
+report.reproduce("cross_regimes", "pluralign.cross.regimes", "pluralign.cross.pages.regimes_page")

@@ -27,11 +27,16 @@ def test_sigma_margin_correlation_sign_too_few_and_constant(classes):
     m[cl.agreement == "high-agreement-tie"] = 0.5  # constant within the class
     sigma = 2 - m + rng.normal(0, 0.05, len(cl))  # σ falls as the margin rises
     out = q2.sigma_margin_correlations(sigma, {"m": m}, cl, planted=2 - m, n_boot=200).set_index("class")
-    assert out.loc["diverging", "rho"] < -0.8 and out.loc["diverging", "verdict"].startswith("supported")
+    assert out.loc["diverging", "rho"] < -0.8 and out.loc["diverging", "verdict"].startswith("σ is larger where")
     assert out.loc["diverging", "planted rho"] == pytest.approx(-1.0)
+    # ρ = −1 planted, the CI above it: read against the planted value as well as against 0
+    assert out.loc["diverging", "short"] == "below 0; above planted"
+    assert "above the planted spread's ρ (−1.00)" in out.loc["diverging", "verdict"]
+    bare = q2.sigma_margin_correlations(sigma, {"m": m}, cl, n_boot=200).set_index("class")
+    assert bare.loc["diverging", "verdict"] == "supported: σ is larger where the margin is smaller"
     assert out.loc["high-agreement-pref", "verdict"].startswith("too few") and np.isnan(
         out.loc["high-agreement-pref", "rho"]
     )
     assert "the same for every pair" in out.loc["high-agreement-tie", "verdict"]
     shown = q2.display(out.reset_index())
-    assert shown.loc[("m", "high-agreement-pref"), "Spearman ρ(σ_pair, m) [95% CI]"] == "—"
+    assert shown.loc[("m", "high-agreement-pref"), "Spearman ρ(σ, margin) [95% CI]"] == "—"

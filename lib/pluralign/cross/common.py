@@ -3,10 +3,25 @@ written, and the verdict a CI supports (DESIGN: "a verdict sentence computed fro
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["CLASS_ORDER", "class_masks", "interval", "intervals", "verdict", "no_estimate_reason", "MIN_POINTS"]
+from pluralign.presentation import fmt_number, signed
+
+__all__ = [
+    "CLASS_ORDER",
+    "class_masks",
+    "interval",
+    "intervals",
+    "verdict",
+    "against",
+    "Reading",
+    "read_against_planted",
+    "no_estimate_reason",
+    "MIN_POINTS",
+]
 
 #: The classes a Part IV table splits by (Diverging Preferences §3 "Results", :data:`pluralign.diverging.CLASSES`),
 #: then every pair ("all").
@@ -59,6 +74,80 @@ def verdict(
     from pluralign.report import verdict as _verdict
 
     return _verdict(v, lo, hi, n=n, null=null, above=above, below=below, missing=why_missing)
+
+
+def against(lo, hi, reference) -> str | None:
+    """Where a 95% CI ``[lo, hi]`` sits against a ``reference`` value: "above" when the whole CI lies above it,
+    "below" when it lies below, "covers" when it contains it (ends included); None when a bound or the reference is
+    missing (NaN or None)."""
+    vals = [lo, hi, reference]
+    if any(v is None or not np.isfinite(float(v)) for v in vals):
+        return None
+    lo, hi, reference = map(float, vals)
+    return "above" if lo > reference else "below" if hi < reference else "covers"
+
+
+#: The short words of a table cell for where a CI sits against the planted value (:func:`read_against_planted`).
+PLANTED_WORDS = {"covers": "covers planted", "above": "above planted", "below": "below planted"}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A verdict read twice, as :func:`read_against_planted` gives it: ``short`` the words of a table cell
+    ("above 0; below planted"), ``long`` the sentence the page's prose and note quote, ``vs_null`` and
+    ``vs_planted`` where the CI sits against the null and the planted value (:func:`against`; None when there is
+    no estimate or no planted value)."""
+
+    short: str
+    long: str
+    vs_null: str | None
+    vs_planted: str | None
+
+
+def read_against_planted(
+    v,
+    lo,
+    hi,
+    *,
+    planted=None,
+    null: float = 0.0,
+    above: str,
+    below: str,
+    planted_reading: dict[str, str] | None = None,
+    why_missing: str = "not measurable",
+    n: int | None = None,
+) -> Reading:
+    """A Part IV verdict that reads the 95% CI against the null *and*, on simulated data, against the planted
+    value the estimate is read against (DESIGN: "on the demo, the planted value stands beside each estimate").
+
+    Against the null it is :func:`verdict` (``above`` / ``below`` / "inconclusive at this sample size"). Against
+    ``planted`` (NaN or None: none, and the reading is the null's alone) the CI covers it, lies above it or
+    below it (:func:`against`), and ``planted_reading[side]`` (``side`` one of "covers", "above", "below"; ``{p}``
+    in it is replaced by the planted value) says what that means for the claim: a CI above 0 but below a planted
+    gap is not the model adding a gap, and the long reading must say so. ``short``: "above 0" / "below 0" /
+    "inconclusive" (the null written as it is), then "covers planted" / "above planted" / "below planted"."""
+    long = verdict(v, lo, hi, null=null, above=above, below=below, why_missing=why_missing, n=n)
+    vs_null = against(lo, hi, null) if np.isfinite(float(v)) else None
+    if vs_null is None:
+        return Reading(short=long, long=long, vs_null=None, vs_planted=None)
+    null_shown = signed(f"{null:g}")
+    short = {"above": f"above {null_shown}", "below": f"below {null_shown}", "covers": "inconclusive"}[vs_null]
+    side = against(lo, hi, planted)
+    if side is None:
+        return Reading(short=short, long=long, vs_null=vs_null, vs_planted=None)
+    reading = (planted_reading or {}).get(side)
+    if reading is None:
+        reading = {
+            "covers": "its CI covers the planted value ({p})",
+            "above": "its CI lies above the planted value ({p})",
+            "below": "its CI lies below the planted value ({p})",
+        }[side]
+    return Reading(
+        short=f"{short}; {PLANTED_WORDS[side]}",
+        long=f"{long}; {reading.format(p=fmt_number(float(planted)))}",
+        vs_null=vs_null,
+        vs_planted=side,
+    )
 
 
 def no_estimate_reason(verdict) -> str | None:

@@ -13,7 +13,7 @@ from pluralign.seal.resistance import REGIMES
 
 plotstyle.use()
 
-__all__ = ["margins_by_class", "sigma_vs_margin", "regimes_by_class", "training_measures"]
+__all__ = ["margins_by_class", "sigma_vs_margin", "regimes_by_class", "training_measures", "WIDTH"]
 
 _CLASS_COLORS = {
     "high-agreement-pref": "#4c72b0",
@@ -30,44 +30,52 @@ def _done(fig):
     return fig
 
 
+#: The width of the book's text column (:mod:`pluralign.plotstyle`: 7 inches at 150 dpi): every figure of Part IV is
+#: drawn at it, so it is shown at full size and its fonts (the style's, 9 pt and up) stay legible.
+WIDTH = 7.0
+
+
 def margins_by_class(long: pd.DataFrame, separation: pd.DataFrame):
-    """Left: the margin (Eq. 3) per agreement class, one box per margin source (``long``: ``margin source,
-    class, m``). Right: the AUROC of 1 − m for diverging vs high-agreement pairs with its 95% CI per source
-    (``separation``: :func:`~pluralign.cross.margins_by_class.margin_separation`), the planted one as a cross."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [2, 1]})
+    """Top: the margin (Eq. 3) per agreement class, one box per margin source (``long``: ``margin source,
+    class, m``). Bottom: the AUROC of 1 − m for diverging vs high-agreement pairs with its 95% CI per source
+    (``separation``: :func:`~pluralign.cross.margins_by_class.margin_separation`), the planted one as a cross.
+    Drawn at the text column's width (:data:`WIDTH`), the panels stacked, at the style's font sizes."""
+    s = separation
+    fig, (ax, bx) = plt.subplots(
+        2, 1, figsize=(WIDTH, 4.2 + 0.45 * len(s)), gridspec_kw={"height_ratios": [3.2, 0.9 + 0.45 * len(s)]}
+    )
     order = [c for c in _CLASS_COLORS if c != "all" and c in set(long["class"])]
     sns.boxplot(long, x="class", y="m", hue="margin source", order=order, ax=ax, fliersize=1.5)
     ax.set_ylabel("margin m (Eq. 3)")
     ax.set_xlabel("agreement class (Diverging Preferences §3)")
-    ax.tick_params(axis="x", labelsize=8)
-    ax.legend(fontsize=7, loc="lower left")
-    y = np.arange(len(separation))
-    s = separation
+    ax.legend(title="margin source", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    y = np.arange(len(s))
     ok = s["AUROC"].notna().to_numpy()
     plotstyle.ci_points(bx, s["AUROC"][ok], y[ok], s["lo"][ok], s["hi"][ok], "estimate (95% CI)")
     if "planted AUROC (|2p*−1|)" in s:
-        bx.plot(s["planted AUROC (|2p*−1|)"], y, "x", color="k", label="planted |2p*−1|")
+        bx.plot(s["planted AUROC (|2p*−1|)"], y, "x", color="k", ms=8, label="planted: population margin")
     bx.axvline(0.5, color="grey", lw=0.8, ls="--")
-    bx.set_yticks(y, [str(i) for i in s.index], fontsize=8)
+    bx.set_yticks(y, [str(i) for i in s.index])
     bx.set_xlim(0.3, 1.0)
     bx.set_ylim(-0.6, len(s) - 0.4)
-    bx.set_xlabel("AUROC of 1 − m: diverging vs high-agreement")
-    bx.legend(fontsize=7, loc="lower right")
+    bx.invert_yaxis()
+    bx.set_xlabel("AUROC of 1 − m: diverging vs high-agreement pairs")
+    bx.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _done(fig)
 
 
 def sigma_vs_margin(frame: pd.DataFrame, sources: list[str]):
     """σ_pair of the mean-variance RM against each margin (``frame``: ``sigma_pair``, ``class`` and one column
     per margin source), coloured by agreement class; points jittered along the margin (it takes few values)."""
-    fig, axes = plt.subplots(1, len(sources), figsize=(4.6 * len(sources), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(sources), figsize=(WIDTH, 3.6), squeeze=False, sharey=True)
     rng = np.random.default_rng(0)
     for ax, src in zip(axes[0], sources):
         for cls, g in frame.groupby("class", sort=False):
             x = g[src].to_numpy(float) + rng.uniform(-0.015, 0.015, len(g))
             ax.scatter(x, g["sigma_pair"], s=8, alpha=0.6, color=_CLASS_COLORS.get(cls, "k"), label=cls)
         ax.set_xlabel(f"margin: {src}")
-        ax.set_ylabel("σ_pair = √(σ_A² + σ_B²)")
-    axes[0][0].legend(fontsize=7, loc="best")
+    axes[0][0].set_ylabel("pair's σ = √(σ_A² + σ_B²)")
+    axes[0][-1].legend(title="agreement class", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _done(fig)
 
 
@@ -75,23 +83,21 @@ def regimes_by_class(table: pd.DataFrame):
     """SEAL's four regime shares per agreement class (stacked bars, Table 1) and the post-D resistance a₋ with
     its 95% CI (the planted population a₋ as a cross where there is one); ``table``:
     :func:`~pluralign.cross.regimes.regimes_by_class`."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 0.5 * len(table) + 2.2))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(WIDTH, 0.5 * len(table) + 2.6), sharey=True)
     left = np.zeros(len(table))
     y = np.arange(len(table))
     for r, c in zip(REGIMES, ("#55a868", "#4c72b0", "#c44e52", "#dd8452")):
         ax.barh(y, table[r], left=left, color=c, label=r)
         left += table[r].to_numpy()
-    ax.set_yticks(y, [f"{i} (n={n})" for i, n in zip(table.index, table["pairs"])], fontsize=8)
+    ax.set_yticks(y, [f"{i} ({n} pairs)" for i, n in zip(table.index, table["pairs"])])
     ax.set_xlabel("share of pairs (SEAL Table 1 regimes)")
     ax.invert_yaxis()
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4)
+    ax.legend(loc="upper center", bbox_to_anchor=(1.0, -0.22), ncol=4, frameon=False)
     plotstyle.ci_points(bx, table["a- post"], y, table["lo"], table["hi"], "post-D a₋ (95% CI)")
     if "planted a-" in table:
         bx.plot(table["planted a-"], y, "x", color="k", label="planted: population a₋")
-    bx.set_yticks(y, [])
-    bx.set_xlabel("alignment resistance a₋ = 1 − a₊")
-    bx.invert_yaxis()
-    bx.legend(fontsize=7, loc="best")
+    bx.set_xlabel("resistance a₋ = 1 − a₊")
+    bx.legend(loc="best")
     return _done(fig)
 
 
@@ -101,15 +107,15 @@ def training_measures(measure: pd.DataFrame):
     m = measure[measure["measure"].str.startswith("P")]
     models = list(dict.fromkeys(m["model"]))
     classes = list(dict.fromkeys(m["class"]))
-    fig, ax = plt.subplots(figsize=(8, 0.55 * len(models) + 1.6))
+    fig, ax = plt.subplots(figsize=(WIDTH, 0.55 * len(models) + 1.8))
     for i, cls in enumerate(classes):
         g = m[m["class"] == cls].set_index("model").reindex(models)
         y = np.arange(len(models)) + 0.22 * (i - (len(classes) - 1) / 2)
         plotstyle.ci_points(ax, g["value"], y, g["lo"], g["hi"], cls, color=_CLASS_COLORS.get(cls))
         if g["planted"].notna().any():
             ax.axvline(g["planted"].iloc[0], color=_CLASS_COLORS.get(cls), ls=":", lw=1)
-    ax.set_yticks(np.arange(len(models)), models, fontsize=8)
+    ax.set_yticks(np.arange(len(models)), models)
     ax.invert_yaxis()
-    ax.set_xlabel("mean P(chosen ≻ rejected) on held-out pairs (Table 2 measure; dotted: population p*)")
-    ax.legend(fontsize=7, loc="best")
+    ax.set_xlabel("mean P(chosen ≻ rejected) on held-out pairs (Table 2's measure)")
+    ax.legend(title="agreement class", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _done(fig)

@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign.cross.common import class_masks, verdict
+from pluralign.cross.common import class_masks, read_against_planted
 from pluralign.seal.resistance import REGIMES, aligned, alignment_regimes
 from pluralign.stats import bootstrap_ci
 
-__all__ = ["population_alignment", "regimes_by_class", "resistance_difference", "display"]
+__all__ = ["population_alignment", "regimes_by_class", "resistance_difference", "display", "PLANTED_READING"]
 
 CLASSES = ("high-agreement-pref", "diverging", "other", "all")
 
@@ -91,7 +91,10 @@ def resistance_difference(
 ) -> dict:
     """a₋(diverging) − a₋(high-agreement prefs.) of the ``which`` ("pre" / "post") RM with a bootstrap CI
     (pairs of both classes resampled together), the verdict against 0 and, with ``population``, the planted
-    difference. Returns ``{"delta", "lo", "hi", "n_diverging", "n_high_agreement", "verdict", "planted"}``."""
+    difference, and the verdict read against it as well (:func:`pluralign.cross.common.read_against_planted`,
+    :data:`PLANTED_READING`). Returns ``{"delta", "lo", "hi", "n_diverging", "n_high_agreement", "planted",
+    "verdict"`` (the long reading), ``"short"`` (a table cell's words), ``"vs_planted"}`` (``"covers"`` /
+    ``"above"`` / ``"below"``, None without a planted value)."""
     R = rewards.set_index("pair_id")
     mis = (~aligned(R[f"{which}_chosen"], R[f"{which}_rejected"])).astype(float)
     masks = class_masks(classified, R.index, ("high-agreement-pref", "diverging"))
@@ -110,6 +113,24 @@ def resistance_difference(
     if population is not None and n_d and n_h:
         pm = (~population.reindex(R.index).to_numpy(bool)).astype(float)
         planted = float(pm[masks["diverging"]].mean() - pm[masks["high-agreement-pref"]].mean())
+    reading = read_against_planted(
+        est,
+        lo,
+        hi,
+        planted=planted,
+        above=(
+            "a₋ is larger on diverging pairs"
+            if np.isfinite(planted)
+            else "supported: the reward model resists more on diverging pairs"
+        ),
+        below=(
+            "a₋ is smaller on diverging pairs"
+            if np.isfinite(planted)
+            else "contradicted: it resists less on diverging pairs"
+        ),
+        planted_reading=PLANTED_READING,
+        why_missing="no diverging or no high-agreement pairs",
+    )
     return {
         "delta": est,
         "lo": lo,
@@ -117,15 +138,30 @@ def resistance_difference(
         "n_diverging": n_d,
         "n_high_agreement": n_h,
         "planted": planted,
-        "verdict": verdict(
-            est,
-            lo,
-            hi,
-            above="supported: the reward model resists more on diverging pairs",
-            below="contradicted: it resists less on diverging pairs",
-            why_missing="no diverging or no high-agreement pairs",
-        ),
+        "verdict": reading.long,
+        "short": reading.short,
+        "vs_planted": reading.vs_planted,
     }
+
+
+#: What a₋(diverging) − a₋(high-agreement) means against the population's own planted difference (the share of
+#: pairs whose majority label the population does not prefer, diverging minus high-agreement): where the CI sits
+#: against it (:func:`pluralign.cross.common.read_against_planted`).
+PLANTED_READING = {
+    "covers": (
+        "as large as the population's own difference ({p}): the majority labels the population does not prefer "
+        "explain it, so the reward model adds no resistance of its own on diverging pairs"
+    ),
+    "below": (
+        "smaller than the population's own difference ({p}): the majority labels the population does not prefer "
+        "explain the gap, and the reward model sides with them on diverging pairs more often than the population "
+        "does, so it adds no resistance of its own there"
+    ),
+    "above": (
+        "larger than the population's own difference ({p}): beyond the majority labels the population does not "
+        "prefer, the reward model adds resistance of its own on diverging pairs"
+    ),
+}
 
 
 def display(table: pd.DataFrame) -> pd.DataFrame:

@@ -23,18 +23,22 @@ class Studies:
 def join(results: dict) -> report.Result:
     """The results of one section on several data sets (``{name: Result}``) as one: tables stacked under a
     "data set" level, notes under a heading per data set, values from each suffixed ``_<k>`` (k = 0, 1, …) and
-    also unsuffixed from the first, the first data set's figure shown (every figure in ``data["figures"]``)."""
+    also unsuffixed from the first, the first data set's figure and forest plot shown with their captions (every
+    figure in ``data["figures"]``)."""
     tables = {k: r.table for k, r in results.items() if r.table is not None}
     values = dict(next(iter(results.values())).values)
     for i, r in enumerate(results.values()):
         values.update({f"{v}_{i}": x for v, x in r.values.items()})
     first = next(iter(results))
     note = "\n\n".join(f"**{k}**\n\n{r.note}" for k, r in results.items() if r.note)
-    if len(results) > 1 and any(r.figure is not None for r in results.values()):
-        note += f"\n\n*The figure shows {first}; the others are in this Result's data['figures'].*"
+    if len(results) > 1 and any(r.figure is not None or r.forest is not None for r in results.values()):
+        note += f"\n\n*The figures show {first}; the others are in this Result's data['figures'].*"
     return report.Result(
         table=pd.concat(tables, names=["data set"]) if tables else None,
         figure=results[first].figure,
+        forest=results[first].forest,
+        caption=results[first].caption,
+        forest_caption=results[first].forest_caption,
         note=note,
         values=values,
         data={"results": results, "figures": {k: r.figure for k, r in results.items()}},

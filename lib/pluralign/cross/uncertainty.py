@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from pluralign.cross.common import MIN_POINTS, class_masks, intervals, verdict
+from pluralign.cross.common import MIN_POINTS, class_masks, intervals, read_against_planted
 from pluralign.stats import bootstrap_ci
 
-__all__ = ["pair_sigma", "planted_spread", "spearman", "sigma_margin_correlations", "display"]
+__all__ = ["pair_sigma", "planted_spread", "spearman", "sigma_margin_correlations", "display", "PLANTED_READING"]
 
 
 def pair_sigma(predicted: pd.DataFrame) -> pd.Series:
@@ -51,6 +51,24 @@ def planted_spread(truth: pd.DataFrame, weights: dict | None = None) -> pd.Serie
     return pd.Series(np.sqrt((d**2).sum(axis=1)), index=truth.index, name="planted spread")
 
 
+#: What ρ(σ, margin) means against the planted ρ (the population's spread of the utility gap with the same margin on
+#: the same pairs): where the CI sits against it (:func:`pluralign.cross.common.read_against_planted`).
+PLANTED_READING = {
+    "covers": (
+        "its CI covers the planted spread's ρ ({p}): σ tracks the margin as closely as the population's spread of "
+        "tastes does"
+    ),
+    "below": (
+        "its CI lies below the planted spread's ρ ({p}): σ falls with the margin more steeply than the "
+        "population's spread of tastes does, so σ is not an estimate of that spread alone"
+    ),
+    "above": (
+        "its CI lies above the planted spread's ρ ({p}): σ tracks the margin less than the population's spread "
+        "of tastes does"
+    ),
+}
+
+
 def spearman(x: np.ndarray) -> float:
     """Spearman ρ of the two columns of ``x`` (mid-ranks for ties); NaN when either column is constant."""
     a, b = rankdata(x[:, 0]), rankdata(x[:, 1])
@@ -75,7 +93,10 @@ def sigma_margin_correlations(
     (hypothesis: ρ < 0). A class with fewer than ``min_points`` pairs gets no estimate ("too few"), and one
     whose margin or σ is constant gets none either (said so). ``planted``: the planted spread
     (:func:`planted_spread`), whose ρ with the same margin on the same pairs stands beside the estimate.
-    Returns rows ``margin, class, pairs, rho, lo, hi, [planted rho], verdict``."""
+    The verdict is read against 0 and against the planted ρ (:func:`pluralign.cross.common.read_against_planted`,
+    :data:`PLANTED_READING`): σ can fall with the margin and still not be the population's spread.
+    Returns rows ``margin, class, pairs, rho, lo, hi, [planted rho], verdict`` (the long reading), ``short`` (a
+    table cell's words)."""
     rows = []
     for name, m in margins.items():
         both = pd.concat(
@@ -94,36 +115,46 @@ def sigma_margin_correlations(
                 row["planted rho"] = spearman(px) if len(x) >= min_points else np.nan
             if len(x) < min_points:
                 row["verdict"] = f"too few pairs for a correlation (n = {len(x)} < {min_points})"
+                row["short"] = f"too few pairs (n = {len(x)})"
             elif np.ptp(x[:, 1]) == 0 or np.ptp(x[:, 0]) == 0:
                 row["verdict"] = (
                     "— (the margin is the same for every pair of this class: no correlation)"
                     if np.ptp(x[:, 1]) == 0
                     else "— (σ is constant here: no correlation)"
                 )
+                row["short"] = "constant margin" if np.ptp(x[:, 1]) == 0 else "constant σ"
             else:
                 est, lo, hi = bootstrap_ci(x, spearman, n_boot=n_boot, seed=seed)
-                row.update(
-                    rho=est,
-                    lo=lo,
-                    hi=hi,
-                    verdict=verdict(
-                        est,
-                        lo,
-                        hi,
-                        above="contradicted: σ is larger where the margin is larger",
-                        below="supported: σ is larger where the margin is smaller",
+                p = row.get("planted rho", np.nan)
+                reading = read_against_planted(
+                    est,
+                    lo,
+                    hi,
+                    planted=p,
+                    above=(
+                        "σ is larger where the margin is larger"
+                        if np.isfinite(p)
+                        else "contradicted: σ is larger where the margin is larger"
                     ),
+                    below=(
+                        "σ is larger where the margin is smaller"
+                        if np.isfinite(p)
+                        else "supported: σ is larger where the margin is smaller"
+                    ),
+                    planted_reading=PLANTED_READING,
                 )
+                row.update(rho=est, lo=lo, hi=hi, verdict=reading.long, short=reading.short)
             rows.append(row)
     return pd.DataFrame(rows)
 
 
 def display(corr: pd.DataFrame) -> pd.DataFrame:
-    """:func:`sigma_margin_correlations` as the page shows it (ρ with its CI in one cell, "—" without one)."""
+    """:func:`sigma_margin_correlations` as the page shows it (ρ with its CI in one cell, "—" without one; the
+    verdict's short words, the long reading being the page's note)."""
     out = corr[["margin", "class", "pairs"]].copy()
     shown, planted = intervals(corr[["rho", "lo", "hi"]], corr.get("planted rho"))
-    out["Spearman ρ(σ_pair, m) [95% CI]"] = shown
+    out["Spearman ρ(σ, margin) [95% CI]"] = shown
     if "planted rho" in corr:
-        out["planted ρ (demo truth)"] = planted
-    out["verdict"] = corr["verdict"]
+        out["planted ρ (population spread)"] = planted
+    out["verdict"] = corr["short"]
     return out.set_index(["margin", "class"])
