@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from pluralign.data.simulate import FEATURES as SIM_FEATURES
-from pluralign.seal.compare import NOT_CONVERGED, mapping_table, on_paper_rows, separated
+from pluralign.seal.compare import NOT_CONVERGED, THIS_RUN, mapping_table, on_paper_rows, separated
 from pluralign.seal.design import PAPER_FEATURES, UNMAPPED_FEATURES, paper_feature_map
 from pluralign.seal.facts import paper_table
 from pluralign.seal.features import FEATURES as TAXONOMY
@@ -66,18 +66,16 @@ def test_on_paper_rows_sign_aligns_and_gives_verdicts():
     table, long = on_paper_rows(
         ours, paper, ["harmfulness", "refusal", "verbosity"], paper_order=order, groups=["post-D"], n=100
     )
-    run = "This run (simulator feature, sign-aligned)"
+    run = THIS_RUN
     assert list(table.index.get_level_values(0)) == order + ["verbosity"]  # paper's rows, then this run's own
     h = table.loc[("last_response_is_harmless", "post-D")]
-    assert h[run] == 2.0 and h["In the paper"] == 2.09 and h["simulator feature"] == "harmfulness × −1"
-    assert h["verdict (95% CI)"] == "same direction as the paper"
-    assert table.loc[("last_response_is_refusal", "post-D"), "verdict (95% CI)"].startswith("inconclusive")
+    assert h[run] == "2.00 [1.80, 2.20]" and h["In the paper"] == 2.09 and h["simulator feature"] == "harmfulness × −1"
+    assert h["verdict"] == "same sign"
+    assert table.loc[("last_response_is_refusal", "post-D"), "verdict"] == "inconclusive"
     e = table.loc[("last_response_is_eloquent", "post-D")]
-    assert (
-        math.isnan(e[run]) and e["In the paper"] == 0.81 and "no feature of this run plays it" in e["verdict (95% CI)"]
-    )
+    assert e[run] == "—" and e["In the paper"] == 0.81 and e["verdict"] == "no counterpart"
     v = table.loc[("verbosity", "post-D")]
-    assert math.isnan(v["In the paper"]) and v["verdict (95% CI)"].startswith("above 0")
+    assert math.isnan(v["In the paper"]) and v["verdict"] == "above 0"
     assert long.set_index("paper_feature").loc["last_response_is_harmless", "ci_low"] == pytest.approx(
         2.0 - 1.96 * 0.1, abs=1e-3
     )
@@ -103,11 +101,11 @@ def test_a_term_without_finite_estimate_is_reported_not_shown_as_a_number():
         groups=["rejected"],
         variants=["LPM", "logit"],
     )
-    run = "This run (simulator feature, sign-aligned)"
+    run = THIS_RUN
     row = table.loc[("last_response_is_harmless", "rejected", "logit")]
-    assert row[run] == NOT_CONVERGED and math.isnan(row["SE"]) and NOT_CONVERGED in row["verdict (95% CI)"]
+    assert row[run] == NOT_CONVERGED and row["verdict"] == "did not converge"
     assert math.isnan(long.loc[long["variant"] == "logit", "estimate"].iloc[0])  # no number anywhere
-    assert table.loc[("last_response_is_harmless", "rejected", "LPM"), run] == pytest.approx(0.4)
+    assert table.loc[("last_response_is_harmless", "rejected", "LPM"), run].startswith("0.400 [")
 
 
 def test_separated_finds_complete_and_quasi_separation_on_hand_cases():
@@ -149,10 +147,7 @@ def test_misalignment_logit_separation_is_not_plotted(tmp_path):
     st = Study(D=None, other=None, other_parts=[], view=pd.DataFrame({"pair_id": np.arange(n)}), rms=None, R=R, F=F)
     mis = resistance_page.misalignment(st)
     assert ("r", "harmfulness") in mis.data["separated"]
-    cell = mis.table.loc[
-        ("last_response_is_harmless", "rejected", "logit (Eq. 3 as written)"),
-        "This run (simulator feature, sign-aligned)",
-    ]
+    cell = mis.table.loc[("last_response_is_harmless", "rejected", "logit (Eq. 3 as written)"), THIS_RUN]
     assert cell == NOT_CONVERGED and "did not converge" in mis.note
     assert max(abs(x) for ax in mis.figure.axes for x in ax.get_xlim()) < 5
 

@@ -3,8 +3,13 @@
 The demo's features are the simulator's (``harmfulness``, ``refusal``, …), SEAL's are its LM-labeller's
 (``last_response_is_harmless``, …): :func:`on_paper_rows` puts each of this run's estimates on the row of the
 SEAL feature it plays (:func:`~pluralign.seal.design.paper_feature_map`), multiplied by the mapping's sign, beside
-the paper's number, with a verdict from the 95% CI (:func:`pluralign.report.verdict`). On the ``sample`` and
-``paper`` profiles the names already match and the mapping is the identity: the same code path.
+the paper's number, with a short verdict (:func:`row_verdict`) read as the figure beside it reads significance:
+this run's 95% CI Bonferroni-corrected over the coefficients of its fit, against the paper's estimate only where
+the paper's own p-value (Bonferroni-corrected in Tables 5-7, raw in Table 8, as printed) calls it significant; a
+coefficient the paper finds null reads "n.s. in paper", not a direction. On the ``sample`` and ``paper`` profiles
+the names already match and the mapping is the identity: the same code path. :func:`display_name` gives every
+feature the name a reader sees (tables, figures, prose); :func:`display_table` applies it to a table of
+:func:`on_paper_rows`.
 
 :func:`separated` finds the (entry, feature) terms of a logit (Eq. 3 / Eq. 4) whose outcome is constant on one
 of the feature's values — complete or quasi-complete separation: no finite maximum-likelihood estimate, so the
@@ -33,13 +38,115 @@ __all__ = [
     "entry_estimates",
     "paper_entries",
     "entries_on_paper_rows",
+    "display_name",
+    "display_table",
+    "row_verdict",
+    "verdict_legend",
+    "bonferroni_z",
+    "bonferroni_tests",
+    "THIS_RUN",
+    "VERDICTS",
 ]
 
 NOT_CONVERGED = "did not converge (separation)"
 """What a page shows instead of a logit estimate that has no finite value."""
 
 #: the columns of :func:`on_paper_rows`' display table (``{source}`` names where this run's features come from)
-PAPER, PAPER_SE, SE, VERDICT = "In the paper", "paper SE", "SE", "verdict (95% CI)"
+PAPER, PAPER_SE, SE, VERDICT = "In the paper", "paper SE", "SE", "verdict"
+#: the display table's column of this run's sign-aligned estimate and its Bonferroni-corrected 95% CI
+THIS_RUN = "This run, sign-aligned [95% CI, Bonferroni]"
+
+#: The short verdicts of :func:`row_verdict`, each with the reading a page's note gives it (:func:`verdict_legend`).
+VERDICTS = {
+    "same sign": "this run's Bonferroni-corrected 95% CI excludes 0 on the side of the paper's (significant) estimate",
+    "opposite sign": "this run's Bonferroni-corrected 95% CI excludes 0 on the other side",
+    "inconclusive": "this run's Bonferroni-corrected 95% CI contains 0",
+    "n.s. in paper": "the paper's own p-value (as printed) is 0.05 or more: it reports no direction to compare with",
+    "set by simulator": "on the demo the sign of this coefficient is set by the simulator's design (the pre-D RM's "
+    "other data weighs this feature with the opposite sign to D's), not learned from anything the paper measures",
+    "above 0": "no paper value; this run's Bonferroni-corrected 95% CI lies above 0",
+    "below 0": "no paper value; this run's Bonferroni-corrected 95% CI lies below 0",
+    "no counterpart": "no feature of this run plays this SEAL feature",
+    "dropped (VIF)": "dropped from the regression (VIF > 5, or no variation)",
+    "not estimated": "this run has no such coefficient",
+    "did not converge": "the logit has no finite estimate (separation)",
+}
+
+#: the long reason (``status``) of a row without an estimate, and its short verdict
+_STATUS_VERDICT = {
+    "no feature of this run plays it": "no counterpart",
+    "not estimated": "not estimated",
+    "dropped from the regression (VIF > 5 or no variation)": "dropped (VIF)",
+    NOT_CONVERGED: "did not converge",
+}
+
+#: the names a reader sees for SEAL's features (App. C.3) and this project's (simulator and rule featurizer)
+_DISPLAY = {
+    "human_vocabulary_quality": "human's vocabulary quality",
+    "last_response_is_refusal": "refusal",
+    "last_response_contains_insult": "contains an insult",
+    "last_response_breaks_privacy": "breaks privacy",
+    "factual_error": "factual error",
+    "response_has_list": "has a list",
+    "response_words": "length (words)",
+    "response_words ~ verbosity": "length (words) against verbosity",
+}
+
+
+def display_name(feature) -> str:
+    """The name a reader sees for a feature (SEAL's LM-labeller features, App. C.3, and this project's): SEAL's
+    ``last_response_is_harmless`` is "harmless", ``last_response_sentiment`` "sentiment",
+    ``human_vocabulary_quality`` "human's vocabulary quality"; the simulator's ``factual_error`` "factual
+    error". A name that is not a feature identifier (already readable, or "—") is returned as it is."""
+    if not isinstance(feature, str):
+        return feature
+    if feature in _DISPLAY:
+        return _DISPLAY[feature]
+    if "_" not in feature:
+        return feature
+    for prefix in ("last_response_is_", "last_response_"):
+        if feature.startswith(prefix):
+            return feature[len(prefix) :].replace("_", " ")
+    return feature.replace("_", " ")
+
+
+def _display_cell(text):
+    """A cell of the source column ("harmfulness × −1", "verbosity (no SEAL feature)") with display names."""
+    if not isinstance(text, str):
+        return text
+    head, sep, tail = text.partition(" ")
+    return display_name(head) + sep + tail
+
+
+def display_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A table of :func:`on_paper_rows` (or :func:`prevalence_on_paper_rows`) as a page shows it: its first index
+    level (SEAL's features, then this run's own) and the column naming this run's feature in display names
+    (:func:`display_name`), so that a table, its figure and the prose name a coefficient alike."""
+    out = table.copy()
+    if isinstance(out.index, pd.MultiIndex):
+        out.index = out.index.set_levels(
+            [out.index.levels[0].map(display_name), *out.index.levels[1:]], verify_integrity=False
+        )
+    else:
+        out.index = out.index.map(display_name)
+    for c in out.columns:
+        if c in ("simulator feature", "labelled feature", "rewritten feature"):
+            out[c] = [_display_cell(x) for x in out[c]]
+    return out
+
+
+def verdict_legend(long: pd.DataFrame) -> str:
+    """What the verdicts of a table (its ``long`` rows) mean, one sentence per verdict that occurs."""
+    used = [v for v in VERDICTS if v in set(long["verdict"])]
+    return "Verdicts: " + "; ".join(f"*{v}*: {VERDICTS[v]}" for v in used) + "." if used else ""
+
+
+def bonferroni_z(tests: int, level: float = 0.95) -> float:
+    """The normal quantile of a two-sided ``level`` interval Bonferroni-corrected over ``tests`` coefficients
+    (z = Φ⁻¹(1 − (1 − level) / (2 · tests)); 1.96 for one test at 95%)."""
+    from scipy.stats import norm
+
+    return float(norm.ppf(1 - (1 - level) / (2 * max(int(tests), 1))))
 
 
 def mapping_table(features: Sequence[str], source: str = "simulator feature") -> pd.DataFrame:
@@ -80,6 +187,7 @@ def on_paper_rows(
     group_name: str = "model",
     extra: Sequence[str] = (),
     show_status: Sequence[str] = (NOT_CONVERGED,),
+    designed: Sequence[tuple[str, str]] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """This run's estimates on the paper's rows, beside the paper's numbers.
 
@@ -91,14 +199,22 @@ def on_paper_rows(
     them, which the table then shows, e.g. "1.07610" rather than 1.08). ``features``: this run's features (mapped by
     :func:`~pluralign.seal.design.paper_feature_map`); ``paper_order``: the paper table's rows in its order.
 
-    Returns ``(table, long)``. ``table`` (for display) is indexed by (SEAL feature, ``group_name``[, estimator])
-    — the paper's rows in its order, then this run's features that no SEAL feature plays, under their own
-    name — with the columns ``source`` (which of this run's features plays the row, with its sign), "In the
-    paper", "paper SE", "This run (``source``, sign-aligned)", "SE", the ``extra`` columns and "verdict (95% CI)"
-    (:func:`pluralign.report.verdict` against the paper's sign; "—" with the reason where a cell is missing). A
-    ``status`` in ``show_status`` (default: :data:`NOT_CONVERGED`) is shown in place of this run's number.
-    ``long``: the same rows as numbers (``paper``, ``paper_se``, ``estimate`` and ``std_error`` sign-aligned,
-    ``ci_low``, ``ci_high``, ``sign``, ``this_feature``, ``status``, ``verdict``) for tests and prose."""
+    Significance is read as the figure beside the table reads it (SEAL Fig. 3, 5: "significant after Bonferroni
+    correction"): an estimate may carry ``tests``, the number of coefficients of its fit, and its 95% CI is then
+    Bonferroni-corrected over them (:func:`bonferroni_z`; ``z`` where it carries none). The paper's rows may carry
+    ``p``, the paper's p-value as printed: where it is 0.05 or more the paper reports no direction and the row
+    reads "n.s. in paper". ``designed``: (SEAL feature, group) rows whose sign the demo's simulator sets by design
+    (they read "set by simulator"). Verdicts: :func:`row_verdict`.
+
+    Returns ``(table, long)``. ``table`` (for display, after :func:`display_table`) is indexed by (SEAL feature,
+    ``group_name``[, estimator]) — the paper's rows in its order, then this run's features that no SEAL feature
+    plays, under their own name — with the columns ``source`` (which of this run's features plays the row, with
+    its sign), "In the paper", "paper SE", :data:`THIS_RUN` (the sign-aligned estimate and its corrected CI as
+    one text), the ``extra`` columns and "verdict" (a short verdict of :data:`VERDICTS`). A ``status`` in
+    ``show_status`` (default: :data:`NOT_CONVERGED`) is shown in place of this run's number. ``long``: the same
+    rows as numbers (``paper``, ``paper_se``, ``paper_p``, ``estimate`` and ``std_error`` sign-aligned, ``ci_low``,
+    ``ci_high`` (corrected), ``tests``, ``significant``, ``sign``, ``this_feature``, ``status``, ``verdict``) for
+    tests, figures (:func:`pluralign.seal.plots.paper_rows_figure`) and prose."""
     est = _checked_estimates(estimates, paper)
     variants = list(variants) if variants else [None]
     m = paper_feature_map_(features)
@@ -107,6 +223,7 @@ def on_paper_rows(
     pp = paper.set_index(["feature", "group"])
     est = est.set_index(["feature", "group", "variant"])
     rows = []
+    designed = set(designed)
     order = list(paper_order) + [p for p in by_paper if p not in paper_order]
     for name, (this, sign) in [(p, by_paper.get(p, (None, None))) for p in order] + [(f, (f, None)) for f in unmapped]:
         in_paper = name in paper_order
@@ -116,9 +233,11 @@ def on_paper_rows(
             shown = tuple(pp.loc[(name, g), c] if hit and c in pp else None for c in ("printed", "se_printed"))
             for v in variants if this is not None else [None]:
                 r = _paper_row(name, g, v, this, sign, pv, pse, extra)
+                r["paper_p"] = float(pp.loc[(name, g), "p"]) if hit and "p" in pp else math.nan
                 r["paper_printed"], r["paper_se_printed"] = shown
                 _fill_estimate(r, est, z, extra)
-                r["verdict"] = _row_verdict(r, n)
+                r["designed"] = (name, g) in designed
+                r["verdict"] = row_verdict(r)
                 rows.append(r)
     long = pd.DataFrame(rows)
     return _display_table(long, source, extra, group_name, variants != [None], set(show_status)), long
@@ -154,6 +273,8 @@ def _paper_row(name, group, variant, this, sign, paper_value, paper_se, extra) -
         "ci_low": math.nan,
         "ci_high": math.nan,
         "status": None,
+        "tests": math.nan,
+        "significant": False,
         **{c: None for c in extra},
     }
 
@@ -170,11 +291,14 @@ def _fill_estimate(r: dict, est: pd.DataFrame, z: float, extra) -> None:
         return
     e = est.loc[key]
     b, se = float(e["estimate"]) * (sign if sign is not None else 1), float(e["std_error"])
+    tests = e["tests"] if "tests" in e.index and _num(e["tests"]) else math.nan
+    q = bonferroni_z(tests) if _num(tests) else z
     r.update(
         estimate=b,
         std_error=se,
-        ci_low=b - z * se,
-        ci_high=b + z * se,
+        ci_low=b - q * se,
+        ci_high=b + q * se,
+        tests=tests,
         status=e["status"] if isinstance(e["status"], str) else None,
         **{c: e[c] for c in extra},
     )
@@ -182,25 +306,31 @@ def _fill_estimate(r: dict, est: pd.DataFrame, z: float, extra) -> None:
         r["status"] = "dropped from the regression (VIF > 5 or no variation)"
     if r["status"] is not None:
         r.update(estimate=math.nan, std_error=math.nan, ci_low=math.nan, ci_high=math.nan)
+    r["significant"] = bool(_num(r["ci_low"]) and (r["ci_low"] > 0 or r["ci_high"] < 0))
 
 
-def _row_verdict(r: dict, n: int | None) -> str:
-    """The verdict of one row (:func:`pluralign.report.verdict`): against the paper's sign where it has a number,
-    against 0 where it has none, "—" with the reason where this run has no estimate."""
-    from pluralign.report import MISSING, verdict
-
+def row_verdict(r) -> str:
+    """The short verdict of one row of :func:`on_paper_rows` (a ``long`` row: a dict or a Series with
+    ``status``, ``estimate``, ``ci_low``, ``ci_high`` — the CI Bonferroni-corrected as the figure reads it —,
+    ``paper``, ``paper_p`` and ``designed``), one of :data:`VERDICTS`: no estimate → its reason in short; a sign
+    the demo's simulator sets → "set by simulator"; a paper coefficient whose printed p-value is 0.05 or more →
+    "n.s. in paper" (the paper reports no direction); a CI that contains 0 → "inconclusive"; else "same sign" /
+    "opposite sign" against the paper's estimate, or "above 0" / "below 0" where the paper has no value."""
     if r["status"] is not None:
-        return f"{MISSING} ({r['status']})"
-    if math.isfinite(r["paper"]):
-        return verdict(r["estimate"], r["ci_low"], r["ci_high"], n=n, paper=r["paper"])
-    return verdict(
-        r["estimate"],
-        r["ci_low"],
-        r["ci_high"],
-        n=n,
-        above="above 0 (the paper has no such feature)",
-        below="below 0 (the paper has no such feature)",
-    )
+        return _STATUS_VERDICT.get(r["status"], "not estimated")
+    if not all(_num(r[k]) for k in ("estimate", "ci_low", "ci_high")):
+        return "not estimated"
+    if r.get("designed", False):
+        return "set by simulator"
+    has_paper = _num(r["paper"])
+    if has_paper and _num(r.get("paper_p")) and r["paper_p"] >= 0.05:
+        return "n.s. in paper"
+    side = 1 if r["ci_low"] > 0 else -1 if r["ci_high"] < 0 else 0
+    if side == 0:
+        return "inconclusive"
+    if has_paper and r["paper"] != 0:
+        return "same sign" if (r["paper"] > 0) == (side > 0) else "opposite sign"
+    return "above 0" if side > 0 else "below 0"
 
 
 def _plays(r, signed) -> str:
@@ -234,6 +364,9 @@ def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_v
             else r.estimate
         )
 
+    from pluralign.report import intervals
+
+    ci = intervals(long["estimate"], long["ci_low"], long["ci_high"])
     table = pd.DataFrame(
         {
             source: [_plays(r, signed) for r in long.itertuples()],
@@ -241,8 +374,7 @@ def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_v
             PAPER_SE: [
                 p if isinstance(p, str) and p else v for p, v in zip(long["paper_se_printed"], long["paper_se"])
             ],
-            f"This run ({source}, sign-aligned)": [shown(r) for r in long.itertuples()],
-            SE: long["std_error"],
+            THIS_RUN: [s if isinstance(s, str) else c for s, c in zip((shown(r) for r in long.itertuples()), ci)],
             **{c: long[c] for c in extra},
             VERDICT: long["verdict"],
         }
@@ -379,7 +511,8 @@ def mapping_note(long: pd.DataFrame, source: str, flip: str = "times −1") -> s
 
 
 def entry_estimates(t: pd.DataFrame, variant: str | None = None, status: dict | None = None) -> pd.DataFrame:
-    """A fit's (entry c/r, feature) table (Eq. 2 / Eq. 3) as the long estimates of :func:`on_paper_rows`."""
+    """A fit's (entry c/r, feature) table (Eq. 2 / Eq. 3) as the long estimates of :func:`on_paper_rows`, each
+    with ``tests``, the number of the fit's coefficients with a p-value (its Bonferroni family)."""
     out = pd.DataFrame(
         {
             "feature": [f for _, f in t.index],
@@ -390,20 +523,30 @@ def entry_estimates(t: pd.DataFrame, variant: str | None = None, status: dict | 
     )
     out["variant"] = variant
     out["status"] = [(status or {}).get(k) for k in t.index]
+    out["tests"] = bonferroni_tests(t)
     return out
+
+
+def bonferroni_tests(t: pd.DataFrame) -> int:
+    """The number of coefficients of a fit's table with a p-value: the family its ``p_bonferroni`` (and the figure's
+    filled markers) correct over."""
+    return int(pd.to_numeric(t["p_value"], errors="coerce").notna().sum()) if "p_value" in t else len(t)
 
 
 def paper_entries(name: str, groups: Sequence[str] = ("chosen", "rejected")) -> pd.DataFrame:
     """Table 5, 6 or 7 of the paper as the long paper rows of :func:`on_paper_rows`: the rows of its ``groups``
-    columns (Tables 6 / 7: chosen / rejected; Table 5: pre-D / post-D), without their p-values."""
-    r = paper_rows(name)
-    r = r[r["column"].isin(list(groups))]
+    columns (Tables 6 / 7: chosen / rejected; Table 5: pre-D / post-D), with the p-value the paper prints for each
+    (``p``: Bonferroni-corrected in Tables 5-7)."""
+    rows = paper_rows(name)
+    r = rows[rows["column"].isin(list(groups))]
+    p = rows.set_index(["row", "column"])["value"]
     return pd.DataFrame(
         {
             "feature": r["row"].to_numpy(),
             "group": r["column"].to_numpy(),
             "estimate": r["value"].to_numpy(),
             "se": r["se"].to_numpy(),
+            "p": [float(p.get((f, f"{g} p"), math.nan)) for f, g in zip(r["row"], r["column"])],
             "printed": r["printed"].to_numpy(),
             "se_printed": r["se_printed"].to_numpy(),
         }
@@ -418,6 +561,7 @@ def entries_on_paper_rows(
     source: str,
     n: int | None,
     variants: Sequence[str] | None = None,
+    designed: Sequence[tuple[str, str]] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """A chosen / rejected entry regression (Table 6: Eq. 2; Table 7: Eq. 3) on the rows of the paper's table
     ``name``: :func:`on_paper_rows` of its ``estimates`` (:func:`entry_estimates`) grouped by entry. Returns
@@ -433,5 +577,6 @@ def entries_on_paper_rows(
         source=source,
         n=n,
         group_name="entry",
+        designed=designed,
     )
     return table, long, paper

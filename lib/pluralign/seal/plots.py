@@ -12,6 +12,7 @@ plotstyle.use()
 __all__ = [
     "coefficient_plot",
     "coefficient_figure",
+    "paper_rows_figure",
     "reward_vectors",
     "reward_angles",
     "reward_heatmap",
@@ -87,6 +88,39 @@ def coefficient_figure(tables: dict, *, xlabel: str, title: str, labels=None, n_
     return _done(fig)
 
 
+def paper_rows_figure(long, *, xlabel: str, title: str, variant: str | None = None, groups=None):
+    """The coefficients of a table of :func:`~pluralign.seal.compare.on_paper_rows` (its ``long`` rows) as SEAL's
+    Fig. 3 / Fig. 5 draw them, on the table's own terms: one row per SEAL feature (display names,
+    :func:`~pluralign.seal.compare.display_name`; this run's features without a SEAL counterpart after them),
+    this run's sign-aligned estimate, ±2 SE bars (the paper's), one colour per group (pre-D / post-D, chosen /
+    rejected); a filled marker where the table's verdict reads significance — its Bonferroni-corrected 95% CI
+    excludes 0 (``significant``) —, hollow otherwise. ``variant``: the estimator shown when the table has several.
+    Rows without an estimate are left out."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from pluralign.seal.compare import display_name
+
+    d = long if variant is None else long[long["variant"] == variant]
+    d = d[pd.to_numeric(d["estimate"], errors="coerce").notna()]
+    groups = list(groups) if groups is not None else list(dict.fromkeys(d["group"]))
+    names = list(dict.fromkeys(d["paper_feature"]))
+    tables = {}
+    for g in groups:
+        t = d[d["group"] == g].drop_duplicates("paper_feature").set_index("paper_feature")
+        tables[str(g)] = pd.DataFrame(
+            {
+                "estimate": t["estimate"].astype(float),
+                "std_error": t["std_error"].astype(float),
+                "p_bonferroni": [0.0 if x else 1.0 for x in t["significant"]],
+            }
+        ).reindex(names)
+    fig, ax = plt.subplots(figsize=(7, 0.45 * max(len(names), 1) + 1.2))
+    coefficient_plot(ax, tables, xlabel=xlabel, labels={n: display_name(n) for n in names})
+    ax.set_title(title)
+    return _done(fig)
+
+
 def entry_figure(table, *, xlabel: str, title: str, n_rows: int | None = None):
     """The :func:`coefficient_figure` of a chosen / rejected entry regression (SEAL Fig. 3 centre and right:
     Eq. 2 / Eq. 3): ``table``'s ``c`` and ``r`` rows side by side."""
@@ -121,8 +155,10 @@ def reward_vectors(R):
 
 def reward_angles(angles, theta):
     """Histograms of the reward-vector angles of both RMs and of the reward shifts θ (SEAL Fig. 2).
-    ``angles``: a frame with one column per RM."""
+    ``angles``: a frame with one column per RM; ``theta``: the shifts, or a dict of them by estimator (e.g. as the
+    paper computes them and on rewards centred per model), drawn as steps on one axis."""
     import matplotlib.pyplot as plt
+    import pandas as pd
     import seaborn as sns
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -130,8 +166,16 @@ def reward_angles(angles, theta):
         angles.melt(var_name="RM", value_name="angle"), x="angle", hue="RM", bins=60, ax=axes[0], element="step"
     )
     axes[0].set(xlabel="angle of the reward vector (degrees)", title="reward-vector angles (Fig. 2 left)")
-    sns.histplot(theta, bins=60, ax=axes[1])
-    axes[1].set(xlabel="reward shift θ (degrees, counter-clockwise positive)", title="reward shifts (Fig. 2 right)")
+    if isinstance(theta, dict):
+        long = pd.concat([pd.DataFrame({"θ": v, "reward shift": k}) for k, v in theta.items()], ignore_index=True)
+        sns.histplot(long, x="θ", hue="reward shift", bins=np.linspace(-180, 180, 73), ax=axes[1], element="step")
+    else:
+        sns.histplot(theta, bins=60, ax=axes[1])
+    axes[1].set(
+        xlabel="reward shift θ (degrees, counter-clockwise positive)",
+        ylabel="pairs",
+        title="reward shifts (Fig. 2 right)",
+    )
     return _done(fig)
 
 

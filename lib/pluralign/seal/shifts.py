@@ -12,6 +12,14 @@ the (chosen, rejected) plane. The first bisector (chosen = rejected) separates a
 chosen > rejected) from misaligned ones (above it); in the third quadrant, where most hh-rlhf rewards lie,
 a counter-clockwise (positive) shift moves a vector from above the bisector towards below it, i.e. towards
 alignment. ``abs(reward_shift(...))`` equals Definition 1's arccos.
+
+**Centred shifts.** A Bradley–Terry reward is identified only up to an additive constant (the likelihood of
+σ(r(t^c) − r(t^r)) does not change when a constant is added to every reward), and two separately trained reward
+heads differ by such an offset. Definition 1's angle is not invariant to it: adding c to every post-D reward moves
+each post-D vector by (c, c) and turns it. :func:`reward_offsets` measures each model's mean reward over D's
+entries; :func:`centred_reward_shift` is Definition 1's angle computed on rewards centred per model (each model's
+mean over the chosen and rejected entries of D subtracted), the estimator this project reads beside the paper's:
+invariant to either model's offset, and equal to the paper's when both models' rewards already have mean 0.
 """
 
 from __future__ import annotations
@@ -24,7 +32,17 @@ import pandas as pd
 
 from pluralign.seal.imprint import VIF_THRESHOLD, bonferroni, vif_filter
 
-__all__ = ["RewardShiftFit", "reward_shift", "reward_angle", "reward_shift_regression", "REWARD_COLUMNS"]
+__all__ = [
+    "RewardShiftFit",
+    "reward_shift",
+    "centred_reward_shift",
+    "centred_rewards",
+    "reward_offsets",
+    "RewardOffsets",
+    "reward_angle",
+    "reward_shift_regression",
+    "REWARD_COLUMNS",
+]
 
 REWARD_COLUMNS = ("pre_chosen", "pre_rejected", "post_chosen", "post_rejected")
 """The columns of the rewards table of :func:`~pluralign.seal.design.alignment_rewards`: r̲(t_i^c), r̲(t_i^r),
@@ -121,6 +139,45 @@ def reward_shift(*rewards) -> np.ndarray:
     theta = np.where(theta <= -180.0, 180.0, theta)
     undefined = ((pc == 0) & (pr == 0)) | ((qc == 0) & (qr == 0))
     return np.where(undefined, np.nan, theta)
+
+
+@dataclass(frozen=True)
+class RewardOffsets:
+    """Each reward model's mean reward over the chosen and rejected entries of D (:func:`reward_offsets`): ``pre``
+    (r̲), ``post`` (r) and ``offset`` = post − pre, the constant by which the two models' rewards differ on average
+    (Bradley–Terry identifies neither model's constant, so this offset is an artefact of training, not a finding)."""
+
+    pre: float
+    post: float
+
+    @property
+    def offset(self) -> float:
+        return self.post - self.pre
+
+
+def reward_offsets(*rewards) -> RewardOffsets:
+    """The pre-D and post-D models' mean rewards over all 2n entries of D (chosen and rejected together) as
+    :class:`RewardOffsets`. ``rewards``: as :func:`reward_shift`."""
+    pc, pr, qc, qr = _as_rewards(**dict(zip(REWARD_COLUMNS, _pre_post(rewards, "reward_offsets"))))
+    return RewardOffsets(pre=float(np.mean(np.r_[pc, pr])), post=float(np.mean(np.r_[qc, qr])))
+
+
+def centred_rewards(*rewards) -> list[np.ndarray]:
+    """The four reward arrays (pre_chosen, pre_rejected, post_chosen, post_rejected) with each model's mean over the
+    chosen and rejected entries of D (:func:`reward_offsets`) subtracted: the rewards' additive constant, which
+    Bradley–Terry training leaves undetermined, fixed at 0 for both models."""
+    pc, pr, qc, qr = _as_rewards(**dict(zip(REWARD_COLUMNS, _pre_post(rewards, "centred_rewards"))))
+    o = reward_offsets(pc, pr, qc, qr)
+    return [pc - o.pre, pr - o.pre, qc - o.post, qr - o.post]
+
+
+def centred_reward_shift(*rewards) -> np.ndarray:
+    """The reward shift θ_i of SEAL's Definition 1 (signed as :func:`reward_shift`, degrees, in (−180, 180]) on
+    rewards centred per model (:func:`centred_rewards`). Definition 1 takes the angle between the raw pre-D and
+    post-D reward vectors, which changes when a constant is added to one model's rewards; a Bradley–Terry reward
+    carries no such constant, so the centred angle is the better estimator of how training on D turned a pair's
+    rewards: it is invariant to either model's offset. ``rewards``: as :func:`reward_shift`."""
+    return reward_shift(*centred_rewards(*rewards))
 
 
 def _pair_design(

@@ -96,6 +96,29 @@ class Study:
         return reward_shift(self.R)
 
     @functools.cached_property
+    def theta_centred(self) -> np.ndarray:
+        """The reward shifts θ_i on rewards centred per model (:func:`~pluralign.seal.shifts.centred_reward_shift`:
+        invariant to the offset between the two RMs, which Bradley–Terry training leaves undetermined)."""
+        from pluralign.seal.shifts import centred_reward_shift
+
+        return centred_reward_shift(self.R)
+
+    @functools.cached_property
+    def reward_offsets(self):
+        """Each RM's mean reward over D's entries and their offset (:func:`~pluralign.seal.shifts.reward_offsets`)."""
+        from pluralign.seal.shifts import reward_offsets
+
+        return reward_offsets(self.R)
+
+    @functools.cached_property
+    def other_weights(self) -> pd.DataFrame:
+        """The planted weights of D's population and of the pre-D RM's other data, with the features they weigh
+        with opposite signs (:func:`~pluralign.seal.other_data.opposite_weights`; empty without planted weights)."""
+        from pluralign.seal.other_data import opposite_weights
+
+        return opposite_weights(self.D, self.other_parts)
+
+    @functools.cached_property
     def regimes(self) -> np.ndarray:
         """The alignment regime of every pair (Table 1; :func:`~pluralign.seal.resistance.alignment_regimes`)."""
         from pluralign.seal.resistance import alignment_regimes
