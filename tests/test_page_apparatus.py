@@ -23,8 +23,19 @@ def test_every_figure_gets_a_numbered_caption_in_page_order(monkeypatch):
     plt.close(fig)
     first = _shown(report.Result(pd.DataFrame({"a": [1]}), figure=fig), monkeypatch)
     second = _shown(report.Result(pd.DataFrame({"a": [1]}), figure=fig, caption="θ per pair."), monkeypatch)
-    assert first[-1] == "**Figure 1.** Reward shift by regime"  # the figure's own title when no caption is given
-    assert second[-1] == "**Figure 2.** θ per pair."
+    assert first[-2] == "**Figure 1.** Reward shift by regime"  # the figure's own title when no caption is given
+    assert second[-2] == "**Figure 2.** θ per pair."
+
+
+def test_a_figures_texts_go_under_it_hidden_for_the_site_check():
+    fig, ax = plt.subplots()
+    ax.barh(["last_response_is_honest", "Harmless"], [1, 2], label="post-D RM")
+    ax.set_xlabel("coefficient")
+    ax.legend()
+    plt.close(fig)
+    html = report.figure_labels_html(fig)
+    assert html.startswith('<span class="pluralign-figure-labels" hidden>')
+    assert "last_response_is_honest" in html and "coefficient" in html and "post-D RM" in html
 
 
 def test_the_reproduce_box_names_the_pages_parameter_file_and_both_commands():

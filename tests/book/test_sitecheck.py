@@ -86,3 +86,41 @@ def test_a_table_wider_than_the_column_is_reported_even_inside_a_scroll_containe
     assert len([p for p in problems if "table wider than the text column" in p]) == 1, problems
     narrow = "<article class='bd-article' style='width: 600px'><table><tr><td>fits</td></tr></table></article>"
     assert sitecheck.check(_site(tmp_path / "b", narrow)) == []
+
+
+def test_the_page_consistency_check_fails_a_planted_contradiction_in_real_chromium(tmp_path):
+    """A paper page whose table reads a direction off an interval containing 0, whose sentence quotes "—" as a
+    value, whose table text is 11 px and whose figure has no caption and a snake_case label fails; the same page
+    written consistently passes. The reproduce box may name code."""
+    site = tmp_path / "html"
+    site.mkdir()
+    (site / "ok.png").write_bytes(PNG)
+
+    def page(verdict, sentence, size, caption, label):
+        return (
+            f"<html><body><main><article class='bd-article'><p>{sentence}</p>"
+            f"<table style='font-size:{size}'><thead><tr><th></th><th>r (this run)</th><th>verdict</th></tr></thead>"
+            f"<tbody><tr><th>Single Correct</th><td>−0.157 [−0.412, 0.101]</td><td>{verdict}</td></tr></tbody></table>"
+            f"<div class='cell'><div class='cell_output'><img src='ok.png' width='1000'>{caption}"
+            f"<span class='pluralign-figure-labels' hidden>{label}</span></div></div>"
+            "<div class='admonition'><p class='admonition-title'>Reproduce this page</p>"
+            "<p>The library: pluralign.btb.evaluation and btb_rewards.</p></div>"
+            "</article></main></body></html>"
+        )
+
+    (site / "btb-rewards.html").write_text(
+        page("same direction as the paper", "This run's own Δ at about —.", "11px", "", "mean_p_star")
+    )
+    found = "\n".join(sitecheck.check(site))
+    assert "a direction read off an interval that contains 0" in found
+    assert "a missing value ('—') inside the sentence" in found
+    assert "table text under 12 px" in found
+    assert "figure without a numbered caption" in found
+    assert "code identifier 'mean_p_star' in a figure label" in found
+    assert "btb_rewards" not in found  # inside the reproduce box
+    (site / "btb-rewards.html").write_text(
+        page(
+            "inconclusive", "This run's Δ is 0.01.", "12px", "<p><strong>Figure 1.</strong> r per class.</p>", "mean p*"
+        )
+    )
+    assert sitecheck.check(site) == []

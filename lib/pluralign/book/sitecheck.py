@@ -13,6 +13,11 @@ chromedriver; nothing is downloaded) and fails on
 - a table wider than the text column, scroll container or not (a reader must not scroll sideways to see its
   last columns),
 - a table cell showing ``NaN`` / ``nan`` / ``None`` (a missing value is "—" with a note saying why),
+- table text under 12 px, a table cell that wraps past three lines, a figure without its numbered caption
+  ("Figure N." under it: :func:`pluralign.report.figure_caption`),
+- what its numbers do not support (:mod:`pluralign.book.consistency`: a verdict its interval contradicts, a count
+  shown as a share, "—" inside a sentence, a sentence twice, a reason its numbers contradict, a code identifier on
+  a paper page),
 - a table cell with a number of five or more significant decimals (``0.123456``; ``0.00100`` is 3 significant
   digits and fine; an arXiv id such as ``arXiv:2410.19133`` is no number): estimates have 3 significant digits; a
   paper's number shown as printed (a cell of class ``printed``, :func:`pluralign.presentation.present`) keeps its
@@ -30,6 +35,8 @@ import re
 import sys
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
+
+from pluralign.book import consistency
 
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w+Error: .+$", re.M)
 RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac\{|\\mathrm\{|\\mathbb\{|\\sigma\b|\\left\b")
@@ -79,9 +86,60 @@ const longnum = Array.from(col.querySelectorAll('td:not(.printed), th'))
 const nan = Array.from(col.querySelectorAll('td, th'))
     .filter(c => /^\s*(NaN|nan|None|<NA>|NaT)\s*$/.test(c.innerText))
     .map(c => { const t = c.closest('table'); return (t && t.innerText || '').slice(0, 50).replace(/\s+/g, ' '); });
+// what the page-consistency check reads (pluralign.book.consistency): paragraphs and list items outside tables
+// and code (folded ones too: textContent), with math and code removed; the reproduce box apart
+const clean = el => {
+  const c = el.cloneNode(true);
+  c.querySelectorAll('mjx-container, .MathJax, script, style, pre, code, .pluralign-figure-labels, table, ' +
+                     'p, li, ul, ol').forEach(x => { if (x !== c) x.remove(); });
+  return (c.textContent || '').replace(/\s+/g, ' ').trim();
+};
+const paragraphs = [], freeOfIds = [];
+col.querySelectorAll('p, li, dd, figcaption, .admonition-title').forEach(el => {
+  if (el.closest('table, pre, .highlight, .cell_input, .pluralign-figure-labels, nav, .bd-toc, footer')) return;
+  const t = clean(el);
+  if (!t) return;
+  paragraphs.push(t);
+  const box = el.closest('.admonition');
+  const title = box && box.querySelector('.admonition-title');
+  if (!(title && /Reproduce this page/.test(title.textContent))) freeOfIds.push(t);
+});
+const tables = Array.from(col.querySelectorAll('table')).map(t => {
+  const headRows = t.tHead ? Array.from(t.tHead.rows) : [];
+  const head = headRows.length ? Array.from(headRows[headRows.length - 1].cells).map(c => c.textContent.trim()) : [];
+  const body = Array.from(t.tBodies).flatMap(b => Array.from(b.rows));
+  return body.map(r => {
+    const cells = Array.from(r.cells);
+    const labels = cells.filter(c => c.tagName === 'TH').map(c => c.textContent.trim());
+    const data = cells.filter(c => c.tagName === 'TD');
+    const hs = head.slice(head.length - data.length);
+    const row = labels.length ? [['', labels.join(' · ')]] : [];
+    data.forEach((c, i) => row.push([hs[i] || '', c.textContent.replace(/\s+/g, ' ').trim()]));
+    return row;
+  });
+});
+const figureLabels = Array.from(col.querySelectorAll('.pluralign-figure-labels')).map(e => e.textContent);
+// readability: table text under 12 px, a cell wrapping past three lines, a figure without its numbered caption
+const small = Array.from(col.querySelectorAll('table')).filter(t => {
+  const c = t.querySelector('td, th');
+  return c && parseFloat(getComputedStyle(c).fontSize) < 11.95;
+}).map(t => (t.innerText || '').slice(0, 50).replace(/\s+/g, ' ') + ' ('
+    + getComputedStyle(t.querySelector('td, th')).fontSize + ')');
+const lines = el => {
+  const r = document.createRange(); r.selectNodeContents(el);
+  const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 0).map(x => Math.round(x.top)));
+  return tops.size;
+};
+const tall = Array.from(col.querySelectorAll('td, th')).filter(c => c.getClientRects().length && lines(c) > 3)
+    .map(c => c.innerText.trim().slice(0, 60).replace(/\s+/g, ' ') + ' (' + lines(c) + ' lines)');
+const uncaptioned = Array.from(col.querySelectorAll('.cell_output img')).filter(i => {
+  const cell = i.closest('.cell');
+  return !(cell && /Figure \d+\./.test(cell.textContent));
+}).map(i => (i.getAttribute('src') || '').slice(0, 60));
 return {imgs: imgs, links: links, ids: ids, errs: errs, scripts: scripts, prose: prose.join(' '),
         text: document.body ? document.body.innerText : '', narrow: narrow, wide: wide, nan: nan,
-        longnum: longnum};
+        longnum: longnum, paragraphs: paragraphs, free_of_ids: freeOfIds, tables: tables,
+        figure_labels: figureLabels, small: small, tall: tall, uncaptioned: uncaptioned};
 """
 
 # waits for MathJax's typesetting where the page loads MathJax (polling up to 3 s for it to start); a page without
@@ -163,6 +221,23 @@ def check(site: str | Path) -> list[str]:
                 f"{rel}: {len(info['longnum'])} table cell(s) with five or more significant decimals, e.g. "
                 f"{info['longnum'][0]!r} (show 3 significant digits)"
             )
+        for t in info["small"]:
+            problems.append(f"{rel}: table text under 12 px: {t!r}")
+        if info["tall"]:
+            problems.append(
+                f"{rel}: {len(info['tall'])} table cell(s) wrap past three lines, e.g. {info['tall'][0]!r} "
+                "(a short word in the cell, the long reading in the note)"
+            )
+        for src in info["uncaptioned"]:
+            problems.append(f"{rel}: figure without a numbered caption: {src}")
+        reading = consistency.Page(
+            sentences=info["paragraphs"],
+            tables=[[[tuple(c) for c in row] for row in t] for t in info["tables"]],
+            figure_labels=info["figure_labels"],
+            identifier_free=info["free_of_ids"],
+        )
+        paper_page = bool(consistency.PAPER_PAGE.search(rel.as_posix()))
+        problems += [f"{rel}: {p}" for p in consistency.problems(reading, paper_page=paper_page)]
         for t in sorted(set(info["nan"])):
             n = info["nan"].count(t)
             problems.append(f"{rel}: {n} NaN/None cell(s) in table {t!r} (show '—' and say why)")

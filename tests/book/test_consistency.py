@@ -1,0 +1,89 @@
+"""The page-consistency check reads a page as a reader does and fails on what its numbers do not support: each
+case below is a sentence or table the book printed before it was fixed (a finding of a read of the demo book)."""
+
+from pluralign.book import consistency as C
+
+
+def _page(sentences=(), tables=(), figure_labels=(), free=None):
+    return C.Page(
+        sentences=list(sentences),
+        tables=[list(t) for t in tables],
+        figure_labels=list(figure_labels),
+        identifier_free=list(sentences if free is None else free),
+    )
+
+
+def test_a_direction_read_off_an_interval_that_contains_zero_fails():
+    row = [
+        ("", "Single Correct"),
+        ("r (this run)", "−0.157 [−0.412, 0.101]"),
+        ("verdict", "same direction as the paper"),
+    ]
+    assert any("contains 0" in p for p in C.problems(_page(tables=[[row]])))
+    ok = [("", "Single Correct"), ("r (this run)", "−0.157 [−0.412, 0.101]"), ("verdict", "inconclusive")]
+    assert C.problems(_page(tables=[[ok]])) == []
+
+
+def test_inconclusive_beside_an_interval_that_excludes_zero_fails():
+    s = "The difference is 0.101 [0.067, 0.138], inconclusive at this sample size."
+    assert any("excludes 0" in p for p in C.problems(_page([s])))
+
+
+def test_a_verdict_beside_an_interval_that_excludes_the_planted_value_must_say_so():
+    bad = "The gap is 0.155 [0.085, 0.229] against a planted gap of 0.328: supported, the model resists more."
+    assert any("excludes the planted value 0.328" in p for p in C.problems(_page([bad])))
+    good = "The gap is 0.155 [0.085, 0.229], below the planted gap of 0.328: the model resists less than planted."
+    assert C.problems(_page([good])) == []
+    row = [("", "gap"), ("estimate", "−0.538 [−0.623, −0.450]"), ("planted", "−0.153"), ("verdict", "supported")]
+    assert any("excludes the planted value" in p for p in C.problems(_page(tables=[[row]])))
+
+
+def test_a_count_shown_with_decimals_and_a_share_shown_as_whole_numbers_fail():
+    table = [
+        [("", "SEAL"), ("pairs", "502.0"), ("alignment", "1")],
+        [("", "this run"), ("pairs", "502"), ("alignment", "1")],
+    ]
+    found = "\n".join(C.problems(_page(tables=[table])))
+    assert "count column 'pairs' shows numbers with decimals" in found
+    assert "share column 'alignment' shows only whole numbers" in found
+    fixed = [
+        [("", "SEAL"), ("pairs", "502"), ("alignment", "72.4 %")],
+        [("", "run"), ("pairs", "9"), ("alignment", "0.566")],
+    ]
+    assert C.problems(_page(tables=[fixed])) == []
+
+
+def test_a_missing_value_inside_a_sentence_fails_but_a_dash_between_words_does_not():
+    assert C.problems(_page(["The paper's Δ would be decided at this run's own Δ at about —."]))
+    assert C.problems(_page(["The paper's Δ is — here."]))
+    assert C.problems(_page(["Two RMs — the pre-D and the post-D one — are compared."])) == []
+    assert C.problems(_page(["— : the paper reports nothing for that model."])) == []
+
+
+def test_the_same_sentence_twice_on_a_page_fails():
+    s = "On this run the two rules disagree on 104 pairs here, which the table lists."
+    assert any("2 times" in p for p in C.problems(_page([s, "Other text.", s])))
+
+
+def test_a_stated_reason_that_its_numbers_contradict_fails():
+    row = [("", "Multiple Correct"), ("N", "21"), ("r", "—"), ("note", "too few pairs for a correlation (N < 10)")]
+    assert any("beside N = 21" in p for p in C.problems(_page(tables=[[row]])))
+    assert any("beside N = 31" in p for p in C.problems(_page(["No correlation with N = 31 (N < 10)."])))
+    assert C.problems(_page(["No correlation with N = 7 (N < 10)."])) == []
+
+
+def test_code_identifiers_fail_on_a_paper_page_outside_the_reproduce_box():
+    page = _page(
+        ["The setting labeller_rule is read here.", "pluralign.seal.imprint computes it."],
+        tables=[[[("", "x"), ("kind_domain", "1")]]],
+        figure_labels=["last_response_is_honest"],
+        free=["The setting labeller_rule is read here."],
+    )
+    found = "\n".join(C.problems(page, paper_page=True))
+    assert "'labeller_rule' in a prose" in found
+    assert "'kind_domain' in a table header" in found
+    assert "'last_response_is_honest' in a figure label" in found
+    assert "pluralign.seal.imprint" not in found  # the reproduce box may name modules
+    assert C.problems(page, paper_page=False) == []  # the appendix may name code
+    hub = _page(["Scored on openai/summarize_from_feedback and in helpsteer2.parquet."])
+    assert C.problems(hub, paper_page=True) == []
