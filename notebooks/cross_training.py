@@ -42,15 +42,19 @@ study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(gl
 report.profile_note(profile, stand_ins(study, "training"))
 
 # %% [markdown]
-# ## The models
-
-# %% tags=["hide-input"]
-training_page.models_trained(study).glue()
+# :::{admonition} What this page finds
+# :class: tip
+# - Bradley–Terry on majority labels: decisiveness gap {glue:text}`x_gap_ref` (the paper's Table 2 implies
+#   {glue:text}`x_gap_paper_ref` on {glue:text}`x_gap_paper_data`): {glue:text}`x_gap_ref_verdict`.
+# - The other trainings: {glue:text}`x_gap_summary`.
+# - The notes under the tables give each model's reading, and its Pearson r with $p^*$ against the reference model.
+# :::
 
 # %% [markdown]
-# A training pair without a margin (the synthetic judge gave it no parseable verdict) trains with margin 0, for which
-# Eq. 4 is the plain Bradley–Terry loss. Training pairs without a margin here: {glue:text}`x_n_no_margin` (the note
-# above says of how many training pairs, per data set when there are several).
+# ## The models
+
+# %% tags=["remove-input"]
+training_page.models_trained(study).glue()
 
 # %% [markdown]
 # ## Table 2's measure and Pearson r with p\*, per agreement class
@@ -58,7 +62,7 @@ training_page.models_trained(study).glue()
 # On the demo the planted column is Table 2's measure of the population itself, $\max(p^*, 1 - p^*)$: how
 # decisive a model that knew the population exactly would be on those pairs.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 training_page.measures(study)
 
 # %% [markdown]
@@ -72,11 +76,15 @@ training_page.measures(study)
 # Table 2's measure on high-agreement preferences minus on diverging pairs: positive when a model is less sure
 # of itself where people disagree.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 training_page.decisiveness_gaps(study).glue()
 
 # %% [markdown]
 # A model "handles" disagreement on this evidence when its gap is positive and its Pearson r with $p^*$ is at least
 # the reference model's. The planted gap says how large the gap of a model that knew the population would be; a
 # gap far above it is over-correction, not calibration. The MSE model's measure is on the Likert scale, so its gap
-# is only compared with zero.
+# is only compared with zero. The paper's gaps are differences of Table 2's printed means on HelpSteer2 or
+# MultiPref, real annotators and larger models: a sign to compare, not a value to reproduce.
+
+# %% tags=["remove-input"]
+report.reproduce("cross_training", "pluralign.cross.training", "pluralign.cross.pages.training_page")

@@ -7,9 +7,23 @@ def test_distribution_and_separation_with_the_planted_truth_beside(small_study, 
     dist, sep = margins_page.distribution(small_study), margins_page.separation(small_study)
     assert no_nan(dist) and no_nan(sep)
     assert dist.figure is not None
-    assert "planted |2p*−1| (demo truth)" in dist.table.index.get_level_values("margin")
-    assert "planted (demo truth)" in sep.table.columns
+    assert "planted population margin" in dist.table.index.get_level_values("margin")
+    assert "planted (population margin)" in sep.table.columns
+    assert dist.caption.startswith("Top: the margin m of Eq. 3") and sep.forest_caption
     assert list(sep.table.index) == ["synthetic (n = 10)", "gold (annotators)"]
     assert sep.values["x_auc_name_1"] == "gold (annotators)" and 0 <= sep.values["x_auc_0"] <= 1
-    assert "the synthetic margin is the independent test" in sep.note
-    assert margins_page.separation.quotes == ("x_auc_0", "x_auc_lo_0", "x_auc_hi_0", "x_auc_name_0", "x_auc_verdict_0")
+    assert "the synthetic margin is the test independent of the annotators" in sep.note
+    assert set(sep.table["verdict"]) <= {
+        f"{a}; {b} planted" for a in ("above 0.5", "below 0.5", "inconclusive") for b in ("covers", "above", "below")
+    }
+    assert sep.values["x_auc_synthetic"].startswith("the synthetic (n = 10) margin separates them with AUROC ")
+    assert sep.values["x_auc_gold"].startswith("AUROC ")
+    assert margins_page.separation.quotes == (
+        "x_auc_0",
+        "x_auc_lo_0",
+        "x_auc_hi_0",
+        "x_auc_name_0",
+        "x_auc_verdict_0",
+        "x_auc_synthetic",
+        "x_auc_gold",
+    )

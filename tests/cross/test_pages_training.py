@@ -18,7 +18,10 @@ def test_the_five_models_train_and_are_compared(small_study, no_nan):
     assert "synthetic margins (n = 10)" in trained.note
     assert "planted p*" in measures.table.columns and measures.figure is not None
     assert "planted gap (population p*)" in gaps.table.columns
-    assert sorted(k for k in gaps.values if k.startswith("x_gap_")) == [f"x_gap_{k}" for k in range(5)]
+    assert sorted(k for k in gaps.values if k[len("x_gap_") :].isdigit()) == [f"x_gap_{k}" for k in range(5)]
+    assert gaps.values["x_gap_paper_ref"] == "0.029" and gaps.values["x_gap_paper_data"] == "HelpSteer2"
+    assert "paper's gap (HelpSteer2, Table 2)" in gaps.table.columns
+    assert "—" not in gaps.note  # no em dash inside a sentence: the reference model says so in words
 
 
 def test_the_page_counts_the_training_pairs_without_a_synthetic_margin(small_study):

@@ -19,6 +19,7 @@ __all__ = [
     "against",
     "Reading",
     "read_against_planted",
+    "short_verdict",
     "no_estimate_reason",
     "MIN_POINTS",
 ]
@@ -148,6 +149,15 @@ def read_against_planted(
         vs_null=vs_null,
         vs_planted=side,
     )
+
+
+def short_verdict(v, lo, hi, *, null: float = 0.0, above: str, below: str) -> str:
+    """The words of a table cell for the verdict :func:`verdict` gives at length: ``above`` / ``below`` when the
+    CI lies wholly above / below ``null``, "inconclusive" when it contains it, "no estimate" without one (a
+    verdict's reason for having none, "— (reference model)", stays as :func:`no_estimate_reason` gives it)."""
+    if any(x is None or not np.isfinite(float(x)) for x in (v, lo, hi)):
+        return "no estimate"
+    return {"above": above, "below": below, "covers": "inconclusive"}[against(lo, hi, null)]
 
 
 def no_estimate_reason(verdict) -> str | None:

@@ -48,7 +48,8 @@ def margins_by_class(long: pd.DataFrame, separation: pd.DataFrame):
     sns.boxplot(long, x="class", y="m", hue="margin source", order=order, ax=ax, fliersize=1.5)
     ax.set_ylabel("margin m (Eq. 3)")
     ax.set_xlabel("agreement class (Diverging Preferences §3)")
-    ax.legend(title="margin source", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.set_xticks(range(len(order)), [c.replace("high-agreement-", "high-agreement\n") for c in order])
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
     y = np.arange(len(s))
     ok = s["AUROC"].notna().to_numpy()
     plotstyle.ci_points(bx, s["AUROC"][ok], y[ok], s["lo"][ok], s["hi"][ok], "estimate (95% CI)")
@@ -60,7 +61,7 @@ def margins_by_class(long: pd.DataFrame, separation: pd.DataFrame):
     bx.set_ylim(-0.6, len(s) - 0.4)
     bx.invert_yaxis()
     bx.set_xlabel("AUROC of 1 − m: diverging vs high-agreement pairs")
-    bx.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    bx.legend(loc="center left", frameon=False)
     return _done(fig)
 
 
@@ -82,22 +83,25 @@ def sigma_vs_margin(frame: pd.DataFrame, sources: list[str]):
 def regimes_by_class(table: pd.DataFrame):
     """SEAL's four regime shares per agreement class (stacked bars, Table 1) and the post-D resistance a₋ with
     its 95% CI (the planted population a₋ as a cross where there is one); ``table``:
-    :func:`~pluralign.cross.regimes.regimes_by_class`."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(WIDTH, 0.5 * len(table) + 2.6), sharey=True)
+    :func:`~pluralign.cross.regimes.regimes_by_class`. Drawn at the text column's width (:data:`WIDTH`)."""
+    fig, (ax, bx) = plt.subplots(
+        1, 2, figsize=(WIDTH, 0.75 * len(table) + 2.4), sharey=True, gridspec_kw={"width_ratios": [1.3, 1]}
+    )
     left = np.zeros(len(table))
     y = np.arange(len(table))
     for r, c in zip(REGIMES, ("#55a868", "#4c72b0", "#c44e52", "#dd8452")):
         ax.barh(y, table[r], left=left, color=c, label=r)
         left += table[r].to_numpy()
-    ax.set_yticks(y, [f"{i} ({n} pairs)" for i, n in zip(table.index, table["pairs"])])
-    ax.set_xlabel("share of pairs (SEAL Table 1 regimes)")
+    ax.set_yticks(y, [f"{i}\n{n} pairs" for i, n in zip(table.index, table["pairs"])])
+    ax.set_xlabel("share of pairs in each regime")
+    ax.set_xlim(0, 1)
     ax.invert_yaxis()
-    ax.legend(loc="upper center", bbox_to_anchor=(1.0, -0.22), ncol=4, frameon=False)
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, frameon=False)
     plotstyle.ci_points(bx, table["a- post"], y, table["lo"], table["hi"], "post-D a₋ (95% CI)")
     if "planted a-" in table:
-        bx.plot(table["planted a-"], y, "x", color="k", label="planted: population a₋")
+        bx.plot(table["planted a-"], y, "x", color="k", ms=8, label="planted: population a₋")
     bx.set_xlabel("resistance a₋ = 1 − a₊")
-    bx.legend(loc="best")
+    bx.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), frameon=False)
     return _done(fig)
 
 

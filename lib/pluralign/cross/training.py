@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign.cross.common import class_masks, intervals, verdict
+from pluralign.cross.common import class_masks, intervals, read_against_planted, short_verdict, verdict
 from pluralign.diverging import reward_models as rmod
 from pluralign.stats import bootstrap_ci, paired_bootstrap_ci
 
@@ -206,10 +206,24 @@ def _gap_delta(x: np.ndarray, ref: np.ndarray, div: np.ndarray, reference: str, 
             d,
             dlo,
             dhi,
-            above=f"handles disagreement better than {reference}",
-            below=f"handles disagreement worse than {reference}",
+            above=f"a larger gap than {reference}: less decisive on diverging pairs relative to high-agreement ones",
+            below=f"a smaller gap than {reference}: more decisive on diverging pairs relative to high-agreement ones",
         ),
+        "delta_short": short_verdict(d, dlo, dhi, above="larger gap", below="smaller gap"),
     }
+
+
+#: What a model's decisiveness gap means against the population's own gap (Table 2's measure of a model that knew
+#: p*: mean max(p*, 1 − p*) on high-agreement prefs. minus on diverging pairs), where the CI sits against it
+#: (:func:`pluralign.cross.common.read_against_planted`).
+PLANTED_READING = {
+    "covers": "its CI covers the population's own gap ({p}): as much as a model that knew the population",
+    "below": "its CI lies below the population's own gap ({p}): less than a model that knew the population",
+    "above": (
+        "its CI lies above the population's own gap ({p}): more than a model that knew the population, an "
+        "over-correction rather than calibration"
+    ),
+}
 
 
 def decisiveness_gaps(
@@ -225,7 +239,8 @@ def decisiveness_gaps(
     """Per model, the decisiveness gap: Table 2's measure on high-agreement prefs. minus on diverging pairs,
     with a bootstrap CI (pairs of both classes resampled together), the verdict against 0, and the paired Δ
     of the gap to ``reference`` (same scale only). With ``p_star``, the planted gap of the population
-    (``max(p*, 1 − p*)``). Index ``model``."""
+    (``max(p*, 1 − p*)``), and the verdict read against it too (:data:`PLANTED_READING`). Index ``model``;
+    ``verdict`` / ``delta_verdict`` the long readings, ``short`` / ``delta_short`` a table cell's words."""
     vals = _values(classified, p_a, gap)
     kinds = {**{k: "p" for k in p_a}, **{k: "r" for k in gap}}
     masks = class_masks(classified, vals.index, ("high-agreement-pref", "diverging"))
@@ -236,6 +251,17 @@ def decisiveness_gaps(
     for model in vals.columns:
         x = vals[model].to_numpy(float)[keep]
         est, lo, hi = bootstrap_ci(np.column_stack([x, div]), _gap, n_boot=n_boot, seed=seed)
+        planted_here = planted if kinds[model] == "p" else np.nan
+        reading = read_against_planted(
+            est,
+            lo,
+            hi,
+            planted=planted_here,
+            above="less decisive on diverging pairs",
+            below="more decisive on diverging pairs",
+            planted_reading=PLANTED_READING,
+            why_missing="no diverging or no high-agreement pairs",
+        )
         row = {
             "model": model,
             "high-agreement pairs": int(masks["high-agreement-pref"].sum()),
@@ -243,25 +269,15 @@ def decisiveness_gaps(
             "gap": est,
             "lo": lo,
             "hi": hi,
-            "verdict": verdict(
-                est,
-                lo,
-                hi,
-                above="less decisive on diverging pairs",
-                below="more decisive on diverging pairs",
-                why_missing="no diverging or no high-agreement pairs",
-            ),
-            "planted gap": planted if kinds[model] == "p" else np.nan,
+            "verdict": reading.long,
+            "short": reading.short,
+            "planted gap": planted_here,
         }
         if model != reference and reference in vals and kinds[model] == kinds[reference]:
             row.update(_gap_delta(x, vals[reference].to_numpy(float)[keep], div, reference, n_boot=n_boot, seed=seed))
         else:
-            row.update(
-                delta=np.nan,
-                delta_lo=np.nan,
-                delta_hi=np.nan,
-                delta_verdict="— (reference model)" if model == reference else "— (a different scale)",
-            )
+            why = "reference model" if model == reference else "a different scale"
+            row.update(delta=np.nan, delta_lo=np.nan, delta_hi=np.nan, delta_verdict=f"— ({why})", delta_short=why)
         rows.append(row)
     return pd.DataFrame(rows).set_index("model")
 
@@ -308,6 +324,9 @@ def pearson_by_class(
                     "delta": e["delta"],
                     "delta_lo": e["delta_lo"],
                     "delta_hi": e["delta_hi"],
+                    "short": "reference model"
+                    if model == reference
+                    else short_verdict(e["delta"], e["delta_lo"], e["delta_hi"], above="higher r", below="lower r"),
                     "verdict": "— (reference model)"
                     if model == reference
                     else verdict(
@@ -346,7 +365,7 @@ def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFram
         out["planted p*"] = planted
     out["Pearson r with p* [95% CI]"] = intervals(p.reindex(m.index)[["r", "lo", "hi"]])[0]
     out["Δr vs " + REFERENCE + " [paired CI]"] = intervals(p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]])[0]
-    out["Pearson verdict"] = p.reindex(m.index)["verdict"].fillna("— (no p* for these pairs)")
+    out["Pearson r vs reference"] = p.reindex(m.index)["short"].fillna("no p* here")
     return out.set_axis(shown_index)
 
 
@@ -357,7 +376,7 @@ def display_gaps(gaps: pd.DataFrame) -> pd.DataFrame:
     out["gap (high-agreement − diverging) [95% CI]"] = shown
     if gaps["planted gap"].notna().any():
         out["planted gap (population p*)"] = planted
-    out["verdict"] = gaps["verdict"]
+    out["verdict"] = gaps["short"]
     out[f"Δ gap vs {REFERENCE} [paired CI]"] = intervals(gaps[["delta", "delta_lo", "delta_hi"]])[0]
-    out["Δ verdict"] = gaps["delta_verdict"]
+    out["Δ verdict"] = gaps["delta_short"]
     return out

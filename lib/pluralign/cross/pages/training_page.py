@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 
 from pluralign import report
-from pluralign.cross import margins_by_class as q1
 from pluralign.cross import plots
 from pluralign.cross import training as q4
 from pluralign.cross.common import no_estimate_reason
@@ -61,7 +60,7 @@ def measures(study: Study) -> report.Result:
     measure, _, pearson = study.measures
     if pearson is None:
         pearson = measure[["model", "class"]].assign(
-            **dict.fromkeys(_PEARSON_ESTIMATES, np.nan), verdict="— (no p* on this profile)"
+            **dict.fromkeys(_PEARSON_ESTIMATES, np.nan), verdict="— (no p* on this profile)", short="no p* here"
         )
     both = measure.merge(
         pearson[["model", "class", *_PEARSON_ESTIMATES, "verdict"]],
@@ -80,27 +79,111 @@ def measures(study: Study) -> report.Result:
         xlabel=["Table 2 measure", "Pearson r with p*", f"Δr vs {q4.REFERENCE}"],
         why=[None, None, "why"],
     )
+    every = pearson[(pearson["class"] == "all") & (pearson["model"] != q4.REFERENCE)]
+    lines = [
+        f"- **{m}**, Pearson r with p\\* over all held-out pairs: {v}."
+        for m, v in every[["model", "verdict"]].itertuples(index=False)
+        if no_estimate_reason(v) is None
+    ]
+    planted = (
+        " (dotted: the population's own measure, max(p\\*, 1 − p\\*), per class)"
+        if measure["planted"].notna().any()
+        else ""
+    )
     return report.Result(
         table=q4.display_measure(measure, pearson),
         forest=forest,
+        forest_caption=(
+            "Per model and agreement class: Table 2's measure, Pearson r with p* and its paired difference to "
+            f"{q4.REFERENCE}, each with its 95% CI"
+            + (" (cross: the population's own measure)." if measure["planted"].notna().any() else ".")
+        ),
         figure=plots.training_measures(measure),
+        caption=f"Table 2's measure, mean P(chosen ≻ rejected) on the held-out pairs, per model and agreement class "
+        f"with its 95% CI{planted}.",
+        note="\n".join(lines),
         data={"measure": measure, "pearson": pearson},
     )
 
 
-@report.section()
+#: This page's models and the columns of Diverging Preferences' Table 2 they reproduce.
+PAPER_MODELS = {"BT (majority)": "BT (Agg)", "BT (all annotations)": "BT (All)", "MSE (Likert)": "MSE (Agg)"}
+
+
+def paper_gaps(dataset: str) -> dict:
+    """The decisiveness gap Diverging Preferences' Table 2 implies for each of :data:`PAPER_MODELS` on
+    ``dataset`` ("MultiPref" or "HelpSteer2"): its measure on High-Agreement Prefs. minus on Diverging Prefs.
+    (All), from the printed numbers (3 decimals, so the difference is exact); a model the table lacks is left out."""
+    from pluralign import paper
+
+    out = {}
+    for ours, theirs in PAPER_MODELS.items():
+        try:
+            hi = paper.value("diverging", "Table 2", f"{dataset} / High-Agreement Prefs.", theirs)
+            div = paper.value("diverging", "Table 2", f"{dataset} / Diverging Prefs. (All)", theirs)
+        except KeyError:
+            continue
+        out[ours] = round(hi - div, 3)
+    return out
+
+
+def _paper_dataset(study: Study) -> str:
+    """The data set of Table 2 a study's data is compared with: MultiPref for MultiPref, else HelpSteer2 (the
+    demo's pairs are in HelpSteer2's format)."""
+    name = str(getattr(study.data, "name", "")).lower()
+    return "MultiPref" if "multipref" in name else "HelpSteer2"
+
+
+def gap_summary(gaps: pd.DataFrame, reference: str = q4.REFERENCE) -> str:
+    """One sentence from :func:`pluralign.cross.training.decisiveness_gaps`'s paired differences: which models have
+    a larger, a smaller or an indistinguishable gap than ``reference`` (models on another scale left out)."""
+    parts = []
+    for label, key in (
+        ("a larger gap", "larger gap"),
+        ("a smaller gap", "smaller gap"),
+        ("no difference the CI can tell", "inconclusive"),
+    ):
+        names = [m for m, v in gaps["delta_short"].items() if v == key]
+        if names:
+            parts.append(f"{label} for {', '.join(names)}")
+    return f"against {reference}, " + "; ".join(parts) if parts else f"no other model is on {reference}'s scale"
+
+
+@report.section("x_gap_ref", "x_gap_ref_verdict", "x_gap_paper_ref", "x_gap_summary", "x_gap_paper_data")
 @each_data_set
 def decisiveness_gaps(study: Study) -> report.Result:
     """Per model, the decisiveness gap (Table 2 measure on high-agreement prefs. − on diverging pairs) with its
-    95% CI and verdict, and its paired Δ to BT on majority labels; the population's planted gap beside; values
-    ``x_gap_<k>`` per model k = 0, 1, … (the models trained)."""
+    95% CI and verdict (read against 0 and, on the demo, the population's planted gap), its paired Δ to BT on
+    majority labels, and the gap Table 2 of the paper implies beside (:func:`paper_gaps`); short words in the
+    table, the long readings in the note. Values ``x_gap_<k>`` per model k = 0, 1, … (the models trained), the
+    reference model's gap (``x_gap_ref``, text with its CI) and reading (``x_gap_ref_verdict``), the paper's
+    (``x_gap_paper_ref``, on ``x_gap_paper_data``) and the comparison of the others (``x_gap_summary``)."""
     _, gaps, _ = study.measures
+    dataset = _paper_dataset(study)
+    theirs = paper_gaps(dataset)
     values = {f"x_gap_{k}": float(r["gap"]) for k, (_, r) in enumerate(gaps.iterrows())}
+    shown = q4.display_gaps(gaps)
+    gap_col = "gap (high-agreement − diverging) [95% CI]"
+
+    def against_reference(r) -> str:
+        why = no_estimate_reason(r["delta_verdict"])
+        if why == "reference model":
+            return "it is the reference model"
+        if why is not None:
+            return f"not compared with {q4.REFERENCE} ({why})"
+        return f"against {q4.REFERENCE}, {r['delta_verdict']}"
+
     lines = [
-        f"- **{m}**: gap {q1.interval(r['gap'], r['lo'], r['hi'])} — {r['verdict']}; "
-        f"against {q4.REFERENCE}: {r['delta_verdict']}."
-        for m, r in gaps.iterrows()
+        f"- **{m}**: gap {shown.loc[m, gap_col]}: {r['verdict']}; {against_reference(r)}." for m, r in gaps.iterrows()
     ]
+    table = shown.copy()
+    if theirs:
+        col = f"paper's gap ({dataset}, Table 2)"
+        table.insert(
+            table.columns.get_loc("verdict"),
+            col,
+            [report.fmt_fixed(theirs[m], 3) if m in theirs else "not in Table 2" for m in table.index],
+        )
     forest = report.forest_plot(
         gaps.assign(why=gaps["delta_verdict"].map(no_estimate_reason)),
         estimate=["gap", "delta"],
@@ -110,6 +193,26 @@ def decisiveness_gaps(study: Study) -> report.Result:
         xlabel=["decisiveness gap (high-agreement − diverging)", f"Δ gap vs {q4.REFERENCE}"],
         why=[None, "why"],
     )
+    ref = q4.REFERENCE
+    values.update(
+        {
+            "x_gap_ref": shown.loc[ref, gap_col] if ref in shown.index else "not trained",
+            "x_gap_ref_verdict": gaps.loc[ref, "verdict"] if ref in gaps.index else "the reference model did not train",
+            "x_gap_paper_ref": report.fmt_fixed(theirs[ref], 3) if ref in theirs else "not reported",
+            "x_gap_paper_data": dataset,
+            "x_gap_summary": gap_summary(gaps),
+        }
+    )
+    planted = gaps["planted gap"].notna().any()
     return report.Result(
-        table=q4.display_gaps(gaps), forest=forest, note="\n".join(lines), values=values, data={"gaps": gaps}
+        table=table,
+        forest=forest,
+        forest_caption=(
+            "Left: each model's decisiveness gap with its 95% CI"
+            + (" (cross: the population's own gap)" if planted else "")
+            + f"; right: its paired difference to {q4.REFERENCE}."
+        ),
+        note="\n".join(lines),
+        values=values,
+        data={"gaps": gaps, "paper": theirs},
     )
