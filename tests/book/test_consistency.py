@@ -77,13 +77,14 @@ def test_code_identifiers_fail_on_a_paper_page_outside_the_reproduce_box():
         ["The setting labeller_rule is read here.", "pluralign.seal.imprint computes it."],
         tables=[[[("", "x"), ("kind_domain", "1")]]],
         figure_labels=["last_response_is_honest"],
-        free=["The setting labeller_rule is read here."],
+        free=["The setting labeller_rule is read here.", "Computed by pluralign.seal.imprint here."],
     )
     found = "\n".join(C.problems(page, paper_page=True))
     assert "'labeller_rule' in a prose" in found
     assert "'kind_domain' in a table header" in found
     assert "'last_response_is_honest' in a figure label" in found
-    assert "pluralign.seal.imprint" not in found  # the reproduce box may name modules
+    assert "'pluralign.seal.imprint' in a prose" in found
+    assert "computes it" not in found  # the reproduce box (not in identifier_free) may name modules
     assert C.problems(page, paper_page=False) == []  # the appendix may name code
     hub = _page(["Scored on openai/summarize_from_feedback and in helpsteer2.parquet."])
     assert C.problems(hub, paper_page=True) == []

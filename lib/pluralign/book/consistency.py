@@ -15,7 +15,8 @@ returns one line per contradiction:
 - the **same sentence twice** on a page (sentences of eight words or more);
 - a **stated reason its own numbers contradict**: "N < 10" (or "fewer than 10") beside N ≥ 10 in the same row or
   sentence;
-- on a paper page (Parts I–IV): a **code identifier** (``snake_case``) in the prose, a table's headers or row labels,
+- on a paper page (Parts I–IV): a **code identifier** (``snake_case``, a module path) in the prose (inline code
+  included), a table's headers or row labels,
   or a figure's labels, outside the "Reproduce this page" box.
 
 The checks read the rendered text, not the code that wrote it, so they hold for every page and every profile."""
@@ -56,6 +57,8 @@ DASH_VALUE = re.compile(
 )
 REASON = re.compile(r"(?:\bN\s*<\s*|\bfewer than\s+)(\d+)", re.I)
 N_VALUE = re.compile(r"\bN\s*=\s*(\d[\d,]*)")
+#: a module path of the library ("pluralign.seal.imprint"): code, named only in a page's reproduce box
+MODULE = re.compile(r"\bpluralign(?:\.[a-z_]+)+")
 SNAKE = re.compile(r"(?<![\w/.\-@])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/.\-(])")
 _COUNT_HEADER = re.compile(
     r"^(n|N|count|counts|pairs|entries|judgments|annotators|items|rows|dropped|kept|removed)$|\(N\)$|^N \(|"
@@ -206,7 +209,7 @@ def problems(page: Page, paper_page: bool = False) -> list[str]:
         where += [("table row label", row[0][1]) for rows in page.tables for row in rows if row and row[0][0] == ""]
         where += [("figure label", t) for t in page.figure_labels]
         for kind, text in where:
-            for m in SNAKE.finditer(text):
+            for m in [*SNAKE.finditer(text), *MODULE.finditer(text)]:
                 if (kind, m.group(0)) not in seen:
                     seen.add((kind, m.group(0)))
                     out.append(f"code identifier {m.group(0)!r} in a {kind}: {text.strip()[:80]!r}")

@@ -88,21 +88,20 @@ const nan = Array.from(col.querySelectorAll('td, th'))
     .map(c => { const t = c.closest('table'); return (t && t.innerText || '').slice(0, 50).replace(/\s+/g, ' '); });
 // what the page-consistency check reads (pluralign.book.consistency): paragraphs and list items outside tables
 // and code (folded ones too: textContent), with math and code removed; the reproduce box apart
-const clean = el => {
+const clean = (el, keepCode) => {
   const c = el.cloneNode(true);
-  c.querySelectorAll('mjx-container, .MathJax, script, style, pre, code, .pluralign-figure-labels, table, ' +
-                     'p, li, ul, ol').forEach(x => { if (x !== c) x.remove(); });
+  c.querySelectorAll('mjx-container, .MathJax, script, style, pre, .pluralign-figure-labels, table, ' +
+                     'p, li, ul, ol' + (keepCode ? '' : ', code')).forEach(x => { if (x !== c) x.remove(); });
   return (c.textContent || '').replace(/\s+/g, ' ').trim();
 };
 const paragraphs = [], freeOfIds = [];
 col.querySelectorAll('p, li, dd, figcaption, .admonition-title').forEach(el => {
   if (el.closest('table, pre, .highlight, .cell_input, .pluralign-figure-labels, nav, .bd-toc, footer')) return;
-  const t = clean(el);
-  if (!t) return;
-  paragraphs.push(t);
+  const t = clean(el, false);
+  if (t) paragraphs.push(t);
   const box = el.closest('.admonition');
   const title = box && box.querySelector('.admonition-title');
-  if (!(title && /Reproduce this page/.test(title.textContent))) freeOfIds.push(t);
+  if (!(title && /Reproduce this page/.test(title.textContent))) freeOfIds.push(clean(el, true));
 });
 const tables = Array.from(col.querySelectorAll('table')).map(t => {
   const headRows = t.tHead ? Array.from(t.tHead.rows) : [];
