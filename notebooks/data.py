@@ -56,8 +56,8 @@ page.overview().glue()
 # The label distributions show how each format expresses strength: MultiPref-style data has slight
 # and significant preferences and ties; chosen/rejected data has only ±2.
 
-# %% tags=["hide-input"]
-page.label_shares().figure
+# %% tags=["remove-input"]
+page.label_shares()
 
 # %% [markdown]
 # ## Per data set: data cards and text lengths (words)
@@ -67,3 +67,6 @@ page.cards()
 
 # %% tags=["remove-input"]
 page.lengths()
+
+# %% tags=["remove-input"]
+report.reproduce("data", "pluralign.data.summary", "pluralign.data")

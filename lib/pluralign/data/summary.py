@@ -121,8 +121,10 @@ class DataPage:
         )
 
     def label_shares(self):
-        """Share of judgments per preference value and data set, as a table and a bar chart."""
+        """Share of judgments per preference value and data set: the table (percentages, one decimal) and a bar
+        chart whose legend sits above the axes, clear of every bar, with its caption."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import PercentFormatter
 
         from pluralign import plotstyle
 
@@ -130,15 +132,22 @@ class DataPage:
         from pluralign.report import Result
 
         dist = pd.concat({d.name: label_distribution(d)["share"] for d in self.datasets}, axis=1)
-        fig, ax = plt.subplots(figsize=(7, 3.2))
-        dist.plot.bar(ax=ax, rot=0)
-        ax.set_xticklabels([LABELS[i] for i in dist.index], fontsize=8)
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        dist.plot.bar(ax=ax, rot=0, width=0.8)
+        ax.set_xticklabels([LABELS[i] for i in dist.index])
         ax.set_ylabel("share of judgments")
-        ax.set_xlabel("")
-        ax.set_title("Preference labels per data set")
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        ax.set_xlabel("preference label")
+        ax.set_ylim(0, max(float(dist.to_numpy().max()), 0.01) * 1.05)
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(len(dist.columns), 3), frameon=False)
         fig.tight_layout()
         plt.close(fig)
-        return Result(dist.rename(index=LABELS).rename_axis("preference"), figure=fig)
+        shown = dist.rename(index=LABELS).rename_axis("preference").map(lambda v: f"{100 * v:.1f}%")
+        caption = (
+            "The share of judgments with each preference label, one bar per data set: chosen/rejected data has only "
+            "the two significant labels, multi-annotator data slight preferences and ties as well."
+        )
+        return Result(shown, figure=fig, caption=caption)
 
     def cards(self):
         """The data card of every loaded data set (:func:`card`), one row each (a profile that loads many data
