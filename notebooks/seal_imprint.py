@@ -43,30 +43,42 @@ from pluralign.seal.pages import imprint_page, stand_ins
 study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "imprint"))
 
+# %% [markdown]
+# :::{admonition} What this page finds
+# :class: tip
+# - **Imprints (Eq. 1, Table 5).** {glue:text}`t5_verdicts` In the paper training on hh-rlhf turned harmlessness from
+#   penalised ({glue:text}`paper_harmless_pre:.2f`) to the most rewarded feature
+#   ({glue:text}`paper_harmless_post:.2f`); {glue:text}`harmless_sentence`.
+# - **Planted weights (demo).** The trained RMs against the weights of the data they were trained on:
+#   {glue:text}`recovery_summary`.
+# - **Reward shifts on features (Eq. 2, Table 6).** {glue:text}`t6_verdicts` The regression explains
+#   R² = {glue:text}`t6_r2:.3f` of θ.
+# :::
+
 # %% tags=["remove-input"]
 seal.reported("labelling")
 
 # %% [markdown]
 # ## Featurization
 #
-# On the `paper` profile an LM-labeller answers the App. C.3 prompt for every entry (validated JSON,
-# resumable). Offline there is no instruction-tuned LM, so `demo` regresses on the simulator's
-# **planted** features, which are the ground truth, and `sample` uses the **rule-based featurizer**
+# On the paper profile an LM-labeller answers the App. C.3 prompt for every entry (validated JSON,
+# resumable). Offline there is no instruction-tuned LM, so the demo regresses on the simulator's
+# **planted** features, which are the ground truth, and the sample profile uses the **rule-based featurizer**
 # (refusal phrases, a sentiment lexicon, word lists for insults and explicit content, privacy
-# patterns, harmful-topic cues). On `demo` the rule-based featurizer is checked against the planted
+# patterns, harmful-topic cues). On the demo the rule-based featurizer is checked against the planted
 # labels, feature by feature, on the chosen and rejected entries together (this is also the
 # label-stability check of App. D.5 / Fig. 11, with the planted labels as the second labeller):
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 imprint_page.featurizer_check(study)
 
 # %% [markdown]
 # Which simulator feature plays which SEAL feature, and with what sign: every comparison with the paper's
 # tables below puts this run's estimate on the row of the SEAL feature its feature plays (multiplied by the
-# sign), beside the paper's number. On the `sample` and `paper` profiles the features carry SEAL's names and
+# sign), beside the paper's number. On the sample and paper profiles the features carry SEAL's names and
 # the mapping is the identity.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 imprint_page.feature_mapping(study)
 
 # %% [markdown]
@@ -75,13 +87,13 @@ imprint_page.feature_mapping(study)
 # %% tags=["remove-input"]
 seal.reported("stability")
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 imprint_page.label_stability(study)
 
 # %% [markdown]
 # ## Feature prevalence in chosen and rejected entries (Table 4, Fig. 14)
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 imprint_page.prevalence(study)
 
 # %% [markdown]
@@ -92,19 +104,20 @@ imprint_page.prevalence(study)
 # %% [markdown]
 # ## Imprints of the pre-$\mathcal{D}$ and post-$\mathcal{D}$ reward models (Eq. 1, Table 5, Fig. 3 left)
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 imprint_page.imprints(study).glue()
 
 # %% [markdown]
 # Each row is one of SEAL's features (Table 5's, in its order): the paper's imprint beside this run's, in both
-# estimators (the paper's comes from "SEAL's code: OLS, no FE"); the figure shows the fixed-effects imprints of this
-# run's features. Two estimators of Eq. 1 on the same entries. **SEAL's code: OLS, no FE** — the paper's Table 5 was
-# computed this way (`analysis/angle.R`): plain OLS over the pooled entries with an intercept and the pair's row
-# number as a numeric covariate, classical standard errors, features dropped by VIF > 5 with the pair dummies in the
-# VIF's regressions. **Pair fixed effects (this project)** — Eq. 1 as written: a fixed effect $\alpha_i$ per pair,
-# standard errors clustered by pair (plotted above). The verdict compares the sign of this run's 95% CI with the
-# paper's estimate; the paper's estimates are on the OpenAssistant RMs' reward scale, this run's on its own RMs', so
-# only signs compare.
+# estimators (the paper's comes from "SEAL's code: OLS, no FE"); the figure shows the fixed-effects rows of the same
+# table, with the same names and signs. Two estimators of Eq. 1 on the same entries. **SEAL's code: OLS, no FE** —
+# the paper's Table 5 was computed this way (SEAL's analysis code): plain OLS over the pooled entries with an
+# intercept and the pair's row number as a numeric covariate, classical standard errors, features dropped by VIF > 5
+# with the pair dummies in the VIF's regressions. **Pair fixed effects (this project)** — Eq. 1 as written: a fixed
+# effect $\alpha_i$ per pair, standard errors clustered by pair (plotted above). The verdict reads significance as the
+# paper's Fig. 3 does, after Bonferroni: this run's 95% CI is corrected over the coefficients of its fit, and it is
+# compared with the paper's estimate only where the paper's own (Bonferroni) p-value finds one; the paper's estimates
+# are on the OpenAssistant RMs' reward scale, this run's on its own RMs', so only signs compare.
 #
 # Each regression uses {glue:text}`n_imprint_obs` entries (two per pair); {glue:text}`n_imprint_missing`
 # pairs with a missing label on either entry (an entry the labeller could not label) were dropped
@@ -112,7 +125,7 @@ imprint_page.imprints(study).glue()
 # VIF > 5 filter are listed below (the paper dropped {glue:text}`paper_vif_dropped`); features without
 # variation are dropped too.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 imprint_page.vif_dropped(study)
 
 # %% [markdown]
@@ -123,12 +136,12 @@ imprint_page.vif_dropped(study)
 #
 # ## Recovery of the planted weights (demo)
 #
-# On the `demo` profile the simulator's annotators weigh each planted feature with a known population
+# On the demo profile the simulator's annotators weigh each planted feature with a known population
 # weight, and their utility for an entry is that weighted sum plus judgment noise. Two checks, of two
 # different things: the method on that utility itself, and the trained reward models against the weights
 # of the data they were trained on (real data carry no planted weights, so other profiles skip this).
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 imprint_page.planted_recovery(study)
 
 # %% [markdown]
@@ -140,17 +153,27 @@ imprint_page.planted_recovery(study)
 #
 # Which chosen and rejected features go with a large reward shift $\theta_i$ between the two RMs?
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 imprint_page.shift_regression(study).glue()
 
 # %% [markdown]
-# Rows are SEAL's features (Table 6's, in its order); θ in degrees. The verdict compares the sign of this run's 95% CI
-# with the paper's estimate.
+# Rows are SEAL's features (Table 6's, in its order); θ in degrees, as the paper computes it (the
+# {ref}`rewards page <seal-rewards>` sets it beside θ on rewards centred per model). The verdict reads the
+# Bonferroni-corrected CI against the paper's estimate where the paper's own p-value finds one.
 #
 # The regression explains R² = {glue:text}`t6_r2:.3f` of the variation in $\theta_i$ (OLS with an
-# intercept, as SEAL's `angle.R`; Bonferroni over the coefficients). In the paper, a harmless or
-# refusing chosen entry and a harmful rejected one went with large positive shifts.
+# intercept, as SEAL's analysis code; Bonferroni over the coefficients). In the paper, a harmless or
+# refusing chosen entry and a harmful rejected one went with large positive shifts. On the demo the pre-D RM's
+# other data weighs several style features against D's population, so training on D turns the reward vectors of
+# pairs that differ in them by design: those rows read "set by simulator", not a direction.
 
 # %% [markdown]
 # On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `imprint_weights` and `imprint_text_weights` (Eq. 1 on a noisy oracle reward against the planted feature weights, on the planted features and on the featurizer's: the method) and `imprint_rm_weight_correlation` (the demo's trained RM against them).
+# {ref}`recovery page <recovery>` checks Eq. 1 on a noisy oracle reward against the planted feature weights (on the
+# planted features and on the featurizer's: the method), and the demo's trained RM against them.
+
+# %% tags=["remove-input"]
+report.reproduce(
+    "seal_imprint", "pluralign.seal.pages.imprint_page", "pluralign.seal.imprint", "pluralign.seal.compare",
+    "pluralign.seal.planted",
+)

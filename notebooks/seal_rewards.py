@@ -115,7 +115,7 @@ rewards_page.reward_shifts(study).glue()
 # RM's rewards average {glue:text}`reward_mean_pre:.3f` over the entries of $\mathcal{D}$ and the post-$\mathcal{D}$
 # RM's {glue:text}`reward_mean_post:.3f`. Definition 1's angle between the raw vectors moves with that offset; the
 # angle between the vectors of rewards centred on each model's mean does not, and is the better estimator of how
-# training on $\mathcal{D}$ turned a pair's rewards. {glue:text}`other_design`
+# training on $\mathcal{D}$ turned a pair's rewards.
 #
 # ## Alignment score and resistance (§ 2.2)
 #

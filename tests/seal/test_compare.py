@@ -147,7 +147,7 @@ def test_misalignment_logit_separation_is_not_plotted(tmp_path):
     st = Study(D=None, other=None, other_parts=[], view=pd.DataFrame({"pair_id": np.arange(n)}), rms=None, R=R, F=F)
     mis = resistance_page.misalignment(st)
     assert ("r", "harmfulness") in mis.data["separated"]
-    cell = mis.table.loc[("last_response_is_harmless", "rejected", "logit (Eq. 3 as written)"), THIS_RUN]
+    cell = mis.table.loc[("harmless", "rejected", "logit (Eq. 3 as written)"), THIS_RUN]
     assert cell == NOT_CONVERGED and "did not converge" in mis.note
     assert max(abs(x) for ax in mis.figure.axes for x in ax.get_xlim()) < 5
 

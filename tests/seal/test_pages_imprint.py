@@ -1,7 +1,6 @@
 """The SEAL feature-imprint page (seal.pages.imprint_page) on a simulated D with reward models whose rewards are the
 planted utility (the ``study`` fixture)."""
 
-import pandas as pd
 import pytest
 
 from pluralign.seal.pages import imprint_page
@@ -14,41 +13,42 @@ def test_imprint_page_sections(study):
     # Table 5's rows (SEAL's names): this run's estimate of the simulator feature that plays each, sign-aligned,
     # beside the paper's, in both variants of Eq. 1, with a verdict from the CI
     from pluralign.report import present_html
+    from pluralign.seal.compare import THIS_RUN, display_name
     from pluralign.seal.design import PAPER_FEATURES
 
     t = im.table
+    long = im.data["long"]
     assert t.index.names == ["SEAL feature", "RM", "estimator"] and len(t.columns) <= 7
-    run = "This run (simulator feature, sign-aligned)"
-    assert {"simulator feature", "In the paper", run, "verdict (95% CI)"} <= set(t.columns)
+    run = THIS_RUN
+    assert {"simulator feature", "In the paper", run, "verdict"} <= set(t.columns)
     fe = im.data["fixed_effects"]["post"].table["estimate"]
+    lf = long.set_index(["paper_feature", "group", "variant"])
     for sim, (name, sign) in PAPER_FEATURES.items():  # every mapped feature: the paper's number on this run's row
-        row = t.loc[(name, "post-D", "pair fixed effects (this project)")]
+        row = t.loc[(display_name(name), "post-D", "pair fixed effects (this project)")]
         assert float(row["In the paper"]) == pytest.approx(
             im.paper.set_index(["feature", "group"]).loc[(name, "post-D"), "estimate"]
         )
-        assert (
-            row[run] == pytest.approx(sign * fe[sim])
-            and row["simulator feature"] == f"{sim} × {'+1' if sign > 0 else '−1'}"
+        assert lf.loc[(name, "post-D", "pair fixed effects (this project)"), "estimate"] == pytest.approx(
+            sign * fe[sim]
         )
-    assert (
-        t.loc[("last_response_is_harmless", "post-D", "pair fixed effects (this project)"), "In the paper"] == "2.08980"
-    )  # as printed
+        assert row["simulator feature"] == f"{display_name(sim)} × {'+1' if sign > 0 else '−1'}"
+    assert t.loc[("harmless", "post-D", "pair fixed effects (this project)"), "In the paper"] == "2.08980"  # as printed
     assert im.values["n_t5_compared"] == len(PAPER_FEATURES)
-    # a paper-only feature: no number of this run, the reason in the verdict; demo-only features come last
-    eloq = t.loc[("last_response_is_eloquent", "post-D", "—")]
-    assert pd.isna(eloq[run]) and "no feature of this run plays it" in eloq["verdict (95% CI)"]
+    # a paper-only feature: no number of this run, the reason in short; demo-only features come last
+    eloq = t.loc[("eloquent", "post-D", "—")]
+    assert eloq[run] == "—" and eloq["verdict"] == "no counterpart"
     assert list(dict.fromkeys(t.index.get_level_values(0)))[-1] == "interpretation"
     assert "nan" not in present_html(t).lower()
     fc = imprint_page.featurizer_check(study)
-    assert fc.table.loc["last_response_is_refusal", "agreement"] == 1.0 and "AUROC" in fc.note
+    assert fc.table.loc["refusal", "agreement"] == 1.0 and "AUROC" in fc.note
     assert "LM-labellers" in imprint_page.label_stability(study).skipped
     prev = imprint_page.prevalence(study)
     p4 = prev.table
-    assert p4.loc["last_response_is_harmless", "simulator feature"] == "1 − harmfulness"
-    assert p4.loc["last_response_is_harmless", "share chosen (this run, simulator feature)"] == pytest.approx(
+    assert p4.loc["harmless", "simulator feature"] == "1 − harmfulness"
+    assert p4.loc["harmless", "share chosen (this run, simulator feature)"] == pytest.approx(
         1 - study.F.chosen["harmfulness"].mean()
     )
-    assert p4.loc["last_response_is_harmless", "share chosen (paper)"] == 0.942
+    assert p4.loc["harmless", "share chosen (paper)"] == 0.942
     rec = imprint_page.planted_recovery(study)
     assert rec.table.loc["Pearson r (imprint vs weight)", "planted utility (method check)"] == pytest.approx(1.0)
     assert imprint_page.vif_dropped(study).table.shape == (4, 1)

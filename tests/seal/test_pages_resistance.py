@@ -26,7 +26,7 @@ def test_resistance_page_sections(study):
 
     for rule, prio in (("harmless_first", "harmless"), ("helpful_first", "helpful")):
         g = labeller_gamma(study.F, priority=prio)
-        name = rule + (" (this page)" if rule == "harmless_first" else "")
+        name = resistance_page.RULE_NAMES[rule] + (" (this page)" if rule == "harmless_first" else "")
         assert lr.table.loc[name, "γ = c (chosen)"] == int(np.sum(g == "c"))
         assert lr.table.loc[name, "γ = r (rejected)"] == int(np.sum(g == "r"))
     assert lr.table.loc["SEAL's analysis code (hh-rlhf, harmless first)", "γ = c (chosen)"] == 28443
@@ -36,6 +36,7 @@ def test_resistance_page_sections(study):
     assert list(study.gamma) == list(labeller_gamma(study.F, priority="harmless"))  # the page's rule
     ag = resistance_page.labeller_agreement(study)
     assert ag.values["n_c"] + ag.values["n_r"] == resistance_page.decisive_pairs(study).table.iloc[0, 0]
+    assert lr.values["labeller_rule"] == "harmless first (SEAL's code)"  # the rule's name, not the setting's key
     assert ag.values["paper_n_decisive"] == "39,283" and ag.values["paper_share_i"] == 0.73
     mis = resistance_page.misalignment(study)
     assert mis.values["t7_base"] == pytest.approx(
@@ -46,9 +47,10 @@ def test_resistance_page_sections(study):
     )
     t7 = mis.table
     assert t7.index.names == ["SEAL feature", "entry", "estimator"] and len(t7.columns) <= 7
-    lpm = ("last_response_is_refusal", "rejected", "LPM (OLS on 0/1, Table 7's scale)")
+    lpm = ("refusal", "rejected", "LPM (OLS on 0/1, Table 7's scale)")
     assert t7.loc[lpm, "In the paper"] == "0.134595"  # as Table 7 prints it
-    assert t7.loc[lpm, "This run (simulator feature, sign-aligned)"] == pytest.approx(
+    long = mis.data["long"].set_index(["paper_feature", "group", "variant"])
+    assert long.loc[("last_response_is_refusal", *lpm[1:]), "estimate"] == pytest.approx(
         mis.data["linear"].table.loc[("r", "refusal"), "estimate"]
     )
 
@@ -108,8 +110,10 @@ def _with(study, **settings):
 def test_the_further_sections(study_with_other):
     study = study_with_other
     rt = resistance_page.regime_shift_tests(study)
-    assert isinstance(rt, Result) and rt.table.loc[("stayed-aligned", "all"), "n (SEAL code, hh-rlhf)"] == 77_646
-    assert rt.table.xs("all", level="group")["n"].sum() == len(study.view)
+    assert isinstance(rt, Result) and rt.table.loc[("stayed-aligned", "all"), "pairs in SEAL's code, hh-rlhf (n)"] == (
+        77_646
+    )
+    assert rt.table.xs("all", level="group")["pairs (n)"].sum() == len(study.view)
     assert "Welch" in rt.note
     # the page says the paper prints no statistic for these panels (fixed prose: the notebook's Markdown)
     assert "prints no test statistic" in (Path(__file__).parents[2] / "notebooks" / "seal_resistance.py").read_text()

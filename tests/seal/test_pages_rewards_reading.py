@@ -19,8 +19,7 @@ def test_the_dropped_pairs_sentence_counts_what_the_table_counts(study):
     # the case of the page: ties and even splits together (the page said "95 had a tied majority" beside 228)
     text = rewards_page.dropped_sentence(95, 133)
     assert text == (
-        "228 pairs had no chosen entry and were dropped "
-        "(95 with a tied majority and 133 split evenly between A and B)."
+        "228 pairs had no chosen entry and were dropped (95 with a tied majority and 133 split evenly between A and B)."
     )
     assert rewards_page.dropped_sentence(0, 0).startswith("Every pair has a majority label")
 
@@ -47,7 +46,7 @@ def test_reward_shifts_show_the_papers_theta_and_the_centred_one_with_the_offset
         np.mean(np.r_[R["post_chosen"], R["post_rejected"]]) - np.mean(np.r_[R["pre_chosen"], R["pre_rejected"]])
     )
     assert list(sh.table.columns) == [rewards_page.THETA_RAW, rewards_page.THETA_CENTRED]
-    assert sh.caption and "offset" in sh.note
+    assert sh.caption and "Offset between the two RMs" in sh.note
     # an offset on the post-D RM's rewards moves the paper's θ, not the centred one
     R2 = R.assign(post_chosen=R["post_chosen"] + 3.0, post_rejected=R["post_rejected"] + 3.0)
     moved = rewards_page.reward_shifts(dataclasses.replace(study, R=R2))

@@ -19,6 +19,7 @@ pages report such a term as "did not converge (separation)" and never plot it.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,7 +41,10 @@ __all__ = [
     "entries_on_paper_rows",
     "display_name",
     "display_table",
+    "display_text",
     "row_verdict",
+    "verdict_counts",
+    "verdict_sentence",
     "verdict_legend",
     "bonferroni_z",
     "bonferroni_tests",
@@ -110,12 +114,18 @@ def display_name(feature) -> str:
     return feature.replace("_", " ")
 
 
-def _display_cell(text):
-    """A cell of the source column ("harmfulness × −1", "verbosity (no SEAL feature)") with display names."""
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+
+
+def display_text(text):
+    """A text (a table cell such as "harmfulness × −1", "1 − factual_error", a list of features) with every
+    feature identifier in it replaced by its :func:`display_name`."""
     if not isinstance(text, str):
         return text
-    head, sep, tail = text.partition(" ")
-    return display_name(head) + sep + tail
+    return _IDENTIFIER.sub(lambda m: display_name(m.group(0)), text)
+
+
+_display_cell = display_text
 
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -502,12 +512,12 @@ def mapping_note(long: pd.DataFrame, source: str, flip: str = "times −1") -> s
     )
     if missing:
         text += (
-            f" — in this run's columns: no {source} plays that SEAL feature ({len(missing)} of the paper's rows: "
-            f"{', '.join(missing)})."
+            f" No {source} plays {len(missing)} of the paper's rows ({', '.join(missing)}): they have no estimate of "
+            "this run."
         )
     if own:
         text += f" Last, this run's features that no SEAL feature plays ({', '.join(own)}): no paper value."
-    return text
+    return display_text(text)
 
 
 def entry_estimates(t: pd.DataFrame, variant: str | None = None, status: dict | None = None) -> pd.DataFrame:
@@ -580,3 +590,34 @@ def entries_on_paper_rows(
         designed=designed,
     )
     return table, long, paper
+
+
+def verdict_counts(long: pd.DataFrame, variant: str | None = None) -> dict:
+    """How many rows of a table of :func:`~pluralign.seal.compare.on_paper_rows` (its ``long``; one estimator,
+    ``variant``) read each verdict, and how many the paper and this run both have a number for (``compared``)."""
+    d = long if variant is None else long[long["variant"] == variant]
+    d = d[d["paper"].notna()]
+    v = d["verdict"].value_counts()
+    return {
+        "compared": int(d["estimate"].notna().sum()),
+        **{k: int(v.get(k, 0)) for k in ("same sign", "opposite sign", "inconclusive", "n.s. in paper")},
+        "set by simulator": int(v.get("set by simulator", 0)),
+    }
+
+
+def verdict_sentence(counts: dict, what: str) -> str:
+    """The findings line of a comparison with one of the paper's tables, from :func:`verdict_counts`: "Of the N
+    coefficients of Table 5 this run and the paper both estimate, a have the paper's sign, b the opposite one, c are
+    inconclusive here, d are n.s. in the paper and e have a sign the demo's simulator sets"."""
+    parts = [
+        (counts["same sign"], "the paper's sign"),
+        (counts["opposite sign"], "the opposite sign"),
+        (counts["inconclusive"], "an interval that contains 0 here"),
+        (counts["n.s. in paper"], "no significant estimate in the paper"),
+        (counts["set by simulator"], "a sign the demo's simulator sets by design"),
+    ]
+    said = [f"{n} {'has' if n == 1 else 'have'} {t}" for n, t in parts if n]
+    if not counts["compared"]:
+        return f"No coefficient of {what} has an estimate both here and in the paper."
+    listed = ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1] if said else "none reads a verdict"
+    return f"Of the {counts['compared']} coefficients of {what} that this run and the paper both estimate, {listed}."

@@ -29,43 +29,54 @@ def _weights(data) -> pd.Series | None:
 def opposite_weights(D, other_parts: Sequence) -> pd.DataFrame:
     """The planted mean weight of every feature in D's population and in each part of the pre-D RM's other data,
     one row per feature, with ``opposite`` True where some part weighs it with the sign opposite to D's (both
-    non-zero). Columns ``D`` and one per part (its name); empty where D or the parts carry no planted weights."""
+    non-zero), ``mix`` the pair-count-weighted weight of the other data and D together (what the post-D RM is
+    trained on, :func:`~pluralign.seal.planted.mixed_weights`) and ``mix_opposite`` True where that mix has the
+    sign opposite to D's. Columns ``D`` and one per part (its name) before those; empty where D or the parts carry
+    no planted weights."""
+    from pluralign.seal.planted import mixed_weights
+
+    cols = ["D", "opposite", "mix", "mix_opposite"]
     wd = _weights(D)
-    parts = {getattr(p, "name", f"part {i + 1}"): _weights(p) for i, p in enumerate(other_parts or [])}
-    parts = {k: v for k, v in parts.items() if v is not None}
-    if wd is None or not parts:
-        return pd.DataFrame(columns=["D", "opposite"])
-    out = pd.DataFrame({"D": wd, **{k: v.reindex(wd.index) for k, v in parts.items()}})
+    named = [(getattr(p, "name", f"part {i + 1}"), _weights(p), len(p)) for i, p in enumerate(other_parts or [])]
+    if wd is None or not named or any(w is None for _, w, _ in named):
+        return pd.DataFrame(columns=cols)
+    out = pd.DataFrame({"D": wd, **{k: w.reindex(wd.index) for k, w, _ in named}})
     others = out.drop(columns="D").to_numpy(float)
-    d = out["D"].to_numpy(float)[:, None]
-    out["opposite"] = ((np.sign(others) * np.sign(d)) < 0).any(axis=1)
+    d = np.sign(out["D"].to_numpy(float))
+    out["opposite"] = ((np.sign(others) * d[:, None]) < 0).any(axis=1)
+    mix = mixed_weights([w for _, w, _ in named] + [wd], [n for _, _, n in named] + [len(D)]).reindex(wd.index)
+    out["mix"] = mix.to_numpy(float)
+    out["mix_opposite"] = np.sign(out["mix"].to_numpy(float)) * d < 0
     return out.rename_axis("feature")
 
 
-def designed_rows(weights: pd.DataFrame, features: Sequence[str], groups: Sequence[str]) -> list[tuple[str, str]]:
+def designed_rows(
+    weights: pd.DataFrame, features: Sequence[str], groups: Sequence[str], *, column: str = "opposite"
+) -> list[tuple[str, str]]:
     """The (SEAL feature, group) rows of a table of :func:`~pluralign.seal.compare.on_paper_rows` whose sign the
     demo's design sets: the SEAL feature played by each of this run's ``features`` that :func:`opposite_weights`
-    marks opposite, in each of ``groups`` (e.g. ``["pre-D"]`` for the pre-D imprint, ``["chosen", "rejected"]``
-    for the reward shift)."""
+    marks in ``column`` (``"opposite"``: the other data weighs it against D, which sets the pre-D RM's sign and the
+    reward shift's; ``"mix_opposite"``: the post-D RM's training mix still does), in each of ``groups`` (e.g.
+    ``["pre-D"]`` for the pre-D imprint, ``["chosen", "rejected"]`` for the reward shift)."""
     from pluralign.seal.design import paper_feature_map
 
     if weights is None or not len(weights):
         return []
-    opposite = set(weights.index[weights["opposite"].astype(bool)])
+    marked = set(weights.index[weights[column].astype(bool)])
     m = paper_feature_map(list(features))
-    return [(p, g) for f, p in m["paper_feature"].items() if isinstance(p, str) and f in opposite for g in groups]
+    return [(p, g) for f, p in m["paper_feature"].items() if isinstance(p, str) and f in marked for g in groups]
 
 
 def design_sentence(weights: pd.DataFrame) -> str:
-    """The other-data design in one sentence, from :func:`opposite_weights` (the features, D's weight and the
-    other data's); "" where there is none."""
+    """The other-data design in words, from :func:`opposite_weights` (the features, D's weight and the other
+    data's, and those the post-D RM's training mix still weighs against D); "" where there is none."""
     from pluralign.report import signed
     from pluralign.seal.compare import display_name
 
     if weights is None or not len(weights) or not weights["opposite"].any():
         return ""
     rows = weights[weights["opposite"].astype(bool)]
-    other = [c for c in rows.columns if c not in ("D", "opposite")]
+    other = [c for c in rows.columns if c not in ("D", "opposite", "mix", "mix_opposite")]
 
     def w(x):
         return signed(f"{float(x):+.1f}")
@@ -74,7 +85,15 @@ def design_sentence(weights: pd.DataFrame) -> str:
         f"{display_name(f)} ({w(r['D'])} in D, " + " / ".join(w(r[c]) for c in other) + " there)"
         for f, r in rows.iterrows()
     )
-    return (
+    text = (
         f"By the demo's design, the pre-D RM's other data weighs {len(rows)} planted features with the sign opposite "
         f"to D's population: {each} (mean planted weights)."
     )
+    mix = weights[weights["mix_opposite"].astype(bool)]
+    if len(mix):
+        kept = ", ".join(f"{display_name(f)} {signed(format(float(x), '+.2f'))}" for f, x in mix["mix"].items())
+        text += (
+            f" In the post-D RM's training data (the other data and D together) {len(mix)} of them "
+            f"{'keeps' if len(mix) == 1 else 'keep'} the other data's sign ({kept})."
+        )
+    return text

@@ -29,6 +29,7 @@ __all__ = [
     "imprint_recovery",
     "mixed_weights",
     "weight_recovery",
+    "recovery_reading",
 ]
 
 
@@ -248,3 +249,38 @@ def weight_recovery(study, imprint: dict) -> dict:
         "table": pd.concat({"planted utility": rec_u.table, **{k: v.table for k, v in parts.items()}}, axis=0),
         "reproduced": all(bool(v.table["covered"].all()) and v.sign_agreement == 1 for v in parts.values()),
     }
+
+
+def recovery_reading(parts: dict) -> str:
+    """What :func:`weight_recovery`'s checks of the trained RMs (``parts``: ``{label: ImprintRecovery}``) say, in one
+    sentence computed from their tables: reproduced (every rescaled weight inside its imprint's 95% CI, every sign
+    right), or which features are missed in scale (right sign, rescaled weight outside the CI) and which inverted
+    (opposite sign), counted over all the RMs' rows."""
+    from pluralign.seal.compare import display_name
+
+    rows = pd.concat([v.table for v in parts.values()]) if parts else pd.DataFrame()
+    if not len(rows):
+        return ""
+    inverted = rows["same_sign"] == 0
+    missed = ~rows["covered"].astype(bool) & ~inverted
+    n_inv, n_miss = int(inverted.sum()), int(missed.sum())
+    if not n_inv and not n_miss:
+        return "The trained RMs reproduce the planted weights within their intervals."
+    names = lambda mask: ", ".join(dict.fromkeys(display_name(f) for f in rows.index[mask.to_numpy()]))  # noqa: E731
+    n_rows = len(rows)
+    if not n_inv:
+        head = (
+            f"So the trained RMs give every planted weight its sign, and {n_miss} of the {n_rows} rescaled weights "
+            f"fall outside the imprint's 95% interval ({names(missed)}): misses in scale, none inverted."
+        )
+    else:
+        miss = f"{n_miss} missed in scale ({names(missed)})" if n_miss else "none missed in scale otherwise"
+        head = (
+            f"So the trained RMs do not reproduce the planted weights: of the {n_rows} rescaled weights, {n_inv} "
+            f"have the opposite sign ({names(inverted)}) and {miss}."
+        )
+    return (
+        head + " Their imprints mix what the frozen encoder makes easy to see with what the annotators rewarded: this "
+        "is a check of the small models, not of the method, and the imprints above describe these models, not the "
+        "populations' preferences."
+    )

@@ -12,6 +12,10 @@ from pluralign.report import Result
 from pluralign.seal import plots
 from pluralign.seal.compare import (
     VARIANT_NAMES,
+    bonferroni_tests,
+    display_name,
+    display_table,
+    display_text,
     entries_on_paper_rows,
     entry_estimates,
     mapping_note,
@@ -19,12 +23,16 @@ from pluralign.seal.compare import (
     on_paper_rows,
     paper_entries,
     prevalence_on_paper_rows,
+    verdict_counts,
+    verdict_legend,
+    verdict_sentence,
 )
 from pluralign.seal.design import entry_texts, feature_prevalence, stability_check
 from pluralign.seal.facts import DESIGN, paper_table, paper_value
 from pluralign.seal.features import rule_featurize
 from pluralign.seal.label_failures import require_labels
-from pluralign.seal.planted import featurizer_agreement, planted_taxonomy, weight_recovery
+from pluralign.seal.other_data import design_sentence, designed_rows
+from pluralign.seal.planted import featurizer_agreement, planted_taxonomy, recovery_reading, weight_recovery
 from pluralign.seal.shifts import reward_shift_regression
 from pluralign.seal.study import Study
 
@@ -82,7 +90,7 @@ def featurizer_check(study: Study) -> Result:
         f"came from {DESIGN['models']['labeller']}, cross-checked on {share:.0%} "
         f"of the entries against {' and '.join(DESIGN['models']['stability_labellers'])}."
     )
-    return Result(table=a.round(3), note=note, data={"agreement": a})
+    return Result(table=a.round(3).rename(index=display_text), note=note, data={"agreement": a})
 
 
 @report.section("n_mapped", "n_unmapped")
@@ -106,7 +114,10 @@ def feature_mapping(study: Study) -> Result:
             f"This run's features carry SEAL's names ({n_map} of {len(table)}); the mapping is the identity. "
             "Features outside SEAL's taxonomy have no paper value."
         )
-    return Result(table=table, note=note, values={"n_mapped": n_map, "n_unmapped": len(table) - n_map})
+    shown = table.rename(index=display_text)
+    shown[shown.columns[0]] = [display_text(x) for x in shown.iloc[:, 0]]
+    shown["why"] = [display_text(x) for x in shown["why"]]
+    return Result(table=shown, note=note, values={"n_mapped": n_map, "n_unmapped": len(table) - n_map})
 
 
 def label_stability(study: Study) -> Result:
@@ -155,15 +166,22 @@ def prevalence(study: Study) -> Result:
     paper4 = paper_table("Table 4")
     table, long = prevalence_on_paper_rows(prev, paper4, F.regressors, source=study.source)
     fig = plots.bars(
-        prev[["chosen", "rejected"]],
+        prev[["chosen", "rejected"]].rename(index=display_text),
         horizontal=True,
         invert=True,
-        xlabel="share of entries with the feature (sentiment: mean of -1/0/1)",
+        xlabel="share of entries with the feature (sentiment: mean of −1/0/1)",
     )
     note = mapping_note(long.assign(paper=long["paper_chosen"]), study.source, flip="as 1 − its share")
     if F.source == "planted":
         note += " The simulator's sentiment is the share of enthusiastic entries (it plants no negative tone)."
-    return Result(table=table, figure=fig, paper=paper4, note=note, data={"long": long})
+    return Result(
+        table=display_table(table),
+        figure=fig,
+        caption="Share of the chosen and of the rejected entries with each of this run's features (Table 4, Fig. 14).",
+        paper=paper4,
+        note=display_text(note),
+        data={"long": long},
+    )
 
 
 def _imprint_estimates(study: Study) -> pd.DataFrame:
@@ -181,10 +199,24 @@ def _imprint_estimates(study: Study) -> pd.DataFrame:
                         "variant": VARIANT_NAMES[key],
                         "estimate": t["estimate"].to_numpy(),
                         "std_error": t["std_error"].to_numpy(),
+                        "tests": bonferroni_tests(fits[k].table),
                     }
                 )
             )
     return pd.concat(frames, ignore_index=True)
+
+
+def harmless_sentence(long: pd.DataFrame, variant: str) -> str:
+    """This run's imprint of harmlessness (SEAL's ``last_response_is_harmless``, sign-aligned) pre-D and post-D in
+    words, beside the paper's change from −0.85 to 2.09; a sentence saying so where this run has no such feature."""
+    d = long[(long["paper_feature"] == "last_response_is_harmless") & (long["variant"] == variant)]
+    est = d.set_index("group")["estimate"] if len(d) else pd.Series(dtype=float)
+    if not len(est) or est.isna().any():
+        return "this run has no estimate of harmlessness's imprint to set beside it"
+    pre, post = (float(est.get(g)) for g in ("pre-D", "post-D"))
+    return (
+        f"this run's RMs reward a harmless entry by {report.fmt_number(pre)} pre-D and {report.fmt_number(post)} post-D"
+    )
 
 
 @report.section(
@@ -195,6 +227,8 @@ def _imprint_estimates(study: Study) -> pd.DataFrame:
     "n_imprint_obs",
     "n_imprint_missing",
     "n_t5_compared",
+    "t5_verdicts",
+    "harmless_sentence",
 )
 def imprints(study: Study) -> Result:
     """Imprints of the pre-D and post-D RMs (Eq. 1, Table 5, Fig. 3 left) in both variants, beside the paper's
@@ -213,13 +247,11 @@ def imprints(study: Study) -> Result:
         study, values={**paper_values, "n_imprint_obs": 0, "n_t5_compared": 0, "n_imprint_missing": len(study.view)}
     )
     im, F = study.imprint, study.features
-    fig = plots.coefficient_figure(
-        {"pre-D": im["pre"].table, "post-D": im["post"].table},
-        n_rows=len(F.regressors),
-        xlabel="feature imprint β (reward points)",
-        title="feature imprints (pair fixed effects), ±2 SE; filled = significant after Bonferroni",
-    )
     paper5 = paper_entries("Table 5", groups=["pre-D", "post-D"])
+    w = study.other_weights
+    designed = designed_rows(w, F.regressors, ["pre-D"]) + designed_rows(
+        w, F.regressors, ["post-D"], column="mix_opposite"
+    )
     table, long = on_paper_rows(
         _imprint_estimates(study),
         paper5,
@@ -230,19 +262,37 @@ def imprints(study: Study) -> Result:
         source=study.source,
         n=im["post"].n_obs,
         group_name="RM",
+        designed=designed,
+    )
+    fe = VARIANT_NAMES["fixed_effects"]
+    fig = plots.paper_rows_figure(
+        long,
+        variant=fe,
+        groups=["pre-D", "post-D"],
+        xlabel="feature imprint β (reward points, sign-aligned to SEAL's feature)",
+        title="feature imprints (pair fixed effects)",
     )
     compared = long.loc[long["estimate"].notna() & long["paper"].notna(), "paper_feature"]
+    counts = verdict_counts(long, fe)
     values = {
         **paper_values,
         "n_imprint_obs": im["post"].n_obs,
         "n_imprint_missing": im["table"].n_pairs_dropped_missing,
         "n_t5_compared": int(compared.nunique()),
+        "t5_verdicts": verdict_sentence(counts, "Table 5 (pair fixed effects)"),
+        "harmless_sentence": harmless_sentence(long, fe),
     }
+    note = "\n\n".join(x for x in (mapping_note(long, study.source), verdict_legend(long), design_sentence(w)) if x)
     return Result(
-        table=table,
+        table=display_table(table),
         figure=fig,
+        caption=(
+            "This run's feature imprints β with pair fixed effects, one row per SEAL feature (the simulator's feature "
+            "that plays it, sign-aligned, as in the table), pre-D and post-D RM: ±2 SE bars; a filled marker where "
+            "the Bonferroni-corrected 95% CI excludes 0 (the table's verdict), hollow otherwise."
+        ),
         paper=paper5,
-        note=mapping_note(long, study.source),
+        note=note,
         values=values,
         data={"fixed_effects": {k: im[k] for k in ("pre", "post")}, "seal_code": im["seal_code"], "long": long},
     )
@@ -255,19 +305,37 @@ def vif_dropped(study: Study) -> Result:
     require_labels(study)
     im = study.imprint
     rows = {
-        f"{VARIANT_NAMES[key]} · {k}-D": ", ".join(fits[k].dropped_vif) or "none"
+        f"{VARIANT_NAMES[key]} · {k}-D": ", ".join(display_name(f) for f in fits[k].dropped_vif) or "none"
         for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im))
         for k in ("pre", "post")
     }
     return Result(table=pd.DataFrame({"dropped (VIF > 5 or constant)": rows}))
 
 
+def recovery_summary(parts: dict) -> str:
+    """The planted-weight check of the trained RMs in a few words for the page's findings, from the same tables as
+    :func:`~pluralign.seal.planted.recovery_reading`: signs right or not, and how many rescaled weights fall outside
+    their imprint's 95% interval."""
+    rows = pd.concat([v.table for v in parts.values()])
+    n, inv = len(rows), int((rows["same_sign"] == 0).sum())
+    out = int((~rows["covered"].astype(bool)).sum())
+    signs = "every sign right" if not inv else f"{inv} of {n} signs inverted"
+    return f"{signs}, {out} of {n} rescaled weights outside their 95% interval" + (
+        " (misses in scale)" if out and not inv else ""
+    )
+
+
+@report.section("recovery_summary")
 def planted_recovery(study: Study) -> Result:
     """Recovery of the simulator's planted population weights (:func:`~pluralign.seal.planted.weight_recovery`):
     the method on the population's mean utility, and the trained RMs against the weights of what they were trained
     on. Only on planted features (the demo); elsewhere skipped."""
     if study.F is None or study.F.source != "planted":
-        return Result(table=None, skipped="its data carry no planted weights to compare with.")
+        return Result(
+            table=None,
+            skipped="its data carry no planted weights to compare with.",
+            values={"recovery_summary": "not run: this profile's data carry no planted weights"},
+        )
     wr = weight_recovery(study, {k: study.imprint[k] for k in ("pre", "post")})
     text = [
         f"**The method** — an imprint of the population's mean utility itself — gives back all "
@@ -276,7 +344,8 @@ def planted_recovery(study: Study) -> Result:
     for k, rec in wr["parts"].items():
         v = rec.table
         which = "pre" if k.startswith("pre") else "post"
-        cov, sign = list(v.index[v["covered"]]), list(v.index[v["same_sign"] == 1])
+        cov = [display_name(f) for f in v.index[v["covered"]]]
+        sign = [display_name(f) for f in v.index[v["same_sign"] == 1]]
         data = "the other data" if which == "pre" else "the other data plus D"
         text.append(
             f"**The {k.split(' vs ')[0]}** (this project's small reward model trained on "
@@ -285,42 +354,50 @@ def planted_recovery(study: Study) -> Result:
             f"({', '.join(cov) or 'none'}) and {int((v['same_sign'] == 1).sum())} of "
             f"{int(v['same_sign'].notna().sum())} signs agree ({', '.join(sign) or 'none'})."
         )
-    text.append(
-        "The trained RMs reproduce the planted weights within their intervals."
-        if wr["reproduced"]
-        else "So the trained RMs do *not* reproduce the planted weights: they learn some features and "
-        "miss or invert others, and their imprints mix what the frozen encoder makes easy to see "
-        "with what the annotators rewarded. This is a check of the small models, not of the "
-        "method: the imprints above describe these models and should not be read as the "
-        "populations' preferences."
-    )
-    by_feature = wr["table"].rename_axis(["check", "feature"])
+    text.append(recovery_reading(wr["parts"]))
+    by_feature = wr["table"].rename_axis(["check", "feature"]).rename(index=display_name, level="feature")
     by_feature.insert(
         0, "estimate [95% CI]", report.intervals(*(by_feature[c] for c in ("estimate", "ci_low", "ci_high")))
     )
     by_feature = by_feature.drop(columns=["estimate", "ci_low", "ci_high"])
     text.append("Feature by feature:\n\n" + report.present_markdown(by_feature))
-    return Result(table=wr["summary"].round(3), note="\n\n".join(text), data=wr)
+    return Result(
+        table=wr["summary"].round(3),
+        note="\n\n".join(text),
+        data=wr,
+        values={"recovery_summary": recovery_summary(wr["parts"])},
+    )
 
 
-@report.section("t6_r2")
+@report.section("t6_r2", "t6_verdicts")
 def shift_regression(study: Study) -> Result:
     """The reward shift θ regressed on the chosen and rejected entries' features (Eq. 2, Table 6, Fig. 3
-    centre), on Table 6's rows (:func:`~pluralign.seal.compare.on_paper_rows`)."""
+    centre), on Table 6's rows (:func:`~pluralign.seal.compare.on_paper_rows`), θ as the paper computes it; rows of
+    features whose sign the demo's other data sets by design read "set by simulator"."""
     require_labels(study)
     F = study.features
     t6 = reward_shift_regression(study.theta, F.chosen, F.rejected, F.regressors)
-    fig = plots.entry_figure(
-        t6.table, n_rows=len(F.regressors), xlabel="effect on θ (degrees)", title="reward shift on features, ±2 SE"
-    )
+    designed = designed_rows(study.other_weights, F.regressors, ["chosen", "rejected"])
     table, long, paper6 = entries_on_paper_rows(
-        entry_estimates(t6.table), "Table 6", F.regressors, source=study.source, n=t6.n_obs
+        entry_estimates(t6.table), "Table 6", F.regressors, source=study.source, n=t6.n_obs, designed=designed
     )
+    fig = plots.paper_rows_figure(
+        long,
+        groups=["chosen", "rejected"],
+        xlabel="effect on θ (degrees, sign-aligned to SEAL's feature)",
+        title="reward shift on features",
+    )
+    note = "\n\n".join(x for x in (mapping_note(long, study.source), verdict_legend(long)) if x)
     return Result(
-        table=table,
+        table=display_table(table),
         figure=fig,
+        caption=(
+            "This run's coefficients of Eq. 2 (θ in degrees, as the paper computes it), one row per SEAL feature "
+            "(sign-aligned, as in the table), on the chosen and the rejected entry: ±2 SE bars; a filled marker "
+            "where the Bonferroni-corrected 95% CI excludes 0, hollow otherwise."
+        ),
         paper=paper6,
         data={"fit": t6, "long": long},
-        note=mapping_note(long, study.source),
-        values={"t6_r2": t6.r2},
+        note=note,
+        values={"t6_r2": t6.r2, "t6_verdicts": verdict_sentence(verdict_counts(long), "Table 6")},
     )

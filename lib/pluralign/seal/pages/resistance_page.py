@@ -16,16 +16,21 @@ from pluralign.seal import regimes as seal_regimes
 from pluralign.seal import resistance as seal_resistance
 from pluralign.seal.compare import (
     NOT_CONVERGED,
+    display_table,
     entries_on_paper_rows,
     entry_estimates,
     mapping_note,
     no_finite_estimate,
     separated,
+    verdict_counts,
+    verdict_legend,
+    verdict_sentence,
 )
 from pluralign.seal.design import AlignmentModels, alignment_rewards, entry_texts, labeller_gamma
 from pluralign.seal.facts import DESIGN, paper_rows, paper_value
 from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
 from pluralign.seal.label_failures import require_labels
+from pluralign.seal.other_data import design_sentence, designed_rows
 from pluralign.seal.preference_sets import resistance_by_dataset
 from pluralign.seal.resistance import (
     LABELLER_RULES,
@@ -52,6 +57,9 @@ __all__ = [
     "misalignment",
 ]
 
+#: How the page names the two rules of App. D.4 (the settings' keys are code, not prose)
+RULE_NAMES = {"harmless_first": "harmless first (SEAL's code)", "helpful_first": "helpful first (SEAL's text, Table 2)"}
+
 #: SEAL's public analysis notebook, where the paper's regime sizes and γ counts come from
 CODE = "SEAL analysis code (main_results.ipynb)"
 
@@ -74,7 +82,22 @@ def regime_table(study: Study) -> Result:
         }
     )
     fig = plots.bars(table, ylabel="share of pairs")
-    return Result(table=table.round(4), figure=fig, paper=t1, values={f"prev_{k}": float(v) for k, v in prev.items()})
+    design = design_sentence(study.other_weights)
+    note = (
+        design + " A pair whose two replies differ in such a feature is rewarded one way by the pre-D RM and the "
+        "other way by the post-D RM trained on D as well, so how many pairs became aligned or reversed on the demo "
+        "follows from that design, not from anything the paper measures."
+        if design
+        else ""
+    )
+    return Result(
+        table=table.round(4),
+        figure=fig,
+        caption="Share of pairs in each alignment regime: this run, the paper's Table 1 and SEAL's analysis code.",
+        note=note,
+        paper=t1,
+        values={f"prev_{k}": float(v) for k, v in prev.items()},
+    )
 
 
 def _gamma_counts(gamma: np.ndarray) -> dict:
@@ -109,7 +132,7 @@ def labeller_rules(study: Study) -> Result:
     for col in ("γ = c (chosen)", "γ = r (rejected)", "γ = i"):
         table[col] = table[col].astype(int)
     rule = study.settings.labeller_rule
-    table.index = [f"{i} (this page)" if i == rule else i for i in table.index]
+    table.index = [f"{RULE_NAMES.get(i, i)} (this page)" if i == rule else RULE_NAMES.get(i, i) for i in table.index]
     differs = int(np.sum(g["harmless_first"][known] != g["helpful_first"][known]))
     note = (
         f"The two rules differ only where one entry is helpful but harmful and the other harmless but unhelpful: "
@@ -122,7 +145,10 @@ def labeller_rules(study: Study) -> Result:
         )
         note = report.warning(f"{f.text}: {lacking}") + "\n\n" + note
     return Result(
-        table=table, note=note, paper=code.reset_index(), values={"labeller_rule": rule, "n_rule_differs": differs}
+        table=table,
+        note=note,
+        paper=code.reset_index(),
+        values={"labeller_rule": RULE_NAMES[rule], "n_rule_differs": differs},
     )
 
 
@@ -142,6 +168,7 @@ def _agreement(study: Study) -> pd.DataFrame:
     "paper_pre_decisive",
     "paper_post_decisive",
     "paper_n_decisive",
+    "lm_decisive_here",
 )
 def labeller_agreement(study: Study) -> Result:
     """The LM-labeller's agreement with the human label per regime (Table 1, last row; Fig. 4) beside the paper's;
@@ -163,33 +190,43 @@ def labeller_agreement(study: Study) -> Result:
         "paper_pre_decisive": paper_value(CODE, "γ ≠ i", "pre-D RM a₊"),
         "paper_post_decisive": paper_value(CODE, "γ ≠ i", "post-D RM a₊"),
         "paper_n_decisive": f"{n_dec:,}",
-        "share_i_text": (f"{share_i:.3f}" if g_all["n"] else "— (no pair has a γ" + (f": {f.text})" if f else ")")),
+        "lm_decisive_here": float(g_all["agreement"]) if g_all["n_c"] + g_all["n_r"] else float("nan"),
+        "share_i_text": (
+            f"{share_i:.3f}" if g_all["n"] else "an undefined share (no pair has a γ" + (f": {f.text})" if f else ")")
+        ),
     }
     return Result(table=agree.round(3), paper=t1, values=values, data={"agreement": agree})
 
 
 def decisive_pairs(study: Study) -> Result:
     """On the pairs where the LM-labeller is decisive (γ ≠ i): their number, its agreement with the human
-    label, and the pre-D and post-D RMs' alignment a₊, beside SEAL's analysis code's."""
+    label, and the pre-D and post-D RMs' alignment a₊, beside SEAL's analysis code's — one column per quantity, so
+    that the count reads as an integer and the shares with the four decimals the page quotes them with."""
     gamma = study.gamma
     code = _code_values()
     decisive = np.array([g is not None for g in gamma]) & np.array([g in ("c", "r") for g in gamma])
-    rows = {"decisive pairs (γ ≠ i)": (int(decisive.sum()), int(code[("γ = c", "pairs")] + code[("γ = r", "pairs")]))}
+    n_code = int(code[("γ = c", "pairs")] + code[("γ = r", "pairs")])
+    shares = {
+        "LM-labeller agreement with the human label": code[("γ ≠ i", "LM-labeller agreement with the human label")],
+        "pre-D RM a₊": code[("γ ≠ i", "pre-D RM a₊")],
+        "post-D RM a₊": code[("γ ≠ i", "post-D RM a₊")],
+    }
+    ours = dict.fromkeys(shares, float("nan"))
     if decisive.any():
         (pc, pr), (qc, qr) = study.rewards_of("pre"), study.rewards_of("post")
-        rows["LM-labeller agreement with the human label, γ ≠ i"] = (
-            float(_agreement(study).loc["all", "agreement"]),
-            code[("γ ≠ i", "LM-labeller agreement with the human label")],
-        )
-        rows["pre-D RM alignment a₊ on γ ≠ i pairs"] = (
-            alignment_score(pc[decisive], pr[decisive]),
-            code[("γ ≠ i", "pre-D RM a₊")],
-        )
-        rows["post-D RM alignment a₊ on γ ≠ i pairs"] = (
-            alignment_score(qc[decisive], qr[decisive]),
-            code[("γ ≠ i", "post-D RM a₊")],
-        )
-    return Result(table=pd.DataFrame(rows, index=["this run", "SEAL analysis code"]).T.round(4))
+        ours = {
+            "LM-labeller agreement with the human label": float(_agreement(study).loc["all", "agreement"]),
+            "pre-D RM a₊": alignment_score(pc[decisive], pr[decisive]),
+            "post-D RM a₊": alignment_score(qc[decisive], qr[decisive]),
+        }
+    table = pd.DataFrame(
+        {
+            "decisive pairs γ ≠ i (n)": [int(decisive.sum()), n_code],
+            **{k: [report.fmt_fixed(ours[k], 4), report.fmt_fixed(shares[k], 4)] for k in shares},
+        },
+        index=pd.Index(["this run", "SEAL analysis code (hh-rlhf)"], name=""),
+    )
+    return Result(table=table, data={"this run": ours, "SEAL": shares, "n": (int(decisive.sum()), n_code)})
 
 
 def shifts_by_regime(study: Study) -> Result:
@@ -197,46 +234,83 @@ def shifts_by_regime(study: Study) -> Result:
     frame = pd.DataFrame({"θ": study.theta, "regime": study.regimes, "γ": study.gamma})
     frame = frame[frame["γ"].isin(["c", "r"])]
     fig = plots.shifts_by_regime(frame, REGIMES) if len(frame) else None
-    return Result(table=None, figure=fig, note="" if len(frame) else "No pair has γ ∈ {c, r}: nothing to plot.")
+    return Result(
+        table=None,
+        figure=fig,
+        caption=(
+            "Reward shifts θ (degrees, as the paper computes them) per alignment regime, for the pairs where the "
+            "LM-labeller sides with the human label (γ = c, green) and against it (γ = r, pink), as in Fig. 4."
+        ),
+        note="" if len(frame) else "No pair has γ ∈ {c, r}: nothing to plot.",
+    )
 
 
-def _dashes(frame: pd.DataFrame, ints=()) -> pd.DataFrame:
-    """A frame for display: the ``ints`` columns as integers, missing cells as "—" (the page says why)."""
-    out = frame.astype(object).where(frame.notna(), "—")
-    for c in ints:
-        if c in out:
-            out[c] = pd.Series(["—" if pd.isna(v) else int(v) for v in frame[c]], index=out.index, dtype=object)
-    return out
+def _one_sample_columns(one: pd.DataFrame, suffix: str = "") -> dict:
+    """A regime t-test table's mean θ with its 95% CI as one text, and its Bonferroni p-value, for display."""
+    return {
+        f"mean θ{suffix} [95% CI]": report.intervals(one["mean"], one["ci_low"], one["ci_high"]),
+        f"p{suffix} (Bonferroni)": one["p_bonferroni"].to_numpy(),
+    }
 
 
-@report.section("n_regime_tests", "n_regime_tests_sig", "n_theta_missing", "n_welch_sig", "n_welch")
+@report.section(
+    "n_regime_tests", "n_regime_tests_sig", "n_regime_tests_sig_centred", "n_theta_missing", "n_welch_sig", "n_welch"
+)
 def regime_shift_tests(study: Study) -> Result:
     """t-tests of θ per alignment regime, on all its pairs and per LM-labeller preference γ (one-sample, H0: mean
     θ = 0), and γ = c against γ = r (Welch, in the note) — Fig. 4 / Fig. 17's groups
-    (:func:`~pluralign.seal.regimes.regime_shift_tests`); the regime sizes of SEAL's analysis code beside ``n``."""
-    t = seal_regimes.regime_shift_tests(study.theta, study.regimes, study.gamma if study.F is not None else None)
-    one = t.one_sample.copy()
+    (:func:`~pluralign.seal.regimes.regime_shift_tests`), on θ as the paper computes it and on rewards centred per
+    model (:func:`~pluralign.seal.shifts.centred_reward_shift`); the regime sizes of SEAL's analysis code beside
+    the pairs. The note states the measured offset between the two RMs, which moves the first and not the second."""
+    gamma = study.gamma if study.F is not None else None
+    t = seal_regimes.regime_shift_tests(study.theta, study.regimes, gamma)
+    tc = seal_regimes.regime_shift_tests(study.theta_centred, study.regimes, gamma)
+    one, onec = t.one_sample, tc.one_sample
     code = paper_rows(CODE)
     sizes = code[code["column"] == "pairs in the regime"].set_index("row")["value"]
-    one["n (SEAL code, hh-rlhf)"] = [sizes.get(r) if g == "all" else None for r, g in one.index]
-    cols = ["n", "n (SEAL code, hh-rlhf)", "mean", "ci_low", "ci_high", "t", "df", "p_bonferroni"]
+    table = pd.DataFrame(
+        {
+            "pairs (n)": one["n"].astype(int).to_numpy(),
+            "pairs in SEAL's code, hh-rlhf (n)": [
+                int(sizes[r]) if g == "all" and r in sizes else None for r, g in one.index
+            ],
+            **_one_sample_columns(one),
+            **_one_sample_columns(onec, " centred"),
+        },
+        index=one.index,
+    )
     w = t.welch
-    note = ""
+    off = study.reward_offsets
+    note = (
+        f"θ as the paper computes it moves with the offset between the two RMs' rewards (post-D mean "
+        f"{report.fmt_number(off.post)}, pre-D mean {report.fmt_number(off.pre)} over D's entries); θ centred is "
+        "the same angle on rewards centred per model, which Bradley–Terry training leaves free of any constant."
+    )
     if len(w):
-        welch = w[["n_c", "n_r", "mean_c", "mean_r", "difference", "t", "df", "p_bonferroni"]].round(3)
-        note = (
-            "**γ = c against γ = r within each regime** (Welch's t-test, Fig. 4's green against pink):\n\n"
-            + report.present_markdown(_dashes(welch, ints=["n_c", "n_r"]))
+        welch = pd.DataFrame(
+            {
+                "pairs γ = c (n)": w["n_c"],
+                "pairs γ = r (n)": w["n_r"],
+                "mean θ, γ = c": w["mean_c"],
+                "mean θ, γ = r": w["mean_r"],
+                "difference (c − r)": w["difference"],
+                "p (Bonferroni)": w["p_bonferroni"],
+            }
+        )
+        note += (
+            "\n\n**γ = c against γ = r within each regime** (Welch's t-test, Fig. 4's green against pink; θ as the "
+            "paper computes it):\n\n" + report.present_markdown(welch)
         )
     values = {
         "n_regime_tests": len(one),
         "n_regime_tests_sig": len(one[(one["p_bonferroni"] < 0.05)]),
+        "n_regime_tests_sig_centred": len(onec[(onec["p_bonferroni"] < 0.05)]),
         "n_theta_missing": t.n_missing,
         "n_welch_sig": int((w["p_bonferroni"] < 0.05).sum()) if len(w) else 0,
         "n_welch": len(w),
     }
     paper = code[code["column"] == "pairs in the regime"]
-    return Result(table=one[cols], note=note, paper=paper, values=values, data={"tests": t})
+    return Result(table=table, note=report.signed(note), paper=paper, values=values, data={"tests": t, "centred": tc})
 
 
 def _gap_scores(study: Study) -> tuple[dict, list]:
@@ -323,6 +397,10 @@ def reward_gap_distributions(study: Study) -> Result:
     return Result(
         table=table,
         figure=plots.reward_gap_figure(reward_gaps(scores)),
+        caption=(
+            "Distribution over the pairs of D of the reward gap r(chosen) − r(rejected) for each reward model "
+            "(Fig. 7); the share right of the dashed line at 0 is the model's alignment score a₊."
+        ),
         paper=paper,
         note="\n\n".join(note),
         values={
@@ -341,14 +419,14 @@ def _topic_labels(study: Study):
         topics = label_distribution(
             rule_topics(entry_texts(view, "chosen")), rule_topics(entry_texts(view, "rejected")), TOPICS + TOPICS_ADDED
         )
-        who = "the keyword rules of seal.topics.TOPIC_RULES (an offline stand-in for the LM-labeller)"
+        who = "this project's keyword rules (an offline stand-in for the LM-labeller)"
         return (
             topics,
             None,
             who,
             [
-                "The types of discrimination (Fig. 15 right) need the LM-labeller (`topic_source: llm` with "
-                "`features: llm`); keyword rules cannot tell who a reply discriminates against."
+                "The types of discrimination (Fig. 15 right) need the LM-labeller's topics (as on the paper "
+                "profile); keyword rules cannot tell who a reply discriminates against."
             ],
         )
     F = study.features
@@ -391,6 +469,7 @@ def topic_distribution(study: Study) -> Result:
     return Result(
         table=topics,
         figure=fig,
+        caption="Entries with each topic of the taxonomy prompt's list, chosen and rejected apart (Fig. 15 left).",
         note="\n\n".join([f"Topics from {who}.", *notes]),
         values={
             "top_topic": top,
@@ -433,13 +512,20 @@ def resistance_on_other_sets(study: Study) -> Result:
     if not given:
         note = (
             "**This profile has neither set**: the table shows the same computation on the sets the study has "
-            f"({', '.join(d.name for d in sets)}: the pre-D RM's training data and D); the `paper` profile "
-            "lists webgpt_comparisons and summarize_from_feedback."
+            f"({', '.join(d.name for d in sets)}: the pre-D RM's training data and D); the paper profile "
+            "lists the WebGPT comparisons and summarize-from-feedback."
         )
     shown = out.loc[out["pairs"].notna(), "a₋"].unstack("RM")
     fig = plots.bars(shown, ylabel="alignment resistance a₋", title="resistance per preference set")
     paper_a = {f"paper_a_minus_{r.replace('-', '_')}": f"{100 * v:.0f}%" for r, v in zip(p["row"], p["value"])}
-    return Result(table=out, figure=fig, paper=p, note=note, values={"n_other_sets": len(sets), **paper_a})
+    return Result(
+        table=out,
+        figure=fig,
+        caption="Alignment resistance a₋ of the pre-D and post-D RMs on each preference set (§ 3).",
+        paper=p,
+        note=note,
+        values={"n_other_sets": len(sets), **paper_a},
+    )
 
 
 def _separation_note(bad: set, converged: bool) -> str:
@@ -457,7 +543,7 @@ def _separation_note(bad: set, converged: bool) -> str:
     )
 
 
-@report.section("t7_base", "n_t7_separated")
+@report.section("t7_base", "n_t7_separated", "t7_verdicts")
 def misalignment(study: Study) -> Result:
     """Which chosen / rejected features predict the post-D RM's misalignment (Eq. 3, Table 7, Fig. 3 right), on
     Table 7's rows (:func:`~pluralign.seal.compare.on_paper_rows`): the same regression as a linear probability
@@ -473,26 +559,39 @@ def misalignment(study: Study) -> Result:
     t7_lin = misalignment_regression(*args, model="linear")
     bad = no_finite_estimate(t7.table, t7.converged, separated(~aligned(*post), F.chosen, F.rejected, F.regressors))
     bad = {k for k in bad if np.isfinite(t7.table.loc[k, "estimate"])}
-    fig = plots.entry_figure(
-        t7_lin.table,
-        n_rows=len(F.regressors),
-        xlabel="ρ: change in the probability of misalignment (LPM)",
-        title="misalignment on features (LPM), ±2 SE; filled = significant after Bonferroni",
-    )
     lpm, logit = "LPM (OLS on 0/1, Table 7's scale)", "logit (Eq. 3 as written)"
     ours = pd.concat(
         [entry_estimates(t7_lin.table, lpm), entry_estimates(t7.table, logit, {k: NOT_CONVERGED for k in bad})],
         ignore_index=True,
     )
+    designed = designed_rows(study.other_weights, F.regressors, ["chosen", "rejected"], column="mix_opposite")
     table, long, paper7 = entries_on_paper_rows(
-        ours, "Table 7", F.regressors, source=study.source, n=t7.n_obs, variants=[lpm, logit]
+        ours, "Table 7", F.regressors, source=study.source, n=t7.n_obs, variants=[lpm, logit], designed=designed
     )
-    note = "\n\n".join(x for x in (mapping_note(long, study.source), _separation_note(bad, t7.converged)) if x)
+    fig = plots.paper_rows_figure(
+        long,
+        variant=lpm,
+        groups=["chosen", "rejected"],
+        xlabel="ρ: change in the probability of misalignment (LPM, sign-aligned to SEAL's feature)",
+        title="misalignment on features (LPM)",
+    )
+    note = "\n\n".join(
+        x for x in (mapping_note(long, study.source), verdict_legend(long), _separation_note(bad, t7.converged)) if x
+    )
     return Result(
-        table=table,
+        table=display_table(table),
         figure=fig,
+        caption=(
+            "This run's coefficients of Eq. 3 as a linear probability model (Table 7's scale), one row per SEAL "
+            "feature (sign-aligned, as in the table), on the chosen and the rejected entry: ±2 SE bars; a filled "
+            "marker where the Bonferroni-corrected 95% CI excludes 0 (the table's verdict), hollow otherwise."
+        ),
         paper=paper7,
         note=note,
         data={"logit": t7, "linear": t7_lin, "long": long, "separated": sorted(bad)},
-        values={"t7_base": t7.base_rate, "n_t7_separated": len(bad)},
+        values={
+            "t7_base": t7.base_rate,
+            "n_t7_separated": len(bad),
+            "t7_verdicts": verdict_sentence(verdict_counts(long, lpm), "Table 7 (LPM)"),
+        },
     )

@@ -191,17 +191,14 @@ def reward_shifts(study: Study) -> Result:
     table = theta_summary(theta, centred)
     design = design_sentence(study.other_weights)
     note = (
-        f"The post-D RM's rewards average {off.post:.3f} over D's entries and the pre-D RM's {off.pre:.3f}: an offset "
-        f"of {off.offset:.3f} reward points that Bradley–Terry training does not determine (its loss sees only "
-        "differences of rewards), so Definition 1's angle, which is not invariant to it, turns every vector by an "
-        "amount that depends on where the pair's rewards lie. Centring each model's rewards on their mean over D "
-        "removes it; the centred angle is the estimator this project reads beside the paper's."
+        f"Offset between the two RMs: the post-D RM's rewards average {report.fmt_number(off.post)} over D's entries, "
+        f"the pre-D RM's {report.fmt_number(off.pre)} (a difference of {report.fmt_number(off.offset)} reward points)."
     )
     if design:
         note += (
-            " " + design + " The pre-D RM learned those weights, the post-D RM D's as well, so much of θ on the demo"
+            " " + design + " The pre-D RM learned those weights and the post-D RM D's as well, so on the demo much "
+            "of θ is this design turning the vectors, not something the paper measures."
         )
-        note += " is this design turning the vectors, not something the paper measures."
     note = report.signed(note)
     return Result(
         table=table,
