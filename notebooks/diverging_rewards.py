@@ -19,17 +19,8 @@
 # r_chosen − r_rejected, where *chosen* is the response the model prefers. Each is trained on the
 # **aggregated** labels (the majority vote per pair, "Agg") and on **all** labels ("treating each annotator
 # label as its own training instance", "All"), then evaluated on held-out pairs split by agreement class
-# (Table 2). Two different majorities are at work here, and we say which: the Agg training label is the
-# *plurality* label (A when more annotators chose A than B and at least as many as chose tie; no label when A
-# and B draw; `PreferenceData.majority`), while the agreement classes ask for *more than half* of the judgments (`pluralign.diverging.agreement`). They agree on every
-# high-agreement pair and can differ only on diverging and "other" pairs (e.g. {A, A, B, tie} trains Agg
-# towards A but has no majority choice in the classes). For MSE (Agg) the paper does not say how a majority vote
-# becomes a 1–5 score per response: by default (`mse_aggregate: majority`) its targets are the Likert scores of
-# the annotators who voted with the pair's majority (pairs split between A and B have no majority and are
-# dropped); `mse_aggregate: mean` trains on every annotator's mean score instead. The paper's finding: on
-# diverging pairs the models are about as decisive as on high-agreement
-# pairs, even when trained on every annotator's label — they pick a side instead of predicting a middle
-# ground.
+# (Table 2). The paper's finding: on diverging pairs the models are about as decisive as on high-agreement
+# pairs, even when trained on every annotator's label; they pick a side instead of predicting a middle ground.
 #
 # *Version followed:* the workshop version of the paper {cite}`zhang2024divergingworkshop` (Workshop on
 # Pluralistic Alignment, NeurIPS 2024; the project's seed text): its §3, App. A and Table 2, whose numbers are
@@ -52,15 +43,37 @@ study = diverging.setup(profile, seed, models=models, **diverging.DivergingSetti
 report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
+# :::{admonition} What this page finds
+# :class: tip
+# - **Table 2 on {glue:text}`t2_name`:** BT (Agg) gives the chosen response P = {glue:text}`t2_BT_Agg_div:.3f` on
+#   diverging pairs against {glue:text}`t2_BT_Agg_hap:.3f` on high-agreement preferences; BT (All), trained on every
+#   annotator's label, {glue:text}`t2_BT_All_div:.3f` against {glue:text}`t2_BT_All_hap:.3f`. The paper's numbers
+#   stand beside each cell of the table.
+# - **Does the diverging row sit level with the high-agreement row?** Gap = high-agreement minus diverging, with its
+#   95% interval and the paper's gap: {glue:text}`t2c_sentence`.
+# - **The MSE models** (HelpSteer2-format data only): {glue:text}`t2c_mse`.
+# - **The paper's claim** (every BT model about as decisive on diverging pairs as on high-agreement ones, even trained
+#   on all labels) {glue:text}`t2c_claim` on {glue:text}`t2c_name`.
+# :::
+#
 # ## Data, splits and models
 #
-# Each data set is split by pair into a held-out test set and a training side (`pluralign.data.spec.split`,
-# deterministic in the seed and the pair ids); a validation set is split off the training side to select the
-# best checkpoint (App. A: "selecting the best performing checkpoint evaluated after every 0.25 epochs"). The
-# paper's recipe is Llama-3-8B-Instruct with LoRA and 8-bit quantization, learning rate 5e-5, batch size 16,
-# at most 10 epochs (App. A); the `paper` profile's parameter file sets exactly that.
+# Each data set is split by pair into a held-out test set and a training side (deterministic in the seed and the
+# pair ids); a validation set is split off the training side to select the best checkpoint (App. A: "selecting the
+# best performing checkpoint evaluated after every 0.25 epochs"). The paper's recipe is Llama-3-8B-Instruct with
+# LoRA and 8-bit quantization, learning rate 5e-5, batch size 16, at most 10 epochs (App. A); the paper profile's
+# parameter file sets exactly that.
+#
+# Two different majorities are at work here. The Agg training label is the *plurality* label (A when more
+# annotators chose A than B and at least as many as chose tie; no label when A and B draw), while the agreement
+# classes ask for *more than half* of the judgments ({ref}`diverging-agreement`). They agree on every high-agreement
+# pair and can differ only on diverging and "other" pairs (e.g. {A, A, B, tie} trains Agg towards A but has no
+# majority choice in the classes). For MSE (Agg) the paper does not say how a majority vote becomes a 1–5 score per
+# response: by default its targets are the Likert scores of the annotators who voted with the pair's majority (pairs
+# split between A and B have no majority and are dropped); a profile may train on every annotator's mean score
+# instead, and the note under Table 2 says which this run used.
 
-# %%
+# %% tags=["remove-input"]
 rewards_page.reward_models(study)
 
 # %% [markdown]
@@ -71,16 +84,24 @@ rewards_page.reward_models(study)
 # for the data set this one stands for. "All Examples" also contains the pairs of no class, so the first rows do
 # not add up to it ({glue:text}`t2_paper_sum` in the paper too).
 
-# %%
+# %% tags=["remove-input"]
 table2 = rewards_page.table2(study).glue()
 table2
 
 # %% [markdown]
-# On {glue:text}`t2_name`, BT (Agg) gives the chosen response P = {glue:text}`t2_BT_Agg_div:.3f` on diverging
-# pairs against {glue:text}`t2_BT_Agg_hap:.3f` on high-agreement preferences; trained on all labels, BT (All)
-# gives {glue:text}`t2_BT_All_div:.3f` against {glue:text}`t2_BT_All_hap:.3f`. The paper's question is whether
-# the diverging row sits below the high-agreement row (the model knows the annotators split) or level with it
-# (it picks a side).
+# ## Does the diverging row sit level with the high-agreement row?
+#
+# The paper's question is whether a model is less decisive where the annotators split (it knows they did) or as
+# decisive as where they agreed (it picks a side). Per model, the gap between the two rows with its 95% interval,
+# beside the paper's gap for the data set this one stands for:
+
+# %% tags=["remove-input"]
+rewards_page.level_or_not(study).glue()
+
+# %% [markdown]
+# So the answer, read from the intervals on {glue:text}`t2c_name` ({glue:text}`t2c_n_high` high-agreement and
+# {glue:text}`t2c_n_div` diverging held-out pairs): the paper's claim {glue:text}`t2c_claim` on this run, model by
+# model as the table shows, the MSE models' gaps in Likert points included.
 #
 # ## How decisive, pair by pair
 #
@@ -89,13 +110,21 @@ table2
 # diverging pair also under "Diverging Prefs. (All)" and "All Examples"). A model that knew when annotators
 # split would put its diverging pairs near 0.5 (BT) or 0 (MSE).
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 rewards_page.decisiveness(study)
 
 # %% [markdown]
-# The next chapter, {ref}`diverging-know`, trains a reward model that can represent disagreement — a
-# Gaussian reward per response — and asks whether it tells diverging pairs from high-agreement ones.
+# The next chapter, {ref}`diverging-know`, trains a reward model that can represent disagreement (a Gaussian
+# reward per response) and asks whether it tells diverging pairs from high-agreement ones.
+#
+# On the demo profile the simulator planted what this page's methods should find: the {ref}`recovery page
+# <recovery>` checks the demo reward model against the planted population (its accuracy where the population agrees,
+# its correlation with the planted utilities) and this page's claim.
 
-# %% [markdown]
-# On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `rm_accuracy_high_agreement`, `rm_utility_correlation` (the demo reward model against the population and the planted utilities) and `claim_bt_decisive_on_diverging`.
+# %% tags=["remove-input"]
+report.reproduce(
+    "diverging_rewards",
+    "pluralign.diverging.pages.rewards_page",
+    "pluralign.diverging.reward_models",
+    "pluralign.diverging.table2_claim",
+)

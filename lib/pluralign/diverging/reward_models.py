@@ -212,11 +212,11 @@ MSE_AGGREGATES = {
     "majority": (
         "aggregate",
         "the majority-vote label (the Likert scores of the annotators who voted with the "
-        "pair's majority; split pairs dropped) — the paper's aggregation",
+        "pair's majority; split pairs dropped), the paper's aggregation",
     ),
     "mean": (
         "aggregate-mean",
-        "the mean Likert score of all annotators — not the paper's aggregation, which is the majority vote",
+        "the mean Likert score of all annotators, not the paper's aggregation (the majority vote)",
     ),
 }
 

@@ -75,7 +75,7 @@ def label_paper_columns(table: pd.DataFrame, label: str | None) -> pd.DataFrame:
 #: The note under a Table 2 whose held-out pairs are simulated: what the "planted" column is.
 _PLANTED_NOTE = (
     "*Planted: the simulated population's own P(chosen ≻ rejected) on the same pairs "
-    "(the mean of max(p*, 1 − p*)) — what a reward model that knew how the whole "
+    "(the mean of max(p\\*, 1 − p\\*)), what a reward model that knew how the whole "
     "population splits would show; a model's column above it overstates the "
     "population's agreement, below it understates it.*"
 )

@@ -9,11 +9,12 @@ import pandas as pd
 from pluralign import paper, profiles, report
 from pluralign.diverging import plots
 from pluralign.diverging import reward_models as rmod
+from pluralign.diverging import table2_claim as claim
 from pluralign.diverging import table2_paper as t2p
 from pluralign.diverging.study import Study
 from pluralign.report import Result
 
-__all__ = ["reward_models", "table2", "decisiveness"]
+__all__ = ["reward_models", "table2", "level_or_not", "decisiveness"]
 
 
 @report.section()
@@ -40,7 +41,7 @@ def reward_models(study: Study) -> Result:
             for m, model in r.models.items()
         }
     ).T
-    inst = inst.fillna(0).astype(int)
+    inst = inst.fillna(0).astype(int).rename_axis(["data set", "model"])
     note = (
         study.loading_line() + "\n\n"
         "Training instances per model (BT drops ties: a pair whose majority is a tie or a split for Agg, "
@@ -76,9 +77,7 @@ def table2(study: Study) -> Result:
         values[f"t2_{_key(col)}_hap"] = float(t.loc["High-Agreement Prefs.", col])
         values[f"t2_{_key(col)}_div"] = float(t.loc["Diverging Prefs. (All)", col])
     if any("MSE (Agg)" in r.models for r in study.runs.values()):
-        notes.append(
-            f"*MSE (Agg) is trained on {rmod.MSE_AGGREGATES[s.mse_aggregate][1]} (`mse_aggregate: {s.mse_aggregate}`).*"
-        )
+        notes.append(f"*MSE (Agg) is trained on {rmod.MSE_AGGREGATES[s.mse_aggregate][1]}.*")
     values["t2_mse_aggregate"] = s.mse_aggregate
     n_train = len(next(iter(study.runs.values())).train.pairs)
     notes += profiles.stand_ins(study.profile, "diverging.rewards.table2", head=study.head, n=n_train)
@@ -86,11 +85,89 @@ def table2(study: Study) -> Result:
     return Result(
         table=table,
         forest=plots.table2_forest(long),
+        forest_caption=(
+            "Table 2 as a forest plot: per model, each subset's mean P(chosen ≻ rejected) (BT) or r_chosen − "
+            "r_rejected (MSE) with its 95% interval, the paper's value as an open diamond and, on simulated pairs, "
+            "the population's own as a cross; the dotted line is no preference."
+        ),
         note="\n\n".join(notes),
         values=values,
         paper=paper.numbers("diverging", "Table 2"),
         data={"table2": raw},
     )
+
+
+#: How a model's gap reads in a sentence (:data:`pluralign.diverging.table2_claim.WORDS` → words after its name).
+_READS = {
+    claim.WORDS["level"]: "is level on the two rows",
+    claim.WORDS["less"]: "is less decisive on diverging pairs than on high-agreement ones",
+    claim.WORDS["more"]: "is more decisive on diverging pairs than on high-agreement ones",
+    claim.WORDS["inconclusive"]: "has a gap whose interval is too wide to tell",
+    claim.WORDS["none"]: "has no gap on these pairs",
+}
+
+
+def _fmt_gap(gap: float, lo: float, hi: float) -> str:
+    return report.fmt_interval(gap, lo, hi, 3)
+
+
+@report.section("t2c_name", "t2c_sentence", "t2c_mse", "t2c_claim", "t2c_n_high", "t2c_n_div")
+def level_or_not(study: Study) -> Result:
+    """Table 2's claim answered from this run (:func:`pluralign.diverging.table2_claim.table2_claim`): per data set
+    and model, Table 2's measure on high-agreement preferences minus on diverging pairs with its 95% interval, the
+    paper's own gap beside it, and what each says; the first data set's reading as a sentence for the page."""
+    s = study.settings
+    c = claim.table2_claim(study.runs, n_boot=s.n_boot, seed=study.seed, paper_reference=s.paper_reference)
+    table = pd.DataFrame(
+        {
+            "gap, high-agreement − diverging [95% CI]": [
+                _fmt_gap(g, lo, hi) for g, lo, hi in c[["gap", "lo", "hi"]].to_numpy()
+            ],
+            "gap (paper)": [f"{v:.3f}" if v == v else "n/a" for v in c["paper gap"]],
+            "this run says": c["says"],
+            "the paper's gap says": [w if v == v else "n/a" for w, v in zip(c["paper says"], c["paper gap"])],
+        },
+        index=c.index,
+    ).map(report.signed)
+    first = c.index.get_level_values(0)[0]
+    rows = c.loc[first]
+    said = [
+        f"{m} {_READS[r['says']]} ({_fmt_gap(r['gap'], r['lo'], r['hi'])}"
+        + (f"; the paper's gap {r['paper gap']:.3f})" if r["paper gap"] == r["paper gap"] else ")")
+        for m, r in rows.iterrows()
+    ]
+    sentence = report.signed("; ".join(said))
+    verdict = claim.claim_says(rows)
+    mse = c[~c["probability"]]
+    if len(mse):
+        parts = [
+            f"on {d}, {m} {_READS[r['says']]} ({_fmt_gap(r['gap'], r['lo'], r['hi'])} Likert points"
+            + (f"; the paper's gap {r['paper gap']:.3f})" if r["paper gap"] == r["paper gap"] else ")")
+            for (d, m), r in mse.iterrows()
+        ]
+        mse_sentence = report.signed("; ".join(parts))
+    else:
+        mse_sentence = "no MSE model is trained on this profile's data (MSE regression needs Likert scores)"
+    note = (
+        f"The gap is Table 2's measure on the held-out high-agreement preferences minus on the diverging pairs "
+        f"(on {first}: {int(rows['high-agreement pairs'].iloc[0]):,} and {int(rows['diverging pairs'].iloc[0]):,} "
+        "pairs), with a 95% bootstrap interval; the paper's is the difference of its two printed rows. A "
+        f"Bradley-Terry model reads *level* when its whole interval lies within ±{claim.LEVEL:g} of 0 in P(chosen ≻ "
+        "rejected), the band the {ref}`recovery page <recovery>` uses for this claim; *less* (or *more*) *decisive on "
+        "diverging* when the interval lies above (below) 0 and leaves that band; *inconclusive* otherwise. An MSE "
+        "model's gap is in Likert points, where no band is set: it reads by its sign alone. The paper's gap is read "
+        "by the same rule as a point. Table 2's claim (every Bradley-Terry model level, even trained on all labels) "
+        f"{verdict} on {first}."
+    )
+    values = {
+        "t2c_name": first,
+        "t2c_sentence": sentence,
+        "t2c_mse": mse_sentence,
+        "t2c_claim": verdict,
+        "t2c_n_high": int(rows["high-agreement pairs"].iloc[0]),
+        "t2c_n_div": int(rows["diverging pairs"].iloc[0]),
+    }
+    return Result(table=table, note=note, values=values, data={"claim": c})
 
 
 @report.section()
@@ -110,5 +187,10 @@ def decisiveness(study: Study) -> Result:
     return Result(
         table=table.rename_axis(columns="median by subset"),
         figure=plots.decisiveness(values, rmod.SUBSETS),
+        caption=(
+            "Each held-out pair's P(chosen ≻ rejected) (BT) or r_chosen − r_rejected (MSE) by Table 2 subset, one "
+            "violin per model (its quartiles dashed); the dotted line is no preference, where a model that knew "
+            "when annotators split would put its diverging pairs."
+        ),
         data={"values": values},
     )
