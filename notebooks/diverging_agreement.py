@@ -21,8 +21,8 @@
 # preference. The paper finds diverging preferences in about {glue:text}`paper_mp:.0%` of MultiPref and
 # {glue:text}`paper_hs2:.0%` of HelpSteer2 pairs.
 #
-# This page puts every pair of each data set into the agreement classes of the paper's Table 2 with
-# `pluralign.agreement_classes` and compares the share of diverging pairs with the paper's.
+# This page puts every pair of each data set into the agreement classes of the paper's Table 2 and compares the
+# share of diverging pairs with the paper's.
 #
 # *Version followed:* the workshop version of the paper {cite}`zhang2024divergingworkshop` (Workshop on
 # Pluralistic Alignment, NeurIPS 2024; the project's seed text): its §2 and the agreement classes of its
@@ -44,8 +44,21 @@ from pluralign.diverging.pages import agreement_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "agreement"))
+shares = agreement_page.shares(study).glue()
+recovery = agreement_page.planted_recovery(study).glue()
 
 # %% [markdown]
+# :::{admonition} What this page finds
+# :class: tip
+# - **How often annotators diverge:** {glue:text}`div_share_0:.1%` of the pairs of {glue:text}`div_name_0` are
+#   diverging ({glue:text}`subst_share_0:.1%` substantially so). The paper reports {glue:text}`paper_mp:.0%` on
+#   MultiPref and {glue:text}`paper_hs2:.0%` on HelpSteer2; on simulated data that is a reference point, not a target.
+# - **Against the planted population:** it makes {glue:text}`planted_div_share_0:.1%` of these pairs diverging;
+#   {glue:text}`div_vs_planted_0`.
+# - **Do the classes pick out disagreement over taste?** {glue:text}`taste_precision_0:.1%` of the diverging pairs
+#   were planted as taste-driven, and {glue:text}`taste_recall_0:.1%` of the taste-driven pairs come out diverging.
+# :::
+#
 # ## The classes, as the paper words them
 #
 # With the signed judgments of a pair (negative prefers A, |2| significant, |1| slight, 0 tie):
@@ -58,8 +71,7 @@ report.profile_note(profile, stand_ins(study, "agreement"))
 # | **high-agreement tie** | more than half of the judgments are ties | §3 "the majority of annotators labeled the instance as a tie" |
 # | other | the rest (slight-only disagreements, no majority) | |
 #
-# The wording leaves some cases open; `pluralign.diverging.agreement` decides each one explicitly (module
-# docstring, each decision tested): a tie does not disagree with a preference ({A, tie} is not a
+# The wording leaves some cases open; the library decides each one explicitly (each decision tested): a tie does not disagree with a preference ({A, tie} is not a
 # disagreement on *which* response is better, and {A, A, tie} is a high-agreement preference); one
 # significant judgment keeps a pair in ({A significant, B slight} is diverging); when a pair is both
 # diverging and has a majority of ties, diverging wins. For HelpSteer2-format data the preference of each
@@ -68,15 +80,10 @@ report.profile_note(profile, stand_ins(study, "agreement"))
 # Every pair of every data set in its class, counted per data set beside the paper's share of diverging
 # pairs (in the figure, the black tick marks where the diverging segment would end at the paper's share):
 
-# %%
-shares = agreement_page.shares(study).glue()
+# %% tags=["remove-input"]
 shares
 
 # %% [markdown]
-# The paper reports {glue:text}`paper_mp:.0%` diverging pairs on MultiPref and {glue:text}`paper_hs2:.0%`
-# on HelpSteer2. The first data set of this build has {glue:text}`div_share_0:.1%` diverging pairs
-# ({glue:text}`subst_share_0:.1%` substantial).
-#
 # The width between the end of the orange segment and the tick is the gap between this build and the paper. A
 # data set marked "stand-in reference" is not the paper's data set: the tick is the paper's value for the data
 # set it stands in for, a reference point rather than a replication target.
@@ -85,7 +92,7 @@ shares
 #
 # A few pairs of each class from the first data set, with their judgments (−2 … 2; negative prefers A):
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 agreement_page.examples(study)
 
 # %% [markdown]
@@ -97,7 +104,7 @@ agreement_page.examples(study)
 # definition captures what the paper means, diverging pairs should come from the taste-driven plans.
 
 # %% tags=["remove-input"]
-agreement_page.planted_recovery(study)
+recovery
 
 # %% [markdown]
 # Not every taste-driven pair diverges (four annotators may happen to share a taste, or feel only
@@ -105,5 +112,9 @@ agreement_page.planted_recovery(study)
 # classes describe what annotators did, not why. The next chapter, {ref}`diverging-causes`, asks why.
 
 # %% [markdown]
-# On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `diverging_share` (the diverging share against the share the planted population makes diverging) and `diverging_taste_driven`.
+# On the demo profile the simulator planted what this page's methods should find: the {ref}`recovery page
+# <recovery>` checks the diverging share against the share the planted population makes diverging, and that the
+# diverging pairs are the taste-driven ones.
+
+# %% tags=["remove-input"]
+report.reproduce("diverging_agreement", "pluralign.diverging.pages.agreement_page", "pluralign.diverging.agreement")

@@ -37,7 +37,31 @@ def test_agreement_shares_are_the_librarys(study):
 
     assert r.table.loc["simulated-multipref", "planted: diverging"] == f"{planted_divergence(study.data[0]).mean():.1%}"
     assert r.table.loc["simulated-helpsteer2", "planted: diverging"] == "—" and "planted: diverging" in r.note
-    assert list(agreement_page.examples(study).table.columns) == ["agreement", "substantial", "votes", "prompt"]
+    assert list(agreement_page.examples(study).table.columns) == ["class", "substantial", "judgments", "prompt"]
+
+
+def test_the_agreement_tables_carry_readable_class_names_and_the_box_its_verdict(study):
+    """The classes were shown by their library names ("high-agreement-pref", "diverging-substantial"); the box's
+    verdict on the diverging share reads the planted share against the share's own interval."""
+    r = agreement_page.shares(study)
+    assert "high-agreement preference" in r.table.columns and "high-agreement-pref" not in r.table.columns
+    assert "diverging, substantial" in r.table.columns and "agreement.planted_divergence" not in r.note
+    assert set(agreement_page.examples(study).table["class"]) <= set(agreement_page.CLASS_NAMES.values())
+    rec = agreement_page.planted_recovery(study)
+    assert "high-agreement tie" in rec.table.columns and 0 <= rec.values["taste_precision_0"] <= 1
+    says = r.values["div_vs_planted_0"]
+    assert says.startswith("the planted share lies ") and "95% interval" in says
+    assert r.values["div_vs_planted_1"] == "no planted population to read it against"
+    assert r.caption
+
+
+def test_a_share_reads_against_the_planted_share_by_its_interval():
+    lo, hi = agreement_page.wilson(30, 100)
+    assert lo < 0.3 < hi and round(lo, 3) == 0.219 and round(hi, 3) == 0.396
+    assert agreement_page.against_planted(30, 100, 0.33).startswith("the planted share lies inside")
+    assert agreement_page.against_planted(30, 100, 0.5).startswith("the planted share lies above")
+    assert agreement_page.against_planted(30, 100, 0.1).startswith("the planted share lies below")
+    assert agreement_page.against_planted(30, 100, None) == ""
 
 
 def test_planted_recovery_per_data_set_and_none_on_real_data(study):
