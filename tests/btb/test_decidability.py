@@ -71,13 +71,19 @@ def test_summary_is_a_t_interval_over_the_draws():
     d = fits["Δ r"].to_numpy()
     half = stats.t.ppf(0.975, 2) * d.std(ddof=1) / np.sqrt(3)
     assert row["Δ r"] == pytest.approx(d.mean()) and row["Δ r high"] == pytest.approx(d.mean() + half)
-    assert row["Δ r low"] < 0 < row["Δ r high"] < 0.05 and row["says"] == "the paper's Δ (0.050) ruled out"
+    assert row["Δ r low"] < 0 < row["Δ r high"] < 0.05 and row["says"] == "below the paper's Δ (0.050)"
     row = D.summary(fits, "training pairs", 0.01, **{"judge noise": 1.0}).iloc[0]
     assert row["says"] == D.CANNOT
 
 
 def test_decidable_size_is_where_every_larger_size_decides():
-    says = ["cannot tell", "the paper's Δ (0.054) ruled out", "cannot tell", "Δ below 0", "Δ below 0; ruled out"]
+    says = [
+        "cannot tell",
+        "below the paper's Δ (0.054)",
+        "cannot tell",
+        "Δ below 0",
+        "Δ below 0; below the paper's Δ (0.054)",
+    ]
     t = pd.DataFrame({"training pairs": [100, 250, 500, 1000, 2000], "says": says})
     assert D.decidable_at(t, "either") == 1000 and D.decidable_at(t, "sign") == 1000
     assert D.decidable_at(t, "paper") == 2000

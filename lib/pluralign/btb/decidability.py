@@ -15,8 +15,8 @@ models is the size of the training set, not the encoder. Each fit is scored on t
 the interval of the mean Δ r at each N is a t interval over the draws (the resampling unit: a training set).
 
 The claim is *decided* at N when that interval excludes 0 (the sign of Δ seen) or excludes the paper's median Δ of
-Table 1 (an effect of the paper's size ruled out); the decidable size, for each, is the smallest N from which every
-larger N of the sweep decides."""
+Table 1 (Δ on this population below, or above, an effect of the paper's size); the decidable size, for each, is the
+smallest N from which every larger N of the sweep decides."""
 
 from __future__ import annotations
 
@@ -213,12 +213,19 @@ def summary(fits: pd.DataFrame, by: str, paper_delta: float, **where) -> pd.Data
 
 
 def _says(lo: float, hi: float, paper: float) -> str:
-    """What the interval of the mean Δ says: the sign seen, the paper's effect size ruled out, both, or neither."""
+    """What the interval of the mean Δ says: the sign seen, the paper's effect size excluded (the whole interval
+    below the paper's Δ, or above it), both, or neither."""
     if not np.isfinite(lo):
         return report.MISSING
     seen = "Δ above 0" if lo > 0 else "Δ below 0" if hi < 0 else ""
-    ruled = f"the paper's Δ ({paper:.3f}) ruled out" if not lo <= paper <= hi else ""
-    return "; ".join(s for s in (seen, ruled) if s) or CANNOT
+    beside = (
+        f"below the paper's Δ ({paper:.3f})"
+        if hi < paper
+        else f"above the paper's Δ ({paper:.3f})"
+        if lo > paper
+        else ""
+    )
+    return "; ".join(s for s in (seen, beside) if s) or CANNOT
 
 
 def decidable_at(table: pd.DataFrame, criterion: str = "either") -> int | None:
@@ -227,7 +234,7 @@ def decidable_at(table: pd.DataFrame, criterion: str = "either") -> int | None:
     the paper's Δ) or ``"either"``; None when the largest size does not."""
     tests = {
         "sign": lambda says: "Δ above 0" in says or "Δ below 0" in says,
-        "paper": lambda says: "ruled out" in says,
+        "paper": lambda says: "the paper's Δ" in says,
         "either": lambda says: says not in (CANNOT, report.MISSING),
     }
     if criterion not in tests:

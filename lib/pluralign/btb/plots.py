@@ -122,7 +122,10 @@ def delta_by_group(cmp: pd.DataFrame, metric: str, paper_delta: pd.Series | None
         if yp:
             ax.scatter([v for _, v in yp], [yy for yy, _ in yp], marker="x", color="C3", zorder=3, label="paper")
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set_yticks(y, [f"{g}: {c} (n={n})" for g, c, n in zip(t["grouping"], t["category"], t["n"])], fontsize=8)
+    from pluralign.btb.readings import GROUPINGS
+
+    names = [GROUPINGS.get(g, g) for g in t["grouping"]]
+    ax.set_yticks(y, [f"{g}: {c} (N = {n})" for g, c, n in zip(names, t["category"], t["n"])], fontsize=8)
     ax.set_xlabel(label)
     ax.legend(fontsize=8, loc="best")
     return _done(fig)

@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 
 from pluralign import report
-from pluralign.btb import decidability, evaluation
+from pluralign.btb import decidability, evaluation, readings
 from pluralign.btb.comparison import NO_CATEGORY
 from pluralign.btb.pages import provenance
+from pluralign.btb.readings import GROUPINGS
 from pluralign.data.spec import split
 
 if TYPE_CHECKING:
@@ -57,12 +58,20 @@ def paper_sized_check(study: Study) -> report.Result:
     )
     both = both[both.grouping.isin(["all", "kind", "domain", "distinguishability"])]
     both["Δ CI width"] = both["delta_hi"] - both["delta_lo"]
+    both = both.assign(
+        metric=both["metric"].map({"pearson": "Pearson r", "l1": "L1"}),
+        grouping=both["grouping"].map(GROUPINGS).fillna(both["grouping"]),
+    ).rename(columns={"n": "N", "delta": "Δ", "test_set": "test set"})
     table = both.pivot_table(
         index=["metric", "grouping", "category"],
-        columns="test_set",
-        values=["n", "delta", "Δ CI width"],
+        columns="test set",
+        values=["N", "Δ", "Δ CI width"],
         aggfunc="first",
-    ).round(3)
+        sort=False,
+    )
+    for col in table.columns:  # Δ and its width at a correlation's 3 decimals, every row alike
+        if col[0] != "N":
+            table[col] = [report.fmt_fixed(v, 3) if v == v else report.MISSING for v in table[col]]
     w = small_cmp[(small_cmp.grouping == "all") & (small_cmp.metric == "pearson")].iloc[0]
     if not np.isfinite(w["delta_hi"] - w["delta_lo"]):
         raise provenance.no_r_interval(int(w["n"]), {"btb_small_n": int(w["n"])})
@@ -89,23 +98,41 @@ def decidable_size(study: Study) -> report.Result:
     paper = evaluation.paper_median_delta()
     half = (hi - lo) / 2
     n_paper = int(np.ceil(n * (half / paper) ** 2))
-    here = report.n_needed(est, lo, hi, n) if not (lo > 0 or hi < 0) else None
     b, b_lo, b_hi = (float(r[k]) for k in ("baseline", "baseline_lo", "baseline_hi"))
-    if b_lo <= 0:  # the plain BT model does not track p* here: a Δ between two such models says little
-        says = f"the baseline's own r with p* is {report.fmt_interval(b, b_lo, b_hi, 3)}, its interval containing 0"
-    elif hi < paper:
-        says = f"its interval already excludes an improvement as large as the paper's median Δ ({paper:.3f})"
-    elif lo > 0:
-        says = "its interval excludes 0"
-    else:
-        says = f"its interval contains both 0 and the paper's median Δ ({paper:.3f})"
     values = {
         "btb_decide_delta": paper,
         "btb_decide_n_paper": n_paper,
-        "btb_decide_n_here": f"{here:,}" if here else "— (its interval already excludes 0)",
-        "btb_decide_says": says,
+        "btb_decide_n_here": _own_size(est, lo, hi, n),
+        "btb_decide_says": _decide_says(est, lo, hi, paper, (b, b_lo, b_hi)),
     }
     return report.Result(table=None, values=values)
+
+
+def _own_size(est: float, lo: float, hi: float, n: int) -> str:
+    """The clause on this run's own Δ r: at about what test size its interval would exclude 0
+    (:func:`pluralign.report.n_needed`), or that it already does, or that an estimate of 0 is never told from 0."""
+    if lo > 0 or hi < 0:
+        return report.signed(f"this run's own Δ r ({est:+.3f}) already has an interval that excludes 0")
+    need = report.n_needed(est, lo, hi, n)
+    if need is None:
+        return report.signed(f"this run's own Δ r is {est:+.3f}, which no test size tells from 0")
+    return report.signed(f"this run's own Δ r ({est:+.3f}) would be told from 0 at about {need:,}")
+
+
+def _decide_says(est: float, lo: float, hi: float, paper: float, baseline: tuple) -> str:
+    """What the intervals over all test pairs show, with their numbers: the baseline's own r with p* not above 0 (the
+    demo cannot speak to the claim: :func:`pluralign.btb.readings.tracks_p_star`), else Δ r's interval below an effect
+    of the paper's size, above 0, or containing both."""
+    if not readings.tracks_p_star(baseline[1]):
+        return (
+            f"the baseline's own r with p* is {report.fmt_interval(*baseline, 3)}, an interval not above 0: these "
+            "reward models do not track p* here, so no test size lets the demo speak to the claim"
+        )
+    if hi < paper:
+        return f"its interval already excludes an improvement as large as the paper's median Δ ({paper:.3f})"
+    if lo > 0:
+        return "its interval excludes 0"
+    return f"its interval contains both 0 and the paper's median Δ ({paper:.3f})"
 
 
 def _sweep_skipped(study: Study) -> str:
@@ -151,11 +178,7 @@ def training_size_sweep(study: Study) -> report.Result:
     noises = decidability.summary(fits, "judge noise", paper, **{"training pairs": big}).sort_values(
         "judge noise", kind="stable"
     )
-    decide = "; ".join(
-        f"{t}: the sign of Δ from {_from(decidability.decidable_at(g, 'sign'), big)}, an effect of the paper's "
-        f"size ruled out from {_from(decidability.decidable_at(g, 'paper'), big)}"
-        for t, g in sizes.groupby("test", sort=False)
-    )
+    decide = " ".join(_decided(t, g, big) for t, g in sizes.groupby("test", sort=False))
     rows = pd.concat(
         [
             sizes.assign(step=sizes["training pairs"].map("N = {:,}".format)),
@@ -171,7 +194,7 @@ def training_size_sweep(study: Study) -> report.Result:
         "btb_sweep_decide": decide,
         "btb_sweep_says": "; ".join(
             f"{r['test']}: Δ r = {evaluation.interval(r['Δ r'], r['Δ r low'], r['Δ r high'])} at {big:,} training "
-            f"pairs, where the Eq. 1 model's r is {r['r Eq. 1']:.3f} — {r['says']}"
+            f"pairs, where the Eq. 1 model's r is {r['r Eq. 1']:.3f}: {r['says']}"
             for _, r in last.iterrows()
         ),
         "btb_sweep_noise_says": "; ".join(
@@ -180,7 +203,12 @@ def training_size_sweep(study: Study) -> report.Result:
             for t, g in noises.groupby("test", sort=False)
         ),
     }
-    return report.Result(table=table, forest=forest, values=values, data={"fits": fits})
+    cap = (
+        "Δ r = r(Eq. 4) − r(Eq. 1) per training size (and, at the largest, per judge noise) with its 95% t interval "
+        "over the fresh training sets, on all test pairs and on the in-domain ones; the open diamond is the paper's "
+        "median Δ r of the Table 1 rows that improve."
+    )
+    return report.Result(table=table, forest=forest, values=values, data={"fits": fits}, forest_caption=cap)
 
 
 #: the sweep's test sets as its table's column groups name them
@@ -229,11 +257,25 @@ def _sweep_table(rows: pd.DataFrame):
     return table, forest
 
 
-def _from(size: int | None, largest: int) -> str:
-    """A decidable size as the page says it."""
-    if not size:
-        return f"— (not even at {largest:,})"
-    return f"{size:,} training pairs" + (" (the smallest swept)" if size == min(decidability.SIZES) else "")
+def _decided(test: str, g: pd.DataFrame, largest: int) -> str:
+    """What the sweep decides on one test set, as a sentence: from which training size on the sign of Δ r is settled
+    and from which Δ r's interval lies clear of the paper's median Δ (:func:`pluralign.btb.decidability.decidable_at`),
+    or that no swept size does."""
+
+    def at(size: int | None) -> str:
+        if not size:
+            return f"at no size up to {largest:,} training pairs"
+        return f"from {size:,} training pairs" + (" (the smallest swept)" if size == min(decidability.SIZES) else "")
+
+    clear = decidability.decidable_at(g, "paper")
+    side = ""
+    if clear:
+        says = g.loc[g["training pairs"] == largest, "says"].iloc[0]
+        side = " (below it)" if "below the paper's" in says else " (above it)" if "above the paper's" in says else ""
+    return (
+        f"On {test}, the sign of Δ r is settled {at(decidability.decidable_at(g, 'sign'))}, and its interval lies "
+        f"clear of the paper's median Δ{side} {at(clear)}."
+    )
 
 
 def _signs(g: pd.DataFrame) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign import report
-from pluralign.btb import evaluation, plots
+from pluralign.btb import evaluation, plots, readings
 from pluralign.btb.pages import provenance
 from pluralign.btb.pages.rewards_decidability import decidable_size, paper_sized_check, training_size_sweep
 from pluralign.btb.training import LR_SWEEP
@@ -43,6 +43,13 @@ DIRECTIONS = (
     ("domain", "ID", "id"),
     ("domain", "OOD", "ood"),
 )
+GROUPINGS = readings.GROUPINGS
+#: The training objectives as the page names them (the library's: :mod:`pluralign.btb.training`).
+OBJECTIVES = {
+    "bt": "Bradley–Terry (Eq. 1)",
+    "bt-margin": "margin-regularized (Eq. 4)",
+    "bt (pretrained)": "Bradley–Terry, pretrained",
+}
 _ESTIMATES = [f"{k}{suf}" for k in ("baseline", "regularized", "delta") for suf in ("", "_lo", "_hi")]
 
 
@@ -114,8 +121,12 @@ def training_margins(study: Study) -> report.Result:
     """The margins (Eq. 3) of the training pairs."""
     c = study.comparison
     m, bad = c.margins, c.margins_missing
+    cap = (
+        "The margin m of Eq. 3 of each training pair, from the judge's ten votes: the larger m, the more decisive "
+        "the votes; the regularized model (Eq. 4) must separate a pair's rewards by at least m."
+    )
     if not bad:
-        return report.Result(table=None, figure=plots.training_margins(m), data={"margins": m})
+        return report.Result(table=None, figure=plots.training_margins(m), data={"margins": m}, caption=cap)
     note = (
         f"{bad:,} of {len(m):,} training pairs have no parseable judgment and so no margin (Eq. 3); they are "
         "trained with a margin of 0, as plain Bradley–Terry pairs."
@@ -123,7 +134,7 @@ def training_margins(study: Study) -> report.Result:
     if bad == len(m):  # every margin is the fill value: nothing to plot, and Eq. 4 is Eq. 1 on this run
         said = " No pair has a margin, so the regularized model is trained with the baseline's loss on this run."
         return report.Result(table=None, note=report.warning(note + said), data={"margins": m})
-    return report.Result(table=None, figure=plots.training_margins(m), note=note, data={"margins": m})
+    return report.Result(table=None, figure=plots.training_margins(m), note=note, data={"margins": m}, caption=cap)
 
 
 @report.section("btb_lr_base", "btb_lr_reg")
@@ -131,8 +142,18 @@ def learning_rate_sweep(study: Study) -> report.Result:
     """Footnote 6: validation accuracy and loss per learning rate and objective, the selected ones."""
     s = study.comparison.sweeps
     sel = s[s["selected"]].set_index("objective")["lr"]
+    shown = pd.DataFrame(
+        {
+            "loss": s["objective"].map(OBJECTIVES).fillna(s["objective"]),
+            "learning rate": s["lr"].map(lambda v: _lr(v) if v == v else "pretrained"),
+            "validation accuracy": s["accuracy"].round(3),
+            "validation loss": s["loss"].round(3),
+            "validation pairs": s["n"],
+            "selected": s["selected"].map({True: "selected", False: ""}),
+        }
+    ).set_index(["loss", "learning rate"])
     return report.Result(
-        table=s.round(4), values={"btb_lr_base": float(sel.iloc[0]), "btb_lr_reg": float(sel.loc["bt-margin"])}
+        table=shown, values={"btb_lr_base": float(sel.iloc[0]), "btb_lr_reg": float(sel.loc["bt-margin"])}
     )
 
 
@@ -140,13 +161,14 @@ def _table(study: Study, metric: str) -> report.Result:
     """Table 1 (``metric="pearson"``) or Table 2 (``"l1"``) of this run: baseline, regularized and Δ with
     95% (paired) bootstrap CIs per grouping and category; the values over all test pairs."""
     key = {"pearson": "r", "l1": "l1"}[metric]
+    name_of = {"pearson": "Pearson r with p*", "l1": "mean L1 distance to p*"}
     provenance.require_test_p_star(study)
     cmp = study.comparison.table
     t = cmp[cmp.metric == metric]
     labels = (("baseline", "baseline"), ("regularized", "regularized"), ("Δ (paired CI)", "delta"))
     out = pd.DataFrame(
         {
-            "grouping": t.grouping,
+            "grouping": t.grouping.map(GROUPINGS).fillna(t.grouping),
             "category": t.category,
             "N": t.n,
             **{lab: [evaluation.interval(*r) for r in t[[k, f"{k}_lo", f"{k}_hi"]].to_numpy()] for lab, k in labels},
@@ -160,7 +182,14 @@ def _table(study: Study, metric: str) -> report.Result:
         values["btb_n_test"] = int(row["n"])
         note = _backwards(study, t, note)
     paper = evaluation.paper_table1() if metric == "pearson" else None
-    return report.Result(table=out, forest=_forest(t, paper, metric), paper=paper, values=values, note=note)
+    cap = (
+        f"The table above as a forest plot: the baseline's and the regularized model's {name_of[metric]} "
+        "and their Δ per grouping and category, each with its 95% interval"
+        + (", the paper's Table 1 value as an open diamond where it has the row." if metric == "pearson" else ".")
+    )
+    return report.Result(
+        table=out, forest=_forest(t, paper, metric), paper=paper, values=values, note=note, forest_caption=cap
+    )
 
 
 def _forest(t: pd.DataFrame, paper: pd.DataFrame | None, metric: str):
@@ -170,6 +199,7 @@ def _forest(t: pd.DataFrame, paper: pd.DataFrame | None, metric: str):
     if paper is not None:
         p = paper.set_index(["grouping", "category"])[["baseline", "regularized", "delta"]]
         rows = rows.join(p.add_suffix(" (paper)"), how="left")
+    rows = rows.rename(index=GROUPINGS, level="grouping")
     name = {"pearson": "r", "l1": "L1"}[metric]  # short: three panels share the column's width
     return report.forest_plot(
         rows,
@@ -217,66 +247,110 @@ def table_2(study: Study) -> report.Result:
     return _table(study, "l1")
 
 
+def _reasons(study: Study) -> dict:
+    """Per (grouping, category) of Table 1, why Pearson r is undefined on its test pairs
+    (:func:`pluralign.btb.readings.no_r_reason`; "" where it is defined)."""
+    c = study.comparison
+    keep = c.p_star.index[c.p_star.notna()]
+    ps, pb, pr = (x.reindex(keep).to_numpy(float) for x in (c.p_star, c.p_baseline, c.p_regularized))
+    groups = c.groups.reindex(keep)
+    out = {("all", "all"): readings.no_r_reason(ps, pb, pr)}
+    for g in groups.columns:
+        for cat in groups[g].dropna().unique():
+            m = (groups[g] == cat).to_numpy()
+            out[(g, str(cat))] = readings.no_r_reason(ps[m], pb[m], pr[m])
+    return out
+
+
+def _row(cmp: pd.DataFrame, grouping: str, category: str) -> dict | None:
+    """The Pearson row of this run's Table 1 for one grouping and category (None where this run has no such
+    pairs)."""
+    row = cmp[(cmp.metric == "pearson") & (cmp.grouping == grouping) & (cmp.category == category)]
+    return row.iloc[0].to_dict() if len(row) else None
+
+
 @report.section()
 def directions(study: Study) -> report.Result:
     """Δ r on the groupings where the paper reports a direction (Multiple vs Single Correct, OOD vs ID),
-    with paired CIs and what each says, beside the paper's Δ."""
+    with paired CIs and a short verdict beside the paper's Δ (:func:`pluralign.btb.readings.delta_words`: "cannot
+    speak" where the baseline does not track p* on the grouping), the contrasts the paper draws in the note."""
     provenance.require_test_p_star(study)
     cmp = study.comparison.table
+    reasons = _reasons(study)
     paper_d = evaluation.paper_table1().set_index(["grouping", "category"])["delta"]
     rows, d, values = [], {}, {}
     for g, c, key in DIRECTIONS:
-        row = cmp[(cmp.metric == "pearson") & (cmp.grouping == g) & (cmp.category == c)]
-        v, lo, hi, n = row[["delta", "delta_lo", "delta_hi", "n"]].iloc[0].tolist() if len(row) else [np.nan] * 3 + [0]
-        d[c] = (v, lo, hi)
+        r = _row(cmp, g, c)
+        v, lo, hi, n = (r["delta"], r["delta_lo"], r["delta_hi"], r["n"]) if r else (np.nan, np.nan, np.nan, 0)
+        b = (r["baseline"], r["baseline_lo"], r["baseline_hi"]) if r else (np.nan, np.nan, np.nan)
+        d[c] = (v, lo, hi, b)
         values.update({f"btb_d_{key}": float(v), f"btb_d_{key}_lo": float(lo), f"btb_d_{key}_hi": float(hi)})
         values[f"btb_d_{key}_n"] = int(n)
-        paper = float(paper_d[(g, c)])
+        says = readings.delta_words(
+            v, lo, hi, paper=float(paper_d[(g, c)]), baseline_lo=b[1],
+            reason=reasons.get((g, c), readings.WORDS["no pairs"]),
+        )  # fmt: skip
+        values[f"btb_d_{key}_says"] = says
         rows.append(
             {
                 "category": c,
                 "paper Δ r": evaluation.paper_printed("Δ")[c],
                 "N here": int(n),
+                "baseline r here [95% CI]": evaluation.interval(*b),
                 "Δ r here [95% CI]": evaluation.interval(v, lo, hi),
-                "here": report.verdict(v, lo, hi, n=int(n), paper=paper, missing="no such pairs on this profile"),
+                "this run says": says,
             }
         )
-    said = [_difference(d, paper_d, *pair) for pair in _CONTRASTS]
-    note = "Measured on this profile: " + "; ".join(said) + "."
+    said = [_difference(d, paper_d, *contrast) for contrast in _CONTRASTS]
+    note = "Measured on this profile: " + " ".join(said) + "\n\n" + readings.WORDS_NOTE
     return report.Result(table=pd.DataFrame(rows).set_index("category"), note=note, values=values)
 
 
-#: The contrasts of Δ the paper reports a direction for: (category a, category b, how the page says it).
+#: The contrasts of Δ the paper reports a direction for: (category a, category b, a's and b's pairs in words).
 _CONTRASTS = (
-    ("Multiple Correct", "Single Correct", "on multiple-correct than on single-correct pairs"),
-    ("OOD", "ID", "out-of-domain than in-domain"),
+    ("Multiple Correct", "Single Correct", "multiple-correct pairs", "single-correct pairs"),
+    ("OOD", "ID", "out-of-domain pairs", "in-domain pairs"),
 )
 
 
-def _difference(d: dict, paper_d: pd.Series, a: str, b: str, what: str) -> str:
-    """Δ on ``a`` against Δ on ``b`` (their difference with a 95% interval and a verdict beside the paper's)."""
-    (va, la, ha), (vb, lb, hb) = d[a], d[b]
+def _difference(d: dict, paper_d: pd.Series, a: str, b: str, a_words: str, b_words: str) -> str:
+    """Δ r on ``a`` minus Δ r on ``b`` as a sentence: their difference with a 95% interval and what it says beside
+    the paper's difference, or why the demo cannot speak to it (no pairs, no r, or a baseline that does not track
+    p* on either grouping: :func:`pluralign.btb.readings.tracks_p_star`)."""
+    (va, la, ha, ba), (vb, lb, hb, bb) = d[a], d[b]
+    paper_diff = float(paper_d[(_group_of(a), a)] - paper_d[(_group_of(b), b)])
+    head = f"Δ r on {a_words} minus Δ r on {b_words}"
     if not (np.isfinite(va) and np.isfinite(vb)):
-        return f"{a} vs {b}: not comparable (no {a if not np.isfinite(va) else b} pairs here)"
+        return f"{head} is not measured here: this run has no r on {a_words if not np.isfinite(va) else b_words}."
     # the two groups hold different pairs: the difference of their Δ has SE √(se_a² + se_b²)
     diff = va - vb
     se = float(np.hypot((ha - la) / 3.92, (hb - lb) / 3.92))
-    paper_diff = float(paper_d[(_group_of(a), a)] - paper_d[(_group_of(b), b)])
-    says = report.verdict(diff, diff - 1.96 * se, diff + 1.96 * se, paper=paper_diff)
-    return report.signed(
-        f"Δ {what}: {va:+.3f} vs {vb:+.3f}, difference {diff:+.3f} "
-        f"[{diff - 1.96 * se:+.3f}, {diff + 1.96 * se:+.3f}] (the paper: {paper_diff:+.3f}) — {says}"
-    )
+    lo, hi = diff - 1.96 * se, diff + 1.96 * se
+    measured = f"{head} is {diff:+.3f} [{lo:+.3f}, {hi:+.3f}] (the paper's: {paper_diff:+.3f})"
+    lost = [(w, bl) for w, bl in ((a_words, ba), (b_words, bb)) if not readings.tracks_p_star(bl[1])]
+    if lost:
+        which = " and ".join(f"on {w} (r = {evaluation.interval(*bl)})" for w, bl in lost)
+        says = (
+            f"the demo cannot speak to this contrast, because the baseline does not track p* {which}, its "
+            "interval not above 0"
+        )
+    else:
+        says = report.verdict(diff, lo, hi, paper=paper_diff)
+    return report.signed(f"{measured}: {says}.")
 
 
 @report.section()
 def beside_paper(study: Study) -> report.Result:
     """The paper's Table 1 rows beside this run's where a row of the same name exists (the paper's r baseline →
-    regularized with its printed Δ in one cell, so that the table fits the text column)."""
+    regularized with its printed Δ in one cell, so that the table fits the text column), and a short verdict per
+    row (:func:`pluralign.btb.readings.delta_words`: why a row has no r, "cannot speak" where this run's baseline
+    does not track p* on it)."""
     provenance.require_test_p_star(study)
     cmp = study.comparison.table
+    reasons = _reasons(study)
     pv = evaluation.paper_vs_ours(cmp[cmp.metric == "pearson"])
     pv = pv[pv.metric == "pearson"]
+    b_lo = {(g, c): lo for g, c, lo in cmp[cmp.metric == "pearson"][["grouping", "category", "baseline_lo"]].to_numpy()}
 
     def arrow(a, b):
         return report.signed(f"{a:.3f} → {b:.3f}") if np.isfinite(a) and np.isfinite(b) else report.MISSING
@@ -284,10 +358,11 @@ def beside_paper(study: Study) -> report.Result:
     def count(x):
         return int(x) if np.isfinite(x) else report.MISSING
 
-    ours = list(zip(pv["delta_ours"], pv["delta_lo_ours"], pv["delta_hi_ours"], pv["n_ours"], pv["delta_paper"]))
+    ours = list(zip(pv["delta_ours"], pv["delta_lo_ours"], pv["delta_hi_ours"], pv["delta_paper"]))
+    keys = list(zip(pv["grouping"], pv["category"]))
     show = pd.DataFrame(
         {
-            "grouping": pv["grouping"],
+            "grouping": pv["grouping"].map(GROUPINGS).fillna(pv["grouping"]),
             "category": pv["category"],
             "N (paper)": pv["n_paper"].map(count),
             "r baseline → regularized (Δ) (paper)": [
@@ -299,23 +374,20 @@ def beside_paper(study: Study) -> report.Result:
             ],
             "N (this run)": pv["n_ours"].map(count),
             "r baseline → regularized (this run)": list(map(arrow, pv["baseline_ours"], pv["regularized_ours"])),
-            "Δ r this run [95% CI]": [evaluation.interval(v, lo, hi) for v, lo, hi, _, _ in ours],
+            "Δ r this run [95% CI]": [evaluation.interval(v, lo, hi) for v, lo, hi, _ in ours],
             "this run says": [
-                report.verdict(
-                    v,
-                    lo,
-                    hi,
-                    n=int(n) if np.isfinite(n) else None,
-                    paper=p,
-                    missing="no such pairs on this profile"
-                    if not np.isfinite(n)
-                    else "too few pairs for a correlation (N < 10)",
+                readings.delta_words(
+                    v, lo, hi, paper=p, baseline_lo=b_lo.get(k), reason=reasons.get(k, readings.WORDS["no pairs"])
                 )
-                for v, lo, hi, n, p in ours
+                for (v, lo, hi, p), k in zip(ours, keys)
             ],
         }
     )
-    return report.Result(table=show.set_index(["grouping", "category"]), paper=evaluation.paper_table1())
+    return report.Result(
+        table=show.set_index(["grouping", "category"]),
+        paper=evaluation.paper_table1(),
+        note="The verdict words read as under the table of the paper's directions above; a row with *no r* says why.",
+    )
 
 
 @report.section()
@@ -327,7 +399,12 @@ def rm_vs_p_star(study: Study) -> report.Result:
     frame = frame[frame["p*"].notna()]
     if "kind" in c.groups:
         frame["category"] = c.groups["kind"]
-    return report.Result(table=None, figure=plots.rm_vs_p_star(frame, c.table), data={"frame": frame})
+    cap = (
+        "Each test pair's P(A ≻ B) from the baseline (left) and the regularized model (right) against its p*, "
+        "coloured by category of subjectivity; the dashed diagonal is a model that matches p* exactly; each panel's "
+        "title gives its Pearson r over all test pairs with a 95% interval."
+    )
+    return report.Result(table=None, figure=plots.rm_vs_p_star(frame, c.table), data={"frame": frame}, caption=cap)
 
 
 @report.section()
@@ -338,4 +415,8 @@ def delta_plot(study: Study, metric: str) -> report.Result:
         paper_d = evaluation.paper_table1().set_index(["grouping", "category"])["delta"]
     else:
         paper_d = None
-    return report.Result(table=None, figure=plots.delta_by_group(study.comparison.table, metric, paper_d))
+    what = "Pearson r with p*" if metric == "pearson" else "mean L1 distance to p* (lower is better)"
+    cap = f"Δ = regularized − baseline in {what} per grouping and category, with its paired 95% interval" + (
+        " and the paper's Δ (a cross) where Table 1 has the row." if metric == "pearson" else "."
+    )
+    return report.Result(table=None, figure=plots.delta_by_group(study.comparison.table, metric, paper_d), caption=cap)
