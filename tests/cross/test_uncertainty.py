@@ -31,7 +31,7 @@ def test_sigma_margin_correlation_sign_too_few_and_constant(classes):
     assert out.loc["diverging", "planted rho"] == pytest.approx(-1.0)
     # ρ = −1 planted, the CI above it: read against the planted value as well as against 0
     assert out.loc["diverging", "short"] == "below 0; above planted"
-    assert "above the planted spread's ρ (−1.00)" in out.loc["diverging", "verdict"]
+    assert "above the planted spread's ρ (−1.000)" in out.loc["diverging", "verdict"]
     bare = q2.sigma_margin_correlations(sigma, {"m": m}, cl, n_boot=200).set_index("class")
     assert bare.loc["diverging", "verdict"] == "supported: σ is larger where the margin is smaller"
     assert out.loc["high-agreement-pref", "verdict"].startswith("too few") and np.isnan(

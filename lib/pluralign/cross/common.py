@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pluralign.presentation import fmt_number, signed
+from pluralign.presentation import column_decimals, fmt_fixed, signed
 
 __all__ = [
     "CLASS_ORDER",
@@ -119,14 +119,15 @@ def read_against_planted(
     n: int | None = None,
 ) -> Reading:
     """A Part IV verdict that reads the 95% CI against the null *and*, on simulated data, against the planted
-    value the estimate is read against (DESIGN: "on the demo, the planted value stands beside each estimate").
+    value the estimate is read against (the value a model or judge that knew the population would give).
 
     Against the null it is :func:`verdict` (``above`` / ``below`` / "inconclusive at this sample size"). Against
     ``planted`` (NaN or None: none, and the reading is the null's alone) the CI covers it, lies above it or
     below it (:func:`against`), and ``planted_reading[side]`` (``side`` one of "covers", "above", "below"; ``{p}``
-    in it is replaced by the planted value) says what that means for the claim: a CI above 0 but below a planted
-    gap is not the model adding a gap, and the long reading must say so. ``short``: "above 0" / "below 0" /
-    "inconclusive" (the null written as it is), then "covers planted" / "above planted" / "below planted"."""
+    in it is replaced by the planted value, at the decimals the CI is shown at) says what that means for the
+    claim: a CI above 0 but below a planted gap is not the model adding a gap, and the long reading must say so.
+    ``short``: "above 0" / "below 0" / "inconclusive" (the null written as it is), then "covers planted" /
+    "above planted" / "below planted"."""
     long = verdict(v, lo, hi, null=null, above=above, below=below, why_missing=why_missing, n=n)
     vs_null = against(lo, hi, null) if np.isfinite(float(v)) else None
     if vs_null is None:
@@ -143,9 +144,10 @@ def read_against_planted(
             "above": "its CI lies above the planted value ({p})",
             "below": "its CI lies below the planted value ({p})",
         }[side]
+    shown = fmt_fixed(float(planted), column_decimals([v], [lo], [hi]))  # at the precision the CI is shown at
     return Reading(
         short=f"{short}; {PLANTED_WORDS[side]}",
-        long=f"{long}; {reading.format(p=fmt_number(float(planted)))}",
+        long=f"{long}; {reading.format(p=shown)}",
         vs_null=vs_null,
         vs_planted=side,
     )

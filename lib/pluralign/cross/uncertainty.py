@@ -55,16 +55,16 @@ def planted_spread(truth: pd.DataFrame, weights: dict | None = None) -> pd.Serie
 #: the same pairs): where the CI sits against it (:func:`pluralign.cross.common.read_against_planted`).
 PLANTED_READING = {
     "covers": (
-        "its CI covers the planted spread's ρ ({p}): σ tracks the margin as closely as the population's spread of "
-        "tastes does"
+        "its CI covers the planted spread's ρ ({p}): consistent with σ relating to the margin as the population's "
+        "spread of tastes does"
     ),
     "below": (
-        "its CI lies below the planted spread's ρ ({p}): σ falls with the margin more steeply than the "
-        "population's spread of tastes does, so σ is not an estimate of that spread alone"
+        "its CI lies below the planted spread's ρ ({p}): σ is more negatively related to the margin than the "
+        "population's spread of tastes is, so σ is not an estimate of that spread alone"
     ),
     "above": (
-        "its CI lies above the planted spread's ρ ({p}): σ tracks the margin less than the population's spread "
-        "of tastes does"
+        "its CI lies above the planted spread's ρ ({p}): σ is less negatively related to the margin than the "
+        "population's spread of tastes is"
     ),
 }
 

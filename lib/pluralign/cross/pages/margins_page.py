@@ -99,18 +99,6 @@ def separation(study: Study) -> report.Result:
     values["x_auc_gold"] = (
         f"AUROC {shown[q1.GOLD]}: {sep.loc[q1.GOLD, 'verdict']}" if q1.GOLD in sep.index else "not computed"
     )
-    if q1.GOLD in sep.index:
-        lines.append(
-            "- The gold margin and the agreement classes are computed from the same judgments, so its "
-            "AUROC is partly true by construction (Eq. 3 ignores strength and ties count half, the "
-            "classes do not); "
-            + (
-                "the synthetic margin is the test independent of the annotators."
-                if synthetic
-                else "there is no synthetic margin on this profile, so the hypothesis is "
-                "not tested independently of the annotators here."
-            )
-        )
     planted = "planted AUROC (|2p*−1|)" if "planted AUROC (|2p*−1|)" in sep else None
     forest = report.forest_plot(
         sep,

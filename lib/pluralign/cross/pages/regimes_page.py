@@ -25,7 +25,8 @@ SEAL_A_MINUS = ("seal", "§2.2", "post-D RM", "a₋")
 def by_class(study: Study) -> report.Result:
     """SEAL's a₊ / a₋ and four regimes (Table 1) per agreement class (the planted population a₋ beside on the
     demo); the note names the reward models and counts the pairs without a chosen entry. Values ``x_res_all`` (the
-    post-D a₋ over all pairs with its CI, as shares) and ``x_seal_a_minus`` (SEAL's §2.2 a₋ as printed)."""
+    post-D a₋ over all pairs with its CI as percentages, the planted one beside on the demo) and ``x_seal_a_minus``
+    (SEAL's §2.2 a₋ as printed)."""
     from pluralign import paper
 
     R, rms, _ = study.seal_rewards
@@ -40,7 +41,9 @@ def by_class(study: Study) -> report.Result:
         xlabel="post-D reward model's resistance a₋ (share of pairs)",
     )  # fmt: skip
     a = table.loc["all"]
-    shown = q3.display(table).loc["all", "a₋ post-D [95% CI]"]
+    shown = q3.display(table).loc["all", "a₋ post-D [95% CI]"] if np.isfinite(a["a- post"]) else "no estimate"
+    if "planted a-" in table:
+        shown += f" (a model that knew the population: {100 * a['planted a-']:.1f}%)"
     planted = " (cross: the population's own a₋)" if "planted a-" in table else ""
     return report.Result(
         table=q3.display(table),
@@ -52,10 +55,7 @@ def by_class(study: Study) -> report.Result:
             f"reward model's resistance a₋ with its 95% CI{planted}."
         ),
         note=note,
-        values={
-            "x_res_all": shown if np.isfinite(a["a- post"]) else "no estimate",
-            "x_seal_a_minus": paper.printed(*SEAL_A_MINUS),
-        },
+        values={"x_res_all": shown, "x_seal_a_minus": paper.printed(*SEAL_A_MINUS)},
         data={"regimes": table},
     )
 

@@ -171,6 +171,8 @@ def decisiveness_gaps(study: Study) -> report.Result:
             return "it is the reference model"
         if why is not None:
             return f"not compared with {q4.REFERENCE} ({why})"
+        if r["delta_short"] in ("larger gap", "smaller gap"):  # the verdict names the reference model itself
+            return r["delta_verdict"]
         return f"against {q4.REFERENCE}, {r['delta_verdict']}"
 
     lines = [
