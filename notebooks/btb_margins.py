@@ -41,17 +41,32 @@ from pluralign.btb.pages import margins_page, stand_ins
 
 study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "margins"))
+quality = margins_page.judge_quality(study).glue()
+distribution = margins_page.margin_distribution(study).glue()
+
+# %% [markdown]
+# :::{admonition} What this page finds
+# :class: tip
+# - **Does the judge side with the population?** On {glue:text}`btb_judge_side:.3f` of the
+#   {glue:text}`btb_judge_side_n` pairs that have a majority ({glue:text}`btb_judge_side_lo:.3f` to
+#   {glue:text}`btb_judge_side_hi:.3f`): {glue:text}`btb_judge_side_says`. Its share of A votes correlates with p\* at
+#   r = {glue:text}`btb_judge_r:.3f` ({glue:text}`btb_judge_r_lo:.3f` to {glue:text}`btb_judge_r_hi:.3f`). The paper
+#   reports no such check of its judge.
+# - **Do the margins of Eq. 3 follow the population's agreement |2p\* − 1|?** Pearson r =
+#   {glue:text}`btb_margin_r:.3f` ({glue:text}`btb_margin_r_lo:.3f` to {glue:text}`btb_margin_r_hi:.3f`): they
+#   {glue:text}`btb_margin_r_says`.
+# :::
 
 # %% [markdown]
 # ## The judgment prompt (Appendix A)
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 margins_page.judgment_prompt(study)
 
 # %% [markdown]
 # ## Synthetic judgments for every pair
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 margins_page.synthetic_judgments(study)
 
 # %% [markdown]
@@ -62,8 +77,8 @@ margins_page.synthetic_judgments(study)
 # majority and are left out), and the correlation and mean L1 distance between the judge's share of
 # A votes and p\* — the statistics of Tables 1–2, with 95% bootstrap intervals.
 
-# %% tags=["hide-input"]
-margins_page.judge_quality(study).glue()
+# %% tags=["remove-input"]
+quality
 
 # %% [markdown]
 # The paper does not report its judge's accuracy; it is the first thing to measure before trusting margins from
@@ -72,8 +87,8 @@ margins_page.judge_quality(study).glue()
 # %% [markdown]
 # ## The margin distribution
 
-# %% tags=["hide-input"]
-margins_page.margin_distribution(study).glue()
+# %% tags=["remove-input"]
+distribution
 
 # %% [markdown]
 # ## The embedded LLM on a handful of pairs
@@ -84,13 +99,16 @@ margins_page.margin_distribution(study).glue()
 # equivalent of the paper's nucleus sampling. A few pairs only: on a 2-core CPU each judgment of a
 # long prompt takes seconds.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 margins_page.embedded_judge(study).glue()
 
 # %% [markdown]
-# This is why the demo uses the simulated judge for every pair and the `paper` profile an
+# This is why the demo uses the simulated judge for every pair and the paper profile an
 # instruction-tuned 70B model behind an OpenAI-compatible endpoint.
 
 # %% [markdown]
-# On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `margin_pstar_correlation` (the synthetic-judgment margins against the planted p*).
+# On the demo profile the simulator planted what this page's methods should find: the {ref}`recovery page
+# <recovery>` checks the synthetic-judgment margins against the planted p\*.
+
+# %% tags=["remove-input"]
+report.reproduce("btb_margins", "pluralign.btb.pages.margins_page", "pluralign.btb.margins")

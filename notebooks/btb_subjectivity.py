@@ -51,9 +51,23 @@ subjectivity_page.paper_numbers(study).glue()
 report.profile_note(profile, stand_ins(study, "subjectivity"))
 
 # %% [markdown]
+# :::{admonition} What this page finds
+# :class: tip
+# - **Does the population split more where many answers are correct (§3.1)?** Mean population agreement
+#   |2p\* − 1|: {glue:text}`btb_subj_agree_single:.2f` on single-correct pairs, {glue:text}`btb_subj_agree_multiple:.2f`
+#   on multiple-correct ones; the difference {glue:text}`btb_subj_agree_gap` is {glue:text}`btb_subj_agree_says`.
+# - **How far one binary judgment is from p\*:** a mean L1 distance of {glue:text}`btb_binary_l1:.3f`
+#   ({glue:text}`btb_binary_l1_lo:.3f` to {glue:text}`btb_binary_l1_hi:.3f`) over all pairs,
+#   {glue:text}`btb_binary_l1_single:.3f` on single-correct and {glue:text}`btb_binary_l1_multiple:.3f` on
+#   multiple-correct pairs. The paper reports the same pattern for a trained reward model: its baseline's r with p\*
+#   is {glue:text}`btb_paper_single:.3f` on single-correct and {glue:text}`btb_paper_multiple:.3f` on
+#   multiple-correct pairs.
+# :::
+
+# %% [markdown]
 # ## The data
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 subjectivity_page.data_sets(study)
 
 # %% [markdown]
@@ -77,25 +91,25 @@ subjectivity_page.appendix_b_tasks(study)
 # %% [markdown]
 # Per category, the number of pairs, the mean p\* and the mean population agreement:
 
-# %% tags=["hide-input"]
-subjectivity_page.categories(study)
+# %% tags=["remove-input"]
+subjectivity_page.categories(study).glue()
 
 # %% [markdown]
 # (The paper's premise: where many answers are correct, the population splits.)
 #
-# `mean_agreement` is the mean of $|2p^* - 1|$: 1 when the whole population prefers the same
+# The mean population agreement is the mean of $|2p^* - 1|$: 1 when the whole population prefers the same
 # answer, 0 when it splits evenly. It is what the margin of Eq. 3 estimates from synthetic
 # judgments.
 #
 # One example per category:
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 subjectivity_page.examples(study)
 
 # %% [markdown]
 # ## The aggregate preference p\* per category
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 subjectivity_page.p_star_by_category(study)
 
 # %% [markdown]
@@ -106,7 +120,7 @@ subjectivity_page.p_star_by_category(study)
 # that Tables 1–2 use for reward models, per category, with 95% bootstrap intervals. Where the data
 # have several annotators, the share of all of them is shown too.
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 subjectivity_page.binary_judgment_gap(study).glue()
 
 # %% [markdown]
@@ -125,5 +139,8 @@ subjectivity_page.binary_judgment_gap(study).glue()
 # baseline and the regularized model are compared.
 
 # %% [markdown]
-# On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `subjectivity_category_accuracy` (the categories against the planted prompt kinds).
+# On the demo profile the simulator planted what this page's methods should find: the {ref}`recovery page
+# <recovery>` checks the categories against the planted prompt kinds.
+
+# %% tags=["remove-input"]
+report.reproduce("btb_subjectivity", "pluralign.btb.pages.subjectivity_page", "pluralign.btb.categories")

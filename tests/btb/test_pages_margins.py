@@ -27,7 +27,16 @@ def test_margins_sections(study):
     side = E.side_agreement(study.p_star, sj["p_a"].reindex(study.ids), seed=0)
     assert q.values["btb_judge_side"] == side["value"] and q.values["btb_judge_side_n"] == side["n"]
     dist = margins_page.margin_distribution(study)
-    assert dist.values == {"btb_n_judgments": 10}
+    assert dist.values["btb_n_judgments"] == 10 and dist.caption
+    # the margins read against the population's agreement, as the page's findings quote it
+    assert dist.values["btb_margin_r_lo"] > 0 and dist.values["btb_margin_r_says"] == "track the population's agreement"
+    assert "|2p\\* − 1| is " in dist.note
+    assert q.values["btb_judge_side_says"] == "more often than chance"
+    # readable labels, no setting's name in the skipped reason
+    shown = margins_page.synthetic_judgments(study).table
+    assert "share of A votes" in shown.columns and "n_a" not in shown.columns
+    assert "sides with the population [95% CI]" in q.table.columns
+    assert "embedded_pairs" not in margins_page.embedded_judge(study, 0).skipped
     assert "takes 6 values" in dist.note and "m = 0.2" in dist.note
     assert "not run" in margins_page.embedded_judge(study, 0).skipped
     assert "not run" in margins_page.embedded_judge(btb.setup(data=DATA, embedded_pairs=0)).skipped
@@ -38,7 +47,9 @@ def test_margins_sections(study):
 
 def test_judge_quality_without_a_separate_judge():
     s = btb.setup(data=DATA, judge={"source": "annotators"})
-    assert "no separate judge" in margins_page.judge_quality(s).note and not margins_page.judge_quality(s).values
+    q = margins_page.judge_quality(s)
+    assert "no separate judge" in q.note and q.values["btb_judge_r"] == "—"
+    assert q.values["btb_judge_side_says"].startswith("not measured")
 
 
 def test_the_profile_note_quotes_the_judge(study):

@@ -93,14 +93,36 @@ def test_subjectivity_sections(study):
     assert plt.get_fignums() == []  # closed: shown once, where displayed
     ex = subjectivity_page.examples(study, 1).table
     assert set(ex["category"]) <= {
-        "single / distinguishable",
-        "single / indistinguishable",
-        "multiple / distinguishable",
-        "multiple / indistinguishable",
+        "single correct, distinguishable",
+        "single correct, indistinguishable",
+        "multiple correct, distinguishable",
+        "multiple correct, indistinguishable",
     }
     assert len(subjectivity_page.examples(study).table) == len(ex)  # n_examples = 1 by default
     assert "Task 1 (subjectivity)" in subjectivity_page.appendix_b_tasks(study).note
     assert subjectivity_page.data_sets(study).table["pairs"].tolist() == [240]
+
+
+def test_the_premise_is_read_from_an_interval_and_the_tables_carry_readable_labels(study):
+    """§3.1's premise (the population agrees more on single-correct pairs) as an interval with a verdict for the
+    page's findings; the summary's raw column names (mean_agreement, n) and Table 1's groupings (kind) relabelled."""
+    import numpy as np
+    import pandas as pd
+
+    kind = pd.Series(["single"] * 50 + ["multiple"] * 50)
+    p = pd.Series(np.r_[np.full(50, 0.9), np.full(50, 0.5)] + np.random.default_rng(0).normal(0, 0.02, 100))
+    g = subjectivity_page.agreement_gap(kind, p, n_boot=200)
+    assert g["says"] == "higher on single-correct pairs" and g["lo"] > 0.7
+    assert subjectivity_page.agreement_gap(kind, 1 - p, n_boot=200)["says"] == "higher on single-correct pairs"
+    flat = pd.Series(np.random.default_rng(1).uniform(0, 1, 100))
+    assert subjectivity_page.agreement_gap(kind, flat, n_boot=200)["says"] in ("inconclusive",)
+    assert subjectivity_page.agreement_gap(kind[:50], p[:50])["says"] == "no estimate"
+    cats = subjectivity_page.categories(study)
+    assert "mean population agreement |2p* − 1|" in cats.table.columns and "mean_agreement" not in cats.table.columns
+    assert cats.values["btb_subj_agree_says"] in ("higher on single-correct pairs", "inconclusive")
+    gap = subjectivity_page.binary_judgment_gap(study)
+    assert "kind" not in gap.table.index.get_level_values("grouping") and gap.caption
+    assert 0 <= gap.values["btb_binary_l1_multiple"] <= 1
 
 
 def test_paper_numbers_come_from_the_paper_table(study):

@@ -46,6 +46,7 @@ def test_the_agreement_tables_carry_readable_class_names_and_the_box_its_verdict
     r = agreement_page.shares(study)
     assert "high-agreement preference" in r.table.columns and "high-agreement-pref" not in r.table.columns
     assert "diverging, substantial" in r.table.columns and "agreement.planted_divergence" not in r.note
+    assert r.table.index.name == "data set"
     assert set(agreement_page.examples(study).table["class"]) <= set(agreement_page.CLASS_NAMES.values())
     rec = agreement_page.planted_recovery(study)
     assert "high-agreement tie" in rec.table.columns and 0 <= rec.values["taste_precision_0"] <= 1

@@ -21,6 +21,36 @@ if TYPE_CHECKING:
 
 __all__ = ["judgment_prompt", "synthetic_judgments", "judge_quality", "margin_distribution", "embedded_judge"]
 
+#: The synthetic judgments' columns (:func:`pluralign.btb.margins.synthetic_judgments`) as the page labels them.
+JUDGMENT_LABELS = {
+    "n": "judgments",
+    "n_a": "A votes",
+    "n_b": "B votes",
+    "n_unparsed": "unparsed",
+    "n_valid": "parsed",
+    "share_a": "share of A votes",
+    "p_a": "judge's P(A)",
+    "margin": "margin m (Eq. 3)",
+}
+
+
+#: The names :func:`judge_quality` glues for the page's prose.
+JUDGE_VALUES = (
+    "btb_judge_side",
+    "btb_judge_side_lo",
+    "btb_judge_side_hi",
+    "btb_judge_side_n",
+    "btb_judge_r",
+    "btb_judge_r_lo",
+    "btb_judge_r_hi",
+    "btb_judge_side_says",
+)
+
+
+def _reads(lo: float, null: float, above: str, otherwise: str) -> str:
+    """A verdict from the lower end of a 95% interval against ``null``."""
+    return above if lo > null else otherwise
+
 
 def judgment_prompt(study: Study, show: bool | None = None) -> report.Result:
     """The Appendix A prompt filled with the first pair (nothing when ``show``, by default the setting
@@ -35,6 +65,7 @@ def synthetic_judgments(study: Study) -> report.Result:
     """The first pairs' judgment counts, share of A votes and margin (Eq. 3)."""
     sj = study.judgments
     head = sj.drop(columns=[c for c in ("verdicts", "judgments") if c in sj.columns]).head(6).round(3)
+    head = head.rename(columns=JUDGMENT_LABELS).rename_axis("pair")
     note = ""
     bad = int(sj["n_unparsed"].sum()) if "n_unparsed" in sj else 0
     if bad:  # a judge's unparseable verdicts, counted (the library warns outside the book)
@@ -50,24 +81,32 @@ def synthetic_judgments(study: Study) -> report.Result:
 def judge_quality(study: Study) -> report.Result:
     """How often the judge sides with the population majority, and Pearson r / mean L1 between its
     share of A votes and p* (95% bootstrap CIs)."""
+    none = {k: report.MISSING for k in JUDGE_VALUES}
     if study.settings.judge.source == "annotators":
+        none["btb_judge_side_says"] = "not measured: the margins come from the data's own annotators"
         return report.Result(
             table=None,
             note="Here the margins come from the data set's own annotators (the "
             "paper's gold standard), and p\\* is their share: there is no separate judge to check.",
+            values=none,
         )
     if study.p_star is None:
-        return report.Result(table=None, note="No p\\* for these data: the judge's quality cannot be measured here.")
+        none["btb_judge_side_says"] = "not measured: these data have no p\\*"
+        return report.Result(
+            table=None, note="No p\\* for these data: the judge's quality cannot be measured here.", values=none
+        )
     sj, ids, p_star = study.judgments, study.ids, study.p_star
     judge_p = (sj["p_a"] if sj.get("p_a") is not None and sj["p_a"].notna().all() else sj["share_a"]).astype(float)
     side = evaluation.side_agreement(p_star, judge_p.reindex(ids), seed=study.seed)
     ev = evaluation.evaluate(p_star, sj["share_a"].reindex(ids), seed=study.seed)
     r = ev[ev.metric == "pearson"].iloc[0]
+    names = {"pearson": "Pearson r, share of A votes vs p*", "l1": "mean L1, share of A votes vs p*"}
     row = {
         "judge": study.judge_source,
-        "sides with the population": f"{side['value']:.3f} [{side['lo']:.3f}, {side['hi']:.3f}] (n={side['n']})",
+        "pairs with a majority": side["n"],
+        "sides with the population [95% CI]": report.fmt_interval(side["value"], side["lo"], side["hi"], 3),
         **{
-            f"{m} (share of A votes vs p*)": f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
+            names.get(m, m): report.fmt_interval(v, lo, hi, 3)
             for m, v, lo, hi in zip(ev["metric"], ev["value"], ev["lo"], ev["hi"])
         },
     }
@@ -84,11 +123,12 @@ def judge_quality(study: Study) -> report.Result:
         "btb_judge_r": float(r["value"]),
         "btb_judge_r_lo": float(r["lo"]),
         "btb_judge_r_hi": float(r["hi"]),
+        "btb_judge_side_says": _reads(side["lo"], 0.5, "more often than chance", "not more often than chance"),
     }
     return report.Result(table=pd.DataFrame([row]), note=note, values=values, data={"evaluation": ev, "side": side})
 
 
-@report.section("btb_n_judgments")
+@report.section("btb_n_judgments", "btb_margin_r", "btb_margin_r_lo", "btb_margin_r_hi", "btb_margin_r_says")
 def margin_distribution(study: Study) -> report.Result:
     """The Eq. 3 margins (by category where there is one) and, with p*, against |2p* − 1|."""
     ids, n = study.ids, int(study.settings.judge.n)
@@ -105,13 +145,45 @@ def margin_distribution(study: Study) -> report.Result:
         f"With n = {n} judgments the margin takes {len(vals)} values ({shown}). Eq. 3 is coarse by design: "
         f"a {k}–{n - k} split already gives m = {m_k:.3g}."
     )
+    values = {"btb_n_judgments": n, **_margin_agreement(frame, study.seed)}
+    if values["btb_margin_r_says"]:
+        note += report.signed(
+            f" The margins' Pearson r with the population agreement |2p\\* − 1| is "
+            f"{report.fmt_interval(values['btb_margin_r'], values['btb_margin_r_lo'], values['btb_margin_r_hi'], 3)}"
+            f": they {values['btb_margin_r_says']}."
+        )
     return report.Result(
         table=None,
         figure=plots.margin_distribution(frame, n, study.judge_source),
         note=note,
-        values={"btb_n_judgments": n},
+        values=values,
         data={"frame": frame},
+        caption=(
+            "The margin m of Eq. 3 of every pair (by category of subjectivity where the pairs have one) and, where "
+            "they have p\\*, against the population's own agreement |2p\\* − 1|: a judge whose votes split where "
+            "the population splits puts its points along the diagonal."
+        ),
     )
+
+
+def _margin_agreement(frame: pd.DataFrame, seed: int) -> dict:
+    """Pearson r (95% bootstrap CI) between the margins and the population agreement |2p* − 1| (the quantity
+    Eq. 3 estimates), and what it says ("track the population's agreement" when the interval lies above 0; "" without
+    p*)."""
+    col = "population agreement |2p*-1|"
+    if col not in frame or frame[col].isna().all():
+        nan = float("nan")
+        return {"btb_margin_r": nan, "btb_margin_r_lo": nan, "btb_margin_r_hi": nan, "btb_margin_r_says": ""}
+    f = frame[["margin", col]].dropna()
+    ev = evaluation.evaluate(f[col].clip(0, 1), f["margin"].clip(0, 1), seed=seed)
+    r = ev[ev.metric == "pearson"].iloc[0]
+    says = _reads(r["lo"], 0.0, "track the population's agreement", "do not track it at this sample size")
+    return {
+        "btb_margin_r": float(r["value"]),
+        "btb_margin_r_lo": float(r["lo"]),
+        "btb_margin_r_hi": float(r["hi"]),
+        "btb_margin_r_says": says,
+    }
 
 
 def embedded_judge(study: Study, pairs: int | None = None) -> report.Result:
@@ -123,9 +195,8 @@ def embedded_judge(study: Study, pairs: int | None = None) -> report.Result:
         return report.Result(
             table=None,
             skipped=(
-                "the embedded model is not run (`embedded_pairs = 0`): on two busy CPU "
-                "cores loading it takes minutes, and a judgment of a long prompt seconds. The `sample` profile "
-                "runs it on a handful of real pairs."
+                "the embedded model is not run on this profile: on two busy CPU cores loading it takes minutes, and "
+                "a judgment of a long prompt seconds. The sample profile runs it on a handful of real pairs."
             ),
         )
     ids, p_star, n = study.ids, study.p_star, int(study.settings.judge.n)

@@ -13,6 +13,7 @@ from pluralign.btb import appendix_b, evaluation, plots, training
 from pluralign.btb.categories import KIND_NAMES, category_summary
 from pluralign.btb.comparison import NO_CATEGORY
 from pluralign.btb.pages import provenance
+from pluralign.btb.readings import GROUPINGS
 from pluralign.btb.sources import uses
 
 if TYPE_CHECKING:
@@ -76,8 +77,49 @@ def appendix_b_tasks(study: Study) -> report.Result:
     return report.Result(table=None, note=note)
 
 
+def agreement_gap(kind: pd.Series, p_star: pd.Series, *, n_boot: int = 2000, seed: int = 0) -> dict:
+    """§3.1's premise measured: the mean population agreement |2p* − 1| on single-correct minus on multiple-correct
+    pairs, with a percentile bootstrap 95% interval (pairs of both categories resampled together), and what the
+    interval says ("higher on single-correct pairs", "higher on multiple-correct pairs", "inconclusive";
+    "no estimate" without pairs of both categories or p*)."""
+    import numpy as np
+
+    from pluralign.stats import bootstrap_ci
+
+    ps = p_star.astype(float).reindex(kind.index)
+    keep = kind.isin(["single", "multiple"]).to_numpy() & ps.notna().to_numpy()
+    x = np.column_stack([np.abs(2 * ps.to_numpy()[keep] - 1), (kind[keep] == "multiple").to_numpy(float)])
+    n_multiple = int(x[:, 1].sum())
+    if not len(x) or n_multiple in (0, len(x)):
+        return {"gap": float("nan"), "lo": float("nan"), "hi": float("nan"), "says": "no estimate"}
+
+    def gap(v):
+        m = v[:, 1] > 0.5
+        return float(v[~m, 0].mean() - v[m, 0].mean()) if m.any() and (~m).any() else float("nan")
+
+    est, lo, hi = bootstrap_ci(x, gap, n_boot=n_boot, seed=seed)
+    says = (
+        "higher on single-correct pairs" if lo > 0 else "higher on multiple-correct pairs" if hi < 0 else "inconclusive"
+    )
+    return {"gap": float(est), "lo": float(lo), "hi": float(hi), "says": says}
+
+
+#: :func:`pluralign.btb.categories.category_summary`'s columns as the page labels them.
+SUMMARY_LABELS = {
+    "dimension": "dimension",
+    "category": "category",
+    "n": "pairs",
+    "share": "share of pairs",
+    "mean_p_star": "mean p*",
+    "mean_agreement": "mean population agreement |2p* − 1|",
+    "n_without_p_star": "pairs without p*",
+}
+
+
+@report.section("btb_subj_agree_single", "btb_subj_agree_multiple", "btb_subj_agree_gap", "btb_subj_agree_says")
 def categories(study: Study) -> report.Result:
-    """§3.1's two dimensions: pairs per category, mean p* and mean population agreement |2p* − 1|."""
+    """§3.1's two dimensions: pairs per category, mean p* and mean population agreement |2p* − 1|, and the premise
+    (the population agrees more on single-correct pairs) read from an interval (:func:`agreement_gap`)."""
     kind, dist = study.categories
     summary = category_summary(kind, dist, study.p_star)
     said = []
@@ -90,7 +132,13 @@ def categories(study: Study) -> report.Result:
             )
         else:
             said.append(f"no pair is assigned *{cat.lower()}* on this profile")
+    g = agreement_gap(kind, study.p_star, n_boot=study.settings.evaluation.n_boot, seed=study.seed)
     note = "Here " + "; ".join(said) + "."
+    if g["gap"] == g["gap"]:
+        note += report.signed(
+            f" Single-correct minus multiple-correct: {report.fmt_interval(g['gap'], g['lo'], g['hi'], 2)}, "
+            f"{g['says']}."
+        )
     m = study.p_star_missing()
     if m is not None:
         left = (
@@ -99,7 +147,15 @@ def categories(study: Study) -> report.Result:
             else "Those pairs are left out of the means (counted per category)."
         )
         note = report.warning(f"{m['text']}. {left}") + "\n\n" + note
-    return report.Result(table=summary.round(3), note=note, data={"summary": summary})
+    mean = summary.set_index("category")["mean_agreement"] if "mean_agreement" in summary else pd.Series(dtype=float)
+    values = {
+        "btb_subj_agree_single": float(mean.get("Single Correct", float("nan"))),
+        "btb_subj_agree_multiple": float(mean.get("Multiple Correct", float("nan"))),
+        "btb_subj_agree_gap": report.signed(report.fmt_interval(g["gap"], g["lo"], g["hi"], 2)),
+        "btb_subj_agree_says": g["says"],
+    }
+    shown = summary.round(3).rename(columns=SUMMARY_LABELS).set_index(["dimension", "category"])
+    return report.Result(table=shown, note=note, values=values, data={"summary": summary, "gap": g})
 
 
 def examples(study: Study, n: int | None = None) -> report.Result:
@@ -112,10 +168,10 @@ def examples(study: Study, n: int | None = None) -> report.Result:
         for dv in (True, False) if dist is not None else (None,):
             m = (kind == kname) & ((dist == dv) if dv is not None else True)
             for pid in list(ids[m.to_numpy()])[:n]:
-                which = "—" if dv is None else "distinguishable" if dv else "indistinguishable"
+                which = "" if dv is None else ", distinguishable" if dv else ", indistinguishable"
                 show.append(
                     {
-                        "category": f"{kname} / {which}",
+                        "category": f"{KIND_NAMES[kname].lower()}{which}",
                         "prompt": pairs.at[pid, "prompt"][:160],
                         "response A": pairs.at[pid, "response_a"][:160],
                         "response B": pairs.at[pid, "response_b"][:160],
@@ -134,14 +190,20 @@ def p_star_by_category(study: Study) -> report.Result:
     if dist is not None:
         frame["responses"] = dist.map({True: "distinguishable", False: "indistinguishable"}).fillna("unassigned")
     m = study.p_star_missing()
+    cap = (
+        "The distribution of p\\* (the share of the population that prefers answer A) per category of the plurality "
+        "of responses, and per distinguishability where the pairs have one: near 0 or 1 the population agrees, "
+        "near ½ it splits."
+    )
     if m is None:
-        return report.Result(table=None, figure=plots.p_star_by_category(frame), data={"frame": frame})
+        return report.Result(table=None, figure=plots.p_star_by_category(frame), data={"frame": frame}, caption=cap)
     frame = frame[frame["p*"].notna()]
     return report.Result(
         table=None,
         figure=plots.p_star_by_category(frame),
         data={"frame": frame},
         note=f"{m['text']}; they are not plotted.",
+        caption=cap,
     )
 
 
@@ -177,7 +239,14 @@ def _binary_evaluation(study: Study, binary) -> pd.DataFrame:
     return ev
 
 
-@report.section("btb_binary_l1", "btb_binary_l1_lo", "btb_binary_l1_hi", "btb_binary_dropped")
+@report.section(
+    "btb_binary_l1",
+    "btb_binary_l1_lo",
+    "btb_binary_l1_hi",
+    "btb_binary_dropped",
+    "btb_binary_l1_single",
+    "btb_binary_l1_multiple",
+)
 def binary_judgment_gap(study: Study) -> report.Result:
     """One binary judgment (Eq. 1) read as a prediction of p*: Pearson r and mean L1 per category
     (the statistics of Tables 1–2) with 95% bootstrap CIs, beside the share of all annotators."""
@@ -188,7 +257,10 @@ def binary_judgment_gap(study: Study) -> report.Result:
     tab = ev.pivot_table(
         index=["grouping", "category"], columns=["source", "metric"], values="cell", aggfunc="first", sort=False
     )
-    tab.insert(0, ("n", ""), ev.drop_duplicates(["grouping", "category"]).set_index(["grouping", "category"])["n"])
+    tab.insert(0, ("N", ""), ev.drop_duplicates(["grouping", "category"]).set_index(["grouping", "category"])["n"])
+    tab = tab.rename(columns={"pearson": "Pearson r with p*", "l1": "mean L1 to p*"}, level=1).rename(
+        index=GROUPINGS, level="grouping"
+    )
     one = ev[(ev.source == "one binary judgment") & (ev.grouping == "all") & (ev.metric == "l1")].iloc[0]
     note = ""
     if uses(study.p_star_from, "annotators"):
@@ -201,9 +273,16 @@ def binary_judgment_gap(study: Study) -> report.Result:
     missing = study.p_star_missing()
     if missing is not None:
         note = f"{missing['text']}; they are left out here." + ("\n\n" + note if note else "")
+    kinds = ev[(ev.source == "one binary judgment") & (ev.grouping == "kind") & (ev.metric == "l1")]
+    l1 = dict(zip(kinds["category"], kinds["value"]))
     return report.Result(
         table=tab,
         figure=plots.l1_by_category(ev),
+        caption=(
+            "The mean L1 distance between p\\* and one binary judgment (and, where the data have several "
+            "annotators, their share) per category, with 95% bootstrap intervals: how far the label Eq. 1 trains "
+            "on is from the population's preference."
+        ),
         note=note,
         data={"evaluation": ev},
         values={
@@ -211,5 +290,7 @@ def binary_judgment_gap(study: Study) -> report.Result:
             "btb_binary_l1_lo": float(one["lo"]),
             "btb_binary_l1_hi": float(one["hi"]),
             "btb_binary_dropped": dropped,
+            "btb_binary_l1_single": float(l1.get("Single Correct", float("nan"))),
+            "btb_binary_l1_multiple": float(l1.get("Multiple Correct", float("nan"))),
         },
     )

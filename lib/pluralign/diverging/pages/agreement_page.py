@@ -65,7 +65,7 @@ def _share_line(name, row, paper_reference) -> str:
             else f"; the paper reports {v:.0%} on {paper_set}."
         )
     return (
-        f"- **{name}** ({int(row['n'])} pairs): {row['diverging share']:.1%} "
+        f"- **{name}** ({int(row['n']):,} pairs): {row['diverging share']:.1%} "
         f"diverging, {row['diverging-substantial share']:.1%} substantially so" + words
     )
 
@@ -76,7 +76,7 @@ def shares(study: Study) -> Result:
     24% HelpSteer2), as a table, a stacked-bar figure and one sentence per data set."""
     ref = study.settings.paper_reference
     sh = pd.concat([agr.shares(c, paper_reference=ref) for c in study.classified.values()])
-    table = pd.DataFrame({"pairs": sh["n"]})
+    table = pd.DataFrame({"pairs": sh["n"]}).rename_axis("data set")
     for c in _SHOWN:
         table[CLASS_NAMES[c]] = [f"{k} ({v:.1%})" for k, v in zip(sh[c], sh[f"{c} share"])]
     planted = {d.name: agr.planted_divergence(d) for d in study.data}
