@@ -142,7 +142,7 @@ imprint_page.vif_dropped(study)
 # of the data they were trained on (real data carry no planted weights, so other profiles skip this).
 
 # %% tags=["remove-input"]
-imprint_page.planted_recovery(study)
+imprint_page.planted_recovery(study).glue()
 
 # %% [markdown]
 # The regression of Eq. 1 with pair fixed effects and the VIF filter recovers a linear reward exactly: its residuals,

@@ -26,7 +26,8 @@ def test_resistance_page_sections(study):
 
     for rule, prio in (("harmless_first", "harmless"), ("helpful_first", "helpful")):
         g = labeller_gamma(study.F, priority=prio)
-        name = resistance_page.RULE_NAMES[rule] + (" (this page)" if rule == "harmless_first" else "")
+        name = resistance_page.RULE_NAMES[rule]
+        name = name.removesuffix(")") + "; this page)" if rule == "harmless_first" else name
         assert lr.table.loc[name, "γ = c (chosen)"] == int(np.sum(g == "c"))
         assert lr.table.loc[name, "γ = r (rejected)"] == int(np.sum(g == "r"))
     assert lr.table.loc["SEAL's analysis code (hh-rlhf, harmless first)", "γ = c (chosen)"] == 28443

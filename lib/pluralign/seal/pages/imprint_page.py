@@ -127,15 +127,15 @@ def label_stability(study: Study) -> Result:
     if not s.stability_labellers:
         source = study.F.source if study.F is not None else None
         other = {
-            "planted": "on `demo` the rule-based featurizer's agreement with the planted labels above plays that role.",
+            "planted": "on the demo the rule-based featurizer's agreement with the planted labels above plays "
+            "that role.",
             "rules": "this profile's features come from the rule-based featurizer, a single deterministic labeller.",
         }.get(source, "this page names no labeller to compare with.")
         return Result(
             table=None,
             skipped=(
-                "label stability needs instruction-tuned LM-labellers behind an "
-                "endpoint (set `stability_labellers` to a list of `pluralign.llm.load` arguments, as the `paper` "
-                f"profile does for {' and '.join(DESIGN['models']['stability_labellers'])}); {other}"
+                "label stability needs instruction-tuned LM-labellers behind an endpoint (the paper profile names "
+                f"{' and '.join(DESIGN['models']['stability_labellers'])}); {other}"
             ),
         )
     labellers = [study.model_args(x, "stability_labellers") for x in s.stability_labellers]

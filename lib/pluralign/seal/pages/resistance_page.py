@@ -132,7 +132,9 @@ def labeller_rules(study: Study) -> Result:
     for col in ("γ = c (chosen)", "γ = r (rejected)", "γ = i"):
         table[col] = table[col].astype(int)
     rule = study.settings.labeller_rule
-    table.index = [f"{RULE_NAMES.get(i, i)} (this page)" if i == rule else RULE_NAMES.get(i, i) for i in table.index]
+    table.index = [
+        RULE_NAMES[i].removesuffix(")") + "; this page)" if i == rule else RULE_NAMES.get(i, i) for i in table.index
+    ]
     differs = int(np.sum(g["harmless_first"][known] != g["helpful_first"][known]))
     note = (
         f"The two rules differ only where one entry is helpful but harmful and the other harmless but unhelpful: "
@@ -195,7 +197,10 @@ def labeller_agreement(study: Study) -> Result:
             f"{share_i:.3f}" if g_all["n"] else "an undefined share (no pair has a γ" + (f": {f.text})" if f else ")")
         ),
     }
-    return Result(table=agree.round(3), paper=t1, values=values, data={"agreement": agree})
+    shown = agree.round(3).rename(
+        columns={"n": "pairs (n)", "n_c": "γ = c (n)", "n_r": "γ = r (n)", "n_i": "γ = i (n)"}
+    )
+    return Result(table=shown, paper=t1, values=values, data={"agreement": agree})
 
 
 def decisive_pairs(study: Study) -> Result:

@@ -11,7 +11,18 @@ from pluralign import embed, report
 from pluralign.paper.seal import flip_label
 from pluralign.report import MISSING, Result
 from pluralign.seal import plots
-from pluralign.seal.compare import NOT_CONVERGED, VARIANT_NAMES, no_finite_estimate, on_paper_rows
+from pluralign.seal.compare import (
+    NOT_CONVERGED,
+    VARIANT_NAMES,
+    bonferroni_tests,
+    display_table,
+    display_text,
+    no_finite_estimate,
+    on_paper_rows,
+    verdict_counts,
+    verdict_legend,
+    verdict_sentence,
+)
 from pluralign.seal.facts import paper_rows, paper_value, reported
 from pluralign.seal.resistance import aligned
 from pluralign.seal.rewriting import require_flips, robustness_features
@@ -22,13 +33,11 @@ __all__ = ["rewrite_summary", "label_flips", "robustness"]
 
 #: what the rewriting sections say when the page names no rewriter
 NO_REWRITER = (
-    "rewriting needs an instruction-tuned LM (or the demo's planted flips). With an "
-    "OpenAI-compatible endpoint, set the `rewriter` and `labeller` parameters (`pluralign.llm.load` "
-    "arguments) and this section runs `seal.robustness.rewrite_pairs(pairs, rewriter, labeller)`: the "
-    "App. C.5 prompt on both entries, only pairs whose two rewrites pass the checks kept (the others "
-    "counted), both versions re-featurized with `keys=REWRITE_FEATURES`, and `label_flips`; then "
-    "`aligned_before_after`, `embed.cosine_pairs`, `similarity_by_flip` and `robustness_scores` as on "
-    "the `demo` page."
+    "rewriting needs an instruction-tuned LM (or the demo's planted flips). With an OpenAI-compatible endpoint, "
+    "name a rewriter and a labeller for this page and this section runs as on the demo: the App. C.5 prompt on both "
+    "entries, only pairs whose two rewrites pass the checks kept (the others counted), both versions re-labelled "
+    "on the rewritten features, the label flips, the post-D RM's alignment before and after, the similarity of "
+    "original and rewrite, and the robustness scores."
 )
 
 
@@ -62,12 +71,37 @@ def _rewrite_notes(study: Study) -> list[str]:
     return notes
 
 
+def _paper_odds() -> dict:
+    return {
+        "paper_or_c": paper_value("§2.3", "exp(π^c_+(sentiment))", "odds ratio"),
+        "paper_or_r": paper_value("§2.3", "exp(π^r_-(sentiment))", "odds ratio"),
+    }
+
+
+def rewrite_sentence(n_kept: int, a_before: float, a_after: float, paper_after: float) -> str:
+    """How rewriting moved the post-D RM, in one sentence from the rewrite table's numbers: its a₊ on the kept pairs
+    before and after rewriting, beside the paper's a₊ after rewriting (§ 2.3)."""
+    if not n_kept:
+        return "No rewritten pair passed the checks, so rewriting's effect on the post-D RM is not measured here."
+    move = "falls" if a_after < a_before else "rises" if a_after > a_before else "stays"
+    return (
+        f"On the {n_kept:,} rewritten pairs the post-D RM's alignment score {move} from {a_before:.3f} to "
+        f"{a_after:.3f} (paper: {paper_after:.2f} after rewriting)."
+    )
+
+
+@report.section("rewrite_sentence", "paper_or_c", "paper_or_r")
 def rewrite_summary(study: Study) -> Result:
     """Pairs drawn, dropped (a rewrite failed SEAL's checks; by reason in the note) and kept, and the
-    post-D RM's a₊ on them before and after rewriting, beside the paper's (§ 2.3)."""
+    post-D RM's a₊ on them before and after rewriting, beside the paper's (§ 2.3); values ``rewrite_sentence``
+    (:func:`rewrite_sentence`) and the paper's odds ratios of the two sentiment scores."""
     rw = study.rewriting
     if rw is None:
-        return Result(table=None, skipped=NO_REWRITER)
+        return Result(
+            table=None,
+            skipped=NO_REWRITER,
+            values={"rewrite_sentence": "Rewriting does not run on this profile.", **_paper_odds()},
+        )
     before, after, rp = rw.before, rw.after, rw.rewrites
     share = paper_value("§2.3", "rewritten pairs", "share of D")
     a_plus = [round(float(x.mean()), 3) if len(x) else MISSING for x in (before, after)]
@@ -84,7 +118,13 @@ def rewrite_summary(study: Study) -> Result:
             "post-D a₊ after rewriting",
         ],
     )
-    return Result(table=table, note="\n\n".join(_rewrite_notes(study)))
+    paper_after = paper_value("§2.3", "post-D RM", "a₊ after rewriting")
+    a_b, a_a = (float(x.mean()) if len(x) else float("nan") for x in (before, after))
+    return Result(
+        table=table,
+        note="\n\n".join(_rewrite_notes(study)),
+        values={"rewrite_sentence": rewrite_sentence(len(rp.kept), a_b, a_a, paper_after), **_paper_odds()},
+    )
 
 
 def _table3_beside(table: pd.DataFrame) -> str:
@@ -128,10 +168,15 @@ def label_flips(study: Study) -> Result:
         f"The paper's Table 3 (mean BGE-m3 cosine of original and rewrite) stands beside this run's mean on the "
         f"same row for the features both have ({', '.join(both) or 'none'})."
     )
+    shown = table.round(3).rename(index=display_text, level="feature")
     return Result(
-        table=table.round(3),
-        figure=plots.flip_shares_figure(shares, list(flips)),
-        note=note,
+        table=shown,
+        figure=plots.flip_shares_figure(shares.rename(index=display_text, level="feature"), list(flips)),
+        caption=(
+            "Share of the rewritten chosen (left) and rejected (right) entries whose label the rewrite lost (+1), "
+            "kept (0) or gained (−1), per feature (Fig. 12)."
+        ),
+        note=display_text(note),
         data={"shares": shares, "similarity": sim},
     )
 
@@ -150,6 +195,7 @@ def _scores_long(fits: dict, bad_keys: set) -> pd.DataFrame:
                     "variant": label,
                     "estimate": t["estimate"].to_numpy(float),
                     "std_error": t["std_error"].to_numpy(float),
+                    "tests": bonferroni_tests(t),
                     "status": [NOT_CONVERGED if m == "logit" and k in bad_keys else None for k in t.index],
                     "pairs flipped / became misaligned": [
                         f"{int(a):,} / {int(b):,}" for a, b in zip(t["n_flipped"], t["n_misaligned"])
@@ -163,20 +209,22 @@ def _scores_long(fits: dict, bad_keys: set) -> pd.DataFrame:
 LPM, LOGIT = "LPM (SEAL's code, Table 8's scale)", "logit (Eq. 4 as written)"
 
 
-def _scores_figure(fit, main: str, bad_keys: set):
-    """The page's ``robustness_model``'s scores, ±2 SE (a logit's terms without a finite estimate left out)."""
-    pi = fit.table
-    shown = pi if main == "linear" else pi[~pi.index.isin(bad_keys)]
-    scale = "change in the probability" if main == "linear" else "log-odds"
-    return plots.coefficient_figure(
-        {"π": shown},
-        xlabel=f"π: {scale} of becoming misaligned (vs no flip)",
-        labels=dict(zip(shown.index, shown["name"])),
-        title=f"robustness scores ({VARIANT_NAMES[main]}), ±2 SE; filled = significant after Bonferroni",
-    )
+def _designed(study: Study, features, groups) -> list[tuple[str, str]]:
+    """The Table 8 rows whose sign the demo's design sets: the rewritten features (SEAL's names) whose planted
+    feature the post-D RM's training mix weighs against D's (:func:`~pluralign.seal.other_data.designed_rows`), for
+    the simulator's rewrites only."""
+    from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES
+
+    if study.settings.rewriter != "simulator":
+        return []
+    w = study.other_weights
+    if not len(w):
+        return []
+    marked = {PLANTED_FLIP_NAMES[f] for f in w.index[w["mix_opposite"].astype(bool)] if f in PLANTED_FLIP_NAMES}
+    return [(f, g) for f in features if f in marked for g in groups]
 
 
-@report.section("robustness_model", "n_pi_separated")
+@report.section("robustness_model", "n_pi_separated", "t8_verdicts")
 def robustness(study: Study) -> Result:
     """Robustness scores π (Eq. 4, Table 8, Fig. 5; :attr:`~pluralign.seal.study.Study.robustness_fits`) of the
     rewritten pairs in both variants, on the paper's Table 8 rows (:func:`~pluralign.seal.compare.on_paper_rows`,
@@ -186,27 +234,40 @@ def robustness(study: Study) -> Result:
     (separation)" and not plotted."""
     rw, main = study.rewriting, study.settings.robustness_model
     if rw is None:
-        return Result(table=None, skipped="no rewriting on this profile.")
+        return Result(
+            table=None,
+            skipped="no rewriting on this profile.",
+            values={"robustness_model": VARIANT_NAMES[main], "t8_verdicts": "Rewriting does not run on this profile."},
+        )
     require_flips(rw, values={"robustness_model": VARIANT_NAMES[main]})
     fits = study.robustness_fits
     fit, lg = fits[main], fits["logit"].table
     bad_keys = no_finite_estimate(lg, fits["logit"].converged, lg.index[lg["separated"].to_numpy(bool)])
     p8 = reported("Table 8").table.reset_index()
     paper8 = pd.DataFrame(
-        {"feature": p8["feature"], "group": p8["score"], "estimate": p8["estimate"], "se": p8["std_error"]}
+        {
+            "feature": p8["feature"],
+            "group": p8["score"],
+            "estimate": p8["estimate"],
+            "se": p8["std_error"],
+            "p": p8["p_value"],  # Table 8 prints raw p-values: the paper's own significance
+        }
     )
     ours = _scores_long(fits, bad_keys)
+    groups = list(dict.fromkeys(list(paper8["group"]) + list(ours["group"])))
+    feats = robustness_features(rw)[0]
     table, long = on_paper_rows(
         ours,
         paper8,
-        robustness_features(rw)[0],
+        feats,
         paper_order=list(dict.fromkeys(paper8["feature"])),
-        groups=list(dict.fromkeys(list(paper8["group"]) + list(ours["group"]))),
+        groups=groups,
         variants=[LPM, LOGIT],
         source="rewritten feature",
         n=fit.n_pairs,
         group_name="score",
         extra=["pairs flipped / became misaligned"],
+        designed=_designed(study, feats, groups),
     )
     n_sep = len(bad_keys)
     separation = (
@@ -217,13 +278,31 @@ def robustness(study: Study) -> Result:
     )
     note = (
         f"{fit.n_pairs} pairs enter the regression; {fit.misalignment_rate:.3f} of them went from aligned to "
-        f"misaligned. {separation}"
+        f'misaligned. {separation} Table 8 prints raw p-values: a score whose p is 0.05 or more reads "n.s. in '
+        'paper".'
+    )
+    note = "\n\n".join(x for x in (note, verdict_legend(long)) if x)
+    scale = "change in the probability" if main == "linear" else "log-odds"
+    fig = plots.paper_rows_figure(
+        long,
+        variant=LPM if main == "linear" else LOGIT,
+        xlabel=f"π: {scale} of becoming misaligned (vs no flip)",
+        title=f"robustness scores ({VARIANT_NAMES[main]})",
     )
     return Result(
-        table=table,
-        figure=_scores_figure(fit, main, bad_keys),
+        table=display_table(table),
+        figure=fig,
+        caption=(
+            "This run's robustness scores π, one row per rewritten feature (as in the table), one colour per score "
+            "(which entry flipped, and which way): ±2 SE bars; a filled marker where the Bonferroni-corrected 95% CI "
+            "excludes 0, hollow otherwise. Logit terms without a finite estimate are left out."
+        ),
         note=note,
         paper=paper8,
         data={"scores": fit, "fits": fits, "long": long, "separated": sorted(bad_keys)},
-        values={"robustness_model": VARIANT_NAMES[main], "n_pi_separated": n_sep},
+        values={
+            "robustness_model": VARIANT_NAMES[main],
+            "n_pi_separated": n_sep,
+            "t8_verdicts": verdict_sentence(verdict_counts(long, LPM), "Table 8 (LPM)"),
+        },
     )
