@@ -130,8 +130,15 @@ def predicted_disagreement(runs: dict, order=("high-agreement-pref", "high-agree
 
     ncol = 3 if any(r["planted"] is not None for r in runs.values()) else 2
     fig, axes = plt.subplots(len(runs), ncol, figsize=(4.2 * ncol, 3.8 * len(runs)), squeeze=False)
+    names = {
+        "high-agreement-pref": "high-agreement preference",
+        "high-agreement-tie": "high-agreement tie",
+        "diverging": "diverging",
+        "other": "other",
+    }
+    order = [names.get(o, o) for o in order]
     for ax, (name, r) in zip(axes, runs.items()):
-        mv = r["mv"]
+        mv = r["mv"].assign(agreement=lambda d: d["agreement"].map(lambda v: names.get(v, v)))
         sns.boxplot(
             data=mv,
             x="agreement",
@@ -158,7 +165,7 @@ def predicted_disagreement(runs: dict, order=("high-agreement-pref", "high-agree
                 jitter=0.02,
             )
         ax[1].set_title(f"Spearman ρ = {r['corr']['spearman']:.3f}", fontsize=9)
-        ax[1].set_xlabel("observed: 2·n_A·n_B / n² among the pair's annotators")
+        ax[1].set_xlabel("observed: 2·n(A)·n(B) / n² among the pair's annotators")
         ax[1].legend(fontsize=7, frameon=False)
         if ncol == 3:
             if r["planted"] is None:

@@ -24,7 +24,7 @@ import pandas as pd
 from pluralign.diverging.reward_models import SUBSETS, RewardModelRun, chosen_values, paper_table2
 from pluralign.stats import bootstrap_ci
 
-__all__ = ["LEVEL", "WORDS", "decisiveness_gap", "gap_words", "table2_claim", "claim_says"]
+__all__ = ["LEVEL", "WORDS", "READS", "decisiveness_gap", "gap_words", "table2_claim", "claim_says", "model_sentence"]
 
 #: the band (on P(chosen ≻ rejected)) inside which a Bradley-Terry model's gap reads "level"
 LEVEL = 0.05
@@ -134,3 +134,23 @@ def claim_says(claim: pd.DataFrame) -> str:
     if bt.isin([WORDS["less"], WORDS["more"]]).any():
         return "does not hold"
     return "is not decided"
+
+
+#: How a model's gap reads in a sentence (:data:`WORDS` → the words after the model's name).
+READS = {
+    WORDS["level"]: "is level on the two rows",
+    WORDS["less"]: "is less decisive on diverging pairs than on high-agreement ones",
+    WORDS["more"]: "is more decisive on diverging pairs than on high-agreement ones",
+    WORDS["inconclusive"]: "has a gap whose interval is too wide to tell",
+    WORDS["none"]: "has no gap on these pairs",
+}
+
+
+def model_sentence(model: str, row, unit: str = "") -> str:
+    """One model's row of :func:`table2_claim` as a clause: its reading, its gap with the interval (``unit`` after
+    it, e.g. " Likert points") and the paper's gap where the paper has one."""
+    from pluralign.report import fmt_interval, signed
+
+    gap = fmt_interval(row["gap"], row["lo"], row["hi"], 3)
+    paper = f"; the paper's gap {row['paper gap']:.3f}" if row["paper gap"] == row["paper gap"] else ""
+    return signed(f"{model} {READS[row['says']]} ({gap}{unit}{paper})")

@@ -13,6 +13,7 @@ from pluralign.diverging import agreement as agr
 from pluralign.diverging import knowing as kn
 from pluralign.diverging import plots
 from pluralign.diverging import reward_models as rmod
+from pluralign.diverging import table2_claim as claim
 from pluralign.diverging import table2_paper as t2p
 from pluralign.diverging.study import Study
 from pluralign.report import Result
@@ -48,7 +49,7 @@ def _figure_run(m) -> dict:
     }
 
 
-@report.section("auc_name_0", "auc_0", "auc_lo_0", "auc_hi_0")
+@report.section("auc_name_0", "auc_0", "auc_lo_0", "auc_hi_0", "auc_says_0")
 def mean_variance(study: Study) -> Result:
     """How well the mean-variance RM's predicted disagreement separates diverging from high-agreement
     held-out pairs (AUROC, 95% bootstrap CI; also against high-agreement preferences only) and its rank
@@ -60,29 +61,55 @@ def mean_variance(study: Study) -> Result:
         auc = m.summary.auc
         values.update({f"auc_{i}": float(auc.estimate), f"auc_lo_{i}": float(auc.lo), f"auc_hi_{i}": float(auc.hi)})
         values[f"auc_name_{i}"] = name
+        values[f"auc_says_{i}"] = (
+            "better than chance"
+            if auc.lo > 0.5
+            else "worse than chance"
+            if auc.hi < 0.5
+            else "not distinguishable from chance at this sample size"
+        )
     return Result(
         table=table,
         figure=plots.predicted_disagreement({name: _figure_run(m) for name, m in runs.items()}),
+        caption=(
+            "Per data set, the mean-variance RM's predicted disagreement on held-out pairs: by agreement class (title: "
+            "AUROC for diverging against high-agreement pairs, 95% interval), against the disagreement observed "
+            "among the pair's annotators (title: Spearman ρ) and, on simulated data, against the planted population's "
+            "split."
+        ),
         values=values,
         note=study.loading_line(),
         data={"runs": runs},
     )
 
 
-@report.section()
+@report.section("mv_gap_sentence")
 def mean_variance_table2(study: Study) -> Result:
     """The mean-variance RM's Table 2 row (P(chosen ≻ rejected) per subset) beside BT (All) and the paper's
-    BT (All) values (the paper has no mean-variance row)."""
+    BT (All) values (the paper has no mean-variance row), and each model's decisiveness gap on the first data set
+    (:func:`pluralign.diverging.table2_claim.table2_claim`) as a sentence for the page."""
+    s = study.settings
+    runs = {n: m.run for n, m in study.mv_runs.items()}
     table, raw, notes = t2p.table2_beside_paper(
-        {n: m.run for n, m in study.mv_runs.items()},
-        n_boot=study.settings.n_boot,
-        seed=study.seed,
-        paper_reference=study.settings.paper_reference,
-        also=False,
-        paper_only_models=False,
+        runs, n_boot=s.n_boot, seed=study.seed, paper_reference=s.paper_reference, also=False, paper_only_models=False
+    )
+    c = claim.table2_claim(runs, n_boot=s.n_boot, seed=study.seed, paper_reference=s.paper_reference)
+    first = c.index.get_level_values(0)[0]
+    sentence = "; ".join(claim.model_sentence(m, r) for m, r in c.loc[first].iterrows())
+    listed = "; ".join(
+        report.signed(f"{m} {report.fmt_interval(r['gap'], r['lo'], r['hi'], 3)}, {r['says']}")
+        for m, r in c.loc[first].iterrows()
+    )
+    notes.append(
+        f"Gap, Table 2's measure on high-agreement preferences minus on diverging pairs with its 95% interval, on "
+        f"{first}: {listed}. The words read as on {{ref}}`diverging-rewards`."
     )
     return Result(
-        table=table, note="\n\n".join(notes), paper=paper.numbers("diverging", "Table 2"), data={"table2": raw}
+        table=table,
+        note="\n\n".join(notes),
+        paper=paper.numbers("diverging", "Table 2"),
+        values={"mv_gap_sentence": sentence},
+        data={"table2": raw, "claim": c},
     )
 
 
@@ -136,18 +163,65 @@ def _judge_note(judge: str, d: kn.JudgeDecisiveness, dropped: list) -> str:
     )
 
 
-@report.section()
+@report.section("judge_name_0", "judge_gap_0", "judge_says_0")
 def judges(study: Study) -> Result:
     """LLM judges' confidence per human agreement subset (:func:`~pluralign.diverging.knowing.judge_decisiveness`):
     published verdicts (``judges``) and/or an LLM's P(A) on the held-out pairs (``judge_llm``)."""
     s = study.settings
     if s.judges is None and s.judge_llm is None:
-        return Result(table=None, skipped="No LLM judge runs on this profile (`judges` and `judge_llm` are null).")
+        none = {"judge_name_0": "no LLM judge", "judge_gap_0": "not measured", "judge_says_0": "not measured here"}
+        return Result(table=None, skipped="No LLM judge runs on this profile.", values=none)
     decisiveness, dropped = _published_judges(study) if s.judges is not None else ({}, {})
     if s.judge_llm is not None:
         decisiveness.update(_llm_judge(study))
     notes = [_judge_note(j, d, dropped.get(j, [])) for j, d in decisiveness.items()]
     tables = {j: d.table for j, d in decisiveness.items()}
-    table = pd.concat(tables, names=["judge", "subset"]).round(3)
+    table = pd.concat({j: _judge_table(t) for j, t in tables.items()}, names=["judge", "subset"])
     fig = plots.judge_confidence(tables, rmod.SUBSETS[:3], {d.kind for d in decisiveness.values()})
-    return Result(table=table, figure=fig, note="\n\n".join(notes), data={"decisiveness": decisiveness})
+    judge, t = next(iter(tables.items()))
+    d = t.loc[_DIFF]
+    says = (
+        "less confident on diverging pairs"
+        if d["hi"] < 0
+        else "more confident on diverging pairs"
+        if d["lo"] > 0
+        else "no difference it can tell at this sample size"
+    )
+    values = {
+        "judge_name_0": judge,
+        "judge_gap_0": report.signed(report.fmt_interval(d["confidence"], d["lo"], d["hi"], 3)),
+        "judge_says_0": says,
+    }
+    return Result(
+        table=table,
+        figure=fig,
+        note="\n\n".join(notes),
+        values=values,
+        data={"decisiveness": decisiveness},
+        caption=(
+            "Each judge's confidence (95% interval) on the held-out pairs of each human agreement class: a judge "
+            "that knew when people disagree would be less confident on the diverging ones."
+        ),
+    )
+
+
+_DIFF = "Diverging − High-Agreement Prefs."
+
+
+def _judge_table(t: pd.DataFrame) -> pd.DataFrame:
+    """One judge's :func:`~pluralign.diverging.knowing.judge_decisiveness` table as the page shows it: pairs,
+    confidence and how often it sides with the majority, each with its 95% interval in one cell."""
+    agrees = [
+        report.fmt_interval(a, lo, hi, 3) if a == a else "n/a"
+        for a, lo, hi in t.reindex(columns=["agrees with majority", "agrees lo", "agrees hi"]).to_numpy()
+    ]
+    return pd.DataFrame(
+        {
+            "pairs": t["n"].astype(int),
+            "confidence [95% CI]": [
+                report.fmt_interval(c, lo, hi, 3) for c, lo, hi in t[["confidence", "lo", "hi"]].to_numpy()
+            ],
+            "sides with the majority [95% CI]": agrees,
+        },
+        index=t.index,
+    )

@@ -97,20 +97,6 @@ def table2(study: Study) -> Result:
     )
 
 
-#: How a model's gap reads in a sentence (:data:`pluralign.diverging.table2_claim.WORDS` → words after its name).
-_READS = {
-    claim.WORDS["level"]: "is level on the two rows",
-    claim.WORDS["less"]: "is less decisive on diverging pairs than on high-agreement ones",
-    claim.WORDS["more"]: "is more decisive on diverging pairs than on high-agreement ones",
-    claim.WORDS["inconclusive"]: "has a gap whose interval is too wide to tell",
-    claim.WORDS["none"]: "has no gap on these pairs",
-}
-
-
-def _fmt_gap(gap: float, lo: float, hi: float) -> str:
-    return report.fmt_interval(gap, lo, hi, 3)
-
-
 @report.section("t2c_name", "t2c_sentence", "t2c_mse", "t2c_claim", "t2c_n_high", "t2c_n_div")
 def level_or_not(study: Study) -> Result:
     """Table 2's claim answered from this run (:func:`pluralign.diverging.table2_claim.table2_claim`): per data set
@@ -121,7 +107,7 @@ def level_or_not(study: Study) -> Result:
     table = pd.DataFrame(
         {
             "gap, high-agreement − diverging [95% CI]": [
-                _fmt_gap(g, lo, hi) for g, lo, hi in c[["gap", "lo", "hi"]].to_numpy()
+                report.fmt_interval(g, lo, hi, 3) for g, lo, hi in c[["gap", "lo", "hi"]].to_numpy()
             ],
             "gap (paper)": [f"{v:.3f}" if v == v else "n/a" for v in c["paper gap"]],
             "this run says": c["says"],
@@ -131,21 +117,13 @@ def level_or_not(study: Study) -> Result:
     ).map(report.signed)
     first = c.index.get_level_values(0)[0]
     rows = c.loc[first]
-    said = [
-        f"{m} {_READS[r['says']]} ({_fmt_gap(r['gap'], r['lo'], r['hi'])}"
-        + (f"; the paper's gap {r['paper gap']:.3f})" if r["paper gap"] == r["paper gap"] else ")")
-        for m, r in rows.iterrows()
-    ]
-    sentence = report.signed("; ".join(said))
+    sentence = "; ".join(claim.model_sentence(m, r) for m, r in rows.iterrows())
     verdict = claim.claim_says(rows)
     mse = c[~c["probability"]]
     if len(mse):
-        parts = [
-            f"on {d}, {m} {_READS[r['says']]} ({_fmt_gap(r['gap'], r['lo'], r['hi'])} Likert points"
-            + (f"; the paper's gap {r['paper gap']:.3f})" if r["paper gap"] == r["paper gap"] else ")")
-            for (d, m), r in mse.iterrows()
-        ]
-        mse_sentence = report.signed("; ".join(parts))
+        mse_sentence = "; ".join(
+            f"on {d}, " + claim.model_sentence(m, r, " Likert points") for (d, m), r in mse.iterrows()
+        )
     else:
         mse_sentence = "no MSE model is trained on this profile's data (MSE regression needs Likert scores)"
     note = (
