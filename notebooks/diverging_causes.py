@@ -19,15 +19,14 @@
 # sampled diverging pairs per data set with the causes (several may apply) and report their agreement as
 # Cohen's κ over full label sets and Krippendorff's α with MASI distance.
 #
-# This page has the tools for that study in `pluralign.diverging`: Table 1 as data and the two agreement
-# statistics (`causes`), a spreadsheet round-trip for human cause annotation (`cause_annotation`). The `paper`
-# profile adds a page with an LLM cause classifier prompted with the taxonomy (`cause_classifier.classify_causes`);
-# the demo and sample profiles ship no instruction-following LLM to run it with, so their books leave that page
-# out.
+# This page has the tools for that study: Table 1 as data and the two agreement statistics, and a spreadsheet
+# round-trip for human cause annotation. The paper profile adds a page with an LLM cause classifier prompted with the
+# taxonomy; the demo and sample profiles ship no instruction-following LLM to run it with, so their books leave that
+# page out.
 #
 # *Version followed:* the workshop version of the paper {cite}`zhang2024divergingworkshop` (Workshop on
 # Pluralistic Alignment, NeurIPS 2024; the project's seed text): its §2.1, Table 1 and the κ / α it reports.
-# The LLM cause classifier of the `paper` profile's next page follows the full version, arXiv 2410.14632
+# The LLM cause classifier of the paper profile's next page follows the full version, arXiv 2410.14632
 # {cite}`zhang2024diverging`.
 
 # %% tags=["parameters"]
@@ -45,6 +44,22 @@ from pluralign.diverging.pages import causes_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "causes"))
+pairs = causes_page.diverging_pairs(study).glue()
+frequencies = causes_page.frequencies(study).glue()
+round_trip = causes_page.round_trip(study).glue()
+agreement = causes_page.label_agreement(study).glue()
+
+# %% [markdown]
+# :::{admonition} What this page finds
+# :class: tip
+# - **Which causes:** {glue:text}`causes_n_div_0` diverging pairs on {glue:text}`causes_name_0`; the most frequent
+#   cause is {glue:text}`causes_top_0`. On the demo the mix of causes is the simulator's setting, so this checks the
+#   analysis, not how people disagree.
+# - **The annotation round-trip:** {glue:text}`causes_round_trip`.
+# - **Agreement on cause labels:** {glue:text}`causes_agreement_says`. Here the two "annotators" are the planted
+#   causes and a labeller of surface features, so the figures measure how much of the planted causes the surface
+#   reveals, not agreement between people.
+# :::
 
 # %% [markdown]
 # ## Table 1: the taxonomy
@@ -58,37 +73,35 @@ causes_page.taxonomy(study)
 # %% [markdown]
 # ## The diverging pairs of this build
 
-# %%
-causes_page.diverging_pairs(study)
+# %% tags=["remove-input"]
+pairs
 
 # %% [markdown]
 # ## Cause frequencies beside Table 1
 
-# %% tags=["hide-input"]
-causes_page.frequencies(study)
+# %% tags=["remove-input"]
+frequencies
 
 # %% [markdown]
-# The simulator's mix of causes is a parameter (`pluralign.data.simulate(mix=...)`), so the demo
-# frequencies say how the simulator was set up, not how people disagree; what carries over is the shape of
+# The simulator's mix of causes is one of its settings, so the demo frequencies say how the simulator was set up, not how people disagree; what carries over is the shape of
 # the analysis.
 #
 # ## (a) Human annotation: a spreadsheet round-trip
 #
-# `cause_annotation.export_for_annotation` samples diverging pairs (seeded) into an `.xlsx` with the prompt, both
-# responses, the annotators' votes, an `annotator` column and one column per cause; its `instructions` and
-# `taxonomy` sheets carry Table 1. An annotator writes her name and an `x` under every cause that applies;
-# `cause_annotation.import_annotations` reads one or several such files back and refuses a bad sheet with an error
-# naming the file, the row and the column. The exported sheet is empty: nobody has marked a cause yet, and
-# reading it back gives no labels.
+# The page samples diverging pairs (seeded) into a spreadsheet with the prompt, both responses, the annotators'
+# votes, a column for the annotator's name and one column per cause; its instructions and taxonomy sheets carry
+# Table 1. An annotator writes her name and an x under every cause that applies; reading one or several such files
+# back refuses a bad sheet with an error naming the file, the row and the column. The exported sheet is empty:
+# nobody has marked a cause yet, and reading it back gives no labels.
 
-# %%
+# %% tags=["remove-input"]
 causes_page.annotation_sheets(study)
 
 # %% [markdown]
 # Filled in, the sheets are read back:
 
-# %%
-causes_page.round_trip(study)
+# %% tags=["remove-input"]
+round_trip
 
 # %% [markdown]
 # ## (b) Agreement on label sets: κ and α-MASI
@@ -98,8 +111,11 @@ causes_page.round_trip(study)
 # of causes are identical; α with MASI gives partial credit for overlapping sets.
 
 # %% tags=["remove-input"]
-causes_page.label_agreement(study)
+agreement
 
 # %% [markdown]
-# On the demo profile the simulator planted what this page's methods should find: the
-# {ref}`recovery page <recovery>` checks them against it — here `cause_agreement` (the demo's cause labeller against the planted causes).
+# On the demo profile the simulator planted what this page's methods should find: the {ref}`recovery page
+# <recovery>` checks the demo's cause labeller against the planted causes.
+
+# %% tags=["remove-input"]
+report.reproduce("diverging_causes", "pluralign.diverging.pages.causes_page", "pluralign.diverging.causes")

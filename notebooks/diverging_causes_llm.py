@@ -15,7 +15,7 @@
 # The full version of Diverging Preferences (arXiv 2410.14632 {cite}`zhang2024diverging`) asks whether an LLM
 # can name the causes of a disagreement (Table 1's taxonomy, {ref}`diverging-causes`). This page runs that
 # classifier on the same sampled diverging pairs the annotation sheets hold and compares its labels with the
-# human annotators' (Cohen's κ, Krippendorff's α with MASI). It is part of the `paper` profile, which names an
+# human annotators' (Cohen's κ, Krippendorff's α with MASI). It is part of the paper profile, which names an
 # instruction-following model behind an OpenAI-compatible endpoint; the key comes from the environment.
 #
 # *Version followed:* the full version of the paper, arXiv 2410.14632 {cite}`zhang2024diverging`.
@@ -35,27 +35,37 @@ from pluralign.diverging.pages import causes_llm_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "causes"))
+llm_causes = causes_llm_page.llm_causes(study).glue()
+
+# %% [markdown]
+# :::{admonition} What this page finds
+# :class: tip
+# - **Can an LLM name the causes of a disagreement?** {glue:text}`llm_causes_says`. The paper's own authors agree
+#   among themselves at the κ and α of {ref}`diverging-causes`.
+# :::
 
 # %% [markdown]
 # ## The classifier
 #
-# `cause_classifier.classify_causes(data, llm, pair_ids, job=...)` sends each pair to an instruction-following LLM with
-# the ten causes and their definitions, asks for JSON (`{"causes": [...], "rationale": ...}`), validates the
-# answer against a schema (retrying a bad answer, recording retried items), and returns labels in the same
-# format as the spreadsheet, so `label_agreement` compares the classifier with human annotators directly.
-# The job is journaled: a killed run resumes where it stopped.
+# The classifier sends each pair to an instruction-following LLM with the ten causes and their definitions, asks for
+# JSON (the causes that apply and a rationale), validates the answer against a schema (retrying a bad answer, recording
+# retried items), and returns labels in the same format as the annotation spreadsheet, so the agreement statistics
+# compare the classifier with human annotators directly. The job is journaled: a killed run resumes where it stopped.
 #
-# Without a classifier (`cause_classifier.llm: null`) this section is left out. The only LLM shipped with the demo
-# and sample profiles is Gemma 3 270M, a *base* model: it continues text but does not follow an instruction to
-# answer in JSON, so its labels would be noise. The path itself is exercised in `tests/diverging/test_cause_classifier.py`
-# against a real OpenAI-compatible server on 127.0.0.1, and the paper profile runs it (parameter `cause_classifier`,
-# e.g. `{llm: {name: "openai:gpt-4o-2024-08-06", api_key_env: OPENAI_API_KEY}, pairs: 50}`).
+# A profile that names no classifier leaves this section out. The only LLM shipped with the demo and sample profiles
+# is Gemma 3 270M, a *base* model: it continues text but does not follow an instruction to answer in JSON, so its
+# labels would be noise. The path itself is tested against a real OpenAI-compatible server on the local machine, and
+# the paper profile runs it (GPT-4o on 50 pairs per data set, the key from the environment).
 #
 # This is the prompt for the first sampled pair:
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 causes_llm_page.prompt(study)
 
-# %%
-causes_llm_page.llm_causes(study)
+# %% tags=["remove-input"]
+llm_causes
 
+# %% tags=["remove-input"]
+report.reproduce(
+    "diverging_causes_llm", "pluralign.diverging.pages.causes_llm_page", "pluralign.diverging.cause_classifier"
+)

@@ -26,20 +26,28 @@ def prompt(study: Study, max_chars: int = 600) -> Result:
     return Result(table=None, note=f"```text\n{text}\n```", data={"prompt": text})
 
 
-def _agreement_with_people(humans: pd.DataFrame | None, labels: pd.DataFrame) -> str | None:
-    """κ per annotator pair and α (MASI) of all, the classifier counted as one more annotator (Markdown)."""
+def _agreement_with_people(humans: pd.DataFrame | None, labels: pd.DataFrame) -> tuple[str, str] | None:
+    """κ per annotator pair and α (MASI) of all, the classifier counted as one more annotator (Markdown), and the
+    same in words: the mean κ between the classifier and each human annotator, and α."""
     if humans is None or not len(humans):
         return None
     a = cz.label_agreement(pd.concat([humans, labels[["pair_id", "annotator", "causes"]]], ignore_index=True))
-    return (
+    llm = set(labels["annotator"])
+    with_llm = [k for pair, k in a["pairwise_kappa"].items() if len(llm & set(pair)) == 1]
+    said = (
+        f"mean κ with the human annotators {sum(with_llm) / len(with_llm):.2f}, " if with_llm else ""
+    ) + f"α (MASI) with the classifier as one more annotator {a['alpha']:.2f}"
+    table = (
         pd.Series(a["pairwise_kappa"], name="κ")
+        .rename_axis(["annotator", "other annotator"])
         .to_frame()
         .assign(**{"α (MASI), all annotators": a["alpha"]})
         .pipe(report.present_markdown)
     )
+    return table, said
 
 
-@report.section()
+@report.section("llm_causes_says")
 def llm_causes(study: Study) -> Result:
     """Label the sampled diverging pairs with the LLM cause classifier (``cause_classifier.llm``, at most
     ``cause_classifier.pairs`` per data set) and compare it with the imported human labels; without a
@@ -47,12 +55,14 @@ def llm_causes(study: Study) -> Result:
     spec = study.settings.cause_classifier.llm
     if spec is None:
         return Result(
-            table=None, skipped="The cause classifier is not run on this profile (no `cause_classifier.llm`)."
+            table=None,
+            skipped="The cause classifier is not run on this profile (it names no instruction-following LLM).",
+            values={"llm_causes_says": "the classifier is not run on this profile"},
         )
 
     model = llms.load(**spec)
     _, imported = study.round_trip
-    tables, notes, figs = {}, [], []
+    tables, notes, figs, said = {}, [], [], []
     for name, (_, sheet) in study.sheets.items():
         ids = list(sheet["pair_id"])[: int(study.settings.cause_classifier.pairs)]
         got = classifier.classify_causes(study.dataset(name), model, ids, job=f"diverging-causes-{name}")
@@ -67,11 +77,19 @@ def llm_causes(study: Study) -> Result:
         shown = freq.rename(columns={f"{name} (LLM)": "share (LLM)", f"{name} (LLM) n": "labelled pairs"})
         tables[name], figs = shown, [*figs, fig]
         agreement = _agreement_with_people(imported.get(name), got.labels)
+        words = f"{name}: {len(got.labels)} pairs labelled, {len(got.failed)} failed validation"
         if agreement is not None:
-            notes.append(agreement)
+            notes.append(agreement[0])
+            words += f"; {agreement[1]}"
+        said.append(words)
     return Result(
         table=pd.concat(tables, names=["data set", "cause"]),
         figure=figs[0] if figs else None,
         note="\n\n".join(notes),
+        values={"llm_causes_says": "; ".join(said)},
         data={"figures": figs},
+        caption=(
+            "The share of the labelled diverging pairs the LLM classifier gives each cause of Table 1, beside the "
+            "paper's frequencies (a pair can carry several causes)."
+        ),
     )

@@ -38,14 +38,15 @@ def taxonomy(study: Study) -> Result:
     )
 
 
-@report.section()
+@report.section("causes_n_div_0", "causes_name_0")
 def diverging_pairs(study: Study) -> Result:
     """The number of diverging pairs per data set."""
     counts = pd.Series({n: len(i) for n, i in study.diverging_ids.items()}, name="diverging pairs")
-    return Result(table=counts.to_frame())
+    values = {"causes_n_div_0": int(counts.iloc[0]), "causes_name_0": str(counts.index[0])}
+    return Result(table=counts.to_frame().rename_axis("data set"), values=values)
 
 
-@report.section()
+@report.section("causes_top_0")
 def frequencies(study: Study) -> Result:
     """Cause frequencies of the reference labelling (the simulator's planted causes on the demo profile)
     beside Table 1; without a reference labelling, a note saying where the frequencies will come from."""
@@ -53,8 +54,8 @@ def frequencies(study: Study) -> Result:
         return Result(
             table=None,
             note="No reference cause labelling on this profile: the frequencies come from "
-            "the annotation sheets below once people have filled them in "
-            "(`annotation.files`).",
+            "the annotation sheets below once people have filled them in and the page's parameters list them.",
+            values={"causes_top_0": "no reference labelling on this profile"},
         )
     ids = study.diverging_ids
     planted = {d.name: cz.planted_causes(d.truth, ids[d.name]) for d in study.data}
@@ -69,15 +70,29 @@ def frequencies(study: Study) -> Result:
         + ".\n\n"
         "Labelled diverging pairs — " + ", ".join(f"{k}: {freq[f'{k} n'].iloc[0]} pairs" for k in planted) + "."
     )
-    table = freq.drop(columns=[f"{k} n" for k in planted]).set_index("category", append=True)
+    table = freq.drop(columns=[f"{k} n" for k in planted]).set_index("category")
     for c in [*planted, "paper MP", "paper HS2"]:
         table[c] = table[c].map(lambda v: f"{v:.1%}")
+    first = next(iter(planted))
+    top = freq.set_index("category")[first].sort_values(ascending=False)
+    paper_top = freq.set_index("category")[["paper MP", "paper HS2"]].max(axis=1).idxmax()
+    values = {
+        "causes_top_0": (
+            f"{top.index[0]} ({top.iloc[0]:.1%} of the labelled diverging pairs of {first}); the paper's most frequent "
+            f"cause is {paper_top}"
+        )
+    }
     return Result(
         table=table,
         figure=fig,
         note=note,
+        values=values,
         paper=paper.numbers("diverging", "Table 1"),
         data={"frequencies": freq, "labels": planted},
+        caption=(
+            "The share of each data set's labelled diverging pairs carrying each cause of Table 1, beside the paper's "
+            "frequencies for MultiPref and HelpSteer2 (a pair can carry several causes in the paper, one here)."
+        ),
     )
 
 
@@ -87,8 +102,11 @@ def annotation_sheets(study: Study) -> Result:
     sheet, and reading the fresh sheet back gives no labels (``data["read_back"]``)."""
     path, sheet = next(iter(study.sheets.values()))
     n_back = len(sheets_io.import_annotations(path))
+    shown = sheet[["pair_id", "votes", "prompt", "annotator", *cz.CAUSE_IDS[:3]]].head(3)
+    names = {c.id: c.name for c in cz.CAUSES}
+    shown = shown.rename(columns={"pair_id": "pair", "votes": "judgments", **names})
     return Result(
-        table=sheet[["pair_id", "votes", "prompt", "annotator", *cz.CAUSE_IDS[:3]]].head(3),
+        table=shown,
         note=f"Labels read back from the fresh sheet `{path.name}`: **{n_back}**.",
         data={"read_back": n_back, "sheets": study.sheets},
     )
@@ -101,9 +119,9 @@ def _planted_round_trip_note(written: dict, imported: dict) -> str:
         for n in written
     )
     return (
-        "On this profile the sheets are filled in the way an annotator would, with "
-        "`write_annotations`, for two 'annotators': **planted** — the simulator's planted cause (the "
-        "reference) — and **rules** — `rule_causes`, a labeller that sees only surface features (one "
+        "On this profile the sheets are filled in the way an annotator would, for two 'annotators': "
+        "**planted**, the simulator's planted cause (the reference), and **rules**, a labeller that sees only "
+        "surface features (one "
         f"response has ≥ {cz.VERBOSITY_RATIO:g}× the words and at least {cz.MIN_EXTRA_WORDS} more → "
         "verbosity; a list or heading on one side only → format; refusal phrases → comply-vs-refuse or "
         "refuse-vs-refuse) and leaves a pair blank when none fires. Neither is a person: the point is "
@@ -117,7 +135,7 @@ def _planted_round_trip_note(written: dict, imported: dict) -> str:
     )
 
 
-@report.section()
+@report.section("causes_round_trip")
 def round_trip(study: Study) -> Result:
     """Fill the sheets in and read them back: with the planted reference two 'annotators' (the planted causes
     and :func:`~pluralign.diverging.causes.rule_causes`) are written with
@@ -131,7 +149,7 @@ def round_trip(study: Study) -> Result:
     elif not imported:
         note = (
             f"The sheets are in `{study.annotation_folder}` (one per data set). Fill them in (one copy per "
-            "annotator), list them under `annotation.files` and re-run the page to get cause frequencies "
+            "annotator), list them in the page's parameters and re-run the page to get cause frequencies "
             "and agreement."
         )
     else:
@@ -144,12 +162,34 @@ def round_trip(study: Study) -> Result:
             "\n\nCause frequencies from the imported annotations (every annotator's judgment of a pair "
             "counts once), beside Table 1:\n\n" + report.present_markdown(freq)
         )
+    same = (
+        all(
+            {(r.pair_id, r.annotator): r.causes for r in written[n].itertuples()}
+            == {(r.pair_id, r.annotator): r.causes for r in imported[n].itertuples()}
+            for n in written
+        )
+        if written
+        else None
+    )
+    values = {
+        "causes_round_trip": (
+            "every label written comes back unchanged"
+            if same
+            else "some labels do not come back unchanged"
+            if same is not None
+            else "no labels were written on this profile"
+        )
+    }
     return Result(
-        table=table if len(table) else None, figure=figure, note=note, data={"written": written, "imported": imported}
+        table=table.rename_axis("data set") if len(table) else None,
+        figure=figure,
+        note=note,
+        values=values,
+        data={"written": written, "imported": imported},
     )
 
 
-@report.section()
+@report.section("causes_agreement_says")
 def label_agreement(study: Study) -> Result:
     """§2.1's agreement statistics (Cohen's κ over full label sets, Krippendorff's α with MASI distance) per
     data set with labels from two or more annotators, beside the paper's."""
@@ -181,12 +221,23 @@ def label_agreement(study: Study) -> Result:
             "Low values here say the surface features miss most causes, which is why the paper needed people "
             "(and an LLM classifier) to label them."
         )
-    table = agree.copy()
+    table = agree.copy().rename_axis("data set")
     for c in ["κ", "α (MASI)", "paper κ", "paper α"]:
         table[c] = table[c].map(lambda v: "n/a" if pd.isna(v) else f"{v:.2f}")
+    if len(agree):
+        r = agree.iloc[0]
+        paper_words = (
+            f"the paper's authors agree at κ {r['paper κ']:.2f} and α {r['paper α']:.2f} ({r['paper reference']})"
+            if pd.notna(r["paper κ"])
+            else "the paper has no figure for this data set"
+        )
+        said = f"on {agree.index[0]}, κ {r['κ']:.2f} and α (MASI) {r['α (MASI)']:.2f}; {paper_words}"
+    else:
+        said = "no data set has cause labels from two or more annotators on this run"
     return Result(
         table=table if len(agree) else None,
         note="\n\n".join(notes),
+        values={"causes_agreement_says": said},
         paper=paper.numbers("diverging", "§2.1"),
         data={"agreement": agree},
     )
