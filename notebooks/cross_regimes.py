@@ -42,7 +42,7 @@ report.profile_note(profile, stand_ins(study, "regimes"))
 # %% [markdown]
 # :::{admonition} What this page finds
 # :class: tip
-# - Over all pairs, the post-D reward model resists {glue:text}`x_res_all` of D's majority labels (SEAL reports
+# - Over all pairs, the post-D reward model's resistance to D's majority labels is {glue:text}`x_res_all` (SEAL reports
 #   $a_-$ = {glue:text}`x_seal_a_minus` for its post-D model on Anthropic HH, §2.2, a different model and data set).
 # - Diverging minus high-agreement pairs, post-D reward model: {glue:text}`x_res_delta:.3f` (95% CI
 #   {glue:text}`x_res_lo:.3f` to {glue:text}`x_res_hi:.3f`): {glue:text}`x_res_verdict`.

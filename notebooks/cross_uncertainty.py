@@ -43,7 +43,7 @@ report.profile_note(profile, stand_ins(study, "uncertainty"))
 # %% [markdown]
 # :::{admonition} What this page finds
 # :class: tip
-# - Over all held-out pairs, ρ between the mean-variance model's $\sigma_{pair}$ and the {glue:text}`x_unc_margin`
+# - Over all held-out pairs, ρ between the mean-variance model's σ for a pair and the {glue:text}`x_unc_margin`
 #   margin is {glue:text}`x_unc_rho`: {glue:text}`x_unc_verdict`.
 # - On diverging pairs alone it is {glue:text}`x_unc_div_rho`: {glue:text}`x_unc_div_verdict`.
 # - Neither paper reports this correlation: *Diverging Preferences* trains the mean-variance model and
