@@ -19,13 +19,22 @@ pages report such a term as "did not converge (separation)" and never plot it.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from pluralign.seal.display import display_name, display_table, display_text
 from pluralign.seal.facts import paper_rows, paper_table
+from pluralign.seal.verdicts import (
+    NOT_CONVERGED,
+    VERDICTS,
+    bonferroni_z,
+    row_verdict,
+    verdict_counts,
+    verdict_legend,
+    verdict_sentence,
+)
 
 __all__ = [
     "on_paper_rows",
@@ -50,113 +59,13 @@ __all__ = [
     "bonferroni_tests",
     "THIS_RUN",
     "VERDICTS",
+    "separation_note",
 ]
-
-NOT_CONVERGED = "did not converge (separation)"
-"""What a page shows instead of a logit estimate that has no finite value."""
 
 #: the columns of :func:`on_paper_rows`' display table (``{source}`` names where this run's features come from)
 PAPER, PAPER_SE, SE, VERDICT = "In the paper", "paper SE", "SE", "verdict"
 #: the display table's column of this run's sign-aligned estimate and its Bonferroni-corrected 95% CI
 THIS_RUN = "This run, sign-aligned [95% CI, Bonferroni]"
-
-#: The short verdicts of :func:`row_verdict`, each with the reading a page's note gives it (:func:`verdict_legend`).
-VERDICTS = {
-    "same sign": "this run's Bonferroni-corrected 95% CI excludes 0 on the side of the paper's (significant) estimate",
-    "opposite sign": "this run's Bonferroni-corrected 95% CI excludes 0 on the other side",
-    "inconclusive": "this run's Bonferroni-corrected 95% CI contains 0",
-    "n.s. in paper": "the paper's own p-value (as printed) is 0.05 or more: it reports no direction to compare with",
-    "set by simulator": "on the demo the sign of this coefficient is set by the simulator's design (the pre-D RM's "
-    "other data weighs this feature with the opposite sign to D's), not learned from anything the paper measures",
-    "above 0": "no paper value; this run's Bonferroni-corrected 95% CI lies above 0",
-    "below 0": "no paper value; this run's Bonferroni-corrected 95% CI lies below 0",
-    "no counterpart": "no feature of this run plays this SEAL feature",
-    "dropped (VIF)": "dropped from the regression (VIF > 5, or no variation)",
-    "not estimated": "this run has no such coefficient",
-    "did not converge": "the logit has no finite estimate (separation)",
-}
-
-#: the long reason (``status``) of a row without an estimate, and its short verdict
-_STATUS_VERDICT = {
-    "no feature of this run plays it": "no counterpart",
-    "not estimated": "not estimated",
-    "dropped from the regression (VIF > 5 or no variation)": "dropped (VIF)",
-    NOT_CONVERGED: "did not converge",
-}
-
-#: the names a reader sees for SEAL's features (App. C.3) and this project's (simulator and rule featurizer)
-_DISPLAY = {
-    "human_vocabulary_quality": "human's vocabulary quality",
-    "last_response_is_refusal": "refusal",
-    "last_response_contains_insult": "contains an insult",
-    "last_response_breaks_privacy": "breaks privacy",
-    "factual_error": "factual error",
-    "response_has_list": "has a list",
-    "response_words": "length (words)",
-    "response_words ~ verbosity": "length (words) against verbosity",
-}
-
-
-def display_name(feature) -> str:
-    """The name a reader sees for a feature (SEAL's LM-labeller features, App. C.3, and this project's): SEAL's
-    ``last_response_is_harmless`` is "harmless", ``last_response_sentiment`` "sentiment",
-    ``human_vocabulary_quality`` "human's vocabulary quality"; the simulator's ``factual_error`` "factual
-    error". A name that is not a feature identifier (already readable, or "—") is returned as it is."""
-    if not isinstance(feature, str):
-        return feature
-    if feature in _DISPLAY:
-        return _DISPLAY[feature]
-    if "_" not in feature:
-        return feature
-    for prefix in ("last_response_is_", "last_response_"):
-        if feature.startswith(prefix):
-            return feature[len(prefix) :].replace("_", " ")
-    return feature.replace("_", " ")
-
-
-_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
-
-
-def display_text(text):
-    """A text (a table cell such as "harmfulness × −1", "1 − factual_error", a list of features) with every
-    feature identifier in it replaced by its :func:`display_name`."""
-    if not isinstance(text, str):
-        return text
-    return _IDENTIFIER.sub(lambda m: display_name(m.group(0)), text)
-
-
-_display_cell = display_text
-
-
-def display_table(table: pd.DataFrame) -> pd.DataFrame:
-    """A table of :func:`on_paper_rows` (or :func:`prevalence_on_paper_rows`) as a page shows it: its first index
-    level (SEAL's features, then this run's own) and the column naming this run's feature in display names
-    (:func:`display_name`), so that a table, its figure and the prose name a coefficient alike."""
-    out = table.copy()
-    if isinstance(out.index, pd.MultiIndex):
-        out.index = out.index.set_levels(
-            [out.index.levels[0].map(display_name), *out.index.levels[1:]], verify_integrity=False
-        )
-    else:
-        out.index = out.index.map(display_name)
-    for c in out.columns:
-        if c in ("simulator feature", "labelled feature", "rewritten feature"):
-            out[c] = [_display_cell(x) for x in out[c]]
-    return out
-
-
-def verdict_legend(long: pd.DataFrame) -> str:
-    """What the verdicts of a table (its ``long`` rows) mean, one sentence per verdict that occurs."""
-    used = [v for v in VERDICTS if v in set(long["verdict"])]
-    return "Verdicts: " + "; ".join(f"*{v}*: {VERDICTS[v]}" for v in used) + "." if used else ""
-
-
-def bonferroni_z(tests: int, level: float = 0.95) -> float:
-    """The normal quantile of a two-sided ``level`` interval Bonferroni-corrected over ``tests`` coefficients
-    (z = Φ⁻¹(1 − (1 − level) / (2 · tests)); 1.96 for one test at 95%)."""
-    from scipy.stats import norm
-
-    return float(norm.ppf(1 - (1 - level) / (2 * max(int(tests), 1))))
 
 
 def mapping_table(features: Sequence[str], source: str = "simulator feature") -> pd.DataFrame:
@@ -317,30 +226,6 @@ def _fill_estimate(r: dict, est: pd.DataFrame, z: float, extra) -> None:
     if r["status"] is not None:
         r.update(estimate=math.nan, std_error=math.nan, ci_low=math.nan, ci_high=math.nan)
     r["significant"] = bool(_num(r["ci_low"]) and (r["ci_low"] > 0 or r["ci_high"] < 0))
-
-
-def row_verdict(r) -> str:
-    """The short verdict of one row of :func:`on_paper_rows` (a ``long`` row: a dict or a Series with
-    ``status``, ``estimate``, ``ci_low``, ``ci_high`` — the CI Bonferroni-corrected as the figure reads it —,
-    ``paper``, ``paper_p`` and ``designed``), one of :data:`VERDICTS`: no estimate → its reason in short; a sign
-    the demo's simulator sets → "set by simulator"; a paper coefficient whose printed p-value is 0.05 or more →
-    "n.s. in paper" (the paper reports no direction); a CI that contains 0 → "inconclusive"; else "same sign" /
-    "opposite sign" against the paper's estimate, or "above 0" / "below 0" where the paper has no value."""
-    if r["status"] is not None:
-        return _STATUS_VERDICT.get(r["status"], "not estimated")
-    if not all(_num(r[k]) for k in ("estimate", "ci_low", "ci_high")):
-        return "not estimated"
-    if r.get("designed", False):
-        return "set by simulator"
-    has_paper = _num(r["paper"])
-    if has_paper and _num(r.get("paper_p")) and r["paper_p"] >= 0.05:
-        return "n.s. in paper"
-    side = 1 if r["ci_low"] > 0 else -1 if r["ci_high"] < 0 else 0
-    if side == 0:
-        return "inconclusive"
-    if has_paper and r["paper"] != 0:
-        return "same sign" if (r["paper"] > 0) == (side > 0) else "opposite sign"
-    return "above 0" if side > 0 else "below 0"
 
 
 def _plays(r, signed) -> str:
@@ -592,32 +477,16 @@ def entries_on_paper_rows(
     return table, long, paper
 
 
-def verdict_counts(long: pd.DataFrame, variant: str | None = None) -> dict:
-    """How many rows of a table of :func:`~pluralign.seal.compare.on_paper_rows` (its ``long``; one estimator,
-    ``variant``) read each verdict, and how many the paper and this run both have a number for (``compared``)."""
-    d = long if variant is None else long[long["variant"] == variant]
-    d = d[d["paper"].notna()]
-    v = d["verdict"].value_counts()
-    return {
-        "compared": int(d["estimate"].notna().sum()),
-        **{k: int(v.get(k, 0)) for k in ("same sign", "opposite sign", "inconclusive", "n.s. in paper")},
-        "set by simulator": int(v.get("set by simulator", 0)),
-    }
-
-
-def verdict_sentence(counts: dict, what: str) -> str:
-    """The findings line of a comparison with one of the paper's tables, from :func:`verdict_counts`: "Of the N
-    coefficients of Table 5 this run and the paper both estimate, a have the paper's sign, b the opposite one, c are
-    inconclusive here, d are n.s. in the paper and e have a sign the demo's simulator sets"."""
-    parts = [
-        (counts["same sign"], "the paper's sign"),
-        (counts["opposite sign"], "the opposite sign"),
-        (counts["inconclusive"], "an interval that contains 0 here"),
-        (counts["n.s. in paper"], "no significant estimate in the paper"),
-        (counts["set by simulator"], "a sign the demo's simulator sets by design"),
-    ]
-    said = [f"{n} {'has' if n == 1 else 'have'} {t}" for n, t in parts if n]
-    if not counts["compared"]:
-        return f"No coefficient of {what} has an estimate both here and in the paper."
-    listed = ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1] if said else "none reads a verdict"
-    return f"Of the {counts['compared']} coefficients of {what} that this run and the paper both estimate, {listed}."
+def separation_note(bad: set, converged: bool) -> str:
+    """What the misalignment page says when the logit of Eq. 3 has terms without a finite estimate."""
+    if not bad and converged:
+        return ""
+    sep = ", ".join(f"{'chosen' if e == 'c' else 'rejected'} {f}" for e, f in sorted(bad))
+    head = "**The logit did not converge" + ("" if converged else " (maximum likelihood stopped without converging)")
+    if not bad:
+        return head + "**."
+    return (
+        f"{head}**: separated terms (the outcome never, or always, occurs on one of their values, so the likelihood "
+        f'rises without bound and there is no finite estimate): {sep}. Those cells read "{NOT_CONVERGED}" and are '
+        "not plotted; the LPM has an estimate for them."
+    )

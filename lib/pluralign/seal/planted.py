@@ -256,7 +256,7 @@ def recovery_reading(parts: dict) -> str:
     sentence computed from their tables: reproduced (every rescaled weight inside its imprint's 95% CI, every sign
     right), or which features are missed in scale (right sign, rescaled weight outside the CI) and which inverted
     (opposite sign), counted over all the RMs' rows."""
-    from pluralign.seal.compare import display_name
+    from pluralign.seal.display import display_name
 
     rows = pd.concat([v.table for v in parts.values()]) if parts else pd.DataFrame()
     if not len(rows):

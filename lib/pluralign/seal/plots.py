@@ -99,7 +99,7 @@ def paper_rows_figure(long, *, xlabel: str, title: str, variant: str | None = No
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from pluralign.seal.compare import display_name
+    from pluralign.seal.display import display_name
 
     d = long if variant is None else long[long["variant"] == variant]
     d = d[pd.to_numeric(d["estimate"], errors="coerce").notna()]

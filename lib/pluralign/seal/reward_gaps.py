@@ -18,7 +18,7 @@ import pandas as pd
 
 from pluralign.seal.resistance import _as_rewards
 
-__all__ = ["reward_gaps", "reward_gap_summary"]
+__all__ = ["gap_scores", "paper_gap_rows", "reward_gaps", "reward_gap_summary"]
 
 
 def reward_gaps(rewards: Mapping[str, tuple]) -> pd.DataFrame:
@@ -62,3 +62,59 @@ def reward_gap_summary(rewards: Mapping[str, tuple]) -> pd.DataFrame:
     out = pd.DataFrame.from_dict(rows, orient="index")
     out["pairs"] = out["pairs"].astype(int)
     return out.rename_axis("RM")
+
+
+def gap_scores(study) -> tuple[dict, list]:
+    """The rewards of the chosen and rejected entries of D by RM for Fig. 7 (a study's ``reward_gap_models``, scored
+    as the study scores its own pair, or its pre-D and post-D RMs plus, on planted features, the population's mean
+    utility), and the note on whose RMs they are."""
+    from pluralign import rewards  # imports torch: loaded only where the reward-gap RMs are scored
+    from pluralign.seal.design import AlignmentModels, alignment_rewards
+    from pluralign.seal.facts import DESIGN
+
+    if study.settings.reward_gap_models is None:
+        scores = {"pre-D RM": study.rewards_of("pre"), "post-D RM": study.rewards_of("post")}
+        if study.F is not None and study.F.source == "planted" and "weights" in study.D.meta:
+            w = study.D.meta["weights"]["mean"]
+            scores["population mean utility (planted)"] = tuple(
+                getattr(study.F, e)[list(w.index)].to_numpy(float) @ w.to_numpy(float) for e in ("chosen", "rejected")
+            )
+        if study.rms.n_train_post is None:  # named models: the page says which
+            named = ", ".join(f"{k}-D: {v}" for k, v in study.rms.details.get("models", {}).items())
+            return scores, [f"The pre-D and post-D RMs are this study's named models ({named or study.rms.design})."]
+        return scores, [
+            f"On this profile the pre-D and post-D RMs are this study's ({study.rms.design}), not the "
+            "paper's OpenAssistant models: the paper's numbers stand beside them for their roles only."
+        ]
+    role = {DESIGN["models"]["pre"]: "pre-D RM", DESIGN["models"]["post"]: "post-D RM"}
+    scores = {}
+    for m in study.settings.reward_gap_models:
+        args = study.model_args(m, "reward_gap_models")
+        name = str(args.get("name_or_path", m))
+        rm = rewards.load(**dict(args))
+        # scored as alignment_rewards scores the study's own pair (the same scoring input)
+        R = alignment_rewards(
+            study.D,
+            rms=AlignmentModels(pre=rm, post=rm, design="named reward model"),
+            scoring_input=study.scoring_input,
+        )
+        scores[f"{role[name]}: {name}" if name in role else name] = (
+            R["post_chosen"].to_numpy(float),
+            R["post_rejected"].to_numpy(float),
+        )
+    return scores, []
+
+
+def paper_gap_rows() -> pd.DataFrame:
+    """The paper's a₊ (§ 2.2) and reward ranges (footnote 9) of its pre-D and post-D RMs."""
+    from pluralign.seal.facts import paper_value
+
+    roles = ("pre-D RM", "post-D RM")
+    return pd.DataFrame(
+        {
+            "role": list(roles),
+            "a₊": [paper_value("§2.2", k, "a₊") for k in roles],
+            "lowest reward": [paper_value("footnote 9", k, "lowest reward") for k in roles],
+            "highest reward": [paper_value("footnote 9", k, "highest reward") for k in roles],
+        }
+    )

@@ -22,12 +22,13 @@ from pluralign.seal.compare import (
     mapping_note,
     no_finite_estimate,
     separated,
+    separation_note,
     verdict_counts,
     verdict_legend,
     verdict_sentence,
 )
-from pluralign.seal.design import AlignmentModels, alignment_rewards, entry_texts, labeller_gamma
-from pluralign.seal.facts import DESIGN, paper_rows, paper_value
+from pluralign.seal.design import entry_texts, labeller_gamma
+from pluralign.seal.facts import paper_rows, paper_value
 from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
 from pluralign.seal.label_failures import require_labels
 from pluralign.seal.other_data import design_sentence, designed_rows
@@ -40,7 +41,7 @@ from pluralign.seal.resistance import (
     misalignment_regression,
     regime_prevalence,
 )
-from pluralign.seal.reward_gaps import reward_gap_summary, reward_gaps
+from pluralign.seal.reward_gaps import gap_scores, paper_gap_rows, reward_gap_summary, reward_gaps
 from pluralign.seal.study import Study
 from pluralign.seal.topics import label_distribution, rule_topics
 
@@ -318,57 +319,6 @@ def regime_shift_tests(study: Study) -> Result:
     return Result(table=table, note=report.signed(note), paper=paper, values=values, data={"tests": t, "centred": tc})
 
 
-def _gap_scores(study: Study) -> tuple[dict, list]:
-    """The rewards of the chosen and rejected entries of D by RM (:func:`reward_gap_distributions`), and the note
-    on whose RMs they are."""
-    from pluralign import rewards  # imports torch: loaded only where the reward-gap RMs are scored
-
-    if study.settings.reward_gap_models is None:
-        scores = {"pre-D RM": study.rewards_of("pre"), "post-D RM": study.rewards_of("post")}
-        if study.F is not None and study.F.source == "planted" and "weights" in study.D.meta:
-            w = study.D.meta["weights"]["mean"]
-            scores["population mean utility (planted)"] = tuple(
-                getattr(study.F, e)[list(w.index)].to_numpy(float) @ w.to_numpy(float) for e in ("chosen", "rejected")
-            )
-        if study.rms.n_train_post is None:  # named models: the page says which
-            named = ", ".join(f"{k}-D: {v}" for k, v in study.rms.details.get("models", {}).items())
-            return scores, [f"The pre-D and post-D RMs are this study's named models ({named or study.rms.design})."]
-        return scores, [
-            f"On this profile the pre-D and post-D RMs are this study's ({study.rms.design}), not the "
-            "paper's OpenAssistant models: the paper's numbers stand beside them for their roles only."
-        ]
-    role = {DESIGN["models"]["pre"]: "pre-D RM", DESIGN["models"]["post"]: "post-D RM"}
-    scores = {}
-    for m in study.settings.reward_gap_models:
-        args = study.model_args(m, "reward_gap_models")
-        name = str(args.get("name_or_path", m))
-        rm = rewards.load(**dict(args))
-        # scored as alignment_rewards scores the study's own pair (the same scoring input)
-        R = alignment_rewards(
-            study.D,
-            rms=AlignmentModels(pre=rm, post=rm, design="named reward model"),
-            scoring_input=study.scoring_input,
-        )
-        scores[f"{role[name]}: {name}" if name in role else name] = (
-            R["post_chosen"].to_numpy(float),
-            R["post_rejected"].to_numpy(float),
-        )
-    return scores, []
-
-
-def _gap_paper() -> pd.DataFrame:
-    """The paper's a₊ (§ 2.2) and reward ranges (footnote 9) of its pre-D and post-D RMs."""
-    roles = ("pre-D RM", "post-D RM")
-    return pd.DataFrame(
-        {
-            "role": list(roles),
-            "a₊": [paper_value("§2.2", k, "a₊") for k in roles],
-            "lowest reward": [paper_value("footnote 9", k, "lowest reward") for k in roles],
-            "highest reward": [paper_value("footnote 9", k, "highest reward") for k in roles],
-        }
-    )
-
-
 @report.section("gap_models", "post_gap_median", "post_gap_share_zero")
 def reward_gap_distributions(study: Study) -> Result:
     """The reward gap r(t_i^c) − r(t_i^r) of several RMs on D (App. D.1, Fig. 7;
@@ -376,11 +326,11 @@ def reward_gap_distributions(study: Study) -> Result:
     (footnote 9) of its pre-D and post-D RMs. The RMs are the page's ``reward_gap_models`` (the ``paper`` profile
     lists Fig. 7's four OpenAssistant RMs), or this study's pre-D and post-D RMs plus, on planted features, the
     population's mean utility (the simulator's reference scorer)."""
-    scores, note = _gap_scores(study)
+    scores, note = gap_scores(study)
     summ = reward_gap_summary(scores)
     ours = summ.rename(columns={"share positive": "a₊", "pairs": "n"}).reset_index()
     ours["role"] = [next((v for v in ("pre-D RM", "post-D RM") if str(k).startswith(v)), "—") for k in ours["RM"]]
-    paper = _gap_paper()
+    paper = paper_gap_rows()
     table = report.beside_paper(ours[ours["role"] != "—"], paper, on=["role"])
     # a role the paper reports but this run did not score stays, named (nothing the paper reports disappears)
     table["RM (this run)"] = table["RM (this run)"].fillna(table["role"] + " (not scored in this run)")
@@ -533,21 +483,6 @@ def resistance_on_other_sets(study: Study) -> Result:
     )
 
 
-def _separation_note(bad: set, converged: bool) -> str:
-    """What the misalignment page says when the logit of Eq. 3 has terms without a finite estimate."""
-    if not bad and converged:
-        return ""
-    sep = ", ".join(f"{'chosen' if e == 'c' else 'rejected'} {f}" for e, f in sorted(bad))
-    head = "**The logit did not converge" + ("" if converged else " (maximum likelihood stopped without converging)")
-    if not bad:
-        return head + "**."
-    return (
-        f"{head}**: separated terms (the outcome never, or always, occurs on one of their values, so the likelihood "
-        f'rises without bound and there is no finite estimate): {sep}. Those cells read "{NOT_CONVERGED}" and are '
-        "not plotted; the LPM has an estimate for them."
-    )
-
-
 @report.section("t7_base", "n_t7_separated", "t7_verdicts")
 def misalignment(study: Study) -> Result:
     """Which chosen / rejected features predict the post-D RM's misalignment (Eq. 3, Table 7, Fig. 3 right), on
@@ -581,7 +516,7 @@ def misalignment(study: Study) -> Result:
         title="misalignment on features (LPM)",
     )
     note = "\n\n".join(
-        x for x in (mapping_note(long, study.source), verdict_legend(long), _separation_note(bad, t7.converged)) if x
+        x for x in (mapping_note(long, study.source), verdict_legend(long), separation_note(bad, t7.converged)) if x
     )
     return Result(
         table=display_table(table),

@@ -27,6 +27,7 @@ from pluralign.seal.facts import paper_rows, paper_value, reported
 from pluralign.seal.resistance import aligned
 from pluralign.seal.rewriting import require_flips, robustness_features
 from pluralign.seal.robustness import flip_shares, similarity_by_flip
+from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES
 from pluralign.seal.study import Study
 
 __all__ = ["rewrite_summary", "label_flips", "robustness"]
@@ -209,12 +210,36 @@ def _scores_long(fits: dict, bad_keys: set) -> pd.DataFrame:
 LPM, LOGIT = "LPM (SEAL's code, Table 8's scale)", "logit (Eq. 4 as written)"
 
 
+def _paper8() -> pd.DataFrame:
+    """Table 8 as the long paper rows of :func:`~pluralign.seal.compare.on_paper_rows`, with the raw p-values it
+    prints (the paper's own significance)."""
+    p8 = reported("Table 8").table.reset_index()
+    return pd.DataFrame(
+        {
+            "feature": p8["feature"],
+            "group": p8["score"],
+            "estimate": p8["estimate"],
+            "se": p8["std_error"],
+            "p": p8["p_value"],
+        }
+    )
+
+
+def _scores_figure(long: pd.DataFrame, main: str):
+    """The page's ``robustness_model``'s scores from the table's own rows (names and signs as in the table)."""
+    scale = "change in the probability" if main == "linear" else "log-odds"
+    return plots.paper_rows_figure(
+        long,
+        variant=LPM if main == "linear" else LOGIT,
+        xlabel=f"π: {scale} of becoming misaligned (vs no flip)",
+        title=f"robustness scores ({VARIANT_NAMES[main]})",
+    )
+
+
 def _designed(study: Study, features, groups) -> list[tuple[str, str]]:
     """The Table 8 rows whose sign the demo's design sets: the rewritten features (SEAL's names) whose planted
     feature the post-D RM's training mix weighs against D's (:func:`~pluralign.seal.other_data.designed_rows`), for
     the simulator's rewrites only."""
-    from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES
-
     if study.settings.rewriter != "simulator":
         return []
     w = study.other_weights
@@ -243,16 +268,7 @@ def robustness(study: Study) -> Result:
     fits = study.robustness_fits
     fit, lg = fits[main], fits["logit"].table
     bad_keys = no_finite_estimate(lg, fits["logit"].converged, lg.index[lg["separated"].to_numpy(bool)])
-    p8 = reported("Table 8").table.reset_index()
-    paper8 = pd.DataFrame(
-        {
-            "feature": p8["feature"],
-            "group": p8["score"],
-            "estimate": p8["estimate"],
-            "se": p8["std_error"],
-            "p": p8["p_value"],  # Table 8 prints raw p-values: the paper's own significance
-        }
-    )
+    paper8 = _paper8()
     ours = _scores_long(fits, bad_keys)
     groups = list(dict.fromkeys(list(paper8["group"]) + list(ours["group"])))
     feats = robustness_features(rw)[0]
@@ -282,16 +298,9 @@ def robustness(study: Study) -> Result:
         'paper".'
     )
     note = "\n\n".join(x for x in (note, verdict_legend(long)) if x)
-    scale = "change in the probability" if main == "linear" else "log-odds"
-    fig = plots.paper_rows_figure(
-        long,
-        variant=LPM if main == "linear" else LOGIT,
-        xlabel=f"π: {scale} of becoming misaligned (vs no flip)",
-        title=f"robustness scores ({VARIANT_NAMES[main]})",
-    )
     return Result(
         table=display_table(table),
-        figure=fig,
+        figure=_scores_figure(long, main),
         caption=(
             "This run's robustness scores π, one row per rewritten feature (as in the table), one colour per score "
             "(which entry flipped, and which way): ±2 SE bars; a filled marker where the Bonferroni-corrected 95% CI "
