@@ -16,6 +16,16 @@ from pluralign.cross.study import Study
 
 __all__ = ["models_trained", "measures", "decisiveness_gaps"]
 
+#: The losses of :data:`pluralign.cross.training.MODELS` (:mod:`pluralign.rewards.objectives`) as the page names them.
+OBJECTIVE_NAMES = {
+    "bt": "Bradley–Terry",
+    "bt-margin": "Bradley–Terry with margin (Eq. 4)",
+    "mse": "MSE regression on Likert scores",
+    "mean-variance": "mean-variance (Gaussian rewards)",
+}
+#: The labels a model trains on, as the page names them.
+LABEL_NAMES = {"aggregate": "the majority label", "all": "every annotation"}
+
 #: The estimate columns of :func:`pluralign.cross.training.pearson_by_class`: Pearson r with its CI, its paired Δ.
 _PEARSON_ESTIMATES = ["r", "lo", "hi", "delta", "delta_lo", "delta_hi"]
 
@@ -33,8 +43,8 @@ def models_trained(study: Study) -> report.Result:
     rows = [
         {
             "model": k,
-            "objective": q4.MODELS[k][0],
-            "labels": q4.MODELS[k][1],
+            "loss": OBJECTIVE_NAMES[q4.MODELS[k][0]],
+            "trained on": LABEL_NAMES[q4.MODELS[k][1]],
             "training instances": int(r.models[k].info.get("n_instances", 0)) if k in r.models else "—",
             "trained": "yes" if k in r.models else f"no — {r.skipped.get(k, 'not trained')}",
         }
