@@ -202,8 +202,8 @@ rewards_page.training_size_sweep(study).glue()
 # median Δ r over the Table 1 rows that improve. A size decides when the interval over training sets excludes 0 (the
 # sign of Δ r) or the paper's median Δ (an effect of the paper's size, on this population).
 #
-# {glue:text}`btb_sweep_decide` At the largest size: {glue:text}`btb_sweep_says`. Along the judge's noise, Δ r at the
-# largest size: {glue:text}`btb_sweep_noise_says`. These models track p\* (the Eq. 1 model's r in the table), so
+# At the largest size: {glue:text}`btb_sweep_says`. Along the judge's noise, Δ r at the largest size:
+# {glue:text}`btb_sweep_noise_says`. From which size on each test set decides is in the findings at the top. These models track p\* (the Eq. 1 model's r in the table), so
 # here the sweep can speak to the claim, for this simulated population and its simulated judge.
 
 # %% [markdown]

@@ -59,6 +59,7 @@ def test_sources_count_pairs_and_warn_when_not_human_or_circular():
             judge={"source": "llm", "model": llama},
         )
         r = subjectivity_page.sources(s)
+        assert "labels_file" not in r.note and "p_star_from" not in r.note  # no setting named in a page's warning
         counts = r.table["pairs"]
         assert counts[("p*", "llm")] == 60 and counts[("p*", "annotators (4 per pair)")] == 60
         assert counts[("categories", "truth")] == 120

@@ -93,6 +93,7 @@ def test_directions_read_the_contrasts_as_sentences(monkeypatch):
     # the sentence names both groups (it read "Δ on multiple-correct than on single-correct pairs")
     assert "Δ r on multiple-correct pairs minus Δ r on single-correct pairs is " in r.note
     assert "the demo cannot speak to this contrast, because the baseline does not track p* on single-correct" in r.note
+    assert "an interval below 0)" in r.note and "not above 0" not in r.note  # "above 0" reads as a direction
     assert "same direction as the paper" not in r.note
     assert (
         "out-of-domain pairs" in r.note and "is not measured here: this run has no r on out-of-domain pairs" in r.note
@@ -115,6 +116,7 @@ def test_no_dash_stands_in_a_sentence_of_the_decidability_section(monkeypatch):
     r = rewards_decidability.decidable_size(_decide_study(0.01, -0.02, 0.04, (0.031, -0.068, 0.128)))
     assert r.values["btb_decide_n_here"] == "this run's own Δ r (+0.010) would be told from 0 at about 2,250"
     assert "no test size lets the demo speak to the claim" in r.values["btb_decide_says"]
+    assert "0.031 [−0.068, 0.128], an interval that contains 0:" in r.values["btb_decide_says"]
     for v in r.values.values():
         assert "—" not in str(v)
 

@@ -17,11 +17,11 @@ import numpy as np
 
 from pluralign.btb.evaluation import MIN_CORRELATION_N
 
-__all__ = ["GROUPINGS", "WORDS", "tracks_p_star", "no_r_reason", "delta_words", "WORDS_NOTE"]
+__all__ = ["GROUPINGS", "WORDS", "where_interval", "tracks_p_star", "no_r_reason", "delta_words", "WORDS_NOTE"]
 
 #: Table 1's groupings as a reader reads them (the library's names: :func:`pluralign.btb.evaluation.table_groups`).
 GROUPINGS = {
-    "all": "all test pairs",
+    "all": "overall",
     "dataset": "data set",
     "domain": "domain",
     "kind": "subjectivity",
@@ -51,6 +51,12 @@ def tracks_p_star(baseline_lo: float) -> bool:
     """Whether the baseline (Eq. 1) tracks p* on a row: the lower end of the 95% interval of its own Pearson r with
     p* lies above 0. Where it does not, the row's Δ r cannot speak to Table 1's claim."""
     return baseline_lo is not None and math.isfinite(float(baseline_lo)) and float(baseline_lo) > 0
+
+
+def where_interval(lo: float, hi: float) -> str:
+    """Where a 95% interval lies against 0, in words: "an interval that contains 0", "an interval below 0" or "an
+    interval above 0"."""
+    return "an interval below 0" if hi < 0 else "an interval above 0" if lo > 0 else "an interval that contains 0"
 
 
 def no_r_reason(p_star, *scores, names=("baseline", "regularized")) -> str:

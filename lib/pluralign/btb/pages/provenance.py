@@ -73,8 +73,8 @@ def circularity_warning(study: Study, used: set | None = None) -> str:
         "of Eq. 3 are that judge's ten votes per pair, so the regularized RM is trained towards the model (or "
         "model family) that also defines its evaluation target, which favours it over the baseline by "
         "construction; read any advantage of the regularized RM below with that in mind. The paper's p\\* "
-        "and categories come from three human annotators (§3.2): give their answers to Appendix B as "
-        "`labels_file` (`p_star_from` / `categories`: `[labels, ...]`), or a labeller of another model family."
+        "and categories come from three human annotators (§3.2): give the page their answers to Appendix B as "
+        "a labels file, taken first where a pair has one, or use a labeller of another model family."
     )
 
 
@@ -100,7 +100,7 @@ def _not_human(study: Study, by_llm) -> str:
     return report.warning(
         f"**Not human: {counts} come from an LLM labeller ({names}),** not from human annotators as in the "
         f"paper (three annotators, §3.2){judge}. Its p\\* is a model's estimate of the population, not "
-        "the population's. Give human answers to Appendix B as `labels_file` where you have them."
+        "the population's. Give the page human answers to Appendix B as a labels file where you have them."
     )
 
 

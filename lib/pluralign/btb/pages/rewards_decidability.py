@@ -72,6 +72,7 @@ def paper_sized_check(study: Study) -> report.Result:
     for col in table.columns:  # Δ and its width at a correlation's 3 decimals, every row alike
         if col[0] != "N":
             table[col] = [report.fmt_fixed(v, 3) if v == v else report.MISSING for v in table[col]]
+    table.columns = [f"{what}, {where}" for what, where in table.columns]  # one header row: N is N
     w = small_cmp[(small_cmp.grouping == "all") & (small_cmp.metric == "pearson")].iloc[0]
     if not np.isfinite(w["delta_hi"] - w["delta_lo"]):
         raise provenance.no_r_interval(int(w["n"]), {"btb_small_n": int(w["n"])})
@@ -125,8 +126,9 @@ def _decide_says(est: float, lo: float, hi: float, paper: float, baseline: tuple
     of the paper's size, above 0, or containing both."""
     if not readings.tracks_p_star(baseline[1]):
         return (
-            f"the baseline's own r with p* is {report.fmt_interval(*baseline, 3)}, an interval not above 0: these "
-            "reward models do not track p* here, so no test size lets the demo speak to the claim"
+            f"the baseline's own r with p* is {report.fmt_interval(*baseline, 3)}, "
+            f"{readings.where_interval(baseline[1], baseline[2])}: these reward models do not track p* here, so no "
+            "test size lets the demo speak to the claim"
         )
     if hi < paper:
         return f"its interval already excludes an improvement as large as the paper's median Δ ({paper:.3f})"
@@ -181,8 +183,8 @@ def training_size_sweep(study: Study) -> report.Result:
     decide = " ".join(_decided(t, g, big) for t, g in sizes.groupby("test", sort=False))
     rows = pd.concat(
         [
-            sizes.assign(step=sizes["training pairs"].map("N = {:,}".format)),
-            noises.assign(step=noises["judge noise"].map(f"noise {{:g}}, N = {big:,}".format)),
+            sizes.assign(step=sizes["training pairs"].map("{:,}".format)),
+            noises.assign(step=noises["judge noise"].map(f"{big:,} (judge noise {{:g}})".format)),
         ],
         ignore_index=True,
     ).assign(paper=paper)
@@ -221,7 +223,7 @@ def _sweep_table(rows: pd.DataFrame):
     wide = (
         rows.assign(test=rows["test"].map(_SWEEP_TESTS))
         .pivot_table(index="step", columns="test", values=["r Eq. 1", "Δ r", "Δ r low", "Δ r high"], sort=False)
-        .rename_axis("training pairs N, judge noise")
+        .rename_axis("training-set size (judge noise)")
     )
     tests = [t for t in _SWEEP_TESTS.values() if t in set(wide.columns.get_level_values("test"))]
     table = pd.DataFrame(

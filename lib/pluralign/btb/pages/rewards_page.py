@@ -329,11 +329,10 @@ def _difference(d: dict, paper_d: pd.Series, a: str, b: str, a_words: str, b_wor
     measured = f"{head} is {diff:+.3f} [{lo:+.3f}, {hi:+.3f}] (the paper's: {paper_diff:+.3f})"
     lost = [(w, bl) for w, bl in ((a_words, ba), (b_words, bb)) if not readings.tracks_p_star(bl[1])]
     if lost:
-        which = " and ".join(f"on {w} (r = {evaluation.interval(*bl)})" for w, bl in lost)
-        says = (
-            f"the demo cannot speak to this contrast, because the baseline does not track p* {which}, its "
-            "interval not above 0"
+        which = " and ".join(
+            f"on {w} (r = {evaluation.interval(*bl)}, {readings.where_interval(bl[1], bl[2])})" for w, bl in lost
         )
+        says = f"the demo cannot speak to this contrast, because the baseline does not track p* {which}"
     else:
         says = report.verdict(diff, lo, hi, paper=paper_diff)
     return report.signed(f"{measured}: {says}.")
