@@ -55,7 +55,11 @@ def test_a_count_shown_with_decimals_and_a_share_shown_as_whole_numbers_fail():
 
 def test_a_missing_value_inside_a_sentence_fails_but_a_dash_between_words_does_not():
     assert C.problems(_page(["The paper's Δ would be decided at this run's own Δ at about —."]))
-    assert C.problems(_page(["The paper's Δ is — here."]))
+    assert C.problems(_page(["On this profile the sheets are filled with , for two annotators."]))
+    assert (
+        C.problems(_page(["Every setting that decides how hard a check is — the annotators, the judge — is stated."]))
+        == []
+    )
     assert C.problems(_page(["Two RMs — the pre-D and the post-D one — are compared."])) == []
     assert C.problems(_page(["— : the paper reports nothing for that model."])) == []
 
@@ -66,7 +70,12 @@ def test_the_same_sentence_twice_on_a_page_fails():
 
 
 def test_a_stated_reason_that_its_numbers_contradict_fails():
-    row = [("", "Multiple Correct"), ("N", "21"), ("r", "—"), ("note", "too few pairs for a correlation (N < 10)")]
+    row = [
+        ("", "ambiguous"),
+        ("N (this run)", "21"),
+        ("r", "—"),
+        ("says", "(too few pairs for a correlation (N < 10))"),
+    ]
     assert any("beside N = 21" in p for p in C.problems(_page(tables=[[row]])))
     assert any("beside N = 31" in p for p in C.problems(_page(["No correlation with N = 31 (N < 10)."])))
     assert C.problems(_page(["No correlation with N = 7 (N < 10)."])) == []
@@ -88,3 +97,32 @@ def test_code_identifiers_fail_on_a_paper_page_outside_the_reproduce_box():
     assert C.problems(page, paper_page=False) == []  # the appendix may name code
     hub = _page(["Scored on openai/summarize_from_feedback and in helpsteer2.parquet."])
     assert C.problems(hub, paper_page=True) == []
+
+
+def test_a_table_of_quantities_shows_counts_whole_and_shares_with_their_precision():
+    """SEAL's decisive-pairs table printed 502.0 pairs and the paper's 0.7241 as 1."""
+    table = [
+        [("", "decisive pairs (γ ≠ i)"), ("this run", "502.0"), ("SEAL analysis code", "39,283")],
+        [("", "LM-labeller agreement with the human label, γ ≠ i"), ("this run", "0.9"), ("SEAL analysis code", "1")],
+    ]
+    found = "\n".join(C.problems(_page(tables=[table])))
+    assert "count row 'decisive pairs (γ ≠ i)' shows a number with decimals" in found
+    assert "share row 'LM-labeller agreement" in found
+    fixed = [
+        [("", "decisive pairs (γ ≠ i)"), ("this run", "502"), ("SEAL analysis code", "39,283")],
+        [("", "LM-labeller agreement with the human label, γ ≠ i"), ("this run", "88.8 %"), ("SEAL", "72.4 %")],
+    ]
+    assert C.problems(_page(tables=[fixed])) == []
+
+
+def test_the_same_value_twice_and_a_markdown_escape_fail():
+    assert any("fp32 and fp32" in p for p in C.problems(_page(["The two RMs computed in fp32 and fp32."])))
+    assert any("escape" in p for p in C.problems(_page(["The margin is max(p, 1 − p\\*) here."])))
+    assert C.problems(_page(["The two RMs computed in fp32 and bf16, scored 2 and 2 times."])) == []
+
+
+def test_hyphenated_pairs_and_group_labels_are_not_taken_for_contradictions():
+    assert C.problems(_page(["Refusal phrases give comply-vs-refuse or refuse-vs-refuse pairs here."])) == []
+    rows = [[("", "N = 100"), ("r", "0.312"), ("Δ", "−0.021 [−0.080, 0.038]"), ("says", "inconclusive")]]
+    rows += [[("", "diverging (62 pairs)"), ("gap", "0.700 [0.671, 0.730]"), ("says", "above 0")]]
+    assert C.problems(_page(tables=[rows])) == []

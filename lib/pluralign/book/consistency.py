@@ -52,9 +52,17 @@ PLANTED = re.compile(rf"\bplanted(?: value| gap| slope| ρ| r| AUROC)?\s*(?:=|of
 #: "—" standing where a value belongs: after a word that introduces a value, or right before punctuation
 #: (a dash between two words is punctuation and stays)
 DASH_VALUE = re.compile(
-    r"(?:\b(?:about|at|of|is|was|were|are|be|by|than|from|equals|reads)|[=≈<>:])\s+—(?!\s*[a-z]+\s+—)"
+    r"(?:\b(?:about|at|of|is|was|were|are|be|by|than|from|equals|reads)|[=≈<>:])\s+—(?=\s*(?:$|[.,;:)\]]|\())"
     r"|(?<=\w)\s+—\s*(?=[.,;)\]]|$)"
 )
+#: an empty value: a word followed by a lone comma or full stop ("with , for"), or empty brackets
+EMPTY_VALUE = re.compile(r"(?<=[a-z])\s+[,;](?=\s)|(?<![\w>])\(\s*\)|(?<!\w)\[\s*\]")
+#: the same value twice where two were meant ("computed in fp32 and fp32")
+TWICE = re.compile(r"(?<![\w-])(\w[\w.+]*) (and|or|vs\.?|versus) \1(?![\w-])")
+#: Markdown escapes that reached the reader ("1 − p\\*")
+RAW_ESCAPE = re.compile(r"\\[*_`]")
+#: a column that holds a row's N ("N", "N (this run)", "pairs (N)", "pairs")
+_N_HEADER = re.compile(r"(^|\s)[Nn]( \(.*\))?$|\(N\)|^pairs\b")
 REASON = re.compile(r"(?:\bN\s*<\s*|\bfewer than\s+)(\d+)", re.I)
 N_VALUE = re.compile(r"\bN\s*=\s*(\d[\d,]*)")
 #: a module path of the library ("pluralign.seal.imprint"): code, named only in a page's reproduce box
@@ -65,7 +73,7 @@ _COUNT_HEADER = re.compile(
     r"^(number of|# )",
     re.I,
 )
-_SHARE_HEADER = re.compile(r"\b(share|agreement|alignment|proportion|fraction|rate)\b|a\s?[₊₋+−-]", re.I)
+_SHARE_HEADER = re.compile(r"\b(share|agreement|alignment|proportion|fraction|rate)\b|(?<!\w)a\s?[₊₋]", re.I)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 #: page paths (relative to the site) of the papers' parts: the pages where no code identifier may show
 PAPER_PAGE = re.compile(r"(^|/)(diverging|seal|btb|cross)-[^/]*\.html$")
@@ -135,8 +143,29 @@ def _is_count(header: str) -> bool:
     return bool(_COUNT_HEADER.search(header.strip()))
 
 
+#: a row label that names a count ("decisive pairs (γ ≠ i)", "annotators per pair")
+_COUNT_LABEL = re.compile(r"\b(pairs|entries|judgments|annotators|count|rows)\b|^N\b|\(N\)", re.I)
+#: a statistic of counts (a mean, a median, a ratio) may have decimals
+_STATISTIC = re.compile(r"\b(mean|average|median|ratio|per)\b", re.I)
+#: a share shown as a whole number or with one digit ("1", "0.9"): a share is a percentage with one decimal or an
+#: estimate with its column's precision
+_COARSE_SHARE = re.compile(r"[01](\.\d)?")
+
+
 def _is_share(header: str) -> bool:
     return bool(_SHARE_HEADER.search(header)) and not _is_count(header)
+
+
+def _count_row(label: str, share_label: bool, cells: list[str]) -> bool:
+    """A row that holds counts: a short label naming a count ("decisive pairs (γ ≠ i)", "annotators"), no number
+    in the label itself ("N = 100", "diverging (62 pairs)" name a group), and mostly whole numbers in its cells."""
+    name = re.sub(r"\(.*?\)", "", label).strip()
+    if not name or share_label or re.search(r"\d", name) or len(name.split()) > 4:
+        return False
+    if not _COUNT_LABEL.search(name) or _STATISTIC.search(name):
+        return False
+    numeric = [c for c in cells if re.fullmatch(_NUM, c)]
+    return sum(bool(re.fullmatch(r"\d[\d,]*(\.0+)?", c)) for c in numeric) * 2 >= len(numeric) > 0
 
 
 def table_problems(rows: list[list[tuple[str, str]]]) -> list[str]:
@@ -151,8 +180,12 @@ def table_problems(rows: list[list[tuple[str, str]]]) -> list[str]:
                 columns.setdefault(h, []).append(t.strip())
         # a row whose label names a count or a share (a table with quantities as rows)
         cells = [t.strip() for h, t in row if h]
-        if label and _is_count(label) and any(re.fullmatch(r"\d[\d,]*\.\d+", c) for c in cells):
-            out.append(f"the count row {label!r} shows a number with decimals: {' | '.join(cells)}")
+        share_label = bool(_SHARE_HEADER.search(label))
+        if _count_row(label, share_label, cells):
+            if any(re.fullmatch(r"\d[\d,]*\.\d+", c) for c in cells):
+                out.append(f"the count row {label!r} shows a number with decimals: {' | '.join(cells)}")
+        if label and share_label and any(_COARSE_SHARE.fullmatch(c) for c in cells):
+            out.append(f"the share row {label!r} shows a share as a whole number or one digit: {' | '.join(cells)}")
         joined = " | ".join(t for _, t in row)
         planted = " ".join(f"planted {t}" for h, t in row if "planted" in h.lower())
         why = verdict_problem(" | ".join(t for h, t in row if "planted" not in h.lower()), planted)
@@ -178,7 +211,7 @@ def reason_problems(text: str, row: list[tuple[str, str]] | None = None) -> list
         ns += [
             int(t.replace(",", ""))
             for h, t in (row or [])
-            if h.strip() in ("N", "n", "pairs", "pairs (N)") and re.fullmatch(r"\d[\d,]*", t.strip())
+            if _N_HEADER.search(h.strip()) and re.fullmatch(r"\d[\d,]*", t.strip())
         ]
         big = [n for n in ns if n >= k]
         if big:
@@ -194,11 +227,20 @@ def problems(page: Page, paper_page: bool = False) -> list[str]:
         why = verdict_problem(s)
         if why:
             out.append(f"sentence {s[:100]!r}: {why}")
-        m = DASH_VALUE.search(s)
+        m = DASH_VALUE.search(s) or EMPTY_VALUE.search(s)
         if m and not s.lstrip().startswith("—"):
-            out.append(f"a missing value ('—') inside the sentence {s[:100]!r}")
+            out.append(f"a missing value inside the sentence: {s[max(m.start() - 70, 0) : m.end() + 20]!r}")
         out += [f"sentence {s[:100]!r}: {w}" for w in reason_problems(s)]
-    long = Counter(" ".join(s.split()) for s in said if len(s.split()) >= 8)
+        twice = TWICE.search(s)
+        if twice and not re.fullmatch(r"\d+", twice.group(1)):
+            out.append(f"the same value twice where two were meant: {twice.group(0)!r} in {s[:100]!r}")
+        escape = RAW_ESCAPE.search(s)
+        if escape:
+            out.append(f"a Markdown escape shown to the reader: {s[max(escape.start() - 40, 0) : escape.end() + 10]!r}")
+    # repeated sentences are read with their inline code (a glued name shows as code in one place, as text in another)
+    long = Counter(
+        " ".join(s.split()).lower() for s in sentences_of(page.identifier_free or page.sentences) if len(s.split()) >= 8
+    )
     out += [f"the same sentence {s[:100]!r} stands {n} times on the page" for s, n in long.items() if n > 1]
     for rows in page.tables:
         out += table_problems(rows)

@@ -13,7 +13,8 @@ chromedriver; nothing is downloaded) and fails on
 - a table wider than the text column, scroll container or not (a reader must not scroll sideways to see its
   last columns),
 - a table cell showing ``NaN`` / ``nan`` / ``None`` (a missing value is "—" with a note saying why),
-- table text under 12 px, a table cell that wraps past three lines, a figure without its numbered caption
+- table text under 12 px, a results cell (a number or a verdict in it) that wraps past three lines on a paper page
+  or the recovery page, a figure without its numbered caption
   ("Figure N." under it: :func:`pluralign.report.figure_caption`),
 - what its numbers do not support (:mod:`pluralign.book.consistency`: a verdict its interval contradicts, a count
   shown as a share, "—" inside a sentence, a sentence twice, a reason its numbers contradict, a code identifier on
@@ -88,15 +89,19 @@ const nan = Array.from(col.querySelectorAll('td, th'))
     .map(c => { const t = c.closest('table'); return (t && t.innerText || '').slice(0, 50).replace(/\s+/g, ' '); });
 // what the page-consistency check reads (pluralign.book.consistency): paragraphs and list items outside tables
 // and code (folded ones too: textContent), with math and code removed; the reproduce box apart
+// math and (for the consistency checks) inline code stand as one placeholder word, so a sentence keeps its shape
 const clean = (el, keepCode) => {
   const c = el.cloneNode(true);
-  c.querySelectorAll('mjx-container, .MathJax, script, style, pre, .pluralign-figure-labels, table, ' +
-                     'p, li, ul, ol' + (keepCode ? '' : ', code')).forEach(x => { if (x !== c) x.remove(); });
+  c.querySelectorAll('script, style, pre, .pluralign-figure-labels, table, p, li, ul, ol')
+      .forEach(x => { if (x !== c) x.remove(); });
+  c.querySelectorAll('mjx-container, .MathJax, span.math' + (keepCode ? '' : ', code'))
+      .forEach(x => { if (x !== c && x.isConnected) x.replaceWith(document.createTextNode('X')); });
   return (c.textContent || '').replace(/\s+/g, ' ').trim();
 };
 const paragraphs = [], freeOfIds = [];
 col.querySelectorAll('p, li, dd, figcaption, .admonition-title').forEach(el => {
-  if (el.closest('table, pre, .highlight, .cell_input, .pluralign-figure-labels, nav, .bd-toc, footer')) return;
+  if (el.closest('table, pre, .highlight, .cell_input, .pluralign-figure-labels, nav, .bd-toc, footer, ' +
+                 '.pluralign-missing, .citation, .bibliography, dl.citation')) return;
   const t = clean(el, false);
   if (t) paragraphs.push(t);
   const box = el.closest('.admonition');
@@ -104,8 +109,13 @@ col.querySelectorAll('p, li, dd, figcaption, .admonition-title').forEach(el => {
   if (!(title && /Reproduce this page/.test(title.textContent))) freeOfIds.push(clean(el, true));
 });
 const tables = Array.from(col.querySelectorAll('table')).map(t => {
-  const headRows = t.tHead ? Array.from(t.tHead.rows) : [];
-  const head = headRows.length ? Array.from(headRows[headRows.length - 1].cells).map(c => c.textContent.trim()) : [];
+  // a column's header: the texts of every header row above it (a multi-level header, colspans expanded, the rows
+  // aligned on the right, where the data columns are), joined
+  const headRows = t.tHead ? Array.from(t.tHead.rows).map(r => Array.from(r.cells).flatMap(
+      c => Array(c.colSpan || 1).fill(c.textContent.trim()))) : [];
+  const width = Math.max(0, ...headRows.map(r => r.length));
+  const head = Array.from({length: width}, (_, j) => headRows.map(r => r[j - (width - r.length)] || '')
+      .filter((x, i, a) => x && a.indexOf(x) === i).join(' '));
   const body = Array.from(t.tBodies).flatMap(b => Array.from(b.rows));
   return body.map(r => {
     const cells = Array.from(r.cells);
@@ -129,7 +139,10 @@ const lines = el => {
   const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 0).map(x => Math.round(x.top)));
   return tops.size;
 };
-const tall = Array.from(col.querySelectorAll('td, th')).filter(c => c.getClientRects().length && lines(c) > 3)
+// a results cell (a number or a verdict in it) that wraps past three lines; descriptive text may wrap
+const results = /\d|inconclusive|direction|supported|holds|same|opposite|covers|above|below|recover/i;
+const tall = Array.from(col.querySelectorAll('td, th'))
+    .filter(c => c.getClientRects().length && results.test(c.textContent) && lines(c) > 3)
     .map(c => c.innerText.trim().slice(0, 60).replace(/\s+/g, ' ') + ' (' + lines(c) + ' lines)');
 const uncaptioned = Array.from(col.querySelectorAll('.cell_output img')).filter(i => {
   const cell = i.closest('.cell');
@@ -222,7 +235,8 @@ def check(site: str | Path) -> list[str]:
             )
         for t in info["small"]:
             problems.append(f"{rel}: table text under 12 px: {t!r}")
-        if info["tall"]:
+        paper_page = bool(consistency.PAPER_PAGE.search(rel.as_posix()))
+        if info["tall"] and (paper_page or rel.stem == "recovery"):
             problems.append(
                 f"{rel}: {len(info['tall'])} table cell(s) wrap past three lines, e.g. {info['tall'][0]!r} "
                 "(a short word in the cell, the long reading in the note)"
@@ -235,7 +249,6 @@ def check(site: str | Path) -> list[str]:
             figure_labels=info["figure_labels"],
             identifier_free=info["free_of_ids"],
         )
-        paper_page = bool(consistency.PAPER_PAGE.search(rel.as_posix()))
         problems += [f"{rel}: {p}" for p in consistency.problems(reading, paper_page=paper_page)]
         for t in sorted(set(info["nan"])):
             n = info["nan"].count(t)
