@@ -92,6 +92,8 @@ IMPRINT_NAMES = {
     "paper_n_t5",
     "paper_vif_dropped",
     "n_t5_compared",
+    "t5_verdicts",
+    "harmless_sentence",
 }
 
 
@@ -108,9 +110,11 @@ def test_seal_sections_without_any_label_say_no_estimate_with_the_counts_and_glu
     assert im.values["paper_n_t5"] == 15  # the paper's numbers are still quoted
     assert imprint_page.vif_dropped(st).skipped.startswith(want)
     sr = imprint_page.shift_regression(st)
-    assert sr.skipped.startswith(want) and sr.values == {"t6_r2": MISSING}
+    assert sr.skipped.startswith(want) and sr.values["t6_r2"] == MISSING
+    assert sr.values["t6_verdicts"].startswith("No coefficient of Table 6")  # a sentence, never "—" in the box
+    assert im.values["t5_verdicts"].startswith("No coefficient of Table 5")
     mis = resistance_page.misalignment(st)
-    assert mis.skipped.startswith(want) and set(mis.values) == {"t7_base", "n_t7_separated"}
+    assert mis.skipped.startswith(want) and set(mis.values) == {"t7_base", "n_t7_separated", "t7_verdicts"}
     assert mis.values["n_t7_separated"] == MISSING and 0 <= mis.values["t7_base"] <= 1
     top = resistance_page.topic_distribution(_llm_topics(st))
     assert top.skipped.startswith(want)
@@ -120,7 +124,9 @@ def test_seal_sections_without_any_label_say_no_estimate_with_the_counts_and_glu
     with warnings.catch_warnings():  # no 0/0 warning on the page's stderr
         warnings.simplefilter("error", RuntimeWarning)
         agree = resistance_page.labeller_agreement(st)  # its prose quotes the share as text: no "nan" on the page
-    assert agree.values["share_i_text"].startswith(f"— (no pair has a γ: {2 * N} of {2 * N} LM labels failed")
+    assert agree.values["share_i_text"].startswith(
+        f"an undefined share (no pair has a γ: {2 * N} of {2 * N} LM labels failed"
+    )
 
 
 def test_seal_sections_with_some_labels_failed_estimate_and_count_them():

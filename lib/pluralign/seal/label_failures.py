@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LabelFailures", "label_failures", "require_labels"]
+__all__ = ["LabelFailures", "label_failures", "require_labels", "NO_LABELS"]
+
+#: The findings line of a comparison with one of the paper's tables (its name in ``{}``) where no pair has the labels
+#: it needs: a sentence for the page's box, never "—".
+NO_LABELS = "No coefficient of {} could be estimated here: no pair has every label on both entries."
 
 
 @dataclass(frozen=True)

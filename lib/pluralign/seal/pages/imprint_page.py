@@ -30,7 +30,7 @@ from pluralign.seal.compare import (
 from pluralign.seal.design import entry_texts, feature_prevalence, stability_check
 from pluralign.seal.facts import DESIGN, paper_table, paper_value
 from pluralign.seal.features import rule_featurize
-from pluralign.seal.label_failures import require_labels
+from pluralign.seal.label_failures import NO_LABELS, require_labels
 from pluralign.seal.other_data import design_sentence, designed_rows
 from pluralign.seal.planted import featurizer_agreement, planted_taxonomy, recovery_reading, weight_recovery
 from pluralign.seal.shifts import reward_shift_regression
@@ -142,7 +142,7 @@ def label_stability(study: Study) -> Result:
     st = stability_check(study.view, study.F, labellers, share=s.stability_share, seed=study.seed)
     agree, k = st["agreement"], st["k"]
     fig = plots.bars(
-        agree,
+        agree.rename(index=display_text),
         horizontal=True,
         xlim=(0, 1),
         size=(7, 0.35 * len(agree) + 1.2),
@@ -154,7 +154,13 @@ def label_stability(study: Study) -> Result:
         "Entries a labeller could not label (no answer that parses as JSON and fits the schema) are "
         f"left out of its agreement (`n`): {failed}."
     )
-    return Result(table=st["stability"].round(3), figure=fig, data=st, note=note)
+    return Result(
+        table=st["stability"].round(3).rename(index=display_text),
+        figure=fig,
+        caption=f"Per feature, the share of the {2 * k} re-labelled entries on which the labellers agree (Fig. 11).",
+        data=st,
+        note=note,
+    )
 
 
 def prevalence(study: Study) -> Result:
@@ -244,7 +250,15 @@ def imprints(study: Study) -> Result:
         "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"]),
     }
     require_labels(
-        study, values={**paper_values, "n_imprint_obs": 0, "n_t5_compared": 0, "n_imprint_missing": len(study.view)}
+        study,
+        values={
+            **paper_values,
+            "n_imprint_obs": 0,
+            "n_t5_compared": 0,
+            "n_imprint_missing": len(study.view),
+            "t5_verdicts": NO_LABELS.format("Table 5"),
+            "harmless_sentence": "this run has no estimate of harmlessness's imprint to set beside it",
+        },
     )
     im, F = study.imprint, study.features
     paper5 = paper_entries("Table 5", groups=["pre-D", "post-D"])
@@ -374,7 +388,7 @@ def shift_regression(study: Study) -> Result:
     """The reward shift θ regressed on the chosen and rejected entries' features (Eq. 2, Table 6, Fig. 3
     centre), on Table 6's rows (:func:`~pluralign.seal.compare.on_paper_rows`), θ as the paper computes it; rows of
     features whose sign the demo's other data sets by design read "set by simulator"."""
-    require_labels(study)
+    require_labels(study, values={"t6_verdicts": NO_LABELS.format("Table 6")})
     F = study.features
     t6 = reward_shift_regression(study.theta, F.chosen, F.rejected, F.regressors)
     designed = designed_rows(study.other_weights, F.regressors, ["chosen", "rejected"])

@@ -30,7 +30,7 @@ from pluralign.seal.compare import (
 from pluralign.seal.design import entry_texts, labeller_gamma
 from pluralign.seal.facts import paper_rows, paper_value
 from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
-from pluralign.seal.label_failures import require_labels
+from pluralign.seal.label_failures import NO_LABELS, require_labels
 from pluralign.seal.other_data import design_sentence, designed_rows
 from pluralign.seal.preference_sets import resistance_by_dataset
 from pluralign.seal.resistance import (
@@ -492,7 +492,8 @@ def misalignment(study: Study) -> Result:
     fit that did not converge, has no finite estimate: it is shown as "did not converge (separation)", never as
     a number. Values ``t7_base`` (the misalignment rate), ``n_t7_separated``."""
     post = study.rewards_of("post")
-    require_labels(study, values={"t7_base": float(np.mean(~aligned(*post)))})
+    values = {"t7_base": float(np.mean(~aligned(*post))), "t7_verdicts": NO_LABELS.format("Table 7")}
+    require_labels(study, values=values)
     F = study.features
     args = (*post, F.chosen, F.rejected, F.regressors)
     t7 = misalignment_regression(*args)

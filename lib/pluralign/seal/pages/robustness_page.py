@@ -264,7 +264,13 @@ def robustness(study: Study) -> Result:
             skipped="no rewriting on this profile.",
             values={"robustness_model": VARIANT_NAMES[main], "t8_verdicts": "Rewriting does not run on this profile."},
         )
-    require_flips(rw, values={"robustness_model": VARIANT_NAMES[main]})
+    require_flips(
+        rw,
+        values={
+            "robustness_model": VARIANT_NAMES[main],
+            "t8_verdicts": "No robustness score could be estimated here: no rewritten entry has a label flip.",
+        },
+    )
     fits = study.robustness_fits
     fit, lg = fits[main], fits["logit"].table
     bad_keys = no_finite_estimate(lg, fits["logit"].converged, lg.index[lg["separated"].to_numpy(bool)])
