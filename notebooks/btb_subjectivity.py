@@ -59,9 +59,9 @@ report.profile_note(profile, stand_ins(study, "subjectivity"))
 # - **How far one binary judgment is from p\*:** a mean L1 distance of {glue:text}`btb_binary_l1:.3f`
 #   ({glue:text}`btb_binary_l1_lo:.3f` to {glue:text}`btb_binary_l1_hi:.3f`) over all pairs,
 #   {glue:text}`btb_binary_l1_single:.3f` on single-correct and {glue:text}`btb_binary_l1_multiple:.3f` on
-#   multiple-correct pairs. The paper reports the same pattern for a trained reward model: its baseline's r with p\*
-#   is {glue:text}`btb_paper_single:.3f` on single-correct and {glue:text}`btb_paper_multiple:.3f` on
-#   multiple-correct pairs.
+#   multiple-correct pairs. For a trained reward model the paper reports its baseline's r with p\* as
+#   {glue:text}`btb_paper_single:.3f` on single-correct and {glue:text}`btb_paper_multiple:.3f` on multiple-correct
+#   pairs.
 # :::
 
 # %% [markdown]

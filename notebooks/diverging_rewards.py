@@ -14,9 +14,9 @@
 #
 # Diverging Preferences {cite}`zhang2024divergingworkshop` §3 trains the two standard kinds of reward model on
 # multi-annotator data and asks how strongly each favours one response when the annotators themselves were
-# split. **Bradley-Terry** (BT) models P(A ≻ B) = logistic(r_A − r_B) and is read out as P(chosen ≻ rejected);
+# split. **Bradley-Terry** (BT) models P(A ≻ B) = logistic($r_A - r_B$) and is read out as P(chosen ≻ rejected);
 # **MSE regression** fits each response's 1–5 Likert score (HelpSteer2 only) and is read out as
-# r_chosen − r_rejected, where *chosen* is the response the model prefers. Each is trained on the
+# $r_\text{chosen} - r_\text{rejected}$, where *chosen* is the response the model prefers. Each is trained on the
 # **aggregated** labels (the majority vote per pair, "Agg") and on **all** labels ("treating each annotator
 # label as its own training instance", "All"), then evaluated on held-out pairs split by agreement class
 # (Table 2). The paper's finding: on diverging pairs the models are about as decisive as on high-agreement
@@ -80,7 +80,7 @@ rewards_page.reward_models(study)
 # ## Table 2
 #
 # Per agreement subset of the held-out pairs: the number of pairs, and per model the mean P(chosen ≻ rejected)
-# (BT) or the mean r_chosen − r_rejected (MSE) with a 95% bootstrap confidence interval, beside the paper's value
+# (BT) or the mean $r_\text{chosen} - r_\text{rejected}$ (MSE) with a 95% bootstrap confidence interval, beside the paper's value
 # for the data set this one stands for. "All Examples" also contains the pairs of no class, so the first rows do
 # not add up to it ({glue:text}`t2_paper_sum` in the paper too).
 
@@ -106,7 +106,7 @@ rewards_page.level_or_not(study).glue()
 # ## How decisive, pair by pair
 #
 # The distributions behind the means: for every held-out pair, the model's P(chosen ≻ rejected) (BT) or
-# r_chosen − r_rejected (MSE), by Table 2 subset (a pair appears in every subset it belongs to: a substantial
+# $r_\text{chosen} - r_\text{rejected}$ (MSE), by Table 2 subset (a pair appears in every subset it belongs to: a substantial
 # diverging pair also under "Diverging Prefs. (All)" and "All Examples"). A model that knew when annotators
 # split would put its diverging pairs near 0.5 (BT) or 0 (MSE).
 

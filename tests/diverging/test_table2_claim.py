@@ -114,3 +114,13 @@ def test_the_planted_note_renders_max_p_star_whole():
     """Markdown read the bare "p*" of max(p*, 1 − p*) as emphasis, so the page showed "max(p, 1 − p\\*)"."""
     html = MarkdownIt("commonmark").render(_PLANTED_NOTE)
     assert "max(p*, 1 − p*)" in html and html.count("<em>") == 1
+
+
+def test_the_mse_measure_is_named_without_a_code_identifier():
+    """The violins' axis and the page's prose named the MSE measure "r_chosen − r_rejected", a snake_case identifier
+    on a paper page; it reads r(chosen) − r(rejected)."""
+    from pluralign.diverging.reward_models import chosen_values
+
+    run = _runs(0.7, 0.5)["simulated-helpsteer2"]
+    measures = set(chosen_values(run.classified, p_a=run.p_a, reward_gap=run.gap)["measure"])
+    assert measures == {"P(chosen ≻ rejected)", "r(chosen) − r(rejected)"}

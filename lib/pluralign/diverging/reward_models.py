@@ -344,7 +344,7 @@ def model_outputs(models: Mapping, data, *, progress: bool = False) -> ModelOutp
 
 def chosen_values(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen: str = "model") -> pd.DataFrame:
     """Per pair and model, the quantity :func:`table2` averages — P(C ≻ R) for Bradley-Terry, r_C − r_R for
-    MSE — in long form for plots: ``pair_id, model, measure ("P(chosen ≻ rejected)" / "r_chosen − r_rejected"),
+    MSE — in long form for plots: ``pair_id, model, measure ("P(chosen ≻ rejected)" / "r(chosen) − r(rejected)"),
     value, agreement, substantial``."""
     rows = []
     for kind, src in (("bt", _as_models(p_a, "BT")), ("mse", _as_models(reward_gap, "MSE"))):
@@ -357,7 +357,7 @@ def chosen_values(classified: pd.DataFrame, p_a=None, reward_gap=None, *, chosen
                     {
                         "pair_id": s.index,
                         "model": name,
-                        "measure": "P(chosen ≻ rejected)" if kind == "bt" else "r_chosen − r_rejected",
+                        "measure": "P(chosen ≻ rejected)" if kind == "bt" else "r(chosen) − r(rejected)",
                         "value": np.asarray(v, float),
                         "agreement": cl["agreement"].to_numpy(),
                         "substantial": cl["substantial"].to_numpy(),

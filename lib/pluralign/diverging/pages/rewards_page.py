@@ -86,8 +86,8 @@ def table2(study: Study) -> Result:
         table=table,
         forest=plots.table2_forest(long),
         forest_caption=(
-            "Table 2 as a forest plot: per model, each subset's mean P(chosen ≻ rejected) (BT) or r_chosen − "
-            "r_rejected (MSE) with its 95% interval, the paper's value as an open diamond and, on simulated pairs, "
+            "Table 2 as a forest plot: per model, each subset's mean P(chosen ≻ rejected) (BT) or r(chosen) − "
+            "r(rejected) (MSE) with its 95% interval, the paper's value as an open diamond and, on simulated pairs, "
             "the population's own as a cross; the dotted line is no preference."
         ),
         note="\n\n".join(notes),
@@ -166,7 +166,7 @@ def decisiveness(study: Study) -> Result:
         table=table.rename_axis(columns="median by subset"),
         figure=plots.decisiveness(values, rmod.SUBSETS),
         caption=(
-            "Each held-out pair's P(chosen ≻ rejected) (BT) or r_chosen − r_rejected (MSE) by Table 2 subset, one "
+            "Each held-out pair's P(chosen ≻ rejected) (BT) or r(chosen) − r(rejected) (MSE) by Table 2 subset, one "
             "violin per model (its quartiles dashed); the dotted line is no preference, where a model that knew "
             "when annotators split would put its diverging pairs."
         ),
