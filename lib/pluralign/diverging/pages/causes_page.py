@@ -183,6 +183,10 @@ def round_trip(study: Study) -> Result:
     return Result(
         table=table.rename_axis("data set") if len(table) else None,
         figure=figure,
+        caption=(
+            "The share of the labelled diverging pairs that the imported annotations give each cause of Table 1 "
+            "(every annotator's judgment of a pair counts once), beside the paper's frequencies."
+        ),
         note=note,
         values=values,
         data={"written": written, "imported": imported},
