@@ -10,8 +10,8 @@ def test_distribution_and_separation_with_the_planted_truth_beside(small_study, 
     assert "planted population margin" in dist.table.index.get_level_values("margin")
     assert "planted (population margin)" in sep.table.columns
     assert dist.caption.startswith("Top: the margin m of Eq. 3") and sep.forest_caption
-    assert list(sep.table.index) == ["synthetic (n = 10)", "gold (annotators)"]
-    assert sep.values["x_auc_name_1"] == "gold (annotators)" and 0 <= sep.values["x_auc_0"] <= 1
+    assert list(sep.table.index) == ["synthetic (n = 10)", "gold (the pair's own votes)"]
+    assert sep.values["x_auc_name_1"] == "gold (the pair's own votes)" and 0 <= sep.values["x_auc_0"] <= 1
     assert "computed from the same judgments that define the classes" in sep.note  # the gold row's reading
     assert set(sep.table["verdict"]) <= {
         f"{a}; {b} planted" for a in ("above 0.5", "below 0.5", "inconclusive") for b in ("covers", "above", "below")

@@ -18,7 +18,7 @@ def _smallest_font(fig) -> float:
 def _separation():
     return pd.DataFrame(
         {"AUROC": [0.70, 0.83], "lo": [0.66, 0.80], "hi": [0.74, 0.86], "planted AUROC (|2p*−1|)": [0.72, 0.72]},
-        index=pd.Index(["synthetic (n = 10)", "gold (annotators)"], name="margin"),
+        index=pd.Index(["synthetic (n = 10)", "gold (the pair's own votes)"], name="margin"),
     )
 
 
@@ -27,7 +27,7 @@ def test_the_margins_figure_fits_the_column_with_legible_labels():
     classes = ["high-agreement-pref", "high-agreement-tie", "diverging", "other"]
     long = pd.DataFrame(
         {
-            "margin source": np.repeat(["synthetic (n = 10)", "gold (annotators)"], 200),
+            "margin source": np.repeat(["synthetic (n = 10)", "gold (the pair's own votes)"], 200),
             "m": rng.uniform(0, 1, 400),
             "class": np.tile(np.repeat(classes, 50), 2),
         }

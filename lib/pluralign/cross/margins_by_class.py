@@ -96,8 +96,9 @@ def margin_distribution(margins: dict, classified: pd.DataFrame, *, n_boot: int 
 
 
 #: The margin source computed from the very judgments that define the agreement classes (Eq. 3 over the pair's own
-#: annotators): its AUROC is partly true by construction and not bounded by the planted one.
-GOLD = "gold (annotators)"
+#: annotators): its AUROC is partly true by construction and not bounded by the planted one. Its label names no
+#: count ("annotators", "judgments" would read as a count row).
+GOLD = "gold (the pair's own votes)"
 
 #: What a margin's AUROC means against the planted AUROC (the population margin ``|2p* − 1|`` against the same
 #: classes: what a judge with unlimited judgments of the population would reach), for a margin independent of the

@@ -113,7 +113,7 @@ class Study:
         sj = self.synthetic_judgments
         if sj is not None:
             out[f"synthetic (n = {self.judge.n})"] = sj["margin"].dropna()
-        out["gold (annotators)"] = self.gold_judgments["margin"].dropna()
+        out[q1.GOLD] = self.gold_judgments["margin"].dropna()
         return out
 
     @property

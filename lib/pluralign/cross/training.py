@@ -346,18 +346,12 @@ def pearson_by_class(
 
 
 def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFrame:
-    """Both measures per model and class, as the page shows them (estimate [95% CI], "—" where undefined; each
-    class labelled with its number of pairs, "diverging (62 pairs)")."""
+    """Both measures per model and class, as the page shows them (estimate [95% CI], "—" where undefined; the
+    class's number of pairs in a column of its own, an integer)."""
     m = measure.set_index(["model", "class"])
     p = pearson.set_index(["model", "class"])
-    shown_index = pd.MultiIndex.from_arrays(
-        [
-            m.index.get_level_values("model"),
-            [f"{c} ({n} pairs)" for c, n in zip(m.index.get_level_values("class"), m["pairs"].astype(int))],
-        ],
-        names=["model", "class"],
-    )
     out = pd.DataFrame(index=m.index)
+    out["pairs"] = m["pairs"].astype(int)
     shown, planted = intervals(m[["value", "lo", "hi"]], m["planted"])
     out["Table 2 measure [95% CI]"] = shown
     out["Δ vs " + REFERENCE + " [paired CI]"] = intervals(m[["delta", "delta_lo", "delta_hi"]])[0]
@@ -366,12 +360,13 @@ def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFram
     out["Pearson r with p* [95% CI]"] = intervals(p.reindex(m.index)[["r", "lo", "hi"]])[0]
     out["Δr vs " + REFERENCE + " [paired CI]"] = intervals(p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]])[0]
     out["Pearson r vs reference"] = p.reindex(m.index)["short"].fillna("no p* here")
-    return out.set_axis(shown_index)
+    return out
 
 
 def display_gaps(gaps: pd.DataFrame) -> pd.DataFrame:
-    """:func:`decisiveness_gaps` as the page shows it."""
-    out = gaps[["high-agreement pairs", "diverging pairs"]].copy()
+    """:func:`decisiveness_gaps` as the page shows it (the pairs of the two classes, the same for every model, are
+    counted in the page's note, not in a column)."""
+    out = pd.DataFrame(index=gaps.index)
     shown, planted = intervals(gaps[["gap", "lo", "hi"]], gaps["planted gap"])
     out["gap (high-agreement − diverging) [95% CI]"] = shown
     if gaps["planted gap"].notna().any():

@@ -99,6 +99,11 @@ def separation(study: Study) -> report.Result:
     values["x_auc_gold"] = (
         f"AUROC {shown[q1.GOLD]}: {sep.loc[q1.GOLD, 'verdict']}" if q1.GOLD in sep.index else "not computed"
     )
+    if not synthetic:
+        lines.append(
+            "- There is no synthetic margin on this profile, so the hypothesis is not tested independently of the "
+            "annotators here: the gold margin and the classes come from the same judgments."
+        )
     planted = "planted AUROC (|2p*−1|)" if "planted AUROC (|2p*−1|)" in sep else None
     forest = report.forest_plot(
         sep,

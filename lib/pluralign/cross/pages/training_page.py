@@ -185,7 +185,13 @@ def decisiveness_gaps(study: Study) -> report.Result:
             return r["delta_verdict"]
         return f"against {q4.REFERENCE}, {r['delta_verdict']}"
 
+    first = gaps.iloc[0]
     lines = [
+        f"On {int(first['high-agreement pairs'])} high-agreement and {int(first['diverging pairs'])} diverging "
+        "held-out pairs:",
+        "",
+    ]
+    lines += [
         f"- **{m}**: gap {shown.loc[m, gap_col]}: {r['verdict']}; {against_reference(r)}." for m, r in gaps.iterrows()
     ]
     table = shown.copy()
