@@ -37,7 +37,8 @@ def test_in_text_citations_carry_the_labels_letter(tmp_path):
     from sphinx.application import Sphinx
 
     (tmp_path / "refs.bib").write_text(
-        "@article{full, author = {Zhang, Michael and Wang, X. and Hu, Y.}, title = {Full}, year = {2024}, journal = {J}}\n"
+        "@article{full, author = {Zhang, Michael and Wang, X. and Hu, Y.}, title = {Full}, year = {2024},"
+        " journal = {J}}\n"
         "@article{short, author = {Zhang, Michael and Wang, X. and Hu, Y.}, title = {Short}, year = {2024},"
         " journal = {W}}\n"
         "@article{seal, author = {Revel, Manon}, title = {S}, year = {2024}, journal = {J}}\n"

@@ -113,7 +113,7 @@ def test_the_page_consistency_check_fails_a_planted_contradiction_in_real_chromi
     )
     found = "\n".join(sitecheck.check(site))
     assert "a direction read off an interval that contains 0" in found
-    assert "a missing value ('—') inside the sentence" in found
+    assert "a missing value inside the sentence" in found
     assert "table text under 12 px" in found
     assert "figure without a numbered caption" in found
     assert "code identifier 'mean_p_star' in a figure label" in found
