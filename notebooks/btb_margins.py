@@ -47,14 +47,9 @@ distribution = margins_page.margin_distribution(study).glue()
 # %% [markdown]
 # :::{admonition} What this page finds
 # :class: tip
-# - **Does the judge side with the population?** On {glue:text}`btb_judge_side:.3f` of the
-#   {glue:text}`btb_judge_side_n` pairs that have a majority ({glue:text}`btb_judge_side_lo:.3f` to
-#   {glue:text}`btb_judge_side_hi:.3f`): {glue:text}`btb_judge_side_says`. Its share of A votes correlates with p\* at
-#   r = {glue:text}`btb_judge_r:.3f` ({glue:text}`btb_judge_r_lo:.3f` to {glue:text}`btb_judge_r_hi:.3f`). The paper
-#   reports no such check of its judge.
-# - **Do the margins of Eq. 3 follow the population's agreement |2p\* − 1|?** Pearson r =
-#   {glue:text}`btb_margin_r:.3f` ({glue:text}`btb_margin_r_lo:.3f` to {glue:text}`btb_margin_r_hi:.3f`): they
-#   {glue:text}`btb_margin_r_says`.
+# - **Does the judge side with the population?** {glue:text}`btb_judge_sentence` The paper reports no such check of
+#   its judge.
+# - **Do the margins of Eq. 3 follow the population's agreement |2p\* − 1|?** {glue:text}`btb_margin_sentence`
 # :::
 
 # %% [markdown]

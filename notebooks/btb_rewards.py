@@ -40,12 +40,8 @@ report.profile_note(profile, stand_ins(study, "rewards"))
 #   regularized model's {glue:text}`btb_r_regularized:.3f`; Δ r = {glue:text}`btb_r_delta:.3f`
 #   ({glue:text}`btb_r_delta_lo:.3f` to {glue:text}`btb_r_delta_hi:.3f`) against the paper's median Δ of
 #   {glue:text}`btb_decide_delta:.3f`. Reading: {glue:text}`btb_decide_says`.
-# - **Where the paper sees the largest gains** (Table 1): on multiple-correct pairs Δ r =
-#   {glue:text}`btb_d_multiple:+.3f` (the paper's {glue:text}`btb_paper_d_multiple:+.3f`):
-#   {glue:text}`btb_d_multiple_says`; on single-correct pairs {glue:text}`btb_d_single:+.3f`
-#   (the paper's {glue:text}`btb_paper_d_single:+.3f`): {glue:text}`btb_d_single_says`; out of domain
-#   {glue:text}`btb_d_ood:+.3f` (the paper's {glue:text}`btb_paper_d_ood:+.3f`): {glue:text}`btb_d_ood_says`; in
-#   domain {glue:text}`btb_d_id:+.3f` (the paper's {glue:text}`btb_paper_d_id:+.3f`): {glue:text}`btb_d_id_says`.
+# - **Where the paper sees the largest gains** (Table 1, Δ r with its paired 95% interval):
+#   {glue:text}`btb_directions_sentence`.
 # - **With models that do track p\*** (a linear reward on the simulator's planted features, fresh training sets):
 #   {glue:text}`btb_sweep_decide` A finding about this simulated population and its judge, not about the paper's
 #   data.

@@ -53,13 +53,11 @@ report.profile_note(profile, stand_ins(study, "subjectivity"))
 # %% [markdown]
 # :::{admonition} What this page finds
 # :class: tip
-# - **Does the population split more where many answers are correct (§3.1)?** Mean population agreement
-#   |2p\* − 1|: {glue:text}`btb_subj_agree_single:.2f` on single-correct pairs, {glue:text}`btb_subj_agree_multiple:.2f`
-#   on multiple-correct ones; the difference {glue:text}`btb_subj_agree_gap` is {glue:text}`btb_subj_agree_says`.
+# - **Does the population split more where many answers are correct (§3.1)?**
+#   {glue:text}`btb_subj_agree_sentence`.
 # - **How far one binary judgment is from p\*:** a mean L1 distance of {glue:text}`btb_binary_l1:.3f`
-#   ({glue:text}`btb_binary_l1_lo:.3f` to {glue:text}`btb_binary_l1_hi:.3f`) over all pairs,
-#   {glue:text}`btb_binary_l1_single:.3f` on single-correct and {glue:text}`btb_binary_l1_multiple:.3f` on
-#   multiple-correct pairs. For a trained reward model the paper reports its baseline's r with p\* as
+#   ({glue:text}`btb_binary_l1_lo:.3f` to {glue:text}`btb_binary_l1_hi:.3f`) over all pairs;
+#   {glue:text}`btb_binary_kind_sentence`. For a trained reward model the paper reports its baseline's r with p\* as
 #   {glue:text}`btb_paper_single:.3f` on single-correct and {glue:text}`btb_paper_multiple:.3f` on multiple-correct
 #   pairs.
 # :::

@@ -53,10 +53,8 @@ recovery = agreement_page.planted_recovery(study).glue()
 # - **How often annotators diverge:** {glue:text}`div_share_0:.1%` of the pairs of {glue:text}`div_name_0` are
 #   diverging ({glue:text}`subst_share_0:.1%` substantially so). The paper reports {glue:text}`paper_mp:.0%` on
 #   MultiPref and {glue:text}`paper_hs2:.0%` on HelpSteer2; on simulated data that is a reference point, not a target.
-# - **Against the planted population:** it makes {glue:text}`planted_div_share_0:.1%` of these pairs diverging;
-#   {glue:text}`div_vs_planted_0`.
-# - **Do the classes pick out disagreement over taste?** {glue:text}`taste_precision_0:.1%` of the diverging pairs
-#   were planted as taste-driven, and {glue:text}`taste_recall_0:.1%` of the taste-driven pairs come out diverging.
+# - **Against the planted population:** {glue:text}`planted_sentence_0`.
+# - **Do the classes pick out disagreement over taste?** {glue:text}`taste_sentence_0`.
 # :::
 #
 # ## The classes, as the paper words them

@@ -32,6 +32,14 @@ def test_margins_sections(study):
     assert dist.values["btb_margin_r_lo"] > 0 and dist.values["btb_margin_r_says"] == "track the population's agreement"
     assert "|2p\\* − 1| is " in dist.note
     assert q.values["btb_judge_side_says"] == "more often than chance"
+    assert (
+        q.values["btb_judge_sentence"].startswith("On 0.")
+        and "more often than chance; its share" in q.values["btb_judge_sentence"]
+    )
+    assert (
+        dist.values["btb_margin_sentence"].startswith("Pearson r = 0.")
+        and "\\" not in dist.values["btb_margin_sentence"]
+    )
     # readable labels, no setting's name in the skipped reason
     shown = margins_page.synthetic_judgments(study).table
     assert "share of A votes" in shown.columns and "n_a" not in shown.columns
@@ -50,6 +58,10 @@ def test_judge_quality_without_a_separate_judge():
     q = margins_page.judge_quality(s)
     assert "no separate judge" in q.note and q.values["btb_judge_r"] == "—"
     assert q.values["btb_judge_side_says"].startswith("not measured")
+    assert (
+        q.values["btb_judge_sentence"].startswith("There is no separate judge")
+        and "—" not in q.values["btb_judge_sentence"]
+    )
 
 
 def test_the_profile_note_quotes_the_judge(study):

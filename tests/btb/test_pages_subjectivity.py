@@ -121,9 +121,11 @@ def test_the_premise_is_read_from_an_interval_and_the_tables_carry_readable_labe
     cats = subjectivity_page.categories(study)
     assert "mean population agreement |2p* − 1|" in cats.table.columns and "mean_agreement" not in cats.table.columns
     assert cats.values["btb_subj_agree_says"] in ("higher on single-correct pairs", "inconclusive")
+    assert cats.values["btb_subj_agree_sentence"].startswith("Mean population agreement |2p* − 1| 0.")
     gap = subjectivity_page.binary_judgment_gap(study)
     assert "kind" not in gap.table.index.get_level_values("grouping") and gap.caption
     assert 0 <= gap.values["btb_binary_l1_multiple"] <= 1
+    assert gap.values["btb_binary_kind_sentence"].endswith("on multiple-correct pairs")
 
 
 def test_paper_numbers_come_from_the_paper_table(study):

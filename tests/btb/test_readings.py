@@ -173,3 +173,18 @@ def test_the_rewards_page_prose_fits_its_numbers():
     text = (Path(__file__).parents[2] / "notebooks/btb_rewards.py").read_text()
     last = text.rstrip().rpartition("# %%")[2]
     assert 'tags=["hide-input"]' not in text and "report.reproduce(" in last
+
+
+def test_the_findings_sentences_hold_on_a_profile_without_some_groupings(monkeypatch):
+    """The findings glue whole sentences, so that a profile without multiple-correct or out-of-domain pairs (the
+    sample's) reads "no such pairs here" instead of "+nan", and a page whose sweep does not run still says so."""
+    study = _study(monkeypatch)
+    r = rewards_page.directions(study)
+    s = r.values["btb_directions_sentence"]
+    assert s.startswith("on multiple-correct pairs 0.") and "(the paper's +0.054): same direction" in s
+    assert "on out-of-domain pairs (the paper's +0.111): no such pairs here" in s and "nan" not in s
+    from pluralign import btb
+
+    sample_like = btb.setup(data=[{"simulate": {"n_pairs": 60, "seed": 3}}], judge={"source": "annotators"})
+    swept = rewards_page.training_size_sweep(sample_like)
+    assert swept.skipped and swept.values["btb_sweep_decide"].startswith("The training-size sweep does not run")

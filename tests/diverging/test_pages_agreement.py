@@ -53,6 +53,8 @@ def test_the_agreement_tables_carry_readable_class_names_and_the_box_its_verdict
     says = r.values["div_vs_planted_0"]
     assert says.startswith("the planted share lies ") and "95% interval" in says
     assert r.values["div_vs_planted_1"] == "no planted population to read it against"
+    assert r.values["planted_sentence_0"].startswith("it makes ") and says in r.values["planted_sentence_0"]
+    assert rec.values["taste_sentence_0"].endswith("of the taste-driven pairs come out diverging")
     assert r.caption
 
 

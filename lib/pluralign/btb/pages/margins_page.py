@@ -44,6 +44,7 @@ JUDGE_VALUES = (
     "btb_judge_r_lo",
     "btb_judge_r_hi",
     "btb_judge_side_says",
+    "btb_judge_sentence",
 )
 
 
@@ -84,6 +85,10 @@ def judge_quality(study: Study) -> report.Result:
     none = {k: report.MISSING for k in JUDGE_VALUES}
     if study.settings.judge.source == "annotators":
         none["btb_judge_side_says"] = "not measured: the margins come from the data's own annotators"
+        none["btb_judge_sentence"] = (
+            "There is no separate judge on this profile: the margins come from the data's own annotators, whose "
+            "share is p*."
+        )
         return report.Result(
             table=None,
             note="Here the margins come from the data set's own annotators (the "
@@ -91,7 +96,10 @@ def judge_quality(study: Study) -> report.Result:
             values=none,
         )
     if study.p_star is None:
-        none["btb_judge_side_says"] = "not measured: these data have no p\\*"
+        none["btb_judge_side_says"] = "not measured: these data have no p*"
+        none["btb_judge_sentence"] = (
+            "These data have no p*, so the judge's agreement with the population is not measured."
+        )
         return report.Result(
             table=None, note="No p\\* for these data: the judge's quality cannot be measured here.", values=none
         )
@@ -125,10 +133,18 @@ def judge_quality(study: Study) -> report.Result:
         "btb_judge_r_hi": float(r["hi"]),
         "btb_judge_side_says": _reads(side["lo"], 0.5, "more often than chance", "not more often than chance"),
     }
+    values["btb_judge_sentence"] = (
+        f"On {side['value']:.3f} of the {side['n']:,} pairs that have a majority "
+        f"({report.fmt_interval(side['value'], side['lo'], side['hi'], 3).partition(' ')[2]}), "
+        f"{values['btb_judge_side_says']}; its share of A votes has r = "
+        f"{report.fmt_interval(r['value'], r['lo'], r['hi'], 3)} with p*."
+    )
     return report.Result(table=pd.DataFrame([row]), note=note, values=values, data={"evaluation": ev, "side": side})
 
 
-@report.section("btb_n_judgments", "btb_margin_r", "btb_margin_r_lo", "btb_margin_r_hi", "btb_margin_r_says")
+@report.section(
+    "btb_n_judgments", "btb_margin_r", "btb_margin_r_lo", "btb_margin_r_hi", "btb_margin_r_says", "btb_margin_sentence"
+)
 def margin_distribution(study: Study) -> report.Result:
     """The Eq. 3 margins (by category where there is one) and, with p*, against |2p* − 1|."""
     ids, n = study.ids, int(study.settings.judge.n)
@@ -173,7 +189,14 @@ def _margin_agreement(frame: pd.DataFrame, seed: int) -> dict:
     col = "population agreement |2p*-1|"
     if col not in frame or frame[col].isna().all():
         nan = float("nan")
-        return {"btb_margin_r": nan, "btb_margin_r_lo": nan, "btb_margin_r_hi": nan, "btb_margin_r_says": ""}
+        none = "Without p* on this profile, the margins are not read against the population's agreement."
+        return {
+            "btb_margin_r": nan,
+            "btb_margin_r_lo": nan,
+            "btb_margin_r_hi": nan,
+            "btb_margin_r_says": "",
+            "btb_margin_sentence": none,
+        }
     f = frame[["margin", col]].dropna()
     ev = evaluation.evaluate(f[col].clip(0, 1), f["margin"].clip(0, 1), seed=seed)
     r = ev[ev.metric == "pearson"].iloc[0]
@@ -183,6 +206,9 @@ def _margin_agreement(frame: pd.DataFrame, seed: int) -> dict:
         "btb_margin_r_lo": float(r["lo"]),
         "btb_margin_r_hi": float(r["hi"]),
         "btb_margin_r_says": says,
+        "btb_margin_sentence": report.signed(
+            f"Pearson r = {report.fmt_interval(r['value'], r['lo'], r['hi'], 3)}: they {says}."
+        ),
     }
 
 

@@ -95,7 +95,9 @@ def decidable_size(study: Study) -> report.Result:
     r = cmp[(cmp.grouping == "all") & (cmp.metric == "pearson")].iloc[0]
     n, lo, hi, est = int(r["n"]), float(r["delta_lo"]), float(r["delta_hi"]), float(r["delta"])
     if not np.isfinite([est, lo, hi]).all():
-        raise provenance.no_r_interval(n)
+        raise provenance.no_r_interval(
+            n, {"btb_decide_says": "Δ r has no interval on this run (the warning below says why)"}
+        )
     paper = evaluation.paper_median_delta()
     half = (hi - lo) / 2
     n_paper = int(np.ceil(n * (half / paper) ** 2))
@@ -159,7 +161,8 @@ def training_size_sweep(study: Study) -> report.Result:
     in-domain ones, beside the paper's median Δ; the smallest size from which every larger one decides."""
     why = _sweep_skipped(study)
     if why:
-        return report.Result(table=None, skipped=why)
+        said = "The training-size sweep does not run on this profile: its data, test pairs or judge are not simulated."
+        return report.Result(table=None, skipped=why, values={"btb_sweep_decide": said})
     provenance.require_test_p_star(study)
     s, c = study.settings, study.comparison
     paper, noise = evaluation.paper_median_delta(), float(s.judge.noise)

@@ -269,7 +269,7 @@ def _row(cmp: pd.DataFrame, grouping: str, category: str) -> dict | None:
     return row.iloc[0].to_dict() if len(row) else None
 
 
-@report.section()
+@report.section("btb_directions_sentence")
 def directions(study: Study) -> report.Result:
     """Δ r on the groupings where the paper reports a direction (Multiple vs Single Correct, OOD vs ID),
     with paired CIs and a short verdict beside the paper's Δ (:func:`pluralign.btb.readings.delta_words`: "cannot
@@ -301,9 +301,31 @@ def directions(study: Study) -> report.Result:
                 "this run says": says,
             }
         )
+    values["btb_directions_sentence"] = _directions_sentence(d, paper_d, values)
     said = [_difference(d, paper_d, *contrast) for contrast in _CONTRASTS]
     note = "Measured on this profile: " + " ".join(said) + "\n\n" + readings.WORDS_NOTE
     return report.Result(table=pd.DataFrame(rows).set_index("category"), note=note, values=values)
+
+
+#: The groupings of :data:`DIRECTIONS` as the findings name them.
+_IN_WORDS = {"multiple": "multiple-correct pairs", "single": "single-correct pairs", "id": "in-domain pairs",
+             "ood": "out-of-domain pairs"}  # fmt: skip
+
+
+def _directions_sentence(d: dict, paper_d: pd.Series, values: dict) -> str:
+    """The findings' line on the groupings of :data:`DIRECTIONS`: per grouping, this run's Δ r with its interval
+    (or that it has none), the paper's Δ and the short verdict."""
+    parts = []
+    for g, c, key in DIRECTIONS:
+        v, lo, hi, _ = d[c]
+        paper = f"the paper's {float(paper_d[(g, c)]):+.3f}"
+        if np.isfinite(v):
+            parts.append(
+                f"on {_IN_WORDS[key]} {evaluation.interval(v, lo, hi)} ({paper}): {values[f'btb_d_{key}_says']}"
+            )
+        else:
+            parts.append(f"on {_IN_WORDS[key]} ({paper}): {values[f'btb_d_{key}_says']}")
+    return report.signed("; ".join(parts))
 
 
 #: The contrasts of Δ the paper reports a direction for: (category a, category b, a's and b's pairs in words).

@@ -116,7 +116,18 @@ SUMMARY_LABELS = {
 }
 
 
-@report.section("btb_subj_agree_single", "btb_subj_agree_multiple", "btb_subj_agree_gap", "btb_subj_agree_says")
+def values_fmt(mean: pd.Series, category: str) -> str:
+    """A category's mean population agreement at two decimals."""
+    return f"{float(mean[category]):.2f}"
+
+
+@report.section(
+    "btb_subj_agree_single",
+    "btb_subj_agree_multiple",
+    "btb_subj_agree_gap",
+    "btb_subj_agree_says",
+    "btb_subj_agree_sentence",
+)
 def categories(study: Study) -> report.Result:
     """§3.1's two dimensions: pairs per category, mean p* and mean population agreement |2p* − 1|, and the premise
     (the population agrees more on single-correct pairs) read from an interval (:func:`agreement_gap`)."""
@@ -153,6 +164,15 @@ def categories(study: Study) -> report.Result:
         "btb_subj_agree_multiple": float(mean.get("Multiple Correct", float("nan"))),
         "btb_subj_agree_gap": report.signed(report.fmt_interval(g["gap"], g["lo"], g["hi"], 2)),
         "btb_subj_agree_says": g["says"],
+        "btb_subj_agree_sentence": (
+            report.signed(
+                f"Mean population agreement |2p* − 1| {values_fmt(mean, 'Single Correct')} on single-correct pairs, "
+                f"{values_fmt(mean, 'Multiple Correct')} on multiple-correct ones; the difference "
+                f"{report.fmt_interval(g['gap'], g['lo'], g['hi'], 2)} is {g['says']}"
+            )
+            if g["gap"] == g["gap"]
+            else "Not measured on this profile: it has no pairs of both categories with p*"
+        ),
     }
     shown = summary.round(3).rename(columns=SUMMARY_LABELS).set_index(["dimension", "category"])
     return report.Result(table=shown, note=note, values=values, data={"summary": summary, "gap": g})
@@ -246,6 +266,7 @@ def _binary_evaluation(study: Study, binary) -> pd.DataFrame:
     "btb_binary_dropped",
     "btb_binary_l1_single",
     "btb_binary_l1_multiple",
+    "btb_binary_kind_sentence",
 )
 def binary_judgment_gap(study: Study) -> report.Result:
     """One binary judgment (Eq. 1) read as a prediction of p*: Pearson r and mean L1 per category
@@ -292,5 +313,11 @@ def binary_judgment_gap(study: Study) -> report.Result:
             "btb_binary_dropped": dropped,
             "btb_binary_l1_single": float(l1.get("Single Correct", float("nan"))),
             "btb_binary_l1_multiple": float(l1.get("Multiple Correct", float("nan"))),
+            "btb_binary_kind_sentence": "; ".join(
+                f"{l1[c]:.3f} on {c.lower().replace(' ', '-')} pairs"
+                for c in ("Single Correct", "Multiple Correct")
+                if c in l1
+            )
+            or "no pair has a category of subjectivity on this profile",
         },
     )

@@ -70,7 +70,7 @@ def _share_line(name, row, paper_reference) -> str:
     )
 
 
-@report.section("paper_mp", "paper_hs2", "div_share_0", "subst_share_0")
+@report.section("paper_mp", "paper_hs2", "div_share_0", "subst_share_0", "planted_sentence_0")
 def shares(study: Study) -> Result:
     """Count and share of every agreement class per data set, beside §2's diverging shares (39% MultiPref,
     24% HelpSteer2), as a table, a stacked-bar figure and one sentence per data set."""
@@ -100,6 +100,12 @@ def shares(study: Study) -> Result:
             or "no planted population to read it against"
         )
     values["div_name_0"] = str(sh.index[0])
+    p0 = planted.get(sh.index[0])
+    values["planted_sentence_0"] = (
+        f"it makes {float(p0.mean()):.1%} of these pairs diverging; {values['div_vs_planted_0']}"
+        if p0 is not None
+        else "these pairs have no planted population to read the share against"
+    )
     values["paper_mp"] = agr.paper_diverging_share("multipref")
     values["paper_hs2"] = agr.paper_diverging_share("helpsteer2")
     single = [d.name for d in study.data if len(d) and int(d.n_annotators().max()) <= 1]
@@ -153,7 +159,7 @@ def examples(study: Study, per_class: int = 2) -> Result:
     return Result(table=shown)
 
 
-@report.section("taste_precision_0", "taste_recall_0")
+@report.section("taste_precision_0", "taste_recall_0", "taste_sentence_0")
 def planted_recovery(study: Study) -> Result:
     """How the agreement classes line up with the simulator's planted truth, per data set
     (:func:`~pluralign.diverging.agreement.planted_recovery`); on real data, a note that there is none."""
@@ -161,7 +167,11 @@ def planted_recovery(study: Study) -> Result:
         return Result(
             table=None,
             note="Real data carries no planted truth: this check runs on the demo profile only.",
-            values={"taste_precision_0": report.MISSING, "taste_recall_0": report.MISSING},
+            values={
+                "taste_precision_0": report.MISSING,
+                "taste_recall_0": report.MISSING,
+                "taste_sentence_0": "real data carry no planted causes, so this is checked on the demo profile only",
+            },
         )
     rec = {d.name: agr.planted_recovery(study.classified[d.name], d.truth) for d in study.data}
     note = "\n\n".join(
@@ -174,5 +184,12 @@ def planted_recovery(study: Study) -> Result:
         table[c] = table[c].map(lambda v: f"{v:.1%}")
     table = table.rename(columns=CLASS_NAMES)
     first = rec[study.data[0].name]
-    values = {"taste_precision_0": float(first.precision), "taste_recall_0": float(first.recall)}
+    values = {
+        "taste_precision_0": float(first.precision),
+        "taste_recall_0": float(first.recall),
+        "taste_sentence_0": (
+            f"{first.precision:.1%} of the diverging pairs were planted as taste-driven, and {first.recall:.1%} of the "
+            "taste-driven pairs come out diverging"
+        ),
+    }
     return Result(table=table, note=note, values=values, data={"recovery": rec})
