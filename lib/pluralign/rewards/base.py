@@ -10,6 +10,7 @@ never depends on the batch size or on the other texts in its batch.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
 from pathlib import Path
@@ -148,7 +149,10 @@ class RewardModel:
         self.module.eval()
         with torch.inference_mode():
             for idx in batches:
-                batch = {k: v.to(self.device) for k, v in self._collate([features[i] for i in idx]).items()}
+                batch = {
+                    k: v.to(self.device) if isinstance(v, torch.Tensor) else v  # a packed row's max_length: an int
+                    for k, v in self._collate([features[i] for i in idx]).items()
+                }
                 res = self.module(**batch).float().cpu().numpy()
                 out[idx] = res[:, : self.n_outputs]
                 if progress is not None:
@@ -405,6 +409,31 @@ def _engine(model: RewardModel, engine: str) -> str:
     return engine
 
 
+@contextlib.contextmanager
+def parked(base: RewardModel, model: RewardModel):
+    """While ``model`` (a training copy of ``base``) trains on a GPU, ``base``'s own weights wait in host memory
+    unless they are the same module: an 8B model loaded in fp32 held 32 GB of the GPU beside its training copy.
+    A bitsandbytes-quantized base cannot move (its weights stay where they were loaded: 8-bit Llama-3-8B, about
+    10 GB) and stays; so does a base on the CPU."""
+    mod = getattr(base, "module", None)
+    stay = (
+        mod is None
+        or base.device.type != "cuda"
+        or mod is getattr(model, "module", None)
+        or getattr(mod, "is_quantized", False)
+    )
+    if stay:
+        yield False
+        return
+    mod.to("cpu")
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    try:
+        yield True
+    finally:
+        mod.to(base.device)
+
+
 def _fit_into(folder: Path, *, base: RewardModel, inst, eval_inst, hp: dict, key: str, progress: bool) -> None:
     """Train a copy of ``base`` on ``inst`` with the hyper-parameters ``hp`` and write it into ``folder`` with its
     config: trained, its objective, its identity (``base``'s + the training cache key), the hyper-parameters, the
@@ -420,7 +449,8 @@ def _fit_into(folder: Path, *, base: RewardModel, inst, eval_inst, hp: dict, key
     run = fit_tensors if hp["engine"] == "torch" else fit
     keys = ("lr", "epochs", "batch_size", "eval_every", "keep_best", "weight_decay")
     loop = TrainLoop(objective=objective, seed=seed, progress=progress, **{k: hp[k] for k in keys})
-    history = run(model, inst, eval_inst, loop)
+    with parked(base, model):
+        history = run(model, inst, eval_inst, loop)
     model._save(folder)
     cfg = read_rm_config(folder)
     cfg.update(

@@ -4,10 +4,12 @@
 of 10 epochs, selecting the best performing checkpoint evaluated after every 0.25 epochs. For
 training and inference, we use 8-bit quantization with LoRA." (Llama-3-8B-Instruct, §4.)
 
-``AutoModelForSequenceClassification`` on a causal LM reads the reward at the last non-padding
-token; a tokenizer without a pad token gets its EOS token as pad (or a new ``[PAD]``). The
-(prompt, response) pair is rendered with the tokenizer's chat template when it has one (user turn,
-assistant turn), else as ``prompt + "\\n\\n" + response``; long texts are truncated from
+The reward is read at one token on every path (packed or padded, GPU or CPU, any precision): a text's last
+token that is not the pad token, its end found from its length (:mod:`pluralign.rewards.packing`) — the token
+``AutoModelForSequenceClassification`` reads and TRL's ``RewardTrainer`` trains at. A tokenizer without a pad token
+gets its EOS token as pad, as TRL gives it (or a new ``[PAD]``). The (prompt, response) pair is rendered with the
+tokenizer's chat template when it has one (user turn, assistant turn) and tokenized once, without a second BOS,
+else as ``prompt + "\\n\\n" + response``; long texts are truncated from
 ``truncation_side``. LoRA comes from ``peft`` (the score head is trained and saved with the
 adapter). ``load_in_8bit`` (LLM.int8(), Dettmers et al. 2022: ``Linear8bitLt`` layers) and ``load_in_4bit``
 (NF4 weights, QLoRA, Dettmers et al. 2023: ``Linear4bit`` layers) go through ``bitsandbytes`` on a CUDA GPU
@@ -174,15 +176,32 @@ def lora_settings(lora) -> dict | None:
 
 
 def lora_base_dtype(lora, quantization, device):
-    """The dtype LoRA's frozen base weights load in for training: bf16 on a CUDA GPU that computes it (the adapters
-    and the head stay fp32, and Trainer's bf16 autocast runs the matmuls in bf16), so no fp32 base weight is cast to
-    bf16 again in every forward and backward pass; None (fp32, as for full fine-tuning) on the CPU, without LoRA,
-    and for quantized weights (bitsandbytes keeps its own)."""
+    """The dtype LoRA's frozen base loads and computes in for training: bf16 on a CUDA GPU that computes it (the
+    adapters and the head stay fp32, and Trainer's bf16 autocast runs the matmuls in bf16), so no fp32 base weight is
+    cast to bf16 again in every forward and backward pass — for a quantized base too: its non-quantized modules
+    (embedding, norms, head) load in bf16 and a 4-bit base computes in bf16 (``bnb_4bit_compute_dtype``), where fp32
+    left bitsandbytes' backward rebuilding each weight in fp32 and multiplying without tensor cores (4.6 % of an H100's
+    peak, measured). None (fp32, as for full fine-tuning) on the CPU and without LoRA."""
     from pluralign.rewards.speed import native_bf16
 
-    if lora is None or quantization is not None:
+    if lora is None:
         return None
     return torch.bfloat16 if device.type == "cuda" and native_bf16(device) else None
+
+
+def compute_in(model, dtype) -> int:
+    """Cast a quantized training copy's non-quantized floating-point parameters (embedding, norms, biases, the frozen
+    head) to ``dtype`` after ``peft.prepare_model_for_kbit_training``, which casts them to fp32 for stability (so its
+    activations ran in fp32); bitsandbytes' own weights (``Int8Params``, ``Params4bit``) stay as they are. None:
+    nothing changes (the CPU). Returns how many parameters were cast."""
+    if dtype is None:
+        return 0
+    n = 0
+    for p in model.parameters():
+        if p.is_floating_point() and p.dtype != dtype and type(p).__module__.split(".")[0] != "bitsandbytes":
+            p.data = p.data.to(dtype)
+            n += 1
+    return n
 
 
 class CausalLMRM(SequenceClassificationRM):
@@ -253,15 +272,33 @@ class CausalLMRM(SequenceClassificationRM):
         return f"{prompt}\n\n{response}" if prompt else response
 
     def _featurize(self, texts):
-        enc = self.tokenizer([self._render(p, r) for p, r in texts], truncation=True, max_length=self.max_length)
+        # a chat template writes the special tokens itself (Llama-3's <|begin_of_text|>): tokenized once, as
+        # apply_chat_template(tokenize=True) and TRL's RewardTrainer tokenize it, without a second BOS
+        templated = bool(getattr(self.tokenizer, "chat_template", None))
+        enc = self.tokenizer(
+            [self._render(p, r) for p, r in texts],
+            truncation=True,
+            max_length=self.max_length,
+            add_special_tokens=not templated,
+        )
         return [{k: enc[k][i] for k in ("input_ids", "attention_mask")} for i in range(len(texts))]
 
+    #: how texts are fed and read, in the cache keys: scores and trainings cached before chat texts were tokenized
+    #: once and the reward read at one token on every path are not reused
+    FEEDING = {"reward_token": "last non-pad token by length", "chat_bos": "once"}
+
     def _score_settings(self):
-        return {**super()._score_settings(), "8bit": self.load_in_8bit, **({"4bit": True} if self.load_in_4bit else {})}
+        return {
+            **super()._score_settings(),
+            "8bit": self.load_in_8bit,
+            **({"4bit": True} if self.load_in_4bit else {}),
+            **self.FEEDING,
+        }
 
     def _train_settings(self):
         return {
             **super()._train_settings(),
+            **self.FEEDING,
             "lora": self.lora,
             "8bit": self.load_in_8bit,
             **({"4bit": True} if self.load_in_4bit else {}),
@@ -288,7 +325,7 @@ class CausalLMRM(SequenceClassificationRM):
             base = m.module.model
             if self.quantization == "4bit":
                 _keep_4bit_trainable(base)
-            if self.quantization is not None:  # fp32 norms / head, input grads, gradient checkpointing (QLoRA)
+            if self.quantization is not None:  # frozen weights, input grads, gradient checkpointing (QLoRA)
                 import warnings
 
                 with warnings.catch_warnings():  # peft calls transformers' deprecated gradient-checkpointing names
@@ -300,6 +337,8 @@ class CausalLMRM(SequenceClassificationRM):
                         use_gradient_checkpointing=self.device.type != "cuda",
                         gradient_checkpointing_kwargs={"use_reentrant": False},
                     )
+                # its non-quantized modules back to the compute dtype: bf16 on a GPU (the CPU: fp32, peft's)
+                compute_in(base, lora_base_dtype(self.lora, self.quantization, self.device))
                 # a reward model reads one forward pass and keeps no KV cache: off, so gradient checkpointing
                 # does not switch it off itself with a logged message in every training run
                 base.config.use_cache = False

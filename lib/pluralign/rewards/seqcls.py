@@ -127,8 +127,10 @@ def draw_fresh_head(model: nn.Module, keys, seed: int = 0) -> dict[str, torch.Te
 
 
 class LogitsOf(nn.Module):
-    """``forward(**batch)`` → ``model(**batch).logits`` (n, k), so every backend trains the same way; a packed batch
-    (``cu_seq_lens``: :func:`pluralign.rewards.packing.pack`) runs padding-free."""
+    """``forward(**batch)`` → the reward head's outputs (n, k), so every backend trains the same way: an encoder's
+    ``model(**batch).logits``; a causal LM's head at each text's reward token, found by one rule on every path
+    (:mod:`pluralign.rewards.packing`: the text's end from its length, never from a pad id) — a packed batch
+    (``cu_seq_lens``: :func:`pluralign.rewards.packing.pack`) padding-free, a padded one through its attention mask."""
 
     def __init__(self, model: nn.Module, is_quantized: bool = False):
         super().__init__()
@@ -136,10 +138,12 @@ class LogitsOf(nn.Module):
         self.is_quantized = is_quantized  # Trainer leaves a quantized model where it was loaded
 
     def forward(self, **batch):
-        if "cu_seq_lens" in batch:
-            from pluralign.rewards.packing import forward_packed
+        from pluralign.rewards import packing
 
-            return forward_packed(self.model, batch)
+        if "cu_seq_lens" in batch:
+            return packing.forward_packed(self.model, batch)
+        if "attention_mask" in batch and packing.reads_last_token(self.model):
+            return packing.forward_padded(self.model, batch)
         return self.model(**batch).logits
 
 
@@ -269,9 +273,9 @@ class SequenceClassificationRM(RewardModel):
         """A batch of tokenized texts: packed into one row where the model runs packed (``self.packed``: a causal-LM
         reward model on a GPU, :mod:`pluralign.rewards.packing`), else padded to the longest."""
         if getattr(self, "packed", False):
-            from pluralign.rewards.packing import pack
+            from pluralign.rewards.packing import pack, pad_id_of
 
-            return pack(features)
+            return pack(features, pad_id_of(self.module.model))
         from pluralign.rewards.speed import pad_features
 
         return pad_features(features, self.tokenizer)
