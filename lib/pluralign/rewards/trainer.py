@@ -14,8 +14,8 @@ checkpoint to disk at every evaluation.
 
 On a CUDA GPU the training batches are drawn length-grouped (transformers' ``LengthGroupedSampler``: a random
 order cut into mega-batches of 50 batches, each sorted by length), so a batch pads little; on the CPU they are
-drawn in plain random order, as before. A quantized model gets gradient checkpointing only where its estimated
-activations would not fit the GPU (:func:`pluralign.rewards.memory.needs_checkpointing`).
+drawn in plain random order, as before. A LoRA model (quantized or bf16) gets gradient checkpointing only where its
+estimated step would not fit the GPU (:func:`pluralign.rewards.memory.needs_checkpointing`).
 """
 
 from __future__ import annotations
@@ -303,15 +303,15 @@ def fit(model, inst: Instances, eval_inst: Instances | None, loop: TrainLoop) ->
 
 def _on_gpu(model, train_ds: _InstanceDataset, per_device: int, pairwise: bool) -> list[int] | None:
     """A GPU's training set-up: packed batches for a causal-LM reward model (:mod:`pluralign.rewards.packing`; not
-    under several processes), gradient checkpointing for a quantized model only where its longest step's activations
-    would not fit (:func:`pluralign.rewards.memory.use_checkpointing_if_needed`). Returns the instances' lengths for
-    length-grouped batches where batches are padded, None where they are packed."""
+    under several processes), gradient checkpointing for a LoRA model (quantized or bf16) only where its longest
+    step would not fit (:func:`pluralign.rewards.memory.use_checkpointing_if_needed`). Returns the instances' lengths
+    for length-grouped batches where batches are padded, None where they are packed."""
     if not distributed.active():
         from pluralign.rewards import packing
 
         packing.enable(model, training=True)
     per_instance = _instance_lengths(model, train_ds)
-    if getattr(model.module, "is_quantized", False):
+    if getattr(model.module, "is_quantized", False) or getattr(model, "lora", None) is not None:
         from pluralign.rewards.memory import use_checkpointing_if_needed
 
         use_checkpointing_if_needed(model, longest_step_tokens(per_instance, per_device, pairwise))
