@@ -44,7 +44,9 @@ report.profile_note(profile, stand_ins(study, "resistance"))
 # :class: tip
 # - **Alignment regimes (Table 1).** {glue:text}`prev_became-aligned:.3f` of the pairs became aligned,
 #   {glue:text}`prev_stayed-aligned:.3f` stayed aligned, {glue:text}`prev_stayed-misaligned:.3f` stayed misaligned and
-#   {glue:text}`prev_reversed:.3f` reversed (paper: 0.26, 0.48, 0.18, 0.08). On the demo these shares follow from the
+#   {glue:text}`prev_reversed:.3f` reversed (paper: {glue:text}`paper_prev_became-aligned:.2f`,
+#   {glue:text}`paper_prev_stayed-aligned:.2f`, {glue:text}`paper_prev_stayed-misaligned:.2f`,
+#   {glue:text}`paper_prev_reversed:.2f`). On the demo these shares follow from the
 #   pre-D RM's other data, whose style weights are set against D's (stated under the table).
 # - **The LM-labeller on decisive pairs.** It agrees with the human label on {glue:text}`lm_decisive_here:.4f` of the
 #   pairs where it is decisive (SEAL's code: {glue:text}`paper_lm_decisive:.4f`).

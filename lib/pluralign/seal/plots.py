@@ -251,8 +251,10 @@ def flip_shares_figure(shares, entries):
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3), sharey=True)
     for ax, e in zip(axes, entries):
-        shares.loc[e][[-1, 0, 1]].plot.barh(stacked=True, ax=ax, color=["#e377c2", "#c7c7c7", "#2ca02c"])
-        ax.set(title=f"{e} entries", xlabel="share of rewritten entries")
+        s = shares.loc[e][[-1, 0, 1]].rename(columns={-1: "−1 (gained)", 0: "0 (kept)", 1: "+1 (lost)"})
+        s.plot.barh(stacked=True, ax=ax, color=["#e377c2", "#c7c7c7", "#2ca02c"])
+        ax.set(title=f"{e} entries", xlabel="share of rewritten entries", ylabel="")
+        ax.legend(title="flip", fontsize=8)
     return _done(fig)
 
 

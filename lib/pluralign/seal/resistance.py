@@ -26,6 +26,7 @@ __all__ = [
     "MisalignmentFit",
     "REGIMES",
     "LABELLER_RULES",
+    "RULE_NAMES",
     "aligned",
     "alignment_score",
     "alignment_resistance",
@@ -45,6 +46,9 @@ LABELLER_RULES = {"harmless_first": "harmless", "helpful_first": "helpful"}
 """The LM-labeller's preference rule γ (App. D.4) by name: which target feature decides first
 (:func:`labeller_preference`'s ``priority``). SEAL's code decides harmlessness first (its label vector is
 [harmless, helpful]); its text and Table 2 decide helpfulness first."""
+
+RULE_NAMES = {"harmless_first": "harmless first (SEAL's code)", "helpful_first": "helpful first (SEAL's text, Table 2)"}
+"""How the pages name the two rules of :data:`LABELLER_RULES` (the settings' keys are code, not prose)."""
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,8 @@ TRAINED_PAIR_NOTE = (
 PAGE_STAND_INS = {
     ("imprint", "planted"): "the rule-based featurizer checked against the planted features",
     ("imprint", "rules"): "no helpfulness, honesty, coherence or eloquence labels (surface patterns only)",
-    ("robustness", "simulator"): "the simulator's own rewrites with planted feature flips "
-    "(seal.simulated_rewrites) in place of LM rewrites, and the planted flips "
-    "in place of re-featurization",
+    ("robustness", "simulator"): "the simulator's own rewrites with planted feature flips in place of LM rewrites, "
+    "and the planted flips in place of re-featurization",
 }
 
 

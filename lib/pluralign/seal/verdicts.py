@@ -32,8 +32,9 @@ VERDICTS = {
     "opposite sign": "this run's Bonferroni-corrected 95% CI excludes 0 on the other side",
     "inconclusive": "this run's Bonferroni-corrected 95% CI contains 0",
     "n.s. in paper": "the paper's own p-value (as printed) is 0.05 or more: it reports no direction to compare with",
-    "set by simulator": "on the demo the sign of this coefficient is set by the simulator's design (the pre-D RM's "
-    "other data weighs this feature with the opposite sign to D's), not learned from anything the paper measures",
+    "set by simulator": "on the demo the sign of this coefficient is set by the simulator's design: the pre-D RM's "
+    "other data weighs the feature against D's population (on the post-D RM's rows: its training mix of the other "
+    "data and D still does), so the sign says nothing the paper measures",
     "above 0": "no paper value; this run's Bonferroni-corrected 95% CI lies above 0",
     "below 0": "no paper value; this run's Bonferroni-corrected 95% CI lies below 0",
     "no counterpart": "no feature of this run plays this SEAL feature",

@@ -225,6 +225,13 @@ def harmless_sentence(long: pd.DataFrame, variant: str) -> str:
     )
 
 
+IMPRINT_CAPTION = (
+    "This run's feature imprints β with pair fixed effects, one row per SEAL feature (this run's feature that plays "
+    "it, sign-aligned, as in the table), pre-D and post-D RM: ±2 SE bars; a filled marker where the "
+    "Bonferroni-corrected 95% CI excludes 0 (the table's verdict), hollow otherwise."
+)
+
+
 @report.section(
     "paper_harmless_pre",
     "paper_harmless_post",
@@ -300,11 +307,7 @@ def imprints(study: Study) -> Result:
     return Result(
         table=display_table(table),
         figure=fig,
-        caption=(
-            "This run's feature imprints β with pair fixed effects, one row per SEAL feature (the simulator's feature "
-            "that plays it, sign-aligned, as in the table), pre-D and post-D RM: ±2 SE bars; a filled marker where "
-            "the Bonferroni-corrected 95% CI excludes 0 (the table's verdict), hollow otherwise."
-        ),
+        caption=IMPRINT_CAPTION,
         paper=paper5,
         note=note,
         values=values,

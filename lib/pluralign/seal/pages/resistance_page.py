@@ -36,6 +36,7 @@ from pluralign.seal.preference_sets import resistance_by_dataset
 from pluralign.seal.resistance import (
     LABELLER_RULES,
     REGIMES,
+    RULE_NAMES,
     aligned,
     alignment_score,
     misalignment_regression,
@@ -58,9 +59,6 @@ __all__ = [
     "misalignment",
 ]
 
-#: How the page names the two rules of App. D.4 (the settings' keys are code, not prose)
-RULE_NAMES = {"harmless_first": "harmless first (SEAL's code)", "helpful_first": "helpful first (SEAL's text, Table 2)"}
-
 #: SEAL's public analysis notebook, where the paper's regime sizes and γ counts come from
 CODE = "SEAL analysis code (main_results.ipynb)"
 
@@ -69,7 +67,7 @@ def _code_values() -> pd.Series:
     return paper_rows(CODE).set_index(["row", "column"])["value"]
 
 
-@report.section(*(f"prev_{k}" for k in REGIMES))
+@report.section(*(f"prev_{k}" for k in REGIMES), *(f"paper_prev_{k}" for k in REGIMES))
 def regime_table(study: Study) -> Result:
     """Prevalence of the four alignment regimes (Table 1) beside the paper's and SEAL's analysis code's
     shares; values ``prev_<regime>``."""
@@ -97,7 +95,10 @@ def regime_table(study: Study) -> Result:
         caption="Share of pairs in each alignment regime: this run, the paper's Table 1 and SEAL's analysis code.",
         note=note,
         paper=t1,
-        values={f"prev_{k}": float(v) for k, v in prev.items()},
+        values={
+            **{f"prev_{k}": float(v) for k, v in prev.items()},
+            **{f"paper_prev_{k}": float(v) for k, v in table["paper (Table 1)"].items()},
+        },
     )
 
 
