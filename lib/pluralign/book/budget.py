@@ -25,6 +25,31 @@ import pandas as pd
 #: dense bf16 peak, TFLOP/s, by GPU (datasheets; SXM parts: the H200 has the H100's arithmetic and faster memory)
 PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}
 
+#: dense bf16 peak, TFLOP/s, by the exact device name torch reports (NVIDIA datasheets, sparsity halved away): the
+#: PCIe and NVL parts of a generation run at lower clocks and power than its SXM part. First match wins.
+PEAK_BY_DEVICE = [
+    (r"GH200", 989.0),
+    (r"H100.*PCIe", 756.0),
+    (r"H100.*NVL", 835.0),
+    (r"H100", 989.0),  # SXM5: "NVIDIA H100 80GB HBM3"
+    (r"H200.*NVL", 835.0),
+    (r"H200", 989.0),  # SXM: "NVIDIA H200"
+    (r"A100", 312.0),  # SXM4 and PCIe alike
+    (r"L40S", 362.0),
+    (r"L4\b", 121.0),
+]
+
+
+def peak_tflops(device_name: str) -> float:
+    """The dense bf16 peak of the GPU ``device_name`` names (``torch.cuda.get_device_name``), or NaN for a GPU not in
+    :data:`PEAK_BY_DEVICE` (a share of peak is then not stated)."""
+    import re
+
+    for pattern, tflops in PEAK_BY_DEVICE:
+        if re.search(pattern, device_name, re.I):
+            return tflops
+    return float("nan")
+
 
 @dataclass(frozen=True)
 class Step:
