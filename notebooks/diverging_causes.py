@@ -64,8 +64,8 @@ agreement = causes_page.label_agreement(study).glue()
 # %% [markdown]
 # ## Table 1: the taxonomy
 #
-# The definitions are the paper's §2.1 wording; the last two columns are Table 1's frequencies, the share of
-# the authors' sampled diverging pairs that carry each cause (a pair can carry several).
+# Table 1's frequencies: the share of the authors' sampled diverging pairs that carry each cause (a pair can carry
+# several). Under the table, each cause's definition in the paper's §2.1 wording.
 
 # %% tags=["remove-input"]
 causes_page.taxonomy(study)

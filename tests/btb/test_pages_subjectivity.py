@@ -92,14 +92,17 @@ def test_subjectivity_sections(study):
     assert gap.values["btb_binary_dropped"] == len(d) - len(binary)
     assert gap.figure is not None and subjectivity_page.p_star_by_category(study).figure is not None
     assert plt.get_fignums() == []  # closed: shown once, where displayed
-    ex = subjectivity_page.examples(study, 1).table
+    shown = subjectivity_page.examples(study, 1)
+    ex = shown.data["examples"]
+    # the texts are quoted in a note, not squeezed into table cells many lines tall
+    assert shown.table is None and f"**{ex['category'].iloc[0]}** (p\\* = " in shown.note
     assert set(ex["category"]) <= {
         "single correct, distinguishable",
         "single correct, indistinguishable",
         "multiple correct, distinguishable",
         "multiple correct, indistinguishable",
     }
-    assert len(subjectivity_page.examples(study).table) == len(ex)  # n_examples = 1 by default
+    assert len(subjectivity_page.examples(study).data["examples"]) == len(ex)  # n_examples = 1 by default
     assert "Task 1 (subjectivity)" in subjectivity_page.appendix_b_tasks(study).note
     assert subjectivity_page.data_sets(study).table["pairs"].tolist() == [240]
 

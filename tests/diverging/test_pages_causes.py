@@ -24,6 +24,8 @@ def study(tmp_path_factory):
 def test_cause_sections(study):
     t1 = causes_page.taxonomy(study)
     assert t1.table["paper MP"].tolist()[:2] == ["20%", "38%"] and len(t1.paper) == 20
+    # each definition in the note, not in a table cell (where it wrapped to six or seven lines)
+    assert "definition" not in t1.table.columns and t1.note.startswith("- **Task Underspecification** (Task): ")
     assert causes_page.diverging_pairs(study).table["diverging pairs"].tolist() == [
         len(v) for v in study.diverging_ids.values()
     ]

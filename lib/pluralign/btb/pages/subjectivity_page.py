@@ -3,6 +3,7 @@ Appendix B): its sections as functions of the study."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import TYPE_CHECKING
 
@@ -198,7 +199,19 @@ def examples(study: Study, n: int | None = None) -> report.Result:
                         "p*": round(float(study.p_star[pid]), 3),
                     }
                 )
-    return report.Result(table=pd.DataFrame(show))
+    frame = pd.DataFrame(show, columns=["category", "prompt", "response A", "response B", "p*"])
+    note = "\n\n".join(
+        f"**{r['category']}** (p\\* = {r['p*']:.3f})\n\n- *Prompt:* {_md(r['prompt'])}\n- *A:* "
+        f"{_md(r['response A'])}\n- *B:* {_md(r['response B'])}"
+        for _, r in frame.iterrows()
+    )
+    return report.Result(table=None, note=note, data={"examples": frame})
+
+
+def _md(text: str) -> str:
+    """A text quoted in a note on one line, its Markdown characters escaped, "…" where it was cut."""
+    flat = " ".join(str(text).split())
+    return re.sub(r"([\\`*_#\[\]<>|])", r"\\\1", flat) + ("…" if len(flat) >= 160 else "")
 
 
 @report.section()

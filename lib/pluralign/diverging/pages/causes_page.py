@@ -32,8 +32,11 @@ def taxonomy(study: Study) -> Result:
     """Table 1: the ten causes with their §2.1 definitions and the paper's frequencies."""
     t = cz.taxonomy_table().reset_index(drop=True)
     t["paper MP"], t["paper HS2"] = t["paper MP"].map(_pct), t["paper HS2"].map(_pct)
+    # the definitions as a list under the table: in a cell each ran to six or seven lines
+    note = "\n".join(f"- **{r['category']}** ({r['class']}): {r['definition']}" for _, r in t.iterrows())
     return Result(
-        table=t[["class", "category", "definition", "paper MP", "paper HS2"]],
+        table=t.set_index(["class", "category"])[["paper MP", "paper HS2"]],
+        note=note,
         paper=paper.numbers("diverging", "Table 1"),
     )
 
