@@ -50,6 +50,8 @@ MODELS = {
     "Mean-variance": ("mean-variance", "all"),
 }
 REFERENCE = "BT (majority)"
+#: The column of the decisiveness gap with its CI as :func:`display_gaps` labels it (the page says what it is).
+GAP_COLUMN = "gap [95% CI]"
 CLASSES = ("high-agreement-pref", "diverging", "all")
 
 
@@ -347,19 +349,19 @@ def pearson_by_class(
 
 def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFrame:
     """Both measures per model and class, as the page shows them (estimate [95% CI], "—" where undefined; the
-    class's number of pairs in a column of its own, an integer)."""
+    class's number of pairs in a column of its own, an integer; a Δ to :data:`REFERENCE` with its paired 95% CI)."""
     m = measure.set_index(["model", "class"])
     p = pearson.set_index(["model", "class"])
     out = pd.DataFrame(index=m.index)
     out["pairs"] = m["pairs"].astype(int)
     shown, planted = intervals(m[["value", "lo", "hi"]], m["planted"])
     out["Table 2 measure [95% CI]"] = shown
-    out["Δ vs " + REFERENCE + " [paired CI]"] = intervals(m[["delta", "delta_lo", "delta_hi"]])[0]
+    out["Δ vs " + REFERENCE] = intervals(m[["delta", "delta_lo", "delta_hi"]])[0]
     if m["planted"].notna().any():
         out["planted p*"] = planted
     out["Pearson r with p* [95% CI]"] = intervals(p.reindex(m.index)[["r", "lo", "hi"]])[0]
-    out["Δr vs " + REFERENCE + " [paired CI]"] = intervals(p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]])[0]
-    out["Pearson r vs reference"] = p.reindex(m.index)["short"].fillna("no p* here")
+    out["Δr vs " + REFERENCE] = intervals(p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]])[0]
+    out["r vs reference"] = p.reindex(m.index)["short"].fillna("no p* here")
     return out
 
 
@@ -368,10 +370,10 @@ def display_gaps(gaps: pd.DataFrame) -> pd.DataFrame:
     counted in the page's note, not in a column)."""
     out = pd.DataFrame(index=gaps.index)
     shown, planted = intervals(gaps[["gap", "lo", "hi"]], gaps["planted gap"])
-    out["gap (high-agreement − diverging) [95% CI]"] = shown
+    out[GAP_COLUMN] = shown
     if gaps["planted gap"].notna().any():
         out["planted gap (population p*)"] = planted
     out["verdict"] = gaps["short"]
-    out[f"Δ gap vs {REFERENCE} [paired CI]"] = intervals(gaps[["delta", "delta_lo", "delta_hi"]])[0]
+    out[f"Δ gap vs {REFERENCE}"] = intervals(gaps[["delta", "delta_lo", "delta_hi"]])[0]
     out["Δ verdict"] = gaps["delta_short"]
     return out

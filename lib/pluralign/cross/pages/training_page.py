@@ -173,7 +173,7 @@ def decisiveness_gaps(study: Study) -> report.Result:
     theirs = paper_gaps(dataset)
     values = {f"x_gap_{k}": float(r["gap"]) for k, (_, r) in enumerate(gaps.iterrows())}
     shown = q4.display_gaps(gaps)
-    gap_col = "gap (high-agreement − diverging) [95% CI]"
+    gap_col = q4.GAP_COLUMN
 
     def against_reference(r) -> str:
         why = no_estimate_reason(r["delta_verdict"])
