@@ -74,8 +74,7 @@ training_page.measures(study)
 # ## The decisiveness gap
 #
 # The gap is Table 2's measure on high-agreement preferences minus on diverging pairs: positive when a model is less
-# sure of itself where people disagree. Each Δ to BT on majority labels comes with its paired 95% CI (the same
-# resampled pairs for both models).
+# sure of itself where people disagree.
 
 # %% tags=["remove-input"]
 training_page.decisiveness_gaps(study).glue()
