@@ -90,10 +90,51 @@ def test_the_runs_on_record_are_read_newest_first_once_each(tmp_path):
 def test_the_benchmark_table_keeps_each_values_significant_digits(tmp_path):
     import json
 
-    from pluralign import report
+    from pluralign.book import performance
 
     (tmp_path / "llm.json").write_text(
         json.dumps({"name": "llm", "figures": {"judge_ab_many_pairs_per_s": 0.487, "load_s": 19.27}, "machine": {}})
     )
-    shown = report.benchmark_results(tmp_path).table["value"].tolist()
+    shown = performance.benchmark_results(tmp_path).table["value"].tolist()
     assert shown == ["0.487", "19.3"]
+
+
+def test_the_peak_is_the_exact_devices():
+    """An H100 PCIe or NVL computes less than the SXM part: its shares of peak were taken of the SXM's 989 TFLOP/s."""
+    assert budget.peak_tflops("NVIDIA H100 80GB HBM3") == 989.0
+    assert budget.peak_tflops("NVIDIA H100 PCIe") == 756.0
+    assert budget.peak_tflops("NVIDIA H100 NVL") == 835.0
+    assert budget.peak_tflops("NVIDIA H200") == 989.0 and budget.peak_tflops("NVIDIA H200 NVL") == 835.0
+    assert budget.peak_tflops("NVIDIA A100-SXM4-80GB") == budget.peak_tflops("NVIDIA A100 80GB PCIe") == 312.0
+    assert budget.peak_tflops("Some Future GPU") != budget.peak_tflops("Some Future GPU")  # NaN: no share stated
+
+
+def test_the_runs_left_out_say_what_and_why():
+    """The contaminated run: its training rates counted profiled steps; a failed part's figures are missing."""
+    from pluralign.book import gpu_runs, performance
+
+    bad = _run(
+        "2026-11-26 15:39:54",
+        {
+            "train_lora_bf16_llama_pairs_per_s": 77.4,
+            "train_lora_bf16_llama_share_of_peak": 0.159,
+            "train_full_ft_deberta_share_of_peak": 0.008,
+            "train_lora_bf16_llama_profiled_gpu_busy_share": 0.83,
+            "score_llama_bf16_share_of_peak": 0.47,
+        },
+    )
+    bad["notes"] = "... FAILED PARTS: training lora: TypeError: 'NoneType' object is not iterable"
+    clean = _run(
+        "2026-11-27 10:00:00", {"train_lora_bf16_llama_share_of_peak": 0.31, "train_steady_excludes_profile": 1}
+    )
+    (what, why), (part, failed) = gpu_runs.left_out(bad)
+    assert "LoRA, bf16 base: share of peak" in what and "DeBERTa full fine-tuning" in what and "profiled" in why
+    assert "Llama-3-8B scoring" not in what
+    assert part == "the training lora part" and "missing" in failed and "TypeError" not in failed
+    assert gpu_runs.left_out(clean) == []
+    res = performance.left_out([clean, bad])
+    assert res.values["perf_left_out"] == 1 and len(res.table) == 2
+    assert not any("_" in str(c) for c in res.table.reset_index().columns)  # display names only
+    sentence = performance.opening([clean, bad]).values["perf_sentence"]
+    assert sentence.startswith("On one H100 the paper profile needs about") and "Part III" in sentence
+    assert "_" not in sentence and "None" not in sentence

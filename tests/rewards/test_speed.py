@@ -181,9 +181,9 @@ def test_fp32_twin_scores_the_same_weights_in_fp32_and_deviation_takes_entry_pai
 def test_benchmark_shares_lists_each_step_against_the_machines_limit(tmp_path):
     import json
 
-    from pluralign import report
+    from pluralign.book import performance
 
-    assert "No benchmark" in report.benchmark_shares(tmp_path).note
+    assert "No benchmark" in performance.benchmark_shares(tmp_path).note
     (tmp_path / "rewards_ceiling.json").write_text(
         json.dumps(
             {
@@ -210,7 +210,7 @@ def test_benchmark_shares_lists_each_step_against_the_machines_limit(tmp_path):
             }
         )
     )
-    res = report.benchmark_shares(tmp_path)
+    res = performance.benchmark_shares(tmp_path)
     t = res.table.reset_index()
     assert list(t["step"]) == ["default fp32", "fast path"] and list(t["precision"]) == ["fp32", "bf16"]
     assert list(t["share of the machine's limit"]) == [0.8, 0.44]

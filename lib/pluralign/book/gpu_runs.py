@@ -19,7 +19,7 @@ from pathlib import Path
 from pluralign.book.benchmark import results_dir
 from pluralign.presentation import fmt_number
 
-__all__ = ["runs", "measured", "describe"]
+__all__ = ["runs", "measured", "describe", "left_out"]
 
 
 def runs(folder: str | Path | None = None) -> list[dict]:
@@ -121,9 +121,69 @@ FIGURES = [
     ("LoRA bf16 vs 8-bit, held out: max |Δr| ÷ spread", "lora_bf16_vs_8bit_heldout_max_abs_diff_over_spread", "ratio"),
     ("DeBERTa full fine-tuning: pairs/s", "train_full_ft_deberta_pairs_per_s", "rate"),
     ("DeBERTa full fine-tuning: share of peak (6·P·T)", "train_full_ft_deberta_share_of_peak", "share"),
+    (
+        "LoRA, bf16 base: same batches, bare loop: pairs/s",
+        "train_lora_bf16_llama_bare_same_batches_pairs_per_s",
+        "rate",
+    ),
+    ("LoRA, bf16 base ÷ bare loop, same batches", "train_lora_bf16_llama_share_of_bare_same_batches", "share"),
+    ("LoRA training: host synchronisations per step", "train_host_syncs_per_step", "ratio"),
+    ("LoRA, 8-bit: attention calls off the varlen kernel", "train_lora_8bit_llama_attention_fallbacks", "count"),
+    ("LoRA, 8-bit: q reaches attention in bf16", "train_lora_8bit_llama_q_bf16", "flag"),
+    ("LoRA, 8-bit: peak memory ÷ uncalibrated estimate", "lora_8bit_peak_over_estimate", "ratio"),
+    ("Noise floor, bf16: padded vs padded, max |Δr| ÷ spread", "noise_bf16_padded_vs_padded_max_over_spread", "ratio"),
+    ("Packed vs padded, bf16: max |Δr| ÷ spread", "noise_bf16_packed_vs_padded_max_over_spread", "ratio"),
+    ("Packed vs padded, bf16: 99th percentile ÷ spread", "noise_bf16_packed_vs_padded_p99_over_spread", "ratio"),
+    ("Packed bf16 vs fp32: max |Δr| ÷ spread", "noise_bf16_packed_vs_fp32_max_over_spread", "ratio"),
+    ("Noise floor, 8-bit: padded vs padded, max |Δr| ÷ spread", "noise_8bit_padded_vs_padded_max_over_spread", "ratio"),
+    ("Packed vs padded, 8-bit: max |Δr| ÷ spread", "noise_8bit_packed_vs_padded_max_over_spread", "ratio"),
+    ("Padded scoring, cuDNN attention on", "cudnn_on_padded_scoring_tokens_per_s", "rate"),
+    ("Padded scoring, cuDNN attention off", "cudnn_off_padded_scoring_tokens_per_s", "rate"),
+    ("Padded LoRA, cuDNN attention on: pairs/s", "cudnn_on_padded_lora_pairs_per_s", "rate"),
+    ("Padded LoRA, cuDNN attention off: pairs/s", "cudnn_off_padded_lora_pairs_per_s", "rate"),
+    ("DeBERTa full fine-tuning: peak GPU memory (GiB)", "train_full_ft_deberta_peak_memory_gib", "ratio"),
+    ("DeBERTa model alone, compiled ÷ eager", "deberta_compiled_over_eager", "ratio"),
+    ("Llama-3-8B, 32 layers, 8-bit LoRA step fits without checkpointing", "llama32_8bit_plain_fits", "flag"),
+    ("Llama-3-8B, 32 layers, 8-bit LoRA: seconds per step", "llama32_8bit_plain_s_per_step", "ratio"),
+    ("Llama-3-8B, 32 layers, checkpointed: seconds per step", "llama32_8bit_checkpointed_s_per_step", "ratio"),
     ("GPU tests passed", "gpu_tests_passed", "count"),
     ("GPU tests failed", "gpu_tests_failed", "count"),
 ]
+
+#: the display name of a figure the page shows (:data:`FIGURES`), by figure
+LABEL = {figure: label for label, figure, _ in FIGURES}
+
+
+def _training_rate(figure: str) -> bool:
+    return figure.startswith("train_") and "_profiled_" not in figure
+
+
+def left_out(run: dict) -> list[tuple[str, str]]:
+    """What of a run the page does not use, and why: (what, reason) pairs — its training rates where its steady
+    state held profiled steps (and the profiler's trace processing after them), and the parts that failed (named in
+    its notes, their figures missing)."""
+    figs = run.get("figures", {})
+    out = []
+    profiled = [k for k in figs if k.startswith("train_") and "_profiled_" in k]
+    if profiled and not figs.get("train_steady_excludes_profile"):
+        rates = sorted(k for k in figs if _training_rate(k) and isinstance(figs[k], (int, float)))
+        shown = [LABEL[k] for k in rates if k in LABEL]
+        what = "; ".join(shown) if shown else f"{len(rates)} training figures"
+        out.append(
+            (
+                what,
+                "its training rates counted profiled steps and the profiler's own trace processing into the steady "
+                "state, so they understate the library's training speed",
+            )
+        )
+    m = re.search(r"FAILED PARTS: (.*)$", str(run.get("notes", "")))
+    if m:
+        for part in m.group(1).split(" | "):
+            name, _, err = part.partition(": ")
+            kind = err.split(":")[0].strip()
+            why = "the GPU ran out of memory" if "OutOfMemory" in kind else "a programming error stopped it"
+            out.append((f"the {name} part", f"{why}, so its figures are missing"))
+    return out
 
 
 def _shown_target(target: str) -> str:
