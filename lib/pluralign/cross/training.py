@@ -349,7 +349,8 @@ def pearson_by_class(
 
 def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFrame:
     """Both measures per model and class, as the page shows them (estimate [95% CI], "—" where undefined; the
-    class's number of pairs in a column of its own, an integer; a Δ to :data:`REFERENCE` with its paired 95% CI)."""
+    class's number of pairs in a column of its own, an integer; a Δ to :data:`REFERENCE` with its paired 95% CI;
+    the Pearson verdicts are the page's note, so the table fits the text column)."""
     m = measure.set_index(["model", "class"])
     p = pearson.set_index(["model", "class"])
     out = pd.DataFrame(index=m.index)
@@ -361,7 +362,6 @@ def display_measure(measure: pd.DataFrame, pearson: pd.DataFrame) -> pd.DataFram
         out["planted p*"] = planted
     out["Pearson r with p* [95% CI]"] = intervals(p.reindex(m.index)[["r", "lo", "hi"]])[0]
     out["Δr vs " + REFERENCE] = intervals(p.reindex(m.index)[["delta", "delta_lo", "delta_hi"]])[0]
-    out["r vs reference"] = p.reindex(m.index)["short"].fillna("no p* here")
     return out
 
 

@@ -89,12 +89,12 @@ def measures(study: Study) -> report.Result:
         xlabel=["Table 2 measure", "Pearson r with p*", f"Δr vs {q4.REFERENCE}"],
         why=[None, None, "why"],
     )
-    every = pearson[(pearson["class"] == "all") & (pearson["model"] != q4.REFERENCE)]
-    lines = [
-        f"- **{m}**, Pearson r with p\\* over all held-out pairs: {v}."
-        for m, v in every[["model", "verdict"]].itertuples(index=False)
-        if no_estimate_reason(v) is None
-    ]
+    lines = []
+    for m, g in pearson[pearson["model"] != q4.REFERENCE].groupby("model", sort=False):
+        if all(no_estimate_reason(v) is not None for v in g["verdict"]):
+            continue
+        per_class = "; ".join(f"{c}: {w}" for c, w in g[["class", "short"]].itertuples(index=False))
+        lines.append(f"- **{m}**, Pearson r with p\\* against {q4.REFERENCE} per class: {per_class}.")
     planted = (
         " (dotted: the population's own measure, max(p\\*, 1 − p\\*), per class)"
         if measure["planted"].notna().any()
