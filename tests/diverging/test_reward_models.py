@@ -94,7 +94,7 @@ def test_chosen_values_are_what_table2_averages(hand_data):
     assert bt.to_dict() == pytest.approx({"hp1": 0.9, "hp2": 0.7, "ht1": 0.6, "d1": 0.8, "d2": 0.8, "o1": 0.5})
     mse = long[long["model"] == "MSE"].set_index("pair_id")["value"]
     assert mse.to_dict() == pytest.approx(GAP6.abs().to_dict())
-    assert set(long["measure"]) == {"P(chosen ≻ rejected)", "r_chosen − r_rejected"}
+    assert set(long["measure"]) == {"P(chosen ≻ rejected)", "r(chosen) − r(rejected)"}
     t = reward_models.table2(cl, p_a={"BT": P_A6}, reward_gap={"MSE": GAP6}, n_boot=50)
     for subset, mask in reward_models.subset_masks(cl).items():
         ids = cl.index[mask.to_numpy()]
