@@ -80,10 +80,12 @@ def row_verdict(r) -> str:
     return "above 0" if side > 0 else "below 0"
 
 
-def verdict_legend(long: pd.DataFrame) -> str:
-    """What the verdicts of a table (its ``long`` rows) mean, one sentence per verdict that occurs."""
-    used = [v for v in VERDICTS if v in set(long["verdict"])]
-    return "Verdicts: " + "; ".join(f"*{v}*: {VERDICTS[v]}" for v in used) + "." if used else ""
+def verdict_legend(long: pd.DataFrame, explained=()) -> str:
+    """What the verdicts of a table (its ``long`` rows) mean, in one sentence: each verdict that occurs, but those
+    a table above on the same page already ``explained`` (so that no page says the same thing twice)."""
+    used = [v for v in VERDICTS if v in set(long["verdict"]) and v not in set(explained)]
+    head = "Further verdicts: " if explained else "Verdicts: "
+    return head + "; ".join(f"*{v}*: {VERDICTS[v]}" for v in used) + "." if used else ""
 
 
 def bonferroni_z(tests: int, level: float = 0.95) -> float:

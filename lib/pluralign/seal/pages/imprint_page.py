@@ -225,6 +225,17 @@ def harmless_sentence(long: pd.DataFrame, variant: str) -> str:
     )
 
 
+def _rows_note(long: pd.DataFrame) -> str:
+    """The imprint table's rows in a sentence that does not repeat the prevalence table's mapping note."""
+    flipped = ", ".join(dict.fromkeys(display_name(f) for f in long.loc[long["sign"] < 0, "this_feature"]))
+    return "Rows and mapping as in the feature prevalence table above" + (
+        f"; this run's coefficient of a feature that plays a SEAL feature with the opposite sign ({flipped}) is "
+        "multiplied by −1."
+        if flipped
+        else "."
+    )
+
+
 IMPRINT_CAPTION = (
     "This run's feature imprints β with pair fixed effects, one row per SEAL feature (this run's feature that plays "
     "it, sign-aligned, as in the table), pre-D and post-D RM: ±2 SE bars; a filled marker where the "
@@ -303,7 +314,7 @@ def imprints(study: Study) -> Result:
         "t5_verdicts": verdict_sentence(counts, "Table 5 (pair fixed effects)"),
         "harmless_sentence": harmless_sentence(long, fe),
     }
-    note = "\n\n".join(x for x in (mapping_note(long, study.source), verdict_legend(long), design_sentence(w)) if x)
+    note = "\n\n".join(x for x in (_rows_note(long), verdict_legend(long), design_sentence(w)) if x)
     return Result(
         table=display_table(table),
         figure=fig,
@@ -404,7 +415,10 @@ def shift_regression(study: Study) -> Result:
         xlabel="effect on θ (degrees, sign-aligned to SEAL's feature)",
         title="reward shift on features",
     )
-    note = "\n\n".join(x for x in (mapping_note(long, study.source), verdict_legend(long)) if x)
+    t5 = imprints(study).data.get("long")
+    explained = set(t5["verdict"]) if t5 is not None else set()
+    rows = "Rows, mapping and signs as in the imprint table above, on the chosen and the rejected entry."
+    note = "\n\n".join(x for x in (rows, verdict_legend(long, explained)) if x)
     return Result(
         table=display_table(table),
         figure=fig,
