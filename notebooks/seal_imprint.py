@@ -110,10 +110,10 @@ imprint_page.imprints(study).glue()
 # %% [markdown]
 # Each row is one of SEAL's features (Table 5's, in its order): the paper's imprint beside this run's, in both
 # estimators (the paper's comes from "SEAL's code: OLS, no FE"); the figure shows the fixed-effects rows of the same
-# table, with the same names and signs. Two estimators of Eq. 1 on the same entries. **SEAL's code: OLS, no FE** —
+# table, with the same names and signs. Two estimators of Eq. 1 on the same entries. **SEAL's code: OLS, no FE**:
 # the paper's Table 5 was computed this way (SEAL's analysis code): plain OLS over the pooled entries with an
 # intercept and the pair's row number as a numeric covariate, classical standard errors, features dropped by VIF > 5
-# with the pair dummies in the VIF's regressions. **Pair fixed effects (this project)** — Eq. 1 as written: a fixed
+# with the pair dummies in the VIF's regressions. **Pair fixed effects (this project)**: Eq. 1 as written: a fixed
 # effect $\alpha_i$ per pair, standard errors clustered by pair (plotted above). The verdict reads significance as the
 # paper's Fig. 3 does, after Bonferroni: this run's 95% CI is corrected over the coefficients of its fit, and it is
 # compared with the paper's estimate only where the paper's own (Bonferroni) p-value finds one; the paper's estimates

@@ -17,7 +17,7 @@
 # pre-$\mathcal{D}$ indicator $\underline{\delta}_i$ with the post-$\mathcal{D}$ one $\delta_i$ sorts
 # every pair into one of four *alignment regimes* (SEAL § 2.2, Table 1): became aligned, stayed
 # aligned, stayed misaligned, reversed. SEAL then asks whether the pairs where training on
-# $\mathcal{D}$ failed are pairs where an independent judge — the LM-labeller — also disagrees with the
+# $\mathcal{D}$ failed are pairs where an independent judge, the LM-labeller, also disagrees with the
 # human label. The judge's preference $\gamma_i \in \{c, r, i\}$ is read off the two target features,
 # helpfulness and harmlessness, by one of two rules (App. D.4): SEAL's text and Table 2 decide on helpfulness first,
 # its code on harmlessness first. This page reads it harmlessness first by default, the rule that gives the counts
@@ -189,7 +189,7 @@ resistance_page.misalignment(study).glue()
 
 # %% [markdown]
 # Rows are SEAL's features (Table 7's, in its order). **LPM**: OLS of the 0/1 misalignment on the features, ρ a change
-# in probability — the scale of the paper's Table 7 (plotted above, with the table's names and signs). **logit**:
+# in probability, on the scale of the paper's Table 7 (plotted above, with the table's names and signs). **logit**:
 # Eq. 3 as written, ρ in log-odds; its signs compare, its magnitudes do not. The verdict reads significance as the
 # paper's Fig. 3 does: this run's 95% CI Bonferroni-corrected over its fit, against the paper's estimate only where the
 # paper's own (Bonferroni) p-value finds one; a coefficient the paper finds null reads "n.s. in paper".

@@ -86,7 +86,7 @@ def featurizer_check(study: Study) -> Result:
         f"(enthusiastic) sentiment on {a.loc['last_response_sentiment', 'agreement']:.3f} and with list "
         f"formatting on {a.loc['response_has_list', 'agreement']:.3f}; its word count separates verbose "
         f"from short entries with AUROC {a.loc['response_words ~ verbosity', 'auroc']:.3f}. It has no "
-        f"helpfulness label at all (its row reads —): that judgement needs the LM-labeller. The paper's labels "
+        f"helpfulness label at all (its row is empty): that judgement needs the LM-labeller. The paper's labels "
         f"came from {DESIGN['models']['labeller']}, cross-checked on {share:.0%} "
         f"of the entries against {' and '.join(DESIGN['models']['stability_labellers'])}."
     )
@@ -105,7 +105,7 @@ def feature_mapping(study: Study) -> Result:
     note = (
         f"{n_map} of this run's {len(table)} features play a SEAL feature; the others have none (why: last "
         "column), so their rows in the comparisons below have no paper value, and SEAL's features that no "
-        "feature here plays show — in this run's cells. A sign of −1 means the feature is the opposite of "
+        "feature here plays have no estimate of this run. A sign of −1 means the feature is the opposite of "
         "SEAL's (a harmful response is one that is not harmless): this run's coefficient is multiplied by −1 "
         "before it is set beside the paper's."
     )
@@ -366,7 +366,7 @@ def planted_recovery(study: Study) -> Result:
         )
     wr = weight_recovery(study, {k: study.imprint[k] for k in ("pre", "post")})
     text = [
-        f"**The method** — an imprint of the population's mean utility itself — gives back all "
+        f"**The method**, an imprint of the population's mean utility itself, gives back all "
         f"{len(wr['utility'].table)} planted weights (largest error {wr['utility_error']:.1e})."
     ]
     for k, rec in wr["parts"].items():
