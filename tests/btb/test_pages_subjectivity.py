@@ -94,8 +94,9 @@ def test_subjectivity_sections(study):
     assert plt.get_fignums() == []  # closed: shown once, where displayed
     shown = subjectivity_page.examples(study, 1)
     ex = shown.data["examples"]
-    # the texts are quoted in a note, not squeezed into table cells many lines tall
-    assert shown.table is None and f"**{ex['category'].iloc[0]}** (p\\* = " in shown.note
+    # each text cut short enough for three lines of a table cell (160 characters ran to five or six)
+    texts = shown.table[["prompt", "response A", "response B"]].to_numpy().ravel()
+    assert max(map(len, texts)) <= subjectivity_page.EXAMPLE_CHARS and any(t.endswith("…") for t in texts)
     assert set(ex["category"]) <= {
         "single correct, distinguishable",
         "single correct, indistinguishable",

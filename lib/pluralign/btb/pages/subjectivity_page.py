@@ -3,7 +3,6 @@ Appendix B): its sections as functions of the study."""
 
 from __future__ import annotations
 
-import re
 import warnings
 from typing import TYPE_CHECKING
 
@@ -180,8 +179,8 @@ def categories(study: Study) -> report.Result:
 
 
 def examples(study: Study, n: int | None = None) -> report.Result:
-    """``n`` example pairs per category (texts cut at 160 characters) with their p* (``n``: the setting
-    ``n_examples`` unless given)."""
+    """``n`` example pairs per category with their p* (``n``: the setting ``n_examples`` unless given), each text cut
+    at :data:`EXAMPLE_CHARS` characters so that a cell stays within three lines."""
     n = study.settings.n_examples if n is None else n
     kind, dist = study.categories
     pairs, ids, show = study.pairs, study.ids, []
@@ -193,25 +192,24 @@ def examples(study: Study, n: int | None = None) -> report.Result:
                 show.append(
                     {
                         "category": f"{KIND_NAMES[kname].lower()}{which}",
-                        "prompt": pairs.at[pid, "prompt"][:160],
-                        "response A": pairs.at[pid, "response_a"][:160],
-                        "response B": pairs.at[pid, "response_b"][:160],
+                        "prompt": _cut(pairs.at[pid, "prompt"]),
+                        "response A": _cut(pairs.at[pid, "response_a"]),
+                        "response B": _cut(pairs.at[pid, "response_b"]),
                         "p*": round(float(study.p_star[pid]), 3),
                     }
                 )
     frame = pd.DataFrame(show, columns=["category", "prompt", "response A", "response B", "p*"])
-    note = "\n\n".join(
-        f"**{r['category']}** (p\\* = {r['p*']:.3f})\n\n- *Prompt:* {_md(r['prompt'])}\n- *A:* "
-        f"{_md(r['response A'])}\n- *B:* {_md(r['response B'])}"
-        for _, r in frame.iterrows()
-    )
-    return report.Result(table=None, note=note, data={"examples": frame})
+    return report.Result(table=frame, data={"examples": frame})
 
 
-def _md(text: str) -> str:
-    """A text quoted in a note on one line, its Markdown characters escaped, "…" where it was cut."""
+#: how much of an example's text a table cell shows (three lines of a text column at most)
+EXAMPLE_CHARS = 70
+
+
+def _cut(text: str) -> str:
+    """A text on one line, cut at :data:`EXAMPLE_CHARS` characters with "…"."""
     flat = " ".join(str(text).split())
-    return re.sub(r"([\\`*_#\[\]<>|])", r"\\\1", flat) + ("…" if len(flat) >= 160 else "")
+    return flat if len(flat) <= EXAMPLE_CHARS else flat[: EXAMPLE_CHARS - 1].rstrip() + "…"
 
 
 @report.section()
