@@ -117,3 +117,15 @@ def test_display_names_replace_feature_identifiers():
     assert list(shown.index.get_level_values(0)) == ["harmless", "honest"]
     assert list(shown["simulator feature"]) == ["harmfulness × −1", "factual error × −1"]
     assert THIS_RUN.startswith("This run")
+
+
+def test_a_bound_that_excludes_0_never_reads_as_0():
+    paper = pd.DataFrame(columns=["feature", "group", "estimate", "se"])
+    ours = pd.DataFrame(
+        {"feature": ["verbosity", "format"], "group": "post-D", "estimate": [0.33, 2.0], "std_error": [0.1676, 0.1]}
+    )
+    table, long = on_paper_rows(ours, paper, ["verbosity", "format"], paper_order=[], groups=["post-D"])
+    v = table.loc[("verbosity", "post-D"), THIS_RUN]
+    assert long.set_index("paper_feature").loc["verbosity", "verdict"] == "above 0"
+    low = float(v.split("[")[1].split(",")[0])
+    assert low > 0, v  # "0.33 [0.00, 0.66]" beside "above 0" read as a contradiction

@@ -259,9 +259,7 @@ def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_v
             else r.estimate
         )
 
-    from pluralign.report import intervals
-
-    ci = intervals(long["estimate"], long["ci_low"], long["ci_high"])
+    ci = _intervals(long["estimate"], long["ci_low"], long["ci_high"])
     table = pd.DataFrame(
         {
             source: [_plays(r, signed) for r in long.itertuples()],
@@ -281,6 +279,21 @@ def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_v
         names.append("estimator")
     table.index = pd.MultiIndex.from_arrays(idx, names=names)
     return table
+
+
+def _intervals(est, lo, hi) -> list[str]:
+    """ "estimate [low, high]" texts at the column's precision (:func:`pluralign.report.column_decimals`), with as
+    many more decimals as it takes for a bound that excludes 0 not to read as 0 (a verdict "above 0" beside
+    "[0.00, 0.65]" would contradict what the reader sees)."""
+    from pluralign.presentation import MAX_DECIMALS, column_decimals, intervals
+
+    lo_, hi_ = np.asarray(lo, float), np.asarray(hi, float)
+    d = column_decimals(est, lo, hi)
+    apart = np.isfinite(lo_) & np.isfinite(hi_) & ((lo_ > 0) | (hi_ < 0))
+    near = np.where(lo_ > 0, lo_, -hi_)[apart]
+    while d < MAX_DECIMALS and len(near) and (np.round(near, d) == 0).any():
+        d += 1
+    return intervals(est, lo, hi, d)
 
 
 def no_finite_estimate(table: pd.DataFrame, converged: bool, separated_terms=()) -> set:
