@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -120,7 +121,10 @@ def test_the_base_waits_in_host_memory_while_its_training_copy_trains():
     with rbase.parked(base, copy) as moved:
         assert moved and base.module.moves == ["cpu"]
     assert base.module.moves == ["cpu", "cuda"]
-    for stays in (_RM(base.module, "cuda"), _RM(_Module(quantized=True), "cuda"), _RM(_Module(), "cpu")):
+    quantized = _RM(_Module(quantized=True), "cuda")  # bitsandbytes 0.48 and later move their weights
+    with rbase.parked(quantized, copy) as moved:
+        assert moved is rbase._bnb_moves() and quantized.module.moves == (["cpu"] if moved else [])
+    for stays in (_RM(base.module, "cuda"), _RM(_Module(), "cpu")):
         other = copy if stays.module is not base.module else base
         with rbase.parked(stays, other) as moved:
             assert not moved
@@ -142,3 +146,17 @@ def test_bf16_lora_gets_the_checkpointing_decision(chat, monkeypatch):
     monkeypatch.setattr(memory, "use_checkpointing_if_needed", lambda model, tokens: seen.append(tokens) or False)
     trainer._on_gpu(m, ds, 4, True)
     assert seen == [8 * max(trainer._instance_lengths(m, ds))]
+
+
+@pytest.mark.parametrize("quantization", ["8bit", "4bit"])
+def test_a_quantized_model_moves_with_its_side_tensors(chat, quantization):
+    """Parking moves bitsandbytes' scales and quantization state with the weights (a parent's .to leaves them): on
+    the CPU a move to the same device, before and after the layers' first forward, leaves the rewards as they were."""
+    _bnb_cpu()
+    rm = R.load(str(chat), kind="causal", device="cpu", **{f"load_in_{quantization}": True})
+    texts = tiny_texts(6, seed=4)
+    rbase._move(rm.module, torch.device("cpu"))  # before the first forward: the scales on the weights
+    before = rm.score(texts, progress=False, cache=False)
+    rbase._move(rm.module, torch.device("cpu"))  # after it: on the layers' state
+    after = rm.score(texts, progress=False, cache=False)
+    assert np.array_equal(before, after)

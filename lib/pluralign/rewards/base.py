@@ -412,26 +412,57 @@ def _engine(model: RewardModel, engine: str) -> str:
 @contextlib.contextmanager
 def parked(base: RewardModel, model: RewardModel):
     """While ``model`` (a training copy of ``base``) trains on a GPU, ``base``'s own weights wait in host memory
-    unless they are the same module: an 8B model loaded in fp32 held 32 GB of the GPU beside its training copy.
-    A bitsandbytes-quantized base cannot move (its weights stay where they were loaded: 8-bit Llama-3-8B, about
-    10 GB) and stays; so does a base on the CPU."""
+    unless they are the same module: an 8B model loaded in fp32 held 32 GB of the GPU beside its training copy, in
+    8-bit about 10 GB. bitsandbytes-quantized weights move too where bitsandbytes moves them (0.48 and later, as
+    transformers requires); a base on the CPU stays."""
     mod = getattr(base, "module", None)
-    stay = (
-        mod is None
-        or base.device.type != "cuda"
-        or mod is getattr(model, "module", None)
-        or getattr(mod, "is_quantized", False)
-    )
+    stay = mod is None or base.device.type != "cuda" or mod is getattr(model, "module", None)
+    if not stay and getattr(mod, "is_quantized", False):
+        stay = not _bnb_moves()
     if stay:
         yield False
         return
-    mod.to("cpu")
+    try:
+        _move(mod, torch.device("cpu"))
+    except (RuntimeError, ValueError, TypeError, AttributeError):  # a quantized layer that would not move: keep it
+        _move(mod, base.device)
+        yield False
+        return
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
     try:
         yield True
     finally:
-        mod.to(base.device)
+        _move(mod, base.device)
+
+
+def _move(module, device) -> None:
+    """``module.to(device)`` with bitsandbytes' side tensors, which a parent's ``.to`` leaves where they were (it sets
+    each parameter's data only): an 8-bit layer's int8 weight and scales (``CB``, ``SCB``, on its weight before its
+    first forward, on its state after) and a 4-bit weight's quantization state."""
+    module.to(device)
+    for m in module.modules():
+        for holder in [getattr(m, "state", None), *m.parameters(recurse=False)]:
+            if holder is None:
+                continue
+            if getattr(holder, "CB", None) is not None:
+                holder.CB = holder.data if isinstance(holder, torch.nn.Parameter) else holder.CB.to(device)
+            if getattr(holder, "SCB", None) is not None:
+                holder.SCB = holder.SCB.to(device)
+            qs = getattr(holder, "quant_state", None)
+            if qs is not None and hasattr(qs, "to"):
+                qs.to(device)
+
+
+def _bnb_moves() -> bool:
+    """Whether the installed bitsandbytes moves quantized weights between devices (0.48 and later)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major, minor = (int(x) for x in version("bitsandbytes").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) >= (0, 48)
 
 
 def _fit_into(folder: Path, *, base: RewardModel, inst, eval_inst, hp: dict, key: str, progress: bool) -> None:
