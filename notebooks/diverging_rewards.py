@@ -45,10 +45,11 @@ report.profile_note(profile, stand_ins(study, "rewards"))
 # %% [markdown]
 # :::{admonition} What this page finds
 # :class: tip
-# - **Table 2 on {glue:text}`t2_name`:** BT (Agg) gives the chosen response P = {glue:text}`t2_BT_Agg_div:.3f` on
-#   diverging pairs against {glue:text}`t2_BT_Agg_hap:.3f` on high-agreement preferences; BT (All), trained on every
-#   annotator's label, {glue:text}`t2_BT_All_div:.3f` against {glue:text}`t2_BT_All_hap:.3f`. The paper's numbers
-#   stand beside each cell of the table.
+# - **Table 2 on {glue:text}`t2_name`:** BT (Agg) gives the chosen response P = {glue:text}`t2_BT_Agg_div:.3f`
+#   ({glue:text}`t2_paper_BT_Agg_div`) on diverging pairs against {glue:text}`t2_BT_Agg_hap:.3f`
+#   ({glue:text}`t2_paper_BT_Agg_hap`) on high-agreement preferences; BT (All), trained on every annotator's label,
+#   {glue:text}`t2_BT_All_div:.3f` ({glue:text}`t2_paper_BT_All_div`) against {glue:text}`t2_BT_All_hap:.3f`
+#   ({glue:text}`t2_paper_BT_All_hap`).
 # - **Does the diverging row sit level with the high-agreement row?** Gap = high-agreement minus diverging, with its
 #   95% interval and the paper's gap: {glue:text}`t2c_sentence`.
 # - **The MSE models** (HelpSteer2-format data only): {glue:text}`t2c_mse`.

@@ -24,6 +24,11 @@ def test_reward_model_sections_end_to_end(small_rm_study):
     direct = reward_models.table2(r.classified, p_a=r.p_a, reward_gap=r.gap, n_boot=50, seed=0)
     assert t2.values["t2_BT_Agg_div"] == direct.loc["Diverging Prefs. (All)", "BT (Agg)"]
     assert t2.values["t2_paper_sum"] == "127 + 141 + 178 < 500"
+    # the paper's numbers beside this run's in the page's findings (HelpSteer2's block, as printed)
+    assert (
+        t2.values["t2_paper_BT_All_div"] == "the paper's 0.678"
+        and t2.values["t2_paper_BT_Agg_hap"] == "the paper's 0.751"
+    )
     assert list(t2.table.loc["simulated-helpsteer2"].index) == list(reward_models.SUBSETS)
     # the paper's number in this run's cell (HelpSteer2's block: 0.565 for MSE (All) on all examples, as printed)
     cell = t2.table.loc[("simulated-helpsteer2", "All Examples"), "MSE (All)"]

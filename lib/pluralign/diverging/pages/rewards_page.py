@@ -58,7 +58,18 @@ def _key(column: str) -> str:
     return column.replace(" ", "").replace("(", "_").replace(")", "")
 
 
-@report.section("t2_name", "t2_paper_sum", "t2_BT_Agg_hap", "t2_BT_Agg_div", "t2_BT_All_hap", "t2_BT_All_div")
+@report.section(
+    "t2_name",
+    "t2_paper_sum",
+    "t2_BT_Agg_hap",
+    "t2_BT_Agg_div",
+    "t2_BT_All_hap",
+    "t2_BT_All_div",
+    "t2_paper_BT_Agg_hap",
+    "t2_paper_BT_Agg_div",
+    "t2_paper_BT_All_hap",
+    "t2_paper_BT_All_div",
+)
 def table2(study: Study) -> Result:
     """Table 2: per data set and agreement subset of the held-out pairs, the count and each model's mean
     P(chosen ≻ rejected) (BT) or r_chosen − r_rejected (MSE) with a 95% bootstrap CI, beside the paper's."""
@@ -73,9 +84,16 @@ def table2(study: Study) -> Result:
         "t2_name": first,
         "t2_paper_sum": " + ".join(str(int(v)) for v in counts.iloc[:3]) + f" < {int(counts.iloc[-1])}",
     }
+    try:
+        printed = rmod.paper_table2(first, s.paper_reference, printed=True)
+    except KeyError:
+        printed = None
     for col in ("BT (Agg)", "BT (All)"):
         values[f"t2_{_key(col)}_hap"] = float(t.loc["High-Agreement Prefs.", col])
         values[f"t2_{_key(col)}_div"] = float(t.loc["Diverging Prefs. (All)", col])
+        for row, k in (("High-Agreement Prefs.", "hap"), ("Diverging Prefs. (All)", "div")):
+            has = printed is not None and col in printed and isinstance(printed.loc[row, col], str)
+            values[f"t2_paper_{_key(col)}_{k}"] = f"the paper's {printed.loc[row, col]}" if has else "no paper value"
     if any("MSE (Agg)" in r.models for r in study.runs.values()):
         notes.append(f"*MSE (Agg) is trained on {rmod.MSE_AGGREGATES[s.mse_aggregate][1]}.*")
     values["t2_mse_aggregate"] = s.mse_aggregate
