@@ -60,3 +60,8 @@ def test_without_a_planted_value_the_reading_is_the_nulls_alone():
 def test_no_estimate_keeps_its_reason_and_no_side():
     r = read_against_planted(math.nan, math.nan, math.nan, planted=0.3, above="a", below="b", why_missing="no pairs")
     assert r.vs_null is None and r.vs_planted is None and "no pairs" in r.long
+
+
+def test_an_estimate_given_as_none_is_no_estimate():
+    r = read_against_planted(None, None, None, planted=0.3, above="a", below="b", why_missing="no pairs")
+    assert r.vs_null is None and r.short == r.long and "no pairs" in r.long

@@ -129,7 +129,7 @@ def read_against_planted(
     ``short``: "above 0" / "below 0" / "inconclusive" (the null written as it is), then "covers planted" /
     "above planted" / "below planted"."""
     long = verdict(v, lo, hi, null=null, above=above, below=below, why_missing=why_missing, n=n)
-    vs_null = against(lo, hi, null) if np.isfinite(float(v)) else None
+    vs_null = against(lo, hi, null) if against(v, v, null) is not None else None  # None: no estimate
     if vs_null is None:
         return Reading(short=long, long=long, vs_null=None, vs_planted=None)
     null_shown = signed(f"{null:g}")
