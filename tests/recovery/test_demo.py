@@ -7,24 +7,57 @@ from pluralign import recovery as R
 
 
 def test_result_table_and_profiles():
+    """The page's table: display names (no keys), the truth beside the estimate, verdicts in words (a claim holds
+    or does not hold on this population; never "recovered: no"), how often a null method passed as a count."""
     t = pd.DataFrame(
         [
-            R.row("diverging", "diverging_share", "d", 0.4, 0.41, (0.38, 0.44), "inside", True),
+            R.row("diverging", "diverging_share", "d", 0.4, 0.41, (0.38, 0.44), "inside", True, null_pass=0.0),
             R.row("btb", "claim_x", "c", None, -0.1, (-0.2, 0.0), "claim", False, kind="claim"),
             R.row("btb", "cats", "c", None, 1.0, (1.0, 1.0), "≥ 0.9", True, kind="plumbing"),
         ],
         columns=R.COLUMNS,
     )
     res = R.result(t)
-    assert res.table.loc[("btb", "claim_x"), "planted"] == "—" and res.values["n_recovered"] == 1
-    assert res.table.loc[("btb", "claim_x"), "estimate [95% CI]"] == "\u22120.100 [\u22120.200, 0.000]"
-    assert res.table.loc[("btb", "cats"), "recovered"] == "—"  # plumbing: shown, not counted
-    assert res.values["n_claims"] == 1 and res.values["n_methods"] == 1 and "1 of 1 method checks" in res.note
+    share = ("method", "Agreement classes (§2): share of diverging pairs")
+    assert res.table.loc[share, "truth"] == "0.400" and res.table.loc[share, "verdict"] == "passes"
+    assert res.table.loc[("claim", "claim x"), "truth"] == "—" and res.values["n_recovered"] == 1
+    assert res.table.loc[("claim", "claim x"), "estimate [95% CI]"] == "\u22120.100 [\u22120.200, 0.000]"
+    assert res.table.loc[("claim", "claim x"), "verdict"] == "does not hold"
+    assert res.table.loc[("plumbing", "cats"), "verdict"] == "wired through"  # plumbing: shown, not counted
+    assert "recovered" not in res.table.columns and "diverging_share" not in " ".join(
+        res.table.index.get_level_values(1)
+    )
+    assert res.values["n_claims"] == 1 and res.values["n_methods"] == 1 and "1 of 1 method checks pass" in res.note
+    # the null method's passes as a count, no bare "<" for the HTML; the details folded in a dropdown
+    assert "passed 0 of 200 times" in res.note and "<" not in res.note and ":::{dropdown}" in res.note
+    assert res.values["reading_btb"].endswith("on this simulated population, the claim that claim x does not hold.")
+    assert res.values["reading_diverging"].startswith("its one method check passes")
+    assert res.forest is None  # no summary figure that puts unlike quantities on one axis
     other = R.result(profile="sample")
     assert other.table is None
     assert set(other.values) == set(res.values)  # every name the page's prose quotes is glued on every profile
     with pytest.raises(ValueError, match="planted truth"):
         R.recovery_table("sample")
+
+
+def test_part_reading_names_what_fails():
+    """What a part can be trusted for says which method fails and which stand-ins fall short, in the grammar of
+    one or several."""
+    from pluralign.recovery.reading import part_reading
+
+    t = pd.DataFrame(
+        [
+            R.row("seal", "imprint_weights", "d", None, 0.99, (0.9, 1.0), "c", True),
+            R.row("seal", "robustness_scores", "d", 0.95, 0.5, (0.4, 0.6), "c", False),
+            R.row("seal", "imprint_rm_weight_correlation", "d", None, 0.5, (0.4, 0.6), "c", False, kind="stand-in"),
+            R.row("seal", "robustness_rm_sign", "d", None, 0.5, (0.4, 0.6), "c", False, kind="stand-in"),
+        ],
+        columns=R.COLUMNS,
+    )
+    text = part_reading(t, "seal")
+    assert text.startswith("1 of its 2 method checks pass (SEAL Eq. 4 robustness scores fails)")
+    assert "SEAL Eq. 1 imprints of the trained RM and SEAL Eq. 4 signs of the trained post-D RM fall short" in text
+    assert "claim" not in text
 
 
 def test_cli_is_wired(capsys, monkeypatch):

@@ -38,7 +38,16 @@ def test_every_sweep_runs_its_steps_and_marks_the_demos():
     assert noise["planted"].is_monotonic_decreasing and noise["recovered"].all()
     res = sw.result(_context())
     assert res.figure is not None and set(res.values) == {"n_sweeps", "n_sweeps_recover"}
-    assert res.values["n_sweeps"] == len(sw.SWEEPS)
+    assert res.values["n_sweeps"] == len(sw.SWEEPS) and res.caption
+    # the interval beside a verdict is the one it reads: the margins' slope at the criterion's level holds the
+    # truth exactly where the step passes (the 95 % interval beside it may miss the truth on a pass)
+    for (sweep, _), step in res.table.iterrows():
+        if sweep.startswith("Beyond the Binary"):
+            reads = step["what the verdict reads"]
+            assert reads.startswith("99.95% intervals: slope "), reads
+            lo, hi = (float(v.replace("\u2212", "-")) for v in reads.split("[")[1].split("]")[0].split(","))
+            assert lo <= 1 <= hi or step["verdict"] == "fails", reads
+    assert not any("_" in name for name in res.table.index.get_level_values(0))  # display names, not keys
 
 
 def test_where_a_sweep_stops():
@@ -65,7 +74,7 @@ def test_a_decision_sweep_stops_where_the_decision_is_lost():
     steps = pl.decision_steps(ctx, (lost,))
     assert steps["value"].tolist() == [1.0, 100.0] and steps["made"].tolist() == [True, False]  # stops at the loss
     table = pl.planning_table(steps, (lost,))
-    got = table.loc["margin_pstar_correlation"]
+    got = table.loc["Beyond the Binary Eq. 3 margins"]
     assert got["decision"] == "scale known" and got["still made at"] == "1" and got["lost at"] == "100"
     table = pl.planning_table(pl.decision_steps(ctx, (never,)), (never,))
-    assert table.loc["margin_pstar_correlation", "lost at"] == "never, to 2"
+    assert table.loc["Beyond the Binary Eq. 3 margins", "lost at"] == "never, to 2"

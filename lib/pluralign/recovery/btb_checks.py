@@ -10,7 +10,7 @@ from scipy import stats as st
 from scipy.special import expit
 
 from pluralign.data.difficulty import JUDGE_N, JUDGE_NOISE
-from pluralign.recovery.rows import ALPHA, null_pass_rate, row
+from pluralign.recovery.rows import ALPHA, interval_reads, level_text, null_pass_rate, row
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
@@ -87,6 +87,11 @@ def margin_pstar_correlation(
     r = float(np.corrcoef(signed, 2 * p - 1)[0, 1]) if np.ptp(signed) > 0 else float("nan")
     planted_r = expected_margin_correlation(p, noise=noise, n=n, seed=seed)
     null = null_pass_rate(lambda v: margin_judge(v, e)["ok"], lambda g: g.permutation(signed), seed=seed)
+    q = m["bound"]
+    reads = f"{level_text(ALPHA, 2)} intervals: " + ", ".join(
+        interval_reads(k, m[k][0], m[k][0] - q * m[k][1], m[k][0] + q * m[k][1], t)
+        for k, t in (("slope", 1), ("intercept", 0))
+    )
     return row(
         "btb",
         "margin_pstar_correlation",
@@ -101,6 +106,7 @@ def margin_pstar_correlation(
         m["ok"],
         interval="normal, HC0 SE over pairs",
         null_pass=null,
+        reads=reads,
     )
 
 

@@ -20,7 +20,7 @@ from pluralign.recovery import resistance_checks as Rs
 from pluralign.recovery import robustness_checks as Rb
 from pluralign.recovery import seal_checks as S
 from pluralign.recovery.imprint_checks import CORRELATION
-from pluralign.recovery.rows import ALPHA, COLUMNS, HIGH_AGREEMENT, KINDS, NULL_REPS, REQUIRED, is_method
+from pluralign.recovery.rows import ALPHA, COLUMNS, HIGH_AGREEMENT, KINDS, REQUIRED, is_method
 
 __all__ = [
     "RecoveryContext",
@@ -157,7 +157,6 @@ def training_curves(profile: str = "demo"):
     ax.set_xlabel("epoch")
     ax.set_ylabel("validation loss (the model's objective)")
     ax.legend()
-    ax.set_title(f"demo reward models on {s.data[0].name}")
     plt.close(fig)
     table = pd.DataFrame(
         {
@@ -172,7 +171,11 @@ def training_curves(profile: str = "demo"):
         }
     ).T
     table = table.round(3).astype({"evaluations": int})
-    return report.Result(table=table, figure=fig, data={"curves": curves})
+    caption = (
+        f"Validation loss of the demo reward models on {s.data[0].name} during training, one point per evaluation "
+        "(every quarter epoch); the best checkpoint is kept."
+    )
+    return report.Result(table=table, figure=fig, caption=caption, data={"curves": curves})
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,11 +246,11 @@ WHY = {
 
 #: how each kind of row is read on the page
 KIND_NOTES = {
-    "method": "a method of the library against what was planted; these gate (`pluralign recovery` and CI fail on a "
-    "miss)",
+    "method": "a method of the library against what was planted; these gate: the project's recovery check, and its "
+    "CI, fail when one fails",
     "stand-in": "one of the demo's stand-in models (small trained RMs, the rule labeller) against the planted truth; "
     "reported, a finding about the stand-in",
-    "claim": "one of the papers' claims, its verdict from the CI; a finding about the simulated population",
+    "claim": "one of the papers' claims, its verdict from the CI: whether it holds on this simulated population",
     "plumbing": "a planted quantity wired through unchanged; not counted as a check",
 }
 
@@ -257,56 +260,27 @@ def _by_kind(t: pd.DataFrame) -> dict:
     return {k: t[t["kind"] == k] for k in KINDS}
 
 
-def null_text(p: float, reps: int = NULL_REPS) -> str:
-    """A null method's pass probability as the page shows it: "—" where none was computed (not a method row),
-    "< 1/reps" where no null draw of ``reps`` passed."""
-    if p != p:
-        return "—"
-    return f"< {1 / reps:.3g}" if p == 0 else f"{p:.3g}"
-
-
-def _shown(t: pd.DataFrame) -> pd.DataFrame:
-    """A table that fits the text column: the kind, planted (only where something was planted) beside the estimate
-    with its CI, the probability that a null method passes (method rows) and the verdict; each row's description,
-    criterion and resampling unit follow under the table (the CSV of `pluralign recovery` has every column)."""
-    return pd.DataFrame(
-        {
-            "part": t["part"],
-            "quantity": t["quantity"],
-            "kind": t["kind"],
-            "planted": [report.fmt_fixed(v, 3) for v in t["planted"]],
-            "estimate [95% CI]": report.intervals(t["estimate"], t["ci_low"], t["ci_high"], decimals=3),
-            "null passes": [null_text(v) for v in t["null_pass"]],
-            "recovered": [
-                ("yes" if ok else "no") if k != "plumbing" else "—" for ok, k in zip(t["recovered"], t["kind"])
-            ],
-        }
-    ).set_index(["part", "quantity"])
-
-
 def _note(t: pd.DataFrame) -> str:
-    """The counts per kind, what each row measures, its criterion and why a method row that failed can fail."""
+    """The counts per kind, how each kind is read, and the folded details: what each row measures, its criterion,
+    and why a method row that failed can fail."""
+    from pluralign.recovery import reading
+
     k = _by_kind(t)
     m, c, s = k["method"], k["claim"], k["stand-in"]
     note = (
-        f"**{int(m['recovered'].sum())} of {len(m)} method checks** recover what was planted; "
-        f"{int(s['recovered'].sum())} of {len(s)} stand-in checks pass; "
-        f"{int(c['recovered'].sum())} of {len(c)} of the papers' claims hold on the simulated data; "
-        f"{len(k['plumbing'])} plumbing row(s) are shown, not counted. *null passes*: the probability that a null "
-        f"method (noise with plausible intervals) passes the row's criterion, by Monte Carlo over {NULL_REPS} null "
-        "outputs.\n\n" + "\n".join(f"- **{kind}**: {KIND_NOTES[kind]}." for kind in KINDS)
+        f"**{int(m['recovered'].sum())} of {len(m)} method checks pass**; {int(s['recovered'].sum())} of {len(s)} "
+        f"stand-in models reach their bars; {int(c['recovered'].sum())} of {len(c)} of the papers' claims hold on "
+        f"this simulated population; plumbing rows ({len(k['plumbing'])}) are shown, not counted. *truth*: what "
+        "the simulator planted, where the row checks against it; *what the verdict reads*: the intervals or bands "
+        "the verdict reads, at the criterion's own level (a method row's verdict uses a family-wise "
+        f"{100 * ALPHA:g} % error, so its intervals are wider than the 95 % interval beside them).\n\n"
+        + "\n".join(f"- **{kind}**: {KIND_NOTES[kind]}." for kind in KINDS)
     )
-    note += "\n\nWhat each row measures, and its criterion:\n\n" + "\n".join(
-        f"- `{q}` ({kind}): {d}. *Criterion*: {cr} (interval: {iv})."
-        for q, kind, d, cr, iv in zip(t["quantity"], t["kind"], t["description"], t["criterion"], t["interval"])
-    )
+    note += "\n\n" + reading.details(t)
     failed = m.loc[~m["recovered"], "quantity"]
     if len(failed):
-        note += (
-            "\n\nNot recovered: "
-            + ", ".join(f"`{q}`" for q in failed)
-            + "."
-            + "".join(f"\n\n- `{q}`: {WHY[q]}" for q in failed if q in WHY)
+        note += "\n\nWhy a method row can fail:\n\n" + "".join(
+            f"- {reading.name(q)}: {reading.readable(WHY[q])}\n" for q in failed if q in WHY
         )
     return note
 
@@ -315,38 +289,49 @@ def _note(t: pd.DataFrame) -> str:
     "high_agreement_pct",
     "n_methods",
     "n_recovered",
+    "n_standins",
+    "n_standins_pass",
     "n_claims",
     "n_claims_hold",
     "alpha_pct",
     "imprint_r_bar",
     "eq4_population_rounds",
+    "reading_diverging",
+    "reading_seal",
+    "reading_btb",
 )
 def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.Result:
-    """The recovery table as a :class:`pluralign.report.Result` for the book's page (planted beside estimate); on a
-    profile without planted truth, a note saying so (every count 0)."""
+    """The recovery table as a :class:`pluralign.report.Result` for the book's page (each row's display name, its
+    truth beside the estimate, what the verdict reads, the verdict in words), what each part can be trusted for
+    (:func:`~pluralign.recovery.reading.part_reading`); on a profile without planted truth, a note saying so."""
+    from pluralign.recovery import reading
+
     t = pd.DataFrame(columns=COLUMNS) if table is None and profile != "demo" else table
     t = recovery_table(profile) if t is None else t
     kinds = _by_kind(t)
-    methods, claims = kinds["method"], kinds["claim"]
+    methods, claims, stand = kinds["method"], kinds["claim"], kinds["stand-in"]
+    n_ok = int(methods["recovered"].sum())
     values = {
         "high_agreement_pct": round(100 * HIGH_AGREEMENT),
         "n_methods": len(methods),
-        "n_recovered": int(methods["recovered"].sum()),
+        "n_recovered": n_ok,
+        "n_standins": len(stand),
+        "n_standins_pass": int(stand["recovered"].sum()),
         "n_claims": len(claims),
         "n_claims_hold": int(claims["recovered"].sum()),
         "alpha_pct": f"{100 * ALPHA:g}",
         "imprint_r_bar": f"{CORRELATION:g}",
         "eq4_population_rounds": Rb.POPULATION_ROUNDS,
+        **{f"reading_{p}": reading.part_reading(t, p) for p in reading.PARTS},
     }
     if not len(t):
         note = (
             f"The '{profile}' profile's data carry no planted truth, so there is nothing to "
-            "recover here: these checks run on the demo profile (`pluralign recovery`)."
+            "recover here: these checks run on the demo profile."
         )
+        values.update({f"reading_{p}": "not checked on this profile." for p in reading.PARTS})
         return report.Result(table=None, note=note, values=values)
-    shown = t.assign(row=[f"{q} ({k})" for q, k in zip(t["quantity"], t["kind"])])
-    forest = report.forest_plot(shown, label="row", planted="planted", null=None, xlabel="estimate and 95% CI")
-    return report.Result(table=_shown(t), forest=forest, note=_note(t), values=values, data={"table": t})
+    return report.Result(table=reading.shown_table(t), note=_note(t), values=values, data={"table": t})
 
 
 def commit_seed(rev: str = "HEAD") -> int:
@@ -406,29 +391,50 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if len(failed) or len(missed) else 0
 
 
+@report.section("n_variants", "n_caught")
 def mutation_result(profile: str = "demo") -> report.Result:
-    """The mutation table as the page shows it (:func:`pluralign.recovery.mutations.shown`)."""
+    """The mutation table as the page shows it (:func:`pluralign.recovery.mutations.shown`, each method row by
+    its display name), the counts the page's summary quotes, and what each variant does (folded)."""
     from pluralign.recovery import mutations as M
 
     if profile != "demo":
-        return report.Result(table=None, note="Mutations need planted truth: demo profile only.")
+        values = {"n_variants": 0, "n_caught": 0}
+        return report.Result(table=None, note="Mutations need planted truth: demo profile only.", values=values)
     m = M.mutation_table(recovery_context(profile))
+    n, k = len(m), int(m["caught"].sum())
+    values = {"n_variants": n, "n_caught": k}
     note = (
-        f"**{int(m['caught'].sum())} of {len(m)} broken variants caught** (yes: the row fails on the broken method). "
-        "sign: the estimate and its interval "
-        "negated; zero: the estimate 0 with the method's interval width; noise / constant: an estimate unrelated "
-        "to the truth with plausible intervals; se×3, se÷3: the interval widths scaled; *own mistakes*: the row's "
-        "typical mistakes (module `pluralign.recovery.mutations`). A method without intervals has no se×3 / se÷3 "
-        "variant ('·')."
+        f"**{k} of {n} broken variants caught** (yes: the row fails on the broken method).\n\n"
+        ":::{dropdown} What each broken variant does\n"
+        "- *sign*: the estimate and its interval negated;\n"
+        "- *zero*: the estimate 0 with the method's interval width;\n"
+        "- *noise* and *constant*: an estimate unrelated to the truth, with plausible intervals;\n"
+        "- *se×3* and *se÷3*: the intervals three times too wide or too narrow;\n"
+        "- *own mistakes*: the row's typical mistake: pair fixed effects dropped (Eq. 1), the regimes read with "
+        "pre and post swapped (Eq. 3), the entries' flips swapped (Eq. 4), votes shuffled across pairs or an "
+        "off-by-one in the significance threshold (agreement classes), a mis-scaled or one-sided margin (Beyond "
+        "the Binary's Eq. 3).\n\n"
+        "A method without intervals has no se×3 or se÷3 variant ('·'). Each variant reuses the fits of the row "
+        "it breaks (the same draws, only the method's output differs), so it costs no refit.\n:::"
     )
-    return report.Result(table=M.shown(m), note=note, data={"table": m})
+    shown = M.shown(m).rename(index=reading_name).rename_axis(index="method row")
+    return report.Result(table=shown, note=note, values=values, data={"table": m})
+
+
+def reading_name(key: str) -> str:
+    """A row's display name (:func:`pluralign.recovery.reading.name`)."""
+    from pluralign.recovery.reading import name
+
+    return name(key)
 
 
 def difficulty() -> report.Result:
     """The demo's difficulty settings with their sources (:mod:`pluralign.data.difficulty`), for the page."""
     from pluralign.data import difficulty as knobs
 
-    return report.Result(table=knobs.table().set_index("setting"))
+    t = knobs.table()
+    t["sets"] = t["sets"].str.replace(r"^\w+\(\w*\):\s*", "", regex=True)  # the function's name: not for the page
+    return report.Result(table=t.set_index("setting"))
 
 
 def sweep_result(profile: str = "demo") -> report.Result:

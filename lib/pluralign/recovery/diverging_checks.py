@@ -7,7 +7,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from pluralign.recovery.rows import ALPHA, HIGH_AGREEMENT, null_pass_rate, pearson_ci, row, two_way_weights
+from pluralign.recovery.rows import (
+    ALPHA,
+    HIGH_AGREEMENT,
+    interval_reads,
+    level_text,
+    null_pass_rate,
+    pearson_ci,
+    row,
+    two_way_weights,
+)
 from pluralign.stats import bootstrap_ci
 
 __all__ = [
@@ -72,7 +81,7 @@ def diverging_judge(is_div, p, taste, W, alpha: float = ALPHA) -> dict:
     correct method is calibrated pair by pair: E[diverging | p] = p; a method that marks the right number of
     pairs at random has slope 0). ``taste``: the taste-driven share of the diverging pairs vs Σ p·taste / Σ p and
     ``rate``: the share of taste-driven pairs classified diverging vs their mean p. Returns each test's
-    (estimate, planted, z) and ``ok_share`` / ``ok_taste``."""
+    (estimate, planted, z), their bootstrap sds ``sd``, the bound and ``ok_share`` / ``ok_taste``."""
     x, p, t = (np.asarray(v, float) for v in (is_div, p, taste))
     q = float(st.norm.ppf(1 - alpha / 4))
     S0, Sp, Sx, Spp, Spx, Sxt, St = _moments(W, p, x, t).T
@@ -85,7 +94,14 @@ def diverging_judge(is_div, p, taste, W, alpha: float = ALPHA) -> dict:
         }
     out = {k: (e, pl, (e - pl) / sd if sd > 0 else (0.0 if e == pl else np.inf)) for k, (e, sd, pl) in tests.items()}
     ok = {k: bool(np.isfinite(v[2]) and abs(v[2]) <= q) for k, v in out.items()}
-    return {**out, "bound": q, "ok_share": ok["share"] and ok["slope"], "ok_taste": ok["taste"] and ok["rate"]}
+    sd = {k: v[1] for k, v in tests.items()}
+    return {
+        **out,
+        "sd": sd,
+        "bound": q,
+        "ok_share": ok["share"] and ok["slope"],
+        "ok_taste": ok["taste"] and ok["rate"],
+    }
 
 
 def _diverging_inputs(classified: pd.DataFrame, data, seed: int):
@@ -103,6 +119,11 @@ def _diverging_row(quantity, description, classified, data, seed, which, first, 
     null = null_pass_rate(
         lambda v: diverging_judge(v, p, t, W)[which], lambda g: (g.random(len(p)) < p.mean()).astype(float), seed=seed
     )
+    q, level = j["bound"], level_text(ALPHA, 2)
+    reads = f"{level} intervals: " + ", ".join(
+        interval_reads(TESTS[k], j[k][0], j[k][0] - q * j["sd"][k], j[k][0] + q * j["sd"][k], j[k][1])
+        for k in (first, second)
+    )
     return row(
         "diverging",
         quantity,
@@ -114,7 +135,12 @@ def _diverging_row(quantity, description, classified, data, seed, which, first, 
         j[which],
         interval="bootstrap over pairs and annotators",
         null_pass=null,
+        reads=reads,
     )
+
+
+#: the tests of :func:`diverging_judge` as the page names them
+TESTS = {"share": "share", "slope": "slope", "taste": "taste-driven share", "rate": "rate among taste-driven pairs"}
 
 
 def _boots(W, x, t, which: str) -> np.ndarray:
@@ -165,6 +191,17 @@ VISIBLE_CAUSES = ("verbosity", "format", "comply-vs-refuse", "refuse-vs-refuse")
 PAPER_CAUSE_KAPPA = 0.59
 
 
+def kappas(stack: np.ndarray) -> np.ndarray:
+    """Cohen's κ (unweighted, as :func:`sklearn.metrics.cohen_kappa_score`) of each resample in ``stack``
+    (resamples × pairs × 2 integer label codes): (p_o − p_e) / (1 − p_e), p_o the share of pairs labelled alike,
+    p_e the agreement expected from the two labellers' label shares (Cohen 1960)."""
+    a, b = stack[..., 0], stack[..., 1]
+    p_o = (a == b).mean(axis=1)
+    p_e = sum((a == c).mean(axis=1) * (b == c).mean(axis=1) for c in np.unique(stack))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (p_o - p_e) / (1 - p_e)
+
+
 def cause_agreement(data, pair_ids, labeller=None, seed: int = 0, threshold: float = PAPER_CAUSE_KAPPA) -> dict:
     """Cohen's κ between a cause labeller (default the demo's stand-in,
     :func:`~pluralign.diverging.causes.rule_causes`) and the planted causes on ``pair_ids`` (§2.1 measures
@@ -194,7 +231,7 @@ def cause_agreement(data, pair_ids, labeller=None, seed: int = 0, threshold: flo
         "cause_agreement",
         f"Cohen's κ, the demo's cause labeller (surface rules) vs the planted causes on {len(ids)} diverging "
         f"pairs ({', '.join(VISIBLE_CAUSES)} or other)",
-        bootstrap_ci(x, lambda v: cohen_kappa_score(v[:, 0], v[:, 1]), seed=seed, n_boot=1000),
+        bootstrap_ci(x, lambda v: cohen_kappa_score(v[:, 0], v[:, 1]), seed=seed, n_boot=1000, many=kappas),
         "κ",
         threshold,
         "the paper's κ between its annotators, § 2.1",

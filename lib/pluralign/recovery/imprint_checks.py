@@ -9,9 +9,26 @@ import numpy as np
 import pandas as pd
 
 from pluralign.data.difficulty import PROMPT_EFFECT
-from pluralign.recovery.rows import ALPHA, calibration, calibration_text, fisher_ci, null_pass_rate, row
+from pluralign.recovery.rows import (
+    ALPHA,
+    calibration,
+    calibration_reads,
+    calibration_text,
+    fisher_ci,
+    fmt3,
+    null_pass_rate,
+    row,
+)
 
-__all__ = ["imprint_judge", "imprint_draws", "oracle_imprint", "TEXT_WEIGHTS", "text_weights", "oracle_imprint_text"]
+__all__ = [
+    "imprint_judge",
+    "imprint_draws",
+    "eq1_closed_form",
+    "oracle_imprint",
+    "TEXT_WEIGHTS",
+    "text_weights",
+    "oracle_imprint_text",
+]
 
 #: Eq. 1's imprints must correlate with the planted weights at least this much (Pearson r over the features, first
 #: noise draw). Source: with 8 features a noise method reaches it with probability ≈ 0.001 (t test of r, 6 d.f.);
@@ -53,16 +70,79 @@ def imprint_draws(util, X, ids, weights: pd.Series, *, noise_sd: float, n_draws:
     """Eq. 1 of ``n_draws`` noisy oracle rewards ``util[side] + N(0, noise_sd²)`` per entry on the feature frames
     ``X`` (the two entries' features, one row per pair of ``ids``), through the production fit
     (:func:`pluralign.seal.imprint.feature_imprint`, or ``fit`` in its place: the broken variants of
-    :mod:`pluralign.recovery.mutations`). Returns ``est``, ``lo``, ``hi`` arrays draws × ``weights.index``."""
+    :mod:`pluralign.recovery.mutations`). Returns ``est``, ``lo``, ``hi`` arrays draws × ``weights.index``.
+
+    The draws share the features and differ only in the noise, and Eq. 1 (least squares with pair fixed effects,
+    pair-clustered SEs) is linear in the reward: the first draw goes through the production fit, every draw
+    through its closed form (:func:`eq1_closed_form`, one solve over all features for all draws), which must give
+    the production fit's first draw back to 1e-8 (otherwise every draw goes through the production fit). A
+    broken variant of the production fit (:func:`~pluralign.recovery.mutations.broken_fit`) breaks these draws'
+    tables one by one, in order; any other ``fit`` is run on every draw."""
     from pluralign.recovery.seal_checks import _imprint_fit
 
     rng = np.random.default_rng([seed, 14])
-    out = []
-    for _ in range(max(1, int(n_draws))):
-        ra, rb = (util[s] + noise_sd * rng.standard_normal(len(ids)) for s in (0, 1))
-        t = _imprint_fit(ra, rb, None, ids, fit=fit, X=X).table.reindex(weights.index)
-        out.append(t[["estimate", "ci_low", "ci_high"]].to_numpy(float).T)
+    n_draws = max(1, int(n_draws))
+    noise = noise_sd * rng.standard_normal((n_draws, 2, len(ids)))  # the stream of one draw's A then B, per draw
+    rewards = [(util[0] + e[0], util[1] + e[1]) for e in noise]
+    cols = ["estimate", "ci_low", "ci_high"]
+    from pluralign.seal.imprint import feature_imprint
+
+    base, breaks = getattr(fit, "base", fit), getattr(fit, "breaks", None)
+    if base is None or base is feature_imprint:
+        first = _imprint_fit(*rewards[0], None, ids, X=X).table
+        tables = eq1_closed_form(first, rewards, X, ids)
+        if tables is None:
+            tables = [first] + [_imprint_fit(ra, rb, None, ids, X=X).table for ra, rb in rewards[1:]]
+    else:
+        tables = [_imprint_fit(ra, rb, None, ids, fit=base, X=X).table for ra, rb in rewards]
+    if breaks is not None:
+        tables = [breaks(t) for t in tables]
+    out = [t.reindex(weights.index)[cols].to_numpy(float).T for t in tables]
     return tuple(np.array([o[k] for o in out]) for k in range(3))
+
+
+def eq1_closed_form(first: pd.DataFrame, rewards, X, ids, tol: float = 1e-8):
+    """SEAL Eq. 1's fit (:func:`pluralign.seal.imprint.feature_imprint`: pair fixed effects, CRV1 SEs clustered by
+    pair) of every reward in ``rewards`` (pairs of arrays A, B) on the entries' features ``X``, in closed form:
+    with two entries per pair the fixed effects difference out, so β = (ΔXᵀΔX)⁻¹ΔXᵀΔr on the features the
+    production fit kept (``first``: its table for ``rewards[0]``), and the cluster-robust variance is
+    (ΔXᵀΔX)⁻¹ Σᵢ dᵢ² Δxᵢ Δxᵢᵀ (ΔXᵀΔX)⁻¹ with d the differenced residuals, times the production fit's
+    small-sample factor; the interval's quantile is the production fit's. Returns one table per reward
+    (``first`` itself, then ``estimate``, ``std_error``, ``ci_low``, ``ci_high`` per feature), or None when the
+    pairs are not two entries each or the closed form does not give ``first`` back to ``tol`` (relative)."""
+    ids = pd.Index(ids)
+    kept = [f for f in first.index if np.isfinite(first.loc[f, "estimate"])]
+    if not kept or not ids.is_unique or len(ids) != len(X[0]) or len(kept) >= len(ids):
+        return None
+    dX = X[0][kept].to_numpy(float) - X[1][kept].to_numpy(float)
+    dR = np.column_stack([np.asarray(a, float) - np.asarray(b, float) for a, b in rewards])  # pairs × draws
+    A = dX.T @ dX
+    try:
+        Ainv = np.linalg.inv(A)
+    except np.linalg.LinAlgError:
+        return None
+    beta = Ainv @ (dX.T @ dR)  # features × draws: one solve for every draw
+    d = dR - dX @ beta
+    B = dX @ Ainv
+    naive = np.sqrt((B * B).T @ (d * d))  # features × draws: the sandwich's diagonal
+    f = first.loc[kept]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = f["std_error"].to_numpy(float) / naive[:, 0]
+        q = ((f["ci_high"] - f["estimate"]) / f["std_error"]).to_numpy(float)
+    if not (np.all(np.isfinite(scale)) and np.all(np.isfinite(q))):
+        return None
+    se = naive * float(np.median(scale))
+    ok = np.allclose(beta[:, 0], f["estimate"], rtol=tol, atol=tol * float(np.abs(beta[:, 0]).max()))
+    ok = ok and np.allclose(se[:, 0], f["std_error"], rtol=tol) and np.ptp(q) <= tol * abs(q[0])
+    if not ok:
+        return None
+    rows = first.index.get_indexer(kept)
+    out = [first]
+    for k in range(1, dR.shape[1]):
+        v = np.full((len(first), 4), np.nan)
+        v[rows] = np.column_stack([beta[:, k], se[:, k], beta[:, k] - q[0] * se[:, k], beta[:, k] + q[0] * se[:, k]])
+        out.append(pd.DataFrame(v, index=first.index, columns=["estimate", "std_error", "ci_low", "ci_high"]))
+    return out
 
 
 def _row(quantity, what, est, lo, hi, w, calibrated, seed: int) -> dict:
@@ -80,6 +160,7 @@ def _row(quantity, what, est, lo, hi, w, calibrated, seed: int) -> dict:
         j["ok"],
         interval="Fisher z over features",
         null_pass=_null_pass(est, lo, hi, w, calibrated, seed),
+        reads=f"r {fmt3(j['r'])} (at least {CORRELATION:g}); {calibration_reads(cal)}",
     )
 
 
@@ -124,6 +205,24 @@ def text_weights(weights: pd.Series, regressors) -> pd.Series:
     )
 
 
+#: the featurizer's features of the last data sets :func:`_text_features` read, by the objects' ids (kept with
+#: them, so the ids stay their own): the row, its broken variants and its planning steps read the same texts
+_FEATURES: dict = {}
+
+
+def _text_features(data, view):
+    """The rule featurizer's features of ``view``'s chosen and rejected texts
+    (:func:`pluralign.seal.design.entry_features`, ``source="rules"``), computed once per (data, view)."""
+    from pluralign.seal.design import entry_features
+
+    key = (id(data), id(view))
+    if key not in _FEATURES:
+        while len(_FEATURES) >= 2:
+            _FEATURES.pop(next(iter(_FEATURES)))
+        _FEATURES[key] = (entry_features(data, view, "rules"), data, view)
+    return _FEATURES[key][0]
+
+
 def oracle_imprint_text(
     data, view, *, noise_sd: float, n_draws: int = 25, seed: int = 0, prompt_effect=PROMPT_EFFECT, fit=None
 ) -> dict:
@@ -134,10 +233,9 @@ def oracle_imprint_text(
     :func:`imprint_judge`: r over every regressor; calibration over the regressors the featurizer reads without
     error on these entries (agreement with the planted label 1.0) — a mislabelled regressor's imprint is
     attenuated (errors in variables), a finding about the featurizer that coverage would blame on Eq. 1."""
-    from pluralign.seal.design import entry_features
     from pluralign.seal.planted import planted_features, planted_taxonomy
 
-    F = entry_features(data, view, "rules")
+    F = _text_features(data, view)
     regs = list(F.regressors)
     w = text_weights(data.meta["weights"]["mean"], regs)
     planted = planted_features(data, view)

@@ -20,6 +20,7 @@ __all__ = [
     "COMMON",
     "VARIANTS",
     "shown",
+    "BrokenFit",
     "broken_fit",
     "broken_classes",
     "broken_judgments",
@@ -50,15 +51,30 @@ def _broken_frame(t: pd.DataFrame, how: str, rng) -> pd.DataFrame:
     return t
 
 
-def broken_fit(fit, how: str, seed: int = 0):
+class BrokenFit:
+    """A method ``base`` (returning a dataclass with a ``table``) with its output broken as ``how`` (one of
+    :data:`COMMON`): calling it fits and breaks; :meth:`breaks` breaks a table the method already gave, so a
+    check that holds the method's fits of its draws breaks them without refitting (the same draws, in order, give
+    the same broken tables). ``seed`` seeds the one generator that every call draws from (the ``noise``
+    variant)."""
+
+    def __init__(self, base, how: str, seed: int = 0):
+        if how not in COMMON:
+            raise ValueError(f"unknown variant {how!r}")
+        self.base, self.how, self.rng = base, how, np.random.default_rng([seed, 77])
+
+    def breaks(self, table: pd.DataFrame) -> pd.DataFrame:
+        """The method's ``table`` broken as :attr:`how`."""
+        return _broken_frame(table, self.how, self.rng)
+
+    def __call__(self, *a, **k):
+        out = self.base(*a, **k)
+        return dataclasses.replace(out, table=self.breaks(out.table))
+
+
+def broken_fit(fit, how: str, seed: int = 0) -> BrokenFit:
     """The method ``fit`` (returning a dataclass with a ``table``) with its output broken as ``how``."""
-    rng = np.random.default_rng([seed, 77])
-
-    def broken(*a, **k):
-        out = fit(*a, **k)
-        return dataclasses.replace(out, table=_broken_frame(out.table, how, rng))
-
-    return broken
+    return BrokenFit(fit, how, seed)
 
 
 def broken_classes(data, how: str, seed: int = 0, ties: str = "majority") -> pd.DataFrame:

@@ -14,6 +14,8 @@ import pandas as pd
 from pluralign import report
 from pluralign.data.difficulty import ANNOTATORS_PER_PAIR, REWRITE_FLIP
 from pluralign.recovery.imprint_checks import CORRELATION
+from pluralign.recovery.reading import name
+from pluralign.recovery.rows import without_null_passes
 
 __all__ = ["Decision", "DECISIONS", "decision_steps", "planning_table", "result"]
 
@@ -156,7 +158,8 @@ def decision_steps(context, decisions=DECISIONS) -> pd.DataFrame:
     out = []
     for d in decisions:
         for v in d.steps:
-            r = _run(d, v, context)
+            with without_null_passes():  # a decision reads the estimate and its interval, not the null's pass rate
+                r = _run(d, v, context)
             made = bool(d.made(r))
             out.append(
                 {"row": d.row, "knob": d.knob, "value": float(v), "demo": float(v) == float(d.demo), "made": made}
@@ -182,15 +185,15 @@ def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
         made, lost = s[s["made"]], s[~s["made"]]
         rows.append(
             {
-                "row": d.row,
+                "row": name(d.row),
                 "knob": d.knob,
                 "decision": d.decision,
                 "demo": _knob(d.demo),
-                "still made at": _knob(made["value"].iloc[-1]) if len(made) else "— (not at the demo's value)",
+                "still made at": _knob(made["value"].iloc[-1]) if len(made) else "not made at the demo's value",
                 "lost at": _knob(lost["value"].iloc[0]) if len(lost) else f"never, to {_knob(d.steps[-1])}",
             }
         )
-    return pd.DataFrame(rows).set_index("row")
+    return pd.DataFrame(rows).set_index("row").rename_axis(index="method row")
 
 
 def result(context) -> report.Result:

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from pluralign.recovery.rows import ALPHA, calibration, calibration_text, null_pass_rate, row
+from pluralign.recovery.rows import ALPHA, calibration, calibration_reads, calibration_text, null_pass_rate, row
 
-__all__ = ["EQ3", "planted_resistance", "separated", "resistance_judge", "oracle_resistance"]
+__all__ = ["EQ3", "planted_resistance", "separated", "resistance_judge", "resistance_draws", "oracle_resistance"]
 
 #: Eq. 3 as the row fits it: Table 7's outcome (misaligned), the logit, and every identifiable feature (an infinite
 #: VIF threshold drops only constant or exactly collinear columns; :func:`oracle_resistance` says why)
@@ -80,6 +80,46 @@ def resistance_judge(est, lo, hi, rho, counts, probs, n_draws: int, alpha=ALPHA)
     return {"cal": cal, "z": zr, "bound": bound, "ok": bool(cal["ok"] and np.all(np.abs(zr) <= bound))}
 
 
+#: the draws of the last designs :func:`resistance_draws` drew and the production fit of each draw, by their
+#: arguments: the broken variants of the mutation table break the fits of the row they break (the same data and
+#: the same fits, only the method's output differs), so no draw is fitted twice
+_DRAWS: dict = {}
+
+
+def resistance_draws(D, view, other_parts, noise_sd: float, seed: int, n_draws: int):
+    """The planted truth (:func:`planted_resistance`) and ``n_draws`` draws of the pre-D and post-D oracle rewards'
+    logistic noise (seeded by ``seed``), each ``(pre, post, separated)`` with :func:`separated`'s mask of the
+    coefficients that have no estimate in that draw; the last four designs are kept in memory with their objects
+    (so their ids stay their own), and with them the production fits of their draws (:func:`_production_fit`)."""
+    key = (id(D), id(view), tuple(id(q) for q in other_parts), float(noise_sd), int(seed), int(n_draws))
+    if key in _DRAWS:
+        _DRAWS[key] = _DRAWS.pop(key)  # most recently used last
+        return _DRAWS[key][0], _DRAWS[key][1]
+    pt = planted_resistance(D, view, other_parts, noise_sd)
+    rng = np.random.default_rng([seed, 3])
+    drawn = []
+    for _ in range(n_draws):
+        pre, post = (pt[k] + rng.logistic(0.0, pt["s"], len(view)) for k in ("pre", "post"))
+        drawn.append((pre, post, separated(post <= 0, pt["ch"], pt["rj"], pt["rho"].index)))
+    while len(_DRAWS) >= 4:
+        _DRAWS.pop(next(iter(_DRAWS)))
+    _DRAWS[key] = (pt, drawn, {}, (D, view, list(other_parts)))
+    return pt, drawn
+
+
+def _production_fit(drawn: list, d: int, pt: dict, post: np.ndarray) -> pd.DataFrame:
+    """SEAL Eq. 3 (:func:`pluralign.seal.resistance.misalignment_regression`, :data:`EQ3`) of draw ``d``'s post-D
+    rewards ``post`` of the design ``drawn`` (from :func:`resistance_draws`, its planted truth ``pt``): fitted the
+    first time, the same table after."""
+    from pluralign.seal.resistance import misalignment_regression
+
+    fits = next((v[2] for v in _DRAWS.values() if v[1] is drawn), {})
+    if d not in fits:
+        cols = list(pt["ch"].columns)
+        fits[d] = misalignment_regression(post, np.zeros(len(post)), pt["ch"], pt["rj"], cols, **EQ3).table
+    return fits[d]
+
+
 def oracle_resistance(
     D, view, other_parts, *, noise_sd: float, n_draws: int = 25, seed: int = 0, regression=None, regimes=None
 ) -> dict:
@@ -95,15 +135,18 @@ def oracle_resistance(
     regressor is separated in a draw (:func:`separated`) is left out of that draw's calibration."""
     from pluralign.seal.resistance import REGIMES, alignment_regimes, misalignment_regression
 
-    fit, label = regression or misalignment_regression, regimes or alignment_regimes
-    pt = planted_resistance(D, view, other_parts, noise_sd)
-    rng = np.random.default_rng([seed, 3])
+    label = regimes or alignment_regimes
+    base, breaks = getattr(regression, "base", regression), getattr(regression, "breaks", None)
+    pt, drawn = resistance_draws(D, view, other_parts, noise_sd, int(seed), max(1, int(n_draws)))
     zero, out, counts, resist = np.zeros(len(view)), [], np.zeros(4), []
-    for _ in range(max(1, int(n_draws))):
-        pre, post = (pt[k] + rng.logistic(0.0, pt["s"], len(view)) for k in ("pre", "post"))
-        t = fit(post, zero, pt["ch"], pt["rj"], list(pt["ch"].columns), **EQ3).table
+    for d, (pre, post, sep) in enumerate(drawn):
+        if base is None or base is misalignment_regression:
+            t = _production_fit(drawn, d, pt, post)
+        else:
+            t = base(post, np.zeros(len(view)), pt["ch"], pt["rj"], list(pt["ch"].columns), **EQ3).table
+        t = breaks(t) if breaks is not None else t
         e = t.reindex(pt["rho"].index)[["estimate", "ci_low", "ci_high"]].to_numpy(float).T.copy()
-        e[:, separated(post <= 0, pt["ch"], pt["rj"], pt["rho"].index)] = np.nan
+        e[:, sep] = np.nan
         out.append(e)
         reg = pd.Series(label(pre, zero, post, zero))
         counts += reg.value_counts().reindex(list(REGIMES), fill_value=0).to_numpy(float)
@@ -135,6 +178,8 @@ def oracle_resistance(
         f"Eq. 3: {calibration_text(j['cal'])}; regimes: every |z| ≤ {j['bound']:.2f}",
         j["ok"],
         interval="normal over noise draws",
+        reads=f"Eq. 3: {calibration_reads(j['cal'])}; regimes: largest |z| {np.max(np.abs(j['z'])):.2f} "
+        f"(at most {j['bound']:.2f})",
         null_pass=null_pass_rate(
             lambda o: resistance_judge(*o, pt["rho"], null_counts, pt["regimes"], len(out))["ok"], make, seed=seed
         ),

@@ -16,7 +16,15 @@ import pandas as pd
 from scipy.special import ndtr
 
 from pluralign.data.difficulty import REWRITE_FLIP
-from pluralign.recovery.rows import ALPHA, calibration, calibration_text, exact_share_ci, null_pass_rate, row
+from pluralign.recovery.rows import (
+    ALPHA,
+    calibration,
+    calibration_reads,
+    calibration_text,
+    exact_share_ci,
+    null_pass_rate,
+    row,
+)
 
 __all__ = [
     "EQ4",
@@ -104,8 +112,9 @@ def robustness_judge(est, lo, hi, planted, alpha=ALPHA) -> dict:
     return {"cal": cal, "ok": cal["ok"]}
 
 
-#: the last designs :func:`oracle_design` drew, by their arguments (the broken variants of the mutation table
-#: reuse the draws of the row they break, as they must: the same data, only the method differs)
+#: the last designs :func:`oracle_design` drew, by their arguments, with the production fits of their draws (the
+#: broken variants of the mutation table reuse the draws and the fits of the row they break, as they must: the
+#: same data, only the method's output differs; a sweep's or a plan's step at the table's design reuses both)
 _DESIGNS: dict = {}
 
 
@@ -114,8 +123,8 @@ def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_round
     :data:`POPULATION_ROUNDS` rewrites of every pair of ``view`` (:func:`planted_scores`), and ``n_draws`` draws,
     each the pairs resampled with replacement, rewritten ``n_rounds`` times afresh (:func:`rewritten_oracle`) and
     scored by the noisy oracle before and after (booleans: the chosen entry rewarded more). Seeded by ``seed``
-    (rewrite seeds: the population's below ``base + 1000``, draw d's from ``base + 1000 (d + 1)``); the last two
-    designs are kept in memory."""
+    (rewrite seeds: the population's below ``base + 1000``, draw d's from ``base + 1000 (d + 1)``); the last four
+    designs are kept in memory (the least recently used dropped first)."""
     key = (
         int(pd.util.hash_pandas_object(view["pair_id"], index=False).sum()),
         id(data),
@@ -126,6 +135,7 @@ def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_round
         n_draws,
     )
     if key in _DESIGNS:
+        _DESIGNS[key] = _DESIGNS.pop(key)  # most recently used last
         return _DESIGNS[key][:2]
     base = 10**6 * (seed + 1)
     population = rewritten_oracle(data, view, seed=base, p_flip=p_flip, n_rounds=POPULATION_ROUNDS)
@@ -138,9 +148,10 @@ def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_round
         before = rw["gap"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
         after = rw["after"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
         draws.append((rw, before, after))
-    while len(_DESIGNS) >= 2:
+    while len(_DESIGNS) >= 4:
         _DESIGNS.pop(next(iter(_DESIGNS)))
-    _DESIGNS[key] = (planted_scores(population, noise_sd), draws, data)  # data kept: its id stays its own
+    # data kept: its id stays its own; the last: the production fits of the draws (oracle_robustness fills it)
+    _DESIGNS[key] = (planted_scores(population, noise_sd), draws, data, {})
     return _DESIGNS[key][:2]
 
 
@@ -164,11 +175,19 @@ def oracle_robustness(
     holds ``score_half_width``, the median half-width of the scores' 95 % intervals (what planning reads)."""
     from pluralign.seal.robustness import robustness_scores
 
-    fit = scores or robustness_scores
+    base, breaks = getattr(scores, "base", scores), getattr(scores, "breaks", None)
     planted, draws = oracle_design(data, view, noise_sd, int(seed), float(p_flip), int(n_rounds), int(n_draws))
+    fits = next((v[3] for v in _DESIGNS.values() if v[1] is draws), {})  # the production fits of these draws
     out = []
-    for rw, before, after in draws:
-        t = fit(before, after, rw["fc"], rw["fr"], list(rw["fc"].columns), **EQ4, groups=rw["instance"]).table
+    for d, (rw, before, after) in enumerate(draws):
+        args = (before, after, rw["fc"], rw["fr"], list(rw["fc"].columns))
+        if base is None or base is robustness_scores:
+            if d not in fits:
+                fits[d] = robustness_scores(*args, **EQ4, groups=rw["instance"]).table
+            t = fits[d]
+        else:
+            t = base(*args, **EQ4, groups=rw["instance"]).table
+        t = breaks(t) if breaks is not None else t
         t = t[~t["separated"].astype(bool)].reindex(planted.index)
         out.append(t[["estimate", "ci_low", "ci_high"]].to_numpy(float).T)
     est, lo, hi = (np.array([o[k] for o in out]) for k in range(3))
@@ -196,6 +215,7 @@ def oracle_robustness(
             calibration_text(cal),
             j["ok"],
             interval="exact binomial over the effective number of intervals",
+            reads=calibration_reads(cal),
             null_pass=null_pass_rate(lambda o: robustness_judge(*o, planted.to_numpy())["ok"], make, seed=seed),
         ),
         "score_half_width": float(np.nanmedian(widths)) if np.isfinite(widths).any() else np.inf,

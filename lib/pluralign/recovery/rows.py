@@ -43,6 +43,10 @@ __all__ = [
     "binomial_band",
     "calibration",
     "calibration_text",
+    "calibration_reads",
+    "interval_reads",
+    "fmt3",
+    "level_text",
     "null_pass_rate",
 ]
 
@@ -59,6 +63,7 @@ COLUMNS = [
     "criterion",
     "null_pass",
     "recovered",
+    "reads",
 ]
 KINDS = ("method", "stand-in", "claim", "plumbing")
 #: the method rows the demo table must hold: one per method of the library that the planted truth can check
@@ -105,9 +110,12 @@ def row(
     kind: str = "method",
     interval: str = "bootstrap over pairs",
     null_pass: float | None = None,
+    reads: str = "",
 ) -> dict:
     """One row of the recovery table (``ci`` a (low, high) pair; ``kind`` one of :data:`KINDS`; ``null_pass``
-    the probability that a null method — noise or zero with plausible intervals — passes the row's criterion)."""
+    the probability that a null method — noise or zero with plausible intervals — passes the row's criterion;
+    ``reads``: what the verdict reads, with the intervals or bands it reads at the criterion's own level, where
+    that is not the 95 % ``ci`` against ``planted``; empty: the ``criterion`` says it)."""
     if kind not in KINDS:
         raise ValueError(f"row {quantity!r}: kind must be one of {KINDS}, not {kind!r}")
     return {
@@ -123,6 +131,7 @@ def row(
         "criterion": criterion,
         "null_pass": float(null_pass) if null_pass is not None else np.nan,
         "recovered": bool(recovered),
+        "reads": str(reads),
     }
 
 
@@ -254,6 +263,32 @@ def calibration_text(cal: dict) -> str:
         for lv, b in cal["band"].items()
     ]
     return f"two-sided calibration over {cal['n']} intervals of {cal['draws']} draws: " + " and ".join(parts)
+
+
+def fmt3(x: float) -> str:
+    """A number as the page prints it, to 3 decimals with the minus sign (:func:`pluralign.report.fmt_fixed`)."""
+    from pluralign.presentation import fmt_fixed
+
+    return fmt_fixed(float(x), 3)
+
+
+def interval_reads(name: str, est: float, lo: float, hi: float, truth) -> str:
+    """One interval a verdict reads, in short: "slope 1.016 [0.990, 1.043] (truth 1)"."""
+    t = f"{truth:g}" if float(truth) == round(float(truth)) else fmt3(truth)
+    return f"{name} {fmt3(est)} [{fmt3(lo)}, {fmt3(hi)}] (truth {t})"
+
+
+def calibration_reads(cal: dict) -> str:
+    """What a calibration verdict (:func:`calibration`) reads, in short: each level's coverage and its band."""
+    return "; ".join(
+        f"{lv:.0%} coverage {fmt3(cal['share'][lv])} in [{fmt3(b[0])}, {fmt3(b[1])}]" for lv, b in cal["band"].items()
+    )
+
+
+def level_text(alpha: float, tests: int) -> str:
+    """The level of each of ``tests`` two-sided intervals that share a family-wise ``alpha`` (Bonferroni), as the
+    page prints it: "99.95%"."""
+    return f"{100 * (1 - alpha / tests):.4g}%"
 
 
 #: whether :func:`null_pass_rate` runs (off inside :func:`without_null_passes`)
