@@ -19,3 +19,17 @@ def test_the_comparison_notes_share_no_sentence(study):
             assert s not in seen, f"said twice (sections {seen.get(s)} and {k}): {s}"
             seen[s] = k
     assert "Further verdicts" in notes[2] or "Verdicts:" not in notes[2]
+
+
+def test_the_glued_values_name_no_code_identifier(study):
+    """Every text the imprint page glues into its prose reads in display names (the paper's VIF-dropped features
+    were glued as assistant_is_anthropomorphic and assistant_is_coherent)."""
+    import re
+
+    for section in (imprint_page.imprints, imprint_page.planted_recovery, imprint_page.shift_regression):
+        for k, v in section(study).values.items():
+            if isinstance(v, str):
+                assert not re.search(r"\b[a-z]+(?:_[a-z0-9]+)+\b", v), (k, v)
+    assert imprint_page.imprints(study).values["paper_vif_dropped"] == (
+        "anthropomorphic assistant (whole dialogue) and coherent assistant (whole dialogue)"
+    )

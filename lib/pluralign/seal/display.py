@@ -17,6 +17,8 @@ _DISPLAY = {
     "last_response_is_refusal": "refusal",
     "last_response_contains_insult": "contains an insult",
     "last_response_breaks_privacy": "breaks privacy",
+    "assistant_is_anthropomorphic": "anthropomorphic assistant (whole dialogue)",
+    "assistant_is_coherent": "coherent assistant (whole dialogue)",
     "factual_error": "factual error",
     "response_has_list": "has a list",
     "response_words": "length (words)",

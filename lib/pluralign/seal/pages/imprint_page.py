@@ -265,7 +265,7 @@ def imprints(study: Study) -> Result:
         "paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
         "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
         "paper_n_t5": len(p5),
-        "paper_vif_dropped": " and ".join(DESIGN["vif_dropped"]),
+        "paper_vif_dropped": " and ".join(display_name(f) for f in DESIGN["vif_dropped"]),
     }
     require_labels(
         study,
