@@ -723,6 +723,9 @@ def part_llama_32(run: Run):
     folders = build_models(run.tmp, run.tokenizer, run.shape, device, which=("llama32",))
     q = R.load(folders["llama32"], kind="causal", device=device, lora=True, load_in_8bit=True)
     m = q._trainable("bt", None, 0)
+    q.module = None  # the scoring copy off the GPU: the question is whether the training step fits
+    del q
+    free_memory(device)
     if device.type == "cuda":
         packing.enable(m, training=True)
     body = body_of(m.module)
