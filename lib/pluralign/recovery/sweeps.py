@@ -202,7 +202,7 @@ def result(context) -> report.Result:
     groups = t.groupby("sweep", sort=False)
     where = {name: _first_miss(s) for name, s in groups}
     note = ":::{dropdown} Each sweep's knob, criterion and where it stops passing\n" + "\n".join(
-        f"- {SWEEP_NAMES.get(name, name)} along {s['knob'].iloc[0]}; criterion: {s['criterion'].iloc[0]}; "
+        f"- {SWEEP_NAMES.get(name, name)} (knob: {s['knob'].iloc[0]}); criterion: {s['criterion'].iloc[0]}; "
         f"**{where[name].replace('recovers', 'passes')}**."
         for name, s in groups
     )
