@@ -37,6 +37,22 @@ def test_secret_looking_parameter_is_refused(tmp_path):
     assert book.read_params(p)["llm"]["api_key_env"] == "OPENAI_API_KEY"
 
 
+MINI_INTRO = """# %% [markdown]
+# (intro)=
+# # A mini book
+
+# %% tags=["parameters"]
+profile = "demo"
+seed = 0
+
+# %% tags=["remove-input"]
+from pluralign import report
+
+report.profile_note(profile)
+report.summary()
+"""
+
+
 def _mini_root(tmp_path: Path, notebooks: dict[str, str]) -> Path:
     """A book root with the project's frame and the given extra notebooks (name -> code)."""
     root = tmp_path / "root"
@@ -49,8 +65,10 @@ def _mini_root(tmp_path: Path, notebooks: dict[str, str]) -> Path:
     chapters = [{"run": "intro"}, {"run": "build_report"}]
     table = {"intro": ["params/demo/intro.yml"], "build_report": ["params/demo/build_report.yml"]}
     for nb in ("intro", "build_report"):
-        shutil.copy(ROOT / "notebooks" / f"{nb}.py", root / "notebooks" / f"{nb}.py")
         shutil.copy(ROOT / "params" / "demo" / f"{nb}.yml", root / "params" / "demo" / f"{nb}.yml")
+    shutil.copy(ROOT / "notebooks" / "build_report.py", root / "notebooks" / "build_report.py")
+    # the book's introduction links every page of the book; this one links none (the mini book has two pages)
+    (root / "notebooks" / "intro.py").write_text(MINI_INTRO)
     for name, code in notebooks.items():
         (root / "notebooks" / f"{name}.py").write_text(code)
         (root / "params" / "demo" / f"{name}.yml").write_text("profile: demo\nseed: 0\n")
@@ -254,7 +272,7 @@ def test_the_build_report_executes_after_every_other_page():
     order = [r.notebook for r in book.execution_order(book.runs("demo", m=m), m)]
     assert order[-1] == "build_report" and order.count("build_report") == 1
     toc_order = [r.notebook for r in book.runs("demo", m=m)]
-    assert toc_order.index("build_report") < toc_order.index("data")  # still second in the book
+    assert toc_order.index("build_report") > toc_order.index("cross_training")  # in the appendix, after the parts
 
 
 def test_each_kernel_gets_its_own_socket_folder():
