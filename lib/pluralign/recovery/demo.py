@@ -148,7 +148,7 @@ def training_curves(profile: str = "demo"):
 
     if profile != "demo":
         return report.Result(table=None, note="Training curves of the demo reward models: demo profile only.")
-    s = part_study("diverging", profile)
+    s = recovery_context(profile).diverging  # the study the table read (built once per process)
     run = s.mv_runs[s.data[0].name].run
     curves = {name: pd.DataFrame([h for h in m.history if "eval_loss" in h]) for name, m in run.models.items()}
     fig, ax = plt.subplots(figsize=(6, 3.2))
