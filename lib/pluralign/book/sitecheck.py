@@ -191,6 +191,55 @@ def _driver():
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
 
 
+def _shown_problems(rel: Path, info: dict) -> list[str]:
+    """What one page shows wrong (everything but its links): images, errors, scripts, layout, readability, NaN
+    cells, long decimals, raw TeX, tracebacks and what its numbers do not support (:mod:`.consistency`)."""
+    problems: list[str] = []
+    for src in info["imgs"]:
+        problems.append(f"{rel}: image did not load: {src}")
+    for e in info["errs"]:
+        problems.append(f"{rel}: error output in page: {e!r}")
+    for src in info["scripts"]:
+        problems.append(f"{rel}: external script (the site must work offline): {src}")
+    for img in info["narrow"]:
+        problems.append(f"{rel}: figure narrower than half the text column: {img}")
+    for t in info["wide"]:
+        problems.append(f"{rel}: table wider than the text column: {t!r}")
+    if info["longnum"]:
+        problems.append(
+            f"{rel}: {len(info['longnum'])} table cell(s) with five or more significant decimals, e.g. "
+            f"{info['longnum'][0]!r} (show 3 significant digits)"
+        )
+    for t in info["small"]:
+        problems.append(f"{rel}: table text under 12 px: {t!r}")
+    paper_page = bool(consistency.PAPER_PAGE.search(rel.as_posix()))
+    if info["tall"] and (paper_page or rel.stem == "recovery"):
+        problems.append(
+            f"{rel}: {len(info['tall'])} table cell(s) wrap past three lines, e.g. {info['tall'][0]!r} "
+            "(a short word in the cell, the long reading in the note)"
+        )
+    for src in info["uncaptioned"]:
+        problems.append(f"{rel}: figure without a numbered caption: {src}")
+    reading = consistency.Page(
+        sentences=info["paragraphs"],
+        tables=[[[tuple(c) for c in row] for row in t] for t in info["tables"]],
+        figure_labels=info["figure_labels"],
+        identifier_free=info["free_of_ids"],
+    )
+    problems += [f"{rel}: {p}" for p in consistency.problems(reading, paper_page=paper_page)]
+    for t in sorted(set(info["nan"])):
+        n = info["nan"].count(t)
+        problems.append(f"{rel}: {n} NaN/None cell(s) in table {t!r} (show '—' and say why)")
+    tex = RAW_TEX.search(info["prose"])
+    if tex:
+        start = max(tex.start() - 40, 0)
+        problems.append(f"{rel}: TeX not typeset: {info['prose'][start : tex.end() + 40]!r}")
+    m = TRACEBACK.search(info["text"])
+    if m:
+        problems.append(f"{rel}: raw traceback in page: {m.group(0)[:120]!r}")
+    return problems
+
+
 def check(site: str | Path) -> list[str]:
     """Return the problems found in the built site (empty list: all good)."""
     site = Path(site).resolve()
@@ -218,48 +267,7 @@ def check(site: str | Path) -> list[str]:
         driver.quit()
     for page, info in seen.items():
         rel = page.relative_to(site)
-        for src in info["imgs"]:
-            problems.append(f"{rel}: image did not load: {src}")
-        for e in info["errs"]:
-            problems.append(f"{rel}: error output in page: {e!r}")
-        for src in info["scripts"]:
-            problems.append(f"{rel}: external script (the site must work offline): {src}")
-        for img in info["narrow"]:
-            problems.append(f"{rel}: figure narrower than half the text column: {img}")
-        for t in info["wide"]:
-            problems.append(f"{rel}: table wider than the text column: {t!r}")
-        if info["longnum"]:
-            problems.append(
-                f"{rel}: {len(info['longnum'])} table cell(s) with five or more significant decimals, e.g. "
-                f"{info['longnum'][0]!r} (show 3 significant digits)"
-            )
-        for t in info["small"]:
-            problems.append(f"{rel}: table text under 12 px: {t!r}")
-        paper_page = bool(consistency.PAPER_PAGE.search(rel.as_posix()))
-        if info["tall"] and (paper_page or rel.stem == "recovery"):
-            problems.append(
-                f"{rel}: {len(info['tall'])} table cell(s) wrap past three lines, e.g. {info['tall'][0]!r} "
-                "(a short word in the cell, the long reading in the note)"
-            )
-        for src in info["uncaptioned"]:
-            problems.append(f"{rel}: figure without a numbered caption: {src}")
-        reading = consistency.Page(
-            sentences=info["paragraphs"],
-            tables=[[[tuple(c) for c in row] for row in t] for t in info["tables"]],
-            figure_labels=info["figure_labels"],
-            identifier_free=info["free_of_ids"],
-        )
-        problems += [f"{rel}: {p}" for p in consistency.problems(reading, paper_page=paper_page)]
-        for t in sorted(set(info["nan"])):
-            n = info["nan"].count(t)
-            problems.append(f"{rel}: {n} NaN/None cell(s) in table {t!r} (show '—' and say why)")
-        tex = RAW_TEX.search(info["prose"])
-        if tex:
-            start = max(tex.start() - 40, 0)
-            problems.append(f"{rel}: TeX not typeset: {info['prose'][start : tex.end() + 40]!r}")
-        m = TRACEBACK.search(info["text"])
-        if m:
-            problems.append(f"{rel}: raw traceback in page: {m.group(0)[:120]!r}")
+        problems += _shown_problems(rel, info)
         for href in info["links"]:
             u = urlparse(href)
             if u.scheme or href.startswith("//") or href.startswith("mailto:"):
