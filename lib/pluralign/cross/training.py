@@ -7,7 +7,7 @@ mean-variance RM (Diverging Preferences §4). Each is evaluated on the held-out 
 on two measures:
 
 * Table 2's reward-gap measure of Diverging Preferences: the mean ``P(chosen ≻ rejected)`` (BT-type models, the
-  model's own chosen response) or ``r_chosen − r_rejected`` (MSE), :func:`pluralign.diverging.reward_models.table2`;
+  model's own chosen response) or ``r(chosen) − r(rejected)`` (MSE), :func:`pluralign.diverging.reward_models.table2`;
   a model that "handles" disagreement is less decisive on diverging pairs than on high-agreement ones — the
   *decisiveness gap* (high-agreement − diverging, :func:`decisiveness_gaps`) is positive;
 * Pearson r with the population preference p* (Beyond the Binary Table 1, :func:`pluralign.btb.evaluate`).
@@ -144,7 +144,7 @@ def measure_by_class(
     decisive a model that knew p* would be) stands beside. Rows: ``model, class, pairs, measure, value, lo,
     hi, delta, delta_lo, delta_hi, planted``."""
     vals = _values(classified, p_a, gap)
-    kinds = {**{k: "P(chosen ≻ rejected)" for k in p_a}, **{k: "r_chosen − r_rejected" for k in gap}}
+    kinds = {**{k: "P(chosen ≻ rejected)" for k in p_a}, **{k: "r(chosen) − r(rejected)" for k in gap}}
     masks = class_masks(classified, vals.index, classes)
     planted = (
         None
