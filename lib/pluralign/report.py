@@ -5,13 +5,15 @@
 - :func:`beside_paper` — the paper's reported number beside this run's, row by row;
 - the build's facts (profile, seeds, parameters, packages, hardware, cache state) for the introduction and
   build-report pages, so these facts are computed, never typed. Environment variables are never read into
-  a page (secrets come from the environment only)."""
+  a page (secrets come from the environment only);
+- the apparatus every page shares: numbered figure captions (:func:`figure_caption`) and the "Reproduce this
+  page" box (:func:`reproduce`). The benchmarks' and the GPU budget's tables are :mod:`pluralign.book.performance`.
+"""
 
 from __future__ import annotations
 
 import math
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,136 +77,6 @@ def parameter_report(profile_name: str | None = None) -> Result:
         p.assign(page=page).set_index(["page", "parameter"])[["value", "set by"]],
         values={"n_runs": p["parameter file"].nunique(), "report_profile": profile_name or profile()},
     )
-
-
-def benchmark_results(folder=None) -> Result:
-    """The benchmarks' results (:func:`pluralign.book.benchmark.load_results`) indexed by benchmark and figure,
-    as the performance page shows them (a note when there are none)."""
-    r = benchmark.load_results(folder)
-    r = r[r["benchmark"] != "gpu"]  # the GPU benchmark has its own section (gpu_benchmark)
-    where = r.groupby("benchmark", sort=False)[["machine", "date"]].first()
-    note = (
-        "Measured on: " + "; ".join(f"**{b}** — {m['machine']}, {m['date']}" for b, m in where.iterrows()) + "."
-        if len(r)
-        else "No benchmark results yet: run `make bench`."
-    )
-    # each value with its own significant digits (a column's shared decimals would show 0.49 pairs/s as 0)
-    table = r.assign(figure=r["figure"].str.replace("_", " "), value=[fmt_number(v) for v in r["value"]])
-    table = table.set_index(["benchmark", "figure"])
-    return Result(table[["value", "unit", "target"]], note=note, data={"machines": where})
-
-
-_SHARE_FIGURE = re.compile(r"^(?P<step>.+)_share_of_(?P<precision>[a-z0-9]+)_ceiling$")
-
-
-def benchmark_shares(folder=None) -> Result:
-    """Each heavy step the benchmarks timed, as a share of the machine's own limit: every figure named
-    ``<step>_share_of_<precision>_ceiling`` (the step's rate ÷ matmul GFLOP/s × FLOPs per item, measured in the
-    same run), with the step's rate, its limit, the median over repetitions where recorded, the target and the
-    1-minute load average during the run (a busy machine lowers every share). Values
-    ``share_<benchmark>_<step>`` (as % with one decimal) for the prose; a note when no benchmark recorded one."""
-    r = benchmark.load_results(folder)
-    rows, values = [], {}
-    for b, g in r.groupby("benchmark", sort=False):
-        fig = dict(zip(g["figure"], g["value"]))
-        units = dict(zip(g["figure"], g["unit"]))
-        tgt = dict(zip(g["figure"], g["target"]))
-        load = [
-            fig.get(k)
-            for k in ("load_average_1min_start", "load_average_1min_end", "load_average_1min")
-            if isinstance(fig.get(k), (int, float))
-        ]
-        for k, v in fig.items():
-            m = _SHARE_FIGURE.match(str(k))
-            if not m or not isinstance(v, (int, float)):
-                continue
-            step, prec = m["step"], m["precision"]
-            rate = next(
-                (
-                    (fig[q], units[q])
-                    for q in fig
-                    if re.fullmatch(re.escape(step) + r"_[a-z]+_per_s", str(q)) and isinstance(fig[q], (int, float))
-                ),
-                (None, ""),
-            )
-            limit = (rate[0] / v, rate[1]) if rate[0] is not None and v > 0 else (None, "")  # share = rate ÷ limit
-            rows.append(
-                {
-                    "benchmark": b,
-                    "step": step.replace("_", " "),
-                    "precision": prec,
-                    "share of the machine's limit": float(v),
-                    "median share over repetitions": fig.get(f"{k}_median_of_repetitions", MISSING),
-                    "rate": MISSING if rate[0] is None else f"{fmt_number(rate[0])} {rate[1]}",
-                    "limit": MISSING if limit[0] is None else f"{fmt_number(limit[0])} {limit[1]}",
-                    "target": tgt.get(k, MISSING),
-                    "1-min load average": (" → ".join(fmt_number(x) for x in load) if load else MISSING),
-                }
-            )
-            values[f"share_{b}_{step}"] = fmt_number(float(v), "share")
-    table = pd.DataFrame(
-        rows,
-        columns=[
-            "benchmark",
-            "step",
-            "precision",
-            "share of the machine's limit",
-            "median share over repetitions",
-            "rate",
-            "limit",
-            "target",
-            "1-min load average",
-        ],
-    )
-    note = (
-        "Limit = torch.matmul GFLOP/s measured in the same run at the model's own shapes ÷ the step's FLOPs per "
-        "item, so 100 % is the machine's matmul speed with nothing else to do; softmax, norms, padding, "
-        "tokenization and Python are all overhead against it. Each time is the best of interleaved repetitions "
-        "(the load average says how busy the machine was: on a busy machine the threads of one process wait "
-        "for each other and every wall-clock share drops; a *one thread cpu time* row is the same step with one "
-        "thread in CPU seconds against the one-thread limit, which other processes hardly change)."
-        if rows
-        else "No benchmark has recorded a share of the machine's limit yet: run `make bench`."
-    )
-    return Result(table.set_index(["benchmark", "step"]), note=note, values=values)
-
-
-def gpu_budget() -> Result:
-    """The paper profile's GPU budget per heavy step (:func:`pluralign.book.budget.gpu_budget`): FLOP counts at the
-    share of peak a GPU benchmark run measured for the step (its GPU and date in the row) or, where none did, an
-    assumed one; values ``budget_h100_<part>`` (hours) and ``budget_measured_steps`` (how many rows are measured)."""
-    from pluralign.book import budget
-
-    b = budget.gpu_budget()
-    per_part = budget.budget_by_part(b)
-    values = {
-        f"budget_h100_{p.split()[0].lower()}": round(float(h), 1)
-        for p, h in per_part["H100 GPU-hours (estimate)"].items()
-    }
-    values.update(
-        {
-            f"budget_a100_{p.split()[0].lower()}": round(float(h), 1)
-            for p, h in per_part["A100 GPU-hours (estimate)"].items()
-        }
-    )
-    measured = int(b["MFU source"].str.startswith("run").sum())
-    values["budget_measured_steps"] = f"{measured} of {len(b)}"
-    note = (
-        "**Estimates.** The FLOPs are arithmetic; the share of peak is measured where the *MFU source* names a GPU "
-        "benchmark run by its day and time (`make bench-gpu`, random-weight models of the papers' shapes; a "
-        "Llama-3-8B shape with 8 of its 32 layers carries its per-layer speed to the full depth; the runs are listed "
-        "under the GPU benchmark above) and assumed elsewhere. A measured share comes from the newest run that "
-        "measured the step: a step an older run measured describes the library of that date. "
-        "How each row was counted:\n\n" + "\n".join(f"- *{r.step}*: {r.basis}." for r in b.itertuples())
-    )
-    shown = b.drop(columns="basis").assign(
-        **{
-            c: [fmt_number(v) for v in b[c]]
-            for c in ("PFLOP", "H100 GPU-hours (estimate)", "A100 GPU-hours (estimate)")
-        },
-        MFU=[fmt_number(v, "share") for v in b["MFU"]],
-    )
-    return Result(shown.set_index(["part", "step"]), note=note, values=values, data={"by_part": per_part})
 
 
 def seeds(profile_name: str | None = None) -> list:
@@ -470,35 +342,6 @@ def section(*quotes: str):
         return run
 
     return wrap
-
-
-@section("gpu_runs", "gpu_newest", "gpu_peak_h100")
-def gpu_benchmark(folder=None) -> Result:
-    """The GPU benchmark (``make bench-gpu``): scoring and training against the chip's peak and against the model
-    alone, each figure from the newest run that measured it (:func:`pluralign.book.gpu_runs.benchmark_table`), the
-    runs named in the note; no estimate where no run is on record. Values ``gpu_runs`` (how many runs), ``gpu_newest``
-    (the newest run's GPU and date) and ``gpu_peak_h100`` (the H100's dense bf16 peak the shares are taken of)."""
-    from pluralign.book import gpu_runs
-
-    record = gpu_runs.runs(folder)
-    if not record:
-        raise NoEstimate("no GPU benchmark run on record: run `make bench-gpu` on a CUDA GPU")
-    table = gpu_runs.benchmark_table(record).set_index("figure")
-    note = (
-        "*Llama-3-8B*: its shape with 8 of its 32 layers; *DeBERTa*: the DeBERTa-v3-large shape; scoring in bf16 "
-        "unless the row says otherwise; *peak*: the GPU's dense bf16 peak; *model alone*: the model on full, unpadded "
-        "batches of random tokens in the same run (of the texts' mean length, or of the library's own batch shapes); "
-        "*LoRA*: the Llama-3-8B shape, r = 16, batches of 16 pairs, over a bf16 base or 8-bit weights. "
-        "Runs (newest first; *run* is a run's day and time):\n\n"
-    ) + "\n".join(f"- **{gpu_runs.when(r)}** ({str(r.get('date', ''))[:4]}) — {gpu_runs.notes(r)}" for r in record)
-    from pluralign.book.budget import PEAK_TFLOPS
-
-    values = {
-        "gpu_runs": len(record),
-        "gpu_newest": gpu_runs.describe(record[0]),
-        "gpu_peak_h100": fmt_number(PEAK_TFLOPS["H100"]),
-    }
-    return Result(table, note=note, values=values)
 
 
 #: set (by the book's runner) in a page's kernel: the page states in its text what :func:`stated_warning` says
