@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from pluralign import report
@@ -15,6 +16,7 @@ from pluralign.btb.comparison import NO_CATEGORY
 from pluralign.btb.pages import provenance
 from pluralign.btb.readings import GROUPINGS
 from pluralign.btb.sources import uses
+from pluralign.stats import bootstrap_ci
 
 if TYPE_CHECKING:
     from pluralign.btb.study import Study
@@ -82,10 +84,6 @@ def agreement_gap(kind: pd.Series, p_star: pd.Series, *, n_boot: int = 2000, see
     pairs, with a percentile bootstrap 95% interval (pairs of both categories resampled together), and what the
     interval says ("higher on single-correct pairs", "higher on multiple-correct pairs", "inconclusive";
     "no estimate" without pairs of both categories or p*)."""
-    import numpy as np
-
-    from pluralign.stats import bootstrap_ci
-
     ps = p_star.astype(float).reindex(kind.index)
     keep = kind.isin(["single", "multiple"]).to_numpy() & ps.notna().to_numpy()
     x = np.column_stack([np.abs(2 * ps.to_numpy()[keep] - 1), (kind[keep] == "multiple").to_numpy(float)])

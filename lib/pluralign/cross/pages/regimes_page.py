@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign import report
+from pluralign import paper, report
 from pluralign.cross import margins_by_class as q1
 from pluralign.cross import plots
 from pluralign.cross import regimes as q3
@@ -27,8 +27,6 @@ def by_class(study: Study) -> report.Result:
     demo); the note names the reward models and counts the pairs without a chosen entry. Values ``x_res_all`` (the
     post-D a₋ over all pairs with its CI as percentages, the planted one beside on the demo) and ``x_seal_a_minus``
     (SEAL's §2.2 a₋ as printed)."""
-    from pluralign import paper
-
     R, rms, _ = study.seal_rewards
     table = q3.regimes_by_class(R, study.classified, population=study.population, n_boot=study.n_boot, seed=study.seed)
     n_ties = len(study.data.pairs) - len(R)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign import report
+from pluralign import paper, report
 from pluralign.cross import plots
 from pluralign.cross import training as q4
 from pluralign.cross.common import no_estimate_reason
@@ -124,8 +124,6 @@ def paper_gaps(dataset: str) -> dict:
     """The decisiveness gap Diverging Preferences' Table 2 implies for each of :data:`PAPER_MODELS` on
     ``dataset`` ("MultiPref" or "HelpSteer2"): its measure on High-Agreement Prefs. minus on Diverging Prefs.
     (All), from the printed numbers (3 decimals, so the difference is exact); a model the table lacks is left out."""
-    from pluralign import paper
-
     out = {}
     for ours, theirs in PAPER_MODELS.items():
         try:
@@ -161,6 +159,18 @@ def gap_summary(gaps: pd.DataFrame, reference: str = q4.REFERENCE) -> str:
 
 @report.section("x_gap_ref", "x_gap_ref_verdict", "x_gap_paper_ref", "x_gap_summary", "x_gap_paper_data")
 @each_data_set
+def _against_reference(r) -> str:
+    """How one model's decisiveness gap reads against the reference model's (BT on majority labels)."""
+    why = no_estimate_reason(r["delta_verdict"])
+    if why == "reference model":
+        return "it is the reference model"
+    if why is not None:
+        return f"not compared with {q4.REFERENCE} ({why})"
+    if r["delta_short"] in ("larger gap", "smaller gap"):  # the verdict names the reference model itself
+        return r["delta_verdict"]
+    return f"against {q4.REFERENCE}, {r['delta_verdict']}"
+
+
 def decisiveness_gaps(study: Study) -> report.Result:
     """Per model, the decisiveness gap (Table 2 measure on high-agreement prefs. − on diverging pairs) with its
     95% CI and verdict (read against 0 and, on the demo, the population's planted gap), its paired Δ to BT on
@@ -175,16 +185,6 @@ def decisiveness_gaps(study: Study) -> report.Result:
     shown = q4.display_gaps(gaps)
     gap_col = q4.GAP_COLUMN
 
-    def against_reference(r) -> str:
-        why = no_estimate_reason(r["delta_verdict"])
-        if why == "reference model":
-            return "it is the reference model"
-        if why is not None:
-            return f"not compared with {q4.REFERENCE} ({why})"
-        if r["delta_short"] in ("larger gap", "smaller gap"):  # the verdict names the reference model itself
-            return r["delta_verdict"]
-        return f"against {q4.REFERENCE}, {r['delta_verdict']}"
-
     first = gaps.iloc[0]
     lines = [
         f"On {int(first['high-agreement pairs'])} high-agreement and {int(first['diverging pairs'])} diverging "
@@ -192,7 +192,7 @@ def decisiveness_gaps(study: Study) -> report.Result:
         "",
     ]
     lines += [
-        f"- **{m}**: gap {shown.loc[m, gap_col]}: {r['verdict']}; {against_reference(r)}." for m, r in gaps.iterrows()
+        f"- **{m}**: gap {shown.loc[m, gap_col]}: {r['verdict']}; {_against_reference(r)}." for m, r in gaps.iterrows()
     ]
     table = shown.copy()
     if theirs:
