@@ -157,8 +157,6 @@ def gap_summary(gaps: pd.DataFrame, reference: str = q4.REFERENCE) -> str:
     return f"against {reference}, " + "; ".join(parts) if parts else f"no other model is on {reference}'s scale"
 
 
-@report.section("x_gap_ref", "x_gap_ref_verdict", "x_gap_paper_ref", "x_gap_summary", "x_gap_paper_data")
-@each_data_set
 def _against_reference(r) -> str:
     """How one model's decisiveness gap reads against the reference model's (BT on majority labels)."""
     why = no_estimate_reason(r["delta_verdict"])
@@ -171,6 +169,8 @@ def _against_reference(r) -> str:
     return f"against {q4.REFERENCE}, {r['delta_verdict']}"
 
 
+@report.section("x_gap_ref", "x_gap_ref_verdict", "x_gap_paper_ref", "x_gap_summary", "x_gap_paper_data")
+@each_data_set
 def decisiveness_gaps(study: Study) -> report.Result:
     """Per model, the decisiveness gap (Table 2 measure on high-agreement prefs. − on diverging pairs) with its
     95% CI and verdict (read against 0 and, on the demo, the population's planted gap), its paired Δ to BT on
