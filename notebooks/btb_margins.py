@@ -12,6 +12,13 @@
 # (btb-margins)=
 # # Synthetic judgments and preference margins
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Does the judge side with the population?** {glue:text}`btb_judge_sentence` The paper reports no such check of
+#   its judge.
+# - **Do the margins of Eq. 3 follow the population's agreement |2p\* − 1|?** {glue:text}`btb_margin_sentence`
+# :::
+#
 # Re-annotating a preference data set with many people per pair would give the "gold standard"
 # strength of a preference; *Beyond the Binary* {cite}`padmakumar2024beyond` settles for a "silver
 # version" (§2): ask an LLM for $n$ = 10 judgments $j'_1 \dots j'_n \in \{0, 1\}$ per pair with the
@@ -43,14 +50,6 @@ study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals(
 report.profile_note(profile, stand_ins(study, "margins"))
 quality = margins_page.judge_quality(study).glue()
 distribution = margins_page.margin_distribution(study).glue()
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Does the judge side with the population?** {glue:text}`btb_judge_sentence` The paper reports no such check of
-#   its judge.
-# - **Do the margins of Eq. 3 follow the population's agreement |2p\* − 1|?** {glue:text}`btb_margin_sentence`
-# :::
 
 # %% [markdown]
 # ## The judgment prompt (Appendix A)

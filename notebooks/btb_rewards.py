@@ -2,6 +2,20 @@
 # (btb-rewards)=
 # # Margin-regularized reward models against the aggregate preference
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Does the baseline track p\* at all?** Over all {glue:text}`btb_n_test` test pairs its r with p\* is
+#   {glue:text}`btb_r_baseline:.3f` ({glue:text}`btb_r_baseline_lo:.3f` to {glue:text}`btb_r_baseline_hi:.3f`), the
+#   regularized model's {glue:text}`btb_r_regularized:.3f`; Δ r = {glue:text}`btb_r_delta:.3f`
+#   ({glue:text}`btb_r_delta_lo:.3f` to {glue:text}`btb_r_delta_hi:.3f`) against the paper's median Δ of
+#   {glue:text}`btb_decide_delta:.3f`. Reading: {glue:text}`btb_decide_says`.
+# - **Where the paper sees the largest gains** (Table 1, Δ r with its paired 95% interval):
+#   {glue:text}`btb_directions_sentence`.
+# - **With models that do track p\*** (a linear reward on the simulator's planted features, fresh training sets):
+#   {glue:text}`btb_sweep_decide` A finding about this simulated population and its judge, not about the paper's
+#   data.
+# :::
+#
 # *Beyond the Binary* {cite}`padmakumar2024beyond` trains the same base model twice on the same
 # binary judgments: once with the Bradley–Terry loss (Eq. 1), once with the margin-regularized loss
 # (Eq. 4),
@@ -33,19 +47,6 @@ rewards_page.paper_numbers(study).glue()
 report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Does the baseline track p\* at all?** Over all {glue:text}`btb_n_test` test pairs its r with p\* is
-#   {glue:text}`btb_r_baseline:.3f` ({glue:text}`btb_r_baseline_lo:.3f` to {glue:text}`btb_r_baseline_hi:.3f`), the
-#   regularized model's {glue:text}`btb_r_regularized:.3f`; Δ r = {glue:text}`btb_r_delta:.3f`
-#   ({glue:text}`btb_r_delta_lo:.3f` to {glue:text}`btb_r_delta_hi:.3f`) against the paper's median Δ of
-#   {glue:text}`btb_decide_delta:.3f`. Reading: {glue:text}`btb_decide_says`.
-# - **Where the paper sees the largest gains** (Table 1, Δ r with its paired 95% interval):
-#   {glue:text}`btb_directions_sentence`.
-# - **With models that do track p\*** (a linear reward on the simulator's planted features, fresh training sets):
-#   {glue:text}`btb_sweep_decide` A finding about this simulated population and its judge, not about the paper's
-#   data.
-# :::
 
 # ## Data: one binary judgment per pair, train / validation / test
 

@@ -12,6 +12,17 @@
 # (btb-subjectivity)=
 # # Categories of subjectivity and the aggregate preference p*
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Does the population split more where many answers are correct (§3.1)?**
+#   {glue:text}`btb_subj_agree_sentence`.
+# - **How far one binary judgment is from p\*:** a mean L1 distance of {glue:text}`btb_binary_l1:.3f`
+#   ({glue:text}`btb_binary_l1_lo:.3f` to {glue:text}`btb_binary_l1_hi:.3f`) over all pairs;
+#   {glue:text}`btb_binary_kind_sentence`. For a trained reward model the paper reports its baseline's r with p\* as
+#   {glue:text}`btb_paper_single:.3f` on single-correct and {glue:text}`btb_paper_multiple:.3f` on multiple-correct
+#   pairs.
+# :::
+#
 # *Beyond the Binary* {cite}`padmakumar2024beyond` starts from one observation: a reward model is
 # trained on **one binary judgment** per pair (its Eq. 1), yet it is deployed to a population of
 # users who may disagree. What it should predict is the *aggregate preference* — the share of the
@@ -49,18 +60,6 @@ pd.set_option("display.max_colwidth", 160)
 study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
 subjectivity_page.paper_numbers(study).glue()
 report.profile_note(profile, stand_ins(study, "subjectivity"))
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Does the population split more where many answers are correct (§3.1)?**
-#   {glue:text}`btb_subj_agree_sentence`.
-# - **How far one binary judgment is from p\*:** a mean L1 distance of {glue:text}`btb_binary_l1:.3f`
-#   ({glue:text}`btb_binary_l1_lo:.3f` to {glue:text}`btb_binary_l1_hi:.3f`) over all pairs;
-#   {glue:text}`btb_binary_kind_sentence`. For a trained reward model the paper reports its baseline's r with p\* as
-#   {glue:text}`btb_paper_single:.3f` on single-correct and {glue:text}`btb_paper_multiple:.3f` on multiple-correct
-#   pairs.
-# :::
 
 # %% [markdown]
 # ## The data

@@ -12,6 +12,15 @@
 # (cross-margins)=
 # # Margins by agreement class
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - Diverging against high-agreement pairs: {glue:text}`x_auc_synthetic`.
+# - The gold margin, from the pairs' own annotators: {glue:text}`x_auc_gold`.
+# - Neither paper asks this: *Beyond the Binary* reports margins without agreement classes, *Diverging Preferences*
+#   classes without margins. On the demo the synthetic judge is drawn from the population's preference $p^*$ itself
+#   (below), so it shows what the population's split can tell, not what an LLM judge perceives.
+# :::
+#
 # *Beyond the Binary* {cite}`padmakumar2024beyond` turns the split of n judgments on a pair into a margin,
 # $m = |\sum_i j_i - n/2| / (n/2)$ (Eq. 3): 1 when the judgments are unanimous, 0 when they split evenly.
 # *Diverging Preferences* {cite}`zhang2024diverging` sorts pairs by how their annotators split: high-agreement
@@ -39,16 +48,6 @@ from pluralign.cross.pages import margins_page, stand_ins
 
 study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "margins"))
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - Diverging against high-agreement pairs: {glue:text}`x_auc_synthetic`.
-# - The gold margin, from the pairs' own annotators: {glue:text}`x_auc_gold`.
-# - Neither paper asks this: *Beyond the Binary* reports margins without agreement classes, *Diverging Preferences*
-#   classes without margins. On the demo the synthetic judge is drawn from the population's preference $p^*$ itself
-#   (below), so it shows what the population's split can tell, not what an LLM judge perceives.
-# :::
 
 # %% [markdown]
 # ## The margin in each agreement class

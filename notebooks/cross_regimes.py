@@ -12,6 +12,15 @@
 # (cross-regimes)=
 # # Alignment regimes by agreement class
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - Over all pairs, the post-D reward model's resistance to D's majority labels is {glue:text}`x_res_all` (SEAL reports
+#   $a_-$ = {glue:text}`x_seal_a_minus` for its post-D model on Anthropic HH, §2.2, a different model and data set).
+# - Diverging minus high-agreement pairs, post-D reward model: {glue:text}`x_res_delta:.3f` (95% CI
+#   {glue:text}`x_res_lo:.3f` to {glue:text}`x_res_hi:.3f`): {glue:text}`x_res_verdict`.
+# - Neither paper measures this difference; SEAL does not split its pairs by how annotators agree.
+# :::
+#
 # *SEAL* {cite}`revel2024seal` compares a reward model before and after training on an alignment data set D and
 # sorts D's pairs into four regimes (Table 1): became aligned, stayed aligned, stayed misaligned, reversed. Its
 # alignment resistance $a_- = 1 - a_+$ is the share of pairs on which the post-D model still prefers the rejected
@@ -38,16 +47,6 @@ from pluralign.cross.pages import regimes_page, stand_ins
 
 study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "regimes"))
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - Over all pairs, the post-D reward model's resistance to D's majority labels is {glue:text}`x_res_all` (SEAL reports
-#   $a_-$ = {glue:text}`x_seal_a_minus` for its post-D model on Anthropic HH, §2.2, a different model and data set).
-# - Diverging minus high-agreement pairs, post-D reward model: {glue:text}`x_res_delta:.3f` (95% CI
-#   {glue:text}`x_res_lo:.3f` to {glue:text}`x_res_hi:.3f`): {glue:text}`x_res_verdict`.
-# - Neither paper measures this difference; SEAL does not split its pairs by how annotators agree.
-# :::
 
 # %% [markdown]
 # ## Regimes and resistance in each agreement class

@@ -12,6 +12,14 @@
 # (cross-training)=
 # # Which training handles disagreement?
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - Bradley–Terry on majority labels: decisiveness gap {glue:text}`x_gap_ref` (the paper's Table 2 implies
+#   {glue:text}`x_gap_paper_ref` on {glue:text}`x_gap_paper_data`): {glue:text}`x_gap_ref_verdict`.
+# - The other trainings: {glue:text}`x_gap_summary`.
+# - The notes under the tables give each model's reading, and its Pearson r with $p^*$ against the reference model.
+# :::
+#
 # Five reward models, trained on the same pairs with the losses the three papers use: Bradley–Terry on the
 # majority label and on every annotation (*Diverging Preferences* Table 2 {cite}`zhang2024diverging`), Bradley–Terry
 # with the margin of *Beyond the Binary* Eq. 4 {cite}`padmakumar2024beyond`, the MSE regression on Likert scores
@@ -40,15 +48,6 @@ from pluralign.cross.pages import training_page, stand_ins
 
 study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "training"))
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - Bradley–Terry on majority labels: decisiveness gap {glue:text}`x_gap_ref` (the paper's Table 2 implies
-#   {glue:text}`x_gap_paper_ref` on {glue:text}`x_gap_paper_data`): {glue:text}`x_gap_ref_verdict`.
-# - The other trainings: {glue:text}`x_gap_summary`.
-# - The notes under the tables give each model's reading, and its Pearson r with $p^*$ against the reference model.
-# :::
 
 # %% [markdown]
 # ## The models

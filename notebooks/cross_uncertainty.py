@@ -12,6 +12,15 @@
 # (cross-uncertainty)=
 # # Reward-model uncertainty against the margin
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - Over all held-out pairs, ρ between the mean-variance model's σ for a pair and the {glue:text}`x_unc_margin`
+#   margin is {glue:text}`x_unc_rho`: {glue:text}`x_unc_verdict`.
+# - On diverging pairs alone it is {glue:text}`x_unc_div_rho`: {glue:text}`x_unc_div_verdict`.
+# - Neither paper reports this correlation: *Diverging Preferences* trains the mean-variance model and
+#   *Beyond the Binary* defines the margin, but neither sets one against the other.
+# :::
+#
 # The mean-variance reward model of *Diverging Preferences* §4 {cite}`zhang2024diverging` gives each response a
 # Gaussian reward $N(\mu, \sigma^2)$ over the annotator population, so that
 # $P(A \succ B) = \Phi\big((\mu_A - \mu_B)/\sigma_{pair}\big)$ with $\sigma_{pair} = \sqrt{\sigma_A^2 + \sigma_B^2}$.
@@ -39,16 +48,6 @@ from pluralign.cross.pages import uncertainty_page, stand_ins
 
 study = cross.setup(profile, seed, models=models, **cross.CrossSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "uncertainty"))
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - Over all held-out pairs, ρ between the mean-variance model's σ for a pair and the {glue:text}`x_unc_margin`
-#   margin is {glue:text}`x_unc_rho`: {glue:text}`x_unc_verdict`.
-# - On diverging pairs alone it is {glue:text}`x_unc_div_rho`: {glue:text}`x_unc_div_verdict`.
-# - Neither paper reports this correlation: *Diverging Preferences* trains the mean-variance model and
-#   *Beyond the Binary* defines the margin, but neither sets one against the other.
-# :::
 
 # %% [markdown]
 # ## σ against the margin, per agreement class

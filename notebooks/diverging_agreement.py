@@ -12,6 +12,15 @@
 # (diverging-agreement)=
 # # Diverging preferences: when do annotators disagree?
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **How often annotators diverge:** {glue:text}`div_share_0:.1%` of the pairs of {glue:text}`div_name_0` are
+#   diverging ({glue:text}`subst_share_0:.1%` substantially so). The paper reports {glue:text}`paper_mp:.0%` on
+#   MultiPref and {glue:text}`paper_hs2:.0%` on HelpSteer2; on simulated data that is a reference point, not a target.
+# - **Against the planted population:** {glue:text}`planted_sentence_0`.
+# - **Do the classes pick out disagreement over taste?** {glue:text}`taste_sentence_0`.
+# :::
+#
 # Diverging Preferences {cite}`zhang2024divergingworkshop` §2 asks how often the annotators of a preference pair
 # disagree on which response is better. Its definition: *diverging preferences* are "all instances where
 # annotators disagreed on which response to a given prompt was preferred, ignoring instances where
@@ -48,14 +57,6 @@ shares = agreement_page.shares(study).glue()
 recovery = agreement_page.planted_recovery(study).glue()
 
 # %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **How often annotators diverge:** {glue:text}`div_share_0:.1%` of the pairs of {glue:text}`div_name_0` are
-#   diverging ({glue:text}`subst_share_0:.1%` substantially so). The paper reports {glue:text}`paper_mp:.0%` on
-#   MultiPref and {glue:text}`paper_hs2:.0%` on HelpSteer2; on simulated data that is a reference point, not a target.
-# - **Against the planted population:** {glue:text}`planted_sentence_0`.
-# - **Do the classes pick out disagreement over taste?** {glue:text}`taste_sentence_0`.
-# :::
 #
 # ## The classes, as the paper words them
 #

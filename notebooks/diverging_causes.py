@@ -12,6 +12,17 @@
 # (diverging-causes)=
 # # Why annotators disagree: a taxonomy of causes
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Which causes:** {glue:text}`causes_n_div_0` diverging pairs on {glue:text}`causes_name_0`; the most frequent
+#   cause is {glue:text}`causes_top_0`. On the demo the mix of causes is the simulator's setting, so this checks the
+#   analysis, not how people disagree.
+# - **The annotation round-trip:** {glue:text}`causes_round_trip`.
+# - **Agreement on cause labels:** {glue:text}`causes_agreement_says`. Here the two "annotators" are the planted
+#   causes and a labeller of surface features, so the figures measure how much of the planted causes the surface
+#   reveals, not agreement between people.
+# :::
+#
 # Diverging Preferences {cite}`zhang2024divergingworkshop` §2.1 reads diverging pairs and names why the annotators
 # split: ten causes in four classes (Table 1). Most are matters of taste — verbosity, format, complexity,
 # aesthetic taste, how to read an underspecified task, when to refuse — and only one class, errors, is
@@ -48,18 +59,6 @@ pairs = causes_page.diverging_pairs(study).glue()
 frequencies = causes_page.frequencies(study).glue()
 round_trip = causes_page.round_trip(study).glue()
 agreement = causes_page.label_agreement(study).glue()
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Which causes:** {glue:text}`causes_n_div_0` diverging pairs on {glue:text}`causes_name_0`; the most frequent
-#   cause is {glue:text}`causes_top_0`. On the demo the mix of causes is the simulator's setting, so this checks the
-#   analysis, not how people disagree.
-# - **The annotation round-trip:** {glue:text}`causes_round_trip`.
-# - **Agreement on cause labels:** {glue:text}`causes_agreement_says`. Here the two "annotators" are the planted
-#   causes and a labeller of surface features, so the figures measure how much of the planted causes the surface
-#   reveals, not agreement between people.
-# :::
 
 # %% [markdown]
 # ## Table 1: the taxonomy

@@ -12,6 +12,12 @@
 # (diverging-causes-llm)=
 # # An LLM cause classifier
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Can an LLM name the causes of a disagreement?** {glue:text}`llm_causes_says`. The paper's own authors agree
+#   among themselves at the κ and α of {ref}`diverging-causes`.
+# :::
+#
 # The full version of Diverging Preferences (arXiv 2410.14632 {cite}`zhang2024diverging`) asks whether an LLM
 # can name the causes of a disagreement (Table 1's taxonomy, {ref}`diverging-causes`). This page runs that
 # classifier on the same sampled diverging pairs the annotation sheets hold and compares its labels with the
@@ -36,13 +42,6 @@ from pluralign.diverging.pages import causes_llm_page, stand_ins
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "causes"))
 llm_causes = causes_llm_page.llm_causes(study).glue()
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Can an LLM name the causes of a disagreement?** {glue:text}`llm_causes_says`. The paper's own authors agree
-#   among themselves at the κ and α of {ref}`diverging-causes`.
-# :::
 
 # %% [markdown]
 # ## The classifier

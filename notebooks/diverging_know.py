@@ -12,6 +12,18 @@
 # (diverging-know)=
 # # Do models know when annotators disagree?
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Does the mean-variance RM's predicted disagreement tell diverging from high-agreement pairs?** On
+#   {glue:text}`auc_name_0`, AUROC {glue:text}`auc_0:.3f` ({glue:text}`auc_lo_0:.3f` to {glue:text}`auc_hi_0:.3f`):
+#   {glue:text}`auc_says_0`. The project records no number of the paper's for this model (the workshop version has
+#   none).
+# - **Is it less decisive on diverging pairs than BT (All)?** Gap = high-agreement minus diverging, read as on
+#   {ref}`diverging-rewards`: {glue:text}`mv_gap_sentence`.
+# - **Is an LLM judge less confident where people split?** {glue:text}`judge_name_0`: confidence on diverging minus on
+#   high-agreement preferences {glue:text}`judge_gap_0`, {glue:text}`judge_says_0`.
+# :::
+#
 # The second question in the title of Diverging Preferences {cite}`zhang2024diverging`. A Bradley-Terry reward
 # model has one number per response, so it can only say *how much better* one response is; it has no way to
 # say "people split on this". This page asks two kinds of model:
@@ -46,19 +58,6 @@ report.profile_note(profile, stand_ins(study, "know"))
 mean_variance = know_page.mean_variance(study).glue()
 mean_variance_table2 = know_page.mean_variance_table2(study).glue()
 judges = know_page.judges(study).glue()
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Does the mean-variance RM's predicted disagreement tell diverging from high-agreement pairs?** On
-#   {glue:text}`auc_name_0`, AUROC {glue:text}`auc_0:.3f` ({glue:text}`auc_lo_0:.3f` to {glue:text}`auc_hi_0:.3f`):
-#   {glue:text}`auc_says_0`. The project records no number of the paper's for this model (the workshop version has
-#   none).
-# - **Is it less decisive on diverging pairs than BT (All)?** Gap = high-agreement minus diverging, read as on
-#   {ref}`diverging-rewards`: {glue:text}`mv_gap_sentence`.
-# - **Is an LLM judge less confident where people split?** {glue:text}`judge_name_0`: confidence on diverging minus on
-#   high-agreement preferences {glue:text}`judge_gap_0`, {glue:text}`judge_says_0`.
-# :::
 
 # %% [markdown]
 # ## A reward model that can represent disagreement

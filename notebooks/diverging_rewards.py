@@ -12,6 +12,20 @@
 # (diverging-rewards)=
 # # Reward models make decisive decisions over divisive preferences
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Table 2 on {glue:text}`t2_name`:** BT (Agg) gives the chosen response P = {glue:text}`t2_BT_Agg_div:.3f`
+#   ({glue:text}`t2_paper_BT_Agg_div`) on diverging pairs against {glue:text}`t2_BT_Agg_hap:.3f`
+#   ({glue:text}`t2_paper_BT_Agg_hap`) on high-agreement preferences; BT (All), trained on every annotator's label,
+#   {glue:text}`t2_BT_All_div:.3f` ({glue:text}`t2_paper_BT_All_div`) against {glue:text}`t2_BT_All_hap:.3f`
+#   ({glue:text}`t2_paper_BT_All_hap`).
+# - **Does the diverging row sit level with the high-agreement row?** Gap = high-agreement minus diverging, with its
+#   95% interval and the paper's gap: {glue:text}`t2c_sentence`.
+# - **The MSE models** (HelpSteer2-format data only): {glue:text}`t2c_mse`.
+# - **The paper's claim** (every BT model about as decisive on diverging pairs as on high-agreement ones, even trained
+#   on all labels) {glue:text}`t2c_claim` on {glue:text}`t2c_name`.
+# :::
+#
 # Diverging Preferences {cite}`zhang2024divergingworkshop` §3 trains the two standard kinds of reward model on
 # multi-annotator data and asks how strongly each favours one response when the annotators themselves were
 # split. **Bradley-Terry** (BT) models P(A ≻ B) = logistic($r_A - r_B$) and is read out as P(chosen ≻ rejected);
@@ -43,19 +57,6 @@ study = diverging.setup(profile, seed, models=models, **diverging.DivergingSetti
 report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Table 2 on {glue:text}`t2_name`:** BT (Agg) gives the chosen response P = {glue:text}`t2_BT_Agg_div:.3f`
-#   ({glue:text}`t2_paper_BT_Agg_div`) on diverging pairs against {glue:text}`t2_BT_Agg_hap:.3f`
-#   ({glue:text}`t2_paper_BT_Agg_hap`) on high-agreement preferences; BT (All), trained on every annotator's label,
-#   {glue:text}`t2_BT_All_div:.3f` ({glue:text}`t2_paper_BT_All_div`) against {glue:text}`t2_BT_All_hap:.3f`
-#   ({glue:text}`t2_paper_BT_All_hap`).
-# - **Does the diverging row sit level with the high-agreement row?** Gap = high-agreement minus diverging, with its
-#   95% interval and the paper's gap: {glue:text}`t2c_sentence`.
-# - **The MSE models** (HelpSteer2-format data only): {glue:text}`t2c_mse`.
-# - **The paper's claim** (every BT model about as decisive on diverging pairs as on high-agreement ones, even trained
-#   on all labels) {glue:text}`t2c_claim` on {glue:text}`t2c_name`.
-# :::
 #
 # ## Data, splits and models
 #

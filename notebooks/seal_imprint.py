@@ -12,6 +12,17 @@
 # (seal-imprint)=
 # # SEAL: feature imprint
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Imprints (Eq. 1, Table 5).** {glue:text}`t5_verdicts` In the paper training on hh-rlhf turned harmlessness from
+#   penalised ({glue:text}`paper_harmless_pre:.2f`) to the most rewarded feature
+#   ({glue:text}`paper_harmless_post:.2f`); {glue:text}`harmless_sentence`.
+# - **Planted weights (demo).** The trained RMs against the weights of the data they were trained on:
+#   {glue:text}`recovery_summary`.
+# - **Reward shifts on features (Eq. 2, Table 6).** {glue:text}`t6_verdicts` The regression explains
+#   R² = {glue:text}`t6_r2:.3f` of θ.
+# :::
+#
 # Which features of a text does a reward model reward? SEAL's *feature imprint* (§ 2.1, Eq. 1)
 # regresses the reward of every entry, chosen and rejected alike, on the entry's feature indicators,
 # with a fixed effect per pair:
@@ -42,18 +53,6 @@ from pluralign.seal.pages import imprint_page, stand_ins
 
 study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "imprint"))
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Imprints (Eq. 1, Table 5).** {glue:text}`t5_verdicts` In the paper training on hh-rlhf turned harmlessness from
-#   penalised ({glue:text}`paper_harmless_pre:.2f`) to the most rewarded feature
-#   ({glue:text}`paper_harmless_post:.2f`); {glue:text}`harmless_sentence`.
-# - **Planted weights (demo).** The trained RMs against the weights of the data they were trained on:
-#   {glue:text}`recovery_summary`.
-# - **Reward shifts on features (Eq. 2, Table 6).** {glue:text}`t6_verdicts` The regression explains
-#   R² = {glue:text}`t6_r2:.3f` of θ.
-# :::
 
 # %% tags=["remove-input"]
 seal.reported("labelling")

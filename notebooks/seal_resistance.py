@@ -12,6 +12,22 @@
 # (seal-resistance)=
 # # SEAL: alignment resistance
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Alignment regimes (Table 1).** {glue:text}`prev_became-aligned:.3f` of the pairs became aligned,
+#   {glue:text}`prev_stayed-aligned:.3f` stayed aligned, {glue:text}`prev_stayed-misaligned:.3f` stayed misaligned and
+#   {glue:text}`prev_reversed:.3f` reversed (paper: {glue:text}`paper_prev_became-aligned:.2f`,
+#   {glue:text}`paper_prev_stayed-aligned:.2f`, {glue:text}`paper_prev_stayed-misaligned:.2f`,
+#   {glue:text}`paper_prev_reversed:.2f`). On the demo these shares follow from the
+#   pre-D RM's other data, whose style weights are set against D's (stated under the table).
+# - **The LM-labeller on decisive pairs.** It agrees with the human label on {glue:text}`lm_decisive_here:.4f` of the
+#   pairs where it is decisive (SEAL's code: {glue:text}`paper_lm_decisive:.4f`).
+# - **Reward shifts by regime.** {glue:text}`n_regime_tests_sig` of {glue:text}`n_regime_tests` one-sample t-tests
+#   reject a zero mean shift after Bonferroni on θ as the paper computes it, {glue:text}`n_regime_tests_sig_centred` on
+#   θ centred per model; the paper prints no test for these panels.
+# - **What predicts misalignment (Eq. 3, Table 7).** {glue:text}`t7_verdicts`
+# :::
+#
 # An RM is *aligned* with the human label on pair $i$ when it rewards the chosen entry strictly more,
 # $\delta_i = \mathbb{1}\{r(t_i^c) > r(t_i^r)\}$ (a tie counts as misaligned). Comparing the
 # pre-$\mathcal{D}$ indicator $\underline{\delta}_i$ with the post-$\mathcal{D}$ one $\delta_i$ sorts
@@ -38,23 +54,6 @@ from pluralign.seal.pages import resistance_page, stand_ins
 
 study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "resistance"))
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Alignment regimes (Table 1).** {glue:text}`prev_became-aligned:.3f` of the pairs became aligned,
-#   {glue:text}`prev_stayed-aligned:.3f` stayed aligned, {glue:text}`prev_stayed-misaligned:.3f` stayed misaligned and
-#   {glue:text}`prev_reversed:.3f` reversed (paper: {glue:text}`paper_prev_became-aligned:.2f`,
-#   {glue:text}`paper_prev_stayed-aligned:.2f`, {glue:text}`paper_prev_stayed-misaligned:.2f`,
-#   {glue:text}`paper_prev_reversed:.2f`). On the demo these shares follow from the
-#   pre-D RM's other data, whose style weights are set against D's (stated under the table).
-# - **The LM-labeller on decisive pairs.** It agrees with the human label on {glue:text}`lm_decisive_here:.4f` of the
-#   pairs where it is decisive (SEAL's code: {glue:text}`paper_lm_decisive:.4f`).
-# - **Reward shifts by regime.** {glue:text}`n_regime_tests_sig` of {glue:text}`n_regime_tests` one-sample t-tests
-#   reject a zero mean shift after Bonferroni on θ as the paper computes it, {glue:text}`n_regime_tests_sig_centred` on
-#   θ centred per model; the paper prints no test for these panels.
-# - **What predicts misalignment (Eq. 3, Table 7).** {glue:text}`t7_verdicts`
-# :::
 
 # %% [markdown]
 # ## Alignment regimes (Table 1)

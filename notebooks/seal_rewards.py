@@ -12,6 +12,18 @@
 # (seal-rewards)=
 # # SEAL: rewards before and after alignment training
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Alignment score.** The post-$\mathcal{D}$ RM agrees with the human label on {glue:text}`a_plus_post:.3f` of the
+#   pairs, the pre-$\mathcal{D}$ RM on {glue:text}`a_plus_pre:.3f` (paper: {glue:text}`paper_a_plus_post:.2f` and
+#   {glue:text}`paper_a_plus_pre:.2f`): the alignment score {glue:text}`alignment_verdict`.
+# - **Reward shifts.** The mean |θ| is {glue:text}`theta_abs_mean:.1f`° as the paper computes it and
+#   {glue:text}`theta_abs_mean_centred:.1f`° on rewards centred per model; the two RMs' rewards differ by an offset
+#   of {glue:text}`reward_offset:.3f` reward points, which the paper's angle is not invariant to (the paper reports
+#   most shifts as small, Fig. 2).
+# - **Data.** {glue:text}`n_pairs` pairs analysed (paper: {glue:text}`paper_n_pairs`); {glue:text}`dropped_sentence`
+# :::
+#
 # SEAL {cite}`revel2024seal` studies what an alignment data set $\mathcal{D}$ of chosen / rejected
 # pairs $(t_i^c, t_i^r)$ does to a reward model (RM). It compares two RMs: a pre-$\mathcal{D}$ model
 # $\underline{\mathcal{R}}$, trained without $\mathcal{D}$, and a post-$\mathcal{D}$ model
@@ -47,17 +59,6 @@ study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globa
 report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Alignment score.** The post-$\mathcal{D}$ RM agrees with the human label on {glue:text}`a_plus_post:.3f` of the
-#   pairs, the pre-$\mathcal{D}$ RM on {glue:text}`a_plus_pre:.3f` (paper: {glue:text}`paper_a_plus_post:.2f` and
-#   {glue:text}`paper_a_plus_pre:.2f`): the alignment score {glue:text}`alignment_verdict`.
-# - **Reward shifts.** The mean |θ| is {glue:text}`theta_abs_mean:.1f`° as the paper computes it and
-#   {glue:text}`theta_abs_mean_centred:.1f`° on rewards centred per model; the two RMs' rewards differ by an offset
-#   of {glue:text}`reward_offset:.3f` reward points, which the paper's angle is not invariant to (the paper reports
-#   most shifts as small, Fig. 2).
-# - **Data.** {glue:text}`n_pairs` pairs analysed (paper: {glue:text}`paper_n_pairs`); {glue:text}`dropped_sentence`
-# :::
 #
 # ## The alignment data set and the two reward models
 #

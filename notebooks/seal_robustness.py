@@ -12,6 +12,14 @@
 # (seal-robustness)=
 # # SEAL: alignment robustness
 #
+# :::{admonition} What this page finds
+# :class: tip
+# - **Robustness scores (Eq. 4, Table 8).** {glue:text}`t8_verdicts`
+# - **How much rewriting moves the post-$\mathcal{D}$ RM.** {glue:text}`rewrite_sentence`
+# - In the paper only sentiment mattered: rewriting a rejected entry to sound more positive, or a chosen one less so,
+#   raised the odds of misalignment (odds ratios {glue:text}`paper_or_c:.2f` and {glue:text}`paper_or_r:.2f`).
+# :::
+#
 # SEAL's third tool (§ 2.3) asks how fragile the post-$\mathcal{D}$ RM's verdicts are. A random subset
 # of pairs is rewritten by an LM instructed to change "only vocabulary and grammatical
 # structure" (App. C.5), the rewrites are re-featurized, and each pair gets *label flips*
@@ -38,15 +46,6 @@ from pluralign.seal.pages import robustness_page, stand_ins
 
 study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
 report.profile_note(profile, stand_ins(study, "robustness"))
-
-# %% [markdown]
-# :::{admonition} What this page finds
-# :class: tip
-# - **Robustness scores (Eq. 4, Table 8).** {glue:text}`t8_verdicts`
-# - **How much rewriting moves the post-$\mathcal{D}$ RM.** {glue:text}`rewrite_sentence`
-# - In the paper only sentiment mattered: rewriting a rejected entry to sound more positive, or a chosen one less so,
-#   raised the odds of misalignment (odds ratios {glue:text}`paper_or_c:.2f` and {glue:text}`paper_or_r:.2f`).
-# :::
 
 # %% [markdown]
 # ## Rewriting

@@ -51,3 +51,19 @@ def test_the_shape_check_catches_a_loop(tmp_path):
     nb = tmp_path / "x.py"
     nb.write_text("# %% tags=['parameters']\nprofile = 'demo'\n\n# %%\nfor i in range(3):\n    print(i)\n")
     assert any(FORBIDDEN["a loop"].search(ln) for ln in code_lines(nb))
+
+
+PAPER_PAGES = sorted(p.stem for p in NOTEBOOKS if p.stem.split("_")[0] in ("diverging", "seal", "btb", "cross"))
+
+
+@pytest.mark.parametrize("name", PAPER_PAGES)
+def test_every_paper_page_opens_with_its_findings_and_ends_with_the_reproduce_box(name):
+    """Right under the title, before any paraphrase of the paper: "What this page finds", its numbers and verdicts
+    glued; the last cell is the "Reproduce this page" box of that notebook."""
+    nb = jupytext.read(NOTEBOOKS[0].parent / f"{name}.py")
+    first = nb.cells[0].source
+    title = next(line for line in first.splitlines() if line.startswith("# "))
+    after = first.split(title, 1)[1].lstrip()
+    assert after.startswith(":::{admonition} What this page finds"), name
+    assert "{glue:text}" in after.split("\n:::", 1)[0], name
+    assert re.match(rf'report\.reproduce\(\s*"{name}"', nb.cells[-1].source), name

@@ -35,10 +35,12 @@ def test_every_code_cell_is_hidden_with_remove_input(name):
 @pytest.mark.parametrize("name", PAGES)
 def test_the_page_opens_with_its_findings_and_ends_with_the_reproduce_box(name):
     cells = _cells(name)
-    note = next(i for i, c in enumerate(cells) if "report.profile_note(" in c.source)
-    box = cells[note + 1]
-    assert box.cell_type == "markdown" and box.source.startswith(":::{admonition} What this page finds")
-    assert "{glue:text}" in box.source  # its numbers and verdicts are glued, not typed
+    first = cells[0].source
+    title = next(line for line in first.splitlines() if line.startswith("# "))
+    after = first.split(title, 1)[1].lstrip()
+    assert after.startswith(":::{admonition} What this page finds")  # right under the title, before any prose
+    box = after.split("\n:::", 1)[0]
+    assert "{glue:text}" in box  # its numbers and verdicts are glued, not typed
     assert cells[-1].cell_type == "code" and cells[-1].source.startswith(f'report.reproduce("{name}"')
 
 

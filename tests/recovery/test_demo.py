@@ -29,7 +29,7 @@ def test_result_table_and_profiles():
     )
     assert res.values["n_claims"] == 1 and res.values["n_methods"] == 1 and "1 of 1 method checks pass" in res.note
     # the null method's passes as a count, no bare "<" for the HTML; the details folded in a dropdown
-    assert "passed 0 of 200 times" in res.note and "<" not in res.note and ":::{dropdown}" in res.note
+    assert "passed it 0 of 200 times" in res.note and "<" not in res.note and ":::{dropdown}" in res.note
     assert res.values["reading_btb"].endswith("on this simulated population, the claim that claim x does not hold.")
     assert res.values["reading_diverging"].startswith("its one method check passes")
     assert res.forest is None  # no summary figure that puts unlike quantities on one axis

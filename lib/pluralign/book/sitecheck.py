@@ -140,7 +140,7 @@ const lines = el => {
   return tops.size;
 };
 // a results cell (a number or a verdict in it) that wraps past three lines; descriptive text may wrap
-const results = /\d|inconclusive|direction|supported|holds|same|opposite|covers|above|below|recover/i;
+const results = /(?<![§\w])\d|inconclusive|direction|supported|holds|same|opposite|covers|above|below|recover/i;
 const tall = Array.from(col.querySelectorAll('td, th'))
     .filter(c => c.getClientRects().length && results.test(c.textContent) && lines(c) > 3)
     .map(c => c.innerText.trim().slice(0, 60).replace(/\s+/g, ' ') + ' (' + lines(c) + ' lines)');

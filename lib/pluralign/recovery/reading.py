@@ -147,7 +147,7 @@ def _null(p: float) -> str:
     """How often a null method passed a row, as a count of :data:`~pluralign.recovery.rows.NULL_REPS` draws."""
     if p != p:
         return ""
-    return f" A null method (noise with plausible intervals) passed {round(p * NULL_REPS)} of {NULL_REPS} times."
+    return f"; a null method (noise with plausible intervals) passed it {round(p * NULL_REPS)} of {NULL_REPS} times"
 
 
 #: a code identifier in a row's text (a feature's name): shown by its display name
@@ -165,7 +165,7 @@ def readable(text: str) -> str:
 def details(t: pd.DataFrame) -> str:
     """Every row's description, criterion, resampling unit and null method, folded under the table (Markdown)."""
     items = "\n".join(
-        f"- **{name(q)}** ({kind}): {readable(d)}. *Criterion*: {readable(cr)} (95 % interval: {iv}).{_null(p)}"
+        f"- **{name(q)}** ({kind}): {readable(d)}. *Criterion*: {readable(cr)} (95 % interval: {iv}{_null(p)})."
         for q, kind, d, cr, iv, p in zip(
             t["quantity"], t["kind"], t["description"], t["criterion"], t["interval"], t["null_pass"]
         )
