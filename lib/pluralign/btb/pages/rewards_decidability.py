@@ -53,8 +53,7 @@ def paper_sized_check(study: Study) -> report.Result:
             seed=study.seed,
         )
     both = pd.concat(
-        [cmp.assign(test_set=f"all {len(tid)}"), small_cmp.assign(test_set=f"random {size}")],
-        ignore_index=True,
+        [cmp.assign(test_set=f"all {len(tid)}"), small_cmp.assign(test_set=f"random {size}")], ignore_index=True
     )
     both = both[both.grouping.isin(["all", "kind", "domain", "distinguishability"])]
     both["Δ CI width"] = both["delta_hi"] - both["delta_lo"]
