@@ -126,3 +126,13 @@ def test_hyphenated_pairs_and_group_labels_are_not_taken_for_contradictions():
     rows = [[("", "N = 100"), ("r", "0.312"), ("Δ", "−0.021 [−0.080, 0.038]"), ("says", "inconclusive")]]
     rows += [[("", "diverging (62 pairs)"), ("gap", "0.700 [0.671, 0.730]"), ("says", "above 0")]]
     assert C.problems(_page(tables=[rows])) == []
+
+
+def test_a_note_repeated_by_a_section_computed_per_data_set_is_no_repetition_but_prose_twice_is():
+    note = "Left: each model's decisiveness gap with its 95% CI; right: its paired difference."
+    per_data_set = C.Page(sentences=[note, note], identifier_free=[note, note], places=["output 3", "output 7"])
+    assert C.problems(per_data_set) == []
+    prose_and_note = C.Page(sentences=[note, note], identifier_free=[note, note], places=["prose", "output 7"])
+    assert any("2 times" in p for p in C.problems(prose_and_note))
+    one_output = C.Page(sentences=[note, note], identifier_free=[note, note], places=["output 3", "output 3"])
+    assert any("2 times" in p for p in C.problems(one_output))

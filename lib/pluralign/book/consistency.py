@@ -84,12 +84,15 @@ class Page:
     """What a reader sees of one page: ``sentences`` (prose paragraphs and list items, outside tables and code),
     ``tables`` (each a list of rows, a row a list of ``(header, text)`` pairs, the row label's header "" first when
     the row has one), ``figure_labels`` (the texts of the figures' titles, axes, ticks and legends),
-    ``identifier_free`` (the prose that must carry no code identifier: all of it but the reproduce box)."""
+    ``identifier_free`` (the prose that must carry no code identifier: all of it but the reproduce box),
+    ``places`` (for each of those, "prose" for the page's own text or "output N" for the computed output it stands
+    in: a section computed once per data set repeats its note by design)."""
 
     sentences: list[str] = field(default_factory=list)
     tables: list[list[list[tuple[str, str]]]] = field(default_factory=list)
     figure_labels: list[str] = field(default_factory=list)
     identifier_free: list[str] = field(default_factory=list)
+    places: list[str] = field(default_factory=list)
 
 
 def _num(text: str) -> float:
@@ -219,6 +222,26 @@ def reason_problems(text: str, row: list[tuple[str, str]] | None = None) -> list
     return out
 
 
+def repeated_sentences(page: Page) -> list[str]:
+    """A sentence of eight words or more that stands twice where a reader meets it twice: in the page's own prose
+    (twice, or once there and once in a computed note) or twice in one computed output. The same note under the
+    same section computed for two data sets is not a repetition of the page's prose. Sentences are read with their
+    inline code (a glued name shows as code in one place, as text in another)."""
+    texts = page.identifier_free or page.sentences
+    places = page.places if len(page.places) == len(texts) else ["prose"] * len(texts)
+    seen: dict[str, list[str]] = {}
+    for text, place in zip(texts, places):
+        for s in sentences_of([text]):
+            if len(s.split()) >= 8:
+                seen.setdefault(" ".join(s.split()).lower(), []).append(place)
+    out = []
+    for s, where in seen.items():
+        counts = Counter(where)
+        if len(where) > 1 and ("prose" in counts or max(counts.values()) > 1):
+            out.append(f"the same sentence {s[:100]!r} stands {len(where)} times on the page")
+    return out
+
+
 def problems(page: Page, paper_page: bool = False) -> list[str]:
     """Every contradiction of one page (module docstring), one line each."""
     out = []
@@ -237,11 +260,7 @@ def problems(page: Page, paper_page: bool = False) -> list[str]:
         escape = RAW_ESCAPE.search(s)
         if escape:
             out.append(f"a Markdown escape shown to the reader: {s[max(escape.start() - 40, 0) : escape.end() + 10]!r}")
-    # repeated sentences are read with their inline code (a glued name shows as code in one place, as text in another)
-    long = Counter(
-        " ".join(s.split()).lower() for s in sentences_of(page.identifier_free or page.sentences) if len(s.split()) >= 8
-    )
-    out += [f"the same sentence {s[:100]!r} stands {n} times on the page" for s, n in long.items() if n > 1]
+    out += repeated_sentences(page)
     for rows in page.tables:
         out += table_problems(rows)
     if paper_page:

@@ -98,7 +98,8 @@ const clean = (el, keepCode) => {
       .forEach(x => { if (x !== c && x.isConnected) x.replaceWith(document.createTextNode('X')); });
   return (c.textContent || '').replace(/\s+/g, ' ').trim();
 };
-const paragraphs = [], freeOfIds = [];
+const paragraphs = [], freeOfIds = [], places = [];
+const outputs = Array.from(col.querySelectorAll('.cell_output'));
 col.querySelectorAll('p, li, dd, figcaption, .admonition-title').forEach(el => {
   if (el.closest('table, pre, .highlight, .cell_input, .pluralign-figure-labels, nav, .bd-toc, footer, ' +
                  '.pluralign-missing, .citation, .bibliography, dl.citation')) return;
@@ -106,7 +107,11 @@ col.querySelectorAll('p, li, dd, figcaption, .admonition-title').forEach(el => {
   if (t) paragraphs.push(t);
   const box = el.closest('.admonition');
   const title = box && box.querySelector('.admonition-title');
-  if (!(title && /Reproduce this page/.test(title.textContent))) freeOfIds.push(clean(el, true));
+  if (!(title && /Reproduce this page/.test(title.textContent))) {
+    freeOfIds.push(clean(el, true));
+    const out = el.closest('.cell_output');  // the page's own prose, or which computed output it stands in
+    places.push(out ? 'output ' + outputs.indexOf(out) : 'prose');
+  }
 });
 const tables = Array.from(col.querySelectorAll('table')).map(t => {
   // a column's header: the texts of every header row above it (a multi-level header, colspans expanded, the rows
@@ -150,7 +155,7 @@ const uncaptioned = Array.from(col.querySelectorAll('.cell_output img')).filter(
 }).map(i => (i.getAttribute('src') || '').slice(0, 60));
 return {imgs: imgs, links: links, ids: ids, errs: errs, scripts: scripts, prose: prose.join(' '),
         text: document.body ? document.body.innerText : '', narrow: narrow, wide: wide, nan: nan,
-        longnum: longnum, paragraphs: paragraphs, free_of_ids: freeOfIds, tables: tables,
+        longnum: longnum, paragraphs: paragraphs, free_of_ids: freeOfIds, places: places, tables: tables,
         figure_labels: figureLabels, small: small, tall: tall, uncaptioned: uncaptioned};
 """
 
@@ -225,6 +230,7 @@ def _shown_problems(rel: Path, info: dict) -> list[str]:
         tables=[[[tuple(c) for c in row] for row in t] for t in info["tables"]],
         figure_labels=info["figure_labels"],
         identifier_free=info["free_of_ids"],
+        places=info["places"],
     )
     problems += [f"{rel}: {p}" for p in consistency.problems(reading, paper_page=paper_page)]
     for t in sorted(set(info["nan"])):
