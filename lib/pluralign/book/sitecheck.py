@@ -13,8 +13,8 @@ chromedriver; nothing is downloaded) and fails on
 - a table wider than the text column, scroll container or not (a reader must not scroll sideways to see its
   last columns),
 - a table cell showing ``NaN`` / ``nan`` / ``None`` (a missing value is "—" with a note saying why),
-- table text under 12 px, a results cell (a number or a verdict in it) that wraps past three lines on a paper page
-  or the recovery page, a figure without its numbered caption
+- table text under 12 px, a results cell (a number or a verdict in it) that wraps past three lines on a paper page,
+  a figure without its numbered caption
   ("Figure N." under it: :func:`pluralign.report.figure_caption`),
 - what its numbers do not support (:mod:`pluralign.book.consistency`: a verdict its interval contradicts, a count
   shown as a share, "—" inside a sentence, a sentence twice, a reason its numbers contradict, a code identifier on
@@ -144,9 +144,11 @@ const lines = el => {
   const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 0).map(x => Math.round(x.top)));
   return tops.size;
 };
-// a results cell (a number or a verdict in it) that wraps past three lines; descriptive text may wrap
-const results = /(?<![§\w])\d|inconclusive|direction|supported|holds|same|opposite|covers|above|below|recover/i;
-const tall = Array.from(col.querySelectorAll('td, th'))
+// a results cell (a number or a verdict in it) that wraps past three lines; descriptive text and column headers
+// may wrap
+const results = new RegExp('(?<![§\\w])\\d|inconclusive|direction|supported|\\bholds\\b|same sign|opposite|' +
+    'covers|above (0|planted)|below (0|planted)|recover', 'i');
+const tall = Array.from(col.querySelectorAll('td, tbody th'))
     .filter(c => c.getClientRects().length && results.test(c.textContent) && lines(c) > 3)
     .map(c => c.innerText.trim().slice(0, 60).replace(/\s+/g, ' ') + ' (' + lines(c) + ' lines)');
 const uncaptioned = Array.from(col.querySelectorAll('.cell_output img')).filter(i => {
@@ -218,7 +220,7 @@ def _shown_problems(rel: Path, info: dict) -> list[str]:
     for t in info["small"]:
         problems.append(f"{rel}: table text under 12 px: {t!r}")
     paper_page = bool(consistency.PAPER_PAGE.search(rel.as_posix()))
-    if info["tall"] and (paper_page or rel.stem == "recovery"):
+    if info["tall"] and paper_page:
         problems.append(
             f"{rel}: {len(info['tall'])} table cell(s) wrap past three lines, e.g. {info['tall'][0]!r} "
             "(a short word in the cell, the long reading in the note)"

@@ -343,7 +343,7 @@ def reward_gap_distributions(study: Study) -> Result:
     d = report.column_decimals(list(lo) + list(hi))
     table.insert(
         list(table.columns).index("a₊ (this run)"),
-        "5–95 % range (this run)",
+        "5–95 % (this run)",
         [
             report.MISSING if pd.isna(a) else f"{report.fmt_fixed(a, d)} to {report.fmt_fixed(b, d)}"
             for a, b in zip(lo, hi)
