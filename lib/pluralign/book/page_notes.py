@@ -66,7 +66,7 @@ def insert_redirect_note(nb, url: str) -> bool:
         at += 1
     cell = nbformat.v4.new_markdown_cell(
         f":::{{note}}\nLLM endpoints: every OpenAI-compatible endpoint this page's parameters name (an LM-labeller, a "
-        f"judge, a rewriter) was sent to `{url}` by `PLURALIGN_LLM_BASE_URL`, not to the `base_url` its parameters "
+        f"judge, a rewriter) was sent to `{url}` by `PLURALIGN_LLM_BASE_URL`, not to the address its parameters "
         "give; the model names were kept.\n:::"
     )
     cell.metadata["tags"] = ["pluralign-redirect"]
