@@ -57,7 +57,7 @@ study = diverging.setup(profile, seed, models=models, **diverging.DivergingSetti
 report.profile_note(profile, stand_ins(study, "know"))
 mean_variance = know_page.mean_variance(study).glue()
 mean_variance_table2 = know_page.mean_variance_table2(study).glue()
-judges = know_page.judges(study).glue()
+judge_confidence = know_page.judges(study).glue()
 
 # %% [markdown]
 # ## A reward model that can represent disagreement
@@ -105,7 +105,7 @@ mean_variance_table2
 # often it sides with the annotators' majority where there is one.
 
 # %% tags=["remove-input"]
-judges
+judge_confidence
 
 # %% [markdown]
 # A judge that knew when people disagree would name a winner less often on diverging pairs than on high-agreement

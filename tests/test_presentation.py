@@ -134,7 +134,7 @@ def test_a_result_shows_its_forest_plot_under_the_table(monkeypatch):
     monkeypatch.setattr("IPython.display.display", lambda x, **kw: shown.append(type(x).__name__))
     fig = R.forest_plot(_forest_frame())
     R.Result(table=_forest_frame(), forest=fig)._ipython_display_()
-    assert shown == ["HTML", "Figure"]
+    assert shown == ["HTML", "Figure", "Markdown", "HTML"]  # the table, the plot, its numbered caption, its labels
 
 
 def test_a_sentence_cell_is_marked_for_a_readable_width():

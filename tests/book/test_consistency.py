@@ -136,3 +136,10 @@ def test_a_note_repeated_by_a_section_computed_per_data_set_is_no_repetition_but
     assert any("2 times" in p for p in C.problems(prose_and_note))
     one_output = C.Page(sentences=[note, note], identifier_free=[note, note], places=["output 3", "output 3"])
     assert any("2 times" in p for p in C.problems(one_output))
+
+
+def test_a_missing_value_is_allowed_where_the_page_says_its_section_has_no_estimate():
+    s = "How far one binary judgment is from p*: a mean L1 distance of — (— to —) over all pairs."
+    assert C.problems(_page([s]))
+    failed = C.Page(sentences=[s], identifier_free=[s], failed_section=True)
+    assert C.problems(failed) == []

@@ -72,20 +72,28 @@ def test_btb_sections_without_any_p_star_say_no_estimate_and_glue_the_prose_name
     st, n = _btb_study("all")
     want = f"no estimate: p\\* is missing for {n} of {n} pairs: {n} of {n} answers of the LLM labeller"
     cat = subjectivity_page.categories(st)  # the counts per category still stand
-    assert cat.table["n"].sum() >= n and cat.table["mean_p_star"].isna().all()
+    assert cat.table["pairs"].sum() >= n and cat.table["mean p*"].isna().all()
     assert f"{n} of {n} pairs" in cat.note and "No estimate of the mean" in cat.note
     assert subjectivity_page.p_star_by_category(st).skipped.startswith(want)
     gap = subjectivity_page.binary_judgment_gap(st)
     assert gap.skipped.startswith(want)
-    assert set(gap.values) == {"btb_binary_l1", "btb_binary_l1_lo", "btb_binary_l1_hi", "btb_binary_dropped"}
+    assert set(gap.values) == {
+        "btb_binary_l1",
+        "btb_binary_l1_lo",
+        "btb_binary_l1_hi",
+        "btb_binary_dropped",
+        "btb_binary_kind_sentence",
+        "btb_binary_l1_single",
+        "btb_binary_l1_multiple",
+    }
     assert gap.values["btb_binary_l1"] == MISSING and isinstance(gap.values["btb_binary_dropped"], int)
 
 
 def test_btb_sections_with_some_p_star_missing_estimate_from_the_rest_and_count_them():
     st, n = _btb_study("some")
     cat = subjectivity_page.categories(st)
-    dims = cat.table.groupby("dimension")["n_without_p_star"].sum()
-    assert (dims == 5).all() and cat.table["mean_p_star"].notna().all()
+    dims = cat.table.groupby("dimension")["pairs without p*"].sum()
+    assert (dims == 5).all() and cat.table["mean p*"].notna().all()
     assert f"p\\* is missing for 5 of {n} pairs: 5 of {n} answers" in cat.note
     by = subjectivity_page.p_star_by_category(st)
     assert not by.skipped and len(by.data["frame"]) == n - 5 and "not plotted" in by.note

@@ -11,7 +11,8 @@ returns one line per contradiction:
   yes", "consistent with the planted") beside an interval that excludes it;
 - a **count shown as a share or a share as a count**: a count column (N, pairs, entries, …) holding a number with
   decimals ("502.0"), or a share column (share, agreement, alignment, a₊ …) holding only the integers 0 and 1;
-- a **missing value inside a sentence**: "—" where a number belongs ("at about —", "is — .");
+- a **missing value inside a sentence**: "—" where a number belongs ("at about —", "is — ."), unless a section of
+  the page ran and has no estimate (its warning box says why its values are missing);
 - the **same sentence twice** on a page (sentences of eight words or more);
 - a **stated reason its own numbers contradict**: "N < 10" (or "fewer than 10") beside N ≥ 10 in the same row or
   sentence;
@@ -86,13 +87,15 @@ class Page:
     the row has one), ``figure_labels`` (the texts of the figures' titles, axes, ticks and legends),
     ``identifier_free`` (the prose that must carry no code identifier: all of it but the reproduce box),
     ``places`` (for each of those, "prose" for the page's own text or "output N" for the computed output it stands
-    in: a section computed once per data set repeats its note by design)."""
+    in: a section computed once per data set repeats its note by design), ``failed_section`` (a section of the page
+    ran and has no estimate, its reason in a warning box: the prose quoting its values shows "—" for them)."""
 
     sentences: list[str] = field(default_factory=list)
     tables: list[list[list[tuple[str, str]]]] = field(default_factory=list)
     figure_labels: list[str] = field(default_factory=list)
     identifier_free: list[str] = field(default_factory=list)
     places: list[str] = field(default_factory=list)
+    failed_section: bool = False
 
 
 def _num(text: str) -> float:
@@ -251,7 +254,7 @@ def problems(page: Page, paper_page: bool = False) -> list[str]:
         if why:
             out.append(f"sentence {s[:100]!r}: {why}")
         m = DASH_VALUE.search(s) or EMPTY_VALUE.search(s)
-        if m and not s.lstrip().startswith("—"):
+        if m and not s.lstrip().startswith("—") and not page.failed_section:
             out.append(f"a missing value inside the sentence: {s[max(m.start() - 70, 0) : m.end() + 20]!r}")
         out += [f"sentence {s[:100]!r}: {w}" for w in reason_problems(s)]
         twice = TWICE.search(s)

@@ -133,6 +133,8 @@ const tables = Array.from(col.querySelectorAll('table')).map(t => {
   });
 });
 const figureLabels = Array.from(col.querySelectorAll('.pluralign-figure-labels')).map(e => e.textContent);
+// a section that ran and has no estimate says so in a warning box; the prose quoting its values shows "—"
+const failedSection = Array.from(col.querySelectorAll('.admonition')).some(e => /No estimate\./.test(e.textContent));
 // readability: table text under 12 px, a cell wrapping past three lines, a figure without its numbered caption
 const small = Array.from(col.querySelectorAll('table')).filter(t => {
   const c = t.querySelector('td, th');
@@ -158,7 +160,8 @@ const uncaptioned = Array.from(col.querySelectorAll('.cell_output img')).filter(
 return {imgs: imgs, links: links, ids: ids, errs: errs, scripts: scripts, prose: prose.join(' '),
         text: document.body ? document.body.innerText : '', narrow: narrow, wide: wide, nan: nan,
         longnum: longnum, paragraphs: paragraphs, free_of_ids: freeOfIds, places: places, tables: tables,
-        figure_labels: figureLabels, small: small, tall: tall, uncaptioned: uncaptioned};
+        figure_labels: figureLabels, small: small, tall: tall, uncaptioned: uncaptioned,
+        failed_section: failedSection};
 """
 
 # waits for MathJax's typesetting where the page loads MathJax (polling up to 3 s for it to start); a page without
@@ -233,6 +236,7 @@ def _shown_problems(rel: Path, info: dict) -> list[str]:
         figure_labels=info["figure_labels"],
         identifier_free=info["free_of_ids"],
         places=info["places"],
+        failed_section=info["failed_section"],
     )
     problems += [f"{rel}: {p}" for p in consistency.problems(reading, paper_page=paper_page)]
     for t in sorted(set(info["nan"])):
