@@ -143,3 +143,9 @@ def test_a_missing_value_is_allowed_where_the_page_says_its_section_has_no_estim
     assert C.problems(_page([s]))
     failed = C.Page(sentences=[s], identifier_free=[s], failed_section=True)
     assert C.problems(failed) == []
+
+
+def test_equal_numbers_and_a_class_named_high_agreement_are_no_contradictions():
+    assert C.problems(_page(["The mean and median absolute shifts here are 0.0 and 0.0 degrees, as computed."])) == []
+    rows = [[("", "GPT-4o judge · High-Agreement Prefs."), ("confidence", "0"), ("CI", "—")]]
+    assert C.problems(_page(tables=[rows])) == []

@@ -74,7 +74,9 @@ _COUNT_HEADER = re.compile(
     r"^(number of|# )",
     re.I,
 )
-_SHARE_HEADER = re.compile(r"\b(share|agreement|alignment|proportion|fraction|rate)\b|(?<!\w)a\s?[₊₋]", re.I)
+_SHARE_HEADER = re.compile(
+    r"(?<![\w-])(share|agreement|alignment|proportion|fraction|rate)\b|(?<!\w)a\s?[₊₋]", re.I
+)  # "High-Agreement Prefs." names a class, not a share
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 #: page paths (relative to the site) of the papers' parts: the pages where no code identifier may show
 PAPER_PAGE = re.compile(r"(^|/)(diverging|seal|btb|cross)-[^/]*\.html$")
@@ -258,7 +260,7 @@ def problems(page: Page, paper_page: bool = False) -> list[str]:
             out.append(f"a missing value inside the sentence: {s[max(m.start() - 70, 0) : m.end() + 20]!r}")
         out += [f"sentence {s[:100]!r}: {w}" for w in reason_problems(s)]
         twice = TWICE.search(s)
-        if twice and not re.fullmatch(r"\d+", twice.group(1)):
+        if twice and not re.fullmatch(r"[\d.,]+", twice.group(1)):
             out.append(f"the same value twice where two were meant: {twice.group(0)!r} in {s[:100]!r}")
         escape = RAW_ESCAPE.search(s)
         if escape:

@@ -180,18 +180,22 @@ def judges(study: Study) -> Result:
     fig = plots.judge_confidence(tables, rmod.SUBSETS[:3], {d.kind for d in decisiveness.values()})
     judge, t = next(iter(tables.items()))
     d = t.loc[_DIFF]
+    estimated = all(pd.notna(d[k]) for k in ("confidence", "lo", "hi"))
     says = (
-        "less confident on diverging pairs"
+        "no estimate"
+        if not estimated
+        else "less confident on diverging pairs"
         if d["hi"] < 0
         else "more confident on diverging pairs"
         if d["lo"] > 0
         else "no difference it can tell at this sample size"
     )
-    values = {
-        "judge_name_0": judge,
-        "judge_gap_0": report.signed(report.fmt_interval(d["confidence"], d["lo"], d["hi"], 3)),
-        "judge_says_0": says,
-    }
+    gap = (
+        report.signed(report.fmt_interval(d["confidence"], d["lo"], d["hi"], 3))
+        if estimated
+        else "has no interval (the judge's confidence does not vary over these pairs)"
+    )
+    values = {"judge_name_0": judge, "judge_gap_0": gap, "judge_says_0": says}
     return Result(
         table=table,
         figure=fig,
