@@ -124,3 +124,14 @@ def test_the_page_consistency_check_fails_a_planted_contradiction_in_real_chromi
         )
     )
     assert sitecheck.check(site) == []
+
+
+def test_the_rehearsal_reports_how_its_pages_read_without_failing_on_it(tmp_path, capsys):
+    """``--reading=report`` (the rehearsal on random-weight models): a reading problem is printed, marked, and does
+    not fail the check; a broken link still does."""
+    site = _site(tmp_path, "<table style='font-size:11px'><tbody><tr><td>1</td></tr></tbody></table>")
+    assert sitecheck.main([str(site)]) == 1
+    assert sitecheck.main([str(site), "--reading=report"]) == 0
+    assert "(reported)" in capsys.readouterr().out
+    broken = _site(tmp_path / "b", "<a href='sub/nope.html'>x</a>")
+    assert sitecheck.main([str(broken), "--reading=report"]) == 1

@@ -221,15 +221,15 @@ def _shown_problems(rel: Path, info: dict) -> list[str]:
             f"{info['longnum'][0]!r} (show 3 significant digits)"
         )
     for t in info["small"]:
-        problems.append(f"{rel}: table text under 12 px: {t!r}")
+        problems.append(f"{rel}: {READING}table text under 12 px: {t!r}")
     paper_page = bool(consistency.PAPER_PAGE.search(rel.as_posix()))
     if info["tall"] and paper_page:
         problems.append(
-            f"{rel}: {len(info['tall'])} table cell(s) wrap past three lines, e.g. {info['tall'][0]!r} "
+            f"{rel}: {READING}{len(info['tall'])} table cell(s) wrap past three lines, e.g. {info['tall'][0]!r} "
             "(a short word in the cell, the long reading in the note)"
         )
     for src in info["uncaptioned"]:
-        problems.append(f"{rel}: figure without a numbered caption: {src}")
+        problems.append(f"{rel}: {READING}figure without a numbered caption: {src}")
     reading = consistency.Page(
         sentences=info["paragraphs"],
         tables=[[[tuple(c) for c in row] for row in t] for t in info["tables"]],
@@ -238,7 +238,7 @@ def _shown_problems(rel: Path, info: dict) -> list[str]:
         places=info["places"],
         failed_section=info["failed_section"],
     )
-    problems += [f"{rel}: {p}" for p in consistency.problems(reading, paper_page=paper_page)]
+    problems += [f"{rel}: {READING}{p}" for p in consistency.problems(reading, paper_page=paper_page)]
     for t in sorted(set(info["nan"])):
         n = info["nan"].count(t)
         problems.append(f"{rel}: {n} NaN/None cell(s) in table {t!r} (show '—' and say why)")
@@ -301,15 +301,26 @@ def check(site: str | Path) -> list[str]:
     return problems
 
 
+#: marks a problem of how a page reads (:mod:`.consistency`, text size, long cells, captions) in :func:`check`'s list
+READING = "[reading] "
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     site = argv[0] if argv else "_build/html"
     problems = check(site)
+    # --reading=report: how the pages read is reported, not failed (the paper profile rehearsed on random-weight
+    # models, whose sections often have nothing to estimate from); every other problem fails as always
+    report_only = "--reading=report" in argv
+    failing = [p for p in problems if not (report_only and READING in p)]
     for p in problems:
-        print(p)
+        print(p if p in failing else f"(reported) {p}")
     n = len(list(Path(site).rglob("*.html")))
-    print(f"sitecheck: {n} pages, {len(problems)} problems")
-    return 1 if problems else 0
+    print(
+        f"sitecheck: {n} pages, {len(failing)} problems"
+        + (f", {len(problems) - len(failing)} reported" if report_only else "")
+    )
+    return 1 if failing else 0
 
 
 if __name__ == "__main__":
