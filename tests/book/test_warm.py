@@ -157,3 +157,25 @@ def _alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_preloaded_module_keeps_the_warning_filters_it_installs(tmp_path, monkeypatch):
+    """The warm kernel imports modules silently, and a filter a module installs at import stays: before, the imports
+    ran inside catch_warnings(), which dropped the rewards' filter of peft's deprecated-name FutureWarning, and every
+    LoRA page of the rehearsal printed it to stderr."""
+    import warnings
+
+    from pluralign.book import warm
+
+    (tmp_path / "planted_filter_module.py").write_text(
+        "import warnings\nwarnings.filterwarnings('ignore', message='planted deprecation', category=FutureWarning)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = list(warnings.filters)
+    try:
+        warm._import_modules(["planted_filter_module"])
+        added = [f for f in warnings.filters if f not in before]
+        assert [f[1].pattern for f in added if f[1] is not None] == ["planted deprecation"]
+    finally:
+        warnings.filters[:] = before
+        warnings._filters_mutated()

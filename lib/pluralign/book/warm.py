@@ -211,13 +211,19 @@ def _import_modules(modules) -> tuple[dict, dict]:
     import warnings
 
     own_env = dict(os.environ)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    # the imports are silent, but the warning filters they install stay (catch_warnings() would drop them on exit,
+    # e.g. the rewards' filter of peft's deprecated-name FutureWarning, which then reached every LoRA page's stderr)
+    warnings.simplefilter("ignore")
+    silence = warnings.filters[0]
+    try:
         for name in modules:
             try:
                 importlib.import_module(name)
             except Exception:  # noqa: BLE001 - an optional module missing here is imported by the page if at all
                 pass
+    finally:
+        warnings.filters.remove(silence)
+        warnings._filters_mutated()
     sys.stdout.flush()
     sys.stderr.flush()
     return own_env, {k: v for k, v in os.environ.items() if own_env.get(k) != v}
