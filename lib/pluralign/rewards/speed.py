@@ -86,9 +86,10 @@ def device_kind(device=None) -> str:
 
 
 def default_batch_size(device=None) -> int:
-    """The most texts a scoring batch holds where the caller names none: 32 on the CPU (where it was measured,
-    DESIGN.md), no cap beyond the token budget on a GPU (a 32-text cap kept the Llama-3-8B shape at 8 % of an H100's
-    bf16 peak: its batches were a few thousand tokens)."""
+    """The most texts a scoring batch holds where the caller names none: 32 on the CPU (where it was measured on 2
+    cores: length-sorted batches of 8 to 32 texts beat larger padded ones), no cap beyond the token budget on a GPU
+    (a 32-text cap kept the Llama-3-8B shape at 8 % of an H100's bf16 peak: its batches were a few thousand
+    tokens)."""
     kind = device_kind(device)
     return 32 if kind != "cuda" else TOKEN_BUDGET["cuda"]
 
