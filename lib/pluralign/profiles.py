@@ -1,11 +1,12 @@
 """What each profile stands in for: the one place where a profile's offline stand-ins are written.
 
 A profile (``demo``, ``sample``, ``paper``; the README's "Profiles") runs the same notebooks and the same library
-code with other parameters. Where it replaces one of the papers' components (their data sets, models, LLM judges, labellers) by
-something that runs offline, the page says so in its profile note (:func:`pluralign.report.profile_note`). Those
-sentences live here, one dictionary per profile: ``summary`` (what the profile's numbers are) and ``stand_ins``
-(per page, named ``part.page``: a list of Markdown sentences, formatted with the page's settings by
-:func:`stand_ins`). Adding a profile is one dictionary here and one folder ``params/<profile>/``.
+code with other parameters. Where it replaces one of the papers' components (their data sets, models, LLM judges,
+labellers) by something that runs offline, the page says so in its profile note
+(:func:`pluralign.report.profile_note`). Those sentences live here, one dictionary per profile: ``summary`` (what
+the profile's numbers are) and ``stand_ins`` (per page, named ``part.page``: a list of Markdown sentences, formatted
+with the page's settings by :func:`stand_ins`).
+Adding a profile is one dictionary here and one folder ``params/<profile>/``.
 """
 
 from __future__ import annotations
