@@ -47,9 +47,9 @@ from pluralign import btb, report
 from pluralign.btb.pages import margins_page, stand_ins
 
 study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
-report.profile_note(profile, stand_ins(study, "margins"))
 quality = margins_page.judge_quality(study).glue()
 distribution = margins_page.margin_distribution(study).glue()
+report.profile_note(profile, stand_ins(study, "margins"))
 
 # %% [markdown]
 # ## The judgment prompt (Appendix A)

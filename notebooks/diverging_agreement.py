@@ -52,9 +52,9 @@ from pluralign import diverging, report
 from pluralign.diverging.pages import agreement_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
-report.profile_note(profile, stand_ins(study, "agreement"))
 shares = agreement_page.shares(study).glue()
 recovery = agreement_page.planted_recovery(study).glue()
+report.profile_note(profile, stand_ins(study, "agreement"))
 
 # %% [markdown]
 #

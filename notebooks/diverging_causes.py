@@ -54,11 +54,11 @@ from pluralign import diverging, report
 from pluralign.diverging.pages import causes_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
-report.profile_note(profile, stand_ins(study, "causes"))
 pairs = causes_page.diverging_pairs(study).glue()
 frequencies = causes_page.frequencies(study).glue()
 round_trip = causes_page.round_trip(study).glue()
 agreement = causes_page.label_agreement(study).glue()
+report.profile_note(profile, stand_ins(study, "causes"))
 
 # %% [markdown]
 # ## Table 1: the taxonomy

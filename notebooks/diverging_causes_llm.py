@@ -40,8 +40,8 @@ from pluralign import diverging, report
 from pluralign.diverging.pages import causes_llm_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
-report.profile_note(profile, stand_ins(study, "causes"))
 llm_causes = causes_llm_page.llm_causes(study).glue()
+report.profile_note(profile, stand_ins(study, "causes"))
 
 # %% [markdown]
 # ## The classifier

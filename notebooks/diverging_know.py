@@ -54,10 +54,10 @@ from pluralign import diverging, report
 from pluralign.diverging.pages import know_page, stand_ins
 
 study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
-report.profile_note(profile, stand_ins(study, "know"))
 mean_variance = know_page.mean_variance(study).glue()
 mean_variance_table2 = know_page.mean_variance_table2(study).glue()
 judge_confidence = know_page.judges(study).glue()
+report.profile_note(profile, stand_ins(study, "know"))
 
 # %% [markdown]
 # ## A reward model that can represent disagreement

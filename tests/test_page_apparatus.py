@@ -46,3 +46,10 @@ def test_the_reproduce_box_names_the_pages_parameter_file_and_both_commands():
     assert "`pluralign.seal.imprint`" in box
     paper = report.reproduce("seal_imprint", profile_name="paper").data
     assert "-f params/paper/seal-imprint.yml" in paper
+
+
+def test_on_pluralign_run_of_ones_own_file_the_reproduce_box_names_that_file(monkeypatch):
+    monkeypatch.setenv("PLURALIGN_RUN_PARAMS", "mine.yml")
+    box = report.reproduce("seal_imprint", profile_name="demo").data
+    assert "pluralign run seal_imprint -f mine.yml" in box and "params/demo" not in box
+    assert "from the parameter file's folder" in box

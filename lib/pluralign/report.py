@@ -147,19 +147,21 @@ def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = 
 
 def reproduce(notebook: str, *modules: str, profile_name: str | None = None):
     """The "Reproduce this page" box that ends every page: the ``pluralign run`` command for the page's parameter
-    file of this profile (from ``manifest.yml``), the same with plain papermill, and the library modules that compute
+    file of this profile (from ``manifest.yml``; on a ``pluralign run`` of one's own file, that file), the same with plain papermill, and the library modules that compute
     the page (``modules``, dotted paths: the one place a page names code)."""
     from IPython.display import Markdown
 
     from pluralign.book import manifest_plan
 
     p = profile_name or profile()
+    own = os.environ.get("PLURALIGN_RUN_PARAMS")  # `pluralign run` on one's own parameter file
     files = [r.params for r in manifest_plan.runs(p) if r.notebook == notebook] or [f"params/{p}/<your file>.yml"]
-    f = files[0]
+    f = own or files[0]
+    where = "from the parameter file's folder" if own else "from the project's folder"
     lines = [
         ":::{admonition} Reproduce this page",
         ":class: seealso dropdown",
-        "With the project installed (`make book` creates `.venv`), from the project's folder:",
+        f"With the project installed (`make book` creates `.venv`), {where}:",
         "",
         "```bash",
         f"pluralign run {notebook} -f {f}",

@@ -67,3 +67,13 @@ def test_every_paper_page_opens_with_its_findings_and_ends_with_the_reproduce_bo
     assert after.startswith(":::{admonition} What this page finds"), name
     assert "{glue:text}" in after.split("\n:::", 1)[0], name
     assert re.match(rf'report\.reproduce\(\s*"{name}"', nb.cells[-1].source), name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_profile_note_is_the_last_statement_of_its_cell_so_the_page_shows_it(path):
+    """A notebook shows only the last expression of a cell: a profile note followed by other statements (the
+    findings' ``.glue()`` calls) is computed and never displayed, and the page no longer says what produced it."""
+    for cell in jupytext.read(path).cells:
+        lines = [ln for ln in cell.source.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        if any(ln.startswith("report.profile_note(") for ln in lines):
+            assert lines[-1].startswith("report.profile_note("), f"{path.name}: statements after the profile note"
