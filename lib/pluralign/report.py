@@ -147,8 +147,9 @@ def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = 
 
 def reproduce(notebook: str, *modules: str, profile_name: str | None = None):
     """The "Reproduce this page" box that ends every page: the ``pluralign run`` command for the page's parameter
-    file of this profile (from ``manifest.yml``; on a ``pluralign run`` of one's own file, that file), the same with plain papermill, and the library modules that compute
-    the page (``modules``, dotted paths: the one place a page names code)."""
+    file of this profile (from ``manifest.yml``; on a ``pluralign run`` of one's own file, that file), the same with
+    plain papermill, and the library modules that compute the page (``modules``, dotted paths: the one place a page
+    names code)."""
     from IPython.display import Markdown
 
     from pluralign.book import manifest_plan
