@@ -73,7 +73,7 @@ if [ -z "${REHEARSAL_ONLY:-}" ]; then
     # 4. every page in headless Chromium: no stderr, traceback, NaN cell or broken link on a paper-profile page; how
     #    the pages read (the page-consistency check, text size, captions) is reported, not failed: random-weight
     #    models leave many sections with nothing to estimate from
-    "$BIN/python" -m pluralign.book.sitecheck _build/rehearsal/_build/html --reading=report
+    "$BIN/python" -m pluralign.book.sitecheck _build/rehearsal/_build/html
 fi
 pages=$(ls "$OUT_DIR"/*.ipynb 2>/dev/null | grep -vc partial || true)
 echo "rehearsal done in $(( $(date +%s) - start )) s: $pages pages in $OUT_DIR, HTML in _build/rehearsal/_build/html"

@@ -168,8 +168,8 @@ PAPER = {
     "summary": "the papers' data sets, models and hyper-parameters.",
     "stand_ins": {
         "btb.rewards": [
-            "p* and the categories come from human answers to Appendix B where `labels_file` "
-            "gives them (the paper's three annotators), else from the data's own annotators "
+            "p* and the categories come from human answers to Appendix B where the parameter file's labels "
+            "file gives them (the paper's three annotators), else from the data's own annotators "
             "where a pair has at least three, else from an LLM labeller of another model family "
             "(Qwen) than the Llama-3-70B-Instruct whose votes give the training margins; the "
             "section 'Where p\\* and the categories come from' counts the pairs of each source "

@@ -202,7 +202,10 @@ class Result:
                 the names the prose quotes, "—" where no value exists; otherwise nothing else is set). The book leaves a
                 section that does not run out of the page and names it with its reason near the top; a section with
                 no estimate stays, its reason in a warning box (:mod:`pluralign.book.page_notes`). A section says
-                "no estimate" by raising :class:`NoEstimate`, which :func:`section` turns into such a Result.
+                "no estimate" by raising :class:`NoEstimate`, which :func:`section` turns into such a Result;
+    ``parts``   for a section computed on several data sets apart (``{data set: Result}``): the page shows the
+                stacked ``table``, then under a heading per data set that data set's forest plot, figure and note
+                (captions naming it); ``figure``, ``forest`` and ``note`` then hold the joined view for code.
     """
 
     table: pd.DataFrame
@@ -215,6 +218,7 @@ class Result:
     skipped: str = ""
     caption: str = ""
     forest_caption: str = ""
+    parts: dict = field(default_factory=dict)
 
     def glue(self) -> Result:
         """Glue every entry of ``values`` for the page's prose (myst-nb ``{glue:text}``)."""
@@ -236,20 +240,42 @@ class Result:
             return
         if self.table is not None:
             display(HTML(present_html(self.table)))
+        if self.parts:
+            for name, part in self.parts.items():
+                display(Markdown(f"**{name}**"))
+                part._show_plots_and_note(suffix=f" ({name})")
+            return
+        self._show_plots_and_note()
+
+    def _show_plots_and_note(self, suffix: str = ""):
+        from IPython.display import HTML, Markdown, display
+
+        if self.skipped.startswith("no estimate: "):
+            why = self.skipped[len("no estimate: ") :]
+            display(Markdown(warning(f"**No estimate.** {why}")), metadata={FAILED_SECTION: why})
+            return
         if self.forest is not None:
             display(self.forest)
-            display(
-                Markdown(
-                    figure_caption(self.forest_caption or "Each row's estimate and its 95% CI, from the table above.")
-                )
-            )
+            display(Markdown(figure_caption(_named(self.forest_caption or FOREST_CAPTION, suffix))))
             display(HTML(figure_labels_html(self.forest)))
         if self.figure is not None:
             display(self.figure)
-            display(Markdown(figure_caption(self.caption or _title_of(self.figure))))
+            display(Markdown(figure_caption(_named(self.caption or _title_of(self.figure), suffix))))
             display(HTML(figure_labels_html(self.figure)))
         if self.note:
             display(Markdown(self.note))
+
+
+#: the caption of a forest plot whose section gives none
+FOREST_CAPTION = "Each row's estimate and its 95% CI, from the table above."
+
+
+def _named(caption: str, suffix: str) -> str:
+    """A caption with the data set it shows (" (helpsteer2)") before its closing full stop."""
+    if not suffix:
+        return caption
+    text = caption.strip()
+    return f"{text[:-1]}{suffix}." if text.endswith(".") else text + suffix
 
 
 _FIGURES = [0]  # figures shown so far in this kernel (one kernel per page)

@@ -149,3 +149,27 @@ def test_equal_numbers_and_a_class_named_high_agreement_are_no_contradictions():
     assert C.problems(_page(["The mean and median absolute shifts here are 0.0 and 0.0 degrees, as computed."])) == []
     rows = [[("", "GPT-4o judge · High-Agreement Prefs."), ("confidence", "0"), ("CI", "—")]]
     assert C.problems(_page(tables=[rows])) == []
+
+
+def test_each_clause_of_a_sentence_reads_its_own_interval():
+    two = (
+        "BT + margin (Eq. 4): gap −0.0021 [−0.0041, −0.0002]: more decisive on diverging pairs; against BT "
+        "(majority), inconclusive at this sample size (the 95% CI [0.000, 0.000] contains 0)."
+    )
+    assert C.problems(_page([two])) == []  # the rehearsal's cross-training sentence: two readings, two intervals
+    apart = "The gap is 0.101 [0.067, 0.138]; inconclusive at this sample size."
+    assert any("excludes 0" in p for p in C.problems(_page([apart])))  # a verdict a semicolon away still reads it
+    wrong = "Gap 0.2 [0.1, 0.3]: above 0; against BT, gap 0.05 [−0.01, 0.11]: supported."
+    assert any("contains 0" in p for p in C.problems(_page([wrong])))
+
+
+def test_the_parts_of_a_section_computed_per_data_set_may_say_the_same_but_one_part_twice_may_not():
+    note = "Reward models: named pre-D and post-D reward models of the paper's setup."
+    parts = C.Page(
+        sentences=[note, note], identifier_free=[note, note], places=["output 3 · multipref", "output 3 · helpsteer2"]
+    )
+    assert C.problems(parts) == []
+    twice = C.Page(
+        sentences=[note, note], identifier_free=[note, note], places=["output 3 · multipref", "output 3 · multipref"]
+    )
+    assert any("2 times" in p for p in C.problems(twice))

@@ -135,3 +135,22 @@ def test_the_rehearsal_reports_how_its_pages_read_without_failing_on_it(tmp_path
     assert "(reported)" in capsys.readouterr().out
     broken = _site(tmp_path / "b", "<a href='sub/nope.html'>x</a>")
     assert sitecheck.main([str(broken), "--reading=report"]) == 1
+
+
+def test_a_section_computed_per_data_set_may_repeat_its_note_under_each_data_sets_name(tmp_path):
+    """In one computed output, the part of each data set stands under a paragraph that is only its bold name: the
+    same note in two parts is no repetition; the same sentence twice in one part is."""
+    note = "Reward models: named pre-D and post-D reward models of the paper's setup."
+
+    def site(folder, parts):
+        body = "".join(f"<p><strong>{name}</strong></p><p>{text}</p>" for name, text in parts)
+        (folder / "html").mkdir(parents=True)
+        (folder / "html" / "cross-regimes.html").write_text(
+            f"<html><body><main><article class='bd-article'><div class='cell'><div class='cell_output'>{body}"
+            "</div></div></article></main></body></html>"
+        )
+        return folder / "html"
+
+    assert sitecheck.check(site(tmp_path / "a", [("multipref", note), ("helpsteer2", note)])) == []
+    twice = site(tmp_path / "b", [("multipref", note + " " + note), ("helpsteer2", note)])
+    assert any("the same sentence" in p for p in sitecheck.check(twice))

@@ -89,8 +89,9 @@ class Page:
     the row has one), ``figure_labels`` (the texts of the figures' titles, axes, ticks and legends),
     ``identifier_free`` (the prose that must carry no code identifier: all of it but the reproduce box),
     ``places`` (for each of those, "prose" for the page's own text or "output N" for the computed output it stands
-    in: a section computed once per data set repeats its note by design), ``failed_section`` (a section of the page
-    ran and has no estimate, its reason in a warning box: the prose quoting its values shows "—" for them)."""
+    in, "output N · name" in the part of a section computed per data set: each part may say what another says),
+    ``failed_section`` (a section of the page ran and has no estimate, its reason in a warning box: the prose quoting
+    its values shows "—" for them)."""
 
     sentences: list[str] = field(default_factory=list)
     tables: list[list[list[tuple[str, str]]]] = field(default_factory=list)
@@ -136,6 +137,22 @@ def verdict_problem(text: str, others: str = "") -> str | None:
                     f"a verdict beside an interval [{lo:g}, {hi:g}] that excludes the planted value {v:g}, "
                     "without saying so"
                 )
+    return None
+
+
+def sentence_verdict_problem(sentence: str) -> str | None:
+    """:func:`verdict_problem` of a sentence, clause by clause: a sentence may give two readings ("gap x [lo, hi]:
+    more decisive on diverging pairs; against BT (majority), inconclusive (the 95% CI [a, b] contains 0)"), each
+    with its own interval. A clause (between "; ") with a bracket of its own is read alone; one without reads the
+    sentence's other intervals (a verdict set apart from its interval by a semicolon)."""
+    clauses = sentence.split("; ")
+    if len(clauses) == 1:
+        return verdict_problem(sentence)
+    shown = " ".join(m.group(0) for m in INTERVAL.finditer(sentence))
+    for clause in clauses:
+        why = verdict_problem(clause if "[" in clause else f"{clause} {shown}")
+        if why:
+            return why
     return None
 
 
@@ -229,9 +246,9 @@ def reason_problems(text: str, row: list[tuple[str, str]] | None = None) -> list
 
 def repeated_sentences(page: Page) -> list[str]:
     """A sentence of eight words or more that stands twice where a reader meets it twice: in the page's own prose
-    (twice, or once there and once in a computed note) or twice in one computed output. The same note under the
-    same section computed for two data sets is not a repetition of the page's prose. Sentences are read with their
-    inline code (a glued name shows as code in one place, as text in another)."""
+    (twice, or once there and once in a computed note) or twice in one place of a computed output. The same note in
+    the parts of a section computed for two data sets (under each data set's name) is not a repetition. Sentences
+    are read with their inline code (a glued name shows as code in one place, as text in another)."""
     texts = page.identifier_free or page.sentences
     places = page.places if len(page.places) == len(texts) else ["prose"] * len(texts)
     seen: dict[str, list[str]] = {}
@@ -252,7 +269,7 @@ def problems(page: Page, paper_page: bool = False) -> list[str]:
     out = []
     said = sentences_of(page.sentences)
     for s in said:
-        why = verdict_problem(s)
+        why = sentence_verdict_problem(s)
         if why:
             out.append(f"sentence {s[:100]!r}: {why}")
         m = DASH_VALUE.search(s) or EMPTY_VALUE.search(s)

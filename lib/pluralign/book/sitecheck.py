@@ -100,7 +100,14 @@ const clean = (el, keepCode) => {
 };
 const paragraphs = [], freeOfIds = [], places = [];
 const outputs = Array.from(col.querySelectorAll('.cell_output'));
+// a section computed per data set shows each data set's part under a paragraph that is only its bold name: a
+// sentence's place is its output and that part
+const partOf = {};
+const isPartHeading = el => el.tagName === 'P' && el.children.length === 1 && el.children[0].tagName === 'STRONG'
+    && el.textContent.trim() === el.children[0].textContent.trim();
 col.querySelectorAll('p, li, dd, figcaption, .admonition-title').forEach(el => {
+  const inOutput = el.closest('.cell_output');
+  if (inOutput && isPartHeading(el)) partOf[outputs.indexOf(inOutput)] = el.textContent.trim();
   if (el.closest('table, pre, .highlight, .cell_input, .pluralign-figure-labels, nav, .bd-toc, footer, ' +
                  '.pluralign-missing, .citation, .bibliography, dl.citation')) return;
   const t = clean(el, false);
@@ -110,7 +117,8 @@ col.querySelectorAll('p, li, dd, figcaption, .admonition-title').forEach(el => {
   if (!(title && /Reproduce this page/.test(title.textContent))) {
     freeOfIds.push(clean(el, true));
     const out = el.closest('.cell_output');  // the page's own prose, or which computed output it stands in
-    places.push(out ? 'output ' + outputs.indexOf(out) : 'prose');
+    const k = out ? outputs.indexOf(out) : -1;
+    places.push(out ? 'output ' + k + (partOf[k] ? ' · ' + partOf[k] : '') : 'prose');
   }
 });
 const tables = Array.from(col.querySelectorAll('table')).map(t => {

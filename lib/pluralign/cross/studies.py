@@ -23,16 +23,14 @@ class Studies:
 def join(results: dict) -> report.Result:
     """The results of one section on several data sets (``{name: Result}``) as one: tables stacked under a
     "data set" level, notes under a heading per data set, values from each suffixed ``_<k>`` (k = 0, 1, …) and
-    also unsuffixed from the first, the first data set's figure and forest plot shown with their captions (every
-    figure in ``data["figures"]``)."""
+    also unsuffixed from the first; the page shows each data set's forest plot, figure and note under its name
+    (``parts``); ``figure`` and ``forest`` are the first data set's, every figure in ``data["figures"]``."""
     tables = {k: r.table for k, r in results.items() if r.table is not None}
     values = dict(next(iter(results.values())).values)
     for i, r in enumerate(results.values()):
         values.update({f"{v}_{i}": x for v, x in r.values.items()})
     first = next(iter(results))
     note = "\n\n".join(f"**{k}**\n\n{r.note}" for k, r in results.items() if r.note)
-    if len(results) > 1 and any(r.figure is not None or r.forest is not None for r in results.values()):
-        note += f"\n\n*The figures show {first}; the others are in this Result's data['figures'].*"
     return report.Result(
         table=pd.concat(tables, names=["data set"]) if tables else None,
         figure=results[first].figure,
@@ -42,6 +40,7 @@ def join(results: dict) -> report.Result:
         note=note,
         values=values,
         data={"results": results, "figures": {k: r.figure for k, r in results.items()}},
+        parts=dict(results) if len(results) > 1 else {},
     )
 
 

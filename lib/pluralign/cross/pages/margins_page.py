@@ -62,6 +62,14 @@ def distribution(study: Study) -> report.Result:
     )
 
 
+def _auroc_reading(shown: str, verdict: str) -> str:
+    """An AUROC and its verdict in a sentence ("AUROC 0.954 [0.941, 0.968]: supported: …"), or, with no estimate,
+    "no AUROC (why)": never a "—" standing for a number."""
+    if verdict.startswith(report.MISSING):
+        return f"no AUROC {verdict[len(report.MISSING) :].strip()}".strip()
+    return f"AUROC {shown}: {verdict}"
+
+
 @report.section(
     "x_auc_0", "x_auc_lo_0", "x_auc_hi_0", "x_auc_name_0", "x_auc_verdict_0", "x_auc_synthetic", "x_auc_gold"
 )
@@ -86,19 +94,22 @@ def separation(study: Study) -> report.Result:
             }
         )
     shown = q1.display(sep)["AUROC of 1 − m [95% CI]"]
-    lines = [f"- **{name}**: AUROC {shown[name]}: {r['verdict']}." for name, r in sep.iterrows()]
+    reading = {name: _auroc_reading(shown[name], r["verdict"]) for name, r in sep.iterrows()}
+    lines = [f"- **{name}**: {reading[name]}." for name in sep.index]
     synthetic = [n for n in sep.index if n != q1.GOLD]
     if synthetic:
         n = synthetic[0]
-        values["x_auc_synthetic"] = f"the {n} margin separates them with AUROC {shown[n]}: {sep.loc[n, 'verdict']}"
+        values["x_auc_synthetic"] = (
+            f"the {n} margin has {reading[n]}"
+            if reading[n].startswith("no ")
+            else f"the {n} margin separates them with {reading[n]}"
+        )
     else:
         values["x_auc_synthetic"] = (
             "no synthetic judge runs on this profile, so the hypothesis is not tested independently of the "
             "annotators here"
         )
-    values["x_auc_gold"] = (
-        f"AUROC {shown[q1.GOLD]}: {sep.loc[q1.GOLD, 'verdict']}" if q1.GOLD in sep.index else "not computed"
-    )
+    values["x_auc_gold"] = reading[q1.GOLD] if q1.GOLD in sep.index else "not computed"
     if not synthetic:
         lines.append(
             "- There is no synthetic margin on this profile, so the hypothesis is not tested independently of the "
