@@ -111,8 +111,8 @@ imprint_page.imprints(study).glue()
 # estimators (the paper's comes from "SEAL's code: OLS, no FE"); the figure shows the fixed-effects rows of the same
 # table, with the same names and signs. Two estimators of Eq. 1 on the same entries. **SEAL's code: OLS, no FE**:
 # the paper's Table 5 was computed this way (SEAL's analysis code): plain OLS over the pooled entries with an
-# intercept and the pair's row number as a numeric covariate, classical standard errors, features dropped by VIF > 5
-# with the pair dummies in the VIF's regressions. **Pair fixed effects (this project)**: Eq. 1 as written: a fixed
+# intercept and the pair's row number as a numeric covariate, classical standard errors, features dropped by
+# {glue:text}`vif_rule` with the pair dummies in the VIF's regressions. **Pair fixed effects (this project)**: Eq. 1 as written: a fixed
 # effect $\alpha_i$ per pair, standard errors clustered by pair (plotted above). The verdict reads significance as the
 # paper's Fig. 3 does, after Bonferroni: this run's 95% CI is corrected over the coefficients of its fit, and it is
 # compared with the paper's estimate only where the paper's own (Bonferroni) p-value finds one; the paper's estimates
@@ -120,8 +120,8 @@ imprint_page.imprints(study).glue()
 #
 # Each regression uses {glue:text}`n_imprint_obs` entries (two per pair); {glue:text}`n_imprint_missing`
 # pairs with a missing label on either entry (an entry the labeller could not label) were dropped
-# before the regression, both entries together. Features dropped by the
-# VIF > 5 filter are listed below (the paper dropped {glue:text}`paper_vif_dropped`); features without
+# before the regression, both entries together. Features dropped by this run's VIF filter
+# ({glue:text}`vif_rule`) are listed below (the paper dropped {glue:text}`paper_vif_dropped`); features without
 # variation are dropped too.
 
 # %% tags=["remove-input"]

@@ -35,13 +35,23 @@ def test_a_coefficient_the_paper_finds_null_reads_ns_in_the_paper_not_a_directio
     assert honest["estimate"] == pytest.approx(0.007014) and honest["p"] == 1.0
     # this run: factual_error plays honest with sign −1; a clearly negative estimate is a clearly positive ρ(honest)
     table, long, _ = entries_on_paper_rows(
-        _ours("factual_error", "chosen", -0.2, 0.01), "Table 7", ["factual_error"], source="simulator feature", n=500
+        _ours("factual_error", "chosen", -0.2, 0.01),
+        "Table 7",
+        ["factual_error"],
+        source="simulator feature",
+        n=500,
+        vif_threshold=5.0,
     )
     row = long.set_index(["paper_feature", "group"]).loc[("last_response_is_honest", "chosen")]
     assert row["verdict"] == "n.s. in paper"  # was "same direction as the paper" against a null coefficient
     # a coefficient the paper does find: helpful/harmless rows keep their direction
     harm = entries_on_paper_rows(
-        _ours("harmfulness", "chosen", 0.2, 0.01), "Table 7", ["harmfulness"], source="simulator feature", n=500
+        _ours("harmfulness", "chosen", 0.2, 0.01),
+        "Table 7",
+        ["harmfulness"],
+        source="simulator feature",
+        n=500,
+        vif_threshold=5.0,
     )[1]
     assert harm.set_index(["paper_feature", "group"]).loc[("last_response_is_harmless", "chosen"), "verdict"] == (
         "same sign"

@@ -30,6 +30,7 @@ from pluralign.seal.verdicts import (
     NOT_CONVERGED,
     VERDICTS,
     bonferroni_z,
+    dropped_status,
     row_verdict,
     verdict_counts,
     verdict_legend,
@@ -107,6 +108,7 @@ def on_paper_rows(
     extra: Sequence[str] = (),
     show_status: Sequence[str] = (NOT_CONVERGED,),
     designed: Sequence[tuple[str, str]] = (),
+    vif_threshold: float | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """This run's estimates on the paper's rows, beside the paper's numbers.
 
@@ -123,7 +125,9 @@ def on_paper_rows(
     Bonferroni-corrected over them (:func:`bonferroni_z`; ``z`` where it carries none). The paper's rows may carry
     ``p``, the paper's p-value as printed: where it is 0.05 or more the paper reports no direction and the row
     reads "n.s. in paper". ``designed``: (SEAL feature, group) rows whose sign the demo's simulator sets by design
-    (they read "set by simulator"). Verdicts: :func:`row_verdict`.
+    (they read "set by simulator"). ``vif_threshold``: the VIF filter the fits applied (footnote 6; the run's
+    setting, Tables 5-7), None for fits without one (Table 8): a coefficient without a finite estimate reads
+    :func:`dropped_status` of it. Verdicts: :func:`row_verdict`.
 
     Returns ``(table, long)``. ``table`` (for display, after :func:`display_table`) is indexed by (SEAL feature,
     ``group_name``[, estimator]) — the paper's rows in its order, then this run's features that no SEAL feature
@@ -154,7 +158,7 @@ def on_paper_rows(
                 r = _paper_row(name, g, v, this, sign, pv, pse, extra)
                 r["paper_p"] = float(pp.loc[(name, g), "p"]) if hit and "p" in pp else math.nan
                 r["paper_printed"], r["paper_se_printed"] = shown
-                _fill_estimate(r, est, z, extra)
+                _fill_estimate(r, est, z, extra, dropped_status(vif_threshold))
                 r["designed"] = (name, g) in designed
                 r["verdict"] = row_verdict(r)
                 rows.append(r)
@@ -198,8 +202,9 @@ def _paper_row(name, group, variant, this, sign, paper_value, paper_se, extra) -
     }
 
 
-def _fill_estimate(r: dict, est: pd.DataFrame, z: float, extra) -> None:
-    """This run's sign-aligned estimate and 95% CI on the row ``r``, or the reason (``status``) there is none."""
+def _fill_estimate(r: dict, est: pd.DataFrame, z: float, extra, dropped: str) -> None:
+    """This run's sign-aligned estimate and 95% CI on the row ``r``, or the reason (``status``) there is none
+    (``dropped`` where the fit has no finite estimate of it: :func:`dropped_status`)."""
     this, sign = r["this_feature"], r["sign"]
     if this is None:
         r["status"] = "no feature of this run plays it"
@@ -222,7 +227,7 @@ def _fill_estimate(r: dict, est: pd.DataFrame, z: float, extra) -> None:
         **{c: e[c] for c in extra},
     )
     if r["status"] is None and not math.isfinite(b):
-        r["status"] = "dropped from the regression (VIF > 5 or no variation)"
+        r["status"] = dropped
     if r["status"] is not None:
         r.update(estimate=math.nan, std_error=math.nan, ci_low=math.nan, ci_high=math.nan)
     r["significant"] = bool(_num(r["ci_low"]) and (r["ci_low"] > 0 or r["ci_high"] < 0))
@@ -470,10 +475,12 @@ def entries_on_paper_rows(
     n: int | None,
     variants: Sequence[str] | None = None,
     designed: Sequence[tuple[str, str]] = (),
+    vif_threshold: float | None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """A chosen / rejected entry regression (Table 6: Eq. 2; Table 7: Eq. 3) on the rows of the paper's table
-    ``name``: :func:`on_paper_rows` of its ``estimates`` (:func:`entry_estimates`) grouped by entry. Returns
-    ``(table, long, paper)``, ``paper`` the table as printed (its chosen and rejected columns)."""
+    ``name``: :func:`on_paper_rows` of its ``estimates`` (:func:`entry_estimates`) grouped by entry, whose fit
+    dropped features above ``vif_threshold`` (footnote 6; the run's setting). Returns ``(table, long, paper)``,
+    ``paper`` the table as printed (its chosen and rejected columns)."""
     paper = paper_table(name)[["chosen", "rejected"]]
     table, long = on_paper_rows(
         estimates,
@@ -486,6 +493,7 @@ def entries_on_paper_rows(
         n=n,
         group_name="entry",
         designed=designed,
+        vif_threshold=vif_threshold,
     )
     return table, long, paper
 

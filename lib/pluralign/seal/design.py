@@ -323,8 +323,8 @@ def _text_labels(view: pd.DataFrame, source: str, llm, job: str):
         raise ValueError("entry_features(source='llm') needs llm= (pluralign.llm.load(...))")
     lab_c = featurize(texts_c, llm, job=f"{job}-chosen")
     lab_r = featurize(texts_r, llm, job=f"{job}-rejected")
-    # every scalar taxonomy feature: the VIF > 5 filter of the regressions decides what stays out
-    # (footnote 6; in the paper the two assistant_* features, leaving Table 5's 15)
+    # every scalar taxonomy feature: the regressions' VIF filter (footnote 6, SealSettings.vif_threshold) decides
+    # what stays out (in the paper, VIF above 5 removed the two assistant_* features, leaving Table 5's 15)
     note = f"LM-labeller {lab_c.labeller} with the App. C.3 prompt"
     return lab_c.table, lab_r.table, lab_c.labeller, list(SCALAR_FEATURES), note
 
@@ -342,8 +342,9 @@ def entry_features(
       helpfulness cannot be read from surface patterns, so "not a refusal" stands in for it;
     - ``"llm"`` (paper): :func:`~pluralign.seal.featurize` with ``llm`` (the App. C.3 prompt); regressors
       are all 17 scalar taxonomy features (:data:`~pluralign.seal.features.SCALAR_FEATURES`), left to the
-      regressions' VIF > 5 filter (which in the paper removed the two ``assistant_*`` features, leaving
-      Table 5's 15 and reporting them in the fits' ``dropped_vif``); targets are the labeller's.
+      regressions' VIF filter (footnote 6, at ``SealSettings.vif_threshold``; in the paper, VIF above 5 removed
+      the two ``assistant_*`` features, leaving Table 5's 15 and reporting them in the fits' ``dropped_vif``);
+      targets are the labeller's.
 
     Returns :class:`EntryFeatures`.
     """

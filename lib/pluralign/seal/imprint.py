@@ -42,10 +42,19 @@ __all__ = [
     "vif_filter",
     "bonferroni",
     "VIF_THRESHOLD",
+    "vif_rule",
 ]
 
 VIF_THRESHOLD = 5.0
 """Footnote 6: 'Features with VIF above 5 are removed from the regression, following standard practice.'"""
+
+
+def vif_rule(threshold: float | None) -> str:
+    """The VIF filter of footnote 6 at ``threshold`` as a page names it: "VIF > 5"; "no VIF filter" for None (or
+    an infinite threshold, which only a constant or exactly collinear feature exceeds)."""
+    if threshold is None or not np.isfinite(threshold):
+        return "no VIF filter"
+    return f"VIF > {threshold:g}"
 
 
 @dataclass(frozen=True)
@@ -67,10 +76,10 @@ class ImprintFit:
 
     ``table``: one row per feature (``estimate``, ``std_error``, ``t``, ``p_value``, ``p_bonferroni``,
     ``ci_low``, ``ci_high``, ``vif``, ``dropped_vif``, ``dropped_collinear``); ``dropped_vif`` the features
-    removed by the VIF > 5 filter (footnote 6), in drop order; ``kept`` the features that entered the
-    regression; ``n_obs`` entries and ``n_pairs`` pairs (fixed effects α_i) in it; ``reward`` the reward
-    regressed; ``formula`` the regression as fitted; ``vcov`` its standard errors; ``level`` the confidence
-    level of ``ci_low`` / ``ci_high``."""
+    removed by the VIF filter (footnote 6: VIF above the fit's ``vif_threshold``), in drop order; ``kept`` the
+    features that entered the regression; ``n_obs`` entries and ``n_pairs`` pairs (fixed effects α_i) in it;
+    ``reward`` the reward regressed; ``formula`` the regression as fitted; ``vcov`` its standard errors; ``level``
+    the confidence level of ``ci_low`` / ``ci_high``."""
 
     table: pd.DataFrame
     dropped_vif: list[str]
@@ -376,9 +385,10 @@ def feature_imprint_seal_code(
     row_covariate: bool = True,
     level: float = 0.95,
 ) -> ImprintFit:
-    """Eq. 1 / Table 5 as SEAL's analysis code fits it (``analysis/angle.R``): the VIF > 5 filter with the pair
-    dummies in its auxiliary regressions (footnote 6; :func:`vif_filter` with ``groups``), then plain OLS of
-    the reward on the kept features and an intercept over the pooled entries — no pair fixed effects, classical
+    """Eq. 1 / Table 5 as SEAL's analysis code fits it (``analysis/angle.R``): the VIF filter (footnote 6: VIF
+    above ``vif_threshold``) with the pair dummies in its auxiliary regressions (:func:`vif_filter` with
+    ``groups``), then plain OLS of the reward on the kept features and an intercept over the pooled entries — no
+    pair fixed effects, classical
     standard errors (``coeftest`` without a ``vcov``), t tests on the residual degrees of freedom, Bonferroni
     over the coefficients. With ``row_covariate`` (default, as ``lm(reward ~ .)`` on SEAL's table, whose
     ``row_id`` column enters as a number) the pair's position 1, 2, … in ``table`` is a numeric regressor too.

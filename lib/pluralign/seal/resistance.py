@@ -60,8 +60,8 @@ class MisalignmentFit:
     ``z``, ``p_value``, ``p_bonferroni``, ``ci_low``, ``ci_high``, ``vif``, ``dropped_vif``; ``n_obs`` pairs in
     the regression, ``n_dropped_missing`` pairs left out (a missing feature); ``outcome`` ("misaligned":
     1 − δ_i, as Table 7; "aligned": δ_i, Eq. 3 literally); ``model`` ("logit" or "linear"); ``intercept`` α₀;
-    ``base_rate`` the outcome's share; ``dropped_vif`` the regressors removed by the VIF > 5 filter;
-    ``converged`` False when the logit's maximum likelihood did not converge (estimates of separated
+    ``base_rate`` the outcome's share; ``dropped_vif`` the regressors removed by the VIF filter (VIF above
+    ``vif_threshold``); ``converged`` False when the logit's maximum likelihood did not converge (estimates of separated
     features are then unbounded and should not be read)."""
 
     table: pd.DataFrame

@@ -146,8 +146,8 @@ class SealSettings(Settings):
     stability_share: float = setting(0.01, "the share of D's pairs the stability labellers label (App. D.5: 1%)")
     vif_threshold: float | None = setting(
         VIF_THRESHOLD,
-        "Eq. 1's regressions drop features whose VIF exceeds this (footnote 6: 5, 'following standard practice'); "
-        "None: none dropped",
+        "the regressions of Eq. 1, 2 and 3 (Tables 5-7) drop features whose VIF exceeds this (footnote 6: 5, "
+        "'following standard practice'); None: none dropped",
     )
     labeller_rule: str = setting(
         "harmless_first",

@@ -57,8 +57,8 @@ class RewardShiftFit:
     ``table``: one row per (``entry`` c/r, ``feature``) with ``estimate``, ``std_error``, ``z``, ``p_value``,
     ``p_bonferroni``, ``ci_low``, ``ci_high``, ``vif``, ``dropped_vif``; ``n_obs`` pairs in the regression,
     ``n_dropped_missing`` pairs left out (missing θ or feature); ``intercept`` (NaN without one); ``r2``;
-    ``dropped_vif`` the regressors (``"feature|c"`` / ``"feature|r"``) removed by the VIF > 5 filter;
-    ``model`` ("OLS") and ``cov_type`` (statsmodels' covariance type)."""
+    ``dropped_vif`` the regressors (``"feature|c"`` / ``"feature|r"``) removed by the VIF filter
+    (VIF above ``vif_threshold``); ``model`` ("OLS") and ``cov_type`` (statsmodels' covariance type)."""
 
     table: pd.DataFrame
     n_obs: int

@@ -3,7 +3,8 @@
 this run's 95% CI Bonferroni-corrected over the coefficients of its fit (:func:`bonferroni_z`; SEAL Fig. 3 and 5 mark
 "significant effects after Bonferroni correction"), set against the paper's estimate only where the paper's own
 p-value (as printed: Bonferroni-corrected in Tables 5-7, raw in Table 8) finds one. :func:`row_verdict` gives one
-row's verdict, :data:`VERDICTS` what each means (:func:`verdict_legend`: the sentence a table's note carries), and
+row's verdict, :data:`VERDICTS` what each means (:func:`verdict_legend`: the sentence a table's note carries),
+:func:`dropped_status` why a row of a fit with a VIF filter (footnote 6, at the run's threshold) has no estimate, and
 :func:`verdict_counts` / :func:`verdict_sentence` the findings line of a page."""
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import pandas as pd
 
 __all__ = [
     "NOT_CONVERGED",
+    "DROPPED",
+    "dropped_status",
     "VERDICTS",
     "row_verdict",
     "verdict_legend",
@@ -25,6 +28,21 @@ __all__ = [
 
 NOT_CONVERGED = "did not converge (separation)"
 """What a page shows instead of a logit estimate that has no finite value."""
+
+DROPPED = "dropped from the regression"
+"""How the reason of a coefficient that a fit dropped begins (:func:`dropped_status`)."""
+
+
+def dropped_status(vif_threshold: float | None) -> str:
+    """Why a coefficient of a fit has no estimate (a row's ``status``): the fit's VIF filter (footnote 6, at
+    ``vif_threshold``, :func:`~pluralign.seal.imprint.vif_rule`) dropped it, or it did not vary: "dropped from the
+    regression (VIF > 5, or no variation)"; "dropped from the regression (no variation)" for a fit without a VIF
+    filter (``vif_threshold`` None, as Table 8's)."""
+    from pluralign.seal.imprint import vif_rule
+
+    rule = vif_rule(vif_threshold)
+    return f"{DROPPED} ({'no variation' if rule == 'no VIF filter' else rule + ', or no variation'})"
+
 
 #: The short verdicts of :func:`row_verdict`, each with the reading a page's note gives it (:func:`verdict_legend`).
 VERDICTS = {
@@ -38,7 +56,8 @@ VERDICTS = {
     "above 0": "no paper value; this run's Bonferroni-corrected 95% CI lies above 0",
     "below 0": "no paper value; this run's Bonferroni-corrected 95% CI lies below 0",
     "no counterpart": "no feature of this run plays this SEAL feature",
-    "dropped (VIF)": "dropped from the regression (VIF > 5, or no variation)",
+    "dropped (VIF)": "dropped from the regression by the fit's VIF filter (footnote 6), or without variation",
+    "dropped": "dropped from the regression (no variation)",
     "not estimated": "this run has no such coefficient",
     "did not converge": "the logit has no finite estimate (separation)",
 }
@@ -47,7 +66,6 @@ VERDICTS = {
 _STATUS_VERDICT = {
     "no feature of this run plays it": "no counterpart",
     "not estimated": "not estimated",
-    "dropped from the regression (VIF > 5 or no variation)": "dropped (VIF)",
     NOT_CONVERGED: "did not converge",
 }
 
@@ -64,6 +82,8 @@ def row_verdict(r) -> str:
     "n.s. in paper" (the paper reports no direction); a CI that contains 0 → "inconclusive"; else "same sign" /
     "opposite sign" against the paper's estimate, or "above 0" / "below 0" where the paper has no value."""
     if r["status"] is not None:
+        if str(r["status"]).startswith(DROPPED):
+            return "dropped (VIF)" if "VIF" in r["status"] else "dropped"
         return _STATUS_VERDICT.get(r["status"], "not estimated")
     if not all(_num(r[k]) for k in ("estimate", "ci_low", "ci_high")):
         return "not estimated"
@@ -82,10 +102,21 @@ def row_verdict(r) -> str:
 
 def verdict_legend(long: pd.DataFrame, explained=()) -> str:
     """What the verdicts of a table (its ``long`` rows) mean, in one sentence: each verdict that occurs, but those
-    a table above on the same page already ``explained`` (so that no page says the same thing twice)."""
+    a table above on the same page already ``explained`` (so that no page says the same thing twice). A dropped
+    coefficient reads as its rows' reason does (:func:`dropped_status`: the VIF threshold the fit used)."""
     used = [v for v in VERDICTS if v in set(long["verdict"]) and v not in set(explained)]
     head = "Further verdicts: " if explained else "Verdicts: "
-    return head + "; ".join(f"*{v}*: {VERDICTS[v]}" for v in used) + "." if used else ""
+    return head + "; ".join(f"*{v}*: {_meaning(long, v)}" for v in used) + "." if used else ""
+
+
+def _meaning(long: pd.DataFrame, verdict: str) -> str:
+    """What ``verdict`` means on a table: :data:`VERDICTS`' reading, or for a dropped coefficient its rows' own
+    reason (which names the fit's VIF threshold)."""
+    if verdict in ("dropped (VIF)", "dropped") and "status" in long:
+        reasons = [s for s in long.loc[long["verdict"] == verdict, "status"] if isinstance(s, str)]
+        if reasons:
+            return reasons[0]
+    return VERDICTS[verdict]
 
 
 def bonferroni_z(tests: int, level: float = 0.95) -> float:

@@ -30,6 +30,7 @@ from pluralign.seal.compare import (
 from pluralign.seal.design import entry_texts, feature_prevalence, stability_check
 from pluralign.seal.facts import DESIGN, paper_table, paper_value
 from pluralign.seal.features import rule_featurize
+from pluralign.seal.imprint import vif_rule
 from pluralign.seal.label_failures import NO_LABELS, require_labels
 from pluralign.seal.other_data import design_sentence, designed_rows
 from pluralign.seal.planted import featurizer_agreement, planted_taxonomy, recovery_reading, weight_recovery
@@ -248,6 +249,7 @@ IMPRINT_CAPTION = (
     "paper_harmless_post",
     "paper_n_t5",
     "paper_vif_dropped",
+    "vif_rule",
     "n_imprint_obs",
     "n_imprint_missing",
     "n_t5_compared",
@@ -259,13 +261,14 @@ def imprints(study: Study) -> Result:
     Table 5, on the paper's rows (:func:`~pluralign.seal.compare.on_paper_rows`: each SEAL feature with the
     estimate of the feature of this run that plays it, sign-aligned, and a verdict from its 95% CI): "SEAL's
     code: OLS, no FE" (plain OLS, classical SEs, VIF with pair dummies; how Table 5 was computed) and "pair fixed
-    effects (this project)" (Eq. 1 as written, SEs clustered by pair; plotted)."""
+    effects (this project)" (Eq. 1 as written, SEs clustered by pair; plotted); both with the run's VIF filter."""
     p5 = paper_table("Table 5")
     paper_values = {
         "paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
         "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
         "paper_n_t5": len(p5),
         "paper_vif_dropped": " and ".join(display_name(f) for f in DESIGN["vif_dropped"]),
+        "vif_rule": vif_rule(study.settings.vif_threshold),
     }
     require_labels(
         study,
@@ -295,6 +298,7 @@ def imprints(study: Study) -> Result:
         n=im["post"].n_obs,
         group_name="RM",
         designed=designed,
+        vif_threshold=study.settings.vif_threshold,
     )
     fe = VARIANT_NAMES["fixed_effects"]
     fig = plots.paper_rows_figure(
@@ -328,8 +332,9 @@ def imprints(study: Study) -> Result:
 
 @report.section()
 def vif_dropped(study: Study) -> Result:
-    """The features each imprint regression dropped (VIF > 5, footnote 6, or constant), per variant: SEAL's
-    code's VIF has the pair dummies in its regressions, this project's fixed-effects fit the features alone."""
+    """The features each imprint regression dropped (the VIF filter of footnote 6 at the run's ``vif_threshold``, or
+    constant), per variant: SEAL's code's VIF has the pair dummies in its regressions, this project's fixed-effects
+    fit the features alone."""
     require_labels(study)
     im = study.imprint
     rows = {
@@ -337,7 +342,7 @@ def vif_dropped(study: Study) -> Result:
         for key, fits in (("seal_code", im["seal_code"]), ("fixed_effects", im))
         for k in ("pre", "post")
     }
-    return Result(table=pd.DataFrame({"dropped (VIF > 5 or constant)": rows}))
+    return Result(table=pd.DataFrame({f"dropped ({vif_rule(study.settings.vif_threshold)} or constant)": rows}))
 
 
 def recovery_summary(parts: dict) -> str:
@@ -400,14 +405,22 @@ def planted_recovery(study: Study) -> Result:
 @report.section("t6_r2", "t6_verdicts")
 def shift_regression(study: Study) -> Result:
     """The reward shift θ regressed on the chosen and rejected entries' features (Eq. 2, Table 6, Fig. 3
-    centre), on Table 6's rows (:func:`~pluralign.seal.compare.on_paper_rows`), θ as the paper computes it; rows of
-    features whose sign the demo's other data sets by design read "set by simulator"."""
+    centre), on Table 6's rows (:func:`~pluralign.seal.compare.on_paper_rows`), θ as the paper computes it, features
+    above the run's ``vif_threshold`` dropped (footnote 6); rows of features whose sign the demo's other data sets by
+    design read "set by simulator"."""
     require_labels(study, values={"t6_verdicts": NO_LABELS.format("Table 6")})
     F = study.features
-    t6 = reward_shift_regression(study.theta, F.chosen, F.rejected, F.regressors)
+    vif = study.settings.vif_threshold
+    t6 = reward_shift_regression(study.theta, F.chosen, F.rejected, F.regressors, vif_threshold=vif)
     designed = designed_rows(study.other_weights, F.regressors, ["chosen", "rejected"])
     table, long, paper6 = entries_on_paper_rows(
-        entry_estimates(t6.table), "Table 6", F.regressors, source=study.source, n=t6.n_obs, designed=designed
+        entry_estimates(t6.table),
+        "Table 6",
+        F.regressors,
+        source=study.source,
+        n=t6.n_obs,
+        designed=designed,
+        vif_threshold=vif,
     )
     fig = plots.paper_rows_figure(
         long,

@@ -491,14 +491,15 @@ def misalignment(study: Study) -> Result:
     model (OLS on the 0/1 event; Table 7's scale, plotted) and as the logit of Eq. 3. A logit term with
     (quasi-)complete separation (:func:`~pluralign.seal.compare.separated`), or with a huge standard error in a
     fit that did not converge, has no finite estimate: it is shown as "did not converge (separation)", never as
-    a number. Values ``t7_base`` (the misalignment rate), ``n_t7_separated``."""
+    a number; features above the run's ``vif_threshold`` are dropped (footnote 6). Values ``t7_base`` (the
+    misalignment rate), ``n_t7_separated``."""
     post = study.rewards_of("post")
     values = {"t7_base": float(np.mean(~aligned(*post))), "t7_verdicts": NO_LABELS.format("Table 7")}
     require_labels(study, values=values)
-    F = study.features
+    F, vif = study.features, study.settings.vif_threshold
     args = (*post, F.chosen, F.rejected, F.regressors)
-    t7 = misalignment_regression(*args)
-    t7_lin = misalignment_regression(*args, model="linear")
+    t7 = misalignment_regression(*args, vif_threshold=vif)
+    t7_lin = misalignment_regression(*args, model="linear", vif_threshold=vif)
     bad = no_finite_estimate(t7.table, t7.converged, separated(~aligned(*post), F.chosen, F.rejected, F.regressors))
     bad = {k for k in bad if np.isfinite(t7.table.loc[k, "estimate"])}
     lpm, logit = "LPM (OLS on 0/1, Table 7's scale)", "logit (Eq. 3 as written)"
@@ -507,9 +508,8 @@ def misalignment(study: Study) -> Result:
         ignore_index=True,
     )
     designed = designed_rows(study.other_weights, F.regressors, ["chosen", "rejected"], column="mix_opposite")
-    table, long, paper7 = entries_on_paper_rows(
-        ours, "Table 7", F.regressors, source=study.source, n=t7.n_obs, variants=[lpm, logit], designed=designed
-    )
+    on_rows = {"source": study.source, "n": t7.n_obs, "variants": [lpm, logit], "designed": designed}
+    table, long, paper7 = entries_on_paper_rows(ours, "Table 7", F.regressors, **on_rows, vif_threshold=vif)
     fig = plots.paper_rows_figure(
         long,
         variant=lpm,
