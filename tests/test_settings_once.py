@@ -1,7 +1,8 @@
 """A default is written once: in the part's settings class (pluralign.settings). A page's notebook states no
 setting in its parameters cell and binds no setting's name elsewhere (its setup call reads settings from the
 notebook's namespace), and no value of a parameter file equals the value it overrides (the setting's default, or
-what its includes and common.yml gave)."""
+what its includes and common.yml gave) — but the paper profile's recipe: a setting a paper states
+(:data:`pluralign.paper.recipe.RECIPE`) is written in ``params/paper/`` whether or not it equals a default."""
 
 from __future__ import annotations
 
@@ -83,13 +84,32 @@ def _below(path: Path) -> dict:
 PARAM_FILES = sorted(p for p in (ROOT / "params").glob("*/*.yml") if p.name != P.COMMON)
 
 
+def recipe_keys(path: Path) -> set[str]:
+    """The keys of a paper-profile file that write a setting the papers state (:mod:`pluralign.paper.recipe`):
+    the paper's recipe, which that profile writes whether or not it equals a default; none for demo and sample."""
+    from pluralign.paper.recipe import RECIPE
+
+    if path.parent.name != "paper":
+        return set()
+    return {key for s in RECIPE for file, key in s.uses if file == path.name}
+
+
 @pytest.mark.parametrize("path", PARAM_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_no_parameter_file_restates_what_it_overrides(path):
     notebook = _notebook_for(path)
     if notebook is None:
         pytest.fail(f"{path}: no notebook reads this parameter file")
     own = {k: v for k, v in (yaml.safe_load(path.read_text()) or {}).items() if k != "include"}
-    assert restated(own, _below(path), notebook) == [], f"{path.relative_to(ROOT)} restates its defaults"
+    again = [k for k in restated(own, _below(path), notebook) if k not in recipe_keys(path)]
+    assert again == [], f"{path.relative_to(ROOT)} restates its defaults"
+
+
+def test_only_the_paper_profiles_recipe_may_restate_a_default():
+    """The exemption covers the paper profile's recipe keys alone: the same value in a demo file is a restatement."""
+    paper, demo = ROOT / "params" / "paper" / "btb-study.yml", ROOT / "params" / "demo" / "btb-study.yml"
+    assert {"judge.n", "judge.top_p"} <= recipe_keys(paper) and recipe_keys(demo) == set()
+    nb = ROOT / "notebooks" / "btb_margins.py"
+    assert restated({"judge": {"top_p": 0.9}}, {}, nb) == ["judge.top_p"]
 
 
 def test_the_restatement_check_finds_a_restated_default(tmp_path):
