@@ -26,7 +26,6 @@ import pandas as pd
 
 from pluralign.btb.llm_answers import cached_generate, item_key, llm_id, pairs_frame
 from pluralign.cache import ItemStore, fingerprint
-from pluralign.data.difficulty import JUDGE_NOISE
 from pluralign.llm import load as load_llm
 from pluralign.llm.base import JUDGE_AB_TEMPLATE, parse_choice
 
@@ -302,7 +301,7 @@ def judgments_from(
     n: int = 10,
     seed: int = 0,
     p_star: pd.Series | None = None,
-    noise: float = JUDGE_NOISE,
+    noise: float = 1.0,
     judge=None,
     method: str = "sample",
     top_p: float = 0.9,
@@ -342,7 +341,8 @@ class SimulatedJudge:
 
     Its P(A) for a pair is ``σ(logit(p*) + noise · ε)``, ``ε ~ N(0, 1)`` drawn once per pair from a
     generator seeded by ``(seed, texts)`` — a judge that knows the population's leaning but is wrong
-    about it by a log-odds error of standard deviation ``noise``. ``p*`` is clipped to
+    about it by a log-odds error of standard deviation ``noise`` (1.0 by default: a stated round value,
+    :mod:`pluralign.data.difficulty`). ``p*`` is clipped to
     ``[clip, 1 − clip]`` first (0 and 1 have no logit). It has the ``judge_ab`` / ``judge_ab_many``
     interface of :mod:`pluralign.llm`, so :func:`synthetic_judgments` with ``method="logprob"`` draws
     its ``n`` judgments exactly as for a real backend. Measure its quality with
@@ -351,7 +351,7 @@ class SimulatedJudge:
 
     backend = "simulated-judge"
 
-    def __init__(self, data, p_star: pd.Series, *, noise: float = JUDGE_NOISE, seed: int = 0, clip: float = 1e-3):
+    def __init__(self, data, p_star: pd.Series, *, noise: float = 1.0, seed: int = 0, clip: float = 1e-3):
         if noise < 0:
             raise ValueError("noise must be >= 0")
         if not 0 < clip < 0.5:

@@ -16,7 +16,6 @@ from typing import Any
 from pluralign.btb.evaluation import PAPER_IN_DOMAIN, PAPER_OUT_OF_DOMAIN
 from pluralign.btb.sources import check_sources
 from pluralign.btb.training import LR_SWEEP, lr_grid
-from pluralign.data.difficulty import JUDGE_N, JUDGE_NOISE
 from pluralign.model_options import ModelOptions
 from pluralign.settings import Section, Settings, setting
 
@@ -54,8 +53,12 @@ class Judge(Section):
         "method 'sample': n sampled 'Choice: A/B' completions with nucleus sampling top_p, as the paper, or "
         "'logprob': n draws from the model's P(A)), annotators (the data's own annotators); None: no judge",
     )
-    n: int = setting(JUDGE_N, "judgments per pair: n in Eq. 3 (§3.3: 10)")
-    noise: float = setting(JUDGE_NOISE, "the simulated judge's log-odds noise (the demo's difficulty)")
+    n: int = setting(10, "judgments per pair: n in Eq. 3 (§3.3: '10 synthetic annotations' per example)")
+    noise: float = setting(
+        1.0,
+        "the simulated judge's log-odds noise (demo only: a stated round value, since no paper reports how far an LLM "
+        "judge's P(A) sits from a population's split; pluralign.data.difficulty lists it)",
+    )
     top_p: float = setting(0.9, "nucleus sampling's top_p (method 'sample')")
     model: Any = setting(None, "the judging LLM: pluralign.llm.load arguments or a key of `models`")
     method: str = setting("sample", "'sample' (the paper's) or 'logprob'")

@@ -1,8 +1,13 @@
-"""How hard the demo is: every simulator and stand-in setting that decides how hard a recovery check is, set once
-for the whole demo, with its source beside it — a figure from a seed paper where one exists, otherwise a stated
-round value. Every part reads these defaults (the simulator, the simulated judge of Parts I, III and IV, the
-simulated rewriter of Part II); the demo's parameter files do not restate them, and the recovery page
-(:mod:`pluralign.recovery`) shows this table beside the sweeps that move each value.
+"""How hard the demo is: every simulator and stand-in setting that decides how hard a recovery check is, as the
+demo runs with it, with its source beside it — a figure from a seed paper where one exists, otherwise a stated
+round value. The recovery page (:mod:`pluralign.recovery`) shows this table beside the sweeps that move each value,
+and its checks read it.
+
+This table sets no default of the library: the demo gets these values from its parameter files (``params/demo/``)
+and the defaults they leave in place (the simulator's, the simulated judge's of Parts I, III and IV, the simulated
+rewriter's of Part II), and a test reads the demo profile through the parameter reader and checks that it runs
+with every value here. Making the demo harder is a change of ``params/demo/`` and of this table; it never reaches
+the paper profile, whose files write the papers' own values (:mod:`pluralign.paper.recipe`).
 
 A value here is never chosen so that a check passes: the sweeps on the recovery page show how each check moves
 when its knob moves, so a reader sees how far from its breaking point the demo's value sits."""
@@ -45,7 +50,7 @@ ANNOTATOR_POOL = 40
 ANNOTATOR_NOISE = 0.35
 #: The simulated judge's log-odds error around the planted p* (Parts I, III and IV).
 JUDGE_NOISE = 1.0
-#: Synthetic judgments per pair (Beyond the Binary Eq. 3's ``n``).
+#: Synthetic judgments per pair (Beyond the Binary Eq. 3's ``n``; § 3.3: 10).
 JUDGE_N = 10
 #: The noisy oracle reward's prompt effect per planted feature a pair's entries carry (SEAL Eq. 1's α_i).
 PROMPT_EFFECT = 1.0
@@ -82,7 +87,7 @@ KNOBS = (
         "judgments per pair (n)",
         JUDGE_N,
         "Beyond the Binary Eq. 3's n: Parts III and IV",
-        "stated round value (Beyond the Binary § 3.3 samples n judgments without printing n)",
+        "Beyond the Binary § 3.3: '10 synthetic annotations' per training example",
     ),
     Knob(
         "oracle prompt effect (per planted feature)",

@@ -42,7 +42,6 @@ import pandas as pd
 from scipy.special import ndtr
 
 from pluralign.data.core import PreferenceData
-from pluralign.data.difficulty import ANNOTATOR_NOISE, ANNOTATOR_POOL, ANNOTATORS_PER_PAIR
 from pluralign.data.simulated_pairs import make_pair
 
 # the text banks, importable from here as before (the demo's rewriter reads them: pluralign.seal.simulated_rewrites)
@@ -307,12 +306,12 @@ def simulate(
     n_pairs: int = 2000,
     seed: int = 0,
     annotation_format: str = "multipref",
-    n_annotators: int = ANNOTATORS_PER_PAIR,
-    n_pool: int = ANNOTATOR_POOL,
+    n_annotators: int = 4,
+    n_pool: int = 40,
     mix: dict | None = None,
     weights: dict | None = None,
     detect: float = DETECT,
-    noise: float = ANNOTATOR_NOISE,
+    noise: float = 0.35,
     tie: float = 0.25,
     significant: float = 1.0,
     likert_center: float = 3.5,
@@ -327,8 +326,9 @@ def simulate(
 
     ``annotation_format``: ``"multipref"`` (A/B/tie + slight/significant from the utility gap) or
     ``"helpsteer2"`` (per-response 1–5 Likert; preference from their difference; ``likert_a``/``likert_b``
-    kept). ``n_annotators`` per pair, drawn from a pool of ``n_pool`` annotators (the defaults of these and of
-    ``noise`` are the demo's difficulty, :mod:`pluralign.data.difficulty`) whose weights come from
+    kept). ``n_annotators`` per pair (4, as MultiPref's, Diverging Preferences § 2), drawn from a pool of ``n_pool``
+    annotators (the table of the demo's difficulty, :mod:`pluralign.data.difficulty`, gives the sources of these
+    defaults and of ``noise``) whose weights come from
     :func:`population_weights`. ``mix``: share of pairs per plan (keys of :data:`MIX`). Seeded: the same
     arguments give the same data. ``meta['weights']``: the population's true feature weights (mean, sd);
     ``meta['annotators']``: the sampled pool's weights. ``match_pool``: moment-match the pool to the

@@ -20,7 +20,6 @@ import pandas as pd
 from scipy.stats import norm, rankdata, spearmanr
 
 from pluralign.data.core import PreferenceData
-from pluralign.data.difficulty import JUDGE_NOISE
 from pluralign.diverging.agreement import agreement_classes
 from pluralign.diverging.reward_models import SUBSETS, subset_masks
 from pluralign.stats import bootstrap_ci
@@ -406,10 +405,11 @@ def split_probability(share_a, n_annotators=2, *, share_b=None):
     return 1 - (1 - a) ** k - (1 - b) ** k + np.clip(t, 0, None) ** k
 
 
-def simulated_judge(truth: pd.DataFrame, pair_ids, *, noise: float = JUDGE_NOISE, seed: int = 0) -> pd.Series:
+def simulated_judge(truth: pd.DataFrame, pair_ids, *, noise: float = 1.0, seed: int = 0) -> pd.Series:
     """The demo profile's stand-in for an LLM judge: P(A ≻ B) per pair drawn around the simulated population's
     share preferring A (``truth["share_a"]``, planted): ``logistic(logit(share_a) + N(0, noise²))``, clipped away
-    from 0 and 1. It knows how the population splits, by construction, so on the demo
+    from 0 and 1 (``noise`` 1.0: a stated round value, :mod:`pluralign.data.difficulty`). It knows how the
+    population splits, by construction, so on the demo
     :func:`judge_decisiveness` must find it less decisive on diverging pairs — a check of the measure against
     planted truth, not a finding about LLM judges (the page names it as a stand-in)."""
     ids = pd.Index(pair_ids)

@@ -11,7 +11,6 @@ from typing import Any
 
 from pluralign.data import spec
 from pluralign.data.core import combine
-from pluralign.data.difficulty import REWRITE_FLIP
 from pluralign.model_options import ModelOptions
 from pluralign.seal.design import FEATURE_SOURCES, alignment_models
 from pluralign.seal.imprint import VIF_THRESHOLD
@@ -173,7 +172,9 @@ class SealSettings(Settings):
     n_rewrite: int | None = setting(200, "pairs drawn for rewriting; None: rewrite_share of D's pairs")
     rewrite_share: float | None = setting(None, "the share of D's pairs drawn for rewriting when n_rewrite is None")
     p_flip: float | None = setting(
-        REWRITE_FLIP, "the simulator's rewriter: the probability that a rewrite flips each planted feature"
+        0.25,
+        "the simulator's rewriter: the probability that a rewrite flips each planted feature (demo only: a stated "
+        "round value, one planted feature in four; pluralign.data.difficulty lists it)",
     )
     similarity_model: str | None = setting(
         None, "the embedding of original and rewritten texts' similarity (pluralign.embed; the paper: BAAI/bge-m3)"

@@ -22,8 +22,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pluralign.data.difficulty import REWRITE_FLIP
-
 __all__ = ["PLANTED_FLIP_NAMES", "SIMULATED_FLIP_FEATURES", "simulated_rewrite", "simulated_rewrite_pairs"]
 
 SIMULATED_FLIP_FEATURES = ("sentiment", "format", "verbosity")
@@ -101,11 +99,7 @@ def _paraphrase_once(sents: tuple) -> tuple:
 
 
 def simulated_rewrite(
-    texts: Sequence[str],
-    *,
-    seed: int = 0,
-    p_flip: float = REWRITE_FLIP,
-    features: Sequence[str] = SIMULATED_FLIP_FEATURES,
+    texts: Sequence[str], *, seed: int = 0, p_flip: float = 0.25, features: Sequence[str] = SIMULATED_FLIP_FEATURES
 ) -> pd.DataFrame:
     """Rewrite simulated responses: paraphrase every text, and toggle each of ``features`` (a subset of
     :data:`SIMULATED_FLIP_FEATURES`) independently with probability ``p_flip`` where the text renders it
@@ -171,7 +165,7 @@ def simulated_rewrite(
 PLANTED_FLIP_NAMES = {"sentiment": "last_response_sentiment", "format": "response_has_list", "verbosity": "verbosity"}
 
 
-def simulated_rewrite_pairs(view: pd.DataFrame, *, seed: int = 0, p_flip: float = REWRITE_FLIP):
+def simulated_rewrite_pairs(view: pd.DataFrame, *, seed: int = 0, p_flip: float = 0.25):
     """The demo's stand-in for :func:`~pluralign.seal.lm_rewrites.rewrite_pairs`, with the same result
     (:class:`~pluralign.seal.lm_rewrites.Rewrites`), so a page has one
     code path: the chosen and rejected replies of every pair of ``view`` (``chosen_rejected`` rows) are
