@@ -75,10 +75,13 @@ checks
 #   simulated annotator judges many pairs).
 # - *SEAL Eq. 1 imprints*, on the planted features and on the features the rule featurizer reads from the texts:
 #   Eq. 1 on a noisy oracle reward (the planted utility, a prompt effect that rises with the pair's features, which
-#   Eq. 1's pair effects must absorb, and noise of the trained RM's residual size). The imprints must correlate
-#   with the planted weights (r of at least {glue:text}`imprint_r_bar`) and their intervals must be calibrated on
-#   both sides: the 95 % intervals may not cover too rarely, the 50 % intervals implied by the same standard errors
-#   neither too rarely nor too often.
+#   Eq. 1's pair effects must absorb, and noise of the trained RM's residual size), over draws that resample the
+#   pairs. On the planted features the truth is the planted weights; on the featurizer's readings it is what Eq. 1
+#   estimates under that measurement (the least-squares projection over a population
+#   {glue:text}`imprint_population_multiple` times the demo's size), shown beside the planted weight: where they
+#   differ, the featurizer misreads. Each imprint's mean over the draws must match its truth, its spread must match
+#   its standard errors, and the intervals must be calibrated on both sides: the 95 % intervals may not cover too
+#   rarely, the 50 % intervals neither too rarely nor too often.
 # - *SEAL Eq. 3 and Table 1's regimes*, on a pre-D and a post-D oracle whose noise on the reward gap is logistic,
 #   so Eq. 3's coefficients are known exactly and each pair's regime has a known probability: the coefficients'
 #   intervals are calibrated on both sides and the regime counts match their expectation. Eq. 3 is fitted on every

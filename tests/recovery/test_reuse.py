@@ -25,24 +25,37 @@ def _oracle(data):
     u = oracle_utilities(data, ids)
     t = data.truth.reindex(ids)
     X = tuple(pd.DataFrame({f: t[f"{s}_{f}"].to_numpy() for f in FEATURES}) for s in ("a", "b"))
-    return (u["a"], u["b"]), X, ids, data.meta["weights"]["mean"].reindex(list(FEATURES))
+    return ((u["a"], u["b"]), X), data.meta["weights"]["mean"].reindex(list(FEATURES))
 
 
-def test_eq1_closed_form_is_the_production_fit_on_every_draw(small):
-    """Eq. 1's draws by the closed form equal the production fit (pyfixest, pair FE, CRV1) draw by draw."""
-    from pluralign.recovery.imprint_checks import eq1_closed_form, imprint_draws
+def test_eq1_closed_form_is_the_production_fit_on_every_draw(small, monkeypatch):
+    """Eq. 1's draws (the pairs, then pairs resampled) by the closed form equal the production fit (pyfixest, pair
+    FE, CRV1) draw by draw, and so do those of a fit with plain OLS standard errors (its iid variance)."""
+    from pluralign.recovery import imprint_checks as I
+    from pluralign.recovery.mutations import eq1_ols_se
     from pluralign.seal.imprint import feature_imprint
 
-    util, X, ids, w = _oracle(small[0])
-    fast = imprint_draws(util, X, ids, w, noise_sd=0.5, n_draws=4, seed=2)
-    slow = imprint_draws(util, X, ids, w, noise_sd=0.5, n_draws=4, seed=2, fit=lambda *a, **k: feature_imprint(*a, **k))
-    for a, b in zip(fast, slow):
-        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    design, w = _oracle(small[0])
+    fast = {f: I.imprint_draws(design, design, w, noise_sd=0.5, n_draws=4, seed=2, fit=f) for f in (None, eq1_ols_se)}
+    with monkeypatch.context() as m:
+        m.setattr(I, "eq1_closed_form", lambda *a, **k: None)  # every draw through the fit
+        for f in (None, eq1_ols_se):
+            slow = I.imprint_draws(design, design, w, noise_sd=0.5, n_draws=4, seed=2, fit=f or feature_imprint)
+            for a, b in zip(fast[f][:3], slow[:3]):
+                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    assert not np.allclose(fast[None][1], fast[eq1_ols_se][1])  # the two fits' intervals differ
     # a table the closed form cannot give back (here: another reward's fit) is refused, not silently used
     from pluralign.recovery.seal_checks import _imprint_fit
 
-    other = _imprint_fit(util[0] * 2, util[1], None, ids, X=X).table
-    assert eq1_closed_form(other, [(util[0], util[1])], X, ids) is None
+    (ua, ub), X = design
+    ids = pd.Index(range(len(ua)))
+    other = _imprint_fit(ua * 2, ub, None, ids, X=X).table
+    assert I.eq1_closed_form(other, [((ua, ub), X)]) is None
+    # both variances are known to the closed form: each fit's own table comes back (not the slow path)
+    noisy = (ua + np.random.default_rng(0).normal(0, 0.5, len(ua)), ub)
+    for f in (None, eq1_ols_se):
+        first = _imprint_fit(*noisy, None, ids, fit=f, X=X).table
+        assert I.eq1_closed_form(first, [(noisy, X), (noisy, X)]) is not None
 
 
 def test_the_production_fits_of_a_draw_are_reused_by_its_broken_variants(small, monkeypatch):
@@ -89,10 +102,10 @@ def test_eq1_draws_of_a_broken_fit_are_the_row_fits_broken(small, monkeypatch):
     """A broken variant of Eq. 1 breaks the row's closed-form draws: the production fit runs once per row (its
     first draw), and the broken row is the one the broken method gives fitted on every draw."""
     from pluralign.recovery.imprint_checks import imprint_draws
-    from pluralign.recovery.mutations import broken_fit
+    from pluralign.recovery.mutations import broken_fit, columns_swapped, signs_flipped
     from pluralign.seal import imprint as imp
 
-    util, X, ids, w = _oracle(small[0])
+    design, w = _oracle(small[0])
     calls = []
     real = imp.feature_imprint
 
@@ -102,10 +115,13 @@ def test_eq1_draws_of_a_broken_fit_are_the_row_fits_broken(small, monkeypatch):
 
     monkeypatch.setattr(imp, "feature_imprint", counted)
     kw = {"noise_sd": 0.5, "n_draws": 4, "seed": 3}
-    for how in ("sign", "noise", "se×3"):
-        got = imprint_draws(util, X, ids, w, fit=broken_fit(imp.feature_imprint, how), **kw)
-        fitted = broken_fit(real, how)
-        want = imprint_draws(util, X, ids, w, fit=lambda *a, f=fitted, **k: f(*a, **k), **kw)
-        for a, b in zip(got, want):
+    variants = [(broken_fit(imp.feature_imprint, how), broken_fit(real, how)) for how in ("sign", "noise", "se×3")] + [
+        (signs_flipped(imp.feature_imprint, ["format"]), signs_flipped(real, ["format"])),
+        (columns_swapped(imp.feature_imprint, "verbosity", "format"), columns_swapped(real, "verbosity", "format")),
+    ]
+    for fit, fitted in variants:
+        got = imprint_draws(design, design, w, fit=fit, **kw)
+        want = imprint_draws(design, design, w, fit=lambda *a, f=fitted, **k: f(*a, **k), **kw)
+        for a, b in zip(got[:3], want[:3]):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
-    assert len(calls) == 3  # one production fit per broken row, not one per draw
+    assert len(calls) == 5  # one production fit per broken row, not one per draw

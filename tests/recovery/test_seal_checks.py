@@ -14,8 +14,11 @@ def test_oracle_imprint_recovers_weights_with_calibrated_intervals(sim):
     sides (95 % and 50 % coverage inside their bands); a noise method would pass with probability ≈ 0."""
     r = R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8)
     assert r["quantity"] == "imprint_weights" and r["kind"] == "method" and r["recovered"], r
-    assert r["estimate"] > 0.98 and r["null_pass"] <= 0.05
+    assert r["r_first"] > 0.98 and r["null_pass"] <= 0.05 and r["planted"] == 0.95
     assert "95% coverage in [" in r["criterion"] and "50% coverage in [" in r["criterion"]
+    assert (
+        "t test" in r["criterion"] and "χ² test" in r["criterion"] and "against the planted weights" in r["description"]
+    )
 
 
 @pytest.mark.parametrize("how", ["sign", "zero", "noise", "se×3", "se÷3"])
@@ -38,14 +41,13 @@ def test_oracle_imprint_needs_the_pair_fixed_effects(sim):
     pooled = imp.feature_imprint_seal_code
     assert not R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8, fit=pooled)["recovered"]
     assert (
-        R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8, fit=pooled, prompt_effect=0.0)["estimate"]
-        > 0.98
+        R.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, n_draws=8, fit=pooled, prompt_effect=0.0)["r_first"] > 0.98
     )
 
 
 def test_imprint_on_the_featurizers_features(sim):
-    """Eq. 1 on the rule featurizer's features of the texts: passes, calibrated on the regressors the featurizer
-    reads without error; negated imprints fail."""
+    """Eq. 1 on the rule featurizer's features of the texts: passes against its pseudo-true value, with the
+    planted weight shown beside a truth that differs from it; negated imprints fail."""
     from pluralign.recovery.mutations import broken_fit
     from pluralign.seal import imprint as imp
     from pluralign.seal.design import chosen_rejected
@@ -53,7 +55,7 @@ def test_imprint_on_the_featurizers_features(sim):
     view = chosen_rejected(sim).table
     r = R.oracle_imprint_text(sim, view, noise_sd=0.5, n_draws=8)
     assert r["quantity"] == "imprint_text_weights" and r["recovered"], r
-    assert "calibrated on last_response_is_refusal" in r["description"]
+    assert "pseudo-true value" in r["description"] and "(planted " in r["description"]
     fit = broken_fit(imp.feature_imprint, "sign")
     assert not R.oracle_imprint_text(sim, view, noise_sd=0.5, n_draws=8, fit=fit)["recovered"]
 

@@ -19,7 +19,6 @@ from pluralign.recovery import imprint_checks as I
 from pluralign.recovery import resistance_checks as Rs
 from pluralign.recovery import robustness_checks as Rb
 from pluralign.recovery import seal_checks as S
-from pluralign.recovery.imprint_checks import CORRELATION
 from pluralign.recovery.rows import ALPHA, COLUMNS, HIGH_AGREEMENT, KINDS, REQUIRED, is_method
 
 __all__ = [
@@ -228,13 +227,14 @@ WHY = {
     "diverging_share": "the §2 classes or the planted expectation disagree beyond the sampling of pairs and "
     "annotators: a change to the agreement rule, or to the simulator's annotators.",
     "diverging_taste_driven": "as for diverging_share, on the diverging pairs only.",
-    "imprint_weights": "the reward is the planted utility plus a prompt effect and noise, so a miss is the "
-    "estimator's: a prompt effect the pair fixed effects did not absorb (bias), intervals too narrow or too wide "
-    "for the noise (pair-clustered SEs), or imprints unrelated to the weights.",
-    "imprint_text_weights": "as imprint_weights, on the featurizer's features: also a featurizer that mislabels a "
-    "regressor it was thought to read without error, or one that misreads a regressor correlated with those: its "
-    "error spills into their imprints (errors in variables). Measured: the correct Eq. 1 fails this row at seed 16 "
-    "of seeds 0-29 (50 % coverage 0.22 at 25 draws, and still outside the band at 200), the other 29 pass.",
+    "imprint_weights": "the reward is the planted utility plus a prompt effect and noise on the planted features, so "
+    "the planted weights are the truth and a miss is the estimator's: a prompt effect the pair fixed effects did not "
+    "absorb or an imprint read with the wrong sign or under another feature's name (bias), or intervals too narrow "
+    "or too wide for the spread of the imprints over resampled pairs (pair-clustered SEs).",
+    "imprint_text_weights": "as imprint_weights, on the featurizer's readings, against Eq. 1's pseudo-true value under "
+    "them (the projection over a large population of the same simulator): where the readings differ from the "
+    "planted features, the truth is not the planted weight (a finding about the featurizer), so a miss is the "
+    "estimator's or the population's (a simulator whose recorded options do not reproduce the demo's data set).",
     "resistance_regimes": "Eq. 3's coefficients are biased or their intervals mis-sized against the exact logit "
     "truth, or the regimes of Table 1 are labelled from the wrong indicators (pre and post swapped).",
     "robustness_scores": "the scores are biased against their planted projection (flips or sides wired the wrong "
@@ -294,7 +294,7 @@ def _note(t: pd.DataFrame) -> str:
     "n_claims",
     "n_claims_hold",
     "alpha_pct",
-    "imprint_r_bar",
+    "imprint_population_multiple",
     "eq4_population_rounds",
     "reading_diverging",
     "reading_seal",
@@ -320,7 +320,7 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.R
         "n_claims": len(claims),
         "n_claims_hold": int(claims["recovered"].sum()),
         "alpha_pct": f"{100 * ALPHA:g}",
-        "imprint_r_bar": f"{CORRELATION:g}",
+        "imprint_population_multiple": I.POPULATION_MULTIPLE,
         "eq4_population_rounds": Rb.POPULATION_ROUNDS,
         **{f"reading_{p}": reading.part_reading(t, p) for p in reading.PARTS},
     }
@@ -410,7 +410,9 @@ def mutation_result(profile: str = "demo") -> report.Result:
         "- *zero*: the estimate 0 with the method's interval width;\n"
         "- *noise* and *constant*: an estimate unrelated to the truth, with plausible intervals;\n"
         "- *se×3* and *se÷3*: the intervals three times too wide or too narrow;\n"
-        "- *own mistakes*: the row's typical mistake: pair fixed effects dropped (Eq. 1), the regimes read with "
+        "- *own mistakes*: the row's typical mistakes: pair fixed effects dropped, the signs of the imprints of "
+        "every weight smaller than 1 in size flipped, the row's first two feature columns swapped, or plain OLS "
+        "standard errors in place of the pair-clustered ones (Eq. 1); the regimes read with "
         "pre and post swapped (Eq. 3), the entries' flips swapped (Eq. 4), votes shuffled across pairs or an "
         "off-by-one in the significance threshold (agreement classes), a mis-scaled or one-sided margin (Beyond "
         "the Binary's Eq. 3).\n\n"

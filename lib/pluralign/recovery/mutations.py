@@ -4,7 +4,9 @@ them per method row; :func:`mutation_table` runs them on a :func:`~pluralign.rec
 
 Common variants, applied to the method's output: ``sign`` (the estimate and its interval negated), ``zero`` (the
 estimate replaced by 0 with the method's own interval width), ``noise`` (an estimate unrelated to the truth with
-plausible intervals), ``se×3`` and ``se÷3`` (the interval widths scaled); and each row's own typical mistake."""
+plausible intervals), ``se×3`` and ``se÷3`` (the interval widths scaled); and each row's own typical mistakes (for
+SEAL Eq. 1: the pair fixed effects dropped, the small weights' signs flipped, two feature columns swapped, plain
+OLS standard errors in place of the pair-clustered ones)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,10 @@ __all__ = [
     "shown",
     "BrokenFit",
     "broken_fit",
+    "RelabelledFit",
+    "signs_flipped",
+    "columns_swapped",
+    "eq1_ols_se",
     "broken_classes",
     "broken_judgments",
     "run_variant",
@@ -75,6 +81,78 @@ class BrokenFit:
 def broken_fit(fit, how: str, seed: int = 0) -> BrokenFit:
     """The method ``fit`` (returning a dataclass with a ``table``) with its output broken as ``how``."""
     return BrokenFit(fit, how, seed)
+
+
+class RelabelledFit(BrokenFit):
+    """A method ``base`` (returning a dataclass with a ``table`` indexed by feature) whose table is read wrongly
+    after the fit: ``transform`` (a function of the table, returning the table as the broken method reports it).
+    Like :class:`BrokenFit`, :meth:`breaks` breaks a table the method already gave."""
+
+    def __init__(self, base, transform, how: str):
+        self.base, self.transform, self.how = base, transform, how
+
+    def breaks(self, table: pd.DataFrame) -> pd.DataFrame:
+        """The method's ``table`` as the broken method reports it."""
+        return self.transform(table.copy())
+
+
+def signs_flipped(base, features) -> RelabelledFit:
+    """SEAL Eq. 1 (``base``) with the sign of the imprints of ``features`` flipped (estimate and interval negated),
+    e.g. every feature whose planted weight is smaller than 1 in size: a sign convention (chosen − rejected,
+    harmless = 1 − harmful) applied wrongly to the small effects, which a correlation with the weights over all
+    features does not see beside the large ones."""
+    features = list(features)
+
+    def flip(t):
+        rows = t.index.isin(features)
+        lo, hi = t.loc[rows, "ci_low"].to_numpy(), t.loc[rows, "ci_high"].to_numpy()
+        t.loc[rows, "estimate"] = -t.loc[rows, "estimate"]
+        t.loc[rows, "ci_low"], t.loc[rows, "ci_high"] = -hi, -lo
+        return t
+
+    return RelabelledFit(base, flip, "small signs flipped")
+
+
+def columns_swapped(base, a: str, b: str) -> RelabelledFit:
+    """SEAL Eq. 1 (``base``) fitted with the feature columns ``a`` and ``b`` swapped (each column under the other's
+    name): least squares is equivariant to the order of its columns, so this is its table with the rows of ``a``
+    and ``b`` exchanged, which is how it is computed."""
+
+    def swap(t):
+        t.loc[[a, b]] = t.loc[[b, a]].to_numpy()
+        return t
+
+    return RelabelledFit(base, swap, "columns swapped")
+
+
+def eq1_ols_se(table, reward: str = "reward", features=None, pair: str = "pair_id", *, level: float = 0.95, **kw):
+    """SEAL Eq. 1 as :func:`pluralign.seal.imprint.feature_imprint` fits it (pair fixed effects, the VIF filter)
+    but with plain OLS standard errors (pyfixest ``vcov="iid"``) in place of the pair-clustered ones (CRV1): the
+    mistake of a fit that forgets that the residuals of one pair's entries are not independent and that the model
+    is an approximation. Same arguments and :class:`~pluralign.seal.imprint.ImprintFit`."""
+    import pyfixest as pf
+    from scipy import stats as st
+
+    from pluralign.seal.imprint import feature_imprint
+
+    fit = feature_imprint(table, reward, features, pair, level=level, **kw)
+    t = fit.table.copy()
+    kept = [f for f in t.index if np.isfinite(t.loc[f, "estimate"])]
+    if not kept:
+        return fit
+    rows = getattr(table, "table", table)
+    safe = {f: f"x{j}" for j, f in enumerate(kept)}
+    data = pd.DataFrame({"reward": rows[reward].to_numpy(float), "pair": rows[pair].to_numpy()})
+    for f in kept:
+        data[safe[f]] = rows[f].to_numpy(float)
+    m = pf.feols(f"reward ~ {' + '.join(safe.values())} | pair", data=data, vcov="iid")
+    se = m.se()
+    df_t = getattr(m, "_df_t", None)
+    q = st.t.ppf(0.5 + level / 2, df_t) if df_t else st.norm.ppf(0.5 + level / 2)
+    for f in kept:
+        e, s = float(t.loc[f, "estimate"]), float(se[safe[f]])
+        t.loc[f, ["std_error", "ci_low", "ci_high"]] = [s, e - q * s, e + q * s]
+    return dataclasses.replace(fit, table=t, vcov="iid")
 
 
 def broken_classes(data, how: str, seed: int = 0, ties: str = "majority") -> pd.DataFrame:
@@ -134,8 +212,8 @@ def broken_judgments(j: pd.DataFrame, how: str, seed: int = 0) -> pd.DataFrame:
 VARIANTS = {
     "diverging_share": ("sign", "zero", "noise", "votes shuffled", "threshold +1"),
     "diverging_taste_driven": ("sign", "zero", "noise", "votes shuffled", "threshold +1"),
-    "imprint_weights": (*COMMON, "no pair FE"),
-    "imprint_text_weights": (*COMMON, "no pair FE"),
+    "imprint_weights": (*COMMON, "no pair FE", "small signs flipped", "columns swapped", "OLS SEs"),
+    "imprint_text_weights": (*COMMON, "no pair FE", "small signs flipped", "columns swapped", "OLS SEs"),
     "resistance_regimes": (*COMMON, "regimes swapped"),
     "robustness_scores": (*COMMON, "entries swapped"),
     "margin_pstar_correlation": ("sign", "zero", "constant", "noise", "mis-scaled", "one-sided"),
@@ -153,7 +231,22 @@ def _seal(ctx, quantity: str, how: str) -> dict:
     s, noise = ctx.seal, ctx.noise_sd
     _, _, data = ctx.demo_rm
     if quantity.startswith("imprint"):
-        fit = imp.feature_imprint_seal_code if how == "no pair FE" else broken_fit(imp.feature_imprint, how, s.seed)
+        from pluralign.data.simulate import FEATURES
+
+        if quantity == "imprint_weights":
+            w = data.meta["weights"]["mean"].reindex(list(FEATURES))
+        else:
+            w = I.planted_text_weights(s.D, s.view)
+        if how == "no pair FE":
+            fit = imp.feature_imprint_seal_code
+        elif how == "small signs flipped":  # every planted weight smaller than 1 in size
+            fit = signs_flipped(imp.feature_imprint, w.index[w.abs() < 1])
+        elif how == "columns swapped":  # the row's first two features
+            fit = columns_swapped(imp.feature_imprint, *w.index[:2])
+        elif how == "OLS SEs":
+            fit = eq1_ols_se
+        else:
+            fit = broken_fit(imp.feature_imprint, how, s.seed)
         if quantity == "imprint_weights":
             return I.oracle_imprint(data, data.pairs["pair_id"], noise_sd=noise, seed=s.seed, fit=fit)
         return I.oracle_imprint_text(s.D, s.view, noise_sd=noise, seed=s.seed, fit=fit)

@@ -80,15 +80,15 @@ DECISIONS = (
         1.0,
         HUNDREDFOLD,
         f"Eq. 1's imprints rank the features as the planted weights do (r ≥ {CORRELATION:g}, first draw)",
-        lambda r: r["estimate"] >= CORRELATION,
+        lambda r: r["r_first"] >= CORRELATION,
     ),
     Decision(
         "imprint_text_weights",
         "oracle noise (× the demo RM's residual sd)",
         1.0,
         HUNDREDFOLD,
-        f"Eq. 1 on the featurizer's features ranks them as the planted weights do (r ≥ {CORRELATION:g}, first draw)",
-        lambda r: r["estimate"] >= CORRELATION,
+        f"Eq. 1 on the featurizer's features ranks them as their truth does (r ≥ {CORRELATION:g}, first draw)",
+        lambda r: r["r_first"] >= CORRELATION,
     ),
     Decision(
         "robustness_scores",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 
 import numpy as np
 import pandas as pd
@@ -207,6 +208,7 @@ def two_way_share_boot(values: pd.Series, annotations: pd.DataFrame, *, within=N
     return float((m @ x) / m.sum()), boots
 
 
+@functools.lru_cache(maxsize=1024)
 def binomial_band(n: int, nominal: float, alpha: float) -> tuple[float, float]:
     """The two-sided acceptance band of a share of ``n`` independent events of probability ``nominal``: its
     ``alpha``/2 and 1 − ``alpha``/2 Binomial quantiles over ``n``."""
