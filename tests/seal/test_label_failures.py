@@ -91,6 +91,7 @@ IMPRINT_NAMES = {
     "n_imprint_missing",
     "paper_n_t5",
     "paper_vif_dropped",
+    "vif_rule",
     "n_t5_compared",
     "t5_verdicts",
     "harmless_sentence",
