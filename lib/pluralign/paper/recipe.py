@@ -114,6 +114,24 @@ RECIPE: tuple[Stated, ...] = (
     ),
     Stated(
         "seal",
+        "§2.1, App. D.5",
+        "the LM-labellers' sampling temperature",
+        0.0,
+        "Using gpt-4-turbo-2024-04-09 at temperature 0 and in JSON mode (§ 2.1); Gemma 7B and Mistral 7B v0.2 "
+        "Instruct, also at temperature 0.0 (App. D.5)",
+        (("seal-study.yml", "labeller_temperature"),),
+    ),
+    Stated(
+        "seal",
+        "footnote 13",
+        "the LM rewriter's sampling temperature",
+        0.1,
+        "Rewriting was performed with the prompt listed in Appendix C.5 using an FP16 version of Mistral 7B ran at "
+        "temperature 0.1 via Ollama.",
+        (("seal-robustness.yml", "rewrite_temperature"),),
+    ),
+    Stated(
+        "seal",
         "App. D.5",
         "the share of D re-labelled by the stability labellers",
         0.01,

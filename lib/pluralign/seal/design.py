@@ -307,9 +307,10 @@ class EntryFeatures:
     labeller: str | None = None
 
 
-def _text_labels(view: pd.DataFrame, source: str, llm, job: str):
+def _text_labels(view: pd.DataFrame, source: str, llm, job: str, temperature: float | None = None):
     """The labels of the chosen and rejected dialogues of ``view`` from the rule featurizer (``source`` "rules")
-    or the LM-labeller ``llm`` ("llm"): (chosen labels, rejected labels, labeller, regressors, note)."""
+    or the LM-labeller ``llm`` ("llm", at ``temperature``; None: the LM's default): (chosen labels, rejected
+    labels, labeller, regressors, note)."""
     from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, featurize, rule_featurize
 
     texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
@@ -321,8 +322,9 @@ def _text_labels(view: pd.DataFrame, source: str, llm, job: str):
         return rule_featurize(texts_c), rule_featurize(texts_r), "rules", regs, note
     if llm is None:
         raise ValueError("entry_features(source='llm') needs llm= (pluralign.llm.load(...))")
-    lab_c = featurize(texts_c, llm, job=f"{job}-chosen")
-    lab_r = featurize(texts_r, llm, job=f"{job}-rejected")
+    kw = {} if temperature is None else {"temperature": float(temperature)}
+    lab_c = featurize(texts_c, llm, job=f"{job}-chosen", **kw)
+    lab_r = featurize(texts_r, llm, job=f"{job}-rejected", **kw)
     # every scalar taxonomy feature: the regressions' VIF filter (footnote 6, SealSettings.vif_threshold) decides
     # what stays out (in the paper, VIF above 5 removed the two assistant_* features, leaving Table 5's 15)
     note = f"LM-labeller {lab_c.labeller} with the App. C.3 prompt"
@@ -330,7 +332,13 @@ def _text_labels(view: pd.DataFrame, source: str, llm, job: str):
 
 
 def entry_features(
-    data, view: pd.DataFrame, source: str = "rules", *, llm=None, job: str = "seal-taxonomy"
+    data,
+    view: pd.DataFrame,
+    source: str = "rules",
+    *,
+    llm=None,
+    job: str = "seal-taxonomy",
+    temperature: float | None = None,
 ) -> EntryFeatures:
     """Features of the chosen and rejected entries of ``view`` (:func:`chosen_rejected`) for SEAL's
     regressions and the LM-labeller preference γ, from one of three sources:
@@ -340,7 +348,8 @@ def entry_features(
     - ``"rules"`` (offline on real text): :func:`~pluralign.seal.rule_featurize` on the dialogue texts;
       regressors are its taxonomy features plus ``response_has_list``; harmless is the rule featurizer's;
       helpfulness cannot be read from surface patterns, so "not a refusal" stands in for it;
-    - ``"llm"`` (paper): :func:`~pluralign.seal.featurize` with ``llm`` (the App. C.3 prompt); regressors
+    - ``"llm"`` (paper): :func:`~pluralign.seal.featurize` with ``llm`` (the App. C.3 prompt, at ``temperature``;
+      None: the LM's default); regressors
       are all 17 scalar taxonomy features (:data:`~pluralign.seal.features.SCALAR_FEATURES`), left to the
       regressions' VIF filter (footnote 6, at ``SealSettings.vif_threshold``; in the paper, VIF above 5 removed
       the two ``assistant_*`` features, leaving Table 5's 15 and reporting them in the fits' ``dropped_vif``);
@@ -364,7 +373,7 @@ def entry_features(
             "harmless = not harmful (planted)",
         )
     else:
-        lc, lr, labeller, regs, note = _text_labels(view, source, llm, job)
+        lc, lr, labeller, regs, note = _text_labels(view, source, llm, job, temperature)
         ch, rj = feature_matrix(lc, regs), feature_matrix(lr, regs)
         tc, tr = ch.copy(), rj.copy()
         if source == "rules":
@@ -410,12 +419,19 @@ def labeller_gamma(features: EntryFeatures, *, priority: str = "helpful") -> np.
     return g
 
 
-def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: float = 0.01, seed: int = 0) -> dict:
+def stability_check(
+    view: pd.DataFrame,
+    F: dict,
+    labellers: Sequence,
+    share: float = 0.01,
+    seed: int = 0,
+    temperature: float | None = None,
+) -> dict:
     """Label stability across labellers (SEAL App. D.5, Fig. 11): a random ``share`` of the pairs of
     ``view`` (at least one; both entries) is labelled by each of ``labellers`` (:func:`pluralign.llm.load`
-    argument dicts, or loaded LMs) with the App. C.3 prompt. With LM-labeller features (``F.source ==
-    "llm"``) each is compared with the main labeller's labels of the same entries, else the first two with
-    each other (:func:`~pluralign.seal.features.label_stability`).
+    argument dicts, or loaded LMs) with the App. C.3 prompt, at ``temperature`` (None: each LM's default). With
+    LM-labeller features (``F.source == "llm"``) each is compared with the main labeller's labels of the same
+    entries, else the first two with each other (:func:`~pluralign.seal.features.label_stability`).
 
     Returns a dict: ``stability`` (features × (comparison, statistic)), ``agreement`` (its agreement
     columns, sorted), ``what`` (what is compared), ``k`` (pairs drawn), ``pick`` (their positions),
@@ -445,7 +461,8 @@ def stability_check(view: pd.DataFrame, F: dict, labellers: Sequence, share: flo
         else:
             names.append(str(getattr(s, "name", None) or type(s).__name__))
             models.append(s)
-    labs = {nm: featurize(texts, m, job=f"seal-stability-{nm}") for nm, m in zip(names, models)}
+    kw = {} if temperature is None else {"temperature": float(temperature)}
+    labs = {nm: featurize(texts, m, job=f"seal-stability-{nm}", **kw) for nm, m in zip(names, models)}
     if ref_llm:
         ref_name = F.labeller or "main labeller"
         ref = pd.concat([F.labels_chosen.iloc[pick], F.labels_rejected.iloc[pick]], ignore_index=True)

@@ -147,13 +147,14 @@ def rewrite_pairs(
     *,
     features: Sequence[str] = REWRITE_FEATURES,
     job: str = "seal-rw",
+    label_temperature: float | None = None,
     **rewrite_kw,
 ) -> Rewrites:
     """The § 2.3 rewriting step on pairs (the paper profile's path): both entries of every pair of ``view``
     (:func:`~pluralign.seal.design.chosen_rejected` rows) are written out as dialogues
     (:func:`~pluralign.seal.design.entry_texts`), rewritten with :func:`rewrite` (``rewrite_kw`` go to it),
     and the originals and rewrites of the kept pairs re-labelled with ``labeller``
-    (:func:`~pluralign.seal.features.featurize`, ``keys=features``).
+    (:func:`~pluralign.seal.features.featurize`, ``keys=features``, at ``label_temperature``; None: its default).
 
     A pair is kept only when **both** rewrites have status "ok"; the others are dropped (never replaced by
     their originals) and counted. Returns :class:`Rewrites` (``prompts`` None: the texts are whole
@@ -173,9 +174,10 @@ def rewrite_pairs(
     originals = {e: [texts[e][i] for i in kept] for e in entries}
     rewritten = {e: [rw[e]["rewritten"].iat[i] for i in kept] for e in entries}
     flips = {}
+    kw = {} if label_temperature is None else {"temperature": float(label_temperature)}
     for e in entries:
-        lab0 = feature_matrix(featurize(originals[e], labeller, keys=keys, job=f"{job}-orig-{e}").table, keys)
-        lab1 = feature_matrix(featurize(rewritten[e], labeller, keys=keys, job=f"{job}-new-{e}").table, keys)
+        lab0 = feature_matrix(featurize(originals[e], labeller, keys=keys, job=f"{job}-orig-{e}", **kw).table, keys)
+        lab1 = feature_matrix(featurize(rewritten[e], labeller, keys=keys, job=f"{job}-new-{e}", **kw).table, keys)
         flips[e] = label_flips(lab0, lab1)
     return Rewrites(
         view=view.iloc[kept].reset_index(drop=True),

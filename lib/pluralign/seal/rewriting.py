@@ -32,7 +32,8 @@ def rewrite_run(study) -> RewriteRun | None:
     """The rewriting of a random subset of the study's D (``n_rewrite`` pairs, or ``rewrite_share`` of them, drawn
     with the study's seed): the demo's simulated rewrites (``rewriter="simulator"``,
     :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs` with ``p_flip``) or an LM's
-    (:func:`~pluralign.seal.lm_rewrites.rewrite_pairs`, with the ``labeller``), with δ and δ̂ of the post-D RM
+    (:func:`~pluralign.seal.lm_rewrites.rewrite_pairs` at ``rewrite_temperature``, with the ``labeller`` at
+    ``labeller_temperature``), with δ and δ̂ of the post-D RM
     (:func:`~pluralign.seal.robustness.aligned_before_after`). None when the settings name no rewriter."""
     from pluralign.seal.lm_rewrites import rewrite_pairs
     from pluralign.seal.robustness import aligned_before_after
@@ -51,7 +52,10 @@ def rewrite_run(study) -> RewriteRun | None:
         from pluralign import llm
 
         rewriter = llm.load(**study.model_args(s.rewriter, "rewriter"))
-        rp = rewrite_pairs(sub, rewriter, llm.load(**study.model_args(s.labeller, "labeller")))
+        labeller = llm.load(**study.model_args(s.labeller, "labeller"))
+        rp = rewrite_pairs(
+            sub, rewriter, labeller, label_temperature=s.labeller_temperature, temperature=s.rewrite_temperature
+        )
     before, after = aligned_before_after(
         study.rms.post, rp.originals, rp.rewritten, rp.prompts, scoring_input=study.scoring_input or "seal"
     )

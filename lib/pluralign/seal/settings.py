@@ -137,6 +137,11 @@ class SealSettings(Settings):
     labeller: Any = setting(
         None, "the LM-labeller (pluralign.llm.load arguments or a key of `models`) for features 'llm' and rewriting"
     )
+    labeller_temperature: float = setting(
+        0.0,
+        "the sampling temperature of the LM-labeller and the stability labellers (§ 2.1: gpt-4-turbo 'at temperature "
+        "0'; App. D.5: the other labellers 'also at temperature 0.0')",
+    )
     stability_labellers: list | None = setting(
         None,
         "label stability (App. D.5, Fig. 11): more labellers (pluralign.llm.load arguments or keys of `models`) "
@@ -168,6 +173,9 @@ class SealSettings(Settings):
         None,
         "§ 2.3's rewriting: 'simulator' (the demo's planted flips), pluralign.llm.load arguments or a key of "
         "`models` (an LM, with the labeller re-featurizing its rewrites), or None (not run)",
+    )
+    rewrite_temperature: float = setting(
+        0.1, "the LM rewriter's sampling temperature (§ 2.3, footnote 13: Mistral 7B 'ran at temperature 0.1')"
     )
     n_rewrite: int | None = setting(200, "pairs drawn for rewriting; None: rewrite_share of D's pairs")
     rewrite_share: float | None = setting(None, "the share of D's pairs drawn for rewriting when n_rewrite is None")
@@ -206,6 +214,9 @@ class SealSettings(Settings):
             raise ValueError(
                 f"SealSettings: vif_threshold must be above 1 (a VIF is at least 1), got {self.vif_threshold!r}"
             )
+        for name in ("labeller_temperature", "rewrite_temperature"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"SealSettings: {name} must be at least 0, got {getattr(self, name)!r}")
         if not 0 < self.stability_share <= 1:
             raise ValueError(f"SealSettings: stability_share must be in (0, 1], got {self.stability_share!r}")
         if self.p_flip is not None and not 0 <= self.p_flip <= 1:

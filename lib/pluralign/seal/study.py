@@ -225,7 +225,7 @@ def setup(
             from pluralign import llm as _llm
 
             llm = _llm.load(**model_args(s.labeller, models, "labeller"))
-        F = entry_features(D, pairs.table, s.features, llm=llm)
+        F = entry_features(D, pairs.table, s.features, llm=llm, temperature=s.labeller_temperature)
     return Study(
         D=D,
         other=other,

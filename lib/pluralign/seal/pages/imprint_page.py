@@ -140,7 +140,9 @@ def label_stability(study: Study) -> Result:
             ),
         )
     labellers = [study.model_args(x, "stability_labellers") for x in s.stability_labellers]
-    st = stability_check(study.view, study.F, labellers, share=s.stability_share, seed=study.seed)
+    st = stability_check(
+        study.view, study.F, labellers, share=s.stability_share, seed=study.seed, temperature=s.labeller_temperature
+    )
     agree, k = st["agreement"], st["k"]
     fig = plots.bars(
         agree.rename(index=display_text),
