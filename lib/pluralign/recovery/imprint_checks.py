@@ -55,9 +55,9 @@ N_DRAWS = 25
 #: the population from which the text row's draws resample and whose projection is its truth, in multiples of the
 #: demo's pairs. Each draw resamples from this population, so its projection is the exact estimand of the draws
 #: whatever its size; its size sets how close that projection lies to the probability limit (within about
-#: 1 / √20 ≈ 0.22 of one draw's standard error, as the Eq. 4 row's population of 100 / 5 rewrite rounds) and what
-#: the row costs (the rule featurizer reads every text of it: ≈ 0.3 ms per text on one core)
-POPULATION_MULTIPLE = 20
+#: 1 / √10 ≈ 0.32 of one draw's standard error) and what the row costs: the rule featurizer reads every text of it
+#: (≈ 0.35 ms per text on one core, ≈ 7 s at 10× the demo's 1,200 pairs; 50× would add ≈ 30 s to the page)
+POPULATION_MULTIPLE = 10
 
 #: the bar of the planning table's "the imprints rank the features as their truth does" (Pearson r over the
 #: features of the first draw): with 8 features a noise method reaches it with probability ≈ 0.001 (t test of r,

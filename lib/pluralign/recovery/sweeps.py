@@ -13,7 +13,7 @@ reward, the simulated rewriter; no model is trained), so the page stays fast:
 - ``imprint_weights`` along the oracle's noise, in multiples of the demo RM's residual sd;
 - ``robustness_scores`` along the rewriter's flip probability.
 
-Every step uses the table's draws and rounds (25 noise draws; 5 rewrite rounds)."""
+Every step uses the table's draws and rounds (25 draws; 5 rewrite rounds)."""
 
 from __future__ import annotations
 
