@@ -1,7 +1,8 @@
 """The paper profile's recipe is the papers' own, written in its files: every setting a paper states
 (:data:`pluralign.paper.recipe.RECIPE`) stands in ``params/paper/`` — in the file it names, beside a comment naming
 the paper's section — and every page of the profile runs with it, read through the project's parameter reader
-(``pluralign params NOTEBOOK -f FILE``), whatever the library's defaults are."""
+(``pluralign params NOTEBOOK -f FILE``), whatever the library's defaults are. So does every choice the profile
+makes where the papers are silent (:data:`pluralign.paper.recipe.CHOSEN`), beside a comment saying so."""
 
 from __future__ import annotations
 
@@ -13,11 +14,14 @@ import pytest
 import yaml
 
 from pluralign import params as P
-from pluralign.paper.recipe import RECIPE, recipe
+from pluralign.paper.recipe import CHOSEN, RECIPE, recipe
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "params" / "paper"
 USES = [(s, file, key) for s in RECIPE for file, key in s.uses]
+CHOICES = [(c, file, key) for c in CHOSEN for file, key in c.uses]
+#: how a comment says that a value is this project's, not a paper's
+A_CHOICE = re.compile(r"choice|not (reported|stated)|states? neither|names no|does not say")
 
 
 def _id(use) -> str:
@@ -107,7 +111,18 @@ def test_the_paper_profile_writes_the_value_beside_its_source(use):
     assert _cites(context, s.where), f"params/paper/{file}: {key} has no comment naming {s.where}: {context!r}"
 
 
-@pytest.mark.parametrize("use", USES, ids=_id)
+@pytest.mark.parametrize("use", CHOICES, ids=_id)
+def test_the_paper_profile_writes_its_own_choices_as_choices(use):
+    """Where the papers are silent, the profile's value is written too (no default moves it), and its comment says
+    that it is this project's choice."""
+    c, file, key = use
+    path = PAPER / file
+    assert _same(_get(yaml.safe_load(path.read_text()) or {}, key), c.value), f"params/paper/{file}: {key}"
+    context = _context(path.read_text().splitlines(), key)
+    assert A_CHOICE.search(context), f"params/paper/{file}: {key} is not said to be a choice: {context!r}"
+
+
+@pytest.mark.parametrize("use", USES + CHOICES, ids=_id)
 def test_every_page_of_the_paper_profile_runs_with_it(use):
     """Every page that reads the file runs with the paper's value: its parameters as ``pluralign params`` resolves
     them, and the part's settings built from them."""

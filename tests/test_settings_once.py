@@ -85,13 +85,14 @@ PARAM_FILES = sorted(p for p in (ROOT / "params").glob("*/*.yml") if p.name != P
 
 
 def recipe_keys(path: Path) -> set[str]:
-    """The keys of a paper-profile file that write a setting the papers state (:mod:`pluralign.paper.recipe`):
-    the paper's recipe, which that profile writes whether or not it equals a default; none for demo and sample."""
-    from pluralign.paper.recipe import RECIPE
+    """The keys of a paper-profile file that write the paper's recipe (:mod:`pluralign.paper.recipe`: what the papers
+    state, and this project's choices where they are silent), which that profile writes whether or not it equals a
+    default; none for demo and sample."""
+    from pluralign.paper.recipe import CHOSEN, RECIPE
 
     if path.parent.name != "paper":
         return set()
-    return {key for s in RECIPE for file, key in s.uses if file == path.name}
+    return {key for s in (*RECIPE, *CHOSEN) for file, key in s.uses if file == path.name}
 
 
 @pytest.mark.parametrize("path", PARAM_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -9,10 +9,11 @@ key (a nested setting's field, ``judge.n``, or a named model's argument in ``com
 ``models.diverging_llama3_8b.load_in_8bit``). A test reads those files through the project's parameter reader and
 checks each value against this table.
 
-What a paper leaves unsaid is not here, and the profile's files call it this project's choice: Diverging
-Preferences' LoRA rank and alpha and its maximum input length, the validation sizes of Diverging Preferences and
-Beyond the Binary, the Appendix B labeller standing in for Beyond the Binary's human annotators (its temperature
-and top-p).
+What a paper leaves unsaid but the profile needs is this project's choice, listed apart as :data:`CHOSEN`
+(:class:`Chosen`: the value, why, and where the profile writes it, beside a comment saying it is a choice):
+Diverging Preferences' LoRA rank and maximum input length, the validation sizes of Diverging Preferences and Beyond
+the Binary and what picks Beyond the Binary's learning rate, the sampling of the Appendix B labeller that stands in
+for Beyond the Binary's human annotators. These too are written in the profile's files, so no default moves them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Stated", "RECIPE", "recipe"]
+__all__ = ["Stated", "RECIPE", "recipe", "Chosen", "CHOSEN"]
 
 
 @dataclass(frozen=True)
@@ -216,3 +217,70 @@ def recipe(paper: str | None = None) -> list[Stated]:
     if paper is not None and paper not in PAPERS:
         raise KeyError(f"unknown paper {paper!r}; one of {', '.join(PAPERS)}")
     return [s for s in RECIPE if paper is None or s.paper == paper]
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """A setting the ``paper`` profile needs where the papers say nothing: ``paper`` (whose experiment), ``what`` it
+    sets, this project's ``value`` and ``why``, and the ``(file, dotted key)`` pairs of ``params/paper/`` that write
+    it (as :class:`Stated`'s ``uses``)."""
+
+    paper: str
+    what: str
+    value: Any
+    why: str
+    uses: tuple[tuple[str, str], ...]
+
+
+CHOSEN: tuple[Chosen, ...] = (
+    Chosen(
+        "diverging",
+        "validation pairs per data set",
+        500,
+        "App. A selects the best checkpoint without saying on which data: pairs held out of the training side",
+        (("diverging-study.yml", "split.validation"), ("cross-study.yml", "split.validation")),
+    ),
+    Chosen(
+        "diverging",
+        "LoRA rank",
+        16,
+        "App. A uses LoRA without its rank or alpha: PEFT-common values",
+        (("common.yml", "models.diverging_llama3_8b.lora.r"),),
+    ),
+    Chosen(
+        "diverging",
+        "maximum input length (tokens)",
+        1024,
+        "App. A does not report one",
+        (("common.yml", "models.diverging_llama3_8b.max_length"),),
+    ),
+    Chosen(
+        "btb",
+        "validation pairs of the learning-rate sweep",
+        2000,
+        "footnote 6 picks the learning rate 'on the validation data' without its size",
+        (("btb-rewards.yml", "training.validation_size"),),
+    ),
+    Chosen(
+        "btb",
+        "what picks the learning rate",
+        "accuracy",
+        "footnote 6 says 'the best-performing model' without the measure",
+        (("btb-rewards.yml", "training.select_on"),),
+    ),
+    Chosen(
+        "btb",
+        "the Appendix B labeller's sampling temperature",
+        1.0,
+        "three sampled answers stand in for § 3.2's three human annotators; at temperature 0 they would be identical",
+        (("btb-study.yml", "labeller.temperature"),),
+    ),
+    Chosen(
+        "btb",
+        "the Appendix B labeller's nucleus sampling top-p",
+        0.9,
+        "the judge's top-p (§ 3.3), for the labeller that stands in for the human annotators",
+        (("btb-study.yml", "labeller.top_p"),),
+    ),
+)
+"""The settings the ``paper`` profile chooses where the papers are silent (:class:`Chosen`)."""
