@@ -18,7 +18,8 @@ value with the columns
 
 Each paper's rows live in a module of this package named after the paper's part of the book
 (:mod:`pluralign.paper.diverging`, :mod:`pluralign.paper.seal`, :mod:`pluralign.paper.btb`), as a list
-``NUMBERS`` of dicts with those keys.
+``NUMBERS`` of dicts with those keys. The settings the papers state for their experiments (their recipe, which the
+``paper`` profile writes in its parameter files) are transcribed apart, in :mod:`pluralign.paper.recipe`.
 """
 
 from __future__ import annotations
