@@ -65,11 +65,11 @@ POPULATION_MULTIPLE = 10
 #: with every small weight's sign flipped still reach r ≈ 0.91
 CORRELATION = 0.9
 
-#: the shares of the row's family-wise error (:data:`~pluralign.recovery.rows.ALPHA`) of its three sub-tests,
-#: fixed before any run: each imprint's mean over the draws against its truth (t tests, Bonferroni over the
-#: features), each imprint's spread over the draws against its mean clustered SE (χ² tests, Bonferroni over the
-#: features), and the pooled two-sided calibration of the intervals (:func:`~pluralign.recovery.rows.calibration`,
-#: its two levels)
+#: the row's three sub-tests, each at a third of its family-wise error :data:`~pluralign.recovery.rows.ALPHA` (a
+#: correct method fails the row with probability at most 0.001), fixed before any run: each imprint's mean over the
+#: draws against its truth (one-sample t tests, Student 1908), each imprint's spread over the draws against its
+#: standard errors (χ² tests of a normal variance), both Bonferroni over the row's features, and the pooled two-sided
+#: calibration of the intervals (:func:`~pluralign.recovery.rows.calibration`, its two levels)
 SUBTESTS = ("location", "spread", "calibration")
 
 
@@ -263,11 +263,16 @@ def imprint_draws(design, pool, weights: pd.Series, *, noise_sd: float, n_draws:
     draws = [first_draw]
     idx = pool[1][0].columns.get_indexer(kept)
     pool_dX = pool[1][0].to_numpy(float)[:, idx] - pool[1][1].to_numpy(float)[:, idx]
-    while len(draws) < max(1, int(n_draws)):
+    target = max(1, int(n_draws))
+    for _ in range(100 * target):
+        if len(draws) >= target:
+            break
         rows = pick.integers(0, m, n)
         dX = pool_dX[rows]
         if np.linalg.matrix_rank(dX.T @ dX) == len(kept):
             draws.append(noisy(_take(pool, rows)))
+    if len(draws) < target:
+        raise ValueError(f"imprint_draws: the pool's pairs leave one of {kept} without variation in most draws")
     tables = eq1_closed_form(first, draws)
     if tables is None:
         tables = [first] + [_imprint_fit(*r, None, ids, fit=base, X=X).table for r, X in draws[1:]]
