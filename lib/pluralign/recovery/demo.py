@@ -419,6 +419,10 @@ def mutation_result(profile: str = "demo") -> report.Result:
         "A method without intervals has no se×3 or se÷3 variant ('·'). Each variant reuses the fits of the row "
         "it breaks (the same draws, only the method's output differs), so it costs no refit.\n:::"
     )
+    missed = m.loc[~m["caught"], "variant"].drop_duplicates()
+    known = [f"- *{v}*: {M.MISSED_WHY[v]}\n" for v in missed if v in M.MISSED_WHY]
+    if known:
+        note += "\n\nWhy a variant is not caught:\n\n" + "".join(known)
     shown = M.shown(m).rename(index=reading_name).rename_axis(index="method row")
     return report.Result(table=shown, note=note, values=values, data={"table": m})
 
