@@ -44,11 +44,10 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
-# Every other setting is a field of pluralign.btb.BtbSettings, which writes its default and meaning once
-# (btb.BtbSettings.documentation() lists them); params/<profile>/ sets what a profile changes. papermill
-# injects one (-p embedded_pairs 0; it notes the name is not in this cell: the setup call below reads it); in
-# JupyterLab paste `pluralign params NOTEBOOK -f FILE.yml --python` into this cell.
+models = None  # the named models a setting may give by key; None: the profile's (params/<profile>/common.yml)
+# every other setting, laid over the profile's parameter file for this page (each one given replaces the
+# file's value): btb.BtbSettings.documentation() lists each with its default and meaning
+settings = {}  # pluralign.btb.BtbSettings, e.g. {"embedded_pairs": 0}
 
 # %% tags=["remove-input"]
 import pandas as pd
@@ -57,7 +56,7 @@ from pluralign import btb, report
 from pluralign.btb.pages import subjectivity_page, stand_ins
 
 pd.set_option("display.max_colwidth", 160)
-study = btb.setup(profile, seed, models=models, **btb.BtbSettings.given(globals()))
+study = btb.setup(profile, seed, models=models, settings=settings, page="btb_subjectivity")
 subjectivity_page.paper_numbers(study).glue()
 report.profile_note(profile, stand_ins(study, "subjectivity"))
 

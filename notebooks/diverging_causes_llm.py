@@ -29,17 +29,16 @@
 # %% tags=["parameters"]
 profile = "paper"
 seed = 0
-models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
-# Every other setting is a field of pluralign.diverging.DivergingSettings, which writes its default and meaning once
-# (diverging.DivergingSettings.documentation() lists them); params/<profile>/ sets what a profile changes. papermill
-# injects one (-p n_boot 500; it notes the name is not in this cell: the setup call below reads it); in
-# JupyterLab paste `pluralign params NOTEBOOK -f FILE.yml --python` into this cell.
+models = None  # the named models a setting may give by key; None: the profile's (params/<profile>/common.yml)
+# every other setting, laid over the profile's parameter file for this page (each one given replaces the
+# file's value): diverging.DivergingSettings.documentation() lists each with its default and meaning
+settings = {}  # pluralign.diverging.DivergingSettings, e.g. {"n_boot": 500}
 
 # %% tags=["remove-input"]
 from pluralign import diverging, report
 from pluralign.diverging.pages import causes_llm_page, stand_ins
 
-study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
+study = diverging.setup(profile, seed, models=models, settings=settings, page="diverging_causes_llm")
 llm_causes = causes_llm_page.llm_causes(study).glue()
 report.profile_note(profile, stand_ins(study, "causes"))
 

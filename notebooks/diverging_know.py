@@ -43,17 +43,16 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
-# Every other setting is a field of pluralign.diverging.DivergingSettings, which writes its default and meaning once
-# (diverging.DivergingSettings.documentation() lists them); params/<profile>/ sets what a profile changes. papermill
-# injects one (-p n_boot 500; it notes the name is not in this cell: the setup call below reads it); in
-# JupyterLab paste `pluralign params NOTEBOOK -f FILE.yml --python` into this cell.
+models = None  # the named models a setting may give by key; None: the profile's (params/<profile>/common.yml)
+# every other setting, laid over the profile's parameter file for this page (each one given replaces the
+# file's value): diverging.DivergingSettings.documentation() lists each with its default and meaning
+settings = {}  # pluralign.diverging.DivergingSettings, e.g. {"n_boot": 500}
 
 # %% tags=["remove-input"]
 from pluralign import diverging, report
 from pluralign.diverging.pages import know_page, stand_ins
 
-study = diverging.setup(profile, seed, models=models, **diverging.DivergingSettings.given(globals()))
+study = diverging.setup(profile, seed, models=models, settings=settings, page="diverging_know")
 mean_variance = know_page.mean_variance(study).glue()
 mean_variance_table2 = know_page.mean_variance_table2(study).glue()
 judge_confidence = know_page.judges(study).glue()

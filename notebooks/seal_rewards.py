@@ -45,17 +45,16 @@
 # %% tags=["parameters"]
 profile = "demo"
 seed = 0
-models = None  # the profile's named models (params/<profile>/common.yml): a model setting may name one by key
-# Every other setting is a field of pluralign.seal.SealSettings, which writes its default and meaning once
-# (seal.SealSettings.documentation() lists them); params/<profile>/ sets what a profile changes. papermill
-# injects one (-p stability_share 0.02; it notes the name is not in this cell: the setup call below reads it); in
-# JupyterLab paste `pluralign params NOTEBOOK -f FILE.yml --python` into this cell.
+models = None  # the named models a setting may give by key; None: the profile's (params/<profile>/common.yml)
+# every other setting, laid over the profile's parameter file for this page (each one given replaces the
+# file's value): seal.SealSettings.documentation() lists each with its default and meaning
+settings = {}  # pluralign.seal.SealSettings, e.g. {"stability_share": 0.02}
 
 # %% tags=["remove-input"]
 from pluralign import seal, report
 from pluralign.seal.pages import rewards_page, stand_ins
 
-study = seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))
+study = seal.setup(profile, seed, models=models, settings=settings, page="seal_rewards")
 report.profile_note(profile, stand_ins(study, "rewards"))
 
 # %% [markdown]

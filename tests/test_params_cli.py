@@ -28,7 +28,7 @@ def test_the_sample_agreement_page_prints_profile_seed_and_the_merged_data_sets(
     got = yaml.safe_load(text)
     assert got["profile"] == "sample" and got["seed"] == 0
     included = yaml.safe_load((ROOT / "params/sample/diverging-data.yml").read_text())
-    assert got["datasets"] == included["datasets"]  # from the file the page includes
+    assert got["settings"]["datasets"] == included["datasets"]  # from the file the page includes, in `settings`
     assert "include" not in got and text.startswith("# parameters of diverging_agreement")
     assert "papermill diverging_agreement.ipynb out.ipynb -f" in text
 
@@ -79,18 +79,21 @@ def test_no_profile_in_the_files_gives_the_runner_s_default(tmp_path):
     assert P.resolved_params(nb, tmp_path / "page.yml") == {"ties": "plurality", "profile": "demo"}
 
 
-def test_python_prints_the_parameters_cell_and_the_yaml_names_the_defaults(capsys):
+def test_python_prints_the_parameters_cell_with_every_setting_in_one_settings_line(capsys):
     """``--python``: assignments for a notebook's parameters cell (JupyterLab), the same values as the papermill
-    file; that file lists the settings left at their defaults as comments, the settings class named."""
+    file: ``profile``, ``seed``, ``models`` as they are and every setting, at the value the page runs with, in the
+    one ``settings = {...}`` line."""
     page = ["params", "btb_rewards", "-f", str(ROOT / "params/demo/btb-rewards.yml")]
     assert main(page) == 0
     text = capsys.readouterr().out
-    assert "# and at the defaults of pluralign.btb.settings.BtbSettings:" in text
-    from pluralign.btb.settings import Evaluation
+    from pluralign.btb.settings import BtbSettings
 
-    n_boot = Evaluation().n_boot
-    assert "#   judge:" in text and f"#   evaluation.n_boot: {n_boot}" in text  # a section's keys left at defaults
+    papermill_file = yaml.safe_load(text)
+    assert set(papermill_file["settings"]) == set(BtbSettings.defaults())  # every setting, defaults included
+    assert papermill_file["settings"]["evaluation"]["n_boot"] == BtbSettings().evaluation.n_boot
     assert main([*page, "--python"]) == 0
+    printed = capsys.readouterr().out
+    assert sum(line.startswith("settings = {") for line in printed.splitlines()) == 1
     cell: dict = {}
-    exec(capsys.readouterr().out, {}, cell)  # noqa: S102 - the printed cell, run as JupyterLab would
-    assert cell == yaml.safe_load(text)
+    exec(printed, {}, cell)  # noqa: S102 - the printed cell, run as JupyterLab would
+    assert cell == {**papermill_file, "models": None}  # the whole cell: models at the cell's own default

@@ -1,8 +1,7 @@
-"""A default is written once: in the part's settings class (pluralign.settings). A page's notebook states no
-setting in its parameters cell and binds no setting's name elsewhere (its setup call reads settings from the
-notebook's namespace), and no value of a parameter file equals the value it overrides (the setting's default, or
-what its includes and common.yml gave) — but the paper profile's recipe: a setting a paper states
-(:data:`pluralign.paper.recipe.RECIPE`) is written in ``params/paper/`` whether or not it equals a default."""
+"""A default is written once: in the part's settings class (pluralign.settings). A page's notebook takes every
+setting in its one ``settings`` parameter, and no value of a parameter file equals the value it overrides (the
+setting's default, or what its includes and common.yml gave) — but the paper profile's recipe: a setting a paper
+states (:data:`pluralign.paper.recipe.RECIPE`) is written in ``params/paper/`` whether or not it equals a default."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from pluralign.settings import Section
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(p for p in (ROOT / "notebooks").glob("*.py") if P.settings_class(p) is not None)
-CELL_NAMES = {"profile", "seed", "models"}
+CELL_NAMES = {"profile", "seed", "models", "settings"}
 
 
 def _notebook_for(params_file: Path) -> Path | None:
@@ -36,7 +35,7 @@ def restated(own: dict, below: dict, notebook: Path) -> list[str]:
     common.yml and the includes give) where that has the key, else the notebook's default (its settings class's,
     key by key inside a nested setting, or its parameters cell's)."""
     cls = P.settings_class(notebook)
-    cell = {p.name: p.default for p in P._cell_parameters(notebook)}
+    cell = {p.name: p.default for p in P.cell_parameters(notebook)}
     out = []
     for key, value in own.items():
         if key in below:
@@ -130,64 +129,17 @@ def test_the_restatement_check_finds_a_restated_default(tmp_path):
     ]
 
 
-def _bound_names(tree: ast.AST) -> set[str]:
-    """Every name a cell binds at its top level: assignment, for / with / except targets, imports, functions,
-    classes, nested blocks included (comprehensions and function bodies have their own scope)."""
-    scoped = (
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.Lambda,
-        ast.ListComp,
-        ast.SetComp,
-        ast.DictComp,
-        ast.GeneratorExp,
-    )
-    out, todo = set(), list(ast.iter_child_nodes(tree))
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            out.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-        if not isinstance(node, scoped):
-            todo.extend(ast.iter_child_nodes(node))
-    return out
-
-
-def test_the_binding_check_sees_nested_and_loop_bindings():
-    tree = ast.parse(
-        "for data in x:\n    pass\nwith y as judge:\n    if z:\n        split = 1\n[n_boot for n_boot in w]"
-    )
-    assert _bound_names(tree) == {"data", "judge", "split"}
-
-
 @pytest.mark.parametrize("notebook", PAGES, ids=lambda p: p.stem)
-def test_a_page_binds_no_setting_outside_its_setup_call(notebook):
-    """The parameters cell holds only profile, seed and models; no other cell binds a setting's name (the setup
-    call reads the namespace, so a later cell's ``data = ...`` would become a setting on a re-run)."""
-    import jupytext
-
-    fields = {f.name for f in dataclasses.fields(P.settings_class(notebook))}
-    nb = jupytext.read(notebook)
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        tree = ast.parse("\n".join(line for line in cell.source.splitlines() if not line.startswith(("%", "!"))))
-        bound = _bound_names(tree)
-        if "parameters" in cell.metadata.get("tags", []):
-            assert bound <= CELL_NAMES, (
-                f"{notebook.name}: the parameters cell states settings {sorted(bound - CELL_NAMES)}"
-            )
-        else:
-            assert not bound & fields, f"{notebook.name}: a cell binds setting names {sorted(bound & fields)}"
+def test_a_page_takes_its_settings_as_one_parameter_and_passes_it_with_its_name(notebook):
+    """The parameters cell holds ``profile``, ``seed``, ``models`` and ``settings`` (papermill's own reading, so
+    ``papermill --help-notebook`` lists them and warns of nothing a parameter file sets); the setup call passes
+    ``settings`` and the page's own name, with which it reads the profile's parameter file of the page."""
+    assert {p.name for p in P.cell_parameters(notebook)} == CELL_NAMES, notebook.name
+    text = notebook.read_text()
+    assert f'settings=settings, page="{notebook.stem}")' in text, notebook.name
 
 
-def test_every_page_passes_its_settings_from_the_namespace():
-    """Every notebook of a part is a page (its setup call takes ``<Class>.given(globals())``)."""
+def test_every_page_of_a_part_names_its_settings_class():
     parts = ("diverging_", "seal_", "btb_", "cross_")
     pages = {p.stem for p in (ROOT / "notebooks").glob("*.py") if p.stem.startswith(parts)}
     assert pages == {p.stem for p in PAGES}

@@ -167,7 +167,7 @@ def test_no_tracker_reference_in_code_or_pages():
 
 
 def test_every_part_has_the_one_setup_signature():
-    """Every part's study is built the same way: ``setup(profile, seed, *, models, settings, **overrides)``, its
+    """Every part's study is built the same way: ``setup(profile, seed, *, models, settings, page, **overrides)``, its
     settings a :class:`pluralign.settings.Settings` that refuses an unknown name."""
     import importlib
     import inspect
@@ -189,5 +189,5 @@ def test_every_part_has_the_one_setup_signature():
         with pytest.raises(TypeError, match="unknown setting"):
             settings_cls.create(no_such_setting=1)
     first = signatures["diverging"]
-    assert [n for n, _, _ in first] == ["profile", "seed", "models", "settings", "overrides"]
+    assert [n for n, _, _ in first] == ["profile", "seed", "models", "settings", "page", "overrides"]
     assert all(s == first for s in signatures.values()), signatures

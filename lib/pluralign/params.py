@@ -25,6 +25,7 @@ import dataclasses
 import functools
 import importlib
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -39,6 +40,9 @@ __all__ = [
     "declared_parameters",
     "settings_class",
     "effective_settings",
+    "papermill_parameters",
+    "page_settings",
+    "cell_parameters",
     "named_model",
     "COMMON",
 ]
@@ -164,16 +168,17 @@ def read_params(
 
 
 def resolved_params(notebook: str | Path, path: str | Path) -> dict:
-    """The parameters a page runs with, as one flat papermill parameter file: ``path`` read for ``notebook`` (a
+    """The parameters a page runs with, as one papermill parameter file: ``path`` read for ``notebook`` (a
     Jupytext ``.py``) as the runner reads it (``common.yml`` and includes merged, undeclared keys and wrong types
     refused), ``profile`` as the runner sets it, and every relative ``source`` / ``labels_file`` that names a file
-    beside the parameter file made absolute (the runner executes in that folder; papermill may run anywhere)."""
+    beside the parameter file made absolute (the runner executes in that folder; papermill may run anywhere); a
+    page's settings grouped in its one ``settings`` parameter (:func:`papermill_parameters`)."""
     path = Path(path).expanduser().resolve()
     declared = declared_parameters(notebook)
     params = read_params(path, declared=declared, notebook=notebook)
     if "profile" in declared:
         params.setdefault("profile", "demo")
-    return _absolute_paths(params, path.parent)
+    return papermill_parameters(notebook, _absolute_paths(params, path.parent))
 
 
 def _absolute_paths(obj, base: Path):
@@ -216,11 +221,14 @@ def _check_secrets(obj, path: Path, where: str = ""):
 
 
 def declared_parameters(notebook: str | Path) -> list[str]:
-    """The names a Jupytext notebook takes: those of its cell tagged ``parameters`` (papermill's own reading) and,
-    for a page of a part, every field of the part's settings class (:func:`settings_class`)."""
-    names = [p.name for p in _cell_parameters(notebook)]
+    """The names a parameter file may give a Jupytext notebook: those of its cell tagged ``parameters``
+    (papermill's own reading) and, for a page of a part, every field of the part's settings class
+    (:func:`settings_class`) in place of its ``settings`` parameter (a file states settings as top-level keys;
+    :func:`papermill_parameters` groups them)."""
+    names = [p.name for p in cell_parameters(notebook)]
     cls = settings_class(notebook)
     if cls is not None:
+        names = [n for n in names if n != SETTINGS]
         names += [f.name for f in dataclasses.fields(cls) if f.name not in names]
     return names
 
@@ -231,7 +239,7 @@ def declared_types(notebook: str | Path) -> dict[str, type]:
     import ast
 
     out = {}
-    for p in _cell_parameters(notebook):
+    for p in cell_parameters(notebook):
         try:
             out[p.name] = _type_of(ast.literal_eval(p.default))
         except (ValueError, SyntaxError):
@@ -269,7 +277,9 @@ def _type_of(value):
     return None if value is None else type(value)
 
 
-def _cell_parameters(notebook: str | Path) -> list:
+def cell_parameters(notebook: str | Path) -> list:
+    """The parameters of a notebook's cell tagged ``parameters`` as papermill reads them (name, default as source
+    text, the trailing comment as ``help``)."""
     import jupytext
     from papermill.inspection import _infer_parameters
 
@@ -279,31 +289,75 @@ def _cell_parameters(notebook: str | Path) -> list:
     return _infer_parameters(nb, name="python3", language="python")
 
 
-_GIVEN = re.compile(r"\b(\w+)\.(\w+)\.given\(\s*globals\(\)\s*\)")
+#: the parameter of a page's parameters cell that carries its settings (papermill injects it as one mapping)
+SETTINGS = "settings"
+#: the settings class a page's ``settings`` parameter names in its comment ("… pluralign.seal.SealSettings …")
+_SETTINGS_CLASS = re.compile(r"\bpluralign\.(\w+)\.(\w+Settings)\b")
 
 
 def settings_class(notebook: str | Path):
-    """The settings class whose fields a notebook takes, or None: a page of a part passes them to its ``setup``
-    with ``**<part>.<Class>.given(globals())`` (``from pluralign import <part>``). The notebook is read once per
-    version of its file (:func:`_given_name`)."""
+    """The settings class of a page, or None: the class its parameters cell names in the comment of its
+    ``settings = {}`` parameter (papermill's own reading of the cell gives that comment as the parameter's help),
+    e.g. ``settings = {}  # pluralign.seal.SealSettings: ...``. The cell is read once per version of the file."""
     path = Path(notebook)
     stat = path.stat()
-    name = _given_name(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    name = _settings_class_name(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     if name is None:
         return None
     part, attr = name
     cls = getattr(importlib.import_module(f"pluralign.{part}"), attr, None)
     if not (isinstance(cls, type) and issubclass(cls, Settings)):
-        raise ParamsError(f"{notebook}: {part}.{attr} is not a settings class")
+        raise ParamsError(
+            f"{notebook}: pluralign.{part}.{attr}, named by its settings parameter, is not a settings class"
+        )
     return cls
 
 
 @functools.lru_cache(maxsize=256)
-def _given_name(path: str, mtime_ns: int, size: int) -> tuple[str, str] | None:
-    """``(part, class)`` of the ``**<part>.<Class>.given(globals())`` the notebook at ``path`` passes its settings
-    with, or None; cached per path, modification time and size, so an edited notebook is read again."""
-    m = _GIVEN.search(Path(path).read_text())
-    return None if m is None else (m.group(1), m.group(2))
+def _settings_class_name(path: str, mtime_ns: int, size: int) -> tuple[str, str] | None:
+    """``(part, class)`` named by the ``settings`` parameter of the notebook at ``path``, or None; cached per path,
+    modification time and size, so an edited notebook is read again."""
+    for p in cell_parameters(path):
+        if p.name == SETTINGS:
+            m = _SETTINGS_CLASS.search(p.help or "")
+            return None if m is None else (m.group(1), m.group(2))
+    return None
+
+
+def papermill_parameters(notebook: str | Path, params: dict) -> dict:
+    """The parameters papermill injects into a page: the names of its parameters cell as they are, and every
+    setting in the one ``settings`` mapping, each at the value the page runs with (:func:`effective_settings`:
+    what ``params`` sets, the default otherwise), so the executed notebook shows every setting and the profile's
+    own file (read by a part's ``setup(..., page=...)`` in an interactive kernel) changes none of them. A notebook
+    without a settings class gets ``params`` as they are."""
+    cls = settings_class(notebook)
+    if cls is None:
+        return dict(params)
+    fields = {f.name for f in dataclasses.fields(cls)}
+    out = {k: v for k, v in params.items() if k not in fields}
+    out[SETTINGS] = effective_settings(notebook, params)
+    return out
+
+
+def page_settings(page: str, profile: str, settings, models: dict | None) -> tuple[dict, dict | None]:
+    """What a page runs with in a kernel of its own (JupyterLab, papermill), for a part's ``setup(..., page=...)``:
+    the settings of the profile's parameter file of ``page`` (``params/<profile>/<page>.yml``, from
+    ``manifest.yml``) with ``settings`` laid over them (a setting given replaces the file's value), and ``models``,
+    or the profile's named models (``common.yml``) when None. Changing ``profile`` in the parameters cell so runs
+    that profile's file; a page without a file for the profile runs ``settings`` over the defaults."""
+    from pluralign.book import manifest_plan
+
+    runs = [r for r in manifest_plan.runs(profile) if r.notebook == page]
+    if not runs:
+        return dict(settings or {}), models
+    notebook = manifest_plan.ROOT / "notebooks" / f"{page}.py"
+    params = read_params(manifest_plan.ROOT / runs[0].params, notebook=notebook)
+    cls = settings_class(notebook)
+    fields = {f.name for f in dataclasses.fields(cls)} if cls is not None else set()
+    given = settings if isinstance(settings, Mapping) else {}
+    return {**{k: v for k, v in params.items() if k in fields}, **given}, (
+        params.get("models") if models is None else models
+    )
 
 
 def effective_settings(notebook: str | Path, params: dict) -> dict | None:

@@ -13,9 +13,11 @@ section's default key by key (``judge: {noise: 2.0}`` keeps every other key of t
 that is not a field is an error naming it and the known ones. Code reads a setting as an attribute
 (``study.settings.judge.noise``), never by string key and never with a restated default.
 
-A page's notebook states only what its profile sets differently: its parameters cell declares ``profile``,
-``seed`` and ``models``, and any setting assigned there or injected by papermill is picked up by
-:meth:`Settings.given` (``seal.setup(profile, seed, models=models, **seal.SealSettings.given(globals()))``).
+A page's notebook takes its settings as one papermill parameter: its parameters cell declares ``profile``,
+``seed``, ``models`` and ``settings = {}`` (a comment names the class), and its setup call is
+``seal.setup(profile, seed, models=models, settings=settings, page="seal_imprint")``: the settings laid over the
+profile's parameter file of the page (:func:`pluralign.params.page_settings`). The runner injects every setting a
+page runs with into ``settings`` (:func:`pluralign.params.papermill_parameters`).
 """
 
 from __future__ import annotations
@@ -161,12 +163,6 @@ class Section:
 @dataclasses.dataclass(frozen=True)
 class Settings(Section):
     """Base of a part's settings (see the module docstring)."""
-
-    @classmethod
-    def given(cls, namespace: Mapping) -> dict:
-        """The settings a notebook's namespace gives: every name of ``namespace`` that is a field of ``cls`` (its
-        parameters cell, or what papermill injected after it), for ``setup(..., **cls.given(globals()))``."""
-        return {f.name: namespace[f.name] for f in dataclasses.fields(cls) if f.name in namespace}
 
     def changed(self) -> dict:
         """{name: value} of the settings that differ from their defaults (sections: only their changed keys)."""

@@ -94,15 +94,18 @@ def _params(a) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     name = Path(a.file).name
-    if a.python:
-        print(f"# parameters of {src.stem} with {name}, for its parameters cell:")
-        print("".join(f"{k} = {v!r}\n" for k, v in resolved.items()), end="")
+    if a.python:  # the whole parameters cell: every name it declares, at the file's value or the cell's own
+        cell = {p.name: p for p in P.cell_parameters(src)}
+        print(f"# parameters of {src.stem} with {name}, for its parameters cell (every setting at its value):")
+        for k, p in cell.items():  # a parameter keeps its comment: the settings' names their class
+            value = repr(resolved[k]) if k in resolved else p.default
+            print(f"{k} = {value}" + (f"  # {p.help}" if k == P.SETTINGS and p.help else ""))
+        print("".join(f"{k} = {v!r}\n" for k, v in resolved.items() if k not in cell), end="")
         return 0
     text = (
-        f"# parameters of {src.stem} with {name} (common.yml and includes merged), for papermill:\n"
-        f"#   papermill {src.stem}.ipynb out.ipynb -f {Path(a.out).name if a.out else 'THIS_FILE.yml'}\n"
+        f"# parameters of {src.stem} with {name} (common.yml and includes merged, every setting at its value),\n"
+        f"# for papermill: papermill {src.stem}.ipynb out.ipynb -f {Path(a.out).name if a.out else 'THIS_FILE.yml'}\n"
         + yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True, width=120)
-        + _defaults_comment(src, resolved)
     )
     if a.out:
         Path(a.out).write_text(text)
@@ -110,27 +113,6 @@ def _params(a) -> int:
     else:
         print(text, end="")
     return 0
-
-
-def _defaults_comment(notebook: Path, resolved: dict) -> str:
-    """The settings the page runs with at their defaults, as YAML comments (nothing for a notebook without a
-    settings class)."""
-    import yaml
-
-    from pluralign import params as P
-
-    effective = P.effective_settings(notebook, resolved) or {}
-    rest = {k: v for k, v in effective.items() if k not in resolved}
-    for k, v in effective.items():  # the keys of a nested setting the file leaves at their defaults
-        if isinstance(v, dict) and isinstance(resolved.get(k), dict) and P.settings_class(notebook).defaults().get(k):
-            rest.update({f"{k}.{key}": x for key, x in v.items() if key not in resolved[k]})
-    if not rest:
-        return ""
-    cls = P.settings_class(notebook)
-    body = yaml.safe_dump(rest, sort_keys=False, allow_unicode=True, width=116)
-    return f"# and at the defaults of {cls.__module__}.{cls.__name__}:\n" + "".join(
-        f"#   {line}\n" for line in body.splitlines()
-    )
 
 
 def _toc(a) -> int:

@@ -83,7 +83,7 @@ def execute(
             kernels.run_notebook(
                 nb,
                 tmp,
-                params,
+                P.papermill_parameters(r.source, params),
                 cwd=cwd or plan.ROOT,
                 name=r.stem,
                 hooks=hooks,

@@ -8,7 +8,6 @@ local IPC sockets in a private folder and, inside a book build, forks the kernel
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import time
 from pathlib import Path
@@ -115,16 +114,6 @@ def cell_hooks(on_cell, n_cells: int) -> dict:
     }
 
 
-class _SettingsInjected(logging.Filter):
-    """papermill warns of every parameter its parameters cell does not name. A page of a part names only
-    ``profile``, ``seed`` and ``models`` there; its other settings are read from the namespace by its setup call
-    (:meth:`pluralign.settings.Settings.given`) and were checked against the part's settings class when the
-    parameter file was read, so the warning says nothing here."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith("Passed unknown parameter")
-
-
 def run_notebook(nb, output: Path, params: dict, *, cwd: Path, name: str, what: str, hooks: dict) -> None:
     """Execute the notebook ``nb`` with papermill (``params`` injected, kernel in ``cwd``) into ``output``; a
     failure raises :class:`BookError` naming ``what`` (the run) and the failing cell's error, or the kernel log's
@@ -138,8 +127,6 @@ def run_notebook(nb, output: Path, params: dict, *, cwd: Path, name: str, what: 
         src = Path(srcdir) / f"{name}.ipynb"
         kernel_log = Path(srcdir) / "kernel.log"
         nbformat.write(nb, src)
-        quiet = _SettingsInjected()
-        logging.getLogger("papermill").addFilter(quiet)
         try:
             pm.execute_notebook(
                 str(src),
@@ -159,5 +146,3 @@ def run_notebook(nb, output: Path, params: dict, *, cwd: Path, name: str, what: 
             raise
         except Exception as e:  # noqa: BLE001 - kernel death, bad notebook: still name the run
             raise BookError(f"{what} failed: {type(e).__name__}: {e}{log_tail(kernel_log)}") from None
-        finally:
-            logging.getLogger("papermill").removeFilter(quiet)

@@ -23,7 +23,7 @@ from pluralign.btb.comparison import Comparison, compare_reward_models
 from pluralign.btb.settings import BtbSettings
 from pluralign.data.core import PreferenceData
 from pluralign.data.spec import load_specs
-from pluralign.params import named_model
+from pluralign.params import named_model, page_settings
 
 __all__ = ["Study", "setup"]
 
@@ -162,12 +162,17 @@ def setup(
     *,
     models: dict | None = None,
     settings: BtbSettings | Mapping | None = None,
+    page: str | None = None,
     **overrides,
 ) -> Study:
     """The Part III study from a page's parameters: ``settings`` and ``overrides`` are
     :class:`~pluralign.btb.settings.BtbSettings` fields (an unknown name is an error naming it). Model entries
     (the labeller's, the judge's, ``reward_model``, ``baseline_model``) that name a key of ``models`` (the
-    profile's models) are resolved with :func:`pluralign.params.named_model`."""
+    profile's models) are resolved with :func:`pluralign.params.named_model`.
+    ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
+    file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
+    if page is not None:
+        settings, models = page_settings(page, profile, settings, models)
     s = BtbSettings.create(settings, **overrides)
     s = s.replace(
         labeller={"model": named_model(s.labeller.model, models, what="labeller")},

@@ -25,7 +25,7 @@ from pluralign.cross import training as q4
 from pluralign.cross.settings import CrossSettings
 from pluralign.cross.studies import Studies
 from pluralign.model_options import ModelOptions
-from pluralign.params import named_model
+from pluralign.params import named_model, page_settings
 
 __all__ = ["Study", "Studies", "setup"]
 
@@ -204,14 +204,19 @@ def setup(
     *,
     models: dict | None = None,
     settings: CrossSettings | Mapping | None = None,
+    page: str | None = None,
     **overrides,
 ) -> Study | Studies:
     """The Part IV study from a page's parameters: ``settings`` (:class:`~pluralign.cross.settings.CrossSettings`
     or a mapping of its fields) with ``overrides`` (its field names) laid over them; a model setting may name a key
     of ``models`` (the profile's models, common.yml). A list of data specs gives :class:`Studies`: each data set
-    analysed apart, a page's results joined."""
+    analysed apart, a page's results joined.
+    ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
+    file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
     from pluralign.data import spec
 
+    if page is not None:
+        settings, models = page_settings(page, profile, settings, models)
     s = CrossSettings.create(settings, **overrides)
     if isinstance(s.data, list):
         subs = {}

@@ -24,7 +24,7 @@ from pluralign.diverging import knowing as kn
 from pluralign.diverging import reward_models as rmod
 from pluralign.diverging.settings import DivergingSettings
 from pluralign.model_options import ModelOptions
-from pluralign.params import named_model
+from pluralign.params import named_model, page_settings
 
 __all__ = ["Study", "MeanVarianceRun", "setup"]
 
@@ -178,12 +178,17 @@ def setup(
     *,
     models: dict | None = None,
     settings: DivergingSettings | Mapping | None = None,
+    page: str | None = None,
     **overrides,
 ) -> Study:
     """Load the Part I data sets of a page into a :class:`Study`: ``settings`` (a :class:`DivergingSettings` or
     a mapping of its fields) with ``overrides`` (field names; an unknown one is an error naming it) laid over
     them. A reward model, cause classifier or LLM judge may name an entry of ``models`` (the profile's named
-    models, :func:`pluralign.params.named_model`); ``paper_reference`` is checked against the loaded names."""
+    models, :func:`pluralign.params.named_model`); ``paper_reference`` is checked against the loaded names.
+    ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
+    file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
+    if page is not None:
+        settings, models = page_settings(page, profile, settings, models)
     s = DivergingSettings.create(settings, **overrides)
     models = dict(models or {})
     changes = {}

@@ -194,6 +194,7 @@ def setup(
     *,
     models: dict | None = None,
     settings: SealSettings | Mapping | None = None,
+    page: str | None = None,
     **overrides,
 ) -> Study:
     """The SEAL study every Part II page starts from, from the page's parameters: ``settings`` and ``overrides``
@@ -206,9 +207,15 @@ def setup(
     (``scoring_input``;
     default :func:`~pluralign.seal.design.default_scoring_input`); ``features`` the entries' features
     (:func:`~pluralign.seal.design.entry_features`). Models, rewards and labels are cached on disk, so the four
-    pages share one computation."""
+    pages share one computation.
+    ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
+    file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
     from pluralign.data import spec
 
+    if page is not None:
+        from pluralign.params import page_settings
+
+        settings, models = page_settings(page, profile, settings, models)
     s = SealSettings.create(settings, **overrides)
     _check_model_names(s, models)
     d = s.design
