@@ -124,13 +124,13 @@ def test_the_paper_profile_writes_its_own_choices_as_choices(use):
 
 @pytest.mark.parametrize("use", USES + CHOICES, ids=_id)
 def test_every_page_of_the_paper_profile_runs_with_it(use):
-    """Every page that reads the file runs with the paper's value: its parameters as ``pluralign params`` resolves
-    them, and the part's settings built from them."""
+    """Every page that reads the file runs with the paper's value: its parameters as ``pluralign params`` reads
+    them (before it groups the settings), and the part's settings built from them."""
     s, file, key = use
     pages = _pages_reading(file)
     assert pages, f"no page of the paper profile reads params/paper/{file}"
     for page, nb in pages:
-        resolved = P.resolved_params(nb, page)
+        resolved = P.read_params(page, notebook=nb)  # the file's keys, as `pluralign params` reads them
         if key.split(".")[0] not in resolved:
             assert file == P.COMMON, f"{page.name}: {key} does not reach {nb.stem}"
             continue
