@@ -54,7 +54,7 @@ echo "server: $(grep -m1 '^serving' "$DIR/server.log")"
 
 # 3. every paper-profile page, unchanged parameter files, into a folder of its own (one page at a time, going on
 #    past a failing page so that one run names every failure); then the HTML book of them
-mapfile -t PAGES < <("$BIN/python" -c 'from pluralign.book import runner as b
+mapfile -t PAGES < <("$BIN/python" -c 'from pluralign.book import manifest_plan as b
 m = b.manifest(); print("\n".join(dict.fromkeys(r.notebook for r in b.execution_order(b.runs("paper", m=m), m))))')
 [ -n "${REHEARSAL_ONLY:-}" ] && PAGES=($REHEARSAL_ONLY)
 extra=()

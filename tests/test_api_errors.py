@@ -12,8 +12,7 @@ import yaml
 
 import pluralign
 from pluralign import params as P
-from pluralign.book import manifest_plan
-from pluralign.book import runner as book
+from pluralign.book import errors, execution, manifest_plan
 from pluralign.data import DataError
 
 
@@ -230,7 +229,7 @@ def _page(tmp_path, monkeypatch, **keys):
     (root / "params" / "demo" / "common.yml").write_text("profile: demo\nseed: 0\n")
     (root / "params" / "demo" / "nb.yml").write_text(yaml.safe_dump(keys))
     monkeypatch.setattr(manifest_plan, "ROOT", root)
-    return book.Run("nb", "params/demo/nb.yml", "demo")
+    return manifest_plan.Run("nb", "params/demo/nb.yml", "demo")
 
 
 # 15. a wrong parameter type failing deep inside a cell
@@ -244,8 +243,8 @@ def _page(tmp_path, monkeypatch, **keys):
 )
 def test_15_a_wrong_parameter_type_fails_before_any_cell_runs(tmp_path, monkeypatch, keys, message):
     r = _page(tmp_path, monkeypatch, **keys)
-    with pytest.raises(book.BookError, match=r"nb\.yml: " + message):
-        book.execute(r)
+    with pytest.raises(errors.BookError, match=r"nb\.yml: " + message):
+        execution.execute(r)
     assert not r.output.exists()  # refused before a kernel ran a cell
 
 
@@ -276,5 +275,5 @@ def test_16_a_file_without_records_is_refused(tmp_path, name, text):
 # 17. a parameter-file key typo swallowed
 def test_17_a_parameter_key_typo_names_file_key_and_nearest_name(tmp_path, monkeypatch):
     r = _page(tmp_path, monkeypatch, desing={"n": 2})
-    with pytest.raises(book.BookError, match=r"nb\.yml: unknown parameter 'desing'.*did you mean 'design'"):
-        book.execute(r)
+    with pytest.raises(errors.BookError, match=r"nb\.yml: unknown parameter 'desing'.*did you mean 'design'"):
+        execution.execute(r)

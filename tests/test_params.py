@@ -6,8 +6,7 @@ import pytest
 import yaml
 
 from pluralign import params as P
-from pluralign.book import manifest_plan
-from pluralign.book import runner as book
+from pluralign.book import errors, execution, manifest_plan, page_params
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,10 +81,10 @@ def test_named_model_resolves_a_key_and_refuses_a_typo():
         P.named_model("seal_pre_alignmnt", models)
 
 
-@pytest.mark.parametrize("profile", book.PROFILES)
+@pytest.mark.parametrize("profile", manifest_plan.PROFILES)
 def test_every_page_of_every_profile_has_only_declared_keys(profile):
-    for r in book.runs(profile):
-        params = book.read_params(ROOT / r.params, r.notebook)
+    for r in manifest_plan.runs(profile):
+        params = page_params.read_params(ROOT / r.params, r.notebook)
         assert params["profile"] == profile, f"{r.params}: profile {params['profile']!r}"
 
 
@@ -95,7 +94,7 @@ def _includes(f: Path) -> list[Path]:
 
 
 def test_every_parameter_file_is_read_by_the_manifest_an_include_or_as_common():
-    m = book.manifest()
+    m = manifest_plan.manifest()
     todo = [(ROOT / f).resolve() for runs in m["profiles"].values() for files in runs.values() for f in files]
     reached = set(todo) | {p.resolve() for p in (ROOT / "params").glob("*/common.yml")}
     while todo:
@@ -113,15 +112,15 @@ def test_a_run_with_an_unknown_key_fails_naming_file_and_key(tmp_path, monkeypat
     (root / "notebooks" / "nb.py").write_text(NOTEBOOK)
     _write(root / "params" / "demo", common__yml={"profile": "demo", "seed": 0}, nb__yml={"sed": 1})
     monkeypatch.setattr(manifest_plan, "ROOT", root)
-    with pytest.raises(book.BookError, match=r"nb\.yml: unknown parameter 'sed'.*did you mean 'seed'"):
-        book.execute(book.Run("nb", "params/demo/nb.yml", "demo"))
+    with pytest.raises(errors.BookError, match=r"nb\.yml: unknown parameter 'sed'.*did you mean 'seed'"):
+        execution.execute(manifest_plan.Run("nb", "params/demo/nb.yml", "demo"))
 
 
-@pytest.mark.parametrize("profile", book.PROFILES)
+@pytest.mark.parametrize("profile", manifest_plan.PROFILES)
 def test_every_common_key_is_declared_by_a_notebook_of_its_profile(profile):
     common = yaml.safe_load((ROOT / "params" / profile / "common.yml").read_text())
     declared = set().union(
-        *[set(P.declared_parameters(ROOT / "notebooks" / f"{r.notebook}.py")) for r in book.runs(profile)]
+        *[set(P.declared_parameters(ROOT / "notebooks" / f"{r.notebook}.py")) for r in manifest_plan.runs(profile)]
     )
     assert sorted(set(common) - declared) == [], f"params/{profile}/common.yml holds keys no notebook declares"
 

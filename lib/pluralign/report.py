@@ -50,15 +50,15 @@ def parameters(profile_name: str | None = None) -> pd.DataFrame:
     with, its settings' defaults included (``set by``: "file" or "default";
     :func:`pluralign.params.effective_settings`)."""
     from pluralign import params as P
-    from pluralign.book import runner as book
+    from pluralign.book import manifest_plan, page_params
 
     def shown(v):
         return yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip()
 
     rows = []
-    for r in book.runs(profile_name or profile()):
-        given = book.read_params(book.ROOT / r.params, r.notebook)
-        effective = P.effective_settings(book.ROOT / "notebooks" / f"{r.notebook}.py", given) or {}
+    for r in manifest_plan.runs(profile_name or profile()):
+        given = page_params.read_params(manifest_plan.ROOT / r.params, r.notebook)
+        effective = P.effective_settings(manifest_plan.ROOT / "notebooks" / f"{r.notebook}.py", given) or {}
         for k, v in given.items():
             if k not in effective:
                 rows.append((r.notebook, r.params, k, shown(v), "file"))

@@ -259,11 +259,11 @@ def test_pages_computed_on_a_rehearsal_mirror_carry_the_banner_decided_from_the_
 
 @SLOW
 def test_the_runner_inserts_the_banner_when_the_mirror_in_use_is_a_rehearsal(mirror, tmp_path, monkeypatch):
-    """Through runner.execute on a one-cell notebook: with PLURALIGN_MIRROR at the rehearsal mirror the executed
+    """Through execution.execute on a one-cell notebook: with PLURALIGN_MIRROR at the rehearsal mirror the executed
     page has the banner (and says so in its metadata), without it none."""
     import nbformat
 
-    from pluralign.book import runner
+    from pluralign.book import execution, manifest_plan
 
     root, _ = mirror
     src = tmp_path / "page.py"
@@ -277,8 +277,8 @@ def test_the_runner_inserts_the_banner_when_the_mirror_in_use_is_a_rehearsal(mir
         else:
             monkeypatch.setenv("PLURALIGN_MIRROR", str(mirror_dir))
         out = tmp_path / f"out-{expect}.ipynb"
-        runner.execute(
-            runner.Run("page", str(params), "paper", path=str(src)), output=out, cwd=tmp_path, book_cache=False
+        execution.execute(
+            manifest_plan.Run("page", str(params), "paper", path=str(src)), output=out, cwd=tmp_path, book_cache=False
         )
         nb = nbformat.read(out, as_version=4)
         has = [c for c in nb.cells if "pluralign-rehearsal" in c.metadata.get("tags", [])]
@@ -290,19 +290,21 @@ def test_the_runner_inserts_the_banner_when_the_mirror_in_use_is_a_rehearsal(mir
 
 
 def test_out_dir_places_pages_toc_and_html_apart_from_the_profiles_own(tmp_path):
-    from pluralign.book import runner
+    from pluralign.book import contents, errors, manifest_plan
 
-    rs = runner.runs("paper", "intro", out_dir=runner.out_folder(runner.ROOT / "book/_executed/rehearsal"))
-    assert rs[0].output == runner.ROOT / "book/_executed/rehearsal/intro.ipynb"
+    rs = manifest_plan.runs(
+        "paper", "intro", out_dir=manifest_plan.out_folder(manifest_plan.ROOT / "book/_executed/rehearsal")
+    )
+    assert rs[0].output == manifest_plan.ROOT / "book/_executed/rehearsal/intro.ipynb"
     assert rs[0].docname == "book/_executed/rehearsal/intro"
-    toc = runner.toc("paper", out_dir="book/_executed/rehearsal")
+    toc = contents.toc("paper", out_dir="book/_executed/rehearsal")
     assert toc["root"] == "book/_executed/rehearsal/intro"
     assert all(
         c["file"].startswith(("book/_executed/rehearsal/", "book/")) for p in toc["parts"] for c in p["chapters"]
     )
     assert not any("_executed/paper" in c["file"] for p in toc["parts"] for c in p["chapters"])
-    with pytest.raises(runner.BookError, match="inside the project"):
-        runner.out_folder(tmp_path)
+    with pytest.raises(errors.BookError, match="inside the project"):
+        manifest_plan.out_folder(tmp_path)
 
 
 @SLOW

@@ -9,32 +9,31 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pluralign.book import contents, kernels, manifest_plan, page_notes
-from pluralign.book import runner as book
+from pluralign.book import contents, errors, fingerprints, kernels, manifest_plan, page_notes, page_params
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "pluralign.book.cli"]
 
 
 def test_toc_is_generated_from_manifest():
-    assert (ROOT / "_toc.yml").read_text() == book.toc_text("demo"), "run `pluralign toc --write`"
+    assert (ROOT / "_toc.yml").read_text() == contents.toc_text("demo"), "run `pluralign toc --write`"
 
 
 def test_every_profile_runs_every_notebook_it_lists():
-    m = book.manifest()
+    m = manifest_plan.manifest()
     chapters = {c["run"] for p in m["parts"] for c in p["chapters"] if "run" in c}
-    for prof in book.PROFILES:
+    for prof in manifest_plan.PROFILES:
         assert set(m["profiles"][prof]) <= chapters, f"{prof} lists a notebook that is in no part"
-        assert book.runs(prof), prof
+        assert manifest_plan.runs(prof), prof
 
 
 def test_secret_looking_parameter_is_refused(tmp_path):
     p = tmp_path / "p.yml"
     p.write_text("llm:\n  api_key: sk-abc\n")
-    with pytest.raises(book.BookError, match="secret"):
-        book.read_params(p)
+    with pytest.raises(errors.BookError, match="secret"):
+        page_params.read_params(p)
     p.write_text("llm:\n  api_key_env: OPENAI_API_KEY\n")
-    assert book.read_params(p)["llm"]["api_key_env"] == "OPENAI_API_KEY"
+    assert page_params.read_params(p)["llm"]["api_key_env"] == "OPENAI_API_KEY"
 
 
 MINI_INTRO = """# %% [markdown]
@@ -186,54 +185,54 @@ def test_fake_api_key_appears_in_no_executed_notebook_and_no_html_page(tmp_path)
 
 
 def test_only_selects_a_part_by_its_manifest_name():
-    part1 = [r.notebook for r in book.runs("sample", "diverging")]
+    part1 = [r.notebook for r in manifest_plan.runs("sample", "diverging")]
     assert part1 == ["diverging_agreement", "diverging_causes", "diverging_rewards", "diverging_know"]
-    assert [r.notebook for r in book.runs("demo", "seal_imprint")] == ["seal_imprint"]
+    assert [r.notebook for r in manifest_plan.runs("demo", "seal_imprint")] == ["seal_imprint"]
     # the LLM cause classifier page is the paper profile's only (no instruction-following LLM on demo / sample)
-    assert "diverging_causes_llm" in [r.notebook for r in book.runs("paper", "diverging")]
-    assert "diverging_causes_llm" not in [r.notebook for r in book.runs("demo")]
-    with pytest.raises(book.BookError, match="matches no part.*diverging"):
-        book.runs("demo", "no-such-part")
+    assert "diverging_causes_llm" in [r.notebook for r in manifest_plan.runs("paper", "diverging")]
+    assert "diverging_causes_llm" not in [r.notebook for r in manifest_plan.runs("demo")]
+    with pytest.raises(errors.BookError, match="matches no part.*diverging"):
+        manifest_plan.runs("demo", "no-such-part")
 
 
 def test_partial_toc_leaves_out_pages_not_executed(tmp_path, monkeypatch):
-    m = book.manifest()
+    m = manifest_plan.manifest()
     monkeypatch.setattr(manifest_plan, "ROOT", tmp_path)  # nothing executed under this root: only prose pages exist
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "reproduce.md").write_text("# r\n")
     (tmp_path / "book" / "bibliography.md").write_text("# b\n")
-    t = book.toc("sample", m, present_only=True)
+    t = contents.toc("sample", m, present_only=True)
     files = contents._toc_files(t)
     assert files == ["book/reproduce", "book/bibliography"]
-    assert len(contents._toc_files(book.toc("sample", m))) > len(files)
+    assert len(contents._toc_files(contents.toc("sample", m))) > len(files)
 
 
 def test_included_parameters_are_read_first_and_overridden(tmp_path):
     (tmp_path / "shared.yml").write_text("data: {name: hh-rlhf}\ntrain: {objective: bt}\n")
     (tmp_path / "page.yml").write_text("include: shared.yml\ntrain: {objective: mse}\nseed: 3\n")
-    assert book.read_params(tmp_path / "page.yml") == {
+    assert page_params.read_params(tmp_path / "page.yml") == {
         "data": {"name": "hh-rlhf"},
         "train": {"objective": "mse"},
         "seed": 3,
     }
     (tmp_path / "shared.yml").write_text("include: page.yml\n")
-    with pytest.raises(book.BookError, match="include cycle"):
-        book.read_params(tmp_path / "page.yml")
+    with pytest.raises(errors.BookError, match="include cycle"):
+        page_params.read_params(tmp_path / "page.yml")
     (tmp_path / "page.yml").write_text("include: nowhere.yml\n")
-    with pytest.raises(book.BookError, match="nowhere.yml.*does not exist"):
-        book.read_params(tmp_path / "page.yml")
+    with pytest.raises(errors.BookError, match="nowhere.yml.*does not exist"):
+        page_params.read_params(tmp_path / "page.yml")
     (tmp_path / "shared.yml").write_text("llm: {api_key: sk-abc}\n")
     (tmp_path / "page.yml").write_text("include: shared.yml\n")
-    with pytest.raises(book.BookError, match="secret"):
-        book.read_params(tmp_path / "page.yml")
+    with pytest.raises(errors.BookError, match="secret"):
+        page_params.read_params(tmp_path / "page.yml")
 
 
 def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
-    for prof in book.PROFILES:
-        pages = [r for r in book.runs(prof, "seal")]
-        study = book.read_params(ROOT / "params" / prof / "seal-study.yml")
+    for prof in manifest_plan.PROFILES:
+        pages = [r for r in manifest_plan.runs(prof, "seal")]
+        study = page_params.read_params(ROOT / "params" / prof / "seal-study.yml")
         for r in pages:
-            p = book.read_params(ROOT / r.params)
+            p = page_params.read_params(ROOT / r.params)
             assert {k: p[k] for k in study} == study, r.params
     # the run's fingerprint follows the included file, so editing the shared study re-executes the pages
     root = tmp_path / "root"
@@ -241,13 +240,13 @@ def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     shutil.copy(ROOT / "manifest.yml", root / "manifest.yml")
     monkeypatch.setattr(manifest_plan, "ROOT", root)
-    r = book.runs("sample", "seal_imprint")[0]
-    before = book.run_fingerprint(r, "lib")
+    r = manifest_plan.runs("sample", "seal_imprint")[0]
+    before = fingerprints.run_fingerprint(r, "lib")
     study = root / "params" / "sample" / "seal-study.yml"
     study.write_text(study.read_text() + "# a comment changes no parameter\n")
-    assert book.run_fingerprint(r, "lib") == before
+    assert fingerprints.run_fingerprint(r, "lib") == before
     study.write_text(study.read_text().replace("- {name: hhh}", "- {name: llmbar}"))
-    assert book.run_fingerprint(r, "lib") != before
+    assert fingerprints.run_fingerprint(r, "lib") != before
 
 
 def test_a_page_fingerprint_follows_the_data_files_it_reads(tmp_path, monkeypatch):
@@ -258,20 +257,20 @@ def test_a_page_fingerprint_follows_the_data_files_it_reads(tmp_path, monkeypatc
     (root / "mine.jsonl").write_text('{"a": 1}\n')
     (root / "params" / "demo" / "nb.yml").write_text("data: {name: local, source: mine.jsonl}\n")
     monkeypatch.setattr(manifest_plan, "ROOT", root)
-    r = book.Run("nb", "params/demo/nb.yml", "demo")
-    before = book.run_fingerprint(r, lib_hash="x")
-    assert book.run_fingerprint(r, lib_hash="x") == before
+    r = manifest_plan.Run("nb", "params/demo/nb.yml", "demo")
+    before = fingerprints.run_fingerprint(r, lib_hash="x")
+    assert fingerprints.run_fingerprint(r, lib_hash="x") == before
     with open(root / "mine.jsonl", "a") as f:
         f.write('{"a": 2}\n')
-    assert book.run_fingerprint(r, lib_hash="x") != before
+    assert fingerprints.run_fingerprint(r, lib_hash="x") != before
 
 
 def test_the_build_report_executes_after_every_other_page():
     """It shows the cache the other pages filled (not an empty cache)."""
-    m = book.manifest()
-    order = [r.notebook for r in book.execution_order(book.runs("demo", m=m), m)]
+    m = manifest_plan.manifest()
+    order = [r.notebook for r in manifest_plan.execution_order(manifest_plan.runs("demo", m=m), m)]
     assert order[-1] == "build_report" and order.count("build_report") == 1
-    toc_order = [r.notebook for r in book.runs("demo", m=m)]
+    toc_order = [r.notebook for r in manifest_plan.runs("demo", m=m)]
     assert toc_order.index("build_report") > toc_order.index("cross_training")  # in the appendix, after the parts
 
 

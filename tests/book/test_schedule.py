@@ -6,8 +6,7 @@ import threading
 import pytest
 import yaml
 
-from pluralign.book import runner as book
-from pluralign.book import schedule
+from pluralign.book import manifest_plan, schedule
 from pluralign.book.errors import BookError
 
 LIMIT = 120  # seconds a wait may take before the test calls it a hang (never reached when the code is right)
@@ -114,8 +113,8 @@ def test_default_jobs_one_on_the_paper_profile_else_the_cores_up_to_four(monkeyp
 
 
 def test_the_demo_book_starts_table_2s_training_first_and_the_reports_after_every_other_page():
-    m = book.manifest()
-    order, after = book.execution_plan(book.runs("demo", m=m), m)
+    m = manifest_plan.manifest()
+    order, after = manifest_plan.execution_plan(manifest_plan.runs("demo", m=m), m)
     names = [r.notebook for r in order]
     assert names[0] == "diverging_rewards" and names[-2:] == ["recovery", "build_report"]
     waits = {r.notebook: sorted(o.notebook for o in deps) for r, deps in after.items()}
@@ -131,8 +130,8 @@ def test_an_after_naming_no_chapter_or_closing_a_circle_is_refused(tmp_path):
         return path
 
     with pytest.raises(BookError, match="after: 'nowhere' is no notebook chapter"):
-        book.manifest(manifest([{"run": "a", "after": "nowhere"}]))
+        manifest_plan.manifest(manifest([{"run": "a", "after": "nowhere"}]))
     with pytest.raises(BookError, match="wait for each other: a -> b -> a"):
-        book.manifest(manifest([{"run": "a", "after": "b"}, {"run": "b", "after": ["a"]}]))
+        manifest_plan.manifest(manifest([{"run": "a", "after": "b"}, {"run": "b", "after": ["a"]}]))
     with pytest.raises(BookError, match="execute: first or execute: last"):
-        book.manifest(manifest([{"run": "a", "execute": "sometime"}]))
+        manifest_plan.manifest(manifest([{"run": "a", "execute": "sometime"}]))

@@ -100,8 +100,7 @@ def test_the_same_value_when_harmless_is_in_the_build_reports_table(tmp_path, mo
     """The control, in-process (no kernel): the build-report page's table holds a harmless value in that place,
     so the scan above would see the secret had it been let through; with the secret the table is refused."""
     from pluralign import report
-    from pluralign.book import manifest_plan
-    from pluralign.book import runner as book
+    from pluralign.book import errors, manifest_plan
 
     monkeypatch.setattr(manifest_plan, "ROOT", _project(tmp_path / "harmless", HARMLESS))
     table = report.parameter_report("demo").table
@@ -109,7 +108,7 @@ def test_the_same_value_when_harmless_is_in_the_build_reports_table(tmp_path, mo
     monkeypatch.setattr(manifest_plan, "ROOT", _project(tmp_path / "secret", SECRET))
     try:
         report.parameter_report("demo")
-    except book.BookError as e:
+    except errors.BookError as e:
         assert "design.xq_7.whatever" in str(e) and SECRET not in str(e)
     else:
         raise AssertionError("the build report read a secret-looking parameter value")

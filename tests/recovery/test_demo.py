@@ -102,7 +102,7 @@ def test_cli_fails_when_a_broken_variant_passes(capsys, monkeypatch):
 def test_commit_seed_is_the_commits():
     import subprocess
 
-    from pluralign.book.runner import ROOT
+    from pluralign.book.manifest_plan import ROOT
 
     sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     assert R.commit_seed() == int(sha[:8], 16) % 1_000_000

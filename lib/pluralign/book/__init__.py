@@ -2,8 +2,8 @@
 
 - :mod:`pluralign.book.manifest_plan` — the manifest and the runs of a profile; :mod:`pluralign.book.contents` —
   ``_toc.yml`` and the HTML build; :mod:`pluralign.book.page_params` — a page's parameters;
-  :mod:`pluralign.book.fingerprints` — when a page is fresh; :mod:`pluralign.book.execution` — executing pages
-  (:mod:`pluralign.book.runner` names them all in one place); with :mod:`pluralign.book.kernels` (the pages'
+  :mod:`pluralign.book.fingerprints` — when a page is fresh; :mod:`pluralign.book.execution` — executing pages;
+  with :mod:`pluralign.book.kernels` (the pages'
   kernels), :mod:`pluralign.book.page_notes` (what the runner writes into a page: rehearsal banner, redirect note,
   skipped sections), :mod:`pluralign.book.sources` (the data a page's parameters read), :mod:`pluralign.book.html`
   (MathJax, a stand-alone page of one notebook);

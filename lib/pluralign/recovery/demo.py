@@ -50,7 +50,7 @@ def page_params(notebook: str, profile: str = "demo") -> dict:
     """The resolved parameters of a book page (its first parameter file in ``manifest.yml`` for ``profile``)."""
     import yaml
 
-    from pluralign.book.runner import ROOT
+    from pluralign.book.manifest_plan import ROOT
     from pluralign.params import declared_parameters, read_params
 
     manifest = yaml.safe_load((Path(ROOT) / "manifest.yml").read_text())
@@ -339,7 +339,7 @@ def commit_seed(rev: str = "HEAD") -> int:
     recovery at a seed nobody chose; printed by ``pluralign recovery --seed commit``)."""
     import subprocess
 
-    from pluralign.book.runner import ROOT
+    from pluralign.book.manifest_plan import ROOT
 
     sha = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     return int(sha.strip()[:8], 16) % 1_000_000
