@@ -33,7 +33,8 @@ LOADING = (
 
 @dataclass(frozen=True)
 class ModelOptions(Section):
-    """The keywords of :func:`pluralign.rewards.load`, with its defaults."""
+    """The keywords of :func:`pluralign.rewards.load`; their defaults are written here once (``load`` takes its
+    defaults from this class)."""
 
     name_or_path: str | None = setting(
         None, "a Hub id or local folder; None: the embedded all-MiniLM-L6-v2 as a frozen encoder"
@@ -67,7 +68,8 @@ class ModelOptions(Section):
         raise TypeError(f"a reward model is load keywords or a key of `models` resolved first, not {value!r}")
 
     def kwargs(self) -> dict:
-        """The options that differ from :func:`pluralign.rewards.load`'s defaults, as its keywords."""
+        """The options that differ from their defaults, as keywords of :func:`pluralign.rewards.load`, which takes
+        its defaults from this class: one definition, so a value left out is the value ``load`` uses."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) != f.default}
 
     @property

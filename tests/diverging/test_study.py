@@ -50,7 +50,7 @@ def test_setup_loads_each_data_set_apart_and_checks_the_paper_reference():
 
 def test_setup_has_the_one_signature_of_every_part():
     params = inspect.signature(diverging.setup).parameters
-    assert list(params) == ["profile", "seed", "models", "settings", "overrides"]
+    assert list(params) == ["profile", "seed", "models", "settings", "page", "overrides"]
     assert params["profile"].default == "demo" and params["seed"].default == 0
     assert params["models"].kind is inspect.Parameter.KEYWORD_ONLY
     s = diverging.setup("paper", 3, settings={"datasets": SPECS[:1], "n_boot": 10}, n_boot=20)

