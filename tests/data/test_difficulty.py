@@ -20,7 +20,7 @@ DEMO = ROOT / "params" / "demo"
 def _demo(page: str) -> dict:
     """The settings a page of the demo profile runs with (``pluralign params PAGE -f params/demo/...``)."""
     nb = ROOT / "notebooks" / f"{page}.py"
-    return P.effective_settings(nb, P.resolved_params(nb, DEMO / f"{page.replace('_', '-')}.yml"))
+    return P.resolved_params(nb, DEMO / f"{page.replace('_', '-')}.yml")["settings"]  # every setting at its value
 
 
 def _default(fn, name: str):
