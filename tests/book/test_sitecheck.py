@@ -98,7 +98,8 @@ def test_the_page_consistency_check_fails_a_planted_contradiction_in_real_chromi
 
     def page(verdict, sentence, size, caption, label):
         return (
-            f"<html><body><main><article class='bd-article'><p>{sentence}</p>"
+            f"<html><body><main><article class='bd-article'><p>This page was produced by the demo profile.</p>"
+            f"<p>{sentence}</p>"
             f"<table style='font-size:{size}'><thead><tr><th></th><th>r (this run)</th><th>verdict</th></tr></thead>"
             f"<tbody><tr><th>Single Correct</th><td>−0.157 [−0.412, 0.101]</td><td>{verdict}</td></tr></tbody></table>"
             f"<div class='cell'><div class='cell_output'><img src='ok.png' width='1000'>{caption}"
@@ -146,7 +147,8 @@ def test_a_section_computed_per_data_set_may_repeat_its_note_under_each_data_set
         body = "".join(f"<p><strong>{name}</strong></p><p>{text}</p>" for name, text in parts)
         (folder / "html").mkdir(parents=True)
         (folder / "html" / "cross-regimes.html").write_text(
-            f"<html><body><main><article class='bd-article'><div class='cell'><div class='cell_output'>{body}"
+            "<html><body><main><article class='bd-article'><p>This page was produced by the paper profile.</p>"
+            f"<div class='cell'><div class='cell_output'>{body}"
             "</div></div></article></main></body></html>"
         )
         return folder / "html"
@@ -154,3 +156,19 @@ def test_a_section_computed_per_data_set_may_repeat_its_note_under_each_data_set
     assert sitecheck.check(site(tmp_path / "a", [("multipref", note), ("helpsteer2", note)])) == []
     twice = site(tmp_path / "b", [("multipref", note + " " + note), ("helpsteer2", note)])
     assert any("the same sentence" in p for p in sitecheck.check(twice))
+
+
+def test_a_paper_page_without_its_profile_note_fails(tmp_path):
+    """A page of the papers' parts says at its top what produced it (profile, stand-ins); a page whose note was
+    computed and never displayed fails, a page outside the parts needs none."""
+    site = tmp_path / "html"
+    site.mkdir()
+    body = "<html><body><main><article class='bd-article'>{}<p>The share is 0.39.</p></article></main></body></html>"
+    (site / "diverging-agreement.html").write_text(body.format(""))
+    (site / "intro.html").write_text(body.format(""))
+    found = sitecheck.check(site)
+    assert [p for p in found if "no note of what produced the page" in p] == [
+        next(p for p in found if p.startswith("diverging-agreement.html"))
+    ]
+    (site / "diverging-agreement.html").write_text(body.format("<p>This page was produced by the demo profile.</p>"))
+    assert sitecheck.check(site) == []

@@ -188,6 +188,10 @@ const loads = () => !!document.querySelector('script[src*="mathjax"]');
 """
 
 
+#: the first words of the note at the top of every page of the papers' parts (:func:`pluralign.report.profile_note`)
+PROFILE_NOTE = "This page was produced by"
+
+
 def _driver():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -238,6 +242,8 @@ def _shown_problems(rel: Path, info: dict) -> list[str]:
         )
     for src in info["uncaptioned"]:
         problems.append(f"{rel}: {READING}figure without a numbered caption: {src}")
+    if paper_page and PROFILE_NOTE not in info["text"]:
+        problems.append(f"{rel}: no note of what produced the page ({PROFILE_NOTE!r} …: its profile, its stand-ins)")
     reading = consistency.Page(
         sentences=info["paragraphs"],
         tables=[[[tuple(c) for c in row] for row in t] for t in info["tables"]],
