@@ -49,6 +49,9 @@ def main(argv=None) -> int:
         todo = [s for s in seeds if s not in done]
 
         def progress(k, res):
+            if "error" in res[0]:
+                print(f"{k}/{len(todo)} seed {res[0]['seed']}: ERROR (not counted) {res[0]['error']}", flush=True)
+                return
             with log.open("a") as fh:
                 for r in res:
                     fh.write(json.dumps(r) + "\n")

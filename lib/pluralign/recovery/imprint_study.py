@@ -7,6 +7,7 @@ the rows are built so that one happens with probability at most :data:`~pluralig
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 
@@ -31,15 +32,12 @@ def study_seeds(n: int, label: str = STUDY_LABEL) -> list[int]:
     return [s for s in out if s][:n]
 
 
-def row_inputs(seed: int, profile: str = "demo"):
-    """The two rows' data at population seed ``seed``, as the demo's studies draw them
-    (:func:`pluralign.data.spec.from_spec` of the pages' specs) without training anything: Part I's first
-    simulated data set (the ``imprint_weights`` row reads all its pairs) and SEAL's alignment data D with its
-    chosen / rejected view (:func:`pluralign.seal.design.chosen_rejected`). Returns ``(data, D, view)``."""
-    from pluralign.data.spec import from_spec
+@functools.lru_cache(maxsize=4)
+def _specs(profile: str) -> tuple[dict, dict]:
+    """The simulator specs of Part I's first data set and of SEAL's D on ``profile``'s pages (read once per
+    process)."""
     from pluralign.diverging.settings import DivergingSettings
     from pluralign.recovery.demo import PAGES, page_params
-    from pluralign.seal.design import chosen_rejected
     from pluralign.seal.settings import SealSettings
 
     def settings(cls, part):
@@ -47,9 +45,20 @@ def row_inputs(seed: int, profile: str = "demo"):
         return cls.create(None, **{k: v for k, v in p.items() if k not in ("profile", "seed", "models")})
 
     spec = next(x for x in settings(DivergingSettings, "diverging").datasets if "simulate" in x)
-    data = from_spec(spec, seed)
-    D = from_spec(settings(SealSettings, "seal").design.data, seed)
-    return data, D, chosen_rejected(D).table
+    return spec, settings(SealSettings, "seal").design.data
+
+
+def row_inputs(seed: int, profile: str = "demo"):
+    """The two rows' data at population seed ``seed``, as the demo's studies draw them
+    (:func:`pluralign.data.spec.from_spec` of the pages' specs) without training anything: Part I's first
+    simulated data set (the ``imprint_weights`` row reads all its pairs) and SEAL's alignment data D with its
+    chosen / rejected view (:func:`pluralign.seal.design.chosen_rejected`). Returns ``(data, D, view)``."""
+    from pluralign.data.spec import from_spec
+    from pluralign.seal.design import chosen_rejected
+
+    spec, d_spec = _specs(profile)
+    D = from_spec(d_spec, seed)
+    return from_spec(spec, seed), D, chosen_rejected(D).table
 
 
 def run_rows(seed: int, noise_sd: float, rows=ROWS) -> list[dict]:
@@ -86,23 +95,33 @@ def _one(args):
 
 
 def false_failures(seeds, noise_sd: float, rows=ROWS, jobs: int = 1, progress=None) -> pd.DataFrame:
-    """:func:`run_rows` at every seed of ``seeds`` (``jobs`` processes), one row per (seed, row)."""
+    """:func:`run_rows` at every seed of ``seeds`` (``jobs`` processes), one row per (seed, row); a seed whose run
+    raises is reported to ``progress`` as ``[{"seed": s, "error": message}]`` and left out (neither a pass nor a
+    failure: run it again)."""
     args = [(int(s), float(noise_sd), tuple(rows)) for s in seeds]
     out = []
+
+    def done(k, a, res=None, err=None):
+        nonlocal out
+        res = res if err is None else [{"seed": a[0], "error": f"{type(err).__name__}: {err}"}]
+        out += [r for r in res if "error" not in r]
+        if progress:
+            progress(k, res)
+
     if jobs > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import ProcessPoolExecutor, as_completed
 
         with ProcessPoolExecutor(jobs) as ex:
-            for k, res in enumerate(ex.map(_one, args)):
-                out += res
-                if progress:
-                    progress(k + 1, res)
+            futures = {ex.submit(_one, a): a for a in args}
+            for k, f in enumerate(as_completed(futures), 1):
+                err = f.exception()
+                done(k, futures[f], None if err else f.result(), err)
     else:
-        for k, a in enumerate(args):
-            res = _one(a)
-            out += res
-            if progress:
-                progress(k + 1, res)
+        for k, a in enumerate(args, 1):
+            try:
+                done(k, a, _one(a))
+            except Exception as err:  # noqa: BLE001 - reported and left out, never counted as a pass
+                done(k, a, err=err)
     return pd.DataFrame(out)
 
 
