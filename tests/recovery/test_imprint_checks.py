@@ -77,6 +77,15 @@ def test_a_correct_eq1_passes_both_rows(seed):
     assert r["recovered"], r["reads"]
     r = I.oracle_imprint_text(D, view, noise_sd=DEMO_NOISE, seed=seed)
     assert r["recovered"], r["reads"]
+    if seed == 0:  # the demo's own population: the realistic broken variants fail both rows at the demo's size
+        from pluralign.data.simulate import FEATURES
+
+        w, tw = data.meta["weights"]["mean"].reindex(list(FEATURES)), I.planted_text_weights(D, view)
+        for how in ("small signs flipped", "columns swapped"):
+            fit = _variant(how, w)
+            assert not I.oracle_imprint(data, data.pairs["pair_id"], noise_sd=DEMO_NOISE, fit=fit)["recovered"]
+            fit = _variant(how, tw)
+            assert not I.oracle_imprint_text(D, view, noise_sd=DEMO_NOISE, fit=fit)["recovered"]
 
 
 def _variant(how, weights):
