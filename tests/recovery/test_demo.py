@@ -143,3 +143,25 @@ def test_the_parts_studies_are_built_from_their_pages_parameters(monkeypatch):
         assert R.part_study(part) == R.page_params(page) == seen[part]
         assert seen[part]["profile"] == "demo"
         assert R.part_study(part, seed=4) == {**R.page_params(page), "seed": 4}
+
+
+def test_the_cli_fails_on_a_missed_variant_unless_its_reason_is_stated(monkeypatch, capsys):
+    """A broken variant its row passes fails ``pluralign recovery``; one whose miss has a stated reason
+    (``MISSED_WHY``: it is shown on the page beside the miss) is printed and does not."""
+    import pandas as pd
+
+    from pluralign.recovery import demo
+    from pluralign.recovery import mutations as M
+
+    table = pd.DataFrame(
+        {"quantity": ["imprint_weights"], "kind": ["method"], "recovered": [True], "description": [""]}
+    )
+    monkeypatch.setattr(demo, "recovery_table", lambda profile, seed: table)
+    monkeypatch.setattr(demo, "recovery_context", lambda profile, seed: None)
+    monkeypatch.setattr(demo, "is_method", lambda kind: kind == "method")
+    for variant, status in (("OLS SEs", 0), ("sign", 1)):
+        missed = pd.DataFrame({"row": ["imprint_weights"], "variant": [variant], "caught": [False]})
+        monkeypatch.setattr(M, "mutation_table", lambda ctx, m=missed: m)
+        assert demo.main(["--seed", "3"]) == status, variant
+        assert "imprint_weights/" + variant in capsys.readouterr().err
+    assert "OLS SEs" in M.MISSED_WHY and "sign" not in M.MISSED_WHY

@@ -350,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     recovery table (cached steps are reused; another seed draws a fresh simulated population) and the mutation
     table (:mod:`pluralign.recovery.mutations`), print them, optionally write the table as CSV (the mutation
     table beside it, ``…-mutations.csv``); exit status 1 when a method row is not recovered or a broken variant of
-    a method passes its row."""
+    a method passes its row, unless :data:`pluralign.recovery.mutations.MISSED_WHY` states why that variant cannot
+    be caught (printed, and shown on the page beside the miss)."""
     import argparse
     import sys
 
@@ -383,6 +384,14 @@ def main(argv: list[str] | None = None) -> int:
     failed = t[~t["recovered"] & is_method(t["kind"]).to_numpy()]
     if len(failed):
         print("not recovered: " + ", ".join(failed["quantity"]), file=sys.stderr)
+    known = missed["variant"].isin(list(M.MISSED_WHY))  # a miss reported with its reason (the page shows it)
+    if known.any():
+        print(
+            "broken variants not caught, each for its stated reason (mutations.MISSED_WHY): "
+            + ", ".join(f"{r}/{v}" for r, v in zip(missed.loc[known, "row"], missed.loc[known, "variant"])),
+            file=sys.stderr,
+        )
+    missed = missed[~known]
     if len(missed):
         print(
             "broken variants not caught: " + ", ".join(f"{r}/{v}" for r, v in zip(missed["row"], missed["variant"])),

@@ -223,7 +223,7 @@ VARIANTS = {
 
 #: what is known about why a variant its rows do not catch is not caught (the page shows it beside a miss)
 MISSED_WHY = {
-    "OLS SEs": "with two entries per pair and pair fixed effects, the two residuals of a pair are exact opposites, "
+    "OLS SEs": "with two entries per pair and fixed effects per pair, the two residuals of a pair are exact opposites, "
     "so clustering by pair guards only against residuals whose variance varies with the features; the oracle's "
     "noise has one variance for every entry, so plain OLS standard errors are right on the planted features and "
     "0.90 to 1.01 times the clustered ones on the featurizer's readings (measured at seed 0), closer than 25 draws "
