@@ -191,3 +191,20 @@ def test_every_part_has_the_one_setup_signature():
     first = signatures["diverging"]
     assert [n for n, _, _ in first] == ["profile", "seed", "models", "settings", "page", "overrides"]
     assert all(s == first for s in signatures.values()), signatures
+
+
+def test_the_bootstrap_default_is_written_once():
+    """Every method's and part setting's default of 2,000 resamples is :data:`pluralign.stats.N_BOOT` (it stood as
+    a literal in 21 places, so a change would have reached some intervals and not others)."""
+    import re
+
+    literal = re.compile(r"n_boot\s*(?::\s*int\s*)?=\s*(?:setting\(\s*)?2_?000\b")
+    lib = Path(__file__).resolve().parents[1] / "lib" / "pluralign"
+    found = [
+        f"{p.relative_to(lib)}:{i}"
+        for p in lib.rglob("*.py")
+        if p.name != "stats.py"
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if literal.search(line)
+    ]
+    assert found == [], f"n_boot defaults written as literals: {found}"

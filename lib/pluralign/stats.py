@@ -7,14 +7,17 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-__all__ = ["bootstrap_ci", "paired_bootstrap_ci"]
+__all__ = ["N_BOOT", "bootstrap_ci", "paired_bootstrap_ci"]
+
+#: bootstrap resamples of every 95% CI of the book (the one default every method and part setting takes)
+N_BOOT = 2000
 
 
 def bootstrap_ci(
     values,
     stat: Callable[[np.ndarray], float] = np.mean,
     *,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     level: float = 0.95,
     seed: int = 0,
     many: Callable[[np.ndarray], np.ndarray] | None = None,

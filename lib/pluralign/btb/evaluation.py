@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign import paper
-from pluralign.stats import bootstrap_ci, paired_bootstrap_ci
+from pluralign.stats import N_BOOT, bootstrap_ci, paired_bootstrap_ci
 
 __all__ = [
     "METRICS",
@@ -144,7 +144,7 @@ def _groups(by, index: pd.Index) -> list[tuple[str, str, np.ndarray]]:
     return out
 
 
-def evaluate(p_star, p_model, by=None, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
+def evaluate(p_star, p_model, by=None, *, n_boot: int = N_BOOT, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
     """Tables 1–2 for one model: Pearson correlation (Table 1) and mean L1 distance (Table 2) between
     the reward model's ``P(A ≻ B)`` (``p_model``) and the aggregate preference ``p*`` (Eq. 2, as a
     fraction in [0, 1]), overall and per category, each with a percentile bootstrap CI over pairs.
@@ -167,7 +167,7 @@ def evaluate(p_star, p_model, by=None, *, n_boot: int = 2000, level: float = 0.9
 
 
 def compare(
-    p_star, p_baseline, p_regularized, by=None, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+    p_star, p_baseline, p_regularized, by=None, *, n_boot: int = N_BOOT, level: float = 0.95, seed: int = 0
 ) -> pd.DataFrame:
     """Tables 1–2: baseline RM vs margin-regularized RM against ``p*``, per data set / category.
 
@@ -310,7 +310,7 @@ def paper_vs_ours(ours: pd.DataFrame, reported: pd.DataFrame | None = None) -> p
     return beside_paper(ours, reported[keep], on=["metric", "grouping", "category"], suffixes=("_ours", "_paper"))
 
 
-def side_agreement(p_star, p, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> dict:
+def side_agreement(p_star, p, *, n_boot: int = N_BOOT, level: float = 0.95, seed: int = 0) -> dict:
     """How often a judge (or a reward model) sides with the population: the share of pairs with
     ``p* ≠ ½`` on which ``p`` (its P(A ≻ B)) is on the same side of ½ as ``p*`` (a ``p`` of exactly ½
     counts as half), with a bootstrap CI. Pairs with ``p* = ½`` have no majority side and are left

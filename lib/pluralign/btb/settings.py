@@ -18,6 +18,7 @@ from pluralign.btb.sources import check_sources
 from pluralign.btb.training import LR_SWEEP, lr_grid
 from pluralign.model_options import ModelOptions
 from pluralign.settings import Section, Settings, setting
+from pluralign.stats import N_BOOT
 
 __all__ = ["BtbSettings", "DEMO_DATA", "Labeller", "Judge", "Evaluation", "Training", "JUDGE_SOURCES"]
 
@@ -108,7 +109,7 @@ class Evaluation(Section):
     display_names: dict = setting({}, "{data-set name: the paper's name}")
     in_domain: list = setting(list(PAPER_IN_DOMAIN), "the in-domain data sets (display names)")
     out_of_domain: list = setting(list(PAPER_OUT_OF_DOMAIN), "the out-of-domain data sets (display names)")
-    n_boot: int = setting(2000, "bootstrap resamples")
+    n_boot: int = setting(N_BOOT, "bootstrap resamples")
     paper_sized_check: int = setting(0, "also the paired CI of Δ on a random test subset of this size (0 = skip)")
 
 

@@ -31,7 +31,7 @@ from pluralign.cross.common import (
     read_against_planted,
 )
 from pluralign.diverging.knowing import disagreement_auroc, diverging_labels
-from pluralign.stats import bootstrap_ci
+from pluralign.stats import N_BOOT, bootstrap_ci
 
 __all__ = ["margin_auroc", "margin_distribution", "margin_separation", "display", "GOLD", "PLANTED_READING"]
 
@@ -54,7 +54,7 @@ def margin_auroc(
     classified: pd.DataFrame,
     *,
     against=("high-agreement-pref", "high-agreement-tie"),
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
 ):
     """AUROC of ``1 − margin`` for diverging vs the ``against`` classes (default both high-agreement classes)
@@ -68,7 +68,9 @@ def margin_auroc(
     return disagreement_auroc(1 - m, labels, n_boot=n_boot, seed=seed)
 
 
-def margin_distribution(margins: dict, classified: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def margin_distribution(
+    margins: dict, classified: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0
+) -> pd.DataFrame:
     """Per margin source (``margins``: ``{name: Series indexed by pair_id}``) and agreement class: ``pairs``
     (int), ``mean margin`` with its 95% bootstrap CI (``mean``, ``lo``, ``hi``), the ``median`` and the share
     of pairs with ``m = 1`` (unanimous). Classes without pairs are left out."""
@@ -139,7 +141,7 @@ def margin_separation(
     *,
     planted: pd.Series | None = None,
     same_judgments=(GOLD,),
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Question 1's answer per margin source: diverging and high-agreement pair counts, the AUROC of ``1 − m``

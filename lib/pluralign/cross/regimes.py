@@ -21,7 +21,7 @@ import pandas as pd
 
 from pluralign.cross.common import class_masks, read_against_planted
 from pluralign.seal.resistance import REGIMES, aligned, alignment_regimes
-from pluralign.stats import bootstrap_ci
+from pluralign.stats import N_BOOT, bootstrap_ci
 
 __all__ = ["population_alignment", "regimes_by_class", "resistance_difference", "display", "PLANTED_READING"]
 
@@ -45,7 +45,7 @@ def regimes_by_class(
     *,
     population: pd.Series | None = None,
     classes=CLASSES,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> pd.DataFrame:
     """SEAL's a₊ (pre-D and post-D), a₋ (post-D) and the four regime shares (Table 1) per agreement class.
@@ -86,7 +86,7 @@ def resistance_difference(
     *,
     which: str = "post",
     population: pd.Series | None = None,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> dict:
     """a₋(diverging) − a₋(high-agreement prefs.) of the ``which`` ("pre" / "post") RM with a bootstrap CI

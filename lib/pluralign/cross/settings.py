@@ -16,6 +16,7 @@ from pluralign.diverging.settings import Split
 from pluralign.model_options import ModelOptions
 from pluralign.seal.settings import AlignmentDesign
 from pluralign.settings import Settings, setting
+from pluralign.stats import N_BOOT
 
 __all__ = ["CrossSettings", "DEMO_DATA"]
 
@@ -57,7 +58,7 @@ class CrossSettings(Settings):
         "SEAL's pre-D / post-D reward models (pluralign.seal.settings.AlignmentDesign without data: D is the "
         "study's own data)",
     )
-    n_boot: int = setting(2000, "bootstrap resamples of every 95% CI")
+    n_boot: int = setting(N_BOOT, "bootstrap resamples of every 95% CI")
 
     @classmethod
     def normalize(cls, values: dict) -> dict:

@@ -25,7 +25,7 @@ import pandas as pd
 
 from pluralign.cross.common import class_masks, intervals, read_against_planted, short_verdict, verdict
 from pluralign.diverging import reward_models as rmod
-from pluralign.stats import bootstrap_ci, paired_bootstrap_ci
+from pluralign.stats import N_BOOT, bootstrap_ci, paired_bootstrap_ci
 
 __all__ = [
     "MODELS",
@@ -136,7 +136,7 @@ def measure_by_class(
     p_star: pd.Series | None = None,
     reference: str = REFERENCE,
     classes=CLASSES,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Table 2's measure per model and agreement class with its bootstrap CI, and its paired Δ to ``reference``
@@ -235,7 +235,7 @@ def decisiveness_gaps(
     *,
     p_star: pd.Series | None = None,
     reference: str = REFERENCE,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Per model, the decisiveness gap: Table 2's measure on high-agreement prefs. minus on diverging pairs,
@@ -291,7 +291,7 @@ def pearson_by_class(
     *,
     reference: str = REFERENCE,
     classes=CLASSES,
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Pearson r between each model's P(A ≻ B) (``probs``, :func:`model_probabilities`) and ``p_star`` per

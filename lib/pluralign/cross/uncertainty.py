@@ -20,7 +20,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from pluralign.cross.common import MIN_POINTS, class_masks, intervals, read_against_planted
-from pluralign.stats import bootstrap_ci
+from pluralign.stats import N_BOOT, bootstrap_ci
 
 __all__ = ["pair_sigma", "planted_spread", "spearman", "sigma_margin_correlations", "display", "PLANTED_READING"]
 
@@ -84,7 +84,7 @@ def sigma_margin_correlations(
     *,
     planted: pd.Series | None = None,
     classes=("high-agreement-pref", "high-agreement-tie", "diverging", "all"),
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
     min_points: int = MIN_POINTS,
 ) -> pd.DataFrame:

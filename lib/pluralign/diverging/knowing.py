@@ -22,7 +22,7 @@ from scipy.stats import norm, rankdata, spearmanr
 from pluralign.data.core import PreferenceData
 from pluralign.diverging.agreement import agreement_classes
 from pluralign.diverging.reward_models import SUBSETS, subset_masks
-from pluralign.stats import bootstrap_ci
+from pluralign.stats import N_BOOT, bootstrap_ci
 
 __all__ = [
     "MEAN_VARIANCE_MODEL",
@@ -98,7 +98,7 @@ class Interval(NamedTuple):
 
 
 def disagreement_auroc(
-    predicted_disagreement, is_diverging, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+    predicted_disagreement, is_diverging, *, n_boot: int = N_BOOT, level: float = 0.95, seed: int = 0
 ) -> Interval:
     """AUROC of a predicted-disagreement score for separating diverging from high-agreement pairs
     (``sklearn.metrics.roc_auc_score``) with a percentile bootstrap CI: ``(auc, lo, hi)``.
@@ -226,7 +226,7 @@ def judge_confidence(judge) -> pd.Series:
 
 
 def judge_decisiveness(
-    judge, classified: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+    judge, classified: pd.DataFrame, *, n_boot: int = N_BOOT, level: float = 0.95, seed: int = 0
 ) -> JudgeDecisiveness:
     """An LLM judge's confidence on diverging vs high-agreement pairs (Diverging Preferences §3's question
     for reward models, asked of a judge).
@@ -361,7 +361,7 @@ class DisagreementSummary:
 
 
 def disagreement_summary(
-    mv: pd.DataFrame, classified: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+    mv: pd.DataFrame, classified: pd.DataFrame, *, n_boot: int = N_BOOT, level: float = 0.95, seed: int = 0
 ) -> DisagreementSummary:
     """ "Do models know?" for one mean-variance RM on its held-out pairs (``mv`` from
     :func:`mean_variance_disagreement`, ``classified`` the agreement classes of those pairs or a superset):

@@ -34,7 +34,7 @@ import pandas as pd
 from pluralign import paper
 from pluralign.data.spec import split
 from pluralign.diverging.agreement import PAPER_DATASETS, agreement_classes, paper_dataset
-from pluralign.stats import bootstrap_ci
+from pluralign.stats import N_BOOT, bootstrap_ci
 
 __all__ = [
     "SUBSETS",
@@ -136,7 +136,7 @@ def table2(
     reward_gap=None,
     *,
     chosen: str = "model",
-    n_boot: int = 2000,
+    n_boot: int = N_BOOT,
     level: float = 0.95,
     seed: int = 0,
 ) -> pd.DataFrame:

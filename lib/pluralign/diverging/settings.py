@@ -16,6 +16,7 @@ from pluralign.data.simulate import DEMO_DATASETS
 from pluralign.diverging.reward_models import MSE_AGGREGATES
 from pluralign.model_options import ModelOptions
 from pluralign.settings import Section, Settings, setting
+from pluralign.stats import N_BOOT
 
 __all__ = ["DivergingSettings", "Split", "Annotation", "CauseClassifier", "JudgeLLM", "PublishedJudges", "HEADS"]
 
@@ -124,7 +125,7 @@ class DivergingSettings(Settings):
         "(None: frozen all-MiniLM-L6-v2 + linear head)",
     )
     train: dict = setting({}, "keyword arguments of RewardModel.train (lr, epochs, batch_size, eval_every, ...)")
-    n_boot: int = setting(2000, "bootstrap resamples for the 95% confidence intervals")
+    n_boot: int = setting(N_BOOT, "bootstrap resamples for the 95% confidence intervals")
     judges: PublishedJudges | None = setting(
         None, "published LLM-judge verdicts: {humans: data spec, verdicts: data spec, annotators: [judge ids]}, or None"
     )

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.diverging.reward_models import SUBSETS, RewardModelRun, chosen_values, paper_table2
-from pluralign.stats import bootstrap_ci
+from pluralign.stats import N_BOOT, bootstrap_ci
 
 __all__ = ["LEVEL", "WORDS", "READS", "decisiveness_gap", "gap_words", "table2_claim", "claim_says", "model_sentence"]
 
@@ -47,7 +47,7 @@ def _gap(x: np.ndarray) -> float:
     return float(x[~div, 0].mean() - x[div, 0].mean())
 
 
-def decisiveness_gap(values: pd.Series, agreement: pd.Series, *, n_boot: int = 2000, seed: int = 0) -> tuple:
+def decisiveness_gap(values: pd.Series, agreement: pd.Series, *, n_boot: int = N_BOOT, seed: int = 0) -> tuple:
     """The decisiveness gap of one model: the mean of ``values`` (Table 2's measure per held-out pair) over the
     high-agreement preferences minus over the diverging pairs (``agreement``: the pairs' classes,
     :func:`pluralign.diverging.agreement.agreement_classes`), with a percentile bootstrap 95% interval; returns
@@ -90,7 +90,7 @@ def _paper_gap(name: str, model: str, paper_reference) -> float:
 
 
 def table2_claim(
-    runs: Mapping[str, RewardModelRun], *, n_boot: int = 2000, seed: int = 0, paper_reference=None
+    runs: Mapping[str, RewardModelRun], *, n_boot: int = N_BOOT, seed: int = 0, paper_reference=None
 ) -> pd.DataFrame:
     """Table 2's claim per data set and model (module docstring): columns ``high-agreement pairs``, ``diverging
     pairs``, ``gap``, ``lo``, ``hi`` (this run's), ``paper gap`` (the paper's, for the block the data set stands

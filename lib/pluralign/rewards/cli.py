@@ -154,7 +154,7 @@ def accuracy(scored) -> tuple[float, float, float, int] | None:
     95% percentile-bootstrap interval; None without labelled pairs."""
     import numpy as np
 
-    from pluralign.stats import bootstrap_ci
+    from pluralign.stats import N_BOOT, bootstrap_ci
 
     if "majority" not in scored:
         return None
@@ -162,7 +162,7 @@ def accuracy(scored) -> tuple[float, float, float, int] | None:
     if len(m) == 0:
         return None
     hit = ((m["p_a"] > 0.5) == (m["majority"] == "A")).to_numpy(dtype=float)
-    est, lo, hi = bootstrap_ci(hit, np.mean, n_boot=2000, seed=0)
+    est, lo, hi = bootstrap_ci(hit, np.mean, n_boot=N_BOOT, seed=0)
     return est, lo, hi, len(m)
 
 

@@ -16,7 +16,7 @@ from pluralign.btb.comparison import NO_CATEGORY
 from pluralign.btb.pages import provenance
 from pluralign.btb.readings import GROUPINGS
 from pluralign.btb.sources import uses
-from pluralign.stats import bootstrap_ci
+from pluralign.stats import N_BOOT, bootstrap_ci
 
 if TYPE_CHECKING:
     from pluralign.btb.study import Study
@@ -79,7 +79,7 @@ def appendix_b_tasks(study: Study) -> report.Result:
     return report.Result(table=None, note=note)
 
 
-def agreement_gap(kind: pd.Series, p_star: pd.Series, *, n_boot: int = 2000, seed: int = 0) -> dict:
+def agreement_gap(kind: pd.Series, p_star: pd.Series, *, n_boot: int = N_BOOT, seed: int = 0) -> dict:
     """§3.1's premise measured: the mean population agreement |2p* − 1| on single-correct minus on multiple-correct
     pairs, with a percentile bootstrap 95% interval (pairs of both categories resampled together), and what the
     interval says ("higher on single-correct pairs", "higher on multiple-correct pairs", "inconclusive";
