@@ -1,5 +1,6 @@
-"""``pluralign.rewards.load`` and :class:`pluralign.model_options.ModelOptions` share one definition of every
-default: a value a parameter file states reaches ``load`` whatever the defaults are."""
+"""One definition of every default: ``pluralign.rewards.load`` takes :class:`pluralign.model_options.ModelOptions`'s
+and ``RewardModel.train`` takes its training loop's, so a value a parameter file states reaches them whatever the
+defaults are."""
 
 import inspect
 
@@ -23,3 +24,16 @@ def test_the_keywords_left_out_are_the_ones_load_fills_with_the_same_value():
     kw = options.kwargs()
     for name in ModelOptions.defaults():
         assert kw.get(name, params[name].default) == getattr(options, name), name
+
+
+def test_train_takes_the_training_loops_defaults():
+    """``RewardModel.train``'s loop keywords default to :class:`~pluralign.rewards.train_loop.TrainLoop`'s (they
+    were a copy of them)."""
+    import dataclasses
+
+    from pluralign.rewards.base import RewardModel
+    from pluralign.rewards.train_loop import TrainLoop
+
+    params = inspect.signature(RewardModel.train).parameters
+    shared = [f for f in dataclasses.fields(TrainLoop) if f.default is not dataclasses.MISSING]
+    assert shared and all(params[f.name].default == f.default for f in shared)

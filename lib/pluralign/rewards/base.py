@@ -26,6 +26,7 @@ from pluralign.progress import bar as progress_bar
 from pluralign.rewards import distributed
 from pluralign.rewards import objectives as obj
 from pluralign.rewards.folders import BACKENDS, open_trained, read_rm_config, write_rm_config
+from pluralign.rewards.train_loop import TrainLoop
 
 CHUNK = 512  # texts per cached scoring chunk (a kill loses at most one chunk)
 
@@ -255,14 +256,14 @@ class RewardModel:
         lr: float | None = None,
         epochs: float | None = None,
         batch_size: int | None = None,
-        eval_every: float = 0.25,
-        keep_best: bool = True,
+        eval_every: float = TrainLoop.eval_every,
+        keep_best: bool = TrainLoop.keep_best,
         dropout: float | None = None,
-        seed: int = 0,
-        weight_decay: float = 0.0,
+        seed: int = TrainLoop.seed,
+        weight_decay: float = TrainLoop.weight_decay,
         output_dir: str | Path | None = None,
         engine: str = "auto",
-        progress: bool = True,
+        progress: bool = TrainLoop.progress,
     ) -> RewardModel:
         """Fit a copy of this model on ``data`` and return it (this model is left unchanged).
 
@@ -471,7 +472,7 @@ def _fit_into(folder: Path, *, base: RewardModel, inst, eval_inst, hp: dict, key
     instances dropped and the evaluation history."""
     from transformers import set_seed
 
-    from pluralign.rewards.trainer import TrainLoop, fit, fit_tensors
+    from pluralign.rewards.trainer import fit, fit_tensors
 
     objective, seed = hp["objective"], hp["seed"]
     set_seed(seed)

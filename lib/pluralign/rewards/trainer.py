@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import math
 import tempfile
-from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -33,6 +32,7 @@ from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
 from pluralign.rewards import distributed
 from pluralign.rewards.objectives import Instances, instance_loss
+from pluralign.rewards.train_loop import TrainLoop
 
 
 class _InstanceDataset(Dataset):
@@ -222,23 +222,6 @@ class KeepBest(TrainerCallback):
         with torch.no_grad():
             for n, v in self.snapshot.items():
                 params[n].copy_(v.to(params[n].device))
-
-
-@dataclass(frozen=True)
-class TrainLoop:
-    """The training loop's settings, which both engines take (:func:`fit`, :func:`fit_tensors`): the objective,
-    AdamW's learning rate and weight decay, the epochs, the global batch, an evaluation every ``eval_every`` epoch
-    with the best weights kept (``keep_best``), the seed and a progress bar."""
-
-    objective: str
-    lr: float
-    epochs: float
-    batch_size: int
-    eval_every: float = 0.25
-    keep_best: bool = True
-    seed: int = 0
-    weight_decay: float = 0.0
-    progress: bool = True
 
 
 def fit(model, inst: Instances, eval_inst: Instances | None, loop: TrainLoop) -> list[dict]:
