@@ -19,7 +19,7 @@ seed = 0
 # %% tags=["remove-input"]
 from IPython.display import Markdown
 
-from pluralign import report
+from pluralign import presentation, report
 
 parameters = report.parameter_report(profile).glue()
 cache = report.cache_state().glue()
@@ -46,7 +46,7 @@ report.Result(report.environment().set_index("item"))
 # part at its default (the column "set by" says which).
 
 # %% tags=["remove-input"]
-Markdown(f":::{{dropdown}} Every page's parameters ({len(parameters.table)} rows)\n{report.present_html(parameters.table)}\n:::")
+Markdown(f":::{{dropdown}} Every page's parameters ({len(parameters.table)} rows)\n{presentation.present_html(parameters.table)}\n:::")
 
 # %% [markdown]
 # ## Cache
@@ -58,4 +58,4 @@ Markdown(f":::{{dropdown}} Every page's parameters ({len(parameters.table)} rows
 report.Result(cache.data["by_step"].rename_axis("step").round({"MiB": 1}))
 
 # %% tags=["remove-input"]
-Markdown(f":::{{dropdown}} Every cache entry ({len(cache.table)})\n{report.present_html(cache.table)}\n:::\n\n{cache.note}")
+Markdown(f":::{{dropdown}} Every cache entry ({len(cache.table)})\n{presentation.present_html(cache.table)}\n:::\n\n{cache.note}")

@@ -32,7 +32,7 @@ def test_table2_shows_the_papers_printed_numbers():
 
 
 def test_seals_tables_on_the_papers_rows_show_the_printed_numbers():
-    from pluralign import report
+    from pluralign import presentation
     from pluralign.seal.compare import on_paper_rows, paper_entries
 
     p5 = paper.numbers("seal", "Table 5")
@@ -51,7 +51,7 @@ def test_seals_tables_on_the_papers_rows_show_the_printed_numbers():
     table, _ = on_paper_rows(ours, rows, ["helpfulness"], paper_order=list(rows["feature"]), groups=["post-D"])
     row = table.loc[("last_response_is_helpful", "post-D")]
     assert row["In the paper"] == "1.07610" and row["paper SE"] == "0.00925"
-    shown = report.present(table).data
+    shown = presentation.present(table).data
     assert shown.loc[("last_response_is_helpful", "post-D"), "In the paper"] == "1.07610"
     assert shown.loc[("last_response_is_harmless", "post-D"), "In the paper"] == "2.08980"
     assert shown.loc[("last_response_is_refusal", "post-D"), "In the paper"] == "0.61075"

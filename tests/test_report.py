@@ -48,7 +48,8 @@ def test_a_section_that_raises_no_estimate_stays_with_its_reason_and_dashes_for_
     gives, "—" for every other declared name; a section that runs must still set every declared name."""
     import pytest
 
-    from pluralign.report import MISSING, NoEstimate, Result, section
+    from pluralign.presentation import MISSING
+    from pluralign.report import NoEstimate, Result, section
 
     @section("a", "b")
     def fails(give):

@@ -1,9 +1,10 @@
-"""report.present — the one set of presentation conventions every page uses."""
+"""presentation.present — the one set of presentation conventions every page uses."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from pluralign import presentation
 from pluralign import report as R
 
 
@@ -25,7 +26,7 @@ from pluralign import report as R
     ],
 )
 def test_fmt_number(x, kind, shown):
-    assert R.fmt_number(x, kind) == shown
+    assert presentation.fmt_number(x, kind) == shown
 
 
 def test_present_formats_by_column_and_never_shows_nan():
@@ -38,7 +39,7 @@ def test_present_formats_by_column_and_never_shows_nan():
         },
         index=pd.Index(["x", "y"], name="feature"),
     )
-    html = R.present_html(df).replace("&nbsp;", " ")  # a number cell's spaces are non-breaking
+    html = presentation.present_html(df).replace("&nbsp;", " ")  # a number cell's spaces are non-breaking
     for shown in (
         "492",
         "12.3 %",
@@ -57,7 +58,7 @@ def test_present_formats_by_column_and_never_shows_nan():
 
 def test_present_is_deterministic_and_shows_every_row():
     df = pd.DataFrame({"value": np.arange(150) / 7})
-    a, b = R.present_html(df), R.present_html(df.copy())
+    a, b = presentation.present_html(df), presentation.present_html(df.copy())
     assert a == b
     assert a.count("<tr") == 151
 
@@ -85,16 +86,16 @@ def test_an_inconclusive_verdict_says_how_many_would_be_needed():
 
 def test_present_markdown_follows_the_same_conventions():
     df = pd.DataFrame({"n": [3.0, 4.0], "estimate": [0.123456, np.nan]}, index=pd.Index(["a", "b"], name="feature"))
-    md = R.present_markdown(df)
+    md = presentation.present_markdown(df)
     assert "| a " in md and "0.123 " in md and "—" in md and "nan" not in md.lower() and "3.0" not in md
     multi = df.copy()
     multi.index = pd.MultiIndex.from_tuples([("x", "a"), ("x", "b")], names=["check", "feature"])
-    lines = R.present_markdown(multi).splitlines()
+    lines = presentation.present_markdown(multi).splitlines()
     assert lines[0].split("|")[1].strip() == "check"  # the levels as leading columns, no row numbers
 
 
 def test_row_numbers_are_not_shown():
-    html = R.present_html(pd.DataFrame({"split": ["train", "test"], "pairs": [568, 480]}))
+    html = presentation.present_html(pd.DataFrame({"split": ["train", "test"], "pairs": [568, 480]}))
     assert ">0<" not in html and ">1<" not in html and "train" in html and "568" in html
 
 
@@ -105,5 +106,5 @@ def test_a_table_of_quantities_by_row_takes_each_rows_kind():
         {"set": [4800.0, 4.0, 0.134, 8.0]},
         index=["judgments", "annotators per pair (mean)", "tie judgments (share)", "features"],
     )
-    cells = __import__("re").findall(r">([^<>]+)</td>", R.present_html(df).replace("&nbsp;", " "))
+    cells = __import__("re").findall(r">([^<>]+)</td>", presentation.present_html(df).replace("&nbsp;", " "))
     assert cells == ["4,800", "4.00", "13.4 %", "8"]

@@ -23,6 +23,7 @@ import yaml
 
 from pluralign import cache, profiles
 from pluralign.book import benchmark
+from pluralign.presentation import MISSING, fmt_interval, fmt_number, present_html
 
 
 def profile() -> str:
@@ -392,24 +393,6 @@ def stated_warning(message: str, stacklevel: int = 3) -> None:
 #: Output metadata keys (their value: the reason) of a section that does not run on this profile and of one with no
 #: estimate (:attr:`Result.skipped`; what the book does with each: :mod:`pluralign.book.page_notes`).
 from pluralign.book.page_notes import FAILED_SECTION, SKIPPED_SECTION  # noqa: E402
-
-# ---- presentation: how every page shows a number (written once in pluralign.presentation) -------------------
-from pluralign.forest import forest_plot  # noqa: E402, F401
-from pluralign.presentation import (  # noqa: E402, F401
-    LABELS,
-    MINUS,
-    MISSING,
-    column_decimals,
-    fmt_fixed,
-    fmt_interval,
-    fmt_number,
-    intervals,
-    label,
-    present,
-    present_html,
-    present_markdown,
-    signed,
-)
 
 
 def n_needed(estimate: float, lo: float, hi: float, n: int) -> int | None:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from pluralign.btb.pages import margins_page, rewards_page, subjectivity_page
-from pluralign.report import MISSING
+from pluralign.presentation import MISSING
 
 
 # ---- Beyond the Binary: p* from the LLM labeller's answers -------------------------------------------------

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from pluralign import btb, paper, report
+from pluralign import btb, paper, presentation
 from pluralign.btb import decidability
 from pluralign.btb import evaluation as E
 from pluralign.btb.pages import rewards_page
@@ -143,4 +143,4 @@ def test_a_delta_without_an_interval_is_no_estimate_not_a_nan_width(monkeypatch)
         "no estimate: Δ r has no interval: Pearson r is undefined on 1 test pair with p* (under two, or scores or p* "
         "constant)."
     )
-    assert r.values["btb_small_n"] == 1 and r.values["btb_small_width"] == report.MISSING
+    assert r.values["btb_small_n"] == 1 and r.values["btb_small_width"] == presentation.MISSING

@@ -12,7 +12,7 @@ def test_imprint_page_sections(study):
     assert im.values["paper_harmless_post"] == 2.0898
     # Table 5's rows (SEAL's names): this run's estimate of the simulator feature that plays each, sign-aligned,
     # beside the paper's, in both variants of Eq. 1, with a verdict from the CI
-    from pluralign.report import present_html
+    from pluralign.presentation import present_html
     from pluralign.seal.compare import THIS_RUN, display_name
     from pluralign.seal.design import PAPER_FEATURES
 

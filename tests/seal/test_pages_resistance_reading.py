@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pluralign.report import present_html
+from pluralign.presentation import present_html
 from pluralign.seal.pages import resistance_page
 
 NOTEBOOK = Path(__file__).parents[2] / "notebooks" / "seal_resistance.py"

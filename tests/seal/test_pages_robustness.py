@@ -32,7 +32,7 @@ def test_robustness_page_sections(study):
     lin = pi.data["fits"]["linear"].table
     first = lin.index[0]
     from pluralign.paper.seal import flip_label
-    from pluralign.report import present_html
+    from pluralign.presentation import present_html
 
     long = pi.data["long"].set_index(["paper_feature", "group", "variant"])
     assert long.loc[(first[1], flip_label(first[0], first[2]), lpm), "estimate"] == pytest.approx(

@@ -32,7 +32,7 @@ def dropdown(title: str, result: Result):
     with their kernel names, stay out of the page's reading until opened."""
     from IPython.display import Markdown
 
-    from pluralign.report import present_html
+    from pluralign.presentation import present_html
 
     body = present_html(result.table) if result.table is not None and len(result.table) else ""
     return Markdown(f":::{{dropdown}} {title}\n{body}\n\n{result.note}\n:::")

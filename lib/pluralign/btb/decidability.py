@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pluralign import report
+from pluralign import presentation
 from pluralign.data.simulate import FEATURES
 
 __all__ = [
@@ -216,7 +216,7 @@ def _says(lo: float, hi: float, paper: float) -> str:
     """What the interval of the mean Δ says: the sign seen, the paper's effect size excluded (the whole interval
     below the paper's Δ, or above it), both, or neither."""
     if not np.isfinite(lo):
-        return report.MISSING
+        return presentation.MISSING
     seen = "Δ above 0" if lo > 0 else "Δ below 0" if hi < 0 else ""
     beside = (
         f"below the paper's Δ ({paper:.3f})"
@@ -235,7 +235,7 @@ def decidable_at(table: pd.DataFrame, criterion: str = "either") -> int | None:
     tests = {
         "sign": lambda says: "Δ above 0" in says or "Δ below 0" in says,
         "paper": lambda says: "the paper's Δ" in says,
-        "either": lambda says: says not in (CANNOT, report.MISSING),
+        "either": lambda says: says not in (CANNOT, presentation.MISSING),
     }
     if criterion not in tests:
         raise ValueError(f"criterion must be one of {sorted(tests)}, not {criterion!r}")

@@ -329,7 +329,7 @@ def side_agreement(p_star, p, *, n_boot: int = N_BOOT, level: float = 0.95, seed
 def interval(v, lo, hi, digits: int = 3) -> str:
     """An estimate with its CI as the pages print it, at the 3 decimals of a correlation (every row of a column
     alike) with the minus sign: ``"0.153 [0.067, 0.242]"``, ``"−0.040 [−0.101, 0.020]"``; "—" when undefined."""
-    from pluralign.report import fmt_interval
+    from pluralign.presentation import fmt_interval
 
     return fmt_interval(v, lo, hi, digits)
 
@@ -337,7 +337,7 @@ def interval(v, lo, hi, digits: int = 3) -> str:
 def paper_printed(column: str = "Δ") -> dict:
     """The paper's Table 1 numbers of one column (``N``, ``baseline``, ``regularized``, ``Δ``) as it prints them,
     with the minus sign, by category: ``{"WebGPT": "−0.040", ...}``."""
-    from pluralign.report import signed
+    from pluralign.presentation import signed
 
     t = paper.numbers("btb", "Table 1")
     t = t[t["column"] == column]

@@ -46,19 +46,19 @@ def class_masks(classified: pd.DataFrame, index=None, classes=CLASS_ORDER) -> di
 
 def interval(v, lo, hi) -> str:
     """One estimate with its 95% CI at the precision its CI's width supports, with the minus sign:
-    ``"0.612 [0.550, 0.671]"``; "—" when undefined (:func:`pluralign.report.fmt_interval`). A column of them is
+    ``"0.612 [0.550, 0.671]"``; "—" when undefined (:func:`pluralign.presentation.fmt_interval`). A column of them is
     :func:`intervals` (one precision for the column)."""
-    from pluralign.report import fmt_interval
+    from pluralign.presentation import fmt_interval
 
     return fmt_interval(v, lo, hi)
 
 
 def intervals(values: pd.DataFrame | np.ndarray, planted=None) -> tuple[list[str], list[str] | None]:
     """A table column of estimates with their 95% CIs (rows of ``values``: estimate, low, high) at one precision
-    for the column (:func:`pluralign.report.intervals`), and the ``planted`` values beside them at the same
+    for the column (:func:`pluralign.presentation.intervals`), and the ``planted`` values beside them at the same
     precision (None without)."""
-    from pluralign.report import column_decimals, fmt_fixed
-    from pluralign.report import intervals as _intervals
+    from pluralign.presentation import column_decimals, fmt_fixed
+    from pluralign.presentation import intervals as _intervals
 
     a = np.asarray(values, dtype=float).reshape(-1, 3)
     d = column_decimals(a[:, 0], a[:, 1], a[:, 2])

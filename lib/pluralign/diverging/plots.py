@@ -214,12 +214,12 @@ def judge_confidence(decisiveness: dict[str, pd.DataFrame], subsets, kinds: set)
 
 
 def table2_forest(long: pd.DataFrame):
-    """Table 2 as a forest plot (:func:`pluralign.report.forest_plot`): one panel per reward model, one row per
+    """Table 2 as a forest plot (:func:`pluralign.forest.forest_plot`): one panel per reward model, one row per
     data set and subset, this run's mean with its 95% CI, the paper's value (open diamond) and, on the demo,
     the planted population's (cross); the dotted line is no preference (P = 0.5 for BT, a gap of 0 for MSE); a
     model a data set could not train (e.g. MSE without Likert scores) says "not trained" on its rows.
     ``long``: :func:`pluralign.diverging.table2_paper.table2_long`."""
-    from pluralign.report import forest_plot
+    from pluralign.forest import forest_plot
 
     keys = list(dict.fromkeys(zip(long["data set"], long["subset"])))
     models = list(dict.fromkeys(long["model"]))

@@ -149,7 +149,7 @@ READS = {
 def model_sentence(model: str, row, unit: str = "") -> str:
     """One model's row of :func:`table2_claim` as a clause: its reading, its gap with the interval (``unit`` after
     it, e.g. " Likert points") and the paper's gap where the paper has one."""
-    from pluralign.report import fmt_interval, signed
+    from pluralign.presentation import fmt_interval, signed
 
     gap = fmt_interval(row["gap"], row["lo"], row["hi"], 3)
     paper = f"; the paper's gap {row['paper gap']:.3f}" if row["paper gap"] == row["paper gap"] else ""

@@ -28,8 +28,8 @@ def table2_vs_paper(
 ) -> pd.DataFrame:
     """Our :func:`table2` beside the paper's block for ``dataset`` (``None`` or a data set the paper has no
     block for → paper columns "n/a"): per model ``<name>`` as "est [lo, hi]" (one precision per column,
-    ``digits`` or :func:`pluralign.report.column_decimals`) and ``<name> paper`` (as the paper prints it); counts as
-    ``# Ex.`` and ``# Ex. paper``. Models the paper did not train on that data set (e.g. MSE on MultiPref) get
+    ``digits`` or :func:`pluralign.presentation.column_decimals`) and ``<name> paper`` (as the paper prints it);
+    counts as ``# Ex.`` and ``# Ex. paper``. Models the paper did not train on that data set (e.g. MSE on MultiPref) get
     "n/a" in their paper column; models in the paper's block that we could not train get "n/a" in ours, and so do
     the model names in ``also`` (e.g. the MSE models skipped on data without Likert scores).
 
@@ -38,7 +38,7 @@ def table2_vs_paper(
     paper_reference)`` (e.g. "paper (MultiPref, stand-in reference)"; ``None`` without a block) — show it with
     the table, e.g. with :func:`label_paper_columns`. ``paper_only_models=False``
     leaves out the models that only the paper's block has (for a page that trains just some of Table 2's)."""
-    from pluralign.report import intervals, signed
+    from pluralign.presentation import intervals, signed
 
     try:
         paper = paper_table2(dataset, paper_reference, printed=True) if dataset is not None else None

@@ -8,7 +8,7 @@ import re
 
 import pandas as pd
 
-from pluralign import report
+from pluralign import presentation
 from pluralign.recovery.rows import KINDS, NULL_REPS
 
 __all__ = ["NAMES", "SWEEP_NAMES", "PARTS", "name", "verdict_word", "part_reading", "shown_table", "details"]
@@ -135,8 +135,8 @@ def shown_table(t: pd.DataFrame) -> pd.DataFrame:
         {
             "kind": t["kind"].to_numpy(),
             "row": [name(q) for q in t["quantity"]],
-            "truth": [report.fmt_fixed(v, 3) for v in t["planted"]],
-            "estimate [95% CI]": report.intervals(t["estimate"], t["ci_low"], t["ci_high"], decimals=3),
+            "truth": [presentation.fmt_fixed(v, 3) for v in t["planted"]],
+            "estimate [95% CI]": presentation.intervals(t["estimate"], t["ci_low"], t["ci_high"], decimals=3),
             "what the verdict reads": [readable(r or c) for r, c in zip(t["reads"].fillna(""), t["criterion"])],
             "verdict": [verdict_word(k, ok) for k, ok in zip(t["kind"], t["recovered"])],
         }

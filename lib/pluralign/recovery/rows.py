@@ -268,7 +268,7 @@ def calibration_text(cal: dict) -> str:
 
 
 def fmt3(x: float) -> str:
-    """A number as the page prints it, to 3 decimals with the minus sign (:func:`pluralign.report.fmt_fixed`)."""
+    """A number as the page prints it, to 3 decimals with the minus sign (:func:`pluralign.presentation.fmt_fixed`)."""
     from pluralign.presentation import fmt_fixed
 
     return fmt_fixed(float(x), 3)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign import report
+from pluralign import presentation, report
 from pluralign.data import difficulty
 from pluralign.recovery.rows import without_null_passes
 
@@ -193,8 +193,8 @@ def result(context) -> report.Result:
         {
             "sweep": [SWEEP_NAMES.get(v, v) for v in t["sweep"]],
             "value": [f"{v:g}" + (" (demo)" if d else "") for v, d in zip(t["value"], t["demo"])],
-            "truth": [report.fmt_fixed(v, 3) for v in t["planted"]],
-            "estimate [95% CI]": report.intervals(t["estimate"], t["ci_low"], t["ci_high"], decimals=3),
+            "truth": [presentation.fmt_fixed(v, 3) for v in t["planted"]],
+            "estimate [95% CI]": presentation.intervals(t["estimate"], t["ci_low"], t["ci_high"], decimals=3),
             "what the verdict reads": [r or c for r, c in zip(t["reads"].fillna(""), t["criterion"])],
             "verdict": t["recovered"].map({True: "passes", False: "fails"}),
         }

@@ -72,7 +72,7 @@ THIS_RUN = "This run, sign-aligned [95% CI, Bonferroni]"
 def mapping_table(features: Sequence[str], source: str = "simulator feature") -> pd.DataFrame:
     """The mapping of :func:`~pluralign.seal.design.paper_feature_map` as a page shows it: one row per SEAL
     feature that this run's features play, then this run's features without a counterpart (SEAL feature "—")."""
-    from pluralign.report import MISSING
+    from pluralign.presentation import MISSING
 
     m = paper_feature_map_(features)
     rows = [
@@ -237,7 +237,7 @@ def _plays(r, signed) -> str:
     """The name of this run's feature that plays a ``long`` row's SEAL feature (``this_feature``, ``sign``,
     ``paper_feature``): "—" where none does, "<feature> (no SEAL feature)" where it plays none, else
     ``signed(r)``, the feature as its sign makes it play SEAL's."""
-    from pluralign.report import MISSING
+    from pluralign.presentation import MISSING
 
     if not isinstance(r.this_feature, str):
         return MISSING
@@ -248,7 +248,7 @@ def _plays(r, signed) -> str:
 
 def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_variant: bool, shows: set):
     """:func:`on_paper_rows`' display table from its ``long`` rows."""
-    from pluralign.report import MISSING
+    from pluralign.presentation import MISSING
 
     def signed(r):  # a coefficient of a feature played with sign −1 is multiplied by −1
         return (
@@ -287,7 +287,7 @@ def _display_table(long: pd.DataFrame, source: str, extra, group_name: str, by_v
 
 
 def _intervals(est, lo, hi) -> list[str]:
-    """ "estimate [low, high]" texts at the column's precision (:func:`pluralign.report.column_decimals`), with as
+    """ "estimate [low, high]" texts at the column's precision (:func:`pluralign.presentation.column_decimals`), with as
     many more decimals as it takes for a bound that excludes 0 not to read as 0 (a verdict "above 0" beside
     "[0.00, 0.65]" would contradict what the reader sees)."""
     from pluralign.presentation import MAX_DECIMALS, column_decimals, intervals

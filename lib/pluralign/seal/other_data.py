@@ -70,7 +70,7 @@ def designed_rows(
 def design_sentence(weights: pd.DataFrame) -> str:
     """The other-data design in words, from :func:`opposite_weights` (the features, D's weight and the other
     data's, and those the post-D RM's training mix still weighs against D); "" where there is none."""
-    from pluralign.report import signed
+    from pluralign.presentation import signed
     from pluralign.seal.display import display_name
 
     if weights is None or not len(weights) or not weights["opposite"].any():

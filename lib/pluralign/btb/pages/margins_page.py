@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from pluralign import report
+from pluralign import presentation, report
 from pluralign.btb import evaluation, plots
 from pluralign.btb import margins as eq3
 from pluralign.btb.categories import KIND_NAMES
@@ -82,7 +82,7 @@ def synthetic_judgments(study: Study) -> report.Result:
 def judge_quality(study: Study) -> report.Result:
     """How often the judge sides with the population majority, and Pearson r / mean L1 between its
     share of A votes and p* (95% bootstrap CIs)."""
-    none = {k: report.MISSING for k in JUDGE_VALUES}
+    none = {k: presentation.MISSING for k in JUDGE_VALUES}
     if study.settings.judge.source == "annotators":
         none["btb_judge_side_says"] = "not measured: the margins come from the data's own annotators"
         none["btb_judge_sentence"] = (
@@ -112,9 +112,9 @@ def judge_quality(study: Study) -> report.Result:
     row = {
         "judge": study.judge_source,
         "pairs with a majority": side["n"],
-        "sides with the population [95% CI]": report.fmt_interval(side["value"], side["lo"], side["hi"], 3),
+        "sides with the population [95% CI]": presentation.fmt_interval(side["value"], side["lo"], side["hi"], 3),
         **{
-            names.get(m, m): report.fmt_interval(v, lo, hi, 3)
+            names.get(m, m): presentation.fmt_interval(v, lo, hi, 3)
             for m, v, lo, hi in zip(ev["metric"], ev["value"], ev["lo"], ev["hi"])
         },
     }
@@ -135,9 +135,9 @@ def judge_quality(study: Study) -> report.Result:
     }
     values["btb_judge_sentence"] = (
         f"On {side['value']:.3f} of the {side['n']:,} pairs that have a majority "
-        f"({report.fmt_interval(side['value'], side['lo'], side['hi'], 3).partition(' ')[2]}), "
+        f"({presentation.fmt_interval(side['value'], side['lo'], side['hi'], 3).partition(' ')[2]}), "
         f"{values['btb_judge_side_says']}; its share of A votes has r = "
-        f"{report.fmt_interval(r['value'], r['lo'], r['hi'], 3)} with p*."
+        f"{presentation.fmt_interval(r['value'], r['lo'], r['hi'], 3)} with p*."
     )
     return report.Result(table=pd.DataFrame([row]), note=note, values=values, data={"evaluation": ev, "side": side})
 
@@ -163,10 +163,10 @@ def margin_distribution(study: Study) -> report.Result:
     )
     values = {"btb_n_judgments": n, **_margin_agreement(frame, study.seed)}
     if values["btb_margin_r_says"]:
-        note += report.signed(
-            f" The margins' Pearson r with the population agreement |2p\\* − 1| is "
-            f"{report.fmt_interval(values['btb_margin_r'], values['btb_margin_r_lo'], values['btb_margin_r_hi'], 3)}"
-            f": they {values['btb_margin_r_says']}."
+        r = presentation.fmt_interval(values["btb_margin_r"], values["btb_margin_r_lo"], values["btb_margin_r_hi"], 3)
+        note += presentation.signed(
+            f" The margins' Pearson r with the population agreement |2p\\* − 1| is {r}: they "
+            f"{values['btb_margin_r_says']}."
         )
     return report.Result(
         table=None,
@@ -206,8 +206,8 @@ def _margin_agreement(frame: pd.DataFrame, seed: int) -> dict:
         "btb_margin_r_lo": float(r["lo"]),
         "btb_margin_r_hi": float(r["hi"]),
         "btb_margin_r_says": says,
-        "btb_margin_sentence": report.signed(
-            f"Pearson r = {report.fmt_interval(r['value'], r['lo'], r['hi'], 3)}: they {says}."
+        "btb_margin_sentence": presentation.signed(
+            f"Pearson r = {presentation.fmt_interval(r['value'], r['lo'], r['hi'], 3)}: they {says}."
         ),
     }
 

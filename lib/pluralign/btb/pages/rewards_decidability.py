@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from pluralign import report
+from pluralign import presentation, report
 from pluralign.btb import decidability, evaluation, readings
 from pluralign.btb.comparison import NO_CATEGORY
 from pluralign.btb.pages import provenance
 from pluralign.btb.readings import GROUPINGS
 from pluralign.data.spec import split
+from pluralign.forest import forest_plot
 
 if TYPE_CHECKING:
     from pluralign.btb.study import Study
@@ -70,7 +71,7 @@ def paper_sized_check(study: Study) -> report.Result:
     )
     for col in table.columns:  # Δ and its width at a correlation's 3 decimals, every row alike
         if col[0] != "N":
-            table[col] = [report.fmt_fixed(v, 3) if v == v else report.MISSING for v in table[col]]
+            table[col] = [presentation.fmt_fixed(v, 3) if v == v else presentation.MISSING for v in table[col]]
     table.columns = [f"{what}, {where}" for what, where in table.columns]  # one header row: N is N
     w = small_cmp[(small_cmp.grouping == "all") & (small_cmp.metric == "pearson")].iloc[0]
     if not np.isfinite(w["delta_hi"] - w["delta_lo"]):
@@ -114,11 +115,11 @@ def _own_size(est: float, lo: float, hi: float, n: int) -> str:
     """The clause on this run's own Δ r: at about what test size its interval would exclude 0
     (:func:`pluralign.report.n_needed`), or that it already does, or that an estimate of 0 is never told from 0."""
     if lo > 0 or hi < 0:
-        return report.signed(f"this run's own Δ r ({est:+.3f}) already has an interval that excludes 0")
+        return presentation.signed(f"this run's own Δ r ({est:+.3f}) already has an interval that excludes 0")
     need = report.n_needed(est, lo, hi, n)
     if need is None:
-        return report.signed(f"this run's own Δ r is {est:+.3f}, which no test size tells from 0")
-    return report.signed(f"this run's own Δ r ({est:+.3f}) would be told from 0 at about {need:,}")
+        return presentation.signed(f"this run's own Δ r is {est:+.3f}, which no test size tells from 0")
+    return presentation.signed(f"this run's own Δ r ({est:+.3f}) would be told from 0 at about {need:,}")
 
 
 def _decide_says(est: float, lo: float, hi: float, paper: float, baseline: tuple) -> str:
@@ -127,7 +128,7 @@ def _decide_says(est: float, lo: float, hi: float, paper: float, baseline: tuple
     of the paper's size, above 0, or containing both."""
     if not readings.tracks_p_star(baseline[1]):
         return (
-            f"the baseline's own r with p* is {report.fmt_interval(*baseline, 3)}, "
+            f"the baseline's own r with p* is {presentation.fmt_interval(*baseline, 3)}, "
             f"{readings.where_interval(baseline[1], baseline[2])}: these reward models do not track p* here, so no "
             "test size lets the demo speak to the claim"
         )
@@ -202,7 +203,7 @@ def training_size_sweep(study: Study) -> report.Result:
             for _, r in last.iterrows()
         ),
         "btb_sweep_noise_says": "; ".join(
-            report.signed(f"{t}: " + ", ".join(f"{z:g} → {v:+.3f}" for z, v in zip(g["judge noise"], g["Δ r"])))
+            presentation.signed(f"{t}: " + ", ".join(f"{z:g} → {v:+.3f}" for z, v in zip(g["judge noise"], g["Δ r"])))
             + f" ({_signs(g)})"
             for t, g in noises.groupby("test", sort=False)
         ),
@@ -250,7 +251,7 @@ def _sweep_table(rows: pd.DataFrame):
     flat = pd.DataFrame(
         {f"{k} {t}": wide[(k, t)] for t in tests for k in ("Δ r", "Δ r low", "Δ r high")}, index=wide.index
     ).assign(paper=float(rows["paper"].iloc[0]))
-    forest = report.forest_plot(
+    forest = forest_plot(
         flat,
         estimate=[f"Δ r {t}" for t in tests],
         low=[f"Δ r low {t}" for t in tests],

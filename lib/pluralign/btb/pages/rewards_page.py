@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from pluralign import report
+from pluralign import presentation, report
 from pluralign.btb import evaluation, plots, readings
 from pluralign.btb.pages import provenance
 from pluralign.btb.pages.rewards_decidability import decidable_size, paper_sized_check, training_size_sweep
 from pluralign.btb.training import LR_SWEEP
+from pluralign.forest import forest_plot
 
 if TYPE_CHECKING:
     from pluralign.btb.study import Study
@@ -201,7 +202,7 @@ def _forest(t: pd.DataFrame, paper: pd.DataFrame | None, metric: str):
         rows = rows.join(p.add_suffix(" (paper)"), how="left")
     rows = rows.rename(index=GROUPINGS, level="grouping")
     name = {"pearson": "r", "l1": "L1"}[metric]  # short: three panels share the column's width
-    return report.forest_plot(
+    return forest_plot(
         rows,
         estimate=["baseline", "regularized", "delta"],
         low=["baseline_lo", "regularized_lo", "delta_lo"],
@@ -325,7 +326,7 @@ def _directions_sentence(d: dict, paper_d: pd.Series, values: dict) -> str:
             )
         else:
             parts.append(f"on {_IN_WORDS[key]} ({paper}): {values[f'btb_d_{key}_says']}")
-    return report.signed("; ".join(parts))
+    return presentation.signed("; ".join(parts))
 
 
 #: The contrasts of Δ the paper reports a direction for: (category a, category b, a's and b's pairs in words).
@@ -357,7 +358,7 @@ def _difference(d: dict, paper_d: pd.Series, a: str, b: str, a_words: str, b_wor
         says = f"the demo cannot speak to this contrast, because the baseline does not track p* {which}"
     else:
         says = report.verdict(diff, lo, hi, paper=paper_diff)
-    return report.signed(f"{measured}: {says}.")
+    return presentation.signed(f"{measured}: {says}.")
 
 
 @report.section()
@@ -374,10 +375,10 @@ def beside_paper(study: Study) -> report.Result:
     b_lo = {(g, c): lo for g, c, lo in cmp[cmp.metric == "pearson"][["grouping", "category", "baseline_lo"]].to_numpy()}
 
     def arrow(a, b):
-        return report.signed(f"{a:.3f} → {b:.3f}") if np.isfinite(a) and np.isfinite(b) else report.MISSING
+        return presentation.signed(f"{a:.3f} → {b:.3f}") if np.isfinite(a) and np.isfinite(b) else presentation.MISSING
 
     def count(x):
-        return int(x) if np.isfinite(x) else report.MISSING
+        return int(x) if np.isfinite(x) else presentation.MISSING
 
     ours = list(zip(pv["delta_ours"], pv["delta_lo_ours"], pv["delta_hi_ours"], pv["delta_paper"]))
     keys = list(zip(pv["grouping"], pv["category"]))
@@ -387,10 +388,10 @@ def beside_paper(study: Study) -> report.Result:
             "category": pv["category"],
             "N (paper)": pv["n_paper"].map(count),
             "r baseline → regularized (Δ) (paper)": [
-                a if a == report.MISSING else f"{a} ({d})"
+                a if a == presentation.MISSING else f"{a} ({d})"
                 for a, d in zip(
                     map(arrow, pv["baseline_paper"], pv["regularized_paper"]),
-                    pv["category"].map(evaluation.paper_printed("Δ")).fillna(report.MISSING),
+                    pv["category"].map(evaluation.paper_printed("Δ")).fillna(presentation.MISSING),
                 )
             ],
             "N (this run)": pv["n_ours"].map(count),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from pluralign import report
+from pluralign import presentation, report
 from pluralign.btb import appendix_b, evaluation, plots, training
 from pluralign.btb.categories import KIND_NAMES, category_summary
 from pluralign.btb.comparison import NO_CATEGORY
@@ -144,8 +144,8 @@ def categories(study: Study) -> report.Result:
     g = agreement_gap(kind, study.p_star, n_boot=study.settings.evaluation.n_boot, seed=study.seed)
     note = "Here " + "; ".join(said) + "."
     if g["gap"] == g["gap"]:
-        note += report.signed(
-            f" Single-correct minus multiple-correct: {report.fmt_interval(g['gap'], g['lo'], g['hi'], 2)}, "
+        note += presentation.signed(
+            f" Single-correct minus multiple-correct: {presentation.fmt_interval(g['gap'], g['lo'], g['hi'], 2)}, "
             f"{g['says']}."
         )
     m = study.p_star_missing()
@@ -160,13 +160,13 @@ def categories(study: Study) -> report.Result:
     values = {
         "btb_subj_agree_single": float(mean.get("Single Correct", float("nan"))),
         "btb_subj_agree_multiple": float(mean.get("Multiple Correct", float("nan"))),
-        "btb_subj_agree_gap": report.signed(report.fmt_interval(g["gap"], g["lo"], g["hi"], 2)),
+        "btb_subj_agree_gap": presentation.signed(presentation.fmt_interval(g["gap"], g["lo"], g["hi"], 2)),
         "btb_subj_agree_says": g["says"],
         "btb_subj_agree_sentence": (
-            report.signed(
+            presentation.signed(
                 f"Mean population agreement |2p* − 1| {values_fmt(mean, 'Single Correct')} on single-correct pairs, "
                 f"{values_fmt(mean, 'Multiple Correct')} on multiple-correct ones; the difference "
-                f"{report.fmt_interval(g['gap'], g['lo'], g['hi'], 2)} is {g['says']}"
+                f"{presentation.fmt_interval(g['gap'], g['lo'], g['hi'], 2)} is {g['says']}"
             )
             if g["gap"] == g["gap"]
             else "Not measured on this profile: it has no pairs of both categories with p*"

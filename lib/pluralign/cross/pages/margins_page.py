@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pluralign import report
+from pluralign import presentation, report
 from pluralign.cross import margins_by_class as q1
 from pluralign.cross import plots
 from pluralign.cross.studies import each_data_set
 from pluralign.cross.study import Study
+from pluralign.forest import forest_plot
 
 __all__ = ["distribution", "separation"]
 
@@ -23,11 +24,11 @@ def distribution(study: Study) -> report.Result:
     if study.planted_margin is not None:
         margins["planted population margin"] = study.planted_margin.reindex(study.classified.index)
     dist = q1.margin_distribution(margins, study.classified, n_boot=study.n_boot, seed=study.seed)
-    digits = report.column_decimals(dist["mean"], dist["lo"], dist["hi"])
+    digits = presentation.column_decimals(dist["mean"], dist["lo"], dist["hi"])
     table = dist.assign(
         **{
-            "mean margin [95% CI]": report.intervals(dist["mean"], dist["lo"], dist["hi"], digits),
-            "median": [report.fmt_fixed(v, digits) for v in dist["median"]],
+            "mean margin [95% CI]": presentation.intervals(dist["mean"], dist["lo"], dist["hi"], digits),
+            "median": [presentation.fmt_fixed(v, digits) for v in dist["median"]],
             "unanimous (m = 1)": dist["unanimous (m = 1)"].map(lambda v: f"{100 * v:.1f}%"),
         }
     )
@@ -46,7 +47,7 @@ def distribution(study: Study) -> report.Result:
     )
     return report.Result(
         table=table,
-        forest=report.forest_plot(
+        forest=forest_plot(
             dist.set_index(["margin", "class"]), "mean", "lo", "hi", null=None, xlabel="mean margin m (95% CI)"
         ),  # fmt: skip
         forest_caption="The mean margin with its 95% CI per margin source and agreement class, from the table above.",
@@ -65,8 +66,8 @@ def distribution(study: Study) -> report.Result:
 def _auroc_reading(shown: str, verdict: str) -> str:
     """An AUROC and its verdict in a sentence ("AUROC 0.954 [0.941, 0.968]: supported: …"), or, with no estimate,
     "no AUROC (why)": never a "—" standing for a number."""
-    if verdict.startswith(report.MISSING):
-        return f"no AUROC {verdict[len(report.MISSING) :].strip()}".strip()
+    if verdict.startswith(presentation.MISSING):
+        return f"no AUROC {verdict[len(presentation.MISSING) :].strip()}".strip()
     return f"AUROC {shown}: {verdict}"
 
 
@@ -116,7 +117,7 @@ def separation(study: Study) -> report.Result:
             "annotators here: the gold margin and the classes come from the same judgments."
         )
     planted = "planted AUROC (|2p*−1|)" if "planted AUROC (|2p*−1|)" in sep else None
-    forest = report.forest_plot(
+    forest = forest_plot(
         sep,
         estimate=["AUROC", "AUROC vs prefs"],
         low=["lo", "prefs lo"],

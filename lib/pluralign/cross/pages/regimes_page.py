@@ -12,6 +12,7 @@ from pluralign.cross import plots
 from pluralign.cross import regimes as q3
 from pluralign.cross.studies import each_data_set
 from pluralign.cross.study import Study
+from pluralign.forest import forest_plot
 
 __all__ = ["by_class", "resistance_gap"]
 
@@ -34,7 +35,7 @@ def by_class(study: Study) -> report.Result:
         f"Reward models: {rms.design}. SEAL's chosen entry is the majority label; {n_ties} pairs whose "
         "majority is a tie have none and are left out (so high-agreement ties barely appear)."
     )
-    forest = report.forest_plot(
+    forest = forest_plot(
         table, "a- post", "lo", "hi", planted="planted a-" if "planted a-" in table else None, null=None,
         xlabel="post-D reward model's resistance a₋ (share of pairs)",
     )  # fmt: skip
@@ -86,7 +87,7 @@ def resistance_gap(study: Study) -> report.Result:
         }
     ).T
     post = rows["post"]
-    forest = report.forest_plot(
+    forest = forest_plot(
         pd.DataFrame(rows)
         .T.rename(index=lambda w: f"{w}-D RM")
         .astype({k: float for k in ("delta", "lo", "hi", "planted")}),

@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign import paper, report
+from pluralign import paper, presentation, report
 from pluralign.cross import plots
 from pluralign.cross import training as q4
 from pluralign.cross.common import no_estimate_reason
 from pluralign.cross.studies import each_data_set
 from pluralign.cross.study import Study
+from pluralign.forest import forest_plot
 
 __all__ = ["models_trained", "measures", "decisiveness_gaps"]
 
@@ -79,7 +80,7 @@ def measures(study: Study) -> report.Result:
         suffixes=("", " r"),
     ).set_index(["model", "class"])
     both["why"] = both["verdict"].map(no_estimate_reason)
-    forest = report.forest_plot(
+    forest = forest_plot(
         both,
         estimate=["value", "r", "delta r"],
         low=["lo", "lo r", "delta_lo r"],
@@ -200,9 +201,9 @@ def decisiveness_gaps(study: Study) -> report.Result:
         table.insert(
             table.columns.get_loc("verdict"),
             col,
-            [report.fmt_fixed(theirs[m], 3) if m in theirs else "not in Table 2" for m in table.index],
+            [presentation.fmt_fixed(theirs[m], 3) if m in theirs else "not in Table 2" for m in table.index],
         )
-    forest = report.forest_plot(
+    forest = forest_plot(
         gaps.assign(why=gaps["delta_verdict"].map(no_estimate_reason)),
         estimate=["gap", "delta"],
         low=["lo", "delta_lo"],
@@ -216,7 +217,7 @@ def decisiveness_gaps(study: Study) -> report.Result:
         {
             "x_gap_ref": shown.loc[ref, gap_col] if ref in shown.index else "not trained",
             "x_gap_ref_verdict": gaps.loc[ref, "verdict"] if ref in gaps.index else "the reference model did not train",
-            "x_gap_paper_ref": report.fmt_fixed(theirs[ref], 3) if ref in theirs else "not reported",
+            "x_gap_paper_ref": presentation.fmt_fixed(theirs[ref], 3) if ref in theirs else "not reported",
             "x_gap_paper_data": dataset,
             "x_gap_summary": gap_summary(gaps),
         }

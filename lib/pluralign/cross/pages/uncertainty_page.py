@@ -13,6 +13,7 @@ from pluralign.cross import uncertainty as q2
 from pluralign.cross.common import no_estimate_reason
 from pluralign.cross.studies import each_data_set
 from pluralign.cross.study import Study
+from pluralign.forest import forest_plot
 
 __all__ = ["sigma_against_margin"]
 
@@ -47,7 +48,7 @@ def sigma_against_margin(study: Study) -> report.Result:
         f"- **{m}, {c}** ({n} pairs): {v}."
         for m, c, n, v in corr[["margin", "class", "pairs", "verdict"]].itertuples(index=False)
     ]
-    forest = report.forest_plot(
+    forest = forest_plot(
         corr.set_index(["margin", "class"]).assign(why=lambda d: d["verdict"].map(no_estimate_reason)),
         "rho",
         "lo",

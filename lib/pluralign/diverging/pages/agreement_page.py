@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pluralign import paper, report
+from pluralign import paper, presentation, report
 from pluralign.diverging import agreement as agr
 from pluralign.diverging import plots
 from pluralign.diverging.study import Study
@@ -92,7 +92,7 @@ def shares(study: Study) -> Result:
         values[f"div_n_{i}"] = int(sh.loc[name, "n"])
         values[f"subst_share_{i}"] = float(sh.loc[name, "diverging-substantial share"])
         p = planted.get(name)
-        values[f"planted_div_share_{i}"] = float(p.mean()) if p is not None else report.MISSING
+        values[f"planted_div_share_{i}"] = float(p.mean()) if p is not None else presentation.MISSING
         values[f"div_vs_planted_{i}"] = (
             against_planted(
                 int(sh.loc[name, "diverging"]), int(sh.loc[name, "n"]), float(p.mean()) if p is not None else None
@@ -168,8 +168,8 @@ def planted_recovery(study: Study) -> Result:
             table=None,
             note="Real data carries no planted truth: this check runs on the demo profile only.",
             values={
-                "taste_precision_0": report.MISSING,
-                "taste_recall_0": report.MISSING,
+                "taste_precision_0": presentation.MISSING,
+                "taste_recall_0": presentation.MISSING,
                 "taste_sentence_0": "real data carry no planted causes, so this is checked on the demo profile only",
             },
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pluralign import llm as llms
-from pluralign import report
+from pluralign import presentation, report
 from pluralign.diverging import cause_classifier as classifier
 from pluralign.diverging import causes as cz
 from pluralign.diverging.pages.causes_page import frequencies_figure
@@ -42,7 +42,7 @@ def _agreement_with_people(humans: pd.DataFrame | None, labels: pd.DataFrame) ->
         .rename_axis(["annotator", "other annotator"])
         .to_frame()
         .assign(**{"α (MASI), all annotators": a["alpha"]})
-        .pipe(report.present_markdown)
+        .pipe(presentation.present_markdown)
     )
     return table, said
 

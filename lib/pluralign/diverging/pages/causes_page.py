@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pluralign import paper, report
+from pluralign import paper, presentation, report
 from pluralign.diverging import agreement as agr
 from pluralign.diverging import cause_annotation as sheets_io
 from pluralign.diverging import causes as cz
@@ -163,7 +163,7 @@ def round_trip(study: Study) -> Result:
         freq, figure = frequencies_figure(labelled, "Causes of diverging preferences: imported annotations vs Table 1")
         note += (
             "\n\nCause frequencies from the imported annotations (every annotator's judgment of a pair "
-            "counts once), beside Table 1:\n\n" + report.present_markdown(freq)
+            "counts once), beside Table 1:\n\n" + presentation.present_markdown(freq)
         )
     same = (
         all(

@@ -8,7 +8,7 @@ import pandas as pd
 
 from pluralign import data as pdata
 from pluralign import llm as llms
-from pluralign import paper, report
+from pluralign import paper, presentation, report
 from pluralign.diverging import agreement as agr
 from pluralign.diverging import knowing as kn
 from pluralign.diverging import plots
@@ -97,7 +97,7 @@ def mean_variance_table2(study: Study) -> Result:
     first = c.index.get_level_values(0)[0]
     sentence = "; ".join(claim.model_sentence(m, r) for m, r in c.loc[first].iterrows())
     listed = "; ".join(
-        report.signed(f"{m} {report.fmt_interval(r['gap'], r['lo'], r['hi'], 3)}, {r['says']}")
+        presentation.signed(f"{m} {presentation.fmt_interval(r['gap'], r['lo'], r['hi'], 3)}, {r['says']}")
         for m, r in c.loc[first].iterrows()
     )
     notes.append(
@@ -191,7 +191,7 @@ def judges(study: Study) -> Result:
         else "no difference it can tell at this sample size"
     )
     gap = (
-        report.signed(report.fmt_interval(d["confidence"], d["lo"], d["hi"], 3))
+        presentation.signed(presentation.fmt_interval(d["confidence"], d["lo"], d["hi"], 3))
         if estimated
         else "has no interval (the judge's confidence does not vary over these pairs)"
     )
@@ -216,14 +216,14 @@ def _judge_table(t: pd.DataFrame) -> pd.DataFrame:
     """One judge's :func:`~pluralign.diverging.knowing.judge_decisiveness` table as the page shows it: pairs,
     confidence and how often it sides with the majority, each with its 95% interval in one cell."""
     agrees = [
-        report.fmt_interval(a, lo, hi, 3) if a == a else "n/a"
+        presentation.fmt_interval(a, lo, hi, 3) if a == a else "n/a"
         for a, lo, hi in t.reindex(columns=["agrees with majority", "agrees lo", "agrees hi"]).to_numpy()
     ]
     return pd.DataFrame(
         {
             "pairs": t["n"].astype(int),
             "confidence [95% CI]": [
-                report.fmt_interval(c, lo, hi, 3) for c, lo, hi in t[["confidence", "lo", "hi"]].to_numpy()
+                presentation.fmt_interval(c, lo, hi, 3) for c, lo, hi in t[["confidence", "lo", "hi"]].to_numpy()
             ],
             "sides with the majority [95% CI]": agrees,
         },

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pluralign import paper, profiles, report
+from pluralign import paper, presentation, profiles, report
 from pluralign.diverging import plots
 from pluralign.diverging import reward_models as rmod
 from pluralign.diverging import table2_claim as claim
@@ -46,7 +46,7 @@ def reward_models(study: Study) -> Result:
         study.loading_line() + "\n\n"
         "Training instances per model (BT drops ties: a pair whose majority is a tie or a split for Agg, "
         "each tie judgment for All; MSE (Agg) on the majority vote drops the split pairs, which have no "
-        "majority):\n\n" + report.present_markdown(inst)
+        "majority):\n\n" + presentation.present_markdown(inst)
     )
     note += "".join(
         f"\n\n*{name}: {m} is not trained — {why}.*" for name, r in runs.items() for m, why in r.skipped.items()
@@ -125,14 +125,14 @@ def level_or_not(study: Study) -> Result:
     table = pd.DataFrame(
         {
             "gap, high-agreement − diverging [95% CI]": [
-                report.fmt_interval(g, lo, hi, 3) for g, lo, hi in c[["gap", "lo", "hi"]].to_numpy()
+                presentation.fmt_interval(g, lo, hi, 3) for g, lo, hi in c[["gap", "lo", "hi"]].to_numpy()
             ],
             "gap (paper)": [f"{v:.3f}" if v == v else "n/a" for v in c["paper gap"]],
             "this run says": c["says"],
             "the paper's gap says": [w if v == v else "n/a" for w, v in zip(c["paper says"], c["paper gap"])],
         },
         index=c.index,
-    ).map(report.signed)
+    ).map(presentation.signed)
     first = c.index.get_level_values(0)[0]
     rows = c.loc[first]
     sentence = "; ".join(claim.model_sentence(m, r) for m, r in rows.iterrows())

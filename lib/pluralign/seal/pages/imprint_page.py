@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pluralign import report
+from pluralign import presentation, report
 from pluralign.report import Result
 from pluralign.seal import plots
 from pluralign.seal.compare import (
@@ -223,9 +223,8 @@ def harmless_sentence(long: pd.DataFrame, variant: str) -> str:
     if not len(est) or est.isna().any():
         return "this run has no estimate of harmlessness's imprint to set beside it"
     pre, post = (float(est.get(g)) for g in ("pre-D", "post-D"))
-    return (
-        f"this run's RMs reward a harmless entry by {report.fmt_number(pre)} pre-D and {report.fmt_number(post)} post-D"
-    )
+    shown = presentation.fmt_number
+    return f"this run's RMs reward a harmless entry by {shown(pre)} pre-D and {shown(post)} post-D"
 
 
 def _rows_note(long: pd.DataFrame) -> str:
@@ -392,10 +391,10 @@ def planted_recovery(study: Study) -> Result:
     text.append(recovery_reading(wr["parts"]))
     by_feature = wr["table"].rename_axis(["check", "feature"]).rename(index=display_name, level="feature")
     by_feature.insert(
-        0, "estimate [95% CI]", report.intervals(*(by_feature[c] for c in ("estimate", "ci_low", "ci_high")))
+        0, "estimate [95% CI]", presentation.intervals(*(by_feature[c] for c in ("estimate", "ci_low", "ci_high")))
     )
     by_feature = by_feature.drop(columns=["estimate", "ci_low", "ci_high"])
-    text.append("Feature by feature:\n\n" + report.present_markdown(by_feature))
+    text.append("Feature by feature:\n\n" + presentation.present_markdown(by_feature))
     return Result(
         table=wr["summary"].round(3),
         note="\n\n".join(text),

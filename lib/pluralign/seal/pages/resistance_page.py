@@ -10,6 +10,7 @@ import pandas as pd
 
 from pluralign import report
 from pluralign.data import spec
+from pluralign.presentation import MISSING, column_decimals, fmt_fixed, fmt_number, intervals, present_markdown, signed
 from pluralign.report import Result
 from pluralign.seal import plots
 from pluralign.seal import regimes as seal_regimes
@@ -229,7 +230,7 @@ def decisive_pairs(study: Study) -> Result:
     table = pd.DataFrame(
         {
             "decisive pairs γ ≠ i (n)": [int(decisive.sum()), n_code],
-            **{k: [report.fmt_fixed(ours[k], 4), report.fmt_fixed(shares[k], 4)] for k in shares},
+            **{k: [fmt_fixed(ours[k], 4), fmt_fixed(shares[k], 4)] for k in shares},
         },
         index=pd.Index(["this run", "SEAL analysis code (hh-rlhf)"], name=""),
     )
@@ -255,7 +256,7 @@ def shifts_by_regime(study: Study) -> Result:
 def _one_sample_columns(one: pd.DataFrame, suffix: str = "") -> dict:
     """A regime t-test table's mean θ with its 95% CI as one text, and its Bonferroni p-value, for display."""
     return {
-        f"mean θ{suffix} [95% CI]": report.intervals(one["mean"], one["ci_low"], one["ci_high"]),
+        f"mean θ{suffix} [95% CI]": intervals(one["mean"], one["ci_low"], one["ci_high"]),
         f"p{suffix} (Bonferroni)": one["p_bonferroni"].to_numpy(),
     }
 
@@ -290,7 +291,7 @@ def regime_shift_tests(study: Study) -> Result:
     off = study.reward_offsets
     note = (
         f"θ as the paper computes it moves with the offset between the two RMs' rewards (post-D mean "
-        f"{report.fmt_number(off.post)}, pre-D mean {report.fmt_number(off.pre)} over D's entries); θ centred is "
+        f"{fmt_number(off.post)}, pre-D mean {fmt_number(off.pre)} over D's entries); θ centred is "
         "the same angle on rewards centred per model, which Bradley–Terry training leaves free of any constant."
     )
     if len(w):
@@ -306,7 +307,7 @@ def regime_shift_tests(study: Study) -> Result:
         )
         note += (
             "\n\n**γ = c against γ = r within each regime** (Welch's t-test, Fig. 4's green against pink; θ as the "
-            "paper computes it):\n\n" + report.present_markdown(welch)
+            "paper computes it):\n\n" + present_markdown(welch)
         )
     values = {
         "n_regime_tests": len(one),
@@ -317,7 +318,7 @@ def regime_shift_tests(study: Study) -> Result:
         "n_welch": len(w),
     }
     paper = code[code["column"] == "pairs in the regime"]
-    return Result(table=table, note=report.signed(note), paper=paper, values=values, data={"tests": t, "centred": tc})
+    return Result(table=table, note=signed(note), paper=paper, values=values, data={"tests": t, "centred": tc})
 
 
 @report.section("gap_models", "post_gap_median", "post_gap_share_zero")
@@ -340,14 +341,11 @@ def reward_gap_distributions(study: Study) -> Result:
     table = table.set_index("RM (this run)").drop(columns="role").rename_axis("RM")
     # the 5-95 % range in one column ("−0.151 to 0.151"), so that the paper's columns and this run's fit the text
     lo, hi = table.pop("q05 (this run)"), table.pop("q95 (this run)")
-    d = report.column_decimals(list(lo) + list(hi))
+    d = column_decimals(list(lo) + list(hi))
     table.insert(
         list(table.columns).index("a₊ (this run)"),
         "5–95 % (this run)",
-        [
-            report.MISSING if pd.isna(a) else f"{report.fmt_fixed(a, d)} to {report.fmt_fixed(b, d)}"
-            for a, b in zip(lo, hi)
-        ],
+        [MISSING if pd.isna(a) else f"{fmt_fixed(a, d)} to {fmt_fixed(b, d)}" for a, b in zip(lo, hi)],
     )
     post = summ.loc[next((k for k in summ.index if str(k).startswith("post-D RM")), summ.index[0])]
     return Result(
@@ -397,7 +395,7 @@ def _topic_labels(study: Study):
         topics,
         disc,
         f"the LM-labeller {F.labeller}",
-        ["**Types of discrimination** (Fig. 15 right):\n\n" + report.present_markdown(disc)],
+        ["**Types of discrimination** (Fig. 15 right):\n\n" + present_markdown(disc)],
     )
 
 

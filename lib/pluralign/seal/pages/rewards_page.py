@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign import report
+from pluralign import presentation, report
 from pluralign.report import Result
 from pluralign.seal import plots
 from pluralign.seal.facts import DESIGN, paper_rows, paper_value
@@ -67,7 +67,7 @@ def dataset(study: Study) -> Result:
     }
     table = pd.DataFrame(rows, index=["This run", "In the paper"]).T.rename_axis("")
     dropped = filters[filters["removed"] > 0].set_index("filter")
-    note = f"Rows dropped by the loader, by reason:\n\n{report.present_markdown(dropped)}" if n_invalid else ""
+    note = f"Rows dropped by the loader, by reason:\n\n{presentation.present_markdown(dropped)}" if n_invalid else ""
     if getattr(rms.pre, "identity", None) == getattr(rms.post, "identity", 0):
         note = report.warning(
             f"The pre-D and post-D reward models are the same model ({rms.pre.identity}): no "
@@ -191,15 +191,16 @@ def reward_shifts(study: Study) -> Result:
     table = theta_summary(theta, centred)
     design = design_sentence(study.other_weights)
     note = (
-        f"Offset between the two RMs: the post-D RM's rewards average {report.fmt_number(off.post)} over D's entries, "
-        f"the pre-D RM's {report.fmt_number(off.pre)} (a difference of {report.fmt_number(off.offset)} reward points)."
+        f"Offset between the two RMs: the post-D RM's rewards average {presentation.fmt_number(off.post)} over D's "
+        f"entries, the pre-D RM's {presentation.fmt_number(off.pre)} (a difference of "
+        f"{presentation.fmt_number(off.offset)} reward points)."
     )
     if design:
         note += (
             " " + design + " The pre-D RM learned those weights and the post-D RM D's as well, so on the demo much "
             "of θ is this design turning the vectors, not something the paper measures."
         )
-    note = report.signed(note)
+    note = presentation.signed(note)
     return Result(
         table=table,
         figure=plots.reward_angles(angles, {THETA_RAW: theta, THETA_CENTRED: centred}),
@@ -264,8 +265,8 @@ def alignment(study: Study) -> Result:
     )
     g = alignment_gain(aligned(*study.rewards_of("pre")), aligned(*study.rewards_of("post")))
     note = (
-        f"From the pre-D to the post-D RM a₊ changes by {report.fmt_interval(g['gain'], g['low'], g['high'])} on the "
-        f"same pairs (paired 95% CI): it {g['verdict']}."
+        f"From the pre-D to the post-D RM a₊ changes by {presentation.fmt_interval(g['gain'], g['low'], g['high'])} "
+        f"on the same pairs (paired 95% CI): it {g['verdict']}."
     )
     return Result(
         table=table.round(3),

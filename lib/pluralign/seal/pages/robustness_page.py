@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign import embed, report
+from pluralign import embed, presentation, report
 from pluralign.paper.seal import flip_label
-from pluralign.report import MISSING, Result
+from pluralign.presentation import MISSING
+from pluralign.report import Result
 from pluralign.seal import plots
 from pluralign.seal.compare import (
     NOT_CONVERGED,
@@ -48,7 +49,7 @@ def _rewrite_notes(study: Study) -> list[str]:
     rp, notes = rw.rewrites, []
     if rp.n_dropped:
         dropped = rp.dropped.rename_axis("rewrite status (chosen / rejected)").to_frame("pairs dropped")
-        notes.append(report.present_markdown(dropped))
+        notes.append(presentation.present_markdown(dropped))
     if rp.prompts is None and len(rp.kept):
         # the dialogues are re-split into (history, reply) for scoring; check this reproduces the data set's pairs
         (qc, qr), i = study.rewards_of("post"), rw.idx[rp.kept]
