@@ -29,10 +29,10 @@ def glued(notebook: Path) -> dict:
     return values
 
 
-def _run(args: list[str], cwd: Path, env: dict) -> str:
+def _run(args: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
     r = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, f"{' '.join(args)} failed:\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
-    return r.stdout
+    return r
 
 
 @pytest.mark.slow  # three executions of a page in child processes
@@ -52,15 +52,7 @@ def test_plain_papermill_on_the_resolved_parameters_gives_the_page_s_glued_value
 
     _run(["pluralign", "params", PAGE, "-f", str(ROOT / params_file), "-o", "resolved.yml"], work, env)
     _run(["jupytext", "--to", "ipynb", "-o", f"{PAGE}.ipynb", str(ROOT / "notebooks" / f"{PAGE}.py")], work, env)
-    r = subprocess.run(
-        ["papermill", f"{PAGE}.ipynb", "out.ipynb", "-f", "resolved.yml", "--no-progress-bar"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert r.returncode == 0, r.stderr[-3000:]
+    r = _run(["papermill", f"{PAGE}.ipynb", "out.ipynb", "-f", "resolved.yml", "--no-progress-bar"], work, env)
     assert "unknown parameter" not in r.stderr  # every name it injects is one of the parameters cell
     assert glued(work / "out.ipynb") == by_run
 
@@ -72,17 +64,10 @@ def test_plain_papermill_on_the_resolved_parameters_gives_the_page_s_glued_value
     _run([sys.executable, "-c", api], work, env)
     assert glued(work / "api.ipynb") == by_run
     if profile == "demo":  # no parameter file at all: the page reads its profile's own file (page=...)
-        help_text = _run(["papermill", "--help-notebook", f"{PAGE}.ipynb"], work, env)
+        help_text = _run(["papermill", "--help-notebook", f"{PAGE}.ipynb"], work, env).stdout
         assert "settings" in help_text and "DivergingSettings" in help_text
-        bare = subprocess.run(
-            ["papermill", f"{PAGE}.ipynb", "bare.ipynb", "-y", "settings: {}", "--no-progress-bar"],
-            cwd=work,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        assert bare.returncode == 0 and "unknown parameter" not in bare.stderr, bare.stderr[-3000:]
+        bare = _run(["papermill", f"{PAGE}.ipynb", "bare.ipynb", "-y", "settings: {}", "--no-progress-bar"], work, env)
+        assert "unknown parameter" not in bare.stderr, bare.stderr[-3000:]
         assert glued(work / "bare.ipynb") == by_run
         (work / "bare.ipynb").unlink()
     assert sorted(p.name for p in work.iterdir()) == sorted(
