@@ -122,6 +122,10 @@ def summary() -> Result:
     return Result(pd.DataFrame(rows, columns=["", "this build"]).set_index(""), values={"build_profile": profile()})
 
 
+#: the opening words of the note at the top of every page of the papers' parts (the site check looks for them)
+PROFILE_NOTE = "This page was produced by"
+
+
 def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = None):
     """A Markdown admonition naming the profile that produced the page and any offline stand-ins
     used in place of the papers' components: the one note at the top of every chapter, each part giving only its
@@ -135,12 +139,12 @@ def profile_note(profile_name: str | None = None, stand_ins: list[str] | None = 
     if run_sources is not None:  # `pluralign run` on one's own parameter file: say what it used
         used = json.loads(run_sources) or ["the notebook's default data"]
         text = (
-            f":::{{note}}\nThis page was produced by `pluralign run` with the parameter file "
+            f":::{{note}}\n{PROFILE_NOTE} `pluralign run` with the parameter file "
             f"**{os.environ.get('PLURALIGN_RUN_PARAMS', '?')}**; data: {'; '.join(used)}. Settings the file "
             f"does not give are the notebook's defaults (written for the **{p}** profile)."
         )
         return Markdown(text + "\n:::")
-    text = f":::{{note}}\nThis page was produced by the **{p}** profile: {profiles.summary(p)}"
+    text = f":::{{note}}\n{PROFILE_NOTE} the **{p}** profile: {profiles.summary(p)}"
     if stand_ins:
         text += "\n\nStand-ins on this profile:\n" + "\n".join(f"- {s}" for s in stand_ins)
     return Markdown(text + "\n:::")
@@ -233,8 +237,7 @@ class Result:
         from IPython.display import HTML, Markdown, display
 
         if self.skipped.startswith("no estimate: "):  # ran and failed: the reason stays on the page, boxed
-            why = self.skipped[len("no estimate: ") :]
-            display(Markdown(warning(f"**No estimate.** {why}")), metadata={FAILED_SECTION: why})
+            self._show_plots_and_note()
             return
         if self.skipped:  # does not apply to this profile: the book leaves the section out and says why
             display(Markdown(f"*Not run on this profile:* {self.skipped}"), metadata={SKIPPED_SECTION: self.skipped})
@@ -251,7 +254,7 @@ class Result:
     def _show_plots_and_note(self, suffix: str = ""):
         from IPython.display import HTML, Markdown, display
 
-        if self.skipped.startswith("no estimate: "):
+        if self.skipped.startswith("no estimate: "):  # the section, or a data set's part of it, has no estimate
             why = self.skipped[len("no estimate: ") :]
             display(Markdown(warning(f"**No estimate.** {why}")), metadata={FAILED_SECTION: why})
             return

@@ -38,6 +38,7 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
 
 from pluralign.book import consistency
+from pluralign.report import PROFILE_NOTE
 
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w+Error: .+$", re.M)
 RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac\{|\\mathrm\{|\\mathbb\{|\\sigma\b|\\left\b")
@@ -188,10 +189,6 @@ const loads = () => !!document.querySelector('script[src*="mathjax"]');
 """
 
 
-#: the first words of the note at the top of every page of the papers' parts (:func:`pluralign.report.profile_note`)
-PROFILE_NOTE = "This page was produced by"
-
-
 def _driver():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -242,7 +239,7 @@ def _shown_problems(rel: Path, info: dict) -> list[str]:
         )
     for src in info["uncaptioned"]:
         problems.append(f"{rel}: {READING}figure without a numbered caption: {src}")
-    if paper_page and PROFILE_NOTE not in info["text"]:
+    if paper_page and PROFILE_NOTE not in info["text"]:  # report.profile_note's opening words
         problems.append(f"{rel}: no note of what produced the page ({PROFILE_NOTE!r} …: its profile, its stand-ins)")
     reading = consistency.Page(
         sentences=info["paragraphs"],
