@@ -9,7 +9,7 @@ STAMP   := $(VENV)/.installed
 # torch is pinned to the CPU wheel in the same install command (an unpinned torch pulls a CUDA build).
 TORCH   ?= torch==2.13.0
 
-.PHONY: venv book test test-slow bench bench-gpu check-book clean-book toc rehearse lint format lab recovery recovery-seeds
+.PHONY: venv book test test-slow bench bench-gpu check-book clean-book toc rehearse lint format lab recovery recovery-seeds recovery-study
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -78,6 +78,12 @@ recovery-seeds: $(STAMP)
 	@fail=0; for s in 0 1 2 3 4; do \
 	  $(BIN)/pluralign recovery --seed $$s --no-mutations --out _build/recovery-seed$$s.csv || fail=1; \
 	done; exit $$fail
+
+# How often the method rows fail a correct method: every method row on 200 fresh populations (seeds derived from
+# "recovery-study"), written to bench/results/recovery_study.json, which the recovery page quotes. Resumable:
+# make recovery-study ARGS=--resume
+recovery-study: $(STAMP)
+	$(BIN)/python bench/recovery_study.py --n 200 --jobs 2 $(ARGS)
 
 check-book: $(STAMP)
 	bash scripts/install-chromium.sh

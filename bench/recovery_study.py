@@ -1,0 +1,99 @@
+"""False failures of the recovery's method rows over fresh simulated populations: every method row of the demo table
+(:data:`pluralign.recovery.rows.REQUIRED`) on a correct method at ``--n`` population seeds derived from
+"recovery-study" (:mod:`pluralign.recovery.study`), each seed's rows appended to ``--log`` as it finishes (a killed run
+keeps what it measured; ``--resume`` skips the seeds already there, ``--rows`` re-runs some rows only), then per row
+and for all rows together the failures of n with their exact (Clopper-Pearson) 95 % interval and the seconds, written
+to ``--out`` — the file the recovery page quotes.
+
+The oracle's noise is the demo table's at seed 0 (the demo RM's residual sd on the utility scale), the same at every
+seed: nothing is trained here. The simulated judge's answers go to a throw-away cache, not the project's.
+
+    make recovery-study            # .venv/bin/python bench/recovery_study.py --n 200 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+#: the demo table's oracle noise at seed 0 (pluralign.recovery.seal_checks.residual_sd of the demo RM)
+DEMO_NOISE = 0.5766
+
+
+def _read(log: Path) -> list[dict]:
+    return [json.loads(x) for x in log.read_text().splitlines() if x.strip()] if log.exists() else []
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=200, help="population seeds")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--noise-sd", type=float, default=DEMO_NOISE)
+    ap.add_argument("--rows", default="", help="comma-separated method rows to (re-)run; default: all")
+    ap.add_argument("--log", default="bench/results/recovery_study.jsonl")
+    ap.add_argument("--out", default="bench/results/recovery_study.json")
+    ap.add_argument("--resume", action="store_true", help="skip the (seed, row)s already in --log")
+    ap.add_argument("--summarize", action="store_true", help="only write --out from --log")
+    a = ap.parse_args(argv)
+    os.environ.setdefault("PLURALIGN_CACHE", tempfile.mkdtemp(prefix="pluralign-study-cache-"))
+    import pandas as pd
+
+    from pluralign.recovery import study as S
+    from pluralign.recovery.imprint_checks import POPULATION_MULTIPLE
+    from pluralign.recovery.robustness_checks import POPULATION_ROUNDS
+    from pluralign.recovery.rows import ALPHA, REQUIRED
+
+    rows = tuple(r for r in a.rows.split(",") if r) or REQUIRED
+    unknown = sorted(set(rows) - set(REQUIRED))
+    if unknown:
+        ap.error(f"unknown rows {unknown}; the method rows are {list(REQUIRED)}")
+    seeds = S.study_seeds(a.n)
+    log = Path(a.log)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    if not a.summarize:
+        kept = _read(log) if a.resume or a.rows else []
+        if a.rows:  # the re-run rows replace their earlier results
+            kept = [r for r in kept if r["row"] not in rows or a.resume]
+        log.write_text("".join(json.dumps(r) + "\n" for r in kept))
+        done = {(r["seed"], r["row"]) for r in kept}
+        todo = [s for s in seeds if any((s, q) not in done for q in rows)]
+
+        def progress(k, res):
+            if "error" in res[0]:
+                print(f"{k}/{len(todo)} seed {res[0]['seed']}: ERROR (not counted) {res[0]['error']}", flush=True)
+                return
+            with log.open("a") as fh:
+                for r in res:
+                    if r["row"] != "population" or not a.rows:
+                        fh.write(json.dumps(r) + "\n")
+            bad = [r["row"] for r in res if r.get("recovered") is False]
+            print(f"{k}/{len(todo)} seed {res[0]['seed']}: " + (f"FAILED {bad}" if bad else "ok"), flush=True)
+
+        S.false_failures(todo, a.noise_sd, rows=rows, jobs=a.jobs, progress=progress)
+    runs = pd.DataFrame(_read(log))
+    runs = runs[runs["seed"].isin(seeds)]
+    out = {
+        "what": "false failures of correct methods in the recovery's method rows, over fresh simulated populations "
+        '(seeds derived from "recovery-study"; pluralign.recovery.study); "all rows": the populations on which any '
+        "row failed, what one commit's CI run meets",
+        "noise_sd": a.noise_sd,
+        "alpha_per_row": ALPHA,
+        "population_multiple": POPULATION_MULTIPLE,
+        "eq4_population_rounds": POPULATION_ROUNDS,
+        "seeds_requested": len(seeds),
+        "wall_seconds_this_run": time.perf_counter() - start,
+        "jobs": a.jobs,
+        "rows": S.summary(runs),
+    }
+    Path(a.out).write_text(json.dumps(out, indent=2) + "\n")
+    print(json.dumps({k: {x: v[x] for x in ("failures", "n", "ci95")} for k, v in out["rows"].items()}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

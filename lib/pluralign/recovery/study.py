@@ -1,0 +1,275 @@
+"""How often the recovery's method rows fail a correct method: every method row of the demo table
+(:data:`~pluralign.recovery.rows.REQUIRED`) on fresh simulated populations drawn as the demo's pages draw them at
+another seed (:func:`population`: the simulator's specs of the pages, nothing trained), the population seeds derived
+from a string nobody tuned to (:func:`study_seeds`). Each failure of a row on a correct method is a false failure;
+:func:`summary` counts them per row and for all rows together (a population on which any row fails: what one commit
+of CI meets) with their exact (Clopper–Pearson) 95 % intervals.
+
+``make recovery-study`` runs it (``bench/recovery_study.py``) and writes ``bench/results/recovery_study.json``, the
+file the recovery page quotes (:func:`recorded`)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pluralign.recovery.rows import REQUIRED
+
+__all__ = [
+    "STUDY_LABEL",
+    "RESULTS",
+    "Population",
+    "study_seeds",
+    "population",
+    "ROW_CHECKS",
+    "run_rows",
+    "false_failures",
+    "summary",
+    "recorded",
+]
+
+#: the string the study's population seeds are derived from
+STUDY_LABEL = "recovery-study"
+#: where ``make recovery-study`` writes the study and the page reads it
+RESULTS = Path(__file__).resolve().parents[3] / "bench" / "results" / "recovery_study.json"
+
+
+def study_seeds(n: int, label: str = STUDY_LABEL) -> list[int]:
+    """``n`` population seeds derived from ``label``: the first 8 bytes of its SHA-256 seed a
+    :class:`numpy.random.SeedSequence`, whose first ``n`` 31-bit states (0 excluded: seed 0 is the book's own
+    population) are the seeds."""
+    root = int.from_bytes(hashlib.sha256(label.encode()).digest()[:8], "big")
+    states = np.random.SeedSequence(root).generate_state(2 * n + 8)
+    return [s for s in (int(x) & 0x7FFFFFFF for x in states) if s][:n]
+
+
+@functools.lru_cache(maxsize=4)
+def _settings(profile: str):
+    """The settings of the Part I and SEAL pages whose studies the demo table reads
+    (:data:`~pluralign.recovery.demo.PAGES`), read once per process: ``(diverging, seal)``."""
+    from pluralign.diverging.settings import DivergingSettings
+    from pluralign.recovery.demo import PAGES, page_params
+    from pluralign.seal.settings import SealSettings
+
+    def settings(cls, part):
+        p = page_params(PAGES[part], profile)
+        return cls.create(None, **{k: v for k, v in p.items() if k not in ("profile", "seed", "models")})
+
+    return settings(DivergingSettings, "diverging"), settings(SealSettings, "seal")
+
+
+@dataclass(frozen=True, eq=False)
+class Population:
+    """The inputs of every method row at one population seed, drawn as the demo's pages draw them: Part I's first
+    simulated data set with its agreement classes (``data``, ``classified``), SEAL's alignment data D with its
+    chosen / rejected view and the pre-D RM's other data (``D``, ``view``, ``other_parts``, ``p_flip``), Beyond
+    the Binary's page data with the judge's judgments (``btb_data``, ``judgments``, ``judge``)."""
+
+    seed: int
+    data: object
+    classified: pd.DataFrame
+    ties: str
+    D: object
+    view: pd.DataFrame
+    other_parts: list
+    p_flip: float
+    btb_data: object
+    judgments: pd.DataFrame
+    judge: object
+
+
+def population(seed: int, profile: str = "demo") -> Population:
+    """Every method row's inputs at population seed ``seed`` (:class:`Population`), nothing trained: the pages'
+    simulator specs drawn with ``seed`` (:func:`pluralign.data.spec.from_spec`), as the pages' studies draw them
+    (``part.setup(..., seed=seed)``), without building SEAL's study, which trains its pre-D and post-D RMs (Part III's
+    study is built: it trains nothing until a model is asked for)."""
+    from pluralign.data.spec import from_spec
+    from pluralign.diverging.agreement import agreement_classes
+    from pluralign.recovery.demo import part_study
+    from pluralign.seal.design import chosen_rejected
+
+    div, seal = _settings(profile)
+    spec = next(x for x in div.datasets if "simulate" in x)
+    data = from_spec(spec, seed)
+    D = from_spec(seal.design.data, seed)
+    other = [from_spec(x, seed) for x in seal.design.other_data or []]
+    btb = part_study("btb", profile, seed)
+    return Population(
+        seed=seed,
+        data=data,
+        classified=agreement_classes(data, ties=div.ties),
+        ties=div.ties,
+        D=D,
+        view=chosen_rejected(D).table,
+        other_parts=other,
+        p_flip=seal.p_flip,
+        btb_data=btb.data,
+        judgments=btb.judgments.reindex(btb.ids),
+        judge=btb.settings.judge,
+    )
+
+
+def _diverging_share(p: Population, noise_sd: float) -> dict:
+    from pluralign.recovery.diverging_checks import diverging_share
+
+    return diverging_share(p.classified, p.data, p.seed)
+
+
+def _diverging_taste_driven(p: Population, noise_sd: float) -> dict:
+    from pluralign.recovery.diverging_checks import diverging_taste_driven
+
+    return diverging_taste_driven(p.classified, p.data, p.seed)
+
+
+def _imprint_weights(p: Population, noise_sd: float) -> dict:
+    from pluralign.recovery.imprint_checks import oracle_imprint
+
+    return oracle_imprint(p.data, p.data.pairs["pair_id"], noise_sd=noise_sd, seed=p.seed)
+
+
+def _imprint_text_weights(p: Population, noise_sd: float) -> dict:
+    from pluralign.recovery.imprint_checks import oracle_imprint_text
+
+    return oracle_imprint_text(p.D, p.view, noise_sd=noise_sd, seed=p.seed)
+
+
+def _resistance_regimes(p: Population, noise_sd: float) -> dict:
+    from pluralign.recovery.resistance_checks import oracle_resistance
+
+    return oracle_resistance(p.D, p.view, p.other_parts, noise_sd=noise_sd, seed=p.seed)
+
+
+def _robustness_scores(p: Population, noise_sd: float) -> dict:
+    from pluralign.recovery.robustness_checks import oracle_robustness
+
+    return oracle_robustness(p.D, p.view, noise_sd=noise_sd, seed=p.seed, p_flip=p.p_flip)
+
+
+def _margin_pstar_correlation(p: Population, noise_sd: float) -> dict:
+    from pluralign.recovery.btb_checks import margin_pstar_correlation
+
+    j = p.judge
+    return margin_pstar_correlation(p.judgments, p.btb_data.truth["share_a"], p.seed, noise=j.noise, n=j.n)
+
+
+#: each method row's check on a :class:`Population` (and the oracle's noise), called as the demo table calls it
+ROW_CHECKS = {
+    "diverging_share": _diverging_share,
+    "diverging_taste_driven": _diverging_taste_driven,
+    "imprint_weights": _imprint_weights,
+    "imprint_text_weights": _imprint_text_weights,
+    "resistance_regimes": _resistance_regimes,
+    "robustness_scores": _robustness_scores,
+    "margin_pstar_correlation": _margin_pstar_correlation,
+}
+if set(ROW_CHECKS) != set(REQUIRED):  # a method row added to the table must be added to the study
+    raise ImportError(f"the study's rows {sorted(ROW_CHECKS)} are not the table's method rows {sorted(REQUIRED)}")
+
+
+def run_rows(seed: int, noise_sd: float, rows=REQUIRED, profile: str = "demo") -> list[dict]:
+    """The method ``rows`` at population seed ``seed`` (the rows' seed too, as the demo table at that seed) with
+    the oracle's noise ``noise_sd``: per row ``seed``, ``row``, ``recovered``, ``failing`` (its failed sub-tests),
+    ``reads`` and ``seconds`` (the row's own time; drawing the population is timed once, as row ``population``)."""
+    t = time.perf_counter()
+    p = population(seed, profile)
+    out = [{"seed": seed, "row": "population", "seconds": time.perf_counter() - t}]
+    for q in rows:
+        t = time.perf_counter()
+        r = ROW_CHECKS[q](p, noise_sd)
+        out.append(
+            {
+                "seed": seed,
+                "row": q,
+                "recovered": bool(r["recovered"]),
+                "failing": str(r.get("failing", "")),
+                "reads": str(r.get("reads", "")),
+                "seconds": time.perf_counter() - t,
+            }
+        )
+    return out
+
+
+def _one(args):
+    seed, noise_sd, rows = args
+    return run_rows(seed, noise_sd, rows)
+
+
+def false_failures(seeds, noise_sd: float, rows=REQUIRED, jobs: int = 1, progress=None) -> pd.DataFrame:
+    """:func:`run_rows` at every seed of ``seeds`` (``jobs`` processes), one row per (seed, row); a seed whose run
+    raises is reported to ``progress`` as ``[{"seed": s, "error": message}]`` and left out (neither a pass nor a
+    failure: run it again)."""
+    args = [(int(s), float(noise_sd), tuple(rows)) for s in seeds]
+    out = []
+
+    def done(k, a, res=None, err=None):
+        res = res if err is None else [{"seed": a[0], "error": f"{type(err).__name__}: {err}"}]
+        out.extend(r for r in res if "error" not in r)
+        if progress:
+            progress(k, res)
+
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(jobs) as ex:
+            futures = {ex.submit(_one, a): a for a in args}
+            for k, f in enumerate(as_completed(futures), 1):
+                err = f.exception()
+                done(k, futures[f], None if err else f.result(), err)
+    else:
+        for k, a in enumerate(args, 1):
+            try:
+                done(k, a, _one(a))
+            except Exception as err:  # noqa: BLE001 - reported and left out, never counted as a pass
+                done(k, a, err=err)
+    return pd.DataFrame(out)
+
+
+def _count(n: int, k: int) -> dict:
+    """``k`` failures of ``n`` with the rate's exact 95 % interval (Clopper–Pearson,
+    :meth:`scipy.stats.binomtest`'s ``proportion_ci(method="exact")``)."""
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    return {"failures": k, "n": n, "rate": k / n, "ci95": [float(ci.low), float(ci.high)]}
+
+
+def summary(runs: pd.DataFrame) -> dict:
+    """Per method row: its false failures of ``n`` populations with their exact 95 % interval, the seeds and
+    sub-tests that failed, and the row's seconds (mean and max); under ``"all rows"``: the populations on which
+    any row failed (what a commit's CI run meets), counted over the populations where every row ran."""
+    checks = runs[runs["row"] != "population"]
+    out = {}
+    for q, g in checks.groupby("row", sort=False):
+        bad = g.loc[~g["recovered"].astype(bool)]
+        out[q] = {
+            **_count(len(g), len(bad)),
+            "failed_seeds": [int(s) for s in bad["seed"]],
+            "failed_tests": [str(f) for f in bad["failing"]],
+            "seconds_mean": float(g["seconds"].mean()),
+            "seconds_max": float(g["seconds"].max()),
+        }
+    per_seed = checks.groupby("seed")
+    complete = per_seed["row"].nunique() == checks["row"].nunique()
+    failed = ~per_seed["recovered"].all().astype(bool)
+    seconds = runs.groupby("seed")["seconds"].sum()
+    out["all rows"] = {
+        **_count(int(complete.sum()), int((failed & complete).sum())),
+        "failed_seeds": [int(s) for s in failed[failed & complete].index],
+        "seconds_mean": float(seconds[complete[complete].index].mean()),
+        "seconds_max": float(seconds[complete[complete].index].max()),
+    }
+    return out
+
+
+def recorded(path: Path = RESULTS) -> dict | None:
+    """The recorded study (``bench/results/recovery_study.json``, written by ``make recovery-study``), or None when
+    it has not been run."""
+    path = Path(path)
+    return json.loads(path.read_text()) if path.exists() else None

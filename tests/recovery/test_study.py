@@ -1,0 +1,60 @@
+"""The recovery's population study (pluralign.recovery.study): its seeds, its wiring of every method row, and its
+counts of false failures per row and for all rows together."""
+
+import pandas as pd
+import pytest
+
+from pluralign.recovery import study
+from pluralign.recovery.rows import REQUIRED
+
+
+def test_seeds_are_derived_from_the_string():
+    """The same seeds every time, distinct, never the book's seed 0; another string gives others."""
+    seeds = study.study_seeds(200)
+    assert seeds == study.study_seeds(200) and len(set(seeds)) == 200 and 0 not in seeds
+    assert study.study_seeds(5, "another") != seeds[:5]
+
+
+def test_every_method_row_is_studied():
+    """The study runs exactly the table's method rows: a row added to the table without its study check fails."""
+    assert set(study.ROW_CHECKS) == set(REQUIRED)
+
+
+def _runs(outcomes: dict) -> pd.DataFrame:
+    rows = [
+        {"seed": s, "row": q, "recovered": ok, "failing": "" if ok else "bias", "seconds": 1.0}
+        for s, per_row in outcomes.items()
+        for q, ok in per_row.items()
+    ]
+    return pd.DataFrame(rows + [{"seed": s, "row": "population", "seconds": 0.5} for s in outcomes])
+
+
+def test_summary_counts_rows_and_populations():
+    """Per row: its failures of n with the exact interval; all rows: a population on which two rows fail counts
+    once, and a population where a row did not run (its run raised) is not counted as a pass."""
+    from scipy.stats import binomtest
+
+    runs = _runs(
+        {
+            1: {"a": True, "b": True},
+            2: {"a": False, "b": False},
+            3: {"a": True, "b": False},
+            4: {"a": True, "b": True},
+            5: {"a": True},  # b did not run
+        }
+    )
+    s = study.summary(runs)
+    assert (s["a"]["failures"], s["a"]["n"], s["a"]["failed_seeds"]) == (1, 5, [2])
+    assert (s["b"]["failures"], s["b"]["n"], s["b"]["failed_tests"]) == (2, 4, ["bias", "bias"])
+    everything = s["all rows"]
+    assert (everything["failures"], everything["n"], everything["failed_seeds"]) == (2, 4, [2, 3])
+    ci = binomtest(2, 4).proportion_ci(method="exact")
+    assert everything["ci95"] == pytest.approx([ci.low, ci.high])
+    assert everything["seconds_mean"] == pytest.approx(2.5)  # both rows and the population, per seed
+
+
+def test_recorded_reads_the_file(tmp_path):
+    """The page's source: None before the study has run, its JSON after."""
+    assert study.recorded(tmp_path / "none.json") is None
+    (tmp_path / "s.json").write_text('{"rows": {"all rows": {"failures": 0, "n": 200}}}')
+    assert study.recorded(tmp_path / "s.json")["rows"]["all rows"]["n"] == 200
