@@ -39,7 +39,7 @@ settings = {}  # pluralign.btb.BtbSettings, e.g. {"embedded_pairs": 0}
 
 # %% tags=["remove-input"]
 from pluralign import btb, report
-from pluralign.btb.pages import rewards_page, stand_ins
+from pluralign.btb.pages import decidability_page, rewards_page, stand_ins
 
 study = btb.setup(profile, seed, models=models, settings=settings, page="btb_rewards")
 rewards_page.paper_numbers(study).glue()
@@ -148,7 +148,7 @@ rewards_page.beside_paper(study)
 # that size.
 
 # %% tags=["remove-input"]
-rewards_page.paper_sized_check(study).glue()
+decidability_page.paper_sized_check(study).glue()
 
 # %% [markdown]
 # On {glue:text}`btb_small_n` test pairs (a random subset of ours, or the whole test set when it is that small) the
@@ -159,7 +159,7 @@ rewards_page.paper_sized_check(study).glue()
 # as directions, not as established effects.
 
 # %% tags=["remove-input"]
-rewards_page.decidable_size(study).glue()
+decidability_page.decidable_size(study).glue()
 
 # %% [markdown]
 # ### Is the demo large enough to decide the paper's claim?
@@ -190,7 +190,7 @@ rewards_page.decidable_size(study).glue()
 # log-odds noise as well, the one setting of the stand-in that shapes the margins.
 
 # %% tags=["remove-input"]
-rewards_page.training_size_sweep(study).glue()
+decidability_page.training_size_sweep(study).glue()
 
 # %% [markdown]
 # Each row: {glue:text}`btb_sweep_draws` fresh training sets of the simulator's population, the test pairs this
@@ -220,5 +220,9 @@ rewards_page.delta_plot(study, "l1")
 
 # %% tags=["remove-input"]
 report.reproduce(
-    "btb_rewards", "pluralign.btb.pages.rewards_page", "pluralign.btb.comparison", "pluralign.btb.decidability"
+    "btb_rewards",
+    "pluralign.btb.pages.rewards_page",
+    "pluralign.btb.pages.decidability_page",
+    "pluralign.btb.comparison",
+    "pluralign.btb.decidability",
 )

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pluralign.btb.pages import margins_page, rewards_page, subjectivity_page
+from pluralign.btb.pages import decidability_page, margins_page, rewards_page, subjectivity_page
 from pluralign.presentation import MISSING
 
 
@@ -141,7 +141,7 @@ def test_btb_rewards_without_any_test_p_star_say_no_estimate_and_glue_the_prose_
     for r in (
         rewards_page.directions(s),
         rewards_page.beside_paper(s),
-        rewards_page.paper_sized_check(s),
+        decidability_page.paper_sized_check(s),
         rewards_page.rm_vs_p_star(s),
         rewards_page.delta_plot(s, "pearson"),
     ):
@@ -163,7 +163,7 @@ def test_btb_rewards_with_some_test_p_star_missing_estimate_from_the_rest_and_co
     t1 = rewards_page.table_1(s)
     assert not t1.skipped and t1.values["btb_n_test"] == n - 5
     assert f"p\\* is missing for 5 of {n} pairs" in t1.note and "left out" in t1.note
-    small = rewards_page.paper_sized_check(s)
+    small = decidability_page.paper_sized_check(s)
     assert small.values["btb_small_n"] == 50
     assert len(rewards_page.rm_vs_p_star(s).data["frame"]) == n - 5
 

@@ -10,7 +10,7 @@ import pytest
 from pluralign import btb, paper, presentation
 from pluralign.btb import decidability
 from pluralign.btb import evaluation as E
-from pluralign.btb.pages import rewards_page
+from pluralign.btb.pages import decidability_page, rewards_page
 from rm_helpers import btb_reward_study
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
@@ -31,7 +31,7 @@ def test_paper_numbers_come_from_the_paper_table():
 def test_each_section_declares_the_names_its_prose_quotes():
     assert rewards_page.table_1.quotes[:3] == ("btb_r_baseline", "btb_r_baseline_lo", "btb_r_baseline_hi")
     assert "btb_n_test" in rewards_page.table_1.quotes and len(rewards_page.table_2.quotes) == 9
-    assert rewards_page.paper_sized_check.quotes == ("btb_small_width", "btb_small_n")
+    assert decidability_page.paper_sized_check.quotes == ("btb_small_width", "btb_small_n")
 
 
 @pytest.mark.slow
@@ -50,13 +50,13 @@ def test_reward_model_sections_on_the_simulator(monkeypatch):
     d = rewards_page.directions(s)
     assert set(d.table.index) == {"Multiple Correct", "Single Correct", "ID", "OOD"}
     assert "Measured on this profile" in d.note
-    small = rewards_page.paper_sized_check(s)
+    small = decidability_page.paper_sized_check(s)
     assert small.values["btb_small_n"] == 50 and small.values["btb_small_width"] > 0
     assert "category" in rewards_page.beside_paper(s).table.index.names
     assert rewards_page.same_model_warning(s).note == ""
     monkeypatch.setattr(decidability, "SIZES", (60, 120))
     monkeypatch.setattr(decidability, "DRAWS", 2)
-    sweep = rewards_page.training_size_sweep(s)
+    sweep = decidability_page.training_size_sweep(s)
     # row labels that do not read as counts (a row "N = 60" of correlations read as a count shown with decimals)
     assert list(sweep.table.index[:3]) == ["60", "120", "120 (judge noise 0)"]
     assert sweep.values["btb_sweep_sizes"] == "60 to 120" and "in-domain test pairs" in sweep.values["btb_sweep_says"]
@@ -81,8 +81,7 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
     import numpy as np
     import pandas as pd
 
-    from pluralign.btb import evaluation
-    from pluralign.btb.pages import provenance
+    from pluralign.btb import evaluation, provenance
 
     monkeypatch.setattr(provenance, "require_test_p_star", lambda study: None)
     t1 = evaluation.paper_table1()
@@ -94,22 +93,22 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
         row.update(zip(("baseline", "baseline_lo", "baseline_hi"), baseline))
         return SimpleNamespace(comparison=SimpleNamespace(table=pd.DataFrame([row])))
 
-    r = rewards_page.decidable_size(study(0.0, -paper / 4, paper / 4))
+    r = decidability_page.decidable_size(study(0.0, -paper / 4, paper / 4))
     assert "already excludes an improvement as large" in r.values["btb_decide_says"]
     assert r.values["btb_decide_n_paper"] == int(np.ceil(250 / 16))
-    r = rewards_page.decidable_size(study(paper, paper / 2, 1.5 * paper))
+    r = decidability_page.decidable_size(study(paper, paper / 2, 1.5 * paper))
     assert r.values["btb_decide_says"] == "its interval excludes 0"
     assert "already has an interval that excludes 0" in r.values["btb_decide_n_here"]
-    r = rewards_page.decidable_size(study(paper / 2, -paper, 2 * paper))
+    r = decidability_page.decidable_size(study(paper / 2, -paper, 2 * paper))
     assert "contains both 0 and the paper's median" in r.values["btb_decide_says"]
     assert r.values["btb_decide_n_paper"] == int(np.ceil(250 * (1.5) ** 2))
     assert r.values["btb_decide_n_here"].endswith(f"would be told from 0 at about {int(np.ceil(250 * 9)):,}")
     # a baseline that does not track p* (its r's interval contains 0): no test size decides the claim
-    r = rewards_page.decidable_size(study(0.0, -paper / 4, paper / 4, baseline=(0.03, -0.07, 0.13)))
+    r = decidability_page.decidable_size(study(0.0, -paper / 4, paper / 4, baseline=(0.03, -0.07, 0.13)))
     assert "an interval that contains 0" in r.values["btb_decide_says"]
     # a model whose scores are constant (tiny random-weight models): r and its interval are undefined; the section
     # has no estimate and says why instead of failing the page
-    r = rewards_page.decidable_size(study(float("nan"), float("nan"), float("nan")))
+    r = decidability_page.decidable_size(study(float("nan"), float("nan"), float("nan")))
     assert r.skipped.startswith("no estimate: Δ r has no interval: Pearson r is undefined on 250 test pairs with p*")
     assert set(r.values) == {"btb_decide_delta", "btb_decide_n_paper", "btb_decide_n_here", "btb_decide_says"}
 
@@ -117,9 +116,9 @@ def test_decidable_size_says_what_the_interval_supports(monkeypatch):
 def test_training_size_sweep_needs_a_simulated_population_and_judge():
     """Off the simulator (or with an LLM judge) the sweep does not apply: the section is left out with its reason."""
     s = btb.setup(data=DATA, judge={"source": "annotators"})
-    r = rewards_page.training_size_sweep(s)
+    r = decidability_page.training_size_sweep(s)
     assert r.skipped.startswith("the training-size sweep draws fresh training sets") and r.table is None
-    assert "btb_sweep_decide" in rewards_page.training_size_sweep.quotes
+    assert "btb_sweep_decide" in decidability_page.training_size_sweep.quotes
 
 
 def test_a_delta_without_an_interval_is_no_estimate_not_a_nan_width(monkeypatch):
@@ -129,7 +128,7 @@ def test_a_delta_without_an_interval_is_no_estimate_not_a_nan_width(monkeypatch)
 
     import pandas as pd
 
-    from pluralign.btb.pages import provenance
+    from pluralign.btb import provenance
 
     monkeypatch.setattr(provenance, "require_test_p_star", lambda study: None)
     row = {"grouping": "all", "metric": "pearson", "n": 1, "delta": float("nan")}
@@ -138,7 +137,7 @@ def test_a_delta_without_an_interval_is_no_estimate_not_a_nan_width(monkeypatch)
     study = SimpleNamespace(
         comparison=comparison, settings=SimpleNamespace(evaluation=SimpleNamespace(paper_sized_check=150))
     )
-    r = rewards_page.paper_sized_check(study)
+    r = decidability_page.paper_sized_check(study)
     assert r.skipped == (
         "no estimate: Δ r has no interval: Pearson r is undefined on 1 test pair with p* (under two, or scores or p* "
         "constant)."

@@ -8,8 +8,9 @@ import pytest
 
 from pluralign import btb, report
 from pluralign.btb import evaluation as E
+from pluralign.btb import provenance
 from pluralign.btb import training as T
-from pluralign.btb.pages import provenance, stand_ins, subjectivity_page
+from pluralign.btb.pages import stand_ins, subjectivity_page
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
 

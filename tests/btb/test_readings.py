@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from pluralign.btb import decidability, evaluation, readings
-from pluralign.btb.pages import provenance, rewards_decidability, rewards_page
+from pluralign.btb import decidability, evaluation, provenance, readings
+from pluralign.btb.pages import decidability_page, rewards_page
 
 
 def test_no_r_reason_names_the_real_reason():
@@ -109,11 +109,11 @@ def _decide_study(est, lo, hi, baseline, n=250):
 def test_no_dash_stands_in_a_sentence_of_the_decidability_section(monkeypatch):
     """ "this run's own Δ at about —" where Δ's interval already excluded 0: a clause that fits each case."""
     monkeypatch.setattr(provenance, "require_test_p_star", lambda study: None)
-    r = rewards_decidability.decidable_size(_decide_study(0.1, 0.05, 0.15, (0.4, 0.3, 0.5)))
+    r = decidability_page.decidable_size(_decide_study(0.1, 0.05, 0.15, (0.4, 0.3, 0.5)))
     assert r.values["btb_decide_n_here"] == "this run's own Δ r (+0.100) already has an interval that excludes 0"
-    r = rewards_decidability.decidable_size(_decide_study(0.0, -0.02, 0.02, (0.4, 0.3, 0.5)))
+    r = decidability_page.decidable_size(_decide_study(0.0, -0.02, 0.02, (0.4, 0.3, 0.5)))
     assert r.values["btb_decide_n_here"] == "this run's own Δ r is +0.000, which no test size tells from 0"
-    r = rewards_decidability.decidable_size(_decide_study(0.01, -0.02, 0.04, (0.031, -0.068, 0.128)))
+    r = decidability_page.decidable_size(_decide_study(0.01, -0.02, 0.04, (0.031, -0.068, 0.128)))
     assert r.values["btb_decide_n_here"] == "this run's own Δ r (+0.010) would be told from 0 at about 2,250"
     assert "no test size lets the demo speak to the claim" in r.values["btb_decide_says"]
     assert "0.031 [−0.068, 0.128], an interval that contains 0:" in r.values["btb_decide_says"]
@@ -135,12 +135,12 @@ def test_the_sweep_says_where_delta_lies_beside_the_paper_not_ruled_out(monkeypa
     )
     assert decidability.decidable_at(t, "paper") == 250 and decidability.decidable_at(t, "sign") == 500
     monkeypatch.setattr(decidability, "SIZES", (100, 250, 500))
-    said = rewards_decidability._decided("all test pairs", t, 500)
+    said = decidability_page._decided("all test pairs", t, 500)
     assert said == (
         "On all test pairs, the sign of Δ r is settled from 500 training pairs, and its interval lies clear of the "
         "paper's median Δ (below it) from 250 training pairs."
     )
-    none = rewards_decidability._decided("in-domain", t.assign(says="cannot tell"), 500)
+    none = decidability_page._decided("in-domain", t.assign(says="cannot tell"), 500)
     assert "at no size up to 500 training pairs" in none and "—" not in none and "ruled out" not in none
 
 
@@ -186,5 +186,5 @@ def test_the_findings_sentences_hold_on_a_profile_without_some_groupings(monkeyp
     from pluralign import btb
 
     sample_like = btb.setup(data=[{"simulate": {"n_pairs": 60, "seed": 3}}], judge={"source": "annotators"})
-    swept = rewards_page.training_size_sweep(sample_like)
+    swept = decidability_page.training_size_sweep(sample_like)
     assert swept.skipped and swept.values["btb_sweep_decide"].startswith("The training-size sweep does not run")

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from pluralign import btb
+from pluralign.btb import provenance
 from pluralign.btb import training as T
-from pluralign.btb.pages import provenance
 from pluralign.params import ParamsError
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]

@@ -3,9 +3,12 @@ study (:class:`pluralign.btb.study.Study`) that return a :class:`pluralign.repor
 
 - :mod:`.subjectivity_page` — the categories of subjectivity and p* (§3.1–3.2, Eq. 2, Appendix B);
 - :mod:`.margins_page` — synthetic judgments and their margins (§3.3, Eq. 3, Appendix A);
-- :mod:`.rewards_page` — the margin-regularized reward model against the baseline (Eqs. 1 and 4, Tables 1–2),
-  with :mod:`.rewards_decidability`, the study of whether Table 1's differences are decidable from this run;
-- :mod:`.provenance` — where p* and the categories come from, shared by the subjectivity and rewards pages.
+- :mod:`.rewards_page` — the margin-regularized reward model against the baseline (Eqs. 1 and 4, Tables 1–2);
+- :mod:`.decidability_page` — the sections of that page's decidability study: are Table 1's differences decidable
+  from this run?
+
+The sections the subjectivity and rewards pages share (where p* and the categories come from) are in
+:mod:`pluralign.btb.provenance`.
 
 Every page module is named ``<page>_page`` (the page ``notebooks/<part>_<page>.py`` shows), apart from the concept
 modules of the part; a page's notebook calls its sections, and puts the profile note at its top with
@@ -15,7 +18,7 @@ modules of the part; a page's notebook calls its sections, and puts the profile 
 from __future__ import annotations
 
 from pluralign import profiles
-from pluralign.btb.pages.provenance import pairs_taken
+from pluralign.btb.provenance import pairs_taken
 
 __all__ = ["stand_ins"]
 

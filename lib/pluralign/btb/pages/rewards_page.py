@@ -1,6 +1,6 @@
 """The page "Margin-regularized reward models against the aggregate preference" (Beyond the Binary §3.3–3.4,
 Eqs. 1 and 4, Tables 1–2, footnote 6): its sections as functions of the study; the sections of its decidability
-study (is Table 1's difference decidable here?) are those of :mod:`.rewards_decidability`."""
+study (is Table 1's difference decidable here?), shown after its tables, are those of :mod:`.decidability_page`."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign import presentation, report
-from pluralign.btb import evaluation, plots, readings
-from pluralign.btb.pages import provenance
-from pluralign.btb.pages.rewards_decidability import decidable_size, paper_sized_check, training_size_sweep
+from pluralign.btb import evaluation, plots, provenance, readings
 from pluralign.btb.training import LR_SWEEP
 from pluralign.forest import forest_plot
 
@@ -30,9 +28,6 @@ __all__ = [
     "table_2",
     "directions",
     "beside_paper",
-    "paper_sized_check",
-    "decidable_size",
-    "training_size_sweep",
     "rm_vs_p_star",
     "delta_plot",
 ]

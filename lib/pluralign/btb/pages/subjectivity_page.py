@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 
 from pluralign import presentation, report
-from pluralign.btb import appendix_b, evaluation, plots, training
+from pluralign.btb import appendix_b, evaluation, plots, provenance, training
 from pluralign.btb.categories import KIND_NAMES, category_summary
 from pluralign.btb.comparison import NO_CATEGORY
-from pluralign.btb.pages import provenance
 from pluralign.btb.readings import GROUPINGS
 from pluralign.btb.sources import uses
 from pluralign.stats import N_BOOT, bootstrap_ci

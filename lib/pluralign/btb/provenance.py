@@ -1,5 +1,5 @@
 """Where p* (Eq. 2) and the categories (§3.1) of a Beyond the Binary page come from, and which pairs have no p*:
-the sections and warnings the subjectivity and rewards pages share."""
+the sections and warnings the subjectivity and rewards pages share (:mod:`pluralign.btb.pages`)."""
 
 from __future__ import annotations
 

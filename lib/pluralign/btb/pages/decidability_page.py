@@ -1,9 +1,9 @@
-"""The decidability study of the page "Margin-regularized reward models against the aggregate preference" (Beyond
-the Binary, Table 1): is the paper's claim — margin regularization (Eq. 4) raises Pearson r with p* over the
-Bradley–Terry baseline (Eq. 1) — decidable from this run? Three sections, shown on that page
-(:mod:`.rewards_page`): the same comparison on a test set of the paper's size, the test size at which the paper's
-median Δ would be told from 0, and the training size at which Δ r is decided on the simulated population
-(:mod:`pluralign.btb.decidability`)."""
+"""The sections of the decidability study on the page "Margin-regularized reward models against the aggregate
+preference" (``notebooks/btb_rewards.py``; Beyond the Binary, Table 1): is the paper's claim — margin regularization
+(Eq. 4) raises Pearson r with p* over the Bradley–Terry baseline (Eq. 1) — decidable from this run? Three sections,
+shown on that page (:mod:`.rewards_page`): the same comparison on a test set of the paper's size, the test size at
+which the paper's median Δ would be told from 0, and the training size at which Δ r is decided on the simulated
+population (:mod:`pluralign.btb.decidability`)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ import numpy as np
 import pandas as pd
 
 from pluralign import presentation, report
-from pluralign.btb import decidability, evaluation, readings
+from pluralign.btb import decidability, evaluation, provenance, readings
 from pluralign.btb.comparison import NO_CATEGORY
-from pluralign.btb.pages import provenance
 from pluralign.btb.readings import GROUPINGS
 from pluralign.data.spec import split
 from pluralign.forest import forest_plot
