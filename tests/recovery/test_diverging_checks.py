@@ -1,12 +1,14 @@
 """Part I's recovery checks on small simulated data: each passes on what the simulator planted and fails on a
 broken method or stand-in."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from pluralign import recovery as R
 from pluralign.data.simulate import simulate
 from pluralign.diverging.agreement import agreement_classes
+from pluralign.recovery import diverging_checks as DC
 
 
 def test_expected_agreement_matches_a_large_resample():
@@ -30,13 +32,13 @@ def test_expected_agreement_refuses_other_data(sim):
 def test_diverging_share_and_taste_driven(sim, classified):
     for check in (R.diverging_share, R.diverging_taste_driven):
         r = check(classified, sim)
-        assert set(r) == set(R.COLUMNS) and r["recovered"] and r["null_pass"] <= 0.05, r
+        assert set(r) == {*R.COLUMNS, "failing"} and r["recovered"] and r["null_pass"] <= 0.05, r
     broken = classified.assign(agreement="other")
     broken.iloc[:5, broken.columns.get_loc("agreement")] = "diverging"
     assert not R.diverging_share(broken, sim)["recovered"]
 
 
-@pytest.mark.parametrize("how", ["sign", "zero", "noise", "votes shuffled", "threshold +1"])
+@pytest.mark.parametrize("how", ["sign", "zero", "noise", "votes shuffled", "diverging threshold +1"])
 def test_broken_agreement_classes_fail_both_rows(sim, how):
     """Classes inverted, none diverging, diverging at random at the right rate, votes shuffled across pairs, and
     an off-by-one in the significance threshold each fail both rows: the right share alone does not pass (the
@@ -44,8 +46,92 @@ def test_broken_agreement_classes_fail_both_rows(sim, how):
     from pluralign.recovery.mutations import broken_classes
 
     c = broken_classes(sim, how)
-    assert not R.diverging_share(c, sim)["recovered"] or how == "threshold +1"
+    assert not R.diverging_share(c, sim)["recovered"] or how == "diverging threshold +1"
     assert not (R.diverging_share(c, sim)["recovered"] and R.diverging_taste_driven(c, sim)["recovered"])
+
+
+def test_class_probabilities_are_exact_and_match_the_inclusion_exclusion():
+    """The multinomial over every composition of a pair's judgments gives each pair a distribution over the four
+    classes and over the four majority values, and its P(diverging) is the library's planted_divergence (another
+    route: inclusion-exclusion); with many annotators per pair the classifier's shares converge to it."""
+    from pluralign.diverging.agreement import planted_divergence
+
+    d = simulate(n_pairs=300, seed=5, n_annotators=3, n_pool=400)
+    P = DC.class_probabilities(d)
+    assert list(P.columns) == list(DC.CLASS_TESTS)
+    assert np.allclose(P.iloc[:, :4].sum(1), 1) and np.allclose(P.iloc[:, 5:].sum(1), 1)
+    assert np.allclose(P["diverging"], planted_divergence(d))
+    assert (P["substantial"] <= P["diverging"] + 1e-12).all()
+
+
+def test_vote_classes_is_the_library_rule_on_every_pair(sim, classified):
+    """The definitions :func:`vote_classes` writes out give, on every pair's own judgments, exactly what the
+    library's classifier gives (so the planted expectation is the truth of the classifier, not of another rule)."""
+    from pluralign.diverging.agreement import preferences
+
+    pref = preferences(sim).to_numpy()
+    counts = (
+        pd.DataFrame({"pair_id": sim.annotations["pair_id"].to_numpy(), "v": pref.astype(int)})
+        .pivot_table(index="pair_id", columns="v", aggfunc="size", fill_value=0)
+        .reindex(index=classified.index, columns=[-2, -1, 0, 1, 2], fill_value=0)
+    )
+    assert np.array_equal(DC.vote_classes(counts.to_numpy()), DC.observed_classes(classified, classified.index))
+
+
+@pytest.fixture(scope="module")
+def demo_population():
+    """Part I's first data set as the demo draws it at seed 0 (1,200 pairs, 4 annotators each), nothing trained."""
+    from pluralign.recovery.imprint_study import row_inputs
+
+    return row_inputs(0)[0]
+
+
+#: per new variant of the classifier, the outcomes whose tests must see it (the class it moves pairs into or out of)
+SEEN_BY = {
+    "A/B swapped": ("majority A", "majority B"),
+    "diverging threshold −1": ("diverging", "other"),
+    "high-agreement-pref threshold −1": ("high-agreement-pref", "other"),
+    "high-agreement-tie threshold −1": ("high-agreement-tie",),
+    "majority threshold −1": ("majority A", "majority B", "majority tie", "majority none"),
+}
+
+
+@pytest.mark.parametrize("how", list(SEEN_BY))
+def test_each_class_test_fails_its_mutant(demo_population, how):
+    """At the demo's population (seed 0): an A/B swap (every vote for A read as for B) leaves the diverging class as
+    it is and fails only the majority's per-pair tests; each class's threshold off by one fails a test of a class it
+    moves pairs into or out of; the correct classifier passes every test."""
+    from pluralign.recovery.mutations import broken_classes
+
+    d = demo_population
+    ok = R.diverging_share(agreement_classes(d), d, 0)
+    assert ok["recovered"] and ok["failing"] == ""
+    r = R.diverging_share(broken_classes(d, how), d, 0)
+    assert not r["recovered"]
+    failing = r["failing"].split(", ")
+    assert any(f.rsplit(" ", 1)[0] in SEEN_BY[how] for f in failing), failing
+    if how == "A/B swapped":
+        assert all(f.startswith("majority") for f in failing), failing
+        assert (broken_classes(d, how)["agreement"] == agreement_classes(d)["agreement"]).all()
+
+
+def test_the_null_keeps_every_share_and_fails_the_slopes(demo_population):
+    """The rows' null (each pair's classes given to another pair) passes every share test and fails the per-pair
+    slopes: its null_pass is 0 because of what the slopes see, not by construction."""
+    d = demo_population
+    c = agreement_classes(d)
+    exp = R.expected_agreement(d)
+    perm = np.random.default_rng(1).permutation(len(c))
+    shuffled = c.iloc[perm].set_axis(c.index)
+    from pluralign.recovery.rows import two_way_weights
+
+    j = DC.classes_judge(
+        DC.observed_classes(shuffled, exp.index),
+        exp[[f"p_{k}" for k in DC.CLASS_TESTS]],
+        two_way_weights(exp.index, d.annotations),
+    )
+    t = j["tests"]
+    assert t.loc[t["test"] == "share", "ok"].all() and not t.loc[t["test"] == "slope", "ok"].all()
 
 
 def test_cause_agreement_rules_vs_a_broken_labeller(sim, classified):

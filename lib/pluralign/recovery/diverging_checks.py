@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
+import functools
+import itertools
+
 import numpy as np
 import pandas as pd
 from scipy import stats as st
+from scipy.special import gammaln, ndtr
 
 from pluralign.recovery.rows import (
     ALPHA,
     HIGH_AGREEMENT,
     interval_reads,
     level_text,
-    null_pass_rate,
+    null_pass_rate_many,
     pearson_ci,
     row,
     two_way_weights,
@@ -22,7 +26,13 @@ from pluralign.stats import bootstrap_ci
 __all__ = [
     "VISIBLE_CAUSES",
     "PAPER_CAUSE_KAPPA",
+    "CLASS_TESTS",
+    "annotator_probabilities",
+    "vote_classes",
+    "class_probabilities",
+    "observed_classes",
     "expected_agreement",
+    "classes_judge",
     "diverging_judge",
     "diverging_share",
     "diverging_taste_driven",
@@ -45,19 +55,120 @@ def _stand_in_reaches(
     return row("diverging", quantity, description, None, est, (lo, hi), bar, est >= threshold, kind="stand-in")
 
 
-def expected_agreement(data) -> pd.DataFrame:
-    """Per pair, the probability under the *planted population* that its annotators make it diverging
-    (:func:`pluralign.diverging.agreement.planted_divergence`) and whether it was planted taste-driven:
-    ``p_diverging`` and ``taste_driven`` indexed by pair_id."""
-    from pluralign.diverging.agreement import planted_divergence
+#: the outputs of :func:`pluralign.diverging.agreement.agreement_classes` that the ``diverging_share`` row checks
+#: pair by pair against the planted votes: its four classes (Diverging Preferences § 2 and § 3 "Results"; Table 2's
+#: rows), the ``substantial`` flag of the diverging pairs (Table 2's "Diverging Prefs (Subst.)") and the four values
+#: of its ``majority`` column (the response chosen by more than half of the judgments, "tie", or "none")
+CLASS_TESTS = (
+    "high-agreement-pref",
+    "high-agreement-tie",
+    "diverging",
+    "other",
+    "substantial",
+    "majority A",
+    "majority B",
+    "majority tie",
+    "majority none",
+)
 
-    p = planted_divergence(data)
-    if p is None:
-        raise ValueError("expected_agreement needs simulated MultiPref-format data (pluralign.data.simulate)")
-    return pd.DataFrame(
-        {"p_diverging": p.to_numpy(), "taste_driven": data.truth["taste_driven"].reindex(p.index).to_numpy(bool)},
-        index=p.index,
-    )
+
+def annotator_probabilities(data) -> np.ndarray:
+    """Per pair (rows in ``data.truth``'s order), the probability that one annotator of the *planted population*
+    gives each of the five MultiPref judgments −2, −1, 0, +1, +2 (negative prefers A; significant when |p| = 2):
+    the annotator's utility gap is Gaussian with the population's mean and variance of the weights and the
+    simulator's judgment noise, cut at the simulator's ``tie`` and ``significant`` thresholds, and on a pair with
+    a subtle factual error a mixture over noticing it (share ``detect``). Written from the simulator's definition
+    (:mod:`pluralign.data.simulate`); :func:`pluralign.diverging.agreement.planted_divergence` computes the same
+    model's P(diverging) by inclusion-exclusion, which a test ties to :func:`class_probabilities`."""
+    from pluralign.data.simulate import FEATURES
+
+    opts, truth = data.meta.get("options", {}), data.truth
+    if truth is None or opts.get("annotation_format") != "multipref":
+        raise ValueError("the planted votes need simulated MultiPref-format data (pluralign.data.simulate)")
+    w = data.meta["weights"]
+    mu, sd = w["mean"].reindex(FEATURES).to_numpy(float), w["sd"].reindex(FEATURES).to_numpy(float)
+    dX = np.column_stack([truth[f"a_{f}"].to_numpy(float) - truth[f"b_{f}"].to_numpy(float) for f in FEATURES])
+    fe = FEATURES.index("factual_error")
+    tie, sig, detect = opts["tie"], opts["significant"], opts["detect"]
+    var_nofe = (dX**2) @ np.where(np.arange(len(FEATURES)) == fe, 0.0, sd**2) + 2 * opts["noise"] ** 2
+
+    def judgments(m, s):
+        c = [ndtr((v - m) / s) for v in (sig, tie, -tie, -sig)]  # P(gap ≤ v)
+        return np.column_stack([1 - c[0], c[0] - c[1], c[1] - c[2], c[2] - c[3], c[3]])
+
+    m = dX @ mu
+    noticed = judgments(m, np.sqrt(var_nofe + dX[:, fe] ** 2 * sd[fe] ** 2))
+    missed = judgments(m - dX[:, fe] * mu[fe], np.sqrt(var_nofe))
+    subtle = truth["subtle_error"].to_numpy(bool)[:, None]
+    return np.where(subtle, detect * noticed + (1 - detect) * missed, noticed)
+
+
+@functools.lru_cache(maxsize=16)
+def _compositions(n: int) -> np.ndarray:
+    """Every way ``n`` judgments fall on the five values −2 … +2: counts, one row per composition."""
+    return np.array([c for c in itertools.product(range(n + 1), repeat=5) if sum(c) == n], dtype=int).reshape(-1, 5)
+
+
+def vote_classes(counts: np.ndarray, ties: str = "majority") -> np.ndarray:
+    """Per composition of a pair's judgments (``counts``: rows of the counts of −2, −1, 0, +1, +2), its outcome in
+    every one of :data:`CLASS_TESTS` (0/1), from Diverging Preferences' definitions as quoted in
+    :mod:`pluralign.diverging.agreement` (§ 2: diverging when one annotator prefers A, one prefers B and one of
+    them significantly; substantial when one significantly prefers each; § 3: a high-agreement preference when
+    more than half choose one response and nobody the other, a high-agreement tie when more than half tie, or
+    under ``ties="plurality"`` when ties are at least as frequent as either response; diverging takes
+    precedence, then the high-agreement preference). Written from the definitions, not through the library's
+    classifier, so that :func:`class_probabilities` is the truth a correct classifier is measured against."""
+    a2, a1, t, b1, b2 = np.asarray(counts, int).T
+    na, nb, n = a2 + a1, b1 + b2, a2 + a1 + t + b1 + b2
+    div = (na >= 1) & (nb >= 1) & (a2 + b2 >= 1)
+    maj_a, maj_b, maj_t = 2 * na > n, 2 * nb > n, 2 * t > n
+    pref = ((maj_a & (nb == 0)) | (maj_b & (na == 0))) & ~div
+    tie_cls = (maj_t if ties == "majority" else (t > 0) & (t >= na) & (t >= nb)) & ~div & ~pref
+    out = [pref, tie_cls, div, ~(div | pref | tie_cls), div & (a2 >= 1) & (b2 >= 1)]
+    out += [maj_a, maj_b, maj_t, ~(maj_a | maj_b | maj_t)]
+    return np.column_stack(out).astype(float)
+
+
+def class_probabilities(data, ties: str = "majority") -> pd.DataFrame:
+    """Per pair, the probability under the *planted population* of each outcome of :data:`CLASS_TESTS`: the exact
+    expectation over its annotators' judgments, independent draws of :func:`annotator_probabilities` (the
+    multinomial over every composition of as many judgments as the pair has, classified by :func:`vote_classes`).
+    A pair without judgments is "other" with majority "none". Indexed by pair_id (``data.truth``'s order)."""
+    p = annotator_probabilities(data)
+    n_ann = data.n_annotators().reindex(data.truth.index).fillna(0).to_numpy(int)
+    logp = np.log(np.clip(p, 1e-300, 1.0))
+    out = np.zeros((len(p), len(CLASS_TESTS)))
+    for n in np.unique(n_ann):
+        rows = n_ann == n
+        c = _compositions(int(n))
+        weight = np.exp(gammaln(n + 1) - gammaln(c + 1).sum(1) + logp[rows] @ c.T)  # multinomial probabilities
+        out[rows] = weight @ vote_classes(c, ties)
+    return pd.DataFrame(out, index=data.truth.index, columns=list(CLASS_TESTS))
+
+
+def observed_classes(classified: pd.DataFrame, ids) -> np.ndarray:
+    """The classifier's output (:func:`~pluralign.diverging.agreement.agreement_classes`) on the pairs ``ids`` as
+    0/1 columns in the order of :data:`CLASS_TESTS`."""
+    c = classified.reindex(ids)
+    agreement, majority = c["agreement"].to_numpy(object), c["majority"].to_numpy(object)
+    cols = [agreement == k for k in CLASS_TESTS[:4]]
+    cols.append((agreement == "diverging") & c["substantial"].fillna(False).to_numpy(bool))
+    cols += [majority == k for k in ("A", "B", "tie", "none")]
+    return np.column_stack(cols).astype(float)
+
+
+def expected_agreement(data, ties: str = "majority") -> pd.DataFrame:
+    """Per pair, the probability under the *planted population* that its annotators make it diverging
+    (``p_diverging``; :func:`class_probabilities`, equal to :func:`pluralign.diverging.agreement.
+    planted_divergence`), of every outcome of :data:`CLASS_TESTS` (``p_<outcome>``) and whether it was planted
+    taste-driven (``taste_driven``), indexed by pair_id."""
+    try:
+        probs = class_probabilities(data, ties)
+    except ValueError as err:
+        raise ValueError(f"expected_agreement needs simulated MultiPref-format data: {err}") from None
+    out = probs.add_prefix("p_")
+    out["taste_driven"] = data.truth["taste_driven"].reindex(out.index).to_numpy(bool)
+    return out
 
 
 def _moments(W: np.ndarray, p: np.ndarray, x: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -104,39 +215,227 @@ def diverging_judge(is_div, p, taste, W, alpha: float = ALPHA) -> dict:
     }
 
 
-def _diverging_inputs(classified: pd.DataFrame, data, seed: int):
-    exp = expected_agreement(data)
-    is_div = (classified["agreement"].reindex(exp.index) == "diverging").to_numpy(float)
-    W = two_way_weights(exp.index, data.annotations, seed=seed)
-    return exp, is_div, exp["p_diverging"].to_numpy(float), exp["taste_driven"].to_numpy(float), W
+#: the expected count (of a class, and of the pairs outside it) below which :func:`classes_judge` does not test a
+#: class: its z tests lean on the normal approximation (fixed with the design, before any run)
+MIN_EXPECTED = 5.0
 
 
-def _diverging_row(quantity, description, classified, data, seed, which, first, second) -> dict:
-    exp, x, p, t, W = _diverging_inputs(classified, data, seed)
+def _fixed_moments(P: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """The sums of 1, P and P² over the pairs (per class): row 0 the sample's, then one row per replicate of the
+    two-way bootstrap weights ``W`` — what :func:`classes_judge` needs that does not depend on the classifier."""
+    V = np.column_stack([np.ones(len(P)), P, P * P])
+    return np.vstack([V.sum(0), W @ V])
+
+
+def _class_z(Xs: np.ndarray, P: np.ndarray, W: np.ndarray, F: np.ndarray):
+    """:func:`classes_judge`'s two tests for a stack of classifier outputs ``Xs`` (pairs × outputs × outcomes): the
+    estimates, planted values, sds and z of the ``share`` and ``slope`` tests, each outputs × outcomes, from one
+    matrix product with the bootstrap weights ``W`` for all outputs (``F``: :func:`_fixed_moments`)."""
+    N, R, K = Xs.shape
+    V = np.concatenate([Xs, P[:, None, :] * Xs], axis=2).reshape(N, R * 2 * K)
+    M = np.vstack([V.sum(0), W @ V]).reshape(-1, R, 2 * K)
+    S0, Sp, Spp = F[:, None, :1], F[:, None, 1 : 1 + K], F[:, None, 1 + K :]
+    Sx, Spx = M[..., :K], M[..., K:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = Sx / S0
+        slope = (S0 * Spx - Sp * Sx) / (S0 * Spp - Sp**2)
+        share_sd = np.maximum(np.nanstd(share[1:], axis=0), np.sqrt((P * (1 - P)).sum(0)) / N)
+        slope_sd = np.nanstd(slope[1:], axis=0)
+    out = {}
+    for test, est, truth, sd in (("share", share[0], P.mean(0), share_sd), ("slope", slope[0], np.ones(K), slope_sd)):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.where(sd > 0, (est - truth) / sd, np.where(est == truth, 0.0, np.inf))
+        out[test] = (est, np.broadcast_to(truth, est.shape), sd, z)
+    return out
+
+
+def _testable(P: np.ndarray) -> np.ndarray:
+    """The outcomes :func:`classes_judge` tests: expected count and the count outside it both ≥ :data:`MIN_EXPECTED`."""
+    return (P.sum(0) >= MIN_EXPECTED) & ((1 - P).sum(0) >= MIN_EXPECTED)
+
+
+def _bound(P: np.ndarray, alpha: float) -> tuple[float, int]:
+    m = max(2 * int(_testable(P).sum()), 1)
+    return float(st.norm.ppf(1 - alpha / (2 * m))), m
+
+
+def _classes_ok_many(Xs, P, W, F, alpha: float = ALPHA) -> np.ndarray:
+    """:func:`classes_judge`'s verdict for each output of the stack ``Xs`` (pairs × outputs × outcomes)."""
+    q, _ = _bound(P, alpha)
+    keep = _testable(P)
+    z = _class_z(Xs, P, W, F)
+    return np.all([np.all(np.isfinite(z[t][3][:, keep]) & (np.abs(z[t][3][:, keep]) <= q), axis=1) for t in z], axis=0)
+
+
+def classes_judge(X, P, W, alpha: float = ALPHA, *, fixed=None) -> dict:
+    """The criterion of the ``diverging_share`` row: every outcome of :data:`CLASS_TESTS` (columns of the
+    classifier's 0/1 output ``X`` and of their planted probabilities ``P``, pairs × outcomes;
+    :func:`class_probabilities`) by two z tests against the planted votes — ``share``: the share of pairs with the
+    outcome vs its planted mean probability (sd: the larger of the two-way bootstrap's and the planted
+    Poisson-binomial sd of independent pairs, √Σp(1 − p) / N, so a rare outcome is not judged by a degenerate
+    bootstrap); ``slope``: the least-squares slope of the outcome on each pair's planted probability vs 1 (a
+    correct classifier is calibrated pair by pair, E[x | p] = p; one that gets the share right on the wrong pairs,
+    or reads A as B, has a slope far from 1; sd from the bootstrap). An outcome whose expected count, or that of
+    the pairs outside it, is below :data:`MIN_EXPECTED` is not tested. The row's family-wise ``alpha`` is split
+    Bonferroni over the tests run, each two-sided: |z| ≤ Φ⁻¹(1 − alpha / (2m)) for m tests. ``W``: the two-way
+    bootstrap weights (:func:`~pluralign.recovery.rows.two_way_weights`); ``fixed``: :func:`_fixed_moments` of
+    ``P`` and ``W`` when already computed. Returns ``tests`` (one row per (outcome, test): estimate, planted, sd,
+    z, ok), ``bound``, ``m``, ``failing`` (the failed tests' names) and ``ok``."""
+    X, P = np.asarray(X, float), np.asarray(P, float)
+    F = _fixed_moments(P, W) if fixed is None else fixed
+    q, m = _bound(P, alpha)
+    z = _class_z(X[:, None, :], P, W, F)
+    keep = _testable(P)
+    rows = [
+        {
+            "outcome": name,
+            "test": t,
+            "estimate": z[t][0][0, k],
+            "planted": z[t][1][0, k],
+            "sd": z[t][2][0, k],
+            "z": z[t][3][0, k],
+        }
+        for k, name in enumerate(CLASS_TESTS)
+        if keep[k]
+        for t in ("share", "slope")
+    ]
+    tests = pd.DataFrame(rows, columns=["outcome", "test", "estimate", "planted", "sd", "z"])
+    tests["ok"] = np.isfinite(tests["z"]) & (tests["z"].abs() <= q)
+    failing = [f"{o} {t}" for o, t, ok in zip(tests["outcome"], tests["test"], tests["ok"]) if not ok]
+    return {"tests": tests, "bound": q, "m": m, "failing": failing, "ok": not failing}
+
+
+def _taste_ok_many(Xs: np.ndarray, p: np.ndarray, t: np.ndarray, W: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
+    """:func:`diverging_judge`'s ``ok_taste`` (its ``taste`` and ``rate`` tests) for each column of ``Xs`` (pairs ×
+    outputs of the diverging indicator), from one matrix product with the bootstrap weights ``W`` for all."""
+    q = float(st.norm.ppf(1 - alpha / 4))
+    V = np.hstack([Xs, Xs * t[:, None]])
+    M = np.vstack([V.sum(0), W @ V])
+    R = Xs.shape[1]
+    Sx, Sxt = M[:, :R], M[:, R:]
+    St = np.concatenate([[t.sum()], W @ t])[:, None]
+    ok = np.ones(R, bool)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for v, truth in ((Sxt / Sx, (p * t).sum() / p.sum()), (Sxt / St, (p * t).sum() / t.sum())):
+            sd = np.nanstd(v[1:], axis=0)
+            z = np.where(sd > 0, (v[0] - truth) / sd, np.where(v[0] == truth, 0.0, np.inf))
+            ok &= np.isfinite(z) & (np.abs(z) <= q)
+    return ok
+
+
+#: the inputs of the last data sets the two agreement rows read (the planted probabilities and the bootstrap
+#: weights), with the data they belong to (so their ids stay their own): both rows and the mutation table's broken
+#: classifiers of one data set draw them once
+_INPUTS: dict = {}
+
+
+def _diverging_inputs(data, seed: int, ties: str = "majority"):
+    """The planted probabilities (:func:`expected_agreement`), the two-way bootstrap weights and their fixed
+    moments of ``data`` at ``seed``, kept for the last four (data, seed, ties)."""
+    key = (id(data), int(seed), str(ties))
+    if key not in _INPUTS:
+        exp = expected_agreement(data, ties)
+        W = two_way_weights(exp.index, data.annotations, seed=seed)
+        P = exp[[f"p_{k}" for k in CLASS_TESTS]].to_numpy(float)
+        while len(_INPUTS) >= 4:
+            _INPUTS.pop(next(iter(_INPUTS)))
+        _INPUTS[key] = (data, exp, P, W, _fixed_moments(P, W))
+    return _INPUTS[key][1:]
+
+
+def _permuted(seed: int):
+    """The null of both agreement rows: the classifier's output of each pair given to another pair (pairs
+    permuted), the production output of every pair's votes read on the wrong pair — it keeps every class's share
+    exactly, so it passes every share test and only the per-pair tests can fail it."""
+    return lambda g, n: g.permutation(n)
+
+
+def _shares_row(classified, data, seed, ties) -> dict:
+    exp, P, W, F = _diverging_inputs(data, seed, ties)
+    X = observed_classes(classified, exp.index)
+    j = classes_judge(X, P, W, fixed=F)
+    t = j["tests"].set_index(["outcome", "test"])
+    k = CLASS_TESTS.index("diverging")
+    lo, hi = np.nanquantile((W @ X[:, k]) / W.sum(1), [0.025, 0.975])
+    perm = _permuted(seed)
+    null = null_pass_rate_many(
+        lambda nulls: _classes_ok_many(np.stack(nulls, axis=1), P, W, F), lambda g: X[perm(g, len(X))], seed=seed
+    )
+    q, level = j["bound"], level_text(ALPHA, j["m"])
+
+    def read(o, test):
+        e, pl, sd = t.loc[(o, test), ["estimate", "planted", "sd"]]
+        return interval_reads(f"{o} {test}", e, e - q * sd, e + q * sd, pl)
+
+    shown = [("diverging", "share"), ("diverging", "slope")]
+    failing = [tuple(f.rsplit(" ", 1)) for f in j["failing"]]
+    others = t.drop(index=shown + failing, errors="ignore")
+    worst = others["z"].abs().idxmax() if len(others) else None
+    reads = f"{level} intervals: " + ", ".join(read(*x) for x in shown + [f for f in failing if f not in shown])
+    if worst is not None:
+        reads += f"; largest |z| of the other tests {abs(others.loc[worst, 'z']):.2f} ({' '.join(worst)})"
+    per = ", ".join(
+        f"{o} {t.loc[(o, 'share'), 'estimate']:.3f} (planted {t.loc[(o, 'share'), 'planted']:.3f})"
+        for o in CLASS_TESTS
+        if (o, "share") in t.index
+    )
+    return {
+        **row(
+            "diverging",
+            "diverging_share",
+            f"the §2 / §3 agreement classes of {data.name}'s pairs, the substantial flag and the majority choice, each "
+            f"against its probability under the planted votes (exact over each pair's annotators): {per}",
+            t.loc[("diverging", "share"), "planted"],
+            t.loc[("diverging", "share"), "estimate"],
+            (lo, hi),
+            f"for each of the {j['m'] // 2} outcomes (classes, substantial, majority A / B / tie / none), its share "
+            f"and its per-pair slope on the planted probability (truth 1): |z| ≤ {q:.2f} each (Bonferroni: the row's "
+            f"α = {ALPHA:g} split over the {j['m']} two-sided tests; z from the bootstrap over pairs and annotators)",
+            j["ok"],
+            interval="bootstrap over pairs and annotators",
+            null_pass=null,
+            reads=reads,
+        ),
+        "failing": ", ".join(j["failing"]),
+    }
+
+
+def _taste_row(classified, data, seed, ties) -> dict:
+    exp, _, W, _ = _diverging_inputs(data, seed, ties)
+    x = (classified["agreement"].reindex(exp.index) == "diverging").to_numpy(float)
+    p, t = exp["p_diverging"].to_numpy(float), exp["taste_driven"].to_numpy(float)
     j = diverging_judge(x, p, t, W)
-    (est, planted, _), (e2, p2, _) = j[first], j[second]
-    lo, hi = np.nanquantile(_boots(W, x, t, first), [0.025, 0.975])
-    null = null_pass_rate(
-        lambda v: diverging_judge(v, p, t, W)[which], lambda g: (g.random(len(p)) < p.mean()).astype(float), seed=seed
+    (est, planted, _), (e2, p2, _) = j["taste"], j["rate"]
+    lo, hi = np.nanquantile(_boots(W, x, t, "taste"), [0.025, 0.975])
+    perm = _permuted(seed)
+    null = null_pass_rate_many(
+        lambda nulls: _taste_ok_many(np.column_stack(nulls), p, t, W), lambda g: x[perm(g, len(x))], seed=seed
     )
     q, level = j["bound"], level_text(ALPHA, 2)
     reads = f"{level} intervals: " + ", ".join(
         interval_reads(TESTS[k], j[k][0], j[k][0] - q * j["sd"][k], j[k][0] + q * j["sd"][k], j[k][1])
-        for k in (first, second)
+        for k in ("taste", "rate")
     )
-    return row(
-        "diverging",
-        quantity,
-        f"{description}; {second}: {e2:.3f} (planted {p2:.3f}); z {j[first][2]:+.2f}, {j[second][2]:+.2f}",
-        planted,
-        est,
-        (lo, hi),
-        f"|z| ≤ {j['bound']:.2f} for the {first} and the {second} (z from the bootstrap over pairs and annotators)",
-        j[which],
-        interval="bootstrap over pairs and annotators",
-        null_pass=null,
-        reads=reads,
-    )
+    failing = [TESTS[k] for k in ("taste", "rate") if not (np.isfinite(j[k][2]) and abs(j[k][2]) <= q)]
+    return {
+        **row(
+            "diverging",
+            "diverging_taste_driven",
+            "share of the diverging pairs that were planted taste-driven (a cause of Table 1, not an objective "
+            f"pair); rate: the share of taste-driven pairs classified diverging: {e2:.3f} (planted {p2:.3f}); z "
+            f"{j['taste'][2]:+.2f}, {j['rate'][2]:+.2f}",
+            planted,
+            est,
+            (lo, hi),
+            f"|z| ≤ {q:.2f} for the taste-driven share and the rate (Bonferroni: the row's α = {ALPHA:g} split over "
+            "the 2 two-sided tests; z from the bootstrap over pairs and annotators)",
+            j["ok_taste"],
+            interval="bootstrap over pairs and annotators",
+            null_pass=null,
+            reads=reads,
+        ),
+        "failing": ", ".join(failing),
+    }
 
 
 #: the tests of :func:`diverging_judge` as the page names them
@@ -148,38 +447,20 @@ def _boots(W, x, t, which: str) -> np.ndarray:
         return (W @ x) / W.sum(1) if which == "share" else (W @ (x * t)) / (W @ x)
 
 
-def diverging_share(classified: pd.DataFrame, data, seed: int = 0) -> dict:
-    """Row ``diverging_share``: the § 2 agreement classes (``classified``, :func:`pluralign.diverging.agreement.
-    agreement_classes` of ``data``) against the planted population (:func:`expected_agreement`): the share of
-    pairs classified diverging and the per-pair calibration slope (:func:`diverging_judge`)."""
-    return _diverging_row(
-        "diverging_share",
-        f"share of {data.name}'s pairs classified diverging (§2) vs the share the planted population makes "
-        "diverging with their annotators; slope of the class on each pair's planted P(diverging)",
-        classified,
-        data,
-        seed,
-        "ok_share",
-        "share",
-        "slope",
-    )
+def diverging_share(classified: pd.DataFrame, data, seed: int = 0, *, ties: str = "majority") -> dict:
+    """Row ``diverging_share``: the § 2 / § 3 agreement classes (``classified``, :func:`pluralign.diverging.
+    agreement.agreement_classes` of ``data`` with ``ties``) against the planted votes: every class, the
+    substantial flag and the majority choice, each by its share and its per-pair calibration slope against its
+    exact probability under the planted population (:func:`class_probabilities`, :func:`classes_judge`).
+    Estimate: the share of diverging pairs beside its planted expectation."""
+    return _shares_row(classified, data, seed, ties)
 
 
-def diverging_taste_driven(classified: pd.DataFrame, data, seed: int = 0) -> dict:
+def diverging_taste_driven(classified: pd.DataFrame, data, seed: int = 0, *, ties: str = "majority") -> dict:
     """Row ``diverging_taste_driven``: the share of diverging pairs that were planted taste-driven vs its planted
     expectation Σ P(diverging)·taste / Σ P(diverging), and the share of taste-driven pairs classified diverging
     vs their mean P(diverging) (:func:`diverging_judge`)."""
-    return _diverging_row(
-        "diverging_taste_driven",
-        "share of the diverging pairs that were planted taste-driven (a cause of Table 1, not an objective pair); "
-        "rate: the share of taste-driven pairs classified diverging",
-        classified,
-        data,
-        seed,
-        "ok_taste",
-        "taste",
-        "rate",
-    )
+    return _taste_row(classified, data, seed, ties)
 
 
 #: the causes a reader of surface features can see (:func:`pluralign.diverging.causes.rule_causes`)

@@ -49,6 +49,7 @@ __all__ = [
     "fmt3",
     "level_text",
     "null_pass_rate",
+    "null_pass_rate_many",
 ]
 
 COLUMNS = [
@@ -321,3 +322,14 @@ def null_pass_rate(judge, make_null, reps: int = NULL_REPS, seed: int = 0) -> fl
         return float("nan")
     rng = np.random.default_rng([seed, 99])
     return float(np.mean([bool(judge(make_null(rng))) for _ in range(int(reps))]))
+
+
+def null_pass_rate_many(judge_many, make_null, reps: int = NULL_REPS, seed: int = 0) -> float:
+    """:func:`null_pass_rate` with the row's criterion applied to every null output at once: ``judge_many`` takes
+    the list of the ``reps`` null outputs (``make_null(rng)``, drawn from the same generator in the same order)
+    and returns one bool per output (a criterion vectorised over the nulls, e.g. one bootstrap matrix product for
+    all of them). NaN inside :func:`without_null_passes`."""
+    if not _NULL_PASSES.get():
+        return float("nan")
+    rng = np.random.default_rng([seed, 99])
+    return float(np.mean(np.asarray(judge_many([make_null(rng) for _ in range(int(reps))]), bool)))
