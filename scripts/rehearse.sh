@@ -30,7 +30,7 @@ fi
 echo "rehearsal mirror: $MIRROR ($(( $(date +%s) - start )) s)"
 
 # 2. the local server on the tiny Llama-3, under every endpoint name of the paper profile
-mapfile -t NAMES < <("$BIN/python" -c 'from pluralign.book.mirror import profile_ids
+mapfile -t NAMES < <("$BIN/python" -c 'from pluralign.book.hub_ids import profile_ids
 print("\n".join(profile_ids("paper")["endpoints"]))')
 PORT=$("$BIN/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export PLURALIGN_MIRROR=$MIRROR HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1

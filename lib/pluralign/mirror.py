@@ -7,7 +7,7 @@ dataset`` for data sets) — before the Hub is asked; without a mirror folder th
 with a message naming the id and the folder looked in.
 
 ``pluralign mirror list --profile paper`` prints every id a profile's pages use
-(:func:`pluralign.book.mirror.profile_ids`).
+(:func:`pluralign.book.hub_ids.profile_ids`).
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def test_a_missing_data_set_offline_is_a_data_error_naming_the_mirror(tmp_path, 
 
 
 def test_mirror_list_names_every_paper_model_and_data_set(capsys):
-    from pluralign.book import mirror as mirror_list
+    from pluralign.book import hub_ids as mirror_list
 
     assert mirror_list.main(["list", "--profile", "paper"]) == 0
     out = capsys.readouterr().out

@@ -12,7 +12,7 @@ import yaml
 
 import pluralign
 from pluralign.book import rehearsal as RH
-from pluralign.book.mirror import profile_ids
+from pluralign.book.hub_ids import profile_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = 30
@@ -197,7 +197,7 @@ def test_the_command_writes_the_mirror_and_says_how_to_use_it(tmp_path, monkeypa
     from pluralign.book import cli
 
     monkeypatch.setattr(
-        "pluralign.book.mirror.profile_ids",
+        "pluralign.book.hub_ids.profile_ids",
         lambda profile: {"models": [], "datasets": ["Dahoas/synthetic-instruct-gptj-pairwise"], "endpoints": []},
     )
     assert cli.main(["mirror", "rehearsal", str(tmp_path / "m"), "--rows", "5"]) == 0
@@ -205,7 +205,7 @@ def test_the_command_writes_the_mirror_and_says_how_to_use_it(tmp_path, monkeypa
     assert f"PLURALIGN_MIRROR={tmp_path / 'm'}" in out and "Dahoas/synthetic-instruct-gptj-pairwise" in out
     assert (tmp_path / "m/Dahoas/synthetic-instruct-gptj-pairwise/data/train-00000-of-00001.parquet").exists()
     monkeypatch.setattr(
-        "pluralign.book.mirror.profile_ids",
+        "pluralign.book.hub_ids.profile_ids",
         lambda profile: {"models": ["acme/mystery-7b"], "datasets": [], "endpoints": []},
     )
     assert cli.main(["mirror", "rehearsal", str(tmp_path / "n")]) == 1

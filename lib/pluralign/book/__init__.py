@@ -5,9 +5,10 @@
   :mod:`pluralign.book.fingerprints` — when a page is fresh; :mod:`pluralign.book.execution` — executing pages;
   with :mod:`pluralign.book.kernels` (the pages'
   kernels), :mod:`pluralign.book.page_notes` (what the runner writes into a page: rehearsal banner, redirect note,
-  skipped sections), :mod:`pluralign.book.sources` (the data a page's parameters read), :mod:`pluralign.book.html`
+  skipped sections), :mod:`pluralign.book.page_data` (the data a page's parameters read), :mod:`pluralign.book.html`
   (MathJax, a stand-alone page of one notebook);
 - :mod:`pluralign.book.sitecheck` — the headless-browser check of the built site;
+- :mod:`pluralign.book.hub_ids` — every Hub id a profile uses, for a local mirror (:mod:`pluralign.mirror`);
 - :mod:`pluralign.book.benchmark` — machine facts and the benchmarks' results;
 - :mod:`pluralign.book.cli` — the ``pluralign`` command line.
 """

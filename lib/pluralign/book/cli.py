@@ -21,13 +21,13 @@ DELEGATED = {
 
 
 def _mirror(argv: list[str]) -> int:
-    """``pluralign mirror list`` (:mod:`pluralign.book.mirror`) or ``pluralign mirror rehearsal``
+    """``pluralign mirror list`` (:mod:`pluralign.book.hub_ids`) or ``pluralign mirror rehearsal``
     (:mod:`pluralign.book.rehearsal`, which reads the list): dispatched here so neither imports the other."""
     if argv and argv[0] == "rehearsal":
         from pluralign.book.rehearsal import main as rehearsal
 
         return rehearsal(argv[1:])
-    from pluralign.book.mirror import main as mirror
+    from pluralign.book.hub_ids import main as mirror
 
     return mirror(argv)
 

@@ -24,6 +24,7 @@ from pluralign.book.errors import BookError
 from pluralign.book.fingerprints import _is_fresh, _lib_hash, run_fingerprint
 from pluralign.book.html import export_html
 from pluralign.book.manifest_plan import Run, execution_plan, manifest, out_folder, runs
+from pluralign.book.page_data import data_sources
 from pluralign.book.page_notes import (
     failed_sections,
     hide_skipped_sections,
@@ -34,7 +35,6 @@ from pluralign.book.page_notes import (
     unformat_missing_glue,
 )
 from pluralign.book.page_params import _declared, _types, read_params
-from pluralign.book.sources import data_sources
 
 
 def _environment(profile: str, *, book_cache: bool = True) -> dict:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from pluralign.book import manifest_plan as plan
 from pluralign.book.manifest_plan import Run
+from pluralign.book.page_data import data_files, files_state
 from pluralign.book.page_params import read_params
-from pluralign.book.sources import data_files, files_state
 
 
 def _lib_hash() -> str:

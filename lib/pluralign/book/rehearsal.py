@@ -36,10 +36,10 @@ __all__ = ["build_mirror", "build_model", "build_dataset", "MODELS", "DATASETS",
 def build_mirror(
     root: str | Path, profile: str = "paper", *, rows: int = 200, seed: int = 0, ids: dict | None = None
 ) -> dict:
-    """Every model and data set id of ``profile`` (:func:`pluralign.book.mirror.profile_ids`) under ``root``.
+    """Every model and data set id of ``profile`` (:func:`pluralign.book.hub_ids.profile_ids`) under ``root``.
     An id without a recipe is refused before anything is written. Returns (and writes as
     ``root/REHEARSAL.json``) ``{"profile", "models": {id: folder}, "datasets": {id: folder}, "endpoints"}``."""
-    from pluralign.book.mirror import profile_ids
+    from pluralign.book.hub_ids import profile_ids
 
     ids = ids or profile_ids(profile)
     unknown = [m for m in ids.get("models", []) if m not in MODELS] + [

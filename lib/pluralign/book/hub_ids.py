@@ -1,5 +1,5 @@
-"""``pluralign mirror list``: every Hub id a profile's pages use, as download commands for a local mirror
-(:mod:`pluralign.mirror`); ``pluralign mirror rehearsal DIR``: a rehearsal mirror of them
+"""Every Hub id a profile's pages use: ``pluralign mirror list`` prints them as download commands for a local mirror
+(:mod:`pluralign.mirror`); ``pluralign mirror rehearsal DIR`` writes a rehearsal mirror of them
 (:mod:`pluralign.book.rehearsal`)."""
 
 from __future__ import annotations
