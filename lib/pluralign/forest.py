@@ -1,7 +1,7 @@
-"""The forest plot beside a table of estimates with 95% CIs (DESIGN, "How a number is shown": "a forest plot
-beside a table of intervals"): one row per estimate, its CI as a horizontal line, the paper's value and the
-demo's planted value as markers where a row has one, a dotted reference line at the null. Every page that
-shows a column of intervals draws it with :func:`forest_plot` (also usable on the recovery page's table)."""
+"""The forest plot beside a table of estimates with 95% CIs (every column of intervals the book shows is drawn beside
+its table, :mod:`pluralign.presentation`): one row per estimate, its CI as a horizontal line, the paper's value and
+the demo's planted value as markers where a row has one, a dotted reference line at the null. Every page that shows a
+column of intervals draws it with :func:`forest_plot` (also usable on the recovery page's table)."""
 
 from __future__ import annotations
 

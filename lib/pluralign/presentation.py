@@ -1,4 +1,4 @@
-"""How every page shows a number (DESIGN, "How a number is shown"), written once:
+"""How every page shows a number, written once:
 
 - :func:`fmt_number` — one number: counts as integers, shares as percentages with one decimal, an estimate with
   3 significant digits, the minus sign (U+2212) for a negative number, "—" for a missing one;

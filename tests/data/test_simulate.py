@@ -1,4 +1,4 @@
-"""The simulator (DESIGN.md, "The simulator"): seeded, planted truth recoverable, features in the text."""
+"""The simulator (pluralign.data.simulate): seeded, planted truth recoverable, features in the text."""
 
 from __future__ import annotations
 

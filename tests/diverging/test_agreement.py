@@ -288,7 +288,7 @@ def test_pandalm_three_annotators_real_file(shared_data):
 
 @pytest.mark.parametrize("fmt", ["multipref", "helpsteer2"])
 def test_simulator_diverging_pairs_are_the_planted_taste_driven_ones(fmt):
-    """DESIGN.md: "diverging pairs are the ones planted as taste-driven". The simulator plants a cause per
+    """The demo's design: diverging pairs are the ones planted as taste-driven. The simulator plants a cause per
     pair; taste-driven causes (Table 1 minus errors) make annotators with different tastes split."""
     from pluralign.data import simulate
 

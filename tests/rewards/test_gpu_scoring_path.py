@@ -104,8 +104,9 @@ def test_lora_trains_over_a_bf16_base_on_a_gpu_only(monkeypatch):
 
 
 # Llama-3-8B: hidden 4096, intermediate 14336, 32 layers (its config.json); the paper's batch of 16 pairs is 32
-# sequences; hh-rlhf conversations run to 540 tokens (DESIGN.md). An 80 GB H100 holds 85.0 GB (79.18 GiB); free after
-# loading the 32-layer 8-bit weights (8.0 GB int8 + a 2.1 GB fp32 embedding) about 75 GB.
+# sequences; hh-rlhf conversations run to 540 tokens (the harmless test split in ../shared/data, measured). An 80 GB
+# H100 holds 85.0 GB (79.18 GiB); free after loading the 32-layer 8-bit weights (8.0 GB int8 + a 2.1 GB fp32
+# embedding) about 75 GB.
 LLAMA3_8B = LlamaConfig(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32)
 BENCH_SHAPE = LlamaConfig(hidden_size=4096, intermediate_size=14336, num_hidden_layers=8)
 GB = 1e9

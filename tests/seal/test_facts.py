@@ -7,7 +7,7 @@ import pytest
 
 from pluralign import seal
 from pluralign.paper import numbers, value
-from pluralign.seal.facts import DESIGN, paper_table
+from pluralign.seal.facts import PAPER_SETUP, paper_table
 from pluralign.seal.features import IMPRINT_FEATURES
 from pluralign.seal.resistance import REGIMES
 
@@ -43,12 +43,12 @@ def test_paper_numbers_agree_with_each_other():
     )
     assert math.exp(value("seal", "Table 8", "last_response_sentiment", "π^r_-")) == pytest.approx(1.10, abs=0.02)
     assert numbers("seal", "App. D.2")["value"].sum() == pytest.approx(1.01, abs=0.011)  # rounded shares
-    n = value("seal", "§2", DESIGN["dataset"], "pairs")
+    n = value("seal", "§2", PAPER_SETUP["dataset"], "pairs")
     assert numbers("seal", CODE + ", labels")["value"].sum() == n
     assert sum(value("seal", CODE, f"γ = {g}", "pairs") for g in "cri") == n
     shares = numbers("seal", CODE)
     assert shares.loc[shares["column"] == "share of pairs", "value"].sum() == pytest.approx(1.0, abs=1e-3)
-    assert len(DESIGN["table2"]) == 16
+    assert len(PAPER_SETUP["table2"]) == 16
 
 
 def test_reported_sections():

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from pluralign.paper import numbers, value
-from pluralign.seal.facts import DESIGN
+from pluralign.seal.facts import PAPER_SETUP
 from pluralign.seal.resistance import (
     REGIMES,
     aligned,
@@ -57,7 +57,7 @@ def test_labeller_preference_each_case_of_table_2(ch, cs, rh, rs, decision):
 def test_labeller_preference_vectorised_and_paper_dict():
     ch, cs, rh, rs, dec = map(list, zip(*TABLE_2))
     assert list(labeller_preference(ch, cs, rh, rs)) == dec
-    assert DESIGN["table2"] == {row[:4]: row[4] for row in TABLE_2}
+    assert PAPER_SETUP["table2"] == {row[:4]: row[4] for row in TABLE_2}
 
 
 def test_labeller_preference_reproduces_seal_code_counts():

@@ -1,5 +1,5 @@
 """What every Part IV page shares: the agreement classes it splits by, how an estimate with its CI is
-written, and the verdict a CI supports (DESIGN: "a verdict sentence computed from the CI")."""
+written, and the verdict a CI supports (a verdict sentence computed from the CI, never typed)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ __all__ = [
 #: then every pair ("all").
 CLASS_ORDER = ("high-agreement-pref", "high-agreement-tie", "diverging", "other", "all")
 
-#: No correlation is reported on fewer points (DESIGN, "How a number is shown"): the book's one floor.
+#: No correlation is reported on fewer points (:data:`pluralign.btb.evaluation.MIN_CORRELATION_N`): the book's one
+#: floor.
 from pluralign.btb.evaluation import MIN_CORRELATION_N as MIN_POINTS  # noqa: E402
 
 

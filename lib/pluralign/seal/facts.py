@@ -1,19 +1,19 @@
-"""The SEAL paper's facts that are not numbers (:data:`DESIGN`), and its reported numbers in the shapes the pages show.
+"""The SEAL paper's facts that are not numbers (:data:`PAPER_SETUP`), and its reported numbers in the shapes the pages
+show.
 
-The numbers themselves live once, in :mod:`pluralign.paper.seal` (read them with
-``pluralign.paper.numbers("seal", table)``); :func:`paper_value` reads one and :func:`paper_table` turns a
-regression table into a wide frame indexed by the paper's feature names. :data:`DESIGN` holds what the paper
-names rather than measures: the data set, the models, the rewriter, the features the VIF filter removed,
-and Table 2's rule for the LM-labeller's preference γ.
+The numbers themselves live once, in :mod:`pluralign.paper.seal` (read them with ``pluralign.paper.numbers("seal",
+table)``); :func:`paper_value` reads one and :func:`paper_table` turns a regression table into a wide frame indexed
+by the paper's feature names. :data:`PAPER_SETUP` holds what the paper names rather than measures: the data set, the
+models, the rewriter, the features the VIF filter removed, and Table 2's rule for the LM-labeller's preference γ.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["DESIGN", "paper_value", "paper_table", "paper_rows", "reported"]
+__all__ = ["PAPER_SETUP", "paper_value", "paper_table", "paper_rows", "reported"]
 
-DESIGN: dict = {
+PAPER_SETUP: dict = {
     "source": "Revel, Cargnelutti, Eloundou, Leppert (2024), SEAL: Systematic Error Analysis for Value ALignment",
     "dataset": "Anthropic/hh-rlhf (train)",
     "models": {
@@ -83,16 +83,16 @@ def reported(what: str):
     of original and rewrite by flip) and ``"Table 8"`` (robustness scores, raw p-values) as tables."""
     from pluralign.report import Result
 
-    M = DESIGN["models"]
+    M = PAPER_SETUP["models"]
     if what == "labelling":
-        n = int(paper_value("§2", DESIGN["dataset"], "entries"))
+        n = int(paper_value("§2", PAPER_SETUP["dataset"], "entries"))
         f = {
             c: int(paper_value("App. C.3", "taxonomy", c)) for c in ("features", "target features", "spoiler features")
         }
         return Result(
             table=None,
             note=(
-                f"The paper labels the {n:,} entries of {DESIGN['dataset']} with {M['labeller']} "
+                f"The paper labels the {n:,} entries of {PAPER_SETUP['dataset']} with {M['labeller']} "
                 f"({f['features']} features: {f['target features']} target features, helpfulness and harmlessness, "
                 f"and {f['spoiler features']} spoiler features)."
             ),
@@ -110,7 +110,7 @@ def reported(what: str):
             ),
         )
     if what == "rewriting":
-        RW = DESIGN["rewriter"]
+        RW = PAPER_SETUP["rewriter"]
         share, temp = (
             paper_value("§2.3", "rewritten pairs", "share of D"),
             paper_value("§2.3", "rewriter", "temperature"),

@@ -70,7 +70,7 @@ def gap_scores(study) -> tuple[dict, list]:
     utility), and the note on whose RMs they are."""
     from pluralign import rewards  # imports torch: loaded only where the reward-gap RMs are scored
     from pluralign.seal.design import AlignmentModels, alignment_rewards
-    from pluralign.seal.facts import DESIGN
+    from pluralign.seal.facts import PAPER_SETUP
 
     if study.settings.reward_gap_models is None:
         scores = {"pre-D RM": study.rewards_of("pre"), "post-D RM": study.rewards_of("post")}
@@ -86,7 +86,7 @@ def gap_scores(study) -> tuple[dict, list]:
             f"On this profile the pre-D and post-D RMs are this study's ({study.rms.design}), not the "
             "paper's OpenAssistant models: the paper's numbers stand beside them for their roles only."
         ]
-    role = {DESIGN["models"]["pre"]: "pre-D RM", DESIGN["models"]["post"]: "post-D RM"}
+    role = {PAPER_SETUP["models"]["pre"]: "pre-D RM", PAPER_SETUP["models"]["post"]: "post-D RM"}
     scores = {}
     for m in study.settings.reward_gap_models:
         args = study.model_args(m, "reward_gap_models")

@@ -28,7 +28,7 @@ from pluralign.seal.compare import (
     verdict_sentence,
 )
 from pluralign.seal.design import entry_texts, feature_prevalence, stability_check
-from pluralign.seal.facts import DESIGN, paper_table, paper_value
+from pluralign.seal.facts import PAPER_SETUP, paper_table, paper_value
 from pluralign.seal.features import rule_featurize
 from pluralign.seal.imprint import vif_rule
 from pluralign.seal.label_failures import NO_LABELS, require_labels
@@ -88,8 +88,8 @@ def featurizer_check(study: Study) -> Result:
         f"formatting on {a.loc['response_has_list', 'agreement']:.3f}; its word count separates verbose "
         f"from short entries with AUROC {a.loc['response_words ~ verbosity', 'auroc']:.3f}. It has no "
         f"helpfulness label at all (its row is empty): that judgement needs the LM-labeller. The paper's labels "
-        f"came from {DESIGN['models']['labeller']}, cross-checked on {share:.0%} "
-        f"of the entries against {' and '.join(DESIGN['models']['stability_labellers'])}."
+        f"came from {PAPER_SETUP['models']['labeller']}, cross-checked on {share:.0%} "
+        f"of the entries against {' and '.join(PAPER_SETUP['models']['stability_labellers'])}."
     )
     return Result(table=a.round(3).rename(index=display_text), note=note, data={"agreement": a})
 
@@ -136,7 +136,7 @@ def label_stability(study: Study) -> Result:
             table=None,
             skipped=(
                 "label stability needs instruction-tuned LM-labellers behind an endpoint (the paper profile names "
-                f"{' and '.join(DESIGN['models']['stability_labellers'])}); {other}"
+                f"{' and '.join(PAPER_SETUP['models']['stability_labellers'])}); {other}"
             ),
         )
     labellers = [study.model_args(x, "stability_labellers") for x in s.stability_labellers]
@@ -268,7 +268,7 @@ def imprints(study: Study) -> Result:
         "paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
         "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
         "paper_n_t5": len(p5),
-        "paper_vif_dropped": " and ".join(display_name(f) for f in DESIGN["vif_dropped"]),
+        "paper_vif_dropped": " and ".join(display_name(f) for f in PAPER_SETUP["vif_dropped"]),
         "vif_rule": vif_rule(study.settings.vif_threshold),
     }
     require_labels(

@@ -10,7 +10,7 @@ import pandas as pd
 from pluralign import presentation, report
 from pluralign.report import Result
 from pluralign.seal import plots
-from pluralign.seal.facts import DESIGN, paper_rows, paper_value
+from pluralign.seal.facts import PAPER_SETUP, paper_rows, paper_value
 from pluralign.seal.other_data import design_sentence
 from pluralign.seal.resistance import aligned, alignment_summary, reward_quadrants
 from pluralign.seal.scoring import SCORING_INPUT_NAMES, precision_rows, scoring_inputs, truncation_rows
@@ -21,7 +21,7 @@ __all__ = ["dataset", "scoring", "reward_vectors", "reward_shifts", "alignment",
 
 
 def _paper_n_pairs() -> int:
-    return int(paper_value("§2", DESIGN["dataset"], "pairs"))
+    return int(paper_value("§2", PAPER_SETUP["dataset"], "pairs"))
 
 
 def dropped_sentence(n_ties: int, n_splits: int) -> str:
@@ -55,7 +55,7 @@ def dataset(study: Study) -> Result:
     n_invalid = int(filters["removed"].sum())
     n_paper, rms = _paper_n_pairs(), study.rms
     rows = {
-        "alignment data set D": (study.D.name, DESIGN["dataset"]),
+        "alignment data set D": (study.D.name, PAPER_SETUP["dataset"]),
         "rows dropped by the loader as invalid": (n_invalid, "not reported"),
         "pairs in D": (len(study.D), n_paper),
         "pairs without a chosen entry (majority tie), dropped": (study.n_ties_dropped, "—"),
