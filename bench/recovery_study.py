@@ -86,6 +86,7 @@ def main(argv=None) -> int:
         "population_multiple": POPULATION_MULTIPLE,
         "eq4_population_rounds": POPULATION_ROUNDS,
         "seeds_requested": len(seeds),
+        "rows_fingerprint": S.rows_fingerprint(),
         "wall_seconds_this_run": time.perf_counter() - start,
         "jobs": a.jobs,
         "rows": S.summary(runs),

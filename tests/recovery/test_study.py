@@ -58,3 +58,22 @@ def test_recorded_reads_the_file(tmp_path):
     assert study.recorded(tmp_path / "none.json") is None
     (tmp_path / "s.json").write_text('{"rows": {"all rows": {"failures": 0, "n": 200}}}')
     assert study.recorded(tmp_path / "s.json")["rows"]["all rows"]["n"] == 200
+
+
+def test_the_page_section_quotes_the_file_and_says_when_it_is_stale(tmp_path):
+    """The recovery page's section reads the recorded counts; a study recorded on other row code says so, one on
+    this code does not; without a study the section stays with its reason."""
+    import json
+
+    rec = {
+        "rows_fingerprint": study.rows_fingerprint(),
+        "rows": study.summary(_runs({s: dict.fromkeys(REQUIRED, s != 3) for s in range(1, 11)})),
+    }
+    (tmp_path / "s.json").write_text(json.dumps(rec))
+    r = study.result(tmp_path / "s.json")
+    assert r.values["study_populations"] == 10 and r.values["study_all_rows"].startswith("1 of 10 (10.0 %")
+    assert "Recorded on other code" not in r.note and len(r.table) == len(REQUIRED) + 1
+    (tmp_path / "s.json").write_text(json.dumps({**rec, "rows_fingerprint": "0" * 16}))
+    assert "Recorded on other code" in study.result(tmp_path / "s.json").note
+    missing = study.result(tmp_path / "none.json")
+    assert missing.skipped.startswith("no estimate: no recorded study") and missing.values["study_populations"] == "—"

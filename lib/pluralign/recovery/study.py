@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pluralign import report
 from pluralign.recovery.rows import REQUIRED
 
 __all__ = [
@@ -33,6 +34,9 @@ __all__ = [
     "false_failures",
     "summary",
     "recorded",
+    "ROW_MODULES",
+    "rows_fingerprint",
+    "result",
 ]
 
 #: the string the study's population seeds are derived from
@@ -273,3 +277,71 @@ def recorded(path: Path = RESULTS) -> dict | None:
     it has not been run."""
     path = Path(path)
     return json.loads(path.read_text()) if path.exists() else None
+
+
+#: the modules whose code decides the method rows' verdicts: the study records their hash, and the page says when
+#: the recorded study ran on other code than the page's
+ROW_MODULES = (
+    "rows",
+    "diverging_checks",
+    "imprint_checks",
+    "resistance_checks",
+    "robustness_checks",
+    "btb_checks",
+    "study",
+)
+
+
+def rows_fingerprint() -> str:
+    """A hash of the source of :data:`ROW_MODULES` (the code that decides the method rows' verdicts), written into the
+    recorded study, so that a page built on other code says that its quoted rate was measured on other code."""
+    here = Path(__file__).parent
+    h = hashlib.sha256()
+    for m in ROW_MODULES:
+        h.update((here / f"{m}.py").read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _interval(c: dict) -> str:
+    lo, hi = c["ci95"]
+    return f"{c['failures']} of {c['n']} ({100 * c['rate']:.1f} %; 95 % interval {100 * lo:.1f}–{100 * hi:.1f} %)"
+
+
+@report.section("study_populations", "study_all_rows")
+def result(path: Path = RESULTS) -> report.Result:
+    """The recorded study (:func:`recorded`) as the recovery page shows it: per method row its false failures on
+    the study's populations with their exact 95 % interval and the seconds a population costs it, the same for all
+    rows together (what one commit's CI run meets), and a warning when the study was recorded on other row code
+    than this page's (:func:`rows_fingerprint`) or has not been run."""
+    from pluralign.recovery.reading import name
+
+    rec = recorded(path)
+    if rec is None:
+        raise report.NoEstimate(
+            "no recorded study: `make recovery-study` runs every method row on 200 fresh populations and writes "
+            "`bench/results/recovery_study.json`, which this section quotes."
+        )
+    rows = {q: c for q, c in rec["rows"].items() if q != "all rows"}
+    everything = rec["rows"]["all rows"]
+    table = pd.DataFrame(
+        {
+            "false failures": [_interval(c) for c in [*rows.values(), everything]],
+            "seconds per population": [f"{c['seconds_mean']:.1f}" for c in [*rows.values(), everything]],
+        },
+        index=pd.Index([name(q) for q in rows] + ["All method rows together (one CI run)"], name="method row"),
+    )
+    values = {"study_populations": everything["n"], "study_all_rows": _interval(everything)}
+    note = (
+        f"Each method row on {everything['n']} simulated populations drawn as the demo draws its own, at seeds "
+        f'derived from the string "{STUDY_LABEL}" (none of them the book\'s), with correct methods: every failure is '
+        "a false failure. Nothing is trained: the oracle rows use the noise of the demo RM at the book's seed "
+        f"({rec['noise_sd']:g} on the utility scale). *All method rows together*: the populations on which any row "
+        "failed, which is what one commit's CI run meets. Intervals are exact (Clopper–Pearson). Recorded by "
+        "`make recovery-study` in `bench/results/recovery_study.json`."
+    )
+    if rec.get("rows_fingerprint") != rows_fingerprint():
+        note += "\n\n" + report.warning(
+            "**Recorded on other code.** The method rows' code has changed since this study was recorded, so these "
+            "rates describe the rows as they were; `make recovery-study` measures them again."
+        )
+    return report.Result(table=table, note=note, values=values)
