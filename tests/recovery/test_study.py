@@ -67,6 +67,7 @@ def test_the_page_section_quotes_the_file_and_says_when_it_is_stale(tmp_path):
 
     rec = {
         "rows_fingerprint": study.rows_fingerprint(),
+        "noise_sd": 0.5766,
         "rows": study.summary(_runs({s: dict.fromkeys(REQUIRED, s != 3) for s in range(1, 11)})),
     }
     (tmp_path / "s.json").write_text(json.dumps(rec))
