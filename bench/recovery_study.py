@@ -20,9 +20,6 @@ import tempfile
 import time
 from pathlib import Path
 
-#: the demo table's oracle noise at seed 0 (pluralign.recovery.seal_checks.residual_sd of the demo RM)
-DEMO_NOISE = 0.5766
-
 
 def _read(log: Path) -> list[dict]:
     return [json.loads(x) for x in log.read_text().splitlines() if x.strip()] if log.exists() else []
@@ -32,7 +29,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200, help="population seeds")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--noise-sd", type=float, default=DEMO_NOISE)
+    ap.add_argument("--noise-sd", type=float, default=None, help="default: pluralign.recovery.study.DEMO_NOISE")
     ap.add_argument("--rows", default="", help="comma-separated method rows to (re-)run; default: all")
     ap.add_argument("--log", default="bench/results/recovery_study.jsonl")
     ap.add_argument("--out", default="bench/results/recovery_study.json")
@@ -47,6 +44,7 @@ def main(argv=None) -> int:
     from pluralign.recovery.robustness_checks import POPULATION_ROUNDS
     from pluralign.recovery.rows import ALPHA, REQUIRED
 
+    a.noise_sd = S.DEMO_NOISE if a.noise_sd is None else a.noise_sd
     rows = tuple(r for r in a.rows.split(",") if r) or REQUIRED
     unknown = sorted(set(rows) - set(REQUIRED))
     if unknown:

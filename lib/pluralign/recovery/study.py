@@ -1,6 +1,6 @@
 """How often the recovery's method rows fail a correct method: every method row of the demo table
 (:data:`~pluralign.recovery.rows.REQUIRED`) on fresh simulated populations drawn as the demo's pages draw them at
-another seed (:func:`population`: the simulator's specs of the pages, nothing trained), the population seeds derived
+another seed (:func:`population`: the pages' studies and simulator specs, nothing trained), the population seeds derived
 from a string nobody tuned to (:func:`study_seeds`). Each failure of a row on a correct method is a false failure;
 :func:`summary` counts them per row and for all rows together (a population on which any row fails: what one commit
 of CI meets) with their exact (Clopper–Pearson) 95 % intervals.
@@ -26,10 +26,12 @@ from pluralign.recovery.rows import REQUIRED
 __all__ = [
     "STUDY_LABEL",
     "RESULTS",
-    "Population",
+    "DEMO_NOISE",
+    "SealInputs",
     "study_seeds",
     "population",
     "ROW_CHECKS",
+    "method_rows",
     "run_rows",
     "false_failures",
     "summary",
@@ -54,119 +56,114 @@ def study_seeds(n: int, label: str = STUDY_LABEL) -> list[int]:
     return [s for s in (int(x) & 0x7FFFFFFF for x in states) if s][:n]
 
 
+#: the oracle rows' noise in the study and at a seed other than the book's: the demo RM's residual sd on the utility
+#: scale at the book's seed (:func:`pluralign.recovery.seal_checks.residual_sd`), so that nothing is retrained
+DEMO_NOISE = 0.5766
+
+
 @functools.lru_cache(maxsize=4)
-def _settings(profile: str):
-    """The settings of the Part I and SEAL pages whose studies the demo table reads
-    (:data:`~pluralign.recovery.demo.PAGES`), read once per process: ``(diverging, seal)``."""
-    from pluralign.diverging.settings import DivergingSettings
+def _seal_settings(profile: str):
+    """The settings of the SEAL page whose study the demo table reads (:data:`~pluralign.recovery.demo.PAGES`),
+    read once per process."""
     from pluralign.recovery.demo import PAGES, page_params
     from pluralign.seal.settings import SealSettings
 
-    def settings(cls, part):
-        p = page_params(PAGES[part], profile)
-        return cls.create(None, **{k: v for k, v in p.items() if k not in ("profile", "seed", "models")})
-
-    return settings(DivergingSettings, "diverging"), settings(SealSettings, "seal")
+    p = page_params(PAGES["seal"], profile)
+    return SealSettings.create(None, **{k: v for k, v in p.items() if k not in ("profile", "seed", "models")})
 
 
 @dataclass(frozen=True, eq=False)
-class Population:
-    """The inputs of every method row at one population seed, drawn as the demo's pages draw them: Part I's first
-    simulated data set with its agreement classes (``data``, ``classified``), SEAL's alignment data D with its
-    chosen / rejected view and the pre-D RM's other data (``D``, ``view``, ``other_parts``, ``p_flip``), Beyond
-    the Binary's page data with the judge's judgments (``btb_data``, ``judgments``, ``judge``)."""
+class SealInputs:
+    """What SEAL's method rows read of its study (:class:`pluralign.seal.study.Study`), drawn as the study draws
+    them but without building it (the study trains its pre-D and post-D RMs when it is built): the alignment data
+    ``D`` with its chosen / rejected ``view``, the pre-D RM's other data ``other_parts``, the page's ``settings``
+    and the ``seed``."""
 
-    seed: int
-    data: object
-    classified: pd.DataFrame
-    ties: str
     D: object
     view: pd.DataFrame
     other_parts: list
-    p_flip: float
-    btb_data: object
-    judgments: pd.DataFrame
-    judge: object
+    settings: object
+    seed: int
 
 
-def population(seed: int, profile: str = "demo") -> Population:
-    """Every method row's inputs at population seed ``seed`` (:class:`Population`), nothing trained: the pages'
-    simulator specs drawn with ``seed`` (:func:`pluralign.data.spec.from_spec`), as the pages' studies draw them
-    (``part.setup(..., seed=seed)``), without building SEAL's study, which trains its pre-D and post-D RMs (Part III's
-    study is built: it trains nothing until a model is asked for)."""
+def population(seed: int, profile: str = "demo", noise_sd: float = DEMO_NOISE):
+    """Every method row's inputs at population seed ``seed``, nothing trained, as a
+    :class:`~pluralign.recovery.demo.RecoveryContext` without a table: Part I's and Part III's studies as their
+    pages build them at ``seed`` (they train nothing until a model is asked for), SEAL's inputs
+    (:class:`SealInputs`: the pages' simulator specs drawn with ``seed``, :func:`pluralign.data.spec.from_spec`),
+    Part I's first data set as the imprint row's data, and the oracle's noise ``noise_sd``."""
     from pluralign.data.spec import from_spec
-    from pluralign.diverging.agreement import agreement_classes
-    from pluralign.recovery.demo import part_study
+    from pluralign.recovery.demo import RecoveryContext, part_study
     from pluralign.seal.design import chosen_rejected
 
-    div, seal = _settings(profile)
-    spec = next(x for x in div.datasets if "simulate" in x)
-    data = from_spec(spec, seed)
+    seal = _seal_settings(profile)
     D = from_spec(seal.design.data, seed)
-    other = [from_spec(x, seed) for x in seal.design.other_data or []]
-    btb = part_study("btb", profile, seed)
-    return Population(
-        seed=seed,
-        data=data,
-        classified=agreement_classes(data, ties=div.ties),
-        ties=div.ties,
+    inputs = SealInputs(
         D=D,
         view=chosen_rejected(D).table,
-        other_parts=other,
-        p_flip=seal.p_flip,
-        btb_data=btb.data,
-        judgments=btb.judgments.reindex(btb.ids),
-        judge=btb.settings.judge,
+        other_parts=[from_spec(x, seed) for x in seal.design.other_data or []],
+        settings=seal,
+        seed=int(seed),
+    )
+    div = part_study("diverging", profile, seed)
+    return RecoveryContext(
+        diverging=div,
+        seal=inputs,
+        btb=part_study("btb", profile, seed),
+        demo_rm=(None, None, div.data[0]),
+        noise_sd=float(noise_sd),
+        table=None,
     )
 
 
-def _diverging_share(p: Population, noise_sd: float) -> dict:
-    from pluralign.recovery.diverging_checks import diverging_share
+def _diverging(ctx, quantity: str) -> dict:
+    from pluralign.recovery import diverging_checks as Dc
 
-    return diverging_share(p.classified, p.data, p.seed)
-
-
-def _diverging_taste_driven(p: Population, noise_sd: float) -> dict:
-    from pluralign.recovery.diverging_checks import diverging_taste_driven
-
-    return diverging_taste_driven(p.classified, p.data, p.seed)
+    s = ctx.diverging
+    data = s.data[0]
+    return getattr(Dc, quantity)(s.classified[data.name], data, s.seed, ties=s.settings.ties)
 
 
-def _imprint_weights(p: Population, noise_sd: float) -> dict:
+def _imprint_weights(ctx) -> dict:
     from pluralign.recovery.imprint_checks import oracle_imprint
 
-    return oracle_imprint(p.data, p.data.pairs["pair_id"], noise_sd=noise_sd, seed=p.seed)
+    data = ctx.demo_rm[2]
+    return oracle_imprint(data, data.pairs["pair_id"], noise_sd=ctx.noise_sd, seed=ctx.seal.seed)
 
 
-def _imprint_text_weights(p: Population, noise_sd: float) -> dict:
+def _imprint_text_weights(ctx) -> dict:
     from pluralign.recovery.imprint_checks import oracle_imprint_text
 
-    return oracle_imprint_text(p.D, p.view, noise_sd=noise_sd, seed=p.seed)
+    s = ctx.seal
+    return oracle_imprint_text(s.D, s.view, noise_sd=ctx.noise_sd, seed=s.seed)
 
 
-def _resistance_regimes(p: Population, noise_sd: float) -> dict:
+def _resistance_regimes(ctx) -> dict:
     from pluralign.recovery.resistance_checks import oracle_resistance
 
-    return oracle_resistance(p.D, p.view, p.other_parts, noise_sd=noise_sd, seed=p.seed)
+    s = ctx.seal
+    return oracle_resistance(s.D, s.view, s.other_parts, noise_sd=ctx.noise_sd, seed=s.seed)
 
 
-def _robustness_scores(p: Population, noise_sd: float) -> dict:
+def _robustness_scores(ctx) -> dict:
     from pluralign.recovery.robustness_checks import oracle_robustness
 
-    return oracle_robustness(p.D, p.view, noise_sd=noise_sd, seed=p.seed, p_flip=p.p_flip)
+    s = ctx.seal
+    return oracle_robustness(s.D, s.view, noise_sd=ctx.noise_sd, seed=s.seed, p_flip=s.settings.p_flip)
 
 
-def _margin_pstar_correlation(p: Population, noise_sd: float) -> dict:
+def _margin_pstar_correlation(ctx) -> dict:
     from pluralign.recovery.btb_checks import margin_pstar_correlation
 
-    j = p.judge
-    return margin_pstar_correlation(p.judgments, p.btb_data.truth["share_a"], p.seed, noise=j.noise, n=j.n)
+    b = ctx.btb
+    j = b.settings.judge
+    return margin_pstar_correlation(b.judgments.reindex(b.ids), b.data.truth["share_a"], b.seed, noise=j.noise, n=j.n)
 
 
-#: each method row's check on a :class:`Population` (and the oracle's noise), called as the demo table calls it
+#: each method row's check on a :func:`population` (or the book's own context), called as the demo table calls it
 ROW_CHECKS = {
-    "diverging_share": _diverging_share,
-    "diverging_taste_driven": _diverging_taste_driven,
+    "diverging_share": lambda ctx: _diverging(ctx, "diverging_share"),
+    "diverging_taste_driven": lambda ctx: _diverging(ctx, "diverging_taste_driven"),
     "imprint_weights": _imprint_weights,
     "imprint_text_weights": _imprint_text_weights,
     "resistance_regimes": _resistance_regimes,
@@ -177,16 +174,21 @@ if set(ROW_CHECKS) != set(REQUIRED):  # a method row added to the table must be 
     raise ImportError(f"the study's rows {sorted(ROW_CHECKS)} are not the table's method rows {sorted(REQUIRED)}")
 
 
+def method_rows(ctx, rows=REQUIRED) -> list[dict]:
+    """The method ``rows`` of the demo table on the context ``ctx`` (:func:`population`), in the table's order."""
+    return [ROW_CHECKS[q](ctx) for q in rows]
+
+
 def run_rows(seed: int, noise_sd: float, rows=REQUIRED, profile: str = "demo") -> list[dict]:
     """The method ``rows`` at population seed ``seed`` (the rows' seed too, as the demo table at that seed) with
     the oracle's noise ``noise_sd``: per row ``seed``, ``row``, ``recovered``, ``failing`` (its failed sub-tests),
     ``reads`` and ``seconds`` (the row's own time; drawing the population is timed once, as row ``population``)."""
     t = time.perf_counter()
-    p = population(seed, profile)
+    ctx = population(seed, profile, noise_sd)
     out = [{"seed": seed, "row": "population", "seconds": time.perf_counter() - t}]
     for q in rows:
         t = time.perf_counter()
-        r = ROW_CHECKS[q](p, noise_sd)
+        r = ROW_CHECKS[q](ctx)
         out.append(
             {
                 "seed": seed,
