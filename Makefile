@@ -80,8 +80,8 @@ recovery-seeds: $(STAMP)
 	done; exit $$fail
 
 # How often the method rows fail a correct method: every method row on 200 fresh populations (seeds derived from
-# "recovery-study"), written to bench/results/recovery_study.json, which the recovery page quotes. Resumable:
-# make recovery-study ARGS=--resume
+# "recovery-study"), written to bench/results/recovery_study.json, which the recovery page quotes. A rerun keeps
+# what was measured on the rows' current code (ARGS=--fresh: start over).
 recovery-study: $(STAMP)
 	$(BIN)/python bench/recovery_study.py --n 200 --jobs 2 $(ARGS)
 

@@ -1,9 +1,10 @@
 """False failures of the recovery's method rows over fresh simulated populations: every method row of the demo table
 (:data:`pluralign.recovery.rows.REQUIRED`) on a correct method at ``--n`` population seeds derived from
-"recovery-study" (:mod:`pluralign.recovery.study`), each seed's rows appended to ``--log`` as it finishes (a killed run
-keeps what it measured; ``--resume`` skips the seeds already there, ``--rows`` re-runs some rows only), then per row
-and for all rows together the failures of n with their exact (Clopper-Pearson) 95 % interval and the seconds, written
-to ``--out`` — the file the recovery page quotes.
+"recovery-study" (:mod:`pluralign.recovery.study`), each seed's rows appended to ``--log`` as it finishes (a killed
+run keeps what it measured, and a rerun keeps the (seed, row)s measured on the row's current code and runs the rest;
+``--rows`` runs some rows only, ``--fresh`` starts over), then per row and for all rows together the failures of n
+with their exact (Clopper-Pearson) 95 % interval and the seconds, written to ``--out`` — the file the recovery page
+quotes.
 
 The oracle's noise is the demo table's at seed 0 (the demo RM's residual sd on the utility scale), the same at every
 seed: nothing is trained here. The simulated judge's answers go to a throw-away cache, not the project's.
@@ -33,7 +34,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", default="", help="comma-separated method rows to (re-)run; default: all")
     ap.add_argument("--log", default="bench/results/recovery_study.jsonl")
     ap.add_argument("--out", default="bench/results/recovery_study.json")
-    ap.add_argument("--resume", action="store_true", help="skip the (seed, row)s already in --log")
+    ap.add_argument("--fresh", action="store_true", help="discard --log and measure everything again")
     ap.add_argument("--summarize", action="store_true", help="only write --out from --log")
     a = ap.parse_args(argv)
     os.environ.setdefault("PLURALIGN_CACHE", tempfile.mkdtemp(prefix="pluralign-study-cache-"))
@@ -54,12 +55,16 @@ def main(argv=None) -> int:
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     if not a.summarize:
-        kept = _read(log) if a.resume or a.rows else []
-        if a.rows:  # the re-run rows replace their earlier results
-            kept = [r for r in kept if r["row"] not in rows or a.resume]
+        current = {q: S.rows_fingerprint(q) for q in REQUIRED}
+        kept = (
+            []
+            if a.fresh
+            else [r for r in _read(log) if r["row"] == "population" or r.get("fingerprint") == current[r["row"]]]
+        )
         log.write_text("".join(json.dumps(r) + "\n" for r in kept))
         done = {(r["seed"], r["row"]) for r in kept}
         todo = [s for s in seeds if any((s, q) not in done for q in rows)]
+        print(f"{len(seeds) - len(todo)} of {len(seeds)} populations already measured on this code", flush=True)
 
         def progress(k, res):
             if "error" in res[0]:
@@ -67,12 +72,13 @@ def main(argv=None) -> int:
                 return
             with log.open("a") as fh:
                 for r in res:
-                    if r["row"] != "population" or not a.rows:
+                    if (r["seed"], r["row"]) not in done:
                         fh.write(json.dumps(r) + "\n")
             bad = [r["row"] for r in res if r.get("recovered") is False]
             print(f"{k}/{len(todo)} seed {res[0]['seed']}: " + (f"FAILED {bad}" if bad else "ok"), flush=True)
 
-        S.false_failures(todo, a.noise_sd, rows=rows, jobs=a.jobs, progress=progress)
+        todo_rows = {s: tuple(q for q in rows if (s, q) not in done) for s in todo}
+        S.false_failures(todo, a.noise_sd, rows=rows, jobs=a.jobs, progress=progress, rows_of=todo_rows)
     runs = pd.DataFrame(_read(log))
     runs = runs[runs["seed"].isin(seeds)]
     out = {
@@ -84,7 +90,6 @@ def main(argv=None) -> int:
         "population_multiple": POPULATION_MULTIPLE,
         "eq4_population_rounds": POPULATION_ROUNDS,
         "seeds_requested": len(seeds),
-        "rows_fingerprint": S.rows_fingerprint(),
         "wall_seconds_this_run": time.perf_counter() - start,
         "jobs": a.jobs,
         "rows": S.summary(runs),

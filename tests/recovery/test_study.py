@@ -22,7 +22,14 @@ def test_every_method_row_is_studied():
 
 def _runs(outcomes: dict) -> pd.DataFrame:
     rows = [
-        {"seed": s, "row": q, "recovered": ok, "failing": "" if ok else "bias", "seconds": 1.0}
+        {
+            "seed": s,
+            "row": q,
+            "recovered": ok,
+            "failing": "" if ok else "bias",
+            "seconds": 1.0,
+            "fingerprint": study.rows_fingerprint(q) if q in study.ROW_SOURCES else "f",
+        }
         for s, per_row in outcomes.items()
         for q, ok in per_row.items()
     ]
@@ -46,6 +53,7 @@ def test_summary_counts_rows_and_populations():
     s = study.summary(runs)
     assert (s["a"]["failures"], s["a"]["n"], s["a"]["failed_seeds"]) == (1, 5, [2])
     assert (s["b"]["failures"], s["b"]["n"], s["b"]["failed_tests"]) == (2, 4, ["bias", "bias"])
+    assert s["a"]["fingerprint"] == "f"
     everything = s["all rows"]
     assert (everything["failures"], everything["n"], everything["failed_seeds"]) == (2, 4, [2, 3])
     ci = binomtest(2, 4).proportion_ci(method="exact")
@@ -65,16 +73,20 @@ def test_the_page_section_quotes_the_file_and_says_when_it_is_stale(tmp_path):
     this code does not; without a study the section stays with its reason."""
     import json
 
-    rec = {
-        "rows_fingerprint": study.rows_fingerprint(),
-        "noise_sd": 0.5766,
-        "rows": study.summary(_runs({s: dict.fromkeys(REQUIRED, s != 3) for s in range(1, 11)})),
-    }
+    rec = {"noise_sd": 0.5766, "rows": study.summary(_runs({s: dict.fromkeys(REQUIRED, s != 3) for s in range(1, 11)}))}
     (tmp_path / "s.json").write_text(json.dumps(rec))
     r = study.result(tmp_path / "s.json")
     assert r.values["study_populations"] == 10 and r.values["study_all_rows"].startswith("1 of 10 (10.0 %")
     assert "Recorded on other code" not in r.note and len(r.table) == len(REQUIRED) + 1
-    (tmp_path / "s.json").write_text(json.dumps({**rec, "rows_fingerprint": "0" * 16}))
-    assert "Recorded on other code" in study.result(tmp_path / "s.json").note
+    rec["rows"]["robustness_scores"]["fingerprint"] = "0" * 16
+    (tmp_path / "s.json").write_text(json.dumps(rec))
+    note = study.result(tmp_path / "s.json").note
+    assert "Recorded on other code.** The code of SEAL Eq. 4 robustness scores has changed" in note
     missing = study.result(tmp_path / "none.json")
     assert missing.skipped.startswith("no estimate: no recorded study") and missing.values["study_populations"] == "—"
+
+
+def test_a_row_fingerprint_follows_its_own_code():
+    """Each row's fingerprint covers its check module: two rows of one module share it, rows of two modules do not."""
+    fp = study.rows_fingerprint
+    assert fp("diverging_share") == fp("diverging_taste_driven") != fp("robustness_scores")

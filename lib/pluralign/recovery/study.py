@@ -36,7 +36,7 @@ __all__ = [
     "false_failures",
     "summary",
     "recorded",
-    "ROW_MODULES",
+    "ROW_SOURCES",
     "rows_fingerprint",
     "result",
 ]
@@ -86,31 +86,34 @@ class SealInputs:
     seed: int
 
 
-def population(seed: int, profile: str = "demo", noise_sd: float = DEMO_NOISE):
+def population(seed: int, profile: str = "demo", noise_sd: float = DEMO_NOISE, parts=("diverging", "seal", "btb")):
     """Every method row's inputs at population seed ``seed``, nothing trained, as a
     :class:`~pluralign.recovery.demo.RecoveryContext` without a table: Part I's and Part III's studies as their
     pages build them at ``seed`` (they train nothing until a model is asked for), SEAL's inputs
     (:class:`SealInputs`: the pages' simulator specs drawn with ``seed``, :func:`pluralign.data.spec.from_spec`),
-    Part I's first data set as the imprint row's data, and the oracle's noise ``noise_sd``."""
+    Part I's first data set as the imprint row's data, and the oracle's noise ``noise_sd``; only the ``parts``
+    asked for are drawn (the others are None)."""
     from pluralign.data.spec import from_spec
     from pluralign.recovery.demo import RecoveryContext, part_study
     from pluralign.seal.design import chosen_rejected
 
-    seal = _seal_settings(profile)
-    D = from_spec(seal.design.data, seed)
-    inputs = SealInputs(
-        D=D,
-        view=chosen_rejected(D).table,
-        other_parts=[from_spec(x, seed) for x in seal.design.other_data or []],
-        settings=seal,
-        seed=int(seed),
-    )
-    div = part_study("diverging", profile, seed)
+    inputs = None
+    if "seal" in parts:
+        seal = _seal_settings(profile)
+        D = from_spec(seal.design.data, seed)
+        inputs = SealInputs(
+            D=D,
+            view=chosen_rejected(D).table,
+            other_parts=[from_spec(x, seed) for x in seal.design.other_data or []],
+            settings=seal,
+            seed=int(seed),
+        )
+    div = part_study("diverging", profile, seed) if "diverging" in parts else None
     return RecoveryContext(
         diverging=div,
         seal=inputs,
-        btb=part_study("btb", profile, seed),
-        demo_rm=(None, None, div.data[0]),
+        btb=part_study("btb", profile, seed) if "btb" in parts else None,
+        demo_rm=(None, None, None if div is None else div.data[0]),
         noise_sd=float(noise_sd),
         table=None,
     )
@@ -128,7 +131,7 @@ def _imprint_weights(ctx) -> dict:
     from pluralign.recovery.imprint_checks import oracle_imprint
 
     data = ctx.demo_rm[2]
-    return oracle_imprint(data, data.pairs["pair_id"], noise_sd=ctx.noise_sd, seed=ctx.seal.seed)
+    return oracle_imprint(data, data.pairs["pair_id"], noise_sd=ctx.noise_sd, seed=ctx.diverging.seed)
 
 
 def _imprint_text_weights(ctx) -> dict:
@@ -173,6 +176,18 @@ ROW_CHECKS = {
 if set(ROW_CHECKS) != set(REQUIRED):  # a method row added to the table must be added to the study
     raise ImportError(f"the study's rows {sorted(ROW_CHECKS)} are not the table's method rows {sorted(REQUIRED)}")
 
+#: per method row: the part of the context it reads (:func:`population`) and the modules whose code decides its
+#: verdict besides :mod:`.rows` and this module (:func:`rows_fingerprint`)
+ROW_SOURCES = {
+    "diverging_share": ("diverging", "diverging_checks"),
+    "diverging_taste_driven": ("diverging", "diverging_checks"),
+    "imprint_weights": ("diverging", "imprint_checks"),
+    "imprint_text_weights": ("seal", "imprint_checks"),
+    "resistance_regimes": ("seal", "resistance_checks"),
+    "robustness_scores": ("seal", "robustness_checks"),
+    "margin_pstar_correlation": ("btb", "btb_checks"),
+}
+
 
 def method_rows(ctx, rows=REQUIRED) -> list[dict]:
     """The method ``rows`` of the demo table on the context ``ctx`` (:func:`population`), in the table's order."""
@@ -182,9 +197,10 @@ def method_rows(ctx, rows=REQUIRED) -> list[dict]:
 def run_rows(seed: int, noise_sd: float, rows=REQUIRED, profile: str = "demo") -> list[dict]:
     """The method ``rows`` at population seed ``seed`` (the rows' seed too, as the demo table at that seed) with
     the oracle's noise ``noise_sd``: per row ``seed``, ``row``, ``recovered``, ``failing`` (its failed sub-tests),
-    ``reads`` and ``seconds`` (the row's own time; drawing the population is timed once, as row ``population``)."""
+    ``reads``, ``seconds`` (the row's own time; drawing the population is timed once, as row ``population``) and
+    ``fingerprint`` (:func:`rows_fingerprint`: the code that gave the verdict)."""
     t = time.perf_counter()
-    ctx = population(seed, profile, noise_sd)
+    ctx = population(seed, profile, noise_sd, parts={ROW_SOURCES[q][0] for q in rows})
     out = [{"seed": seed, "row": "population", "seconds": time.perf_counter() - t}]
     for q in rows:
         t = time.perf_counter()
@@ -197,6 +213,7 @@ def run_rows(seed: int, noise_sd: float, rows=REQUIRED, profile: str = "demo") -
                 "failing": str(r.get("failing", "")),
                 "reads": str(r.get("reads", "")),
                 "seconds": time.perf_counter() - t,
+                "fingerprint": rows_fingerprint(q),
             }
         )
     return out
@@ -207,11 +224,14 @@ def _one(args):
     return run_rows(seed, noise_sd, rows)
 
 
-def false_failures(seeds, noise_sd: float, rows=REQUIRED, jobs: int = 1, progress=None) -> pd.DataFrame:
-    """:func:`run_rows` at every seed of ``seeds`` (``jobs`` processes), one row per (seed, row); a seed whose run
-    raises is reported to ``progress`` as ``[{"seed": s, "error": message}]`` and left out (neither a pass nor a
-    failure: run it again)."""
-    args = [(int(s), float(noise_sd), tuple(rows)) for s in seeds]
+def false_failures(
+    seeds, noise_sd: float, rows=REQUIRED, jobs: int = 1, progress=None, rows_of: dict | None = None
+) -> pd.DataFrame:
+    """:func:`run_rows` at every seed of ``seeds`` (``jobs`` processes), one row per (seed, row); ``rows_of``: the
+    rows to run at a seed, where not all ``rows`` (those measured already). A seed whose run raises is reported to
+    ``progress`` as ``[{"seed": s, "error": message}]`` and left out (neither a pass nor a failure: run it
+    again)."""
+    args = [(int(s), float(noise_sd), tuple((rows_of or {}).get(s, rows))) for s in seeds]
     out = []
 
     def done(k, a, res=None, err=None):
@@ -249,7 +269,8 @@ def _count(n: int, k: int) -> dict:
 def summary(runs: pd.DataFrame) -> dict:
     """Per method row: its false failures of ``n`` populations with their exact 95 % interval, the seeds and
     sub-tests that failed, and the row's seconds (mean and max); under ``"all rows"``: the populations on which
-    any row failed (what a commit's CI run meets), counted over the populations where every row ran."""
+    any row failed (what a commit's CI run meets), counted over the populations where every row ran. A row's
+    ``fingerprint`` is its code's (:func:`rows_fingerprint`), "mixed" when its runs come from different code."""
     checks = runs[runs["row"] != "population"]
     out = {}
     for q, g in checks.groupby("row", sort=False):
@@ -260,6 +281,7 @@ def summary(runs: pd.DataFrame) -> dict:
             "failed_tests": [str(f) for f in bad["failing"]],
             "seconds_mean": float(g["seconds"].mean()),
             "seconds_max": float(g["seconds"].max()),
+            "fingerprint": g["fingerprint"].iloc[0] if g.get("fingerprint", pd.Series()).nunique() == 1 else "mixed",
         }
     per_seed = checks.groupby("seed")
     complete = per_seed["row"].nunique() == checks["row"].nunique()
@@ -281,25 +303,13 @@ def recorded(path: Path = RESULTS) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-#: the modules whose code decides the method rows' verdicts: the study records their hash, and the page says when
-#: the recorded study ran on other code than the page's
-ROW_MODULES = (
-    "rows",
-    "diverging_checks",
-    "imprint_checks",
-    "resistance_checks",
-    "robustness_checks",
-    "btb_checks",
-    "study",
-)
-
-
-def rows_fingerprint() -> str:
-    """A hash of the source of :data:`ROW_MODULES` (the code that decides the method rows' verdicts), written into the
-    recorded study, so that a page built on other code says that its quoted rate was measured on other code."""
+def rows_fingerprint(row: str) -> str:
+    """A hash of the code that decides the method row ``row``'s verdict (:mod:`.rows`, this module and the row's
+    check module, :data:`ROW_SOURCES`), recorded with each row's counts, so that a page built on other code says
+    that the row's quoted rate was measured on other code."""
     here = Path(__file__).parent
     h = hashlib.sha256()
-    for m in ROW_MODULES:
+    for m in ("rows", "study", ROW_SOURCES[row][1]):
         h.update((here / f"{m}.py").read_bytes())
     return h.hexdigest()[:16]
 
@@ -341,9 +351,10 @@ def result(path: Path = RESULTS) -> report.Result:
         "failed, which is what one commit's CI run meets. Intervals are exact (Clopper–Pearson). Recorded by "
         "`make recovery-study` in `bench/results/recovery_study.json`."
     )
-    if rec.get("rows_fingerprint") != rows_fingerprint():
+    stale = [name(q) for q, c in rows.items() if c.get("fingerprint") != rows_fingerprint(q)]
+    if stale:
         note += "\n\n" + report.warning(
-            "**Recorded on other code.** The method rows' code has changed since this study was recorded, so these "
-            "rates describe the rows as they were; `make recovery-study` measures them again."
+            f"**Recorded on other code.** The code of {', '.join(stale)} has changed since its study was recorded, so "
+            "its rate describes the row as it was; `make recovery-study` measures it again."
         )
     return report.Result(table=table, note=note, values=values)
