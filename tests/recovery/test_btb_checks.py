@@ -23,8 +23,27 @@ def test_margin_check_against_the_definition(sim):
     assert np.abs(2 * k / 10 - 1 - R.expected_signed_margin(p, noise=1.0)).mean() < 0.02
     shuffled = j.sample(frac=1, random_state=0).set_axis(j.index)
     assert not R.margin_pstar_correlation(shuffled, p, noise=1.0, n=10)["recovered"]
-    for how in ("mis-scaled", "one-sided", "sign", "zero", "constant", "noise"):
+    for how in ("mis-scaled", "one-sided", "sign", "zero", "constant", "noise", "n and k swapped"):
         assert not R.margin_pstar_correlation(broken_judgments(j, how), p, noise=1.0, n=10)["recovered"], how
+
+
+def test_n_and_k_swapped_fails_the_range_test(sim):
+    """Eq. 3 with the judge's n and k exchanged gives margins above 1 (or infinite where no judgment prefers A):
+    the exact range test fails it, whatever the slope; the correct margins are all in [0, 1] and the row shows the
+    planted 2p* − 1 beside the pseudo-true expectation it is judged against."""
+    from pluralign.btb.margins import judgments_from
+    from pluralign.recovery.btb_checks import margin_judge
+    from pluralign.recovery.mutations import broken_judgments
+
+    j = judgments_from("simulated", sim, n=10, noise=1.0, seed=0).set_index("pair_id")
+    p = sim.truth["share_a"]
+    ok = R.margin_pstar_correlation(j, p, noise=1.0, n=10)
+    assert ok["failing"] == "" and "Planted beside it: 2p* − 1" in ok["description"]
+    bad = broken_judgments(j, "n and k swapped")
+    r = R.margin_pstar_correlation(bad, p, noise=1.0, n=10)
+    assert not r["recovered"] and "range" in r["failing"].split(", ")
+    signed = bad["margin"] * np.sign(bad["share_a"] - 0.5)
+    assert not margin_judge(signed, R.expected_signed_margin(p.reindex(bad.index), noise=1.0))["range"]
 
 
 def test_a_broken_eq3_fails_the_margin_check(sim, monkeypatch):

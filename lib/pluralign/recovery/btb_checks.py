@@ -51,22 +51,38 @@ def expected_signed_margin(p_star, *, noise: float = JUDGE_NOISE, clip: float = 
 
 
 def margin_judge(signed, expected, alpha: float = ALPHA) -> dict:
-    """The criterion of the Eq. 3 row: the least-squares line of the signed margins on their planted expectation
-    (:func:`expected_signed_margin`) has slope 1 and intercept 0 — a correct Eq. 3 is unbiased pair by pair, so
-    a mis-scaled margin (slope ≠ 1), a one-sided one (intercept ≠ 0) and noise (slope 0) fail — each |z| ≤ the
+    """The criterion of the Eq. 3 row: ``range``, every margin is one Eq. 3 can give (|2k/n − 1| in [0, 1]: an exact
+    check, no α spent), and the least-squares line of the signed margins on their planted expectation
+    (:func:`expected_signed_margin`) has slope 1 and intercept 0 — a correct Eq. 3 is unbiased pair by pair, so a
+    mis-scaled margin (slope ≠ 1), a one-sided one (intercept ≠ 0) and noise (slope 0) fail — each |z| ≤ the
     normal quantile of ``alpha`` split two-sided over the two tests (heteroskedasticity-robust HC0 SEs: the
-    pairs' judgments are independent). Returns ``slope``, ``intercept`` (estimate, SE, z each) and ``ok``."""
+    pairs' judgments are independent); the line is fitted on the finite margins. Returns ``slope``,
+    ``intercept`` (estimate, SE, z each), ``range`` (bool), ``failing`` and ``ok``."""
     y, e = np.asarray(signed, float), np.asarray(expected, float)
+    in_range = bool(np.all(np.isfinite(y)) and np.all(np.abs(y) <= 1 + 1e-12))
+    keep = np.isfinite(y)
+    y, e = y[keep], e[keep]
     X = np.column_stack([np.ones(len(e)), e])
-    beta, *_ = np.linalg.lstsq(X, y, rcond=None)
-    bread = np.linalg.inv(X.T @ X)
-    cov = bread @ (X.T * (y - X @ beta) ** 2) @ X @ bread
-    se = np.sqrt(np.diag(cov))
     q = float(st.norm.ppf(1 - alpha / 4))
     with np.errstate(invalid="ignore", divide="ignore"):
+        beta, *_ = np.linalg.lstsq(X, y, rcond=None)
+        bread = np.linalg.inv(X.T @ X)
+        cov = bread @ (X.T * (y - X @ beta) ** 2) @ X @ bread
+        se = np.sqrt(np.diag(cov))
         z = (beta - [0.0, 1.0]) / se
-    ok = bool(np.all(np.isfinite(z)) and np.all(np.abs(z) <= q))
-    return {"intercept": (beta[0], se[0], z[0]), "slope": (beta[1], se[1], z[1]), "bound": q, "ok": ok}
+    passed = {
+        "range": in_range,
+        "intercept": bool(np.isfinite(z[0]) and abs(z[0]) <= q),
+        "slope": bool(np.isfinite(z[1]) and abs(z[1]) <= q),
+    }
+    return {
+        "intercept": (beta[0], se[0], z[0]),
+        "slope": (beta[1], se[1], z[1]),
+        "range": in_range,
+        "bound": q,
+        "failing": [k for k, v in passed.items() if not v],
+        "ok": all(passed.values()),
+    }
 
 
 def margin_pstar_correlation(
@@ -74,17 +90,23 @@ def margin_pstar_correlation(
 ) -> dict:
     """Row ``margin_pstar_correlation``: the synthetic-judgment margins (Beyond the Binary Eq. 3, the library's
     ``margin`` column of :func:`pluralign.btb.margins.synthetic_judgments`), signed by the side they favour,
-    against their planted expectation under the simulated judge of log-odds ``noise``
-    (:func:`expected_signed_margin`), judged on scale by :func:`margin_judge` (slope 1, intercept 0); Pearson r
-    with 2p* − 1 beside the r a correct Eq. 3 reaches (:func:`expected_margin_correlation`) in the description.
-    ``judgments`` indexed by pair_id with ``margin`` and ``share_a``."""
+    against their *pseudo-true* value: what Eq. 3 estimates under the simulated judge of log-odds ``noise``, the
+    exact expectation E[2k/n − 1] = 2 E[σ(logit p* + noise · ε)] − 1 (:func:`expected_signed_margin`, Gauss–Hermite
+    quadrature written from the judge's definition; unbiased for any ``n``, so the judgments per pair change only
+    the spread), judged by :func:`margin_judge` (margins in Eq. 3's range, slope 1, intercept 0). The planted
+    value 2p* − 1 is shown beside it: the judge's noise shrinks the expectation toward 0, a property of the judge,
+    not a failure of Eq. 3. Pearson r with 2p* − 1 beside the r a correct Eq. 3 reaches
+    (:func:`expected_margin_correlation`) in the description. ``judgments`` indexed by pair_id with ``margin`` and
+    ``share_a``. ``null_pass``: the criterion on the margins permuted over the pairs (a margin that ignores which
+    pair it was computed on)."""
     j = judgments.dropna(subset=["margin"])
     signed = (j["margin"].astype(float) * np.sign(j["share_a"].astype(float) - 0.5)).to_numpy()
     p = p_star.reindex(j.index).astype(float).to_numpy()
     e = expected_signed_margin(p, noise=noise)
     m = margin_judge(signed, e)
     b, se, _ = m["slope"]
-    r = float(np.corrcoef(signed, 2 * p - 1)[0, 1]) if np.ptp(signed) > 0 else float("nan")
+    finite = np.isfinite(signed)
+    r = float(np.corrcoef(signed[finite], 2 * p[finite] - 1)[0, 1]) if np.ptp(signed[finite]) > 0 else float("nan")
     planted_r = expected_margin_correlation(p, noise=noise, n=n, seed=seed)
     null = null_pass_rate(lambda v: margin_judge(v, e)["ok"], lambda g: g.permutation(signed), seed=seed)
     q = m["bound"]
@@ -92,22 +114,34 @@ def margin_pstar_correlation(
         interval_reads(k, m[k][0], m[k][0] - q * m[k][1], m[k][0] + q * m[k][1], t)
         for k, t in (("slope", 1), ("intercept", 0))
     )
-    return row(
-        "btb",
-        "margin_pstar_correlation",
-        f"slope of the synthetic-judgment margins (Eq. 3, signed by their side) on their planted expectation "
-        f"2E[σ(logit p* + {noise:g}ε)] − 1 over {len(j)} pairs (n = {n} judgments each); intercept "
-        f"{m['intercept'][0]:+.3f} (z {m['intercept'][2]:+.2f}), slope z {m['slope'][2]:+.2f}; "
-        f"Pearson r with 2p* − 1: {r:.3f} (a correct Eq. 3: {planted_r:.3f})",
-        1.0,
-        b,
-        (b - 1.959964 * se, b + 1.959964 * se),
-        f"slope 1 and intercept 0: |z| ≤ {m['bound']:.2f} each (HC0 SEs over pairs)",
-        m["ok"],
-        interval="normal, HC0 SE over pairs",
-        null_pass=null,
-        reads=reads,
-    )
+    if not m["range"]:
+        reads += f"; {int((~finite | (np.abs(signed) > 1)).sum())} margins outside Eq. 3's range [0, 1]"
+    planted = 2 * np.clip(p, 1e-3, 1 - 1e-3) - 1
+    shrink = float(np.polyfit(planted, e, 1)[0])
+    return {
+        **row(
+            "btb",
+            "margin_pstar_correlation",
+            f"slope of the synthetic-judgment margins (Eq. 3, signed by their side) on their pseudo-true value, the "
+            f"exact expectation under the judge 2E[σ(logit p* + {noise:g}ε)] − 1 (quadrature), over {len(j)} pairs "
+            f"(n = {n} judgments each); intercept {m['intercept'][0]:+.3f} (z {m['intercept'][2]:+.2f}), slope z "
+            f"{m['slope'][2]:+.2f}. Planted beside it: 2p* − 1, mean |2p* − 1| {np.mean(np.abs(planted)):.3f} "
+            f"against the judge's {np.mean(np.abs(e)):.3f} (the expectation's slope on the planted value "
+            f"{shrink:.3f}: the judge's noise shrinks the margins, a property of the judge); Pearson r with 2p* − 1: "
+            f"{r:.3f} (a correct Eq. 3: {planted_r:.3f})",
+            1.0,
+            b,
+            (b - 1.959964 * se, b + 1.959964 * se),
+            f"every margin in Eq. 3's range [0, 1], and slope 1 and intercept 0 on the pseudo-true value: |z| ≤ "
+            f"{m['bound']:.2f} each (HC0 SEs over pairs; Bonferroni: the row's α = {ALPHA:g} split over the 2 "
+            "two-sided tests)",
+            m["ok"],
+            interval="normal, HC0 SE over pairs",
+            null_pass=null,
+            reads=reads,
+        ),
+        "failing": ", ".join(m["failing"]),
+    }
 
 
 def subjectivity_category_accuracy(

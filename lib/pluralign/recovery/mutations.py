@@ -236,11 +236,13 @@ def broken_classes(data, how: str, seed: int = 0, ties: str = "majority") -> pd.
     )
 
 
-def broken_judgments(j: pd.DataFrame, how: str, seed: int = 0) -> pd.DataFrame:
+def broken_judgments(j: pd.DataFrame, how: str, seed: int = 0, n: int | None = None) -> pd.DataFrame:
     """Beyond the Binary Eq. 3's judgments (``share_a``, ``margin`` per pair) broken: ``sign`` (the side reversed),
     ``zero`` (every margin 0), ``constant`` (every margin the mean margin), ``noise`` (margins permuted across
     pairs), ``mis-scaled`` (|k − n/2| / n: half of Eq. 3), ``one-sided`` (the margin kept only where A is
-    favoured)."""
+    favoured), ``n and k swapped`` (Eq. 3 written with the judge's n and k exchanged, |n − k/2| / (k/2), k the
+    judgments for A of the ``n_valid`` valid ones, as :func:`pluralign.btb.margins.synthetic_judgments` counts them;
+    without those columns k = share_a · ``n``)."""
     rng = np.random.default_rng([seed, 79])
     j = j.copy()
     m = j["margin"].astype(float)
@@ -254,6 +256,14 @@ def broken_judgments(j: pd.DataFrame, how: str, seed: int = 0) -> pd.DataFrame:
         j["margin"] = m / 2
     elif how == "one-sided":
         j["margin"] = m.where(j["share_a"].astype(float) > 0.5, 0.0)
+    elif how == "n and k swapped":
+        if {"n_a", "n_valid"} <= set(j.columns):
+            k, total = j["n_a"].astype(float), j["n_valid"].astype(float)
+        else:
+            total = pd.Series(float(n), index=j.index)
+            k = j["share_a"].astype(float) * total
+        with np.errstate(divide="ignore", invalid="ignore"):
+            j["margin"] = (total - k / 2).abs() / (k / 2)
     else:
         raise ValueError(f"unknown variant {how!r}")
     return j
@@ -268,9 +278,9 @@ VARIANTS = {
     "diverging_taste_driven": ("sign", "zero", "noise", "votes shuffled", "diverging threshold +1"),
     "imprint_weights": (*COMMON, "no pair FE", "small signs flipped", "columns swapped", "OLS SEs"),
     "imprint_text_weights": (*COMMON, "no pair FE", "small signs flipped", "columns swapped", "OLS SEs"),
-    "resistance_regimes": (*COMMON, "regimes swapped"),
+    "resistance_regimes": (*COMMON, "regimes swapped", "chosen and rejected swapped"),
     "robustness_scores": (*COMMON, "entries swapped"),
-    "margin_pstar_correlation": ("sign", "zero", "constant", "noise", "mis-scaled", "one-sided"),
+    "margin_pstar_correlation": ("sign", "zero", "constant", "noise", "mis-scaled", "one-sided", "n and k swapped"),
 }
 
 
@@ -323,6 +333,8 @@ def _seal(ctx, quantity: str, how: str) -> dict:
     if quantity == "resistance_regimes":
         if how == "regimes swapped":  # Table 1's conditions read with the pre-D and post-D indicators exchanged
             kw = {"regimes": lambda pc, pr, qc, qr: res.alignment_regimes(qc, qr, pc, pr)}
+        elif how == "chosen and rejected swapped":  # δ read as r(t^r) > r(t^c) in both RMs: the sign convention
+            kw = {"regimes": lambda pc, pr, qc, qr: res.alignment_regimes(pr, pc, qr, qc)}
         else:
             kw = {"regression": broken_fit(res.misalignment_regression, how, s.seed)}
         return Rs.oracle_resistance(s.D, s.view, s.other_parts, noise_sd=noise, seed=s.seed, **kw)
@@ -346,8 +358,8 @@ def run_variant(ctx, quantity: str, how: str) -> dict:
         return check(broken_classes(data, how, s.seed, ties=ties), data, s.seed, ties=ties)
     if quantity == "margin_pstar_correlation":
         b = ctx.btb
-        j = broken_judgments(b.judgments.reindex(b.ids), how, b.seed)
         judge = b.settings.judge
+        j = broken_judgments(b.judgments.reindex(b.ids), how, b.seed, n=judge.n)
         return B.margin_pstar_correlation(j, b.data.truth["share_a"], b.seed, noise=judge.noise, n=judge.n)
     return _seal(ctx, quantity, how)
 

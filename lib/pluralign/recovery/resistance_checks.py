@@ -127,19 +127,30 @@ def oracle_resistance(
     outcome misaligned, or ``regression`` in its place) of the post-D oracle and Table 1's regimes
     (:func:`~pluralign.seal.resistance.alignment_regimes`, or ``regimes``) of the pre-D / post-D oracles over
     ``n_draws`` draws of the logistic noise, against :func:`planted_resistance`; judged by
-    :func:`resistance_judge`. Estimate: the post-D alignment resistance a₋ (§ 2.2) beside its planted value.
+    :func:`resistance_judge`. Estimate: the post-D alignment resistance a₋ (§ 2.2) as Table 1's classification
+    gives it — the share of pairs the labeller puts in "stayed-misaligned" or "reversed" (δ = 0), mean over the
+    draws — beside its planted value, the mean over D's pairs of P(δ = 0) = σ(−gap / s); a labeller that reads the
+    wrong indicators moves it.
 
     Eq. 3 is fitted on every identifiable feature (``vif_threshold=inf``: only constant or exactly collinear
     columns dropped), since the planted ρ are those of the full model: SEAL's VIF screen (footnote 6) would drop
     a planted feature and bias the others (omitted variable), which is a different estimand. A coefficient whose
-    regressor is separated in a draw (:func:`separated`) is left out of that draw's calibration."""
+    regressor is separated in a draw (:func:`separated`) is left out of that draw's calibration.
+
+    ``null_pass``: the row's criterion applied to a method that ignores which pair is which: Eq. 3 fitted with the
+    outcome permuted over the pairs, whose estimates are centred on 0 (drawn normal around 0 with the method's own
+    standard errors: the permuted fit's sampling distribution by its normal approximation, so that no logit is
+    refitted 200 × ``n_draws`` times), and Table 1's labeller (the production one, or ``regimes``) applied to each
+    pair's pre-D rewards with another pair's post-D rewards (pairs permuted between the two RMs). Both keep what a
+    pairing-blind method keeps (no imprint; each RM's own alignment rate), so the null passes where the planted ρ
+    are within their standard errors of 0 and the pre-D and post-D alignments are independent."""
     from pluralign.seal.resistance import REGIMES, alignment_regimes, misalignment_regression
 
     label = regimes or alignment_regimes
     base, breaks = getattr(regression, "base", regression), getattr(regression, "breaks", None)
     pt, drawn = resistance_draws(D, view, other_parts, noise_sd, int(seed), max(1, int(n_draws)))
-    zero, out, counts, resist = np.zeros(len(view)), [], np.zeros(4), []
-    for d, (pre, post, sep) in enumerate(drawn):
+    out = []
+    for d, (_pre, post, sep) in enumerate(drawn):
         if base is None or base is misalignment_regression:
             t = _production_fit(drawn, d, pt, post)
         else:
@@ -148,39 +159,56 @@ def oracle_resistance(
         e = t.reindex(pt["rho"].index)[["estimate", "ci_low", "ci_high"]].to_numpy(float).T.copy()
         e[:, sep] = np.nan
         out.append(e)
-        reg = pd.Series(label(pre, zero, post, zero))
-        counts += reg.value_counts().reindex(list(REGIMES), fill_value=0).to_numpy(float)
-        resist.append(float(np.mean(post <= 0)))
+    pres = np.concatenate([pre for pre, _, _ in drawn])
+    posts = np.concatenate([post for _, post, _ in drawn])
+
+    def counts_of(pre_rewards) -> np.ndarray:
+        """Table 1's regime counts of every draw (the labeller on all draws' pairs at once), and a₋ per draw."""
+        reg = np.asarray(label(pre_rewards, np.zeros(len(posts)), posts, np.zeros(len(posts))), dtype=object)
+        c = pd.Series(reg).value_counts().reindex(list(REGIMES), fill_value=0).to_numpy(float)
+        misaligned = np.isin(reg, ["stayed-misaligned", "reversed"]).reshape(len(drawn), -1).mean(axis=1)
+        return c, misaligned
+
+    counts, resist = counts_of(pres)
     est, lo, hi = (np.array([o[k] for o in out]) for k in range(3))
     j = resistance_judge(est, lo, hi, pt["rho"], counts, pt["regimes"], len(out))
     planted_a = float(np.mean(1 / (1 + np.exp(pt["post"] / pt["s"]))))
-    half, sd = (hi - lo) / 2, float(np.std(pt["rho"])) or 1.0
-    null_counts = np.full(4, counts.sum() / 4)  # a null labeller: the four regimes equally often
+    half = (hi - lo) / 2
+    n_pairs = len(view)
 
     def make(g):
-        e = g.normal(0.0, sd, est.shape)
-        return e, e - half, e + half
+        e = g.normal(0.0, 1.0, est.shape) * half / 1.959964
+        perm = np.concatenate([d * n_pairs + g.permutation(n_pairs) for d in range(len(drawn))])
+        return e, e - half, e + half, counts_of(pres[perm])[0]
 
-    se = float(np.std(resist) / np.sqrt(len(resist))) if len(resist) > 1 else 0.0
+    se = float(np.std(resist, ddof=1) / np.sqrt(len(resist))) if len(resist) > 1 else 0.0
     prev = counts / counts.sum()
-    return row(
-        "seal",
-        "resistance_regimes",
-        f"post-D alignment resistance a₋ of a noisy oracle (logistic noise of scale {pt['s']:.2g} on the gap) on "
-        f"D's {len(view)} pairs, {len(out)} draws; Eq. 3's coefficients, {np.isfinite(est).sum(1).mean():.1f} of "
-        f"{est.shape[1]} per draw not separated: "
-        f"coverage 95% {j['cal']['share'][0.95]:.3f}, 50% {j['cal']['share'][0.5]:.3f}; regimes "
-        + ", ".join(f"{r} {v:.3f} (planted {q:.3f})" for r, v, q in zip(REGIMES, prev, pt["regimes"].mean()))
-        + " — the pre-D / post-D rewards of a planted pre-D and post-D mix of weights",
-        planted_a,
-        float(np.mean(resist)),
-        (float(np.mean(resist)) - 1.96 * se, float(np.mean(resist)) + 1.96 * se),
-        f"Eq. 3: {calibration_text(j['cal'])}; regimes: every |z| ≤ {j['bound']:.2f}",
-        j["ok"],
-        interval="normal over noise draws",
-        reads=f"Eq. 3: {calibration_reads(j['cal'])}; regimes: largest |z| {np.max(np.abs(j['z'])):.2f} "
-        f"(at most {j['bound']:.2f})",
-        null_pass=null_pass_rate(
-            lambda o: resistance_judge(*o, pt["rho"], null_counts, pt["regimes"], len(out))["ok"], make, seed=seed
+    a = float(np.mean(resist))
+    return {
+        **row(
+            "seal",
+            "resistance_regimes",
+            f"post-D alignment resistance a₋ from Table 1's regimes (stayed-misaligned + reversed) of a noisy oracle "
+            f"(logistic noise of scale {pt['s']:.2g} on the gap) on D's {len(view)} pairs, {len(out)} draws; Eq. "
+            f"3's coefficients, {np.isfinite(est).sum(1).mean():.1f} of {est.shape[1]} per draw not separated: "
+            f"coverage 95% {j['cal']['share'][0.95]:.3f}, 50% {j['cal']['share'][0.5]:.3f}; regimes "
+            + ", ".join(f"{r} {v:.3f} (planted {q:.3f})" for r, v, q in zip(REGIMES, prev, pt["regimes"].mean()))
+            + " — the pre-D / post-D rewards of a planted pre-D and post-D mix of weights",
+            planted_a,
+            a,
+            (a - 1.96 * se, a + 1.96 * se),
+            f"Eq. 3: {calibration_text(j['cal'])}; regimes: every |z| ≤ {j['bound']:.2f}",
+            j["ok"],
+            interval="normal over noise draws (D's pairs fixed: the planted value is that of these pairs)",
+            reads=f"Eq. 3: {calibration_reads(j['cal'])}; regimes: largest |z| {np.max(np.abs(j['z'])):.2f} "
+            f"(at most {j['bound']:.2f})",
+            null_pass=null_pass_rate(
+                lambda o: resistance_judge(*o[:3], pt["rho"], o[3], pt["regimes"], len(out))["ok"], make, seed=seed
+            ),
         ),
-    )
+        "failing": ", ".join(
+            k
+            for k, bad in (("Eq. 3", not j["cal"]["ok"]), ("regimes", bool(np.any(np.abs(j["z"]) > j["bound"]))))
+            if bad
+        ),
+    }
