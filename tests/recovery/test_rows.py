@@ -120,3 +120,18 @@ def test_calibration_with_a_single_draw_uses_the_binomial_band_and_ignores_missi
     assert c["draws"] == 1 and c["band"][0.95] == rows.binomial_band(400, 0.95, rows.ALPHA / 2) and c["ok"]
     z2 = np.vstack([np.random.default_rng(1).standard_normal((10, 6)), np.full((1, 6), np.nan)])
     assert rows.calibration(z2)["draws"] == 10 and rows.calibration(z2)["n"] == 60
+
+
+def test_null_pass_rate_many_draws_the_same_nulls_as_one_at_a_time():
+    """A criterion vectorised over the nulls gives the rate the one-at-a-time loop gives (same generator, same
+    order), and both are NaN when null passes are off."""
+    from pluralign.recovery.rows import null_pass_rate, null_pass_rate_many, without_null_passes
+
+    def make(g):
+        return g.normal(size=5)
+
+    one = null_pass_rate(lambda v: v.mean() > 0, make, reps=50, seed=3)
+    many = null_pass_rate_many(lambda vs: [v.mean() > 0 for v in vs], make, reps=50, seed=3)
+    assert one == many and 0 < one < 1
+    with without_null_passes():
+        assert np.isnan(null_pass_rate_many(lambda vs: [True] * len(vs), make))

@@ -143,11 +143,23 @@ def shown_table(t: pd.DataFrame) -> pd.DataFrame:
     ).set_index(["kind", "row"])
 
 
-def _null(p: float) -> str:
-    """How often a null method passed a row, as a count of :data:`~pluralign.recovery.rows.NULL_REPS` draws."""
+#: each row's null method where it is not noise with plausible intervals (:func:`_null`)
+NULLS = {
+    "diverging_share": "the classifier's output given to permuted pairs",
+    "diverging_taste_driven": "the classifier's output given to permuted pairs",
+    "resistance_regimes": "Table 1's labeller on pairs permuted between the pre-D and post-D RMs, Eq. 3's estimates "
+    "around 0 at the method's own standard errors",
+    "margin_pstar_correlation": "the margins permuted over the pairs",
+}
+
+
+def _null(p: float, quantity: str = "") -> str:
+    """How often a null method passed a row, as a count of :data:`~pluralign.recovery.rows.NULL_REPS` draws, with
+    the row's null named (:data:`NULLS`; noise with plausible intervals otherwise)."""
     if p != p:
         return ""
-    return f"; a null method (noise with plausible intervals) passed it {round(p * NULL_REPS)} of {NULL_REPS} times"
+    what = NULLS.get(quantity, "noise with plausible intervals")
+    return f"; a null method ({what}) passed it {round(p * NULL_REPS)} of {NULL_REPS} times"
 
 
 #: a code identifier in a row's text (a feature's name): shown by its display name
@@ -165,7 +177,7 @@ def readable(text: str) -> str:
 def details(t: pd.DataFrame) -> str:
     """Every row's description, criterion, resampling unit and null method, folded under the table (Markdown)."""
     items = "\n".join(
-        f"- **{name(q)}** ({kind}): {readable(d)}. *Criterion*: {readable(cr)} (95 % interval: {iv}{_null(p)})."
+        f"- **{name(q)}** ({kind}): {readable(d)}. *Criterion*: {readable(cr)} (95 % interval: {iv}{_null(p, q)})."
         for q, kind, d, cr, iv, p in zip(
             t["quantity"], t["kind"], t["description"], t["criterion"], t["interval"], t["null_pass"]
         )
