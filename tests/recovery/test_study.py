@@ -90,3 +90,27 @@ def test_a_row_fingerprint_follows_its_own_code():
     """Each row's fingerprint covers its check module: two rows of one module share it, rows of two modules do not."""
     fp = study.rows_fingerprint
     assert fp("diverging_share") == fp("diverging_taste_driven") != fp("robustness_scores")
+
+
+def test_another_seed_than_the_books_trains_nothing(monkeypatch):
+    """At a seed other than the book's, the recovery draws SEAL's inputs from the page's specs without building
+    SEAL's study (which trains its RMs), and its table holds the method rows only."""
+    from pluralign import seal
+    from pluralign.data.spec import from_spec
+    from pluralign.recovery import demo
+
+    def no_training(*a, **k):
+        raise AssertionError("SEAL's study was built")
+
+    monkeypatch.setattr(seal, "setup", no_training)
+    monkeypatch.setattr("pluralign.seal.study.setup", no_training)
+    ctx = study.population(5, parts=("seal",))
+    assert ctx.diverging is None and ctx.btb is None and ctx.seal.seed == 5
+    assert ctx.seal.D.pairs.equals(from_spec(study._seal_settings("demo").design.data, 5).pairs)
+    calls = []
+    monkeypatch.setattr(study, "method_rows", lambda c, rows=REQUIRED: calls.append(c) or [])
+    monkeypatch.setattr(study, "population", lambda seed, profile="demo": ctx)
+    study.method_context.cache_clear()
+    t = demo.recovery_context("demo", 7).table
+    assert calls == [ctx] and t.empty and list(t.columns) == list(demo.COLUMNS)
+    study.method_context.cache_clear()

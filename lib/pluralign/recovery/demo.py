@@ -193,8 +193,14 @@ class RecoveryContext:
 
 def recovery_context(profile: str = "demo", seed: int | None = None) -> RecoveryContext:
     """Every recovery check on ``profile``'s studies (:func:`part_study`; ``seed`` None: the pages'), computed
-    once per (profile, seed) in a process — the page's table and its sweeps read the same studies."""
-    return _context(str(profile), None if seed is None else int(seed))
+    once per (profile, seed) in a process — the page's table and its sweeps read the same studies. At another seed
+    than the pages' only the method rows run, on a population drawn without training
+    (:func:`pluralign.recovery.study.method_context`)."""
+    if seed is not None and int(seed) != int(page_params(PAGES["diverging"], profile)["seed"]):
+        from pluralign.recovery.study import method_context
+
+        return method_context(int(seed), str(profile))
+    return _context(str(profile), None)
 
 
 @functools.lru_cache(maxsize=4)
@@ -368,6 +374,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     seed = commit_seed() if a.seed == "commit" else (None if a.seed is None else int(a.seed))
     print(f"recovery at seed {seed if seed is not None else 'of the book (0)'}")
+    from pluralign.recovery.study import SealInputs
+
+    if isinstance(recovery_context(a.profile, seed).seal, SealInputs):
+        print("another seed than the book's: the method rows only, nothing retrained (the stand-in and claim rows read")
+        print("the trained models of the book's seed)")
     t = recovery_table(a.profile, seed)
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 48):
         print(t.drop(columns=["description"]).to_string(index=False, float_format=lambda v: f"{v:.3g}"))

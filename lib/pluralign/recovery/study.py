@@ -10,6 +10,7 @@ file the recovery page quotes (:func:`recorded`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -32,6 +33,7 @@ __all__ = [
     "population",
     "ROW_CHECKS",
     "method_rows",
+    "method_context",
     "run_rows",
     "false_failures",
     "summary",
@@ -192,6 +194,19 @@ ROW_SOURCES = {
 def method_rows(ctx, rows=REQUIRED) -> list[dict]:
     """The method ``rows`` of the demo table on the context ``ctx`` (:func:`population`), in the table's order."""
     return [ROW_CHECKS[q](ctx) for q in rows]
+
+
+@functools.lru_cache(maxsize=4)
+def method_context(seed: int, profile: str = "demo"):
+    """The recovery at a population seed other than the book's, as :func:`pluralign.recovery.demo.recovery_context`
+    gives it: the method rows only (they gate; :func:`method_rows`) on a fresh population drawn without training
+    anything (:func:`population`, the oracle's noise :data:`DEMO_NOISE`). The stand-in and claim rows read trained
+    models, so they are the book's seed's only: retraining every model at every seed costs minutes, and no such row
+    gates."""
+    from pluralign.recovery.rows import COLUMNS
+
+    ctx = population(int(seed), profile)
+    return dataclasses.replace(ctx, table=pd.DataFrame(method_rows(ctx), columns=COLUMNS))
 
 
 def run_rows(seed: int, noise_sd: float, rows=REQUIRED, profile: str = "demo") -> list[dict]:
