@@ -125,3 +125,55 @@ def test_eq1_draws_of_a_broken_fit_are_the_row_fits_broken(small, monkeypatch):
         for a, b in zip(got[:3], want[:3]):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
     assert len(calls) == 5  # one production fit per broken row, not one per draw
+
+
+def test_rewrite_flips_are_the_simulated_rewriters(small):
+    """Eq. 4's oracle reads the simulated rewriter's planted flips without its texts: the same flips as
+    ``simulated_rewrite_pairs`` (the same generator, drawn in the same order) at every flip rate and seed, for the
+    pairs in order and for pairs drawn with replacement."""
+    from pluralign.recovery.robustness_checks import rewrite_flips
+    from pluralign.seal.simulated_rewrites import simulated_rewrite_pairs
+
+    view = small[2]
+    drawn = view.iloc[np.random.default_rng(0).integers(0, len(view), len(view))].reset_index(drop=True)
+    for v in (view, drawn):
+        for seed, p in ((0, 0.25), (7, 0.1), (10**6 + 1000, 0.5), (3, 1.0), (4, 0.0)):
+            rp = simulated_rewrite_pairs(v, seed=seed, p_flip=p)
+            fc, fr = rewrite_flips(v, seed=seed, p_flip=p)
+            pd.testing.assert_frame_equal(fc, rp.flips["chosen"])
+            pd.testing.assert_frame_equal(fr, rp.flips["rejected"])
+            assert p in (0.0,) or (fc.to_numpy() != 0).any()
+
+
+def test_eq4_closed_form_is_the_production_fit_on_every_draw(small, monkeypatch):
+    """Eq. 4's draws by the closed form equal the production fit (statsmodels OLS, CR1 by the drawn pair) draw by
+    draw: the same scores, separation flags, estimates and intervals; a table the closed form cannot give back is
+    refused."""
+    from pluralign.recovery import robustness_checks as Rb
+    from pluralign.seal.robustness import robustness_scores
+
+    data, _, view = small
+    Rb._DESIGNS.clear()
+    _, draws = Rb.oracle_design(data, view, 0.5, 2, 0.25, 3, 4)
+    prod = []
+    for rw, before, after in draws:
+        args = (before, after, rw["fc"], rw["fr"], list(rw["fc"].columns))
+        prod.append(robustness_scores(*args, **Rb.EQ4, groups=rw["instance"]).table)
+    fast = Rb.eq4_closed_form(prod[0], draws)
+    assert fast is not None and fast[0] is prod[0]
+    for a, b in zip(fast[1:], prod[1:]):
+        assert a.index.equals(b.index)
+        assert np.array_equal(a["separated"].to_numpy(bool), b["separated"].to_numpy(bool))
+        for c in ("estimate", "std_error", "ci_low", "ci_high"):
+            np.testing.assert_allclose(a[c].to_numpy(float), b[c].to_numpy(float), rtol=1e-9, atol=1e-12)
+    other = prod[0].assign(std_error=prod[0]["std_error"] * 1.01)
+    assert Rb.eq4_closed_form(other, draws) is None
+    # the row reads the same numbers through the closed form as through the production fit on every draw
+    Rb._DESIGNS.clear()
+    kw = {"noise_sd": 0.5, "seed": 2, "n_rounds": 3, "n_draws": 4}
+    fast_row = Rb.oracle_robustness(data, view, **kw)
+    monkeypatch.setattr(Rb, "eq4_closed_form", lambda *a, **k: None)
+    Rb._DESIGNS.clear()
+    slow_row = Rb.oracle_robustness(data, view, **kw)
+    for k in ("estimate", "recovered", "description", "reads"):
+        assert fast_row[k] == slow_row[k], k

@@ -11,8 +11,11 @@ population (:data:`POPULATION_ROUNDS` rewrites of every pair)."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pandas as pd
+from scipy import stats as st
 from scipy.special import ndtr
 
 from pluralign.data.difficulty import REWRITE_FLIP
@@ -29,8 +32,10 @@ from pluralign.recovery.rows import (
 __all__ = [
     "EQ4",
     "POPULATION_ROUNDS",
+    "rewrite_flips",
     "rewritten_oracle",
     "planted_scores",
+    "eq4_closed_form",
     "robustness_judge",
     "oracle_design",
     "oracle_robustness",
@@ -46,16 +51,87 @@ EQ4 = {"unchanged": (), "model": "linear"}
 POPULATION_ROUNDS = 100
 
 
-def rewritten_oracle(data, view: pd.DataFrame, *, seed: int, p_flip: float, n_rounds: int) -> dict:
-    """Every pair of ``view`` rewritten ``n_rounds`` times by the demo's simulated rewriter
-    (:func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs`, seeds ``seed``, ``seed + 2`` …) and the
-    planted utility gap (chosen − rejected, population mean weights) before and after each rewrite: ``gap``,
-    ``after`` (a flip is original − rewritten, so the rewritten entry's utility is the original's − Σ w_f flip_f),
-    the flips ``fc`` / ``fr``, the pair ids ``groups`` and the row of ``view`` each comes from (``instance``: a pair
-    drawn twice is two clusters), one row per rewritten pair."""
-    from pluralign.data.simulate import FEATURES
-    from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES, simulated_rewrite_pairs
+#: the branch each text takes in the simulated rewriter, by text (:func:`_branches`): texts recur round after round
+_BRANCHES: dict = {}
 
+
+def _branches(texts) -> list:
+    """Per text, the flip :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite` plants when it toggles each
+    of its features (sentiment, format, verbosity: +1 the text loses it, −1 it gains it, 0 the text cannot be
+    toggled): its flips at ``p_flip=1``, where every toggle is drawn; a tuple per text, each text rewritten once
+    per process."""
+    from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated_rewrite
+
+    new = list(dict.fromkeys(t for t in texts if t not in _BRANCHES))
+    if new:
+        full = simulated_rewrite(new, seed=0, p_flip=1.0)[list(SIMULATED_FLIP_FEATURES)].to_numpy(int).tolist()
+        _BRANCHES.update(zip(new, map(tuple, full)))
+    return [_BRANCHES[t] for t in texts]
+
+
+def _flips_of(texts, seed: int, p_flip: float) -> np.ndarray:
+    """The planted flips of :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite` (``texts``, ``seed``,
+    ``p_flip``) without writing the rewrites: the same generator, drawn in the same order (three uniforms per text
+    for its toggles of sentiment, format and verbosity; for an added elaboration the three sentences sampled, for
+    an added enthusiasm its opener and closer chosen), each text's branch from :func:`_branches`. Columns
+    sentiment, format, verbosity."""
+    from pluralign.data.simulated_texts import ELABORATE, ENTHUSIASTIC_CLOSE, ENTHUSIASTIC_OPEN
+
+    rng = random.Random(f"pluralign-simulated-rewrite-{seed}")
+    u = rng.random
+    out = []
+    for s, f, v in _branches(texts):
+        ds, df, dv = u() < p_flip, u() < p_flip, u() < p_flip
+        if f == 0:  # not assembled from content sentences (a refusal, harmful compliance, a poem): paraphrased only
+            out.append((0, 0, 0))
+            continue
+        if dv and v < 0:
+            rng.sample(ELABORATE, 3)
+        if ds and s < 0:
+            rng.choice(ENTHUSIASTIC_OPEN)
+            rng.choice(ENTHUSIASTIC_CLOSE)
+        out.append((s if ds else 0, f if df else 0, v if dv else 0))
+    return np.array(out, dtype=float).reshape(len(texts), 3)
+
+
+def rewrite_flips(view: pd.DataFrame, *, seed: int, p_flip: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The planted label flips of the chosen and rejected entries of ``view`` that the demo's simulated rewriter
+    gives (``simulated_rewrite_pairs(view, seed=seed, p_flip=p_flip).flips``, :mod:`pluralign.seal.simulated_rewrites`:
+    the chosen replies rewritten with ``seed``, the rejected with ``seed + 1``; columns SEAL's names), without
+    writing the rewritten texts (:func:`_flips_of`), which Eq. 4's oracle does not read. :func:`oracle_design`
+    checks them against the rewriter itself on its population's first round."""
+    from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES, SIMULATED_FLIP_FEATURES
+
+    cols = [PLANTED_FLIP_NAMES[f] for f in SIMULATED_FLIP_FEATURES]
+    return tuple(
+        pd.DataFrame(_flips_of(view[e].tolist(), seed + k, p_flip), columns=cols)
+        for k, e in enumerate(("chosen", "rejected"))
+    )
+
+
+def _rewriter_flips(view: pd.DataFrame, *, seed: int, p_flip: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The planted flips from the simulated rewriter itself
+    (:func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs`), every pair kept."""
+    from pluralign.seal.simulated_rewrites import simulated_rewrite_pairs
+
+    rp = simulated_rewrite_pairs(view, seed=seed, p_flip=p_flip)
+    if len(rp.kept) != len(view):
+        raise ValueError("the simulated rewriter dropped pairs: rewritten_oracle expects every pair kept")
+    return rp.flips["chosen"], rp.flips["rejected"]
+
+
+def rewritten_oracle(data, view: pd.DataFrame, *, seed: int, p_flip: float, n_rounds: int, flips=None) -> dict:
+    """Every pair of ``view`` rewritten ``n_rounds`` times by the demo's simulated rewriter
+    (:func:`~pluralign.seal.simulated_rewrites.simulated_rewrite_pairs`, seeds ``seed``, ``seed + 2`` …; its flips
+    by :func:`rewrite_flips`, or ``flips`` in its place) and the planted utility gap (chosen − rejected,
+    population mean weights) before and after each rewrite: ``gap``, ``after`` (a flip is original − rewritten,
+    so the rewritten entry's utility is the original's − Σ w_f flip_f), the flips ``fc`` / ``fr``, the pair ids
+    ``groups`` and the row of ``view`` each comes from (``instance``: a pair drawn twice is two clusters), one row
+    per rewritten pair."""
+    from pluralign.data.simulate import FEATURES
+    from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES
+
+    flips = rewrite_flips if flips is None else flips
     w = data.meta["weights"]["mean"]
     t = data.truth.reindex(view["pair_id"])
     ua, ub = (
@@ -64,19 +140,18 @@ def rewritten_oracle(data, view: pd.DataFrame, *, seed: int, p_flip: float, n_ro
     )
     gap = np.where((view["chosen_side"].astype(str) == "A").to_numpy(), ua - ub, ub - ua)
     ws = w.rename(PLANTED_FLIP_NAMES)
-    parts = []
-    for k in range(max(1, int(n_rounds))):
-        rp = simulated_rewrite_pairs(view, seed=seed + 2 * k, p_flip=p_flip)  # it uses seed and seed + 1
-        fc, fr = rp.flips["chosen"], rp.flips["rejected"]
-        after = gap[rp.kept] - fc.to_numpy() @ ws[fc.columns].to_numpy() + fr.to_numpy() @ ws[fr.columns].to_numpy()
-        parts.append((gap[rp.kept], after, fc, fr, view["pair_id"].to_numpy()[rp.kept], np.asarray(rp.kept)))
+    rounds = max(1, int(n_rounds))
+    fcs, frs = zip(*(flips(view, seed=seed + 2 * k, p_flip=p_flip) for k in range(rounds)))  # seed and seed + 1
+    fc, fr = (pd.concat(f, ignore_index=True) for f in (fcs, frs))
+    before = np.tile(gap, rounds)
+    after = before - fc.to_numpy() @ ws[fc.columns].to_numpy() + fr.to_numpy() @ ws[fr.columns].to_numpy()
     return {
-        "gap": np.concatenate([p[0] for p in parts]),
-        "after": np.concatenate([p[1] for p in parts]),
-        "fc": pd.concat([p[2] for p in parts], ignore_index=True),
-        "fr": pd.concat([p[3] for p in parts], ignore_index=True),
-        "groups": np.concatenate([p[4] for p in parts]),
-        "instance": np.concatenate([p[5] for p in parts]),
+        "gap": before,
+        "after": after,
+        "fc": fc,
+        "fr": fr,
+        "groups": np.tile(view["pair_id"].to_numpy(), rounds),
+        "instance": np.tile(np.arange(len(view)), rounds),
         "weights": ws,
     }
 
@@ -100,6 +175,71 @@ def planted_scores(rw: dict, noise_sd: float) -> pd.Series:
                 keys.append((entry, f, lv))
     beta = np.linalg.lstsq(np.column_stack(cols), p, rcond=None)[0]
     return pd.Series(beta[1:], index=pd.MultiIndex.from_tuples(keys, names=["entry", "feature", "flip"]))
+
+
+def _lpm(rw: dict, before, after, level: float = 0.95):
+    """SEAL Eq. 4 as the row fits it (:data:`EQ4`: the linear probability model of SEAL's code, every pair kept)
+    in closed form on one draw: the event δ(1 − δ̂) regressed by least squares on an intercept and one 0/1
+    column per (entry, feature, non-zero flip) present, in the order of
+    :func:`~pluralign.seal.robustness.robustness_scores`; β = (XᵀX)⁻¹Xᵀy, CR1 variance by the draw's clusters
+    ``instance`` (G/(G − 1)·(N − 1)/(N − K) (XᵀX)⁻¹ Σ_g u_g u_gᵀ (XᵀX)⁻¹, u_g = Σ_{i∈g} x_i e_i), t quantile on
+    N − K d.f. Returns its table (index (entry, feature, flip); ``separated``, ``estimate``, ``std_error``,
+    ``ci_low``, ``ci_high``), or None when XᵀX is singular."""
+    y = (np.asarray(before, bool) & ~np.asarray(after, bool)).astype(float)
+    cols, keys, separated = [np.ones(len(y))], [], []
+    for entry, fl in (("c", rw["fc"]), ("r", rw["fr"])):
+        for f in fl.columns:
+            v = fl[f].to_numpy()
+            for lv in sorted({int(x) for x in np.unique(v)} - {0}):
+                m = v == lv
+                k = int(y[m].sum())
+                cols.append(m.astype(float))
+                keys.append((entry, f, lv))
+                separated.append(k == 0 or k == int(m.sum()))
+    X = np.column_stack(cols)
+    n, k = X.shape
+    groups = np.unique(np.asarray(rw["instance"]), return_inverse=True)[1].reshape(-1)
+    g = int(groups.max()) + 1
+    xtx = X.T @ X
+    if n <= k or g < 2 or np.linalg.matrix_rank(xtx) < k:
+        return None
+    ainv = np.linalg.inv(xtx)
+    beta = ainv @ (X.T @ y)
+    xe = X * (y - X @ beta)[:, None]
+    u = np.column_stack([np.bincount(groups, xe[:, j], minlength=g) for j in range(k)])
+    cov = ainv @ (u.T @ u) @ ainv * (g / (g - 1) * (n - 1) / (n - k))
+    se = np.sqrt(np.diag(cov))
+    q = st.t.ppf(0.5 + level / 2, n - k)
+    index = pd.MultiIndex.from_tuples(keys, names=["entry", "feature", "flip"])
+    return pd.DataFrame(
+        {
+            "separated": separated,
+            "estimate": beta[1:],
+            "std_error": se[1:],
+            "ci_low": beta[1:] - q * se[1:],
+            "ci_high": beta[1:] + q * se[1:],
+        },
+        index=index,
+    )
+
+
+def eq4_closed_form(first: pd.DataFrame, draws, tol: float = 1e-8):
+    """The production fit of Eq. 4 (:func:`pluralign.seal.robustness.robustness_scores` with :data:`EQ4`) of every
+    draw in closed form (:func:`_lpm`): ``draws`` as :func:`oracle_design` gives them, ``first`` the production
+    table of the first. Returns one table per draw (``first`` itself, then the closed form's), or None when the
+    closed form does not give ``first`` back (the same scores, separation flags, estimates and standard errors to
+    ``tol``, relative) or a draw's XᵀX is singular."""
+    tables = [_lpm(*d) for d in draws]
+    t0 = tables[0]
+    if any(t is None for t in tables) or not t0.index.equals(first.index):
+        return None
+    if not np.array_equal(t0["separated"].to_numpy(bool), first["separated"].to_numpy(bool)):
+        return None
+    for c in ("estimate", "std_error", "ci_low", "ci_high"):
+        a, b = t0[c].to_numpy(float), first[c].to_numpy(float)
+        if not np.allclose(a, b, rtol=tol, atol=tol * max(float(np.abs(b).max()), 1e-12)):
+            return None
+    return [first, *tables[1:]]
 
 
 def robustness_judge(est, lo, hi, planted, alpha=ALPHA) -> dict:
@@ -138,12 +278,18 @@ def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_round
         _DESIGNS[key] = _DESIGNS.pop(key)  # most recently used last
         return _DESIGNS[key][:2]
     base = 10**6 * (seed + 1)
-    population = rewritten_oracle(data, view, seed=base, p_flip=p_flip, n_rounds=POPULATION_ROUNDS)
+    # the rewriter's flips without its texts, unless they differ from the rewriter's own on the population's first
+    # round (then the rewriter itself, for every round)
+    same = all(
+        a.equals(b) for a, b in zip(*(f(view, seed=base, p_flip=p_flip) for f in (rewrite_flips, _rewriter_flips)))
+    )
+    flips = rewrite_flips if same else _rewriter_flips
+    population = rewritten_oracle(data, view, seed=base, p_flip=p_flip, n_rounds=POPULATION_ROUNDS, flips=flips)
     rng = np.random.default_rng([seed, 4])
     draws = []
     for d in range(max(1, n_draws)):
         drawn = view.iloc[rng.integers(0, len(view), len(view))].reset_index(drop=True)
-        rw = rewritten_oracle(data, drawn, seed=base + 1000 * (d + 1), p_flip=p_flip, n_rounds=n_rounds)
+        rw = rewritten_oracle(data, drawn, seed=base + 1000 * (d + 1), p_flip=p_flip, n_rounds=n_rounds, flips=flips)
         n = len(rw["gap"])
         before = rw["gap"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
         after = rw["after"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
@@ -178,10 +324,18 @@ def oracle_robustness(
     base, breaks = getattr(scores, "base", scores), getattr(scores, "breaks", None)
     planted, draws = oracle_design(data, view, noise_sd, int(seed), float(p_flip), int(n_rounds), int(n_draws))
     fits = next((v[3] for v in _DESIGNS.values() if v[1] is draws), {})  # the production fits of these draws
+    production = base is None or base is robustness_scores
+    if production and len(fits) < len(draws):
+        rw, before, after = draws[0]
+        first = fits.get(0)
+        if first is None:
+            args = (before, after, rw["fc"], rw["fr"], list(rw["fc"].columns))
+            first = robustness_scores(*args, **EQ4, groups=rw["instance"]).table
+        fits.update(enumerate(eq4_closed_form(first, draws) or [first]))
     out = []
     for d, (rw, before, after) in enumerate(draws):
         args = (before, after, rw["fc"], rw["fr"], list(rw["fc"].columns))
-        if base is None or base is robustness_scores:
+        if production:
             if d not in fits:
                 fits[d] = robustness_scores(*args, **EQ4, groups=rw["instance"]).table
             t = fits[d]
