@@ -24,6 +24,7 @@ from pluralign.recovery.rows import ALPHA, COLUMNS, HIGH_AGREEMENT, KINDS, REQUI
 __all__ = [
     "RecoveryContext",
     "recovery_context",
+    "book_seed",
     "difficulty",
     "sweep_result",
     "PAGES",
@@ -191,12 +192,17 @@ class RecoveryContext:
     table: pd.DataFrame
 
 
+def book_seed(profile: str = "demo") -> int:
+    """The population seed of the book's pages (their parameter files' ``seed``)."""
+    return int(page_params(PAGES["diverging"], profile)["seed"])
+
+
 def recovery_context(profile: str = "demo", seed: int | None = None) -> RecoveryContext:
     """Every recovery check on ``profile``'s studies (:func:`part_study`; ``seed`` None: the pages'), computed
     once per (profile, seed) in a process — the page's table and its sweeps read the same studies. At another seed
     than the pages' only the method rows run, on a population drawn without training
     (:func:`pluralign.recovery.study.method_context`)."""
-    if seed is not None and int(seed) != int(page_params(PAGES["diverging"], profile)["seed"]):
+    if seed is not None and int(seed) != book_seed(profile):
         from pluralign.recovery.study import method_context
 
         return method_context(int(seed), str(profile))
@@ -374,9 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     seed = commit_seed() if a.seed == "commit" else (None if a.seed is None else int(a.seed))
     print(f"recovery at seed {seed if seed is not None else 'of the book (0)'}")
-    from pluralign.recovery.study import SealInputs
-
-    if isinstance(recovery_context(a.profile, seed).seal, SealInputs):
+    if seed is not None and seed != book_seed(a.profile):
         print("another seed than the book's: the method rows only, nothing retrained (the stand-in and claim rows read")
         print("the trained models of the book's seed)")
     t = recovery_table(a.profile, seed)
