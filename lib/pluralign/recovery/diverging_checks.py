@@ -30,6 +30,8 @@ __all__ = [
     "annotator_probabilities",
     "vote_classes",
     "class_probabilities",
+    "judgment_probabilities",
+    "conditional_class_probabilities",
     "observed_classes",
     "expected_agreement",
     "classes_judge",
@@ -146,6 +148,78 @@ def class_probabilities(data, ties: str = "majority") -> pd.DataFrame:
     return pd.DataFrame(out, index=data.truth.index, columns=list(CLASS_TESTS))
 
 
+def judgment_probabilities(data) -> pd.DataFrame:
+    """Per judgment (rows of ``data.annotations``), the probability of each of the five MultiPref judgments −2,
+    −1, 0, +1, +2 given *who* judged: the annotator's own planted weights (``data.meta["annotators"]``, the pool;
+    the factual-error weight 0 on a subtle error the annotator does not notice) make the utility gap
+    (x_A − x_B) · w_j exactly, and the simulator's judgment noise (two entries' N(0, noise²)) is all that is left
+    to chance, cut at its ``tie`` and ``significant`` thresholds. Written from the simulator's definition
+    (:mod:`pluralign.data.simulate`). Returns the five probabilities with ``pair_id``."""
+    from pluralign.data.simulate import FEATURES
+
+    opts, truth = data.meta.get("options", {}), data.truth
+    if truth is None or opts.get("annotation_format") != "multipref" or "annotators" not in data.meta:
+        raise ValueError("the planted votes need simulated MultiPref-format data (pluralign.data.simulate)")
+    pool = data.meta["annotators"]
+    ann = data.annotations
+    W = pool.reindex(ann["annotator_id"].to_numpy())[list(FEATURES)].to_numpy(float).copy()
+    notices = pool["notices_subtle_errors"].reindex(ann["annotator_id"].to_numpy()).to_numpy(bool)
+    t = truth.reindex(ann["pair_id"].to_numpy())
+    dX = np.column_stack([t[f"a_{f}"].to_numpy(float) - t[f"b_{f}"].to_numpy(float) for f in FEATURES])
+    fe = FEATURES.index("factual_error")
+    W[t["subtle_error"].to_numpy(bool) & ~notices, fe] = 0.0
+    m, s = (dX * W).sum(1), np.sqrt(2.0) * opts["noise"]
+    tie, sig = opts["tie"], opts["significant"]
+    c = [ndtr((v - m) / s) for v in (sig, tie, -tie, -sig)]  # P(gap ≤ v)
+    probs = np.column_stack([1 - c[0], c[0] - c[1], c[1] - c[2], c[2] - c[3], c[3]])
+    return pd.DataFrame(probs, columns=[-2, -1, 0, 1, 2], index=ann.index).assign(pair_id=ann["pair_id"].to_numpy())
+
+
+@functools.lru_cache(maxsize=64)
+def _step(k: int, v: int) -> np.ndarray:
+    """The 0/1 matrix taking the compositions of ``k`` judgments to those of ``k + 1`` by one more judgment of
+    value index ``v`` (rows :func:`_compositions` ``(k)``, columns ``(k + 1)``)."""
+    before, after = _compositions(k), _compositions(k + 1)
+    index = {tuple(c): i for i, c in enumerate(after)}
+    T = np.zeros((len(before), len(after)))
+    for i, c in enumerate(before):
+        c = c.copy()
+        c[v] += 1
+        T[i, index[tuple(c)]] = 1.0
+    return T
+
+
+def conditional_class_probabilities(data, ties: str = "majority") -> pd.DataFrame:
+    """Per pair, the probability of each outcome of :data:`CLASS_TESTS` given who judged it: the pair's
+    judgments are independent draws of :func:`judgment_probabilities` (one distribution per judgment), their
+    composition's distribution built one judgment at a time, and each composition classified by
+    :func:`vote_classes`. This is the expectation the classifier is consistent for on these annotators: given them,
+    pairs are independent, so a share's and a slope's variances are exact sums over pairs. A pair without
+    judgments is "other" with majority "none". Indexed by pair_id (``data.truth``'s order)."""
+    jp = judgment_probabilities(data)
+    ids = data.truth.index
+    out = np.zeros((len(ids), len(CLASS_TESTS)))
+    out[:, [CLASS_TESTS.index("other"), CLASS_TESTS.index("majority none")]] = 1.0  # no judgment
+    pos = ids.get_indexer(jp["pair_id"].to_numpy())
+    keep = pos >= 0
+    pos, probs = pos[keep], jp[[-2, -1, 0, 1, 2]].to_numpy(float)[keep]
+    order = np.argsort(pos, kind="stable")
+    pos, probs = pos[order], probs[order]
+    sizes = np.bincount(pos, minlength=len(ids))
+    rank = np.arange(len(pos)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # each judgment's place in its pair
+    for n in np.unique(sizes[sizes > 0]):
+        pairs = np.flatnonzero(sizes == n)
+        stack = np.zeros((len(ids), int(n), 5))
+        mine = sizes[pos] == n
+        stack[pos[mine], rank[mine]] = probs[mine]
+        stack = stack[pairs]
+        dist = np.ones((len(pairs), 1))
+        for k in range(int(n)):
+            dist = sum((dist * stack[:, k, v : v + 1]) @ _step(k, v) for v in range(5))
+        out[pairs] = dist @ vote_classes(_compositions(int(n)), ties)
+    return pd.DataFrame(out, index=ids, columns=list(CLASS_TESTS))
+
+
 def observed_classes(classified: pd.DataFrame, ids) -> np.ndarray:
     """The classifier's output (:func:`~pluralign.diverging.agreement.agreement_classes`) on the pairs ``ids`` as
     0/1 columns in the order of :data:`CLASS_TESTS`."""
@@ -220,32 +294,25 @@ def diverging_judge(is_div, p, taste, W, alpha: float = ALPHA) -> dict:
 MIN_EXPECTED = 5.0
 
 
-def _fixed_moments(P: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """The sums of 1, P and P² over the pairs (per class): row 0 the sample's, then one row per replicate of the
-    two-way bootstrap weights ``W`` — what :func:`classes_judge` needs that does not depend on the classifier."""
-    V = np.column_stack([np.ones(len(P)), P, P * P])
-    return np.vstack([V.sum(0), W @ V])
-
-
-def _class_z(Xs: np.ndarray, P: np.ndarray, W: np.ndarray, F: np.ndarray):
+def _class_z(Xs: np.ndarray, P: np.ndarray):
     """:func:`classes_judge`'s two tests for a stack of classifier outputs ``Xs`` (pairs × outputs × outcomes): the
-    estimates, planted values, sds and z of the ``share`` and ``slope`` tests, each outputs × outcomes, from one
-    matrix product with the bootstrap weights ``W`` for all outputs (``F``: :func:`_fixed_moments`)."""
-    N, R, K = Xs.shape
-    V = np.concatenate([Xs, P[:, None, :] * Xs], axis=2).reshape(N, R * 2 * K)
-    M = np.vstack([V.sum(0), W @ V]).reshape(-1, R, 2 * K)
-    S0, Sp, Spp = F[:, None, :1], F[:, None, 1 : 1 + K], F[:, None, 1 + K :]
-    Sx, Spx = M[..., :K], M[..., K:]
+    estimates, truths, sds and z of the ``share`` and ``slope`` tests, each outputs × outcomes. Given who judged,
+    pairs are independent Bernoulli(P), so both variances are exact sums over pairs: var(share) = Σp(1 − p) / N²,
+    var(slope) = Σ(p − p̄)² p(1 − p) / (Σ(p − p̄)²)²."""
+    N, _, K = Xs.shape
+    dev = P - P.mean(0)
+    sxx = (dev * dev).sum(0)
+    v = P * (1 - P)
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = Sx / S0
-        slope = (S0 * Spx - Sp * Sx) / (S0 * Spp - Sp**2)
-        share_sd = np.maximum(np.nanstd(share[1:], axis=0), np.sqrt((P * (1 - P)).sum(0)) / N)
-        slope_sd = np.nanstd(slope[1:], axis=0)
+        tests = {
+            "share": (Xs.mean(0), P.mean(0), np.sqrt(v.sum(0)) / N),
+            "slope": (np.einsum("nk,nrk->rk", dev, Xs) / sxx, np.ones(K), np.sqrt((dev * dev * v).sum(0)) / sxx),
+        }
     out = {}
-    for test, est, truth, sd in (("share", share[0], P.mean(0), share_sd), ("slope", slope[0], np.ones(K), slope_sd)):
+    for test, (est, truth, sd) in tests.items():
         with np.errstate(invalid="ignore", divide="ignore"):
             z = np.where(sd > 0, (est - truth) / sd, np.where(est == truth, 0.0, np.inf))
-        out[test] = (est, np.broadcast_to(truth, est.shape), sd, z)
+        out[test] = (est, np.broadcast_to(truth, est.shape), np.broadcast_to(sd, est.shape), z)
     return out
 
 
@@ -259,32 +326,28 @@ def _bound(P: np.ndarray, alpha: float) -> tuple[float, int]:
     return float(st.norm.ppf(1 - alpha / (2 * m))), m
 
 
-def _classes_ok_many(Xs, P, W, F, alpha: float = ALPHA) -> np.ndarray:
+def _classes_ok_many(Xs, P, alpha: float = ALPHA) -> np.ndarray:
     """:func:`classes_judge`'s verdict for each output of the stack ``Xs`` (pairs × outputs × outcomes)."""
     q, _ = _bound(P, alpha)
     keep = _testable(P)
-    z = _class_z(Xs, P, W, F)
+    z = _class_z(Xs, P)
     return np.all([np.all(np.isfinite(z[t][3][:, keep]) & (np.abs(z[t][3][:, keep]) <= q), axis=1) for t in z], axis=0)
 
 
-def classes_judge(X, P, W, alpha: float = ALPHA, *, fixed=None) -> dict:
+def classes_judge(X, P, alpha: float = ALPHA) -> dict:
     """The criterion of the ``diverging_share`` row: every outcome of :data:`CLASS_TESTS` (columns of the
-    classifier's 0/1 output ``X`` and of their planted probabilities ``P``, pairs × outcomes;
-    :func:`class_probabilities`) by two z tests against the planted votes — ``share``: the share of pairs with the
-    outcome vs its planted mean probability (sd: the larger of the two-way bootstrap's and the planted
-    Poisson-binomial sd of independent pairs, √Σp(1 − p) / N, so a rare outcome is not judged by a degenerate
-    bootstrap); ``slope``: the least-squares slope of the outcome on each pair's planted probability vs 1 (a
+    classifier's 0/1 output ``X`` and of their probabilities given who judged ``P``, pairs × outcomes;
+    :func:`conditional_class_probabilities`) by two z tests — ``share``: the share of pairs with the outcome vs
+    its mean probability; ``slope``: the least-squares slope of the outcome on each pair's probability vs 1 (a
     correct classifier is calibrated pair by pair, E[x | p] = p; one that gets the share right on the wrong pairs,
-    or reads A as B, has a slope far from 1; sd from the bootstrap). An outcome whose expected count, or that of
-    the pairs outside it, is below :data:`MIN_EXPECTED` is not tested. The row's family-wise ``alpha`` is split
-    Bonferroni over the tests run, each two-sided: |z| ≤ Φ⁻¹(1 − alpha / (2m)) for m tests. ``W``: the two-way
-    bootstrap weights (:func:`~pluralign.recovery.rows.two_way_weights`); ``fixed``: :func:`_fixed_moments` of
-    ``P`` and ``W`` when already computed. Returns ``tests`` (one row per (outcome, test): estimate, planted, sd,
-    z, ok), ``bound``, ``m``, ``failing`` (the failed tests' names) and ``ok``."""
+    or reads A as B, has a slope far from 1) — with the exact variances of independent pairs (:func:`_class_z`). An
+    outcome whose expected count, or that of the pairs outside it, is below :data:`MIN_EXPECTED` is not tested.
+    The row's family-wise ``alpha`` is split Bonferroni over the tests run, each two-sided: |z| ≤ Φ⁻¹(1 − alpha /
+    (2m)) for m tests. Returns ``tests`` (one row per (outcome, test): estimate, planted, sd, z, ok), ``bound``,
+    ``m``, ``failing`` (the failed tests' names) and ``ok``."""
     X, P = np.asarray(X, float), np.asarray(P, float)
-    F = _fixed_moments(P, W) if fixed is None else fixed
     q, m = _bound(P, alpha)
-    z = _class_z(X[:, None, :], P, W, F)
+    z = _class_z(X[:, None, :], P)
     keep = _testable(P)
     rows = [
         {
@@ -330,16 +393,17 @@ _INPUTS: dict = {}
 
 
 def _diverging_inputs(data, seed: int, ties: str = "majority"):
-    """The planted probabilities (:func:`expected_agreement`), the two-way bootstrap weights and their fixed
-    moments of ``data`` at ``seed``, kept for the last four (data, seed, ties)."""
+    """The planted probabilities of ``data`` under the population (:func:`expected_agreement`), the two-way
+    bootstrap weights at ``seed`` (the taste row) and the outcome probabilities given who judged
+    (:func:`conditional_class_probabilities`, the shares row), kept for the last four (data, seed, ties)."""
     key = (id(data), int(seed), str(ties))
     if key not in _INPUTS:
         exp = expected_agreement(data, ties)
         W = two_way_weights(exp.index, data.annotations, seed=seed)
-        P = exp[[f"p_{k}" for k in CLASS_TESTS]].to_numpy(float)
+        C = conditional_class_probabilities(data, ties).reindex(exp.index).to_numpy(float)
         while len(_INPUTS) >= 4:
             _INPUTS.pop(next(iter(_INPUTS)))
-        _INPUTS[key] = (data, exp, P, W, _fixed_moments(P, W))
+        _INPUTS[key] = (data, exp, W, C)
     return _INPUTS[key][1:]
 
 
@@ -351,15 +415,13 @@ def _permuted(seed: int):
 
 
 def _shares_row(classified, data, seed, ties) -> dict:
-    exp, P, W, F = _diverging_inputs(data, seed, ties)
+    exp, _, P = _diverging_inputs(data, seed, ties)
     X = observed_classes(classified, exp.index)
-    j = classes_judge(X, P, W, fixed=F)
+    j = classes_judge(X, P)
     t = j["tests"].set_index(["outcome", "test"])
-    k = CLASS_TESTS.index("diverging")
-    lo, hi = np.nanquantile((W @ X[:, k]) / W.sum(1), [0.025, 0.975])
     perm = _permuted(seed)
     null = null_pass_rate_many(
-        lambda nulls: _classes_ok_many(np.stack(nulls, axis=1), P, W, F), lambda g: X[perm(g, len(X))], seed=seed
+        lambda nulls: _classes_ok_many(np.stack(nulls, axis=1), P), lambda g: X[perm(g, len(X))], seed=seed
     )
     q, level = j["bound"], level_text(ALPHA, j["m"])
 
@@ -374,25 +436,31 @@ def _shares_row(classified, data, seed, ties) -> dict:
     reads = f"{level} intervals: " + ", ".join(read(*x) for x in shown + [f for f in failing if f not in shown])
     if worst is not None:
         reads += f"; largest |z| of the other tests {abs(others.loc[worst, 'z']):.2f} ({' '.join(worst)})"
+    population = exp[[f"p_{k}" for k in CLASS_TESTS]].mean()
     per = ", ".join(
-        f"{o} {t.loc[(o, 'share'), 'estimate']:.3f} (planted {t.loc[(o, 'share'), 'planted']:.3f})"
+        f"{o} {t.loc[(o, 'share'), 'estimate']:.3f} (truth {t.loc[(o, 'share'), 'planted']:.3f}, population "
+        f"{population[f'p_{o}']:.3f})"
         for o in CLASS_TESTS
         if (o, "share") in t.index
     )
+    est, truth, sd = t.loc[("diverging", "share"), ["estimate", "planted", "sd"]]
     return {
         **row(
             "diverging",
             "diverging_share",
             f"the §2 / §3 agreement classes of {data.name}'s pairs, the substantial flag and the majority choice, each "
-            f"against its probability under the planted votes (exact over each pair's annotators): {per}",
-            t.loc[("diverging", "share"), "planted"],
-            t.loc[("diverging", "share"), "estimate"],
-            (lo, hi),
+            "against its truth, the exact probability given who judged each pair (the annotators' planted weights; "
+            "only the judgment noise left to chance), with the planted population's value (annotators drawn afresh) "
+            f"beside it: {per}",
+            truth,
+            est,
+            (est - 1.959964 * sd, est + 1.959964 * sd),
             f"for each of the {j['m'] // 2} outcomes (classes, substantial, majority A / B / tie / none), its share "
-            f"and its per-pair slope on the planted probability (truth 1): |z| ≤ {q:.2f} each (Bonferroni: the row's "
-            f"α = {ALPHA:g} split over the {j['m']} two-sided tests; z from the bootstrap over pairs and annotators)",
+            f"and its per-pair slope on its probability given who judged (truth 1): |z| ≤ {q:.2f} each (Bonferroni: "
+            f"the row's α = {ALPHA:g} split over the {j['m']} two-sided tests; exact variances of pairs independent "
+            "given their annotators)",
             j["ok"],
-            interval="bootstrap over pairs and annotators",
+            interval="normal, exact variance over pairs given their annotators",
             null_pass=null,
             reads=reads,
         ),
@@ -401,7 +469,7 @@ def _shares_row(classified, data, seed, ties) -> dict:
 
 
 def _taste_row(classified, data, seed, ties) -> dict:
-    exp, _, W, _ = _diverging_inputs(data, seed, ties)
+    exp, W, _ = _diverging_inputs(data, seed, ties)
     x = (classified["agreement"].reindex(exp.index) == "diverging").to_numpy(float)
     p, t = exp["p_diverging"].to_numpy(float), exp["taste_driven"].to_numpy(float)
     j = diverging_judge(x, p, t, W)
