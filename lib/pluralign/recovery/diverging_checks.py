@@ -19,7 +19,6 @@ from pluralign.recovery.rows import (
     null_pass_rate_many,
     pearson_ci,
     row,
-    two_way_weights,
 )
 from pluralign.stats import bootstrap_ci
 
@@ -35,6 +34,7 @@ __all__ = [
     "observed_classes",
     "expected_agreement",
     "classes_judge",
+    "taste_judge",
     "diverging_judge",
     "diverging_share",
     "diverging_taste_driven",
@@ -368,42 +368,23 @@ def classes_judge(X, P, alpha: float = ALPHA) -> dict:
     return {"tests": tests, "bound": q, "m": m, "failing": failing, "ok": not failing}
 
 
-def _taste_ok_many(Xs: np.ndarray, p: np.ndarray, t: np.ndarray, W: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
-    """:func:`diverging_judge`'s ``ok_taste`` (its ``taste`` and ``rate`` tests) for each column of ``Xs`` (pairs ×
-    outputs of the diverging indicator), from one matrix product with the bootstrap weights ``W`` for all."""
-    q = float(st.norm.ppf(1 - alpha / 4))
-    V = np.hstack([Xs, Xs * t[:, None]])
-    M = np.vstack([V.sum(0), W @ V])
-    R = Xs.shape[1]
-    Sx, Sxt = M[:, :R], M[:, R:]
-    St = np.concatenate([[t.sum()], W @ t])[:, None]
-    ok = np.ones(R, bool)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for v, truth in ((Sxt / Sx, (p * t).sum() / p.sum()), (Sxt / St, (p * t).sum() / t.sum())):
-            sd = np.nanstd(v[1:], axis=0)
-            z = np.where(sd > 0, (v[0] - truth) / sd, np.where(v[0] == truth, 0.0, np.inf))
-            ok &= np.isfinite(z) & (np.abs(z) <= q)
-    return ok
-
-
-#: the inputs of the last data sets the two agreement rows read (the planted probabilities and the bootstrap
-#: weights), with the data they belong to (so their ids stay their own): both rows and the mutation table's broken
-#: classifiers of one data set draw them once
+#: the inputs of the last data sets the two agreement rows read (the planted probabilities), with the data they
+#: belong to (so their ids stay their own): both rows and the mutation table's broken classifiers of one data set
+#: compute them once
 _INPUTS: dict = {}
 
 
 def _diverging_inputs(data, seed: int, ties: str = "majority"):
-    """The planted probabilities of ``data`` under the population (:func:`expected_agreement`), the two-way
-    bootstrap weights at ``seed`` (the taste row) and the outcome probabilities given who judged
-    (:func:`conditional_class_probabilities`, the shares row), kept for the last four (data, seed, ties)."""
+    """The planted probabilities of ``data`` under the population (:func:`expected_agreement`, shown beside the
+    truths) and the outcome probabilities given who judged (:func:`conditional_class_probabilities`, the truths of
+    both rows), kept for the last four (data, seed, ties)."""
     key = (id(data), int(seed), str(ties))
     if key not in _INPUTS:
         exp = expected_agreement(data, ties)
-        W = two_way_weights(exp.index, data.annotations, seed=seed)
         C = conditional_class_probabilities(data, ties).reindex(exp.index).to_numpy(float)
         while len(_INPUTS) >= 4:
             _INPUTS.pop(next(iter(_INPUTS)))
-        _INPUTS[key] = (data, exp, W, C)
+        _INPUTS[key] = (data, exp, C)
     return _INPUTS[key][1:]
 
 
@@ -415,7 +396,7 @@ def _permuted(seed: int):
 
 
 def _shares_row(classified, data, seed, ties) -> dict:
-    exp, _, P = _diverging_inputs(data, seed, ties)
+    exp, P = _diverging_inputs(data, seed, ties)
     X = observed_classes(classified, exp.index)
     j = classes_judge(X, P)
     t = j["tests"].set_index(["outcome", "test"])
@@ -468,37 +449,65 @@ def _shares_row(classified, data, seed, ties) -> dict:
     }
 
 
+def taste_judge(Xs, p, t, alpha: float = ALPHA) -> dict:
+    """The criterion of the ``diverging_taste_driven`` row for each column of ``Xs`` (pairs × outputs of the
+    diverging indicator), against ``p``, each pair's P(diverging) given who judged it
+    (:func:`conditional_class_probabilities`), and ``t``, whether it was planted taste-driven. Two z tests with the
+    row's ``alpha`` split Bonferroni, each two-sided: ``taste``, the taste-driven share of the diverging pairs
+    Σxt / Σx vs Σpt / Σp (its variance by the delta method over independent pairs: Σ(t − r)² p(1 − p) / (Σp)², r
+    the truth), and ``rate``, the share of taste-driven pairs classified diverging Σxt / Σt vs Σpt / Σt (exact:
+    Σt p(1 − p) / (Σt)²). Returns per test (estimates, truth, sd, z), ``bound`` and ``ok`` (per output)."""
+    Xs = np.asarray(Xs, float).reshape(len(p), -1)
+    q = float(st.norm.ppf(1 - alpha / 4))
+    v = p * (1 - p)
+    r_taste, r_rate = (p * t).sum() / p.sum(), (p * t).sum() / t.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tests = {
+            "taste": ((Xs * t[:, None]).sum(0) / Xs.sum(0), r_taste, np.sqrt(((t - r_taste) ** 2 * v).sum()) / p.sum()),
+            "rate": ((Xs * t[:, None]).sum(0) / t.sum(), r_rate, np.sqrt((t * v).sum()) / t.sum()),
+        }
+    out, ok = {}, np.ones(Xs.shape[1], bool)
+    for k, (est, truth, sd) in tests.items():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = (est - truth) / sd if sd > 0 else np.where(est == truth, 0.0, np.inf)
+        out[k] = (est, truth, sd, z)
+        ok &= np.isfinite(z) & (np.abs(z) <= q)
+    return {**out, "bound": q, "ok": ok}
+
+
 def _taste_row(classified, data, seed, ties) -> dict:
-    exp, W, _ = _diverging_inputs(data, seed, ties)
+    exp, C = _diverging_inputs(data, seed, ties)
     x = (classified["agreement"].reindex(exp.index) == "diverging").to_numpy(float)
-    p, t = exp["p_diverging"].to_numpy(float), exp["taste_driven"].to_numpy(float)
-    j = diverging_judge(x, p, t, W)
-    (est, planted, _), (e2, p2, _) = j["taste"], j["rate"]
-    lo, hi = np.nanquantile(_boots(W, x, t, "taste"), [0.025, 0.975])
+    p, t = C[:, CLASS_TESTS.index("diverging")], exp["taste_driven"].to_numpy(float)
+    j = taste_judge(x, p, t)
+    (est, planted, sd, z), (e2, p2, sd2, z2) = ([float(np.ravel(v)[0]) for v in j[k]] for k in ("taste", "rate"))
+    pop = exp["p_diverging"].to_numpy(float)
+    pop_taste, pop_rate = (pop * t).sum() / pop.sum(), (pop * t).sum() / t.sum()
     perm = _permuted(seed)
     null = null_pass_rate_many(
-        lambda nulls: _taste_ok_many(np.column_stack(nulls), p, t, W), lambda g: x[perm(g, len(x))], seed=seed
+        lambda nulls: taste_judge(np.column_stack(nulls), p, t)["ok"], lambda g: x[perm(g, len(x))], seed=seed
     )
     q, level = j["bound"], level_text(ALPHA, 2)
     reads = f"{level} intervals: " + ", ".join(
-        interval_reads(TESTS[k], j[k][0], j[k][0] - q * j["sd"][k], j[k][0] + q * j["sd"][k], j[k][1])
-        for k in ("taste", "rate")
+        interval_reads(TESTS[k], e, e - q * d, e + q * d, tr)
+        for k, e, tr, d in (("taste", est, planted, sd), ("rate", e2, p2, sd2))
     )
-    failing = [TESTS[k] for k in ("taste", "rate") if not (np.isfinite(j[k][2]) and abs(j[k][2]) <= q)]
+    failing = [TESTS[k] for k, zz in (("taste", z), ("rate", z2)) if not (np.isfinite(zz) and abs(zz) <= q)]
     return {
         **row(
             "diverging",
             "diverging_taste_driven",
             "share of the diverging pairs that were planted taste-driven (a cause of Table 1, not an objective "
-            f"pair); rate: the share of taste-driven pairs classified diverging: {e2:.3f} (planted {p2:.3f}); z "
-            f"{j['taste'][2]:+.2f}, {j['rate'][2]:+.2f}",
+            f"pair) against its truth given who judged each pair (population value {pop_taste:.3f}); rate: the share "
+            f"of taste-driven pairs classified diverging: {e2:.3f} (truth {p2:.3f}, population {pop_rate:.3f}); z "
+            f"{z:+.2f}, {z2:+.2f}",
             planted,
             est,
-            (lo, hi),
+            (est - 1.959964 * sd, est + 1.959964 * sd),
             f"|z| ≤ {q:.2f} for the taste-driven share and the rate (Bonferroni: the row's α = {ALPHA:g} split over "
-            "the 2 two-sided tests; z from the bootstrap over pairs and annotators)",
-            j["ok_taste"],
-            interval="bootstrap over pairs and annotators",
+            "the 2 two-sided tests; variances over pairs independent given their annotators)",
+            bool(j["ok"][0]),
+            interval="normal, variance over pairs given their annotators (delta method)",
             null_pass=null,
             reads=reads,
         ),
@@ -508,11 +517,6 @@ def _taste_row(classified, data, seed, ties) -> dict:
 
 #: the tests of :func:`diverging_judge` as the page names them
 TESTS = {"share": "share", "slope": "slope", "taste": "taste-driven share", "rate": "rate among taste-driven pairs"}
-
-
-def _boots(W, x, t, which: str) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (W @ x) / W.sum(1) if which == "share" else (W @ (x * t)) / (W @ x)
 
 
 def diverging_share(classified: pd.DataFrame, data, seed: int = 0, *, ties: str = "majority") -> dict:
