@@ -39,6 +39,7 @@ def test_eq1_closed_form_is_the_production_fit_on_every_draw(small, monkeypatch)
     fast = {f: I.imprint_draws(design, design, w, noise_sd=0.5, n_draws=4, seed=2, fit=f) for f in (None, eq1_ols_se)}
     with monkeypatch.context() as m:
         m.setattr(I, "eq1_closed_form", lambda *a, **k: None)  # every draw through the fit
+        I._DRAWS.clear()  # the kept draws' tables came from the closed form
         for f in (None, eq1_ols_se):
             slow = I.imprint_draws(design, design, w, noise_sd=0.5, n_draws=4, seed=2, fit=f or feature_imprint)
             for a, b in zip(fast[f][:3], slow[:3]):
@@ -99,8 +100,9 @@ def test_kappa_of_many_resamples_is_sklearns():
 
 
 def test_eq1_draws_of_a_broken_fit_are_the_row_fits_broken(small, monkeypatch):
-    """A broken variant of Eq. 1 breaks the row's closed-form draws: the production fit runs once per row (its
-    first draw), and the broken row is the one the broken method gives fitted on every draw."""
+    """A broken variant of Eq. 1 breaks the row's closed-form draws: the production fit runs once for the row and
+    all its broken variants (its first draw), and the broken row is the one the broken method gives fitted on
+    every draw."""
     from pluralign.recovery.imprint_checks import imprint_draws
     from pluralign.recovery.mutations import broken_fit, columns_swapped, signs_flipped
     from pluralign.seal import imprint as imp
@@ -124,7 +126,7 @@ def test_eq1_draws_of_a_broken_fit_are_the_row_fits_broken(small, monkeypatch):
         want = imprint_draws(design, design, w, fit=lambda *a, f=fitted, **k: f(*a, **k), **kw)
         for a, b in zip(got[:3], want[:3]):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
-    assert len(calls) == 5  # one production fit per broken row, not one per draw
+    assert len(calls) == 1  # one production fit for every broken row of the same draws, not one per draw
 
 
 def test_rewrite_flips_are_the_simulated_rewriters(small):
@@ -177,3 +179,55 @@ def test_eq4_closed_form_is_the_production_fit_on_every_draw(small, monkeypatch)
     slow_row = Rb.oracle_robustness(data, view, **kw)
     for k in ("estimate", "recovered", "description", "reads"):
         assert fast_row[k] == slow_row[k], k
+
+
+def test_seal_code_closed_form_is_its_fit_on_every_draw(small, monkeypatch):
+    """The Eq. 1 fit of SEAL's code (pooled OLS, the broken variant 'no pair FE') by its closed form equals the fit
+    itself draw by draw, on the planted features and on the featurizer's readings; a table the closed form cannot
+    give back is refused."""
+    import functools
+
+    from pluralign.recovery import imprint_checks as I
+    from pluralign.seal import imprint as imp
+    from pluralign.seal.design import chosen_rejected
+
+    data = simulate(n_pairs=1200, seed=11)  # the demo's size: most draws keep the first draw's features
+    view = chosen_rejected(data).table
+    text = I._text_design(data, view, data.meta["weights"]["mean"], 0.5)
+    planted = I.planted_text_weights(data, view)
+    calls = []
+    real = imp.feature_imprint_seal_code
+
+    @functools.wraps(real)
+    def counted(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(imp, "feature_imprint_seal_code", counted)
+    for design, w in (_oracle(data), (text, planted)):
+        I._DRAWS.clear()
+        kw = {"noise_sd": 0.5, "n_draws": 6, "seed": 5, "fit": imp.feature_imprint_seal_code}
+        calls.clear()
+        fast = I.imprint_draws(design, design, w, **kw)
+        # the fit runs on the first draw and on each draw where the VIF filter keeps other features than there
+        entry = I._DRAWS[next(iter(I._DRAWS))]
+        (draws, _), first = list(entry["draws"].values())[0], entry["fits"][counted]
+        kept = [f for f in first.index if np.isfinite(first.loc[f, "estimate"])]
+        pairs = np.repeat(np.arange(len(draws[0][0][0])), 2)
+        other = sum(
+            imp.vif_filter(
+                pd.DataFrame(np.column_stack([Xa, Xb]).reshape(len(pairs), -1), columns=Xa.columns), groups=pairs
+            )[0]
+            != kept
+            for _, (Xa, Xb) in draws[1:]
+        )
+        assert len(calls) == 1 + other < len(draws), (len(calls), other)
+        with monkeypatch.context() as m:
+            m.setattr(I, "seal_code_closed_form", lambda *a, **k: None)  # every draw through the fit
+            I._DRAWS.clear()
+            slow = I.imprint_draws(design, design, w, **kw)
+        for a, b in zip(fast[:3], slow[:3]):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+        assert fast[3] == slow[3]
+    assert I.seal_code_closed_form(first, draws) is not None
+    assert I.seal_code_closed_form(first.assign(std_error=first["std_error"] * 1.01), draws) is None

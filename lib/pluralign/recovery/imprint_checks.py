@@ -41,6 +41,7 @@ __all__ = [
     "pseudo_true",
     "imprint_draws",
     "eq1_closed_form",
+    "seal_code_closed_form",
     "oracle_imprint",
     "TEXT_WEIGHTS",
     "text_weights",
@@ -222,10 +223,90 @@ def eq1_closed_form(first: pd.DataFrame, draws, tol: float = 1e-8):
     return out
 
 
+def seal_code_closed_form(first: pd.DataFrame, draws, tol: float = 1e-8):
+    """SEAL Eq. 1 as SEAL's code fits it (:func:`pluralign.seal.imprint.feature_imprint_seal_code`: the VIF filter
+    with the pair dummies, then OLS over the pooled entries on the kept features, an intercept and the pair's
+    position 1, 2, … as a number, classical standard errors) of every draw in closed form: β = (ZᵀZ)⁻¹Zᵀr and
+    Var β = σ̂² (ZᵀZ)⁻¹ with σ̂² the residual variance on 2n − p d.f., the interval's quantile the fit's. Each draw's
+    VIF filter runs as the fit's does (:func:`~pluralign.seal.imprint.vif_filter`, the fit's default threshold);
+    a draw where it keeps other features than the first draw's goes through the fit. ``first`` and ``draws`` as
+    :func:`eq1_closed_form`. Returns one table per draw (``first`` itself, then the closed form's; None for a draw
+    to fit), or None when the closed form does not give ``first`` back to ``tol`` (relative) or a draw's ZᵀZ is
+    singular."""
+    import inspect
+
+    from pluralign.seal import imprint as imp
+
+    kept = [f for f in first.index if np.isfinite(first.loc[f, "estimate"])]
+    features = list(draws[0][1][0].columns)
+    if not kept:
+        return None
+    threshold = inspect.signature(imp.feature_imprint_seal_code).parameters["vif_threshold"].default
+    n = len(draws[0][0][0])
+    pairs = np.repeat(np.arange(n), 2)
+    position = pairs + 1.0
+    fits = []
+    for (ra, rb), (Xa, Xb) in draws:
+        X = np.column_stack([Xa.to_numpy(float), Xb.to_numpy(float)]).reshape(2 * n, len(features))
+        if imp.vif_filter(pd.DataFrame(X, columns=features), threshold, groups=pairs)[0] != kept:
+            fits.append(None)
+            continue
+        Z = np.column_stack([np.ones(2 * n), X[:, [features.index(f) for f in kept]], position])
+        r = np.column_stack([np.asarray(ra, float), np.asarray(rb, float)]).reshape(-1)
+        zz = Z.T @ Z
+        if np.linalg.matrix_rank(zz) < zz.shape[0]:
+            return None
+        ainv = np.linalg.inv(zz)
+        beta = ainv @ (Z.T @ r)
+        res = r - Z @ beta
+        se = np.sqrt(res @ res / (len(r) - Z.shape[1]) * np.diag(ainv))
+        fits.append((beta[1 : 1 + len(kept)], se[1 : 1 + len(kept)]))
+    f = first.loc[kept]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = ((f["ci_high"] - f["estimate"]) / f["std_error"]).to_numpy(float)
+    if fits[0] is None or not (np.all(np.isfinite(q)) and np.ptp(q) <= tol * abs(q[0])):
+        return None
+    for got, want in zip(fits[0], (f["estimate"], f["std_error"])):
+        w = want.to_numpy(float)
+        if not np.allclose(got, w, rtol=tol, atol=tol * float(np.abs(w).max())):
+            return None
+    rows = first.index.get_indexer(kept)
+    out = [first]
+    for fit in fits[1:]:
+        if fit is None:
+            out.append(None)
+            continue
+        beta, se = fit
+        v = np.full((len(first), 4), np.nan)
+        v[rows] = np.column_stack([beta, se, beta - q[0] * se, beta + q[0] * se])
+        out.append(pd.DataFrame(v, index=first.index, columns=["estimate", "std_error", "ci_low", "ci_high"]))
+    return out
+
+
 def _take(design, rows):
     """The pairs ``rows`` of a design ``((util_a, util_b), (X_a, X_b))``."""
     (ua, ub), X = design
     return (ua[rows], ub[rows]), tuple(pd.DataFrame(x.to_numpy(float)[rows], columns=x.columns) for x in X)
+
+
+#: the last draws :func:`imprint_draws` made, by their inputs (a fingerprint of the design and the pool, the noise,
+#: the number of draws, the seed): the first draw, the generator's state after it, and per fit and kept features
+#: the draws and their tables, so that the row's broken variants (:mod:`~pluralign.recovery.mutations`) and a
+#: planning step at the row's own design reuse the row's draws and fits (the same data; only the method's output
+#: differs). The fits are keyed by the fit function itself, which the key keeps alive
+_DRAWS: dict = {}
+
+
+def _fingerprint(*designs) -> str:
+    """A digest of designs ``((util_a, util_b), (X_a, X_b))``: their values and feature names."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for (ua, ub), X in designs:
+        h.update(repr((len(ua), list(X[0].columns), list(X[1].columns))).encode())
+        for a in (ua, ub, X[0].to_numpy(float), X[1].to_numpy(float)):
+            h.update(np.ascontiguousarray(a, dtype=float).tobytes())
+    return h.hexdigest()
 
 
 def imprint_draws(design, pool, weights: pd.Series, *, noise_sd: float, n_draws: int, seed: int, fit=None):
@@ -241,41 +322,64 @@ def imprint_draws(design, pool, weights: pd.Series, *, noise_sd: float, n_draws:
     solve per draw, on the features it kept there), which must give the fit's first draw back to 1e-8
     (otherwise every draw goes through the fit). A draw whose pairs leave a kept feature without variation is
     redrawn. A broken variant with a ``breaks`` method (:class:`~pluralign.recovery.mutations.BrokenFit`) breaks
-    these draws' tables one by one, in order."""
+    these draws' tables one by one, in order. The draws and the fits' tables of the last four inputs are kept
+    (:data:`_DRAWS`): a second call with the same inputs and fit fits nothing."""
     from pluralign.recovery.seal_checks import _imprint_fit
+    from pluralign.seal import imprint as imp
 
     n = len(design[0][0])
-    rng = np.random.default_rng([seed, 14])
-    pick = np.random.default_rng([seed, 15])
     base, breaks = getattr(fit, "base", fit), getattr(fit, "breaks", None)
+    base = imp.feature_imprint if base is None else base
     cols = ["estimate", "ci_low", "ci_high"]
-
-    def noisy(d):
-        (ua, ub), X = d
+    key = (_fingerprint(design, pool), float(noise_sd), int(n_draws), int(seed))
+    entry = _DRAWS.pop(key, None)
+    if entry is None:
+        rng = np.random.default_rng([seed, 14])
+        (ua, ub), X = design
         e = noise_sd * rng.standard_normal((2, n))
-        return (ua + e[0], ub + e[1]), X
-
+        entry = {"first": ((ua + e[0], ub + e[1]), X), "state": rng.bit_generator.state, "fits": {}, "draws": {}}
+    while len(_DRAWS) >= 4:
+        _DRAWS.pop(next(iter(_DRAWS)))
+    _DRAWS[key] = entry  # most recently used last
     ids = pd.Index([f"draw-{j}" for j in range(n)])
-    first_draw = noisy(design)
-    first = _imprint_fit(*first_draw[0], None, ids, fit=base, X=first_draw[1]).table
+    first_draw = entry["first"]
+    if base not in entry["fits"]:
+        entry["fits"][base] = _imprint_fit(*first_draw[0], None, ids, fit=base, X=first_draw[1]).table
+    first = entry["fits"][base]
     kept = [f for f in first.index if np.isfinite(first.loc[f, "estimate"])]
-    m = len(pool[0][0])
-    draws = [first_draw]
-    idx = pool[1][0].columns.get_indexer(kept)
-    pool_dX = pool[1][0].to_numpy(float)[:, idx] - pool[1][1].to_numpy(float)[:, idx]
     target = max(1, int(n_draws))
-    for _ in range(100 * target):
-        if len(draws) >= target:
-            break
-        rows = pick.integers(0, m, n)
-        dX = pool_dX[rows]
-        if np.linalg.matrix_rank(dX.T @ dX) == len(kept):
-            draws.append(noisy(_take(pool, rows)))
-    if len(draws) < target:
-        raise ValueError(f"imprint_draws: the pool's pairs leave one of {kept} without variation in most draws")
-    tables = eq1_closed_form(first, draws)
-    if tables is None:
-        tables = [first] + [_imprint_fit(*r, None, ids, fit=base, X=X).table for r, X in draws[1:]]
+    if tuple(kept) not in entry["draws"]:
+        rng = np.random.default_rng([seed, 14])
+        rng.bit_generator.state = entry["state"]  # the noise of the draws after the first
+        pick = np.random.default_rng([seed, 15])
+        m = len(pool[0][0])
+        draws = [first_draw]
+        idx = pool[1][0].columns.get_indexer(kept)
+        pool_dX = pool[1][0].to_numpy(float)[:, idx] - pool[1][1].to_numpy(float)[:, idx]
+        for _ in range(100 * target):
+            if len(draws) >= target:
+                break
+            rows = pick.integers(0, m, n)
+            dX = pool_dX[rows]
+            if np.linalg.matrix_rank(dX.T @ dX) == len(kept):
+                (ua, ub), X = _take(pool, rows)
+                e = noise_sd * rng.standard_normal((2, n))
+                draws.append(((ua + e[0], ub + e[1]), X))
+        if len(draws) < target:
+            raise ValueError(f"imprint_draws: the pool's pairs leave one of {kept} without variation in most draws")
+        entry["draws"][tuple(kept)] = (draws, {})
+    draws, tables_of = entry["draws"][tuple(kept)]
+    if base not in tables_of:
+        tables = eq1_closed_form(first, draws)
+        if tables is None and base is imp.feature_imprint_seal_code:
+            tables = seal_code_closed_form(first, draws)
+        tables = tables or [None] * len(draws)
+        tables = [first] + [
+            t if t is not None else _imprint_fit(*r, None, ids, fit=base, X=X).table
+            for t, (r, X) in zip(tables[1:], draws[1:])
+        ]
+        tables_of[base] = tables
+    tables = tables_of[base]
     if breaks is not None:
         tables = [breaks(t) for t in tables]
     out = [t.reindex(weights.index)[cols].to_numpy(float).T for t in tables]
