@@ -7,9 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
 
-from pluralign.recovery.rows import ALPHA, calibration, calibration_reads, calibration_text, null_pass_rate, row
+from pluralign.recovery.rows import (
+    ALPHA,
+    calibration,
+    calibration_reads,
+    calibration_text,
+    normal_quantile,
+    null_pass_rate,
+    row,
+)
 
 __all__ = ["EQ3", "planted_resistance", "separated", "resistance_judge", "resistance_draws", "oracle_resistance"]
 
@@ -76,7 +83,7 @@ def resistance_judge(est, lo, hi, rho, counts, probs, n_draws: int, alpha=ALPHA)
     cal = calibration(z, alpha / 2)
     p = np.asarray(probs, float)
     zr = (np.asarray(counts, float) - n_draws * p.sum(0)) / np.sqrt(n_draws * (p * (1 - p)).sum(0))
-    bound = float(st.norm.ppf(1 - alpha / 2 / (2 * p.shape[1])))
+    bound = normal_quantile(1 - alpha / 2 / (2 * p.shape[1]))
     return {"cal": cal, "z": zr, "bound": bound, "ok": bool(cal["ok"] and np.all(np.abs(zr) <= bound))}
 
 
@@ -162,14 +169,15 @@ def oracle_resistance(
     pres = np.concatenate([pre for pre, _, _ in drawn])
     posts = np.concatenate([post for _, post, _ in drawn])
 
-    def counts_of(pre_rewards) -> np.ndarray:
-        """Table 1's regime counts of every draw (the labeller on all draws' pairs at once), and a₋ per draw."""
+    def counts_of(pre_rewards):
+        """Table 1's regime counts of every draw (the labeller on all draws' pairs at once) and the labels."""
         reg = np.asarray(label(pre_rewards, np.zeros(len(posts)), posts, np.zeros(len(posts))), dtype=object)
-        c = pd.Series(reg).value_counts().reindex(list(REGIMES), fill_value=0).to_numpy(float)
-        misaligned = np.isin(reg, ["stayed-misaligned", "reversed"]).reshape(len(drawn), -1).mean(axis=1)
-        return c, misaligned
+        first = [np.count_nonzero(reg == r) for r in REGIMES[:-1]]
+        return np.array([*first, len(reg) - sum(first)], float), reg
 
-    counts, resist = counts_of(pres)
+    counts, labels = counts_of(pres)
+    misaligned = (labels == "stayed-misaligned") | (labels == "reversed")
+    resist = misaligned.reshape(len(drawn), -1).mean(axis=1)
     est, lo, hi = (np.array([o[k] for o in out]) for k in range(3))
     j = resistance_judge(est, lo, hi, pt["rho"], counts, pt["regimes"], len(out))
     planted_a = float(np.mean(1 / (1 + np.exp(pt["post"] / pt["s"]))))
