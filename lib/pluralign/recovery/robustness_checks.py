@@ -69,44 +69,63 @@ def _branches(texts) -> list:
     return [_BRANCHES[t] for t in texts]
 
 
-def _flips_of(texts, seed: int, p_flip: float) -> np.ndarray:
-    """The planted flips of :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite` (``texts``, ``seed``,
-    ``p_flip``) without writing the rewrites: the same generator, drawn in the same order (three uniforms per text
-    for its toggles of sentiment, format and verbosity; for an added elaboration the three sentences sampled, for
-    an added enthusiasm its opener and closer chosen), each text's branch from :func:`_branches`. Columns
+def _flips_of(branches, seed: int, p_flip: float) -> np.ndarray:
+    """The planted flips of :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite` (``seed``, ``p_flip``) of
+    the texts whose branches (:func:`_branches`) are ``branches``, without writing the rewrites: the same generator,
+    drawn in the same order (three uniforms per text for its toggles of sentiment, format and verbosity; for an
+    added elaboration the three sentences sampled, for an added enthusiasm its opener and closer chosen). Columns
     sentiment, format, verbosity."""
     from pluralign.data.simulated_texts import ELABORATE, ENTHUSIASTIC_CLOSE, ENTHUSIASTIC_OPEN
 
     rng = random.Random(f"pluralign-simulated-rewrite-{seed}")
     u = rng.random
-    out = []
-    for s, f, v in _branches(texts):
+    out = []  # one code per text: 9 (s + 1) + 3 (f + 1) + (v + 1) of its flips s, f, v
+    for s, f, v in branches:
         ds, df, dv = u() < p_flip, u() < p_flip, u() < p_flip
         if f == 0:  # not assembled from content sentences (a refusal, harmful compliance, a poem): paraphrased only
-            out.append((0, 0, 0))
+            out.append(13)
             continue
         if dv and v < 0:
             rng.sample(ELABORATE, 3)
         if ds and s < 0:
             rng.choice(ENTHUSIASTIC_OPEN)
             rng.choice(ENTHUSIASTIC_CLOSE)
-        out.append((s if ds else 0, f if df else 0, v if dv else 0))
-    return np.array(out, dtype=float).reshape(len(texts), 3)
+        out.append(9 * (s if ds else 0) + 3 * (f if df else 0) + (v if dv else 0) + 13)
+    return _CODES[np.array(out, dtype=np.intp)].reshape(len(out), 3)
 
 
-def rewrite_flips(view: pd.DataFrame, *, seed: int, p_flip: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+#: the flips (sentiment, format, verbosity) of each code of :func:`_flips_of`
+_CODES = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)], dtype=float)
+
+
+def _flip_columns() -> list:
+    """The flip columns of the simulated rewriter, in its order and SEAL's names."""
+    from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES, SIMULATED_FLIP_FEATURES
+
+    return [PLANTED_FLIP_NAMES[f] for f in SIMULATED_FLIP_FEATURES]
+
+
+def _flip_arrays(branches):
+    """:func:`rewrite_flips` for texts whose branches are known (``branches``: the chosen and the rejected
+    texts'), as arrays (columns :func:`_flip_columns`)."""
+
+    def flips(view, *, seed: int, p_flip: float):
+        return tuple(_flips_of(b, seed + k, p_flip) for k, b in enumerate(branches))
+
+    return flips
+
+
+def rewrite_flips(view: pd.DataFrame, *, seed: int, p_flip: float, branches=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The planted label flips of the chosen and rejected entries of ``view`` that the demo's simulated rewriter
     gives (``simulated_rewrite_pairs(view, seed=seed, p_flip=p_flip).flips``, :mod:`pluralign.seal.simulated_rewrites`:
     the chosen replies rewritten with ``seed``, the rejected with ``seed + 1``; columns SEAL's names), without
-    writing the rewritten texts (:func:`_flips_of`), which Eq. 4's oracle does not read. :func:`oracle_design`
-    checks them against the rewriter itself on its population's first round."""
-    from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES, SIMULATED_FLIP_FEATURES
-
-    cols = [PLANTED_FLIP_NAMES[f] for f in SIMULATED_FLIP_FEATURES]
-    return tuple(
-        pd.DataFrame(_flips_of(view[e].tolist(), seed + k, p_flip), columns=cols)
-        for k, e in enumerate(("chosen", "rejected"))
-    )
+    writing the rewritten texts (:func:`_flips_of`), which Eq. 4's oracle does not read. ``branches``: the
+    chosen and rejected texts' branches (:func:`_branches`), when known. :func:`oracle_design` checks the flips
+    against the rewriter itself on its population's first round."""
+    if branches is None:
+        branches = tuple(_branches(view[e].tolist()) for e in ("chosen", "rejected"))
+    arrays = _flip_arrays(branches)(view, seed=seed, p_flip=p_flip)
+    return tuple(pd.DataFrame(a, columns=_flip_columns()) for a in arrays)
 
 
 def _rewriter_flips(view: pd.DataFrame, *, seed: int, p_flip: float) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -141,8 +160,11 @@ def rewritten_oracle(data, view: pd.DataFrame, *, seed: int, p_flip: float, n_ro
     gap = np.where((view["chosen_side"].astype(str) == "A").to_numpy(), ua - ub, ub - ua)
     ws = w.rename(PLANTED_FLIP_NAMES)
     rounds = max(1, int(n_rounds))
-    fcs, frs = zip(*(flips(view, seed=seed + 2 * k, p_flip=p_flip) for k in range(rounds)))  # seed and seed + 1
-    fc, fr = (pd.concat(f, ignore_index=True) for f in (fcs, frs))
+    parts = [flips(view, seed=seed + 2 * k, p_flip=p_flip) for k in range(rounds)]  # seeds seed and seed + 1
+    cols = _flip_columns()
+    if any(list(getattr(f, "columns", cols)) != cols for p in parts for f in p):
+        raise ValueError(f"rewritten_oracle: the flips' columns are not {cols}")
+    fc, fr = (pd.DataFrame(np.concatenate([np.asarray(p[e], float) for p in parts]), columns=cols) for e in (0, 1))
     before = np.tile(gap, rounds)
     after = before - fc.to_numpy() @ ws[fc.columns].to_numpy() + fr.to_numpy() @ ws[fr.columns].to_numpy()
     return {
@@ -278,17 +300,21 @@ def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_round
         _DESIGNS[key] = _DESIGNS.pop(key)  # most recently used last
         return _DESIGNS[key][:2]
     base = 10**6 * (seed + 1)
-    # the rewriter's flips without its texts, unless they differ from the rewriter's own on the population's first
-    # round (then the rewriter itself, for every round)
-    same = all(
-        a.equals(b) for a, b in zip(*(f(view, seed=base, p_flip=p_flip) for f in (rewrite_flips, _rewriter_flips)))
-    )
-    flips = rewrite_flips if same else _rewriter_flips
+    # the rewriter's flips without its texts (each text's branch read once), unless they differ from the rewriter's
+    # own on the population's first round (then the rewriter itself, for every round)
+    bc, br = (_branches(view[e].tolist()) for e in ("chosen", "rejected"))
+    fast = _flip_arrays((bc, br))
+    got, want = fast(view, seed=base, p_flip=p_flip), _rewriter_flips(view, seed=base, p_flip=p_flip)
+    same = all(np.array_equal(a, b.to_numpy(float)) for a, b in zip(got, want))
+    flips = fast if same else _rewriter_flips
     population = rewritten_oracle(data, view, seed=base, p_flip=p_flip, n_rounds=POPULATION_ROUNDS, flips=flips)
     rng = np.random.default_rng([seed, 4])
     draws = []
     for d in range(max(1, n_draws)):
-        drawn = view.iloc[rng.integers(0, len(view), len(view))].reset_index(drop=True)
+        rows = rng.integers(0, len(view), len(view))
+        drawn = view.iloc[rows].reset_index(drop=True)
+        if same:  # the drawn pairs' branches
+            flips = _flip_arrays(([bc[i] for i in rows], [br[i] for i in rows]))
         rw = rewritten_oracle(data, drawn, seed=base + 1000 * (d + 1), p_flip=p_flip, n_rounds=n_rounds, flips=flips)
         n = len(rw["gap"])
         before = rw["gap"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
