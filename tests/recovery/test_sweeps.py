@@ -78,3 +78,32 @@ def test_a_decision_sweep_stops_where_the_decision_is_lost():
     assert got["decision"] == "scale known" and got["still made at"] == "1" and got["lost at"] == "100"
     table = pl.planning_table(pl.decision_steps(ctx, (never,)), (never,))
     assert table.loc["Beyond the Binary Eq. 3 margins", "lost at"] == "never, to 2"
+
+
+def test_a_step_the_sweeps_and_the_plans_share_is_computed_once(monkeypatch):
+    """A step at the same design (the demo's value of a knob, or a step a sweep and a planning decision share) is
+    computed once per process, and gives the row it gave when computed afresh."""
+    from pluralign.recovery import diverging_checks as D
+    from pluralign.recovery import planning as pl
+
+    ctx = _context()
+    calls = []
+    real = D.diverging_share
+
+    def counted(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(D, "diverging_share", counted)
+    sw._STEPS.clear()
+    spec = ctx.diverging.settings.datasets[0]
+    first = sw.agreement_step("diverging_share", spec, 0, "majority")
+    again = sw.agreement_step("diverging_share", spec, 0, "majority")
+    assert len(calls) == 1 and first == again and first is not again
+    decision = pl.Decision("diverging_share", "annotators per pair", 4, (4, 3), "any", lambda r: True)
+    sw._diverging(spec, 0, "majority")  # 2, 3, 4, 6, 8 annotators
+    pl.decision_steps(ctx, (decision,))  # 4 and 3 annotators: already computed
+    assert len(calls) == 1 + len(sw.SWEEPS["diverging_share"][1])
+    sw._STEPS.clear()
+    fresh = sw.agreement_step("diverging_share", spec, 0, "majority")
+    assert {k: v for k, v in fresh.items() if k != "null_pass"} == {k: v for k, v in first.items() if k != "null_pass"}

@@ -120,20 +120,15 @@ DECISIONS = (
 
 def _run(d: Decision, value, context) -> dict:
     """The row of decision ``d`` at one step of its knob, through the row's own check."""
-    from pluralign.recovery import diverging_checks as D
-    from pluralign.recovery.btb_checks import margin_pstar_correlation
     from pluralign.recovery.imprint_checks import oracle_imprint, oracle_imprint_text
-    from pluralign.recovery.sweeps import _judged
+    from pluralign.recovery.sweeps import agreement_step, margin_step
 
     seed = context.diverging.seed
     if d.row.startswith("diverging"):
-        from pluralign.data.spec import from_spec
-        from pluralign.diverging.agreement import agreement_classes
-
         spec = next(x for x in context.diverging.settings.datasets if "simulate" in x)
         key = "n_annotators" if d.knob == "annotators per pair" else "n_pairs"
-        data = from_spec({**spec, "simulate": {**spec["simulate"], key: int(value)}}, seed)
-        return getattr(D, d.row)(agreement_classes(data, ties=context.diverging.settings.ties), data, seed)
+        spec = {**spec, "simulate": {**spec["simulate"], key: int(value)}}
+        return agreement_step(d.row, spec, seed, context.diverging.settings.ties)
     if d.row == "imprint_weights":
         _, _, data = context.demo_rm
         return oracle_imprint(data, data.pairs["pair_id"], noise_sd=value * context.noise_sd, seed=seed)
@@ -149,7 +144,7 @@ def _run(d: Decision, value, context) -> dict:
     p = b.data.truth["share_a"].reindex(b.ids)
     noise, n = float(b.settings.judge.noise), int(b.settings.judge.n)
     noise, n = (float(value), n) if d.knob.startswith("judge") else (noise, int(value))
-    return margin_pstar_correlation(_judged(p, noise, n, seed), p, seed, noise=noise, n=n)
+    return margin_step(p, noise, n, seed)
 
 
 def decision_steps(context, decisions=DECISIONS) -> pd.DataFrame:

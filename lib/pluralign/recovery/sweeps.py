@@ -24,7 +24,7 @@ from pluralign import presentation, report
 from pluralign.data import difficulty
 from pluralign.recovery.rows import without_null_passes
 
-__all__ = ["SWEEPS", "sweep_table", "sweep_figure", "result"]
+__all__ = ["SWEEPS", "step_row", "agreement_step", "margin_step", "sweep_table", "sweep_figure", "result"]
 
 #: the knob each sweep moves and its steps (the demo's own value is among them, marked on the page)
 SWEEPS = {
@@ -34,6 +34,66 @@ SWEEPS = {
     "imprint_weights": ("oracle noise (× the demo RM's residual sd)", (0.5, 1.0, 4.0, 16.0)),
     "robustness_scores": ("rewrite flip probability", (0.1, 0.25, 0.5)),
 }
+
+
+#: the rows of the sweeps' and the planning table's steps by their inputs (the row, the design, the seed), each
+#: computed once per process: a step at the demo's value, or one that a sweep and a planning decision share, is
+#: not recomputed (the same seeded inputs give the same row)
+_STEPS: dict = {}
+
+
+def step_row(key: tuple, compute) -> dict:
+    """The row ``compute()`` gives for a step whose inputs ``key`` names (hashable), computed once per process
+    (the last 64 kept) without its null method's pass rate (a step shows its verdict, not the null's); a copy."""
+    if key not in _STEPS:
+        with without_null_passes():
+            row = compute()
+        while len(_STEPS) >= 64:
+            _STEPS.pop(next(iter(_STEPS)))
+        _STEPS[key] = row
+    return dict(_STEPS[key])
+
+
+def agreement_step(row: str, spec: dict, seed: int, ties: str) -> dict:
+    """The agreement row ``row`` (``diverging_share`` or ``diverging_taste_driven``,
+    :mod:`~pluralign.recovery.diverging_checks`) on the data set the simulator spec ``spec`` draws at ``seed``,
+    classified by :func:`pluralign.diverging.agreement.agreement_classes` (``ties``), through :func:`step_row`;
+    the data set and its classes drawn once per spec."""
+    import json
+
+    from pluralign.recovery import diverging_checks as D
+
+    text = json.dumps(spec, sort_keys=True, default=str)
+
+    def classes():
+        from pluralign.data.spec import from_spec
+        from pluralign.diverging.agreement import agreement_classes
+
+        data = from_spec(spec, seed)
+        return {"data": data, "classes": agreement_classes(data, ties=ties)}
+
+    drawn = step_row(("agreement classes", text, int(seed), ties), classes)
+    return step_row(
+        ("agreement", row, text, int(seed), ties), lambda: getattr(D, row)(drawn["classes"], drawn["data"], seed)
+    )
+
+
+def margin_step(p_star: pd.Series, noise: float, n: int, seed: int) -> dict:
+    """Beyond the Binary's margin row (:func:`~pluralign.recovery.btb_checks.margin_pstar_correlation`) with a
+    judge of log-odds noise ``noise`` and ``n`` judgments per pair (:func:`_judged`) on the pairs of ``p_star``,
+    through :func:`step_row`."""
+    import hashlib
+
+    from pluralign.recovery.btb_checks import margin_pstar_correlation
+
+    digest = hashlib.blake2b(np.ascontiguousarray(p_star.to_numpy(float)).tobytes(), digest_size=16).hexdigest()
+    digest += hashlib.blake2b(repr(list(p_star.index)).encode(), digest_size=16).hexdigest()
+    return step_row(
+        ("margin", digest, float(noise), int(n), int(seed)),
+        lambda: margin_pstar_correlation(
+            _judged(p_star, float(noise), int(n), seed), p_star, seed, noise=float(noise), n=int(n)
+        ),
+    )
 
 
 def _step(row: dict, sweep: str, knob, demo_value) -> dict:
@@ -47,22 +107,11 @@ def _step(row: dict, sweep: str, knob, demo_value) -> dict:
 
 
 def _diverging(spec: dict, seed: int, ties: str) -> list[dict]:
-    from pluralign.data.spec import from_spec
-    from pluralign.diverging.agreement import agreement_classes
-    from pluralign.recovery.diverging_checks import diverging_share
-
     out = []
     for n in SWEEPS["diverging_share"][1]:
         sim = {**spec["simulate"], "n_annotators": n}
-        data = from_spec({**spec, "simulate": sim}, seed)
-        out.append(
-            _step(
-                diverging_share(agreement_classes(data, ties=ties), data, seed),
-                "diverging_share",
-                n,
-                difficulty.ANNOTATORS_PER_PAIR,
-            )
-        )
+        row = agreement_step("diverging_share", {**spec, "simulate": sim}, seed, ties)
+        out.append(_step(row, "diverging_share", n, difficulty.ANNOTATORS_PER_PAIR))
     return out
 
 
@@ -80,16 +129,13 @@ def _judged(p_star: pd.Series, noise: float, n: int, seed: int) -> pd.DataFrame:
 
 
 def _margins(p_star: pd.Series, seed: int, noise: float, n: int) -> list[dict]:
-    from pluralign.recovery.btb_checks import margin_pstar_correlation
-
     out = []
     steps = [
         ("margin_pstar_correlation (noise)", s, n, s, noise) for s in SWEEPS["margin_pstar_correlation (noise)"][1]
     ]
     steps += [("margin_pstar_correlation (n)", noise, k, k, n) for k in SWEEPS["margin_pstar_correlation (n)"][1]]
     for sweep, z, k, knob, demo in steps:
-        j = _judged(p_star, float(z), int(k), seed)
-        out.append(_step(margin_pstar_correlation(j, p_star, seed, noise=float(z), n=int(k)), sweep, knob, demo))
+        out.append(_step(margin_step(p_star, float(z), int(k), seed), sweep, knob, demo))
     return out
 
 
