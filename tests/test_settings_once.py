@@ -6,14 +6,13 @@ states (:data:`pluralign.paper.recipe.RECIPE`) is written in ``params/paper/`` w
 from __future__ import annotations
 
 import ast
-import dataclasses
 from pathlib import Path
 
 import pytest
 import yaml
 
 from pluralign import params as P
-from pluralign.settings import Section
+from pluralign.settings import Arguments, Section
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(p for p in (ROOT / "notebooks").glob("*.py") if P.settings_class(p) is not None)
@@ -42,9 +41,9 @@ def restated(own: dict, below: dict, notebook: Path) -> list[str]:
             if value == below[key]:
                 out.append(key)
             continue
-        if cls is not None and key in {f.name for f in dataclasses.fields(cls)}:
+        if cls is not None and key in cls.model_fields:
             default = getattr(cls.create(), key)
-            if isinstance(default, Section) and isinstance(value, dict):
+            if isinstance(default, Section) and not isinstance(default, Arguments) and isinstance(value, dict):
                 for k, v in value.items():
                     if getattr(type(default).create(default, **{k: v}), k) == getattr(default, k):
                         out.append(f"{key}.{k}")

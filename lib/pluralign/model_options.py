@@ -1,22 +1,26 @@
-"""How a reward model is loaded, as one value.
+"""How a reward model and an LLM are loaded, each as one value.
 
 :class:`ModelOptions` bundles the keywords of :func:`pluralign.rewards.load` — the model, the backend, the
-truncation, remote code, 8-bit / 4-bit weights, LoRA, the device, the head, the batching and the precision — the
-way TRL's ``ModelConfig`` bundles ``model_name_or_path``, ``torch_dtype``, the quantization and the LoRA options.
-``pluralign score`` and ``pluralign train`` fill one from their arguments (:meth:`ModelOptions.from_args`),
-:func:`pluralign.rewards.load` builds one from its keywords and hands it to the backend loaders, and a part's
-settings hold one wherever a page names a reward model (a mapping of these keywords in a parameter file, checked
-key by key when the file is read; :class:`pluralign.settings.Section`). Importing it imports no deep-learning
-library.
+truncation, remote code, 8-bit / 4-bit weights, LoRA (:class:`LoraOptions`), the device, the head, the batching and
+the precision — the way TRL's ``ModelConfig`` bundles ``model_name_or_path``, ``torch_dtype``, the quantization and
+the LoRA options. :class:`LLMOptions` bundles the keywords of :func:`pluralign.llm.load` (an endpoint's or a local
+model's). ``pluralign score`` and ``pluralign train`` fill a :class:`ModelOptions` from their arguments
+(:meth:`ModelOptions.from_args`), :func:`pluralign.rewards.load` builds one from its keywords and hands it to the
+backend loaders, and a part's settings hold one wherever a page names a model (a mapping of these keywords in a
+parameter file, validated key by key when the settings are built; :class:`pluralign.settings.Section`), or the
+name of an entry of the profile's ``models``. Importing it imports no deep-learning library.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
-from pluralign.settings import Section, setting
+from pydantic import field_validator
+
+from pluralign.settings import Arguments, Section, setting
+
+__all__ = ["ModelOptions", "LoraOptions", "LLMOptions", "LOADING"]
 
 #: The options that say how the weights are opened (passed to the backend loaders as one value).
 LOADING = (
@@ -31,27 +35,44 @@ LOADING = (
 )
 
 
-@dataclass(frozen=True)
+class LoraOptions(Section):
+    """LoRA adapters on a causal LM (peft ``LoraConfig``'s arguments; Diverging Preferences App. A trains its
+    Llama-3-8B RMs with LoRA, rank and alpha not reported: PEFT-common values)."""
+
+    r: int = setting(16, "the adapters' rank", gt=0)
+    lora_alpha: int = setting(32, "the adapters' scaling alpha", gt=0)
+    lora_dropout: float = setting(0.05, "dropout on the adapters' input", ge=0, lt=1)
+    target_modules: list[str] | None = setting(None, "the modules adapted (None: peft's default for the model)")
+
+
 class ModelOptions(Section):
     """The keywords of :func:`pluralign.rewards.load`; their defaults are written here once (``load`` takes its
     defaults from this class)."""
 
-    name_or_path: str | None = setting(
+    name_or_path: str | Path | None = setting(
         None, "a Hub id or local folder; None: the embedded all-MiniLM-L6-v2 as a frozen encoder"
     )
     kind: str | None = setting(None, "the backend: seq-cls, causal, frozen-encoder or finetune (None: detected)")
-    max_length: int | None = setting(512, "tokens per text (None: the model's own limit)")
-    truncation_side: str = setting("left", "which end a long text is cut from")
+    max_length: int | None = setting(512, "tokens per text (None: the model's own limit)", gt=0)
+    truncation_side: Literal["left", "right"] = setting("left", "which end a long text is cut from")
     trust_remote_code: bool = setting(False, "run the model repository's own code")
     load_in_8bit: bool = setting(False, "bitsandbytes LLM.int8() weights")
     load_in_4bit: bool = setting(False, "bitsandbytes NF4 weights")
-    lora: bool | dict | None = setting(None, "LoRA adapters on a causal LM: True or peft LoraConfig arguments")
+    lora: LoraOptions | None = setting(None, "LoRA adapters on a causal LM: true (the defaults) or LoraOptions")
     device: str | None = setting(None, "cpu, cuda, ... (None: the best available)")
-    batch_size: int | None = setting(None, "texts per scoring batch at most (None: by device)")
-    head: str = setting("linear", "the frozen encoder's head: linear or mlp")
+    batch_size: int | None = setting(None, "texts per scoring batch at most (None: by device)", gt=0)
+    head: Literal["linear", "mlp"] = setting("linear", "the frozen encoder's head: linear or mlp")
     allow_pickle_weights: bool = setting(False, "open a PyTorch pickle (a folder you trust)")
-    precision: str | None = setting(None, "fp32, bf16 or auto (None: fp32, or as quantized weights need)")
-    token_budget: int | None = setting(None, "tokens per scoring batch (None: by device)")
+    precision: Literal["fp32", "bf16", "auto"] | None = setting(
+        None, "fp32, bf16 or auto (None: fp32, or as quantized weights need)"
+    )
+    token_budget: int | None = setting(None, "tokens per scoring batch (None: by device)", gt=0)
+
+    @field_validator("lora", mode="before")
+    @classmethod
+    def _lora_flag(cls, value):
+        """``lora: true`` is LoRA with the default options, ``false`` none."""
+        return {} if value is True else None if value is False else value
 
     @classmethod
     def of(cls, value) -> ModelOptions:
@@ -61,19 +82,14 @@ class ModelOptions(Section):
             return cls()
         if isinstance(value, cls):
             return value
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             return cls.create(value, what="reward model")
         if isinstance(value, str) and ("/" in value or ":" in value):
             return cls(name_or_path=value)
         raise TypeError(f"a reward model is load keywords or a key of `models` resolved first, not {value!r}")
 
-    def kwargs(self) -> dict:
-        """The options that differ from their defaults, as keywords of :func:`pluralign.rewards.load`, which takes
-        its defaults from this class: one definition, so a value left out is the value ``load`` uses."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) != f.default}
-
     @property
-    def model(self) -> str | None:
+    def model(self) -> str | Path | None:
         """The model (``name_or_path``), as TRL's ``ModelConfig.model_name_or_path``."""
         return self.name_or_path
 
@@ -91,4 +107,50 @@ class ModelOptions(Section):
 
     def unquantized(self) -> ModelOptions:
         """The same options with neither 8-bit nor 4-bit weights."""
-        return dataclasses.replace(self, load_in_8bit=False, load_in_4bit=False)
+        return self.model_copy(update={"load_in_8bit": False, "load_in_4bit": False})
+
+
+class LLMOptions(Arguments):
+    """The keywords of :func:`pluralign.llm.load`: the model's name and the options of its backend (an
+    OpenAI-compatible endpoint, a local transformers model or the embedded Gemma); None leaves the backend's
+    default. An API key is never one of them: ``api_key_env`` names the environment variable that holds it."""
+
+    name: str | None = setting(None, "the model: an endpoint's model name (openai:...), a Hub id or folder")
+    backend: Literal["openai", "gemma-gguf"] | None = setting(None, "force a backend (None: from name / base_url)")
+    base_url: str | None = setting(None, "an OpenAI-compatible endpoint's URL")
+    api_key_env: str | None = setting(None, "the environment variable holding the endpoint's API key")
+    mode: Literal["chat", "completions"] | None = setting(None, "the endpoint's API: chat or completions")
+    batch: bool | None = setting(None, "send requests through the endpoint's batch API")
+    concurrency: int | None = setting(None, "requests in flight at once", gt=0)
+    timeout: float | None = setting(None, "seconds per request", gt=0)
+    max_retries: int | None = setting(None, "retries of a failed request", ge=0)
+    top_logprobs: int | None = setting(None, "log-probabilities asked per token", ge=0)
+    json_mode: bool | None = setting(None, "ask for JSON output")
+    system: str | None = setting(None, "a system prompt")
+    poll_interval: float | None = setting(None, "seconds between polls of a batch", gt=0)
+    batch_max_requests: int | None = setting(None, "requests per batch file at most", gt=0)
+    batch_deadline: float | None = setting(None, "seconds a batch may take", gt=0)
+    dtype: str | None = setting(None, "a local model's weights dtype (float32, bfloat16, ...)")
+    device: str | None = setting(None, "a local model's device")
+    trust_remote_code: bool | None = setting(None, "run a local model repository's own code")
+    revision: str | None = setting(None, "a local model's Hub revision")
+    gguf_file: str | None = setting(None, "a GGUF file in the model's folder")
+    model_id: str | None = setting(None, "the name results are recorded under")
+    max_length: int | None = setting(None, "tokens per prompt at most", gt=0)
+    convert_cache: bool | None = setting(None, "the embedded Gemma: keep its converted weights")
+
+    @classmethod
+    def of(cls, value) -> LLMOptions:
+        """The options a setting holds: options, a mapping of load keywords, or a model's name (a string
+        :func:`pluralign.params.named_model` passed through)."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            return cls(name=value)
+        return cls.create(value, what="LLM")
+
+    def load(self):
+        """The LLM these options name (:func:`pluralign.llm.load`)."""
+        from pluralign import llm
+
+        return llm.load(**self.kwargs())

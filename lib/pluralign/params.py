@@ -21,7 +21,6 @@ page names one by its key (``reward_model: seal_post_alignment``) and the part's
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import importlib
 import re
@@ -29,8 +28,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
+from pydantic import ConfigDict, ValidationError, create_model
 
-from pluralign.settings import Section, Settings, did_you_mean
+from pluralign.settings import Settings, SettingsError, did_you_mean
 
 __all__ = [
     "ParamsError",
@@ -136,8 +136,9 @@ def read_params(
     """The parameters of one page (module docstring). ``declared``: the notebook's parameter names; when
     given, an undeclared key of the page's file or its includes raises :class:`ParamsError` naming the file,
     the key and the nearest declared name, and ``common.yml`` contributes only declared keys. ``notebook`` (a
-    Jupytext ``.py``): its declared names and types (:func:`declared_parameters`, :func:`declared_types`) where
-    not given, and its settings built from the result (:func:`check_settings`)."""
+    Jupytext ``.py``): its declared names and the types of its parameters cell (:func:`declared_parameters`,
+    :func:`declared_types`) where not given, and its settings built from the result, validated once by the
+    settings class (:func:`check_settings`)."""
     path = Path(path)
     if notebook is not None:
         declared = declared_parameters(notebook) if declared is None else declared
@@ -229,52 +230,40 @@ def declared_parameters(notebook: str | Path) -> list[str]:
     cls = settings_class(notebook)
     if cls is not None:
         names = [n for n in names if n != SETTINGS]
-        names += [f.name for f in dataclasses.fields(cls) if f.name not in names]
+        names += [f for f in cls.model_fields if f not in names]
     return names
 
 
 def declared_types(notebook: str | Path) -> dict[str, type]:
-    """The type of each parameter's default: the settings class's defaults for its fields, the parameters cell's
-    for the rest (None defaults omitted)."""
+    """The type of each parameter of the notebook's parameters cell, from its default (None defaults and the
+    ``settings`` parameter omitted: the settings class types those)."""
     import ast
 
     out = {}
     for p in cell_parameters(notebook):
         try:
-            out[p.name] = _type_of(ast.literal_eval(p.default))
+            default = ast.literal_eval(p.default)
         except (ValueError, SyntaxError):
             continue
-    cls = settings_class(notebook)
-    if cls is not None:
-        out.update(_field_types(cls))
-    return {k: v for k, v in out.items() if v is not None}
-
-
-def _field_types(cls) -> dict:
-    """The type a parameter file's value must have, per field of a settings class: its annotation where that is one
-    plain type (``int``, ``int | None``, ``list``, ...), a :class:`Shape` of its default for a nested section; no
-    check for ``Any`` or a union of several types (the class checks those)."""
-    import typing
-
-    hints, defaults, out = typing.get_type_hints(cls), cls.defaults(), {}
-    for name, hint in hints.items():
-        if name not in defaults:
-            continue
-        kinds = [t for t in (typing.get_args(hint) or (hint,)) if t is not type(None)]
-        if len(kinds) != 1 or not isinstance(kinds[0], type) or kinds[0] in (object, typing.Any):
-            continue
-        if issubclass(kinds[0], Section):
-            default = defaults[name]
-            out[name] = Shape(default.as_dict()) if isinstance(default, Section) else dict
-        else:
-            out[name] = kinds[0]
+        if default is not None and p.name != SETTINGS:
+            out[p.name] = type(default)
     return out
 
 
-def _type_of(value):
-    if isinstance(value, dict) and value:
-        return Shape(value)
-    return None if value is None else type(value)
+def check_types(params: dict, types: dict[str, type], origin: dict | None = None, path: Path | None = None) -> None:
+    """Refuse a value whose type differs from the notebook's default (pydantic, strict: an int where a float is
+    declared is fine, a bool is no number), naming the file, the key and both types."""
+    model = create_model("Parameters", __config__=ConfigDict(strict=True), **{k: (t, None) for k, t in types.items()})
+    try:
+        model.model_validate({k: v for k, v in params.items() if k in types})
+    except ValidationError as e:
+        k = e.errors()[0]["loc"][0]
+        v = params[k]
+        shown = "(a credential-looking value)" if looks_like_secret(v) else repr(v)
+        raise ParamsError(
+            f"{(origin or {}).get(k, path)}: parameter {k!r} is {type(v).__name__} {shown}, but the notebook "
+            f"expects {types[k].__name__} (its default)"
+        ) from None
 
 
 def cell_parameters(notebook: str | Path) -> list:
@@ -333,8 +322,7 @@ def papermill_parameters(notebook: str | Path, params: dict) -> dict:
     cls = settings_class(notebook)
     if cls is None:
         return dict(params)
-    fields = {f.name for f in dataclasses.fields(cls)}
-    out = {k: v for k, v in params.items() if k not in fields}
+    out = {k: v for k, v in params.items() if k not in cls.model_fields}
     out[SETTINGS] = effective_settings(notebook, params)
     return out
 
@@ -353,7 +341,7 @@ def page_settings(page: str, profile: str, settings, models: dict | None) -> tup
     notebook = manifest_plan.ROOT / "notebooks" / f"{page}.py"
     params = read_params(manifest_plan.ROOT / runs[0].params, notebook=notebook)
     cls = settings_class(notebook)
-    fields = {f.name for f in dataclasses.fields(cls)} if cls is not None else set()
+    fields = cls.model_fields if cls is not None else {}
     given = settings if isinstance(settings, Mapping) else {}
     return {**{k: v for k, v in params.items() if k in fields}, **given}, (
         params.get("models") if models is None else models
@@ -367,79 +355,20 @@ def effective_settings(notebook: str | Path, params: dict) -> dict | None:
     cls = settings_class(notebook)
     if cls is None:
         return None
-    names = [f.name for f in dataclasses.fields(cls)]
-    settings = cls.create(**{k: v for k, v in params.items() if k in names})
-    return {k: (v.as_dict() if isinstance(v, Section) else v) for k, v in ((k, getattr(settings, k)) for k in names)}
+    return cls.create(**{k: v for k, v in params.items() if k in cls.model_fields}).as_dict()
 
 
 def check_settings(notebook: str | Path, params: dict, origin: dict | None = None, path: Path | None = None) -> None:
     """Build the notebook's settings (:func:`settings_class`) from ``params`` so that a value its class refuses
-    (a wrong choice, an unknown key of a nested setting) is an error naming the parameter file, not a failure
-    deep inside a page."""
+    (a wrong choice, an unknown key of a nested setting) is an error naming the parameter file that set the key
+    (the first key of the error's path), not a failure deep inside a page."""
     cls = settings_class(notebook)
     if cls is None:
         return
-    given = {k: v for k, v in params.items() if k in {f.name for f in dataclasses.fields(cls)}}
     try:
-        cls.create(**given)
-    except (TypeError, ValueError) as e:
-        m = re.match(r"(?:\w+Settings: )?(\w+)\b", str(e))  # the setting a message starts with
-        where = (origin or {}).get(m.group(1) if m else None, path)
-        raise ParamsError(f"{where}: {e}") from None
-
-
-class Shape:
-    """The type of a dict-valued default, key by key (nested dicts too): a page's scalar for one of these keys must
-    be a scalar of the same kind — a number for a number (int or float), a string for a string, a bool for a
-    bool — so ``n_pairs: "many"`` is refused when the page is read, not deep inside a cell. Lists and dicts inside
-    a dict may replace a scalar (a count or a count per data set); a None default takes anything; keys the
-    default does not have are the study's to check."""
-
-    __name__ = "dict"
-
-    def __init__(self, default: dict):
-        self.fields = {
-            k: Shape(v) if isinstance(v, dict) and v else type(v) for k, v in default.items() if v is not None
-        }
-
-    def __repr__(self) -> str:
-        return f"Shape({self.fields})"
-
-
-def check_types(params: dict, types: dict[str, type], origin: dict | None = None, path: Path | None = None) -> None:
-    """Refuse a value whose type differs from the notebook's default (an int where a float is declared is
-    fine; a default of None takes anything), naming the file, the key and both types."""
-    _check_types(params, types, origin or {}, path, "", nested=False)
-
-
-def _check_types(params: dict, types: dict, origin: dict, path, prefix: str, nested: bool) -> None:
-    for k, v in params.items():
-        want = types.get(k)
-        if want is None or v is None:
-            continue
-        number = isinstance(v, (int, float)) and not isinstance(v, bool)  # True is not a number here
-        if isinstance(want, Shape):
-            if isinstance(v, dict):
-                _check_types(v, want.fields, {}, origin.get(k, path), f"{prefix}{k}.", nested=True)
-                continue
-            ok = nested  # inside a dict a key may take a list / scalar instead (e.g. a count or a count per data set)
-        elif nested and (isinstance(v, (list, dict)) or want in (list, dict, tuple)):
-            ok = True  # one of several forms a study accepts (a count or a count per data set, one spec or a list)
-        elif want is bool:
-            ok = isinstance(v, bool)
-        elif want is int and not nested:
-            ok = number and isinstance(v, int)
-        elif want in (int, float):
-            ok = number
-        else:
-            ok = isinstance(v, want)
-        if not ok:
-            where = origin.get(k, path)
-            shown = "(a credential-looking value)" if looks_like_secret(v) else repr(v)
-            raise ParamsError(
-                f"{where}: parameter {prefix + k!r} is {type(v).__name__} {shown}, but the notebook "
-                f"expects {want.__name__} (its default)"
-            )
+        cls.create(**{k: v for k, v in params.items() if k in cls.model_fields})
+    except SettingsError as e:
+        raise ParamsError(f"{(origin or {}).get(e.keys[0][0] if e.keys else None, path)}: {e}") from None
 
 
 def check_options(fn, options: dict, *, what: str | None = None) -> None:

@@ -1,17 +1,22 @@
-"""Typed settings of a part's study: one frozen dataclass per part, every default and its meaning written once.
+"""Typed settings of a part's study: one frozen pydantic model per part, every default and its meaning written once.
 
-Each part (``diverging``, ``seal``, ``btb``, ``cross``) declares its settings as a frozen dataclass derived from
-:class:`Settings`, one field per page parameter, documented in the field's ``metadata["help"]`` (as TRL's
-``RewardConfig`` does) and validated on construction (``__post_init__``, which only checks). A setting made of
-several named values (a judge, a train / test split, SEAL's alignment design) is a nested frozen dataclass derived
-from :class:`Section`, shared by the parts that use it. Every part's ``setup`` has the one signature
+Each part (``diverging``, ``seal``, ``btb``, ``cross``) declares its settings as a pydantic v2 model derived from
+:class:`Settings`, one field per page parameter, documented in the field's description (:func:`setting`, as TRL's
+``RewardConfig`` documents its fields) and validated once, when the model is built: frozen, unknown keys forbidden
+(``extra="forbid"``), constraints written as field types (``Literal[...]``, ``Field(gt=0)``, a nested model). As
+axolotl composes its YAML training config from one model per concern, a setting made of several named values (a
+judge, a train / test split, SEAL's alignment design, a reward model's load options, an LLM's, a data spec, the
+training loop's options) is a nested model derived from :class:`Section`, shared by the parts that use it. Every
+part's ``setup`` has the one signature
 
     setup(profile="demo", seed=0, *, models=None, settings=None, **overrides) -> Study
 
 and builds its settings with :meth:`Section.create`: a mapping given for a nested section is laid over the
-section's default key by key (``judge: {noise: 2.0}`` keeps every other key of the default judge), and a name
-that is not a field is an error naming it and the known ones. Code reads a setting as an attribute
-(``study.settings.judge.noise``), never by string key and never with a restated default.
+section's default key by key (``judge: {noise: 2.0}`` keeps every other key of the default judge; the base class's
+``model_validator(mode="before")``), and a name that is not a field is an error naming its key path, the nearest
+field and the known ones (:class:`SettingsError`, from pydantic's ``ValidationError.errors()[i]["loc"]``). Code
+reads a setting as an attribute (``study.settings.judge.noise``), never by string key and never with a restated
+default.
 
 A page's notebook takes its settings as one papermill parameter: its parameters cell declares ``profile``,
 ``seed``, ``models`` and ``settings = {}`` (a comment names the class), and its setup call is
@@ -22,16 +27,15 @@ page runs with into ``settings`` (:func:`pluralign.params.papermill_parameters`)
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
-import functools
 import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
-__all__ = ["Section", "Settings", "did_you_mean", "setting"]
+__all__ = ["Arguments", "Section", "Settings", "SettingsError", "did_you_mean", "setting"]
 
 S = TypeVar("S", bound="Section")
 
@@ -39,16 +43,16 @@ S = TypeVar("S", bound="Section")
 def did_you_mean(name: str, known) -> str:
     """``"; did you mean 'x'?"`` naming the entry of ``known`` nearest to a misspelled ``name`` (difflib), or ``""``
     when none is near: the hint every "unknown name" error of the library ends with."""
-    near = difflib.get_close_matches(name, list(known), n=1)
+    near = difflib.get_close_matches(str(name), [str(k) for k in known], n=1)
     return f"; did you mean {near[0]!r}?" if near else ""
 
 
 def setting(default: Any, help: str, **kw) -> Any:  # noqa: A002 - the name TRL and argparse use
-    """A documented settings field. A mutable ``default`` (a dict, a list, a :class:`Section`) is copied for every
-    instance."""
-    if isinstance(default, (dict, list, set, Section)):
-        return dataclasses.field(default_factory=lambda d=default: _copy(d), metadata={"help": help}, **kw)
-    return dataclasses.field(default=default, metadata={"help": help}, **kw)
+    """A documented settings field: pydantic's ``Field`` with ``help`` as its description; a dict or list default
+    is built afresh for every instance."""
+    if isinstance(default, (dict, list)):
+        return Field(default_factory=lambda d=default: _copy(d), description=help, **kw)
+    return Field(default=default, description=help, **kw)
 
 
 def _copy(value):
@@ -57,84 +61,112 @@ def _copy(value):
     return copy.deepcopy(value)
 
 
-def _default(f: dataclasses.Field):
-    if f.default is not dataclasses.MISSING:
-        return f.default
-    if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-        return f.default_factory()  # type: ignore[misc]
-    return dataclasses.MISSING
+class SettingsError(ValueError, TypeError):
+    """Settings a class refuses. The message names each key path (``judge.noize``), what is wrong and, for an
+    unknown key, the nearest known one; ``keys`` holds those paths as tuples (the first key names the setting, so
+    :mod:`pluralign.params` can name the file that set it)."""
+
+    def __init__(self, message: str, keys: list[tuple] = ()):
+        super().__init__(message)
+        self.keys = list(keys)
 
 
-@functools.cache
-def _section_types(cls: type) -> dict[str, type]:
-    """{field name: its :class:`Section` type} of the fields of ``cls`` typed with a section (or ``X | None``)."""
-    hints = typing.get_type_hints(cls)
-    out = {}
-    for f in dataclasses.fields(cls):
-        hint = hints.get(f.name)
-        for t in (hint, *typing.get_args(hint)):
-            if isinstance(t, type) and issubclass(t, Section):
-                out[f.name] = t
+def _section_of(annotation) -> type[Section] | None:
+    """The :class:`Section` type inside a field's annotation (``X``, ``X | None``, ``list[X]``, ``str | X``)."""
+    if isinstance(annotation, type) and issubclass(annotation, Section):
+        return annotation
+    for arg in typing.get_args(annotation):
+        if (found := _section_of(arg)) is not None:
+            return found
+    return None
+
+
+def _refusal(cls: type[Section], error: ValidationError, what: str | None) -> SettingsError:
+    """A :class:`SettingsError` from pydantic's errors: each as its key path (``loc`` without pydantic's union
+    tags), its message and, for an unknown key, the nearest known key and the known ones. An error on a path that
+    a deeper error extends (another member of a union that also failed) is left out."""
+    found = []
+    for e in error.errors():
+        model, keys, known = cls, [], None
+        for i, part in enumerate(e["loc"]):
+            fields = model.model_fields if model is not None else {}
+            if part in fields:
+                keys.append(part)
+                model = _section_of(fields[part].annotation)
+            elif isinstance(part, int) or model is None:
+                keys.append(part)
+            elif e["type"] == "extra_forbidden" and i == len(e["loc"]) - 1:
+                keys.append(part)
+                known = list(fields)
+        found.append((tuple(keys), e, known))
+    paths = [k for k, _, _ in found]
+    out, seen = [], set()
+    for keys, e, known in found:
+        if any(len(p) > len(keys) and p[: len(keys)] == keys for p in paths) or keys in seen:
+            continue
+        seen.add(keys)
+        path = ".".join(str(k) for k in (keys[:-1] if known is not None else keys))
+        head = ": ".join(x for x in (what or cls.__name__, path) if x)
+        if known is not None:
+            noun = "setting(s)" if not path and what is None else "key(s)"
+            out.append(f"{head}: unknown {noun} [{keys[-1]!r}]{did_you_mean(keys[-1], known)}; known: {sorted(known)}")
+        else:
+            out.append(f"{head}: {e['msg']} (got {e['input']!r})")
+    return SettingsError("; ".join(out), keys=sorted(seen, key=str))
+
+
+def _layered(value) -> bool:
+    """Whether a mapping given for a field holding ``value`` is laid over it: a section of settings is, the
+    arguments of a function (a data spec, an LLM's load options, ``train``) are replaced as a whole."""
+    return isinstance(value, Section) and not isinstance(value, Arguments)
+
+
+def _laid(current: Section, given: Mapping) -> dict:
+    """``given`` laid over the field values of ``current`` key by key (a mapping for a nested section laid over
+    that section's value in turn)."""
+    out = {name: getattr(current, name) for name in type(current).model_fields}
+    for name, value in given.items():
+        now = out.get(name)
+        out[name] = _laid(now, value) if _layered(now) and isinstance(value, Mapping) else value
     return out
 
 
-@dataclasses.dataclass(frozen=True)
-class Section:
-    """A group of named settings (a frozen dataclass): a part's settings, or a nested setting such as a judge."""
+class Section(BaseModel):
+    """A group of named settings (a frozen pydantic model): a part's settings, or a nested setting such as a judge."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lay_over_defaults(cls, data):
+        """A mapping given for a field whose default is a section is laid over that default key by key."""
+        if not isinstance(data, Mapping):
+            return data
+        out = dict(data)
+        for name, value in data.items():
+            field = cls.model_fields.get(name)
+            if field is not None and isinstance(value, Mapping):
+                default = field.get_default(call_default_factory=True)
+                if _layered(default):
+                    out[name] = _laid(default, value)
+        return out
 
     @classmethod
     def create(cls: type[S], settings: S | Mapping | None = None, *, what: str | None = None, **overrides) -> S:
         """The settings from ``settings`` (an instance or a mapping of field names) with ``overrides`` laid over
         them; a mapping given for a nested section is laid over that section's current value (its default when
-        ``settings`` is not an instance). A name that is not a field is an error naming it, the nearest field and
-        the known fields (``what``: the name the message gives this group)."""
+        ``settings`` is not an instance). A refused value is a :class:`SettingsError` naming its key path (``what``:
+        the name the message gives this group)."""
         if isinstance(settings, cls):
-            base = {f.name: getattr(settings, f.name) for f in dataclasses.fields(cls)}
+            given = _laid(settings, overrides)
         elif settings is None or isinstance(settings, Mapping):
-            base = {}
-            overrides = {**(settings or {}), **overrides}
+            given = {**(settings or {}), **overrides}
         else:
-            raise TypeError(f"{what or cls.__name__}: expected a mapping of settings, not {settings!r}")
-        cls._refuse_unknown(overrides, what)
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        sections = _section_types(cls)
-        given = dict(base)
-        for name, value in overrides.items():
-            default = _default(fields[name])
-            given[name] = cls._coerce(name, value, base.get(name, default), default, sections.get(name), what)
-        return cls(**cls.normalize(given))
-
-    @classmethod
-    def _refuse_unknown(cls, names, what: str | None) -> None:
-        known = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(names) - set(known))
-        if not unknown:
-            return
-        hint = did_you_mean(unknown[0], known)
-        if what is None:
-            raise TypeError(
-                f"{cls.__name__}: unknown setting(s) {unknown}{hint}; the known settings are {sorted(known)}"
-            )
-        raise ValueError(f"{what}: unknown key(s) {unknown}{hint}; known: {sorted(known)}")
-
-    @staticmethod
-    def _coerce(name: str, value, current, default, section: type | None, what: str | None):
-        """A nested section's value: a mapping laid over the current section (or over the section's class defaults
-        where the current value is None); an instance as given; None only where the field's default is None."""
-        where = f"{what}.{name}" if what else name
-        if value is None and isinstance(default, Section):
-            raise ValueError(f"{where}: None is not a value of this setting; leave it out for its default")
-        if section is None or not isinstance(value, Mapping):
-            return value
-        if isinstance(current, section):
-            return section.create(current, what=where, **value)
-        return section.create(value, what=where)
-
-    @classmethod
-    def normalize(cls, values: dict) -> dict:
-        """The given values in the form the fields hold (a subclass turns, e.g., one data spec into a list of one);
-        runs in :meth:`create` before construction, so that ``__post_init__`` only checks."""
-        return values
+            raise SettingsError(f"{what or cls.__name__}: expected a mapping of settings, not {settings!r}")
+        try:
+            return cls.model_validate(given)
+        except ValidationError as e:
+            raise _refusal(cls, e, what) from None
 
     def replace(self: S, **changes) -> S:
         """A copy with ``changes`` (validated like :meth:`create`; a mapping for a section is laid over it)."""
@@ -144,39 +176,56 @@ class Section:
     def documentation(cls) -> pd.DataFrame:
         """One row per setting: its name, default and documentation (the parameter reference of a part)."""
         rows = []
-        for f in dataclasses.fields(cls):
-            default = _default(f)
+        for name, f in cls.model_fields.items():
+            default = f.get_default(call_default_factory=True)
             if isinstance(default, Section):
                 default = default.as_dict()
-            rows.append({"setting": f.name, "default": default, "meaning": f.metadata.get("help", "")})
+            rows.append({"setting": name, "default": default, "meaning": f.description or ""})
         return pd.DataFrame(rows).set_index("setting")
 
     @classmethod
     def defaults(cls) -> dict:
-        """{field name: its default} (sections as instances)."""
-        return {f.name: _default(f) for f in dataclasses.fields(cls)}
+        """{field name: its default, validated} (sections as instances)."""
+        made = cls.model_validate({})
+        return {name: getattr(made, name) for name in cls.model_fields}
 
     def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """The settings as plain values (nested sections as mappings), as a parameter file states them."""
+        return self.model_dump()
+
+    def kwargs(self) -> dict:
+        """{name: value} of the fields that differ from their defaults: the keywords of the function whose
+        arguments this section holds, which takes its own defaults for the rest."""
+        defaults = type(self).defaults()
+        return {name: getattr(self, name) for name in type(self).model_fields if getattr(self, name) != defaults[name]}
 
 
-@dataclasses.dataclass(frozen=True)
+class Arguments(Section):
+    """The keyword arguments of a library function (``pluralign.llm.load``, ``RewardModel.train``, a data loader):
+    every default None, meaning the function's own, so only the given ones are passed on and stated."""
+
+    @model_serializer(mode="wrap")
+    def _given(self, handler):
+        return {k: v for k, v in handler(self).items() if v is not None}
+
+    def kwargs(self) -> dict:
+        return self.model_dump()
+
+
 class Settings(Section):
     """Base of a part's settings (see the module docstring)."""
 
     def changed(self) -> dict:
         """{name: value} of the settings that differ from their defaults (sections: only their changed keys)."""
-        out = {}
-        for f in dataclasses.fields(self):
-            value, default = getattr(self, f.name), _default(f)
-            if isinstance(value, Section) and isinstance(default, Section) and type(value) is type(default):
+        out, defaults = {}, type(self).defaults()
+        for name in type(self).model_fields:
+            value, default = getattr(self, name), defaults[name]
+            if isinstance(value, Section) and type(value) is type(default):
                 inner = {
-                    g.name: getattr(value, g.name)
-                    for g in dataclasses.fields(value)
-                    if getattr(value, g.name) != getattr(default, g.name)
+                    k: getattr(value, k) for k in type(value).model_fields if getattr(value, k) != getattr(default, k)
                 }
                 if inner:
-                    out[f.name] = inner
+                    out[name] = inner
             elif value != default:
-                out[f.name] = value.as_dict() if isinstance(value, Section) else value
+                out[name] = value.as_dict() if isinstance(value, Section) else value
         return out

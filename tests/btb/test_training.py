@@ -12,6 +12,7 @@ import pytest
 from pluralign.btb import evaluation as E
 from pluralign.btb import margins as M
 from pluralign.btb import training as T
+from pluralign.btb.settings import OodBy
 from pluralign.data.core import PreferenceData
 
 
@@ -261,7 +262,7 @@ def test_evaluation_splits_hold_out_ood_and_test_only():
 
     d = simulate(n_pairs=200, seed=4)
     sp = T.evaluation_splits(
-        d, ood_by={"column": "prompt_type", "values": ["creative"]}, test_size=40, validation_size=30, seed=0
+        d, ood_by=OodBy(column="prompt_type", values=["creative"]), test_size=40, validation_size=30, seed=0
     )
     creative = set(d.truth.index[d.truth["prompt_type"] == "creative"])
     train_ids = set(sp.train.pairs["pair_id"]) | set(sp.validation.pairs["pair_id"])

@@ -31,7 +31,7 @@ import pandas as pd
 
 from pluralign.btb.llm_answers import cached_generate, item_key, llm_id, pairs_frame
 from pluralign.cache import ItemStore
-from pluralign.llm import load as load_llm
+from pluralign.model_options import LLMOptions
 
 __all__ = [
     "TASK1_PROMPT",
@@ -388,5 +388,5 @@ def load_labellers(labeller):
     if labeller is None:
         raise ValueError("p_star_from('llm') needs labeller (pluralign.llm.load arguments or loaded backends)")
     many = labeller if isinstance(labeller, list) else [labeller]
-    many = [load_llm(**x) if isinstance(x, dict) else x for x in many]
+    many = [LLMOptions.of(x).load() if isinstance(x, (dict, LLMOptions)) else x for x in many]
     return many if isinstance(labeller, list) else many[0]

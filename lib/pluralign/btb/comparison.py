@@ -88,7 +88,7 @@ def compare_reward_models(study) -> Comparison:
     p_star, groups = _test_groups(study)
     judged = study.judgments_of(sp.train_full if study.settings.judge.source == "annotators" else sp.train)
     margins = training_margins(judged)
-    train_kw = dict(tr.train)
+    train_kw = tr.train.kwargs()
     rm = rewards.load(**ModelOptions.of(tr.reward_model).kwargs())
     rewards.embed_all(rm, sp.everything)  # frozen encoder: every text embedded once (cached)
     base, sweep_b = _baseline(study, rm, train_kw)

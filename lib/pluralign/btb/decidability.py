@@ -20,12 +20,18 @@ smallest N from which every larger N of the sweep decides."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from pluralign import presentation
 from pluralign.data.simulate import FEATURES
+from pluralign.data.spec import DataSpec
+
+if TYPE_CHECKING:
+    from pluralign.btb.settings import OodBy
 
 __all__ = [
     "SIZES",
@@ -90,7 +96,7 @@ def fit_linear(dx: np.ndarray, margin: np.ndarray | None = None) -> np.ndarray:
     return w.detach().numpy()
 
 
-def training_draw(spec: dict, size: int, draw_seed, *, ood_by: dict | None) -> tuple[np.ndarray, np.ndarray, int]:
+def training_draw(spec: DataSpec, size: int, draw_seed, *, ood_by: OodBy | None) -> tuple[np.ndarray, np.ndarray, int]:
     """One fresh training set of ``size`` pairs from the simulator ``spec`` (its population seed drawn from
     ``draw_seed``), ``ood_by``'s out-of-domain pairs left out: ``(dx, p_star, seed)`` with ``dx`` the planted
     features of each pair's chosen side minus its rejected side under its one binary judgment, ``p_star`` the
@@ -98,13 +104,14 @@ def training_draw(spec: dict, size: int, draw_seed, *, ood_by: dict | None) -> t
     from pluralign.btb.training import binary_judgments
     from pluralign.data import load
 
+    spec, ood_by = _typed(spec, ood_by)
     seed = int(np.random.SeedSequence(draw_seed).generate_state(1)[0])
-    sim, pairs = dict(spec["simulate"] or {}), int(np.ceil(1.3 * size))
+    pairs = int(np.ceil(1.3 * size))
     while True:  # out-of-domain and all-tie pairs are left out: draw more pairs until ``size`` remain
-        data = load({**spec, "simulate": {**sim, "n_pairs": pairs, "seed": seed}})
+        data = load(spec.replace(simulate=spec.simulate.replace(n_pairs=pairs, seed=seed)))
         if ood_by:
             truth = data.truth
-            keep = truth.index[~truth[ood_by["column"]].isin(ood_by["values"])]
+            keep = truth.index[~truth[ood_by.column].isin(ood_by.values)]
             data = data.subset(list(keep), reason="out-of-domain prompt types left out of training")
         train = binary_judgments(data, seed=seed)
         maj = train.majority()
@@ -134,12 +141,20 @@ def _pearson(p: np.ndarray, p_star: np.ndarray) -> float:
     return float(np.corrcoef(p, p_star)[0, 1]) if np.std(p) > 0 and len(p) > 2 else float("nan")
 
 
+def _typed(spec, ood_by) -> tuple[DataSpec, OodBy | None]:
+    """A simulator spec and ``ood_by`` as the settings hold them (mappings validated)."""
+    from pluralign.btb.settings import OodBy
+
+    spec = DataSpec.create(spec) if isinstance(spec, dict) else spec
+    return spec, OodBy.create(ood_by) if isinstance(ood_by, dict) else ood_by
+
+
 def sweep(
-    spec: dict,
+    spec: DataSpec,
     test_truth: pd.DataFrame,
     p_star: pd.Series,
     *,
-    ood_by: dict | None,
+    ood_by: OodBy | None,
     noise: float,
     n: int,
     sizes=SIZES,
@@ -151,13 +166,14 @@ def sweep(
     ones when ``ood_by`` names out-of-domain values), training size and judge noise, with the r with p* of the
     Eq. 1 and Eq. 4 models and their Δ r. The sizes run at the page's judge ``noise``; the ``noises`` at the
     largest size. ``test_truth``: the planted features of the test pairs (their ``truth``), ``p_star`` their p*."""
+    spec, ood_by = _typed(spec, ood_by)
     ids = p_star.index[p_star.notna()]
     t = test_truth.reindex(ids)
     dxt = planted_features(t, "a") - planted_features(t, "b")
     ps = p_star.reindex(ids).to_numpy(float)
     tests = {"all test pairs": np.ones(len(ids), bool)}
-    if ood_by and ood_by["column"] in t:
-        tests["in-domain test pairs"] = ~t[ood_by["column"]].isin(ood_by["values"]).to_numpy()
+    if ood_by and ood_by.column in t:
+        tests["in-domain test pairs"] = ~t[ood_by.column].isin(ood_by.values).to_numpy()
     steps = [(size, float(noise)) for size in sizes] + [(max(sizes), float(z)) for z in noises if z != noise]
     rows = []
     for d in range(int(draws)):

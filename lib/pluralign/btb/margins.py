@@ -26,8 +26,8 @@ import pandas as pd
 
 from pluralign.btb.llm_answers import cached_generate, item_key, llm_id, pairs_frame
 from pluralign.cache import ItemStore, fingerprint
-from pluralign.llm import load as load_llm
 from pluralign.llm.base import JUDGE_AB_TEMPLATE, parse_choice
+from pluralign.model_options import LLMOptions
 
 __all__ = [
     "JUDGMENT_PROMPT",
@@ -327,8 +327,8 @@ def judgments_from(
     if source == "llm":
         if judge is None:
             raise ValueError("judgments_from('llm') needs judge (pluralign.llm.load arguments)")
-        if isinstance(judge, dict):
-            judge = load_llm(**judge)
+        if isinstance(judge, (dict, LLMOptions)):
+            judge = LLMOptions.of(judge).load()
         return synthetic_judgments(judge, data, n=n, top_p=top_p, method=method, seed=seed, job=job)
     if source == "annotators":
         return margins_from_annotators(data)

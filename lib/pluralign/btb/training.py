@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,9 @@ from pluralign.cache import fingerprint
 from pluralign.data import combine
 from pluralign.data.core import PreferenceData, member
 from pluralign.data.spec import load_specs, split
+
+if TYPE_CHECKING:
+    from pluralign.btb.settings import OodBy
 
 __all__ = [
     "LR_SWEEP",
@@ -267,7 +271,7 @@ def evaluation_splits(
     *,
     test_only=(),
     test_per_dataset=0,
-    ood_by: dict | None = None,
+    ood_by: OodBy | None = None,
     test_size: int | float = 0,
     validation_size: int | float = 0.1,
     seed: int = 0,
@@ -275,8 +279,8 @@ def evaluation_splits(
     """The paper's setting for Tables 1–2 from the training data ``full`` and the evaluation-only data specs
     ``test_only`` (each sub-sampled to ``test_per_dataset`` pairs, an int or ``{data set: n}``; the paper:
     25 per data set). A test pair that also occurs in ``full`` is never trained on (recorded as a filter).
-    ``ood_by = {"column": c, "values": [...]}`` holds the pairs whose truth (or pairs) column ``c`` takes
-    one of ``values`` out as out-of-domain: tested on only. Then :func:`training_splits` with ``test_size``
+    ``ood_by`` (:class:`pluralign.btb.settings.OodBy`) holds the pairs whose truth (or pairs) column ``column``
+    takes one of ``values`` out as out-of-domain: tested on only. Then :func:`training_splits` with ``test_size``
     in-domain test pairs and ``validation_size`` validation pairs."""
     extra = load_specs(list(test_only), per_dataset=test_per_dataset, seed=seed)[1] if test_only else []
     held = set().union(*[set(x.pairs["pair_id"]) for x in extra]) if extra else set()
@@ -288,11 +292,11 @@ def evaluation_splits(
     ood_ids = []
     if ood_by:
         col = (
-            full.truth[ood_by["column"]]
-            if full.truth is not None and ood_by["column"] in full.truth
-            else full.pairs.set_index("pair_id")[ood_by["column"]]
+            full.truth[ood_by.column]
+            if full.truth is not None and ood_by.column in full.truth
+            else full.pairs.set_index("pair_id")[ood_by.column]
         )
-        ood_ids = list(col.index[col.isin(ood_by["values"])])
+        ood_ids = list(col.index[col.isin(ood_by.values)])
     sp = training_splits(full, test=test_size, validation=validation_size, seed=seed, out_of_domain=set(ood_ids))
     tests = [x for x in (sp["test"], *extra) if x is not None]
     test = combine(*tests) if len(tests) > 1 else tests[0]

@@ -8,12 +8,15 @@ over its default key by key."""
 
 from __future__ import annotations
 
-import dataclasses
+from typing import Literal
 
-from pluralign.btb.settings import Judge
-from pluralign.btb.sources import P_STAR_SOURCES
+from pydantic import model_validator
+
+from pluralign.btb.settings import Judge, PStarSource
+from pluralign.data.spec import DataSpec
 from pluralign.diverging.settings import Split
-from pluralign.model_options import ModelOptions
+from pluralign.model_options import LLMOptions, ModelOptions
+from pluralign.rewards.train_loop import TrainOptions
 from pluralign.seal.settings import AlignmentDesign
 from pluralign.settings import Settings, setting
 from pluralign.stats import N_BOOT
@@ -25,21 +28,24 @@ __all__ = ["CrossSettings", "DEMO_DATA"]
 DEMO_DATA = {"simulate": {"n_pairs": 1200, "seed": 0, "annotation_format": "helpsteer2"}}
 
 
-@dataclasses.dataclass(frozen=True)
 class CrossSettings(Settings):
     """What Part IV's four pages analyse and how (:func:`pluralign.cross.setup`)."""
 
-    data: object = setting(
+    data: DataSpec | list[DataSpec] = setting(
         DEMO_DATA,
         "one multi-annotator data spec (pluralign.data.spec.from_spec), or a list of them, each analysed apart "
         "(the paper profile: MultiPref and HelpSteer2, never combined)",
     )
-    ties: str = setting("majority", "the reading of Diverging Preferences §3's tie class: 'majority' or 'plurality'")
-    p_star_from: object = setting(
+    ties: Literal["majority", "plurality"] = setting(
+        "majority", "the reading of Diverging Preferences §3's tie class: 'majority' or 'plurality'"
+    )
+    p_star_from: PStarSource | list[PStarSource] = setting(
         "truth",
         "where p* (Beyond the Binary Eq. 2) comes from: truth, annotators, labels, llm or none (a list: fallbacks)",
     )
-    labeller: object = setting(None, "the LLM labeller of p_star_from 'llm' (llm.load arguments or a key of models)")
+    labeller: LLMOptions | str | None = setting(
+        None, "the LLM labeller of p_star_from 'llm' (llm.load arguments or a key of models)"
+    )
     judge: Judge = setting(
         Judge(job="cross-margins"),
         "the synthetic judge of Eq. 3 (pluralign.btb.settings.Judge); source None: no synthetic margin, only the "
@@ -49,8 +55,8 @@ class CrossSettings(Settings):
     reward_model: ModelOptions | str | None = setting(
         None, "the reward model: pluralign.rewards.load arguments or a key of models (None: load's defaults)"
     )
-    train: dict = setting({}, "RewardModel.train arguments of the five models of question 4")
-    train_margin: str = setting(
+    train: TrainOptions = setting(TrainOptions(), "RewardModel.train arguments of the five models of question 4")
+    train_margin: Literal["synthetic", "gold"] = setting(
         "synthetic", "what Eq. 4's margin-regularized RM trains on: 'synthetic' (gold when there is no judge) or 'gold'"
     )
     seal: AlignmentDesign = setting(
@@ -58,31 +64,16 @@ class CrossSettings(Settings):
         "SEAL's pre-D / post-D reward models (pluralign.seal.settings.AlignmentDesign without data: D is the "
         "study's own data)",
     )
-    n_boot: int = setting(N_BOOT, "bootstrap resamples of every 95% CI")
+    n_boot: int = setting(N_BOOT, "bootstrap resamples of every 95% CI", ge=1)
 
-    @classmethod
-    def normalize(cls, values: dict) -> dict:
-        out = dict(values)
-        if "train" in out:
-            out["train"] = dict(out["train"] or {})
-        return out
-
-    def __post_init__(self):
+    @model_validator(mode="after")
+    def _own_data(self):
+        """Part IV's D is the study's own data, scored as it was loaded."""
         if self.seal.data is not None:
             raise ValueError("seal.data: Part IV's D is the study's own data (leave seal.data out)")
         if self.seal.scoring_input is not None:
             raise ValueError("seal.scoring_input: Part IV scores its own pairs as they were loaded (leave it out)")
-        if self.ties not in ("majority", "plurality"):
-            raise ValueError(f"ties must be 'majority' or 'plurality', not {self.ties!r}")
-        sources = self.p_star_from if isinstance(self.p_star_from, list) else [self.p_star_from]
-        if any(s not in P_STAR_SOURCES for s in sources):
-            raise ValueError(
-                f"p_star_from must be one of {P_STAR_SOURCES} (or a list of them), not {self.p_star_from!r}"
-            )
-        if self.train_margin not in ("synthetic", "gold"):
-            raise ValueError(f"train_margin must be 'synthetic' or 'gold', not {self.train_margin!r}")
-        if not isinstance(self.n_boot, int) or self.n_boot < 1:
-            raise ValueError(f"n_boot must be at least 1, not {self.n_boot}")
+        return self
 
     @property
     def has_judge(self) -> bool:

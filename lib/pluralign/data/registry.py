@@ -125,6 +125,9 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
     Common options: ``on_invalid="error"|"drop"`` (drop bad rows, recorded in ``meta['filters']``),
     ``limit`` (first N pairs, recorded as a filter). Loader-specific options are in each loader's docstring.
     """
+    from pluralign.data.spec import as_spec
+
+    name = as_spec(name)
     if isinstance(name, (list, tuple)):  # several specs: loaded and combined, in order
         from pluralign.data.core import combine
 

@@ -12,10 +12,61 @@ A notebook's data parameter is a plain dict, so papermill / YAML can carry it:
 from __future__ import annotations
 
 import hashlib
+from typing import Literal
 
 import numpy as np
+from pydantic import ConfigDict, model_validator
 
 from pluralign.data.core import PreferenceData
+from pluralign.settings import Arguments, setting
+
+
+class SimulateOptions(Arguments):
+    """The keywords of :func:`pluralign.data.simulate` a simulator spec gives (None: the simulator's default)."""
+
+    n_pairs: int | None = setting(None, "pairs", gt=0)
+    seed: int | None = setting(None, "the population's seed")
+    annotation_format: Literal["multipref", "helpsteer2"] | None = setting(None, "A/B labels or Likert scores")
+    n_annotators: int | None = setting(None, "annotators per pair", gt=0)
+    n_pool: int | None = setting(None, "annotators in the pool", gt=0)
+    mix: dict[str, float] | None = setting(None, "share of pairs per plan")
+    weights: dict[str, list[float]] | None = setting(None, "{feature: [mean, sd]} of the population's weights")
+    detect: float | None = setting(None, "how often an annotator notices a feature")
+    noise: float | None = setting(None, "annotators' utility noise", ge=0)
+    tie: float | None = setting(None, "the utility gap read as a tie", ge=0)
+    significant: float | None = setting(None, "the gap read as a significant preference", ge=0)
+    likert_center: float | None = setting(None, "the Likert scale's centre")
+    likert_scale: float | None = setting(None, "the Likert scale's spread", gt=0)
+    likert_noise: float | None = setting(None, "the Likert scores' noise", ge=0)
+    n_monte_carlo: int | None = setting(None, "draws of the population share", gt=0)
+    split: str | None = setting(None, "the split name recorded")
+    name: str | None = setting(None, "the data set's name")
+    match_pool: bool | None = setting(None, "moment-match the pool to the population")
+
+
+class DataSpec(Arguments):
+    """One data set as a parameter file names it (:func:`pluralign.data.load`): a registered name, Hub id or
+    ``local`` with its ``source`` and the loader's options, or a simulator spec (``simulate``). The loader's own
+    options beyond those named here are checked by the loader, naming the nearest valid one."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str | None = setting(None, "a registered data set, a Hub id, or 'local'")
+    source: str | None = setting(None, "a local file or folder (shared:... under the shared data folder)")
+    simulate: SimulateOptions | None = setting(None, "simulator options (pluralign.data.simulate)")
+    limit: int | None = setting(None, "the first n pairs only", gt=0)
+    on_invalid: Literal["error", "drop"] | None = setting(None, "a malformed row: an error, or dropped (recorded)")
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        if (self.name is None) == (self.simulate is None):
+            raise ValueError("a data spec needs exactly one of 'name' (a data set) and 'simulate' (simulator options)")
+        return self
+
+
+def as_spec(spec) -> dict:
+    """A data spec as the plain mapping :func:`pluralign.data.load` takes (a :class:`DataSpec` dumped)."""
+    return spec.model_dump() if isinstance(spec, DataSpec) else spec
 
 
 def population_seed(spec_seed: int, seed: int) -> int:
@@ -31,6 +82,7 @@ def population_seed(spec_seed: int, seed: int) -> int:
 def reseeded(spec: dict, seed: int) -> dict:
     """``spec`` with its simulator seed replaced by :func:`population_seed` (a spec that does not simulate is
     returned as it is)."""
+    spec = as_spec(spec)
     if not isinstance(spec, dict) or "simulate" not in spec or not int(seed):
         return spec
     sim = dict(spec["simulate"] or {})
@@ -74,7 +126,7 @@ def load_specs(specs, per_dataset: int | dict = 0, seed: int = 0):
     most ``n`` pairs is kept whole. One spec gives ``combined`` = that data set; none gives ``(None, [])``."""
     from pluralign.data import combine
 
-    if isinstance(specs, dict):
+    if isinstance(specs, (dict, DataSpec)):
         specs = [specs]
     parts = [from_spec(spec, seed) for spec in specs]
     if per_dataset:

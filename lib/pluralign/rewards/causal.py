@@ -25,6 +25,7 @@ import warnings
 
 import torch
 
+from pluralign.model_options import LoraOptions
 from pluralign.rewards.folders import remote_code_from_caller
 from pluralign.rewards.seqcls import LogitsOf, SequenceClassificationRM, load_sequence_classifier
 
@@ -32,7 +33,8 @@ from pluralign.rewards.seqcls import LogitsOf, SequenceClassificationRM, load_se
 # FutureWarning per LoRA model (on a page, a line of stderr) that nothing here can act on
 warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.* is deprecated", category=FutureWarning)
 
-DEFAULT_LORA = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "target_modules": None}
+#: LoRA's default options (peft LoraConfig arguments; pluralign.model_options.LoraOptions writes them once)
+DEFAULT_LORA = LoraOptions().model_dump()
 
 
 QUANTIZATIONS = ("8bit", "4bit")
@@ -162,17 +164,20 @@ def _quiet_bnb_casts() -> None:
         log.addFilter(_DropCastNotice())
 
 
-def lora_settings(lora) -> dict | None:
+def lora_settings(lora) -> LoraOptions | None:
+    """The LoRA options of ``lora``: None / False (no LoRA), True (the defaults), a mapping of them or options."""
     if lora is None or lora is False:
         return None
     if lora is True:
-        return dict(DEFAULT_LORA)
-    if isinstance(lora, dict):
-        unknown = set(lora) - set(DEFAULT_LORA)
-        if unknown:
-            raise ValueError(f"unknown LoRA settings {sorted(unknown)}; known: {sorted(DEFAULT_LORA)}")
-        return {**DEFAULT_LORA, **lora}
-    raise TypeError(f"lora must be None, True or a dict of {sorted(DEFAULT_LORA)}, got {lora!r}")
+        return LoraOptions()
+    if isinstance(lora, (dict, LoraOptions)):
+        return LoraOptions.create(lora, what="lora")
+    raise TypeError(f"lora must be None, True or LoRA options {sorted(LoraOptions.model_fields)}, got {lora!r}")
+
+
+def _lora_record(lora: LoraOptions | None) -> dict | None:
+    """The LoRA options as recorded in a trained model's config and cache key (a mapping, as before)."""
+    return None if lora is None else lora.model_dump()
 
 
 def lora_base_dtype(lora, quantization, device):
@@ -299,7 +304,7 @@ class CausalLMRM(SequenceClassificationRM):
         return {
             **super()._train_settings(),
             **self.FEEDING,
-            "lora": self.lora,
+            "lora": _lora_record(self.lora),
             "8bit": self.load_in_8bit,
             **({"4bit": True} if self.load_in_4bit else {}),
         }
@@ -344,10 +349,10 @@ class CausalLMRM(SequenceClassificationRM):
                 base.config.use_cache = False
             cfg = LoraConfig(
                 task_type=TaskType.SEQ_CLS,
-                r=self.lora["r"],
-                lora_alpha=self.lora["lora_alpha"],
-                lora_dropout=self.lora["lora_dropout"] if dropout is None else dropout,
-                target_modules=self.lora["target_modules"],
+                r=self.lora.r,
+                lora_alpha=self.lora.lora_alpha,
+                lora_dropout=self.lora.lora_dropout if dropout is None else dropout,
+                target_modules=self.lora.target_modules,
             )
             wrap = QuantizedLoRA if self.quantization is not None else LogitsOf
             m.module = wrap(get_peft_model(base, cfg), is_quantized=self.quantization is not None)
@@ -360,7 +365,7 @@ class CausalLMRM(SequenceClassificationRM):
         """The sequence-classification RM's record plus the LoRA settings and the quantization it was trained in."""
         return {
             **super()._rm_config(),
-            "lora": self.lora,
+            "lora": _lora_record(self.lora),
             "load_in_8bit": self.load_in_8bit,
             "load_in_4bit": self.load_in_4bit,
         }
@@ -381,7 +386,7 @@ class CausalLMRM(SequenceClassificationRM):
         from peft import PeftModel
 
         rm = cls(cfg["base"], load_in_8bit=eight, load_in_4bit=four, n_outputs=cfg.get("n_outputs", 1), info=cfg, **kw)
-        rm.lora = cfg["lora"]
+        rm.lora = lora_settings(cfg["lora"])
         quantized = rm.quantization is not None
         rm.module = LogitsOf(PeftModel.from_pretrained(rm.module.model, str(folder)), is_quantized=quantized)
         if not quantized:

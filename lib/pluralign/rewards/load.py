@@ -66,24 +66,28 @@ def _checked(fn):
     return wrapper
 
 
+#: load's defaults: those of ModelOptions (written once there)
+_DEFAULT = ModelOptions()
+
+
 @_checked
 def load(
-    name_or_path: str | Path | None = ModelOptions.name_or_path,
+    name_or_path: str | Path | None = _DEFAULT.name_or_path,
     *,
-    kind: str | None = ModelOptions.kind,
-    max_length: int | None = ModelOptions.max_length,
-    truncation_side: str = ModelOptions.truncation_side,
-    trust_remote_code: bool = ModelOptions.trust_remote_code,
-    load_in_8bit: bool = ModelOptions.load_in_8bit,
-    load_in_4bit: bool = ModelOptions.load_in_4bit,
-    lora=ModelOptions.lora,
-    device=ModelOptions.device,
+    kind: str | None = _DEFAULT.kind,
+    max_length: int | None = _DEFAULT.max_length,
+    truncation_side: str = _DEFAULT.truncation_side,
+    trust_remote_code: bool = _DEFAULT.trust_remote_code,
+    load_in_8bit: bool = _DEFAULT.load_in_8bit,
+    load_in_4bit: bool = _DEFAULT.load_in_4bit,
+    lora=_DEFAULT.lora,
+    device=_DEFAULT.device,
     dtype=None,
-    batch_size: int | None = ModelOptions.batch_size,
-    head: str = ModelOptions.head,
-    allow_pickle_weights: bool = ModelOptions.allow_pickle_weights,
-    precision: str | None = ModelOptions.precision,
-    token_budget: int | None = ModelOptions.token_budget,
+    batch_size: int | None = _DEFAULT.batch_size,
+    head: str = _DEFAULT.head,
+    allow_pickle_weights: bool = _DEFAULT.allow_pickle_weights,
+    precision: str | None = _DEFAULT.precision,
+    token_budget: int | None = _DEFAULT.token_budget,
 ) -> RewardModel:
     """Load a reward model. Every keyword but ``dtype`` is a field of :class:`~pluralign.model_options.ModelOptions`,
     whose defaults these are (written once there).
@@ -128,7 +132,7 @@ def load(
         load_in_8bit=load_in_8bit,
         load_in_4bit=load_in_4bit,
         lora=lora,
-        device=device,
+        device=None if device is None else str(device),
     )
     dtype = _compute_dtype(options, precision, dtype)
     if batch_size is None:
@@ -281,7 +285,7 @@ def describe_loading(rm) -> str:
     else:
         weights = f"unquantized {prec} weights"
     lora = getattr(rm, "lora", None)
-    parts = [weights] + ([f"LoRA r={lora['r']}"] if lora else [])
+    parts = [weights] + ([f"LoRA r={lora.r}"] if lora else [])
     return f"{name} ({backend}): {', '.join(parts)}, on {rm.device}"
 
 

@@ -6,16 +6,17 @@ Part IV uses it too, with its own data as D."""
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
+from typing import Literal
+
+from pydantic import Field, model_validator
 
 from pluralign.data import spec
 from pluralign.data.core import combine
-from pluralign.model_options import ModelOptions
-from pluralign.seal.design import FEATURE_SOURCES, alignment_models
+from pluralign.data.spec import DataSpec
+from pluralign.model_options import LLMOptions, ModelOptions
+from pluralign.rewards.train_loop import TrainOptions
+from pluralign.seal.design import alignment_models
 from pluralign.seal.imprint import VIF_THRESHOLD
-from pluralign.seal.resistance import LABELLER_RULES
-from pluralign.seal.scoring import SCORING_INPUTS
 from pluralign.settings import Section, Settings, setting
 
 __all__ = ["SealSettings", "AlignmentDesign", "PrePostModels", "ROBUSTNESS_MODELS", "TOPIC_SOURCES"]
@@ -45,39 +46,31 @@ DEMO_OTHER_DATA = [
 ]
 
 
-@dataclasses.dataclass(frozen=True)
 class PrePostModels(Section):
-    """SEAL's two named reward models (§ 2): r̲, before alignment on D (``pre``), and r, after (``post``)."""
+    """SEAL's two named reward models (§ 2): r̲, before alignment on D (``pre``), and r, after (``post``); both
+    are required."""
 
-    pre: ModelOptions | str | None = setting(
-        None, "the pre-D RM: pluralign.rewards.load arguments or a key of `models`"
-    )
-    post: ModelOptions | str | None = setting(
-        None, "the post-D RM: pluralign.rewards.load arguments or a key of `models`"
-    )
-
-    def __post_init__(self):
-        missing = [k for k in ("pre", "post") if getattr(self, k) is None]
-        if missing:
-            raise ValueError(f"design.reward_models: missing {missing} (name both the pre-D and the post-D RM)")
+    pre: ModelOptions | str = Field(description="the pre-D RM: pluralign.rewards.load arguments or a key of `models`")
+    post: ModelOptions | str = Field(description="the post-D RM: pluralign.rewards.load arguments or a key of `models`")
 
 
-@dataclasses.dataclass(frozen=True)
 class AlignmentDesign(Section):
     """SEAL's study design (§ 2, Fig. 1): the alignment data set D and the pre-D / post-D reward models — two named
     models, or a pre-D model trained on ``other_data`` and a post-D one on it plus D
     (:func:`pluralign.seal.design.alignment_models`). The defaults are the demo's simulated design."""
 
-    data: Any = setting({"simulate": {"n_pairs": 1200, "seed": 0}}, "D: a pluralign.load spec")
-    other_data: list | None = setting(DEMO_OTHER_DATA, "the pre-D RM's training data (pluralign.load specs)")
+    data: DataSpec | None = setting({"simulate": {"n_pairs": 1200, "seed": 0}}, "D: a pluralign.load spec")
+    other_data: list[DataSpec] | None = setting(DEMO_OTHER_DATA, "the pre-D RM's training data (pluralign.load specs)")
     reward_models: PrePostModels | None = setting(
         None,
         "{pre, post}: pluralign.rewards.load arguments or keys of `models`; None: this project's own pair, trained "
         "with `train` over `base_model`",
     )
-    train: dict | None = setting({"objective": "bt", "labels": "aggregate"}, "RewardModel.train arguments of the pair")
+    train: TrainOptions | None = setting(
+        TrainOptions(objective="bt", labels="aggregate"), "RewardModel.train arguments of the pair"
+    )
     base_model: ModelOptions = setting(ModelOptions(head="mlp"), "pluralign.rewards.load arguments of the pair's base")
-    scoring_input: str | None = setting(
+    scoring_input: Literal["seal", "prompt_reply"] | None = setting(
         "prompt_reply",
         "what the RMs score (pluralign.seal.scoring): 'seal' (SEAL's (history, reply) split, for named RMs) or "
         "'prompt_reply' (the loader's pairs, as this project's own pair was trained); None: by the models",
@@ -110,15 +103,10 @@ class AlignmentDesign(Section):
             other = parts[0]
         else:
             other = combine(*parts, name="other data") if parts else None
-        rms = alignment_models(D, other, models=named, train=self.train, base=base)
+        rms = alignment_models(D, other, models=named, train=self.train and self.train.kwargs(), base=base)
         return rms, other, parts
 
-    def __post_init__(self):
-        if self.scoring_input is not None and self.scoring_input not in SCORING_INPUTS:
-            raise ValueError(f"design.scoring_input must be one of {SCORING_INPUTS}, got {self.scoring_input!r}")
 
-
-@dataclasses.dataclass(frozen=True)
 class SealSettings(Settings):
     """Every parameter of the Part II pages (SEAL, Revel et al. 2024)."""
 
@@ -129,97 +117,89 @@ class SealSettings(Settings):
         "pluralign.rewards.load arguments or keys of `models`) or the train and base_model of this project's own "
         "pair, and scoring_input ('seal': SEAL's (history, reply) split; 'prompt_reply': the loader's)",
     )
-    features: str | None = setting(
+    features: Literal["planted", "rules", "llm"] | None = setting(
         None,
         "where the entries' features come from: 'planted' (the simulator's), 'rules' (the rule-based featurizer), "
         "'llm' (the LM-labeller of App. C.3); None: no features (the rewards page needs none)",
     )
-    labeller: Any = setting(
+    labeller: LLMOptions | str | None = setting(
         None, "the LM-labeller (pluralign.llm.load arguments or a key of `models`) for features 'llm' and rewriting"
     )
     labeller_temperature: float = setting(
         0.0,
         "the sampling temperature of the LM-labeller and the stability labellers (§ 2.1: gpt-4-turbo 'at temperature "
         "0'; App. D.5: the other labellers 'also at temperature 0.0')",
+        ge=0,
     )
-    stability_labellers: list | None = setting(
+    stability_labellers: list[LLMOptions | str] | None = setting(
         None,
         "label stability (App. D.5, Fig. 11): more labellers (pluralign.llm.load arguments or keys of `models`) "
         "that label a random share of the pairs; None: not run",
     )
-    stability_share: float = setting(0.01, "the share of D's pairs the stability labellers label (App. D.5: 1%)")
+    stability_share: float = setting(
+        0.01, "the share of D's pairs the stability labellers label (App. D.5: 1%)", gt=0, le=1
+    )
     vif_threshold: float | None = setting(
         VIF_THRESHOLD,
         "the regressions of Eq. 1, 2 and 3 (Tables 5-7) drop features whose VIF exceeds this (footnote 6: 5, "
         "'following standard practice'); None: none dropped",
+        gt=1,
     )
-    labeller_rule: str = setting(
+    labeller_rule: Literal["harmless_first", "helpful_first"] = setting(
         "harmless_first",
         "γ's rule (App. D.4): 'harmless_first' (SEAL's code, which gives its reported counts) or 'helpful_first' "
         "(its text and Table 2); both rules' counts are shown",
     )
-    reward_gap_models: list | None = setting(
+    reward_gap_models: list[ModelOptions | str] | None = setting(
         None,
         "App. D.1 / Fig. 7: the RMs whose reward gaps are compared (pluralign.rewards.load arguments or keys of "
         "`models`); None: this study's pre-D and post-D RMs (and, on planted features, the population's mean utility)",
     )
-    other_preference_sets: list | None = setting(
+    other_preference_sets: list[DataSpec] | None = setting(
         None, "§ 3: preference sets to measure alignment resistance on (pluralign.load specs); None: the study's own"
     )
-    topic_source: str = setting(
+    topic_source: Literal["rules", "llm"] = setting(
         "rules", "App. E.1 / Fig. 15: 'rules' (the keyword stand-in) or 'llm' (the LM-labeller's, features 'llm')"
     )
-    rewriter: Any = setting(
+    rewriter: LLMOptions | str | None = setting(
         None,
         "§ 2.3's rewriting: 'simulator' (the demo's planted flips), pluralign.llm.load arguments or a key of "
         "`models` (an LM, with the labeller re-featurizing its rewrites), or None (not run)",
     )
     rewrite_temperature: float = setting(
-        0.1, "the LM rewriter's sampling temperature (§ 2.3, footnote 13: Mistral 7B 'ran at temperature 0.1')"
+        0.1, "the LM rewriter's sampling temperature (§ 2.3, footnote 13: Mistral 7B 'ran at temperature 0.1')", ge=0
     )
-    n_rewrite: int | None = setting(200, "pairs drawn for rewriting; None: rewrite_share of D's pairs")
-    rewrite_share: float | None = setting(None, "the share of D's pairs drawn for rewriting when n_rewrite is None")
+    n_rewrite: int | None = setting(200, "pairs drawn for rewriting; None: rewrite_share of D's pairs", gt=0)
+    rewrite_share: float | None = setting(
+        None, "the share of D's pairs drawn for rewriting when n_rewrite is None", gt=0, le=1
+    )
     p_flip: float | None = setting(
         0.25,
         "the simulator's rewriter: the probability that a rewrite flips each planted feature (demo only: a stated "
         "round value, one planted feature in four; pluralign.data.difficulty lists it)",
+        ge=0,
+        le=1,
     )
     similarity_model: str | None = setting(
         None, "the embedding of original and rewritten texts' similarity (pluralign.embed; the paper: BAAI/bge-m3)"
     )
-    robustness_model: str = setting(
+    robustness_model: Literal["linear", "logit"] = setting(
         "linear",
         "Eq. 4 / Table 8: 'linear' (the linear probability model of SEAL's code, Table 8's scale) or 'logit' "
         "(Eq. 4 as written); both are shown, this one is plotted",
     )
 
-    def __post_init__(self):
-        def one_of(name, allowed):
-            value = getattr(self, name)
-            if value not in allowed:
-                raise ValueError(f"SealSettings: {name} must be one of {sorted(allowed, key=str)}, got {value!r}")
-
-        one_of("labeller_rule", LABELLER_RULES)
-        one_of("robustness_model", ROBUSTNESS_MODELS)
-        one_of("topic_source", TOPIC_SOURCES)
-        one_of("features", (None, *FEATURE_SOURCES))
+    @model_validator(mode="after")
+    def _labeller_for_llm_steps(self):
+        """§ 2.3 re-labels every rewrite with the LM-labeller, and features 'llm' are the labeller's; a rewriter
+        needs a number of pairs to rewrite."""
         if self.rewriter not in (None, "simulator") and not self.labeller:
             raise ValueError(
-                "SealSettings: rewriter needs a labeller too: § 2.3 re-labels every rewrite with the LM-labeller "
+                "rewriter needs a labeller too: § 2.3 re-labels every rewrite with the LM-labeller "
                 "(set labeller: pluralign.llm.load arguments or a key of models)"
             )
         if self.features == "llm" and not self.labeller:
-            raise ValueError("SealSettings: features 'llm' needs a labeller (pluralign.llm.load arguments)")
-        if self.vif_threshold is not None and not self.vif_threshold > 1:
-            raise ValueError(
-                f"SealSettings: vif_threshold must be above 1 (a VIF is at least 1), got {self.vif_threshold!r}"
-            )
-        for name in ("labeller_temperature", "rewrite_temperature"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"SealSettings: {name} must be at least 0, got {getattr(self, name)!r}")
-        if not 0 < self.stability_share <= 1:
-            raise ValueError(f"SealSettings: stability_share must be in (0, 1], got {self.stability_share!r}")
-        if self.p_flip is not None and not 0 <= self.p_flip <= 1:
-            raise ValueError(f"SealSettings: p_flip must be in [0, 1], got {self.p_flip!r}")
+            raise ValueError("features 'llm' needs a labeller (pluralign.llm.load arguments)")
         if self.rewriter is not None and self.n_rewrite is None and self.rewrite_share is None:
-            raise ValueError("SealSettings: a rewriter needs n_rewrite or rewrite_share (how many pairs to rewrite)")
+            raise ValueError("a rewriter needs n_rewrite or rewrite_share (how many pairs to rewrite)")
+        return self

@@ -29,16 +29,19 @@ from pluralign.seal.resistance import LABELLER_RULES
 from pluralign.seal.rewriting import RewriteRun, rewrite_run, robustness_fits
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.stand_ins import study_stand_ins
+from pluralign.settings import Section
 
 __all__ = ["Study", "RewriteRun", "setup", "model_args"]
 
 
 def model_args(value, models: dict | None, what: str):
-    """A model parameter resolved against the profile's ``models:`` (:func:`pluralign.params.named_model`);
-    an entry written as ``{load: {...}, ...}`` gives its ``load`` arguments."""
+    """A model parameter resolved against the profile's ``models:`` (:func:`pluralign.params.named_model`), as
+    load keywords; an entry written as ``{load: {...}, ...}`` gives its ``load`` arguments."""
     from pluralign.params import named_model
 
     out = named_model(value, models, what=what)
+    if isinstance(out, Section):  # LLMOptions / ModelOptions: the keywords they give
+        return out.kwargs()
     return out["load"] if isinstance(out, dict) and "load" in out else out
 
 

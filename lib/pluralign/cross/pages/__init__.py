@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pluralign import profiles
 from pluralign.cross.studies import Studies
+from pluralign.model_options import LLMOptions
 
 __all__ = ["stand_ins"]
 
@@ -28,5 +29,5 @@ def stand_ins(study, page: str) -> list[str]:
     for :class:`~pluralign.cross.studies.Studies`, the first data set's study."""
     study = next(iter(study.studies.values())) if isinstance(study, Studies) else study
     model = study.judge.model
-    judge = model.get("name", "an LLM") if isinstance(model, dict) else str(model)
+    judge = (model.name or "an LLM") if isinstance(model, LLMOptions) else str(model)
     return profiles.stand_ins(study.profile, "cross", noise=study.judge.noise, n=study.judge.n, judge=judge)

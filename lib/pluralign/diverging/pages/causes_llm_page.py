@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pluralign import llm as llms
 from pluralign import presentation, report
 from pluralign.diverging import cause_classifier as classifier
 from pluralign.diverging import causes as cz
 from pluralign.diverging.pages.causes_page import frequencies_figure
 from pluralign.diverging.study import Study
+from pluralign.model_options import LLMOptions
 from pluralign.report import Result
 
 __all__ = ["prompt", "llm_causes"]
@@ -60,7 +60,7 @@ def llm_causes(study: Study) -> Result:
             values={"llm_causes_says": "the classifier is not run on this profile"},
         )
 
-    model = llms.load(**spec)
+    model = LLMOptions.of(spec).load()
     _, imported = study.round_trip
     tables, notes, figs, said = {}, [], [], []
     for name, (_, sheet) in study.sheets.items():

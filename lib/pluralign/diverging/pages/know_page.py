@@ -7,7 +7,6 @@ from __future__ import annotations
 import pandas as pd
 
 from pluralign import data as pdata
-from pluralign import llm as llms
 from pluralign import paper, presentation, report
 from pluralign.diverging import agreement as agr
 from pluralign.diverging import knowing as kn
@@ -16,6 +15,7 @@ from pluralign.diverging import reward_models as rmod
 from pluralign.diverging import table2_claim as claim
 from pluralign.diverging import table2_paper as t2p
 from pluralign.diverging.study import Study
+from pluralign.model_options import LLMOptions
 from pluralign.report import Result
 
 __all__ = ["mean_variance", "mean_variance_table2", "judges"]
@@ -133,12 +133,12 @@ def _llm_judge(study: Study) -> dict:
     spec, s = study.settings.judge_llm, study.settings
     model = None
     if spec.simulated is None:
-        model = llms.load(**spec.load)
+        model = LLMOptions.of(spec.load).load()
     out = {}
     for name, r in ((n, m.run) for n, m in study.mv_runs.items()):
         pairs = r.heldout.pairs.head(spec.n_pairs if spec.n_pairs is not None else len(r.heldout.pairs))
         if model is None:  # the demo's named stand-in: a judge that knows the planted population split
-            probs = kn.simulated_judge(r.heldout.truth, pairs["pair_id"], seed=study.seed, **spec.simulated)
+            probs = kn.simulated_judge(r.heldout.truth, pairs["pair_id"], seed=study.seed, **spec.simulated.kwargs())
             probs = probs.to_numpy()
         else:
             probs = model.judge_ab_many(
