@@ -232,13 +232,13 @@ def _page(tmp_path, monkeypatch, **keys):
     return manifest_plan.Run("nb", "params/demo/nb.yml", "demo")
 
 
-# 15. a wrong parameter type failing deep inside a cell
+# 15. a wrong parameter type failing deep inside a cell (a part's nested settings: their own tests, by key path)
 @pytest.mark.parametrize(
     "keys,message",
     [
         ({"seed": "zero"}, r"parameter 'seed' is str 'zero', but the notebook expects int"),
-        ({"design": {"n": "three"}}, r"parameter 'design\.n' is str 'three', but the notebook expects int"),
-        ({"design": {"n": True}}, r"parameter 'design\.n' is bool True, but the notebook expects int"),
+        ({"seed": True}, r"parameter 'seed' is bool True, but the notebook expects int"),
+        ({"design": "three"}, r"parameter 'design' is str 'three', but the notebook expects dict"),
     ],
 )
 def test_15_a_wrong_parameter_type_fails_before_any_cell_runs(tmp_path, monkeypatch, keys, message):

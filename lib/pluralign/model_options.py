@@ -3,7 +3,8 @@
 :class:`ModelOptions` bundles the keywords of :func:`pluralign.rewards.load` — the model, the backend, the
 truncation, remote code, 8-bit / 4-bit weights, LoRA (:class:`LoraOptions`), the device, the head, the batching and
 the precision — the way TRL's ``ModelConfig`` bundles ``model_name_or_path``, ``torch_dtype``, the quantization and
-the LoRA options. :class:`LLMOptions` bundles the keywords of :func:`pluralign.llm.load` (an endpoint's or a local
+the LoRA options. :class:`TrainOptions` bundles the keywords of ``RewardModel.train`` a page's ``train`` gives,
+and :class:`LLMOptions` bundles the keywords of :func:`pluralign.llm.load` (an endpoint's or a local
 model's). ``pluralign score`` and ``pluralign train`` fill a :class:`ModelOptions` from their arguments
 (:meth:`ModelOptions.from_args`), :func:`pluralign.rewards.load` builds one from its keywords and hands it to the
 backend loaders, and a part's settings hold one wherever a page names a model (a mapping of these keywords in a
@@ -20,7 +21,7 @@ from pydantic import field_validator
 
 from pluralign.settings import Arguments, Section, setting
 
-__all__ = ["ModelOptions", "LoraOptions", "LLMOptions", "LOADING"]
+__all__ = ["ModelOptions", "LoraOptions", "LLMOptions", "TrainOptions", "LOADING"]
 
 #: The options that say how the weights are opened (passed to the backend loaders as one value).
 LOADING = (
@@ -154,3 +155,24 @@ class LLMOptions(Arguments):
         from pluralign import llm
 
         return llm.load(**self.kwargs())
+
+
+class TrainOptions(Arguments):
+    """The keywords of :meth:`pluralign.rewards.base.RewardModel.train` a page's ``train`` setting may give: the
+    objective and labels, the training loop's settings (:class:`pluralign.rewards.train_loop.TrainLoop`) and the
+    dropout; None leaves ``train``'s own default (written once, there and in ``TrainLoop``)."""
+
+    objective: Literal["bt", "bt-margin", "mse", "mean-variance"] | None = setting(
+        None, "the loss: bt (Bradley-Terry), bt-margin (Beyond the Binary Eq. 4), mse (Likert), mean-variance"
+    )
+    labels: str | None = setting(None, "aggregate (the majority per pair), all (every judgment), or mean (MSE)")
+    lr: float | None = setting(None, "AdamW's learning rate", gt=0)
+    epochs: float | None = setting(None, "epochs (a fraction: part of one)", gt=0)
+    batch_size: int | None = setting(None, "the global batch", gt=0)
+    eval_every: float | None = setting(None, "an evaluation every this many epochs (Diverging Preferences: 0.25)", gt=0)
+    keep_best: bool | None = setting(None, "restore the weights of the best evaluation")
+    dropout: float | None = setting(None, "the head's dropout", ge=0, lt=1)
+    seed: int | None = setting(None, "the training seed")
+    weight_decay: float | None = setting(None, "AdamW's weight decay", ge=0)
+    engine: Literal["auto", "trainer", "torch"] | None = setting(None, "the training engine")
+    progress: bool | None = setting(None, "show a progress bar")

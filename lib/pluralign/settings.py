@@ -81,6 +81,16 @@ def _section_of(annotation) -> type[Section] | None:
     return None
 
 
+def _union_tag(part: str) -> bool:
+    """Whether a part of pydantic's ``loc`` names a member of a union (``list[...]``, ``str``, a model's class)
+    rather than a key."""
+    names, todo = set(), [Section]
+    while todo:
+        names.add((c := todo.pop()).__name__)
+        todo += c.__subclasses__()
+    return "[" in part or part in ("str", "int", "float", "bool", "none") or part in names
+
+
 def _refusal(cls: type[Section], error: ValidationError, what: str | None) -> SettingsError:
     """A :class:`SettingsError` from pydantic's errors: each as its key path (``loc`` without pydantic's union
     tags), its message and, for an unknown key, the nearest known key and the known ones. An error on a path that
@@ -93,7 +103,7 @@ def _refusal(cls: type[Section], error: ValidationError, what: str | None) -> Se
             if part in fields:
                 keys.append(part)
                 model = _section_of(fields[part].annotation)
-            elif isinstance(part, int) or model is None:
+            elif isinstance(part, int) or model is None and not _union_tag(part):
                 keys.append(part)
             elif e["type"] == "extra_forbidden" and i == len(e["loc"]) - 1:
                 keys.append(part)
@@ -111,7 +121,7 @@ def _refusal(cls: type[Section], error: ValidationError, what: str | None) -> Se
             noun = "setting(s)" if not path and what is None else "key(s)"
             out.append(f"{head}: unknown {noun} [{keys[-1]!r}]{did_you_mean(keys[-1], known)}; known: {sorted(known)}")
         else:
-            out.append(f"{head}: {e['msg']} (got {e['input']!r})")
+            out.append(f"{head}: {e['msg']}" + ("" if e["type"] == "missing" else f" (got {e['input']!r})"))
     return SettingsError("; ".join(out), keys=sorted(seen, key=str))
 
 
@@ -191,6 +201,10 @@ class Section(BaseModel):
 
     def as_dict(self) -> dict:
         """The settings as plain values (nested sections as mappings), as a parameter file states them."""
+        return self.model_dump()
+
+    def fingerprint(self) -> dict:
+        """What the cache keys on (:func:`pluralign.cache.fingerprint`): the settings as plain values."""
         return self.model_dump()
 
     def kwargs(self) -> dict:

@@ -38,9 +38,11 @@ def test_sources_count_pairs_and_warn_when_not_human_or_circular():
     src = subjectivity_page.sources(demo)
     assert src.table["pairs"].to_dict() == {("p*", "truth"): 240, ("categories", "truth"): 240}
     assert src.note == "" and provenance.same_model_warning(demo).note == ""
-    with pytest.raises(ValueError, match="p_star_from: unknown source 'labeller'"):
+    with pytest.raises(ValueError, match=r"p_star_from\.1: Input should be 'truth', .* \(got 'labeller'\)"):
         btb.setup("demo", 0, data=DATA, p_star_from=["labels", "labeller"])
-    with pytest.raises(ValueError, match="categories: unknown source 'annotators'"):
+    with pytest.raises(
+        ValueError, match=r"categories: Input should be 'truth', 'labels', 'llm' or 'none' \(got 'annotators'\)"
+    ):
         btb.setup("demo", 0, data=DATA, categories="annotators")
     for name, circular in (
         ("meta-llama/Meta-Llama-3-8B-Instruct", "a model of the same family (Llama"),
@@ -56,9 +58,12 @@ def test_sources_count_pairs_and_warn_when_not_human_or_circular():
             ],
             p_star_from=["labels", "annotators", "llm"],
             categories="truth",
-            labeller={"model": _TenPeople(name), "samples": 1, "job": None},
+            labeller={"model": name, "samples": 1},
             judge={"source": "llm", "model": llama},
         )
+        # the loaded stand-in in place of the named labeller's load arguments (a setting holds arguments only)
+        loaded = s.settings.labeller.model_copy(update={"model": _TenPeople(name), "job": None})
+        s.settings = s.settings.model_copy(update={"labeller": loaded})
         r = subjectivity_page.sources(s)
         assert "labels_file" not in r.note and "p_star_from" not in r.note  # no setting named in a page's warning
         counts = r.table["pairs"]

@@ -11,6 +11,7 @@ import pytest
 from pluralign import btb
 from pluralign.btb import provenance
 from pluralign.btb import training as T
+from pluralign.model_options import LLMOptions
 from pluralign.params import ParamsError
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]
@@ -36,9 +37,9 @@ def test_setup_merges_defaults_and_resolves_named_models():
         models=models,
     )
     judge, labeller, training = s.settings.judge, s.settings.labeller, s.settings.training
-    assert judge.model == models["judge_llm"] and judge.n == 10 and judge.top_p == 0.9
-    assert labeller.model == models["judge_llm"] and labeller.samples == 2
-    assert training.reward_model.kwargs() == models["rm"] and training.train == {"epochs": 2}
+    assert judge.model == LLMOptions.create(models["judge_llm"]) and judge.n == 10 and judge.top_p == 0.9
+    assert labeller.model == LLMOptions.create(models["judge_llm"]) and labeller.samples == 2
+    assert training.reward_model.kwargs() == models["rm"] and training.train.kwargs() == {"epochs": 2}
     assert training.lr_sweep == list(T.LR_SWEEP)
     assert provenance.same_model_warning(s).note == ""  # p* and categories are not the LLM's
     s.settings = s.settings.replace(p_star_from="llm")
@@ -57,7 +58,7 @@ def test_setup_takes_a_page_s_parameters_as_they_are():
         p = page_params(page, "demo")
         s = btb.setup(**{**p, "data": DATA})
         assert s.profile == "demo" and s.settings.judge.noise == JUDGE_NOISE and s.p_star_from == "truth"
-    assert s.settings.training.train["epochs"] == 30 and s.settings.evaluation.test_size == 250
+    assert s.settings.training.train.epochs == 30 and s.settings.evaluation.test_size == 250
     with pytest.raises(TypeError, match=r"unknown setting\(s\) \['design'\]"):
         btb.setup(design={})
 

@@ -12,8 +12,8 @@ import pytest
 from pluralign.btb import evaluation as E
 from pluralign.btb import margins as M
 from pluralign.btb import training as T
-from pluralign.btb.settings import OodBy
 from pluralign.data.core import PreferenceData
+from pluralign.data.spec import OodBy
 
 
 def _prefs_data(prefs: dict[str, list[int]]) -> PreferenceData:

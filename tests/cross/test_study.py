@@ -55,10 +55,10 @@ def test_every_profile_has_the_four_pages_with_valid_parameters(profile):
     assert all(q == p for q in params.values())  # one study shared by the four pages
     settings = cross.CrossSettings.create({k: v for k, v in p.items() if k not in ("profile", "seed", "models")})
     if profile == "paper":  # MultiPref and HelpSteer2, analysed apart, with the paper's models by name
-        assert [d["name"] for d in settings.data] == ["multipref", "helpsteer2"]
+        assert [d.name for d in settings.data] == ["multipref", "helpsteer2"]
         assert settings.judge.source == "llm" and settings.reward_model == "diverging_llama3_8b"
     elif profile == "sample":
-        assert settings.data == {"name": "pandalm"} and not settings.has_judge
+        assert settings.data.model_dump() == {"name": "pandalm"} and not settings.has_judge
 
 
 def test_sample_pandalm_gold_margins_by_class(shared_data, monkeypatch):
@@ -88,7 +88,7 @@ def test_a_list_of_data_sets_is_analysed_apart_and_joined():
         n_boot=30,
     )
     assert isinstance(s, cross.Studies) and list(s.studies) == ["sim-one", "sim-two"]
-    assert [t.settings.data["simulate"]["name"] for t in s.studies.values()] == ["sim-one", "sim-two"]
+    assert [t.settings.data.simulate.name for t in s.studies.values()] == ["sim-one", "sim-two"]
     r = margins_page.separation(s)
     assert list(r.table.index.get_level_values("data set").unique()) == ["sim-one", "sim-two"]
     assert "x_auc_0_0" in r.values and "x_auc_0_1" in r.values and "**sim-two**" in r.note

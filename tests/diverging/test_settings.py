@@ -3,8 +3,6 @@ its meaning written once, nested settings merged over their defaults, bad values
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from pluralign import diverging
@@ -16,7 +14,7 @@ SPECS = [{"simulate": {"n_pairs": 300, "seed": 0, "annotation_format": "multipre
 
 def test_every_setting_is_documented_once():
     doc = DivergingSettings.documentation()
-    assert list(doc.index) == [f.name for f in dataclasses.fields(DivergingSettings)]
+    assert list(doc.index) == list(DivergingSettings.model_fields)
     assert (doc["meaning"].str.len() > 20).all()
     assert {"profile", "seed", "models"}.isdisjoint(doc.index)
     assert doc.loc["n_boot", "default"] == 2000 and doc.loc["split", "default"] == {"test": 300, "validation": 100}
@@ -41,15 +39,15 @@ def test_nested_settings_are_merged_over_their_defaults():
 @pytest.mark.parametrize(
     "bad, pattern",
     [
-        ({"ties": "unanimity"}, "ties must be one of"),
-        ({"n_boot": 0}, "n_boot must be a positive integer"),
-        ({"split": {"test": -1}}, "split.test must be a non-negative integer"),
-        ({"annotation": {"reference": "people"}}, "annotation.reference must be 'planted' or None"),
+        ({"ties": "unanimity"}, "ties: Input should be 'majority' or 'plurality'"),
+        ({"n_boot": 0}, "n_boot: Input should be greater than or equal to 1"),
+        ({"split": {"test": -1}}, "split.test: Input should be greater than or equal to 0"),
+        ({"annotation": {"reference": "people"}}, "annotation.reference: Input should be 'planted'"),
         ({"judge_llm": {"label": "x"}}, "judge_llm needs exactly one of 'load'"),
         ({"judge_llm": {"load": {"name": "m"}, "simulated": {"noise": 1}}}, "judge_llm needs exactly one of 'load'"),
-        ({"judges": {"humans": "h"}}, r"judges: missing key\(s\) \['verdicts', 'annotators'\]"),
-        ({"cause_classifier": None}, "cause_classifier: None is not a value"),
-        ({"datasets": "pandalm"}, "datasets must be a list"),
+        ({"judges": {"humans": "h"}}, "judges.verdicts: Field required; .*judges.annotators: Field required$"),
+        ({"cause_classifier": None}, "cause_classifier: Input should be a valid dictionary or instance of CauseClass"),
+        ({"datasets": "pandalm"}, "datasets: Input should be a valid list"),
     ],
 )
 def test_a_bad_value_is_refused_with_its_name(bad, pattern):
@@ -66,5 +64,5 @@ def test_mse_aggregate_variants_are_named_options():
     assert reward_models.table2_models("mean")["BT (Agg)"] == ("bt", "aggregate")
     assert diverging.setup(datasets=SPECS).settings.mse_aggregate == "majority"
     assert diverging.setup(datasets=SPECS, mse_aggregate="mean").settings.mse_aggregate == "mean"
-    with pytest.raises(ValueError, match="mse_aggregate must be one of"):
+    with pytest.raises(ValueError, match="mse_aggregate: Input should be 'majority' or 'mean'"):
         diverging.setup(datasets=SPECS, mse_aggregate="median")

@@ -13,6 +13,7 @@ import pytest
 from pluralign import diverging, paper, report
 from pluralign.diverging import agreement
 from pluralign.diverging.pages import stand_ins
+from pluralign.model_options import LLMOptions
 from pluralign.params import ParamsError
 
 SPECS = [
@@ -62,8 +63,8 @@ def test_setup_has_the_one_signature_of_every_part():
     s = diverging.setup(
         datasets=SPECS[:1], models=m, cause_classifier={"llm": "gpt"}, judge_llm={"load": "gpt", "label": "GPT"}
     )
-    assert s.settings.cause_classifier.llm == m["gpt"] and s.settings.cause_classifier.pairs == 50
-    assert s.settings.judge_llm.load == m["gpt"] and s.settings.judge_llm.label == "GPT"
+    assert s.settings.cause_classifier.llm == LLMOptions.create(m["gpt"]) and s.settings.cause_classifier.pairs == 50
+    assert s.settings.judge_llm.load == LLMOptions.create(m["gpt"]) and s.settings.judge_llm.label == "GPT"
 
 
 def test_every_page_parameter_file_is_a_setup_call():

@@ -243,9 +243,9 @@ def test_labeller_rules_by_hand():
         "i",
         "i",
     ]
-    with pytest.raises(ValueError, match="labeller_rule must be one of"):
+    with pytest.raises(ValueError, match="labeller_rule: Input should be 'harmless_first' or 'helpful_first'"):
         seal.setup(design={"data": {"simulate": {"n_pairs": 10}}}, labeller_rule="helpful")
-    with pytest.raises(ValueError, match="robustness_model must be"):
+    with pytest.raises(ValueError, match="robustness_model: Input should be 'linear' or 'logit'"):
         seal.setup(design={"data": {"simulate": {"n_pairs": 10}}}, robustness_model="probit")
 
 

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from pluralign.model_options import LLMOptions
 from pluralign.presentation import MISSING
 from pluralign.seal.design import AlignmentModels, entry_features
 from pluralign.seal.flips import flip_shares, similarity_by_flip
@@ -188,7 +189,8 @@ def _rewrite_run(flips_missing: int, k: int = 12, kept: bool = True) -> RewriteR
 
 def _rw_study(rw: RewriteRun) -> Study:
     st = _study(lambda p: False)
-    st.settings = st.settings.replace(rewriter={"backend": "none"}, n_rewrite=len(rw.idx))
+    # an LM rewriter whose run is given below (model_copy: the settings without the labeller its check asks for)
+    st.settings = st.settings.model_copy(update={"rewriter": LLMOptions(name="stand-in"), "n_rewrite": len(rw.idx)})
     st.rewriting = rw
     return st
 
@@ -235,7 +237,8 @@ def test_label_stability_counts_each_labellers_failed_entries_of_all():
     st = _study(lambda p: p.endswith("chosen 3"))
     good, bad = Labeller(lambda p: False), Labeller(lambda p: True)
     good.name, bad.name = "good", "bad"
-    st.settings = st.settings.replace(stability_labellers=[good, bad], stability_share=0.1)
+    # loaded labellers in place of load arguments (model_copy: a setting holds arguments, the study may hold these)
+    st.settings = st.settings.model_copy(update={"stability_labellers": [good, bad], "stability_share": 0.1})
     res = imprint_page.label_stability(st)
     k = res.data["k"]
     assert f"good: 0 of {2 * k}; bad: {2 * k} of {2 * k}." in res.note and "JSON" in res.note

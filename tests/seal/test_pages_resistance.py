@@ -192,7 +192,7 @@ def test_the_paper_paths_named_models_llm_topics_and_other_sets(study_with_other
     top = resistance_page.topic_distribution(llm_study)
     assert top.table.loc["Law", "chosen (n)"] == n and top.values["top_topic"] == "Law"
     assert top.data["discrimination"].loc["Gender", "rejected (n)"] == 1 and "fake-labeller" in top.note
-    with pytest.raises(ValueError, match="topic_source must be one of"):
+    with pytest.raises(ValueError, match="topic_source: Input should be 'rules' or 'llm'"):
         _with(study, topic_source="planted")
     length_study = dataclasses.replace(study, rms=AlignmentModels(pre=_LengthRM(), post=_LengthRM(), design="length"))
     res = resistance_page.resistance_on_other_sets(

@@ -51,7 +51,7 @@ def test_setup_has_the_one_signature_and_refuses_unknown_settings():
     assert s.features == "planted" and s.p_flip == 0.5 and s.labeller_rule == "harmless_first"
     assert SealSettings().p_flip == 0.25 and SealSettings().robustness_model == "linear"
     docs = SealSettings.documentation()
-    assert set(docs.index) == {f for f in SealSettings.__dataclass_fields__} and docs["meaning"].str.len().gt(10).all()
+    assert set(docs.index) == {f for f in SealSettings.model_fields} and docs["meaning"].str.len().gt(10).all()
 
 
 def test_every_seal_page_parameter_is_a_setting():
@@ -60,7 +60,7 @@ def test_every_seal_page_parameter_is_a_setting():
     from pluralign.book import manifest_plan, page_params
     from pluralign.seal.settings import SealSettings
 
-    fields = set(SealSettings.__dataclass_fields__)
+    fields = set(SealSettings.model_fields)
     for page in ("rewards", "imprint", "resistance", "robustness"):
         declared = set(params.declared_parameters(manifest_plan.ROOT / "notebooks" / f"seal_{page}.py"))
         assert declared - {"profile", "seed", "models"} <= fields, (page, declared - fields)
@@ -82,5 +82,5 @@ def test_the_vif_threshold_reaches_both_fits_of_eq1(study):
     for fit in ("post", "pre"):
         assert len(tight[fit].dropped_vif) > len(default[fit].dropped_vif)
         assert len(tight["seal_code"][fit].dropped_vif) > len(default["seal_code"][fit].dropped_vif)
-    with pytest.raises(ValueError, match="vif_threshold must be above 1"):
+    with pytest.raises(ValueError, match="vif_threshold: Input should be greater than 1"):
         SealSettings.create(vif_threshold=0.5)

@@ -79,5 +79,5 @@ def test_the_settings_reach_the_rewriter_and_the_relabelling(study, monkeypatch)
 def test_the_paper_temperatures_are_the_defaults_and_negative_ones_are_refused():
     s = SealSettings()
     assert (s.labeller_temperature, s.rewrite_temperature) == (0.0, 0.1)
-    with pytest.raises(ValueError, match="rewrite_temperature must be at least 0"):
+    with pytest.raises(ValueError, match="rewrite_temperature: Input should be greater than or equal to 0"):
         SealSettings.create(rewrite_temperature=-0.1)

@@ -20,18 +20,13 @@ smallest N from which every larger N of the sweep decides."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from pluralign import presentation
 from pluralign.data.simulate import FEATURES
-from pluralign.data.spec import DataSpec
-
-if TYPE_CHECKING:
-    from pluralign.btb.settings import OodBy
+from pluralign.data.spec import DataSpec, OodBy
 
 __all__ = [
     "SIZES",
@@ -143,8 +138,6 @@ def _pearson(p: np.ndarray, p_star: np.ndarray) -> float:
 
 def _typed(spec, ood_by) -> tuple[DataSpec, OodBy | None]:
     """A simulator spec and ``ood_by`` as the settings hold them (mappings validated)."""
-    from pluralign.btb.settings import OodBy
-
     spec = DataSpec.create(spec) if isinstance(spec, dict) else spec
     return spec, OodBy.create(ood_by) if isinstance(ood_by, dict) else ood_by
 

@@ -15,9 +15,8 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from pluralign.btb.evaluation import PAPER_IN_DOMAIN, PAPER_OUT_OF_DOMAIN
 from pluralign.btb.training import LR_SWEEP, lr_grid
-from pluralign.data.spec import DataSpec
-from pluralign.model_options import LLMOptions, ModelOptions
-from pluralign.rewards.train_loop import TrainOptions
+from pluralign.data.spec import DataSpec, OodBy
+from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
 from pluralign.settings import Section, Settings, setting
 from pluralign.stats import N_BOOT
 
@@ -27,7 +26,6 @@ __all__ = [
     "Labeller",
     "Judge",
     "Evaluation",
-    "OodBy",
     "Training",
     "JUDGE_SOURCES",
     "PStarSource",
@@ -102,14 +100,6 @@ class Judge(Section):
             top_p=self.top_p,
             job=self.job,
         )
-
-
-class OodBy(Section):
-    """Pairs held out as out-of-domain by a truth (or pairs) column: those whose ``column`` takes one of
-    ``values``."""
-
-    column: str = Field(description="the truth or pairs column")
-    values: list[str | int | float] = Field(min_length=1, description="the values that make a pair out-of-domain")
 
 
 class Evaluation(Section):

@@ -21,7 +21,6 @@ __all__ = [
     "fallback_chain",
     "pair_index",
     "pairs_to_label",
-    "check_sources",
     "uses",
     "source_counts",
     "MODEL_FAMILIES",
@@ -93,19 +92,6 @@ def pairs_to_label(data, ids: pd.Index):
 
 P_STAR_SOURCES = ("truth", "annotators", "labels", "llm", "none")
 CATEGORY_SOURCES = ("truth", "labels", "llm", "none")
-
-
-def check_sources(p_star_from, categories) -> None:
-    """Refuse an unknown source of p* or the categories up front, naming it (a name, a ``{"kind": ...}``
-    mapping for the categories, or a list of those as a fallback chain)."""
-    for what, src, ok in (("p_star_from", p_star_from, P_STAR_SOURCES), ("categories", categories, CATEGORY_SOURCES)):
-        for s in src if isinstance(src, (list, tuple)) else [src]:
-            if not (s is None or isinstance(s, dict) and what == "categories" or s in ok):
-                raise ValueError(
-                    f"{what}: unknown source {s!r}; one of {', '.join(ok)}"
-                    + (", a {'kind': {data set: kind}} mapping" if what == "categories" else "")
-                    + " or a list of them (tried in order per pair)"
-                )
 
 
 def source_counts(p_star_sources: pd.Series | None, category_sources: pd.Series | None) -> pd.DataFrame:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,10 +15,7 @@ import pandas as pd
 from pluralign.cache import fingerprint
 from pluralign.data import combine
 from pluralign.data.core import PreferenceData, member
-from pluralign.data.spec import load_specs, split
-
-if TYPE_CHECKING:
-    from pluralign.btb.settings import OodBy
+from pluralign.data.spec import OodBy, load_specs, split
 
 __all__ = [
     "LR_SWEEP",

@@ -15,7 +15,7 @@ import hashlib
 from typing import Literal
 
 import numpy as np
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from pluralign.data.core import PreferenceData
 from pluralign.settings import Arguments, setting
@@ -62,6 +62,14 @@ class DataSpec(Arguments):
         if (self.name is None) == (self.simulate is None):
             raise ValueError("a data spec needs exactly one of 'name' (a data set) and 'simulate' (simulator options)")
         return self
+
+
+class OodBy(Arguments):
+    """Pairs held out as out-of-domain by a truth (or pairs) column: those whose ``column`` takes one of
+    ``values`` (Beyond the Binary Tables 1-2's out-of-domain data sets, in a simulated population)."""
+
+    column: str = Field(description="the truth or pairs column")
+    values: list[str | int | float] = Field(min_length=1, description="the values that make a pair out-of-domain")
 
 
 def as_spec(spec) -> dict:

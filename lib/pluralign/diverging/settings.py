@@ -14,8 +14,7 @@ from pydantic import Field, model_validator
 
 from pluralign.data.simulate import DEMO_DATASETS
 from pluralign.data.spec import DataSpec
-from pluralign.model_options import LLMOptions, ModelOptions
-from pluralign.rewards.train_loop import TrainOptions
+from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
 from pluralign.settings import Arguments, Section, Settings, setting
 from pluralign.stats import N_BOOT
 

@@ -14,6 +14,8 @@ import time
 import numpy as np
 import pandas as pd
 
+from pluralign.data.spec import DataSpec
+
 __all__ = ["STUDY_LABEL", "ROWS", "study_seeds", "row_inputs", "run_rows", "false_failures", "summary"]
 
 #: the string the study's population seeds are derived from
@@ -33,7 +35,7 @@ def study_seeds(n: int, label: str = STUDY_LABEL) -> list[int]:
 
 
 @functools.lru_cache(maxsize=4)
-def _specs(profile: str) -> tuple[dict, dict]:
+def _specs(profile: str) -> tuple[DataSpec, DataSpec]:
     """The simulator specs of Part I's first data set and of SEAL's D on ``profile``'s pages (read once per
     process)."""
     from pluralign.diverging.settings import DivergingSettings
@@ -44,7 +46,7 @@ def _specs(profile: str) -> tuple[dict, dict]:
         p = page_params(PAGES[part], profile)
         return cls.create(None, **{k: v for k, v in p.items() if k not in ("profile", "seed", "models")})
 
-    spec = next(x for x in settings(DivergingSettings, "diverging").datasets if "simulate" in x)
+    spec = next(x for x in settings(DivergingSettings, "diverging").datasets if x.simulate is not None)
     return spec, settings(SealSettings, "seal").design.data
 
 

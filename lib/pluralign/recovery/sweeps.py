@@ -22,6 +22,7 @@ import pandas as pd
 
 from pluralign import presentation, report
 from pluralign.data import difficulty
+from pluralign.data.spec import DataSpec
 from pluralign.recovery.rows import without_null_passes
 
 __all__ = ["SWEEPS", "step_row", "agreement_step", "margin_step", "sweep_table", "sweep_figure", "result"]
@@ -54,7 +55,7 @@ def step_row(key: tuple, compute) -> dict:
     return dict(_STEPS[key])
 
 
-def agreement_step(row: str, spec: dict, seed: int, ties: str) -> dict:
+def agreement_step(row: str, spec: DataSpec, seed: int, ties: str) -> dict:
     """The agreement row ``row`` (``diverging_share`` or ``diverging_taste_driven``,
     :mod:`~pluralign.recovery.diverging_checks`) on the data set the simulator spec ``spec`` draws at ``seed``,
     classified by :func:`pluralign.diverging.agreement.agreement_classes` (``ties``), through :func:`step_row`;
@@ -63,7 +64,7 @@ def agreement_step(row: str, spec: dict, seed: int, ties: str) -> dict:
 
     from pluralign.recovery import diverging_checks as D
 
-    text = json.dumps(spec, sort_keys=True, default=str)
+    text = json.dumps(spec.model_dump(), sort_keys=True, default=str)
 
     def classes():
         from pluralign.data.spec import from_spec
@@ -106,11 +107,12 @@ def _step(row: dict, sweep: str, knob, demo_value) -> dict:
     }
 
 
-def _diverging(spec: dict, seed: int, ties: str) -> list[dict]:
+def _diverging(spec: DataSpec, seed: int, ties: str) -> list[dict]:
     out = []
     for n in SWEEPS["diverging_share"][1]:
-        sim = {**spec["simulate"], "n_annotators": n}
-        row = agreement_step("diverging_share", {**spec, "simulate": sim}, seed, ties)
+        row = agreement_step(
+            "diverging_share", spec.replace(simulate=spec.simulate.replace(n_annotators=n)), seed, ties
+        )
         out.append(_step(row, "diverging_share", n, difficulty.ANNOTATORS_PER_PAIR))
     return out
 
@@ -169,7 +171,7 @@ def sweep_table(context) -> pd.DataFrame:
     and whether it recovers."""
     div, seal, btb, demo_rm = context.diverging, context.seal, context.btb, context.demo_rm
     seed = div.seed
-    spec = next(x for x in div.settings.datasets if "simulate" in x)
+    spec = next(x for x in div.settings.datasets if x.simulate is not None)
     judge = btb.settings.judge
     _, _, data = demo_rm
     with without_null_passes():  # a step shows its verdict, not the null method's pass rate: not computed

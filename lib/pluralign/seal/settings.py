@@ -13,8 +13,7 @@ from pydantic import Field, model_validator
 from pluralign.data import spec
 from pluralign.data.core import combine
 from pluralign.data.spec import DataSpec
-from pluralign.model_options import LLMOptions, ModelOptions
-from pluralign.rewards.train_loop import TrainOptions
+from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
 from pluralign.seal.design import alignment_models
 from pluralign.seal.imprint import VIF_THRESHOLD
 from pluralign.settings import Section, Settings, setting

@@ -142,7 +142,7 @@ def _sweep_skipped(study: Study) -> str:
     """Why :func:`training_size_sweep` does not apply to ``study`` ("" when it does): it draws training sets and
     judge votes from the page's simulator and simulated judge, and reads the test pairs' planted features."""
     specs, s = study.settings.data, study.settings
-    simulated = len(specs) == 1 and isinstance(specs[0], dict) and "simulate" in specs[0]
+    simulated = len(specs) == 1 and specs[0].simulate is not None
     if simulated and not s.evaluation.test_only and s.judge.source == "simulated":
         return ""
     return (
