@@ -355,7 +355,7 @@ def effective_settings(notebook: str | Path, params: dict) -> dict | None:
     cls = settings_class(notebook)
     if cls is None:
         return None
-    return cls.create(**{k: v for k, v in params.items() if k in cls.model_fields}).as_dict()
+    return cls.create(**{k: v for k, v in params.items() if k in cls.model_fields}).model_dump()
 
 
 def check_settings(notebook: str | Path, params: dict, origin: dict | None = None, path: Path | None = None) -> None:

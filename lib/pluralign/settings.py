@@ -28,6 +28,7 @@ page runs with into ``settings`` (:func:`pluralign.params.papermill_parameters`)
 from __future__ import annotations
 
 import difflib
+import re
 import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -48,17 +49,9 @@ def did_you_mean(name: str, known) -> str:
 
 
 def setting(default: Any, help: str, **kw) -> Any:  # noqa: A002 - the name TRL and argparse use
-    """A documented settings field: pydantic's ``Field`` with ``help`` as its description; a dict or list default
-    is built afresh for every instance."""
-    if isinstance(default, (dict, list)):
-        return Field(default_factory=lambda d=default: _copy(d), description=help, **kw)
+    """A documented settings field: pydantic's ``Field`` with ``help`` as its description (pydantic copies a
+    mutable default for every instance and validates it like a given value)."""
     return Field(default=default, description=help, **kw)
-
-
-def _copy(value):
-    import copy
-
-    return copy.deepcopy(value)
 
 
 class SettingsError(ValueError, TypeError):
@@ -84,11 +77,7 @@ def _section_of(annotation) -> type[Section] | None:
 def _union_tag(part: str) -> bool:
     """Whether a part of pydantic's ``loc`` names a member of a union (``list[...]``, ``str``, a model's class)
     rather than a key."""
-    names, todo = set(), [Section]
-    while todo:
-        names.add((c := todo.pop()).__name__)
-        todo += c.__subclasses__()
-    return "[" in part or part in ("str", "int", "float", "bool", "none") or part in names
+    return bool(re.fullmatch(r"\w+\[.*\]|str|int|float|bool|none|[A-Z][A-Za-z]+", part))
 
 
 def _refusal(cls: type[Section], error: ValidationError, what: str | None) -> SettingsError:
@@ -189,7 +178,7 @@ class Section(BaseModel):
         for name, f in cls.model_fields.items():
             default = f.get_default(call_default_factory=True)
             if isinstance(default, Section):
-                default = default.as_dict()
+                default = default.model_dump()
             rows.append({"setting": name, "default": default, "meaning": f.description or ""})
         return pd.DataFrame(rows).set_index("setting")
 
@@ -198,10 +187,6 @@ class Section(BaseModel):
         """{field name: its default, validated} (sections as instances)."""
         made = cls.model_validate({})
         return {name: getattr(made, name) for name in cls.model_fields}
-
-    def as_dict(self) -> dict:
-        """The settings as plain values (nested sections as mappings), as a parameter file states them."""
-        return self.model_dump()
 
     def fingerprint(self) -> dict:
         """What the cache keys on (:func:`pluralign.cache.fingerprint`): the settings as plain values."""
@@ -227,19 +212,4 @@ class Arguments(Section):
 
 
 class Settings(Section):
-    """Base of a part's settings (see the module docstring)."""
-
-    def changed(self) -> dict:
-        """{name: value} of the settings that differ from their defaults (sections: only their changed keys)."""
-        out, defaults = {}, type(self).defaults()
-        for name in type(self).model_fields:
-            value, default = getattr(self, name), defaults[name]
-            if isinstance(value, Section) and type(value) is type(default):
-                inner = {
-                    k: getattr(value, k) for k in type(value).model_fields if getattr(value, k) != getattr(default, k)
-                }
-                if inner:
-                    out[name] = inner
-            elif value != default:
-                out[name] = value.as_dict() if isinstance(value, Section) else value
-        return out
+    """Base of a part's settings (see the module docstring): what :func:`pluralign.params.settings_class` accepts."""

@@ -7,7 +7,6 @@ import pytest
 
 from pluralign.btb.settings import DEMO_DATA, BtbSettings, Evaluation, Judge, Labeller, Training
 from pluralign.btb.training import LR_SWEEP
-from pluralign.model_options import TrainOptions
 
 
 def test_defaults_and_nested_merge():
@@ -24,7 +23,6 @@ def test_defaults_and_nested_merge():
     assert t.judge == Judge(noise=0.5) and t.training.train.kwargs() == {"epochs": 3} and t.training.lr_sweep == [0.1]
     assert t.replace(n_examples=2).judge.noise == 0.5
     assert t.replace(judge={"n": 4}).judge == Judge(noise=0.5, n=4)  # a mapping lies over the current section
-    assert t.changed() == {"judge": {"noise": 0.5}, "training": {"lr_sweep": [0.1], "train": TrainOptions(epochs=3)}}
 
 
 def test_none_is_not_a_value_of_a_nested_setting():

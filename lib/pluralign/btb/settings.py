@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from pluralign.btb.evaluation import PAPER_IN_DOMAIN, PAPER_OUT_OF_DOMAIN
+from pluralign.btb.sources import CATEGORY_SOURCES, P_STAR_SOURCES
 from pluralign.btb.training import LR_SWEEP, lr_grid
 from pluralign.data.spec import DataSpec, OodBy
 from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
@@ -39,8 +40,8 @@ DEMO_DATA = [{"simulate": {"n_pairs": 1200, "seed": 0}}]
 JUDGE_SOURCES = ("simulated", "llm", "annotators")
 #: Where p* (Eq. 2) may come from (:data:`pluralign.btb.sources.P_STAR_SOURCES`), and the categories of §3.1
 #: (:data:`pluralign.btb.sources.CATEGORY_SOURCES`, or ``{kind: {data-set name: single | multiple}}``).
-PStarSource = Literal["truth", "annotators", "labels", "llm", "none"]
-CategorySource = Literal["truth", "labels", "llm", "none"] | dict[str, dict[str, Literal["single", "multiple"]]]
+PStarSource = Literal[P_STAR_SOURCES]
+CategorySource = Literal[CATEGORY_SOURCES] | dict[str, dict[str, Literal["single", "multiple"]]]
 
 
 class Labeller(Section):
@@ -60,7 +61,7 @@ class Labeller(Section):
 class Judge(Section):
     """Where the synthetic judgments of Eq. 3 come from (Beyond the Binary §3.3), and how many per pair."""
 
-    source: Literal["simulated", "llm", "annotators", "none"] | None = setting(
+    source: Literal[(*JUDGE_SOURCES, "none")] | None = setting(
         "simulated",
         "simulated (the offline stand-in: the population share with log-odds noise, demo only), llm (model, with "
         "method 'sample': n sampled 'Choice: A/B' completions with nucleus sampling top_p, as the paper, or "

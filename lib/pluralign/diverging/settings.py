@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 
 from pluralign.data.simulate import DEMO_DATASETS
 from pluralign.data.spec import DataSpec
+from pluralign.diverging.reward_models import MSE_AGGREGATES
 from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
 from pluralign.settings import Arguments, Section, Settings, setting
 from pluralign.stats import N_BOOT
@@ -135,7 +136,7 @@ class DivergingSettings(Settings):
         "the LLM cause classifier (CauseClassifier): llm (pluralign.llm.load arguments or the name of an entry of "
         "`models`; None: not run) and pairs (diverging pairs per data set sent to it)",
     )
-    mse_aggregate: Literal["majority", "mean"] = setting(
+    mse_aggregate: Literal[tuple(MSE_AGGREGATES)] = setting(
         "majority", "MSE (Agg)'s label: majority (the paper's majority vote, §3) or mean (the mean Likert score)"
     )
 

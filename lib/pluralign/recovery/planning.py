@@ -125,9 +125,9 @@ def _run(d: Decision, value, context) -> dict:
 
     seed = context.diverging.seed
     if d.row.startswith("diverging"):
-        spec = next(x for x in context.diverging.settings.datasets if "simulate" in x)
-        key = "n_annotators" if d.knob == "annotators per pair" else "n_pairs"
-        spec = {**spec, "simulate": {**spec["simulate"], key: int(value)}}
+        spec = next(x for x in context.diverging.settings.datasets if x.simulate is not None)
+        knob = {"n_annotators" if d.knob == "annotators per pair" else "n_pairs": int(value)}
+        spec = spec.replace(simulate=spec.simulate.replace(**knob))
         return agreement_step(d.row, spec, seed, context.diverging.settings.ties)
     if d.row == "imprint_weights":
         _, _, data = context.demo_rm

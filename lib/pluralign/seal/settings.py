@@ -14,8 +14,10 @@ from pluralign.data import spec
 from pluralign.data.core import combine
 from pluralign.data.spec import DataSpec
 from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
-from pluralign.seal.design import alignment_models
+from pluralign.seal.design import FEATURE_SOURCES, alignment_models
 from pluralign.seal.imprint import VIF_THRESHOLD
+from pluralign.seal.resistance import LABELLER_RULES
+from pluralign.seal.scoring import SCORING_INPUTS
 from pluralign.settings import Section, Settings, setting
 
 __all__ = ["SealSettings", "AlignmentDesign", "PrePostModels", "ROBUSTNESS_MODELS", "TOPIC_SOURCES"]
@@ -69,7 +71,7 @@ class AlignmentDesign(Section):
         TrainOptions(objective="bt", labels="aggregate"), "RewardModel.train arguments of the pair"
     )
     base_model: ModelOptions = setting(ModelOptions(head="mlp"), "pluralign.rewards.load arguments of the pair's base")
-    scoring_input: Literal["seal", "prompt_reply"] | None = setting(
+    scoring_input: Literal[SCORING_INPUTS] | None = setting(
         "prompt_reply",
         "what the RMs score (pluralign.seal.scoring): 'seal' (SEAL's (history, reply) split, for named RMs) or "
         "'prompt_reply' (the loader's pairs, as this project's own pair was trained); None: by the models",
@@ -116,7 +118,7 @@ class SealSettings(Settings):
         "pluralign.rewards.load arguments or keys of `models`) or the train and base_model of this project's own "
         "pair, and scoring_input ('seal': SEAL's (history, reply) split; 'prompt_reply': the loader's)",
     )
-    features: Literal["planted", "rules", "llm"] | None = setting(
+    features: Literal[FEATURE_SOURCES] | None = setting(
         None,
         "where the entries' features come from: 'planted' (the simulator's), 'rules' (the rule-based featurizer), "
         "'llm' (the LM-labeller of App. C.3); None: no features (the rewards page needs none)",
@@ -144,7 +146,7 @@ class SealSettings(Settings):
         "'following standard practice'); None: none dropped",
         gt=1,
     )
-    labeller_rule: Literal["harmless_first", "helpful_first"] = setting(
+    labeller_rule: Literal[tuple(LABELLER_RULES)] = setting(
         "harmless_first",
         "γ's rule (App. D.4): 'harmless_first' (SEAL's code, which gives its reported counts) or 'helpful_first' "
         "(its text and Table 2); both rules' counts are shown",
@@ -157,7 +159,7 @@ class SealSettings(Settings):
     other_preference_sets: list[DataSpec] | None = setting(
         None, "§ 3: preference sets to measure alignment resistance on (pluralign.load specs); None: the study's own"
     )
-    topic_source: Literal["rules", "llm"] = setting(
+    topic_source: Literal[TOPIC_SOURCES] = setting(
         "rules", "App. E.1 / Fig. 15: 'rules' (the keyword stand-in) or 'llm' (the LM-labeller's, features 'llm')"
     )
     rewriter: LLMOptions | str | None = setting(
@@ -182,7 +184,7 @@ class SealSettings(Settings):
     similarity_model: str | None = setting(
         None, "the embedding of original and rewritten texts' similarity (pluralign.embed; the paper: BAAI/bge-m3)"
     )
-    robustness_model: Literal["linear", "logit"] = setting(
+    robustness_model: Literal[ROBUSTNESS_MODELS] = setting(
         "linear",
         "Eq. 4 / Table 8: 'linear' (the linear probability model of SEAL's code, Table 8's scale) or 'logit' "
         "(Eq. 4 as written); both are shown, this one is plotted",
