@@ -6,12 +6,13 @@ from types import SimpleNamespace
 import pandas as pd
 
 from pluralign.data.simulate import simulate
+from pluralign.data.spec import DataSpec
 from pluralign.recovery import sweeps as sw
 from pluralign.seal.design import chosen_rejected
 
 
 def _context(n_pairs=300):
-    spec = {"simulate": {"n_pairs": n_pairs, "seed": 5}}
+    spec = DataSpec.create({"simulate": {"n_pairs": n_pairs, "seed": 5}})  # as the settings hold it
     data = simulate(n_pairs=n_pairs, seed=5)
     ids = data.pairs["pair_id"]
     return SimpleNamespace(
