@@ -52,6 +52,7 @@ POPULATION_ROUNDS = 100
 
 
 #: the branch each text takes in the simulated rewriter, by text (:func:`_branches`): texts recur round after round
+#: (at most 50,000 texts: a process that runs many populations, such as the recovery study, keeps the latest)
 _BRANCHES: dict = {}
 
 
@@ -63,6 +64,9 @@ def _branches(texts) -> list:
     from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated_rewrite
 
     new = list(dict.fromkeys(t for t in texts if t not in _BRANCHES))
+    if len(_BRANCHES) + len(new) > 50_000:  # a process that runs many populations keeps the latest texts only
+        _BRANCHES.clear()
+        new = list(dict.fromkeys(texts))
     if new:
         full = simulated_rewrite(new, seed=0, p_flip=1.0)[list(SIMULATED_FLIP_FEATURES)].to_numpy(int).tolist()
         _BRANCHES.update(zip(new, map(tuple, full)))
