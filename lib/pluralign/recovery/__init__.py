@@ -14,12 +14,14 @@ Each check is one function taking the objects it needs (a study, a data set, a t
 run small versions of them; :func:`recovery_table` wires them to the demo profile's studies, each built as its book
 page builds it, read through the studies' public members only.
 
+- :mod:`.context` — the pages whose studies the checks read, and what a run of them holds;
 - :mod:`.rows` — the table's columns, the four kinds of row, the shared intervals;
 - :mod:`.diverging_checks`, :mod:`.seal_checks`, :mod:`.btb_checks` — the checks of Parts I, II and III, with
   Part II's method rows in :mod:`.imprint_checks` (Eq. 1), :mod:`.resistance_checks` (Eq. 3, Table 1) and
   :mod:`.robustness_checks` (Eq. 4);
 - :mod:`.mutations` — broken variants of every method run through the same checks: each must fail its row;
-- :mod:`.demo` — the demo table from the parts' studies, the page's result, the training curves, the command line.
+- :mod:`.demo` — the demo table from the parts' studies, the page's result, the training curves, the command line;
+- :mod:`.study` — how often the method rows fail correct methods, over fresh populations.
 """
 
 import types
@@ -32,19 +34,16 @@ from pluralign.recovery.btb_checks import (
     margin_pstar_correlation,
     subjectivity_category_accuracy,
 )
+from pluralign.recovery.context import PAGES, RecoveryContext, book_seed, page_params, part_study
 from pluralign.recovery.demo import (
     KIND_NOTES,
-    PAGES,
     WHY,
-    RecoveryContext,
     btb_rows,
     commit_seed,
     difficulty,
     diverging_rows,
     main,
     mutation_result,
-    page_params,
-    part_study,
     planning_result,
     recovery_context,
     recovery_table,

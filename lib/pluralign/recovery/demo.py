@@ -6,9 +6,6 @@ studies are read (DESIGN: nothing reaches into another module's private members)
 from __future__ import annotations
 
 import functools
-import importlib
-from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -19,17 +16,13 @@ from pluralign.recovery import imprint_checks as I
 from pluralign.recovery import resistance_checks as Rs
 from pluralign.recovery import robustness_checks as Rb
 from pluralign.recovery import seal_checks as S
+from pluralign.recovery.context import RecoveryContext, book_seed, part_study
 from pluralign.recovery.rows import ALPHA, COLUMNS, HIGH_AGREEMENT, KINDS, REQUIRED, is_method
 
 __all__ = [
-    "RecoveryContext",
     "recovery_context",
-    "book_seed",
     "difficulty",
     "sweep_result",
-    "PAGES",
-    "page_params",
-    "part_study",
     "diverging_rows",
     "seal_rows",
     "btb_rows",
@@ -42,33 +35,6 @@ __all__ = [
     "mutation_result",
     "planning_result",
 ]
-
-#: the book page whose study each part's checks read (its parameters, its cache)
-PAGES = {"diverging": "diverging_know", "seal": "seal_robustness", "btb": "btb_rewards"}
-
-
-def page_params(notebook: str, profile: str = "demo") -> dict:
-    """The resolved parameters of a book page (its first parameter file in ``manifest.yml`` for ``profile``)."""
-    import yaml
-
-    from pluralign.book.manifest_plan import ROOT
-    from pluralign.params import declared_parameters, read_params
-
-    manifest = yaml.safe_load((Path(ROOT) / "manifest.yml").read_text())
-    files = manifest["profiles"][profile].get(notebook)
-    if not files:
-        raise ValueError(f"manifest.yml has no parameter file for {notebook!r} on profile {profile!r}")
-    return read_params(Path(ROOT) / files[0], declared=declared_parameters(Path(ROOT) / "notebooks" / f"{notebook}.py"))
-
-
-def part_study(part: str, profile: str = "demo", seed: int | None = None):
-    """The study of ``part`` (diverging / seal / btb) as its page :data:`PAGES`\\ ``[part]`` builds it: every
-    page parameter is a setting of the part's one ``setup`` signature; ``seed`` (default: the page's) draws
-    another simulated population (:func:`pluralign.data.spec.reseeded`) and every seeded step with it."""
-    params = page_params(PAGES[part], profile)
-    if seed is not None:
-        params["seed"] = int(seed)
-    return importlib.import_module(f"pluralign.{part}").setup(**params)
 
 
 def diverging_rows(s) -> tuple[list[dict], tuple]:
@@ -176,25 +142,6 @@ def training_curves(profile: str = "demo"):
         "(every quarter epoch); the best checkpoint is kept."
     )
     return report.Result(table=table, figure=fig, caption=caption, data={"curves": curves})
-
-
-@dataclass(frozen=True, eq=False)
-class RecoveryContext:
-    """What the demo table is computed from: the three parts' studies as their pages build them, the demo RM's
-    rewards on its data set (``demo_rm``: rewards A, rewards B, data), its residual sd on the utility scale
-    (``noise_sd``: the noisy oracle's noise) and the ``table`` itself."""
-
-    diverging: object
-    seal: object
-    btb: object
-    demo_rm: tuple
-    noise_sd: float
-    table: pd.DataFrame
-
-
-def book_seed(profile: str = "demo") -> int:
-    """The population seed of the book's pages (their parameter files' ``seed``)."""
-    return int(page_params(PAGES["diverging"], profile)["seed"])
 
 
 def recovery_context(profile: str = "demo", seed: int | None = None) -> RecoveryContext:

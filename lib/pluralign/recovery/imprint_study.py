@@ -39,7 +39,7 @@ def _specs(profile: str) -> tuple[DataSpec, DataSpec]:
     """The simulator specs of Part I's first data set and of SEAL's D on ``profile``'s pages (read once per
     process)."""
     from pluralign.diverging.settings import DivergingSettings
-    from pluralign.recovery.demo import PAGES, page_params
+    from pluralign.recovery.context import PAGES, page_params
     from pluralign.seal.settings import SealSettings
 
     def settings(cls, part):

@@ -65,9 +65,9 @@ DEMO_NOISE = 0.5766
 
 @functools.lru_cache(maxsize=4)
 def _seal_settings(profile: str):
-    """The settings of the SEAL page whose study the demo table reads (:data:`~pluralign.recovery.demo.PAGES`),
+    """The settings of the SEAL page whose study the demo table reads (:data:`~pluralign.recovery.context.PAGES`),
     read once per process."""
-    from pluralign.recovery.demo import PAGES, page_params
+    from pluralign.recovery.context import PAGES, page_params
     from pluralign.seal.settings import SealSettings
 
     p = page_params(PAGES["seal"], profile)
@@ -90,13 +90,13 @@ class SealInputs:
 
 def population(seed: int, profile: str = "demo", noise_sd: float = DEMO_NOISE, parts=("diverging", "seal", "btb")):
     """Every method row's inputs at population seed ``seed``, nothing trained, as a
-    :class:`~pluralign.recovery.demo.RecoveryContext` without a table: Part I's and Part III's studies as their
+    :class:`~pluralign.recovery.context.RecoveryContext` without a table: Part I's and Part III's studies as their
     pages build them at ``seed`` (they train nothing until a model is asked for), SEAL's inputs
     (:class:`SealInputs`: the pages' simulator specs drawn with ``seed``, :func:`pluralign.data.spec.from_spec`),
     Part I's first data set as the imprint row's data, and the oracle's noise ``noise_sd``; only the ``parts``
     asked for are drawn (the others are None)."""
     from pluralign.data.spec import from_spec
-    from pluralign.recovery.demo import RecoveryContext, part_study
+    from pluralign.recovery.context import RecoveryContext, part_study
     from pluralign.seal.design import chosen_rejected
 
     inputs = None
@@ -178,8 +178,8 @@ ROW_CHECKS = {
 if set(ROW_CHECKS) != set(REQUIRED):  # a method row added to the table must be added to the study
     raise ImportError(f"the study's rows {sorted(ROW_CHECKS)} are not the table's method rows {sorted(REQUIRED)}")
 
-#: per method row: the part of the context it reads (:func:`population`) and the modules whose code decides its
-#: verdict besides :mod:`.rows` and this module (:func:`rows_fingerprint`)
+#: per method row: the part of the context it reads (:func:`population`) and the module whose code decides its
+#: verdict besides :mod:`.rows` (:func:`rows_fingerprint`)
 ROW_SOURCES = {
     "diverging_share": ("diverging", "diverging_checks"),
     "diverging_taste_driven": ("diverging", "diverging_checks"),
@@ -319,12 +319,12 @@ def recorded(path: Path = RESULTS) -> dict | None:
 
 
 def rows_fingerprint(row: str) -> str:
-    """A hash of the code that decides the method row ``row``'s verdict (:mod:`.rows`, this module and the row's
-    check module, :data:`ROW_SOURCES`), recorded with each row's counts, so that a page built on other code says
-    that the row's quoted rate was measured on other code."""
+    """A hash of the code that decides the method row ``row``'s verdict (:mod:`.rows` and the row's check module,
+    :data:`ROW_SOURCES`), recorded with each row's counts, so that a page built on other code says that the row's
+    quoted rate was measured on other code."""
     here = Path(__file__).parent
     h = hashlib.sha256()
-    for m in ("rows", "study", ROW_SOURCES[row][1]):
+    for m in ("rows", ROW_SOURCES[row][1]):
         h.update((here / f"{m}.py").read_bytes())
     return h.hexdigest()[:16]
 
