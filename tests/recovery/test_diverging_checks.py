@@ -8,6 +8,7 @@ import pytest
 from pluralign import recovery as R
 from pluralign.data.simulate import simulate
 from pluralign.diverging.agreement import agreement_classes
+from pluralign.recovery import agreement_truth as AT
 from pluralign.recovery import diverging_checks as DC
 
 
@@ -57,8 +58,8 @@ def test_class_probabilities_are_exact_and_match_the_inclusion_exclusion():
     from pluralign.diverging.agreement import planted_divergence
 
     d = simulate(n_pairs=300, seed=5, n_annotators=3, n_pool=400)
-    P = DC.class_probabilities(d)
-    assert list(P.columns) == list(DC.CLASS_TESTS)
+    P = AT.class_probabilities(d)
+    assert list(P.columns) == list(AT.CLASS_TESTS)
     assert np.allclose(P.iloc[:, :4].sum(1), 1) and np.allclose(P.iloc[:, 5:].sum(1), 1)
     assert np.allclose(P["diverging"], planted_divergence(d))
     assert (P["substantial"] <= P["diverging"] + 1e-12).all()
@@ -75,7 +76,7 @@ def test_vote_classes_is_the_library_rule_on_every_pair(sim, classified):
         .pivot_table(index="pair_id", columns="v", aggfunc="size", fill_value=0)
         .reindex(index=classified.index, columns=[-2, -1, 0, 1, 2], fill_value=0)
     )
-    assert np.array_equal(DC.vote_classes(counts.to_numpy()), DC.observed_classes(classified, classified.index))
+    assert np.array_equal(AT.vote_classes(counts.to_numpy()), AT.observed_classes(classified, classified.index))
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +121,10 @@ def test_the_null_keeps_every_share_and_fails_the_slopes(demo_population):
     slopes: its null_pass is 0 because of what the slopes see, not by construction."""
     d = demo_population
     c = agreement_classes(d)
-    P = DC.conditional_class_probabilities(d)
+    P = AT.conditional_class_probabilities(d)
     perm = np.random.default_rng(1).permutation(len(c))
     shuffled = c.iloc[perm].set_axis(c.index)
-    t = DC.classes_judge(DC.observed_classes(shuffled, P.index), P.to_numpy())["tests"]
+    t = DC.classes_judge(AT.observed_classes(shuffled, P.index), P.to_numpy())["tests"]
     assert t.loc[t["test"] == "share", "ok"].all() and not t.loc[t["test"] == "slope", "ok"].all()
 
 
@@ -131,9 +132,9 @@ def test_probabilities_given_who_judged_match_redrawn_noise(sim):
     """The outcome probabilities given each pair's annotators (built one judgment at a time) equal the shares over
     the judgment noise redrawn many times with the same annotators, and the four classes and the four majority
     values each sum to 1 per pair."""
-    C = DC.conditional_class_probabilities(sim)
+    C = AT.conditional_class_probabilities(sim)
     assert np.allclose(C.iloc[:, :4].sum(axis=1), 1) and np.allclose(C.iloc[:, 5:].sum(axis=1), 1)
-    jp = DC.judgment_probabilities(sim)
+    jp = AT.judgment_probabilities(sim)
     cum = np.cumsum(jp[[-2, -1, 0, 1, 2]].to_numpy(), axis=1)
     pos = C.index.get_indexer(jp["pair_id"])
     rng, acc, reps = np.random.default_rng(0), np.zeros(C.shape), 400
@@ -141,5 +142,5 @@ def test_probabilities_given_who_judged_match_redrawn_noise(sim):
         v = (rng.random(len(cum))[:, None] > cum).sum(axis=1).clip(0, 4)
         counts = np.zeros((len(C), 5), int)
         np.add.at(counts, (pos, v), 1)
-        acc += DC.vote_classes(counts)
+        acc += AT.vote_classes(counts)
     assert np.abs(acc.mean(axis=0) / reps - C.mean(axis=0).to_numpy()).max() < 0.005

@@ -17,8 +17,8 @@ page builds it, read through the studies' public members only.
 - :mod:`.context` — the pages whose studies the checks read, and what a run of them holds;
 - :mod:`.rows` — the table's columns, the four kinds of row, the shared intervals;
 - :mod:`.diverging_checks`, :mod:`.seal_checks`, :mod:`.btb_checks` — the checks of Parts I, II and III, with
-  Part II's method rows in :mod:`.imprint_checks` (Eq. 1), :mod:`.resistance_checks` (Eq. 3, Table 1) and
-  :mod:`.robustness_checks` (Eq. 4);
+  Part I's planted agreement classes in :mod:`.agreement_truth`, Part II's method rows in :mod:`.imprint_checks`
+  (Eq. 1), :mod:`.resistance_checks` (Eq. 3, Table 1) and :mod:`.robustness_checks` (Eq. 4);
 - :mod:`.mutations` — broken variants of every method run through the same checks: each must fail its row;
 - :mod:`.demo` — the demo table from the parts' studies, the page's result, the training curves, the command line;
 - :mod:`.study` — how often the method rows fail correct methods, over fresh populations.
@@ -26,6 +26,7 @@ page builds it, read through the studies' public members only.
 
 import types
 
+from pluralign.recovery.agreement_truth import expected_agreement
 from pluralign.recovery.btb_checks import (
     claim_margin_improves_pstar,
     expected_margin_correlation,
@@ -61,7 +62,6 @@ from pluralign.recovery.diverging_checks import (
     diverging_judge,
     diverging_share,
     diverging_taste_driven,
-    expected_agreement,
     meanvar_auroc_diverging,
     rm_accuracy_high_agreement,
     rm_utility_correlation,

@@ -127,6 +127,35 @@ def _production_fit(drawn: list, d: int, pt: dict, post: np.ndarray) -> pd.DataF
     return fits[d]
 
 
+def _eq3_estimates(drawn, pt, n_pairs: int, regression=None) -> list[np.ndarray]:
+    """Eq. 3's coefficients of every draw of :func:`resistance_draws` as ``(estimate, ci_low, ci_high)`` rows over
+    the planted features, a separated coefficient NaN: the production fit (:func:`_production_fit`), or
+    ``regression`` in its place (a broken variant: its ``base`` fit, its ``breaks`` applied to the fit's table)."""
+    from pluralign.seal.resistance import misalignment_regression
+
+    base, breaks = getattr(regression, "base", regression), getattr(regression, "breaks", None)
+    out = []
+    for d, (_pre, post, sep) in enumerate(drawn):
+        if base is None or base is misalignment_regression:
+            t = _production_fit(drawn, d, pt, post)
+        else:
+            t = base(post, np.zeros(n_pairs), pt["ch"], pt["rj"], list(pt["ch"].columns), **EQ3).table
+        t = breaks(t) if breaks is not None else t
+        e = t.reindex(pt["rho"].index)[["estimate", "ci_low", "ci_high"]].to_numpy(float).T.copy()
+        e[:, sep] = np.nan
+        out.append(e)
+    return out
+
+
+def _regime_counts(label, pre_rewards, posts) -> tuple[np.ndarray, np.ndarray]:
+    """Table 1's regime counts of every draw (``label``, the labeller, on all draws' pairs at once) and the labels."""
+    from pluralign.seal.resistance import REGIMES
+
+    reg = np.asarray(label(pre_rewards, np.zeros(len(posts)), posts, np.zeros(len(posts))), dtype=object)
+    first = [np.count_nonzero(reg == r) for r in REGIMES[:-1]]
+    return np.array([*first, len(reg) - sum(first)], float), reg
+
+
 def oracle_resistance(
     D, view, other_parts, *, noise_sd: float, n_draws: int = 25, seed: int = 0, regression=None, regimes=None
 ) -> dict:
@@ -151,29 +180,16 @@ def oracle_resistance(
     pair's pre-D rewards with another pair's post-D rewards (pairs permuted between the two RMs). Both keep what a
     pairing-blind method keeps (no imprint; each RM's own alignment rate), so the null passes where the planted ρ
     are within their standard errors of 0 and the pre-D and post-D alignments are independent."""
-    from pluralign.seal.resistance import REGIMES, alignment_regimes, misalignment_regression
+    from pluralign.seal.resistance import REGIMES, alignment_regimes
 
     label = regimes or alignment_regimes
-    base, breaks = getattr(regression, "base", regression), getattr(regression, "breaks", None)
     pt, drawn = resistance_draws(D, view, other_parts, noise_sd, int(seed), max(1, int(n_draws)))
-    out = []
-    for d, (_pre, post, sep) in enumerate(drawn):
-        if base is None or base is misalignment_regression:
-            t = _production_fit(drawn, d, pt, post)
-        else:
-            t = base(post, np.zeros(len(view)), pt["ch"], pt["rj"], list(pt["ch"].columns), **EQ3).table
-        t = breaks(t) if breaks is not None else t
-        e = t.reindex(pt["rho"].index)[["estimate", "ci_low", "ci_high"]].to_numpy(float).T.copy()
-        e[:, sep] = np.nan
-        out.append(e)
+    out = _eq3_estimates(drawn, pt, len(view), regression)
     pres = np.concatenate([pre for pre, _, _ in drawn])
     posts = np.concatenate([post for _, post, _ in drawn])
 
     def counts_of(pre_rewards):
-        """Table 1's regime counts of every draw (the labeller on all draws' pairs at once) and the labels."""
-        reg = np.asarray(label(pre_rewards, np.zeros(len(posts)), posts, np.zeros(len(posts))), dtype=object)
-        first = [np.count_nonzero(reg == r) for r in REGIMES[:-1]]
-        return np.array([*first, len(reg) - sum(first)], float), reg
+        return _regime_counts(label, pre_rewards, posts)
 
     counts, labels = counts_of(pres)
     misaligned = (labels == "stayed-misaligned") | (labels == "reversed")
