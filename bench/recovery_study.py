@@ -35,6 +35,13 @@ def main(argv=None) -> int:
     ap.add_argument("--log", default="bench/results/recovery_study.jsonl")
     ap.add_argument("--out", default="bench/results/recovery_study.json")
     ap.add_argument("--fresh", action="store_true", help="discard --log and measure everything again")
+    ap.add_argument(
+        "--shard",
+        default="0/1",
+        help="K/N: only every N-th seed from the K-th (processes side by side, "
+        "each with its own --log, the first of a comma-separated list: the others are read, never written, and "
+        "--summarize joins them all)",
+    )
     ap.add_argument("--summarize", action="store_true", help="only write --out from --log")
     a = ap.parse_args(argv)
     os.environ.setdefault("PLURALIGN_CACHE", tempfile.mkdtemp(prefix="pluralign-study-cache-"))
@@ -51,20 +58,23 @@ def main(argv=None) -> int:
     if unknown:
         ap.error(f"unknown rows {unknown}; the method rows are {list(REQUIRED)}")
     seeds = S.study_seeds(a.n)
-    log = Path(a.log)
+    logs = [Path(x) for x in a.log.split(",")]
+    log = logs[0]
+    k, n_shards = (int(x) for x in a.shard.split("/"))
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     if not a.summarize:
         current = {q: S.rows_fingerprint(q) for q in REQUIRED}
-        kept = (
-            []
-            if a.fresh
-            else [r for r in _read(log) if r["row"] == "population" or r.get("fingerprint") == current[r["row"]]]
-        )
+
+        def valid(r):
+            return r["row"] == "population" or r.get("fingerprint") == current[r["row"]]
+
+        kept = [] if a.fresh else [r for r in _read(log) if valid(r)]
         log.write_text("".join(json.dumps(r) + "\n" for r in kept))
-        done = {(r["seed"], r["row"]) for r in kept}
-        todo = [s for s in seeds if any((s, q) not in done for q in rows)]
-        print(f"{len(seeds) - len(todo)} of {len(seeds)} populations already measured on this code", flush=True)
+        # what this run's log or the other shards' (the other --log files, read only) measured on this code
+        done = {(r["seed"], r["row"]) for r in kept + [r for x in logs[1:] for r in _read(x)] if valid(r)}
+        todo = [s for s in seeds[k::n_shards] if any((s, q) not in done for q in rows)]
+        print(f"shard {k}/{n_shards}: {len(todo)} populations left to measure of {len(seeds)}", flush=True)
 
         def progress(k, res):
             if "error" in res[0]:
@@ -79,7 +89,7 @@ def main(argv=None) -> int:
 
         todo_rows = {s: tuple(q for q in rows if (s, q) not in done) for s in todo}
         S.false_failures(todo, a.noise_sd, rows=rows, jobs=a.jobs, progress=progress, rows_of=todo_rows)
-    runs = pd.DataFrame(_read(log))
+    runs = pd.DataFrame([r for x in logs for r in _read(x)]).drop_duplicates(["seed", "row"], keep="last")
     runs = runs[runs["seed"].isin(seeds)]
     out = {
         "what": "false failures of correct methods in the recovery's method rows, over fresh simulated populations "

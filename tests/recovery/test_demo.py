@@ -18,7 +18,7 @@ def test_result_table_and_profiles():
         columns=R.COLUMNS,
     )
     res = R.result(t)
-    share = ("method", "Agreement classes (§2): share of diverging pairs")
+    share = ("method", "Agreement classes (§2, §3): every class against the planted votes")
     assert res.table.loc[share, "truth"] == "0.400" and res.table.loc[share, "verdict"] == "passes"
     assert res.table.loc[("claim", "claim x"), "truth"] == "—" and res.values["n_recovered"] == 1
     assert res.table.loc[("claim", "claim x"), "estimate [95% CI]"] == "\u22120.100 [\u22120.200, 0.000]"

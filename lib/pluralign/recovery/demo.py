@@ -183,9 +183,11 @@ def recovery_table(profile: str = "demo", seed: int | None = None) -> pd.DataFra
 
 #: what is known about why a method row can fail on the demo (shown only for the rows that do)
 WHY = {
-    "diverging_share": "the §2 classes or the planted expectation disagree beyond the sampling of pairs and "
-    "annotators: a change to the agreement rule, or to the simulator's annotators.",
-    "diverging_taste_driven": "as for diverging_share, on the diverging pairs only.",
+    "diverging_share": "a class, the substantial flag or the majority differs from its probability given who judged "
+    "each pair (their planted weights, the judgment noise the only chance left) beyond that noise: a change to the "
+    "agreement rule (a threshold, A and B read the wrong way round), or a simulator whose recorded annotators do not "
+    "give its votes.",
+    "diverging_taste_driven": "as for diverging_share, on the diverging class and the pairs planted taste-driven.",
     "imprint_weights": "the reward is the planted utility plus a prompt effect and noise on the planted features, so "
     "the planted weights are the truth and a miss is the estimator's: a prompt effect the pair fixed effects did not "
     "absorb or an imprint read with the wrong sign or under another feature's name (bias), or intervals too narrow "

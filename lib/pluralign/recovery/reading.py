@@ -15,7 +15,7 @@ __all__ = ["NAMES", "SWEEP_NAMES", "PARTS", "name", "verdict_word", "part_readin
 
 #: every row's display name, by its key
 NAMES = {
-    "diverging_share": "Agreement classes (§2): share of diverging pairs",
+    "diverging_share": "Agreement classes (§2, §3): every class against the planted votes",
     "diverging_taste_driven": "Agreement classes (§2): taste-driven share of the diverging pairs",
     "cause_agreement": "Cause labeller (surface rules) against the planted causes",
     "meanvar_auroc_diverging": "Mean-variance RM: taste-driven against single-answer pairs",
