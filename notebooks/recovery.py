@@ -83,11 +83,14 @@ study.result().glue()
 # over the design effect measured from how much the draws' coverage varies against the binomial spread at the
 # coverage observed (Kish's design effect: never below 1, never above the number of intervals per draw).
 #
-# - *Agreement classes* (Diverging Preferences §2), against the planted population. The share of diverging pairs
-#   alone would pass a method that marks the right number of pairs at random, so each row also asks *which*
-#   pairs: the slope of the class on each pair's planted P(diverging) must be 1, and the share of taste-driven
-#   pairs classified diverging must match their planted mean. Intervals resample pairs and annotators (one
-#   simulated annotator judges many pairs).
+# - *Agreement classes* (Diverging Preferences §2 and §3), against the planted votes: every class (high-agreement
+#   preference, high-agreement tie, diverging, other), the substantial flag and the majority choice, each by its
+#   share and by its per-pair slope on its probability given who judged the pair. The simulator records each
+#   annotator's planted weights, so only their judgment noise is left to chance and the pairs are independent: the
+#   variances are exact. A share alone would pass a method that marks the right number of pairs at random, and the
+#   diverging class alone would pass votes for A read as votes for B; the slopes and the majority catch both. The
+#   probabilities under the whole population are shown beside. The second row asks the same of the pairs planted
+#   taste-driven.
 # - *SEAL Eq. 1 imprints*, on the planted features and on the features the rule featurizer reads from the texts:
 #   Eq. 1 on a noisy oracle reward (the planted utility, a prompt effect that rises with the pair's features, which
 #   Eq. 1's pair effects must absorb, and noise of the trained RM's residual size), over draws that resample the
@@ -99,15 +102,19 @@ study.result().glue()
 #   rarely, the 50 % intervals neither too rarely nor too often.
 # - *SEAL Eq. 3 and Table 1's regimes*, on a pre-D and a post-D oracle whose noise on the reward gap is logistic,
 #   so Eq. 3's coefficients are known exactly and each pair's regime has a known probability: the coefficients'
-#   intervals are calibrated on both sides and the regime counts match their expectation. Eq. 3 is fitted on every
+#   intervals are calibrated on both sides and the regime counts match their expectation. The row's estimate is the
+#   post-D resistance as the library's Table 1 labeller counts it (stayed-misaligned and reversed pairs), so a
+#   labeller that reads the wrong indicators moves it. Eq. 3 is fitted on every
 #   identifiable feature (SEAL's VIF screen would drop a planted feature and bias the rest); a coefficient whose
 #   feature is separated in a draw (its maximum-likelihood estimate does not exist) is left out of that draw.
 # - *SEAL Eq. 4 robustness scores*, on the demo's simulated rewrites scored by the noisy oracle: each score's truth
 #   is the least-squares projection of the planted event probability over {glue:text}`eq4_population_rounds`
 #   rewrites of every pair, and the intervals are calibrated on both sides around it. Eq. 4 is a linear model of
 #   an event that is not linear, so every draw resamples the pairs and rewrites them anew.
-# - *Beyond the Binary Eq. 3 margins* from the simulated judge, against their planted expectation pair by pair:
-#   slope 1 and intercept 0, so a mis-scaled or one-sided margin fails, not only a weak correlation.
+# - *Beyond the Binary Eq. 3 margins* from the simulated judge, against what Eq. 3 estimates under that judge pair
+#   by pair (the margin's exact expectation given the judge's noise and its judgments per pair, which shrinks the
+#   planted split p\*; both are shown): slope 1 and intercept 0, so a mis-scaled or one-sided margin fails, not only
+#   a weak correlation, and every margin must lie in [0, 1].
 #
 # The planted weights are the population's means; the simulator's pool of annotators is moment-matched to that
 # population, so what the annotators taught the models and what the population would have taught them are the
