@@ -439,9 +439,12 @@ def rule_featurize(texts: Sequence[str]) -> pd.DataFrame:
     Returns a DataFrame in the raw-label layout of :func:`featurize`'s ``table`` (booleans, sentiment
     strings); every text is labelled (the labeller is named "rules" where one is recorded).
     """
-    rows = []
+    rows, seen = [], {}  # a response that recurs (the same reply in several conversations) is labelled once
     for t in texts:
         resp = last_response(t)
+        if resp in seen:
+            rows.append(seen[resp])
+            continue
         refusal = bool(_REFUSAL.search(resp))
         insult = bool(_INSULT.search(resp))
         explicit = bool(_EXPLICIT.search(resp))
@@ -462,6 +465,7 @@ def rule_featurize(texts: Sequence[str]) -> pd.DataFrame:
             }
         )
         rows.append(row)
+        seen[resp] = row
     return pd.DataFrame(rows, columns=[*TAXONOMY_KEYS, "response_words", "response_has_list"], dtype=object)
 
 
