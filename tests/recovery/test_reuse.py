@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from pluralign.data.simulate import FEATURES, simulate
+from pluralign.recovery.eq1_fits import eq1_closed_form
 
 
 @pytest.fixture(scope="module")
@@ -51,12 +52,12 @@ def test_eq1_closed_form_is_the_production_fit_on_every_draw(small, monkeypatch)
     (ua, ub), X = design
     ids = pd.Index(range(len(ua)))
     other = _imprint_fit(ua * 2, ub, None, ids, X=X).table
-    assert I.eq1_closed_form(other, [((ua, ub), X)]) is None
+    assert eq1_closed_form(other, [((ua, ub), X)]) is None
     # both variances are known to the closed form: each fit's own table comes back (not the slow path)
     noisy = (ua + np.random.default_rng(0).normal(0, 0.5, len(ua)), ub)
     for f in (None, eq1_ols_se):
         first = _imprint_fit(*noisy, None, ids, fit=f, X=X).table
-        assert I.eq1_closed_form(first, [(noisy, X), (noisy, X)]) is not None
+        assert eq1_closed_form(first, [(noisy, X), (noisy, X)]) is not None
 
 
 def test_the_production_fits_of_a_draw_are_reused_by_its_broken_variants(small, monkeypatch):

@@ -178,16 +178,16 @@ ROW_CHECKS = {
 if set(ROW_CHECKS) != set(REQUIRED):  # a method row added to the table must be added to the study
     raise ImportError(f"the study's rows {sorted(ROW_CHECKS)} are not the table's method rows {sorted(REQUIRED)}")
 
-#: per method row: the part of the context it reads (:func:`population`) and the module whose code decides its
+#: per method row: the part of the context it reads (:func:`population`) and the modules whose code decides its
 #: verdict besides :mod:`.rows` (:func:`rows_fingerprint`)
 ROW_SOURCES = {
-    "diverging_share": ("diverging", "diverging_checks"),
-    "diverging_taste_driven": ("diverging", "diverging_checks"),
-    "imprint_weights": ("diverging", "imprint_checks"),
-    "imprint_text_weights": ("seal", "imprint_checks"),
-    "resistance_regimes": ("seal", "resistance_checks"),
-    "robustness_scores": ("seal", "robustness_checks"),
-    "margin_pstar_correlation": ("btb", "btb_checks"),
+    "diverging_share": ("diverging", ("diverging_checks", "agreement_truth")),
+    "diverging_taste_driven": ("diverging", ("diverging_checks", "agreement_truth")),
+    "imprint_weights": ("diverging", ("imprint_checks", "eq1_fits")),
+    "imprint_text_weights": ("seal", ("imprint_checks", "eq1_fits")),
+    "resistance_regimes": ("seal", ("resistance_checks",)),
+    "robustness_scores": ("seal", ("robustness_checks",)),
+    "margin_pstar_correlation": ("btb", ("btb_checks",)),
 }
 
 
@@ -319,12 +319,12 @@ def recorded(path: Path = RESULTS) -> dict | None:
 
 
 def rows_fingerprint(row: str) -> str:
-    """A hash of the code that decides the method row ``row``'s verdict (:mod:`.rows` and the row's check module,
+    """A hash of the code that decides the method row ``row``'s verdict (:mod:`.rows` and the row's check modules,
     :data:`ROW_SOURCES`), recorded with each row's counts, so that a page built on other code says that the row's
     quoted rate was measured on other code."""
     here = Path(__file__).parent
     h = hashlib.sha256()
-    for m in ("rows", ROW_SOURCES[row][1]):
+    for m in ("rows", *ROW_SOURCES[row][1]):
         h.update((here / f"{m}.py").read_bytes())
     return h.hexdigest()[:16]
 
