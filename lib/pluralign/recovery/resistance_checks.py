@@ -156,6 +156,24 @@ def _regime_counts(label, pre_rewards, posts) -> tuple[np.ndarray, np.ndarray]:
     return np.array([*first, len(reg) - sum(first)], float), reg
 
 
+def _pairing_blind(half: np.ndarray, n_draws: int, n_pairs: int, pres: np.ndarray, counts_of):
+    """The null of ``resistance_regimes``: a method that ignores which pair is which, as a draw of ``(estimate,
+    ci_low, ci_high, regime counts)`` from a generator. Eq. 3 fitted with the outcome permuted over the pairs has
+    estimates centred on 0: drawn normal around 0 with the method's own interval half-widths ``half`` (the
+    permuted fit's sampling distribution by its normal approximation, so that no logit is refitted 200 × ``n_draws``
+    times). Table 1's labeller (``counts_of``: the production one, or the row's ``regimes``) is applied to each
+    pair's pre-D rewards ``pres`` with another pair's post-D rewards (pairs permuted between the two RMs). Both keep
+    what a pairing-blind method keeps (no imprint; each RM's own alignment rate), so the null passes where the
+    planted ρ are within their standard errors of 0 and the pre-D and post-D alignments are independent."""
+
+    def make(g):
+        e = g.normal(0.0, 1.0, half.shape) * half / 1.959964
+        perm = np.concatenate([d * n_pairs + g.permutation(n_pairs) for d in range(n_draws)])
+        return e, e - half, e + half, counts_of(pres[perm])[0]
+
+    return make
+
+
 def oracle_resistance(
     D, view, other_parts, *, noise_sd: float, n_draws: int = 25, seed: int = 0, regression=None, regimes=None
 ) -> dict:
@@ -171,15 +189,8 @@ def oracle_resistance(
     Eq. 3 is fitted on every identifiable feature (``vif_threshold=inf``: only constant or exactly collinear
     columns dropped), since the planted ρ are those of the full model: SEAL's VIF screen (footnote 6) would drop
     a planted feature and bias the others (omitted variable), which is a different estimand. A coefficient whose
-    regressor is separated in a draw (:func:`separated`) is left out of that draw's calibration.
-
-    ``null_pass``: the row's criterion applied to a method that ignores which pair is which: Eq. 3 fitted with the
-    outcome permuted over the pairs, whose estimates are centred on 0 (drawn normal around 0 with the method's own
-    standard errors: the permuted fit's sampling distribution by its normal approximation, so that no logit is
-    refitted 200 × ``n_draws`` times), and Table 1's labeller (the production one, or ``regimes``) applied to each
-    pair's pre-D rewards with another pair's post-D rewards (pairs permuted between the two RMs). Both keep what a
-    pairing-blind method keeps (no imprint; each RM's own alignment rate), so the null passes where the planted ρ
-    are within their standard errors of 0 and the pre-D and post-D alignments are independent."""
+    regressor is separated in a draw (:func:`separated`) is left out of that draw's calibration. ``null_pass``:
+    the criterion on :func:`_pairing_blind`."""
     from pluralign.seal.resistance import REGIMES, alignment_regimes
 
     label = regimes or alignment_regimes
@@ -200,11 +211,7 @@ def oracle_resistance(
     half = (hi - lo) / 2
     n_pairs = len(view)
 
-    def make(g):
-        e = g.normal(0.0, 1.0, est.shape) * half / 1.959964
-        perm = np.concatenate([d * n_pairs + g.permutation(n_pairs) for d in range(len(drawn))])
-        return e, e - half, e + half, counts_of(pres[perm])[0]
-
+    make = _pairing_blind(half, len(drawn), n_pairs, pres, counts_of)
     se = float(np.std(resist, ddof=1) / np.sqrt(len(resist))) if len(resist) > 1 else 0.0
     prev = counts / counts.sum()
     a = float(np.mean(resist))
