@@ -285,7 +285,9 @@ def summary(runs: pd.DataFrame) -> dict:
     """Per method row: its false failures of ``n`` populations with their exact 95 % interval, the seeds and
     sub-tests that failed, and the row's seconds (mean and max); under ``"all rows"``: the populations on which
     any row failed (what a commit's CI run meets), counted over the populations where every row ran. A row's
-    ``fingerprint`` is its code's (:func:`rows_fingerprint`), "mixed" when its runs come from different code."""
+    ``fingerprint`` is its code's (:func:`rows_fingerprint`), "mixed" when its runs come from different code;
+    ``carried``: its runs taken over from an earlier study of the same seeds (``carried_from`` in the log) after the
+    current code reproduced that study's results exactly on some of them."""
     checks = runs[runs["row"] != "population"]
     out = {}
     for q, g in checks.groupby("row", sort=False):
@@ -297,6 +299,7 @@ def summary(runs: pd.DataFrame) -> dict:
             "seconds_mean": float(g["seconds"].mean()),
             "seconds_max": float(g["seconds"].max()),
             "fingerprint": g["fingerprint"].iloc[0] if g.get("fingerprint", pd.Series()).nunique() == 1 else "mixed",
+            "carried": int(g["carried_from"].notna().sum()) if "carried_from" in g else 0,
         }
     per_seed = checks.groupby("seed")
     complete = per_seed["row"].nunique() == checks["row"].nunique()
