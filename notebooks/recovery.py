@@ -67,8 +67,8 @@ checks
 # A check that fails correct methods is as useless as one that passes broken ones. Each method row was run with the
 # library's correct methods on {glue:text}`study_populations` fresh simulated populations, drawn as the demo draws
 # its own at seeds nobody chose: any failure is a false failure. All method rows together failed on
-# {glue:text}`study_all_rows` of the populations: an estimate of the chance that a correct commit fails CI at its
-# commit's seed.
+# {glue:text}`study_all_rows` populations: an estimate of the chance that a correct commit fails CI at its commit's
+# seed.
 
 # %% tags=["remove-input"]
 from pluralign.recovery import study

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign import report
-from pluralign.recovery.rows import REQUIRED
+from pluralign.recovery.rows import ALPHA, REQUIRED
 
 __all__ = [
     "STUDY_LABEL",
@@ -334,7 +334,7 @@ def rows_fingerprint(row: str) -> str:
 
 def _interval(c: dict) -> str:
     lo, hi = c["ci95"]
-    return f"{c['failures']} of {c['n']} ({100 * c['rate']:.1f} %; 95 % interval {100 * lo:.1f}–{100 * hi:.1f} %)"
+    return f"{c['failures']} of {c['n']} ({100 * c['rate']:.1f} %; 95 % interval {100 * lo:.2f}–{100 * hi:.1f} %)"
 
 
 @report.section("study_populations", "study_all_rows")
@@ -351,7 +351,7 @@ def result(path: Path = RESULTS) -> report.Result:
             "no recorded study: `make recovery-study` runs every method row on 200 fresh populations and writes "
             "`bench/results/recovery_study.json`, which this section quotes."
         )
-    rows = {q: c for q, c in rec["rows"].items() if q != "all rows"}
+    rows = {q: rec["rows"][q] for q in REQUIRED if q in rec["rows"]}
     everything = rec["rows"]["all rows"]
     table = pd.DataFrame(
         {
@@ -366,9 +366,17 @@ def result(path: Path = RESULTS) -> report.Result:
         f'derived from the string "{STUDY_LABEL}" (none of them the book\'s), with correct methods: every failure is '
         "a false failure. Nothing is trained: the oracle rows use the noise of the demo RM at the book's seed "
         f"({rec['noise_sd']:g} on the utility scale). *All method rows together*: the populations on which any row "
-        "failed, which is what one commit's CI run meets. Intervals are exact (Clopper–Pearson). Recorded by "
+        "failed, which is what one commit's CI run meets. Intervals are exact (Clopper–Pearson). Each row is "
+        f"designed to fail a correct method with probability {100 * ALPHA:g} %, so all {len(rows)} together with at "
+        f"most {100 * len(rows) * ALPHA:g} %. Recorded by "
         "`make recovery-study` in `bench/results/recovery_study.json`."
     )
+    carried = [name(q) for q, c in rows.items() if c.get("carried")]
+    if carried:
+        note += (
+            f" The runs of {', '.join(carried)} were taken over from an earlier study of the same populations, which "
+            "this code reproduces exactly on the populations compared."
+        )
     stale = [name(q) for q, c in rows.items() if c.get("fingerprint") != rows_fingerprint(q)]
     if stale:
         note += "\n\n" + report.warning(
