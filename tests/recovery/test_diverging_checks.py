@@ -82,9 +82,9 @@ def test_vote_classes_is_the_library_rule_on_every_pair(sim, classified):
 @pytest.fixture(scope="module")
 def demo_population():
     """Part I's first data set as the demo draws it at seed 0 (1,200 pairs, 4 annotators each), nothing trained."""
-    from pluralign.recovery.imprint_study import row_inputs
+    from pluralign.recovery.study import population
 
-    return row_inputs(0)[0]
+    return population(0, parts=("diverging",)).diverging.data[0]
 
 
 #: per new variant of the classifier, the outcomes whose tests must see it (the class it moves pairs into or out of)

@@ -70,9 +70,10 @@ def test_judge_reads_each_coefficient():
 def test_a_correct_eq1_passes_both_rows(seed):
     """The demo's two Eq. 1 rows at population seeds 0 and 16 (seed 16: the text row failed against the planted
     weights, the truth it does not estimate), with the production fit, at the demo's oracle noise."""
-    from pluralign.recovery.imprint_study import row_inputs
+    from pluralign.recovery.study import population
 
-    data, D, view = row_inputs(seed)
+    ctx = population(seed, parts=("diverging", "seal"))
+    data, D, view = ctx.demo_rm[2], ctx.seal.D, ctx.seal.view
     r = I.oracle_imprint(data, data.pairs["pair_id"], noise_sd=DEMO_NOISE, seed=seed)
     assert r["recovered"], r["reads"]
     r = I.oracle_imprint_text(D, view, noise_sd=DEMO_NOISE, seed=seed)
@@ -125,22 +126,3 @@ def test_plain_ols_standard_errors_fail_the_planted_row(sim):
 
     w = sim.meta["weights"]["mean"].reindex(list(FEATURES))
     assert not I.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, fit=_variant("OLS SEs", w))["recovered"]
-
-
-def test_study_seeds_and_summary():
-    """The study's population seeds are derived from its string (the same every time, distinct, never the book's
-    seed 0), and its summary counts the failures per row with their exact binomial interval."""
-    from scipy.stats import binomtest
-
-    from pluralign.recovery.imprint_study import study_seeds, summary
-
-    seeds = study_seeds(200)
-    assert seeds == study_seeds(200) and len(set(seeds)) == 200 and 0 not in seeds
-    assert study_seeds(5, "another") != seeds[:5]
-    runs = pd.DataFrame(
-        {"seed": [1, 2, 3, 1, 2, 3], "row": ["a"] * 3 + ["b"] * 3, "recovered": [True, False, True] + [True] * 3}
-    ).assign(failing="", seconds=1.0)
-    s = summary(runs)
-    assert (s["a"]["failures"], s["a"]["n"], s["a"]["failed_seeds"]) == (1, 3, [2]) and s["b"]["failures"] == 0
-    ci = binomtest(1, 3).proportion_ci(method="exact")
-    assert s["a"]["ci95"] == pytest.approx([ci.low, ci.high])
