@@ -69,3 +69,12 @@ def test_the_public_names_of_the_study():
     assert kind.equals(s.data.truth["kind"].reindex(s.ids).astype(object)) and dist is not None
     assert s.category_source == "truth" and list(s.ids) == list(s.data.pairs["pair_id"])
     assert s.judgments.index.equals(s.ids) and s.p_star.index.equals(s.ids)
+
+
+def test_an_llm_judge_is_named_by_its_model():
+    """The pages name an LLM judge by its model, given as load arguments or as a name (a typed LLMOptions since the
+    settings are pydantic models: it has no dict .get)."""
+    for model in ({"name": "openai:gpt-4o"}, "Qwen/Qwen2.5-72B-Instruct"):
+        s = btb.setup(data=DATA, judge={"source": "llm", "model": model, "method": "sample"})
+        name = model["name"] if isinstance(model, dict) else model
+        assert s.judge_source == f"{name} (sample)"

@@ -21,6 +21,7 @@ from pluralign.btb import p_star as p_star_sources
 from pluralign.btb import training
 from pluralign.btb.comparison import Comparison, compare_reward_models
 from pluralign.btb.settings import BtbSettings
+from pluralign.btb.sources import model_name
 from pluralign.data.core import PreferenceData
 from pluralign.data.spec import load_specs
 from pluralign.params import named_model, page_settings
@@ -121,7 +122,7 @@ class Study:
         j = self.settings.judge
         return {
             "simulated": f"simulated judge (log-odds noise {j.noise:g})",
-            "llm": f"{(j.model or {}).get('name')} ({j.method})",
+            "llm": f"{model_name(j.model)} ({j.method})",
             "annotators": "the data set's own annotators",
         }[j.source]
 
