@@ -13,11 +13,11 @@ from pluralign import report
 from pluralign.recovery import btb_checks as B
 from pluralign.recovery import diverging_checks as D
 from pluralign.recovery import imprint_checks as I
-from pluralign.recovery import resistance_checks as Rs
 from pluralign.recovery import robustness_checks as Rb
 from pluralign.recovery import seal_checks as S
 from pluralign.recovery.context import RecoveryContext, book_seed, part_study
 from pluralign.recovery.rows import ALPHA, COLUMNS, HIGH_AGREEMENT, KINDS, REQUIRED, is_method
+from pluralign.recovery.study import method_context, method_rows
 
 __all__ = [
     "recovery_context",
@@ -38,14 +38,13 @@ __all__ = [
 
 
 def diverging_rows(s) -> tuple[list[dict], tuple]:
-    """Part I's rows from its study ``s`` (public: ``data``, ``classified``, ``diverging_ids``, ``mv_runs``,
-    ``seed``), and the demo RM's rewards on all pairs of its first data set ``(rewards_a, rewards_b, data)``,
-    which Part II's checks read the trained RM's noise from."""
+    """Part I's stand-in and claim rows from its study ``s`` (public: ``data``, ``diverging_ids``, ``mv_runs``,
+    ``seed``; its method rows are :func:`pluralign.recovery.study.method_rows`), and the demo RM's rewards on all
+    pairs of its first data set ``(rewards_a, rewards_b, data)``, which Part II's checks read the trained RM's noise
+    from."""
     data = s.data[0]
     name = data.name
-    cl = s.classified[name]
-    rows = [D.diverging_share(cl, data, s.seed), D.diverging_taste_driven(cl, data, s.seed)]
-    rows.append(D.cause_agreement(data, s.diverging_ids[name], seed=s.seed))
+    rows = [D.cause_agreement(data, s.diverging_ids[name], seed=s.seed)]
     mvr = s.mv_runs[name]
     rows.append(D.meanvar_auroc_diverging(mvr.mv, data.truth, s.seed))
     rm = mvr.run.models["BT (All)"]
@@ -61,23 +60,16 @@ def diverging_rows(s) -> tuple[list[dict], tuple]:
     return rows, (sc["reward_a"].to_numpy(), sc["reward_b"].to_numpy(), data)
 
 
-def seal_rows(s, demo_rm, noise_sd: float | None = None) -> list[dict]:
-    """Part II's rows: the imprint and robustness methods on a noisy oracle with the demo RM's noise (``demo_rm``,
-    from :func:`diverging_rows`), the demo RM's imprint, and from SEAL's study ``s`` (public: ``D``, ``view``,
-    ``other_parts``, ``rewards_of``, ``robustness_scores``, ``settings.p_flip``, ``seed``) the post-D RM's
-    robustness signs and the reward shift."""
+def seal_rows(s, demo_rm) -> list[dict]:
+    """Part II's stand-in and claim rows (its method rows are :func:`pluralign.recovery.study.method_rows`): the
+    demo RM's imprint (``demo_rm``, from :func:`diverging_rows`), and from SEAL's study ``s`` (public: ``D``,
+    ``other_parts``, ``rewards_of``, ``robustness_scores``) the post-D RM's robustness signs and the reward
+    shift."""
     from pluralign.seal.design import mixed_weights
     from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES
 
     ra, rb, data = demo_rm
-    ids = data.pairs["pair_id"]
-    # the trained RM's noise around its imprint, on the utility scale
-    noise = S.residual_sd(ra, rb, data, ids) if noise_sd is None else noise_sd
-    rows = [I.oracle_imprint(data, ids, noise_sd=noise, seed=s.seed)]  # the method, on a reward whose truth is known
-    rows.append(I.oracle_imprint_text(s.D, s.view, noise_sd=noise, seed=s.seed))
-    rows.append(S.imprint_rm(ra, rb, data, ids))
-    rows.append(Rs.oracle_resistance(s.D, s.view, s.other_parts, noise_sd=noise, seed=s.seed))
-    rows.append(Rb.oracle_robustness(s.D, s.view, noise_sd=noise, seed=s.seed, p_flip=s.settings.p_flip))
+    rows = [S.imprint_rm(ra, rb, data, data.pairs["pair_id"])]
     # the trained post-D RM's scores on the page's rewrites, against the weights it was trained on (other data + D)
     parts = [(q.meta["weights"]["mean"], len(q)) for q in s.other_parts] + [(s.D.meta["weights"]["mean"], len(s.D))]
     w_post = mixed_weights([w for w, _ in parts], [n for _, n in parts]).rename(PLANTED_FLIP_NAMES)
@@ -93,14 +85,11 @@ def seal_rows(s, demo_rm, noise_sd: float | None = None) -> list[dict]:
 
 
 def btb_rows(s) -> list[dict]:
-    """Part III's rows from its study ``s`` (public: ``data``, ``ids``, ``judgments``, ``settings.judge``,
-    ``categories``, ``category_source``, ``comparison``, ``seed``)."""
+    """Part III's stand-in and claim rows from its study ``s`` (public: ``data``, ``categories``,
+    ``category_source``, ``comparison``, ``seed``; its method row is :func:`pluralign.recovery.study.method_rows`)."""
     truth = s.data.truth
-    judge = s.settings.judge
-    judgments = s.judgments.reindex(s.ids)
-    rows = [B.margin_pstar_correlation(judgments, truth["share_a"], s.seed, noise=judge.noise, n=judge.n)]
     kind, _ = s.categories
-    rows.append(B.subjectivity_category_accuracy(kind, truth, str(s.category_source), s.seed))
+    rows = [B.subjectivity_category_accuracy(kind, truth, str(s.category_source), s.seed)]
     c = s.comparison
     rows.append(B.claim_margin_improves_pstar(c.p_star, c.p_baseline, c.p_regularized, s.seed))
     return rows
@@ -150,8 +139,6 @@ def recovery_context(profile: str = "demo", seed: int | None = None) -> Recovery
     than the pages' only the method rows run, on a population drawn without training
     (:func:`pluralign.recovery.study.method_context`)."""
     if seed is not None and int(seed) != book_seed(profile):
-        from pluralign.recovery.study import method_context
-
         return method_context(int(seed), str(profile))
     return _context(str(profile), None)
 
@@ -165,8 +152,12 @@ def _context(profile: str, seed: int | None) -> RecoveryContext:
     div_s, seal_s, btb_s = (part_study(p, profile, seed) for p in ("diverging", "seal", "btb"))
     div, demo_rm = diverging_rows(div_s)
     ra, rb, data = demo_rm
-    noise = S.residual_sd(ra, rb, data, data.pairs["pair_id"])
-    rows = div + seal_rows(seal_s, demo_rm, noise) + btb_rows(btb_s)
+    noise = S.residual_sd(ra, rb, data, data.pairs["pair_id"])  # the trained RM's noise, on the utility scale
+    ctx = RecoveryContext(div_s, seal_s, btb_s, demo_rm, noise, None)
+    m = dict(zip(REQUIRED, method_rows(ctx, REQUIRED)))  # the method rows, as the study and other seeds run them
+    rows = [m["diverging_share"], m["diverging_taste_driven"], *div]
+    rows += [m["imprint_weights"], m["imprint_text_weights"], m["resistance_regimes"], m["robustness_scores"]]
+    rows += seal_rows(seal_s, demo_rm) + [m["margin_pstar_correlation"], *btb_rows(btb_s)]
     table = pd.DataFrame(rows, columns=COLUMNS)
     missing = [q for q in REQUIRED if q not in set(table.loc[table["kind"] == "method", "quantity"])]
     if missing:
