@@ -64,8 +64,8 @@ checks
 # %% [markdown]
 # ## How often a correct method fails its row
 #
-# A check that fails correct methods is as useless as one that passes broken ones. Each method row was run with the
-# library's correct methods on {glue:text}`study_populations` fresh simulated populations, drawn as the demo draws
+# A check that fails correct methods makes CI fail for nothing. Each method row was run with the library's correct
+# methods on {glue:text}`study_populations` fresh simulated populations, drawn as the demo draws
 # its own at seeds nobody chose: any failure is a false failure. All method rows together failed on
 # {glue:text}`study_all_rows` populations: an estimate of the chance that a correct commit fails CI at its commit's
 # seed.

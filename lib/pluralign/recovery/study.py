@@ -356,7 +356,7 @@ def result(path: Path = RESULTS) -> report.Result:
     table = pd.DataFrame(
         {
             "false failures": [_interval(c) for c in [*rows.values(), everything]],
-            "seconds per population": [f"{c['seconds_mean']:.1f}" for c in [*rows.values(), everything]],
+            "seconds per population": [f"{c['seconds_mean']:.2g}" for c in [*rows.values(), everything]],
         },
         index=pd.Index([name(q) for q in rows] + ["All method rows together (one CI run)"], name="method row"),
     )
