@@ -66,7 +66,7 @@ POPULATION_MULTIPLE = 10
 CORRELATION = 0.9
 
 #: the row's three sub-tests, each at a third of its family-wise error :data:`~pluralign.recovery.rows.ALPHA` (a
-#: correct method fails the row with probability at most 0.001), fixed before any run: each imprint's mean over the
+#: correct method fails the row with probability at most that), fixed before any run: each imprint's mean over the
 #: draws against its truth (one-sample t tests, Student 1908), each imprint's spread over the draws against its
 #: standard errors (χ² tests of a normal variance), both Bonferroni over the row's features, and the pooled two-sided
 #: calibration of the intervals (:func:`~pluralign.recovery.rows.calibration`, its two levels)
@@ -230,24 +230,7 @@ def imprint_draws(design, pool, weights: pd.Series, *, noise_sd: float, n_draws:
     kept = [f for f in first.index if np.isfinite(first.loc[f, "estimate"])]
     target = max(1, int(n_draws))
     if tuple(kept) not in entry["draws"]:
-        rng = np.random.default_rng([seed, 14])
-        rng.bit_generator.state = entry["state"]  # the noise of the draws after the first
-        pick = np.random.default_rng([seed, 15])
-        m = len(pool[0][0])
-        draws = [first_draw]
-        idx = pool[1][0].columns.get_indexer(kept)
-        pool_dX = pool[1][0].to_numpy(float)[:, idx] - pool[1][1].to_numpy(float)[:, idx]
-        for _ in range(100 * target):
-            if len(draws) >= target:
-                break
-            rows = pick.integers(0, m, n)
-            dX = pool_dX[rows]
-            if np.linalg.matrix_rank(dX.T @ dX) == len(kept):
-                (ua, ub), X = _take(pool, rows)
-                e = noise_sd * rng.standard_normal((2, n))
-                draws.append(((ua + e[0], ub + e[1]), X))
-        if len(draws) < target:
-            raise ValueError(f"imprint_draws: the pool's pairs leave one of {kept} without variation in most draws")
+        draws = [first_draw, *_resampled(pool, kept, entry["state"], n, noise_sd, seed, target - 1)]
         entry["draws"][tuple(kept)] = (draws, {})
     draws, tables_of = entry["draws"][tuple(kept)]
     if base not in tables_of:
@@ -265,6 +248,31 @@ def imprint_draws(design, pool, weights: pd.Series, *, noise_sd: float, n_draws:
         tables = [breaks(t) for t in tables]
     out = [t.reindex(weights.index)[cols].to_numpy(float).T for t in tables]
     return (*(np.array([o[k] for o in out]) for k in range(3)), kept)
+
+
+def _resampled(pool, kept: list, state: dict, n: int, noise_sd: float, seed: int, count: int) -> list:
+    """``count`` draws of :func:`imprint_draws` after its first: ``n`` pairs of ``pool`` drawn with replacement, a
+    draw that leaves a kept feature without variation drawn again, each entry's reward plus ``N(0, noise_sd²)``
+    (the noise generator continues from ``state``, where the first draw left it)."""
+    rng = np.random.default_rng([seed, 14])
+    rng.bit_generator.state = state
+    pick = np.random.default_rng([seed, 15])
+    m = len(pool[0][0])
+    idx = pool[1][0].columns.get_indexer(kept)
+    pool_dX = pool[1][0].to_numpy(float)[:, idx] - pool[1][1].to_numpy(float)[:, idx]
+    draws = []
+    for _ in range(100 * (count + 1)):
+        if len(draws) >= count:
+            break
+        rows = pick.integers(0, m, n)
+        dX = pool_dX[rows]
+        if np.linalg.matrix_rank(dX.T @ dX) == len(kept):
+            (ua, ub), X = _take(pool, rows)
+            e = noise_sd * rng.standard_normal((2, n))
+            draws.append(((ua + e[0], ub + e[1]), X))
+    if len(draws) < count:
+        raise ValueError(f"imprint_draws: the pool's pairs leave one of {kept} without variation in most draws")
+    return draws
 
 
 def _r_first(est, truth) -> float:

@@ -331,28 +331,14 @@ def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_round
     return _DESIGNS[key][:2]
 
 
-def oracle_robustness(
-    data,
-    view: pd.DataFrame,
-    *,
-    noise_sd: float,
-    seed: int = 0,
-    p_flip: float = REWRITE_FLIP,
-    n_rounds: int = 5,
-    n_draws: int = 25,
-    scores=None,
-) -> dict:
-    """Row ``robustness_scores``: SEAL Eq. 4 (the linear probability model of SEAL's code with pair-clustered SEs,
-    :func:`pluralign.seal.robustness.robustness_scores`, or ``scores`` in its place) scored by a noisy oracle
-    ``x · w + ε``, ``ε ~ N(0, noise_sd²)`` per entry and text, over ``n_draws`` draws; in each draw the pairs of
-    ``view`` are resampled with replacement and rewritten ``n_rounds`` times afresh (:func:`rewritten_oracle`).
-    Each estimable score against its planted value, the projection over :data:`POPULATION_ROUNDS` rewrites of
-    every pair (:func:`planted_scores`), judged by :func:`robustness_judge`. Besides the table's columns the row
-    holds ``score_half_width``, the median half-width of the scores' 95 % intervals (what planning reads)."""
+def _draw_scores(draws: list, features: pd.Index, scores=None) -> tuple:
+    """``est``, ``lo``, ``hi`` (draws × ``features``) of Eq. 4 on each of :func:`oracle_design`'s ``draws``: the
+    production fit (:func:`pluralign.seal.robustness.robustness_scores`; its first draw fitted, the others through
+    its closed form :func:`eq4_closed_form` where that reproduces it, and kept with the draws), or ``scores`` in its
+    place (a broken variant; one with ``breaks`` breaks the production tables). Separated scores are left out."""
     from pluralign.seal.robustness import robustness_scores
 
     base, breaks = getattr(scores, "base", scores), getattr(scores, "breaks", None)
-    planted, draws = oracle_design(data, view, noise_sd, int(seed), float(p_flip), int(n_rounds), int(n_draws))
     fits = next((v[3] for v in _DESIGNS.values() if v[1] is draws), {})  # the production fits of these draws
     production = base is None or base is robustness_scores
     if production and len(fits) < len(draws):
@@ -372,9 +358,31 @@ def oracle_robustness(
         else:
             t = base(*args, **EQ4, groups=rw["instance"]).table
         t = breaks(t) if breaks is not None else t
-        t = t[~t["separated"].astype(bool)].reindex(planted.index)
+        t = t[~t["separated"].astype(bool)].reindex(features)
         out.append(t[["estimate", "ci_low", "ci_high"]].to_numpy(float).T)
-    est, lo, hi = (np.array([o[k] for o in out]) for k in range(3))
+    return tuple(np.array([o[k] for o in out]) for k in range(3))
+
+
+def oracle_robustness(
+    data,
+    view: pd.DataFrame,
+    *,
+    noise_sd: float,
+    seed: int = 0,
+    p_flip: float = REWRITE_FLIP,
+    n_rounds: int = 5,
+    n_draws: int = 25,
+    scores=None,
+) -> dict:
+    """Row ``robustness_scores``: SEAL Eq. 4 (the linear probability model of SEAL's code with pair-clustered SEs,
+    :func:`pluralign.seal.robustness.robustness_scores`, or ``scores`` in its place) scored by a noisy oracle
+    ``x · w + ε``, ``ε ~ N(0, noise_sd²)`` per entry and text, over ``n_draws`` draws; in each draw the pairs of
+    ``view`` are resampled with replacement and rewritten ``n_rounds`` times afresh (:func:`rewritten_oracle`).
+    Each estimable score against its planted value, the projection over :data:`POPULATION_ROUNDS` rewrites of
+    every pair (:func:`planted_scores`), judged by :func:`robustness_judge`. Besides the table's columns the row
+    holds ``score_half_width``, the median half-width of the scores' 95 % intervals (what planning reads)."""
+    planted, draws = oracle_design(data, view, noise_sd, int(seed), float(p_flip), int(n_rounds), int(n_draws))
+    est, lo, hi = _draw_scores(draws, planted.index, scores)
     j = robustness_judge(est, lo, hi, planted.to_numpy())
     cal = j["cal"]
     n_eff = max(int(round(cal["n"] / cal["deff"][0.95])), 1)  # the intervals' effective number (design effect)
