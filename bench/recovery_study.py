@@ -1,6 +1,6 @@
 """False failures of the recovery's method rows over fresh simulated populations: every method row of the demo table
 (:data:`pluralign.recovery.rows.REQUIRED`) on a correct method at ``--n`` population seeds derived from
-"recovery-study" (:mod:`pluralign.recovery.study`), each seed's rows appended to ``--log`` as it finishes (a killed
+:data:`pluralign.recovery.study.STUDY_LABEL`, each seed's rows appended to ``--log`` as it finishes (a killed
 run keeps what it measured, and a rerun keeps the (seed, row)s measured on the row's current code and runs the rest;
 ``--rows`` runs some rows only, ``--fresh`` starts over), then per row and for all rows together the failures of n
 with their exact (Clopper-Pearson) 95 % interval and the seconds, written to ``--out`` — the file the recovery page
@@ -9,7 +9,7 @@ quotes.
 The oracle's noise is the demo table's at seed 0 (the demo RM's residual sd on the utility scale), the same at every
 seed: nothing is trained here. The simulated judge's answers go to a throw-away cache, not the project's.
 
-    make recovery-study            # .venv/bin/python bench/recovery_study.py --n 200 --jobs 2
+    make recovery-study            # .venv/bin/python bench/recovery_study.py --n 300 --jobs 2
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _read(log: Path) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=200, help="population seeds")
+    ap.add_argument("--n", type=int, default=300, help="population seeds")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--noise-sd", type=float, default=None, help="default: pluralign.recovery.study.DEMO_NOISE")
     ap.add_argument("--rows", default="", help="comma-separated method rows to (re-)run; default: all")
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     from pluralign.recovery import study as S
     from pluralign.recovery.imprint_checks import POPULATION_MULTIPLE
     from pluralign.recovery.robustness_checks import POPULATION_ROUNDS
-    from pluralign.recovery.rows import ALPHA, REQUIRED
+    from pluralign.recovery.rows import ALPHA, FAMILY_ALPHA, REQUIRED
 
     a.noise_sd = S.DEMO_NOISE if a.noise_sd is None else a.noise_sd
     rows = tuple(r for r in a.rows.split(",") if r) or REQUIRED
@@ -93,10 +93,12 @@ def main(argv=None) -> int:
     runs = runs[runs["seed"].isin(seeds)]
     out = {
         "what": "false failures of correct methods in the recovery's method rows, over fresh simulated populations "
-        '(seeds derived from "recovery-study"; pluralign.recovery.study); "all rows": the populations on which any '
-        "row failed, what one commit's CI run meets",
+        f'(seeds derived from "{S.STUDY_LABEL}"; pluralign.recovery.study); "all rows": the populations on which '
+        "any row failed, what one commit's CI run meets",
         "noise_sd": a.noise_sd,
         "alpha_per_row": ALPHA,
+        "alpha_all_rows": FAMILY_ALPHA,
+        "seed_label": S.STUDY_LABEL,
         "population_multiple": POPULATION_MULTIPLE,
         "eq4_population_rounds": POPULATION_ROUNDS,
         "seeds_requested": len(seeds),

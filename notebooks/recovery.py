@@ -77,8 +77,9 @@ study.result().glue()
 
 # %% [markdown]
 # :::{dropdown} How each method row is checked
-# Each method row's bands are designed so that a correct method fails it with probability {glue:text}`alpha_pct` %
-# (the rate measured above is what it does).
+# Each method row's bands are designed so that a correct method fails it with probability {glue:text}`alpha_pct` %,
+# and all method rows together with at most {glue:text}`family_alpha_pct` % (half the target of 0.5 % of commits;
+# the rate measured above is what they do).
 # The intervals of one fit share its data, so a coverage band counts them by their effective number: their number
 # over the design effect measured from how much the draws' coverage varies against the binomial spread at the
 # coverage observed (Kish's design effect: never below 1, never above the number of intervals per draw).

@@ -8,6 +8,7 @@ import pandas as pd
 from pluralign.data.simulate import simulate
 from pluralign.data.spec import DataSpec
 from pluralign.recovery import sweeps as sw
+from pluralign.recovery.rows import ALPHA, level_text
 from pluralign.seal.design import chosen_rejected
 
 
@@ -45,7 +46,7 @@ def test_every_sweep_runs_its_steps_and_marks_the_demos():
     for (sweep, _), step in res.table.iterrows():
         if sweep.startswith("Beyond the Binary"):
             reads = step["what the verdict reads"]
-            assert reads.startswith("99.95% intervals: slope "), reads
+            assert reads.startswith(f"{level_text(ALPHA, 2)} intervals: slope "), reads
             lo, hi = (float(v.replace("\u2212", "-")) for v in reads.split("[")[1].split("]")[0].split(","))
             assert lo <= 1 <= hi or step["verdict"] == "fails", reads
     assert not any("_" in name for name in res.table.index.get_level_values(0))  # display names, not keys

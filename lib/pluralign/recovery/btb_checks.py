@@ -133,7 +133,7 @@ def margin_pstar_correlation(
             b,
             (b - 1.959964 * se, b + 1.959964 * se),
             f"every margin in Eq. 3's range [0, 1], and slope 1 and intercept 0 on the pseudo-true value: |z| ≤ "
-            f"{m['bound']:.2f} each (HC0 SEs over pairs; Bonferroni: the row's α = {ALPHA:g} split over the 2 "
+            f"{m['bound']:.2f} each (HC0 SEs over pairs; Bonferroni: the row's α = {ALPHA:.2g} split over the 2 "
             "two-sided tests)",
             m["ok"],
             interval="normal, HC0 SE over pairs",

@@ -16,7 +16,7 @@ from pluralign.recovery import imprint_checks as I
 from pluralign.recovery import robustness_checks as Rb
 from pluralign.recovery import seal_checks as S
 from pluralign.recovery.context import RecoveryContext, book_seed, part_study
-from pluralign.recovery.rows import ALPHA, COLUMNS, HIGH_AGREEMENT, KINDS, REQUIRED, is_method
+from pluralign.recovery.rows import ALPHA, COLUMNS, FAMILY_ALPHA, HIGH_AGREEMENT, KINDS, REQUIRED, is_method
 from pluralign.recovery.study import method_context, method_rows
 
 __all__ = [
@@ -225,7 +225,7 @@ def _note(t: pd.DataFrame) -> str:
         f"this simulated population; plumbing rows ({len(k['plumbing'])}) are shown, not counted. *truth*: what "
         "the simulator planted, where the row checks against it; *what the verdict reads*: the intervals or bands "
         "the verdict reads, at the criterion's own level (a method row's verdict uses a family-wise "
-        f"{100 * ALPHA:g} % error, so its intervals are wider than the 95 % interval beside them).\n\n"
+        f"{100 * ALPHA:.2g} % error, so its intervals are wider than the 95 % interval beside them).\n\n"
         + "\n".join(f"- **{kind}**: {KIND_NOTES[kind]}." for kind in KINDS)
     )
     note += "\n\n" + reading.details(t)
@@ -246,6 +246,7 @@ def _note(t: pd.DataFrame) -> str:
     "n_claims",
     "n_claims_hold",
     "alpha_pct",
+    "family_alpha_pct",
     "imprint_population_multiple",
     "eq4_population_rounds",
     "reading_diverging",
@@ -271,7 +272,8 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.R
         "n_standins_pass": int(stand["recovered"].sum()),
         "n_claims": len(claims),
         "n_claims_hold": int(claims["recovered"].sum()),
-        "alpha_pct": f"{100 * ALPHA:g}",
+        "alpha_pct": f"{100 * ALPHA:.2g}",
+        "family_alpha_pct": f"{100 * FAMILY_ALPHA:g}",
         "imprint_population_multiple": I.POPULATION_MULTIPLE,
         "eq4_population_rounds": Rb.POPULATION_ROUNDS,
         **{f"reading_{p}": reading.part_reading(t, p) for p in reading.PARTS},

@@ -244,7 +244,7 @@ def _shares_row(classified, data, seed, ties) -> dict:
             (est - 1.959964 * sd, est + 1.959964 * sd),
             f"for each of the {j['m'] // 2} outcomes (classes, substantial, majority A / B / tie / none), its share "
             f"and its per-pair slope on its probability given who judged (truth 1): |z| ≤ {q:.2f} each (Bonferroni: "
-            f"the row's α = {ALPHA:g} split over the {j['m']} two-sided tests; exact variances of pairs independent "
+            f"the row's α = {ALPHA:.2g} split over the {j['m']} two-sided tests; exact variances of pairs independent "
             "given their annotators)",
             j["ok"],
             interval="normal, exact variance over pairs given their annotators",
@@ -310,7 +310,7 @@ def _taste_row(classified, data, seed, ties) -> dict:
             planted,
             est,
             (est - 1.959964 * sd, est + 1.959964 * sd),
-            f"|z| ≤ {q:.2f} for the taste-driven share and the rate (Bonferroni: the row's α = {ALPHA:g} split over "
+            f"|z| ≤ {q:.2f} for the taste-driven share and the rate (Bonferroni: the row's α = {ALPHA:.2g} split over "
             "the 2 two-sided tests; variances over pairs independent given their annotators)",
             bool(j["ok"][0]),
             interval="normal, variance over pairs given their annotators (delta method)",
