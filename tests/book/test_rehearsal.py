@@ -12,6 +12,7 @@ import yaml
 
 import pluralign
 from pluralign.book import rehearsal as RH
+from pluralign.book import rehearsal_datasets as RD
 from pluralign.book.hub_ids import profile_ids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +136,7 @@ def test_the_llama_stand_in_generates_and_judges_with_the_llama3_tokenizer_famil
 
 @SLOW
 def test_each_data_set_loads_from_the_mirror_with_the_canonical_columns(offline):
-    for hub_id, (_, (name, calls)) in RH.DATASETS.items():
+    for hub_id, (_, (name, calls)) in RD.DATASETS.items():
         for kw in calls:
             d = pluralign.load(name, **kw)
             assert {"pair_id", "dataset", "split", "prompt", "response_a", "response_b"} <= set(d.pairs.columns)
@@ -162,7 +163,7 @@ def test_hh_rlhf_test_rows_are_the_real_shared_rows(offline, shared_data):
     written = gzip.decompress((offline / "Anthropic/hh-rlhf/harmless-base/test.jsonl.gz").read_bytes()).decode()
     assert written.split("\n")[:ROWS] == [json.dumps(json.loads(s), ensure_ascii=False) for s in real[:ROWS]]
     d = pluralign.load("hh-rlhf", data_dir="harmless-base", split="test")
-    assert len(d.pairs) == max(ROWS, RH.MIN_ROWS.get("Anthropic/hh-rlhf", 0))  # the profile's minimum where larger
+    assert len(d.pairs) == max(ROWS, RD.MIN_ROWS.get("Anthropic/hh-rlhf", 0))  # the profile's minimum where larger
 
 
 @SLOW
@@ -174,7 +175,7 @@ def test_the_generator_is_deterministic(tmp_path):
         c = RH.build_model(hub_id, tmp_path / "c", seed=1)
         assert (c / "model.safetensors").read_bytes() != (a / "model.safetensors").read_bytes()
     for hub_id in ("allenai/multipref", "Anthropic/hh-rlhf"):
-        a, b = RH.build_dataset(hub_id, tmp_path / "a", rows=10), RH.build_dataset(hub_id, tmp_path / "b", rows=10)
+        a, b = RD.build_dataset(hub_id, tmp_path / "a", rows=10), RD.build_dataset(hub_id, tmp_path / "b", rows=10)
         files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
         assert files and files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
         assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files), hub_id
@@ -184,7 +185,7 @@ def test_an_unknown_id_is_refused_by_name_before_anything_is_written(tmp_path):
     with pytest.raises(RH.RehearsalError, match="'acme/mystery-7b'.*MODELS"):
         RH.build_model("acme/mystery-7b", tmp_path)
     with pytest.raises(RH.RehearsalError, match="'acme/mystery-data'.*DATASETS"):
-        RH.build_dataset("acme/mystery-data", tmp_path)
+        RD.build_dataset("acme/mystery-data", tmp_path)
     with pytest.raises(RH.RehearsalError, match="'acme/mystery-7b'"):
         RH.build_mirror(
             tmp_path / "m",

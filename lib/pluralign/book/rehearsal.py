@@ -9,10 +9,10 @@ offline on CPU before anyone spends GPU hours on it.
   positions only), at a tiny size with seeded random weights, in safetensors; its tokenizer is trained here on
   simulator texts (SentencePiece unigram for DeBERTa-v3, WordPiece for ELECTRA, byte-level BPE with the Llama-3
   special tokens and chat template for Llama-3) — nothing is downloaded;
-- for every **data set** id: files in that data set's Hub schema and file layout (:data:`DATASETS`), filled
-  from the real files of ``../shared/data`` where the workplace has them (Anthropic/hh-rlhf harmless-base) and
-  from :func:`pluralign.data.simulate` elsewhere, ``rows`` pairs per split (more where the profile holds out
-  more: :data:`MIN_ROWS`).
+- for every **data set** id: files in that data set's Hub schema and file layout
+  (:data:`pluralign.book.rehearsal_datasets.DATASETS`), filled from the real files of ``../shared/data`` where the
+  workplace has them (Anthropic/hh-rlhf harmless-base) and from :func:`pluralign.data.simulate` elsewhere, ``rows``
+  pairs per split (more where the profile holds out more: :data:`pluralign.book.rehearsal_datasets.MIN_ROWS`).
 
 Each folder gets a hidden ``.pluralign-rehearsal.json`` sidecar (a hidden file: neither ``datasets`` nor the
 project's folder reader takes it for data) saying that it is a rehearsal artefact — random weights, simulated
@@ -27,10 +27,10 @@ import os
 from pathlib import Path
 
 from pluralign.book.rehearsal_artefacts import NOTE, SIDECAR, RehearsalError, write_json
-from pluralign.book.rehearsal_datasets import DATASETS, MIN_ROWS, build_dataset  # noqa: F401  (MIN_ROWS: as before)
+from pluralign.book.rehearsal_datasets import DATASETS, build_dataset
 from pluralign.book.rehearsal_models import MODELS, build_model
 
-__all__ = ["build_mirror", "build_model", "build_dataset", "MODELS", "DATASETS", "RehearsalError", "SIDECAR"]
+__all__ = ["build_mirror", "build_model", "MODELS", "RehearsalError", "SIDECAR"]
 
 
 def build_mirror(

@@ -346,7 +346,7 @@ def build_dataset(hub_id: str, root: str | Path, *, rows: int = 200, seed: int =
     if hub_id not in DATASETS:
         raise RehearsalError(
             f"no rehearsal recipe for data set id {hub_id!r}: add a writer in its Hub layout to "
-            f"pluralign.book.rehearsal.DATASETS (known: {', '.join(sorted(DATASETS))})"
+            f"pluralign.book.rehearsal_datasets.DATASETS (known: {', '.join(sorted(DATASETS))})"
         )
     if rows < 2:
         raise ValueError(f"rows must be at least 2, got {rows}")
