@@ -157,7 +157,8 @@ recovery.sweep_result(profile).glue()
 #
 # What the knob moves is how much the data can *decide*. Each decision below is followed from the demo's value
 # towards the hard end of its knob (fewer pairs, a noisier reward model, a noisier judge) until it is lost, or to
-# 100 times the demo's value: the table gives, for each, the hardest design that still decides it.
+# 100 times the demo's value: the table gives, for each, the hardest design that still decides it, from an estimate
+# that still recovers its truth there.
 
 # %% tags=["remove-input"]
 recovery.planning_result(profile)

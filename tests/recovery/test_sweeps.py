@@ -109,3 +109,19 @@ def test_a_step_the_sweeps_and_the_plans_share_is_computed_once(monkeypatch):
     sw._STEPS.clear()
     fresh = sw.agreement_step("diverging_share", spec, 0, "majority")
     assert {k: v for k, v in fresh.items() if k != "null_pass"} == {k: v for k, v in first.items() if k != "null_pass"}
+
+
+def test_a_decision_is_made_only_where_its_row_recovers_and_every_method_row_has_one(monkeypatch):
+    """A step whose row misses its truth does not make the decision, whatever the decision reads, and the planning
+    table says so; every method row of the table has a decision."""
+    from pluralign.recovery import planning as pl
+    from pluralign.recovery.rows import REQUIRED
+
+    assert {d.row for d in pl.DECISIONS} == set(REQUIRED)
+    rows = iter({"recovered": ok, "estimate": 1.0, "ci_low": 0.9, "ci_high": 1.1} for ok in (True, False, True))
+    monkeypatch.setattr(pl, "_run", lambda d, v, context: next(rows))
+    always = pl.Decision("margin_pstar_correlation", "judge log-odds noise", 1.0, (1.0, 2.0, 4.0), "any", lambda r: 1)
+    steps = pl.decision_steps(None, (always,))
+    assert steps["decided"].tolist() == [True, True] and steps["made"].tolist() == [True, False]
+    got = pl.planning_table(steps, (always,)).iloc[0]
+    assert got["still made at"] == "1" and got["lost at"] == "2 (the row misses its truth)"

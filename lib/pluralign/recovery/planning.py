@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from pluralign import report
@@ -35,6 +36,8 @@ class Decision:
     steps: tuple
     decision: str
     made: object
+    #: why the knob's range cannot lose the decision, where it cannot (said beside "never")
+    why_never: str = ""
 
 
 def _half_width(r: dict) -> float:
@@ -73,6 +76,7 @@ DECISIONS = (
         "the diverging share is known to ±0.05 (as above), with fewer annotators per pair (2: the fewest that can "
         "disagree)",
         _within(0.05),
+        why_never="2 annotators are the fewest that can disagree",
     ),
     Decision(
         "imprint_weights",
@@ -89,6 +93,15 @@ DECISIONS = (
         HUNDREDFOLD,
         f"Eq. 1 on the featurizer's features ranks them as their truth does (r ≥ {CORRELATION:g}, first draw)",
         lambda r: r["r_first"] >= CORRELATION,
+    ),
+    Decision(
+        "resistance_regimes",
+        "oracle noise (× the demo RM's residual sd)",
+        1.0,
+        (1.0, 4.0, 16.0, 64.0),
+        "Eq. 3 signs what drives misalignment: each feature whose planted ρ is at least a quarter of the largest has "
+        "its first draw's 95 % interval on the planted side of 0",
+        lambda r: r["signs_drivers"],
     ),
     Decision(
         "robustness_scores",
@@ -114,6 +127,7 @@ DECISIONS = (
         (10, 5, 3, 2, 1),
         "the margins' scale is known to ±10 % (as above), with fewer judgments per pair",
         _within(0.1),
+        why_never="1 judgment per pair is the fewest",
     ),
 )
 
@@ -135,6 +149,8 @@ def _run(d: Decision, value, context) -> dict:
     if d.row == "imprint_text_weights":
         s = context.seal
         return oracle_imprint_text(s.D, s.view, noise_sd=value * context.noise_sd, seed=seed)
+    if d.row == "resistance_regimes":
+        return _resistance(context, value * context.noise_sd, seed)
     if d.row == "robustness_scores":
         from pluralign.recovery.robustness_checks import oracle_robustness
 
@@ -147,17 +163,44 @@ def _run(d: Decision, value, context) -> dict:
     return margin_step(p, noise, n, seed)
 
 
+def _resistance(context, noise_sd: float, seed: int) -> dict:
+    """Row ``resistance_regimes`` at oracle noise ``noise_sd`` (:func:`~pluralign.recovery.resistance_checks.
+    oracle_resistance`) with ``signs_drivers``: whether, in its first draw, Eq. 3's 95 % interval of every feature
+    whose planted ρ is at least a quarter of the largest |ρ| lies on the planted side of 0 (the row's own draws and
+    fits, kept by :func:`~pluralign.recovery.resistance_checks.resistance_draws`)."""
+    from pluralign.recovery.resistance_checks import _production_fit, oracle_resistance, resistance_draws
+
+    s = context.seal
+    r = oracle_resistance(s.D, s.view, s.other_parts, noise_sd=noise_sd, seed=seed)
+    pt, drawn = resistance_draws(s.D, s.view, s.other_parts, noise_sd, seed, 25)
+    fit = _production_fit(drawn, 0, pt, drawn[0][1]).reindex(pt["rho"].index)
+    rho = pt["rho"]
+    drivers = rho.abs() >= rho.abs().max() / 4
+    lo, hi = fit.loc[drivers, "ci_low"].to_numpy(float), fit.loc[drivers, "ci_high"].to_numpy(float)
+    on_side = np.where(rho[drivers].to_numpy() > 0, lo > 0, hi < 0)
+    sep = pd.Series(drawn[0][2], index=rho.index)[drivers].to_numpy(bool)
+    why = (
+        f"{int(sep.sum())} of {int(drivers.sum())} drivers separated in the first draw (no finite estimate), "
+        f"{int((~on_side & ~sep).sum())} not signed"
+    )
+    return {**r, "signs_drivers": bool(on_side.all()), "why_not": why}
+
+
 def decision_steps(context, decisions=DECISIONS) -> pd.DataFrame:
     """Every step of every decision until the first step that loses it: the row, the knob's value, the estimate
-    with its interval, whether the decision is made there."""
+    with its interval, whether the row recovers its truth there (``recovers``: its verdict, the estimate against
+    its truth), whether the decision is made from it (``decided``) and ``made``: both — a decision read from a row
+    that misses its truth is not made."""
     out = []
     for d in decisions:
         for v in d.steps:
             with without_null_passes():  # a decision reads the estimate and its interval, not the null's pass rate
                 r = _run(d, v, context)
-            made = bool(d.made(r))
+            recovers, decided = bool(r["recovered"]), bool(d.made(r))
+            made = recovers and decided
             out.append(
-                {"row": d.row, "knob": d.knob, "value": float(v), "demo": float(v) == float(d.demo), "made": made}
+                {"row": d.row, "knob": d.knob, "value": float(v), "demo": float(v) == float(d.demo)}
+                | {"recovers": recovers, "decided": decided, "made": made, "why_not": r.get("why_not", "")}
                 | {k: r[k] for k in ("estimate", "ci_low", "ci_high")}
             )
             if not made:
@@ -169,6 +212,16 @@ def _knob(v) -> str:
     """A knob's value as the table shows it: a count whole ("1,200"), a rate or a multiple to 3 digits."""
     v = float(v)
     return f"{v:,.0f}" if v == round(v) else f"{v:.3g}"
+
+
+def _lost_at(lost: pd.DataFrame, d: Decision) -> str:
+    """Where a decision is lost and why ("16 (the row misses its truth)"), or "never, to …"; a decision the knob's
+    range cannot lose says why."""
+    if not len(lost):
+        return f"never, to {_knob(d.steps[-1])}" + (f" ({d.why_never})" if d.why_never else "")
+    first = lost.iloc[0]
+    why = "the row misses its truth" if not first["recovers"] else first.get("why_not", "")
+    return f"{_knob(first['value'])}" + (f" ({why})" if why else "")
 
 
 def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
@@ -185,7 +238,7 @@ def planning_table(steps: pd.DataFrame, decisions=DECISIONS) -> pd.DataFrame:
                 "decision": d.decision,
                 "demo": _knob(d.demo),
                 "still made at": _knob(made["value"].iloc[-1]) if len(made) else "not made at the demo's value",
-                "lost at": _knob(lost["value"].iloc[0]) if len(lost) else f"never, to {_knob(d.steps[-1])}",
+                "lost at": _lost_at(lost, d),
             }
         )
     return pd.DataFrame(rows).set_index("row").rename_axis(index="method row")
@@ -197,6 +250,8 @@ def result(context) -> report.Result:
     note = (
         "Each decision is followed from the demo's value towards the hard end of its knob until it is lost: *still "
         "made at* is the hardest design that still makes it (for pairs: the fewest pairs to collect; for noise: the "
-        "noisiest reward model or judge that still decides), *lost at* the first that does not."
+        "noisiest reward model or judge that still decides), *lost at* the first that does not, with why where the "
+        "decision itself does not say. A decision is made at a step only where its row also recovers its truth "
+        "there: a decision read from an estimate that misses its truth is not made."
     )
     return report.Result(table=planning_table(steps), note=note, data={"steps": steps})
