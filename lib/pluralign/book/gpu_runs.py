@@ -38,15 +38,22 @@ def runs(folder: str | Path | None = None) -> list[dict]:
     return sorted(out, key=lambda r: r.get("date", ""), reverse=True)
 
 
+def _training_rate(figure: str) -> bool:
+    return figure.startswith("train_") and "_profiled_" not in figure
+
+
+def _rates_count_profiling(figures: dict) -> bool:
+    """Whether a run's training rates counted its profiled steps into the steady state: it profiled some and its
+    steady state did not leave them out (``train_steady_excludes_profile``)."""
+    profiled = any(k.startswith("train_") and "_profiled_" in k for k in figures)
+    return profiled and not figures.get("train_steady_excludes_profile")
+
+
 def _valid(run: dict, figure: str) -> bool:
     v = run.get("figures", {}).get(figure)
     if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
         return False
-    if figure.startswith("train_") and "_profiled_" not in figure:
-        figs = run["figures"]
-        profiled = any(k.startswith("train_") and "_profiled_" in k for k in figs)
-        return not profiled or bool(figs.get("train_steady_excludes_profile"))
-    return True
+    return not (_training_rate(figure) and _rates_count_profiling(run["figures"]))
 
 
 def measured(figure: str, record: list[dict] | None = None) -> tuple[float, dict] | None:
@@ -154,18 +161,13 @@ FIGURES = [
 LABEL = {figure: label for label, figure, _ in FIGURES}
 
 
-def _training_rate(figure: str) -> bool:
-    return figure.startswith("train_") and "_profiled_" not in figure
-
-
 def left_out(run: dict) -> list[tuple[str, str]]:
     """What of a run the page does not use, and why: (what, reason) pairs — its training rates where its steady
     state held profiled steps (and the profiler's trace processing after them), and the parts that failed (named in
     its notes, their figures missing)."""
     figs = run.get("figures", {})
     out = []
-    profiled = [k for k in figs if k.startswith("train_") and "_profiled_" in k]
-    if profiled and not figs.get("train_steady_excludes_profile"):
+    if _rates_count_profiling(figs):
         rates = sorted(k for k in figs if _training_rate(k) and isinstance(figs[k], (int, float)))
         shown = [LABEL[k] for k in rates if k in LABEL]
         what = "; ".join(shown) if shown else f"{len(rates)} training figures"
