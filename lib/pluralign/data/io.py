@@ -359,15 +359,18 @@ def shared_data_dir() -> Path:
     return Path(env).expanduser() if env else ROOT.parent / "shared" / "data"
 
 
-def default_local(source, relative: str, name: str) -> Path:
+def default_local(source, relative: str, name: str, file: str | None = None) -> Path:
+    """Where a local-only data set ``name`` is read from: ``source`` if given, else ``relative`` under
+    :func:`shared_data_dir` (which must exist). With ``file``, a folder stands for that file in it."""
     if source is not None:
-        return Path(source).expanduser()
-    path = shared_data_dir() / relative
-    if not path.exists():
-        raise DataError(
-            f"data set {name!r} is read from local files only and none were found; pass "
-            f"source='path/to/{relative}' or set PLURALIGN_SHARED_DATA to the folder holding "
-            f"'{relative}'",
-            file=path,
-        )
-    return path
+        path = Path(source).expanduser()
+    else:
+        path = shared_data_dir() / relative
+        if not path.exists():
+            raise DataError(
+                f"data set {name!r} is read from local files only and none were found; pass "
+                f"source='path/to/{relative}' or set PLURALIGN_SHARED_DATA to the folder holding "
+                f"'{relative}'",
+                file=path,
+            )
+    return path / file if file is not None and path.is_dir() else path

@@ -35,13 +35,8 @@ JUDGES = {
 JUDGE_LABELS = {"0": 0, "Tie": 0, "tie": 0, "1": -2, "2": 2}
 
 
-def _pandalm_file(source) -> Path:
-    path = default_local(source, "pandalm", "pandalm")
-    return path / "testset-v1.json" if path.is_dir() else path
-
-
 def _pandalm(source, annotators: str, on_invalid: str, empty: str | None) -> Loaded:
-    path = _pandalm_file(source)
+    path = default_local(source, "pandalm", "pandalm", "testset-v1.json")
     raw = read_table(path)
     require(raw, ["idx", "instruction", "response1", "response2"], str(path))
     f = Filters(on_invalid, empty)
@@ -209,8 +204,7 @@ def load_llmbar(source=None, *, subsets=None, on_invalid: str = "error", empty: 
 def load_mt_bench(source=None, *, on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
     """LLMBar's ``Dataset/Processed/MT-Bench/dataset.json`` (same schema as LLMBar; annotator
     ``human-majority``)."""
-    path = default_local(source, "llmbar/MT-Bench", "mt-bench")
-    path = path / "dataset.json" if path.is_dir() else path
+    path = default_local(source, "llmbar/MT-Bench", "mt-bench", "dataset.json")
     return _llmbar_rows([("MT-Bench", path)], "mt-bench", "human-majority", on_invalid, empty)
 
 
@@ -248,8 +242,7 @@ def load_hhh(source=None, *, on_invalid: str = "error", empty: str | None = None
     where each side is a grading prompt holding the instruction between "###The instruction to
     evaluate:" and "###Response to evaluate:", and the response before "###Score Rubrics". Both sides
     must hold the same instruction. The HHH category is the ``subset`` column."""
-    path = default_local(source, "hhh", "hhh")
-    path = path / "hhh_alignment_eval.json" if path.is_dir() else path
+    path = default_local(source, "hhh", "hhh", "hhh_alignment_eval.json")
     raw = read_table(path)
     require(raw, ["chosen_instruction", "rejected_instruction"], str(path))
     f = Filters(on_invalid, empty)
