@@ -56,7 +56,7 @@ def split_dialogue(texts: pd.Series) -> tuple[pd.Series, pd.Series, np.ndarray]:
     description="Dialogues with a chosen and a rejected final assistant reply; one crowdworker label each. "
     "SEAL's alignment data set D (N = 160,800 training pairs).",
     papers=("SEAL", "Beyond the Binary"),
-    aliases=("Anthropic/hh-rlhf", "hh", "anthropic-hh"),
+    aliases=("hh", "anthropic-hh"),
 )
 def load_hh_rlhf(
     source=None,
@@ -139,7 +139,6 @@ MULTIPREF_LABELS = {
     description="10k prompts with two completions, each judged by two normal crowdworkers and two domain "
     "experts: A/B/tie with slight or clear strength (Diverging Preferences §2).",
     papers=("Diverging Preferences",),
-    aliases=("allenai/multipref",),
 )
 def load_multipref(
     source=None,
@@ -314,7 +313,7 @@ def _annotator_scores(ra: pd.DataFrame, rb: pd.DataFrame, attribute: str):
     description="Two responses per prompt, each rated for overall helpfulness on a Likert scale by 3-5 "
     "annotators; the `disagreements` folder keeps every annotator's score.",
     papers=("Diverging Preferences",),
-    aliases=("nvidia/HelpSteer2", "helpsteer2-disagreements"),
+    aliases=("helpsteer2-disagreements",),
 )
 def load_helpsteer2(
     source=None,
@@ -377,7 +376,7 @@ def load_helpsteer2(
     description="Conversations where each participant rates several model replies per turn (1-100) and "
     "chooses one; one participant per comparison. Out-of-domain set of Beyond the Binary.",
     papers=("Beyond the Binary",),
-    aliases=("HannahKirk/prism-alignment", "prism-alignment"),
+    aliases=("prism-alignment",),
 )
 def load_prism(source=None, *, on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
     """PRISM ``utterances`` rows: ``utterance_id``, ``conversation_id``, ``turn``, ``user_id``,

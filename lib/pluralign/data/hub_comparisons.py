@@ -36,7 +36,6 @@ def _score_preference(diff: np.ndarray, significant: float) -> np.ndarray:
     description="Four completions per instruction rated by GPT-4 on four aspects; every pair of "
     "completions becomes a comparison. Out-of-domain set of Beyond the Binary.",
     papers=("Beyond the Binary",),
-    aliases=("openbmb/UltraFeedback",),
 )
 def load_ultrafeedback(
     source=None,
@@ -120,7 +119,7 @@ def load_ultrafeedback(
     citation="Nakano et al. 2021, WebGPT: Browser-assisted question-answering with human feedback, arXiv:2112.09332",
     description="Questions with two browsing-assisted answers compared by a labeller on a 7-point scale.",
     papers=("SEAL", "Beyond the Binary"),
-    aliases=("openai/webgpt_comparisons", "webgpt_comparisons", "web-gpt"),
+    aliases=("webgpt_comparisons", "web-gpt"),
 )
 def load_webgpt(source=None, *, on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
     """Rows: ``question`` (``{full_text, ...}``), ``answer_0``, ``answer_1``, ``score_0``, ``score_1``
@@ -160,7 +159,7 @@ def load_webgpt(source=None, *, on_invalid: str = "error", empty: str | None = N
     description="Reddit TL;DR (and CNN/DM) posts with two summaries and a labeller's choice; the same pair "
     "can carry several labellers' choices.",
     papers=("SEAL", "Beyond the Binary"),
-    aliases=("openai/summarize_from_feedback", "summarize", "summarize_from_feedback", "oai-summarize"),
+    aliases=("summarize", "summarize_from_feedback", "oai-summarize"),
 )
 def load_summarize(
     source=None, *, split: str = "train", on_invalid: str = "error", empty: str | None = None, **_
@@ -233,7 +232,7 @@ def load_summarize(
     citation="Alex Havrilla 2023, synthetic-instruct-gptj-pairwise (Revision cc92d8d), Hugging Face",
     description="Synthetic instructions with a chosen (GPT-J) and a rejected response.",
     papers=("SEAL", "Beyond the Binary"),
-    aliases=("Dahoas/synthetic-instruct-gptj-pairwise", "instructgpt-j", "gptj-pairwise"),
+    aliases=("instructgpt-j", "gptj-pairwise"),
 )
 def load_gptj_pairwise(source=None, *, on_invalid: str = "error", empty: str | None = None, **_) -> Loaded:
     """Rows: ``prompt``, ``chosen``, ``rejected``; one ±2 judgment, A/B by pair-id hash."""

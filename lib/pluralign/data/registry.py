@@ -62,7 +62,7 @@ def register(
     url: str | None = None,
     aliases: tuple[str, ...] = (),
 ):
-    """Decorator: add a loader ``fn(source, **options) -> Loaded`` under ``name`` (and its aliases)."""
+    """Decorator: add a loader ``fn(source, **options) -> Loaded`` under ``name``, its Hub id and its aliases."""
 
     def deco(fn):
         info = DatasetInfo(
@@ -77,7 +77,7 @@ def register(
             url or (f"https://huggingface.co/datasets/{hub_id}" if hub_id else None),
         )
         DATASETS[name] = info
-        for a in aliases:
+        for a in (hub_id, *aliases) if hub_id else aliases:
             ALIASES[a.lower()] = name
         return fn
 
