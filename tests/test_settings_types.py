@@ -14,7 +14,8 @@ from pluralign.btb.settings import BtbSettings
 from pluralign.cross.settings import CrossSettings
 from pluralign.data.spec import SimulateOptions
 from pluralign.diverging.settings import DivergingSettings
-from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
+from pluralign.llm.options import LLMOptions
+from pluralign.model_options import ModelOptions, TrainOptions
 from pluralign.seal.settings import SealSettings
 
 LOOSE = (typing.Any, object, dict, list)

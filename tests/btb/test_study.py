@@ -11,7 +11,7 @@ import pytest
 from pluralign import btb
 from pluralign.btb import provenance
 from pluralign.btb import training as T
-from pluralign.model_options import LLMOptions
+from pluralign.llm.options import LLMOptions
 from pluralign.params import ParamsError
 
 DATA = [{"simulate": {"n_pairs": 240, "seed": 3}}]

@@ -13,7 +13,7 @@ import pytest
 from pluralign import diverging, paper, report
 from pluralign.diverging import agreement
 from pluralign.diverging.pages import stand_ins
-from pluralign.model_options import LLMOptions
+from pluralign.llm.options import LLMOptions
 from pluralign.params import ParamsError
 
 SPECS = [

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from pluralign.model_options import LLMOptions
+from pluralign.llm.options import LLMOptions
 from pluralign.presentation import MISSING
 from pluralign.seal.design import AlignmentModels, entry_features
 from pluralign.seal.flips import flip_shares, similarity_by_flip

@@ -31,7 +31,7 @@ import pandas as pd
 
 from pluralign.btb.llm_answers import cached_generate, item_key, llm_id, pairs_frame
 from pluralign.cache import ItemStore
-from pluralign.model_options import LLMOptions
+from pluralign.llm.options import LLMOptions
 
 __all__ = [
     "TASK1_PROMPT",

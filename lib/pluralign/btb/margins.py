@@ -27,7 +27,7 @@ import pandas as pd
 from pluralign.btb.llm_answers import cached_generate, item_key, llm_id, pairs_frame
 from pluralign.cache import ItemStore, fingerprint
 from pluralign.llm.base import JUDGE_AB_TEMPLATE, parse_choice
-from pluralign.model_options import LLMOptions
+from pluralign.llm.options import LLMOptions
 
 __all__ = [
     "JUDGMENT_PROMPT",

@@ -17,7 +17,8 @@ from pluralign.btb.evaluation import PAPER_IN_DOMAIN, PAPER_OUT_OF_DOMAIN
 from pluralign.btb.sources import CATEGORY_SOURCES, P_STAR_SOURCES
 from pluralign.btb.training import LR_SWEEP, lr_grid
 from pluralign.data.spec import DataSpec, OodBy
-from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
+from pluralign.llm.options import LLMOptions
+from pluralign.model_options import ModelOptions, TrainOptions
 from pluralign.settings import Section, Settings, setting
 from pluralign.stats import N_BOOT
 

@@ -15,7 +15,8 @@ from pydantic import model_validator
 from pluralign.btb.settings import Judge, PStarSource
 from pluralign.data.spec import DataSpec
 from pluralign.diverging.settings import Split
-from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
+from pluralign.llm.options import LLMOptions
+from pluralign.model_options import ModelOptions, TrainOptions
 from pluralign.seal.settings import AlignmentDesign
 from pluralign.settings import Settings, setting
 from pluralign.stats import N_BOOT

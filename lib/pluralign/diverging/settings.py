@@ -15,7 +15,8 @@ from pydantic import Field, model_validator
 from pluralign.data.simulate import DEMO_DATASETS
 from pluralign.data.spec import DataSpec
 from pluralign.diverging.reward_models import MSE_AGGREGATES
-from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
+from pluralign.llm.options import LLMOptions
+from pluralign.model_options import ModelOptions, TrainOptions
 from pluralign.settings import Arguments, Section, Settings, setting
 from pluralign.stats import N_BOOT
 

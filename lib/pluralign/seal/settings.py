@@ -13,7 +13,8 @@ from pydantic import Field, model_validator
 from pluralign.data import spec
 from pluralign.data.core import combine
 from pluralign.data.spec import DataSpec
-from pluralign.model_options import LLMOptions, ModelOptions, TrainOptions
+from pluralign.llm.options import LLMOptions
+from pluralign.model_options import ModelOptions, TrainOptions
 from pluralign.seal.design import FEATURE_SOURCES, alignment_models
 from pluralign.seal.imprint import VIF_THRESHOLD
 from pluralign.seal.resistance import LABELLER_RULES

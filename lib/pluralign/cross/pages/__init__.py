@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pluralign import profiles
 from pluralign.cross.studies import Studies
-from pluralign.model_options import LLMOptions
+from pluralign.llm.options import LLMOptions
 
 __all__ = ["stand_ins"]
 

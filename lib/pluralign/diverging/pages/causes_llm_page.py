@@ -10,7 +10,7 @@ from pluralign.diverging import cause_classifier as classifier
 from pluralign.diverging import causes as cz
 from pluralign.diverging.pages.causes_page import frequencies_figure
 from pluralign.diverging.study import Study
-from pluralign.model_options import LLMOptions
+from pluralign.llm.options import LLMOptions
 from pluralign.report import Result
 
 __all__ = ["prompt", "llm_causes"]

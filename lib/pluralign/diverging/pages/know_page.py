@@ -15,7 +15,7 @@ from pluralign.diverging import reward_models as rmod
 from pluralign.diverging import table2_claim as claim
 from pluralign.diverging import table2_paper as t2p
 from pluralign.diverging.study import Study
-from pluralign.model_options import LLMOptions
+from pluralign.llm.options import LLMOptions
 from pluralign.report import Result
 
 __all__ = ["mean_variance", "mean_variance_table2", "judges"]
