@@ -214,6 +214,7 @@ def test_14_an_include_outside_the_parameter_folder_is_not_read(tmp_path, includ
 NOTEBOOK = """# %% tags=["parameters"]
 profile = "demo"
 seed = 0
+models = None
 design = {"n": 1}
 
 # %%
@@ -238,7 +239,7 @@ def _page(tmp_path, monkeypatch, **keys):
     [
         ({"seed": "zero"}, r"parameter 'seed' is str 'zero', but the notebook expects int"),
         ({"seed": True}, r"parameter 'seed' is bool True, but the notebook expects int"),
-        ({"design": "three"}, r"parameter 'design' is str 'three', but the notebook expects dict"),
+        ({"models": "three"}, r"parameter 'models' is str 'three', but the notebook expects dict"),
     ],
 )
 def test_15_a_wrong_parameter_type_fails_before_any_cell_runs(tmp_path, monkeypatch, keys, message):
@@ -252,11 +253,7 @@ def test_15_a_wrong_parameter_type_fails_before_any_cell_runs(tmp_path, monkeypa
 def test_15_inside_a_dict_a_number_or_another_accepted_form_passes(tmp_path, design):
     (tmp_path / "nb.py").write_text(NOTEBOOK)
     (tmp_path / "page.yml").write_text(yaml.safe_dump({"design": design}))
-    got = P.read_params(
-        tmp_path / "page.yml",
-        declared=P.declared_parameters(tmp_path / "nb.py"),
-        types=P.declared_types(tmp_path / "nb.py"),
-    )
+    got = P.read_params(tmp_path / "page.yml", tmp_path / "nb.py")
     assert got["design"] == design
 
 

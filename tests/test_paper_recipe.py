@@ -130,12 +130,12 @@ def test_every_page_of_the_paper_profile_runs_with_it(use):
     pages = _pages_reading(file)
     assert pages, f"no page of the paper profile reads params/paper/{file}"
     for page, nb in pages:
-        resolved = P.read_params(page, notebook=nb)  # the file's keys, as `pluralign params` reads them
+        resolved, built = P.read_page(page, nb)  # the file's keys, as `pluralign params` reads them
         if key.split(".")[0] not in resolved:
             assert file == P.COMMON, f"{page.name}: {key} does not reach {nb.stem}"
             continue
         assert _same(_get(resolved, key), s.value), f"{page.name} runs {nb.stem} with another {key}"
-        settings = P.effective_settings(nb, resolved)
+        settings = built.model_dump() if built is not None else None
         if settings is not None and key.split(".")[0] in settings:
             assert _same(_get(settings, key), s.value), f"{nb.stem}'s settings hold another {key}"
 

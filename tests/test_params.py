@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from pluralign import params as P
-from pluralign.book import errors, execution, manifest_plan, page_params
+from pluralign.book import errors, execution, manifest_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,18 +43,20 @@ def test_an_undeclared_key_names_the_file_the_key_and_the_nearest_name(tmp_path)
     nb.write_text(NOTEBOOK)
     _write(tmp_path, **{"shared__yml": {"colums": {"a": "b"}}}, page__yml={"include": "shared.yml", "seed": 1})
     with pytest.raises(P.ParamsError) as e:
-        P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb))
+        P.read_params(tmp_path / "page.yml", nb)
     msg = str(e.value)
     assert str(tmp_path / "shared.yml") in msg and "'colums'" in msg and "did you mean 'columns'" in msg
 
 
 def test_common_keys_reach_only_the_notebooks_that_declare_them(tmp_path):
+    nb = tmp_path / "nb.py"
+    nb.write_text(NOTEBOOK)
     _write(
         tmp_path,
         common__yml={"profile": "paper", "seed": 0, "models": {"rm": {"name_or_path": "x/y"}}},
         page__yml={"seed": 2},
     )
-    got = P.read_params(tmp_path / "page.yml", declared=["profile", "seed"])
+    got = P.read_params(tmp_path / "page.yml", nb)
     assert got == {"profile": "paper", "seed": 2}
 
 
@@ -84,7 +86,7 @@ def test_named_model_resolves_a_key_and_refuses_a_typo():
 @pytest.mark.parametrize("profile", manifest_plan.PROFILES)
 def test_every_page_of_every_profile_has_only_declared_keys(profile):
     for r in manifest_plan.runs(profile):
-        params = page_params.read_params(ROOT / r.params, r.notebook)
+        params = P.read_params(ROOT / r.params, r.source)
         assert params["profile"] == profile, f"{r.params}: profile {params['profile']!r}"
 
 
@@ -160,18 +162,17 @@ def test_a_value_of_the_wrong_type_names_file_key_and_expected_type(tmp_path):
     nb.write_text(NOTEBOOK)
     _write(tmp_path, page__yml={"seed": "zero"})
     with pytest.raises(P.ParamsError, match=r"page\.yml: parameter 'seed' is str 'zero', but the notebook expects int"):
-        P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb), types=P.declared_types(nb))
+        P.read_params(tmp_path / "page.yml", nb)
     _write(tmp_path, page__yml={"design": {"n": 2}, "seed": 3})
-    assert (
-        P.read_params(tmp_path / "page.yml", declared=P.declared_parameters(nb), types=P.declared_types(nb))["seed"]
-        == 3
-    )
+    assert P.read_params(tmp_path / "page.yml", nb)["seed"] == 3
 
 
 @pytest.mark.parametrize("value,ok", [(3, True), (True, False), (2.5, False), ("3", False)])
 def test_an_int_parameter_takes_an_int_and_no_bool(tmp_path, value, ok):
+    nb = tmp_path / "nb.py"
+    nb.write_text(NOTEBOOK)
     _write(tmp_path, page__yml={"seed": value})
-    call = lambda: P.read_params(tmp_path / "page.yml", types={"seed": int})  # noqa: E731
+    call = lambda: P.read_params(tmp_path / "page.yml", nb)  # noqa: E731
     if ok:
         assert call()["seed"] == value
     else:
@@ -179,12 +180,12 @@ def test_an_int_parameter_takes_an_int_and_no_bool(tmp_path, value, ok):
             call()
 
 
-def test_a_float_parameter_takes_an_int_but_no_bool(tmp_path):
-    _write(tmp_path, page__yml={"lr": 1})
-    assert P.read_params(tmp_path / "page.yml", types={"lr": float})["lr"] == 1
-    _write(tmp_path, page__yml={"lr": False})
-    with pytest.raises(P.ParamsError, match="expects float"):
-        P.read_params(tmp_path / "page.yml", types={"lr": float})
+def test_the_parameters_beside_the_settings_are_typed_once():
+    """Every parameter a notebook's cell declares beside ``settings`` is a field of
+    :class:`pluralign.params.Parameters`, so each is typed (a page of a part: profile, seed and models)."""
+    for nb in (ROOT / "notebooks").glob("*.py"):
+        beside = {p.name for p in P.cell_parameters(nb)} - {P.SETTINGS}
+        assert beside <= set(P.Parameters.model_fields), nb.name
 
 
 def test_a_misspelt_reward_model_keyword_is_refused_when_the_file_is_read(tmp_path):

@@ -9,7 +9,6 @@ import jupytext
 from pluralign import diverging
 from pluralign import params as P
 from pluralign.book.cli import main
-from pluralign.book.page_params import read_params
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "diverging_agreement"
@@ -18,11 +17,7 @@ NOTEBOOK = ROOT / "notebooks" / f"{PAGE}.py"
 
 def _settings_of(profile: str) -> diverging.DivergingSettings:
     """The settings the runner gives the page on ``profile`` (its parameter file, every field)."""
-    return diverging.DivergingSettings.create(
-        P.papermill_parameters(NOTEBOOK, read_params(ROOT / f"params/{profile}/diverging-agreement.yml", PAGE))[
-            "settings"
-        ]
-    )
+    return P.read_page(ROOT / f"params/{profile}/diverging-agreement.yml", NOTEBOOK).settings
 
 
 def test_the_readme_recipe_paste_the_printed_cell_save_and_the_page_runs_what_the_runner_runs(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""Parameter files: how a page's papermill parameters are assembled and checked.
+"""Parameter files: how a page's papermill parameters are assembled and checked, its settings validated once.
 
 A page's parameters are, deep-merged in this order (later wins; mappings merge key by key, anything else
 is replaced):
@@ -9,10 +9,13 @@ is replaced):
    pages of one part;
 3. the page's own keys.
 
-A key from 2. or 3. that the notebook does not declare in its parameters cell is an error naming the file
-and the key (a typo is never silently ignored); a key of ``common.yml`` reaches only the notebooks that
-declare it. No value may be a secret: keys that look like credentials are refused (secrets come from the
-environment, named with ``<key>_env``).
+Read for its notebook (:func:`read_page`), a key from 2. or 3. that the notebook does not declare is an error naming
+the file and the key (a typo is never silently ignored); a key of ``common.yml`` reaches only the notebooks that
+declare it; ``profile``, ``seed``, ``models`` and ``datasets`` are typed (:class:`Parameters`); the part's settings
+are built once from the rest (a refused value names the file that set it), and a setting that the page's own file
+sets but only other pages of the part read (:meth:`pluralign.settings.Settings.readers`) is refused, naming them.
+No value may be a secret: keys that look like credentials are refused (secrets come from the environment, named
+with ``<key>_env``).
 
 Models of the ``paper`` profile are written once, under ``models:`` in ``params/paper/common.yml``; a
 page names one by its key (``reward_model: seal_post_alignment``) and the part's study resolves it with
@@ -24,23 +27,26 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+import typing
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
-from pydantic import ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pluralign.settings import Settings, SettingsError, did_you_mean
 
 __all__ = [
     "ParamsError",
+    "Parameters",
+    "Page",
     "read_params",
+    "read_page",
     "resolved_params",
     "deep_merge",
     "declared_parameters",
     "settings_class",
-    "effective_settings",
-    "papermill_parameters",
     "page_settings",
     "cell_parameters",
     "named_model",
@@ -125,24 +131,73 @@ def _with_includes(path: Path, seen: tuple = (), top: Path | None = None) -> tup
     return deep_merge(params, own), {**origin, **{k: path for k in own}}
 
 
-def read_params(
-    path: str | Path,
-    *,
-    declared: list[str] | set[str] | None = None,
-    common: bool = True,
-    types: dict[str, type] | None = None,
-    notebook: str | Path | None = None,
-) -> dict:
-    """The parameters of one page (module docstring). ``declared``: the notebook's parameter names; when
-    given, an undeclared key of the page's file or its includes raises :class:`ParamsError` naming the file,
-    the key and the nearest declared name, and ``common.yml`` contributes only declared keys. ``notebook`` (a
-    Jupytext ``.py``): its declared names and the types of its parameters cell (:func:`declared_parameters`,
-    :func:`declared_types`) where not given, and its settings built from the result, validated once by the
-    settings class (:func:`check_settings`)."""
-    path = Path(path)
+class Parameters(BaseModel):
+    """The parameters a page's cell declares beside its settings, typed once (strictly: a bool is no int)."""
+
+    model_config = ConfigDict(strict=True)
+
+    profile: str = "demo"
+    seed: int = 0
+    models: dict | None = None
+    datasets: list | None = None
+
+
+class Page(NamedTuple):
+    """A page's parameters as read from its file: the merged parameters and the part's settings built from them
+    once (None for a page of no part)."""
+
+    params: dict
+    settings: Settings | None
+
+    def injected(self) -> dict:
+        """The parameters papermill injects: the cell's names as they are and every setting in the one ``settings``
+        mapping, at the value the page runs with (the file's, the default otherwise), so the executed notebook
+        shows every setting and the profile's own file (read by ``setup(..., page=...)``) changes none of them."""
+        if self.settings is None:
+            return dict(self.params)
+        out = {k: v for k, v in self.params.items() if k not in type(self.settings).model_fields}
+        return {**out, SETTINGS: self.settings.model_dump()}
+
+
+def read_params(path: str | Path, notebook: str | Path | None = None, *, common: bool = True) -> dict:
+    """The parameters of one page (module docstring): ``common.yml`` (unless ``common`` is false), includes and the
+    page's own keys deep-merged; read for ``notebook`` (a Jupytext ``.py``), checked as :func:`read_page` checks
+    them."""
     if notebook is not None:
-        declared = declared_parameters(notebook) if declared is None else declared
-        types = declared_types(notebook) if types is None else types
+        return read_page(path, notebook).params
+    return _merged(Path(path), None, common)[0]
+
+
+def read_page(path: str | Path, notebook: str | Path) -> Page:
+    """The parameters of ``notebook``'s page from the parameter file ``path``, and its settings, validated once: an
+    undeclared key, a wrong type, a value the settings class refuses or a setting only other pages read is a
+    :class:`ParamsError` naming the file that set it."""
+    path, nb = Path(path), _notebook(notebook)
+    params, origin = _merged(path, nb.declared, True)
+    try:
+        Parameters.model_validate({k: v for k, v in params.items() if k in Parameters.model_fields})
+    except ValidationError as e:
+        raise _wrong_type(e, params, origin) from None
+    if nb.settings is None:
+        return Page(params, None)
+    given = {k: v for k, v in params.items() if k in nb.settings.model_fields}
+    for k in given:
+        readers = nb.settings.readers(k)
+        if origin[k] == path and readers and nb.page not in readers:
+            raise ParamsError(
+                f"{path}: setting {k!r} is read by no page of this file ({nb.page}); the pages that read it: "
+                + ", ".join(readers)
+            )
+    try:
+        return Page(params, nb.settings.create(given))
+    except SettingsError as e:
+        raise ParamsError(f"{origin.get(e.keys[0][0] if e.keys else None, path)}: {e}") from None
+
+
+def _merged(path: Path, declared: tuple | None, common: bool) -> tuple[dict, dict]:
+    """(parameters, origin: the file of each key) of ``path``: ``common.yml``, includes and its own keys. With
+    ``declared`` (a notebook's names), a key of the file or its includes outside them is an error naming the file,
+    the key and the nearest declared name, and ``common.yml`` gives only declared keys."""
     params, origin = _with_includes(path)
     shared = {}
     if common and path.name != COMMON and (path.parent / COMMON).exists():
@@ -150,7 +205,6 @@ def read_params(
         if "include" in shared:
             raise ParamsError(f"{path.parent / COMMON}: common.yml cannot include other files")
     if declared is not None:
-        declared = set(declared)
         for k in params:
             if k not in declared:
                 hint = did_you_mean(k, sorted(declared))
@@ -159,27 +213,31 @@ def read_params(
                 )
         shared = {k: v for k, v in shared.items() if k in declared}
     merged = deep_merge(shared, params)
-    origin = {**{k: path.parent / COMMON for k in shared}, **origin}
     _check_secrets(merged, path)
-    if types:
-        check_types(params, types, origin, path)
-    if notebook is not None:
-        check_settings(notebook, merged, origin, path)
-    return merged
+    return merged, {**{k: path.parent / COMMON for k in shared}, **origin}
+
+
+def _wrong_type(error: ValidationError, params: dict, origin: dict) -> ParamsError:
+    """A parameter of the wrong type (:class:`Parameters`), naming its file, its key, its value and the type the
+    notebook expects."""
+    k = error.errors()[0]["loc"][0]
+    annotation = Parameters.model_fields[k].annotation
+    expected = " or ".join(t.__name__ for t in typing.get_args(annotation) or (annotation,) if t is not type(None))
+    v = params[k]
+    return ParamsError(f"{origin[k]}: parameter {k!r} is {type(v).__name__} {v!r}, but the notebook expects {expected}")
 
 
 def resolved_params(notebook: str | Path, path: str | Path) -> dict:
     """The parameters a page runs with, as one papermill parameter file: ``path`` read for ``notebook`` (a
-    Jupytext ``.py``) as the runner reads it (``common.yml`` and includes merged, undeclared keys and wrong types
-    refused), ``profile`` as the runner sets it, and every relative ``source`` / ``labels_file`` that names a file
-    beside the parameter file made absolute (the runner executes in that folder; papermill may run anywhere); a
-    page's settings grouped in its one ``settings`` parameter (:func:`papermill_parameters`)."""
+    Jupytext ``.py``) as the runner reads it (:func:`read_page`), ``profile`` as the runner sets it, a page's
+    settings grouped in its one ``settings`` parameter (:meth:`Page.injected`), and every relative ``source`` /
+    ``labels_file`` that names a file beside the parameter file made absolute (the runner executes in that folder;
+    papermill may run anywhere)."""
     path = Path(path).expanduser().resolve()
-    declared = declared_parameters(notebook)
-    params = read_params(path, declared=declared, notebook=notebook)
-    if "profile" in declared:
-        params.setdefault("profile", "demo")
-    return papermill_parameters(notebook, _absolute_paths(params, path.parent))
+    page = read_page(path, notebook)
+    if "profile" in _notebook(notebook).declared:
+        page.params.setdefault("profile", "demo")
+    return _absolute_paths(page.injected(), path.parent)
 
 
 def _absolute_paths(obj, base: Path):
@@ -221,51 +279,6 @@ def _check_secrets(obj, path: Path, where: str = ""):
             _check_secrets(v, path, where)
 
 
-def declared_parameters(notebook: str | Path) -> list[str]:
-    """The names a parameter file may give a Jupytext notebook: those of its cell tagged ``parameters``
-    (papermill's own reading) and, for a page of a part, every field of the part's settings class
-    (:func:`settings_class`) in place of its ``settings`` parameter (a file states settings as top-level keys;
-    :func:`papermill_parameters` groups them)."""
-    names = [p.name for p in cell_parameters(notebook)]
-    cls = settings_class(notebook)
-    if cls is not None:
-        names = [n for n in names if n != SETTINGS]
-        names += [f for f in cls.model_fields if f not in names]
-    return names
-
-
-def declared_types(notebook: str | Path) -> dict[str, type]:
-    """The type of each parameter of the notebook's parameters cell, from its default (None defaults and the
-    ``settings`` parameter omitted: the settings class types those)."""
-    import ast
-
-    out = {}
-    for p in cell_parameters(notebook):
-        try:
-            default = ast.literal_eval(p.default)
-        except (ValueError, SyntaxError):
-            continue
-        if default is not None and p.name != SETTINGS:
-            out[p.name] = type(default)
-    return out
-
-
-def check_types(params: dict, types: dict[str, type], origin: dict | None = None, path: Path | None = None) -> None:
-    """Refuse a value whose type differs from the notebook's default (pydantic, strict: an int where a float is
-    declared is fine, a bool is no number), naming the file, the key and both types."""
-    model = create_model("Parameters", __config__=ConfigDict(strict=True), **{k: (t, None) for k, t in types.items()})
-    try:
-        model.model_validate({k: v for k, v in params.items() if k in types})
-    except ValidationError as e:
-        k = e.errors()[0]["loc"][0]
-        v = params[k]
-        shown = "(a credential-looking value)" if looks_like_secret(v) else repr(v)
-        raise ParamsError(
-            f"{(origin or {}).get(k, path)}: parameter {k!r} is {type(v).__name__} {shown}, but the notebook "
-            f"expects {types[k].__name__} (its default)"
-        ) from None
-
-
 def cell_parameters(notebook: str | Path) -> list:
     """The parameters of a notebook's cell tagged ``parameters`` as papermill reads them (name, default as source
     text, the trailing comment as ``help``)."""
@@ -284,47 +297,49 @@ SETTINGS = "settings"
 _SETTINGS_CLASS = re.compile(r"\bpluralign\.(\w+)\.(\w+Settings)\b")
 
 
-def settings_class(notebook: str | Path):
-    """The settings class of a page, or None: the class its parameters cell names in the comment of its
-    ``settings = {}`` parameter (papermill's own reading of the cell gives that comment as the parameter's help),
-    e.g. ``settings = {}  # pluralign.seal.SealSettings: ...``. The cell is read once per version of the file."""
-    path = Path(notebook)
+class Notebook(NamedTuple):
+    """What a page's parameters cell says: the page (the notebook's name), the names a parameter file may give it
+    and its settings class, or None."""
+
+    page: str
+    declared: tuple[str, ...]
+    settings: type[Settings] | None
+
+
+def _notebook(notebook: str | Path) -> Notebook:
+    """The :class:`Notebook` of a Jupytext ``.py``, read once per version of the file."""
+    path = Path(notebook).resolve()
     stat = path.stat()
-    name = _settings_class_name(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    if name is None:
-        return None
-    part, attr = name
-    cls = getattr(importlib.import_module(f"pluralign.{part}"), attr, None)
-    if not (isinstance(cls, type) and issubclass(cls, Settings)):
-        raise ParamsError(
-            f"{notebook}: pluralign.{part}.{attr}, named by its settings parameter, is not a settings class"
-        )
-    return cls
+    return _read_notebook(str(path), stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=256)
-def _settings_class_name(path: str, mtime_ns: int, size: int) -> tuple[str, str] | None:
-    """``(part, class)`` named by the ``settings`` parameter of the notebook at ``path``, or None; cached per path,
-    modification time and size, so an edited notebook is read again."""
-    for p in cell_parameters(path):
-        if p.name == SETTINGS:
-            m = _SETTINGS_CLASS.search(p.help or "")
-            return None if m is None else (m.group(1), m.group(2))
-    return None
+def _read_notebook(path: str, mtime_ns: int, size: int) -> Notebook:
+    """:func:`_notebook`, cached per path, modification time and size, so an edited notebook is read again. The
+    settings class is the one its ``settings = {}`` parameter names in its comment (papermill's own reading of the
+    cell gives that comment as the parameter's help), e.g. ``settings = {}  # pluralign.seal.SealSettings: ...``; a
+    parameter file states settings as top-level keys, so their names replace ``settings`` among the declared."""
+    cell = cell_parameters(path)
+    names, cls = [p.name for p in cell], None
+    m = next((_SETTINGS_CLASS.search(p.help or "") for p in cell if p.name == SETTINGS), None)
+    if m is not None:
+        cls = getattr(importlib.import_module(f"pluralign.{m.group(1)}"), m.group(2), None)
+        if not (isinstance(cls, type) and issubclass(cls, Settings)):
+            raise ParamsError(f"{path}: {m.group(0)}, named by its settings parameter, is not a settings class")
+        names = [n for n in names if n != SETTINGS] + [f for f in cls.model_fields if f not in names]
+    return Notebook(Path(path).stem, tuple(names), cls)
 
 
-def papermill_parameters(notebook: str | Path, params: dict) -> dict:
-    """The parameters papermill injects into a page: the names of its parameters cell as they are, and every
-    setting in the one ``settings`` mapping, each at the value the page runs with (:func:`effective_settings`:
-    what ``params`` sets, the default otherwise), so the executed notebook shows every setting and the profile's
-    own file (read by a part's ``setup(..., page=...)`` in an interactive kernel) changes none of them. A notebook
-    without a settings class gets ``params`` as they are."""
-    cls = settings_class(notebook)
-    if cls is None:
-        return dict(params)
-    out = {k: v for k, v in params.items() if k not in cls.model_fields}
-    out[SETTINGS] = effective_settings(notebook, params)
-    return out
+def declared_parameters(notebook: str | Path) -> list[str]:
+    """The names a parameter file may give a Jupytext notebook: those of its cell tagged ``parameters``
+    (papermill's own reading) and, for a page of a part, every field of the part's settings class in place of its
+    ``settings`` parameter."""
+    return list(_notebook(notebook).declared)
+
+
+def settings_class(notebook: str | Path) -> type[Settings] | None:
+    """The settings class of a page, or None: the class its ``settings`` parameter names."""
+    return _notebook(notebook).settings
 
 
 def page_settings(page: str, profile: str, settings, models: dict | None) -> tuple[dict, dict | None]:
@@ -338,37 +353,11 @@ def page_settings(page: str, profile: str, settings, models: dict | None) -> tup
     runs = [r for r in manifest_plan.runs(profile) if r.notebook == page]
     if not runs:
         return dict(settings or {}), models
-    notebook = manifest_plan.ROOT / "notebooks" / f"{page}.py"
-    params = read_params(manifest_plan.ROOT / runs[0].params, notebook=notebook)
-    cls = settings_class(notebook)
-    fields = cls.model_fields if cls is not None else {}
+    file = read_page(manifest_plan.ROOT / runs[0].params, manifest_plan.ROOT / "notebooks" / f"{page}.py")
+    fields = type(file.settings).model_fields if file.settings is not None else {}
     given = settings if isinstance(settings, Mapping) else {}
-    return {**{k: v for k, v in params.items() if k in fields}, **given}, (
-        params.get("models") if models is None else models
-    )
-
-
-def effective_settings(notebook: str | Path, params: dict) -> dict | None:
-    """{setting: value} of every field of the notebook's settings class (:func:`settings_class`) as the page runs
-    with ``params`` (its defaults where ``params`` does not set it; a nested setting as a mapping); None for a
-    notebook without one."""
-    cls = settings_class(notebook)
-    if cls is None:
-        return None
-    return cls.create(**{k: v for k, v in params.items() if k in cls.model_fields}).model_dump()
-
-
-def check_settings(notebook: str | Path, params: dict, origin: dict | None = None, path: Path | None = None) -> None:
-    """Build the notebook's settings (:func:`settings_class`) from ``params`` so that a value its class refuses
-    (a wrong choice, an unknown key of a nested setting) is an error naming the parameter file that set the key
-    (the first key of the error's path), not a failure deep inside a page."""
-    cls = settings_class(notebook)
-    if cls is None:
-        return
-    try:
-        cls.create(**{k: v for k, v in params.items() if k in cls.model_fields})
-    except SettingsError as e:
-        raise ParamsError(f"{(origin or {}).get(e.keys[0][0] if e.keys else None, path)}: {e}") from None
+    own = {k: v for k, v in file.params.items() if k in fields}
+    return {**own, **given}, (file.params.get("models") if models is None else models)
 
 
 def check_options(fn, options: dict, *, what: str | None = None) -> None:

@@ -49,17 +49,17 @@ def environment() -> pd.DataFrame:
 def parameters(profile_name: str | None = None) -> pd.DataFrame:
     """Every (notebook, parameter file, parameter, value, set by) of a profile, from the manifest: what each page ran
     with, its settings' defaults included (``set by``: "file" or "default";
-    :func:`pluralign.params.effective_settings`)."""
+    :func:`pluralign.params.read_page`)."""
     from pluralign import params as P
-    from pluralign.book import manifest_plan, page_params
+    from pluralign.book import manifest_plan
 
     def shown(v):
         return yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip()
 
     rows = []
     for r in manifest_plan.runs(profile_name or profile()):
-        given = page_params.read_params(manifest_plan.ROOT / r.params, r.notebook)
-        effective = P.effective_settings(manifest_plan.ROOT / "notebooks" / f"{r.notebook}.py", given) or {}
+        given, settings = P.read_page(manifest_plan.ROOT / r.params, r.source)
+        effective = settings.model_dump() if settings is not None else {}
         for k, v in given.items():
             if k not in effective:
                 rows.append((r.notebook, r.params, k, shown(v), "file"))

@@ -22,7 +22,8 @@ A page's notebook takes its settings as one papermill parameter: its parameters 
 ``seed``, ``models`` and ``settings = {}`` (a comment names the class), and its setup call is
 ``seal.setup(profile, seed, models=models, settings=settings, page="seal_imprint")``: the settings laid over the
 profile's parameter file of the page (:func:`pluralign.params.page_settings`). The runner injects every setting a
-page runs with into ``settings`` (:func:`pluralign.params.papermill_parameters`).
+page runs with into ``settings``, from the settings built once when it reads the page's file
+(:func:`pluralign.params.read_page`).
 """
 
 from __future__ import annotations
@@ -48,10 +49,11 @@ def did_you_mean(name: str, known) -> str:
     return f"; did you mean {near[0]!r}?" if near else ""
 
 
-def setting(default: Any, help: str, **kw) -> Any:  # noqa: A002 - the name TRL and argparse use
+def setting(default: Any, help: str, *, pages: tuple[str, ...] = (), **kw) -> Any:  # noqa: A002 - TRL's name
     """A documented settings field: pydantic's ``Field`` with ``help`` as its description (pydantic copies a
-    mutable default for every instance and validates it like a given value)."""
-    return Field(default=default, description=help, **kw)
+    mutable default for every instance and validates it like a given value). ``pages``: the pages that read it,
+    where only some pages of the part do (:meth:`Settings.readers`)."""
+    return Field(default=default, description=help, json_schema_extra={"pages": list(pages)} if pages else None, **kw)
 
 
 class SettingsError(ValueError, TypeError):
@@ -213,3 +215,9 @@ class Arguments(Section):
 
 class Settings(Section):
     """Base of a part's settings (see the module docstring): what :func:`pluralign.params.settings_class` accepts."""
+
+    @classmethod
+    def readers(cls, name: str) -> tuple[str, ...]:
+        """The pages that read setting ``name`` where only some pages of the part do (``setting(..., pages=...)``;
+        a page's parameter file that sets it is refused by the others); () where every page does."""
+        return tuple((cls.model_fields[name].json_schema_extra or {}).get("pages", ()))

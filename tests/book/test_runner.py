@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pluralign.book import contents, errors, fingerprints, kernels, manifest_plan, page_notes, page_params
+from pluralign import params as P
+from pluralign.book import contents, errors, fingerprints, kernels, manifest_plan, page_notes
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "pluralign.book.cli"]
@@ -30,10 +31,10 @@ def test_every_profile_runs_every_notebook_it_lists():
 def test_secret_looking_parameter_is_refused(tmp_path):
     p = tmp_path / "p.yml"
     p.write_text("llm:\n  api_key: sk-abc\n")
-    with pytest.raises(errors.BookError, match="secret"):
-        page_params.read_params(p)
+    with pytest.raises(P.ParamsError, match="secret"):
+        P.read_params(p)
     p.write_text("llm:\n  api_key_env: OPENAI_API_KEY\n")
-    assert page_params.read_params(p)["llm"]["api_key_env"] == "OPENAI_API_KEY"
+    assert P.read_params(p)["llm"]["api_key_env"] == "OPENAI_API_KEY"
 
 
 MINI_INTRO = """# %% [markdown]
@@ -210,29 +211,29 @@ def test_partial_toc_leaves_out_pages_not_executed(tmp_path, monkeypatch):
 def test_included_parameters_are_read_first_and_overridden(tmp_path):
     (tmp_path / "shared.yml").write_text("data: {name: hh-rlhf}\ntrain: {objective: bt}\n")
     (tmp_path / "page.yml").write_text("include: shared.yml\ntrain: {objective: mse}\nseed: 3\n")
-    assert page_params.read_params(tmp_path / "page.yml") == {
+    assert P.read_params(tmp_path / "page.yml") == {
         "data": {"name": "hh-rlhf"},
         "train": {"objective": "mse"},
         "seed": 3,
     }
     (tmp_path / "shared.yml").write_text("include: page.yml\n")
-    with pytest.raises(errors.BookError, match="include cycle"):
-        page_params.read_params(tmp_path / "page.yml")
+    with pytest.raises(P.ParamsError, match="include cycle"):
+        P.read_params(tmp_path / "page.yml")
     (tmp_path / "page.yml").write_text("include: nowhere.yml\n")
-    with pytest.raises(errors.BookError, match="nowhere.yml.*does not exist"):
-        page_params.read_params(tmp_path / "page.yml")
+    with pytest.raises(P.ParamsError, match="nowhere.yml.*does not exist"):
+        P.read_params(tmp_path / "page.yml")
     (tmp_path / "shared.yml").write_text("llm: {api_key: sk-abc}\n")
     (tmp_path / "page.yml").write_text("include: shared.yml\n")
-    with pytest.raises(errors.BookError, match="secret"):
-        page_params.read_params(tmp_path / "page.yml")
+    with pytest.raises(P.ParamsError, match="secret"):
+        P.read_params(tmp_path / "page.yml")
 
 
 def test_every_seal_page_reads_the_profiles_shared_study(monkeypatch, tmp_path):
     for prof in manifest_plan.PROFILES:
         pages = [r for r in manifest_plan.runs(prof, "seal")]
-        study = page_params.read_params(ROOT / "params" / prof / "seal-study.yml")
+        study = P.read_params(ROOT / "params" / prof / "seal-study.yml")
         for r in pages:
-            p = page_params.read_params(ROOT / r.params)
+            p = P.read_params(ROOT / r.params)
             assert {k: p[k] for k in study} == study, r.params
     # the run's fingerprint follows the included file, so editing the shared study re-executes the pages
     root = tmp_path / "root"

@@ -46,11 +46,12 @@ def test_demo_note_names_the_judge_noise():
 @pytest.mark.parametrize("profile", ["demo", "sample", "paper"])
 def test_every_profile_has_the_four_pages_with_valid_parameters(profile):
     """Each page's parameters are the settings' fields (plus profile, seed, models): setup takes them as they are."""
-    from pluralign.book import manifest_plan, page_params
+    from pluralign import params as P
+    from pluralign.book import manifest_plan
 
     runs = {r.notebook: r for r in manifest_plan.runs(profile, only="cross")}
     assert sorted(runs) == ["cross_margins", "cross_regimes", "cross_training", "cross_uncertainty"]
-    params = {nb: page_params.read_params(manifest_plan.ROOT / r.params, nb) for nb, r in runs.items()}
+    params = {nb: P.read_params(manifest_plan.ROOT / r.params, r.source) for nb, r in runs.items()}
     p = params["cross_margins"]
     assert all(q == p for q in params.values())  # one study shared by the four pages
     settings = cross.CrossSettings.create({k: v for k, v in p.items() if k not in ("profile", "seed", "models")})

@@ -57,15 +57,16 @@ def test_setup_has_the_one_signature_and_refuses_unknown_settings():
 def test_every_seal_page_parameter_is_a_setting():
     """A page's parameters (besides profile, seed, models) are settings fields, so seal.setup(**parameters) works."""
     from pluralign import params
-    from pluralign.book import manifest_plan, page_params
+    from pluralign.book import manifest_plan
     from pluralign.seal.settings import SealSettings
 
     fields = set(SealSettings.model_fields)
     for page in ("rewards", "imprint", "resistance", "robustness"):
-        declared = set(params.declared_parameters(manifest_plan.ROOT / "notebooks" / f"seal_{page}.py"))
+        notebook = manifest_plan.ROOT / "notebooks" / f"seal_{page}.py"
+        declared = set(params.declared_parameters(notebook))
         assert declared - {"profile", "seed", "models"} <= fields, (page, declared - fields)
         for profile in ("demo", "sample", "paper"):
-            p = page_params.read_params(manifest_plan.ROOT / "params" / profile / f"seal-{page}.yml", f"seal_{page}")
+            p = params.read_params(manifest_plan.ROOT / "params" / profile / f"seal-{page}.yml", notebook)
             SealSettings.create({k: v for k, v in p.items() if k not in ("profile", "seed", "models")})
 
 

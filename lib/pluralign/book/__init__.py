@@ -1,7 +1,7 @@
 """The book: manifest → papermill-executed notebooks → Jupyter Book, and the tools around it.
 
 - :mod:`pluralign.book.manifest_plan` — the manifest and the runs of a profile; :mod:`pluralign.book.contents` —
-  ``_toc.yml`` and the HTML build; :mod:`pluralign.book.page_params` — a page's parameters;
+  ``_toc.yml`` and the HTML build (a page's parameters: :mod:`pluralign.params`);
   :mod:`pluralign.book.fingerprints` — when a page is fresh; :mod:`pluralign.book.execution` — executing pages;
   with :mod:`pluralign.book.kernels` (the pages'
   kernels), :mod:`pluralign.book.page_notes` (what the runner writes into a page: rehearsal banner, redirect note,
@@ -18,7 +18,6 @@ from pluralign.book.errors import BookError  # noqa: F401
 from pluralign.book.execution import build, execute  # noqa: F401
 from pluralign.book.fingerprints import run_fingerprint  # noqa: F401
 from pluralign.book.manifest_plan import PROFILES, Run, manifest, runs  # noqa: F401
-from pluralign.book.page_params import read_params  # noqa: F401
 
 __all__ = [
     "BookError",
@@ -28,7 +27,6 @@ __all__ = [
     "build_html",
     "execute",
     "manifest",
-    "read_params",
     "run_fingerprint",
     "runs",
     "toc",

@@ -34,12 +34,20 @@ from pluralign.book.page_notes import (
     rehearsal_mirror,
     unformat_missing_glue,
 )
-from pluralign.book.page_params import _declared, _types, read_params
 
 
 def _environment(profile: str, *, book_cache: bool = True) -> dict:
     """The environment a page's kernel runs with in this project (:func:`pluralign.book.kernels.environment`)."""
     return kernels.environment(profile, plan.ROOT, book_cache=book_cache)
+
+
+def _read_page(path: Path, notebook: Path) -> P.Page:
+    """A page's parameters and settings as the runner reads them, once (:func:`pluralign.params.read_page`); a
+    refused file is a :class:`BookError`."""
+    try:
+        return P.read_page(path, notebook)
+    except P.ParamsError as e:
+        raise BookError(str(e)) from None
 
 
 def execute(
@@ -61,15 +69,11 @@ def execute(
     import nbformat
 
     output = output or r.output
-    fp = run_fingerprint(r, lib_hash) if r.path is None else None
+    page = _read_page(plan.ROOT / r.params, r.source)
+    fp = run_fingerprint(r, lib_hash, page.params) if r.path is None else None
     if not refresh and output == r.output and _is_fresh(r, fp):
         return "cached"
-    params = (
-        P.read_params(plan.ROOT / r.params, declared=_declared(r.source), types=_types(r.source), notebook=r.source)
-        if r.path
-        else read_params(plan.ROOT / r.params, r.notebook)
-    )
-    params.setdefault("profile", r.profile)
+    page.params.setdefault("profile", r.profile)
     output.parent.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(r.source)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -83,7 +87,7 @@ def execute(
             kernels.run_notebook(
                 nb,
                 tmp,
-                P.papermill_parameters(r.source, params),
+                page.injected(),
                 cwd=cwd or plan.ROOT,
                 name=r.stem,
                 hooks=hooks,
@@ -236,10 +240,7 @@ def run_page(
     params_file = Path(params_file).expanduser().resolve()
     if not params_file.exists():
         raise BookError(f"no parameter file {params_file}")
-    try:
-        params = P.read_params(params_file, declared=_declared(src), types=_types(src), notebook=src)
-    except P.ParamsError as e:
-        raise BookError(str(e)) from None
+    params = _read_page(params_file, src).params
     out_dir = Path(out_dir or Path.cwd() / "pluralign-runs").expanduser().resolve()
     output = out_dir / f"{src.stem}__{params_file.stem}.ipynb"
     r = Run(src.stem, str(params_file), str(params.get("profile", "demo")), path=str(src))

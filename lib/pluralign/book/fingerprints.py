@@ -10,7 +10,7 @@ from pathlib import Path
 from pluralign.book import manifest_plan as plan
 from pluralign.book.manifest_plan import Run
 from pluralign.book.page_data import data_files, files_state
-from pluralign.book.page_params import read_params
+from pluralign.params import read_params
 
 
 def _lib_hash() -> str:
@@ -22,12 +22,13 @@ def _lib_hash() -> str:
     return h.hexdigest()
 
 
-def run_fingerprint(r: Run, lib_hash: str | None = None) -> str:
+def run_fingerprint(r: Run, lib_hash: str | None = None, params: dict | None = None) -> str:
     """What a page's output depends on: the notebook, its resolved parameters (with included and common
-    files), the profile, the library, and the data files the parameters read."""
+    files; ``params`` where the caller has read them), the profile, the library, and the data files the parameters
+    read."""
     h = hashlib.sha256()
     h.update(r.source.read_bytes())
-    params = read_params(plan.ROOT / r.params, r.notebook)
+    params = read_params(plan.ROOT / r.params, r.source) if params is None else params
     h.update(json.dumps(params, sort_keys=True, default=str).encode())  # incl. included files
     h.update(r.profile.encode())
     h.update((lib_hash or _lib_hash()).encode())

@@ -16,8 +16,8 @@ def profile_ids(profile: str = "paper") -> dict[str, list[str]]:
     served behind an OpenAI-compatible endpoint are listed under ``endpoints`` (the server needs them, not
     pluralign)."""
     from pluralign.book import manifest_plan
-    from pluralign.book.page_params import read_params
     from pluralign.data.registry import resolve as resolve_dataset
+    from pluralign.params import read_params
 
     models, datasets, endpoints = set(), set(), set()
 
@@ -45,7 +45,7 @@ def profile_ids(profile: str = "paper") -> dict[str, list[str]]:
                 walk(v)
 
     for r in manifest_plan.runs(profile):
-        walk(read_params(manifest_plan.ROOT / r.params, r.notebook))
+        walk(read_params(manifest_plan.ROOT / r.params, r.source))
     return {"models": sorted(models), "datasets": sorted(datasets), "endpoints": sorted(endpoints)}
 
 

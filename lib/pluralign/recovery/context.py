@@ -22,13 +22,13 @@ def page_params(notebook: str, profile: str = "demo") -> dict:
     import yaml
 
     from pluralign.book.manifest_plan import ROOT
-    from pluralign.params import declared_parameters, read_params
+    from pluralign.params import read_params
 
     manifest = yaml.safe_load((Path(ROOT) / "manifest.yml").read_text())
     files = manifest["profiles"][profile].get(notebook)
     if not files:
         raise ValueError(f"manifest.yml has no parameter file for {notebook!r} on profile {profile!r}")
-    return read_params(Path(ROOT) / files[0], declared=declared_parameters(Path(ROOT) / "notebooks" / f"{notebook}.py"))
+    return read_params(Path(ROOT) / files[0], Path(ROOT) / "notebooks" / f"{notebook}.py")
 
 
 def part_study(part: str, profile: str = "demo", seed: int | None = None):
