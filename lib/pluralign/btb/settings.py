@@ -181,14 +181,18 @@ class BtbSettings(Settings):
     training: Training = setting(
         Training(), "the reward models, their learning-rate sweep and RewardModel.train arguments (Training)"
     )
-    n_examples: int = setting(1, "example pairs shown per category (the subjectivity page)", ge=0)
+    n_examples: int = setting(
+        1, "example pairs shown per category (the subjectivity page)", ge=0, pages=("btb_subjectivity",)
+    )
     embedded_pairs: int = setting(
         8,
         "pairs judged by the embedded base model (Gemma 3 270M) on the margins page, to show the real LLM path "
         "(0 = skip)",
         ge=0,
     )
-    show_prompt: bool = setting(True, "show the Appendix A judgment prompt filled with the first pair")
+    show_prompt: bool = setting(
+        True, "show the Appendix A judgment prompt filled with the first pair", pages=("btb_margins",)
+    )
 
     @field_validator("data", mode="before")
     @classmethod

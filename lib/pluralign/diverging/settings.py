@@ -124,9 +124,13 @@ class DivergingSettings(Settings):
     )
     n_boot: int = setting(N_BOOT, "bootstrap resamples for the 95% confidence intervals", ge=1)
     judges: PublishedJudges | None = setting(
-        None, "published LLM-judge verdicts: {humans: data spec, verdicts: data spec, annotators: [judge ids]}, or None"
+        None,
+        "published LLM-judge verdicts: {humans: data spec, verdicts: data spec, annotators: [judge ids]}, or None",
+        pages=("diverging_know",),
     )
-    judge_llm: JudgeLLM | None = setting(None, "an LLM judge's P(A) on the held-out pairs (JudgeLLM), or None")
+    judge_llm: JudgeLLM | None = setting(
+        None, "an LLM judge's P(A) on the held-out pairs (JudgeLLM), or None", pages=("diverging_know",)
+    )
     annotation: Annotation = setting(
         Annotation(),
         "the cause-annotation sheets (Annotation): n pairs per sheet (§2.1: 50), dir (None: a temporary folder), "
@@ -136,6 +140,7 @@ class DivergingSettings(Settings):
         CauseClassifier(),
         "the LLM cause classifier (CauseClassifier): llm (pluralign.llm.load arguments or the name of an entry of "
         "`models`; None: not run) and pairs (diverging pairs per data set sent to it)",
+        pages=("diverging_causes_llm",),
     )
     mse_aggregate: Literal[tuple(MSE_AGGREGATES)] = setting(
         "majority", "MSE (Agg)'s label: majority (the paper's majority vote, §3) or mean (the mean Likert score)"

@@ -109,6 +109,10 @@ class AlignmentDesign(Section):
         return rms, other, parts
 
 
+#: the pages that read a setting only some Part II pages read (:meth:`pluralign.settings.Settings.readers`)
+IMPRINT, RESISTANCE, ROBUSTNESS = ("seal_imprint",), ("seal_resistance",), ("seal_robustness",)
+
+
 class SealSettings(Settings):
     """Every parameter of the Part II pages (SEAL, Revel et al. 2024)."""
 
@@ -137,9 +141,10 @@ class SealSettings(Settings):
         None,
         "label stability (App. D.5, Fig. 11): more labellers (pluralign.llm.load arguments or keys of `models`) "
         "that label a random share of the pairs; None: not run",
+        pages=IMPRINT,
     )
     stability_share: float = setting(
-        0.01, "the share of D's pairs the stability labellers label (App. D.5: 1%)", gt=0, le=1
+        0.01, "the share of D's pairs the stability labellers label (App. D.5: 1%)", gt=0, le=1, pages=IMPRINT
     )
     vif_threshold: float | None = setting(
         VIF_THRESHOLD,
@@ -156,24 +161,35 @@ class SealSettings(Settings):
         None,
         "App. D.1 / Fig. 7: the RMs whose reward gaps are compared (pluralign.rewards.load arguments or keys of "
         "`models`); None: this study's pre-D and post-D RMs (and, on planted features, the population's mean utility)",
+        pages=RESISTANCE,
     )
     other_preference_sets: list[DataSpec] | None = setting(
-        None, "§ 3: preference sets to measure alignment resistance on (pluralign.load specs); None: the study's own"
+        None,
+        "§ 3: preference sets to measure alignment resistance on (pluralign.load specs); None: the study's own",
+        pages=RESISTANCE,
     )
     topic_source: Literal[TOPIC_SOURCES] = setting(
-        "rules", "App. E.1 / Fig. 15: 'rules' (the keyword stand-in) or 'llm' (the LM-labeller's, features 'llm')"
+        "rules",
+        "App. E.1 / Fig. 15: 'rules' (the keyword stand-in) or 'llm' (the LM-labeller's, features 'llm')",
+        pages=RESISTANCE,
     )
     rewriter: LLMOptions | str | None = setting(
         None,
         "§ 2.3's rewriting: 'simulator' (the demo's planted flips), pluralign.llm.load arguments or a key of "
         "`models` (an LM, with the labeller re-featurizing its rewrites), or None (not run)",
+        pages=ROBUSTNESS,
     )
     rewrite_temperature: float = setting(
-        0.1, "the LM rewriter's sampling temperature (§ 2.3, footnote 13: Mistral 7B 'ran at temperature 0.1')", ge=0
+        0.1,
+        "the LM rewriter's sampling temperature (§ 2.3, footnote 13: Mistral 7B 'ran at temperature 0.1')",
+        ge=0,
+        pages=ROBUSTNESS,
     )
-    n_rewrite: int | None = setting(200, "pairs drawn for rewriting; None: rewrite_share of D's pairs", gt=0)
+    n_rewrite: int | None = setting(
+        200, "pairs drawn for rewriting; None: rewrite_share of D's pairs", gt=0, pages=ROBUSTNESS
+    )
     rewrite_share: float | None = setting(
-        None, "the share of D's pairs drawn for rewriting when n_rewrite is None", gt=0, le=1
+        None, "the share of D's pairs drawn for rewriting when n_rewrite is None", gt=0, le=1, pages=ROBUSTNESS
     )
     p_flip: float | None = setting(
         0.25,
@@ -181,14 +197,18 @@ class SealSettings(Settings):
         "round value, one planted feature in four; pluralign.data.difficulty lists it)",
         ge=0,
         le=1,
+        pages=ROBUSTNESS,
     )
     similarity_model: str | None = setting(
-        None, "the embedding of original and rewritten texts' similarity (pluralign.embed; the paper: BAAI/bge-m3)"
+        None,
+        "the embedding of original and rewritten texts' similarity (pluralign.embed; the paper: BAAI/bge-m3)",
+        pages=ROBUSTNESS,
     )
     robustness_model: Literal[ROBUSTNESS_MODELS] = setting(
         "linear",
         "Eq. 4 / Table 8: 'linear' (the linear probability model of SEAL's code, Table 8's scale) or 'logit' "
         "(Eq. 4 as written); both are shown, this one is plotted",
+        pages=ROBUSTNESS,
     )
 
     @model_validator(mode="after")
