@@ -1,7 +1,8 @@
 """A default is written once: in the part's settings class (pluralign.settings). A page's notebook takes every
 setting in its one ``settings`` parameter, and no value of a parameter file equals the value it overrides (the
-setting's default, or what its includes and common.yml gave) — but the paper profile's recipe: a setting a paper
-states (:data:`pluralign.paper.recipe.RECIPE`) is written in ``params/paper/`` whether or not it equals a default."""
+setting's default, or what its includes and common.yml gave; a nested setting's keys at any depth, key by key) —
+but the paper profile's recipe: a setting a paper states (:data:`pluralign.paper.recipe.RECIPE`) is written in
+``params/paper/`` whether or not it equals a default."""
 
 from __future__ import annotations
 
@@ -30,25 +31,15 @@ def _notebook_for(params_file: Path) -> Path | None:
 
 
 def restated(own: dict, below: dict, notebook: Path) -> list[str]:
-    """The keys of ``own`` (a parameter file's own keys) whose value equals what it overrides: ``below`` (what
+    """The key paths of ``own`` (a parameter file's own keys) whose value equals what it overrides: ``below`` (what
     common.yml and the includes give) where that has the key, else the notebook's default (its settings class's,
-    key by key inside a nested setting, or its parameters cell's)."""
+    key by key inside a nested setting at any depth, or its parameters cell's)."""
     cls = P.settings_class(notebook)
     cell = {p.name: p.default for p in P.cell_parameters(notebook)}
     out = []
     for key, value in own.items():
-        if key in below:
-            if value == below[key]:
-                out.append(key)
-            continue
-        if cls is not None and key in cls.model_fields:
-            default = getattr(cls.create(), key)
-            if isinstance(default, Section) and not isinstance(default, Arguments) and isinstance(value, dict):
-                for k, v in value.items():
-                    if getattr(type(default).create(default, **{k: v}), k) == getattr(default, k):
-                        out.append(f"{key}.{k}")
-            elif _normalized(cls, key, value) == default:
-                out.append(key)
+        if key in below or (cls is not None and key in cls.model_fields):
+            out += _restated_in(key, value, below, cls.create() if cls is not None else None)
         elif key in cell:
             try:
                 if ast.literal_eval(cell[key]) == value:
@@ -58,11 +49,35 @@ def restated(own: dict, below: dict, notebook: Path) -> list[str]:
     return out
 
 
-def _normalized(cls, key: str, value):
-    """``value`` as the settings hold it (e.g. a learning-rate grid named "paper" as its list); as given where the
-    setting alone does not validate (a check across settings, e.g. features 'llm' without a labeller)."""
+def _layered(value) -> bool:
+    """Whether a mapping given for ``value`` is laid over it key by key (a section, not a function's arguments)."""
+    return isinstance(value, Section) and not isinstance(value, Arguments)
+
+
+def _restated_in(key: str, value, below: dict, current: Section | None, path: str = "") -> list[str]:
+    """The paths under ``path + key`` whose value equals what ``below`` gives there, else ``current``'s value (the
+    defaults of the section holding ``key``), nested mappings compared key by key."""
+    here = f"{path}{key}"
+    if key in below:
+        under = below[key]
+        if isinstance(value, dict) and isinstance(under, dict):
+            default = getattr(current, key, None) if current is not None and key in type(current).model_fields else None
+            inner = default if _layered(default) else None
+            return [p for k, v in value.items() for p in _restated_in(k, v, under, inner, f"{here}.")]
+        return [here] if value == under else []
+    if current is None or key not in type(current).model_fields:
+        return []
+    default = getattr(current, key)
+    if _layered(default) and isinstance(value, dict):
+        return [p for k, v in value.items() for p in _restated_in(k, v, {}, default, f"{here}.")]
+    return [here] if _normalized(current, key, value) == default else []
+
+
+def _normalized(current: Section, key: str, value):
+    """``value`` as the section holds it (e.g. a learning-rate grid named "paper" as its list); as given where it
+    alone does not validate (a check across settings, e.g. features 'llm' without a labeller)."""
     try:
-        return getattr(cls.create(**{key: value}), key)
+        return getattr(type(current).create(current, **{key: value}), key)
     except ValueError:
         return value
 
@@ -122,6 +137,11 @@ def test_the_restatement_check_finds_a_restated_default(tmp_path):
     scoring = AlignmentDesign().scoring_input
     assert restated({"design": {"scoring_input": scoring, "other_data": []}}, {}, nb) == ["design.scoring_input"]
     assert restated({"features": "rules"}, {"features": "rules"}, nb) == ["features"]
+    base = AlignmentDesign().base_model.head  # a nested section's key, two levels down
+    assert restated({"design": {"base_model": {"head": base, "max_length": 64}}}, {}, nb) == ["design.base_model.head"]
+    included = {"design": {"scoring_input": "seal", "other_data": []}}  # an include's mapping, key by key
+    assert restated({"design": {"scoring_input": "seal"}}, included, nb) == ["design.scoring_input"]
+    assert restated({"design": {"scoring_input": "prompt_reply"}}, included, nb) == []
     assert restated({"n_boot": CrossSettings().n_boot}, {}, ROOT / "notebooks" / "cross_margins.py") == ["n_boot"]
     assert restated({"training": {"lr_sweep": "paper"}}, {}, ROOT / "notebooks" / "btb_rewards.py") == [
         "training.lr_sweep"
