@@ -174,13 +174,14 @@ def read_page(path: str | Path, notebook: str | Path) -> Page:
     :class:`ParamsError` naming the file that set it."""
     path, nb = Path(path), _notebook(notebook)
     params, origin = _merged(path, nb.declared, True)
-    try:
-        Parameters.model_validate({k: v for k, v in params.items() if k in Parameters.model_fields})
+    fields = nb.settings.model_fields if nb.settings is not None else {}
+    try:  # a setting of the same name (Part I's datasets) is the settings class's to type
+        Parameters.model_validate({k: v for k, v in params.items() if k in Parameters.model_fields and k not in fields})
     except ValidationError as e:
         raise _wrong_type(e, params, origin) from None
     if nb.settings is None:
         return Page(params, None)
-    given = {k: v for k, v in params.items() if k in nb.settings.model_fields}
+    given = {k: v for k, v in params.items() if k in fields}
     for k in given:
         readers = nb.settings.readers(k)
         if origin[k] == path and readers and nb.page not in readers:
