@@ -99,8 +99,8 @@ def test_a_secret_under_an_arbitrary_parameter_name_never_reaches_a_page(tmp_pat
 def test_the_same_value_when_harmless_is_in_the_build_reports_table(tmp_path, monkeypatch):
     """The control, in-process (no kernel): the build-report page's table holds a harmless value in that place,
     so the scan above would see the secret had it been let through; with the secret the table is refused."""
-    from pluralign import report
-    from pluralign.book import errors, manifest_plan
+    from pluralign import params, report
+    from pluralign.book import manifest_plan
 
     monkeypatch.setattr(manifest_plan, "ROOT", _project(tmp_path / "harmless", HARMLESS))
     table = report.parameter_report("demo").table
@@ -108,7 +108,7 @@ def test_the_same_value_when_harmless_is_in_the_build_reports_table(tmp_path, mo
     monkeypatch.setattr(manifest_plan, "ROOT", _project(tmp_path / "secret", SECRET))
     try:
         report.parameter_report("demo")
-    except errors.BookError as e:
+    except params.ParamsError as e:  # the page's parameter file refused as pluralign.params reads it
         assert "design.xq_7.whatever" in str(e) and SECRET not in str(e)
     else:
         raise AssertionError("the build report read a secret-looking parameter value")
