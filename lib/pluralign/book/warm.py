@@ -54,6 +54,8 @@ WARM_MODULES = (
     "ipykernel.zmqshell",
     "myst_nb",
     "myst_nb.ext.glue",
+    "jupytext",  # a part's setup(..., page=...) reads its page's parameters cell (pluralign.params.cell_parameters)
+    "papermill.inspection",
     "torch",
     "torch.nn",
     "safetensors.torch",
