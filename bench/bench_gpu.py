@@ -397,7 +397,7 @@ def library_train(run: Run, name: str, rm, data, *, flops_per_token: int, bare: 
     fresh_cache()
     with LibraryTraining(device) as lib:
         t0 = time.perf_counter()
-        trained = rm.train(data, "bt", epochs=1, batch_size=batch, seed=0, progress=False)
+        trained = rm.train(data, objective="bt", epochs=1, batch_size=batch, seed=0, progress=False)
         run.figures[f"train_{name}_call_s"] = time.perf_counter() - t0
     steps = len(lib.stamps)
     batches = lib.train_batches(steps)
@@ -456,7 +456,7 @@ def part_syncs(run: Run):
         if device.type == "cuda":
             torch.cuda.set_sync_debug_mode("warn")
         try:
-            lora.train(data, "bt", epochs=1, batch_size=run.sizes["batch"], seed=0, progress=False)
+            lora.train(data, objective="bt", epochs=1, batch_size=run.sizes["batch"], seed=0, progress=False)
         finally:
             if device.type == "cuda":
                 torch.cuda.set_sync_debug_mode(0)

@@ -149,7 +149,8 @@ def main() -> None:
     gsc = matmul_gflops(torch.float32, model.config.hidden_size, model.config.intermediate_size, seconds=1.0)
     figures["score_optimized_share_of_fp32_ceiling"] = figures["score_optimized_texts_per_s"] / (gsc * 1e9 / sc_flops)
     from pluralign.rewards.objectives import build_instances
-    from pluralign.rewards.trainer import TrainLoop, fit, fit_tensors
+    from pluralign.rewards.train_options import TrainOptions
+    from pluralign.rewards.trainer import fit, fit_tensors
 
     def time_fit(model, data, engine, reps=1, dropout=None, **kw) -> float:
         """Seconds of the training loop alone (featurising included; loading, saving not), best of reps."""
@@ -158,7 +159,7 @@ def main() -> None:
         for _ in range(reps):
             m = model._trainable("bt", dropout, 0)
             t0 = time.perf_counter()
-            loop = TrainLoop(objective="bt", seed=0, progress=False, **kw)
+            loop = TrainOptions(objective="bt", seed=0, progress=False, **kw)
             (fit_tensors if engine == "torch" else fit)(m, inst, None, loop)
             best = min(best, time.perf_counter() - t0)
         return best
@@ -175,7 +176,7 @@ def main() -> None:
     figures["head_n_pairs"] = n_inst
     with refreshing():  # end to end through the public API (instances, training, saving, reloading)
         t0 = time.perf_counter()
-        head.train(dh, "bt", epochs=epochs, batch_size=64, progress=False)
+        head.train(dh, objective="bt", epochs=epochs, batch_size=64, progress=False)
         figures["head_train_end_to_end_seconds"] = time.perf_counter() - t0
 
     # ---------------- full fine-tuning of MiniLM: BT (1 epoch, batch 8) ----------------

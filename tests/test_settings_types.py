@@ -1,6 +1,6 @@
 """The settings are typed to the leaves (pluralign.settings): no field of a part's settings, or of a model nested in
-them, is ``Any``, ``object`` or a bare ``dict`` / ``list``; and the argument models (LLM options, training options,
-simulator options) name exactly the keywords of the functions they are passed to, so neither drifts from the
+them, is ``Any``, ``object`` or a bare ``dict`` / ``list``; and the argument models (LLM options, simulator options)
+name exactly the keywords of the functions they are passed to, so neither drifts from the
 other."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pluralign.cross.settings import CrossSettings
 from pluralign.data.spec import SimulateOptions
 from pluralign.diverging.settings import DivergingSettings
 from pluralign.llm.options import LLMOptions
-from pluralign.model_options import ModelOptions, TrainOptions
+from pluralign.model_options import ModelOptions
 from pluralign.seal.settings import SealSettings
 
 LOOSE = (typing.Any, object, dict, list)
@@ -70,13 +70,6 @@ def test_llm_options_are_the_keywords_of_the_llm_backends():
     backends = _keywords(GemmaGGUF.__init__) | _keywords(TransformersLLM.__init__, ("self", "name_or_path"))
     backends |= _keywords(OpenAILLM.__init__, ("self", "model"))
     assert set(LLMOptions.model_fields) == backends | {"name", "backend"}
-
-
-def test_train_options_are_keywords_of_reward_model_train():
-    from pluralign.rewards.base import RewardModel
-
-    train = _keywords(RewardModel.train, ("self", "data", "margins", "eval_data", "output_dir"))
-    assert set(TrainOptions.model_fields) == train
 
 
 def test_simulate_options_are_the_simulators_keywords():

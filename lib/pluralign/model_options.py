@@ -1,16 +1,15 @@
-"""How a reward model is loaded and trained, each as one value.
+"""How a reward model is loaded, as one value.
 
 :class:`ModelOptions` bundles the keywords of :func:`pluralign.rewards.load` — the model, the backend, the
 truncation, remote code, 8-bit / 4-bit weights, LoRA (:class:`LoraOptions`), the device, the head, the batching and
 the precision — the way TRL's ``ModelConfig`` bundles ``model_name_or_path``, ``torch_dtype``, the quantization and
-the LoRA options. :class:`TrainOptions` bundles the keywords of ``RewardModel.train`` a page's ``train`` gives (an
-LLM's load keywords are :class:`pluralign.llm.options.LLMOptions`). ``pluralign score`` and ``pluralign train`` fill
+the LoRA options (an LLM's load keywords are :class:`pluralign.llm.options.LLMOptions`, the training loop's
+:class:`pluralign.rewards.train_options.TrainOptions`). ``pluralign score`` and ``pluralign train`` fill
 a :class:`ModelOptions` from their arguments (:meth:`ModelOptions.from_args`), :func:`pluralign.rewards.load` builds
 one from its keywords and hands it to the backend loaders, and a part's settings hold one wherever a page names a
 model (a mapping of these keywords in a parameter file, validated key by key when the settings are built;
-:class:`pluralign.settings.Section`), or the name of an entry of the profile's ``models``. It lives outside
-:mod:`pluralign.rewards` because importing that package imports torch; importing this module imports no
-deep-learning library.
+:class:`pluralign.settings.Section`), or the name of an entry of the profile's ``models``. Importing this module
+imports no deep-learning library.
 """
 
 from __future__ import annotations
@@ -20,9 +19,9 @@ from typing import Literal
 
 from pydantic import field_validator
 
-from pluralign.settings import Arguments, Section, setting
+from pluralign.settings import Section, setting
 
-__all__ = ["ModelOptions", "LoraOptions", "TrainOptions", "LOADING"]
+__all__ = ["ModelOptions", "LoraOptions", "LOADING"]
 
 #: The options that say how the weights are opened (passed to the backend loaders as one value).
 LOADING = (
@@ -110,24 +109,3 @@ class ModelOptions(Section):
     def unquantized(self) -> ModelOptions:
         """The same options with neither 8-bit nor 4-bit weights."""
         return self.model_copy(update={"load_in_8bit": False, "load_in_4bit": False})
-
-
-class TrainOptions(Arguments):
-    """The keywords of :meth:`pluralign.rewards.base.RewardModel.train` a page's ``train`` setting may give: the
-    objective and labels, the training loop's settings (:class:`pluralign.rewards.train_loop.TrainLoop`) and the
-    dropout; None leaves ``train``'s own default (written once, there and in ``TrainLoop``)."""
-
-    objective: Literal["bt", "bt-margin", "mse", "mean-variance"] | None = setting(
-        None, "the loss: bt (Bradley-Terry), bt-margin (Beyond the Binary Eq. 4), mse (Likert), mean-variance"
-    )
-    labels: str | None = setting(None, "aggregate (the majority per pair), all (every judgment), or mean (MSE)")
-    lr: float | None = setting(None, "AdamW's learning rate", gt=0)
-    epochs: float | None = setting(None, "epochs (a fraction: part of one)", gt=0)
-    batch_size: int | None = setting(None, "the global batch", gt=0)
-    eval_every: float | None = setting(None, "an evaluation every this many epochs (Diverging Preferences: 0.25)", gt=0)
-    keep_best: bool | None = setting(None, "restore the weights of the best evaluation")
-    dropout: float | None = setting(None, "the head's dropout", ge=0, lt=1)
-    seed: int | None = setting(None, "the training seed")
-    weight_decay: float | None = setting(None, "AdamW's weight decay", ge=0)
-    engine: Literal["auto", "trainer", "torch"] | None = setting(None, "the training engine")
-    progress: bool | None = setting(None, "show a progress bar")

@@ -14,6 +14,7 @@ from pluralign.btb import margins as M
 from pluralign.btb import training as T
 from pluralign.data.core import PreferenceData
 from pluralign.data.spec import OodBy
+from pluralign.rewards.train_options import TrainOptions
 
 
 def _prefs_data(prefs: dict[str, list[int]]) -> PreferenceData:
@@ -102,8 +103,8 @@ class _LRModel:
     def __init__(self, calls):
         self.calls = calls
 
-    def train(self, data, *, lr, objective, margins=None, **kw):
-        self.calls.append((lr, objective, margins is not None, kw))
+    def train(self, data, *, lr, objective, margins=None, options=None):
+        self.calls.append((lr, objective, margins is not None, options))
         good = {1e-4: 0.6, 1e-5: 0.9, 1e-6: 0.7}[lr]
         return _Fitted(good)
 
@@ -123,13 +124,18 @@ def test_sweep_selects_on_validation_and_passes_margins():
     d = _prefs_data({f"p{i}": [-1 if i % 2 else 1] for i in range(10)})
     calls = []
     best, res = T.sweep(
-        _LRModel(calls), d, d, objective="bt-margin", margins=pd.Series(0.5, index=d.pairs["pair_id"]), epochs=3
+        _LRModel(calls),
+        d,
+        d,
+        objective="bt-margin",
+        margins=pd.Series(0.5, index=d.pairs["pair_id"]),
+        options=TrainOptions(epochs=3),
     )
     assert best.good == 0.9
     assert res["lr"].tolist() == [1e-4, 1e-5, 1e-6] and res["selected"].tolist() == [False, True, False]
     assert (res["split"] == "validation").all() and res["accuracy"].tolist() == pytest.approx([0.6, 0.9, 0.7])
     assert res.loc[res["selected"], "loss"].iloc[0] == pytest.approx(-(9 * math.log(0.8) + math.log(0.2)) / 10)
-    assert all(c[1] == "bt-margin" and c[2] and c[3] == {"epochs": 3} for c in calls)
+    assert all(c[1] == "bt-margin" and c[2] and c[3] == TrainOptions(epochs=3) for c in calls)
     best, res = T.sweep(_LRModel([]), d, d, metric="loss")  # minimised
     assert res.loc[res["selected"], "lr"].iloc[0] == 1e-5 and res["loss"].idxmin() == 1
     with pytest.raises(ValueError, match="empty"):
@@ -149,9 +155,17 @@ def test_baseline_vs_regularized_on_simulator_measured_with_cis():
     judge = M.SimulatedJudge(d, p_star, noise=1.0, seed=0)
     margins = M.training_margins(M.synthetic_judgments(judge, s["train"], n=10, method="logprob"))
     rm = rewards.load(None)
-    base, r_b = T.sweep(rm, s["train"], s["validation"], lrs=(1e-1, 1e-2), objective="bt", epochs=10)
+    base, r_b = T.sweep(
+        rm, s["train"], s["validation"], lrs=(1e-1, 1e-2), objective="bt", options=TrainOptions(epochs=10)
+    )
     reg, r_r = T.sweep(
-        rm, s["train"], s["validation"], lrs=(1e-1, 1e-2), objective="bt-margin", margins=margins, epochs=10
+        rm,
+        s["train"],
+        s["validation"],
+        lrs=(1e-1, 1e-2),
+        objective="bt-margin",
+        margins=margins,
+        options=TrainOptions(epochs=10),
     )
     test = s["test"]
     cmp = E.compare(p_star.reindex(test.pairs["pair_id"]), base.prob_a(test), reg.prob_a(test), n_boot=300)

@@ -25,6 +25,7 @@ from pluralign.diverging.knowing import (
     predicted_disagreement,
     read_verdicts,
 )
+from pluralign.rewards.train_options import TrainOptions
 
 
 def test_predicted_disagreement_from_mean_variance_rewards():
@@ -247,7 +248,11 @@ def test_table2_and_mean_variance_auroc_on_the_simulator():
     rm = rewards.load(None)
     rewards.embed_all(rm, d)
     models, skipped = reward_models.fit_reward_models(
-        rm, train, val, models={**reward_models.TABLE2_MODELS, **knowing.MEAN_VARIANCE_MODEL}, progress=False
+        rm,
+        train,
+        val,
+        models={**reward_models.TABLE2_MODELS, **knowing.MEAN_VARIANCE_MODEL},
+        options=TrainOptions(progress=False),
     )
     assert not skipped and len(models) == 5
     p_a, gap = reward_models.model_outputs(models, held)

@@ -10,6 +10,7 @@ from pluralign import rewards
 from pluralign.diverging import agreement, reward_models, table2_paper
 from pluralign.diverging.agreement import agreement_classes as classify
 from pluralign.diverging.reward_models import SUBSETS, paper_table2, table2
+from pluralign.rewards.train_options import TrainOptions
 
 # P(A ≻ B) per pair and the model's P(C ≻ R) = max(p, 1 − p)
 P_A = pd.Series({"hp1": 0.9, "hp2": 0.3, "ht1": 0.6, "ht2": 0.45, "d1": 0.2, "d2": 0.8, "d3": 0.1, "o1": 0.5})
@@ -152,17 +153,19 @@ class RecordingRM:
     def prepare(self, data, progress=False):
         self.prepared.append(data)
 
-    def train(self, data, objective, labels, eval_data=None, **kw):
-        self.calls.append((objective, labels, eval_data is not None, kw))
+    def train(self, data, *, eval_data=None, options=None, objective, labels):
+        self.calls.append((objective, labels, eval_data is not None, options))
         return f"{objective}/{labels}"
 
 
 def test_fit_reward_models_skips_mse_without_likert_and_passes_settings(hand_data):
     rm = RecordingRM()
-    trained, skipped = reward_models.fit_reward_models(rm, hand_data(), hand_data(), lr=0.01, epochs=2)
+    trained, skipped = reward_models.fit_reward_models(
+        rm, hand_data(), hand_data(), options=TrainOptions(lr=0.01, epochs=2)
+    )
     assert trained == {"BT (Agg)": "bt/aggregate", "BT (All)": "bt/all"}
     assert set(skipped) == {"MSE (Agg)", "MSE (All)"} and "Likert" in skipped["MSE (Agg)"]
-    assert rm.calls[0] == ("bt", "aggregate", True, {"lr": 0.01, "epochs": 2})
+    assert rm.calls[0] == ("bt", "aggregate", True, TrainOptions(lr=0.01, epochs=2))
     rm = RecordingRM()
     trained, skipped = reward_models.fit_reward_models(rm, hand_data(likert=True))
     assert list(trained) == list(reward_models.TABLE2_MODELS) and not skipped

@@ -68,7 +68,7 @@ def run(model_folder: str) -> dict:
         evaluate = {"eval_data": data, "keep_best": True} if objective == "bt-margin" else {"keep_best": False}
         trained = rm.train(
             data,
-            objective,
+            objective=objective,
             labels="aggregate",
             epochs=EPOCHS,
             lr=LR,

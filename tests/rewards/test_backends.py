@@ -246,7 +246,7 @@ def test_finetune_encoder_learns_tiny_preferences(tiny_bert_encoder):
     assert isinstance(rm, R.FineTuneEncoderRM) and not rm.trained
     d = _pairs()
     before = float((rm.prob_a(d, progress=False) > 0.5).eq(d.majority() == "A").mean())
-    trained = rm.train(d, "bt", lr=1e-3, epochs=8, batch_size=4, dropout=0.0, progress=False)
+    trained = rm.train(d, objective="bt", lr=1e-3, epochs=8, batch_size=4, dropout=0.0, progress=False)
     assert trained.trained and trained.backend == "finetune"
     acc = float((trained.prob_a(d, progress=False) > 0.5).eq(d.majority() == "A").mean())
     assert acc == 1.0, (before, acc)
@@ -264,11 +264,11 @@ def test_a_head_cached_by_one_checkout_opens_from_another(tiny_bert_encoder, tmp
 
     d = _pairs()
     first = shutil.copytree(tiny_bert_encoder, tmp_path / "first" / "encoder")
-    trained = R.load(first, kind="frozen-encoder").train(d, "bt", epochs=2, progress=False)
+    trained = R.load(first, kind="frozen-encoder").train(d, objective="bt", epochs=2, progress=False)
     before = trained.prob_a(d, progress=False).to_numpy()
     second = shutil.copytree(first, tmp_path / "second" / "encoder")
     shutil.rmtree(first)
-    again = R.load(second, kind="frozen-encoder").train(d, "bt", epochs=2, progress=False)
+    again = R.load(second, kind="frozen-encoder").train(d, objective="bt", epochs=2, progress=False)
     assert again.encoder.name_or_path == str(second)
     np.testing.assert_allclose(again.prob_a(d, progress=False).to_numpy(), before, atol=1e-6)
     written = [p.parent for p in Path(os.environ["PLURALIGN_CACHE"]).rglob(RM_CONFIG)]
@@ -284,7 +284,7 @@ def test_causal_lm_scalar_head_pad_token_and_lora_training(tiny_llama):
     assert isinstance(rm, R.CausalLMRM)
     assert rm.tokenizer.pad_token == "</s>" and rm.module.model.config.pad_token_id == 2
     d = _pairs()
-    trained = rm.train(d, "bt", lr=5e-3, epochs=10, batch_size=4, progress=False)
+    trained = rm.train(d, objective="bt", lr=5e-3, epochs=10, batch_size=4, progress=False)
     acc = float((trained.prob_a(d, progress=False) > 0.5).eq(d.majority() == "A").mean())
     assert acc >= 0.9, acc
     # the LoRA adapter (with the score head) is what was saved, not a copy of the base weights

@@ -148,3 +148,18 @@ def test_score_cli_refuses_bad_arguments(tmp_path, capsys):
         == 2
     )
     assert "cannot load model" in capsys.readouterr().err
+
+
+def test_train_cli_gives_train_its_options_and_refuses_a_wrong_one(tmp_path, capsys):
+    """``pluralign train``: the arguments given are TrainOptions fields (the others their defaults), the trained model
+    is copied to ``--out``; a value TrainOptions refuses is an error naming it."""
+    from pluralign.rewards.cli import train_main
+    from pluralign.rewards.folders import read_rm_config
+
+    data = ["--data", "simulate", "--option", "n_pairs=40", "--no-progress"]
+    rc = train_main([*data, "--out", str(tmp_path / "rm"), "--epochs", "2", "--labels", "all"])
+    assert rc == 0 and "trained (bt, " in capsys.readouterr().out
+    hp = read_rm_config(tmp_path / "rm")["train"]
+    assert (hp["objective"], hp["labels"], hp["epochs"], hp["seed"], hp["eval_every"]) == ("bt", "all", 2.0, 0, 0.25)
+    assert train_main([*data, "--out", str(tmp_path / "no"), "--objective", "hinge"]) == 2
+    assert "pluralign train: objective" in capsys.readouterr().err and not (tmp_path / "no").exists()

@@ -114,7 +114,7 @@ def test_the_trainer_path_trains_with_bf16_on_cuda(llama, device, monkeypatch):
     monkeypatch.setattr(trainer, "TrainingArguments", spy)
     data = tiny_pairs()
     rm = R.load(llama, kind="causal", device=device, lora=LORA)
-    trained = rm.train(data, "bt", lr=1e-2, epochs=8, batch_size=4, eval_data=data, progress=False)
+    trained = rm.train(data, objective="bt", lr=1e-2, epochs=8, batch_size=4, eval_data=data, progress=False)
     assert seen["bf16"] is (device == "cuda") and seen["use_cpu"] is (device == "cpu")
     assert trained.device.type == device and _on(trained.module, device)
     losses = [h["eval_loss"] for h in trained.history if "eval_loss" in h]

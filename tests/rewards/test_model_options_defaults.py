@@ -1,6 +1,6 @@
 """One definition of every default: ``pluralign.rewards.load`` takes :class:`pluralign.model_options.ModelOptions`'s
-and ``RewardModel.train`` takes its training loop's, so a value a parameter file states reaches them whatever the
-defaults are."""
+and ``RewardModel.train`` :class:`pluralign.rewards.train_options.TrainOptions`', so a value a parameter file states
+reaches them whatever the defaults are."""
 
 import inspect
 
@@ -26,14 +26,13 @@ def test_the_keywords_left_out_are_the_ones_load_fills_with_the_same_value():
         assert kw.get(name, params[name].default) == getattr(options, name), name
 
 
-def test_train_takes_the_training_loops_defaults():
-    """``RewardModel.train``'s loop keywords default to :class:`~pluralign.rewards.train_loop.TrainLoop`'s (they
-    were a copy of them)."""
-    import dataclasses
-
+def test_train_has_no_default_of_its_own():
+    """``RewardModel.train`` takes the data, a :class:`~pluralign.rewards.train_options.TrainOptions` and the options'
+    fields as keywords: every default is TrainOptions' (written once there), none is written again in its
+    signature."""
     from pluralign.rewards.base import RewardModel
-    from pluralign.rewards.train_loop import TrainLoop
 
     params = inspect.signature(RewardModel.train).parameters
-    shared = [f for f in dataclasses.fields(TrainLoop) if f.default is not dataclasses.MISSING]
-    assert shared and all(params[f.name].default == f.default for f in shared)
+    named = {k: p.default for k, p in params.items() if p.kind is p.KEYWORD_ONLY}
+    assert named == dict.fromkeys(("eval_data", "margins", "options", "output_dir"))
+    assert any(p.kind is p.VAR_KEYWORD for p in params.values())

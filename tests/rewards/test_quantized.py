@@ -16,7 +16,8 @@ import torch
 import pluralign.rewards as R
 from pluralign.rewards import causal
 from pluralign.rewards.objectives import build_instances
-from pluralign.rewards.trainer import TrainLoop, fit
+from pluralign.rewards.train_options import TrainOptions
+from pluralign.rewards.trainer import fit
 from rm_helpers import tiny_llama_folder, tiny_pairs, tiny_texts
 
 LORA = {"r": 4, "lora_alpha": 8, "lora_dropout": 0.0}
@@ -108,7 +109,9 @@ def test_lora_steps_on_a_quantized_rm_lower_the_loss_and_leave_the_quantized_wei
     assert quantized and all(not p.requires_grad for n, p in m.module.named_parameters() if n in quantized)
     assert {n.split(".")[-2] if "lora_" in n else "score" for n in trainable} <= {"default", "score"}
     assert any("lora_A" in n for n in trainable) and any("score" in n for n in trainable)
-    loop = TrainLoop(objective="bt", lr=1e-2, epochs=6, batch_size=4, eval_every=1.0, keep_best=False, progress=False)
+    loop = TrainOptions(
+        objective="bt", lr=1e-2, epochs=6, batch_size=4, eval_every=1.0, keep_best=False, progress=False
+    )
     history = fit(m, inst, inst, loop)
     losses = [h["eval_loss"] for h in history if "eval_loss" in h]
     assert len(losses) == 6 and losses[-1] < losses[0] - 0.05, losses
@@ -124,7 +127,7 @@ def test_lora_steps_on_a_quantized_rm_lower_the_loss_and_leave_the_quantized_wei
 def test_an_8bit_lora_rm_trains_saves_and_reloads_in_8bit_through_the_trainer(llama):
     rm = R.load(llama, kind="causal", lora=LORA, load_in_8bit=True)
     data = tiny_pairs()
-    trained = rm.train(data, "bt", lr=1e-2, epochs=8, batch_size=4, progress=False)
+    trained = rm.train(data, objective="bt", lr=1e-2, epochs=8, batch_size=4, progress=False)
     acc = float((trained.prob_a(data, progress=False) > 0.5).eq(data.majority() == "A").mean())
     assert acc >= 0.9, acc
     assert trained.quantization == "8bit" and "8-bit weights" in R.describe_loading(trained)
@@ -146,7 +149,7 @@ def test_an_8bit_lora_rm_trains_saves_and_reloads_in_8bit_through_the_trainer(ll
 
 def test_a_quantized_model_refuses_training_without_lora(llama):
     with pytest.raises(ValueError, match="needs LoRA adapters"):
-        R.load(llama, kind="causal", load_in_8bit=True).train(tiny_pairs(), "bt", epochs=1, progress=False)
+        R.load(llama, kind="causal", load_in_8bit=True).train(tiny_pairs(), objective="bt", epochs=1, progress=False)
 
 
 # ---- where bitsandbytes cannot run it: errors that name the option, the model and what to do ------------------

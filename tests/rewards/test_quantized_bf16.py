@@ -14,8 +14,8 @@ import pytest
 import torch
 
 import pluralign.rewards as R
-from pluralign.rewards import base as rbase
 from pluralign.rewards import causal, packing, trainer
+from pluralign.rewards import training as rtraining
 from rm_helpers import tiny_texts
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -118,18 +118,18 @@ class _RM:
 
 def test_the_base_waits_in_host_memory_while_its_training_copy_trains():
     base, copy = _RM(_Module(), "cuda"), _RM(_Module(), "cuda")
-    with rbase.parked(base, copy) as moved:
+    with rtraining.parked(base, copy) as moved:
         assert moved and base.module.moves == ["cpu"]
     assert base.module.moves == ["cpu", "cuda"]
     quantized = _RM(_Module(quantized=True), "cuda")  # bitsandbytes 0.48 and later move their weights
-    with rbase.parked(quantized, copy) as moved:
-        assert moved is rbase._bnb_moves() and quantized.module.moves == (["cpu"] if moved else [])
+    with rtraining.parked(quantized, copy) as moved:
+        assert moved is rtraining._bnb_moves() and quantized.module.moves == (["cpu"] if moved else [])
     for stays in (_RM(base.module, "cuda"), _RM(_Module(), "cpu")):
         other = copy if stays.module is not base.module else base
-        with rbase.parked(stays, other) as moved:
+        with rtraining.parked(stays, other) as moved:
             assert not moved
     shared = _RM(_Module(), "cuda")
-    with rbase.parked(shared, _RM(shared.module, "cuda")) as moved:
+    with rtraining.parked(shared, _RM(shared.module, "cuda")) as moved:
         assert not moved and shared.module.moves == []
 
 
@@ -155,8 +155,8 @@ def test_a_quantized_model_moves_with_its_side_tensors(chat, quantization):
     _bnb_cpu()
     rm = R.load(str(chat), kind="causal", device="cpu", **{f"load_in_{quantization}": True})
     texts = tiny_texts(6, seed=4)
-    rbase._move(rm.module, torch.device("cpu"))  # before the first forward: the scales on the weights
+    rtraining._move(rm.module, torch.device("cpu"))  # before the first forward: the scales on the weights
     before = rm.score(texts, progress=False, cache=False)
-    rbase._move(rm.module, torch.device("cpu"))  # after it: on the layers' state
+    rtraining._move(rm.module, torch.device("cpu"))  # after it: on the layers' state
     after = rm.score(texts, progress=False, cache=False)
     assert np.array_equal(before, after)

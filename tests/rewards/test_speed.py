@@ -251,7 +251,15 @@ def test_training_evaluation_is_the_exact_mean_loss_over_each_distinct_text_once
         ),
     )
     trained = rm.train(
-        train, "bt", labels, eval_data=ev, epochs=1, lr=1e-3, batch_size=8, keep_best=False, progress=False
+        train,
+        objective="bt",
+        labels=labels,
+        eval_data=ev,
+        epochs=1,
+        lr=1e-3,
+        batch_size=8,
+        keep_best=False,
+        progress=False,
     )
     evals = [(lengths, b, m) for lengths, b, m in seen if b == budget and m == 16]  # 8 pairs' texts a batch at most
     assert evals and all(lengths == text_len for lengths, b, m in evals)  # each distinct text once

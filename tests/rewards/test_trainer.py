@@ -138,7 +138,7 @@ def test_default_model_is_embedded_minilm_frozen_head(base):
 
 def test_bt_learns_planted_preferences_on_held_out_topics(splits, base):
     train, test = splits
-    bt = base.train(train, "bt", eval_data=test, progress=False)
+    bt = base.train(train, objective="bt", eval_data=test, progress=False)
     assert bt.trained and bt.objective == "bt"
     acc = _accuracy(bt, test)
     assert acc >= 0.85, acc  # chance is 0.5
@@ -160,28 +160,28 @@ def test_bt_learns_planted_preferences_on_held_out_topics(splits, base):
 
 def test_training_is_cached_and_a_rerun_recomputes_nothing(splits, base, monkeypatch):
     train, _ = splits
-    first = base.train(train, "bt", labels="all", epochs=3, progress=False)
+    first = base.train(train, objective="bt", labels="all", epochs=3, progress=False)
     import pluralign.rewards.trainer as T
 
     def boom(*a, **k):
         raise AssertionError("retrained although the model is cached")
 
     monkeypatch.setattr(T, "fit_tensors", boom)
-    again = base.train(train, "bt", labels="all", epochs=3, progress=False)
+    again = base.train(train, objective="bt", labels="all", epochs=3, progress=False)
     assert again.identity == first.identity
     np.testing.assert_allclose(
         again.score(train, progress=False)[["reward_a", "reward_b"]],
         first.score(train, progress=False)[["reward_a", "reward_b"]],
     )
     with pytest.raises(AssertionError, match="retrained"):
-        base.train(train, "bt", labels="all", epochs=4, progress=False)  # another hyper-parameter: trains
+        base.train(train, objective="bt", labels="all", epochs=4, progress=False)  # another hyper-parameter: trains
     assert cache.stats()["hits"] >= 1
 
 
 def test_labels_all_vs_aggregate_record_what_was_dropped(splits, base):
     train, _ = splits
-    agg = base.train(train, "bt", labels="aggregate", epochs=2, progress=False)
-    every = base.train(train, "bt", labels="all", epochs=2, progress=False)
+    agg = base.train(train, objective="bt", labels="aggregate", epochs=2, progress=False)
+    every = base.train(train, objective="bt", labels="all", epochs=2, progress=False)
     n_tie_majority = int((train.majority() == "tie").sum())
     n_split = int((train.majority() == "split").sum())
     assert agg.dropped == {
@@ -196,24 +196,24 @@ def test_labels_all_vs_aggregate_record_what_was_dropped(splits, base):
 def test_bt_margin_zero_equals_bt_and_a_margin_widens_reward_gaps(splits, base):
     train, _ = splits
     kw = dict(labels="aggregate", epochs=40, lr=1e-2, progress=False, seed=3)
-    bt = base.train(train, "bt", **kw)
-    zero = base.train(train, "bt-margin", margins=pd.Series(0.0, index=train.pairs.pair_id), **kw)
+    bt = base.train(train, objective="bt", **kw)
+    zero = base.train(train, objective="bt-margin", margins=pd.Series(0.0, index=train.pairs.pair_id), **kw)
     np.testing.assert_allclose(
         zero.score(train, progress=False)[["reward_a", "reward_b"]].to_numpy(),
         bt.score(train, progress=False)[["reward_a", "reward_b"]].to_numpy(),
         atol=1e-6,
     )
-    wide = base.train(train, "bt-margin", margins=pd.Series(3.0, index=train.pairs.pair_id), **kw)
+    wide = base.train(train, objective="bt-margin", margins=pd.Series(3.0, index=train.pairs.pair_id), **kw)
     gap = lambda m: m.score(train, progress=False).eval("reward_a - reward_b").abs().mean()  # noqa: E731
     assert gap(wide) > gap(bt) + 0.5  # Eq. (4): the loss keeps pushing until r_c - r_r exceeds m
     # default margins: Eq. (3) on the pairs' own annotators
-    eq3 = base.train(train, "bt-margin", **kw)
+    eq3 = base.train(train, objective="bt-margin", **kw)
     assert eq3.objective == "bt-margin" and _accuracy(eq3, train) > 0.85
 
 
 def test_mean_variance_rm_predicts_more_variance_on_split_pairs(splits, base):
     train, test = splits
-    mv = base.train(train, "mean-variance", labels="all", eval_data=test, progress=False)
+    mv = base.train(train, objective="mean-variance", labels="all", eval_data=test, progress=False)
     assert mv.n_outputs == 2
     pr = mv.predict(test, progress=False)
     assert list(pr.columns) == ["pair_id", "mu_a", "mu_b", "sigma_a", "sigma_b", "p_a"]
@@ -230,12 +230,12 @@ def test_mean_variance_rm_predicts_more_variance_on_split_pairs(splits, base):
         mv.prob_a(test, progress=False), pr["p_a"].rename("p_a"), check_index_type=False, check_names=False
     )
     with pytest.raises(ValueError, match="mean-variance"):
-        base.train(train, "bt", epochs=1, progress=False).predict(test, progress=False)
+        base.train(train, objective="bt", epochs=1, progress=False).predict(test, progress=False)
 
 
 def test_mse_on_likert_orders_good_contentious_refusal(splits, base):
     train, test = splits
-    ms = base.train(train, "mse", labels="all", progress=False)
+    ms = base.train(train, objective="mse", labels="all", progress=False)
     s = ms.score(test, progress=False).set_index("pair_id").join(test.truth)
     by_type = pd.concat([s.groupby("type_a").reward_a.mean(), s.groupby("type_b").reward_b.mean()], axis=1).mean(axis=1)
     assert by_type["G"] > by_type["C"] > by_type["R"]
@@ -244,11 +244,11 @@ def test_mse_on_likert_orders_good_contentious_refusal(splits, base):
 
 def test_trainer_engine_on_the_head_learns_too(splits, base):
     train, test = splits
-    tr = base.train(train, "bt", engine="trainer", epochs=10, lr=1e-2, progress=False)
+    tr = base.train(train, objective="bt", engine="trainer", epochs=10, lr=1e-2, progress=False)
     assert tr.info["train"]["engine"] == "trainer"
     assert _accuracy(tr, test) >= 0.85
     with pytest.raises(ValueError, match="engine"):
-        base.train(train, "bt", engine="jax")
+        base.train(train, objective="bt", engine="jax")
 
 
 @pytest.mark.slow
@@ -258,7 +258,7 @@ def test_bt_on_the_simulator_recovers_population_preferences(base):
     d = simulate(n_pairs=300, seed=1)
     ids = d.pairs.pair_id
     train, test = d.subset(ids[:220]), d.subset(ids[220:])
-    bt = base.train(train, "bt", labels="all", progress=False)
+    bt = base.train(train, objective="bt", labels="all", progress=False)
     p = bt.prob_a(test, progress=False)
     share = test.truth["share_a"]
     clear = share[(share - 0.5).abs() > 0.2]

@@ -13,6 +13,7 @@ import pandas as pd
 from pluralign.btb import evaluation, training
 from pluralign.btb.margins import training_margins
 from pluralign.model_options import ModelOptions
+from pluralign.rewards.train_options import TrainOptions
 
 __all__ = ["Comparison", "compare_reward_models", "NO_CATEGORY"]
 
@@ -35,7 +36,7 @@ class Comparison:
     margins_missing: int = 0  # training pairs without a parseable judgment (trained with margin 0)
 
 
-def _baseline(study, rm, train_kw: dict):
+def _baseline(study, rm, options: TrainOptions):
     """The Eq. 1 model and its sweep: ``reward_model`` swept with Bradley–Terry, or the already trained
     ``baseline_model`` scored on validation."""
     from pluralign import rewards
@@ -43,15 +44,7 @@ def _baseline(study, rm, train_kw: dict):
     sp, tr = study.data_splits, study.settings.training
     if tr.baseline_model is None:
         return training.sweep(
-            rm,
-            sp.train,
-            sp.validation,
-            tr.lr_sweep,
-            objective="bt",
-            metric=tr.select_on,
-            seed=study.seed,
-            progress=False,
-            **train_kw,
+            rm, sp.train, sp.validation, tr.lr_sweep, objective="bt", metric=tr.select_on, options=options
         )
     base = rewards.load(
         **ModelOptions.of(tr.baseline_model).kwargs()
@@ -88,10 +81,10 @@ def compare_reward_models(study) -> Comparison:
     p_star, groups = _test_groups(study)
     judged = study.judgments_of(sp.train_full if study.settings.judge.source == "annotators" else sp.train)
     margins = training_margins(judged)
-    train_kw = tr.train.kwargs()
+    options = tr.train.replace(seed=seed, progress=False)
     rm = rewards.load(**ModelOptions.of(tr.reward_model).kwargs())
     rewards.embed_all(rm, sp.everything)  # frozen encoder: every text embedded once (cached)
-    base, sweep_b = _baseline(study, rm, train_kw)
+    base, sweep_b = _baseline(study, rm, options)
     reg, sweep_r = training.sweep(
         rm,
         sp.train,
@@ -100,9 +93,7 @@ def compare_reward_models(study) -> Comparison:
         objective="bt-margin",
         margins=margins,
         metric=tr.select_on,
-        seed=seed,
-        progress=False,
-        **train_kw,
+        options=options,
     )
     p_base, p_reg = base.prob_a(sp.test, progress=False), reg.prob_a(sp.test, progress=False)
     # Tables 1-2 compare on the test pairs that have p*; the others are counted (sources, table) and, where

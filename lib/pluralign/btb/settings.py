@@ -18,7 +18,8 @@ from pluralign.btb.sources import CATEGORY_SOURCES, P_STAR_SOURCES
 from pluralign.btb.training import LR_SWEEP, lr_grid
 from pluralign.data.spec import DataSpec, OodBy
 from pluralign.llm.options import LLMOptions
-from pluralign.model_options import ModelOptions, TrainOptions
+from pluralign.model_options import ModelOptions
+from pluralign.rewards.train_options import TrainOptions
 from pluralign.settings import Section, Settings, setting
 from pluralign.stats import N_BOOT
 
@@ -141,7 +142,7 @@ class Training(Section):
         "accuracy", "what picks the learning rate on validation: accuracy or loss (footnote 6 names none)"
     )
     validation_size: int = setting(2000, "validation pairs", ge=0)
-    train: TrainOptions = setting(TrainOptions(), "RewardModel.train arguments (epochs, batch_size, ...)")
+    train: TrainOptions = setting(TrainOptions(), "how both RMs are trained (TrainOptions: epochs, batch_size, ...)")
 
 
 class BtbSettings(Settings):

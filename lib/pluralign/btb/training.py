@@ -16,6 +16,7 @@ from pluralign.cache import fingerprint
 from pluralign.data import combine
 from pluralign.data.core import PreferenceData, member
 from pluralign.data.spec import OodBy, load_specs, split
+from pluralign.rewards.train_options import TrainOptions
 
 __all__ = [
     "LR_SWEEP",
@@ -210,9 +211,9 @@ def sweep(
     objective: str = "bt",
     margins=None,
     metric: str | None = "accuracy",
-    **train_kw,
+    options: TrainOptions | None = None,
 ):
-    """Footnote 6: train ``rm`` once per learning rate in ``lrs`` (objective ``"bt"`` = Eq. 1, or
+    """Footnote 6: train ``rm`` with ``options`` once per learning rate in ``lrs`` (objective ``"bt"`` = Eq. 1, or
     ``"bt-margin"`` = Eq. 4 with ``margins`` from :func:`training_margins`), score each model on the
     binary ``validation`` pairs (:func:`validation_scores`) and keep the best by ``metric``
     (:func:`select_lr`). Every trained model is cached by :meth:`RewardModel.train`.
@@ -224,10 +225,9 @@ def sweep(
     if not lrs:
         raise ValueError("lrs is empty")
     for lr in lrs:
-        kw = dict(train_kw, lr=lr, objective=objective)
-        if objective == "bt-margin":
-            kw["margins"] = margins
-        m = rm.train(train, **kw)
+        m = rm.train(
+            train, margins=margins if objective == "bt-margin" else None, options=options, lr=lr, objective=objective
+        )
         sc = validation_scores(m.prob_a(validation, progress=False), validation)
         models[lr] = m
         rows.append({"objective": objective, "lr": lr, "split": "validation", **sc})

@@ -16,7 +16,8 @@ from pluralign.btb.settings import Judge, PStarSource
 from pluralign.data.spec import DataSpec
 from pluralign.diverging.settings import Split
 from pluralign.llm.options import LLMOptions
-from pluralign.model_options import ModelOptions, TrainOptions
+from pluralign.model_options import ModelOptions
+from pluralign.rewards.train_options import TrainOptions
 from pluralign.seal.settings import AlignmentDesign
 from pluralign.settings import Settings, setting
 from pluralign.stats import N_BOOT
@@ -55,7 +56,7 @@ class CrossSettings(Settings):
     reward_model: ModelOptions | str | None = setting(
         None, "the reward model: pluralign.rewards.load arguments or a key of models (None: load's defaults)"
     )
-    train: TrainOptions = setting(TrainOptions(), "RewardModel.train arguments of the five models of question 4")
+    train: TrainOptions = setting(TrainOptions(), "how the five models of question 4 are trained (TrainOptions)")
     train_margin: Literal["synthetic", "gold"] = setting(
         "synthetic", "what Eq. 4's margin-regularized RM trains on: 'synthetic' (gold when there is no judge) or 'gold'"
     )

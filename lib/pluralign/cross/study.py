@@ -155,7 +155,7 @@ class Study:
         s = self.settings
         margins, _ = self.training_margins
         return q4.train_models(
-            self.rm, self.data, self.classified, split=s.split, seed=self.seed, train=s.train.kwargs(), margins=margins
+            self.rm, self.data, self.classified, split=s.split, seed=self.seed, options=s.train, margins=margins
         )
 
     @cached_property

@@ -25,6 +25,7 @@ import pandas as pd
 
 from pluralign.cross.common import class_masks, intervals, read_against_planted, short_verdict, verdict
 from pluralign.diverging import reward_models as rmod
+from pluralign.rewards.train_options import TrainOptions
 from pluralign.stats import N_BOOT, bootstrap_ci, paired_bootstrap_ci
 
 __all__ = [
@@ -86,8 +87,8 @@ def missing_margin_sentence(n_missing: int, n_train: int, synthetic: bool) -> st
     )
 
 
-def train_models(rm, data, classified, *, split, seed: int, train: dict, margins: pd.Series | None):
-    """The five reward models of :data:`MODELS` trained on one split: four through
+def train_models(rm, data, classified, *, split, seed: int, options: TrainOptions, margins: pd.Series | None):
+    """The five reward models of :data:`MODELS` trained with ``options`` on one split: four through
     :func:`pluralign.diverging.reward_models.reward_model_study`, the margin-regularized one (Beyond the Binary
     Eq. 4) on the same training pairs with ``margins`` (None: the pairs' gold margins; a pair without one trains
     with margin 0, :func:`fill_missing_margins`); ``split``: a :class:`pluralign.diverging.settings.Split`;
@@ -95,17 +96,24 @@ def train_models(rm, data, classified, *, split, seed: int, train: dict, margins
     model."""
     plain = {k: v for k, v in MODELS.items() if v[0] != "bt-margin"}
     r = rmod.reward_model_study(
-        rm, data, test=split.test, validation=split.validation, seed=seed, models=plain, classified=classified, **train
+        rm,
+        data,
+        test=split.test,
+        validation=split.validation,
+        seed=seed,
+        models=plain,
+        classified=classified,
+        options=options,
     )
     name = next(k for k, v in MODELS.items() if v[0] == "bt-margin")
     m = rm.train(
         r.train,
+        eval_data=r.validation,
+        margins=fill_missing_margins(margins, r.train.pairs["pair_id"])[0],
+        options=options,
         objective="bt-margin",
         labels="aggregate",
-        margins=fill_missing_margins(margins, r.train.pairs["pair_id"])[0],
-        eval_data=r.validation,
         progress=False,
-        **train,
     )
     r.models = {k: (m if k == name else r.models[k]) for k in MODELS if k == name or k in r.models}
     outs = rmod.model_outputs(r.models, r.heldout)

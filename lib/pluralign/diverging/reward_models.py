@@ -34,6 +34,7 @@ import pandas as pd
 from pluralign import paper
 from pluralign.data.spec import split
 from pluralign.diverging.agreement import PAPER_DATASETS, agreement_classes, paper_dataset
+from pluralign.rewards.train_options import TrainOptions
 from pluralign.stats import N_BOOT, bootstrap_ci
 
 __all__ = [
@@ -277,15 +278,16 @@ def reward_model_study(
     seed: int = 0,
     models: Mapping | None = None,
     classified: pd.DataFrame | None = None,
+    options: TrainOptions | None = None,
     progress: bool = False,
-    **train_kw,
 ) -> RewardModelRun:
     """§3's experiment on one data set: agreement classes, a held-out test split (``test`` pairs, 500 in the
     paper; :func:`pluralign.data.spec.split`, deterministic in ``seed`` and the pair ids), a validation split
     off the training side (``validation`` pairs, for the best checkpoint), one trained copy of ``rm`` per entry
-    of ``models`` (:func:`fit_reward_models`, default :data:`TABLE2_MODELS`; trained models are cached, so a
-    second page asking for the same model on the same split reuses it) and their outputs on the test split
-    (:func:`model_outputs`), as a :class:`RewardModelRun`. ``classified``: the data's agreement classes when the
+    of ``models`` (:func:`fit_reward_models` with ``options``, default :data:`TABLE2_MODELS`; trained models are
+    cached, so a second page asking for the same model on the same split reuses it) and their outputs on the test
+    split (:func:`model_outputs`), as a :class:`RewardModelRun`; ``progress`` shows the training's and the scoring's
+    progress bars. ``classified``: the data's agreement classes when the
     caller has them (with its own reading of ties), else :func:`agreement_classes` with the default."""
     from pluralign.rewards import embed_all  # imports torch: only when models are trained
 
@@ -293,7 +295,8 @@ def reward_model_study(
     train_side, heldout = split(data, test, seed=seed)
     train_set, val_set = split(train_side, validation, seed=seed + 1)
     embed_all(rm, data)  # frozen-encoder RMs: one embedding pass over the data set, cached on disk
-    trained, skipped = fit_reward_models(rm, train_set, val_set, models=models, progress=progress, **train_kw)
+    options = TrainOptions.create(options, progress=progress)
+    trained, skipped = fit_reward_models(rm, train_set, val_set, models=models, options=options)
     p_a, gap = model_outputs(trained, heldout, progress=progress)
     return RewardModelRun(
         data=data,
@@ -308,9 +311,11 @@ def reward_model_study(
     )
 
 
-def fit_reward_models(rm, train, eval_data=None, models: Mapping | None = None, **train_kw) -> FittedModels:
+def fit_reward_models(
+    rm, train, eval_data=None, models: Mapping | None = None, options: TrainOptions | None = None
+) -> FittedModels:
     """Train one copy of the base reward model ``rm`` per entry of ``models`` (default :data:`TABLE2_MODELS`;
-    name → (objective, labels)) with ``rm.train(train, objective=, labels=, eval_data=, **train_kw)``.
+    name → (objective, labels)) with ``rm.train(train, eval_data=eval_data, options=options, objective=, labels=)``.
 
     ``eval_data`` selects the best checkpoint (App. A: "selecting the best performing checkpoint evaluated
     after every 0.25 epochs") — pass a validation split, not the held-out test set. MSE-regression models
@@ -324,7 +329,7 @@ def fit_reward_models(rm, train, eval_data=None, models: Mapping | None = None, 
         if objective == "mse" and not likert:
             skipped[name] = "no per-response Likert scores in this data set (MSE regression needs them)"
             continue
-        trained[name] = rm.train(train, objective=objective, labels=labels, eval_data=eval_data, **train_kw)
+        trained[name] = rm.train(train, eval_data=eval_data, options=options, objective=objective, labels=labels)
     return FittedModels(trained, skipped)
 
 

@@ -16,7 +16,8 @@ from pluralign.data.simulate import DEMO_DATASETS
 from pluralign.data.spec import DataSpec
 from pluralign.diverging.reward_models import MSE_AGGREGATES
 from pluralign.llm.options import LLMOptions
-from pluralign.model_options import ModelOptions, TrainOptions
+from pluralign.model_options import ModelOptions
+from pluralign.rewards.train_options import TrainOptions
 from pluralign.settings import Arguments, Section, Settings, setting
 from pluralign.stats import N_BOOT
 
@@ -120,7 +121,7 @@ class DivergingSettings(Settings):
         "(None: frozen all-MiniLM-L6-v2 + linear head)",
     )
     train: TrainOptions = setting(
-        TrainOptions(), "keyword arguments of RewardModel.train (lr, epochs, batch_size, eval_every, ...)"
+        TrainOptions(), "how the RMs are trained (TrainOptions: lr, epochs, batch_size, eval_every, ...)"
     )
     n_boot: int = setting(N_BOOT, "bootstrap resamples for the 95% confidence intervals", ge=1)
     judges: PublishedJudges | None = setting(

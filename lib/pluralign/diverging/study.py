@@ -146,7 +146,7 @@ class Study:
                 seed=self.seed,
                 models=models,
                 classified=self.classified[d.name],
-                **self.settings.train.kwargs(),
+                options=self.settings.train,
             )
             for d in self.data
         }

@@ -10,8 +10,6 @@ never depends on the batch size or on the other texts in its batch.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import warnings
 from pathlib import Path
 from typing import Any
@@ -23,10 +21,10 @@ from torch import nn
 
 from pluralign.cache import Entry
 from pluralign.progress import bar as progress_bar
-from pluralign.rewards import distributed
+from pluralign.rewards import distributed, training
 from pluralign.rewards import objectives as obj
-from pluralign.rewards.folders import BACKENDS, open_trained, read_rm_config, write_rm_config
-from pluralign.rewards.train_loop import TrainLoop
+from pluralign.rewards.folders import BACKENDS
+from pluralign.rewards.train_options import TrainOptions
 
 CHUNK = 512  # texts per cached scoring chunk (a kill loses at most one chunk)
 
@@ -248,71 +246,29 @@ class RewardModel:
     def train(
         self,
         data,
-        objective: str = "bt",
-        labels: str = "aggregate",
-        margins=None,
-        eval_data=None,
         *,
-        lr: float | None = None,
-        epochs: float | None = None,
-        batch_size: int | None = None,
-        eval_every: float = TrainLoop.eval_every,
-        keep_best: bool = TrainLoop.keep_best,
-        dropout: float | None = None,
-        seed: int = TrainLoop.seed,
-        weight_decay: float = TrainLoop.weight_decay,
+        eval_data=None,
+        margins=None,
+        options: TrainOptions | None = None,
         output_dir: str | Path | None = None,
-        engine: str = "auto",
-        progress: bool = TrainLoop.progress,
+        **given,
     ) -> RewardModel:
         """Fit a copy of this model on ``data`` and return it (this model is left unchanged).
 
-        ``objective``: ``"bt"``, ``"bt-margin"`` (Beyond the Binary Eq. 4), ``"mse"`` (Likert),
-        ``"mean-variance"``; ``labels``: ``"aggregate"`` (majority per pair) or ``"all"`` (every
-        judgment). Evaluation on ``eval_data`` every ``eval_every`` epoch (Diverging Preferences App. A:
-        0.25) with the objective's loss; ``keep_best`` restores the trainable weights of the best
-        evaluation. The result is cached (``fmt="dir"``) under the base model, the data fingerprint,
-        the objective and every hyper-parameter: a re-run trains nothing. ``output_dir`` also
-        copies the trained model there. ``engine``: ``"trainer"`` (``transformers.Trainer`` subclass),
-        ``"torch"`` (compact loop, frozen-encoder head only) or ``"auto"`` (torch for the head,
-        Trainer otherwise)."""
-        engine = _engine(self, engine)
-        hp = {
-            "objective": objective,
-            "labels": labels,
-            "lr": lr if lr is not None else self.default_lr,
-            "epochs": epochs if epochs is not None else self.default_epochs,
-            "batch_size": batch_size or self.default_train_batch_size,
-            "eval_every": eval_every,
-            "keep_best": keep_best,
-            "dropout": dropout,
-            "seed": seed,
-            "weight_decay": weight_decay,
-            "engine": engine,
-            **self._train_settings(),
-        }
-        inst = obj.build_instances(data, objective, labels, margins)
-        if len(inst) == 0:
-            raise ValueError(
-                f"no training instances for objective={objective!r}, labels={labels!r} (dropped: {inst.dropped})"
-            )
-        # evaluation margins (bt-margin) come from the evaluation pairs' own annotators, Eq. (3)
-        eval_inst = obj.build_instances(eval_data, objective, labels) if eval_data is not None else None
-        entry = Entry(
-            "rewards/train",
-            inputs=(self.identity, inst.table, None if eval_inst is None else eval_inst.table),
-            settings=hp,
-            fmt="dir",
-        )
-        compute = functools.partial(
-            _fit_into, base=self, inst=inst, eval_inst=eval_inst, hp=hp, key=entry.key, progress=progress
-        )
-        folder = distributed.train_entry(entry, compute) if distributed.active() else entry.get_or_compute(compute)
-        if output_dir is not None and distributed.is_main():
-            import shutil
+        ``options`` (:class:`~pluralign.rewards.train_options.TrainOptions`, default its defaults) say how: the
+        objective (``"bt"``, ``"bt-margin"``: Beyond the Binary Eq. 4, ``"mse"``: Likert, ``"mean-variance"``), the
+        labels (``"aggregate"``: the majority per pair, ``"all"``: every judgment), the learning rate, epochs and
+        batch (the backend's own where None), the evaluation every ``eval_every`` epoch (Diverging Preferences
+        App. A: 0.25) with the best weights kept, the seed, the engine; a field of it may be ``given`` as a keyword,
+        laid over ``options`` (``rm.train(data, objective="mse", labels="all")``).
 
-            shutil.copytree(folder, output_dir, dirs_exist_ok=True)
-        return _open_trained_like(folder, self)
+        The data: ``data`` (preference data), ``eval_data`` (evaluated with the objective's loss; its bt-margin
+        margins from its own annotators, Eq. 3), ``margins`` (per pair_id, for ``"bt-margin"``; None: the pairs'
+        annotators'), ``output_dir`` (a folder that also gets the trained model). The result is cached under the
+        base model, the data and every hyper-parameter: a re-run trains nothing
+        (:func:`pluralign.rewards.training.train`)."""
+        options = TrainOptions.create(options, what="RewardModel.train", **given)
+        return training.train(self, data, options, eval_data=eval_data, margins=margins, output_dir=output_dir)
 
     # defaults per backend (overridden)
     default_lr = 1e-3
@@ -376,128 +332,6 @@ def _score_in_chunks(model: RewardModel, texts, bs: int, *, settings: dict, cach
         if not done:
             bar.update(len(chunk))  # a cache hit
     return parts
-
-
-def _open_trained_like(folder, base: RewardModel) -> RewardModel:
-    """The model a training wrote into ``folder``, opened on ``base``'s device, dtype, batch size and token budget,
-    with its fp32 twin (:func:`pluralign.rewards.speed.fp32_twin`)."""
-    kw = {"device": base.device, "batch_size": base.batch_size, "trained_from": _trained_from(base)}
-    trained = open_trained(folder, dtype=base._dtype_arg, **kw)
-    trained.token_budget = base.token_budget
-    trained._fp32 = lambda: open_trained(folder, dtype=torch.float32, **kw)  # speed.fp32_twin
-    return trained
-
-
-def _trained_from(base: RewardModel) -> str | None:
-    """Where the model ``base`` trains from lives in this process: a frozen encoder's folder or Hub id, or the
-    base model of a LoRA training (None for a backend whose trained folder holds the whole model). The training
-    cache is keyed by the model's content, not its path, so a folder cached by another checkout opens here."""
-    enc = getattr(base, "encoder", None)
-    if enc is not None:
-        return enc.name_or_path
-    return getattr(base, "name_or_path", None) if getattr(base, "lora", None) else None
-
-
-def _engine(model: RewardModel, engine: str) -> str:
-    """The training engine ``engine`` names for ``model`` ("auto": the compact torch loop for a frozen-encoder
-    head, ``transformers.Trainer`` otherwise); an engine that cannot train this backend is refused."""
-    if engine == "auto":
-        engine = "torch" if model.backend == "frozen-encoder" else "trainer"
-    if engine not in ("torch", "trainer"):
-        raise ValueError(f"engine must be 'auto', 'torch' or 'trainer', got {engine!r}")
-    if engine == "torch" and model.backend != "frozen-encoder":
-        raise ValueError("engine='torch' trains the frozen-encoder head only; transformers use engine='trainer'")
-    return engine
-
-
-@contextlib.contextmanager
-def parked(base: RewardModel, model: RewardModel):
-    """While ``model`` (a training copy of ``base``) trains on a GPU, ``base``'s own weights wait in host memory
-    unless they are the same module: an 8B model loaded in fp32 held 32 GB of the GPU beside its training copy, in
-    8-bit about 10 GB. bitsandbytes-quantized weights move too where bitsandbytes moves them (0.48 and later, as
-    transformers requires); a base on the CPU stays."""
-    mod = getattr(base, "module", None)
-    stay = mod is None or base.device.type != "cuda" or mod is getattr(model, "module", None)
-    if not stay and getattr(mod, "is_quantized", False):
-        stay = not _bnb_moves()
-    if stay:
-        yield False
-        return
-    try:
-        _move(mod, torch.device("cpu"))
-    except (RuntimeError, ValueError, TypeError, AttributeError):  # a quantized layer that would not move: keep it
-        _move(mod, base.device)
-        yield False
-        return
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()
-    try:
-        yield True
-    finally:
-        _move(mod, base.device)
-
-
-def _move(module, device) -> None:
-    """``module.to(device)`` with bitsandbytes' side tensors, which a parent's ``.to`` leaves where they were (it sets
-    each parameter's data only): an 8-bit layer's int8 weight and scales (``CB``, ``SCB``, on its weight before its
-    first forward, on its state after) and a 4-bit weight's quantization state."""
-    module.to(device)
-    for m in module.modules():
-        for holder in [getattr(m, "state", None), *m.parameters(recurse=False)]:
-            if holder is None:
-                continue
-            if getattr(holder, "CB", None) is not None:
-                holder.CB = holder.data if isinstance(holder, torch.nn.Parameter) else holder.CB.to(device)
-            if getattr(holder, "SCB", None) is not None:
-                holder.SCB = holder.SCB.to(device)
-            qs = getattr(holder, "quant_state", None)
-            if qs is not None and hasattr(qs, "to"):
-                qs.to(device)
-
-
-def _bnb_moves() -> bool:
-    """Whether the installed bitsandbytes moves quantized weights between devices (0.48 and later)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        major, minor = (int(x) for x in version("bitsandbytes").split(".")[:2])
-    except (PackageNotFoundError, ValueError):
-        return False
-    return (major, minor) >= (0, 48)
-
-
-def _fit_into(folder: Path, *, base: RewardModel, inst, eval_inst, hp: dict, key: str, progress: bool) -> None:
-    """Train a copy of ``base`` on ``inst`` with the hyper-parameters ``hp`` and write it into ``folder`` with its
-    config: trained, its objective, its identity (``base``'s + the training cache key), the hyper-parameters, the
-    instances dropped and the evaluation history."""
-    from transformers import set_seed
-
-    from pluralign.rewards.trainer import fit, fit_tensors
-
-    objective, seed = hp["objective"], hp["seed"]
-    set_seed(seed)
-    model = base._trainable(objective, hp["dropout"], seed)
-    model.token_budget = base.token_budget  # evaluation batches as scoring's (trainer.PreferenceTrainer)
-    run = fit_tensors if hp["engine"] == "torch" else fit
-    keys = ("lr", "epochs", "batch_size", "eval_every", "keep_best", "weight_decay")
-    loop = TrainLoop(objective=objective, seed=seed, progress=progress, **{k: hp[k] for k in keys})
-    with parked(base, model):
-        history = run(model, inst, eval_inst, loop)
-    model._save(folder)
-    cfg = read_rm_config(folder)
-    cfg.update(
-        {
-            "trained": True,
-            "objective": objective,
-            "n_outputs": obj.n_outputs(objective),
-            "identity": f"{base.identity}+{key}",
-            "train": hp,
-            "dropped": inst.dropped,
-            "n_instances": len(inst),
-            "history": history,
-        }
-    )
-    write_rm_config(folder, cfg)
 
 
 __all__ = ["RewardModel", "resolve_device", "resolve_dtype", "CHUNK"]

@@ -29,6 +29,7 @@ from pathlib import Path
 import yaml
 
 from pluralign.model_options import ModelOptions
+from pluralign.rewards.train_options import TrainOptions
 
 FORMATS = (".parquet", ".csv", ".jsonl")
 NEEDS_MODEL = (
@@ -250,26 +251,20 @@ def _train_parser() -> argparse.ArgumentParser:
         p, "the base model: Hub id or local folder; default: the embedded MiniLM frozen encoder with a trainable head"
     )
     _data_arguments(p, "what pluralign.load reads (as for pluralign score)")
-    p.add_argument("--objective", default="bt", help="bt, bt-margin, mse or mean-variance")
-    p.add_argument("--labels", default="aggregate", help="aggregate (majority per pair) or all (every judgment)")
     p.add_argument("--out", required=True, help="folder the trained model is copied to (pluralign score --model it)")
-    p.add_argument("--epochs", type=float, default=None)
-    p.add_argument("--lr", type=float, default=None)
-    p.add_argument(
-        "--batch-size",
-        type=int,
-        default=None,
-        help="the global batch (split between the processes under accelerate launch)",
-    )
-    p.add_argument("--dropout", type=float, default=None)
-    p.add_argument("--seed", type=int, default=0)
+    for name in TRAIN_OPTIONS:  # validated by TrainOptions; left out: its default
+        field = TrainOptions.model_fields[name]
+        p.add_argument(
+            "--" + name.replace("_", "-"), default=None, help=f"{field.description}; default {field.default}"
+        )
     _loading_arguments(p, lora=True)
     p.add_argument("--no-progress", action="store_true")
     return p
 
 
-#: The ``pluralign train`` arguments that are :meth:`RewardModel.train` keywords of the same name, passed as parsed.
-TRAIN_KEYWORDS = ("labels", "epochs", "lr", "batch_size", "dropout", "seed")
+#: The fields of :class:`~pluralign.rewards.train_options.TrainOptions` ``pluralign train`` takes as arguments (an
+#: argument left out is the option's default).
+TRAIN_OPTIONS = ("objective", "labels", "epochs", "lr", "batch_size", "dropout", "seed")
 
 TRAIN_DOC = """``pluralign train``: train a reward model on preference data, no notebook needed.
 
@@ -292,21 +287,17 @@ def train_main(argv: list[str] | None = None) -> int:
     rm = _model(ModelOptions.from_args(args), "train")
     if rm is None:
         return 2
+    given = {name: getattr(args, name) for name in TRAIN_OPTIONS if getattr(args, name) is not None}
     try:
-        trained = rm.train(
-            data,
-            args.objective,
-            **{name: getattr(args, name) for name in TRAIN_KEYWORDS},
-            output_dir=args.out,
-            progress=not args.no_progress,
-        )
+        options = TrainOptions.create(given, what="pluralign train", progress=not args.no_progress)
+        trained = rm.train(data, options=options, output_dir=args.out)
     except ValueError as e:
         print(f"pluralign train: {e}", file=sys.stderr)
         return 2
     if distributed.is_main():
         procs = f" on {distributed.world_size()} processes" if distributed.active() else ""
         print(
-            f"pluralign train: {rm.identity} trained ({args.objective}, {trained.info.get('n_instances')} "
+            f"pluralign train: {rm.identity} trained ({options.objective}, {trained.info.get('n_instances')} "
             f"instances of {data.name}){procs} -> {args.out} in {time.perf_counter() - t0:.1f} s"
         )
     return 0

@@ -35,7 +35,8 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-OBJECTIVES = ("bt", "bt-margin", "mse", "mean-variance")
+from pluralign.rewards.train_options import OBJECTIVES
+
 LABELS = ("aggregate", "all")
 #: How the MSE-regression RM's aggregated ("Agg") Likert target is formed (:func:`_majority_likert`).
 MSE_AGGREGATES = ("majority", "mean")
@@ -334,7 +335,6 @@ def logistic(x):
 
 
 __all__ = [
-    "OBJECTIVES",
     "LABELS",
     "MSE_AGGREGATES",
     "bt_loss",

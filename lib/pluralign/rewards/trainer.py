@@ -32,7 +32,7 @@ from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
 from pluralign.rewards import distributed
 from pluralign.rewards.objectives import Instances, instance_loss
-from pluralign.rewards.train_loop import TrainLoop
+from pluralign.rewards.train_options import TrainOptions
 
 
 class _InstanceDataset(Dataset):
@@ -224,9 +224,10 @@ class KeepBest(TrainerCallback):
                 params[n].copy_(v.to(params[n].device))
 
 
-def fit(model, inst: Instances, eval_inst: Instances | None, loop: TrainLoop) -> list[dict]:
-    """Train ``model.module`` in place on ``inst`` with the loop's settings ``loop`` (:class:`TrainLoop`) through
-    transformers' ``Trainer``; return the evaluation history."""
+def fit(model, inst: Instances, eval_inst: Instances | None, loop: TrainOptions) -> list[dict]:
+    """Train ``model.module`` in place on ``inst`` with the training options ``loop`` (:class:`TrainOptions`, their
+    learning rate, epochs and batch given: :func:`pluralign.rewards.training.resolved`) through transformers'
+    ``Trainer``; return the evaluation history."""
     train_ds = _dataset(model, inst)
     eval_ds = _dataset(model, eval_inst) if eval_inst is not None and len(eval_inst) else None
     steps_per_epoch = max(1, math.ceil(len(train_ds) / loop.batch_size))
@@ -333,7 +334,7 @@ def _head_loss(module, objective: str, f1, f2, y, m):
     return instance_loss(objective, out1, out2, y, m)
 
 
-def fit_tensors(model, inst: Instances, eval_inst: Instances | None, loop: TrainLoop) -> list[dict]:
+def fit_tensors(model, inst: Instances, eval_inst: Instances | None, loop: TrainOptions) -> list[dict]:
     """The same training as :func:`fit` (AdamW, linear decay to 0, evaluation every ``eval_every``
     epoch, best weights kept) as a compact loop over in-memory feature tensors.
 

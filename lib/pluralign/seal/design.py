@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.data.core import combine  # re-exported as seal.combine
+from pluralign.rewards.train_options import TrainOptions
 from pluralign.seal.pairs import AlignmentPairs, chosen_rejected, entry_texts  # re-exported (D's view)
 from pluralign.seal.planted import (  # re-exported: the demo's planted truth
     PLANTED_TO_RULES,
@@ -95,7 +96,7 @@ def alignment_models(
     other=None,
     *,
     models: dict | None = None,
-    train: dict | None = None,
+    train: TrainOptions | None = None,
     base: dict | None = None,
     progress: bool = False,
 ) -> AlignmentModels:
@@ -105,8 +106,9 @@ def alignment_models(
     - ``models={"pre": {...}, "post": {...}}``: keyword arguments of :func:`pluralign.rewards.load` for two
       existing reward models (the paper: OpenAssistant ``reward-model-deberta-v3-large`` trained before
       hh-rlhf and ``-v2`` trained with it), each scoring (history, reply) as a sentence pair;
-    - ``other`` (preference data not containing D) with ``train`` (keyword arguments of
-      ``RewardModel.train``, default Bradley-Terry on majority labels) and ``base`` (arguments of
+    - ``other`` (preference data not containing D) with ``train`` (how both are trained,
+      :class:`~pluralign.rewards.train_options.TrainOptions`: by default Bradley-Terry on majority labels) and
+      ``base`` (arguments of
       :func:`pluralign.rewards.load`, default the frozen MiniLM + head): the pre-D RM is trained on
       ``other`` and the post-D RM on ``other`` + D, mirroring the paper's pair of models."""
     from pluralign import rewards
@@ -132,22 +134,21 @@ def alignment_models(
             f"(e.g. {sorted(ids)[0]!r}); the pre-D model must not see D"
         )
     rm0 = rewards.load(**dict(base or {}))
-    kw = {"objective": "bt", "labels": "aggregate", **dict(train or {})}
-    kw.setdefault("progress", progress)
+    options = TrainOptions.create(train, progress=progress)
     # embed D's texts first, then the other data's, each in one fixed order, so the cache is shared with other
     # chapters and pages: a page whose models come from the cache still scores the other data (resistance on other
     # sets) from these embeddings instead of embedding its texts again in another order (one embedding per text)
     rewards.embed_all(rm0, data, progress=progress)
     rewards.embed_all(rm0, other, progress=progress)
-    pre = rm0.train(other, **kw)
-    post = rm0.train(combine(other, data, name=f"{other.name} + D"), **kw)
+    pre = rm0.train(other, options=options)
+    post = rm0.train(combine(other, data, name=f"{other.name} + D"), options=options)
     return AlignmentModels(
         pre=pre,
         post=post,
         design="pre-D RM trained on other data, post-D RM on other data + D",
         n_train_pre=len(other),
         n_train_post=len(other) + len(data),
-        details={"other": other.name, "train": {k: v for k, v in kw.items() if k != "progress"}},
+        details={"other": other.name, "train": options},
     )
 
 

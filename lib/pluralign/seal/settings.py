@@ -14,7 +14,8 @@ from pluralign.data import spec
 from pluralign.data.core import combine
 from pluralign.data.spec import DataSpec
 from pluralign.llm.options import LLMOptions
-from pluralign.model_options import ModelOptions, TrainOptions
+from pluralign.model_options import ModelOptions
+from pluralign.rewards.train_options import TrainOptions
 from pluralign.seal.design import FEATURE_SOURCES, alignment_models
 from pluralign.seal.imprint import VIF_THRESHOLD
 from pluralign.seal.resistance import LABELLER_RULES
@@ -69,7 +70,7 @@ class AlignmentDesign(Section):
         "with `train` over `base_model`",
     )
     train: TrainOptions | None = setting(
-        TrainOptions(objective="bt", labels="aggregate"), "RewardModel.train arguments of the pair"
+        TrainOptions(), "how this project's own pair is trained (TrainOptions; None: the defaults)"
     )
     base_model: ModelOptions = setting(ModelOptions(head="mlp"), "pluralign.rewards.load arguments of the pair's base")
     scoring_input: Literal[SCORING_INPUTS] | None = setting(
@@ -105,7 +106,7 @@ class AlignmentDesign(Section):
             other = parts[0]
         else:
             other = combine(*parts, name="other data") if parts else None
-        rms = alignment_models(D, other, models=named, train=self.train and self.train.kwargs(), base=base)
+        rms = alignment_models(D, other, models=named, train=self.train, base=base)
         return rms, other, parts
 
 
