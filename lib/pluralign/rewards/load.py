@@ -107,22 +107,17 @@ def load(
     off unless set. ``max_length=None`` (sequence-classification
     RMs): no truncation where the model accepts any length (DeBERTa-v3), else the model's maximum.
 
-    ``precision`` (used where ``dtype`` is not given): ``"fp32"`` (exact, the default: paper numbers),
-    ``"bf16"``, or ``"auto"`` — bf16 where the device computes it natively (a CUDA GPU that supports it, a CPU
-    with AVX512-BF16 / AMX-BF16), fp32 elsewhere (:func:`pluralign.rewards.speed.resolve_precision`);
+    ``precision`` (used where ``dtype`` is not given): ``"fp32"`` (exact, the default: paper numbers; with 8-bit or
+    4-bit weights the modules left unquantized compute by default in bf16 on a GPU that supports it, fp32
+    elsewhere), ``"bf16"``, or ``"auto"`` — bf16 where the device computes it natively (a CUDA GPU that supports
+    it, a CPU with AVX512-BF16 / AMX-BF16), fp32 elsewhere (:func:`pluralign.rewards.speed.resolve_precision`);
     ``rm.precision`` says which was used, :func:`pluralign.rewards.speed.precision_deviation` how far it is
     from fp32. ``token_budget``: tokens per scoring batch (batch size × longest length; default 2,048 on CPU,
     65,536 on GPU); ``batch_size`` caps the texts per batch (default 32 on the CPU, none beyond the token budget on a
     GPU: :func:`pluralign.rewards.speed.default_batch_size`). On a GPU, scoring groups cached chunks, overlaps
     tokenization with the forward pass and synchronises once per group
-    (:func:`pluralign.rewards.speed.score_pipelined`).
-
-    ``load_in_8bit`` / ``load_in_4bit`` quantize the weights through bitsandbytes where the model is loaded (a CUDA
-    GPU, or the CPU with bitsandbytes' CPU backend); the modules left unquantized (embeddings, norms, the head)
-    and the 4-bit matmuls compute in the ``precision`` given, and with none given (quantized weights are not exact
-    anyway) as before ``precision`` existed: bf16 on a GPU that supports it, fp32 elsewhere. Where bitsandbytes
-    cannot run them, :class:`pluralign.rewards.causal.QuantizationUnavailable` says what to do.
-    :func:`describe_loading` states in one line how a loaded model was loaded."""
+    (:func:`pluralign.rewards.speed.score_pipelined`). :func:`describe_loading` states in one line how a loaded
+    model was loaded."""
     options = ModelOptions(
         name_or_path=name_or_path,
         kind=kind,
@@ -148,8 +143,14 @@ def load(
 
 def _compute_dtype(options: ModelOptions, precision, dtype):
     """The dtype a model loads in: ``dtype`` where given, else ``precision``'s on the options' device (fp32 by
-    default); quantized weights with no precision given keep the backend's own choice (None). Refuses a
-    quantization the device cannot run and an unknown precision."""
+    default). Refuses a quantization the device cannot run and an unknown precision.
+
+    ``load_in_8bit`` / ``load_in_4bit`` quantize the weights through bitsandbytes where the model is loaded (a CUDA
+    GPU, or the CPU with bitsandbytes' CPU backend); the modules left unquantized (embeddings, norms, the head)
+    and the 4-bit matmuls compute in the ``precision`` given, and with none given (quantized weights are not exact
+    anyway) in the backend's own choice (None), as before ``precision`` existed: bf16 on a GPU that supports it,
+    fp32 elsewhere. Where bitsandbytes cannot run them, :class:`pluralign.rewards.causal.QuantizationUnavailable`
+    says what to do."""
     quantization = quantization_of(options.load_in_8bit, options.load_in_4bit)
     check_quantization(quantization, options.device, None if options.model is None else str(options.model))
     from pluralign.rewards.speed import PRECISIONS
