@@ -31,7 +31,7 @@ def test_setup_resolves_named_models_and_says_what_stands_in():
         judge={"model": "judge"},
     )
     assert s.seed == 3 and s.reward_model == ModelOptions(head="linear") and s.settings.reward_model == "rm"
-    assert s.seal_models == {"pre": {"head": "mlp"}, "post": {"head": "mlp"}}
+    assert s.seal_design.reward_models.pre == s.seal_design.reward_models.post == ModelOptions(head="mlp")
     assert "big-judge" in _note(s, "paper")
     with pytest.raises(ValueError, match="reward_model 'nope'"):
         cross.setup(models=models, data={"simulate": {"n_pairs": 40, "seed": 0}}, reward_model="nope")

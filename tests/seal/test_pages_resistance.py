@@ -162,13 +162,14 @@ def test_the_paper_paths_named_models_llm_topics_and_other_sets(study_with_other
     import dataclasses
 
     from pluralign import rewards
+    from pluralign.model_options import ModelOptions
+    from pluralign.named_models import resolve_model
 
     monkeypatch.setattr(rewards, "load", lambda **kw: _LengthRM())
     n = len(study.view)
-    named = dataclasses.replace(
-        _with(study, reward_gap_models=["post", {"name_or_path": "OpenAssistant/reward-model-deberta-v3-base"}]),
-        models={"post": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large-v2"}},
-    )
+    models = {"post": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large-v2"}}
+    gap_models = ["post", {"name_or_path": "OpenAssistant/reward-model-deberta-v3-base"}]
+    named = _with(study, reward_gap_models=resolve_model(gap_models, models, ModelOptions, what="reward_gap_models"))
     gaps = resistance_page.reward_gap_distributions(named)
     g = gaps.table
     post, base = (

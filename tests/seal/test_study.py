@@ -11,21 +11,30 @@ def test_setup_refuses_unknown_design_keys():
         seal.setup(design={"data": {"simulate": {"n_pairs": 10}}, "typo": 1})
 
 
-def test_model_names_resolve_against_the_profiles_models():
+def test_setup_resolves_every_model_the_settings_name_to_its_options():
+    from pluralign.model_options import LLMOptions, ModelOptions
     from pluralign.params import ParamsError
-    from pluralign.seal.study import model_args as _load_args
+    from pluralign.seal.settings import SealSettings
+    from pluralign.seal.study import _resolved
 
     models = {
         "seal_pre_alignment": {"load": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large"}},
         "seal_labeller": {"name": "gpt-4-turbo-2024-04-09", "backend": "openai"},
     }
-    assert _load_args("seal_pre_alignment", models, "reward_models.pre") == {
-        "name_or_path": "OpenAssistant/reward-model-deberta-v3-large"
-    }
-    assert _load_args("seal_labeller", models, "labeller")["backend"] == "openai"
-    assert _load_args({"name": "x"}, models, "labeller") == {"name": "x"} and _load_args(None, models, "x") is None
+    given = SealSettings.create(
+        labeller="seal_labeller",
+        stability_labellers=["seal_labeller", {"name": "other"}],
+        reward_gap_models=["seal_pre_alignment"],
+        design={"reward_models": {"pre": "seal_pre_alignment", "post": {"name_or_path": "owner/post"}}},
+    )
+    s = _resolved(given, models)
+    pre = ModelOptions(name_or_path="OpenAssistant/reward-model-deberta-v3-large")
+    assert s.design.reward_models.pre == pre and s.design.reward_models.post.name_or_path == "owner/post"
+    assert s.labeller == LLMOptions(name="gpt-4-turbo-2024-04-09", backend="openai") and s.reward_gap_models == [pre]
+    assert [x.name for x in s.stability_labellers] == ["gpt-4-turbo-2024-04-09", "other"]
+    assert _resolved(SealSettings.create(rewriter="simulator"), models).rewriter == "simulator"
     with pytest.raises(ParamsError, match="seal_labeller"):
-        _load_args("seal_labeler", models, "labeller")
+        _resolved(SealSettings.create(labeller="seal_labeler"), models)
 
 
 def test_a_rewriter_without_a_labeller_is_refused_before_any_work():

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from pluralign.llm.options import LLMOptions
 from pluralign.params import check_options
 
 __all__ = [
@@ -130,14 +131,15 @@ MODEL_FAMILIES = {
 
 
 def model_name(model) -> str | None:
-    """The name of a model given as :func:`pluralign.llm.load` arguments (``name``, ``name_or_path``), a string
-    or a loaded backend (its ``name`` / ``model`` attribute); None when there is none."""
+    """The name of a model given as its options (:class:`~pluralign.llm.options.LLMOptions`, or
+    :func:`pluralign.llm.load` keywords), a string or a loaded backend (its ``name`` / ``model`` attribute); None
+    when there is none."""
     if model is None:
         return None
     if isinstance(model, str):
         return model
     if isinstance(model, dict):
-        return model.get("name") or model.get("name_or_path")
+        model = LLMOptions.of(model)
     return getattr(model, "name", None) or getattr(model, "model", None)
 
 

@@ -24,7 +24,10 @@ from pluralign.btb.settings import BtbSettings
 from pluralign.btb.sources import model_name
 from pluralign.data.core import PreferenceData
 from pluralign.data.spec import load_specs
-from pluralign.params import named_model, page_settings
+from pluralign.llm.options import LLMOptions
+from pluralign.model_options import ModelOptions
+from pluralign.named_models import resolve_model
+from pluralign.params import page_settings
 
 __all__ = ["Study", "setup"]
 
@@ -169,17 +172,18 @@ def setup(
     """The Part III study from a page's parameters: ``settings`` and ``overrides`` are
     :class:`~pluralign.btb.settings.BtbSettings` fields (an unknown name is an error naming it). Model entries
     (the labeller's, the judge's, ``reward_model``, ``baseline_model``) that name a key of ``models`` (the
-    profile's models) are resolved with :func:`pluralign.params.named_model`.
+    profile's models) are resolved to their options with :func:`pluralign.named_models.resolve_model`.
     ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
     file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
     if page is not None:
         settings, models = page_settings(page, profile, settings, models)
     s = BtbSettings.create(settings, **overrides)
     s = s.replace(
-        labeller={"model": named_model(s.labeller.model, models, what="labeller")},
-        judge={"model": named_model(s.judge.model, models, what="judge")},
+        labeller={"model": resolve_model(s.labeller.model, models, LLMOptions, what="labeller")},
+        judge={"model": resolve_model(s.judge.model, models, LLMOptions, what="judge")},
         training={
-            key: named_model(getattr(s.training, key), models, what=key) for key in ("reward_model", "baseline_model")
+            key: resolve_model(getattr(s.training, key), models, ModelOptions, what=key)
+            for key in ("reward_model", "baseline_model")
         },
     )
     data, parts = load_specs(s.data, per_dataset=s.per_dataset, seed=seed)

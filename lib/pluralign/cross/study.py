@@ -19,13 +19,17 @@ from functools import cached_property
 
 import pandas as pd
 
+from pluralign.btb.settings import Judge
 from pluralign.cross import margins_by_class as q1
 from pluralign.cross import regimes as q3
 from pluralign.cross import training as q4
 from pluralign.cross.settings import CrossSettings
 from pluralign.cross.studies import Studies
+from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
-from pluralign.params import named_model, page_settings
+from pluralign.named_models import resolve_model
+from pluralign.params import page_settings
+from pluralign.seal.settings import AlignmentDesign
 
 __all__ = ["Study", "Studies", "setup"]
 
@@ -39,24 +43,19 @@ class Study:
     settings: CrossSettings
     data: object
     models: dict | None = None
-    #: the resolved models (a key of ``models`` replaced by its load arguments)
-    judge: dict = field(init=False)
-    labeller: object = field(init=False)
+    #: the models the settings name, resolved to their options (:func:`pluralign.named_models.resolve_model`): the
+    #: judge, the labeller, the reward model and SEAL's study design with its named pre-D / post-D RMs
+    judge: Judge = field(init=False)
+    labeller: LLMOptions | None = field(init=False)
     reward_model: ModelOptions = field(init=False)
-    seal_design: object = field(init=False)
-    #: SEAL's named pre-D / post-D RMs and the base of this project's own pair, as load keywords
-    seal_models: dict | None = field(init=False)
-    seal_base: dict = field(init=False)
+    seal_design: AlignmentDesign = field(init=False)
 
     def __post_init__(self):
         s, models = self.settings, self.models
-        self.judge = s.judge.replace(model=named_model(s.judge.model, models, what="judge.model"))
-        self.labeller = named_model(s.labeller, models, what="labeller")
-        self.reward_model = ModelOptions.of(named_model(s.reward_model, models, what="reward_model"))
-        self.seal_design = s.seal
-        self.seal_models, self.seal_base = s.seal.load_specs(
-            lambda value, what: named_model(value, models, what=f"seal.{what}")
-        )
+        self.judge = s.judge.replace(model=resolve_model(s.judge.model, models, LLMOptions, what="judge.model"))
+        self.labeller = resolve_model(s.labeller, models, LLMOptions, what="labeller")
+        self.reward_model = resolve_model(s.reward_model, models, ModelOptions, what="reward_model") or ModelOptions()
+        self.seal_design = s.seal.resolved(models, what="seal.")
 
     @property
     def n_boot(self) -> int:
@@ -183,9 +182,7 @@ class Study:
         :func:`~pluralign.seal.design.alignment_rewards`), the models and SEAL's chosen / rejected view."""
         from pluralign.seal.design import alignment_rewards, chosen_rejected
 
-        rms, _, _ = self.seal_design.models(
-            self.data, self.seed, self.seal_models, self.seal_base, single_other_as_is=True
-        )
+        rms, _, _ = self.seal_design.models(self.data, self.seed, single_other_as_is=True)
         return alignment_rewards(self.data, rms=rms), rms, chosen_rejected(self.data).table
 
     @cached_property

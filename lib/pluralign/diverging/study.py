@@ -23,8 +23,10 @@ from pluralign.diverging import causes as cz
 from pluralign.diverging import knowing as kn
 from pluralign.diverging import reward_models as rmod
 from pluralign.diverging.settings import DivergingSettings
+from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
-from pluralign.params import named_model, page_settings
+from pluralign.named_models import resolve_model
+from pluralign.params import page_settings
 
 __all__ = ["Study", "MeanVarianceRun", "setup"]
 
@@ -184,20 +186,22 @@ def setup(
     """Load the Part I data sets of a page into a :class:`Study`: ``settings`` (a :class:`DivergingSettings` or
     a mapping of its fields) with ``overrides`` (field names; an unknown one is an error naming it) laid over
     them. A reward model, cause classifier or LLM judge may name an entry of ``models`` (the profile's named
-    models, :func:`pluralign.params.named_model`); ``paper_reference`` is checked against the loaded names.
+    models); each is resolved to its options (:func:`pluralign.named_models.resolve_model`). ``paper_reference`` is
+    checked against the loaded names.
     ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
     file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
     if page is not None:
         settings, models = page_settings(page, profile, settings, models)
     s = DivergingSettings.create(settings, **overrides)
     models = dict(models or {})
-    changes = {}
-    if s.reward_model is not None:
-        changes["reward_model"] = named_model(s.reward_model, models, what="reward_model")
-    if s.cause_classifier.llm is not None:
-        changes["cause_classifier"] = {"llm": named_model(s.cause_classifier.llm, models, what="cause_classifier.llm")}
-    if s.judge_llm is not None and s.judge_llm.load is not None:
-        changes["judge_llm"] = {"load": named_model(s.judge_llm.load, models, what="judge_llm.load")}
+    changes = {
+        "reward_model": resolve_model(s.reward_model, models, ModelOptions, what="reward_model"),
+        "cause_classifier": {
+            "llm": resolve_model(s.cause_classifier.llm, models, LLMOptions, what="cause_classifier.llm")
+        },
+    }
+    if s.judge_llm is not None:
+        changes["judge_llm"] = {"load": resolve_model(s.judge_llm.load, models, LLMOptions, what="judge_llm.load")}
     loaded = [from_spec(x, seed) for x in s.datasets]
     names = {d.name for d in loaded} | {x for d in loaded for x in d.pairs["dataset"].unique()}
     changes["paper_reference"] = agr.check_paper_reference(s.paper_reference, names)

@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 
 from pluralign.data.core import combine  # re-exported as seal.combine
+from pluralign.llm.options import LLMOptions
+from pluralign.model_options import ModelOptions
 from pluralign.rewards.train_options import TrainOptions
 from pluralign.seal.pairs import AlignmentPairs, chosen_rejected, entry_texts  # re-exported (D's view)
 from pluralign.seal.planted import (  # re-exported: the demo's planted truth
@@ -97,30 +99,31 @@ def alignment_models(
     *,
     models: dict | None = None,
     train: TrainOptions | None = None,
-    base: dict | None = None,
+    base: ModelOptions | dict | None = None,
     progress: bool = False,
 ) -> AlignmentModels:
     """The pre-D and post-D reward models (SEAL § 2: r̲ = pre-D RM, r = post-D RM) for D = ``data`` as
     :class:`AlignmentModels`, made in one of two ways, as the profile provides:
 
-    - ``models={"pre": {...}, "post": {...}}``: keyword arguments of :func:`pluralign.rewards.load` for two
-      existing reward models (the paper: OpenAssistant ``reward-model-deberta-v3-large`` trained before
-      hh-rlhf and ``-v2`` trained with it), each scoring (history, reply) as a sentence pair;
+    - ``models={"pre": ..., "post": ...}``: the options of two existing reward models
+      (:class:`~pluralign.model_options.ModelOptions`, or :func:`pluralign.rewards.load` keywords; the paper:
+      OpenAssistant ``reward-model-deberta-v3-large`` trained before hh-rlhf and ``-v2`` trained with it), each
+      scoring (history, reply) as a sentence pair;
     - ``other`` (preference data not containing D) with ``train`` (how both are trained,
       :class:`~pluralign.rewards.train_options.TrainOptions`: by default Bradley-Terry on majority labels) and
-      ``base`` (arguments of
-      :func:`pluralign.rewards.load`, default the frozen MiniLM + head): the pre-D RM is trained on
+      ``base`` (its options, default the frozen MiniLM + head): the pre-D RM is trained on
       ``other`` and the post-D RM on ``other`` + D, mirroring the paper's pair of models."""
     from pluralign import rewards
 
     if models is not None:
         if set(models) != {"pre", "post"}:
             raise ValueError(f"alignment_rewards: models must have keys 'pre' and 'post', got {sorted(models)}")
+        named = {k: ModelOptions.of(v) for k, v in models.items()}
         return AlignmentModels(
-            pre=rewards.load(**dict(models["pre"])),
-            post=rewards.load(**dict(models["post"])),
+            pre=rewards.load(**named["pre"].kwargs()),
+            post=rewards.load(**named["post"].kwargs()),
             design="named pre-D and post-D reward models",
-            details={"models": {k: str(v.get("name_or_path")) for k, v in models.items()}},
+            details={"models": {k: str(v.name_or_path) for k, v in named.items()}},
         )
     if other is None:
         raise ValueError(
@@ -133,7 +136,7 @@ def alignment_models(
             f"alignment_rewards: {len(ids)} pair(s) of D are also in the other data "
             f"(e.g. {sorted(ids)[0]!r}); the pre-D model must not see D"
         )
-    rm0 = rewards.load(**dict(base or {}))
+    rm0 = rewards.load(**ModelOptions.of(base).kwargs())
     options = TrainOptions.create(train, progress=progress)
     # embed D's texts first, then the other data's, each in one fixed order, so the cache is shared with other
     # chapters and pages: a page whose models come from the cache still scores the other data (resistance on other
@@ -429,10 +432,11 @@ def stability_check(
     temperature: float | None = None,
 ) -> dict:
     """Label stability across labellers (SEAL App. D.5, Fig. 11): a random ``share`` of the pairs of
-    ``view`` (at least one; both entries) is labelled by each of ``labellers`` (:func:`pluralign.llm.load`
-    argument dicts, or loaded LMs) with the App. C.3 prompt, at ``temperature`` (None: each LM's default). With
-    LM-labeller features (``F.source == "llm"``) each is compared with the main labeller's labels of the same
-    entries, else the first two with each other (:func:`~pluralign.seal.features.label_stability`).
+    ``view`` (at least one; both entries) is labelled by each of ``labellers``
+    (:class:`~pluralign.llm.options.LLMOptions`, or loaded LMs) with the App. C.3 prompt, at ``temperature``
+    (None: each LM's default). With LM-labeller features (``F.source == "llm"``) each is compared with the main
+    labeller's labels of the same entries, else the first two with each other
+    (:func:`~pluralign.seal.features.label_stability`).
 
     Returns a dict: ``stability`` (features × (comparison, statistic)), ``agreement`` (its agreement
     columns, sorted), ``what`` (what is compared), ``k`` (pairs drawn), ``pick`` (their positions),
@@ -454,11 +458,9 @@ def stability_check(
     texts = entry_texts(sub, "chosen") + entry_texts(sub, "rejected")
     names, models = [], []
     for s in labellers:
-        if isinstance(s, dict):
-            from pluralign import llm as _llm
-
-            names.append(str(s.get("name") or s.get("model")))
-            models.append(_llm.load(**s))
+        if isinstance(s, LLMOptions):
+            names.append(str(s.name))
+            models.append(s.load())
         else:
             names.append(str(getattr(s, "name", None) or type(s).__name__))
             models.append(s)

@@ -89,9 +89,8 @@ def gap_scores(study) -> tuple[dict, list]:
     role = {PAPER_SETUP["models"]["pre"]: "pre-D RM", PAPER_SETUP["models"]["post"]: "post-D RM"}
     scores = {}
     for m in study.settings.reward_gap_models:
-        args = study.model_args(m, "reward_gap_models")
-        name = str(args.get("name_or_path", m))
-        rm = rewards.load(**dict(args))
+        name = str(m.name_or_path)
+        rm = rewards.load(**m.kwargs())
         # scored as alignment_rewards scores the study's own pair (the same scoring input)
         R = alignment_rewards(
             study.D,

@@ -49,10 +49,7 @@ def rewrite_run(study) -> RewriteRun | None:
     if s.rewriter == "simulator":
         rp = simulated_rewrite_pairs(sub, seed=study.seed, p_flip=s.p_flip)
     else:
-        from pluralign import llm
-
-        rewriter = llm.load(**study.model_args(s.rewriter, "rewriter"))
-        labeller = llm.load(**study.model_args(s.labeller, "labeller"))
+        rewriter, labeller = s.rewriter.load(), s.labeller.load()
         rp = rewrite_pairs(
             sub, rewriter, labeller, label_temperature=s.labeller_temperature, temperature=s.rewrite_temperature
         )

@@ -15,6 +15,7 @@ from pluralign.data.core import combine
 from pluralign.data.spec import DataSpec
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
+from pluralign.named_models import resolve_model
 from pluralign.rewards.train_options import TrainOptions
 from pluralign.seal.design import FEATURE_SOURCES, alignment_models
 from pluralign.seal.imprint import VIF_THRESHOLD
@@ -79,24 +80,26 @@ class AlignmentDesign(Section):
         "'prompt_reply' (the loader's pairs, as this project's own pair was trained); None: by the models",
     )
 
-    def load_specs(self, resolve) -> tuple[dict | None, dict]:
-        """The keywords of :func:`pluralign.rewards.load` for the named pre-D and post-D RMs (``{pre, post}``, None
-        when this project trains its own pair) and for the pair's base model, as
-        :func:`pluralign.seal.design.alignment_models` takes them; ``resolve(value, what)`` turns a key of the
-        profile's ``models`` into its load arguments."""
-        named = self.reward_models
-        if named is not None:
-            named = {
-                k: ModelOptions.of(resolve(getattr(named, k), f"reward_models.{k}")).kwargs() for k in ("pre", "post")
+    def resolved(self, models: dict | None, *, what: str = "") -> AlignmentDesign:
+        """This design with its named pre-D and post-D RMs as their options: a key of the profile's ``models`` is
+        replaced by its entry (:func:`pluralign.named_models.resolve_model`; an unknown key is an error naming
+        ``what`` + ``reward_models.pre`` / ``.post``)."""
+        if self.reward_models is None:
+            return self
+        pair = self.reward_models
+        return self.replace(
+            reward_models={
+                k: resolve_model(getattr(pair, k), models, ModelOptions, what=f"{what}reward_models.{k}")
+                for k in ("pre", "post")
             }
-        return named, self.base_model.kwargs()
+        )
 
-    def models(self, D, seed: int, named: dict | None, base: dict, *, single_other_as_is: bool = False):
+    def models(self, D, seed: int, *, single_other_as_is: bool = False):
         """SEAL's pre-D and post-D reward models of ``D`` (§ 2; :func:`pluralign.seal.design.alignment_models`): the
-        ``named`` ones, or this project's pair, trained with ``train`` over ``base`` on the other data (pre-D) and
-        on the other data + D (post-D); ``named`` and ``base`` as :meth:`load_specs` gives them. Returns ``(rms,
-        other, parts)``: the models, the other data (None without ``other_data``) and its parts, one data set per
-        spec of ``other_data`` (loaded with ``seed``).
+        named ``reward_models`` (of a :meth:`resolved` design), or this project's pair, trained with ``train`` over
+        ``base_model`` on the other data (pre-D) and on the other data + D (post-D). Returns ``(rms, other,
+        parts)``: the models, the other data (None without ``other_data``) and its parts, one data set per spec of
+        ``other_data`` (loaded with ``seed``).
 
         The parts are combined into one data set named "other data" (the SEAL pages: their post-D RM trains on
         "other data + D"). ``single_other_as_is``: a single part is used as it is, under its own name, and only
@@ -106,7 +109,9 @@ class AlignmentDesign(Section):
             other = parts[0]
         else:
             other = combine(*parts, name="other data") if parts else None
-        rms = alignment_models(D, other, models=named, train=self.train, base=base)
+        pair = self.reward_models
+        named = None if pair is None else {"pre": pair.pre, "post": pair.post}
+        rms = alignment_models(D, other, models=named, train=self.train, base=self.base_model)
         return rms, other, parts
 
 

@@ -24,7 +24,7 @@ PAGE_STAND_INS = {
 }
 
 
-def study_stand_ins(reward_models: dict | None = None, F=None) -> list[str]:
+def study_stand_ins(reward_models=None, F=None) -> list[str]:
     """The offline stand-ins of a SEAL study design: :data:`TRAINED_PAIR_NOTE` without named
     ``reward_models``, and, for features other than the LM-labeller's, what stands in for its taxonomy
     (the ``note`` of :func:`~pluralign.seal.design.entry_features`)."""

@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pluralign.llm.options import LLMOptions
+from pluralign.model_options import ModelOptions
+from pluralign.named_models import resolve_model
 from pluralign.seal.design import (
     AlignmentModels,
     EntryFeatures,
@@ -29,20 +32,8 @@ from pluralign.seal.resistance import LABELLER_RULES
 from pluralign.seal.rewriting import RewriteRun, rewrite_run, robustness_fits
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.stand_ins import study_stand_ins
-from pluralign.settings import Section
 
-__all__ = ["Study", "RewriteRun", "setup", "model_args"]
-
-
-def model_args(value, models: dict | None, what: str):
-    """A model parameter resolved against the profile's ``models:`` (:func:`pluralign.params.named_model`), as
-    load keywords; an entry written as ``{load: {...}, ...}`` gives its ``load`` arguments."""
-    from pluralign.params import named_model
-
-    out = named_model(value, models, what=what)
-    if isinstance(out, Section):  # LLMOptions / ModelOptions: the keywords they give
-        return out.kwargs()
-    return out["load"] if isinstance(out, dict) and "load" in out else out
+__all__ = ["Study", "RewriteRun", "setup"]
 
 
 @dataclass
@@ -53,7 +44,8 @@ class Study:
     data the pre-D RM was trained on (``other``, in parts ``other_parts``), the pre-D and post-D reward models
     (``rms``) and their rewards (``R``: ``pre_chosen``, ``pre_rejected``, ``post_chosen``, ``post_rejected``), the
     entries' features (``F``; None when the page needs none), what the RMs scored (``scoring_input``), the design's
-    offline ``stand_ins``, and ``profile``, ``seed``, ``settings`` and the profile's named ``models``."""
+    offline ``stand_ins``, and ``profile``, ``seed``, ``settings`` (each model they name as its options) and the
+    profile's named ``models``."""
 
     D: Any
     other: Any
@@ -74,10 +66,6 @@ class Study:
     def rewards_of(self, k: str) -> tuple[np.ndarray, np.ndarray]:
         """The ``k``-D RM's rewards (``k`` "pre" or "post") of the chosen and rejected entries, one per pair."""
         return self.R[f"{k}_chosen"].to_numpy(float), self.R[f"{k}_rejected"].to_numpy(float)
-
-    def model_args(self, value, what: str):
-        """A model parameter (``labeller``, ``rewriter``, …) resolved against the profile's ``models``."""
-        return model_args(value, self.models, what)
 
     @property
     def features(self) -> EntryFeatures:
@@ -182,13 +170,15 @@ class Study:
         return None if fits is None else fits[self.settings.robustness_model]
 
 
-def _check_model_names(s: SealSettings, models: dict | None) -> None:
-    """Every model the settings name by key is in ``models`` (an unknown key is an error before any work)."""
-    model_args(s.labeller, models, "labeller")
+def _resolved(s: SealSettings, models: dict | None) -> SealSettings:
+    """The settings with every model they name as its options (:func:`pluralign.named_models.resolve_model`): the
+    design's pre-D and post-D RMs, the App. D.1 reward-gap RMs, the labeller, the rewriter and the stability
+    labellers; an unknown key of ``models`` is an error before any work."""
+    llm = {k: resolve_model(getattr(s, k), models, LLMOptions, what=k) for k in ("labeller", "stability_labellers")}
     if s.rewriter not in (None, "simulator"):
-        model_args(s.rewriter, models, "rewriter")
-    for x in s.stability_labellers or []:
-        model_args(x, models, "stability_labellers")
+        llm["rewriter"] = resolve_model(s.rewriter, models, LLMOptions, what="rewriter")
+    gaps = resolve_model(s.reward_gap_models, models, ModelOptions, what="reward_gap_models")
+    return s.replace(design=s.design.resolved(models), reward_gap_models=gaps, **llm)
 
 
 def setup(
@@ -219,22 +209,16 @@ def setup(
         from pluralign.params import page_settings
 
         settings, models = page_settings(page, profile, settings, models)
-    s = SealSettings.create(settings, **overrides)
-    _check_model_names(s, models)
+    s = _resolved(SealSettings.create(settings, **overrides), models)
     d = s.design
-    reward_models, base = d.load_specs(lambda value, what: model_args(value, models, what))
     D = spec.from_spec(d.data, seed)
-    rms, other, other_parts = d.models(D, seed, reward_models, base)
+    rms, other, other_parts = d.models(D, seed)
     pairs = chosen_rejected(D)
     scoring_input = d.scoring_input or default_scoring_input(rms)
     R = alignment_rewards(D, rms=rms, scoring_input=scoring_input)
     F = None
     if s.features is not None:
-        llm = None
-        if s.features == "llm":
-            from pluralign import llm as _llm
-
-            llm = _llm.load(**model_args(s.labeller, models, "labeller"))
+        llm = s.labeller.load() if s.features == "llm" else None
         F = entry_features(D, pairs.table, s.features, llm=llm, temperature=s.labeller_temperature)
     return Study(
         D=D,
@@ -244,7 +228,7 @@ def setup(
         rms=rms,
         R=R,
         F=F,
-        stand_ins=study_stand_ins(reward_models, F),
+        stand_ins=study_stand_ins(d.reward_models, F),
         n_ties_dropped=pairs.n_ties_dropped,
         n_splits_dropped=pairs.n_splits_dropped,
         profile=profile,

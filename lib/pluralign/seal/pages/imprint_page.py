@@ -139,9 +139,13 @@ def label_stability(study: Study) -> Result:
                 f"{' and '.join(PAPER_SETUP['models']['stability_labellers'])}); {other}"
             ),
         )
-    labellers = [study.model_args(x, "stability_labellers") for x in s.stability_labellers]
     st = stability_check(
-        study.view, study.F, labellers, share=s.stability_share, seed=study.seed, temperature=s.labeller_temperature
+        study.view,
+        study.F,
+        s.stability_labellers,
+        share=s.stability_share,
+        seed=study.seed,
+        temperature=s.labeller_temperature,
     )
     agree, k = st["agreement"], st["k"]
     fig = plots.bars(
