@@ -117,8 +117,9 @@ def _refusal(cls: type[Section], error: ValidationError, what: str | None) -> Se
 
 
 def _layered(value) -> bool:
-    """Whether a mapping given for a field holding ``value`` is laid over it: a section of settings is, the
-    arguments of a function (a data spec, an LLM's load options, ``train``) are replaced as a whole."""
+    """Whether a mapping given for a field holding ``value`` is laid over it: a section of settings is (``train``,
+    the training options, included), the arguments of a function (a data spec, an LLM's load options) are replaced
+    as a whole."""
     return isinstance(value, Section) and not isinstance(value, Arguments)
 
 
