@@ -12,7 +12,8 @@ def test_setup_refuses_unknown_design_keys():
 
 
 def test_setup_resolves_every_model_the_settings_name_to_its_options():
-    from pluralign.model_options import LLMOptions, ModelOptions
+    from pluralign.llm.options import LLMOptions
+    from pluralign.model_options import ModelOptions
     from pluralign.params import ParamsError
     from pluralign.seal.settings import SealSettings
     from pluralign.seal.study import _resolved
