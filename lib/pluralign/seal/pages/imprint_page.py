@@ -249,6 +249,18 @@ IMPRINT_CAPTION = (
 )
 
 
+def _table5_values(p5, vif_threshold: float) -> dict:
+    """What the imprint page's prose quotes of the paper's Table 5 (harmlessness's imprints before and after, its
+    rows, the features SEAL's VIF screen dropped) and the VIF rule this run applies."""
+    return {
+        "paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
+        "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
+        "paper_n_t5": len(p5),
+        "paper_vif_dropped": " and ".join(display_name(f) for f in PAPER_SETUP["vif_dropped"]),
+        "vif_rule": vif_rule(vif_threshold),
+    }
+
+
 @report.section(
     "paper_harmless_pre",
     "paper_harmless_post",
@@ -268,13 +280,7 @@ def imprints(study: Study) -> Result:
     code: OLS, no FE" (plain OLS, classical SEs, VIF with pair dummies; how Table 5 was computed) and "pair fixed
     effects (this project)" (Eq. 1 as written, SEs clustered by pair; plotted); both with the run's VIF filter."""
     p5 = paper_table("Table 5")
-    paper_values = {
-        "paper_harmless_pre": float(p5.loc["last_response_is_harmless", "pre-D"]),
-        "paper_harmless_post": float(p5.loc["last_response_is_harmless", "post-D"]),
-        "paper_n_t5": len(p5),
-        "paper_vif_dropped": " and ".join(display_name(f) for f in PAPER_SETUP["vif_dropped"]),
-        "vif_rule": vif_rule(study.settings.vif_threshold),
-    }
+    paper_values = _table5_values(p5, study.settings.vif_threshold)
     require_labels(
         study,
         values={
