@@ -7,6 +7,7 @@ simulator, the simulated judge, the noisy oracle; nothing is retrained)."""
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -172,7 +173,8 @@ def _resistance(context, noise_sd: float, seed: int) -> dict:
 
     s = context.seal
     r = oracle_resistance(s.D, s.view, s.other_parts, noise_sd=noise_sd, seed=seed)
-    pt, drawn = resistance_draws(s.D, s.view, s.other_parts, noise_sd, seed, 25)
+    n_draws = inspect.signature(oracle_resistance).parameters["n_draws"].default  # the row's own draws
+    pt, drawn = resistance_draws(s.D, s.view, s.other_parts, noise_sd, seed, n_draws)
     fit = _production_fit(drawn, 0, pt, drawn[0][1]).reindex(pt["rho"].index)
     rho = pt["rho"]
     drivers = rho.abs() >= rho.abs().max() / 4
