@@ -149,8 +149,8 @@ def main() -> None:
     gsc = matmul_gflops(torch.float32, model.config.hidden_size, model.config.intermediate_size, seconds=1.0)
     figures["score_optimized_share_of_fp32_ceiling"] = figures["score_optimized_texts_per_s"] / (gsc * 1e9 / sc_flops)
     from pluralign.rewards.objectives import build_instances
-    from pluralign.rewards.train_options import TrainOptions
     from pluralign.rewards.trainer import fit, fit_tensors
+    from pluralign.train_options import TrainOptions
 
     def time_fit(model, data, engine, reps=1, dropout=None, **kw) -> float:
         """Seconds of the training loop alone (featurising included; loading, saving not), best of reps."""

@@ -4,7 +4,7 @@
 truncation, remote code, 8-bit / 4-bit weights, LoRA (:class:`LoraOptions`), the device, the head, the batching and
 the precision — the way TRL's ``ModelConfig`` bundles ``model_name_or_path``, ``torch_dtype``, the quantization and
 the LoRA options (an LLM's load keywords are :class:`pluralign.llm.options.LLMOptions`, the training loop's
-:class:`pluralign.rewards.train_options.TrainOptions`). ``pluralign score`` and ``pluralign train`` fill
+:class:`pluralign.train_options.TrainOptions`). ``pluralign score`` and ``pluralign train`` fill
 a :class:`ModelOptions` from their arguments (:meth:`ModelOptions.from_args`), :func:`pluralign.rewards.load` builds
 one from its keywords and hands it to the backend loaders, and a part's settings hold one wherever a page names a
 model (a mapping of these keywords in a parameter file, validated key by key when the settings are built;

@@ -14,7 +14,7 @@ from pluralign.btb import margins as M
 from pluralign.btb import training as T
 from pluralign.data.core import PreferenceData
 from pluralign.data.spec import OodBy
-from pluralign.rewards.train_options import TrainOptions
+from pluralign.train_options import TrainOptions
 
 
 def _prefs_data(prefs: dict[str, list[int]]) -> PreferenceData:

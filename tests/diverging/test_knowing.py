@@ -25,7 +25,7 @@ from pluralign.diverging.knowing import (
     predicted_disagreement,
     read_verdicts,
 )
-from pluralign.rewards.train_options import TrainOptions
+from pluralign.train_options import TrainOptions
 
 
 def test_predicted_disagreement_from_mean_variance_rewards():

@@ -10,7 +10,7 @@ from pluralign import rewards
 from pluralign.diverging import agreement, reward_models, table2_paper
 from pluralign.diverging.agreement import agreement_classes as classify
 from pluralign.diverging.reward_models import SUBSETS, paper_table2, table2
-from pluralign.rewards.train_options import TrainOptions
+from pluralign.train_options import TrainOptions
 
 # P(A ≻ B) per pair and the model's P(C ≻ R) = max(p, 1 − p)
 P_A = pd.Series({"hp1": 0.9, "hp2": 0.3, "ht1": 0.6, "ht2": 0.45, "d1": 0.2, "d2": 0.8, "d3": 0.1, "o1": 0.5})

@@ -1,5 +1,5 @@
 """One definition of every default: ``pluralign.rewards.load`` takes :class:`pluralign.model_options.ModelOptions`'s
-and ``RewardModel.train`` :class:`pluralign.rewards.train_options.TrainOptions`', so a value a parameter file states
+and ``RewardModel.train`` :class:`pluralign.train_options.TrainOptions`', so a value a parameter file states
 reaches them whatever the defaults are."""
 
 import inspect
@@ -27,7 +27,7 @@ def test_the_keywords_left_out_are_the_ones_load_fills_with_the_same_value():
 
 
 def test_train_has_no_default_of_its_own():
-    """``RewardModel.train`` takes the data, a :class:`~pluralign.rewards.train_options.TrainOptions` and the options'
+    """``RewardModel.train`` takes the data, a :class:`~pluralign.train_options.TrainOptions` and the options'
     fields as keywords: every default is TrainOptions' (written once there), none is written again in its
     signature."""
     from pluralign.rewards.base import RewardModel

@@ -16,8 +16,8 @@ import torch
 import pluralign.rewards as R
 from pluralign.rewards import causal
 from pluralign.rewards.objectives import build_instances
-from pluralign.rewards.train_options import TrainOptions
 from pluralign.rewards.trainer import fit
+from pluralign.train_options import TrainOptions
 from rm_helpers import tiny_llama_folder, tiny_pairs, tiny_texts
 
 LORA = {"r": 4, "lora_alpha": 8, "lora_dropout": 0.0}

@@ -1,4 +1,4 @@
-"""The training options as one value (:class:`pluralign.rewards.train_options.TrainOptions`): ``RewardModel.train``
+"""The training options as one value (:class:`pluralign.train_options.TrainOptions`): ``RewardModel.train``
 takes them, lays keywords over them and refuses an unknown one; resolved for a backend they are the
 hyper-parameters the training cache has always been keyed by (the book's trained models keep their keys)."""
 
@@ -6,8 +6,8 @@ import pytest
 
 from pluralign.rewards import training
 from pluralign.rewards.base import RewardModel
-from pluralign.rewards.train_options import TrainOptions
 from pluralign.settings import SettingsError
+from pluralign.train_options import TrainOptions
 
 
 class _Head:

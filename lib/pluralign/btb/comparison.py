@@ -13,7 +13,7 @@ import pandas as pd
 from pluralign.btb import evaluation, training
 from pluralign.btb.margins import training_margins
 from pluralign.model_options import ModelOptions
-from pluralign.rewards.train_options import TrainOptions
+from pluralign.train_options import TrainOptions
 
 __all__ = ["Comparison", "compare_reward_models", "NO_CATEGORY"]
 

@@ -19,9 +19,9 @@ from pluralign.btb.training import LR_SWEEP, lr_grid
 from pluralign.data.spec import DataSpec, OodBy
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
-from pluralign.rewards.train_options import TrainOptions
 from pluralign.settings import Section, Settings, setting
 from pluralign.stats import N_BOOT
+from pluralign.train_options import TrainOptions
 
 __all__ = [
     "BtbSettings",

@@ -16,7 +16,7 @@ from pluralign.cache import fingerprint
 from pluralign.data import combine
 from pluralign.data.core import PreferenceData, member
 from pluralign.data.spec import OodBy, load_specs, split
-from pluralign.rewards.train_options import TrainOptions
+from pluralign.train_options import TrainOptions
 
 __all__ = [
     "LR_SWEEP",

@@ -17,10 +17,10 @@ from pluralign.data.spec import DataSpec
 from pluralign.diverging.settings import Split
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
-from pluralign.rewards.train_options import TrainOptions
 from pluralign.seal.settings import AlignmentDesign
 from pluralign.settings import Settings, setting
 from pluralign.stats import N_BOOT
+from pluralign.train_options import TrainOptions
 
 __all__ = ["CrossSettings", "DEMO_DATA"]
 

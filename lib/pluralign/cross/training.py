@@ -25,8 +25,8 @@ import pandas as pd
 
 from pluralign.cross.common import class_masks, intervals, read_against_planted, short_verdict, verdict
 from pluralign.diverging import reward_models as rmod
-from pluralign.rewards.train_options import TrainOptions
 from pluralign.stats import N_BOOT, bootstrap_ci, paired_bootstrap_ci
+from pluralign.train_options import TrainOptions
 
 __all__ = [
     "MODELS",

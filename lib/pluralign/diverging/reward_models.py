@@ -34,8 +34,8 @@ import pandas as pd
 from pluralign import paper
 from pluralign.data.spec import split
 from pluralign.diverging.agreement import PAPER_DATASETS, agreement_classes, paper_dataset
-from pluralign.rewards.train_options import TrainOptions
 from pluralign.stats import N_BOOT, bootstrap_ci
+from pluralign.train_options import TrainOptions
 
 __all__ = [
     "SUBSETS",

@@ -17,9 +17,9 @@ from pluralign.data.spec import DataSpec
 from pluralign.diverging.reward_models import MSE_AGGREGATES
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
-from pluralign.rewards.train_options import TrainOptions
 from pluralign.settings import Arguments, Section, Settings, setting
 from pluralign.stats import N_BOOT
+from pluralign.train_options import TrainOptions
 
 __all__ = [
     "DivergingSettings",

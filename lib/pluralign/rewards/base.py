@@ -24,7 +24,7 @@ from pluralign.progress import bar as progress_bar
 from pluralign.rewards import distributed, training
 from pluralign.rewards import objectives as obj
 from pluralign.rewards.folders import BACKENDS
-from pluralign.rewards.train_options import TrainOptions
+from pluralign.train_options import TrainOptions
 
 CHUNK = 512  # texts per cached scoring chunk (a kill loses at most one chunk)
 
@@ -255,7 +255,7 @@ class RewardModel:
     ) -> RewardModel:
         """Fit a copy of this model on ``data`` and return it (this model is left unchanged).
 
-        ``options`` (:class:`~pluralign.rewards.train_options.TrainOptions`, default its defaults) say how: the
+        ``options`` (:class:`~pluralign.train_options.TrainOptions`, default its defaults) say how: the
         objective (``"bt"``, ``"bt-margin"``: Beyond the Binary Eq. 4, ``"mse"``: Likert, ``"mean-variance"``), the
         labels (``"aggregate"``: the majority per pair, ``"all"``: every judgment), the learning rate, epochs and
         batch (the backend's own where None), the evaluation every ``eval_every`` epoch (Diverging Preferences

@@ -29,7 +29,7 @@ from pathlib import Path
 import yaml
 
 from pluralign.model_options import ModelOptions
-from pluralign.rewards.train_options import TrainOptions
+from pluralign.train_options import TrainOptions
 
 FORMATS = (".parquet", ".csv", ".jsonl")
 NEEDS_MODEL = (
@@ -262,7 +262,7 @@ def _train_parser() -> argparse.ArgumentParser:
     return p
 
 
-#: The fields of :class:`~pluralign.rewards.train_options.TrainOptions` ``pluralign train`` takes as arguments (an
+#: The fields of :class:`~pluralign.train_options.TrainOptions` ``pluralign train`` takes as arguments (an
 #: argument left out is the option's default).
 TRAIN_OPTIONS = ("objective", "labels", "epochs", "lr", "batch_size", "dropout", "seed")
 

@@ -35,7 +35,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from pluralign.rewards.train_options import OBJECTIVES
+from pluralign.train_options import OBJECTIVES
 
 LABELS = ("aggregate", "all")
 #: How the MSE-regression RM's aggregated ("Agg") Likert target is formed (:func:`_majority_likert`).

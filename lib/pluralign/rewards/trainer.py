@@ -32,7 +32,7 @@ from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
 from pluralign.rewards import distributed
 from pluralign.rewards.objectives import Instances, instance_loss
-from pluralign.rewards.train_options import TrainOptions
+from pluralign.train_options import TrainOptions
 
 
 class _InstanceDataset(Dataset):

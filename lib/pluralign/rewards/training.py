@@ -15,7 +15,7 @@ from pluralign.cache import Entry
 from pluralign.rewards import distributed
 from pluralign.rewards import objectives as obj
 from pluralign.rewards.folders import open_trained, read_rm_config, write_rm_config
-from pluralign.rewards.train_options import TrainOptions
+from pluralign.train_options import TrainOptions
 
 __all__ = ["train", "resolved", "parked"]
 

@@ -31,7 +31,6 @@ import pandas as pd
 from pluralign.data.core import combine  # re-exported as seal.combine
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
-from pluralign.rewards.train_options import TrainOptions
 from pluralign.seal.pairs import AlignmentPairs, chosen_rejected, entry_texts  # re-exported (D's view)
 from pluralign.seal.planted import (  # re-exported: the demo's planted truth
     PLANTED_TO_RULES,
@@ -43,6 +42,7 @@ from pluralign.seal.planted import (  # re-exported: the demo's planted truth
     planted_taxonomy,
     weight_recovery,
 )
+from pluralign.train_options import TrainOptions
 
 __all__ = [
     "AlignmentPairs",
@@ -110,7 +110,7 @@ def alignment_models(
       OpenAssistant ``reward-model-deberta-v3-large`` trained before hh-rlhf and ``-v2`` trained with it), each
       scoring (history, reply) as a sentence pair;
     - ``other`` (preference data not containing D) with ``train`` (how both are trained,
-      :class:`~pluralign.rewards.train_options.TrainOptions`: by default Bradley-Terry on majority labels) and
+      :class:`~pluralign.train_options.TrainOptions`: by default Bradley-Terry on majority labels) and
       ``base`` (its options, default the frozen MiniLM + head): the pre-D RM is trained on
       ``other`` and the post-D RM on ``other`` + D, mirroring the paper's pair of models."""
     from pluralign import rewards

@@ -16,12 +16,12 @@ from pluralign.data.spec import DataSpec
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
 from pluralign.named_models import resolve_model
-from pluralign.rewards.train_options import TrainOptions
 from pluralign.seal.design import FEATURE_SOURCES, alignment_models
 from pluralign.seal.imprint import VIF_THRESHOLD
 from pluralign.seal.resistance import LABELLER_RULES
 from pluralign.seal.scoring import SCORING_INPUTS
 from pluralign.settings import Section, Settings, setting
+from pluralign.train_options import TrainOptions
 
 __all__ = ["SealSettings", "AlignmentDesign", "PrePostModels", "ROBUSTNESS_MODELS", "TOPIC_SOURCES"]
 

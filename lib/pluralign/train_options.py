@@ -1,6 +1,7 @@
 """How a reward model is trained, as one value: :class:`TrainOptions`, the options of
 :meth:`pluralign.rewards.base.RewardModel.train` and of both training engines (:mod:`pluralign.rewards.trainer`), each
-default written once here. A page's ``train`` setting is one. Importing it imports no deep-learning library."""
+default written once here. A page's ``train`` setting is one. It lives beside :mod:`pluralign.model_options`, outside
+:mod:`pluralign.rewards`, for the same reason: importing that package imports torch, and a part's settings must not."""
 
 from __future__ import annotations
 
