@@ -78,7 +78,7 @@ study.result().glue()
 # %% [markdown]
 # :::{dropdown} How each method row is checked
 # Each method row's bands are designed so that a correct method fails it with probability {glue:text}`alpha_pct` %,
-# and all method rows together with at most {glue:text}`family_alpha_pct` % (half the target of 0.5 % of commits;
+# and all method rows together with at most {glue:text}`family_alpha_pct` % (half the target of {glue:text}`target_pct` % of commits;
 # the rate measured above is what they do).
 # The intervals of one fit share its data, so a coverage band counts them by their effective number: their number
 # over the design effect measured from how much the draws' coverage varies against the binomial spread at the

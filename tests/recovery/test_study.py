@@ -114,3 +114,14 @@ def test_another_seed_than_the_books_trains_nothing(monkeypatch):
     t = demo.recovery_context("demo", 7).table
     assert calls == [ctx] and t.empty and list(t.columns) == list(demo.COLUMNS)
     study.method_context.cache_clear()
+
+
+def test_the_section_says_whether_the_target_is_met_from_the_rate_and_its_upper_bound(tmp_path):
+    """Met only where the rate is at most the target and its exact upper 95 % bound at most the bound's target: 1
+    failure of 300 meets both; 1 of 200 (rate 0.5 %, upper bound 2.7 %) and 2 of 200 (rate 1 %) do not."""
+    import json
+
+    for n, failed, met in ((300, {7}, True), (200, {7}, False), (200, {7, 8}, False)):
+        rows = study.summary(_runs({s: dict.fromkeys(REQUIRED, s not in failed) for s in range(1, n + 1)}))
+        (tmp_path / "s.json").write_text(json.dumps({"noise_sd": 0.5766, "rows": rows}))
+        assert ("**met**" in study.result(tmp_path / "s.json").note) is met, (n, failed)

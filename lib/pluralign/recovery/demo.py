@@ -17,7 +17,7 @@ from pluralign.recovery import robustness_checks as Rb
 from pluralign.recovery import seal_checks as S
 from pluralign.recovery.context import RecoveryContext, book_seed, part_study
 from pluralign.recovery.rows import ALPHA, COLUMNS, FAMILY_ALPHA, HIGH_AGREEMENT, KINDS, REQUIRED, is_method
-from pluralign.recovery.study import method_context, method_rows
+from pluralign.recovery.study import TARGET, method_context, method_rows
 
 __all__ = [
     "recovery_context",
@@ -247,6 +247,7 @@ def _note(t: pd.DataFrame) -> str:
     "n_claims_hold",
     "alpha_pct",
     "family_alpha_pct",
+    "target_pct",
     "imprint_population_multiple",
     "eq4_population_rounds",
     "reading_diverging",
@@ -274,6 +275,7 @@ def result(table: pd.DataFrame | None = None, profile: str = "demo") -> report.R
         "n_claims_hold": int(claims["recovered"].sum()),
         "alpha_pct": f"{100 * ALPHA:.2g}",
         "family_alpha_pct": f"{100 * FAMILY_ALPHA:g}",
+        "target_pct": f"{100 * TARGET:g}",
         "imprint_population_multiple": I.POPULATION_MULTIPLE,
         "eq4_population_rounds": Rb.POPULATION_ROUNDS,
         **{f"reading_{p}": reading.part_reading(t, p) for p in reading.PARTS},
