@@ -59,3 +59,20 @@ def test_the_runner_injects_every_setting_so_the_profiles_own_file_changes_none_
     laid, _ = P.page_settings(PAGE, "demo", injected, None)
     assert diverging.DivergingSettings.create(laid) == diverging.DivergingSettings.create(injected)
     assert laid["n_boot"] == 300 and laid["paper_reference"] == diverging.DivergingSettings().paper_reference
+
+
+def test_a_page_in_its_own_kernel_builds_its_settings_once(monkeypatch):
+    """``setup(..., page=...)`` reads the profile's file of the page and lays ``settings`` over it: the file's values
+    come back as a plain mapping, unvalidated, so the settings are validated once, when ``setup`` builds them."""
+    built = []
+    real = diverging.DivergingSettings.model_validate.__func__
+    monkeypatch.setattr(
+        diverging.DivergingSettings,
+        "model_validate",
+        classmethod(lambda cls, *a, **k: built.append(1) or real(cls, *a, **k)),
+    )
+    laid, _ = P.page_settings(PAGE, "sample", {"n_boot": 300}, None)
+    assert built == [] and type(laid) is dict and laid["n_boot"] == 300
+    got = diverging.DivergingSettings.create(laid)
+    assert len(built) == 1
+    assert got.datasets == _settings_of("sample").datasets and got.n_boot == 300

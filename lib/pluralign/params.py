@@ -28,7 +28,6 @@ import functools
 import importlib
 import re
 import typing
-from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -173,26 +172,33 @@ def read_page(path: str | Path, notebook: str | Path) -> Page:
     undeclared key, a wrong type, a value the settings class refuses or a setting only other pages read is a
     :class:`ParamsError` naming the file that set it."""
     path, nb = Path(path), _notebook(notebook)
+    params, origin = _checked(path, nb)
+    if nb.settings is None:
+        return Page(params, None)
+    try:
+        return Page(params, nb.settings.create({k: v for k, v in params.items() if k in nb.settings.model_fields}))
+    except SettingsError as e:
+        raise ParamsError(f"{origin.get(e.keys[0][0] if e.keys else None, path)}: {e}") from None
+
+
+def _checked(path: Path, nb: Notebook) -> tuple[dict, dict]:
+    """(parameters, origin) of ``path`` read for the page ``nb``, checked but for its settings' values: no undeclared
+    key, ``profile``, ``seed``, ``models`` and ``datasets`` typed, no setting of the page's own file that only
+    other pages read."""
     params, origin = _merged(path, nb.declared, True)
     fields = nb.settings.model_fields if nb.settings is not None else {}
     try:  # a setting of the same name (Part I's datasets) is the settings class's to type
         Parameters.model_validate({k: v for k, v in params.items() if k in Parameters.model_fields and k not in fields})
     except ValidationError as e:
         raise _wrong_type(e, params, origin) from None
-    if nb.settings is None:
-        return Page(params, None)
-    given = {k: v for k, v in params.items() if k in fields}
-    for k in given:
+    for k in (k for k in params if k in fields and origin[k] == path):
         readers = nb.settings.readers(k)
-        if origin[k] == path and readers and nb.page not in readers:
+        if readers and nb.page not in readers:
             raise ParamsError(
                 f"{path}: setting {k!r} is read by no page of this file ({nb.page}); the pages that read it: "
                 + ", ".join(readers)
             )
-    try:
-        return Page(params, nb.settings.create(given))
-    except SettingsError as e:
-        raise ParamsError(f"{origin.get(e.keys[0][0] if e.keys else None, path)}: {e}") from None
+    return params, origin
 
 
 def _merged(path: Path, declared: tuple | None, common: bool) -> tuple[dict, dict]:
@@ -346,19 +352,21 @@ def settings_class(notebook: str | Path) -> type[Settings] | None:
 def page_settings(page: str, profile: str, settings, models: dict | None) -> tuple[dict, dict | None]:
     """What a page runs with in a kernel of its own (JupyterLab, papermill), for a part's ``setup(..., page=...)``:
     the settings of the profile's parameter file of ``page`` (``params/<profile>/<page>.yml``, from
-    ``manifest.yml``) with ``settings`` laid over them (a setting given replaces the file's value), and ``models``,
-    or the profile's named models (``common.yml``) when None. Changing ``profile`` in the parameters cell so runs
-    that profile's file; a page without a file for the profile runs ``settings`` over the defaults."""
-    from pluralign.book import manifest_plan
+    ``manifest.yml``) as the file states them, with ``settings`` laid over them (a setting given replaces the file's
+    value), and ``models``, or the profile's named models (``common.yml``) when None. The file is checked as
+    :func:`read_page` checks it, but its settings are not built: ``setup`` builds them once, from the mapping this
+    returns. Changing ``profile`` in the parameters cell so runs that profile's file; a page without a file for the
+    profile runs ``settings`` over the defaults."""
+    from pluralign.book import manifest_plan as plan
 
-    runs = [r for r in manifest_plan.runs(profile) if r.notebook == page]
-    if not runs:
-        return dict(settings or {}), models
-    file = read_page(manifest_plan.ROOT / runs[0].params, manifest_plan.ROOT / "notebooks" / f"{page}.py")
-    fields = type(file.settings).model_fields if file.settings is not None else {}
-    given = settings if isinstance(settings, Mapping) else {}
-    own = {k: v for k, v in file.params.items() if k in fields}
-    return {**own, **given}, (file.params.get("models") if models is None else models)
+    given = dict(settings or {})
+    run = next((r for r in plan.runs(profile) if r.notebook == page), None)
+    if run is None:
+        return given, models
+    nb = _notebook(plan.ROOT / "notebooks" / f"{page}.py")
+    params = _checked(plan.ROOT / run.params, nb)[0]
+    own = {k: v for k, v in params.items() if nb.settings is not None and k in nb.settings.model_fields}
+    return {**own, **given}, (params.get("models") if models is None else models)
 
 
 def check_options(fn, options: dict, *, what: str | None = None) -> None:
