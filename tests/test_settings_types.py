@@ -76,3 +76,22 @@ def test_simulate_options_are_the_simulators_keywords():
     from pluralign.data.simulate import simulate
 
     assert set(SimulateOptions.model_fields) == _keywords(simulate)
+
+
+def test_a_refused_value_names_its_key_path_without_pydantics_internal_tags():
+    """The key path of an error is the keys of the value given (``per_dataset``, ``design.data``), never a tag
+    pydantic puts in an error's location for a constrained type or a member of a union (``constrained-int``,
+    ``lax-or-strict[...]``)."""
+    import pytest
+
+    from pluralign.settings import SettingsError
+
+    for make, path in [
+        (lambda: BtbSettings.create(per_dataset="many"), "BtbSettings: per_dataset: Input should be a valid integer"),
+        (lambda: ModelOptions.create(name_or_path=5), "ModelOptions: name_or_path: Input should be a valid string"),
+        (lambda: BtbSettings.create(categories=[{"llm": 1}]), "BtbSettings: categories.0.llm: Input should be a"),
+    ]:
+        with pytest.raises(SettingsError) as e:
+            make()
+        assert str(e.value).startswith(path) and "[" not in str(e.value).split(":")[1], str(e.value)
+        assert not any("-" in str(k) or "[" in str(k) for key in e.value.keys for k in key), e.value.keys

@@ -1,16 +1,6 @@
-"""How a reward model is loaded, as one value.
-
-:class:`ModelOptions` bundles the keywords of :func:`pluralign.rewards.load` — the model, the backend, the
-truncation, remote code, 8-bit / 4-bit weights, LoRA (:class:`LoraOptions`), the device, the head, the batching and
-the precision — the way TRL's ``ModelConfig`` bundles ``model_name_or_path``, ``torch_dtype``, the quantization and
-the LoRA options (an LLM's load keywords are :class:`pluralign.llm.options.LLMOptions`, the training loop's
-:class:`pluralign.train_options.TrainOptions`). ``pluralign score`` and ``pluralign train`` fill
-a :class:`ModelOptions` from their arguments (:meth:`ModelOptions.from_args`), :func:`pluralign.rewards.load` builds
-one from its keywords and hands it to the backend loaders, and a part's settings hold one wherever a page names a
-model (a mapping of these keywords in a parameter file, validated key by key when the settings are built;
-:class:`pluralign.settings.Section`), or the name of an entry of the profile's ``models``. Importing this module
-imports no deep-learning library.
-"""
+"""How a reward model is loaded, as one value: :class:`ModelOptions`, the keywords of :func:`pluralign.rewards.load`
+(as TRL's ``ModelConfig``), which a part's settings hold wherever a page names a reward model. Imports no
+deep-learning library."""
 
 from __future__ import annotations
 

@@ -1,35 +1,10 @@
-"""Typed settings of a part's study: one frozen pydantic model per part, every default and its meaning written once.
-
-Each part (``diverging``, ``seal``, ``btb``, ``cross``) declares its settings as a pydantic v2 model derived from
-:class:`Settings`, one field per page parameter, documented in the field's description (:func:`setting`, as TRL's
-``RewardConfig`` documents its fields) and validated once, when the model is built: frozen, unknown keys forbidden
-(``extra="forbid"``), constraints written as field types (``Literal[...]``, ``Field(gt=0)``, a nested model). As
-axolotl composes its YAML training config from one model per concern, a setting made of several named values (a
-judge, a train / test split, SEAL's alignment design, a reward model's load options, an LLM's, a data spec, the
-training loop's options) is a nested model derived from :class:`Section`, shared by the parts that use it. Every
-part's ``setup`` has the one signature
-
-    setup(profile="demo", seed=0, *, models=None, settings=None, **overrides) -> Study
-
-and builds its settings with :meth:`Section.create`: a mapping given for a nested section is laid over the
-section's default key by key (``judge: {noise: 2.0}`` keeps every other key of the default judge; the base class's
-``model_validator(mode="before")``), and a name that is not a field is an error naming its key path, the nearest
-field and the known ones (:class:`SettingsError`, from pydantic's ``ValidationError.errors()[i]["loc"]``). Code
-reads a setting as an attribute (``study.settings.judge.noise``), never by string key and never with a restated
-default.
-
-A page's notebook takes its settings as one papermill parameter: its parameters cell declares ``profile``,
-``seed``, ``models`` and ``settings = {}`` (a comment names the class), and its setup call is
-``seal.setup(profile, seed, models=models, settings=settings, page="seal_imprint")``: the settings laid over the
-profile's parameter file of the page (:func:`pluralign.params.page_settings`). The runner injects every setting a
-page runs with into ``settings``, from the settings built once when it reads the page's file
-(:func:`pluralign.params.read_page`).
-"""
+"""Typed settings of a part's study, on pydantic v2: one frozen model per part (:class:`Settings`), unknown keys
+forbidden, constraints as field types, a nested setting a :class:`Section` over whose default a partial mapping is
+laid key by key, and a refused value a :class:`SettingsError` naming its key path and the nearest known key."""
 
 from __future__ import annotations
 
 import difflib
-import re
 import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -70,43 +45,33 @@ def _section_of(annotation) -> type[Section] | None:
     """The :class:`Section` type inside a field's annotation (``X``, ``X | None``, ``list[X]``, ``str | X``)."""
     if isinstance(annotation, type) and issubclass(annotation, Section):
         return annotation
-    for arg in typing.get_args(annotation):
-        if (found := _section_of(arg)) is not None:
-            return found
-    return None
+    return next(filter(None, map(_section_of, typing.get_args(annotation))), None)
 
 
-def _union_tag(part: str) -> bool:
-    """Whether a part of pydantic's ``loc`` names a member of a union (``list[...]``, ``str``, a model's class)
-    rather than a key."""
-    return bool(re.fullmatch(r"\w+\[.*\]|str|int|float|bool|none|[A-Z][A-Za-z]+", part))
-
-
-def _refusal(cls: type[Section], error: ValidationError, what: str | None) -> SettingsError:
-    """A :class:`SettingsError` from pydantic's errors: each as its key path (``loc`` without pydantic's union
-    tags), its message and, for an unknown key, the nearest known key and the known ones. An error on a path that
-    a deeper error extends (another member of a union that also failed) is left out."""
+def _refusal(cls: type[Section], error: ValidationError, given, what: str | None) -> SettingsError:
+    """A :class:`SettingsError` from pydantic's errors, each as its key path (the parts of ``loc`` that are keys of
+    the data ``given``, not pydantic's union tags), its message and, for an unknown key, the nearest known key and
+    the known ones. An error on a path that a deeper error extends (another member of a union) is left out."""
     found = []
     for e in error.errors():
-        model, keys, known = cls, [], None
-        for i, part in enumerate(e["loc"]):
+        model, data, keys, fields = cls, given, [], {}
+        for part in e["loc"]:
             fields = model.model_fields if model is not None else {}
-            if part in fields:
+            if part in fields or isinstance(part, int) or isinstance(data, Mapping) and part in data:
                 keys.append(part)
-                model = _section_of(fields[part].annotation)
-            elif isinstance(part, int) or model is None and not _union_tag(part):
-                keys.append(part)
-            elif e["type"] == "extra_forbidden" and i == len(e["loc"]) - 1:
-                keys.append(part)
-                known = list(fields)
+                model = _section_of(fields[part].annotation) if part in fields else model
+                try:
+                    data = data[part]
+                except (KeyError, IndexError, TypeError):
+                    data = None
+        known = list(fields) if e["type"] == "extra_forbidden" and fields else None
         found.append((tuple(keys), e, known))
-    paths = [k for k, _, _ in found]
     out, seen = [], set()
     for keys, e, known in found:
-        if any(len(p) > len(keys) and p[: len(keys)] == keys for p in paths) or keys in seen:
+        if keys in seen or any(len(k) > len(keys) and k[: len(keys)] == keys for k, _, _ in found):
             continue
         seen.add(keys)
-        path = ".".join(str(k) for k in (keys[:-1] if known is not None else keys))
+        path = ".".join(map(str, keys[:-1] if known is not None else keys))
         head = ": ".join(x for x in (what or cls.__name__, path) if x)
         if known is not None:
             noun = "setting(s)" if not path and what is None else "key(s)"
@@ -168,7 +133,7 @@ class Section(BaseModel):
         try:
             return cls.model_validate(given)
         except ValidationError as e:
-            raise _refusal(cls, e, what) from None
+            raise _refusal(cls, e, given, what) from None
 
     def replace(self: S, **changes) -> S:
         """A copy with ``changes`` (validated like :meth:`create`; a mapping for a section is laid over it)."""
@@ -177,19 +142,14 @@ class Section(BaseModel):
     @classmethod
     def documentation(cls) -> pd.DataFrame:
         """One row per setting: its name, default and documentation (the parameter reference of a part)."""
-        rows = []
-        for name, f in cls.model_fields.items():
-            default = f.get_default(call_default_factory=True)
-            if isinstance(default, Section):
-                default = default.model_dump()
-            rows.append({"setting": name, "default": default, "meaning": f.description or ""})
-        return pd.DataFrame(rows).set_index("setting")
+        rows = [(n, f.get_default(call_default_factory=True), f.description or "") for n, f in cls.model_fields.items()]
+        rows = [(n, d.model_dump() if isinstance(d, Section) else d, m) for n, d, m in rows]
+        return pd.DataFrame(rows, columns=["setting", "default", "meaning"]).set_index("setting")
 
     @classmethod
     def defaults(cls) -> dict:
         """{field name: its default, validated} (sections as instances)."""
-        made = cls.model_validate({})
-        return {name: getattr(made, name) for name in cls.model_fields}
+        return dict(cls.model_validate({}))
 
     def fingerprint(self) -> dict:
         """What the cache keys on (:func:`pluralign.cache.fingerprint`): the settings as plain values."""
