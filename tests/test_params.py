@@ -74,15 +74,6 @@ def test_a_secret_value_is_refused_and_a_key_variable_name_is_not(tmp_path):
     assert P.read_params(tmp_path / "page.yml")["llm"]["api_key_env"] == "OPENAI_API_KEY"
 
 
-def test_named_model_resolves_a_key_and_refuses_a_typo():
-    models = {"seal_pre_alignment": {"name_or_path": "OpenAssistant/reward-model-deberta-v3-large"}}
-    assert P.named_model("seal_pre_alignment", models) == models["seal_pre_alignment"]
-    assert P.named_model({"head": "mlp"}, models) == {"head": "mlp"}
-    assert P.named_model("OpenAssistant/x", models) == "OpenAssistant/x"
-    with pytest.raises(P.ParamsError, match="did you mean 'seal_pre_alignment'"):
-        P.named_model("seal_pre_alignmnt", models)
-
-
 @pytest.mark.parametrize("profile", manifest_plan.PROFILES)
 def test_every_page_of_every_profile_has_only_declared_keys(profile):
     for r in manifest_plan.runs(profile):

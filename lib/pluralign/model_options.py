@@ -68,7 +68,7 @@ class ModelOptions(Section):
     @classmethod
     def of(cls, value) -> ModelOptions:
         """The options a setting holds: None (load's defaults), a mapping of load keywords, a Hub id or path (a
-        string :func:`pluralign.params.named_model` passed through), or options."""
+        string :func:`pluralign.named_models.resolve_model` passed through), or options."""
         if value is None:
             return cls()
         if isinstance(value, cls):

@@ -13,21 +13,29 @@ from collections.abc import Mapping
 
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
-from pluralign.params import named_model
+from pluralign.params import ParamsError
+from pluralign.settings import did_you_mean
 
 __all__ = ["resolve_model"]
 
 
 def resolve_model(value, models: Mapping | None, kind: type[ModelOptions] | type[LLMOptions], *, what: str):
     """The options of the model ``value`` names, as ``kind`` (``ModelOptions`` or ``LLMOptions``): a key of ``models``
-    is replaced by its entry (:func:`pluralign.params.named_model`, which refuses an unknown key naming the setting
-    ``what``), an entry written as ``{load: {...}, ...}`` gives its ``load`` options, and the result is ``kind``'s
-    (``kind.of``: options, load keywords, or a model's name). A list is resolved item by item; None stays None."""
+    is replaced by its entry (a string that is neither a key nor a Hub id or ``provider:name`` is an error naming the
+    setting ``what`` and the nearest key), an entry written as ``{load: {...}, ...}`` gives its ``load`` options, and
+    the result is ``kind``'s (``kind.of``: options, load keywords, or a model's name). A list is resolved item by
+    item; None stays None."""
     if value is None:
         return None
     if isinstance(value, list):
         return [resolve_model(v, models, kind, what=what) for v in value]
-    entry = named_model(value, models, what=what)
-    if isinstance(entry, Mapping) and "load" in entry:
-        entry = entry["load"]
-    return kind.of(entry)
+    if isinstance(value, str) and models and value in models:
+        value = models[value]
+    elif isinstance(value, str) and models and "/" not in value and ":" not in value:
+        raise ParamsError(
+            f"{what} {value!r} is not a key of models: ({', '.join(sorted(models))})"
+            + did_you_mean(value, sorted(models))
+        )
+    if isinstance(value, Mapping) and "load" in value:
+        value = value["load"]
+    return kind.of(value)

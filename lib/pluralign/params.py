@@ -19,7 +19,7 @@ with ``<key>_env``).
 
 Models of the ``paper`` profile are written once, under ``models:`` in ``params/paper/common.yml``; a
 page names one by its key (``reward_model: seal_post_alignment``) and the part's study resolves it with
-:func:`named_model`.
+:func:`pluralign.named_models.resolve_model`.
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ __all__ = [
     "settings_class",
     "page_settings",
     "cell_parameters",
-    "named_model",
     "COMMON",
 ]
 
@@ -384,16 +383,3 @@ def check_options(fn, options: dict, *, what: str | None = None) -> None:
                 f"{what or getattr(fn, '__qualname__', fn)}: unknown option {k!r}{did_you_mean(k, valid)} "
                 f"(options: {', '.join(valid)})"
             )
-
-
-def named_model(value, models: dict | None, *, what: str = "model"):
-    """A model parameter as load arguments: a string that names an entry of ``models`` (the profile's
-    ``models:`` in common.yml) is replaced by that entry; anything else is returned unchanged."""
-    if isinstance(value, str) and models and value in models:
-        return models[value]
-    if isinstance(value, str) and models and value not in models and "/" not in value and ":" not in value:
-        raise ParamsError(
-            f"{what} {value!r} is not a key of models: ({', '.join(sorted(models))})"
-            + did_you_mean(value, sorted(models))
-        )
-    return value

@@ -42,15 +42,19 @@ def test_the_paper_profile_takes_human_labels_first_and_is_not_circular():
     labeller only as the fallback, and that labeller of another model family than the Llama margin judge."""
     from pathlib import Path
 
-    from pluralign.params import named_model, read_params
+    from pluralign.llm.options import LLMOptions
+    from pluralign.named_models import resolve_model
+    from pluralign.params import read_params
 
     root = Path(__file__).resolve().parents[2] / "params" / "paper"
     for page in ("btb-subjectivity.yml", "btb-rewards.yml"):
         p = read_params(root / page)
         d, models = p, p["models"]
         assert d["p_star_from"][:2] == ["labels", "annotators"] and d["categories"][0] == "labels"
-        judge = Judge.create(d["judge"]).replace(model=named_model(d["judge"]["model"], models, what="judge"))
-        labeller = named_model(d["labeller"]["model"], models, what="labeller")
+        judge = Judge.create(d["judge"]).replace(
+            model=resolve_model(d["judge"]["model"], models, LLMOptions, what="judge")
+        )
+        labeller = resolve_model(d["labeller"]["model"], models, LLMOptions, what="labeller")
         assert model_family(judge.model) == "Llama" and model_family(labeller) not in (None, "Llama")
         c = circularity(d["p_star_from"], d["categories"], labeller, judge)
         assert len(c) == 2 and (c["same"] == "").all()

@@ -45,7 +45,7 @@ class LLMOptions(Arguments):
     @classmethod
     def of(cls, value) -> LLMOptions:
         """The options a setting holds: options, a mapping of load keywords, or a model's name (a string
-        :func:`pluralign.params.named_model` passed through)."""
+        :func:`pluralign.named_models.resolve_model` passed through)."""
         if isinstance(value, cls):
             return value
         if isinstance(value, str):
