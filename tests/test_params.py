@@ -113,7 +113,7 @@ def test_a_run_with_an_unknown_key_fails_naming_file_and_key(tmp_path, monkeypat
 def test_every_common_key_is_declared_by_a_notebook_of_its_profile(profile):
     common = yaml.safe_load((ROOT / "params" / profile / "common.yml").read_text())
     declared = set().union(
-        *[set(P.declared_parameters(ROOT / "notebooks" / f"{r.notebook}.py")) for r in manifest_plan.runs(profile)]
+        *[set(P.page_cell(ROOT / "notebooks" / f"{r.notebook}.py").declared) for r in manifest_plan.runs(profile)]
     )
     assert sorted(set(common) - declared) == [], f"params/{profile}/common.yml holds keys no notebook declares"
 

@@ -16,7 +16,7 @@ from pluralign import params as P
 from pluralign.settings import Arguments, Section
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = sorted(p for p in (ROOT / "notebooks").glob("*.py") if P.settings_class(p) is not None)
+PAGES = sorted(p for p in (ROOT / "notebooks").glob("*.py") if P.page_cell(p).settings is not None)
 CELL_NAMES = {"profile", "seed", "models", "settings"}
 
 
@@ -34,7 +34,7 @@ def restated(own: dict, below: dict, notebook: Path) -> list[str]:
     """The key paths of ``own`` (a parameter file's own keys) whose value equals what it overrides: ``below`` (what
     common.yml and the includes give) where that has the key, else the notebook's default (its settings class's,
     key by key inside a nested setting at any depth, or its parameters cell's)."""
-    cls = P.settings_class(notebook)
+    cls = P.page_cell(notebook).settings
     cell = {p.name: p.default for p in P.cell_parameters(notebook)}
     out = []
     for key, value in own.items():

@@ -29,8 +29,8 @@ def test_the_readme_recipe_paste_the_printed_cell_save_and_the_page_runs_what_th
     saved = tmp_path / f"{PAGE}.py"
     jupytext.write(nb, saved, fmt="py:percent")
     assert {p.name for p in P.cell_parameters(saved)} == {"profile", "seed", "models", "settings"}
-    assert P.settings_class(saved) is diverging.DivergingSettings  # the pasted line keeps the class's name
-    assert P.declared_parameters(saved) == P.declared_parameters(NOTEBOOK)  # the book reads the page files as before
+    assert P.page_cell(saved).settings is diverging.DivergingSettings  # the pasted line keeps the class's name
+    assert P.page_cell(saved).declared == P.page_cell(NOTEBOOK).declared  # the book reads the page files as before
     namespace: dict = {}
     exec(printed, {}, namespace)  # noqa: S102 - the pasted cell, as the kernel runs it
     runs_with = diverging.DivergingSettings.create(

@@ -1,33 +1,19 @@
-"""Parameter files: how a page's papermill parameters are assembled and checked, its settings validated once.
+"""Parameter files: a page's papermill parameters read from ``params/<profile>/``, merged and checked, and its
+settings validated once.
 
-A page's parameters are, deep-merged in this order (later wins; mappings merge key by key, anything else
-is replaced):
-
-1. ``common.yml`` beside the page's file (``params/<profile>/common.yml``): what every page of a profile
-   shares (``profile``, ``seed``, the models and endpoints of the ``paper`` profile);
-2. the files named by ``include:`` (relative to the including file), e.g. a study design shared by the
-   pages of one part;
-3. the page's own keys.
-
-Read for its notebook (:func:`read_page`), a key from 2. or 3. that the notebook does not declare is an error naming
-the file and the key (a typo is never silently ignored); a key of ``common.yml`` reaches only the notebooks that
-declare it; ``profile``, ``seed``, ``models`` and ``datasets`` are typed (:class:`Parameters`); the part's settings
-are built once from the rest (a refused value names the file that set it), and a setting that the page's own file
-sets but only other pages of the part read (:meth:`pluralign.settings.Settings.readers`) is refused, naming them.
-No value may be a secret: keys that look like credentials are refused (secrets come from the environment, named
-with ``<key>_env``).
-
-Models of the ``paper`` profile are written once, under ``models:`` in ``params/paper/common.yml``; a
-page names one by its key (``reward_model: seal_post_alignment``) and the part's study resolves it with
-:func:`pluralign.named_models.resolve_model`.
-"""
+A page's parameters deep-merge, later winning, the keys of ``common.yml`` beside its file that the notebook declares,
+the files named by ``include:`` and the page's own keys. A key the notebook does not declare, a value of the wrong
+type or one the part's settings class refuses, a setting only other pages read, or a secret is a
+:class:`ParamsError` naming the file that set it (secrets come from the environment, named with ``<key>_env``)."""
 
 from __future__ import annotations
 
 import functools
 import importlib
+import math
 import re
 import typing
+from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -40,19 +26,22 @@ __all__ = [
     "ParamsError",
     "Parameters",
     "Page",
+    "PageCell",
     "read_params",
     "read_page",
     "resolved_params",
     "deep_merge",
-    "declared_parameters",
-    "settings_class",
+    "page_cell",
     "page_settings",
     "cell_parameters",
+    "check_options",
     "COMMON",
+    "SETTINGS",
 ]
 
 COMMON = "common.yml"
-SECRET_PATTERN = re.compile(r"(api[_-]?key|secret|token|password)", re.I)
+#: keys that name a secret: their value must come from the environment (``<key>_env`` names the variable)
+SECRET_KEY = re.compile(r"(api[_-]?key|secret|token|password)", re.I)
 #: values that look like credentials whatever their key: provider key prefixes, or long high-entropy tokens
 SECRET_VALUE = re.compile(
     r"^(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|"
@@ -64,20 +53,27 @@ SECRET_VALUE = re.compile(
 def looks_like_secret(value) -> bool:
     """A known API-key shape, or a token of 32+ letters / digits with three character classes and high
     entropy (not a path, not a Hub id, not prose)."""
-    import math
-    from collections import Counter
-
-    if not isinstance(value, str):
-        return False
-    v = value.strip()
+    v = value.strip() if isinstance(value, str) else ""
     if SECRET_VALUE.match(v):
         return True
-    if len(v) < 32 or not re.fullmatch(r"[A-Za-z0-9_\-+=]{32,}", v):
+    if not re.fullmatch(r"[A-Za-z0-9_\-+=]{32,}", v) or not all(re.search(c, v) for c in ("[a-z]", "[A-Z]", "[0-9]")):
         return False
-    classes = sum(bool(re.search(c, v)) for c in (r"[a-z]", r"[A-Z]", r"[0-9]"))
-    counts = Counter(v)
-    entropy = -sum(n / len(v) * math.log2(n / len(v)) for n in counts.values())
-    return classes == 3 and entropy > 4.0
+    return -sum(n / len(v) * math.log2(n / len(v)) for n in Counter(v).values()) > 4.0
+
+
+def _check_secrets(obj, path: Path, where: str = "") -> None:
+    """Refuse, anywhere in ``obj``, a value that looks like a credential and a value of a key that names a secret."""
+    items = obj.items() if isinstance(obj, dict) else ((None, v) for v in obj) if isinstance(obj, list) else ()
+    for k, v in items:
+        name = where.rstrip(".") if k is None else f"{where}{k}"
+        named = k is not None and SECRET_KEY.search(str(k)) and not str(k).endswith("_env")
+        if looks_like_secret(v) or named and v not in (None, ""):
+            raise ParamsError(
+                f"{path}: parameter '{name}' looks like a secret; secrets come from the environment only: export it "
+                f"(e.g. MY_API_KEY=...) and name the variable with '{name.rpartition('.')[2]}_env' where the parameter "
+                "supports it"
+            )
+        _check_secrets(v, path, where if k is None else f"{name}.")
 
 
 class ParamsError(ValueError):
@@ -170,7 +166,7 @@ def read_page(path: str | Path, notebook: str | Path) -> Page:
     """The parameters of ``notebook``'s page from the parameter file ``path``, and its settings, validated once: an
     undeclared key, a wrong type, a value the settings class refuses or a setting only other pages read is a
     :class:`ParamsError` naming the file that set it."""
-    path, nb = Path(path), _notebook(notebook)
+    path, nb = Path(path), page_cell(notebook)
     params, origin = _checked(path, nb)
     if nb.settings is None:
         return Page(params, None)
@@ -180,7 +176,7 @@ def read_page(path: str | Path, notebook: str | Path) -> Page:
         raise ParamsError(f"{origin.get(e.keys[0][0] if e.keys else None, path)}: {e}") from None
 
 
-def _checked(path: Path, nb: Notebook) -> tuple[dict, dict]:
+def _checked(path: Path, nb: PageCell) -> tuple[dict, dict]:
     """(parameters, origin) of ``path`` read for the page ``nb``, checked but for its settings' values: no undeclared
     key, ``profile``, ``seed``, ``models`` and ``datasets`` typed, no setting of the page's own file that only
     other pages read."""
@@ -189,7 +185,13 @@ def _checked(path: Path, nb: Notebook) -> tuple[dict, dict]:
     try:  # a setting of the same name (Part I's datasets) is the settings class's to type
         Parameters.model_validate({k: v for k, v in params.items() if k in Parameters.model_fields and k not in fields})
     except ValidationError as e:
-        raise _wrong_type(e, params, origin) from None
+        k = e.errors()[0]["loc"][0]
+        t = Parameters.model_fields[k].annotation
+        expected = " or ".join(a.__name__ for a in typing.get_args(t) or (t,) if a is not type(None))
+        raise ParamsError(
+            f"{origin[k]}: parameter {k!r} is {type(params[k]).__name__} {params[k]!r}, but the notebook expects "
+            + expected
+        ) from None
     for k in (k for k in params if k in fields and origin[k] == path):
         readers = nb.settings.readers(k)
         if readers and nb.page not in readers:
@@ -211,26 +213,14 @@ def _merged(path: Path, declared: tuple | None, common: bool) -> tuple[dict, dic
         if "include" in shared:
             raise ParamsError(f"{path.parent / COMMON}: common.yml cannot include other files")
     if declared is not None:
-        for k in params:
-            if k not in declared:
-                hint = did_you_mean(k, sorted(declared))
-                raise ParamsError(
-                    f"{origin[k]}: unknown parameter {k!r} (the notebook declares {', '.join(sorted(declared))}){hint}"
-                )
+        if unknown := [k for k in params if k not in declared]:
+            k, names = unknown[0], sorted(declared)
+            hint = did_you_mean(k, names)
+            raise ParamsError(f"{origin[k]}: unknown parameter {k!r} (the notebook declares {', '.join(names)}){hint}")
         shared = {k: v for k, v in shared.items() if k in declared}
     merged = deep_merge(shared, params)
     _check_secrets(merged, path)
     return merged, {**{k: path.parent / COMMON for k in shared}, **origin}
-
-
-def _wrong_type(error: ValidationError, params: dict, origin: dict) -> ParamsError:
-    """A parameter of the wrong type (:class:`Parameters`), naming its file, its key, its value and the type the
-    notebook expects."""
-    k = error.errors()[0]["loc"][0]
-    annotation = Parameters.model_fields[k].annotation
-    expected = " or ".join(t.__name__ for t in typing.get_args(annotation) or (annotation,) if t is not type(None))
-    v = params[k]
-    return ParamsError(f"{origin[k]}: parameter {k!r} is {type(v).__name__} {v!r}, but the notebook expects {expected}")
 
 
 def resolved_params(notebook: str | Path, path: str | Path) -> dict:
@@ -241,48 +231,22 @@ def resolved_params(notebook: str | Path, path: str | Path) -> dict:
     papermill may run anywhere)."""
     path = Path(path).expanduser().resolve()
     page = read_page(path, notebook)
-    if "profile" in _notebook(notebook).declared:
+    if "profile" in page_cell(notebook).declared:
         page.params.setdefault("profile", "demo")
     return _absolute_paths(page.injected(), path.parent)
 
 
 def _absolute_paths(obj, base: Path):
-    if isinstance(obj, dict):
-        out = {}
-        for k, v in obj.items():
-            local = isinstance(v, str) and k in ("source", "labels_file") and not v.startswith("shared:")
-            if local and not Path(v).expanduser().is_absolute() and (base / v).exists():
-                v = str((base / v).resolve())
-            out[k] = _absolute_paths(v, base)
-        return out
+    """``obj`` with every relative ``source`` / ``labels_file`` that names a file in ``base`` made absolute."""
     if isinstance(obj, list):
         return [_absolute_paths(v, base) for v in obj]
-    return obj
-
-
-def _check_secrets(obj, path: Path, where: str = ""):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if looks_like_secret(v):
-                raise ParamsError(
-                    f"{path}: the value of parameter '{where}{k}' looks like a credential; secrets come "
-                    f"from the environment only: export it (e.g. MY_API_KEY=...) and name the variable "
-                    f"with '{k}_env: MY_API_KEY' where the parameter supports it"
-                )
-            if SECRET_PATTERN.search(str(k)) and not str(k).endswith("_env") and v not in (None, ""):
-                raise ParamsError(
-                    f"{path}: parameter '{where}{k}' looks like a secret; secrets come from the "
-                    f"environment only (name the variable with '{k}_env')"
-                )
-            _check_secrets(v, path, f"{where}{k}.")
-    elif isinstance(obj, list):
-        for v in obj:
-            if looks_like_secret(v):
-                raise ParamsError(
-                    f"{path}: an item of parameter '{where.rstrip('.')}' looks like a credential; secrets "
-                    "come from the environment only"
-                )
-            _check_secrets(v, path, where)
+    if not isinstance(obj, dict):
+        return obj
+    out = {k: _absolute_paths(v, base) for k, v in obj.items()}
+    for k, v in out.items():
+        if k in ("source", "labels_file") and isinstance(v, str) and not v.startswith("shared:"):
+            out[k] = v if Path(v).expanduser().is_absolute() or not (base / v).exists() else str((base / v).resolve())
+    return out
 
 
 def cell_parameters(notebook: str | Path) -> list:
@@ -303,7 +267,7 @@ SETTINGS = "settings"
 _SETTINGS_CLASS = re.compile(r"\bpluralign\.(\w+)\.(\w+Settings)\b")
 
 
-class Notebook(NamedTuple):
+class PageCell(NamedTuple):
     """What a page's parameters cell says: the page (the notebook's name), the names a parameter file may give it
     and its settings class, or None."""
 
@@ -312,16 +276,17 @@ class Notebook(NamedTuple):
     settings: type[Settings] | None
 
 
-def _notebook(notebook: str | Path) -> Notebook:
-    """The :class:`Notebook` of a Jupytext ``.py``, read once per version of the file."""
+def page_cell(notebook: str | Path) -> PageCell:
+    """What the parameters cell of a page's Jupytext ``.py`` says (:class:`PageCell`), read once per version of the
+    file."""
     path = Path(notebook).resolve()
     stat = path.stat()
-    return _read_notebook(str(path), stat.st_mtime_ns, stat.st_size)
+    return _read_cell(str(path), stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=256)
-def _read_notebook(path: str, mtime_ns: int, size: int) -> Notebook:
-    """:func:`_notebook`, cached per path, modification time and size, so an edited notebook is read again. The
+def _read_cell(path: str, mtime_ns: int, size: int) -> PageCell:
+    """:func:`page_cell`, cached per path, modification time and size, so an edited notebook is read again. The
     settings class is the one its ``settings = {}`` parameter names in its comment (papermill's own reading of the
     cell gives that comment as the parameter's help), e.g. ``settings = {}  # pluralign.seal.SealSettings: ...``; a
     parameter file states settings as top-level keys, so their names replace ``settings`` among the declared."""
@@ -333,19 +298,7 @@ def _read_notebook(path: str, mtime_ns: int, size: int) -> Notebook:
         if not (isinstance(cls, type) and issubclass(cls, Settings)):
             raise ParamsError(f"{path}: {m.group(0)}, named by its settings parameter, is not a settings class")
         names = [n for n in names if n != SETTINGS] + [f for f in cls.model_fields if f not in names]
-    return Notebook(Path(path).stem, tuple(names), cls)
-
-
-def declared_parameters(notebook: str | Path) -> list[str]:
-    """The names a parameter file may give a Jupytext notebook: those of its cell tagged ``parameters``
-    (papermill's own reading) and, for a page of a part, every field of the part's settings class in place of its
-    ``settings`` parameter."""
-    return list(_notebook(notebook).declared)
-
-
-def settings_class(notebook: str | Path) -> type[Settings] | None:
-    """The settings class of a page, or None: the class its ``settings`` parameter names."""
-    return _notebook(notebook).settings
+    return PageCell(Path(path).stem, tuple(names), cls)
 
 
 def page_settings(page: str, profile: str, settings, models: dict | None) -> tuple[dict, dict | None]:
@@ -362,7 +315,7 @@ def page_settings(page: str, profile: str, settings, models: dict | None) -> tup
     run = next((r for r in plan.runs(profile) if r.notebook == page), None)
     if run is None:
         return given, models
-    nb = _notebook(plan.ROOT / "notebooks" / f"{page}.py")
+    nb = page_cell(plan.ROOT / "notebooks" / f"{page}.py")
     params = _checked(plan.ROOT / run.params, nb)[0]
     own = {k: v for k, v in params.items() if nb.settings is not None and k in nb.settings.model_fields}
     return {**own, **given}, (params.get("models") if models is None else models)

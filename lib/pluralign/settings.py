@@ -175,7 +175,7 @@ class Arguments(Section):
 
 
 class Settings(Section):
-    """Base of a part's settings (see the module docstring): what :func:`pluralign.params.settings_class` accepts."""
+    """A part's settings: the class a page's ``settings`` parameter names (:func:`pluralign.params.page_cell`)."""
 
     @classmethod
     def readers(cls, name: str) -> tuple[str, ...]:

@@ -73,7 +73,7 @@ def test_every_seal_page_parameter_is_a_setting():
     fields = set(SealSettings.model_fields)
     for page in ("rewards", "imprint", "resistance", "robustness"):
         notebook = manifest_plan.ROOT / "notebooks" / f"seal_{page}.py"
-        declared = set(params.declared_parameters(notebook))
+        declared = set(params.page_cell(notebook).declared)
         assert declared - {"profile", "seed", "models"} <= fields, (page, declared - fields)
         for profile in ("demo", "sample", "paper"):
             p = params.read_params(manifest_plan.ROOT / "params" / profile / f"seal-{page}.yml", notebook)
