@@ -144,9 +144,8 @@ class Page(NamedTuple):
     settings: Settings | None
 
     def injected(self) -> dict:
-        """The parameters papermill injects: the cell's names as they are and every setting in the one ``settings``
-        mapping, at the value the page runs with (the file's, the default otherwise), so the executed notebook
-        shows every setting and the profile's own file (read by ``setup(..., page=...)``) changes none of them."""
+        """The parameters papermill injects: the cell's names as they are and every setting, at the value the page runs
+        with, in the one ``settings`` mapping (so the profile's own file, read by ``setup``, changes none of them)."""
         if self.settings is None:
             return dict(self.params)
         out = {k: v for k, v in self.params.items() if k not in type(self.settings).model_fields}
@@ -154,9 +153,8 @@ class Page(NamedTuple):
 
 
 def read_params(path: str | Path, notebook: str | Path | None = None, *, common: bool = True) -> dict:
-    """The parameters of one page (module docstring): ``common.yml`` (unless ``common`` is false), includes and the
-    page's own keys deep-merged; read for ``notebook`` (a Jupytext ``.py``), checked as :func:`read_page` checks
-    them."""
+    """The merged parameters of the file ``path`` (``common.yml`` unless ``common`` is false); read for ``notebook``
+    (a Jupytext ``.py``), checked as :func:`read_page` checks them."""
     if notebook is not None:
         return read_page(path, notebook).params
     return _merged(Path(path), None, common)[0]
@@ -203,9 +201,9 @@ def _checked(path: Path, nb: PageCell) -> tuple[dict, dict]:
 
 
 def _merged(path: Path, declared: tuple | None, common: bool) -> tuple[dict, dict]:
-    """(parameters, origin: the file of each key) of ``path``: ``common.yml``, includes and its own keys. With
-    ``declared`` (a notebook's names), a key of the file or its includes outside them is an error naming the file,
-    the key and the nearest declared name, and ``common.yml`` gives only declared keys."""
+    """(parameters, origin: the file of each key) of ``path``: ``common.yml``, includes and its own keys, no secret
+    among them. With ``declared`` (a notebook's names), a key of the file or its includes outside them is refused,
+    and ``common.yml`` gives only declared keys."""
     params, origin = _with_includes(path)
     shared = {}
     if common and path.name != COMMON and (path.parent / COMMON).exists():
@@ -224,11 +222,9 @@ def _merged(path: Path, declared: tuple | None, common: bool) -> tuple[dict, dic
 
 
 def resolved_params(notebook: str | Path, path: str | Path) -> dict:
-    """The parameters a page runs with, as one papermill parameter file: ``path`` read for ``notebook`` (a
-    Jupytext ``.py``) as the runner reads it (:func:`read_page`), ``profile`` as the runner sets it, a page's
-    settings grouped in its one ``settings`` parameter (:meth:`Page.injected`), and every relative ``source`` /
-    ``labels_file`` that names a file beside the parameter file made absolute (the runner executes in that folder;
-    papermill may run anywhere)."""
+    """The parameters a page runs with, as one papermill parameter file: ``path`` read for ``notebook`` as the runner
+    reads it, its settings in the one ``settings`` parameter (:meth:`Page.injected`), and a relative ``source`` /
+    ``labels_file`` beside the file made absolute (papermill may run anywhere)."""
     path = Path(path).expanduser().resolve()
     page = read_page(path, notebook)
     if "profile" in page_cell(notebook).declared:
@@ -286,10 +282,9 @@ def page_cell(notebook: str | Path) -> PageCell:
 
 @functools.lru_cache(maxsize=256)
 def _read_cell(path: str, mtime_ns: int, size: int) -> PageCell:
-    """:func:`page_cell`, cached per path, modification time and size, so an edited notebook is read again. The
-    settings class is the one its ``settings = {}`` parameter names in its comment (papermill's own reading of the
-    cell gives that comment as the parameter's help), e.g. ``settings = {}  # pluralign.seal.SealSettings: ...``; a
-    parameter file states settings as top-level keys, so their names replace ``settings`` among the declared."""
+    """:func:`page_cell`, cached per version of the file. The settings class is the one the comment of the
+    ``settings`` parameter names (``settings = {}  # pluralign.seal.SealSettings: ...``); a parameter file states
+    settings as top-level keys, so their names replace ``settings`` among the declared."""
     cell = cell_parameters(path)
     names, cls = [p.name for p in cell], None
     m = next((_SETTINGS_CLASS.search(p.help or "") for p in cell if p.name == SETTINGS), None)
@@ -302,13 +297,10 @@ def _read_cell(path: str, mtime_ns: int, size: int) -> PageCell:
 
 
 def page_settings(page: str, profile: str, settings, models: dict | None) -> tuple[dict, dict | None]:
-    """What a page runs with in a kernel of its own (JupyterLab, papermill), for a part's ``setup(..., page=...)``:
-    the settings of the profile's parameter file of ``page`` (``params/<profile>/<page>.yml``, from
-    ``manifest.yml``) as the file states them, with ``settings`` laid over them (a setting given replaces the file's
-    value), and ``models``, or the profile's named models (``common.yml``) when None. The file is checked as
-    :func:`read_page` checks it, but its settings are not built: ``setup`` builds them once, from the mapping this
-    returns. Changing ``profile`` in the parameters cell so runs that profile's file; a page without a file for the
-    profile runs ``settings`` over the defaults."""
+    """(settings, models) a page runs with in a kernel of its own, for a part's ``setup(..., page=...)``: ``settings``
+    laid over the settings of the profile's parameter file of ``page`` (from ``manifest.yml``; none where the profile
+    has no such page) as the file states them, checked as :func:`read_page` checks them but not built (``setup``
+    builds them once); ``models``, or the profile's named models when None."""
     from pluralign.book import manifest_plan as plan
 
     given = dict(settings or {})

@@ -109,14 +109,9 @@ class Section(BaseModel):
         """A mapping given for a field whose default is a section is laid over that default key by key."""
         if not isinstance(data, Mapping):
             return data
-        out = dict(data)
-        for name, value in data.items():
-            field = cls.model_fields.get(name)
-            if field is not None and isinstance(value, Mapping):
-                default = field.get_default(call_default_factory=True)
-                if _layered(default):
-                    out[name] = _laid(default, value)
-        return out
+        fields = {k: cls.model_fields[k] for k, v in data.items() if k in cls.model_fields and isinstance(v, Mapping)}
+        defaults = {k: f.get_default(call_default_factory=True) for k, f in fields.items()}
+        return {**data, **{k: _laid(d, data[k]) for k, d in defaults.items() if _layered(d)}}
 
     @classmethod
     def create(cls: type[S], settings: S | Mapping | None = None, *, what: str | None = None, **overrides) -> S:
