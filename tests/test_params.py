@@ -128,6 +128,17 @@ def test_a_secret_looking_value_under_any_key_is_refused_naming_the_key(tmp_path
     assert "judge.settings.whatever" in str(e.value) and "environment" in str(e.value) and value not in str(e.value)
 
 
+def test_a_number_under_a_key_that_names_a_secret_word_is_no_secret(tmp_path):
+    """A reward model's ``token_budget`` (tokens per scoring batch) is a number, not a token: it is accepted, while
+    text under a key that names a secret is still refused."""
+    nb = ROOT / "notebooks" / "diverging_rewards.py"
+    (tmp_path / "page.yml").write_text("reward_model: {token_budget: 4096}\n")
+    assert P.read_params(tmp_path / "page.yml", nb)["reward_model"] == {"token_budget": 4096}
+    (tmp_path / "page.yml").write_text("reward_model: {hf_token: abc}\n")
+    with pytest.raises(P.ParamsError, match="reward_model.hf_token' looks like a secret"):
+        P.read_params(tmp_path / "page.yml", nb)
+
+
 @pytest.mark.parametrize(
     "value",
     [

@@ -62,12 +62,12 @@ def looks_like_secret(value) -> bool:
 
 
 def _check_secrets(obj, path: Path, where: str = "") -> None:
-    """Refuse, anywhere in ``obj``, a value that looks like a credential and a value of a key that names a secret."""
+    """Refuse, anywhere in ``obj``, a value that looks like a credential and a text under a key that names a secret."""
     items = obj.items() if isinstance(obj, dict) else ((None, v) for v in obj) if isinstance(obj, list) else ()
     for k, v in items:
         name = where.rstrip(".") if k is None else f"{where}{k}"
         named = k is not None and SECRET_KEY.search(str(k)) and not str(k).endswith("_env")
-        if looks_like_secret(v) or named and v not in (None, ""):
+        if looks_like_secret(v) or named and isinstance(v, str) and v:  # a secret is text: token_budget: 4096 is none
             raise ParamsError(
                 f"{path}: parameter '{name}' looks like a secret; secrets come from the environment only: export it "
                 f"(e.g. MY_API_KEY=...) and name the variable with '{name.rpartition('.')[2]}_env' where the parameter "
