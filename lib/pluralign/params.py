@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import math
 import re
 import typing
@@ -316,15 +317,9 @@ def page_settings(page: str, profile: str, settings, models: dict | None) -> tup
 def check_options(fn, options: dict, *, what: str | None = None) -> None:
     """Refuse keyword options that ``fn`` does not take, naming the option and the nearest valid one (instead of
     Python's bare ``unexpected keyword argument``)."""
-    import inspect
-
-    params = inspect.signature(fn).parameters
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return
-    valid = sorted(k for k, p in params.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and k != "self")
-    for k in options:
-        if k not in valid:
-            raise TypeError(
-                f"{what or getattr(fn, '__qualname__', fn)}: unknown option {k!r}{did_you_mean(k, valid)} "
-                f"(options: {', '.join(valid)})"
-            )
+    params = inspect.signature(fn).parameters.values()
+    valid = sorted(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self")
+    unknown = [k for k in options if k not in valid and not any(p.kind is p.VAR_KEYWORD for p in params)]
+    if unknown:
+        k, name = unknown[0], what or getattr(fn, "__qualname__", fn)
+        raise TypeError(f"{name}: unknown option {k!r}{did_you_mean(k, valid)} (options: {', '.join(valid)})")
