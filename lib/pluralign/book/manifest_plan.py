@@ -152,8 +152,8 @@ def execution_plan(todo: list[Run], m: dict) -> tuple[list[Run], dict[Run, set[R
     """Which run may start when (:func:`pluralign.book.schedule.run_graph`): the runs in the order a free worker
     takes them — those marked ``execute: first`` in the manifest, then the others in book order, then those
     marked ``execute: last`` — and, for each, the runs it starts after: those of the notebooks its chapter names
-    under ``after:``; for an ``execute: last`` run (the recovery report, the build report: they read what every
-    other page cached) every run before it."""
+    under ``after:``; for an ``execute: last`` run (the build report: it reads what every other page cached) every
+    run before it."""
     chapters = {ch["run"]: ch for part in m["parts"] for ch in part["chapters"] if "run" in ch}
     mark = {nb: ch.get("execute") for nb, ch in chapters.items()}
     order = (

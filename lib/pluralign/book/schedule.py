@@ -5,8 +5,9 @@ on a machine with two or more cores the book executes pages ``jobs`` at a time, 
 pages both need (the same embeddings, the same trained model) is computed once: the second waits for the first's
 cache entry (:meth:`pluralign.cache.Entry.get_or_compute`). The manifest says what waits for what
 (:func:`pluralign.book.manifest_plan.execution_plan`): a page that reads another's trained models starts after it
-(``after:``), so that it does not hold a worker while it waits; a page marked ``execute: first`` starts first; the
-recovery and build reports (``execute: last``) run after all others. A page that fails stops new pages from
+(``after:``), so that it does not hold a worker while it waits; a page marked ``execute: first`` starts first (once
+the pages it waits for have run: the recovery report starts beside the remaining pages as soon as the studies it
+reads are cached); the build report (``execute: last``) runs after all others. A page that fails stops new pages from
 starting; those already running finish and are kept.
 """
 
