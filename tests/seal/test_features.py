@@ -181,6 +181,27 @@ def dialog(response):
     return f"\n\nHuman: Can you help me with something?\n\nAssistant: {response}"
 
 
+def test_the_rule_featurizers_word_lists_are_passed_over_only_where_they_cannot_match():
+    """The stems that let rule_featurize pass over a response without running a word-list pattern are a necessary
+    condition: every word and phrase a pattern lists, in any case and inflection it allows, still decides as the
+    pattern alone decides (a stem list missing one word fails here)."""
+    import re
+
+    from pluralign.seal import features as F
+
+    for pattern in (F._INSULT, F._EXPLICIT, F._HARM, F._PRIVACY):
+        # the pattern's alternatives, each with its regex syntax dropped ("retard(?:ed)?" gives "retarded")
+        source = re.sub(r"\\[bw]\*?|\(\?:|[()?*+]", "", pattern.pattern).replace("\\s", " ")
+        words = {w.strip() for w in source.split("|") if re.search("[a-z]", w)} | {"hotwire", "lockpicking", "retard"}
+        cases = [f"{pre}{w}{post}" for w in words for pre, post in (("you ", "!"), ("", "s"), ("X", "ing"))]
+        cases += [c.upper() for c in cases] + [c.title() for c in cases] + ["ſtupid", "naïve stab", "call 555 0199"]
+        cases += ["Call me at (555) 123-4567", "mail bob@example.org", "He lives at 42 Elm Street.", "a calm reply"]
+        for text in cases:
+            low = text.lower() if text.isascii() else None
+            assert F._matches(pattern, text, low) == (pattern.search(text) is not None), (pattern.pattern[:30], text)
+        assert any(pattern.search(c) for c in cases)  # the cases do exercise the pattern
+
+
 def test_rule_featurize_detects_what_it_claims():
     texts = [
         dialog("I'm sorry, but I can't help with that request."),

@@ -388,6 +388,42 @@ _ANTHRO = re.compile(
 )
 _LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S", re.MULTILINE)
 
+#: For each word-list pattern, literal stems one of which every match contains (lower case): an ASCII response in
+#: whose lower-cased text none stands cannot match, and is passed over without running the pattern (a fast
+#: necessary condition; the pattern decides every other response, so the labels are the pattern's own). A
+#: response with other characters always runs the pattern (its case folding is not ASCII's lower-casing).
+_STEMS = {
+    _INSULT: (
+        *("idiot", "stupid", "moron", "dumb", "loser", "imbecile", "jerk", "pathetic", "worthless", "ignorant"),
+        *("retard", "fool", "scum", "bitch", "bastard", "asshole", "dick", "shut up", "you suck"),
+    ),
+    _EXPLICIT: (
+        *("porn", "orgasm", "masturbat", "genital", "penis", "vagina", "clitoris", "erotic", "blowjob", "handjob"),
+        *("dildo", "nude", "naked", "intercourse", "sex", "cum", "horny"),
+    ),
+    _HARM: (
+        *("kill", "murder", "poison", "bomb", "explosive", "weapon", "gun", "shoot", "stab", "steal", "shoplift"),
+        *("rob", "burglar", "break into", "hack", "meth", "cocaine", "heroin", "drug", "overdose", "suicide"),
+        *("self-harm", "kidnap", "launder", "counterfeit", "fraud", "scam", "torture", "attack", "racist", "slur"),
+        *("cheat", "blackmail", "arson", "smuggl", "trafficking", "toxic substance", "wire", "pick", "fake id"),
+    ),
+}
+#: what every match of :data:`_PRIVACY` (case-sensitive) in an ASCII text contains: a digit, an "@" or one of its
+#: phrases
+_PRIVACY_HINTS = (*"0123456789@", "home address", "social security number", "credit card number")
+
+
+def _matches(pattern: re.Pattern, resp: str, low: str | None) -> bool:
+    """Whether ``pattern`` finds a match in ``resp`` (``low``: its lower-cased text when it is ASCII, else None),
+    running the pattern only where its necessary condition (:data:`_STEMS`, :data:`_PRIVACY_HINTS`) holds."""
+    if low is not None:
+        if pattern is _PRIVACY and not any(hint in resp for hint in _PRIVACY_HINTS):
+            return False
+        if pattern in _STEMS and not any(stem in low for stem in _STEMS[pattern]):
+            return False
+    return pattern.search(resp) is not None
+
+
 RULE_FEATURES = (
     "last_response_is_anthropomorphic",
     "last_response_is_refusal",
@@ -445,11 +481,10 @@ def rule_featurize(texts: Sequence[str]) -> pd.DataFrame:
         if resp in seen:
             rows.append(seen[resp])
             continue
+        low = resp.lower() if resp.isascii() else None
         refusal = bool(_REFUSAL.search(resp))
-        insult = bool(_INSULT.search(resp))
-        explicit = bool(_EXPLICIT.search(resp))
-        privacy = bool(_PRIVACY.search(resp))
-        harmful_topic = bool(_HARM.search(resp) or _EVASION.search(resp))
+        insult, explicit, privacy = (_matches(p, resp, low) for p in (_INSULT, _EXPLICIT, _PRIVACY))
+        harmful_topic = _matches(_HARM, resp, low) or bool(_EVASION.search(resp))
         row = {k: None for k in TAXONOMY_KEYS}
         row.update(
             {
