@@ -437,3 +437,49 @@ def test_a_formatted_glue_reference_to_a_missing_value_shows_the_dash():
     )
     assert page_notes.unformat_missing_glue(nb) == ["t6_r2"]
     assert nb.cells[1].source == "R² = {glue:text}`t6_r2` on {glue:text}`n:,` pairs"
+
+
+def test_a_build_validates_each_pages_settings_once(tmp_path, monkeypatch):
+    """A build reads a page's parameter file once: the freshness check and the execution share its settings, which
+    the part's settings class builds once per page (not once for the fingerprint and again for papermill)."""
+    import io
+
+    import nbformat
+
+    from pluralign import diverging
+    from pluralign.book import execution
+
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "params" / "demo").mkdir(parents=True)
+    (root / "notebooks" / "page.py").write_text(
+        '# %% tags=["parameters"]\nprofile = "demo"\nseed = 0\nsettings = {}  # pluralign.diverging.DivergingSettings\n'
+    )
+    (root / "params" / "demo" / "page.yml").write_text("n_boot: 300\n")
+    chapters = [{"run": "page"}]
+    (root / "manifest.yml").write_text(
+        yaml.safe_dump(
+            {
+                "parts": [{"caption": "T", "chapters": chapters}],
+                "profiles": {"demo": {"page": ["params/demo/page.yml"]}},
+            }
+        )
+    )
+    monkeypatch.setattr(manifest_plan, "ROOT", root)
+    injected = []
+
+    def run_notebook(nb, output, params, **kw):  # papermill's part: the parameters it is given, an executed page
+        injected.append(params)
+        nbformat.write(nbformat.v4.new_notebook(), output)
+
+    monkeypatch.setattr(kernels, "run_notebook", run_notebook)
+    built = []
+    real = diverging.DivergingSettings.model_validate.__func__
+    monkeypatch.setattr(
+        diverging.DivergingSettings,
+        "model_validate",
+        classmethod(lambda cls, *a, **k: built.append(1) or real(cls, *a, **k)),
+    )
+    execution.build("demo", html=False, out=io.StringIO(), jobs=1)
+    assert len(built) == 1
+    assert injected[0]["settings"]["n_boot"] == 300 and (root / "book" / "_executed" / "demo" / "page.ipynb").exists()

@@ -60,20 +60,22 @@ def execute(
     env: dict | None = None,
     book_cache: bool = True,
     on_cell=None,
+    page: P.Page | None = None,
 ) -> str:
     """Execute one run; returns "ok" or "cached"; raises :class:`BookError` naming the notebook,
     the parameter file and the failing cell's error. ``cwd``: the kernel's working folder (relative paths
     in the parameters resolve there; default the project root); ``env``: further environment variables;
-    ``on_cell(index, n_cells, cell, seconds)``: called after each cell."""
+    ``on_cell(index, n_cells, cell, seconds)``: called after each cell; ``page``: the run's parameter file as the
+    caller read it (:func:`_read_page`; read here when None)."""
     import jupytext
     import nbformat
 
     output = output or r.output
-    page = _read_page(plan.ROOT / r.params, r.source)
+    page = _read_page(plan.ROOT / r.params, r.source) if page is None else page
     fp = run_fingerprint(r, lib_hash, page.params) if r.path is None else None
     if not refresh and output == r.output and _is_fresh(r, fp):
         return "cached"
-    page.params.setdefault("profile", r.profile)
+    page = page._replace(params={**page.params, "profile": page.params.get("profile", r.profile)})
     output.parent.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(r.source)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -135,12 +137,13 @@ def _annotate(done, r: Run, env: dict, fp: str | None) -> None:
 
 
 @contextlib.contextmanager
-def _warm_kernels(todo: list[Run], profile: str, refresh: bool, lib_hash: str):
-    """While four or more pages are to execute, their kernels are forked from one warm server that imported the
-    heavy modules once (:mod:`pluralign.book.warm`: 3–5 s of imports per page otherwise)."""
+def _warm_kernels(todo: list[Run], profile: str, refresh: bool, lib_hash: str, pages: dict[Run, P.Page]):
+    """While four or more pages are to execute (``pages``: their parameter files as read), their kernels are forked
+    from one warm server that imported the heavy modules once (:mod:`pluralign.book.warm`: 3–5 s of imports per
+    page otherwise)."""
     from pluralign.book import warm
 
-    stale = [r for r in todo if refresh or not _is_fresh(r, run_fingerprint(r, lib_hash))]
+    stale = [r for r in todo if refresh or not _is_fresh(r, run_fingerprint(r, lib_hash, pages[r].params))]
     if len(stale) < 4 or not warm.enabled():  # a few pages: the server's own imports would not pay off
         yield
         return
@@ -178,13 +181,14 @@ def build(
     todo, after = execution_plan(runs(profile, only, m, out_dir=out_dir), m)
     jobs = jobs or schedule.default_jobs(profile)
     lib_hash = _lib_hash()
+    pages = {r: _read_page(plan.ROOT / r.params, r.source) for r in todo}  # once per run: its freshness and execution
     width = max(len(r.notebook) for r in todo)
     total = time.perf_counter()
     started: dict = {}
 
     def work(r: Run) -> str:
         started[r] = time.perf_counter()
-        return execute(r, refresh=refresh, lib_hash=lib_hash)
+        return execute(r, refresh=refresh, lib_hash=lib_hash, page=pages[r])
 
     def done(r: Run, status: str | None, error: BaseException | None) -> None:
         if error is not None and not isinstance(error, BookError):
@@ -197,7 +201,7 @@ def build(
     env = {**_environment(profile), **({"PLURALIGN_REFRESH": "1"} if refresh else {})}
     if jobs > 1 and not os.environ.get("PLURALIGN_THREADS"):
         env["PLURALIGN_THREADS"] = str(max(1, schedule.usable_cores() // jobs))
-    with kernels.environ(env), _warm_kernels(todo, profile, refresh, lib_hash):
+    with kernels.environ(env), _warm_kernels(todo, profile, refresh, lib_hash, pages):
         schedule.run_graph(todo, after, jobs, work, done)
     side = f", up to {jobs} at a time" if jobs > 1 and len(todo) > 1 else ""
     print(f"{len(todo)} notebooks in {time.perf_counter() - total:.1f}s{side}", file=out, flush=True)
@@ -240,11 +244,11 @@ def run_page(
     params_file = Path(params_file).expanduser().resolve()
     if not params_file.exists():
         raise BookError(f"no parameter file {params_file}")
-    params = _read_page(params_file, src).params
+    page = _read_page(params_file, src)
     out_dir = Path(out_dir or Path.cwd() / "pluralign-runs").expanduser().resolve()
     output = out_dir / f"{src.stem}__{params_file.stem}.ipynb"
-    r = Run(src.stem, str(params_file), str(params.get("profile", "demo")), path=str(src))
-    env = {"PLURALIGN_RUN_PARAMS": params_file.name, "PLURALIGN_RUN_SOURCES": json.dumps(data_sources(params))}
+    r = Run(src.stem, str(params_file), str(page.params.get("profile", "demo")), path=str(src))
+    env = {"PLURALIGN_RUN_PARAMS": params_file.name, "PLURALIGN_RUN_SOURCES": json.dumps(data_sources(page.params))}
     if not os.environ.get("PLURALIGN_CACHE"):
         from pluralign.cache import cache_dir
 
@@ -259,7 +263,9 @@ def run_page(
 
     t = time.perf_counter()
     print(f"{src.name} with {params_file} -> {out_dir}", file=out, flush=True)
-    execute(r, refresh=refresh, output=output, cwd=params_file.parent, env=env, book_cache=False, on_cell=line)
-    page = export_html(output)
-    print(f"done in {time.perf_counter() - t:.1f}s: {output}\n  page: {page}", file=out, flush=True)
-    return output, page
+    execute(
+        r, refresh=refresh, output=output, cwd=params_file.parent, env=env, book_cache=False, on_cell=line, page=page
+    )
+    html = export_html(output)
+    print(f"done in {time.perf_counter() - t:.1f}s: {output}\n  page: {html}", file=out, flush=True)
+    return output, html
