@@ -439,6 +439,22 @@ def test_a_formatted_glue_reference_to_a_missing_value_shows_the_dash():
     assert nb.cells[1].source == "R² = {glue:text}`t6_r2` on {glue:text}`n:,` pairs"
 
 
+def _settings_root(tmp_path: Path, page_file: str) -> Path:
+    """A book root of one page of Part I's settings, run by the demo profile with the parameter file ``page_file``."""
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "params" / "demo").mkdir(parents=True)
+    (root / "notebooks" / "page.py").write_text(
+        '# %% tags=["parameters"]\nprofile = "demo"\nseed = 0\nsettings = {}  # pluralign.diverging.DivergingSettings\n'
+    )
+    (root / "params" / "demo" / "page.yml").write_text(page_file)
+    table = {"demo": {"page": ["params/demo/page.yml"]}}
+    (root / "manifest.yml").write_text(
+        yaml.safe_dump({"parts": [{"caption": "T", "chapters": [{"run": "page"}]}], "profiles": table})
+    )
+    return root
+
+
 def test_a_build_validates_each_pages_settings_once(tmp_path, monkeypatch):
     """A build reads a page's parameter file once: the freshness check and the execution share its settings, which
     the part's settings class builds once per page (not once for the fingerprint and again for papermill)."""
@@ -449,22 +465,7 @@ def test_a_build_validates_each_pages_settings_once(tmp_path, monkeypatch):
     from pluralign import diverging
     from pluralign.book import execution
 
-    root = tmp_path / "root"
-    (root / "notebooks").mkdir(parents=True)
-    (root / "params" / "demo").mkdir(parents=True)
-    (root / "notebooks" / "page.py").write_text(
-        '# %% tags=["parameters"]\nprofile = "demo"\nseed = 0\nsettings = {}  # pluralign.diverging.DivergingSettings\n'
-    )
-    (root / "params" / "demo" / "page.yml").write_text("n_boot: 300\n")
-    chapters = [{"run": "page"}]
-    (root / "manifest.yml").write_text(
-        yaml.safe_dump(
-            {
-                "parts": [{"caption": "T", "chapters": chapters}],
-                "profiles": {"demo": {"page": ["params/demo/page.yml"]}},
-            }
-        )
-    )
+    root = _settings_root(tmp_path, "n_boot: 300\n")
     monkeypatch.setattr(manifest_plan, "ROOT", root)
     injected = []
 
@@ -483,3 +484,13 @@ def test_a_build_validates_each_pages_settings_once(tmp_path, monkeypatch):
     execution.build("demo", html=False, out=io.StringIO(), jobs=1)
     assert len(built) == 1
     assert injected[0]["settings"]["n_boot"] == 300 and (root / "book" / "_executed" / "demo" / "page.ipynb").exists()
+
+
+@pytest.mark.parametrize("refresh", [[], ["--refresh"]])
+def test_a_refused_parameter_file_stops_the_build_before_any_page_runs(tmp_path, monkeypatch, capsys, refresh):
+    from pluralign.book import cli
+
+    monkeypatch.setattr(manifest_plan, "ROOT", _settings_root(tmp_path, "n_boot: -1\n"))
+    monkeypatch.setattr(kernels, "run_notebook", lambda *a, **k: pytest.fail("a page ran"))
+    assert cli.main(["book", "--no-html", *refresh]) == 1
+    assert "params/demo/page.yml: " in capsys.readouterr().err

@@ -46,11 +46,10 @@ def _pages_at_once(text: str) -> int:
 def _book(a) -> int:
     from pluralign.book.errors import BookError
     from pluralign.book.execution import build
-    from pluralign.params import ParamsError
 
     try:
         index = build(a.profile, only=a.only, refresh=a.refresh, html=not a.no_html, out_dir=a.out_dir, jobs=a.jobs)
-    except (BookError, ParamsError) as e:  # a refused parameter file, read for a page's freshness
+    except BookError as e:  # a refused parameter file among them (read once, before any page runs)
         print(f"error: {e}", file=sys.stderr)
         return 1
     if index:
