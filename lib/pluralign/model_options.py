@@ -11,19 +11,7 @@ from pydantic import field_validator
 
 from pluralign.settings import Section, setting
 
-__all__ = ["ModelOptions", "LoraOptions", "LOADING"]
-
-#: The options that say how the weights are opened (passed to the backend loaders as one value).
-LOADING = (
-    "kind",
-    "max_length",
-    "truncation_side",
-    "trust_remote_code",
-    "load_in_8bit",
-    "load_in_4bit",
-    "lora",
-    "device",
-)
+__all__ = ["ModelOptions", "LoraOptions"]
 
 
 class LoraOptions(Section):
@@ -78,24 +66,3 @@ class ModelOptions(Section):
         if isinstance(value, str) and ("/" in value or ":" in value):
             return cls(name_or_path=value)
         raise TypeError(f"a reward model is load keywords or a key of `models` resolved first, not {value!r}")
-
-    @property
-    def model(self) -> str | Path | None:
-        """The model (``name_or_path``), as TRL's ``ModelConfig.model_name_or_path``."""
-        return self.name_or_path
-
-    @classmethod
-    def from_args(cls, args) -> ModelOptions:
-        """The options a command line's parsed ``args`` give: ``--model``, and each of :data:`LOADING` under its own
-        name (``--lora``, a flag, where the command has it)."""
-        loading = {name: getattr(args, name) for name in LOADING if name != "lora"}
-        return cls(name_or_path=args.model, lora=True if getattr(args, "lora", False) else None, **loading)
-
-    def load_kwargs(self) -> dict:
-        """The options that say how the weights are opened (:data:`LOADING`), as keywords of
-        :func:`pluralign.rewards.load`."""
-        return {name: getattr(self, name) for name in LOADING}
-
-    def unquantized(self) -> ModelOptions:
-        """The same options with neither 8-bit nor 4-bit weights."""
-        return self.model_copy(update={"load_in_8bit": False, "load_in_4bit": False})

@@ -163,3 +163,34 @@ def test_train_cli_gives_train_its_options_and_refuses_a_wrong_one(tmp_path, cap
     assert (hp["objective"], hp["labels"], hp["epochs"], hp["seed"], hp["eval_every"]) == ("bt", "all", 2.0, 0, 0.25)
     assert train_main([*data, "--out", str(tmp_path / "no"), "--objective", "hinge"]) == 2
     assert "pluralign train: objective" in capsys.readouterr().err and not (tmp_path / "no").exists()
+
+
+def test_both_commands_load_the_model_their_arguments_name(tmp_path, monkeypatch, capsys):
+    """``--model``, ``--kind``, the loading arguments and ``--lora`` (train only) reach
+    :func:`pluralign.rewards.load` as those options (the others at load's defaults), and ``--batch-size`` of
+    ``score`` as its scoring batch; a model load refuses is an error naming it."""
+    from pluralign.model_options import LoraOptions, ModelOptions
+    from pluralign.rewards.cli import train_main
+
+    given = []
+
+    def refused(name_or_path=None, **kw):
+        given.append({"name_or_path": name_or_path, **kw})
+        raise OSError("not here")
+
+    monkeypatch.setattr(R, "load", refused)
+    data = ["--data", "simulate", "--option", "n_pairs=4", "--no-progress"]
+    loading = ["--kind", "causal", "--max-length", "64", "--truncation-side", "right", "--load-in-4bit"]
+    loading += ["--trust-remote-code", "--device", "cpu"]
+    out = str(tmp_path / "s.parquet")
+    assert main(["--model", "owner/rm", *data, *loading, "--batch-size", "8", "--out", out]) == 2
+    assert "pluralign score: cannot load model 'owner/rm': not here" in capsys.readouterr().err
+    assert train_main(["--model", "owner/base", *data, *loading, "--lora", "--out", str(tmp_path / "rm")]) == 2
+    assert "pluralign train: cannot load model 'owner/base': not here" in capsys.readouterr().err
+    assert main(["--model", "owner/rm", *data, "--out", out]) == 2
+    assert given[0].pop("batch_size") == 8 and all("batch_size" not in kw or kw["batch_size"] is None for kw in given)
+    got = [ModelOptions.create({k: v for k, v in kw.items() if k != "batch_size"}) for kw in given]
+    common = dict(kind="causal", max_length=64, truncation_side="right", load_in_4bit=True, trust_remote_code=True)
+    assert got[0] == ModelOptions(name_or_path="owner/rm", device="cpu", **common)
+    assert got[1] == ModelOptions(name_or_path="owner/base", device="cpu", lora=LoraOptions(), **common)
+    assert got[2] == ModelOptions(name_or_path="owner/rm")

@@ -126,15 +126,27 @@ def _data(args, command: str):
         return None
 
 
-def _model(options: ModelOptions, command: str, **more):
-    """The reward model the options name (:func:`pluralign.rewards.load`, with ``more`` of its keywords); None
-    after saying why it cannot be loaded."""
+def _model(args, command: str, **more):
+    """The reward model the command line names (:func:`pluralign.rewards.load` with ``--model``, ``--kind``, the
+    loading arguments, ``--lora`` where the command trains, and ``more`` of its keywords); None after saying why it
+    cannot be loaded."""
     from pluralign.rewards import load
 
+    options = ModelOptions(
+        name_or_path=args.model,
+        kind=args.kind,
+        max_length=args.max_length,
+        truncation_side=args.truncation_side,
+        trust_remote_code=args.trust_remote_code,
+        load_in_8bit=args.load_in_8bit,
+        load_in_4bit=args.load_in_4bit,
+        lora=getattr(args, "lora", False),
+        device=args.device,
+    )
     try:
-        return load(options.model, **options.load_kwargs(), **more)
+        return load(**options.kwargs(), **more)
     except (ValueError, OSError, RuntimeError) as e:
-        print(f"pluralign {command}: cannot load model {options.model!r}: {e}", file=sys.stderr)
+        print(f"pluralign {command}: cannot load model {options.name_or_path!r}: {e}", file=sys.stderr)
         return None
 
 
@@ -209,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     data = _data(args, "score")
     if data is None:
         return 2
-    rm = _model(ModelOptions.from_args(args), "score", batch_size=args.batch_size)
+    rm = _model(args, "score", batch_size=args.batch_size)
     if rm is None:
         return 2
     if rm.backend in ("frozen-encoder", "finetune") and not rm.trained:
@@ -284,7 +296,7 @@ def train_main(argv: list[str] | None = None) -> int:
     data = _data(args, "train")
     if data is None:
         return 2
-    rm = _model(ModelOptions.from_args(args), "train")
+    rm = _model(args, "train")
     if rm is None:
         return 2
     given = {name: getattr(args, name) for name in TRAIN_OPTIONS if getattr(args, name) is not None}

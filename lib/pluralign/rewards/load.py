@@ -136,8 +136,8 @@ def load(
     rm = _load(options, dtype=dtype, **settings)
     rm.token_budget = token_budget
     if not load_in_8bit:  # the same weights in fp32, for speed.fp32_twin (a fast precision's measured deviation)
-        twin = options.unquantized().load_kwargs()
-        rm._fp32 = lambda: load(name_or_path, dtype=torch.float32, token_budget=token_budget, **twin, **settings)
+        twin = options.model_copy(update={"load_in_4bit": False}).kwargs()
+        rm._fp32 = lambda: load(dtype=torch.float32, token_budget=token_budget, **twin, **settings)
     return rm
 
 
@@ -152,7 +152,8 @@ def _compute_dtype(options: ModelOptions, precision, dtype):
     fp32 elsewhere. Where bitsandbytes cannot run them, :class:`pluralign.rewards.causal.QuantizationUnavailable`
     says what to do."""
     quantization = quantization_of(options.load_in_8bit, options.load_in_4bit)
-    check_quantization(quantization, options.device, None if options.model is None else str(options.model))
+    model = options.name_or_path
+    check_quantization(quantization, options.device, None if model is None else str(model))
     from pluralign.rewards.speed import PRECISIONS
 
     if precision is not None and precision not in PRECISIONS:
@@ -183,9 +184,9 @@ def _kind(kind: str | None) -> str | None:
 
 
 def _load(options: ModelOptions, *, dtype, batch_size, head, allow_pickle_weights) -> RewardModel:
-    """The reward model ``options.model`` names (a mirror copy where ``$PLURALIGN_MIRROR`` holds it), by the
+    """The reward model ``options.name_or_path`` names (a mirror copy where ``$PLURALIGN_MIRROR`` holds it), by the
     backend its folder's config, ``options.kind`` or :func:`detect_kind` says; None is the embedded default."""
-    name_or_path = options.model
+    name_or_path = options.name_or_path
     if name_or_path is not None:
         from pluralign.mirror import resolve
 
