@@ -194,3 +194,15 @@ def test_both_commands_load_the_model_their_arguments_name(tmp_path, monkeypatch
     assert got[0] == ModelOptions(name_or_path="owner/rm", device="cpu", **common)
     assert got[1] == ModelOptions(name_or_path="owner/base", device="cpu", lora=LoraOptions(), **common)
     assert got[2] == ModelOptions(name_or_path="owner/rm")
+
+
+def test_the_loading_arguments_default_to_the_options_own(monkeypatch):
+    """``--max-length`` and ``--truncation-side`` left out are ModelOptions' defaults (written once there)."""
+    from pluralign.model_options import ModelOptions
+    from pluralign.rewards.cli import _parser, _train_parser
+
+    monkeypatch.setattr(ModelOptions.model_fields["max_length"], "default", 256)
+    monkeypatch.setattr(ModelOptions.model_fields["truncation_side"], "default", "right")
+    for parser in (_parser(), _train_parser()):
+        args = parser.parse_args(["--data", "simulate", "--out", "s.parquet"])
+        assert (args.max_length, args.truncation_side) == (256, "right")

@@ -24,6 +24,7 @@ import argparse
 import os
 import sys
 import time
+import typing
 from pathlib import Path
 
 import yaml
@@ -79,9 +80,15 @@ def _data_arguments(p: argparse.ArgumentParser, data_help: str) -> None:
 
 def _loading_arguments(p: argparse.ArgumentParser, *, lora: bool = False) -> None:
     """How the model is loaded (:class:`pluralign.model_options.ModelOptions`): truncation, ``--lora`` where the
-    command trains, remote code, 8-bit or 4-bit weights, the device."""
-    p.add_argument("--max-length", type=int, default=512)
-    p.add_argument("--truncation-side", default="left", choices=["left", "right"])
+    command trains, remote code, 8-bit or 4-bit weights, the device; a default is the options' own."""
+    length, side = ModelOptions.model_fields["max_length"], ModelOptions.model_fields["truncation_side"]
+    p.add_argument("--max-length", type=int, default=length.default, help=f"tokens per text (default {length.default})")
+    p.add_argument(
+        "--truncation-side",
+        default=side.default,
+        choices=typing.get_args(side.annotation),
+        help=f"{side.description} (default {side.default})",
+    )
     if lora:
         p.add_argument(
             "--lora", action="store_true", help="LoRA adapters on a causal LM (Diverging Preferences App. A)"
