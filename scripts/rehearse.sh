@@ -8,7 +8,8 @@
 # the rehearsal mirror). Nothing here touches book/_executed/paper or the project's cache.
 #
 # Environment: REHEARSAL_DIR (default _rehearsal), REHEARSAL_ROWS (pairs per split, default 60; MIN_ROWS more where the paper splits by count),
-# REHEARSAL_ONLY (notebook names, space-separated: run only those pages), REHEARSAL_REFRESH=1 (re-execute every page).
+# REHEARSAL_ONLY (notebook names, space-separated: run only those pages), REHEARSAL_REFRESH=1 (re-execute every page),
+# REHEARSAL_JOBS (pages executed at once, default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -52,18 +53,25 @@ for _ in $(seq 1 240); do
 done
 echo "server: $(grep -m1 '^serving' "$DIR/server.log")"
 
-# 3. every paper-profile page, unchanged parameter files, into a folder of its own (one page at a time, going on
-#    past a failing page so that one run names every failure); then the HTML book of them
+# 3. every paper-profile page, unchanged parameter files, into a folder of its own: all of them in one build, two
+#    pages at a time (REHEARSAL_JOBS; the paper profile's own default is one page at a time, as its pages share one
+#    GPU, but the rehearsal's models are tiny and one thread each); where that build stops at a failing page, one
+#    page at a time, going on past a failing page so that one run names every failure (the pages that finished are
+#    cached and not executed again); then the HTML book of them
 mapfile -t PAGES < <("$BIN/python" -c 'from pluralign.book import manifest_plan as b
 m = b.manifest(); print("\n".join(dict.fromkeys(r.notebook for r in b.execution_order(b.runs("paper", m=m), m))))')
 [ -n "${REHEARSAL_ONLY:-}" ] && PAGES=($REHEARSAL_ONLY)
 extra=()
 [ "${REHEARSAL_REFRESH:-0}" = 1 ] && extra+=(--refresh)
 failed=()
-for nb in "${PAGES[@]}"; do
-    "$BIN/pluralign" book --profile paper --out-dir "$OUT_DIR" --only "$nb" --no-html "${extra[@]}" 2>&1 \
-        | grep -v '^1 notebooks in' || failed+=("$nb")
-done
+if [ -n "${REHEARSAL_ONLY:-}" ] || ! "$BIN/pluralign" book --profile paper --out-dir "$OUT_DIR" --no-html \
+        --jobs "${REHEARSAL_JOBS:-2}" "${extra[@]}"; then
+    [ -z "${REHEARSAL_ONLY:-}" ] && echo "the rehearsal build stopped at a failing page; each page on its own:"
+    for nb in "${PAGES[@]}"; do
+        "$BIN/pluralign" book --profile paper --out-dir "$OUT_DIR" --only "$nb" --no-html "${extra[@]}" 2>&1 \
+            | grep -v '^1 notebooks in' || failed+=("$nb")
+    done
+fi
 if [ ${#failed[@]} -gt 0 ]; then
     echo "rehearsal FAILED after $(( $(date +%s) - start )) s: ${#failed[@]} of ${#PAGES[@]} pages failed: ${failed[*]}"
     exit 1
