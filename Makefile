@@ -23,15 +23,16 @@ book: $(STAMP)
 	$(BIN)/pluralign book --profile $(PROFILE)
 
 # `make test` runs every test not marked slow, one pytest worker per core (pytest-xdist, at most 4; about 2 min on
-# 2 cores); `make test-slow` the slow ones, one at a time (real models, page builds in child processes,
-# kill-and-resume runs). CI runs both (.ci/run).
+# 2 cores); `make test-slow` the slow ones (real models, page builds in child processes, kill-and-resume runs), one
+# worker per core as well: each test works in a folder of its own and waits on conditions, not on time. CI runs both
+# (.ci/run).
 test: $(STAMP)
 	bash scripts/install-chromium.sh
 	$(BIN)/python -m pytest -q -ra -m "not slow" -n auto --maxprocesses 4
 
 test-slow: $(STAMP)
 	bash scripts/install-chromium.sh
-	$(BIN)/python -m pytest -q -ra -m slow
+	$(BIN)/python -m pytest -q -ra -m slow -n auto --maxprocesses 4
 
 # the paper profile rehearsed offline on CPU: tiny random-weight models and small data under every paper Hub id,
 # a local server under every LLM endpoint name; pages in book/_executed/rehearsal, HTML in _build/rehearsal, then
