@@ -40,3 +40,16 @@ def test_sigma_margin_correlation_sign_too_few_and_constant(classes):
     assert "the same for every pair" in out.loc["high-agreement-tie", "verdict"]
     shown = q2.display(out.reset_index())
     assert shown.loc[("m", "high-agreement-pref"), "Spearman ρ(σ, margin) [95% CI]"] == "—"
+
+
+def test_spearman_over_a_stack_of_resamples_equals_spearman_of_each():
+    """The bootstrap's replicates of σ against the margin are ranked as one stack (``spearman_many``): each equals
+    :func:`spearman` of its resample, with ties, and NaN where a column is constant, as spearman says."""
+    rng = np.random.default_rng(5)
+    x = np.column_stack([np.round(rng.normal(size=50), 1), rng.integers(0, 4, 50)]).astype(float)
+    stack = np.stack([x[rng.integers(0, 50, 50)] for _ in range(30)])
+    stack[0, :, 1] = 2.0  # a constant margin
+    got = q2.spearman_many(stack)
+    want = np.array([q2.spearman(m) for m in stack])
+    assert np.isnan(got[0]) and np.isnan(want[0])
+    np.testing.assert_allclose(got[1:], want[1:], rtol=0, atol=1e-12)

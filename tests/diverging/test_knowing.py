@@ -296,3 +296,31 @@ def test_without_planted_truth_it_is_refused():
 
     with pytest.raises(ValueError, match="planted truth"):
         kn.simulated_judge(pd.DataFrame({"x": [1]}, index=["a"]), ["a"])
+
+
+def test_the_auroc_bootstrap_over_a_stack_of_resamples_equals_a_loop_over_them():
+    """The AUROC's bootstrap ranks a whole stack of resamples at once (``_auc_many``): each replicate equals the
+    Mann-Whitney AUROC of that resample, ties and single-class resamples included (NaN), and the interval equals the
+    one a loop over the resamples gives."""
+    from scipy.stats import rankdata
+
+    from pluralign.stats import bootstrap_ci
+
+    def loop_auc(m):
+        yy = m[:, 1] > 0.5
+        n1 = int(yy.sum())
+        if n1 in (0, len(yy)):
+            return np.nan
+        r = rankdata(m[:, 0])
+        return (r[yy].sum() - n1 * (n1 + 1) / 2) / (n1 * (len(yy) - n1))
+
+    rng = np.random.default_rng(3)
+    x = np.round(rng.normal(size=60), 1)  # ties
+    y = rng.random(60) < 0.2
+    stack = np.stack([np.column_stack([x, y])[rng.integers(0, 60, 60)] for _ in range(40)])
+    stack[0, :, 1] = 0.0  # a single-class resample
+    got, want = kn._auc_many(stack), np.array([loop_auc(m) for m in stack])
+    assert np.isnan(got[0]) and np.isnan(want[0])
+    np.testing.assert_allclose(got[1:], want[1:], rtol=0, atol=1e-12)
+    xy = np.column_stack([x, y.astype(float)])
+    assert disagreement_auroc(x, y)[1:] == pytest.approx(bootstrap_ci(xy, loop_auc)[1:], abs=1e-12)

@@ -121,16 +121,22 @@ def disagreement_auroc(
     if y.all() or not y.any():
         raise ValueError("AUROC needs both diverging and high-agreement pairs")
 
-    def auc(m):  # Mann-Whitney form of the AUROC (mid-ranks for ties): equal to roc_auc_score, faster
-        yy = m[:, 1] > 0.5
-        n1 = int(yy.sum())
-        if n1 == 0 or n1 == len(yy):
-            return np.nan
-        r = rankdata(m[:, 0])
-        return (r[yy].sum() - n1 * (n1 + 1) / 2) / (n1 * (len(yy) - n1))
-
-    _, lo, hi = bootstrap_ci(np.column_stack([x, y.astype(float)]), auc, n_boot=n_boot, level=level, seed=seed)
+    xy = np.column_stack([x, y.astype(float)])
+    _, lo, hi = bootstrap_ci(xy, lambda m: _auc_many(m[None])[0], n_boot=n_boot, level=level, seed=seed, many=_auc_many)
     return Interval(float(roc_auc_score(y, x)), lo, hi)
+
+
+def _auc_many(ms: np.ndarray) -> np.ndarray:
+    """The AUROC of each resample of a stack ``ms`` (k × n × 2: score, label) in its Mann-Whitney form (mid-ranks
+    for ties; equal to ``roc_auc_score``), NaN for a resample with a single class: one rank computation for the
+    whole stack of bootstrap resamples rather than a Python loop over them."""
+    y = ms[:, :, 1] > 0.5
+    n1 = y.sum(axis=1)
+    n0 = ms.shape[1] - n1
+    ranks = rankdata(ms[:, :, 0], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = ((ranks * y).sum(axis=1) - n1 * (n1 + 1) / 2) / (n1 * n0)
+    return np.where((n1 == 0) | (n0 == 0), np.nan, out)
 
 
 _VERDICTS = {
