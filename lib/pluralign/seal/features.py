@@ -343,6 +343,8 @@ _NEGATIVE = {
     "boring",
 }
 _NEGATORS = {"not", "no", "never", "n't", "don't", "isn't", "wasn't", "aren't", "doesn't", "didn't"}
+#: each lexicon word's sign (a word in both lists is positive, as the featurizer reads it)
+_LEXICON = {**dict.fromkeys(_NEGATIVE, -1), **dict.fromkeys(_POSITIVE, 1)}
 _INSULT = re.compile(
     r"\b(?:idiot|idiots|idiotic|stupid|moron|morons|dumb|dumbass|loser|losers|imbecile|jerk|"
     r"pathetic|worthless|ignorant|retard(?:ed)?|fool|fools|scum|bitch|bastard|asshole|dick|"
@@ -448,12 +450,18 @@ def last_response(text: str) -> str:
     return parts[-1].strip() if len(parts) > 1 else text.strip()
 
 
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
 def _sentiment(resp: str) -> str:
-    tokens = re.findall(r"[a-z]+(?:'[a-z]+)?", resp.lower())
+    """The rule featurizer's sentiment: the lexicon's positive words count +1, its negative words −1 (a word in
+    both lists counts as positive), each reversed when one of the three words before it negates; a total of 2 or
+    more is positive, −2 or less negative, else neutral."""
+    tokens = _WORD.findall(resp.lower())
     score = 0
-    for i, tok in enumerate(tokens):
-        s = 1 if tok in _POSITIVE else -1 if tok in _NEGATIVE else 0
-        if s and any(t in _NEGATORS or t.endswith("n't") for t in tokens[max(0, i - 3) : i]):
+    for i in [i for i, tok in enumerate(tokens) if tok in _LEXICON]:
+        s = _LEXICON[tokens[i]]
+        if any(t in _NEGATORS or t.endswith("n't") for t in tokens[max(0, i - 3) : i]):
             s = -s
         score += s
     return "positive" if score >= 2 else "negative" if score <= -2 else "neutral"
