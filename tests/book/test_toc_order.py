@@ -20,13 +20,17 @@ def test_the_frame_holds_the_introduction_only():
 
 
 def test_the_apparatus_sits_in_the_appendix_after_the_papers():
+    from pluralign.recovery.context import PAGES
+
     parts, m = _parts()
     names = [p["name"] for p in m["parts"]]
     assert names.index("appendix") > max(names.index(p) for p in ("diverging", "seal", "btb", "cross"))
     assert all(a in parts["appendix"] for a in APPARATUS)
     assert parts["appendix"][-1] == "book/bibliography"
     last = {c["run"] for p in m["parts"] for c in p["chapters"] if c.get("execute") == "last"}
-    assert last == {"recovery", "build_report"}  # they still run after every page they read
+    assert last == {"build_report"}  # it runs after every page, whose cache it shows
+    recovery = next(c for p in m["parts"] for c in p["chapters"] if c.get("run") == "recovery")
+    assert set(recovery["after"]) == set(PAGES.values())  # the recovery runs after the pages whose studies it reads
 
 
 def test_the_page_after_the_introduction_is_not_apparatus():
