@@ -41,3 +41,17 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("PLURALIGN_CACHE", str(tmp_path_factory.mktemp("cache")))
     for key, value in OFFLINE.items():
         monkeypatch.setenv(key, value)
+
+
+@pytest.fixture
+def validations(monkeypatch):
+    """``validations(cls)``: a list that grows by one each time the settings class ``cls`` validates a value
+    (``model_validate``), for the tests that a page's settings are built once."""
+
+    def count(cls) -> list:
+        built: list = []
+        real = cls.model_validate.__func__
+        monkeypatch.setattr(cls, "model_validate", classmethod(lambda c, *a, **k: built.append(1) or real(c, *a, **k)))
+        return built
+
+    return count

@@ -61,16 +61,10 @@ def test_the_runner_injects_every_setting_so_the_profiles_own_file_changes_none_
     assert laid["n_boot"] == 300 and laid["paper_reference"] == diverging.DivergingSettings().paper_reference
 
 
-def test_a_page_in_its_own_kernel_builds_its_settings_once(monkeypatch):
+def test_a_page_in_its_own_kernel_builds_its_settings_once(validations):
     """``setup(..., page=...)`` reads the profile's file of the page and lays ``settings`` over it: the file's values
     come back as a plain mapping, unvalidated, so the settings are validated once, when ``setup`` builds them."""
-    built = []
-    real = diverging.DivergingSettings.model_validate.__func__
-    monkeypatch.setattr(
-        diverging.DivergingSettings,
-        "model_validate",
-        classmethod(lambda cls, *a, **k: built.append(1) or real(cls, *a, **k)),
-    )
+    built = validations(diverging.DivergingSettings)
     laid, _ = P.page_settings(PAGE, "sample", {"n_boot": 300}, None)
     assert built == [] and type(laid) is dict and laid["n_boot"] == 300
     got = diverging.DivergingSettings.create(laid)

@@ -455,7 +455,7 @@ def _settings_root(tmp_path: Path, page_file: str) -> Path:
     return root
 
 
-def test_a_build_validates_each_pages_settings_once(tmp_path, monkeypatch):
+def test_a_build_validates_each_pages_settings_once(tmp_path, monkeypatch, validations):
     """A build reads a page's parameter file once: the freshness check and the execution share its settings, which
     the part's settings class builds once per page (not once for the fingerprint and again for papermill)."""
     import io
@@ -474,13 +474,7 @@ def test_a_build_validates_each_pages_settings_once(tmp_path, monkeypatch):
         nbformat.write(nbformat.v4.new_notebook(), output)
 
     monkeypatch.setattr(kernels, "run_notebook", run_notebook)
-    built = []
-    real = diverging.DivergingSettings.model_validate.__func__
-    monkeypatch.setattr(
-        diverging.DivergingSettings,
-        "model_validate",
-        classmethod(lambda cls, *a, **k: built.append(1) or real(cls, *a, **k)),
-    )
+    built = validations(diverging.DivergingSettings)
     execution.build("demo", html=False, out=io.StringIO(), jobs=1)
     assert len(built) == 1
     assert injected[0]["settings"]["n_boot"] == 300 and (root / "book" / "_executed" / "demo" / "page.ipynb").exists()
