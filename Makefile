@@ -36,7 +36,8 @@ test-slow: $(STAMP)
 
 # the paper profile rehearsed offline on CPU: tiny random-weight models and small data under every paper Hub id,
 # a local server under every LLM endpoint name; pages in book/_executed/rehearsal, HTML in _build/rehearsal, then
-# the headless-browser check of those pages (1,240 s on 2 idle cores in a clean clone, 2,342 s beside a busy process)
+# the headless-browser check of those pages; two pages at a time (1,124 s on 2 cores in a clean clone, 193 s with
+# its cache filled; most of a clean run is Table 2's training page, 776 s, and the page reading its models)
 rehearse: $(STAMP)
 	bash scripts/install-chromium.sh
 	BIN=$(abspath $(BIN)) bash scripts/rehearse.sh
