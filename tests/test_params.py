@@ -139,6 +139,18 @@ def test_a_number_under_a_key_that_names_a_secret_word_is_no_secret(tmp_path):
         P.read_params(tmp_path / "page.yml", nb)
 
 
+@pytest.mark.parametrize("key", ["tokenizer", "tokens_per_batch", "secretary", "passwordless_mode"])
+def test_text_under_a_key_that_only_contains_a_secret_word_is_no_secret(tmp_path, key):
+    """A key names a secret when the secret word is a word of it (``hf_token``, ``API_KEY``), not a part of another
+    word: a tokenizer's name is text under ``tokenizer``, and is accepted."""
+    (tmp_path / "page.yml").write_text(f"judge: {{{key}: meta-llama/Meta-Llama-3-8B}}\n")
+    assert P.read_params(tmp_path / "page.yml")["judge"] == {key: "meta-llama/Meta-Llama-3-8B"}
+    for secret in ("hf_token", "API_KEY", "openai-api-key", "db_password", "secrets", "token"):
+        (tmp_path / "page.yml").write_text(f"judge: {{{secret}: abc}}\n")
+        with pytest.raises(P.ParamsError, match=f"judge.{secret}' looks like a secret"):
+            P.read_params(tmp_path / "page.yml")
+
+
 @pytest.mark.parametrize(
     "value",
     [

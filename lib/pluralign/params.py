@@ -41,8 +41,9 @@ __all__ = [
 ]
 
 COMMON = "common.yml"
-#: keys that name a secret: their value must come from the environment (``<key>_env`` names the variable)
-SECRET_KEY = re.compile(r"(api[_-]?key|secret|token|password)", re.I)
+#: keys that name a secret, as a word of the key (``hf_token``, ``api_key``, ``secret``; not ``tokenizer``): their
+#: value must come from the environment (``<key>_env`` names the variable)
+SECRET_KEY = re.compile(r"(?:^|[_-])(?:api[_-]?keys?|secrets?|token|passwords?)(?:$|[_-])", re.I)
 #: values that look like credentials whatever their key: provider key prefixes, or long high-entropy tokens
 SECRET_VALUE = re.compile(
     r"^(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|"
