@@ -319,8 +319,9 @@ def check_options(fn, options: dict, *, what: str | None = None) -> None:
     """Refuse keyword options that ``fn`` does not take, naming the option and the nearest valid one (instead of
     Python's bare ``unexpected keyword argument``)."""
     params = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):  # fn takes any keyword
+        return
     valid = sorted(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self")
-    unknown = [k for k in options if k not in valid and not any(p.kind is p.VAR_KEYWORD for p in params)]
-    if unknown:
+    if unknown := [k for k in options if k not in valid]:
         k, name = unknown[0], what or getattr(fn, "__qualname__", fn)
         raise TypeError(f"{name}: unknown option {k!r}{did_you_mean(k, valid)} (options: {', '.join(valid)})")
