@@ -22,6 +22,7 @@ __all__ = [
     "judgment_probabilities",
     "conditional_class_probabilities",
     "observed_classes",
+    "vote_outcomes",
     "expected_agreement",
 ]
 
@@ -187,6 +188,28 @@ def conditional_class_probabilities(data, ties: str = "majority") -> pd.DataFram
             dist = sum((dist * stack[:, k, v : v + 1]) @ _step(k, v) for v in range(5))
         out[pairs] = dist @ vote_classes(_compositions(int(n)), ties)
     return pd.DataFrame(out, index=ids, columns=list(CLASS_TESTS))
+
+
+def vote_outcomes(data, ids, ties: str = "majority") -> np.ndarray:
+    """Per pair of ``ids``, its outcome in every one of :data:`CLASS_TESTS` (0/1, the layout of
+    :func:`observed_classes`) from its own planted judgments: the composition of the MultiPref ``preference`` values
+    −2 … +2 in ``data.annotations`` (negative prefers A) classified by :func:`vote_classes`, the definitions
+    written apart from the library's classifier. Given the votes the classes are determined, so a correct classifier
+    equals this on every pair. A pair without judgments is "other" with majority "none"; a judgment outside −2 … +2
+    is a ``ValueError`` naming its row."""
+    ann = data.annotations
+    pref = pd.to_numeric(ann["preference"], errors="coerce").to_numpy(float)
+    bad = np.flatnonzero(~np.isin(pref, (-2, -1, 0, 1, 2)))
+    if len(bad):
+        raise ValueError(
+            f"{data.name}: annotation row {int(bad[0])}, field preference: {ann['preference'].iat[bad[0]]!r} is not "
+            "a MultiPref judgment (-2, -1, 0, +1, +2)"
+        )
+    pos = pd.Index(ids).get_indexer(ann["pair_id"].to_numpy())
+    keep = pos >= 0
+    counts = np.zeros((len(ids), 5), dtype=int)
+    np.add.at(counts, (pos[keep], pref[keep].astype(int) + 2), 1)
+    return vote_classes(counts, ties)
 
 
 def observed_classes(classified: pd.DataFrame, ids) -> np.ndarray:

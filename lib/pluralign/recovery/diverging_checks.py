@@ -12,6 +12,7 @@ from pluralign.recovery.agreement_truth import (
     conditional_class_probabilities,
     expected_agreement,
     observed_classes,
+    vote_outcomes,
 )
 from pluralign.recovery.rows import (
     ALPHA,
@@ -201,15 +202,28 @@ def _permuted(seed: int):
     return lambda g, n: g.permutation(n)
 
 
+def _definition_differs(Xs: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """For each classifier output of the stack ``Xs`` (pairs × outputs × outcomes), how many pairs' outcomes differ
+    from ``V``, the definitions applied to the pairs' own planted votes (:func:`vote_outcomes`)."""
+    return (Xs != V[:, None, :]).any(axis=2).sum(axis=0)
+
+
 def _shares_row(classified, data, seed, ties) -> dict:
     exp, P = _diverging_inputs(data, seed, ties)
     X = observed_classes(classified, exp.index)
+    V = vote_outcomes(data, exp.index, ties)
     j = classes_judge(X, P)
+    differ = int(_definition_differs(X[:, None, :], V)[0])
+    if differ:
+        j["failing"].append(f"definition on the votes ({differ} of {len(X)} pairs differ)")
     t = j["tests"].set_index(["outcome", "test"])
     perm = _permuted(seed)
-    null = null_pass_rate_many(
-        lambda nulls: _classes_ok_many(np.stack(nulls, axis=1), P), lambda g: X[perm(g, len(X))], seed=seed
-    )
+
+    def judge_nulls(nulls):
+        Xs = np.stack(nulls, axis=1)
+        return _classes_ok_many(Xs, P) & (_definition_differs(Xs, V) == 0)
+
+    null = null_pass_rate_many(judge_nulls, lambda g: X[perm(g, len(X))], seed=seed)
     q, level = j["bound"], level_text(ALPHA, j["m"])
 
     def read(o, test):
@@ -217,12 +231,13 @@ def _shares_row(classified, data, seed, ties) -> dict:
         return interval_reads(f"{o} {test}", e, e - q * sd, e + q * sd, pl)
 
     shown = [("diverging", "share"), ("diverging", "slope")]
-    failing = [tuple(f.rsplit(" ", 1)) for f in j["failing"]]
+    failing = [tuple(f.rsplit(" ", 1)) for f in j["failing"] if not f.startswith("definition")]
     others = t.drop(index=shown + failing, errors="ignore")
     worst = others["z"].abs().idxmax() if len(others) else None
     reads = f"{level} intervals: " + ", ".join(read(*x) for x in shown + [f for f in failing if f not in shown])
     if worst is not None:
         reads += f"; largest |z| of the other tests {abs(others.loc[worst, 'z']):.2f} ({' '.join(worst)})"
+    reads += f"; the definitions on each pair's own votes: {differ} of {len(X)} pairs differ"
     population = exp[[f"p_{k}" for k in CLASS_TESTS]].mean()
     per = ", ".join(
         f"{o} {t.loc[(o, 'share'), 'estimate']:.3f} (truth {t.loc[(o, 'share'), 'planted']:.3f}, population "
@@ -245,8 +260,9 @@ def _shares_row(classified, data, seed, ties) -> dict:
             f"for each of the {j['m'] // 2} outcomes (classes, substantial, majority A / B / tie / none), its share "
             f"and its per-pair slope on its probability given who judged (truth 1): |z| ≤ {q:.2f} each (Bonferroni: "
             f"the row's α = {ALPHA:.2g} split over the {j['m']} two-sided tests; exact variances of pairs independent "
-            "given their annotators)",
-            j["ok"],
+            "given their annotators); and every pair's outputs equal the §2 / §3 definitions applied to its own "
+            "planted votes (written apart from the classifier: 0 pairs may differ)",
+            j["ok"] and differ == 0,
             interval="normal, exact variance over pairs given their annotators",
             null_pass=null,
             reads=reads,
@@ -329,8 +345,10 @@ def diverging_share(classified: pd.DataFrame, data, seed: int = 0, *, ties: str 
     """Row ``diverging_share``: the § 2 / § 3 agreement classes (``classified``, :func:`pluralign.diverging.
     agreement.agreement_classes` of ``data`` with ``ties``) against the planted votes: every class, the
     substantial flag and the majority choice, each by its share and its per-pair calibration slope against its
-    exact probability under the planted population (:func:`class_probabilities`, :func:`classes_judge`).
-    Estimate: the share of diverging pairs beside its planted expectation."""
+    exact probability under the planted population (:func:`class_probabilities`, :func:`classes_judge`), and pair
+    by pair against the definitions applied to the pair's own planted votes (:func:`vote_outcomes`: given the votes
+    the classes are determined, so a correct classifier differs on no pair and a threshold off by one on the pairs
+    it moves). Estimate: the share of diverging pairs beside its planted expectation."""
     return _shares_row(classified, data, seed, ties)
 
 

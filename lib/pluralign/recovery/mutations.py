@@ -286,12 +286,6 @@ VARIANTS = {
 
 #: what is known about why a variant its rows do not catch is not caught (the page shows it beside a miss)
 MISSED_WHY = {
-    "high-agreement-pref threshold +1": "a high-agreement preference that allows one judgment against the majority's "
-    "choice differs from the right rule only on pairs whose four judgments hold a disagreement with no significant "
-    "judgment in it (three for one side, one slight for the other), which the planted population rarely gives: it "
-    "moves 21, 18 and 17 of 1,200 pairs from other to high-agreement-pref at seeds 0, 1 and 2, about 1.5 times the "
-    "sd of the other class's count, far below what any of the row's 18 tests sees at its level (its sibling, a "
-    "high-agreement preference at half the judgments, moves about 50 pairs and is caught).",
     "OLS SEs": "with two entries per pair and fixed effects per pair, the two residuals of a pair are exact opposites, "
     "so clustering by pair guards only against residuals whose variance varies with the features; the oracle's "
     "noise has one variance for every entry, so plain OLS standard errors are right on the planted features and "
