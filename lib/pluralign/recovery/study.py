@@ -299,7 +299,8 @@ def summary(runs: pd.DataFrame) -> dict:
     current code reproduced that study's results exactly on some of them."""
     checks = runs[runs["row"] != "population"]
     out = {}
-    for q, g in checks.groupby("row", sort=False):
+    order = {q: k for k, q in enumerate(REQUIRED)}  # the table's order, whatever order the log holds them in
+    for q, g in sorted(checks.groupby("row", sort=False), key=lambda qg: order.get(qg[0], len(order))):
         bad = g.loc[~g["recovered"].astype(bool)]
         out[q] = {
             **_count(len(g), len(bad)),
