@@ -64,6 +64,10 @@ WARM_MODULES = (
     "transformers.models.auto.modeling_auto",
     "transformers.models.auto.tokenization_auto",
     "sentence_transformers",
+    # the SEAL regressions (statsmodels' OLS / Logit, pyfixest's fixed effects): imported by the SEAL pages, Part IV's
+    # regimes and the recovery (about 1.1 s a page after the fork, once here)
+    "statsmodels.api",
+    "pyfixest.estimation",
     "pluralign",
     "pluralign.report",
     "pluralign.stats",
