@@ -290,7 +290,7 @@ MISSED_WHY = {
     "so clustering by pair guards only against residuals whose variance varies with the features; the oracle's "
     "noise has one variance for every entry, so plain OLS standard errors are right on the planted features and "
     "0.90 to 1.01 times the clustered ones on the featurizer's readings (measured at seed 0), closer than 25 draws "
-    "can tell apart (the spread test at the row's level sees a factor of about 1.6).",
+    "can tell apart (the spread test at the row's level sees a factor of about 1.6)."
 }
 
 
