@@ -89,9 +89,12 @@ study.result().glue()
 #   share and by its per-pair slope on its probability given who judged the pair. The simulator records each
 #   annotator's planted weights, so only their judgment noise is left to chance and the pairs are independent: the
 #   variances are exact. A share alone would pass a method that marks the right number of pairs at random, and the
-#   diverging class alone would pass votes for A read as votes for B; the slopes and the majority catch both. The
-#   probabilities under the whole population are shown beside. The second row asks the same of the pairs planted
-#   taste-driven.
+#   diverging class alone would pass votes for A read as votes for B; the slopes and the majority catch both. Given
+#   its votes a pair's classes are determined, so the row also applies the papers' definitions, written apart from
+#   the classifier, to each pair's own votes: no pair may differ. That catches a threshold off by one even where it
+#   moves too few pairs for the shares and slopes to see. The probabilities under the whole population are shown
+#   beside. The second row reads the pairs planted taste-driven: the taste-driven share of the diverging pairs,
+#   and the share of taste-driven pairs classified diverging, each against its probability given who judged.
 # - *SEAL Eq. 1 imprints*, on the planted features and on the features the rule featurizer reads from the texts:
 #   Eq. 1 on a noisy oracle reward (the planted utility, a prompt effect that rises with the pair's features, which
 #   Eq. 1's pair effects must absorb, and noise of the trained RM's residual size), over draws that resample the
