@@ -361,9 +361,7 @@ class GemmaGGUF(TransformersLLM):
             def convert(folder: Path) -> None:
                 with _gguf_read_once():
                     tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-                    m = AutoModelForCausalLM.from_pretrained(
-                        str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32
-                    )
+                    m = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
                 # a GGUF-quantized model refuses save_pretrained: its de-quantized weights go into a plain
                 # model of the same config, built on the meta device (no random initialisation to overwrite),
                 # which is saved (the same tensors, config and tokenizer as built with initialisation)
