@@ -2,7 +2,6 @@
 broken method or stand-in."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from pluralign import recovery as R
@@ -65,23 +64,11 @@ def test_class_probabilities_are_exact_and_match_the_inclusion_exclusion():
     assert (P["substantial"] <= P["diverging"] + 1e-12).all()
 
 
-def test_vote_classes_is_the_library_rule_on_every_pair(sim, classified):
-    """The definitions :func:`vote_classes` writes out give, on every pair's own judgments, exactly what the
-    library's classifier gives (so the planted expectation is the truth of the classifier, not of another rule)."""
-    from pluralign.diverging.agreement import preferences
-
-    pref = preferences(sim).to_numpy()
-    counts = (
-        pd.DataFrame({"pair_id": sim.annotations["pair_id"].to_numpy(), "v": pref.astype(int)})
-        .pivot_table(index="pair_id", columns="v", aggfunc="size", fill_value=0)
-        .reindex(index=classified.index, columns=[-2, -1, 0, 1, 2], fill_value=0)
-    )
-    assert np.array_equal(AT.vote_classes(counts.to_numpy()), AT.observed_classes(classified, classified.index))
-
-
 def test_vote_outcomes_read_the_planted_votes_as_the_library_classifies_them(sim, classified):
-    """The definitions applied to each pair's own planted votes (:func:`vote_outcomes`, read from the raw
-    ``preference`` column) equal the library's classifier on every pair, under both tie rules."""
+    """The definitions :func:`vote_classes` writes out, applied to each pair's own planted votes
+    (:func:`vote_outcomes`, read from the raw ``preference`` column), give exactly what the library's classifier
+    gives on every pair, under both tie rules (so the planted expectation is the truth of the classifier, not of
+    another rule)."""
     for ties in ("majority", "plurality"):
         c = agreement_classes(sim, ties=ties)
         assert np.array_equal(AT.vote_outcomes(sim, c.index, ties), AT.observed_classes(c, c.index))
