@@ -179,3 +179,19 @@ def test_a_preloaded_module_keeps_the_warning_filters_it_installs(tmp_path, monk
     finally:
         warnings.filters[:] = before
         warnings._filters_mutated()
+
+
+def test_a_preloaded_module_that_configures_logging_leaves_the_kernels_root_logger_as_it_was(tmp_path, monkeypatch):
+    """pyfixest calls ``logging.basicConfig(level=INFO)`` when imported; preloaded by the server, that gave every
+    forked kernel a root handler on stderr at INFO, and the rehearsal's LLM pages printed openai's INFO record of
+    each HTTP request into the page (CI failed on it). The server puts the root logger back after its imports."""
+    import logging
+
+    (tmp_path / "planted_logging_module.py").write_text("import logging\nlogging.basicConfig(level=logging.INFO)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    root = logging.getLogger()
+    # as in the server's process (pytest's own capture handler on the root would make basicConfig a no-op)
+    monkeypatch.setattr(root, "handlers", [])
+    monkeypatch.setattr(root, "level", logging.WARNING)
+    warm._import_modules(["planted_logging_module"])
+    assert (root.handlers, root.level) == ([], logging.WARNING)

@@ -1,5 +1,7 @@
 """SEAL feature imprint (Eq. 1): pyfixest pair fixed effects, VIF filter, Bonferroni."""
 
+import logging
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -204,3 +206,27 @@ def test_imprint_takes_the_entries_of_imprint_table():
     a, b = feature_imprint(entries, "reward", feats), feature_imprint(entries.table, "reward", feats)
     assert isinstance(a, ImprintFit) and a.n_pairs == 200 and a.n_obs == 400
     pd.testing.assert_frame_equal(a.table, b.table)
+
+
+def test_eq1s_pyfixest_import_leaves_the_callers_logging_as_it_was():
+    """pyfixest configures the root logger at INFO on stderr when imported (``logging.basicConfig``); through
+    :func:`import_pyfixest` a process that fits Eq. 1 keeps its own logging, so openai's per-request INFO records do
+    not reach a notebook's stderr (the rehearsal's LLM pages printed one line per request). In a fresh process:
+    pyfixest is imported once per process."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import logging\n"
+        "from pluralign.seal.imprint import import_pyfixest\n"
+        "pf = import_pyfixest()\n"
+        "assert hasattr(pf, 'feols')\n"
+        "root = logging.getLogger()\n"
+        "print(len(root.handlers), root.level)\n"
+        "import importlib, pyfixest.estimation.models.feols_compressed_ as m\n"
+        "importlib.reload(m)\n"  # the module's own import, as a plain `import pyfixest` runs it
+        "print(len(root.handlers), root.level)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == f"0 {logging.WARNING}"  # as Python starts
+    assert out[1] == f"1 {logging.INFO}"  # the side effect import_pyfixest undoes is real

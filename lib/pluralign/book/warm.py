@@ -214,9 +214,15 @@ def _import_modules(modules) -> tuple[dict, dict]:
     """Import ``modules`` (a missing optional one is skipped): (the environment before, the variables the imports
     set — torch sets a few of its own, KMP_*, ...: a forked kernel gets them as a fresh one would)."""
     import importlib
+    import logging
     import warnings
 
     own_env = dict(os.environ)
+    # a module that configures logging at import (pyfixest's `logging.basicConfig(level=INFO)`) would give every
+    # forked kernel a root handler on stderr at INFO, and each library's INFO record (openai's HTTP requests) would
+    # reach the page: the root logger is put back as it was before the imports
+    root = logging.getLogger()
+    root_handlers, root_level = list(root.handlers), root.level
     # the imports are silent, but the warning filters they install stay (catch_warnings() would drop them on exit,
     # e.g. the rewards' filter of peft's deprecated-name FutureWarning, which then reached every LoRA page's stderr)
     warnings.simplefilter("ignore")
@@ -230,6 +236,8 @@ def _import_modules(modules) -> tuple[dict, dict]:
     finally:
         warnings.filters.remove(silence)
         warnings._filters_mutated()
+        root.handlers[:] = root_handlers
+        root.setLevel(root_level)
     sys.stdout.flush()
     sys.stderr.flush()
     return own_env, {k: v for k, v in os.environ.items() if own_env.get(k) != v}

@@ -132,10 +132,11 @@ def eq1_ols_se(table, reward: str = "reward", features=None, pair: str = "pair_i
     but with plain OLS standard errors (pyfixest ``vcov="iid"``) in place of the pair-clustered ones (CRV1): the
     mistake of a fit that forgets that the residuals of one pair's entries are not independent and that the model
     is an approximation. Same arguments and :class:`~pluralign.seal.imprint.ImprintFit`."""
-    import pyfixest as pf
     from scipy import stats as st
 
-    from pluralign.seal.imprint import feature_imprint
+    from pluralign.seal.imprint import feature_imprint, import_pyfixest
+
+    pf = import_pyfixest()
 
     fit = feature_imprint(table, reward, features, pair, level=level, **kw)
     t = fit.table.copy()

@@ -27,6 +27,7 @@ Part II shows both beside Table 5.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -351,11 +352,28 @@ def _regression_data(table: pd.DataFrame, reward: str, pair: str, cluster: str, 
     return data, safe
 
 
+def import_pyfixest():
+    """pyfixest, the Eq. 1 fitter, imported without changing the caller's logging: pyfixest 0.x's
+    ``feols_compressed_`` module calls ``logging.basicConfig(level=INFO)`` when imported, which gives the root logger
+    a stderr handler at INFO, so every library's INFO record (openai's HTTP requests, one per LLM call) would then
+    reach a notebook's stderr. ``import pyfixest`` alone defers that module to the first ``pyfixest.feols``, so its
+    estimation package is imported here, and the root logger put back as it was."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import pyfixest
+        import pyfixest.estimation  # noqa: F401 - the module that configures logging, imported under the guard
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    return pyfixest
+
+
 def _fit_fixed_effects(out: pd.DataFrame, data: pd.DataFrame, kept: list, back: dict, level: float, backend) -> None:
     """Eq. 1 with pair fixed effects and standard errors clustered by ``cluster`` (pyfixest ``feols``, CRV1) on the
     ``kept`` features; fills ``out``'s estimates, intervals and Bonferroni p-values, and marks the features the fixed
     effects absorbed (``dropped_collinear``)."""
-    import pyfixest as pf
+    pf = import_pyfixest()
     from scipy import stats as st
 
     kw = {} if backend is None else {"demeaner_backend": backend}
