@@ -232,3 +232,35 @@ def test_seal_code_closed_form_is_its_fit_on_every_draw(small, monkeypatch):
         assert fast[3] == slow[3]
     assert I.seal_code_closed_form(first, draws) is not None
     assert I.seal_code_closed_form(first.assign(std_error=first["std_error"] * 1.01), draws) is None
+
+
+def test_eq1_definition_holds_the_production_fit_and_refuses_the_usual_mistakes(small):
+    """:func:`eq1_definition`: the production fit (pyfixest, pair FE, CRV1) is Eq. 1 as defined to about 1e-15
+    on its own draw; plain OLS standard errors, the small-sample factor that counts no fixed effect, normal instead
+    of t(G − 1) intervals, and an estimate off by 1e-4 of the largest each lie beyond :data:`DEFINITION_TOL`."""
+    from scipy import stats as st
+
+    from pluralign.recovery.eq1_fits import DEFINITION_TOL, eq1_definition
+    from pluralign.recovery.mutations import eq1_ols_se
+    from pluralign.recovery.seal_checks import _imprint_fit
+
+    ((ua, ub), X), _ = _oracle(small[0])
+    draw = ((ua + np.random.default_rng(0).normal(0, 0.5, len(ua)), ub), X)
+    ids = pd.Index(range(len(ua)))
+    table = _imprint_fit(*draw[0], None, ids, X=X).table
+    assert eq1_definition(table, draw) < 1e-12
+    kept = table["estimate"].notna()
+    g, k, n = len(ua), int(kept.sum()), 2 * len(ua)
+    no_fe = table.assign(std_error=table["std_error"] * np.sqrt((n - k - 1) / (n - k)))
+    q = st.norm.ppf(0.975) / st.t.ppf(0.975, g - 1)
+    normal = table.assign(
+        ci_low=table["estimate"] - (table["estimate"] - table["ci_low"]) * q,
+        ci_high=table["estimate"] + (table["ci_high"] - table["estimate"]) * q,
+    )
+    nudged = table.copy()
+    first = nudged.index[kept][0]
+    nudged.loc[first, "estimate"] += 1e-4 * nudged.loc[kept, "estimate"].abs().max()
+    ols = _imprint_fit(*draw[0], None, ids, fit=eq1_ols_se, X=X).table
+    for name, wrong in {"OLS SEs": ols, "no FE in k": no_fe, "normal intervals": normal, "estimate": nudged}.items():
+        assert eq1_definition(wrong, draw) > DEFINITION_TOL, name
+    assert eq1_definition(table.assign(estimate=np.nan), draw) == float("inf")

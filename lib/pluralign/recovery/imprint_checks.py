@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats as st
 
 from pluralign.data.difficulty import PROMPT_EFFECT
-from pluralign.recovery.eq1_fits import eq1_closed_form, seal_code_closed_form
+from pluralign.recovery.eq1_fits import DEFINITION_TOL, eq1_closed_form, eq1_definition, seal_code_closed_form
 from pluralign.recovery.rows import (
     ALPHA,
     calibration,
@@ -204,7 +204,8 @@ def imprint_draws(design, pool, weights: pd.Series, *, noise_sd: float, n_draws:
     (otherwise every draw goes through the fit). A draw whose pairs leave a kept feature without variation is
     redrawn. A broken variant with a ``breaks`` method (:class:`~pluralign.recovery.mutations.BrokenFit`) breaks
     these draws' tables one by one, in order. The draws and the fits' tables of the last four inputs are kept
-    (:data:`_DRAWS`): a second call with the same inputs and fit fits nothing."""
+    (:data:`_DRAWS`): a second call with the same inputs and fit fits nothing. Last in the returned tuple: how far
+    the (broken) fit's first table lies from Eq. 1 as defined on its draw (:func:`eq1_definition`)."""
     from pluralign.recovery.seal_checks import _imprint_fit
     from pluralign.seal import imprint as imp
 
@@ -247,7 +248,7 @@ def imprint_draws(design, pool, weights: pd.Series, *, noise_sd: float, n_draws:
     if breaks is not None:
         tables = [breaks(t) for t in tables]
     out = [t.reindex(weights.index)[cols].to_numpy(float).T for t in tables]
-    return (*(np.array([o[k] for o in out]) for k in range(3)), kept)
+    return (*(np.array([o[k] for o in out]) for k in range(3)), kept, eq1_definition(tables[0], first_draw))
 
 
 def _resampled(pool, kept: list, state: dict, n: int, noise_sd: float, seed: int, count: int) -> list:
@@ -282,8 +283,14 @@ def _r_first(est, truth) -> float:
     return float(np.corrcoef(e[ok], w[ok])[0, 1]) if ok.sum() > 2 and np.ptp(e[ok]) > 0 else 0.0
 
 
-def _row(quantity, what, est, lo, hi, truth: pd.Series, planted: pd.Series, seed: int) -> dict:
+def _row(quantity, what, est, lo, hi, truth: pd.Series, planted: pd.Series, seed: int, deviation: float) -> dict:
+    """The Eq. 1 row: :func:`imprint_judge` of the draws, and the fit held to Eq. 1's definition on the first draw
+    (``deviation``, :func:`~pluralign.recovery.eq1_fits.eq1_definition`, at most
+    :data:`~pluralign.recovery.eq1_fits.DEFINITION_TOL`): the statistical tests cannot tell plain OLS standard
+    errors from the pair-clustered ones where the oracle's noise has one variance for every entry, the definition
+    can."""
     j = imprint_judge(est, lo, hi, truth.to_numpy())
+    defined = deviation <= DEFINITION_TOL
     cal = j["cal"]
     feats = truth.index[j["features"]]
     n_eff = max(int(round(cal["n"] / cal["deff"][0.95])), 1)
@@ -312,16 +319,20 @@ def _row(quantity, what, est, lo, hi, truth: pd.Series, planted: pd.Series, seed
             f"its truth (t test, {d - 1} d.f.) and their sd over the draws within [{lo_b:.2f}, {hi_b:.2f}] × their "
             f"standard error (χ² test), each at {lvl} Bonferroni over the {k} features; "
             + calibration_text(cal)
-            + f" at {lvl}",
-            j["ok"],
+            + f" at {lvl}; and on the first draw the fit is Eq. 1 as defined: its estimates, pair-clustered standard "
+            f"errors and intervals equal a closed form written apart from pyfixest (least squares on the pairs' "
+            f"differences, the CRV1 sandwich with fixest's small-sample factor, t(G − 1) intervals) to "
+            f"{DEFINITION_TOL:.0e} relative",
+            j["ok"] and defined,
             interval="exact binomial over the effective number of intervals",
             null_pass=_null_pass(est, lo, hi, truth.to_numpy(), seed),
             reads=f"largest |t| {fmt3(abs(j['t'][worst_t]))} ({feats[worst_t]}; at most {j['t_bound']:.2f}); "
             f"sd / SE {fmt3(j['ratio'][worst_s])} ({feats[worst_s]}) in [{lo_b:.2f}, {hi_b:.2f}]; "
-            + calibration_reads(cal),
+            + calibration_reads(cal)
+            + f"; Eq. 1's definition on the first draw: largest relative deviation {deviation:.1e}",
         ),
         "r_first": _r_first(est, truth.to_numpy()),
-        "failing": ", ".join(j["failing"]),
+        "failing": ", ".join(j["failing"] + ([] if defined else [f"definition (deviation {deviation:.1e})"])),
     }
 
 
@@ -343,7 +354,7 @@ def oracle_imprint(
     t = data.truth.reindex(ids)
     X = tuple(pd.DataFrame({f: t[f"{s}_{f}"].to_numpy() for f in FEATURES}) for s in ("a", "b"))
     design = ((u["a"], u["b"]), X)
-    est, lo, hi, _ = imprint_draws(design, design, w, noise_sd=noise_sd, n_draws=n_draws, seed=seed, fit=fit)
+    est, lo, hi, _, dev = imprint_draws(design, design, w, noise_sd=noise_sd, n_draws=n_draws, seed=seed, fit=fit)
     what = (
         f"Eq. 1 (pair FE, clustered SEs) imprints of a noisy oracle reward (planted utility + a prompt effect of "
         f"{prompt_effect:g} per planted feature of the pair + N(0, {noise_sd:.2g}²) per entry) on the planted "
@@ -351,7 +362,7 @@ def oracle_imprint(
         f"draws: the {len(ids)} pairs, then {len(est) - 1} times {len(ids)} pairs resampled from them, fresh noise "
         "in each"
     )
-    return _row("imprint_weights", what, est, lo, hi, w, w, seed)
+    return _row("imprint_weights", what, est, lo, hi, w, w, seed, dev)
 
 
 #: the planted features the rule featurizer can read, and the taxonomy feature that reads each (with the sign of
@@ -472,7 +483,9 @@ def oracle_imprint_text(
     planted = planted_text_weights(data, view)
     pop, pop_view = text_population(data, view, seed, multiple)
     pool = _text_design(pop, pop_view, w, prompt_effect)
-    est, lo, hi, kept = imprint_draws(design, pool, planted, noise_sd=noise_sd, n_draws=n_draws, seed=seed, fit=fit)
+    est, lo, hi, kept, dev = imprint_draws(
+        design, pool, planted, noise_sd=noise_sd, n_draws=n_draws, seed=seed, fit=fit
+    )
     truth = pseudo_true(*pool, kept).reindex(planted.index)
     n, m = len(view), len(pop_view)
     gaps = [f for f in kept if not np.isclose(truth[f], planted[f], atol=0.05)]
@@ -487,4 +500,4 @@ def oracle_imprint_text(
         + " (what the featurizer does: a misread regressor is attenuated and a correlated one takes up part of "
         "its weight, errors in variables; a finding about the featurizer, not about Eq. 1)"
     )
-    return _row("imprint_text_weights", what, est, lo, hi, truth, planted, seed)
+    return _row("imprint_text_weights", what, est, lo, hi, truth, planted, seed, dev)
