@@ -31,7 +31,8 @@ def test_a_no_estimate_section_shows_its_reason_in_a_warning_box_and_a_skipped_o
     does not apply to the profile says so (the book leaves it out): each output carries its reason."""
     import IPython.display
 
-    from pluralign.report import FAILED_SECTION, SKIPPED_SECTION, Result
+    from pluralign.book.page_notes import FAILED_SECTION, SKIPPED_SECTION
+    from pluralign.report import Result
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, metadata=None: shown.append((obj.data, metadata)))

@@ -9,7 +9,7 @@
 - :func:`present`, :func:`present_html`, :func:`present_markdown` — a tidy table as a page shows it: readable
   labels (:data:`LABELS`), one precision per column of estimates, every row.
 
-:mod:`pluralign.report` re-exports these names; the forest plot beside a table of intervals is
+:mod:`pluralign.report` presents its tables with them; the forest plot beside a table of intervals is
 :func:`pluralign.forest.forest_plot`."""
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ import yaml
 
 from pluralign import cache, profiles
 from pluralign.book import benchmark
+from pluralign.book.page_notes import FAILED_SECTION, SKIPPED_SECTION
 from pluralign.presentation import MISSING, fmt_interval, fmt_number, present_html
 
 
@@ -391,11 +392,6 @@ def stated_warning(message: str, stacklevel: int = 3) -> None:
     import warnings
 
     warnings.warn(message, stacklevel=stacklevel)
-
-
-#: Output metadata keys (their value: the reason) of a section that does not run on this profile and of one with no
-#: estimate (:attr:`Result.skipped`; what the book does with each: :mod:`pluralign.book.page_notes`).
-from pluralign.book.page_notes import FAILED_SECTION, SKIPPED_SECTION  # noqa: E402
 
 
 def n_needed(estimate: float, lo: float, hi: float, n: int) -> int | None:

@@ -299,7 +299,7 @@ def test_a_section_that_does_not_run_is_left_off_the_page():
     the same level (the notebook keeps it, tagged remove-cell); the page title and other sections stay."""
     import nbformat
 
-    from pluralign.report import SKIPPED_SECTION
+    from pluralign.book.page_notes import SKIPPED_SECTION
 
     md = nbformat.v4.new_markdown_cell
     code = nbformat.v4.new_code_cell
@@ -333,7 +333,7 @@ def test_a_section_with_no_estimate_stays_and_a_left_out_one_is_named_at_the_top
     heading, prose and warning box, and is listed as failed in the run's record."""
     import nbformat
 
-    from pluralign.report import FAILED_SECTION, SKIPPED_SECTION
+    from pluralign.book.page_notes import FAILED_SECTION, SKIPPED_SECTION
 
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
 
@@ -369,7 +369,7 @@ def test_a_section_with_no_estimate_stays_and_a_left_out_one_is_named_at_the_top
 def test_an_old_page_whose_skipped_outputs_carry_no_reason_still_names_the_section():
     import nbformat
 
-    from pluralign.report import SKIPPED_SECTION
+    from pluralign.book.page_notes import SKIPPED_SECTION
 
     nb = nbformat.v4.new_notebook(
         cells=[
@@ -390,7 +390,7 @@ def test_a_heading_inside_a_prose_cell_starts_the_section_that_is_left_out():
     run is left out: the prose before its heading and the next section stay."""
     import nbformat
 
-    from pluralign.report import FAILED_SECTION, SKIPPED_SECTION
+    from pluralign.book.page_notes import FAILED_SECTION, SKIPPED_SECTION
 
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
 

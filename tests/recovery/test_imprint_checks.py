@@ -105,7 +105,7 @@ def test_realistic_broken_variants_fail_both_rows(sim, how):
     """The small weights' signs flipped (every planted |w| < 1) and the first two feature columns swapped fail
     the planted-feature row and the featurizer row, at the table's 25 draws."""
     from pluralign.data.simulate import FEATURES
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     w = sim.meta["weights"]["mean"].reindex(list(FEATURES))
     assert not I.oracle_imprint(sim, sim.truth.index, noise_sd=0.5, fit=_variant(how, w))["recovered"]

@@ -12,7 +12,7 @@ from pluralign.seal import resistance as res
 @pytest.fixture(scope="module")
 def design(sim):
     from pluralign.data.simulate import simulate
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     w = {
         "verbosity": -0.6,

@@ -14,7 +14,7 @@ from pluralign.recovery.eq1_fits import eq1_closed_form
 def small():
     data = simulate(n_pairs=200, seed=11)
     other = simulate(n_pairs=200, seed=12)
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     return data, other, chosen_rejected(data).table
 
@@ -190,7 +190,7 @@ def test_seal_code_closed_form_is_its_fit_on_every_draw(small, monkeypatch):
 
     from pluralign.recovery import imprint_checks as I
     from pluralign.seal import imprint as imp
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     data = simulate(n_pairs=1200, seed=11)  # the demo's size: most draws keep the first draw's features
     view = chosen_rejected(data).table

@@ -50,7 +50,7 @@ def test_imprint_on_the_featurizers_features(sim):
     planted weight shown beside a truth that differs from it; negated imprints fail."""
     from pluralign.recovery.mutations import broken_fit
     from pluralign.seal import imprint as imp
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     view = chosen_rejected(sim).table
     r = R.oracle_imprint_text(sim, view, noise_sd=0.5, n_draws=8)
@@ -107,7 +107,7 @@ def test_oracle_robustness_on_simulated_rewrites(sim):
     fail."""
     from pluralign.recovery.mutations import broken_fit
     from pluralign.seal import robustness as rob
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     view = chosen_rejected(sim).table
     r = R.oracle_robustness(sim, view, noise_sd=0.5, n_draws=8)
@@ -124,7 +124,7 @@ def test_oracle_robustness_on_simulated_rewrites(sim):
 def test_planted_scores_follow_the_weights(sim):
     """The planted π: the chosen entry losing a feature of positive weight raises the misalignment probability."""
     from pluralign.recovery.robustness_checks import rewritten_oracle
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     rw = rewritten_oracle(sim, chosen_rejected(sim).table, seed=0, p_flip=0.25, n_rounds=2)
     pi = R.planted_scores(rw, 0.5)
@@ -141,7 +141,7 @@ def test_oracle_resistance_against_planted_regimes(sim):
     conditions read with pre and post swapped, and negated coefficients, fail."""
     from pluralign.recovery.mutations import broken_fit
     from pluralign.seal import resistance as res
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     view = chosen_rejected(sim).table
     other = simulate_other(sim)

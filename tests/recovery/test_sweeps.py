@@ -9,7 +9,7 @@ from pluralign.data.simulate import simulate
 from pluralign.data.spec import DataSpec
 from pluralign.recovery import sweeps as sw
 from pluralign.recovery.rows import ALPHA, level_text
-from pluralign.seal.design import chosen_rejected
+from pluralign.seal.pairs import chosen_rejected
 
 
 def _context(n_pairs=300):

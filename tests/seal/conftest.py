@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from pluralign.data import simulate
-from pluralign.seal.design import AlignmentModels, alignment_rewards, chosen_rejected, entry_features
+from pluralign.seal.design import AlignmentModels, alignment_rewards, entry_features
+from pluralign.seal.pairs import chosen_rejected
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.stand_ins import study_stand_ins
 from pluralign.seal.study import Study

@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 
 from pluralign.data.simulate import FEATURES as SIM_FEATURES
-from pluralign.seal.compare import NOT_CONVERGED, THIS_RUN, mapping_table, on_paper_rows, separated
+from pluralign.seal.compare import THIS_RUN, mapping_table, on_paper_rows, separated
 from pluralign.seal.design import PAPER_FEATURES, UNMAPPED_FEATURES, paper_feature_map
 from pluralign.seal.facts import paper_table
-from pluralign.seal.features import FEATURES as TAXONOMY
+from pluralign.seal.taxonomy import FEATURES as TAXONOMY
+from pluralign.seal.verdicts import NOT_CONVERGED
 
 
 def test_mapping_names_exist_in_seal_taxonomy_and_tables_with_the_right_signs():

@@ -8,18 +8,19 @@ import pytest
 
 from pluralign import seal
 from pluralign.data import DataError, PreferenceData, simulate
+from pluralign.data.core import combine
 from pluralign.seal.design import (
     AlignmentModels,
     EntryFeatures,
     alignment_models,
-    combine,
     entry_features,
-    entry_texts,
     feature_prevalence,
     labeller_gamma,
     split_dialogue,
 )
-from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, last_response
+from pluralign.seal.features import RULE_FEATURES, last_response
+from pluralign.seal.pairs import entry_texts
+from pluralign.seal.taxonomy import SCALAR_FEATURES
 
 
 def _data(prefs, ids=None, name="toy"):

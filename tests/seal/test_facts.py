@@ -8,8 +8,8 @@ import pytest
 from pluralign import seal
 from pluralign.paper import numbers, value
 from pluralign.seal.facts import PAPER_SETUP, paper_table
-from pluralign.seal.features import IMPRINT_FEATURES
 from pluralign.seal.resistance import REGIMES
+from pluralign.seal.taxonomy import IMPRINT_FEATURES
 
 CODE = "SEAL analysis code (main_results.ipynb)"
 

@@ -10,13 +10,7 @@ import pandas as pd
 import pytest
 
 from pluralign.seal.features import (
-    DISCRIMINATION_TYPES,
-    FEATURES,
-    IMPRINT_FEATURES,
-    TARGET_FEATURES,
-    TAXONOMY_KEYS,
     TAXONOMY_PROMPT,
-    TOPICS,
     feature_matrix,
     featurize,
     label_stability,
@@ -24,6 +18,14 @@ from pluralign.seal.features import (
     rule_featurize,
     taxonomy_prompt,
     taxonomy_schema,
+)
+from pluralign.seal.taxonomy import (
+    DISCRIMINATION_TYPES,
+    FEATURES,
+    IMPRINT_FEATURES,
+    TARGET_FEATURES,
+    TAXONOMY_KEYS,
+    TOPICS,
 )
 
 SEED = next(iter(sorted((Path(__file__).resolve().parents[2].parent / "shared" / "seeds").glob("003_*.txt"))), None)

@@ -18,9 +18,9 @@ from pluralign.seal.flips import flip_shares, similarity_by_flip
 from pluralign.seal.label_failures import require_labels
 from pluralign.seal.lm_rewrites import Rewrites
 from pluralign.seal.pages import imprint_page, resistance_page, robustness_page
-from pluralign.seal.rewriting import no_flips
+from pluralign.seal.rewriting import RewriteRun, no_flips
 from pluralign.seal.settings import SealSettings
-from pluralign.seal.study import RewriteRun, Study
+from pluralign.seal.study import Study
 
 N = 60  # pairs
 

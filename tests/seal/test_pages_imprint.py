@@ -13,8 +13,9 @@ def test_imprint_page_sections(study):
     # Table 5's rows (SEAL's names): this run's estimate of the simulator feature that plays each, sign-aligned,
     # beside the paper's, in both variants of Eq. 1, with a verdict from the CI
     from pluralign.presentation import present_html
-    from pluralign.seal.compare import THIS_RUN, display_name
+    from pluralign.seal.compare import THIS_RUN
     from pluralign.seal.design import PAPER_FEATURES
+    from pluralign.seal.display import display_name
 
     t = im.table
     long = im.data["long"]

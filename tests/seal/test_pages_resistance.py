@@ -9,8 +9,9 @@ import pytest
 
 from pluralign.data import simulate
 from pluralign.report import Result
-from pluralign.seal.design import AlignmentModels, _oriented, chosen_rejected, entry_features
+from pluralign.seal.design import AlignmentModels, _oriented, entry_features
 from pluralign.seal.pages import resistance_page
+from pluralign.seal.pairs import chosen_rejected
 from pluralign.seal.resistance import alignment_summary, regime_prevalence
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.stand_ins import study_stand_ins

@@ -68,7 +68,8 @@ def test_the_regimes_state_the_other_data_design(study):
 
 def test_the_misalignment_figure_names_and_signs_as_its_table(study):
     mis = resistance_page.misalignment(study)
-    from pluralign.seal.compare import VERDICTS, display_name
+    from pluralign.seal.display import display_name
+    from pluralign.seal.verdicts import VERDICTS
 
     labels = [t.get_text() for t in mis.figure.axes[0].get_yticklabels()]
     long = mis.data["long"]

@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from pluralign.seal.compare import VERDICTS, display_name
+from pluralign.seal.display import display_name
 from pluralign.seal.pages import robustness_page
+from pluralign.seal.verdicts import VERDICTS
 
 
 def test_the_rewrite_sentence_follows_its_numbers():

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from pluralign.data import simulate
-from pluralign.seal.design import chosen_rejected
+from pluralign.seal.pairs import chosen_rejected
 from pluralign.seal.preference_sets import resistance_by_dataset, resistance_rates
 
 

@@ -249,7 +249,7 @@ def _hh_view():
 
 
 def test_score_entries_rebuilds_the_data_sets_prompts():
-    from pluralign.seal.design import entry_texts
+    from pluralign.seal.pairs import entry_texts
     from pluralign.seal.robustness import aligned_before_after, score_entries
 
     v = _hh_view()
@@ -297,8 +297,8 @@ class FakeLabeller:
 
 
 def test_rewrite_pairs_keeps_only_pairs_with_two_ok_rewrites():
-    from pluralign.seal.design import entry_texts
     from pluralign.seal.lm_rewrites import rewrite_pairs
+    from pluralign.seal.pairs import entry_texts
 
     v = _hh_view()
     tc, tr = entry_texts(v, "chosen"), entry_texts(v, "rejected")
@@ -326,7 +326,7 @@ def test_robustness_scores_find_the_planted_sentiment_flip():
     (flip +1) make aligned pairs misaligned, so π^c_+(sentiment) is large and significant."""
     import importlib
 
-    sim = importlib.import_module("pluralign.data.simulate")
+    sim = importlib.import_module("pluralign.data.simulated_texts")
     d = simulate(n_pairs=1500, seed=4)
     v = seal.chosen_rejected(d).table
 

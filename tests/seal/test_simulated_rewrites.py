@@ -14,7 +14,7 @@ from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated
 def test_simulated_rewrite_planted_flips_show_in_text():
     import importlib
 
-    sim = importlib.import_module("pluralign.data.simulate")
+    sim = importlib.import_module("pluralign.data.simulated_texts")
     d = simulate(n_pairs=300, seed=2)
     texts = list(d.pairs["response_a"])
     rw = simulated_rewrite(texts, seed=0, p_flip=0.5)

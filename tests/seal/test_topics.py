@@ -3,7 +3,7 @@ cases."""
 
 import pytest
 
-from pluralign.seal.features import TOPICS, TOPICS_ADDED
+from pluralign.seal.taxonomy import TOPICS, TOPICS_ADDED
 from pluralign.seal.topics import label_distribution, rule_topics
 
 

@@ -8,17 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pluralign.seal.compare import (
-    THIS_RUN,
-    bonferroni_z,
-    display_name,
-    display_table,
-    entries_on_paper_rows,
-    on_paper_rows,
-    paper_entries,
-    verdict_legend,
-)
+from pluralign.seal.compare import THIS_RUN, entries_on_paper_rows, on_paper_rows, paper_entries
+from pluralign.seal.display import display_name, display_table
 from pluralign.seal.other_data import designed_rows, opposite_weights
+from pluralign.seal.verdicts import bonferroni_z, verdict_legend
 
 
 def _ours(feature, group, estimate, se, tests=None):

@@ -85,7 +85,7 @@ def heading_level(cell) -> int | None:
     return len(m.group(1)) if m else None
 
 
-#: Output metadata keys a :class:`pluralign.report.Result` with ``skipped`` set writes (re-exported by report), each
+#: Output metadata keys a :class:`pluralign.report.Result` with ``skipped`` set writes, each
 #: holding the reason: a section that does not run on this profile, and one that ran and has no estimate.
 SKIPPED_SECTION = "pluralign_skipped_section"
 FAILED_SECTION = "pluralign_failed_section"

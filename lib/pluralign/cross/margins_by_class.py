@@ -24,12 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pluralign.cross.common import (
-    class_masks,
-    interval,  # noqa: F401 (the pages write q1.interval)
-    intervals,
-    read_against_planted,
-)
+from pluralign.cross.common import class_masks, intervals, read_against_planted
 from pluralign.diverging.knowing import disagreement_auroc, diverging_labels
 from pluralign.stats import N_BOOT, bootstrap_ci
 

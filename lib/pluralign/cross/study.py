@@ -180,7 +180,8 @@ class Study:
         """SEAL's rewards of D = the study's data under its pre-D and post-D RMs
         (:meth:`pluralign.seal.settings.AlignmentDesign.models`, a single other data set as it is /
         :func:`~pluralign.seal.design.alignment_rewards`), the models and SEAL's chosen / rejected view."""
-        from pluralign.seal.design import alignment_rewards, chosen_rejected
+        from pluralign.seal.design import alignment_rewards
+        from pluralign.seal.pairs import chosen_rejected
 
         rms, _, _ = self.seal_design.models(self.data, self.seed, single_other_as_is=True)
         return alignment_rewards(self.data, rms=rms), rms, chosen_rejected(self.data).table

@@ -44,17 +44,6 @@ from scipy.special import ndtr
 from pluralign.data.core import PreferenceData
 from pluralign.data.simulated_pairs import make_pair
 
-# the text banks, importable from here as before (the demo's rewriter reads them: pluralign.seal.simulated_rewrites)
-from pluralign.data.simulated_texts import (  # noqa: F401
-    CAPABILITY_REFUSE,
-    ELABORATE,
-    ENTHUSIASTIC_CLOSE,
-    ENTHUSIASTIC_OPEN,
-    REFUSE_FLAT,
-    REFUSE_WARM,
-    SYNONYMS,
-)
-
 #: The demo's data sets: the simulator's 1,200 pairs in MultiPref's and in HelpSteer2's annotation format (the data
 #: page's default, and Part I's, which keeps them apart)
 DEMO_DATASETS = [

@@ -65,7 +65,7 @@ def seal_rows(s, demo_rm) -> list[dict]:
     demo RM's imprint (``demo_rm``, from :func:`diverging_rows`), and from SEAL's study ``s`` (public: ``D``,
     ``other_parts``, ``rewards_of``, ``robustness_scores``) the post-D RM's robustness signs and the reward
     shift."""
-    from pluralign.seal.design import mixed_weights
+    from pluralign.seal.planted import mixed_weights
     from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES
 
     ra, rb, data = demo_rm

@@ -433,10 +433,10 @@ def text_population(data, view, seed: int, multiple: int = POPULATION_MULTIPLE):
     """The population of the text row: ``multiple`` times ``data``'s pairs drawn by the same simulator
     (:func:`pluralign.data.simulate.simulate` with the options and population weights recorded in ``data.meta``),
     its simulator seed derived from ``data``'s and the row's ``seed``; its chosen / rejected view
-    (:func:`pluralign.seal.design.chosen_rejected`). Returns ``(population, view)``, drawn once per arguments
+    (:func:`pluralign.seal.pairs.chosen_rejected`). Returns ``(population, view)``, drawn once per arguments
     (the last two kept)."""
     from pluralign.data.simulate import simulate
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     key = (id(data), int(pd.util.hash_pandas_object(view["pair_id"], index=False).sum()), int(seed), int(multiple))
     if key not in _POPULATIONS:

@@ -169,7 +169,7 @@ _IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 def readable(text: str) -> str:
     """A row's text with every feature identifier replaced by its display name
     (:func:`pluralign.seal.compare.display_name`: ``last_response_is_refusal`` reads "refusal")."""
-    from pluralign.seal.compare import display_name
+    from pluralign.seal.display import display_name
 
     return _IDENTIFIER.sub(lambda m: display_name(m.group(0)), str(text))
 

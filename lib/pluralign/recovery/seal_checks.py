@@ -64,7 +64,7 @@ def residual_sd(rewards_a, rewards_b, data, pair_ids, weights: pd.Series | None 
     utility's scale (divided by the least-squares scale from ``weights``, default the population means, to the
     imprints): ``sd(Δr − Δx·β) / (√2 · scale)`` — the noise a trained RM adds to the planted utility."""
     from pluralign.data.simulate import FEATURES
-    from pluralign.seal.design import imprint_recovery
+    from pluralign.seal.planted import imprint_recovery
 
     ids = pd.Index(list(pair_ids))
     fit = _imprint_fit(rewards_a, rewards_b, data, ids)
@@ -98,7 +98,7 @@ def imprint_rm(
     them), row ``imprint_rm_weight_correlation`` with a Fisher CI over features; signs and the share of rescaled
     weights inside the imprint's CI are reported in the description. A Bradley-Terry reward is the logit of
     P(A ≻ B), not a rescaled utility, so that share is not a test of the method (:func:`oracle_imprint` is)."""
-    from pluralign.seal.design import imprint_recovery
+    from pluralign.seal.planted import imprint_recovery
 
     ids = pd.Index(list(pair_ids))
     w = data.meta["weights"]["mean"] if weights is None else weights

@@ -106,7 +106,7 @@ def population(seed: int, profile: str = "demo", noise_sd: float = DEMO_NOISE, p
     asked for are drawn (the others are None)."""
     from pluralign.data.spec import from_spec
     from pluralign.recovery.context import RecoveryContext, part_study
-    from pluralign.seal.design import chosen_rejected
+    from pluralign.seal.pairs import chosen_rejected
 
     inputs = None
     if "seal" in parts:

@@ -14,8 +14,7 @@ from pluralign.rewards.base import RewardModel  # noqa: F401
 from pluralign.rewards.causal import CausalLMRM, QuantizationUnavailable  # noqa: F401
 from pluralign.rewards.frozen import Encoder, FrozenEncoderRM, default_encoder_path, embed_all  # noqa: F401
 from pluralign.rewards.load import KINDS, describe_loading, detect_kind, load  # noqa: F401
-from pluralign.rewards.objectives import (  # noqa: F401
-    OBJECTIVES,
+from pluralign.rewards.objectives import (
     bt_loss,
     build_instances,
     margin_from_judgments,
@@ -24,7 +23,10 @@ from pluralign.rewards.objectives import (  # noqa: F401
     mse_loss,
 )
 from pluralign.rewards.seqcls import FineTuneEncoderRM, SequenceClassificationRM  # noqa: F401
-from pluralign.train_options import TrainOptions  # noqa: F401
+from pluralign.train_options import (
+    OBJECTIVES,
+    TrainOptions,  # noqa: F401
+)
 
 __all__ = [
     "load",

@@ -28,17 +28,19 @@ shows one :class:`~pluralign.report.Result` per section, each a function of the 
 - :mod:`.plots` — the figures.
 """
 
-from pluralign.seal.design import alignment_rewards, chosen_rejected
+from pluralign.seal.design import alignment_rewards
 from pluralign.seal.facts import reported
-from pluralign.seal.features import IMPRINT_FEATURES, featurize, rule_featurize
+from pluralign.seal.features import featurize, rule_featurize
 from pluralign.seal.imprint import feature_imprint, imprint_table
 from pluralign.seal.lm_rewrites import rewrite
+from pluralign.seal.pairs import chosen_rejected
 from pluralign.seal.resistance import REGIMES, alignment_regimes, labeller_preference
 from pluralign.seal.robustness import robustness_scores
 from pluralign.seal.scoring import scoring_inputs
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.shifts import reward_shift
 from pluralign.seal.study import Study, setup
+from pluralign.seal.taxonomy import IMPRINT_FEATURES
 
 __all__ = [
     "setup",

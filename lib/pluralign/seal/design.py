@@ -16,7 +16,8 @@ SEAL's (:mod:`pluralign.seal.study` puts them together).
   features from the simulator, the rule-based featurizer or an LM-labeller; :func:`labeller_gamma` — γ_i;
   :func:`stability_check` — label stability across labellers (App. D.5).
 
-The demo's planted truth and the recovery checks are in :mod:`pluralign.seal.planted` (re-exported here).
+The demo's planted truth and the recovery checks are in :mod:`pluralign.seal.planted`; D's view of the pairs in
+:mod:`pluralign.seal.pairs`.
 """
 
 from __future__ import annotations
@@ -28,41 +29,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pluralign.data.core import combine  # re-exported as seal.combine
+from pluralign.data.core import combine
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
-from pluralign.seal.pairs import AlignmentPairs, chosen_rejected, entry_texts  # re-exported (D's view)
-from pluralign.seal.planted import (  # re-exported: the demo's planted truth
-    PLANTED_TO_RULES,
-    ImprintRecovery,
-    featurizer_agreement,
-    imprint_recovery,
-    mixed_weights,
-    planted_features,
-    planted_taxonomy,
-    weight_recovery,
-)
+from pluralign.seal.pairs import chosen_rejected, entry_texts
+from pluralign.seal.planted import planted_features, planted_taxonomy
 from pluralign.train_options import TrainOptions
 
 __all__ = [
-    "AlignmentPairs",
     "AlignmentModels",
     "EntryFeatures",
-    "ImprintRecovery",
-    "combine",
-    "chosen_rejected",
     "alignment_rewards",
     "planted_features",
     "planted_taxonomy",
-    "featurizer_agreement",
-    "imprint_recovery",
-    "mixed_weights",
     "feature_prevalence",
-    "PLANTED_TO_RULES",
     "PAPER_FEATURES",
     "UNMAPPED_FEATURES",
     "paper_feature_map",
-    "entry_texts",
     "entry_features",
     "labeller_gamma",
     "FEATURE_SOURCES",
@@ -254,7 +237,7 @@ def paper_feature_map(features: Sequence[str]) -> pd.DataFrame:
     factor that turns this run's coefficient into the SEAL feature's; None when unmapped) and ``why``. A feature
     already named as in SEAL's taxonomy (the ``sample`` and ``paper`` profiles' labels) maps to itself with
     sign +1, so one code path serves every profile."""
-    from pluralign.seal.features import FEATURES as TAXONOMY
+    from pluralign.seal.taxonomy import FEATURES as TAXONOMY
 
     rows = []
     for f in features:
@@ -315,7 +298,8 @@ def _text_labels(view: pd.DataFrame, source: str, llm, job: str, temperature: fl
     """The labels of the chosen and rejected dialogues of ``view`` from the rule featurizer (``source`` "rules")
     or the LM-labeller ``llm`` ("llm", at ``temperature``; None: the LM's default): (chosen labels, rejected
     labels, labeller, regressors, note)."""
-    from pluralign.seal.features import RULE_FEATURES, SCALAR_FEATURES, featurize, rule_featurize
+    from pluralign.seal.features import RULE_FEATURES, featurize, rule_featurize
+    from pluralign.seal.taxonomy import SCALAR_FEATURES
 
     texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")
     if source == "rules":
@@ -354,7 +338,7 @@ def entry_features(
       helpfulness cannot be read from surface patterns, so "not a refusal" stands in for it;
     - ``"llm"`` (paper): :func:`~pluralign.seal.featurize` with ``llm`` (the App. C.3 prompt, at ``temperature``;
       None: the LM's default); regressors
-      are all 17 scalar taxonomy features (:data:`~pluralign.seal.features.SCALAR_FEATURES`), left to the
+      are all 17 scalar taxonomy features (:data:`~pluralign.seal.taxonomy.SCALAR_FEATURES`), left to the
       regressions' VIF filter (footnote 6, at ``SealSettings.vif_threshold``; in the paper, VIF above 5 removed
       the two ``assistant_*`` features, leaving Table 5's 15 and reporting them in the fits' ``dropped_vif``);
       targets are the labeller's.
@@ -487,7 +471,7 @@ def stability_check(
     }
 
 
-__all__ += ["weight_recovery", "stability_check"]
+__all__ += ["stability_check"]
 
 
 #: The demo profile's SEAL study design (``seal.setup`` arguments), used when a page's ``design`` parameter is

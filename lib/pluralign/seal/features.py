@@ -2,7 +2,7 @@
 
 - :data:`TAXONOMY_KEYS` — the 19 features of App. C.3 (two target features, helpfulness and
   harmlessness, and 17 spoiler features), with the paper's instructions; sentiment has three levels;
-  the Wikipedia topics list and the Types of Discrimination list (:mod:`pluralign.seal.taxonomy`, re-exported).
+  the Wikipedia topics list and the Types of Discrimination list (:mod:`pluralign.seal.taxonomy`).
 - :func:`taxonomy_prompt` — the App. C.3 prompt, quoted from the paper (PDF-extraction artefacts
   removed: the property names are written with underscores, as in SEAL's ``taxonomy/__init__.py`` and
   Table 5, where the extracted text shows spaces).
@@ -25,23 +25,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pluralign.seal import taxonomy
-from pluralign.seal.taxonomy import (  # noqa: F401 (re-exported: the taxonomy is read from here by most callers)
+from pluralign.seal.taxonomy import (
     DISCRIMINATION_TYPES,
-    FEATURES,
-    IMPRINT_FEATURES,
     LIST_FEATURES,
-    SCALAR_FEATURES,
     SENTIMENT_LEVELS,
     STRING_FEATURES,
-    TARGET_FEATURES,
     TAXONOMY_KEYS,
     TOPICS,
     TOPICS_ADDED,
 )
 
 __all__ = [
-    *taxonomy.__all__,  # the taxonomy's names, re-exported
     "LabelledFeatures",
     "RULE_FEATURES",
     "TAXONOMY_PROMPT",

@@ -151,8 +151,8 @@ def rewrite_pairs(
     **rewrite_kw,
 ) -> Rewrites:
     """The § 2.3 rewriting step on pairs (the paper profile's path): both entries of every pair of ``view``
-    (:func:`~pluralign.seal.design.chosen_rejected` rows) are written out as dialogues
-    (:func:`~pluralign.seal.design.entry_texts`), rewritten with :func:`rewrite` (``rewrite_kw`` go to it),
+    (:func:`~pluralign.seal.pairs.chosen_rejected` rows) are written out as dialogues
+    (:func:`~pluralign.seal.pairs.entry_texts`), rewritten with :func:`rewrite` (``rewrite_kw`` go to it),
     and the originals and rewrites of the kept pairs re-labelled with ``labeller``
     (:func:`~pluralign.seal.features.featurize`, ``keys=features``, at ``label_temperature``; None: its default).
 
@@ -160,8 +160,8 @@ def rewrite_pairs(
     their originals) and counted. Returns :class:`Rewrites` (``prompts`` None: the texts are whole
     dialogues).
     """
-    from pluralign.seal.design import entry_texts
     from pluralign.seal.features import feature_matrix, featurize
+    from pluralign.seal.pairs import entry_texts
 
     entries = ("chosen", "rejected")
     texts = {e: entry_texts(view, e) for e in entries}

@@ -1,6 +1,6 @@
 """The alignment data set D as SEAL sees it: one chosen and one rejected entry per pair (§ 2, Fig. 1), and the
 texts SEAL labels and scores for each entry. The lowest layer of Part II: :mod:`pluralign.seal.scoring` and
-:mod:`pluralign.seal.design` both build on it (and ``seal.design`` re-exports it)."""
+:mod:`pluralign.seal.design` both build on it."""
 
 from __future__ import annotations
 

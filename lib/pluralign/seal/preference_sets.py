@@ -6,7 +6,7 @@ synthetic-instruct-gptj-pairwise), and the paper reports that resistance to alig
 resistance a₋ = 1 − a₊ is § 2.2's: the share of a set's pairs on which the RM does not reward the
 human-chosen entry strictly more (a tie counts as misaligned). :func:`resistance_by_dataset` computes it per
 (preference set, RM), with a 95% Wilson interval; pairs without a chosen entry (a tie or an even split of the
-annotators) are dropped by :func:`~pluralign.seal.design.chosen_rejected` and counted.
+annotators) are dropped by :func:`~pluralign.seal.pairs.chosen_rejected` and counted.
 """
 
 from __future__ import annotations
@@ -50,11 +50,12 @@ def resistance_by_dataset(
 
     ``datasets``: loaded preference sets (``pluralign.load``); ``models``: ``{label: reward model}``, each with
     ``score(data) -> DataFrame(pair_id, reward_a, reward_b)`` (``pluralign.rewards.load``). Each set is seen as
-    chosen / rejected entries by :func:`~pluralign.seal.design.chosen_rejected` (majority label; ties and even
+    chosen / rejected entries by :func:`~pluralign.seal.pairs.chosen_rejected` (majority label; ties and even
     splits dropped, counted in ``no chosen entry (dropped)``). ``scoring_input``: what each RM scores per entry,
     as for D (:func:`~pluralign.seal.scoring.scoring_inputs`: "seal" or "prompt_reply"); None — the loader's
     (prompt, response). Returns one row per (``data set``, ``RM``) with the columns of :func:`resistance_rates`."""
-    from pluralign.seal.design import _oriented, chosen_rejected
+    from pluralign.seal.design import _oriented
+    from pluralign.seal.pairs import chosen_rejected
 
     if not datasets:
         raise ValueError("resistance_by_dataset: no preference sets given")

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from pluralign.seal.resistance import _as_rewards
+from pluralign.seal.shifts import _as_rewards
 
 __all__ = ["gap_scores", "paper_gap_rows", "reward_gaps", "reward_gap_summary"]
 

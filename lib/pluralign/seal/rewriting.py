@@ -93,7 +93,7 @@ def require_flips(rw: RewriteRun, values: dict | None = None) -> None:
 def robustness_features(rw: RewriteRun) -> tuple[list, list]:
     """The features whose flips enter Eq. 4 (every flip column but the target features) and the target features
     that must not flip (§ 2.3's filter), as present in the rewriting's flips."""
-    from pluralign.seal.features import TARGET_FEATURES
+    from pluralign.seal.taxonomy import TARGET_FEATURES
 
     cols = rw.rewrites.flips["chosen"].columns
     return [c for c in cols if c not in TARGET_FEATURES], [u for u in TARGET_FEATURES if u in cols]

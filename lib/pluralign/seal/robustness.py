@@ -33,35 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pluralign.seal.features import TARGET_FEATURES
-from pluralign.seal.flips import flip_shares, label_flips, similarity_by_flip  # re-exported
 from pluralign.seal.imprint import bonferroni
-from pluralign.seal.lm_rewrites import (  # re-exported: the rewriting step was defined here
-    REWRITE_FEATURES,
-    REWRITE_PROMPT,
-    Rewrites,
-    rewrite,
-    rewrite_pairs,
-    rewrite_prompt,
-)
 from pluralign.seal.resistance import _fit_logit
+from pluralign.seal.taxonomy import TARGET_FEATURES
 
-__all__ = [
-    "Rewrites",
-    "RobustnessFit",
-    "REWRITE_PROMPT",
-    "REWRITE_FEATURES",
-    "rewrite_prompt",
-    "rewrite",
-    "rewrite_pairs",
-    "score_entries",
-    "aligned_before_after",
-    "label_flips",
-    "flip_shares",
-    "similarity_by_flip",
-    "robustness_scores",
-    "linear_probability",
-]
+__all__ = ["RobustnessFit", "score_entries", "aligned_before_after", "robustness_scores", "linear_probability"]
 
 
 @dataclass(frozen=True)
@@ -92,12 +68,13 @@ def score_entries(
 ) -> np.ndarray:
     """Rewards of entries under ``rm`` (``rm.score([(prompt, reply), ...])``). With ``prompts``, each text is
     a reply scored after its prompt (rewrites that change replies only, the demo); without, each text is a
-    whole dialogue (:func:`~pluralign.seal.design.entry_texts`, or its LM rewrite) split into (history, last
+    whole dialogue (:func:`~pluralign.seal.pairs.entry_texts`, or its LM rewrite) split into (history, last
     reply), as Part II's scoring input says (:func:`~pluralign.seal.scoring.scoring_inputs`): ``"seal"``, SEAL's
     code's :func:`~pluralign.seal.scoring.seal_split` (a reply after ``prompts`` is first written out as a
     dialogue), or ``"prompt_reply"``, :func:`~pluralign.seal.design.split_dialogue` (the loader's split). Score
     originals and rewrites through this one function, so that only the rewriting differs between δ_i and δ̂_i."""
-    from pluralign.seal.design import entry_texts, split_dialogue
+    from pluralign.seal.design import split_dialogue
+    from pluralign.seal.pairs import entry_texts
     from pluralign.seal.scoring import SCORING_INPUTS, seal_split
 
     if scoring_input not in SCORING_INPUTS:

@@ -70,8 +70,8 @@ def seal_split(text: str) -> tuple[str, str]:
 
 
 def _view(pairs) -> pd.DataFrame:
-    """The chosen / rejected view (:func:`~pluralign.seal.design.chosen_rejected`) of ``pairs``:
-    :class:`~pluralign.data.PreferenceData`, :class:`~pluralign.seal.design.AlignmentPairs` or its table."""
+    """The chosen / rejected view (:func:`~pluralign.seal.pairs.chosen_rejected`) of ``pairs``:
+    :class:`~pluralign.data.PreferenceData`, :class:`~pluralign.seal.pairs.AlignmentPairs` or its table."""
     from pluralign.seal.pairs import chosen_rejected
 
     if hasattr(pairs, "pairs") and hasattr(pairs, "annotations"):
@@ -91,7 +91,7 @@ def _view(pairs) -> pd.DataFrame:
 
 def entry_dialogues(view: pd.DataFrame, entry: str) -> list[str]:
     """The whole conversation ending in the chosen (``entry="chosen"``) or rejected reply
-    (:func:`~pluralign.seal.design.entry_texts`): the original dialogue where the data keep it (hh-rlhf:
+    (:func:`~pluralign.seal.pairs.entry_texts`): the original dialogue where the data keep it (hh-rlhf:
     ``dialogue_chosen`` / ``dialogue_rejected``, each side its own history), else the prompt and reply
     written out as one."""
     from pluralign.seal.pairs import entry_texts
@@ -104,7 +104,7 @@ def scoring_inputs(pairs, input: str = "seal") -> pd.DataFrame:
     ``compare/__init__.py``), two rows per pair (chosen, then rejected), in the pairs' order.
 
     ``pairs``: :class:`~pluralign.data.PreferenceData` (its chosen / rejected view, majority ties dropped),
-    :class:`~pluralign.seal.design.AlignmentPairs` or its table. ``input="seal"`` (default): each entry's
+    :class:`~pluralign.seal.pairs.AlignmentPairs` or its table. ``input="seal"`` (default): each entry's
     conversation (:func:`entry_dialogues`: hh-rlhf's original dialogue) split by :func:`seal_split`, so
     ``history + reply`` is the conversation and ``reply`` starts with ``"Assistant:"``;
     ``input="prompt_reply"``: the loader's split of the same conversation (history before the last

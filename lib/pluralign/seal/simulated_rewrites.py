@@ -33,9 +33,10 @@ _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
 
 @functools.cache
 def _banks():
+    """The simulator's text banks (:mod:`pluralign.data.simulated_texts`), imported on first use."""
     import importlib
 
-    return importlib.import_module("pluralign.data.simulate")  # the module (the package exports a function)
+    return importlib.import_module("pluralign.data.simulated_texts")
 
 
 def _parse(text: str):

@@ -22,12 +22,12 @@ from pluralign.seal.design import (
     AlignmentModels,
     EntryFeatures,
     alignment_rewards,
-    chosen_rejected,
     default_scoring_input,
     entry_features,
     labeller_gamma,
 )
 from pluralign.seal.label_failures import LabelFailures, label_failures
+from pluralign.seal.pairs import chosen_rejected
 from pluralign.seal.resistance import LABELLER_RULES
 from pluralign.seal.rewriting import RewriteRun, rewrite_run, robustness_fits
 from pluralign.seal.settings import SealSettings
@@ -39,7 +39,7 @@ __all__ = ["Study", "RewriteRun", "setup"]
 @dataclass
 class Study:
     """The SEAL study design on one profile (§ 2, Fig. 1): the alignment data set ``D`` seen as chosen /
-    rejected entries (``view``, the table of :func:`~pluralign.seal.design.chosen_rejected`, which dropped
+    rejected entries (``view``, the table of :func:`~pluralign.seal.pairs.chosen_rejected`, which dropped
     ``n_ties_dropped`` pairs whose majority label is a tie and ``n_splits_dropped`` without a majority), the other
     data the pre-D RM was trained on (``other``, in parts ``other_parts``), the pre-D and post-D reward models
     (``rms``) and their rewards (``R``: ``pre_chosen``, ``pre_rejected``, ``post_chosen``, ``post_rejected``), the

@@ -1,9 +1,9 @@
 """The topics (and types of discrimination) of an alignment data set's entries (SEAL App. E.1, Fig. 15).
 
 SEAL's taxonomy prompt (App. C.3) asks the LM-labeller for ``topics`` — one or more of the "Wikipedia content
-categories list" (:data:`~pluralign.seal.features.TOPICS`, plus the five gpt-4-turbo added on its own and SEAL
-then integrated, :data:`~pluralign.seal.features.TOPICS_ADDED`) — and for ``last_response_is_discriminating_against``
-(:data:`~pluralign.seal.features.DISCRIMINATION_TYPES`). Fig. 15 shows how often each value occurs; an entry can
+categories list" (:data:`~pluralign.seal.taxonomy.TOPICS`, plus the five gpt-4-turbo added on its own and SEAL
+then integrated, :data:`~pluralign.seal.taxonomy.TOPICS_ADDED`) — and for ``last_response_is_discriminating_against``
+(:data:`~pluralign.seal.taxonomy.DISCRIMINATION_TYPES`). Fig. 15 shows how often each value occurs; an entry can
 carry several. The figure prints no number. SEAL's analysis code (``analysis/functions.py::category_plot``) also
 compares the chosen and the rejected entry of each pair: the values both carry and those only one carries.
 

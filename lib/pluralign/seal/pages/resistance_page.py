@@ -16,23 +16,19 @@ from pluralign.seal import plots
 from pluralign.seal import regimes as seal_regimes
 from pluralign.seal import resistance as seal_resistance
 from pluralign.seal.compare import (
-    NOT_CONVERGED,
-    display_table,
     entries_on_paper_rows,
     entry_estimates,
     mapping_note,
     no_finite_estimate,
     separated,
     separation_note,
-    verdict_counts,
-    verdict_legend,
-    verdict_sentence,
 )
-from pluralign.seal.design import entry_texts, labeller_gamma
+from pluralign.seal.design import labeller_gamma
+from pluralign.seal.display import display_table
 from pluralign.seal.facts import paper_rows, paper_value
-from pluralign.seal.features import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
 from pluralign.seal.label_failures import NO_LABELS, require_labels
 from pluralign.seal.other_data import design_sentence, designed_rows
+from pluralign.seal.pairs import entry_texts
 from pluralign.seal.preference_sets import resistance_by_dataset
 from pluralign.seal.resistance import (
     LABELLER_RULES,
@@ -45,7 +41,9 @@ from pluralign.seal.resistance import (
 )
 from pluralign.seal.reward_gaps import gap_scores, paper_gap_rows, reward_gap_summary, reward_gaps
 from pluralign.seal.study import Study
+from pluralign.seal.taxonomy import DISCRIMINATION_TYPES, TOPICS, TOPICS_ADDED
 from pluralign.seal.topics import label_distribution, rule_topics
+from pluralign.seal.verdicts import NOT_CONVERGED, verdict_counts, verdict_legend, verdict_sentence
 
 __all__ = [
     "regime_table",

@@ -12,24 +12,15 @@ from pluralign.paper.seal import flip_label
 from pluralign.presentation import MISSING
 from pluralign.report import Result
 from pluralign.seal import plots
-from pluralign.seal.compare import (
-    NOT_CONVERGED,
-    VARIANT_NAMES,
-    bonferroni_tests,
-    display_table,
-    display_text,
-    no_finite_estimate,
-    on_paper_rows,
-    verdict_counts,
-    verdict_legend,
-    verdict_sentence,
-)
+from pluralign.seal.compare import VARIANT_NAMES, bonferroni_tests, no_finite_estimate, on_paper_rows
+from pluralign.seal.display import display_table, display_text
 from pluralign.seal.facts import paper_rows, paper_value, reported
+from pluralign.seal.flips import flip_shares, similarity_by_flip
 from pluralign.seal.resistance import aligned
 from pluralign.seal.rewriting import require_flips, robustness_features
-from pluralign.seal.robustness import flip_shares, similarity_by_flip
 from pluralign.seal.simulated_rewrites import PLANTED_FLIP_NAMES
 from pluralign.seal.study import Study
+from pluralign.seal.verdicts import NOT_CONVERGED, verdict_counts, verdict_legend, verdict_sentence
 
 __all__ = ["rewrite_summary", "label_flips", "robustness"]
 
