@@ -18,8 +18,8 @@ from pluralign.seal.design import (
     labeller_gamma,
     split_dialogue,
 )
-from pluralign.seal.features import RULE_FEATURES, last_response
 from pluralign.seal.pairs import entry_texts
+from pluralign.seal.rule_features import RULE_FEATURES, last_response
 from pluralign.seal.taxonomy import SCALAR_FEATURES
 
 

@@ -14,11 +14,10 @@ from pluralign.seal.features import (
     feature_matrix,
     featurize,
     label_stability,
-    last_response,
-    rule_featurize,
     taxonomy_prompt,
     taxonomy_schema,
 )
+from pluralign.seal.rule_features import last_response, rule_featurize
 from pluralign.seal.taxonomy import (
     DISCRIMINATION_TYPES,
     FEATURES,
@@ -189,7 +188,7 @@ def test_the_rule_featurizers_word_lists_are_passed_over_only_where_they_cannot_
     pattern alone decides (a stem list missing one word fails here)."""
     import re
 
-    from pluralign.seal import features as F
+    from pluralign.seal import rule_features as F
 
     for pattern in (F._INSULT, F._EXPLICIT, F._HARM, F._PRIVACY):
         # the pattern's alternatives, each with its regex syntax dropped ("retard(?:ed)?" gives "retarded")

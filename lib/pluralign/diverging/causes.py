@@ -334,7 +334,7 @@ def rule_causes(
 
     Returns ``DataFrame(pair_id, annotator, causes)`` for the pairs where at least one rule fires; the pairs
     where none fires are left out, not given a guess."""
-    from pluralign.seal.features import rule_featurize  # SEAL's rule-based featurizer (imports pluralign.seal)
+    from pluralign.seal.rule_features import rule_featurize  # SEAL's rule-based featurizer (imports pluralign.seal)
 
     pairs = data.pairs.set_index("pair_id")
     ids = [str(i) for i in (pairs.index if pair_ids is None else pair_ids)]

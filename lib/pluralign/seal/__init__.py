@@ -15,8 +15,8 @@ shows one :class:`~pluralign.report.Result` per section, each a function of the 
 - :mod:`.shifts` — reward shift θ_i, Definition 1 (signed), and its regression on features, Eq. 2;
 - :mod:`.resistance` — δ_i, a₊/a₋, the four regimes (Table 1), γ_i (App. D.4), the misalignment
   regression (Eq. 3), reward quadrants (App. D.2);
-- :mod:`.features` — the App. C.3 taxonomy, LM-labeller featurization, the rule-based offline featurizer,
-  label stability (App. D.5);
+- :mod:`.features` — the App. C.3 taxonomy, LM-labeller featurization, label stability (App. D.5);
+  :mod:`.rule_features` — the rule-based offline featurizer (the demo's stand-in for the LM-labeller);
 - :mod:`.robustness` — robustness scores π (Eq. 4); :mod:`.lm_rewrites` — App. C.5 rewriting by an LM;
   :mod:`.flips` — label flips (Fig. 12), cosine by flip (Table 3); :mod:`.simulated_rewrites` — the demo's
   rewriting stand-in;
@@ -30,12 +30,13 @@ shows one :class:`~pluralign.report.Result` per section, each a function of the 
 
 from pluralign.seal.design import alignment_rewards
 from pluralign.seal.facts import reported
-from pluralign.seal.features import featurize, rule_featurize
+from pluralign.seal.features import featurize
 from pluralign.seal.imprint import feature_imprint, imprint_table
 from pluralign.seal.lm_rewrites import rewrite
 from pluralign.seal.pairs import chosen_rejected
 from pluralign.seal.resistance import REGIMES, alignment_regimes, labeller_preference
 from pluralign.seal.robustness import robustness_scores
+from pluralign.seal.rule_features import rule_featurize
 from pluralign.seal.scoring import scoring_inputs
 from pluralign.seal.settings import SealSettings
 from pluralign.seal.shifts import reward_shift

@@ -298,7 +298,8 @@ def _text_labels(view: pd.DataFrame, source: str, llm, job: str, temperature: fl
     """The labels of the chosen and rejected dialogues of ``view`` from the rule featurizer (``source`` "rules")
     or the LM-labeller ``llm`` ("llm", at ``temperature``; None: the LM's default): (chosen labels, rejected
     labels, labeller, regressors, note)."""
-    from pluralign.seal.features import RULE_FEATURES, featurize, rule_featurize
+    from pluralign.seal.features import featurize
+    from pluralign.seal.rule_features import RULE_FEATURES, rule_featurize
     from pluralign.seal.taxonomy import SCALAR_FEATURES
 
     texts_c, texts_r = entry_texts(view, "chosen"), entry_texts(view, "rejected")

@@ -24,12 +24,12 @@ from pluralign.seal.compare import (
 from pluralign.seal.design import feature_prevalence, stability_check
 from pluralign.seal.display import display_name, display_table, display_text
 from pluralign.seal.facts import PAPER_SETUP, paper_table, paper_value
-from pluralign.seal.features import rule_featurize
 from pluralign.seal.imprint import vif_rule
 from pluralign.seal.label_failures import NO_LABELS, require_labels
 from pluralign.seal.other_data import design_sentence, designed_rows
 from pluralign.seal.pairs import entry_texts
 from pluralign.seal.planted import featurizer_agreement, planted_taxonomy, recovery_reading, weight_recovery
+from pluralign.seal.rule_features import rule_featurize
 from pluralign.seal.shifts import reward_shift_regression
 from pluralign.seal.study import Study
 from pluralign.seal.verdicts import verdict_counts, verdict_legend, verdict_sentence
