@@ -23,7 +23,8 @@
 #   gives back what the simulator planted, within its own intervals.
 # - **{glue:text}`n_caught` of {glue:text}`n_variants` broken variants are caught**: with its estimate negated,
 #   zeroed or replaced by noise, its intervals too wide or too narrow, or its typical mistake made, a method fails
-#   its check.
+#   its check; {glue:text}`n_caught_tests` of them fail its statistical tests, the others only its check against
+#   the method's definition.
 # - **{glue:text}`n_standins_pass` of {glue:text}`n_standins` of the demo's stand-in models** (the small trained
 #   reward models, the rule cause labeller) reach their bars.
 # - **{glue:text}`n_claims_hold` of {glue:text}`n_claims` of the papers' claims hold** on this simulated population.

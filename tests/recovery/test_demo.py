@@ -165,3 +165,27 @@ def test_the_cli_fails_on_a_missed_variant_unless_its_reason_is_stated(monkeypat
         monkeypatch.setattr(M, "mutation_table", lambda ctx, m=missed: m)
         assert demo.main(["--seed", "3"]) == status, variant
         assert "imprint_weights/" + variant in capsys.readouterr().err
+
+
+def test_the_mutation_table_says_which_check_caught_a_variant():
+    """A variant caught only by the check of the method's output against its definition (the agreement classes on
+    each pair's own votes, Eq. 1 on its first draw) reads "def." in the page's table, not "yes": the statistical
+    tests did not see it. A row without a definition check that fails was caught by its tests."""
+    from pluralign.recovery import mutations as M
+
+    by = M._caught_by
+    assert by({"recovered": True, "failing": ""}) == ""
+    assert by({"recovered": False, "failing": "definition on the votes (21 of 1,200 pairs differ)"}) == "definition"
+    assert by({"recovered": False, "failing": "spread, definition (deviation 4.1e-02)"}) == "tests"
+    assert by({"recovered": False}) == "tests"
+    m = pd.DataFrame(
+        {
+            "row": ["imprint_weights"] * 3,
+            "variant": ["sign", "OLS SEs", "columns swapped"],
+            "caught": [True, True, False],
+            "by": ["tests", "definition", ""],
+        }
+    )
+    s = M.shown(m)
+    assert s.loc["imprint_weights", "sign"] == "yes"
+    assert s.loc["imprint_weights", "own mistakes"] == "OLS SEs: def.; columns swapped: MISSED"

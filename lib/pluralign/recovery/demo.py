@@ -359,20 +359,23 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if len(failed) or len(missed) else 0
 
 
-@report.section("n_variants", "n_caught")
+@report.section("n_variants", "n_caught", "n_caught_tests")
 def mutation_result(profile: str = "demo") -> report.Result:
     """The mutation table as the page shows it (:func:`pluralign.recovery.mutations.shown`, each method row by
     its display name), the counts the page's summary quotes, and what each variant does (folded)."""
     from pluralign.recovery import mutations as M
 
     if profile != "demo":
-        values = {"n_variants": 0, "n_caught": 0}
+        values = {"n_variants": 0, "n_caught": 0, "n_caught_tests": 0}
         return report.Result(table=None, note="Mutations need planted truth: demo profile only.", values=values)
     m = M.mutation_table(recovery_context(profile))
     n, k = len(m), int(m["caught"].sum())
-    values = {"n_variants": n, "n_caught": k}
+    t = int((m["by"] == "tests").sum())
+    values = {"n_variants": n, "n_caught": k, "n_caught_tests": t}
     note = (
-        f"**{k} of {n} broken variants caught** (yes: the row fails on the broken method).\n\n"
+        f"**{k} of {n} broken variants caught**, {t} of them by the rows' statistical tests (yes: a statistical "
+        "test of the row fails on the broken method; def.: only the check of the method's output against its "
+        "definition fails it, the agreement classes on each pair's own votes or Eq. 1 on the demo's own pairs).\n\n"
         ":::{dropdown} What each broken variant does\n"
         "- *sign*: the estimate and its interval negated;\n"
         "- *zero*: the estimate 0 with the method's interval width;\n"

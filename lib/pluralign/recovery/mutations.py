@@ -356,7 +356,8 @@ def run_variant(ctx, quantity: str, how: str) -> dict:
 
 def mutation_table(ctx) -> pd.DataFrame:
     """Every variant of :data:`VARIANTS` through its row's check on the context's studies: one row per (method
-    row, variant) with the broken method's ``estimate`` and ``caught`` (its row failed)."""
+    row, variant) with the broken method's ``estimate``, ``caught`` (its row failed) and ``by`` (what failed it,
+    :func:`_caught_by`)."""
     out = []
     for quantity, variants in VARIANTS.items():
         for how in variants:
@@ -365,15 +366,29 @@ def mutation_table(ctx) -> pd.DataFrame:
                 # replicates; numpy's warnings about them say nothing that the row's verdict does not
                 warnings.simplefilter("ignore", RuntimeWarning)
                 r = run_variant(ctx, quantity, how)
-            out.append({"row": quantity, "variant": how, "estimate": r["estimate"], "caught": not r["recovered"]})
+            caught = not r["recovered"]
+            out.append(
+                {"row": quantity, "variant": how, "estimate": r["estimate"], "caught": caught, "by": _caught_by(r)}
+            )
     return pd.DataFrame(out)
+
+
+def _caught_by(r: dict) -> str:
+    """What failed a broken method's row: "tests" (a statistical test of the row, whether or not the definition
+    check failed too), "definition" (only the check of the method's output against its definition: the agreement
+    classes on each pair's own votes, Eq. 1 on its first draw) or "" (the row passed)."""
+    if r["recovered"]:
+        return ""
+    failing = [f for f in str(r.get("failing", "")).split(", ") if f]
+    return "definition" if failing and all(f.startswith("definition") for f in failing) else "tests"
 
 
 def shown(m: pd.DataFrame) -> pd.DataFrame:
     """The mutation table narrow enough for the text column: per method row the common variants of :data:`COMMON`
-    as columns ("yes": caught, "MISSED", or "·" where the variant does not apply) and the row's own mistakes in
-    one column, each named with its verdict."""
-    cell = m.assign(v=m["caught"].map({True: "yes", False: "MISSED"}))
+    as columns ("yes": caught by the row's statistical tests, "def.": by the check against the method's definition
+    alone, "MISSED", or "·" where the variant does not apply) and the row's own mistakes in one column, each named
+    with its verdict."""
+    cell = m.assign(v=m["by"].map({"tests": "yes", "definition": "def.", "": "MISSED"}))
     common = cell[cell["variant"].isin(COMMON)].pivot(index="row", columns="variant", values="v")
     common = common.reindex(index=list(VARIANTS), columns=list(COMMON)).fillna("·")
     own = cell[~cell["variant"].isin(COMMON)].groupby("row", sort=False)
