@@ -107,7 +107,8 @@ study.result().glue()
 #   rarely, the 50 % intervals neither too rarely nor too often. The oracle's noise has one variance for every
 #   entry, so plain OLS standard errors would pass these tests as well as the pair-clustered ones Eq. 1 asks for;
 #   the row therefore also holds the fit, on the demo's own pairs, to Eq. 1 as defined: its estimates, clustered
-#   standard errors and intervals must equal a closed form written apart from pyfixest to one part in a million.
+#   standard errors and intervals must equal a closed form written apart from pyfixest, to the tolerance the
+#   row's criterion states.
 # - *SEAL Eq. 3 and Table 1's regimes*, on a pre-D and a post-D oracle whose noise on the reward gap is logistic,
 #   so Eq. 3's coefficients are known exactly and each pair's regime has a known probability: the coefficients'
 #   intervals are calibrated on both sides and the regime counts match their expectation. The row's estimate is the

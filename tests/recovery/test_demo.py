@@ -174,10 +174,10 @@ def test_the_mutation_table_says_which_check_caught_a_variant():
     from pluralign.recovery import mutations as M
 
     by = M._caught_by
-    assert by({"recovered": True, "failing": ""}) == ""
-    assert by({"recovered": False, "failing": "definition on the votes (21 of 1,200 pairs differ)"}) == "definition"
-    assert by({"recovered": False, "failing": "spread, definition (deviation 4.1e-02)"}) == "tests"
-    assert by({"recovered": False}) == "tests"
+    assert by({"recovered": True, "tests_ok": True}) == ""
+    assert by({"recovered": False, "tests_ok": True}) == "definition"  # only the definition check failed
+    assert by({"recovered": False, "tests_ok": False}) == "tests"
+    assert by({"recovered": False}) == "tests"  # a row without a definition check
     m = pd.DataFrame(
         {
             "row": ["imprint_weights"] * 3,

@@ -267,6 +267,7 @@ def _shares_row(classified, data, seed, ties) -> dict:
             reads=reads,
         ),
         "failing": ", ".join(j["failing"] + ([definition] if differ else [])),
+        "tests_ok": j["ok"],
     }
 
 

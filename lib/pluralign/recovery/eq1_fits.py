@@ -52,9 +52,8 @@ def eq1_definition(table: pd.DataFrame, draw, level: float = 0.95) -> float:
     except np.linalg.LinAlgError:
         return float("inf")
     beta = Ainv @ (dX.T @ dR)
-    B = dX @ Ainv
-    d = dR - dX @ beta
-    se = np.sqrt((B * B).T @ (d * d) * g / (g - 1) * (2 * g - 1) / (2 * g - k - 1))
+    crv1 = _variances(dX, (dR - dX @ beta)[:, None], Ainv)["CRV1"][:, 0]
+    se = crv1 * np.sqrt(g / (g - 1) * (2 * g - 1) / (2 * g - k - 1))
     half = st.t.ppf(0.5 + level / 2, g - 1) * se
     t = table.loc[kept]
     got_half = (t["ci_high"] - t["ci_low"]).to_numpy(float) / 2

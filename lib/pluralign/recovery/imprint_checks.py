@@ -333,6 +333,7 @@ def _row(quantity, what, est, lo, hi, truth: pd.Series, planted: pd.Series, seed
         ),
         "r_first": _r_first(est, truth.to_numpy()),
         "failing": ", ".join(j["failing"] + ([] if defined else [f"definition (deviation {deviation:.1e})"])),
+        "tests_ok": j["ok"],
     }
 
 
