@@ -2,18 +2,18 @@
 the pre-D and post-D reward models and their rewards, the entries' features, and how this run's features play
 SEAL's (:mod:`pluralign.seal.study` puts them together).
 
-- :func:`combine` (from :mod:`pluralign.data`) — several :class:`~pluralign.data.PreferenceData` as one (the post-D
-  RM's training data: "other" preference data plus D).
-- :func:`chosen_rejected` — D as SEAL sees it, one chosen entry t_i^c and one rejected entry t_i^r per
-  pair, from the majority label (pairs whose majority is a tie are dropped and counted).
+- D as SEAL sees it, one chosen entry t_i^c and one rejected entry t_i^r per pair from the majority label, is
+  :func:`pluralign.seal.pairs.chosen_rejected`; the post-D RM's training data ("other" preference data plus D) is
+  built with :func:`pluralign.data.core.combine`.
 - :func:`alignment_models`, :func:`alignment_rewards` — r̲(t_i^c), r̲(t_i^r), r(t_i^c), r(t_i^r) per pair: either
   two named reward models (the paper profile: OpenAssistant ``reward-model-deberta-v3-large`` pre-D and ``-v2``
   post-D) or, mirroring that design offline, a pre-D model trained on other preference data and a post-D model
   trained on that data plus D (``pluralign.rewards``, frozen MiniLM + head by default).
 - :data:`PAPER_FEATURES`, :func:`paper_feature_map` — which SEAL feature each simulator feature plays.
 - :func:`feature_prevalence` — share of chosen vs rejected entries with each feature (Table 4, Fig. 14).
-- :func:`entry_texts`, :func:`entry_features` (:class:`EntryFeatures`) — the dialogues SEAL labels and their
-  features from the simulator, the rule-based featurizer or an LM-labeller; :func:`labeller_gamma` — γ_i;
+- :func:`entry_features` (:class:`EntryFeatures`) — the features of the dialogues SEAL labels
+  (:func:`pluralign.seal.pairs.entry_texts`) from the simulator, the rule-based featurizer or an LM-labeller;
+  :func:`labeller_gamma` — γ_i;
   :func:`stability_check` — label stability across labellers (App. D.5).
 
 The demo's planted truth and the recovery checks are in :mod:`pluralign.seal.planted`; D's view of the pairs in
