@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import inspect
 import math
 import re
 import typing
@@ -21,7 +20,8 @@ from typing import NamedTuple
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pluralign.settings import Settings, SettingsError, did_you_mean
+from pluralign.keywords import did_you_mean
+from pluralign.settings import Settings, SettingsError
 
 __all__ = [
     "ParamsError",
@@ -34,8 +34,8 @@ __all__ = [
     "deep_merge",
     "page_cell",
     "page_settings",
+    "part_setup",
     "cell_parameters",
-    "check_options",
     "COMMON",
     "SETTINGS",
 ]
@@ -298,11 +298,37 @@ def _read_cell(path: str, mtime_ns: int, size: int) -> PageCell:
     return PageCell(Path(path).stem, tuple(names), cls)
 
 
+def part_setup(cls: type[Settings]):
+    """Decorates a part's ``setup(s, profile, seed, models)``, which makes its study from validated settings ``s``, into
+    the ``setup(profile, seed, *, models, settings, page, **overrides)`` a page calls: ``settings`` (a ``cls`` or a
+    mapping of its fields) with ``overrides`` laid over them and built once. With ``page`` (the notebook's name, which
+    a page of the book gives), ``settings`` is laid over the profile's parameter file of that page as it states them
+    (from ``manifest.yml``; none where the profile has no such page), checked as :func:`read_page` checks them, and
+    ``models`` defaults to the profile's named models."""
+
+    def decorate(build):
+        def setup(
+            profile: str = "demo",
+            seed: int = 0,
+            *,
+            models: dict | None = None,
+            settings: Settings | dict | None = None,
+            page: str | None = None,
+            **overrides,
+        ):
+            if page is not None:
+                settings, models = page_settings(page, profile, settings, models)
+            return build(cls.create(settings, **overrides), profile, seed, models)
+
+        setup.__module__, setup.__qualname__, setup.__doc__ = build.__module__, build.__qualname__, build.__doc__
+        return setup
+
+    return decorate
+
+
 def page_settings(page: str, profile: str, settings, models: dict | None) -> tuple[dict, dict | None]:
-    """(settings, models) a page runs with in a kernel of its own, for a part's ``setup(..., page=...)``: ``settings``
-    laid over the settings of the profile's parameter file of ``page`` (from ``manifest.yml``; none where the profile
-    has no such page) as the file states them, checked as :func:`read_page` checks them but not built (``setup``
-    builds them once); ``models``, or the profile's named models when None."""
+    """(settings, models) of ``page`` on ``profile`` as :func:`part_setup` reads them: ``settings`` laid over the
+    profile's parameter file of the page as it states them, unbuilt; ``models``, or the profile's when None."""
     from pluralign.book import manifest_plan as plan
 
     given = dict(settings or {})
@@ -313,15 +339,3 @@ def page_settings(page: str, profile: str, settings, models: dict | None) -> tup
     params = _checked(plan.ROOT / run.params, nb)[0]
     own = {k: v for k, v in params.items() if nb.settings is not None and k in nb.settings.model_fields}
     return {**own, **given}, (params.get("models") if models is None else models)
-
-
-def check_options(fn, options: dict, *, what: str | None = None) -> None:
-    """Refuse keyword options that ``fn`` does not take, naming the option and the nearest valid one (instead of
-    Python's bare ``unexpected keyword argument``)."""
-    params = inspect.signature(fn).parameters.values()
-    if any(p.kind is p.VAR_KEYWORD for p in params):  # fn takes any keyword
-        return
-    valid = sorted(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self")
-    if unknown := [k for k in options if k not in valid]:
-        k, name = unknown[0], what or getattr(fn, "__qualname__", fn)
-        raise TypeError(f"{name}: unknown option {k!r}{did_you_mean(k, valid)} (options: {', '.join(valid)})")

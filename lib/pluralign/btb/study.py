@@ -10,7 +10,6 @@ call, so the three pages share one computation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -27,7 +26,7 @@ from pluralign.data.spec import load_specs
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
 from pluralign.named_models import resolve_model
-from pluralign.params import page_settings
+from pluralign.params import part_setup
 
 __all__ = ["Study", "setup"]
 
@@ -160,24 +159,13 @@ class Study:
         return compare_reward_models(self)
 
 
-def setup(
-    profile: str = "demo",
-    seed: int = 0,
-    *,
-    models: dict | None = None,
-    settings: BtbSettings | Mapping | None = None,
-    page: str | None = None,
-    **overrides,
-) -> Study:
+@part_setup(BtbSettings)
+def setup(s: BtbSettings, profile: str, seed: int, models: dict | None) -> Study:
     """The Part III study from a page's parameters: ``settings`` and ``overrides`` are
     :class:`~pluralign.btb.settings.BtbSettings` fields (an unknown name is an error naming it). Model entries
     (the labeller's, the judge's, ``reward_model``, ``baseline_model``) that name a key of ``models`` (the
     profile's models) are resolved to their options with :func:`pluralign.named_models.resolve_model`.
-    ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
-    file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
-    if page is not None:
-        settings, models = page_settings(page, profile, settings, models)
-    s = BtbSettings.create(settings, **overrides)
+    ``page``: the notebook's name, which a page of the book gives (:func:`pluralign.params.part_setup`)."""
     s = s.replace(
         labeller={"model": resolve_model(s.labeller.model, models, LLMOptions, what="labeller")},
         judge={"model": resolve_model(s.judge.model, models, LLMOptions, what="judge")},

@@ -13,7 +13,6 @@ what another part already trained on the same data and split reuses it.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -28,7 +27,7 @@ from pluralign.cross.studies import Studies
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
 from pluralign.named_models import resolve_model
-from pluralign.params import page_settings
+from pluralign.params import part_setup
 from pluralign.seal.settings import AlignmentDesign
 
 __all__ = ["Study", "Studies", "setup"]
@@ -196,26 +195,15 @@ class Study:
         return q3.population_alignment(view, self.data.truth["share_a"])
 
 
-def setup(
-    profile: str = "demo",
-    seed: int = 0,
-    *,
-    models: dict | None = None,
-    settings: CrossSettings | Mapping | None = None,
-    page: str | None = None,
-    **overrides,
-) -> Study | Studies:
+@part_setup(CrossSettings)
+def setup(s: CrossSettings, profile: str, seed: int, models: dict | None) -> Study | Studies:
     """The Part IV study from a page's parameters: ``settings`` (:class:`~pluralign.cross.settings.CrossSettings`
     or a mapping of its fields) with ``overrides`` (its field names) laid over them; a model setting may name a key
     of ``models`` (the profile's models, common.yml). A list of data specs gives :class:`Studies`: each data set
     analysed apart, a page's results joined.
-    ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
-    file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
+    ``page``: the notebook's name, which a page of the book gives (:func:`pluralign.params.part_setup`)."""
     from pluralign.data import spec
 
-    if page is not None:
-        settings, models = page_settings(page, profile, settings, models)
-    s = CrossSettings.create(settings, **overrides)
     if isinstance(s.data, list):
         subs = {}
         for one in s.data:

@@ -26,7 +26,7 @@ from pluralign.diverging.settings import DivergingSettings
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
 from pluralign.named_models import resolve_model
-from pluralign.params import page_settings
+from pluralign.params import part_setup
 
 __all__ = ["Study", "MeanVarianceRun", "setup"]
 
@@ -174,25 +174,14 @@ class Study:
         return out
 
 
-def setup(
-    profile: str = "demo",
-    seed: int = 0,
-    *,
-    models: dict | None = None,
-    settings: DivergingSettings | Mapping | None = None,
-    page: str | None = None,
-    **overrides,
-) -> Study:
+@part_setup(DivergingSettings)
+def setup(s: DivergingSettings, profile: str, seed: int, models: dict | None) -> Study:
     """Load the Part I data sets of a page into a :class:`Study`: ``settings`` (a :class:`DivergingSettings` or
     a mapping of its fields) with ``overrides`` (field names; an unknown one is an error naming it) laid over
     them. A reward model, cause classifier or LLM judge may name an entry of ``models`` (the profile's named
     models); each is resolved to its options (:func:`pluralign.named_models.resolve_model`). ``paper_reference`` is
     checked against the loaded names.
-    ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
-    file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
-    if page is not None:
-        settings, models = page_settings(page, profile, settings, models)
-    s = DivergingSettings.create(settings, **overrides)
+    ``page``: the notebook's name, which a page of the book gives (:func:`pluralign.params.part_setup`)."""
     models = dict(models or {})
     changes = {
         "reward_model": resolve_model(s.reward_model, models, ModelOptions, what="reward_model"),

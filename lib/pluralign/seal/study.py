@@ -8,7 +8,6 @@ Eq. 4), each computed once. The sections themselves are functions of the study, 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +17,7 @@ import pandas as pd
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
 from pluralign.named_models import resolve_model
+from pluralign.params import part_setup
 from pluralign.seal.design import (
     AlignmentModels,
     EntryFeatures,
@@ -181,15 +181,8 @@ def _resolved(s: SealSettings, models: dict | None) -> SealSettings:
     return s.replace(design=s.design.resolved(models), reward_gap_models=gaps, **llm)
 
 
-def setup(
-    profile: str = "demo",
-    seed: int = 0,
-    *,
-    models: dict | None = None,
-    settings: SealSettings | Mapping | None = None,
-    page: str | None = None,
-    **overrides,
-) -> Study:
+@part_setup(SealSettings)
+def setup(s: SealSettings, profile: str, seed: int, models: dict | None) -> Study:
     """The SEAL study every Part II page starts from, from the page's parameters: ``settings`` and ``overrides``
     are :class:`~pluralign.seal.settings.SealSettings` fields (every page parameter but ``profile``, ``seed`` and
     ``models``; an unknown name is an error naming it). ``models``: the profile's named models, which the design's
@@ -201,15 +194,10 @@ def setup(
     default :func:`~pluralign.seal.design.default_scoring_input`); ``features`` the entries' features
     (:func:`~pluralign.seal.design.entry_features`). Models, rewards and labels are cached on disk, so the four
     pages share one computation.
-    ``page`` (the notebook's name, which a page of the book gives): ``settings`` is laid over the profile's parameter
-    file of that page, ``models`` defaults to the profile's (:func:`pluralign.params.page_settings`)."""
+    ``page``: the notebook's name, which a page of the book gives (:func:`pluralign.params.part_setup`)."""
     from pluralign.data import spec
 
-    if page is not None:
-        from pluralign.params import page_settings
-
-        settings, models = page_settings(page, profile, settings, models)
-    s = _resolved(SealSettings.create(settings, **overrides), models)
+    s = _resolved(s, models)
     d = s.design
     D = spec.from_spec(d.data, seed)
     rms, other, other_parts = d.models(D, seed)
