@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
 from pluralign.params import ParamsError
-from pluralign.settings import did_you_mean
+from pluralign.keywords import did_you_mean
 
 __all__ = ["resolve_model"]
 

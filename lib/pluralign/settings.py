@@ -4,7 +4,6 @@ laid key by key, and a refused value a :class:`SettingsError` naming its key pat
 
 from __future__ import annotations
 
-import difflib
 import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -12,16 +11,11 @@ from typing import Any, TypeVar
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
-__all__ = ["Arguments", "Section", "Settings", "SettingsError", "did_you_mean", "setting"]
+from pluralign.keywords import did_you_mean
+
+__all__ = ["Arguments", "Section", "Settings", "SettingsError", "setting"]
 
 S = TypeVar("S", bound="Section")
-
-
-def did_you_mean(name: str, known) -> str:
-    """``"; did you mean 'x'?"`` naming the entry of ``known`` nearest to a misspelled ``name`` (difflib), or ``""``
-    when none is near: the hint every "unknown name" error of the library ends with."""
-    near = difflib.get_close_matches(str(name), [str(k) for k in known], n=1)
-    return f"; did you mean {near[0]!r}?" if near else ""
 
 
 def setting(default: Any, help: str, *, pages: tuple[str, ...] = (), **kw) -> Any:  # noqa: A002 - TRL's name

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from pluralign.llm.options import LLMOptions
-from pluralign.params import check_options
+from pluralign.keywords import check_options
 
 __all__ = [
     "MIN_HUMAN_ANNOTATORS",

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pluralign.data.core import DataError, PreferenceData
-from pluralign.settings import did_you_mean
+from pluralign.keywords import check_options, refuse_unknown
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,7 @@ def load(name: str | dict | list, source: Any = None, **options) -> PreferenceDa
     if isinstance(name, pd.DataFrame) or _is_local_path(name):  # a table or a file / folder of one's own
         source, name = name, "local"
     info = resolve(name)
-    check_options(info, options)
+    check_loader_options(info, options)
     limit = options.pop("limit", None)
     out: Loaded = info.loader(source, **options)
     meta = {
@@ -184,15 +184,7 @@ def _simulated(spec: dict | None, options: dict) -> PreferenceData:
     from pluralign.data.simulate import simulate
 
     sim = {**dict(spec or {}), **options}
-    _refuse_unknown(
-        sim,
-        sorted(
-            k
-            for k, p in __import__("inspect").signature(simulate).parameters.items()
-            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ),
-        "simulate",
-    )
+    check_options(simulate, sim, what="simulate", error=DataError)
     return simulate(**sim)
 
 
@@ -216,19 +208,14 @@ def _is_local_path(name) -> bool:
     )
 
 
-def check_options(info: DatasetInfo, options: dict) -> None:
-    """Refuse an option the data set's loader does not take, naming it and the nearest valid one."""
+def check_loader_options(info: DatasetInfo, options: dict) -> None:
+    """Refuse an option the data set's loader does not take (its keyword-only options and the registry's own),
+    naming it and the nearest valid one."""
     import inspect
 
     params = inspect.signature(info.loader).parameters
     valid = sorted({k for k, p in params.items() if p.kind is p.KEYWORD_ONLY} | set(COMMON_OPTIONS))
-    _refuse_unknown(options, valid, f"load({info.name!r})")
-
-
-def _refuse_unknown(options: dict, valid: list[str], what: str) -> None:
-    for k in options:
-        if k not in valid:
-            raise DataError(f"unknown option {k!r} for {what}{did_you_mean(k, valid)} (options: {', '.join(valid)})")
+    refuse_unknown(options, valid, f"load({info.name!r})", DataError)
 
 
 def canonical(

@@ -63,7 +63,7 @@ def load(name: str | Path | None = None, **kw) -> LLM:
         )
     if "model" in kw:
         raise TypeError(f"pluralign.llm.load names the model with 'name', not 'model' (got model={kw['model']!r})")
-    from pluralign.params import check_options
+    from pluralign.keywords import check_options
 
     backend = kw.pop("backend", None)
     if name is None or (isinstance(name, str) and name in EMBEDDED) or backend == "gemma-gguf":

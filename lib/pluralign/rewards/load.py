@@ -58,7 +58,7 @@ def _checked(fn):
 
     @functools.wraps(fn)
     def wrapper(name_or_path=None, **kw):
-        from pluralign.params import check_options
+        from pluralign.keywords import check_options
 
         check_options(fn, kw, what="pluralign.rewards.load")
         return fn(name_or_path, **kw)

@@ -160,7 +160,7 @@ def alignment_rewards(
     Returns one row per pair of :func:`chosen_rejected` (ties dropped) with ``pair_id``, ``pre_chosen``,
     ``pre_rejected``, ``post_chosen``, ``post_rejected``.
     """
-    from pluralign.params import check_options
+    from pluralign.keywords import check_options
 
     check_options(alignment_models, making, what="alignment_rewards")
     view = chosen_rejected(data).table
