@@ -322,6 +322,17 @@ def _imprint_frame(features: list, vif: pd.Series, dropped: dict, back: dict | N
     return out
 
 
+def _no_missing(bad: pd.Series, table: pd.DataFrame, who: str) -> None:
+    """A ValueError naming ``who``, the count and the first row of ``table`` if ``bad`` (per row: a missing or
+    non-numeric reward or feature) holds anywhere."""
+    if bad.any():
+        first = table.index[np.flatnonzero(bad.to_numpy())[0]]
+        raise ValueError(
+            f"{who}: {int(bad.sum())} row(s) with missing or non-numeric reward/features "
+            f"(first at index {first!r}); drop or impute them first"
+        )
+
+
 def _regression_data(table: pd.DataFrame, reward: str, pair: str, cluster: str, features: list):
     """The regression's data for pyfixest (``reward``, ``pair``, ``cluster`` and the features under safe names
     ``x0``, ``x1``, …; booleans as 0/1) and the map feature → safe name; a missing or non-numeric reward or feature,
@@ -340,13 +351,7 @@ def _regression_data(table: pd.DataFrame, reward: str, pair: str, cluster: str, 
         if col.dtype == bool or str(col.dtype) == "boolean":
             col = col.astype("float64")
         data[safe[f]] = pd.to_numeric(col, errors="coerce")
-    bad = data[["reward", *safe.values()]].isna().any(axis=1)
-    if bad.any():
-        first = table.index[np.flatnonzero(bad.to_numpy())[0]]
-        raise ValueError(
-            f"feature_imprint: {int(bad.sum())} row(s) with missing or non-numeric reward/features "
-            f"(first at index {first!r}); drop or impute them first"
-        )
+    _no_missing(data[["reward", *safe.values()]].isna().any(axis=1), table, "feature_imprint")
     if data["pair"].isna().any():
         raise ValueError("feature_imprint: the pair column has missing values")
     return data, safe
@@ -419,13 +424,7 @@ def feature_imprint_seal_code(
     _check_table(table, [reward, pair, *features], "feature_imprint_seal_code")
     X = table[features].apply(lambda c: pd.to_numeric(c.astype("float64") if c.dtype == bool else c, errors="coerce"))
     y = pd.to_numeric(table[reward], errors="coerce")
-    bad = X.isna().any(axis=1) | y.isna()
-    if bad.any():
-        first = table.index[np.flatnonzero(bad.to_numpy())[0]]
-        raise ValueError(
-            f"feature_imprint_seal_code: {int(bad.sum())} row(s) with missing or non-numeric "
-            f"reward/features (first at index {first!r}); drop or impute them first"
-        )
+    _no_missing(X.isna().any(axis=1) | y.isna(), table, "feature_imprint_seal_code")
     pairs = table[pair].to_numpy()
     kept, dropped, vif = vif_filter(X, vif_threshold, groups=pairs)
     out = _imprint_frame(features, vif, dropped)
