@@ -306,6 +306,28 @@ class Entry:
             _REFRESHED.add(self.key)
         return self.load()
 
+    def busy(self) -> bool:
+        """Whether another process is computing this entry now (holds its lock, :func:`_computing`): a caller with
+        several entries to fill can take the others first and read this one when it is done."""
+        import fcntl
+
+        path = _lock_path(self.key)
+        if not path.exists():
+            return False
+        with open(path, "a") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(fh, fcntl.LOCK_UN)
+            return False
+
+
+def _lock_path(key: str) -> Path:
+    """The lock file of the entry ``key``: the hidden file ``<step>/.<hash>.lock``."""
+    step, _, digest = key.rpartition("/")
+    return cache_dir() / step / f".{digest}.lock"
+
 
 _HELD = threading.local()  # .n: how many entries this thread is computing (holding their locks) right now
 
@@ -319,8 +341,7 @@ def _computing(key: str) -> Iterator[bool]:
     entry and needing the other's can never wait on each other."""
     import fcntl
 
-    step, _, digest = key.rpartition("/")
-    path = cache_dir() / step / f".{digest}.lock"
+    path = _lock_path(key)
     path.parent.mkdir(parents=True, exist_ok=True)
     depth = getattr(_HELD, "n", 0)
     with open(path, "a") as fh:

@@ -114,28 +114,34 @@ class Encoder:
                     progress.update(len(idx))
         return out
 
-    def embed(self, texts: list[str], progress: bool = True, chunk: int = 1024) -> np.ndarray:
-        """Embeddings of ``texts`` (n, d); cached in memory and on disk (per chunk of new texts)."""
+    def embed(self, texts: list[str], progress: bool = True, chunk: int = 256) -> np.ndarray:
+        """Embeddings of ``texts`` (n, d); cached in memory and on disk, per chunk of the new texts.
+
+        The chunks are fixed by the texts' content (the new texts sorted, ``chunk`` at a time), so a text's vector
+        does not depend on the order it was asked in, and two pages embedding the same texts at once (the book
+        runs pages side by side: Part I's and SEAL's demo share their data) split the work: each takes the
+        chunks no other process is computing (:meth:`pluralign.cache.Entry.busy`) and reads the others' when
+        they are stored."""
         texts = [str(t) for t in texts]
-        todo = list(dict.fromkeys(t for t in texts if (self.identity, t) not in _MEMO))
+        todo = sorted({t for t in texts if (self.identity, t) not in _MEMO})
+        parts = [todo[s : s + chunk] for s in range(0, len(todo), chunk)]
+        entries = [
+            Entry("rewards/embed", inputs=(self.identity, p), settings={"pool": "mean", "norm": True}, fmt="npy")
+            for p in parts
+        ]
         if todo:
-            bar = progress_bar(len(todo), "embedding", "text", enabled=progress)
-            with bar:
-                for s in range(0, len(todo), chunk):
-                    part = todo[s : s + chunk]
-                    entry = Entry(
-                        "rewards/embed",
-                        inputs=(self.identity, part),
-                        settings={"pool": "mean", "norm": True},
-                        fmt="npy",
-                    )
-                    done = []  # filled when the chunk is computed, not read from the cache (in this iteration)
-                    vecs = entry.get_or_compute(
-                        lambda p=part, done=done: done.append(1) or self._embed_uncached(p, bar)
+            with progress_bar(len(todo), "embedding", "text", enabled=progress) as bar:
+                pending = list(range(len(parts)))
+                while pending:
+                    i = next((i for i in pending if not entries[i].busy()), pending[0])
+                    pending.remove(i)
+                    done = []  # filled when the chunk is computed here, not read from the cache
+                    vecs = entries[i].get_or_compute(
+                        lambda p=parts[i], done=done: done.append(1) or self._embed_uncached(p, bar)
                     )
                     if not done:
-                        bar.update(len(part))  # a cache hit
-                    for t, v in zip(part, vecs):
+                        bar.update(len(parts[i]))  # a cache hit
+                    for t, v in zip(parts[i], vecs):
                         _MEMO[(self.identity, t)] = v
         d = self.model.config.hidden_size
         return np.stack([_MEMO[(self.identity, t)] for t in texts]) if texts else np.zeros((0, d), np.float32)
