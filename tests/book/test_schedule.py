@@ -112,13 +112,16 @@ def test_default_jobs_one_on_the_paper_profile_else_the_cores_up_to_four(monkeyp
             schedule.default_jobs("demo")
 
 
-def test_the_demo_book_starts_table_2s_training_first_the_recovery_once_its_studies_ran_and_the_report_last():
+def test_the_demo_book_starts_table_2s_training_first_then_the_recoverys_path_and_the_report_last():
     from pluralign.recovery.context import PAGES
 
     m = manifest_plan.manifest()
     order, after = manifest_plan.execution_plan(manifest_plan.runs("demo", m=m), m)
     names = [r.notebook for r in order]
     assert names[:2] == ["diverging_rewards", "recovery"] and names[-1] == "build_report"
+    # then what the recovery waits for, directly or through another page (SEAL's robustness page waits for the SEAL
+    # reward models), so that a free worker takes the recovery's path before the pages nothing waits for
+    assert names[2:7] == ["diverging_know", "seal_rewards", "seal_robustness", "btb_rewards", "intro"]
     waits = {r.notebook: sorted(o.notebook for o in deps) for r, deps in after.items()}
     assert waits["diverging_know"] == ["diverging_rewards"] and waits["seal_imprint"] == ["seal_rewards"]
     # the recovery reads the studies of the pages PAGES names (and what they trained): it starts once they ran,

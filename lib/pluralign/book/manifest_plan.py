@@ -150,24 +150,30 @@ def execution_order(todo: list[Run], m: dict) -> list[Run]:
 
 def execution_plan(todo: list[Run], m: dict) -> tuple[list[Run], dict[Run, set[Run]]]:
     """Which run may start when (:func:`pluralign.book.schedule.run_graph`): the runs in the order a free worker
-    takes them — those marked ``execute: first`` in the manifest, then the others in book order, then those
-    marked ``execute: last`` — and, for each, the runs it starts after: those of the notebooks its chapter names
-    under ``after:``; for an ``execute: last`` run (the build report: it reads what every other page cached) every
-    run before it."""
+    takes them — those marked ``execute: first`` in the manifest, then the pages they wait for (directly or through
+    another page: the recovery's studies and the reward models those read), then the others, each group in book
+    order, then those marked ``execute: last`` — and, for each, the runs it starts after: those of the notebooks its
+    chapter names under ``after:``; for an ``execute: last`` run (the build report: it reads what every other page
+    cached) every run before it."""
     chapters = {ch["run"]: ch for part in m["parts"] for ch in part["chapters"] if "run" in ch}
     mark = {nb: ch.get("execute") for nb, ch in chapters.items()}
-    order = (
-        [r for r in todo if mark.get(r.notebook) == "first"]
-        + [r for r in todo if mark.get(r.notebook) not in ("first", "last")]
-        + [r for r in todo if mark.get(r.notebook) == "last"]
+    waits = {nb: _names(ch.get("after")) for nb, ch in chapters.items()}
+    awaited, stack = set(), [w for nb in chapters if mark[nb] == "first" for w in waits[nb]]
+    while stack:  # what the pages marked first wait for, directly or through another page
+        nb = stack.pop()
+        if nb not in awaited:
+            awaited.add(nb)
+            stack.extend(waits.get(nb, ()))
+    rank = {"first": 0, None: 2, "last": 3}
+    order = sorted(
+        todo, key=lambda r: 1 if mark.get(r.notebook) is None and r.notebook in awaited else rank[mark.get(r.notebook)]
     )
     after = {}
     for i, r in enumerate(order):
         if mark.get(r.notebook) == "last":
             after[r] = set(order[:i])
         else:
-            names = set(_names(chapters.get(r.notebook, {}).get("after")))
-            after[r] = {o for o in todo if o.notebook in names}
+            after[r] = {o for o in todo if o.notebook in waits.get(r.notebook, ())}
     return order, after
 
 

@@ -6,8 +6,8 @@ pages both need (the same embeddings, the same trained model) is computed once: 
 cache entry (:meth:`pluralign.cache.Entry.get_or_compute`). The manifest says what waits for what
 (:func:`pluralign.book.manifest_plan.execution_plan`): a page that reads another's trained models starts after it
 (``after:``), so that it does not hold a worker while it waits; a page marked ``execute: first`` starts first (once
-the pages it waits for have run: the recovery report starts beside the remaining pages as soon as the studies it
-reads are cached); the build report (``execute: last``) runs after all others. A page that fails stops new pages from
+the pages it waits for have run, which a free worker takes before the pages nothing waits for: the recovery report
+starts beside the remaining pages as soon as the studies it reads are cached); the build report (``execute: last``) runs after all others. A page that fails stops new pages from
 starting; those already running finish and are kept.
 """
 
