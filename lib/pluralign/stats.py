@@ -35,6 +35,8 @@ def bootstrap_ci(
     est = float(stat(x))
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(n_boot, n))
+    if many is None and stat is np.mean and x.ndim == 1:  # the mean of each resample, to the bit the loop's
+        many = lambda s: s.mean(axis=1)  # noqa: E731
     if many is None:
         boots = np.array([stat(x[i]) for i in idx], dtype=float)
     else:  # in chunks, so that a stack of resamples stays small
