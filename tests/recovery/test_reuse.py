@@ -264,3 +264,26 @@ def test_eq1_definition_holds_the_production_fit_and_refuses_the_usual_mistakes(
     for name, wrong in {"OLS SEs": ols, "no FE in k": no_fe, "normal intervals": normal, "estimate": nudged}.items():
         assert eq1_definition(wrong, draw) > DEFINITION_TOL, name
     assert eq1_definition(table.assign(estimate=np.nan), draw) == float("inf")
+
+
+def test_eq4_steps_at_another_noise_rewrite_the_pairs_once_and_draw_what_fresh_ones_draw(small):
+    """A sweep over the oracle's noise (and a plan's step at the table's pairs) rewrites each draw's pairs once: a
+    design at another noise holds the same rewrites, and its draws and planted scores are those of a design drawn
+    with nothing kept."""
+    from pluralign.recovery import robustness_checks as Rb
+
+    data, _, view = small
+    Rb._DESIGNS.clear()
+    Rb._REWRITES.clear()
+    low_planted, low = Rb.oracle_design(data, view, 0.5, 2, 0.25, 3, 4)
+    high_planted, high = Rb.oracle_design(data, view, 2.0, 2, 0.25, 3, 6)
+    assert all(a[0] is b[0] for a, b in zip(low, high))  # the same rewrites, not rewritten again
+    Rb._DESIGNS.clear()
+    Rb._REWRITES.clear()
+    fresh_planted, fresh = Rb.oracle_design(data, view, 2.0, 2, 0.25, 3, 6)
+    pd.testing.assert_series_equal(high_planted, fresh_planted)
+    assert not high_planted.equals(low_planted)  # the planted scores do depend on the noise
+    for (rw, before, after), (rw2, before2, after2) in zip(high, fresh, strict=True):
+        assert np.array_equal(before, before2) and np.array_equal(after, after2)
+        pd.testing.assert_frame_equal(rw["fc"], rw2["fc"])
+        assert np.array_equal(rw["gap"], rw2["gap"]) and np.array_equal(rw["groups"], rw2["groups"])

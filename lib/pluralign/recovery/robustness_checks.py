@@ -304,22 +304,19 @@ def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_round
         _DESIGNS[key] = _DESIGNS.pop(key)  # most recently used last
         return _DESIGNS[key][:2]
     base = 10**6 * (seed + 1)
-    # the rewriter's flips without its texts (each text's branch read once), unless they differ from the rewriter's
-    # own on the population's first round (then the rewriter itself, for every round)
-    bc, br = (_branches(view[e].tolist()) for e in ("chosen", "rejected"))
-    fast = _flip_arrays((bc, br))
-    got, want = fast(view, seed=base, p_flip=p_flip), _rewriter_flips(view, seed=base, p_flip=p_flip)
-    same = all(np.array_equal(a, b.to_numpy(float)) for a, b in zip(got, want))
-    flips = fast if same else _rewriter_flips
-    population = rewritten_oracle(data, view, seed=base, p_flip=p_flip, n_rounds=POPULATION_ROUNDS, flips=flips)
+    population, same, bc, br, flips, rewrites = _rewrites(data, view, key[0], seed, p_flip, n_rounds)
     rng = np.random.default_rng([seed, 4])
     draws = []
     for d in range(max(1, n_draws)):
         rows = rng.integers(0, len(view), len(view))
-        drawn = view.iloc[rows].reset_index(drop=True)
-        if same:  # the drawn pairs' branches
-            flips = _flip_arrays(([bc[i] for i in rows], [br[i] for i in rows]))
-        rw = rewritten_oracle(data, drawn, seed=base + 1000 * (d + 1), p_flip=p_flip, n_rounds=n_rounds, flips=flips)
+        if d == len(rewrites):
+            drawn = view.iloc[rows].reset_index(drop=True)
+            if same:  # the drawn pairs' branches
+                flips = _flip_arrays(([bc[i] for i in rows], [br[i] for i in rows]))
+            rewrites.append(
+                rewritten_oracle(data, drawn, seed=base + 1000 * (d + 1), p_flip=p_flip, n_rounds=n_rounds, flips=flips)
+            )
+        rw = rewrites[d]
         n = len(rw["gap"])
         before = rw["gap"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
         after = rw["after"] + noise_sd * (rng.standard_normal(n) - rng.standard_normal(n)) > 0
@@ -329,6 +326,36 @@ def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_round
     # data kept: its id stays its own; the last: the production fits of the draws (oracle_robustness fills it)
     _DESIGNS[key] = (planted_scores(population, noise_sd), draws, data, {})
     return _DESIGNS[key][:2]
+
+
+#: the rewrites of the last designs, by their arguments but the oracle's noise and the number of draws: the
+#: population's and each draw's (a draw's pairs do not depend on the noise: the steps of a sweep over the noise, and
+#: a plan's steps at the table's pairs, rewrite the same pairs alike and draw only the noise anew)
+_REWRITES: dict = {}
+
+
+def _rewrites(data, view, pairs_hash: int, seed: int, p_flip: float, n_rounds: int):
+    """``(population, same, branches_chosen, branches_rejected, flips, rewrites)`` of :func:`oracle_design`'s
+    arguments but the noise: the population's rewrites (:data:`POPULATION_ROUNDS` of every pair), whether the
+    rewriter's flips are read from the texts' branches (``same``: they agree with the rewriter itself on the
+    population's first round), and the list of the draws' rewrites so far (``oracle_design`` extends it)."""
+    key = (pairs_hash, id(data), seed, p_flip, n_rounds)
+    if key in _REWRITES:
+        _REWRITES[key] = _REWRITES.pop(key)  # most recently used last
+        return _REWRITES[key][:6]
+    base = 10**6 * (seed + 1)
+    # the rewriter's flips without its texts (each text's branch read once), unless they differ from the rewriter's
+    # own on the population's first round (then the rewriter itself, for every round)
+    bc, br = (_branches(view[e].tolist()) for e in ("chosen", "rejected"))
+    fast = _flip_arrays((bc, br))
+    got, want = fast(view, seed=base, p_flip=p_flip), _rewriter_flips(view, seed=base, p_flip=p_flip)
+    same = all(np.array_equal(a, b.to_numpy(float)) for a, b in zip(got, want))
+    flips = fast if same else _rewriter_flips
+    population = rewritten_oracle(data, view, seed=base, p_flip=p_flip, n_rounds=POPULATION_ROUNDS, flips=flips)
+    while len(_REWRITES) >= 4:
+        _REWRITES.pop(next(iter(_REWRITES)))
+    _REWRITES[key] = (population, same, bc, br, flips, [], data)  # data kept: its id stays its own
+    return _REWRITES[key][:6]
 
 
 def _draw_scores(draws: list, features: pd.Index, scores=None) -> tuple:
