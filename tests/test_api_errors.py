@@ -109,7 +109,9 @@ def test_08_a_data_loader_option_typo_is_refused_with_the_nearest_name(tmp_path,
 def test_09_a_reward_model_option_typo_is_refused():
     import pluralign.rewards as R
 
-    with pytest.raises(TypeError, match="unknown option 'truncaton_side' for pluralign.rewards.load; did you mean 'truncation_side'"):
+    with pytest.raises(
+        TypeError, match="unknown option 'truncaton_side' for pluralign.rewards.load; did you mean 'truncation_side'"
+    ):
         R.load("some/model", truncaton_side="left")
 
 

@@ -122,7 +122,9 @@ def test_model_loaders_name_an_unknown_option_and_the_nearest_one():
     import pluralign.llm as L
     import pluralign.rewards as R
 
-    with pytest.raises(TypeError, match="unknown option 'max_lenght' for pluralign.rewards.load; did you mean 'max_length'"):
+    with pytest.raises(
+        TypeError, match="unknown option 'max_lenght' for pluralign.rewards.load; did you mean 'max_length'"
+    ):
         R.load(max_lenght=3)
     with pytest.raises(TypeError, match="unknown option 'concurency' for .*; did you mean 'concurrency'"):
         L.load("openai:x", base_url="http://127.0.0.1:9/v1", api_key_env="NO_SUCH_KEY_VAR", concurency=2)

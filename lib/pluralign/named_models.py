@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pluralign.keywords import did_you_mean
 from pluralign.llm.options import LLMOptions
 from pluralign.model_options import ModelOptions
 from pluralign.params import ParamsError
-from pluralign.keywords import did_you_mean
 
 __all__ = ["resolve_model"]
 

@@ -3,12 +3,13 @@
 Most of a demo page's time is one core's work (pandas, bootstraps, plotting, a one-thread reward-model fit), so
 on a machine with two or more cores the book executes pages ``jobs`` at a time, each in its own kernel. What two
 pages both need (the same embeddings, the same trained model) is computed once: the second waits for the first's
-cache entry (:meth:`pluralign.cache.Entry.get_or_compute`). The manifest says what waits for what
-(:func:`pluralign.book.manifest_plan.execution_plan`): a page that reads another's trained models starts after it
-(``after:``), so that it does not hold a worker while it waits; a page marked ``execute: first`` starts first (once
-the pages it waits for have run, which a free worker takes before the pages nothing waits for: the recovery report
-starts beside the remaining pages as soon as the studies it reads are cached); the build report (``execute: last``) runs after all others. A page that fails stops new pages from
-starting; those already running finish and are kept.
+cache entry (:meth:`pluralign.cache.Entry.get_or_compute`; of the embeddings' chunks, each takes first those the
+other is not computing). The manifest says what waits for what (:func:`pluralign.book.manifest_plan.execution_plan`):
+a page that reads another's trained models starts after it (``after:``), so that it does not hold a worker while it
+waits; a page marked ``execute: first`` starts first (once the pages it waits for have run, which a free worker takes
+before the pages nothing waits for: the recovery report starts beside the remaining pages as soon as the studies it
+reads are cached); the build report (``execute: last``) runs after all others. A page that fails stops new pages
+from starting; those already running finish and are kept.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from pluralign.llm.options import LLMOptions
 from pluralign.keywords import check_options
+from pluralign.llm.options import LLMOptions
 
 __all__ = [
     "MIN_HUMAN_ANNOTATORS",
