@@ -122,6 +122,10 @@ def test_the_demo_book_starts_table_2s_training_first_then_the_recoverys_path_an
     # then what the recovery waits for, directly or through another page (SEAL's robustness page waits for the SEAL
     # reward models), so that a free worker takes the recovery's path before the pages nothing waits for
     assert names[2:7] == ["diverging_know", "seal_rewards", "seal_robustness", "btb_rewards", "intro"]
+    # where the recovery is not built (the other profiles), nothing is taken out of book order for it
+    without = [r for r in manifest_plan.runs("demo", m=m) if r.notebook != "recovery"]
+    plain = [r.notebook for r in manifest_plan.execution_plan(without, m)[0]]
+    assert plain[:3] == ["diverging_rewards", "intro", "data"]
     waits = {r.notebook: sorted(o.notebook for o in deps) for r, deps in after.items()}
     assert waits["diverging_know"] == ["diverging_rewards"] and waits["seal_imprint"] == ["seal_rewards"]
     # the recovery reads the studies of the pages PAGES names (and what they trained): it starts once they ran,

@@ -158,8 +158,8 @@ def execution_plan(todo: list[Run], m: dict) -> tuple[list[Run], dict[Run, set[R
     chapters = {ch["run"]: ch for part in m["parts"] for ch in part["chapters"] if "run" in ch}
     mark = {nb: ch.get("execute") for nb, ch in chapters.items()}
     waits = {nb: _names(ch.get("after")) for nb, ch in chapters.items()}
-    awaited, stack = set(), [w for nb in chapters if mark[nb] == "first" for w in waits[nb]]
-    while stack:  # what the pages marked first wait for, directly or through another page
+    awaited, stack = set(), [w for r in todo if mark.get(r.notebook) == "first" for w in waits[r.notebook]]
+    while stack:  # what this build's pages marked first wait for, directly or through another page
         nb = stack.pop()
         if nb not in awaited:
             awaited.add(nb)
