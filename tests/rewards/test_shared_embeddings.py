@@ -45,7 +45,7 @@ def test_the_chunks_are_fixed_by_the_texts_so_another_order_reads_them_from_disk
     np.testing.assert_array_equal(again, first[::-1])
 
 
-def test_a_chunk_another_process_is_computing_is_read_when_it_is_done_after_the_others(encoder):
+def test_a_chunk_another_process_is_computing_is_read_when_it_is_done_after_the_others(encoder, monkeypatch):
     """The chunk another page holds is taken last: the others are computed meanwhile, then its vectors are read
     from what that page stored, not computed here."""
     enc, calls = encoder
@@ -70,11 +70,10 @@ def test_a_chunk_another_process_is_computing_is_read_when_it_is_done_after_the_
             others_done.set()
         return out
 
-    frozen.Encoder._embed_uncached = counting
+    monkeypatch.setattr(frozen.Encoder, "_embed_uncached", counting)
     try:
         got = enc.embed(TEXTS, progress=False, chunk=4)
     finally:
-        frozen.Encoder._embed_uncached = real_fake
         others_done.set()
         t.join()
     assert waited_for_others == [True]  # the other chunks were computed while the first was held elsewhere

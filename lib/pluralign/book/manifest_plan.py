@@ -164,10 +164,11 @@ def execution_plan(todo: list[Run], m: dict) -> tuple[list[Run], dict[Run, set[R
         if nb not in awaited:
             awaited.add(nb)
             stack.extend(waits.get(nb, ()))
-    rank = {"first": 0, None: 2, "last": 3}
-    order = sorted(
-        todo, key=lambda r: 1 if mark.get(r.notebook) is None and r.notebook in awaited else rank[mark.get(r.notebook)]
-    )
+
+    def group(r: Run) -> int:
+        return {"first": 0, "last": 3}.get(mark.get(r.notebook), 1 if r.notebook in awaited else 2)
+
+    order = sorted(todo, key=group)  # stable: book order within each group
     after = {}
     for i, r in enumerate(order):
         if mark.get(r.notebook) == "last":
