@@ -95,3 +95,23 @@ def _busy_elsewhere(entry) -> bool:
     t.start()
     t.join()
     return out == [True]
+
+
+def test_an_encoder_whose_embeddings_are_all_on_disk_never_loads_its_weights(monkeypatch):
+    """Every page after the first that embeds the same texts reads them from the cache: building the encoder (and a
+    frozen reward model on it) and embedding those texts again loads neither its tokenizer nor its weights; the
+    first call that has a text to compute loads both, and the head's width is the encoder's either way."""
+    monkeypatch.setattr(frozen, "_MEMO", {})
+    monkeypatch.setattr(frozen, "_ENCODERS", {})
+    path = frozen.default_encoder_path()
+    first = frozen.Encoder.get(path).embed(TEXTS, progress=False)
+    assert {"model", "tokenizer"} <= set(vars(frozen.Encoder.get(path)))  # computed here: both loaded
+    monkeypatch.setattr(frozen, "_MEMO", {})  # another page's process
+    monkeypatch.setattr(frozen, "_ENCODERS", {})
+    rm = frozen.FrozenEncoderRM(path)
+    again = rm.encoder.embed(TEXTS[::-1], progress=False)
+    np.testing.assert_array_equal(again, first[::-1])
+    assert not {"model", "tokenizer"} & set(vars(rm.encoder))
+    rm.encoder.embed(["a text no page embedded before"], progress=False)
+    assert {"model", "tokenizer"} <= set(vars(rm.encoder))
+    assert rm.module.net[-1].in_features == 2 * rm.encoder.model.config.hidden_size

@@ -10,6 +10,7 @@ trains in seconds once a data set has been embedded. The features of a (prompt, 
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -42,7 +43,10 @@ def _st_max_length(path: str) -> int | None:
 
 
 class Encoder:
-    """Mean-pooled, normalised sentence embeddings from a local or Hub encoder (safetensors only)."""
+    """Mean-pooled, normalised sentence embeddings from a local or Hub encoder (safetensors only).
+
+    The tokenizer and the weights are loaded on first use: a page whose embeddings all come from the cache (every
+    page after the first that embeds the same texts) never loads the encoder's weights."""
 
     def __init__(
         self,
@@ -54,20 +58,11 @@ class Encoder:
         batch_size: int = 64,
         trust_remote_code: bool = False,
     ):
-        from transformers import AutoModel, AutoTokenizer
-
         self.name_or_path = str(name_or_path)
         st_max = _st_max_length(self.name_or_path)
         self.max_length = min(max_length, st_max) if st_max else max_length
         self.device = resolve_device(device)
-        self.tokenizer = AutoTokenizer.from_pretrained(self.name_or_path, trust_remote_code=trust_remote_code)
-        self.model = (
-            AutoModel.from_pretrained(self.name_or_path, use_safetensors=True, trust_remote_code=trust_remote_code)
-            .to(self.device)
-            .eval()
-        )
-        if dtype is not None and dtype != torch.float32:
-            self.model = self.model.to(dtype)
+        self.dtype, self.trust_remote_code = dtype, trust_remote_code
         self.batch_size = batch_size
         self.normalize = True
         p = Path(self.name_or_path)
@@ -76,6 +71,32 @@ class Encoder:
             + f"@{self.max_length}"
             + ("" if dtype in (None, torch.float32) else f"@{str(dtype).replace('torch.', '')}")
         )
+
+    @functools.cached_property
+    def tokenizer(self):
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(self.name_or_path, trust_remote_code=self.trust_remote_code)
+
+    @functools.cached_property
+    def model(self):
+        from transformers import AutoModel
+
+        model = (
+            AutoModel.from_pretrained(self.name_or_path, use_safetensors=True, trust_remote_code=self.trust_remote_code)
+            .to(self.device)
+            .eval()
+        )
+        return model if self.dtype in (None, torch.float32) else model.to(self.dtype)
+
+    @functools.cached_property
+    def hidden_size(self) -> int:
+        """The embeddings' width, from the encoder's config (its weights are not loaded for it)."""
+        if "model" in self.__dict__:
+            return int(self.model.config.hidden_size)
+        from transformers import AutoConfig
+
+        return int(AutoConfig.from_pretrained(self.name_or_path, trust_remote_code=self.trust_remote_code).hidden_size)
 
     @classmethod
     def get(cls, name_or_path: str, **kw) -> Encoder:
@@ -99,7 +120,7 @@ class Encoder:
             self.token_budget or default_token_budget(self.device),
             self.batch_size,
         )
-        out = np.zeros((len(texts), self.model.config.hidden_size), dtype=np.float32)
+        out = np.zeros((len(texts), self.hidden_size), dtype=np.float32)
         set_threads_once()
         with torch.inference_mode():
             for idx in batches:
@@ -143,7 +164,7 @@ class Encoder:
                         bar.update(len(parts[i]))  # a cache hit
                     for t, v in zip(parts[i], vecs):
                         _MEMO[(self.identity, t)] = v
-        d = self.model.config.hidden_size
+        d = self.hidden_size
         return np.stack([_MEMO[(self.identity, t)] for t in texts]) if texts else np.zeros((0, d), np.float32)
 
 
@@ -219,7 +240,7 @@ class FrozenEncoderRM(RewardModel):
         )
         self._dtype_arg = dtype
         self.head_kind, self.hidden, self.max_length, self.seed = head, hidden, max_length, seed
-        d = self.encoder.model.config.hidden_size
+        d = self.encoder.hidden_size
         g = torch.random.fork_rng(devices=[])
         with g:
             torch.manual_seed(seed)
