@@ -92,8 +92,6 @@ class Encoder:
     @functools.cached_property
     def hidden_size(self) -> int:
         """The embeddings' width, from the encoder's config (its weights are not loaded for it)."""
-        if "model" in self.__dict__:
-            return int(self.model.config.hidden_size)
         from transformers import AutoConfig
 
         return int(AutoConfig.from_pretrained(self.name_or_path, trust_remote_code=self.trust_remote_code).hidden_size)
