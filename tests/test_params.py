@@ -7,6 +7,7 @@ import yaml
 
 from pluralign import params as P
 from pluralign.book import errors, execution, manifest_plan
+from pluralign.credentials import looks_like_secret
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -161,7 +162,7 @@ def test_text_under_a_key_that_only_contains_a_secret_word_is_no_secret(tmp_path
     ],
 )
 def test_ids_urls_and_hashes_are_not_taken_for_secrets(value):
-    assert not P.looks_like_secret(value)
+    assert not looks_like_secret(value)
 
 
 def test_an_include_outside_the_parameter_files_folder_is_refused(tmp_path):

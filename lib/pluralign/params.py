@@ -10,72 +10,26 @@ from __future__ import annotations
 
 import functools
 import importlib
-import math
 import re
 import typing
-from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from pluralign.credentials import check_secrets
 from pluralign.keywords import did_you_mean
 from pluralign.settings import Settings, SettingsError
 
-__all__ = [
-    "ParamsError",
-    "Parameters",
-    "Page",
-    "PageCell",
-    "read_params",
-    "read_page",
-    "resolved_params",
-    "deep_merge",
-    "page_cell",
-    "page_settings",
-    "part_setup",
-    "cell_parameters",
-    "COMMON",
-    "SETTINGS",
-]
+__all__ = ["ParamsError", "Parameters", "Page", "PageCell", "read_params", "read_page", "resolved_params"]
+__all__ += ["deep_merge", "page_cell", "page_settings", "part_setup", "cell_parameters", "COMMON", "SETTINGS"]
 
 COMMON = "common.yml"
-#: keys that name a secret, as a word of the key (``hf_token``, ``api_key``, ``secret``; not ``tokenizer``): their
-#: value must come from the environment (``<key>_env`` names the variable)
-SECRET_KEY = re.compile(r"(?:^|[_-])(?:api[_-]?keys?|secrets?|token|passwords?)(?:$|[_-])", re.I)
-#: values that look like credentials whatever their key: provider key prefixes, or long high-entropy tokens
-SECRET_VALUE = re.compile(
-    r"^(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|"
-    r"xox[baprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|"
-    r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})$"
-)
-
-
-def looks_like_secret(value) -> bool:
-    """A known API-key shape, or a token of 32+ letters / digits with three character classes and high
-    entropy (not a path, not a Hub id, not prose)."""
-    v = value.strip() if isinstance(value, str) else ""
-    if SECRET_VALUE.match(v):
-        return True
-    if not re.fullmatch(r"[A-Za-z0-9_\-+=]{32,}", v) or not all(re.search(c, v) for c in ("[a-z]", "[A-Z]", "[0-9]")):
-        return False
-    return -sum(n / len(v) * math.log2(n / len(v)) for n in Counter(v).values()) > 4.0
-
-
-def _check_secrets(obj, path: Path, where: str = "") -> None:
-    """Refuse, anywhere in ``obj``, a value that looks like a credential and a text under a key that names a secret."""
-    items = obj.items() if isinstance(obj, dict) else ((None, v) for v in obj) if isinstance(obj, list) else ()
-    for k, v in items:
-        name = where.rstrip(".") if k is None else f"{where}{k}"
-        named = k is not None and SECRET_KEY.search(str(k)) and not str(k).endswith("_env")
-        if looks_like_secret(v) or named and isinstance(v, str) and v:  # a secret is text: token_budget: 4096 is none
-            raise ParamsError(
-                f"{path}: parameter '{name}' looks like a secret; secrets come from the environment only: export it "
-                f"(e.g. MY_API_KEY=...) and name the variable with '{name.rpartition('.')[2]}_env' where the parameter "
-                "supports it"
-            )
-        _check_secrets(v, path, where if k is None else f"{name}.")
+#: the parameter of a page's parameters cell that carries its settings (papermill injects it as one mapping)
+SETTINGS = "settings"
+#: the settings class a page's ``settings`` parameter names in its comment ("… pluralign.seal.SealSettings …")
+_SETTINGS_CLASS = re.compile(r"\bpluralign\.(\w+)\.(\w+Settings)\b")
 
 
 class ParamsError(ValueError):
@@ -92,21 +46,18 @@ def deep_merge(base: dict, over: dict) -> dict:
 
 def _yaml(path: Path) -> dict:
     try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise ParamsError(f"{path}: not valid YAML: {e}") from None
-    except OSError as e:
-        raise ParamsError(f"{path}: cannot be read: {e}") from None
-    data = {} if data is None else data
+        data = yaml.safe_load(path.read_text()) or {}
+    except (yaml.YAMLError, OSError) as e:
+        what = "not valid YAML" if isinstance(e, yaml.YAMLError) else "cannot be read"
+        raise ParamsError(f"{path}: {what}: {e}") from None
     if not isinstance(data, dict):
         raise ParamsError(f"{path}: a parameter file must be a mapping of name: value")
     return data
 
 
 def _with_includes(path: Path, seen: tuple = (), top: Path | None = None) -> tuple[dict, dict]:
-    """(parameters, origin) of ``path`` and the files it includes; origin maps each key to its file. An include
-    must lie inside the folder of the file first read (no ``..`` out of it, no absolute path elsewhere)."""
-    path = Path(path)
+    """(parameters, origin: the file of each key) of ``path`` and the files it includes. An include must lie inside
+    the folder of the file first read (no ``..`` out of it, no absolute path elsewhere)."""
     top = top or path.resolve().parent
     if path.resolve() in seen:
         raise ParamsError(f"{path}: include cycle ({' -> '.join(str(q) for q in seen)} -> {path})")
@@ -146,55 +97,59 @@ class Page(NamedTuple):
     settings: Settings | None
 
     def injected(self) -> dict:
-        """The parameters papermill injects: the cell's names as they are and every setting, at the value the page runs
-        with, in the one ``settings`` mapping (so the profile's own file, read by ``setup``, changes none of them)."""
+        """The parameters papermill injects: the cell's names as they are and every setting, at the value the page
+        runs with, in the one ``settings`` mapping (so the profile's own file, read by ``setup``, changes none)."""
         if self.settings is None:
             return dict(self.params)
         out = {k: v for k, v in self.params.items() if k not in type(self.settings).model_fields}
         return {**out, SETTINGS: self.settings.model_dump()}
 
 
+class PageCell(NamedTuple):
+    """What a page's parameters cell says: the page (the notebook's name), the names a parameter file may give it
+    and its settings class, or None."""
+
+    page: str
+    declared: tuple[str, ...]
+    settings: type[Settings] | None
+
+
 def read_params(path: str | Path, notebook: str | Path | None = None, *, common: bool = True) -> dict:
     """The merged parameters of the file ``path`` (``common.yml`` unless ``common`` is false); read for ``notebook``
     (a Jupytext ``.py``), checked as :func:`read_page` checks them."""
-    if notebook is not None:
-        return read_page(path, notebook).params
-    return _merged(Path(path), None, common)[0]
+    return read_page(path, notebook).params if notebook is not None else _merged(Path(path), None, common)[0]
 
 
 def read_page(path: str | Path, notebook: str | Path) -> Page:
     """The parameters of ``notebook``'s page from the parameter file ``path``, and its settings, validated once: an
     undeclared key, a wrong type, a value the settings class refuses or a setting only other pages read is a
     :class:`ParamsError` naming the file that set it."""
-    path, nb = Path(path), page_cell(notebook)
-    params, origin = _checked(path, nb)
-    if nb.settings is None:
-        return Page(params, None)
+    nb = page_cell(notebook)
+    params, origin = _checked(Path(path), nb)
     try:
-        return Page(params, nb.settings.create({k: v for k, v in params.items() if k in nb.settings.model_fields}))
+        fields = nb.settings.model_fields if nb.settings else {}
+        return Page(params, nb.settings and nb.settings.create({k: v for k, v in params.items() if k in fields}))
     except SettingsError as e:
         raise ParamsError(f"{origin.get(e.keys[0][0] if e.keys else None, path)}: {e}") from None
 
 
 def _checked(path: Path, nb: PageCell) -> tuple[dict, dict]:
     """(parameters, origin) of ``path`` read for the page ``nb``, checked but for its settings' values: no undeclared
-    key, ``profile``, ``seed``, ``models`` and ``datasets`` typed, no setting of the page's own file that only
-    other pages read."""
+    key, the :class:`Parameters` typed, no setting of the page's own file that only other pages read."""
     params, origin = _merged(path, nb.declared, True)
     fields = nb.settings.model_fields if nb.settings is not None else {}
-    try:  # a setting of the same name (Part I's datasets) is the settings class's to type
-        Parameters.model_validate({k: v for k, v in params.items() if k in Parameters.model_fields and k not in fields})
+    typed = {k: v for k, v in params.items() if k in Parameters.model_fields and k not in fields}  # Part I's datasets
+    try:
+        Parameters.model_validate(typed)
     except ValidationError as e:
         k = e.errors()[0]["loc"][0]
         t = Parameters.model_fields[k].annotation
-        expected = " or ".join(a.__name__ for a in typing.get_args(t) or (t,) if a is not type(None))
         raise ParamsError(
             f"{origin[k]}: parameter {k!r} is {type(params[k]).__name__} {params[k]!r}, but the notebook expects "
-            + expected
+            + (typing.get_args(t) or (t,))[0].__name__  # the type a value may have (``dict`` of ``dict | None``)
         ) from None
     for k in (k for k in params if k in fields and origin[k] == path):
-        readers = nb.settings.readers(k)
-        if readers and nb.page not in readers:
+        if (readers := nb.settings.readers(k)) and nb.page not in readers:
             raise ParamsError(
                 f"{path}: setting {k!r} is read by no page of this file ({nb.page}); the pages that read it: "
                 + ", ".join(readers)
@@ -203,15 +158,13 @@ def _checked(path: Path, nb: PageCell) -> tuple[dict, dict]:
 
 
 def _merged(path: Path, declared: tuple | None, common: bool) -> tuple[dict, dict]:
-    """(parameters, origin: the file of each key) of ``path``: ``common.yml``, includes and its own keys, no secret
-    among them. With ``declared`` (a notebook's names), a key of the file or its includes outside them is refused,
-    and ``common.yml`` gives only declared keys."""
+    """(parameters, origin) of ``path``: ``common.yml``, includes and its own keys, no secret among them. With
+    ``declared`` (a notebook's names), a key of the file or its includes outside them is refused, and
+    ``common.yml`` gives only declared keys."""
     params, origin = _with_includes(path)
-    shared = {}
-    if common and path.name != COMMON and (path.parent / COMMON).exists():
-        shared = _yaml(path.parent / COMMON)
-        if "include" in shared:
-            raise ParamsError(f"{path.parent / COMMON}: common.yml cannot include other files")
+    shared = _yaml(path.parent / COMMON) if common and path.name != COMMON and (path.parent / COMMON).exists() else {}
+    if "include" in shared:
+        raise ParamsError(f"{path.parent / COMMON}: common.yml cannot include other files")
     if declared is not None:
         if unknown := [k for k in params if k not in declared]:
             k, names = unknown[0], sorted(declared)
@@ -219,7 +172,8 @@ def _merged(path: Path, declared: tuple | None, common: bool) -> tuple[dict, dic
             raise ParamsError(f"{origin[k]}: unknown parameter {k!r} (the notebook declares {', '.join(names)}){hint}")
         shared = {k: v for k, v in shared.items() if k in declared}
     merged = deep_merge(shared, params)
-    _check_secrets(merged, path)
+    if found := check_secrets(merged):
+        raise ParamsError(f"{path}: {found}")
     return merged, {**{k: path.parent / COMMON for k in shared}, **origin}
 
 
@@ -259,27 +213,11 @@ def cell_parameters(notebook: str | Path) -> list:
     return _infer_parameters(nb, name="python3", language="python")
 
 
-#: the parameter of a page's parameters cell that carries its settings (papermill injects it as one mapping)
-SETTINGS = "settings"
-#: the settings class a page's ``settings`` parameter names in its comment ("… pluralign.seal.SealSettings …")
-_SETTINGS_CLASS = re.compile(r"\bpluralign\.(\w+)\.(\w+Settings)\b")
-
-
-class PageCell(NamedTuple):
-    """What a page's parameters cell says: the page (the notebook's name), the names a parameter file may give it
-    and its settings class, or None."""
-
-    page: str
-    declared: tuple[str, ...]
-    settings: type[Settings] | None
-
-
 def page_cell(notebook: str | Path) -> PageCell:
     """What the parameters cell of a page's Jupytext ``.py`` says (:class:`PageCell`), read once per version of the
     file."""
     path = Path(notebook).resolve()
-    stat = path.stat()
-    return _read_cell(str(path), stat.st_mtime_ns, stat.st_size)
+    return _read_cell(str(path), path.stat().st_mtime_ns, path.stat().st_size)
 
 
 @functools.lru_cache(maxsize=256)
@@ -289,8 +227,7 @@ def _read_cell(path: str, mtime_ns: int, size: int) -> PageCell:
     settings as top-level keys, so their names replace ``settings`` among the declared."""
     cell = cell_parameters(path)
     names, cls = [p.name for p in cell], None
-    m = next((_SETTINGS_CLASS.search(p.help or "") for p in cell if p.name == SETTINGS), None)
-    if m is not None:
+    if m := next((_SETTINGS_CLASS.search(p.help or "") for p in cell if p.name == SETTINGS), None):
         cls = getattr(importlib.import_module(f"pluralign.{m.group(1)}"), m.group(2), None)
         if not (isinstance(cls, type) and issubclass(cls, Settings)):
             raise ParamsError(f"{path}: {m.group(0)}, named by its settings parameter, is not a settings class")
@@ -302,20 +239,11 @@ def part_setup(cls: type[Settings]):
     """Decorates a part's ``setup(s, profile, seed, models)``, which makes its study from validated settings ``s``, into
     the ``setup(profile, seed, *, models, settings, page, **overrides)`` a page calls: ``settings`` (a ``cls`` or a
     mapping of its fields) with ``overrides`` laid over them and built once. With ``page`` (the notebook's name, which
-    a page of the book gives), ``settings`` is laid over the profile's parameter file of that page as it states them
-    (from ``manifest.yml``; none where the profile has no such page), checked as :func:`read_page` checks them, and
-    ``models`` defaults to the profile's named models."""
+    a page of the book gives), ``settings`` is laid over the profile's parameter file of that page
+    (:func:`page_settings`)."""
 
     def decorate(build):
-        def setup(
-            profile: str = "demo",
-            seed: int = 0,
-            *,
-            models: dict | None = None,
-            settings: Settings | dict | None = None,
-            page: str | None = None,
-            **overrides,
-        ):
+        def setup(profile="demo", seed=0, *, models=None, settings=None, page: str | None = None, **overrides):
             if page is not None:
                 settings, models = page_settings(page, profile, settings, models)
             return build(cls.create(settings, **overrides), profile, seed, models)
@@ -328,14 +256,14 @@ def part_setup(cls: type[Settings]):
 
 def page_settings(page: str, profile: str, settings, models: dict | None) -> tuple[dict, dict | None]:
     """(settings, models) of ``page`` on ``profile`` as :func:`part_setup` reads them: ``settings`` laid over the
-    profile's parameter file of the page as it states them, unbuilt; ``models``, or the profile's when None."""
+    profile's parameter file of the page as it states them (from ``manifest.yml``; none where the profile has no such
+    page), checked as :func:`read_page` checks them, unbuilt; ``models``, or the profile's named models when None."""
     from pluralign.book import manifest_plan as plan
 
-    given = dict(settings or {})
     run = next((r for r in plan.runs(profile) if r.notebook == page), None)
     if run is None:
-        return given, models
+        return dict(settings or {}), models
     nb = page_cell(plan.ROOT / "notebooks" / f"{page}.py")
     params = _checked(plan.ROOT / run.params, nb)[0]
     own = {k: v for k, v in params.items() if nb.settings is not None and k in nb.settings.model_fields}
-    return {**own, **given}, (params.get("models") if models is None else models)
+    return {**own, **(settings or {})}, (params.get("models") if models is None else models)
