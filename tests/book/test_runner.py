@@ -488,3 +488,55 @@ def test_a_refused_parameter_file_stops_the_build_before_any_page_runs(tmp_path,
     monkeypatch.setattr(kernels, "run_notebook", lambda *a, **k: pytest.fail("a page ran"))
     assert cli.main(["book", "--no-html", *refresh]) == 1
     assert "params/demo/page.yml: " in capsys.readouterr().err
+
+
+def _pages_root(tmp_path: Path, n: int) -> Path:
+    """A book root of ``n`` pages of Part I's settings (``page0`` …), each with its parameter file, on the demo."""
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "params" / "demo").mkdir(parents=True)
+    cell = (
+        '# %% tags=["parameters"]\nprofile = "demo"\nseed = 0\nsettings = {}  # pluralign.diverging.DivergingSettings\n'
+    )
+    for i in range(n):
+        (root / "notebooks" / f"page{i}.py").write_text(cell)
+        (root / "params" / "demo" / f"page{i}.yml").write_text("n_boot: 300\n")
+    chapters = [{"run": f"page{i}"} for i in range(n)]
+    table = {"demo": {f"page{i}": [f"params/demo/page{i}.yml"] for i in range(n)}}
+    (root / "manifest.yml").write_text(
+        yaml.safe_dump({"parts": [{"caption": "T", "chapters": chapters}], "profiles": table})
+    )
+    return root
+
+
+def test_a_cold_build_starts_the_warm_server_before_it_reads_the_pages_and_a_fresh_one_starts_none(
+    tmp_path, monkeypatch
+):
+    """On a cold build (four or more outputs missing) the warm server's imports run beside the reading of the pages,
+    not after it; a rebuild whose pages are all fresh starts no server at all."""
+    import contextlib
+    import io
+
+    import nbformat
+
+    from pluralign.book import execution
+
+    monkeypatch.setattr(manifest_plan, "ROOT", _pages_root(tmp_path, execution.WARM_FROM))
+    events = []
+
+    @contextlib.contextmanager
+    def server(profile):
+        events.append("server")
+        yield
+
+    read = execution._read_page
+    monkeypatch.setattr(execution, "_warm_kernels", server)
+    monkeypatch.setattr(execution, "_read_page", lambda *a: events.append("read") or read(*a))
+    monkeypatch.setattr(
+        kernels, "run_notebook", lambda nb, output, *a, **k: nbformat.write(nbformat.v4.new_notebook(), output)
+    )
+    execution.build("demo", html=False, out=io.StringIO(), jobs=1)
+    assert events[0] == "server" and events.count("read") == execution.WARM_FROM
+    events.clear()
+    execution.build("demo", html=False, out=io.StringIO(), jobs=1)  # every page fresh: nothing to fork
+    assert events == ["read"] * execution.WARM_FROM

@@ -136,15 +136,23 @@ def _annotate(done, r: Run, env: dict, fp: str | None) -> None:
     }
 
 
+#: a warm server pays off from this many pages to execute (its own imports cost about as much as three pages')
+WARM_FROM = 4
+
+
+def _stale(todo: list[Run], refresh: bool, lib_hash: str, pages: dict[Run, P.Page]) -> list[Run]:
+    """The runs of ``todo`` to execute (``pages``: their parameter files as read): all with ``refresh``, else those
+    whose output is missing or was made from other inputs."""
+    return [r for r in todo if refresh or not _is_fresh(r, run_fingerprint(r, lib_hash, pages[r].params))]
+
+
 @contextlib.contextmanager
-def _warm_kernels(todo: list[Run], profile: str, refresh: bool, lib_hash: str, pages: dict[Run, P.Page]):
-    """While four or more pages are to execute (``pages``: their parameter files as read), their kernels are forked
-    from one warm server that imported the heavy modules once (:mod:`pluralign.book.warm`: 3–5 s of imports per
-    page otherwise)."""
+def _warm_kernels(profile: str):
+    """For the block, pages' kernels are forked from one warm server that imported the heavy modules once
+    (:mod:`pluralign.book.warm`: 3–5 s of imports per page otherwise); ordinary kernels where warm kernels are off."""
     from pluralign.book import warm
 
-    stale = [r for r in todo if refresh or not _is_fresh(r, run_fingerprint(r, lib_hash, pages[r].params))]
-    if len(stale) < 4 or not warm.enabled():  # a few pages: the server's own imports would not pay off
+    if not warm.enabled():
         yield
         return
     old = os.environ.get(warm.SOCKET_ENV)
@@ -180,8 +188,32 @@ def build(
     out_dir = out_folder(out_dir)
     todo, after = execution_plan(runs(profile, only, m, out_dir=out_dir), m)
     jobs = jobs or schedule.default_jobs(profile)
-    lib_hash = _lib_hash()
-    pages = {r: _read_page(plan.ROOT / r.params, r.source) for r in todo}  # once per run: its freshness and execution
+    # one environment for every page of the build (pages executing side by side must not set it in turn); side by
+    # side, each page's torch gets its share of the cores (two threads each on two cores spin-wait for each other)
+    env = {**_environment(profile), **({"PLURALIGN_REFRESH": "1"} if refresh else {})}
+    if jobs > 1 and not os.environ.get("PLURALIGN_THREADS"):
+        env["PLURALIGN_THREADS"] = str(max(1, schedule.usable_cores() // jobs))
+    with kernels.environ(env), contextlib.ExitStack() as warm_kernels:
+        # where WARM_FROM pages certainly execute (their outputs missing: a cold build), the warm server starts
+        # first, so that its imports run beside the reading of the pages (2–3 s on one core), not after it
+        early = sum(refresh or not r.output.exists() for r in todo) >= WARM_FROM
+        if early:
+            warm_kernels.enter_context(_warm_kernels(profile))
+        lib_hash = _lib_hash()
+        pages = {r: _read_page(plan.ROOT / r.params, r.source) for r in todo}  # once per run: freshness, execution
+        if not early and len(_stale(todo, refresh, lib_hash, pages)) >= WARM_FROM:
+            warm_kernels.enter_context(_warm_kernels(profile))
+        _run_pages(todo, after, jobs, refresh, lib_hash, pages, out)
+    if not html:
+        return None
+    return build_html(profile, out=out, partial=only is not None, out_dir=out_dir)
+
+
+def _run_pages(todo: list[Run], after, jobs: int, refresh: bool, lib_hash: str, pages: dict, out) -> None:
+    """Execute the runs ``todo`` (their order constraints ``after``), ``jobs`` at a time, one line each as it ends
+    and a last line with the time of them all."""
+    from pluralign.book import schedule
+
     width = max(len(r.notebook) for r in todo)
     total = time.perf_counter()
     started: dict = {}
@@ -196,18 +228,9 @@ def build(
         seconds = time.perf_counter() - started.get(r, total)
         print(f"{r.notebook:<{width}}  {r.params:<40} {seconds:7.1f}s  {status or 'failed'}", file=out, flush=True)
 
-    # one environment for every page of the build (pages executing side by side must not set it in turn); side by
-    # side, each page's torch gets its share of the cores (two threads each on two cores spin-wait for each other)
-    env = {**_environment(profile), **({"PLURALIGN_REFRESH": "1"} if refresh else {})}
-    if jobs > 1 and not os.environ.get("PLURALIGN_THREADS"):
-        env["PLURALIGN_THREADS"] = str(max(1, schedule.usable_cores() // jobs))
-    with kernels.environ(env), _warm_kernels(todo, profile, refresh, lib_hash, pages):
-        schedule.run_graph(todo, after, jobs, work, done)
+    schedule.run_graph(todo, after, jobs, work, done)
     side = f", up to {jobs} at a time" if jobs > 1 and len(todo) > 1 else ""
     print(f"{len(todo)} notebooks in {time.perf_counter() - total:.1f}s{side}", file=out, flush=True)
-    if not html:
-        return None
-    return build_html(profile, out=out, partial=only is not None, out_dir=out_dir)
 
 
 def resolve_notebook(notebook: str | Path) -> Path:

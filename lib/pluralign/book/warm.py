@@ -88,6 +88,8 @@ WARM_MODULES = (
 MAY_DIFFER = ("PLURALIGN_REFRESH", "PLURALIGN_RUN_PARAMS", "PLURALIGN_RUN_SOURCES", "PLURALIGN_WARM_SOCKET")
 
 SOCKET_ENV = "PLURALIGN_WARM_SOCKET"
+#: beside the socket, the file the server makes once its imports are done (before that it has forked nothing)
+READY = ".ready"
 CLIENT = Path(__file__).with_name("_warm_client.py")
 
 
@@ -137,6 +139,8 @@ def server(env: dict | None = None, *, log: Path | None = None, modules=WARM_MOD
     finally:
         with contextlib.suppress(OSError):
             proc.stdin.close()  # the server exits when its stdin closes
+        if proc.poll() is None and not os.path.exists(path + READY):  # still importing (the block ended before any
+            proc.terminate()  # kernel ran: a refused parameter file): nothing forked, nothing to wait for
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -310,6 +314,7 @@ def serve(path: str, modules=WARM_MODULES) -> None:
     if sys.path and sys.path[0] in ("", os.getcwd()):  # as ipykernel_launcher: not the server's folder
         del sys.path[0]
     own_env, added = _import_modules(modules)
+    Path(path + READY).touch()
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ, "accept")
     sel.register(sys.stdin, selectors.EVENT_READ, "stdin")
