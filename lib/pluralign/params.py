@@ -126,9 +126,10 @@ def read_page(path: str | Path, notebook: str | Path) -> Page:
     :class:`ParamsError` naming the file that set it."""
     nb = page_cell(notebook)
     params, origin = _checked(Path(path), nb)
+    if nb.settings is None:  # a page of no part
+        return Page(params, None)
     try:
-        fields = nb.settings.model_fields if nb.settings else {}
-        return Page(params, nb.settings and nb.settings.create({k: v for k, v in params.items() if k in fields}))
+        return Page(params, nb.settings.create({k: v for k, v in params.items() if k in nb.settings.model_fields}))
     except SettingsError as e:
         raise ParamsError(f"{origin.get(e.keys[0][0] if e.keys else None, path)}: {e}") from None
 
@@ -146,7 +147,7 @@ def _checked(path: Path, nb: PageCell) -> tuple[dict, dict]:
         t = Parameters.model_fields[k].annotation
         raise ParamsError(
             f"{origin[k]}: parameter {k!r} is {type(params[k]).__name__} {params[k]!r}, but the notebook expects "
-            + (typing.get_args(t) or (t,))[0].__name__  # the type a value may have (``dict`` of ``dict | None``)
+            + " or ".join(a.__name__ for a in typing.get_args(t) or (t,) if a is not type(None))
         ) from None
     for k in (k for k in params if k in fields and origin[k] == path):
         if (readers := nb.settings.readers(k)) and nb.page not in readers:

@@ -439,18 +439,21 @@ def test_a_formatted_glue_reference_to_a_missing_value_shows_the_dash():
     assert nb.cells[1].source == "R² = {glue:text}`t6_r2` on {glue:text}`n:,` pairs"
 
 
-def _settings_root(tmp_path: Path, page_file: str) -> Path:
-    """A book root of one page of Part I's settings, run by the demo profile with the parameter file ``page_file``."""
+def _settings_root(tmp_path: Path, page_file: str, pages=("page",)) -> Path:
+    """A book root of ``pages`` (notebook names), each a page of Part I's settings run by the demo profile with its
+    own parameter file holding ``page_file``."""
     root = tmp_path / "root"
     (root / "notebooks").mkdir(parents=True)
     (root / "params" / "demo").mkdir(parents=True)
-    (root / "notebooks" / "page.py").write_text(
-        '# %% tags=["parameters"]\nprofile = "demo"\nseed = 0\nsettings = {}  # pluralign.diverging.DivergingSettings\n'
-    )
-    (root / "params" / "demo" / "page.yml").write_text(page_file)
-    table = {"demo": {"page": ["params/demo/page.yml"]}}
+    cell = '# %% tags=["parameters"]\nprofile = "demo"\nseed = 0\n'
+    cell += "settings = {}  # pluralign.diverging.DivergingSettings\n"
+    for name in pages:
+        (root / "notebooks" / f"{name}.py").write_text(cell)
+        (root / "params" / "demo" / f"{name}.yml").write_text(page_file)
+    chapters = [{"run": name} for name in pages]
+    table = {"demo": {name: [f"params/demo/{name}.yml"] for name in pages}}
     (root / "manifest.yml").write_text(
-        yaml.safe_dump({"parts": [{"caption": "T", "chapters": [{"run": "page"}]}], "profiles": table})
+        yaml.safe_dump({"parts": [{"caption": "T", "chapters": chapters}], "profiles": table})
     )
     return root
 
@@ -490,30 +493,10 @@ def test_a_refused_parameter_file_stops_the_build_before_any_page_runs(tmp_path,
     assert "params/demo/page.yml: " in capsys.readouterr().err
 
 
-def _pages_root(tmp_path: Path, n: int) -> Path:
-    """A book root of ``n`` pages of Part I's settings (``page0`` …), each with its parameter file, on the demo."""
-    root = tmp_path / "root"
-    (root / "notebooks").mkdir(parents=True)
-    (root / "params" / "demo").mkdir(parents=True)
-    cell = (
-        '# %% tags=["parameters"]\nprofile = "demo"\nseed = 0\nsettings = {}  # pluralign.diverging.DivergingSettings\n'
-    )
-    for i in range(n):
-        (root / "notebooks" / f"page{i}.py").write_text(cell)
-        (root / "params" / "demo" / f"page{i}.yml").write_text("n_boot: 300\n")
-    chapters = [{"run": f"page{i}"} for i in range(n)]
-    table = {"demo": {f"page{i}": [f"params/demo/page{i}.yml"] for i in range(n)}}
-    (root / "manifest.yml").write_text(
-        yaml.safe_dump({"parts": [{"caption": "T", "chapters": chapters}], "profiles": table})
-    )
-    return root
-
-
-def test_a_cold_build_starts_the_warm_server_before_it_reads_the_pages_and_a_fresh_one_starts_none(
-    tmp_path, monkeypatch
-):
+def test_the_warm_server_starts_before_the_pages_are_read_on_a_cold_build_after_on_a_stale_one(tmp_path, monkeypatch):
     """On a cold build (four or more outputs missing) the warm server's imports run beside the reading of the pages,
-    not after it; a rebuild whose pages are all fresh starts no server at all."""
+    not after it; a rebuild whose pages are all fresh starts no server at all; one whose outputs are there but stale
+    starts it once the pages are read (their freshness needs them)."""
     import contextlib
     import io
 
@@ -521,7 +504,9 @@ def test_a_cold_build_starts_the_warm_server_before_it_reads_the_pages_and_a_fre
 
     from pluralign.book import execution
 
-    monkeypatch.setattr(manifest_plan, "ROOT", _pages_root(tmp_path, execution.WARM_FROM))
+    names = [f"page{i}" for i in range(execution.WARM_FROM)]
+    root = _settings_root(tmp_path, "n_boot: 300\n", names)
+    monkeypatch.setattr(manifest_plan, "ROOT", root)
     events = []
 
     @contextlib.contextmanager
@@ -540,3 +525,8 @@ def test_a_cold_build_starts_the_warm_server_before_it_reads_the_pages_and_a_fre
     events.clear()
     execution.build("demo", html=False, out=io.StringIO(), jobs=1)  # every page fresh: nothing to fork
     assert events == ["read"] * execution.WARM_FROM
+    events.clear()
+    for name in names:  # outputs there, every page stale: the server starts once the pages are read
+        (root / "params" / "demo" / f"{name}.yml").write_text("n_boot: 400\n")
+    execution.build("demo", html=False, out=io.StringIO(), jobs=1)
+    assert events == ["read"] * execution.WARM_FROM + ["server"]

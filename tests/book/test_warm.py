@@ -211,3 +211,25 @@ def test_the_server_stops_without_the_interpreters_teardown_of_what_it_imported(
         assert path is not None
     assert (tmp_path / "imported").exists()  # the server did import it
     assert not (tmp_path / "torn down").exists()
+
+
+def test_a_server_still_importing_when_the_block_ends_is_terminated_not_waited_on(tmp_path):
+    """A block that ends before any kernel ran (a cold build whose parameter file is refused) ends a server that is
+    still importing with SIGTERM at once: it has forked nothing. Waiting for its imports instead (up to 10 s) would end
+    it with SIGKILL, which the planted module's handler never sees."""
+    (tmp_path / "planted_blocking_module.py").write_text(
+        "import os, pathlib, signal, time\n"
+        f"here = pathlib.Path({str(tmp_path)!r})\n"
+        "signal.signal(signal.SIGTERM, lambda *a: ((here / 'terminated').write_text('yes'), os._exit(0)))\n"
+        "(here / 'importing').write_text('yes')\n"
+        "while not (here / 'release').exists():\n"
+        "    time.sleep(0.05)\n"
+    )
+    with warm.server({"PYTHONPATH": str(tmp_path)}, modules=("planted_blocking_module",)) as path:
+        assert path is not None
+        deadline = time.monotonic() + 120  # a bound on the wait for the condition, not a timing assertion
+        while not (tmp_path / "importing").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (tmp_path / "importing").exists(), "the server never began importing"
+    assert (tmp_path / "terminated").exists()
+    (tmp_path / "release").write_text("yes")
