@@ -11,8 +11,6 @@ population (:data:`POPULATION_ROUNDS` rewrites of every pair)."""
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pandas as pd
 from scipy import stats as st
@@ -56,11 +54,11 @@ POPULATION_ROUNDS = 100
 _BRANCHES: dict = {}
 
 
-def _branches(texts) -> list:
+def _branches(texts) -> np.ndarray:
     """Per text, the flip :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite` plants when it toggles each
     of its features (sentiment, format, verbosity: +1 the text loses it, −1 it gains it, 0 the text cannot be
-    toggled): its flips at ``p_flip=1``, where every toggle is drawn; a tuple per text, each text rewritten once
-    per process."""
+    toggled): its flips at ``p_flip=1``, where every toggle is drawn; a row per text (each text rewritten once
+    per process)."""
     from pluralign.seal.simulated_rewrites import SIMULATED_FLIP_FEATURES, simulated_rewrite
 
     new = list(dict.fromkeys(t for t in texts if t not in _BRANCHES))
@@ -70,36 +68,19 @@ def _branches(texts) -> list:
     if new:
         full = simulated_rewrite(new, seed=0, p_flip=1.0)[list(SIMULATED_FLIP_FEATURES)].to_numpy(int).tolist()
         _BRANCHES.update(zip(new, map(tuple, full)))
-    return [_BRANCHES[t] for t in texts]
+    return np.array([_BRANCHES[t] for t in texts], dtype=float).reshape(-1, 3)
 
 
 def _flips_of(branches, seed: int, p_flip: float) -> np.ndarray:
     """The planted flips of :func:`~pluralign.seal.simulated_rewrites.simulated_rewrite` (``seed``, ``p_flip``) of
-    the texts whose branches (:func:`_branches`) are ``branches``, without writing the rewrites: the same generator,
-    drawn in the same order (three uniforms per text for its toggles of sentiment, format and verbosity; for an
-    added elaboration the three sentences sampled, for an added enthusiasm its opener and closer chosen). Columns
-    sentiment, format, verbosity."""
-    from pluralign.data.simulated_texts import ELABORATE, ENTHUSIASTIC_CLOSE, ENTHUSIASTIC_OPEN
+    the texts whose branches (:func:`_branches`) are ``branches``, without writing the rewrites: each branch where
+    the rewriter's uniform for it (:func:`~pluralign.seal.simulated_rewrites.toggle_draws`) is below ``p_flip``, none
+    for a text it paraphrases only (format branch 0: not assembled from content sentences). Columns sentiment,
+    format, verbosity."""
+    from pluralign.seal.simulated_rewrites import toggle_draws
 
-    rng = random.Random(f"pluralign-simulated-rewrite-{seed}")
-    u = rng.random
-    out = []  # one code per text: 9 (s + 1) + 3 (f + 1) + (v + 1) of its flips s, f, v
-    for s, f, v in branches:
-        ds, df, dv = u() < p_flip, u() < p_flip, u() < p_flip
-        if f == 0:  # not assembled from content sentences (a refusal, harmful compliance, a poem): paraphrased only
-            out.append(13)
-            continue
-        if dv and v < 0:
-            rng.sample(ELABORATE, 3)
-        if ds and s < 0:
-            rng.choice(ENTHUSIASTIC_OPEN)
-            rng.choice(ENTHUSIASTIC_CLOSE)
-        out.append(9 * (s if ds else 0) + 3 * (f if df else 0) + (v if dv else 0) + 13)
-    return _CODES[np.array(out, dtype=np.intp)].reshape(len(out), 3)
-
-
-#: the flips (sentiment, format, verbosity) of each code of :func:`_flips_of`
-_CODES = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)], dtype=float)
+    toggled = (toggle_draws(len(branches), seed) < p_flip) & (branches[:, 1:2] != 0)
+    return np.where(toggled, branches, 0.0)
 
 
 def _flip_columns() -> list:
@@ -312,7 +293,7 @@ def oracle_design(data, view, noise_sd: float, seed: int, p_flip: float, n_round
         if d == len(rewrites):
             drawn = view.iloc[rows].reset_index(drop=True)
             if same:  # the drawn pairs' branches
-                flips = _flip_arrays(([bc[i] for i in rows], [br[i] for i in rows]))
+                flips = _flip_arrays((bc[rows], br[rows]))
             rewrites.append(
                 rewritten_oracle(data, drawn, seed=base + 1000 * (d + 1), p_flip=p_flip, n_rounds=n_rounds, flips=flips)
             )

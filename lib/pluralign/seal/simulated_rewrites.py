@@ -22,10 +22,26 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["PLANTED_FLIP_NAMES", "SIMULATED_FLIP_FEATURES", "simulated_rewrite", "simulated_rewrite_pairs"]
+__all__ = [
+    "PLANTED_FLIP_NAMES",
+    "SIMULATED_FLIP_FEATURES",
+    "simulated_rewrite",
+    "simulated_rewrite_pairs",
+    "toggle_draws",
+]
 
 SIMULATED_FLIP_FEATURES = ("sentiment", "format", "verbosity")
 """Planted features :func:`simulated_rewrite` can toggle (the simulator's names)."""
+
+
+def toggle_draws(n: int, seed: int) -> np.ndarray:
+    """The uniforms that decide which features :func:`simulated_rewrite` (``seed``) toggles in each of ``n`` texts:
+    an ``n × 3`` array (columns :data:`SIMULATED_FLIP_FEATURES`; text i's feature toggles where its uniform is
+    below ``p_flip``), drawn apart from the wording's draws (elaborations, openers, closers), so that which flips a
+    rewrite plants can be computed for many texts at once without writing them."""
+    seed = int(seed)
+    return np.random.default_rng([0x5EA1, int(seed < 0), abs(seed)]).random((int(n), len(SIMULATED_FLIP_FEATURES)))
+
 
 _NUMBERED = re.compile(r"^\s*\d+\.\s+(.*)$")
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
@@ -105,7 +121,8 @@ def simulated_rewrite(
     """Rewrite simulated responses: paraphrase every text, and toggle each of ``features`` (a subset of
     :data:`SIMULATED_FLIP_FEATURES`) independently with probability ``p_flip`` where the text renders it
     (texts the simulator assembled from content sentences; refusals, harmful compliance and poems are
-    paraphrased only). Seeded: the same texts and seed give the same rewrites.
+    paraphrased only). Seeded: the same texts and seed give the same rewrites, and which features text i's rewrite
+    toggles depends on ``seed``, ``p_flip`` and i alone (:func:`toggle_draws`).
 
     Returns one row per text: ``original``, ``rewritten``, ``status`` ("ok"), and per feature the planted
     label flip original − rewritten in SEAL's convention (App. D.6): +1 the rewrite lost the feature, −1 it
@@ -119,13 +136,14 @@ def simulated_rewrite(
     if bad:
         raise ValueError(f"simulated_rewrite: cannot flip {bad}; choose from {SIMULATED_FLIP_FEATURES}")
     s = _banks()
-    rng = random.Random(f"pluralign-simulated-rewrite-{seed}")
+    rng = random.Random(f"pluralign-simulated-rewrite-{seed}")  # the wording: elaborations, openers, closers
+    toggles = toggle_draws(len(texts), seed) < p_flip
     rows = []
-    for t in texts:
+    for t, toggled in zip(texts, toggles.tolist()):
         if not isinstance(t, str) or not t.strip():
             raise ValueError(f"simulated_rewrite: texts must be non-empty strings, got {t!r}")
         flips = {f: 0 for f in features}
-        draws = {f: rng.random() < p_flip for f in SIMULATED_FLIP_FEATURES}
+        draws = dict(zip(SIMULATED_FLIP_FEATURES, toggled))
         parsed = _parse(t)
         if parsed is None:
             parts = [x for x in _SENT_SPLIT.split(t) if x]
