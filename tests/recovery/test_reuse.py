@@ -61,8 +61,8 @@ def test_eq1_closed_form_is_the_production_fit_on_every_draw(small, monkeypatch)
 
 
 def test_the_production_fits_of_a_draw_are_reused_by_its_broken_variants(small, monkeypatch):
-    """The row and its broken variants fit Eq. 3 once per draw (not once per variant), and a broken variant gives
-    the row it gave when the broken method was fitted on every draw."""
+    """The row and its broken variants fit Eq. 3 once (its first draw; the others by its closed form), not once
+    per variant, and a broken variant gives the row it gave when the broken method was fitted on every draw."""
     from pluralign.recovery import resistance_checks as Rs
     from pluralign.recovery.mutations import broken_fit
     from pluralign.seal import resistance as res
@@ -84,7 +84,40 @@ def test_the_production_fits_of_a_draw_are_reused_by_its_broken_variants(small, 
         fitted = broken_fit(real, how)  # the same break, fitted draw by draw through a plain function
         want = Rs.oracle_resistance(data, view, [other], regression=lambda *a, f=fitted, **k: f(*a, **k), **kw)
         assert got["recovered"] == want["recovered"] and got["criterion"] == want["criterion"], how
-    assert len(calls) == 3  # the three draws, once each, for the row and its three broken variants
+    assert len(calls) == 1  # the first draw, once, for the row and its three broken variants
+
+
+def test_eq3_closed_form_is_the_production_fit_on_every_draw(small, monkeypatch):
+    """Eq. 3's draws by the closed form (statsmodels' Newton-Raphson for all draws at once) equal the production
+    logit draw by draw on every coefficient the row reads (not separated in that draw); a first table the closed
+    form cannot give back (another outcome's fit) is refused, and then every draw is fitted."""
+    from pluralign.recovery import resistance_checks as Rs
+    from pluralign.seal.resistance import misalignment_regression
+
+    data, other, view = small
+    pt, drawn = Rs.resistance_draws(data, view, [other], 0.5, 4, 5)
+    cols = list(pt["ch"].columns)
+    prod = [misalignment_regression(p, np.zeros(len(p)), pt["ch"], pt["rj"], cols, **Rs.EQ3).table for _, p, _ in drawn]
+    fast = Rs.eq3_closed_form(prod[0], pt, [p for _, p, _ in drawn])
+    assert fast is not None and fast[0] is prod[0]
+    for a, b, (_, _, sep) in zip(prod, fast, drawn):
+        assert a.index.equals(b.index) and list(a.columns) == list(b.columns)
+        for c in ("estimate", "std_error", "ci_low", "ci_high", "p_value", "p_bonferroni"):
+            x, y = (t[c].reindex(pt["rho"].index).to_numpy(float)[~sep] for t in (a, b))
+            np.testing.assert_allclose(y, x, rtol=1e-6, atol=1e-12, err_msg=c)  # the closed form's own tolerance
+    p0 = drawn[0][1]
+    aligned_fit = misalignment_regression(
+        p0, np.zeros(len(p0)), pt["ch"], pt["rj"], cols, **{**Rs.EQ3, "outcome": "aligned"}
+    )
+    assert Rs.eq3_closed_form(aligned_fit.table, pt, [p for _, p, _ in drawn]) is None
+    calls = []
+    monkeypatch.setattr(Rs, "eq3_closed_form", lambda *a, **k: calls.append(1))
+    Rs._DRAWS.clear()
+    slow = Rs.oracle_resistance(data, view, [other], noise_sd=0.5, n_draws=5, seed=4)
+    Rs._DRAWS.clear()
+    monkeypatch.undo()
+    quick = Rs.oracle_resistance(data, view, [other], noise_sd=0.5, n_draws=5, seed=4)
+    assert calls == [1] and slow["criterion"] == quick["criterion"] and slow["recovered"] == quick["recovered"]
 
 
 def test_kappa_of_many_resamples_is_sklearns():

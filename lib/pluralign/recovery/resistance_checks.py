@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats as st
 
 from pluralign.recovery.rows import (
     ALPHA,
@@ -116,15 +117,76 @@ def resistance_draws(D, view, other_parts, noise_sd: float, seed: int, n_draws: 
 
 def _production_fit(drawn: list, d: int, pt: dict, post: np.ndarray) -> pd.DataFrame:
     """SEAL Eq. 3 (:func:`pluralign.seal.resistance.misalignment_regression`, :data:`EQ3`) of draw ``d``'s post-D
-    rewards ``post`` of the design ``drawn`` (from :func:`resistance_draws`, its planted truth ``pt``): fitted the
-    first time, the same table after."""
+    rewards ``post`` of the design ``drawn`` (from :func:`resistance_draws`, its planted truth ``pt``): the first
+    draw fitted, every other through the fit's closed form (:func:`eq3_closed_form`) where that gives the first
+    back, else fitted the first time it is asked for; the same table after."""
     from pluralign.seal.resistance import misalignment_regression
 
     fits = next((v[2] for v in _DRAWS.values() if v[1] is drawn), {})
-    if d not in fits:
+
+    def fitted(post):
         cols = list(pt["ch"].columns)
-        fits[d] = misalignment_regression(post, np.zeros(len(post)), pt["ch"], pt["rj"], cols, **EQ3).table
+        return misalignment_regression(post, np.zeros(len(post)), pt["ch"], pt["rj"], cols, **EQ3).table
+
+    if not fits:
+        fits[0] = fitted(drawn[0][1])
+        fits.update(enumerate(eq3_closed_form(fits[0], pt, [p for _, p, _ in drawn]) or [fits[0]]))
+    if d not in fits:
+        fits[d] = fitted(post)
     return fits[d]
+
+
+def eq3_closed_form(first: pd.DataFrame, pt: dict, posts: list, tol: float = 1e-6):
+    """The production fit of Eq. 3 (:func:`pluralign.seal.resistance.misalignment_regression` with :data:`EQ3`: a
+    logit fitted by statsmodels' Newton–Raphson) of every draw's post-D rewards ``posts`` at once, as statsmodels
+    computes it: the outcome misaligned (post ≤ 0); the columns the first fit kept, after a constant; from β = 0,
+    steps β ← β + (XᵀWX/n + 10⁻¹⁰ I)⁻¹ Xᵀ(y − p)/n (W = p(1 − p)) until no coefficient moves by more than 10⁻⁸,
+    at most 200; covariance (XᵀWX)⁻¹ at the last β, Wald intervals with normal quantiles. ``first``: the production
+    table of the first draw. Returns one table per draw (``first``, then the closed form's, laid out as ``first``),
+    or None when the closed form does not give ``first`` back (the same estimates and standard errors to ``tol``,
+    relative) or a design value is missing."""
+    from scipy.special import expit
+
+    from pluralign.seal.imprint import bonferroni
+
+    level_q = st.norm.ppf(0.5 + 0.95 / 2)  # misalignment_regression's level
+    kept = [key for key, dropped in first["dropped_vif"].items() if not dropped]
+    order = [k for e in ("c", "r") for k in kept if k[0] == e]  # the production design's column order
+    frames = {"c": pt["ch"], "r": pt["rj"]}
+    X = np.column_stack([np.ones(len(posts[0]))] + [frames[e][f].to_numpy(float) for e, f in order])
+    if not np.isfinite(X).all():
+        return None
+    n, k = X.shape
+    Y = np.array([(np.asarray(p, float) <= 0).astype(float) for p in posts])  # draws × pairs
+    B = np.zeros((len(Y), k))
+    old = np.full_like(B, np.inf)
+    for _ in range(200):
+        moving = np.any(np.abs(B - old) > 1e-8, axis=1)
+        if not moving.any():
+            break
+        L = expit(B[moving] @ X.T)
+        H = ((L * (1 - L))[:, :, None] * X).transpose(0, 2, 1) @ X / n + 1e-10 * np.eye(k)
+        old[moving] = B[moving]
+        B[moving] = B[moving] + np.linalg.solve(H, ((Y[moving] - L) @ X / n)[..., None])[..., 0]
+    L = expit(B @ X.T)
+    se = np.sqrt(np.diagonal(np.linalg.inv(((L * (1 - L))[:, :, None] * X).transpose(0, 2, 1) @ X), axis1=1, axis2=2))
+    rows = pd.MultiIndex.from_tuples(order, names=first.index.names)
+    tables = []
+    for b, s in zip(B[:, 1:], se[:, 1:]):
+        t = first.copy()
+        z = b / s
+        est, err = pd.Series(b, index=rows), pd.Series(s, index=rows)
+        t.loc[rows, "estimate"], t.loc[rows, "std_error"], t.loc[rows, "z"] = est, err, pd.Series(z, index=rows)
+        t.loc[rows, "p_value"] = pd.Series(2 * st.norm.sf(np.abs(z)), index=rows)
+        t.loc[rows, "ci_low"], t.loc[rows, "ci_high"] = est - level_q * err, est + level_q * err
+        t["p_bonferroni"] = bonferroni(t["p_value"].to_numpy())
+        tables.append(t)
+    t0 = tables[0].loc[rows]
+    for c in ("estimate", "std_error"):
+        a, b = t0[c].to_numpy(float), first.loc[rows, c].to_numpy(float)
+        if not np.allclose(a, b, rtol=tol, atol=tol * max(float(np.abs(b).max()), 1e-12)):
+            return None
+    return [first, *tables[1:]]
 
 
 def _eq3_estimates(drawn, pt, n_pairs: int, regression=None) -> list[np.ndarray]:
