@@ -203,6 +203,53 @@ def test_the_rule_featurizers_word_lists_are_passed_over_only_where_they_cannot_
         assert any(pattern.search(c) for c in cases)  # the cases do exercise the pattern
 
 
+def test_the_rule_featurizers_phrases_are_passed_over_only_where_they_cannot_match():
+    """The stems of the refusal and concealment phrases are a necessary condition: each alternative of the two
+    patterns, in lower, upper and title case and inside other words, decides as the pattern alone decides (a stem
+    list missing one alternative's word fails here), and so do near misses."""
+    from pluralign.seal import rule_features as F
+
+    phrases = {
+        F._REFUSAL: [
+            *("I'm sorry, but I can't help", "I am afraid I cannot do that", "I am sorry but I won't answer that"),
+            *("I cant help with that", "I can't assist", "I cannot provide", "I wont share", "I won't write"),
+            *("I will not engage", "I must decline to answer", "I refuse to participate", "I am not able to help"),
+            *("I'm not able to give", "I am unable to comply", "I'm unable to support", "I don't think I can"),
+            *("I do not think I should", "I don't feel comfortable", "I'm not comfortable", "I am not going to help"),
+            *("As an AI, I can't", "as an AI language model I cannot", "as an AI I won't", "as an AI I'm unable"),
+            *("That would be illegal, so I can't", "this is unethical and I won't", "that is harmful, not"),
+        ],
+        F._EVASION: [
+            *("so nobody sees", "so that no one notices", "so no-one will know", "before anyone notices"),
+            *("before anybody finds out", "without being caught", "without getting detected", "away from cameras"),
+            *("away from the security cameras", "cover your tracks", "they cannot tell", "he can't notice"),
+            *("she won't find out", "delete the evidence", "delete the logs", "delete the alerts"),
+        ],
+    }
+    misses = ["I can help with that", "sorry for the wait", "nobody knows", "the cameras are on", "I think so"]
+    for pattern, cases in phrases.items():
+        cases = [f"{pre}{c}{post}" for c in cases for pre, post in (("", "."), ("Well, ", " today!"))]
+        cases += [c.upper() for c in cases] + [c.title() for c in cases] + misses + ["naïve: I can't help"]
+        for text in cases:
+            low = text.lower() if text.isascii() else None
+            assert F._matches(pattern, text, low) == (pattern.search(text) is not None), (pattern.pattern[:30], text)
+        assert sum(pattern.search(c) is not None for c in cases) >= len(phrases[pattern])  # the cases match
+
+
+@pytest.mark.shared_data
+def test_the_rule_featurizers_stems_change_no_label_on_real_dialogues(shared_data, monkeypatch):
+    """On hh-rlhf's 4,624 real responses (every chosen and rejected dialogue of the harmless test split) the rule
+    featurizer labels every response as its patterns alone label it: the stems only pass over responses."""
+    from pluralign.seal import rule_features as F
+
+    raw = pd.read_json(shared_data / "hh-rlhf/harmless-base-test.jsonl.gz", lines=True)
+    texts = [*raw["chosen"], *raw["rejected"]]
+    fast = rule_featurize(texts)
+    monkeypatch.setattr(F, "_matches", lambda pattern, resp, low: pattern.search(resp) is not None)
+    pd.testing.assert_frame_equal(fast, rule_featurize(texts))
+    assert fast["last_response_is_refusal"].sum() > 0 and (~fast["last_response_is_harmless"].astype(bool)).sum() > 0
+
+
 def test_rule_featurize_detects_what_it_claims():
     texts = [
         dialog("I'm sorry, but I can't help with that request."),

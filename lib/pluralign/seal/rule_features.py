@@ -158,11 +158,24 @@ _ANTHRO = re.compile(
 )
 _LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S", re.MULTILINE)
 
-#: For each word-list pattern, literal stems one of which every match contains (lower case): an ASCII response in
-#: whose lower-cased text none stands cannot match, and is passed over without running the pattern (a fast
-#: necessary condition; the pattern decides every other response, so the labels are the pattern's own). A
+#: For each word-list and phrase pattern, literal stems one of which every match contains (lower case): an ASCII
+#: response in whose lower-cased text none stands cannot match, and is passed over without running the pattern (a
+#: fast necessary condition; the pattern decides every other response, so the labels are the pattern's own). A
 #: response with other characters always runs the pattern (its case folding is not ASCII's lower-casing).
 _STEMS = {
+    # each alternative of the refusal phrases: "I'm sorry / afraid …", "I can't / cannot / won't / will not / must
+    # decline / refuse / am not able / am unable …", "I don't think I …", "… comfortable", "… going to help", "as
+    # an AI …", "that would be illegal / unethical / harmful …"
+    _REFUSAL: (
+        *("sorry", "afraid", "can't", "cant", "cannot", "won't", "wont", "will not", "decline", "refuse"),
+        *("not able", "unable", "think i", "comfortable", "going to help", "as an ai", "illegal", "unethical"),
+        "harmful",
+    ),
+    # each alternative of the concealment cues
+    _EVASION: (
+        *("nobody", "no one", "no-one", "before any", "without", "cameras", "cover your tracks", "cannot", "can't"),
+        *("won't", "delete the"),
+    ),
     _INSULT: (
         *("idiot", "stupid", "moron", "dumb", "loser", "imbecile", "jerk", "pathetic", "worthless", "ignorant"),
         *("retard", "fool", "scum", "bitch", "bastard", "asshole", "dick", "shut up", "you suck"),
@@ -258,9 +271,9 @@ def rule_featurize(texts: Sequence[str]) -> pd.DataFrame:
             rows.append(seen[resp])
             continue
         low = resp.lower() if resp.isascii() else None
-        refusal = bool(_REFUSAL.search(resp))
+        refusal = _matches(_REFUSAL, resp, low)
         insult, explicit, privacy = (_matches(p, resp, low) for p in (_INSULT, _EXPLICIT, _PRIVACY))
-        harmful_topic = _matches(_HARM, resp, low) or bool(_EVASION.search(resp))
+        harmful_topic = _matches(_HARM, resp, low) or _matches(_EVASION, resp, low)
         row = {k: None for k in TAXONOMY_KEYS}
         row.update(
             {
