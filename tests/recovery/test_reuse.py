@@ -110,6 +110,15 @@ def test_eq3_closed_form_is_the_production_fit_on_every_draw(small, monkeypatch)
         p0, np.zeros(len(p0)), pt["ch"], pt["rj"], cols, **{**Rs.EQ3, "outcome": "aligned"}
     )
     assert Rs.eq3_closed_form(aligned_fit.table, pt, [p for _, p, _ in drawn]) is None
+    # nor one at another interval level, nor a design without a regressor or with a missing reward: each draw fitted
+    level_fit = misalignment_regression(p0, np.zeros(len(p0)), pt["ch"], pt["rj"], cols, **{**Rs.EQ3, "level": 0.9})
+    assert Rs.eq3_closed_form(level_fit.table, pt, [p for _, p, _ in drawn]) is None
+    flat = {**pt, "ch": pt["ch"] * 0 + 1, "rj": pt["rj"] * 0 + 1}
+    flat_fit = misalignment_regression(p0, np.zeros(len(p0)), flat["ch"], flat["rj"], cols, **Rs.EQ3)
+    assert Rs.eq3_closed_form(flat_fit.table, flat, [p for _, p, _ in drawn]) is None
+    gap = [p.copy() for _, p, _ in drawn]
+    gap[1][3] = np.nan
+    assert Rs.eq3_closed_form(prod[0], pt, gap) is None
     calls = []
     monkeypatch.setattr(Rs, "eq3_closed_form", lambda *a, **k: calls.append(1))
     Rs._DRAWS.clear()

@@ -143,19 +143,19 @@ def eq3_closed_form(first: pd.DataFrame, pt: dict, posts: list, tol: float = 1e-
     steps β ← β + (XᵀWX/n + 10⁻¹⁰ I)⁻¹ Xᵀ(y − p)/n (W = p(1 − p)) until no coefficient moves by more than 10⁻⁸,
     at most 200; covariance (XᵀWX)⁻¹ at the last β, Wald intervals with normal quantiles. ``first``: the production
     table of the first draw. Returns one table per draw (``first``, then the closed form's, laid out as ``first``),
-    or None when the closed form does not give ``first`` back (the same estimates and standard errors to ``tol``,
-    relative) or a design value is missing."""
+    or None when the closed form does not give ``first`` back (the same estimates, standard errors and intervals to
+    ``tol``, relative), no regressor was kept, or a feature or reward is missing."""
     from scipy.special import expit
 
     from pluralign.seal.imprint import bonferroni
 
-    level_q = st.norm.ppf(0.5 + 0.95 / 2)  # misalignment_regression's level
+    level_q = st.norm.ppf(0.5 + 0.95 / 2)  # misalignment_regression's default level (the check below reads it)
     kept = [key for key, dropped in first["dropped_vif"].items() if not dropped]
     order = [k for e in ("c", "r") for k in kept if k[0] == e]  # the production design's column order
     frames = {"c": pt["ch"], "r": pt["rj"]}
     X = np.column_stack([np.ones(len(posts[0]))] + [frames[e][f].to_numpy(float) for e, f in order])
-    if not np.isfinite(X).all():
-        return None
+    if not order or not np.isfinite(X).all() or not all(np.isfinite(np.asarray(p, float)).all() for p in posts):
+        return None  # no regressor kept, a missing feature or reward: the production fit decides each draw
     n, k = X.shape
     Y = np.array([(np.asarray(p, float) <= 0).astype(float) for p in posts])  # draws × pairs
     B = np.zeros((len(Y), k))
@@ -182,7 +182,7 @@ def eq3_closed_form(first: pd.DataFrame, pt: dict, posts: list, tol: float = 1e-
         t["p_bonferroni"] = bonferroni(t["p_value"].to_numpy())
         tables.append(t)
     t0 = tables[0].loc[rows]
-    for c in ("estimate", "std_error"):
+    for c in ("estimate", "std_error", "ci_low", "ci_high"):
         a, b = t0[c].to_numpy(float), first.loc[rows, c].to_numpy(float)
         if not np.allclose(a, b, rtol=tol, atol=tol * max(float(np.abs(b).max()), 1e-12)):
             return None
