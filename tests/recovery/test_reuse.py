@@ -110,9 +110,17 @@ def test_eq3_closed_form_is_the_production_fit_on_every_draw(small, monkeypatch)
         p0, np.zeros(len(p0)), pt["ch"], pt["rj"], cols, **{**Rs.EQ3, "outcome": "aligned"}
     )
     assert Rs.eq3_closed_form(aligned_fit.table, pt, [p for _, p, _ in drawn]) is None
-    # nor one at another interval level, nor a design without a regressor or with a missing reward: each draw fitted
-    level_fit = misalignment_regression(p0, np.zeros(len(p0)), pt["ch"], pt["rj"], cols, **{**Rs.EQ3, "level": 0.9})
-    assert Rs.eq3_closed_form(level_fit.table, pt, [p for _, p, _ in drawn]) is None
+    # a fit at another interval level gives every draw's intervals at that level, as the production fit does
+    at90 = [
+        misalignment_regression(p, np.zeros(len(p)), pt["ch"], pt["rj"], cols, **{**Rs.EQ3, "level": 0.9}).table
+        for _, p, _ in drawn
+    ]
+    fast90 = Rs.eq3_closed_form(at90[0], pt, [p for _, p, _ in drawn])
+    assert fast90 is not None
+    for a, b, (_, _, sep) in zip(at90, fast90, drawn):
+        x, y = (t["ci_low"].reindex(pt["rho"].index).to_numpy(float)[~sep] for t in (a, b))
+        np.testing.assert_allclose(y, x, rtol=1e-6, atol=1e-12)
+    # a design without a regressor or with a missing reward: each draw left to the production fit
     flat = {**pt, "ch": pt["ch"] * 0 + 1, "rj": pt["rj"] * 0 + 1}
     flat_fit = misalignment_regression(p0, np.zeros(len(p0)), flat["ch"], flat["rj"], cols, **Rs.EQ3)
     assert Rs.eq3_closed_form(flat_fit.table, flat, [p for _, p, _ in drawn]) is None

@@ -141,35 +141,43 @@ def eq3_closed_form(first: pd.DataFrame, pt: dict, posts: list, tol: float = 1e-
     logit fitted by statsmodels' Newton–Raphson) of every draw's post-D rewards ``posts`` at once, as statsmodels
     computes it: the outcome misaligned (post ≤ 0); the columns the first fit kept, after a constant; from β = 0,
     steps β ← β + (XᵀWX/n + 10⁻¹⁰ I)⁻¹ Xᵀ(y − p)/n (W = p(1 − p)) until no coefficient moves by more than 10⁻⁸,
-    at most 200; covariance (XᵀWX)⁻¹ at the last β, Wald intervals with normal quantiles. ``first``: the production
-    table of the first draw. Returns one table per draw (``first``, then the closed form's, laid out as ``first``),
-    or None when the closed form does not give ``first`` back (the same estimates, standard errors and intervals to
-    ``tol``, relative), no regressor was kept, or a feature or reward is missing."""
+    at most :data:`~pluralign.seal.resistance.LOGIT_MAXITER`; covariance (XᵀWX)⁻¹ at the last β; Wald intervals with
+    the first fit's normal quantile (its level). ``first``: the production table of the first draw. Returns one table
+    per draw (``first``, then the closed form's, laid out as ``first``), or None when the closed form does not give
+    ``first`` back (the same estimates, standard errors and intervals to ``tol``, relative), no regressor was kept,
+    or a feature or reward is missing."""
     from scipy.special import expit
 
     from pluralign.seal.imprint import bonferroni
+    from pluralign.seal.resistance import LOGIT_MAXITER
 
-    level_q = st.norm.ppf(0.5 + 0.95 / 2)  # misalignment_regression's default level (the check below reads it)
+    level_q = ((first["ci_high"] - first["estimate"]) / first["std_error"]).median()  # the production fit's quantile
     kept = [key for key, dropped in first["dropped_vif"].items() if not dropped]
     order = [k for e in ("c", "r") for k in kept if k[0] == e]  # the production design's column order
     frames = {"c": pt["ch"], "r": pt["rj"]}
     X = np.column_stack([np.ones(len(posts[0]))] + [frames[e][f].to_numpy(float) for e, f in order])
-    if not order or not np.isfinite(X).all() or not all(np.isfinite(np.asarray(p, float)).all() for p in posts):
+    finite = (
+        np.isfinite(X).all() and np.isfinite(level_q) and all(np.isfinite(np.asarray(p, float)).all() for p in posts)
+    )
+    if not order or not finite:
         return None  # no regressor kept, a missing feature or reward: the production fit decides each draw
     n, k = X.shape
     Y = np.array([(np.asarray(p, float) <= 0).astype(float) for p in posts])  # draws × pairs
+
+    def information(L):  # XᵀWX of each draw, W = p(1 − p)
+        return ((L * (1 - L))[:, :, None] * X).transpose(0, 2, 1) @ X
+
     B = np.zeros((len(Y), k))
     old = np.full_like(B, np.inf)
-    for _ in range(200):
-        moving = np.any(np.abs(B - old) > 1e-8, axis=1)
+    for _ in range(LOGIT_MAXITER):
+        moving = np.any(np.abs(B - old) > 1e-8, axis=1)  # statsmodels' Newton tolerance
         if not moving.any():
             break
         L = expit(B[moving] @ X.T)
-        H = ((L * (1 - L))[:, :, None] * X).transpose(0, 2, 1) @ X / n + 1e-10 * np.eye(k)
         old[moving] = B[moving]
-        B[moving] = B[moving] + np.linalg.solve(H, ((Y[moving] - L) @ X / n)[..., None])[..., 0]
-    L = expit(B @ X.T)
-    se = np.sqrt(np.diagonal(np.linalg.inv(((L * (1 - L))[:, :, None] * X).transpose(0, 2, 1) @ X), axis1=1, axis2=2))
+        step = np.linalg.solve(information(L) / n + 1e-10 * np.eye(k), ((Y[moving] - L) @ X / n)[..., None])
+        B[moving] = B[moving] + step[..., 0]  # statsmodels' ridge 1e-10 on the scaled Hessian
+    se = np.sqrt(np.diagonal(np.linalg.inv(information(expit(B @ X.T))), axis1=1, axis2=2))
     rows = pd.MultiIndex.from_tuples(order, names=first.index.names)
     tables = []
     for b, s in zip(B[:, 1:], se[:, 1:]):

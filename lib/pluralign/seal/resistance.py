@@ -242,7 +242,11 @@ def labeller_agreement(regimes, gamma, *, exclude_indifferent: bool = True) -> p
     return out
 
 
-def _fit_logit(model, maxiter: int = 200):
+#: the Newton–Raphson steps a logit fit of Eq. 3 / Eq. 4 may take (statsmodels' ``maxiter``)
+LOGIT_MAXITER = 200
+
+
+def _fit_logit(model, maxiter: int = LOGIT_MAXITER):
     """Fit a statsmodels ``Logit`` by maximum likelihood; returns ``(fit, converged)``. statsmodels'
     ConvergenceWarning (e.g. quasi-separation: a feature that is never or always misaligned) is not
     printed but returned as ``converged=False``, which the caller records in its result."""
