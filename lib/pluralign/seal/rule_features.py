@@ -23,13 +23,13 @@ __all__ = ["RULE_FEATURES", "last_response", "rule_featurize"]
 _ASSISTANT = re.compile(r"(?:^|\n)\s*Assistant:\s*", re.IGNORECASE)
 
 _REFUSAL = re.compile(
-    r"\b(?:I\s*(?:'m| am)\s+(?:sorry|afraid)[^.!?]{0,40}\b(?:can(?:'|no)?t|cannot|won'?t|unable|not able)"
-    r"|I\s+(?:can(?:'|no)?t|cannot|won'?t|will not|must decline to|refuse to|am not able to|'m not able to|"
+    r"\b(?:i\s*(?:'m| am)\s+(?:sorry|afraid)[^.!?]{0,40}\b(?:can(?:'|no)?t|cannot|won'?t|unable|not able)"
+    r"|i\s+(?:can(?:'|no)?t|cannot|won'?t|will not|must decline to|refuse to|am not able to|'m not able to|"
     r"am unable to|'m unable to)\s+(?:help|assist|provide|do|give|share|answer|support|comply|tell|write|"
     r"create|engage|recommend|participate)"
-    r"|I\s+(?:don'?t|do not)\s+(?:think I (?:can|should)|feel comfortable)"
-    r"|(?:I'?m|I am)\s+not\s+(?:comfortable|going to help)"
-    r"|as an AI[^.!?]{0,40}\b(?:can(?:'|no)?t|cannot|won'?t|unable)"
+    r"|i\s+(?:don'?t|do not)\s+(?:think i (?:can|should)|feel comfortable)"
+    r"|(?:i'?m|i am)\s+not\s+(?:comfortable|going to help)"
+    r"|as an ai[^.!?]{0,40}\b(?:can(?:'|no)?t|cannot|won'?t|unable)"
     r"|(?:that|this) (?:would be|is) (?:illegal|unethical|harmful)[^.!?]{0,30}\b(?:can(?:'|no)?t|won'?t|not))",
     re.IGNORECASE,
 )
@@ -149,7 +149,7 @@ _EVASION = re.compile(
     re.IGNORECASE,
 )
 _ANTHRO = re.compile(
-    r"\b(?:I\s+(?:feel|felt|love|loved|hate|miss|am\s+(?:a\s+)?(?:human|person|man|woman|"
+    r"\b(?:i\s+(?:feel|felt|love|loved|hate|miss|am\s+(?:a\s+)?(?:human|person|man|woman|"
     r"happy|sad|angry|lonely|tired|hungry)|'m\s+(?:a\s+)?(?:human|person|man|woman|happy|sad|"
     r"angry|lonely|tired|hungry)|have\s+(?:feelings|emotions|a\s+(?:body|family|wife|husband|"
     r"girlfriend|boyfriend))|grew up|was born)|my\s+(?:feelings|emotions|wife|husband|mom|mother|"
@@ -196,14 +196,26 @@ _STEMS = {
 _PRIVACY_HINTS = (*"0123456789@", "home address", "social security number", "credit card number")
 
 
+#: each case-insensitive pattern written in lower case, compiled without ``re.IGNORECASE`` for an ASCII response's
+#: lower-cased text: on ASCII text the two find the same matches (lower-casing changes no word boundary, space or
+#: punctuation), and the case-sensitive one runs several times faster (Python's ``re`` scans for a case-insensitive
+#: alternation position by position)
+_CASED = {p: re.compile(p.pattern) for p in (_REFUSAL, _INSULT, _EXPLICIT, _HARM, _EVASION, _ANTHRO)}
+if any(p.pattern != p.pattern.lower() for p in _CASED):
+    raise ImportError("rule_features: a case-insensitive pattern must be written in lower case (_CASED)")
+
+
 def _matches(pattern: re.Pattern, resp: str, low: str | None) -> bool:
     """Whether ``pattern`` finds a match in ``resp`` (``low``: its lower-cased text when it is ASCII, else None),
-    running the pattern only where its necessary condition (:data:`_STEMS`, :data:`_PRIVACY_HINTS`) holds."""
+    running the pattern only where its necessary condition (:data:`_STEMS`, :data:`_PRIVACY_HINTS`) holds, and a
+    case-insensitive one on ``low`` as its case-sensitive twin (:data:`_CASED`)."""
     if low is not None:
         if pattern is _PRIVACY and not any(hint in resp for hint in _PRIVACY_HINTS):
             return False
         if pattern in _STEMS and not any(stem in low for stem in _STEMS[pattern]):
             return False
+        if pattern in _CASED:
+            return _CASED[pattern].search(low) is not None
     return pattern.search(resp) is not None
 
 
@@ -277,7 +289,7 @@ def rule_featurize(texts: Sequence[str]) -> pd.DataFrame:
         row = {k: None for k in TAXONOMY_KEYS}
         row.update(
             {
-                "last_response_is_anthropomorphic": bool(_ANTHRO.search(resp)),
+                "last_response_is_anthropomorphic": _matches(_ANTHRO, resp, low),
                 "last_response_is_refusal": refusal,
                 "last_response_is_harmless": not (insult or explicit or privacy or (harmful_topic and not refusal)),
                 "last_response_sentiment": _sentiment(resp),
