@@ -3,8 +3,9 @@
 :data:`pluralign.recovery.study.STUDY_LABEL`, each seed's rows appended to ``--log`` as it finishes (a killed
 run keeps what it measured, and a rerun keeps the (seed, row)s measured on the row's current code and runs the rest;
 ``--rows`` runs some rows only, ``--fresh`` starts over), then per row and for all rows together the failures of n
-with their exact (Clopper-Pearson) 95 % interval and the seconds, written to ``--out`` — the file the recovery page
-quotes.
+with their exact (Clopper-Pearson) 95 % interval and the seconds, and each false failure of a row that draws read
+again on its population with 16 times the draws (``pluralign.recovery.study.reread``), written to ``--out`` — the
+file the recovery page quotes.
 
 The oracle's noise is the demo table's at seed 0 (the demo RM's residual sd on the utility scale), the same at every
 seed: nothing is trained here. The simulated judge's answers go to a throw-away cache, not the project's.
@@ -104,7 +105,9 @@ def main(argv=None) -> int:
         "seeds_requested": len(seeds),
         "wall_seconds_this_run": time.perf_counter() - start,
         "jobs": a.jobs,
-        "rows": S.summary(runs),
+        "reread_draws": S.REREAD_DRAWS,
+        # each false failure of a row that draws, read again on its population with more draws (S.reread)
+        "rows": S.with_rereads(S.summary(runs), a.noise_sd),
     }
     Path(a.out).write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps({k: {x: v[x] for x in ("failures", "n", "ci95")} for k, v in out["rows"].items()}, indent=2))

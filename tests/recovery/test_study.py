@@ -125,3 +125,46 @@ def test_the_section_says_whether_the_target_is_met_from_the_rate_and_its_upper_
         rows = study.summary(_runs({s: dict.fromkeys(REQUIRED, s not in failed) for s in range(1, n + 1)}))
         (tmp_path / "s.json").write_text(json.dumps({"noise_sd": 0.5766, "rows": rows}))
         assert ("**met**" in study.result(tmp_path / "s.json").note) is met, (n, failed)
+
+
+def test_the_section_reads_each_false_failure_again_or_says_why_not(tmp_path, monkeypatch):
+    """Each false failure of a row that draws is listed with its re-read on the same population (the rows' summary
+    as the study writes it, :func:`study.with_rereads`): a re-read that passes is shown as passing with what it
+    reads, one that fails as failing with its test; a failure of a row that draws nothing says so."""
+    import json
+
+    outcomes = {s: dict.fromkeys(REQUIRED, True) for s in range(1, 11)}
+    outcomes[3]["robustness_scores"] = outcomes[4]["imprint_weights"] = outcomes[5]["diverging_share"] = False
+    calls = []
+
+    def fake(seed, row, noise_sd, n_draws):
+        calls.append((seed, row, noise_sd, n_draws))
+        ok = row == "robustness_scores"
+        return {"seed": seed, "row": row, "draws": n_draws, "recovered": ok, "failing": "" if ok else "spread"}
+
+    monkeypatch.setattr(
+        study, "reread", lambda s, q, noise, n=study.REREAD_DRAWS: {**fake(s, q, noise, n), "reads": f"r{s}"}
+    )
+    rows = study.with_rereads(study.summary(_runs(outcomes)), 0.5)
+    assert sorted(calls) == [(3, "robustness_scores", 0.5, 400), (4, "imprint_weights", 0.5, 400)]
+    (tmp_path / "s.json").write_text(json.dumps({"noise_sd": 0.5, "reread_draws": 400, "rows": rows}))
+    note = study.result(tmp_path / "s.json").note
+    assert (
+        "SEAL Eq. 4 robustness scores at seed 3 (bias): with 400 draws on the same population it **passes**: r3" in note
+    )
+    assert "at seed 4 (bias): with 400 draws on the same population it **fails** (spread): r4" in note
+    assert "at seed 5 (bias): it draws nothing more to draw" in note
+
+
+@pytest.mark.slow
+def test_a_reread_is_the_row_with_more_draws_on_the_same_population():
+    """A re-read with the row's own 25 draws is the study's run of that (seed, row), read for read; with more draws
+    it reads more intervals (narrower bands); a row that draws nothing is refused by name."""
+    runs = study.run_rows(11, study.DEMO_NOISE, rows=("robustness_scores",))
+    again = study.reread(11, "robustness_scores", study.DEMO_NOISE, n_draws=25)
+    assert (again["reads"], again["recovered"], again["draws"]) == (runs[1]["reads"], runs[1]["recovered"], 25)
+    more = study.reread(11, "robustness_scores", study.DEMO_NOISE, n_draws=100)
+    band = lambda r: float(r["reads"].split(" in [")[1].split(",")[0])  # noqa: E731 - the 95 % band's lower end
+    assert more["draws"] == 100 and band(more) > band(again)
+    with pytest.raises(ValueError, match="'diverging_share' draws nothing to draw more of"):
+        study.reread(11, "diverging_share", study.DEMO_NOISE)

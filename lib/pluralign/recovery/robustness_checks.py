@@ -419,4 +419,5 @@ def oracle_robustness(
             null_pass=null_pass_rate(lambda o: robustness_judge(*o, planted.to_numpy())["ok"], make, seed=seed),
         ),
         "score_half_width": float(np.nanmedian(widths)) if np.isfinite(widths).any() else np.inf,
+        "failing": "" if j["ok"] else "calibration",  # the row's one test
     }
