@@ -410,10 +410,12 @@ def _rereads_text(rows: dict, draws: int | None) -> str:
             out.append(f"- {what}: with {r['draws']} draws on the same population it {verdict}: {r['reads']}.")
     if not out:
         return ""
+    n = draws or REREAD_DRAWS
     return (
-        f"\n\nEach false failure read again on its own population with {draws or REREAD_DRAWS} draws in place of the "
-        "row's own 25 (the first 25 of them the same): a failure the re-read passes was a tail draw of the row's "
-        "tests; one it fails marks a population where the method misses its truth.\n\n" + "\n".join(out)
+        f"\n\nEach false failure read again on its own population with {n} draws in place of the "
+        "row's own 25 (the first 25 of them the same). A failure whose re-read passes reads as a tail draw of the "
+        f"row's tests: on that population the method's estimates and intervals hold as far as {n} draws can tell. One "
+        "whose re-read fails marks a population where the method misses its truth.\n\n" + "\n".join(out)
     )
 
 
