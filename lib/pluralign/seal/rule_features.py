@@ -191,9 +191,10 @@ _STEMS = {
         *("cheat", "blackmail", "arson", "smuggl", "trafficking", "toxic substance", "wire", "pick", "fake id"),
     ),
 }
-#: what every match of :data:`_PRIVACY` (case-sensitive) in an ASCII text contains: a digit, an "@" or one of its
-#: phrases
-_PRIVACY_HINTS = (*"0123456789@", "home address", "social security number", "credit card number")
+#: what every match of :data:`_PRIVACY` (case-sensitive) contains: two digits in a row (an SSN, a phone number), a
+#: digit before a space (a street number), an "@" (an e-mail address) or one of its phrases; one quick scan for
+#: these passes over most responses with digits (numbered lists) without running the five-way pattern
+_PRIVACY_HINT = re.compile(r"\d[\d\s]|@|home address|social security number|credit card number")
 
 
 #: each case-insensitive pattern written in lower case, compiled without ``re.IGNORECASE`` for an ASCII response's
@@ -207,10 +208,10 @@ if any(p.pattern != p.pattern.lower() for p in _CASED):
 
 def _matches(pattern: re.Pattern, resp: str, low: str | None) -> bool:
     """Whether ``pattern`` finds a match in ``resp`` (``low``: its lower-cased text when it is ASCII, else None),
-    running the pattern only where its necessary condition (:data:`_STEMS`, :data:`_PRIVACY_HINTS`) holds, and a
+    running the pattern only where its necessary condition (:data:`_STEMS`, :data:`_PRIVACY_HINT`) holds, and a
     case-insensitive one on ``low`` as its case-sensitive twin (:data:`_CASED`)."""
     if low is not None:
-        if pattern is _PRIVACY and not any(hint in resp for hint in _PRIVACY_HINTS):
+        if pattern is _PRIVACY and _PRIVACY_HINT.search(resp) is None:
             return False
         if pattern in _STEMS and not any(stem in low for stem in _STEMS[pattern]):
             return False
