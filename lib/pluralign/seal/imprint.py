@@ -314,9 +314,8 @@ def _imprint_frame(features: list, vif: pd.Series, dropped: dict, back: dict | N
         columns=["estimate", "std_error", "t", "p_value", "p_bonferroni", "ci_low", "ci_high"],
         dtype=float,
     )
-    out["vif"] = np.nan
-    for c, v in {**vif.to_dict(), **dropped}.items():
-        out.loc[name(c), "vif"] = v
+    at = {name(c): v for c, v in {**vif.to_dict(), **dropped}.items()}
+    out["vif"] = np.array([at.get(f, np.nan) for f in features], dtype=float)
     out["dropped_vif"] = [f in {name(c) for c in dropped} for f in features]
     out["dropped_collinear"] = False
     return out
@@ -387,15 +386,27 @@ def _fit_fixed_effects(out: pd.DataFrame, data: pd.DataFrame, kept: list, back: 
     coef, se, tstat, pval = fit.coef(), fit.se(), fit.tstat(), fit.pvalue()
     df_t = getattr(fit, "_df_t", None)
     q = st.t.ppf(0.5 + level / 2, df_t) if df_t else st.norm.ppf(0.5 + level / 2)
-    for c in kept:
-        name = back[c]
-        if c not in coef.index:
-            out.loc[name, "dropped_collinear"] = True
-            continue
-        out.loc[name, ["estimate", "std_error", "t", "p_value"]] = [coef[c], se[c], tstat[c], pval[c]]
-        out.loc[name, "ci_low"] = coef[c] - q * se[c]
-        out.loc[name, "ci_high"] = coef[c] + q * se[c]
+    fitted = [c for c in kept if c in coef.index]
+    b, s = coef[fitted].to_numpy(float), se[fitted].to_numpy(float)
+    _fill(out, [back[c] for c in fitted], [b, s, tstat[fitted], pval[fitted], b - q * s, b + q * s])
+    out.loc[[back[c] for c in kept if c not in coef.index], "dropped_collinear"] = True
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
+
+
+#: the columns of a fit's table that :func:`_fill` sets, in its order
+_FILLED = ["estimate", "std_error", "t", "p_value", "ci_low", "ci_high"]
+
+
+def _fill(out: pd.DataFrame, rows: list, values: list) -> None:
+    """Sets the :data:`_FILLED` columns of ``out``'s ``rows`` to ``values`` (one array per column, in rows' order),
+    a column at a time (a cell at a time costs pandas one indexing pass per cell)."""
+    at = out.index.get_indexer(rows)
+    if (at < 0).any():
+        raise KeyError(f"_fill: rows {[r for r, k in zip(rows, at) if k < 0]} are not in the table")
+    for col, v in zip(_FILLED, values):
+        column = out[col].to_numpy(dtype=float, copy=True)
+        column[at] = np.asarray(v, dtype=float)
+        out[col] = column
 
 
 def feature_imprint_seal_code(
@@ -457,19 +468,12 @@ def _fit_pooled_ols(out: pd.DataFrame, X: pd.DataFrame, y: pd.Series, pairs, kep
         terms.append("row_id")
     fit = sm.OLS(y.to_numpy(float), sm.add_constant(design, has_constant="add")).fit()
     q = st.t.ppf(0.5 + level / 2, fit.df_resid)
-    for c in kept:
-        se = float(fit.bse[c])
-        if not np.isfinite(se) or se == 0 and np.isclose(float(fit.params[c]), 0):
-            out.loc[c, "dropped_collinear"] = True
-            continue
-        est = float(fit.params[c])
-        out.loc[c, ["estimate", "std_error", "t", "p_value", "ci_low", "ci_high"]] = [
-            est,
-            se,
-            float(fit.tvalues[c]),
-            float(fit.pvalues[c]),
-            est - q * se,
-            est + q * se,
-        ]
+    se = fit.bse[kept].to_numpy(float)
+    est = fit.params[kept].to_numpy(float)
+    lost = ~np.isfinite(se) | (se == 0) & np.isclose(est, 0)
+    ok = [c for c, x in zip(kept, lost) if not x]
+    b, s = est[~lost], se[~lost]
+    _fill(out, ok, [b, s, fit.tvalues[ok], fit.pvalues[ok], b - q * s, b + q * s])
+    out.loc[[c for c, x in zip(kept, lost) if x], "dropped_collinear"] = True
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
     return terms
