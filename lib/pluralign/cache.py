@@ -13,6 +13,7 @@ The cache folder is ``$PLURALIGN_CACHE`` if set, else the user's cache folder (`
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -243,7 +244,7 @@ def auto_format(value: Any) -> str:
         ) from None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Entry:
     """One cache entry: ``path`` on disk, ``fmt`` one of auto (by the value's type: :func:`auto_format`) /
     parquet / npy / json / dir / pickle (only where the caller asks)."""
@@ -253,8 +254,10 @@ class Entry:
     settings: Any = None
     fmt: str = "auto"
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
+        """The entry's key (:func:`key`), fingerprinted once per entry: its inputs can be large (every text a scoring
+        step reads), and a lookup reads the key several times."""
         return key(self.step, self.inputs, self.settings)
 
     def _stored_fmt(self) -> str | None:
