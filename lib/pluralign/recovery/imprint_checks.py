@@ -32,6 +32,7 @@ from pluralign.recovery.rows import (
     fmt3,
     null_pass_rate,
     row,
+    table_arrays,
 )
 
 __all__ = [
@@ -247,7 +248,7 @@ def imprint_draws(design, pool, weights: pd.Series, *, noise_sd: float, n_draws:
     tables = tables_of[base]
     if breaks is not None:
         tables = [breaks(t) for t in tables]
-    out = [t.reindex(weights.index)[cols].to_numpy(float).T for t in tables]
+    out = [table_arrays(t, weights.index, cols) for t in tables]
     return (*(np.array([o[k] for o in out]) for k in range(3)), kept, eq1_definition(tables[0], first_draw))
 
 

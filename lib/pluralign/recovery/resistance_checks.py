@@ -17,6 +17,7 @@ from pluralign.recovery.rows import (
     normal_quantile,
     null_pass_rate,
     row,
+    table_arrays,
 )
 
 __all__ = ["EQ3", "planted_resistance", "separated", "resistance_judge", "resistance_draws", "oracle_resistance"]
@@ -179,14 +180,17 @@ def eq3_closed_form(first: pd.DataFrame, pt: dict, posts: list, tol: float = 1e-
         B[moving] = B[moving] + step[..., 0]  # statsmodels' ridge 1e-10 on the scaled Hessian
     se = np.sqrt(np.diagonal(np.linalg.inv(information(expit(B @ X.T))), axis1=1, axis2=2))
     rows = pd.MultiIndex.from_tuples(order, names=first.index.names)
+    at = first.index.get_indexer(rows)
     tables = []
     for b, s in zip(B[:, 1:], se[:, 1:]):
         t = first.copy()
         z = b / s
-        est, err = pd.Series(b, index=rows), pd.Series(s, index=rows)
-        t.loc[rows, "estimate"], t.loc[rows, "std_error"], t.loc[rows, "z"] = est, err, pd.Series(z, index=rows)
-        t.loc[rows, "p_value"] = pd.Series(2 * st.norm.sf(np.abs(z)), index=rows)
-        t.loc[rows, "ci_low"], t.loc[rows, "ci_high"] = est - level_q * err, est + level_q * err
+        values = {"estimate": b, "std_error": s, "z": z, "p_value": 2 * st.norm.sf(np.abs(z))}
+        values.update(ci_low=b - level_q * s, ci_high=b + level_q * s)
+        for c, v in values.items():  # the kept rows' cells, a column at a time
+            column = t[c].to_numpy(dtype=float, copy=True)
+            column[at] = v
+            t[c] = column
         t["p_bonferroni"] = bonferroni(t["p_value"].to_numpy())
         tables.append(t)
     t0 = tables[0].loc[rows]
@@ -211,7 +215,7 @@ def _eq3_estimates(drawn, pt, n_pairs: int, regression=None) -> list[np.ndarray]
         else:
             t = base(post, np.zeros(n_pairs), pt["ch"], pt["rj"], list(pt["ch"].columns), **EQ3).table
         t = breaks(t) if breaks is not None else t
-        e = t.reindex(pt["rho"].index)[["estimate", "ci_low", "ci_high"]].to_numpy(float).T.copy()
+        e = table_arrays(t, pt["rho"].index)
         e[:, sep] = np.nan
         out.append(e)
     return out

@@ -25,6 +25,7 @@ from pluralign.recovery.rows import (
     exact_share_ci,
     null_pass_rate,
     row,
+    table_arrays,
 )
 
 __all__ = [
@@ -366,8 +367,9 @@ def _draw_scores(draws: list, features: pd.Index, scores=None) -> tuple:
         else:
             t = base(*args, **EQ4, groups=rw["instance"]).table
         t = breaks(t) if breaks is not None else t
-        t = t[~t["separated"].astype(bool)].reindex(features)
-        out.append(t[["estimate", "ci_low", "ci_high"]].to_numpy(float).T)
+        a = table_arrays(t, features, ("estimate", "ci_low", "ci_high", "separated"))
+        a[:3, a[3] == 1] = np.nan  # a separated score has no estimate
+        out.append(a[:3])
     return tuple(np.array([o[k] for o in out]) for k in range(3))
 
 

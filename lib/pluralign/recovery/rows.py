@@ -52,6 +52,7 @@ __all__ = [
     "null_pass_rate",
     "null_pass_rate_many",
     "normal_quantile",
+    "table_arrays",
 ]
 
 COLUMNS = [
@@ -366,3 +367,15 @@ def null_pass_rate_many(judge_many, make_null, reps: int = NULL_REPS, seed: int 
         return float("nan")
     rng = np.random.default_rng([seed, 99])
     return float(np.mean(np.asarray(judge_many([make_null(rng) for _ in range(int(reps))]), bool)))
+
+
+def table_arrays(t: pd.DataFrame, labels, cols=("estimate", "ci_low", "ci_high")) -> np.ndarray:
+    """``t.reindex(labels)[list(cols)].to_numpy(float).T`` of a fit's table ``t``: one row per column of ``cols``,
+    one column per label of ``labels``, NaN where ``t`` has no such row; read from ``t``'s columns without building
+    the two frames (a row's check reads 25 tables per variant, and pandas' indexing cost most of it)."""
+    at = t.index.get_indexer(labels)
+    out = np.full((len(cols), len(at)), np.nan)
+    hit = at >= 0
+    for k, c in enumerate(cols):
+        out[k, hit] = t[c].to_numpy(float)[at[hit]]
+    return out
