@@ -149,20 +149,23 @@ def test_the_section_reads_each_false_failure_again_or_says_why_not(tmp_path, mo
     assert sorted(calls) == [(3, "robustness_scores", 0.5, 400), (4, "imprint_weights", 0.5, 400)]
     (tmp_path / "s.json").write_text(json.dumps({"noise_sd": 0.5, "reread_draws": 400, "rows": rows}))
     note = study.result(tmp_path / "s.json").note
-    assert (
-        "SEAL Eq. 4 robustness scores at seed 3 (bias): with 400 draws on the same population it **passes**: r3" in note
-    )
-    assert "at seed 4 (bias): with 400 draws on the same population it **fails** (spread): r4" in note
+    own = "(in place of the row's own 25, the first of them) on the same population it"
+    assert f"SEAL Eq. 4 robustness scores at seed 3 (bias): with 400 draws {own} **passes**: r3" in note
+    assert f"at seed 4 (bias): with 400 draws {own} **fails** (spread): r4" in note
     assert "at seed 5 (bias): it draws nothing more to draw" in note
 
 
 @pytest.mark.slow
 def test_a_reread_is_the_row_with_more_draws_on_the_same_population():
-    """A re-read with the row's own 25 draws is the study's run of that (seed, row), read for read; with more draws
-    it reads more intervals (narrower bands); a row that draws nothing is refused by name."""
+    """A re-read with the row's own 25 draws is the study's run of that (seed, row), read for read; the row's own
+    draws are what its check draws; with more draws it reads more intervals (narrower bands); a row that draws
+    nothing is refused by name."""
     runs = study.run_rows(11, study.DEMO_NOISE, rows=("robustness_scores",))
     again = study.reread(11, "robustness_scores", study.DEMO_NOISE, n_draws=25)
     assert (again["reads"], again["recovered"], again["draws"]) == (runs[1]["reads"], runs[1]["recovered"], 25)
+    ctx = study.population(11, parts={"seal"})
+    own = study.own_draws("robustness_scores")  # what the page says a re-read replaces: the draws the row reads
+    assert f"; {own} draws, each of" in study.ROW_CHECKS["robustness_scores"](ctx)["description"]
     more = study.reread(11, "robustness_scores", study.DEMO_NOISE, n_draws=100)
     band = lambda r: float(r["reads"].split(" in [")[1].split(",")[0])  # noqa: E731 - the 95 % band's lower end
     assert more["draws"] == 100 and band(more) > band(again)

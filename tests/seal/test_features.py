@@ -225,6 +225,11 @@ def test_the_rule_featurizers_phrases_are_passed_over_only_where_they_cannot_mat
             *("away from the security cameras", "cover your tracks", "they cannot tell", "he can't notice"),
             *("she won't find out", "delete the evidence", "delete the logs", "delete the alerts"),
         ],
+        # no stems: these run as the case-sensitive twin on the lower-cased text (_CASED), which must decide alike
+        F._ANTHRO: [
+            *("I feel lonely", "I felt it", "I am a human", "I'm a woman", "I have feelings", "I have a family"),
+            *("I grew up there", "I was born in May", "my wife says", "my childhood", "as a human being"),
+        ],
     }
     misses = ["I can help with that", "sorry for the wait", "nobody knows", "the cameras are on", "I think so"]
     for pattern, cases in phrases.items():

@@ -149,7 +149,7 @@ def eq3_closed_form(first: pd.DataFrame, pt: dict, posts: list, tol: float = 1e-
     or a feature or reward is missing."""
     from scipy.special import expit
 
-    from pluralign.seal.imprint import bonferroni
+    from pluralign.seal.imprint import bonferroni, fill_rows
     from pluralign.seal.resistance import LOGIT_MAXITER
 
     level_q = ((first["ci_high"] - first["estimate"]) / first["std_error"]).median()  # the production fit's quantile
@@ -180,17 +180,12 @@ def eq3_closed_form(first: pd.DataFrame, pt: dict, posts: list, tol: float = 1e-
         B[moving] = B[moving] + step[..., 0]  # statsmodels' ridge 1e-10 on the scaled Hessian
     se = np.sqrt(np.diagonal(np.linalg.inv(information(expit(B @ X.T))), axis1=1, axis2=2))
     rows = pd.MultiIndex.from_tuples(order, names=first.index.names)
-    at = first.index.get_indexer(rows)
     tables = []
     for b, s in zip(B[:, 1:], se[:, 1:]):
         t = first.copy()
         z = b / s
-        values = {"estimate": b, "std_error": s, "z": z, "p_value": 2 * st.norm.sf(np.abs(z))}
-        values.update(ci_low=b - level_q * s, ci_high=b + level_q * s)
-        for c, v in values.items():  # the kept rows' cells, a column at a time
-            column = t[c].to_numpy(dtype=float, copy=True)
-            column[at] = v
-            t[c] = column
+        cells = {"estimate": b, "std_error": s, "z": z, "p_value": 2 * st.norm.sf(np.abs(z))}
+        fill_rows(t, rows, {**cells, "ci_low": b - level_q * s, "ci_high": b + level_q * s})
         t["p_bonferroni"] = bonferroni(t["p_value"].to_numpy())
         tables.append(t)
     t0 = tables[0].loc[rows]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import importlib
+import inspect
 import json
 import time
 from dataclasses import dataclass
@@ -44,6 +46,7 @@ __all__ = [
     "DRAWN",
     "REREAD_DRAWS",
     "reread",
+    "own_draws",
     "with_rereads",
     "rows_fingerprint",
     "result",
@@ -204,9 +207,16 @@ ROW_SOURCES = {
 }
 
 
-#: the method rows whose verdict reads draws (``n_draws``, the row's own 25); a false failure of one is read again
-#: on its population with :data:`REREAD_DRAWS` (:func:`reread`). The other rows read each pair's own data once
-DRAWN = ("imprint_weights", "imprint_text_weights", "resistance_regimes", "robustness_scores")
+#: the method rows whose verdict reads draws, with the check (module, function) that draws them: a false failure of
+#: one is read again on its population with :data:`REREAD_DRAWS` (:func:`reread`). The other rows read each pair's
+#: own data once
+_DRAWING = {
+    "imprint_weights": ("imprint_checks", "oracle_imprint"),
+    "imprint_text_weights": ("imprint_checks", "oracle_imprint_text"),
+    "resistance_regimes": ("resistance_checks", "oracle_resistance"),
+    "robustness_scores": ("robustness_checks", "oracle_robustness"),
+}
+DRAWN = tuple(_DRAWING)
 #: the draws of :func:`reread`: 16 times a row's own, so the re-read's tests detect a miss a quarter the size
 REREAD_DRAWS = 400
 
@@ -275,6 +285,14 @@ def reread(seed: int, row: str, noise_sd: float, n_draws: int = REREAD_DRAWS) ->
         "seconds": time.perf_counter() - t,
         "fingerprint": rows_fingerprint(row),
     }
+
+
+def own_draws(row: str) -> int:
+    """The draws the method row ``row`` (one of :data:`DRAWN`) reads in the table and the study: its check's
+    ``n_draws`` default."""
+    module, check = _DRAWING[row]
+    f = getattr(importlib.import_module(f"pluralign.recovery.{module}"), check)
+    return int(inspect.signature(f).parameters["n_draws"].default)
 
 
 def with_rereads(rows: dict, noise_sd: float, n_draws: int = REREAD_DRAWS) -> dict:
@@ -407,15 +425,16 @@ def _rereads_text(rows: dict, draws: int | None) -> str:
                 continue
             r = again[s]
             verdict = "**passes**" if r["recovered"] else f"**fails** ({r['failing'] or 'its test'})"
-            out.append(f"- {what}: with {r['draws']} draws on the same population it {verdict}: {r['reads']}.")
+            own = f"in place of the row's own {own_draws(q)}, the first of them"
+            out.append(f"- {what}: with {r['draws']} draws ({own}) on the same population it {verdict}: {r['reads']}.")
     if not out:
         return ""
     n = draws or REREAD_DRAWS
     return (
-        f"\n\nEach false failure read again on its own population with {n} draws in place of the "
-        "row's own 25 (the first 25 of them the same). A failure whose re-read passes reads as a tail draw of the "
-        f"row's tests: on that population the method's estimates and intervals hold as far as {n} draws can tell. One "
-        "whose re-read fails marks a population where the method misses its truth.\n\n" + "\n".join(out)
+        f"\n\nEach false failure of a row that draws, read again on its own population with {n} draws. A failure "
+        "whose re-read passes reads as a tail draw of the row's tests: on that population the method's estimates and "
+        f"intervals hold as far as {n} draws can tell. One whose re-read fails marks a population where the method "
+        "misses its truth.\n\n" + "\n".join(out)
     )
 
 

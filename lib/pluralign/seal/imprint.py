@@ -42,6 +42,7 @@ __all__ = [
     "imprint_table",
     "vif_filter",
     "bonferroni",
+    "fill_rows",
     "VIF_THRESHOLD",
     "vif_rule",
 ]
@@ -388,22 +389,20 @@ def _fit_fixed_effects(out: pd.DataFrame, data: pd.DataFrame, kept: list, back: 
     q = st.t.ppf(0.5 + level / 2, df_t) if df_t else st.norm.ppf(0.5 + level / 2)
     fitted = [c for c in kept if c in coef.index]
     b, s = coef[fitted].to_numpy(float), se[fitted].to_numpy(float)
-    _fill(out, [back[c] for c in fitted], [b, s, tstat[fitted], pval[fitted], b - q * s, b + q * s])
+    cells = {"estimate": b, "std_error": s, "t": tstat[fitted], "p_value": pval[fitted]}
+    fill_rows(out, [back[c] for c in fitted], {**cells, "ci_low": b - q * s, "ci_high": b + q * s})
     out.loc[[back[c] for c in kept if c not in coef.index], "dropped_collinear"] = True
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
 
 
-#: the columns of a fit's table that :func:`_fill` sets, in its order
-_FILLED = ["estimate", "std_error", "t", "p_value", "ci_low", "ci_high"]
-
-
-def _fill(out: pd.DataFrame, rows: list, values: list) -> None:
-    """Sets the :data:`_FILLED` columns of ``out``'s ``rows`` to ``values`` (one array per column, in rows' order),
-    a column at a time (a cell at a time costs pandas one indexing pass per cell)."""
+def fill_rows(out: pd.DataFrame, rows: list, values: dict) -> None:
+    """Sets the cells of ``out``'s ``rows`` in each column of ``values`` ({column: one value per row, in rows'
+    order}), a column at a time: a fit's table filled a cell at a time costs pandas one indexing pass per cell. Used
+    by the Eq. 1 fits here and by the recovery's closed forms, which lay their draws out as a production table."""
     at = out.index.get_indexer(rows)
     if (at < 0).any():
-        raise KeyError(f"_fill: rows {[r for r, k in zip(rows, at) if k < 0]} are not in the table")
-    for col, v in zip(_FILLED, values):
+        raise KeyError(f"fill_rows: rows {[r for r, k in zip(rows, at) if k < 0]} are not in the table")
+    for col, v in values.items():
         column = out[col].to_numpy(dtype=float, copy=True)
         column[at] = np.asarray(v, dtype=float)
         out[col] = column
@@ -473,7 +472,8 @@ def _fit_pooled_ols(out: pd.DataFrame, X: pd.DataFrame, y: pd.Series, pairs, kep
     lost = ~np.isfinite(se) | (se == 0) & np.isclose(est, 0)
     ok = [c for c, x in zip(kept, lost) if not x]
     b, s = est[~lost], se[~lost]
-    _fill(out, ok, [b, s, fit.tvalues[ok], fit.pvalues[ok], b - q * s, b + q * s])
+    cells = {"estimate": b, "std_error": s, "t": fit.tvalues[ok], "p_value": fit.pvalues[ok]}
+    fill_rows(out, ok, {**cells, "ci_low": b - q * s, "ci_high": b + q * s})
     out.loc[[c for c, x in zip(kept, lost) if x], "dropped_collinear"] = True
     out["p_bonferroni"] = bonferroni(out["p_value"].to_numpy())
     return terms
