@@ -10,7 +10,7 @@ file the recovery page quotes.
 The oracle's noise is the demo table's at seed 0 (the demo RM's residual sd on the utility scale), the same at every
 seed: nothing is trained here. The simulated judge's answers go to a throw-away cache, not the project's.
 
-    make recovery-study            # .venv/bin/python bench/recovery_study.py --n 300 --jobs 2
+    make recovery-study            # .venv/bin/python bench/recovery_study.py --jobs 2 (--n: study.STUDY_SIZE)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _read(log: Path) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=300, help="population seeds")
+    ap.add_argument("--n", type=int, default=None, help="population seeds (default: study.STUDY_SIZE)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--noise-sd", type=float, default=None, help="default: pluralign.recovery.study.DEMO_NOISE")
     ap.add_argument("--rows", default="", help="comma-separated method rows to (re-)run; default: all")
@@ -54,6 +54,7 @@ def main(argv=None) -> int:
     from pluralign.recovery.rows import ALPHA, FAMILY_ALPHA, REQUIRED
 
     a.noise_sd = S.DEMO_NOISE if a.noise_sd is None else a.noise_sd
+    a.n = S.STUDY_SIZE if a.n is None else a.n
     rows = tuple(r for r in a.rows.split(",") if r) or REQUIRED
     unknown = sorted(set(rows) - set(REQUIRED))
     if unknown:
