@@ -110,6 +110,8 @@ def main(argv=None) -> int:
         # each false failure of a row that draws, read again on its population with more draws (S.reread)
         "rows": S.with_rereads(S.summary(runs), a.noise_sd),
     }
+    if len(seeds) > S.FIRST_SIZE:  # the study as first designed: its first populations, counted on their own
+        out["first_study"] = S.summary(runs[runs["seed"].isin(seeds[: S.FIRST_SIZE])])["all rows"]
     Path(a.out).write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps({k: {x: v[x] for x in ("failures", "n", "ci95")} for k, v in out["rows"].items()}, indent=2))
     return 0

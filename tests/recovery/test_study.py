@@ -127,6 +127,23 @@ def test_the_section_says_whether_the_target_is_met_from_the_rate_and_its_upper_
         assert ("**met**" in study.result(tmp_path / "s.json").note) is met, (n, failed)
 
 
+def test_the_section_shows_the_first_designed_study_beside_the_extended_one(tmp_path):
+    """A study extended past its first design shows the first populations' count beside the whole study's, and the
+    verdict reads the whole study; a study that was not extended says nothing of it."""
+    import json
+
+    outcomes = {s: dict.fromkeys(REQUIRED, s not in (7, 9, 400)) for s in range(1, 1001)}
+    whole = study.summary(_runs(outcomes))
+    first = study.summary(_runs({s: o for s, o in outcomes.items() if s <= 300}))["all rows"]
+    (tmp_path / "s.json").write_text(json.dumps({"noise_sd": 0.5766, "rows": whole, "first_study": first}))
+    note = study.result(tmp_path / "s.json").note
+    assert "first designed at its first 300 populations, which showed 2 of 300 (0.7 %;" in note
+    assert "extended to 1000, decided before the added 700 were run" in note
+    assert "**met** (3 of 1000 (0.3 %;" in note
+    (tmp_path / "s.json").write_text(json.dumps({"noise_sd": 0.5766, "rows": whole}))
+    assert "first designed" not in study.result(tmp_path / "s.json").note
+
+
 def test_the_section_reads_each_false_failure_again_or_says_why_not(tmp_path, monkeypatch):
     """Each false failure of a row that draws is listed with its re-read on the same population (the rows' summary
     as the study writes it, :func:`study.with_rereads`): a re-read that passes is shown as passing with what it

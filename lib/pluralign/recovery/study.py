@@ -459,8 +459,8 @@ def result(path: Path = RESULTS) -> report.Result:
     rec = recorded(path)
     if rec is None:
         raise report.NoEstimate(
-            f"no recorded study: `make recovery-study` runs every method row on {STUDY_SIZE} fresh populations and writes "
-            "`bench/results/recovery_study.json`, which this section quotes."
+            f"no recorded study: `make recovery-study` runs every method row on {STUDY_SIZE} fresh populations and "
+            "writes `bench/results/recovery_study.json`, which this section quotes."
         )
     rows = {q: rec["rows"][q] for q in REQUIRED if q in rec["rows"]}
     everything = rec["rows"]["all rows"]
@@ -487,6 +487,14 @@ def result(path: Path = RESULTS) -> report.Result:
         f" The target, at most {100 * TARGET:g} % of commits with an upper 95 % bound of at most "
         f"{100 * TARGET_UPPER:g} %: **{'met' if met else 'not met'}** ({_interval(everything)})."
     )
+    first = rec.get("first_study")
+    if first:
+        note += (
+            f" The study was first designed at its first {first['n']} populations, which showed "
+            f"{_interval(first)}; it was extended to {everything['n']}, decided before the added "
+            f"{everything['n'] - first['n']} were run, to measure the rate to the target's precision, and the count "
+            "above includes the first."
+        )
     note += _rereads_text(rows, rec.get("reread_draws"))
     carried = [name(q) for q, c in rows.items() if c.get("carried")]
     if carried:
