@@ -76,7 +76,7 @@ def test_the_page_section_quotes_the_file_and_says_when_it_is_stale(tmp_path):
     rec = {"noise_sd": 0.5766, "rows": study.summary(_runs({s: dict.fromkeys(REQUIRED, s != 3) for s in range(1, 11)}))}
     (tmp_path / "s.json").write_text(json.dumps(rec))
     r = study.result(tmp_path / "s.json")
-    assert r.values["study_populations"] == 10 and r.values["study_all_rows"].startswith("1 of 10 (10.0 %")
+    assert r.values["study_populations"] == "10" and r.values["study_all_rows"].startswith("1 of 10 (10.0 %")
     assert "Recorded on other code" not in r.note and len(r.table) == len(REQUIRED) + 1
     rec["rows"]["robustness_scores"]["fingerprint"] = "0" * 16
     (tmp_path / "s.json").write_text(json.dumps(rec))
@@ -137,9 +137,10 @@ def test_the_section_shows_the_first_designed_study_beside_the_extended_one(tmp_
     first = study.summary(_runs({s: o for s, o in outcomes.items() if s <= 300}))["all rows"]
     (tmp_path / "s.json").write_text(json.dumps({"noise_sd": 0.5766, "rows": whole, "first_study": first}))
     note = study.result(tmp_path / "s.json").note
-    assert "first designed at its first 300 populations, which showed 2 of 300 (0.7 %;" in note
-    assert "extended to 1000, decided before the added 700 were run" in note
-    assert "**met** (3 of 1000 (0.3 %;" in note
+    assert "first designed with 300 populations, which showed 2 of 300 (0.7 %;" in note
+    assert "2.4 %), outside the target; it was then extended" in note
+    assert "extended to 1,000 (those 300 and 700 more), decided before the added populations were run" in note
+    assert "**met** (3 of 1,000 (0.3 %;" in note
     (tmp_path / "s.json").write_text(json.dumps({"noise_sd": 0.5766, "rows": whole}))
     assert "first designed" not in study.result(tmp_path / "s.json").note
 
