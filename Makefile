@@ -87,8 +87,9 @@ recovery-seeds: $(STAMP)
 	done; exit $$fail
 
 # How often the method rows fail a correct method: every method row on 1,000 fresh populations (seeds derived from
-# "recovery-study-2"), written to bench/results/recovery_study.json, which the recovery page quotes. A rerun keeps
-# what was measured on the rows' current code (ARGS=--fresh: start over).
+# "recovery-study-2"), written to bench/results/recovery_study.json, which the recovery page quotes. The runs are
+# logged in the cache folder, and a rerun there keeps what was measured on the rows' current code (ARGS=--fresh:
+# start over).
 recovery-study: $(STAMP)
 	$(BIN)/python bench/recovery_study.py --jobs 2 $(ARGS)
 

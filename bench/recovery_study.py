@@ -1,11 +1,11 @@
 """False failures of the recovery's method rows over fresh simulated populations: every method row of the demo table
 (:data:`pluralign.recovery.rows.REQUIRED`) on a correct method at ``--n`` population seeds derived from
-:data:`pluralign.recovery.study.STUDY_LABEL`, each seed's rows appended to ``--log`` as it finishes (a killed
-run keeps what it measured, and a rerun keeps the (seed, row)s measured on the row's current code and runs the rest;
-``--rows`` runs some rows only, ``--fresh`` starts over), then per row and for all rows together the failures of n
-with their exact (Clopper-Pearson) 95 % interval and the seconds, and each false failure of a row that draws read
-again on its population with 16 times the draws (``pluralign.recovery.study.reread``), written to ``--out`` — the
-file the recovery page quotes.
+:data:`pluralign.recovery.study.STUDY_LABEL`, each seed's rows appended to ``--log`` (in the cache folder) as it
+finishes (a killed run keeps what it measured, and a rerun keeps the (seed, row)s measured on the row's current code and
+runs the rest; ``--rows`` runs some rows only, ``--fresh`` starts over), then per row and for all rows together the
+failures of n with their exact (Clopper-Pearson) 95 % interval and the seconds, and each false failure of a row that
+draws read again on its population with 16 times the draws (``pluralign.recovery.study.reread``), written to ``--out`` —
+the file the recovery page quotes.
 
 The oracle's noise is the demo table's at seed 0 (the demo RM's residual sd on the utility scale), the same at every
 seed: nothing is trained here. The simulated judge's answers go to a throw-away cache, not the project's.
@@ -33,7 +33,12 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--noise-sd", type=float, default=None, help="default: pluralign.recovery.study.DEMO_NOISE")
     ap.add_argument("--rows", default="", help="comma-separated method rows to (re-)run; default: all")
-    ap.add_argument("--log", default="bench/results/recovery_study.jsonl")
+    ap.add_argument(
+        "--log",
+        default=None,
+        help="the runs, one JSON line per (seed, row); default: recovery_study.jsonl in the project's cache folder "
+        "(pluralign.cache.cache_dir: generated output, never committed; the study's summary --out is)",
+    )
     ap.add_argument("--out", default="bench/results/recovery_study.json")
     ap.add_argument("--fresh", action="store_true", help="discard --log and measure everything again")
     ap.add_argument(
@@ -45,6 +50,10 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--summarize", action="store_true", help="only write --out from --log")
     a = ap.parse_args(argv)
+    if a.log is None:  # the project's cache folder, read before the judge's answers are sent to a throw-away one
+        from pluralign.cache import cache_dir
+
+        a.log = str(cache_dir() / "recovery_study.jsonl")
     os.environ.setdefault("PLURALIGN_CACHE", tempfile.mkdtemp(prefix="pluralign-study-cache-"))
     import pandas as pd
 
